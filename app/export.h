@@ -1,0 +1,28 @@
+// Export of measurements (CSV, JSON) and images (PNG). Every write is atomic: the data goes to a
+// temporary file in the target's folder, then is renamed over the target, so a failure leaves
+// no half-written file. Errors come back as text for the GUI and the CLI.
+#pragma once
+
+#include "kernels/common/types.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace app {
+
+// Writes `bytes` to `path` atomically. Returns "" on success, else a message naming the path
+// and the reason ("cannot write /x/y.csv: Permission denied").
+std::string write_file_atomic(const std::string& path, const std::string& bytes);
+
+// One row per measurement: device, driver, clocks, build type, backend, workload, variant,
+// parameters, time stats, modeled bytes and FLOPs, achieved rates, error vs reference.
+std::string measurements_csv(const std::vector<kernels::Measurement>& ms);
+std::string measurements_json(const std::vector<kernels::Measurement>& ms);  // pretty-printed
+
+std::string export_csv(const std::string& path, const std::vector<kernels::Measurement>& ms);
+std::string export_json(const std::string& path, const std::vector<kernels::Measurement>& ms);
+// RGBA8 pixels, rows top to bottom. Encodes PNG in memory, then write_file_atomic.
+std::string export_png(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba);
+
+}  // namespace app

@@ -1,0 +1,33 @@
+// Entry points of the GUI shell (app/gui.cpp); the CLI (app/cli.cpp) calls them.
+#pragma once
+
+#include "kernels/common/types.h"
+
+#include <string>
+
+namespace app {
+
+struct GuiOptions {
+    std::string sim_gpu;      // non-empty: start on this simulated GPU even if a GPU is present
+    float font_scale = 0;     // 0: use the saved setting
+};
+
+// Opens the window and runs until closed. Without a display: prints what to do
+// (xvfb-run, or `fusionlab shot` / `fusionlab bench`) and returns 1.
+int run_gui(const GuiOptions& opts);
+
+struct ShotOptions {
+    std::string out;                 // PNG path (required)
+    int width = 1280, height = 720;
+    float font_scale = 1.0f;
+    std::string theme = "dark";      // dark | light
+    kernels::Params params;          // what to measure before the shot
+    std::string sim_gpu;             // non-empty: simulated GPU; empty: GPU if present else H100
+    int reps = 20;
+};
+
+// Measures params (every variant) through the runner, renders the main window headless into a
+// PNG of the requested size, writes it atomically. Returns 0, or 1 with a message on stderr.
+int run_shot(const ShotOptions& opts);
+
+}  // namespace app

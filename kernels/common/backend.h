@@ -1,0 +1,57 @@
+// One interface, two backends: real kernels on a CUDA GPU, or the model on a datasheet GPU.
+// The runner owns backends on its worker thread; nothing here touches the GUI.
+#pragma once
+
+#include "kernels/common/types.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kernels {
+
+// Set by the runner when the job is stale; backends poll it between repetitions.
+struct CancelToken {
+    const std::atomic<uint64_t>* latest = nullptr;  // id of the newest submitted job
+    uint64_t job_id = 0;
+    bool cancelled() const { return latest && latest->load(std::memory_order_relaxed) != job_id; }
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual const DeviceInfo& device() const = 0;
+    // Runs (or estimates) one variant. Never throws: failures come back as ok == false + error.
+    virtual Measurement run(const Job& job, const CancelToken& cancel) = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// GPU backend (kernels/common/gpu_backend.cu when built with CUDA; otherwise it reports why not).
+// ---------------------------------------------------------------------------------------------
+// Returns nullptr and fills why_not when there is no usable CUDA device: built without CUDA,
+// no driver (cudaGetDeviceCount gives error 35 there, not "no device"), or zero devices.
+std::unique_ptr<Backend> make_gpu_backend(std::string* why_not);
+// True when this binary contains CUDA kernels.
+bool built_with_cuda();
+
+// ---------------------------------------------------------------------------------------------
+// Simulated backend: datasheet GPUs, time = sum over kernels of
+// max(bytes / bandwidth, FLOPs / peak) + launch overhead.
+// ---------------------------------------------------------------------------------------------
+struct SimGpu {
+    std::string key;          // "H100" (CLI --sim value)
+    DeviceInfo info;          // datasheet numbers, simulated = true
+};
+
+const std::vector<SimGpu>& sim_gpus();
+const SimGpu* find_sim_gpu(const std::string& key);  // case-insensitive; nullptr if unknown
+std::unique_ptr<Backend> make_sim_backend(const SimGpu& gpu);
+
+// The estimate the simulated backend reports for one kernel (exposed for tests and lessons).
+double sim_kernel_ms(const DeviceInfo& gpu, double flops, uint64_t bytes, bool tensor_cores);
+
+// Build type compiled into this binary ("Release", "Debug", ...).
+const char* build_type();
+
+}  // namespace kernels

@@ -1,0 +1,136 @@
+// Plain data shared by every layer: dtypes, parameters of a run, device facts and measurements.
+// No CUDA, no GUI: the app, the CLI, the tests and the simulated backend all include this.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kernels {
+
+// ---------------------------------------------------------------------------------------------
+// Element types
+// ---------------------------------------------------------------------------------------------
+enum class DType { f32, f16, bf16 };
+
+inline constexpr DType kAllDTypes[] = {DType::f32, DType::f16, DType::bf16};
+
+int dtype_bytes(DType t);
+const char* to_string(DType t);
+// Accepts "fp32"/"f32"/"float", "fp16"/"f16"/"half", "bf16"/"bfloat16". Returns false otherwise.
+bool parse_dtype(const std::string& s, DType& out);
+
+// ---------------------------------------------------------------------------------------------
+// Workloads and their parameters
+// ---------------------------------------------------------------------------------------------
+enum class Workload {
+    chain,      // LayerNorm -> GELU -> Dropout -> residual add
+    bias_gelu,  // y = GELU(x + bias)
+};
+
+inline constexpr Workload kAllWorkloads[] = {Workload::chain, Workload::bias_gelu};
+
+const char* to_string(Workload w);
+bool parse_workload(const std::string& s, Workload& out);
+
+// One flat parameter set; each workload reads the fields its ParamSpec table names
+// (see workload.h). Defaults are the sizes a first-time user sees.
+struct Params {
+    Workload workload = Workload::chain;
+    DType dtype = DType::bf16;
+    int64_t rows = 4096;       // tokens (batch x sequence)
+    int64_t hidden = 4096;     // features per row
+    double dropout_p = 0.1;    // chain only
+    uint64_t seed = 1234;      // dropout mask and input data
+
+    bool operator==(const Params&) const = default;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Devices
+// ---------------------------------------------------------------------------------------------
+struct DeviceInfo {
+    std::string name;            // "NVIDIA H100 80GB HBM3" or "H100 SXM (simulated)"
+    bool simulated = false;
+    std::string driver;          // "13.0" ; "n/a (simulated)"
+    std::string runtime;         // CUDA runtime the binary was built against
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    int sm_clock_mhz = 0;        // current/maximum SM clock as reported by the driver
+    int mem_clock_mhz = 0;
+    int mem_bus_bits = 0;
+    int64_t global_mem_bytes = 0;
+    int64_t l2_bytes = 0;
+    int smem_per_block = 0;          // default limit per block
+    int smem_per_block_optin = 0;    // after cudaFuncSetAttribute
+    double peak_bw_gbps = 0;         // datasheet / theoretical from clocks and bus width
+    double peak_fp32_tflops = 0;     // datasheet (simulated) or computed from clocks
+    double peak_tensor_tflops = 0;   // fp16/bf16 dense with fp32 accumulation, datasheet
+    double launch_overhead_us = 0;   // simulated: cost per kernel launch
+    // Measured ceilings (GPU only): a device-to-device copy, bytes read + written.
+    std::optional<double> measured_copy_gbps;
+    std::string ceiling_note;        // how the ceiling was measured, or why not
+};
+
+// ---------------------------------------------------------------------------------------------
+// Measurements
+// ---------------------------------------------------------------------------------------------
+struct TimeStats {
+    double median_ms = 0, min_ms = 0, max_ms = 0;
+    int reps = 0;
+};
+
+// Summarise samples (ms). Empty input gives reps == 0.
+TimeStats summarize(std::vector<double> samples_ms);
+
+struct KernelTime {
+    std::string name;        // same name as the model's kernel
+    TimeStats time;
+    uint64_t bytes = 0;      // modeled bytes read + written by this kernel
+};
+
+enum class BackendKind { gpu, simulated };
+const char* to_string(BackendKind b);
+
+// What the UI or CLI asks for.
+struct Job {
+    uint64_t id = 0;             // set by the runner; results carry it back
+    Params params;
+    std::string variant;         // "unfused" / "fused"
+    BackendKind backend = BackendKind::simulated;
+    std::string sim_gpu = "H100";  // simulated GPU key when backend == simulated
+    int reps = 50;               // timed repetitions (GPU: at least 20 are used)
+    int warmup = 5;
+};
+
+struct Measurement {
+    Job job;
+    bool ok = false;
+    std::string error;           // why it failed (OOM, too large, cancelled, ...), when !ok
+    DeviceInfo device;
+    TimeStats time;              // whole variant, all its kernels
+    std::vector<KernelTime> kernels;
+    // Modeled (from the schedule).
+    double flops = 0;
+    uint64_t bytes_read = 0, bytes_written = 0;
+    uint64_t min_bytes = 0;      // the fewest bytes any implementation must move
+    // Measured DRAM bytes (hardware counters) — unavailable in this slice.
+    std::optional<uint64_t> measured_bytes;
+    std::string measured_bytes_note = "unavailable: hardware counters not collected (see issue 6)";
+    // Correctness vs the float64 CPU reference.
+    bool checked = false;
+    double max_abs_error = 0;
+    double rel_l2_error = 0;
+    int64_t checked_elements = 0;
+    std::string check_note;      // "all rows" / "256 of 8192 rows sampled" / why not checked
+    std::string timing_note;     // L2 handling, reps, warm-up
+    std::string build_type;      // Release / Debug
+
+    uint64_t bytes() const { return bytes_read + bytes_written; }
+    // Achieved rates from the median time; 0 when time is 0.
+    double achieved_gbps() const;
+    double achieved_gflops() const;
+};
+
+}  // namespace kernels

@@ -1,0 +1,75 @@
+// Elementwise workloads: LayerNorm -> GELU -> Dropout -> residual add ("chain") and bias + GELU.
+//
+// Function computed (row r of a rows x hidden matrix, stats in float, eps = 1e-5):
+//   chain:     h   = LayerNorm(x[r]) * gamma + beta
+//              out = Dropout_p(GELU(h)) + residual[r]        (kept elements scaled by 1/(1-p))
+//   bias_gelu: out = GELU(x[r] + bias)
+// GELU is the exact erf form, 0.5 x (1 + erf(x / sqrt 2)) (PyTorch's default).
+// The dropout mask is Philox(seed, element index) (common/philox.h): every variant and the CPU
+// reference drop the same elements. Inputs are input_value(seed, tensor id, index) rounded to
+// the dtype, so any row can be regenerated on the host to check it.
+//
+// Variants:
+//   chain     unfused  4 kernels: layernorm (x -> h1), gelu (h1 -> h2), dropout (h2 -> h3),
+//                      add (h3 + residual -> out). Intermediates stored in the input dtype,
+//                      as framework eager mode does. The mask is regenerated, never stored.
+//             fused    1 kernel: a row stays on chip from the load of x to the store of out.
+//   bias_gelu unfused  2 kernels: bias_add (x + bias -> h), gelu (h -> out)
+//             fused    1 kernel.
+#pragma once
+
+#include "kernels/common/types.h"
+#include "kernels/workload.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace kernels::elementwise {
+
+// Tensor ids for input_value(); part of the data definition, keep stable.
+enum TensorId : uint32_t { kX = 1, kResidual = 2, kGamma = 3, kBeta = 4, kBias = 5 };
+
+inline constexpr float kLayerNormEps = 1e-5f;
+
+// ---------------------------------------------------------------------------------------------
+// Inputs (host side; the GPU fills its buffers with the same function)
+// ---------------------------------------------------------------------------------------------
+// Value of element (row, col) of a rows x hidden input, rounded to p.dtype.
+float x_value(const Params& p, int64_t row, int64_t col);
+float residual_value(const Params& p, int64_t row, int64_t col);
+// Per-feature vectors: gamma in [0.5, 1.5), beta and bias in [-1, 1), rounded to p.dtype.
+float gamma_value(const Params& p, int64_t col);
+float beta_value(const Params& p, int64_t col);
+float bias_value(const Params& p, int64_t col);
+
+// ---------------------------------------------------------------------------------------------
+// CPU reference, float64 arithmetic on the dtype-rounded inputs
+// ---------------------------------------------------------------------------------------------
+double gelu(double x);
+// Writes p.hidden values of output row `row` into out.
+void reference_row(const Params& p, int64_t row, double* out);
+
+// Rows the correctness check compares: all rows when rows*hidden <= max_elements, otherwise the
+// first, the last and evenly spaced rows in between (the workloads are row-independent).
+std::vector<int64_t> rows_to_check(const Params& p, int64_t max_elements = int64_t{1} << 22);
+
+// ---------------------------------------------------------------------------------------------
+// Model and schedule (called through workload.h's dispatch)
+// ---------------------------------------------------------------------------------------------
+// Launch shapes shared by the schedule and the CUDA launchers, so the animation shows the
+// blocks the GPU really runs.
+struct LaunchShape {
+    uint64_t blocks;
+    int threads;
+    int64_t elements_per_block;  // for flat (vectorised) kernels; rows kernels use hidden
+};
+LaunchShape row_kernel_shape(const Params& p);   // one block per row (layernorm, fused chain)
+LaunchShape flat_kernel_shape(const Params& p);  // grid-stride-free flat kernels (gelu, add, ...)
+
+Schedule chain_schedule(const std::string& variant, const Params& p);
+Schedule bias_gelu_schedule(const std::string& variant, const Params& p);
+
+// FLOPs counted per element (documented in elementwise_model.cpp next to the numbers).
+double chain_flops(const std::string& kernel, const Params& p);
+
+}  // namespace kernels::elementwise

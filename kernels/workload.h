@@ -1,0 +1,108 @@
+// The model side of every workload: which variants exist, which parameters they take and their
+// legal ranges, the FLOPs and HBM bytes of each kernel, and the tile schedule of one thread block.
+// No CUDA, no GUI. One source of truth: model() is the sum of schedule()'s events.
+#pragma once
+
+#include "kernels/common/types.h"
+
+#include <string>
+#include <vector>
+
+namespace kernels {
+
+// ---------------------------------------------------------------------------------------------
+// Parameters: one table drives the GUI sliders, CLI validation and export columns.
+// ---------------------------------------------------------------------------------------------
+enum class ParamId { rows, hidden, dropout_p, seed };
+
+struct ParamSpec {
+    ParamId id;
+    const char* name;      // CLI / CSV key: "rows"
+    const char* label;     // GUI label: "rows (tokens)"
+    double min, max;       // inclusive legal range
+    bool integer;
+    bool log_scale;        // slider moves in powers of two
+    const char* help;      // tooltip: what it is and why it matters
+};
+
+const std::vector<ParamSpec>& param_specs(Workload w);
+double get_param(const Params& p, ParamId id);
+void set_param(Params& p, ParamId id, double value);
+
+// Checks every parameter of p's workload against its spec and the total size limit.
+// Returns "" when valid, else a message naming the parameter, the value and the range.
+std::string validate(const Params& p);
+
+// ---------------------------------------------------------------------------------------------
+// Variants
+// ---------------------------------------------------------------------------------------------
+struct VariantInfo {
+    std::string name;         // "unfused"
+    std::string description;  // one line for the GUI tooltip
+    int kernels = 1;          // kernel launches per run
+};
+
+const std::vector<VariantInfo>& variants(Workload w);
+bool has_variant(Workload w, const std::string& variant);
+
+// ---------------------------------------------------------------------------------------------
+// Tile schedule: the ordered load / compute / store steps of thread blocks, generated from the
+// same loop structure as the kernel. Each event stands for `repeat` identical blocks doing it
+// (a ragged tail block gets its own event), so sums over events are exact totals.
+// ---------------------------------------------------------------------------------------------
+enum class EventKind { load, compute, store };
+
+struct TileEvent {
+    EventKind kind;
+    int kernel;            // index into Schedule::kernels
+    std::string buffer;    // tensor in HBM: "x", "gamma", "h1", "out" ("" for compute)
+    uint64_t bytes = 0;    // bytes moved by ONE block for this event
+    double flops = 0;      // FLOPs of ONE block for this event (compute events)
+    uint64_t repeat = 1;   // how many blocks do exactly this
+    std::string what;      // the words the animation shows: "load x row tile into SRAM"
+};
+
+struct ScheduleKernel {
+    std::string name;      // "layernorm", "gelu", ..., "fused_chain"
+    uint64_t blocks = 0;   // thread blocks launched
+    int threads_per_block = 0;
+};
+
+struct Schedule {
+    std::vector<ScheduleKernel> kernels;
+    std::vector<TileEvent> events;
+};
+
+Schedule schedule(const std::string& variant, const Params& p);
+
+// ---------------------------------------------------------------------------------------------
+// Model: per kernel, per buffer bytes; FLOPs. Built by summing the schedule.
+// ---------------------------------------------------------------------------------------------
+struct BufferTraffic {
+    std::string buffer;
+    uint64_t bytes_read = 0, bytes_written = 0;
+};
+
+struct KernelModel {
+    std::string name;
+    double flops = 0;
+    std::vector<BufferTraffic> buffers;
+    uint64_t bytes_read() const;
+    uint64_t bytes_written() const;
+};
+
+struct Model {
+    std::vector<KernelModel> kernels;
+    double flops() const;
+    uint64_t bytes_read() const;
+    uint64_t bytes_written() const;
+    uint64_t bytes() const { return bytes_read() + bytes_written(); }
+};
+
+Model model(const std::string& variant, const Params& p);
+Model model_from_schedule(const Schedule& s);
+
+// The fewest bytes any implementation must move (each input read once, the output written once).
+uint64_t min_bytes(const Params& p);
+
+}  // namespace kernels
