@@ -12,9 +12,12 @@
 namespace kernels {
 
 // Set by the runner when the job is stale; backends poll it between repetitions.
+// The runner compares batches, not jobs: `latest` holds the first job id of the newest submitted
+// batch and `job_id` the first job id of this job's batch, so a job of the current batch never
+// looks cancelled because a later job of the same batch has a larger id.
 struct CancelToken {
-    const std::atomic<uint64_t>* latest = nullptr;  // id of the newest submitted job
-    uint64_t job_id = 0;
+    const std::atomic<uint64_t>* latest = nullptr;  // first job id of the newest submitted batch
+    uint64_t job_id = 0;                            // first job id of this job's batch
     bool cancelled() const { return latest && latest->load(std::memory_order_relaxed) != job_id; }
 };
 

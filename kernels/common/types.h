@@ -20,6 +20,9 @@ int dtype_bytes(DType t);
 const char* to_string(DType t);
 // Accepts "fp32"/"f32"/"float", "fp16"/"f16"/"half", "bf16"/"bfloat16". Returns false otherwise.
 bool parse_dtype(const std::string& s, DType& out);
+// Rounds to the nearest value representable in t (ties to even), as __float2half_rn /
+// __float2bfloat16_rn do on the GPU. Used to build inputs identical on host and device.
+float round_to_dtype(float v, DType t);
 
 // ---------------------------------------------------------------------------------------------
 // Workloads and their parameters

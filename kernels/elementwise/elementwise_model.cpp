@@ -1,0 +1,132 @@
+// Model of the elementwise workloads: the tile schedule of each kernel, generated from the same
+// loop structure as kernels/elementwise/elementwise.cu, and the FLOP counts. model() sums it.
+//
+// HBM bytes (es = bytes per element, n = rows*hidden, H = hidden):
+//   chain unfused   layernorm  read x n*es + gamma, beta 2*H*es   write h1 n*es
+//                   gelu       read h1 n*es                         write h2 n*es
+//                   dropout    read h2 n*es                         write h3 n*es
+//                   add        read h3, residual 2*n*es             write out n*es   => (9n + 2H) es
+//   chain fused     read x, residual 2n*es + gamma, beta 2H*es      write out n*es   => (3n + 2H) es
+//   bias_gelu unf.  bias_add   read x n*es + bias H*es              write h n*es
+//                   gelu       read h n*es                          write out n*es   => (4n + H) es
+//   bias_gelu fused read x n*es + bias H*es                         write out n*es   => (2n + H) es
+// gamma, beta and bias are read from HBM once; every later block finds them in L2, so the
+// schedule gives them one event of their own rather than one per block.
+//
+// FLOPs per element (an erf counts as one operation, as rooflines usually count special functions):
+//   layernorm 7 (sum 1, squared deviation 2, normalise and affine 4), gelu 5 (scale, erf, add,
+//   two multiplies), dropout 1 (scale), add 1, bias add 1.
+#include "kernels/elementwise/elementwise.h"
+
+#include <stdexcept>
+
+namespace kernels::elementwise {
+
+namespace {
+
+constexpr double kLayerNormFlops = 7, kGeluFlops = 5, kDropoutFlops = 1, kAddFlops = 1, kBiasAddFlops = 1;
+
+struct Sizes {
+    uint64_t es, n, hidden, rows;
+};
+
+Sizes sizes(const Params& p) {
+    return {static_cast<uint64_t>(dtype_bytes(p.dtype)), static_cast<uint64_t>(p.rows) * static_cast<uint64_t>(p.hidden),
+            static_cast<uint64_t>(p.hidden), static_cast<uint64_t>(p.rows)};
+}
+
+// A kernel whose block owns one whole row (LayerNorm must see the row to normalise it).
+// `per_row_inputs` are rows x hidden tensors, `vectors` are hidden-long tensors read once.
+void add_row_kernel(Schedule& s, const Params& p, const std::string& name, const std::vector<std::string>& per_row_inputs,
+                    const std::vector<std::string>& vectors, double flops_per_element, const std::string& compute_what,
+                    const std::string& output) {
+    const Sizes z = sizes(p);
+    const LaunchShape shape = row_kernel_shape(p);
+    const int k = static_cast<int>(s.kernels.size());
+    s.kernels.push_back({name, shape.blocks, shape.threads});
+    for (const std::string& v : vectors)
+        s.events.push_back({EventKind::load, k, v, z.hidden * z.es, 0, 1,
+                            "load " + v + " into registers (HBM once; later blocks hit L2)"});
+    for (const std::string& in : per_row_inputs)
+        s.events.push_back({EventKind::load, k, in, z.hidden * z.es, 0, z.rows, "load " + in + " row into registers"});
+    s.events.push_back({EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(z.hidden), z.rows,
+                        compute_what});
+    s.events.push_back({EventKind::store, k, output, z.hidden * z.es, 0, z.rows, "store " + output + " row to HBM"});
+}
+
+// A flat kernel: block b owns elements [b*E, (b+1)*E) of the flattened rows x hidden tensor; the
+// last block takes the ragged tail. `vector_input` (bias) is indexed by element % hidden.
+void add_flat_kernel(Schedule& s, const Params& p, const std::string& name, const std::vector<std::string>& inputs,
+                     const std::string& vector_input, double flops_per_element, const std::string& compute_what,
+                     const std::string& output) {
+    const Sizes z = sizes(p);
+    const LaunchShape shape = flat_kernel_shape(p);
+    const uint64_t per_block = static_cast<uint64_t>(shape.elements_per_block);
+    const uint64_t full = z.n / per_block, tail = z.n % per_block;
+    const int k = static_cast<int>(s.kernels.size());
+    s.kernels.push_back({name, shape.blocks, shape.threads});
+    if (!vector_input.empty())
+        s.events.push_back({EventKind::load, k, vector_input, z.hidden * z.es, 0, 1,
+                            "load " + vector_input + " into registers (HBM once; later blocks hit L2)"});
+    auto block = [&](uint64_t elements, uint64_t repeat, const char* suffix) {
+        if (repeat == 0 || elements == 0) return;
+        for (const std::string& in : inputs)
+            s.events.push_back({EventKind::load, k, in, elements * z.es, 0, repeat,
+                                "load " + in + " tile into registers" + suffix});
+        s.events.push_back({EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(elements), repeat,
+                            compute_what + suffix});
+        s.events.push_back({EventKind::store, k, output, elements * z.es, 0, repeat,
+                            "store " + output + " tile to HBM" + suffix});
+    };
+    block(per_block, full, "");
+    block(tail, 1, " (ragged tail block)");
+}
+
+void require_variant(const Params& p, const std::string& variant) {
+    if (!has_variant(p.workload, variant))
+        throw std::invalid_argument("unknown variant '" + variant + "' for workload " + to_string(p.workload));
+}
+
+}  // namespace
+
+Schedule chain_schedule(const std::string& variant, const Params& p) {
+    require_variant(p, variant);
+    Schedule s;
+    if (variant == "unfused") {
+        add_row_kernel(s, p, "layernorm", {"x"}, {"gamma", "beta"}, kLayerNormFlops,
+                       "compute mean, rstd; normalise, scale by gamma, shift by beta", "h1");
+        add_flat_kernel(s, p, "gelu", {"h1"}, "", kGeluFlops, "compute GELU", "h2");
+        add_flat_kernel(s, p, "dropout", {"h2"}, "", kDropoutFlops, "compute Philox mask, drop and rescale", "h3");
+        add_flat_kernel(s, p, "add", {"h3", "residual"}, "", kAddFlops, "compute h3 + residual", "out");
+    } else {
+        add_row_kernel(s, p, "fused_chain", {"x", "residual"}, {"gamma", "beta"},
+                       kLayerNormFlops + kGeluFlops + kDropoutFlops + kAddFlops,
+                       "compute LayerNorm, GELU, dropout, + residual in registers", "out");
+    }
+    return s;
+}
+
+Schedule bias_gelu_schedule(const std::string& variant, const Params& p) {
+    require_variant(p, variant);
+    Schedule s;
+    if (variant == "unfused") {
+        add_flat_kernel(s, p, "bias_add", {"x"}, "bias", kBiasAddFlops, "compute x + bias", "h");
+        add_flat_kernel(s, p, "gelu", {"h"}, "", kGeluFlops, "compute GELU", "out");
+    } else {
+        add_flat_kernel(s, p, "fused_bias_gelu", {"x"}, "bias", kBiasAddFlops + kGeluFlops, "compute GELU(x + bias)",
+                        "out");
+    }
+    return s;
+}
+
+double chain_flops(const std::string& kernel, const Params& p) {
+    const double n = static_cast<double>(p.rows) * static_cast<double>(p.hidden);
+    if (kernel == "layernorm") return kLayerNormFlops * n;
+    if (kernel == "gelu") return kGeluFlops * n;
+    if (kernel == "dropout") return kDropoutFlops * n;
+    if (kernel == "add") return kAddFlops * n;
+    if (kernel == "fused_chain") return (kLayerNormFlops + kGeluFlops + kDropoutFlops + kAddFlops) * n;
+    throw std::invalid_argument("chain has no kernel named '" + kernel + "'");
+}
+
+}  // namespace kernels::elementwise
