@@ -11,6 +11,21 @@
 
 namespace app {
 
+// The bandwidth a measurement's "% of ceiling" is relative to: the measured device-to-device copy
+// when the backend measured one, else the datasheet/theoretical peak. `source` says which.
+struct BandwidthCeiling {
+    double gbps = 0;
+    std::string source;  // "measured copy" | "datasheet peak" | "unavailable"
+};
+BandwidthCeiling bandwidth_ceiling(const kernels::DeviceInfo& d);
+// 100 * gbps / ceiling, or 0 when there is no ceiling.
+double percent_of_ceiling(double gbps, const BandwidthCeiling& c);
+
+// Checks, before any long run, that `path` could be written: its folder exists and accepts a new
+// file (a probe file is created and removed). Returns "" or the same message write_file_atomic
+// would give.
+std::string check_writable(const std::string& path);
+
 // Writes `bytes` to `path` atomically. Returns "" on success, else a message naming the path
 // and the reason ("cannot write /x/y.csv: Permission denied").
 std::string write_file_atomic(const std::string& path, const std::string& bytes);

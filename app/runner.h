@@ -1,7 +1,9 @@
 // The runner: a worker thread that owns the backends (and so the CUDA context and streams).
 // The UI thread submits jobs and polls results; it never waits on the GPU. Submitting a new batch
 // makes every older job stale: the worker drops stale queued jobs and running backends poll the
-// cancel token between repetitions.
+// cancel token between repetitions. Cancellation is per batch: the token compares the first id
+// of the job's batch with the first id of the newest batch (batch_first_), so the jobs of the
+// current batch never cancel each other.
 #pragma once
 
 #include "kernels/common/backend.h"
@@ -34,32 +36,37 @@ public:
     // Results finished since the last call, stale ones already dropped. Non-blocking.
     std::vector<kernels::Measurement> take_results();
 
-    // Blocks until every job of the latest batch has a result (CLI, shot and tests use this).
+    // Submits `batch` and blocks until each of its jobs has a result; returns them in job order.
+    // Returns early (with fewer results) if another batch supersedes it or the runner stops. The
+    // CLI, shot and tests use it; don't call take_results() from another thread meanwhile.
     std::vector<kernels::Measurement> run_blocking(std::vector<kernels::Job> batch);
 
     bool busy() const;                 // a job is queued or running
     bool gpu_probed() const;           // the GPU probe has finished
+    void wait_until_probed() const;    // blocks until the GPU probe has finished
     bool gpu_available() const;
     std::string gpu_status() const;    // device name, or why there is no GPU backend
-    kernels::DeviceInfo gpu_device() const;  // valid when gpu_available()
+    kernels::DeviceInfo gpu_device() const;  // valid when gpu_available(); a copy, refreshed per GPU job
 
 private:
     void worker();
     kernels::Backend* backend_for(const kernels::Job& job, std::string* error);
 
+    kernels::Measurement execute(const kernels::Job& job, const kernels::CancelToken& cancel);
+
     mutable std::mutex mutex_;
     std::condition_variable wake_;
-    std::condition_variable done_;
+    mutable std::condition_variable done_;  // a result arrived or the probe finished
     std::deque<kernels::Job> queue_;
     std::vector<kernels::Measurement> results_;
     std::atomic<uint64_t> next_id_{1};
-    std::atomic<uint64_t> batch_first_{0};  // jobs with id < this are stale
-    std::atomic<uint64_t> latest_id_{0};    // id of the newest job submitted
+    std::atomic<uint64_t> batch_first_{0};  // jobs with id < this are stale; the cancel token reads it
     bool running_job_ = false;
     bool stop_ = false;
     bool probed_ = false;
     std::string gpu_status_ = "probing for a CUDA device...";
     std::unique_ptr<kernels::Backend> gpu_;
+    kernels::DeviceInfo gpu_info_;  // copy for other threads: backends may refine theirs per run
     std::vector<std::unique_ptr<kernels::Backend>> sims_;  // one per sim_gpus() entry, lazily
     std::thread thread_;
 };

@@ -51,7 +51,7 @@ TEST_CASE("dropout edge cases: p = 0 keeps all, the mask depends on the seed", "
     CHECK(same < 2300);  // two seeds agree on about half the elements, not all
 }
 
-TEST_CASE("input_value is uniform in [-1, 1) and never constant", "[philox][inputs]") {
+TEST_CASE("input_value is uniform on -1..1 and never constant", "[philox][inputs]") {
     double sum = 0, lo = 1, hi = -1;
     const int n = 100000;
     for (int i = 0; i < n; ++i) {

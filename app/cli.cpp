@@ -1,0 +1,877 @@
+// The command line. CLI11 reads the words; our own parsers turn them into values so every bad
+// input gets one line naming the option, the value and the legal range (exit 2), whatever part
+// of the input was wrong.
+//
+// Index:
+//   [SECTION] Small text helpers
+//   [SECTION] Value parsers
+//   [SECTION] Command-line definition and parsing
+//   [SECTION] info
+//   [SECTION] bench: table
+//   [SECTION] bench: sweep
+//   [SECTION] GUI and shot
+//   [SECTION] Entry points
+#include "app/cli.h"
+
+#include "app/export.h"
+#include "app/gui.h"
+#include "app/runner.h"
+#include "kernels/common/backend.h"
+#include "kernels/common/format.h"
+#include "kernels/workload.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <new>
+#include <optional>
+#include <sstream>
+
+namespace app::cli {
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Small text helpers
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+std::string printf_string(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    char buffer[512];
+    const int n = std::vsnprintf(buffer, sizeof buffer, format, args);
+    va_end(args);
+    return n < 0 ? std::string() : std::string(buffer);
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (i) out += separator;
+        out += items[i];
+    }
+    return out;
+}
+
+std::string trim(const std::string& s) {
+    const auto first = s.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+// Display width in terminal columns: count UTF-8 code points, not bytes, so "µs" pads right.
+size_t display_width(const std::string& s) {
+    return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+std::string pad_right(const std::string& s, size_t width) {
+    const size_t w = display_width(s);
+    return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+std::string pad_left(const std::string& s, size_t width) {
+    const size_t w = display_width(s);
+    return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+std::string number_text(double v) {
+    if (v == std::floor(v) && std::fabs(v) < 9e18) return printf_string("%lld", static_cast<long long>(v));
+    return printf_string("%g", v);
+}
+
+std::string clock_text(int mhz) { return mhz > 0 ? std::to_string(mhz) + " MHz" : std::string("n/a"); }
+
+std::string range_text(const kernels::ParamSpec& spec) {
+    return number_text(spec.min) + ".." + number_text(spec.max);
+}
+
+std::string sim_gpu_keys() {
+    std::vector<std::string> keys;
+    for (const auto& gpu : kernels::sim_gpus()) keys.push_back(gpu.key);
+    return join(keys, ", ");
+}
+
+std::string workload_names() {
+    std::vector<std::string> names;
+    for (auto w : kernels::kAllWorkloads) names.emplace_back(kernels::to_string(w));
+    return join(names, ", ");
+}
+
+std::string dtype_names() {
+    std::vector<std::string> names;
+    for (auto t : kernels::kAllDTypes) names.emplace_back(kernels::to_string(t));
+    return join(names, ", ");
+}
+
+const kernels::ParamSpec* find_spec(kernels::Workload w, kernels::ParamId id) {
+    for (const auto& spec : kernels::param_specs(w))
+        if (spec.id == id) return &spec;
+    return nullptr;
+}
+
+// Splits each value at commas ourselves (CLI11's delimiter drops empty items, and "1,,2" is a
+// typo to report); "--rows 64 128" and "--rows '64, 128'" work too.
+std::vector<std::string> list_items(const std::vector<std::string>& values) {
+    std::vector<std::string> items;
+    for (const auto& value : values) {
+        if (trim(value).empty()) {
+            items.emplace_back();  // "1,,2" or "": reported as an empty value, never skipped
+            continue;
+        }
+        std::stringstream stream(value);
+        std::string item;
+        while (std::getline(stream, item, ',')) items.push_back(trim(item));
+        if (!value.empty() && value.back() == ',') items.emplace_back();
+    }
+    return items;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Value parsers
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+bool parse_whole(const std::string& text, int64_t& out) {
+    const std::string t = trim(text);
+    if (t.empty()) return false;
+    const char* first = t.data() + (t[0] == '+' ? 1 : 0);
+    const auto [end, ec] = std::from_chars(first, t.data() + t.size(), out);
+    return ec == std::errc() && end == t.data() + t.size();
+}
+
+bool parse_unsigned(const std::string& text, uint64_t& out) {
+    const std::string t = trim(text);
+    if (t.empty() || t[0] == '-') return false;
+    const char* first = t.data() + (t[0] == '+' ? 1 : 0);
+    const auto [end, ec] = std::from_chars(first, t.data() + t.size(), out);
+    return ec == std::errc() && end == t.data() + t.size();
+}
+
+bool parse_real(const std::string& text, double& out) {
+    const std::string t = trim(text);
+    if (t.empty()) return false;
+    const char* first = t.data() + (t[0] == '+' ? 1 : 0);
+    const auto [end, ec] = std::from_chars(first, t.data() + t.size(), out);
+    return ec == std::errc() && end == t.data() + t.size() && std::isfinite(out);
+}
+
+// The legal range of a parameter for the selected workloads: the tightest one, so every swept
+// combination is valid. Returns nullopt when no selected workload takes the parameter.
+std::optional<kernels::ParamSpec> spec_for(kernels::ParamId id, const std::vector<kernels::Workload>& workloads) {
+    std::optional<kernels::ParamSpec> merged;
+    for (auto w : workloads) {
+        const kernels::ParamSpec* spec = find_spec(w, id);
+        if (!spec) continue;
+        if (!merged) {
+            merged = *spec;
+        } else {
+            merged->min = std::max(merged->min, spec->min);
+            merged->max = std::min(merged->max, spec->max);
+        }
+    }
+    return merged;
+}
+
+std::string bad_value(const std::string& option, const std::string& value, const std::string& what,
+                      const std::string& legal) {
+    if (trim(value).empty()) return option + " has an empty value (legal: " + legal + ")";
+    return option + " '" + value + "' " + what + " (legal: " + legal + ")";
+}
+
+std::string parse_real_param(const std::string& option, const std::string& text, kernels::ParamId id,
+                             const std::vector<kernels::Workload>& workloads, double& out) {
+    const auto spec = spec_for(id, workloads);
+    const std::string legal = spec ? range_text(*spec) : std::string("any number");
+    if (!parse_real(text, out)) return bad_value(option, text, "is not a number", legal);
+    if (spec && (out < spec->min || out > spec->max)) return bad_value(option, text, "is out of range", legal);
+    return "";
+}
+
+std::string parse_seed(const std::string& option, const std::string& text,
+                       const std::vector<kernels::Workload>& workloads, uint64_t& out) {
+    const auto spec = spec_for(kernels::ParamId::seed, workloads);
+    const std::string legal = spec ? range_text(*spec) : std::string("0..18446744073709551615");
+    if (!parse_unsigned(text, out)) return bad_value(option, text, "is not a whole number", legal);
+    if (spec && (double(out) < spec->min || double(out) > spec->max))
+        return bad_value(option, text, "is out of range", legal);
+    return "";
+}
+
+std::string parse_reps(const std::string& option, const std::string& text, int& out) {
+    const std::string legal = std::to_string(kMinReps) + ".." + std::to_string(kMaxReps);
+    int64_t value = 0;
+    if (!parse_whole(text, value)) return bad_value(option, text, "is not a whole number", legal);
+    if (value < kMinReps || value > kMaxReps) return bad_value(option, text, "is out of range", legal);
+    out = static_cast<int>(value);
+    return "";
+}
+
+std::string parse_workloads(const std::string& option, const std::vector<std::string>& values, bool allow_all,
+                            std::vector<kernels::Workload>& out) {
+    const std::string legal = workload_names() + (allow_all ? ", all" : "");
+    out.clear();
+    for (const auto& item : list_items(values)) {
+        if (allow_all && item == "all") {
+            out.assign(std::begin(kernels::kAllWorkloads), std::end(kernels::kAllWorkloads));
+            continue;
+        }
+        kernels::Workload w{};
+        if (!kernels::parse_workload(item, w)) return bad_value(option, item, "is not a workload", legal);
+        if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+    }
+    if (out.empty()) return option + " needs a value (legal: " + legal + ")";
+    return "";
+}
+
+std::string parse_dtypes(const std::string& option, const std::vector<std::string>& values, bool allow_all,
+                         std::vector<kernels::DType>& out) {
+    const std::string legal = dtype_names() + (allow_all ? ", all" : "");
+    out.clear();
+    for (const auto& item : list_items(values)) {
+        if (allow_all && item == "all") {
+            out.assign(std::begin(kernels::kAllDTypes), std::end(kernels::kAllDTypes));
+            continue;
+        }
+        kernels::DType t{};
+        if (!kernels::parse_dtype(item, t)) return bad_value(option, item, "is not a dtype", legal);
+        if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+    }
+    if (out.empty()) return option + " needs a value (legal: " + legal + ")";
+    return "";
+}
+
+// "all" -> empty (every variant); otherwise each name must exist for every selected workload.
+std::string parse_variants(const std::string& option, const std::vector<std::string>& values,
+                           const std::vector<kernels::Workload>& workloads, std::vector<std::string>& out) {
+    std::vector<std::string> legal_names;
+    for (auto w : workloads)
+        for (const auto& v : kernels::variants(w))
+            if (std::find(legal_names.begin(), legal_names.end(), v.name) == legal_names.end())
+                legal_names.push_back(v.name);
+    const std::string legal = join(legal_names, ", ") + ", all";
+    out.clear();
+    bool all = false;
+    for (const auto& item : list_items(values)) {
+        if (item == "all") {
+            all = true;
+            continue;
+        }
+        for (auto w : workloads)
+            if (!kernels::has_variant(w, item))
+                return bad_value(option, item, std::string("is not a variant of ") + kernels::to_string(w), legal);
+        if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+    }
+    if (all) out.clear();
+    else if (out.empty()) return option + " needs a value (legal: " + legal + ")";
+    return "";
+}
+
+std::string parse_sim_gpu(const std::string& option, const std::string& text, std::string& out) {
+    const kernels::SimGpu* gpu = kernels::find_sim_gpu(trim(text));
+    if (!gpu) return bad_value(option, text, "is not a simulated GPU", sim_gpu_keys());
+    out = gpu->key;
+    return "";
+}
+
+std::string parse_font_scale(const std::string& option, const std::string& text, float& out) {
+    const std::string legal = printf_string("%g..%g", double(kMinFontScale), double(kMaxFontScale));
+    double value = 0;
+    if (!parse_real(text, value)) return bad_value(option, text, "is not a number", legal);
+    if (value < kMinFontScale || value > kMaxFontScale) return bad_value(option, text, "is out of range", legal);
+    out = static_cast<float>(value);
+    return "";
+}
+
+}  // namespace
+
+std::string parse_param_list(const std::string& option, const std::vector<std::string>& values,
+                             kernels::ParamId id, const std::vector<kernels::Workload>& workloads,
+                             std::vector<int64_t>& out) {
+    const auto spec = spec_for(id, workloads);
+    const std::string legal = spec ? range_text(*spec) : std::string("a whole number");
+    out.clear();
+    for (const auto& item : list_items(values)) {
+        int64_t value = 0;
+        if (!parse_whole(item, value)) return bad_value(option, item, "is not a whole number", legal);
+        if (spec && (double(value) < spec->min || double(value) > spec->max))
+            return bad_value(option, item, "is out of range", legal);
+        if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
+    }
+    if (out.empty()) return option + " needs a value (legal: " + legal + ")";
+    return "";
+}
+
+std::string parse_size(const std::string& option, const std::string& text, int& width, int& height) {
+    const std::string legal = printf_string("WIDTHxHEIGHT, each %d..%d, e.g. 1280x720", kMinShotSide, kMaxShotSide);
+    const std::string t = trim(text);
+    const auto x = t.find_first_of("xX");
+    int64_t w = 0, h = 0;
+    if (x == std::string::npos || !parse_whole(t.substr(0, x), w) || !parse_whole(t.substr(x + 1), h))
+        return bad_value(option, text, "is not a size", legal);
+    if (w < kMinShotSide || w > kMaxShotSide || h < kMinShotSide || h > kMaxShotSide)
+        return bad_value(option, text, "is out of range", legal);
+    width = static_cast<int>(w);
+    height = static_cast<int>(h);
+    return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Command-line definition and parsing
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// The raw words CLI11 collects; converted and checked by our parsers after CLI11 is done.
+struct RawArgs {
+    std::string gui_sim, gui_font_scale;
+    std::string info_sim;
+    struct {
+        std::vector<std::string> workload{"all"}, variant{"all"}, rows, hidden, dtype;
+        std::string dropout, seed, reps, csv, json, sim;
+        bool kernels = false;
+    } bench;
+    struct {
+        std::string out, size, font_scale, theme = "dark", workload = "chain", rows, hidden, dtype, dropout, seed,
+                                           sim, reps;
+    } shot;
+};
+
+// Every parser below returns "" or the message; the first message wins.
+struct Checker {
+    std::string error;
+    void operator()(const std::string& message) {
+        if (error.empty()) error = message;
+    }
+};
+
+std::string check_bench(const RawArgs& raw, BenchOptions& o) {
+    Checker check;
+    const auto& b = raw.bench;
+    const kernels::Params defaults;
+    check(parse_workloads("--workload", b.workload, true, o.workloads));
+    if (!check.error.empty()) return check.error;  // every later range depends on the workloads
+    check(parse_variants("--variant", b.variant, o.workloads, o.variants));
+    if (b.dtype.empty()) o.dtypes = {defaults.dtype};
+    else check(parse_dtypes("--dtype", b.dtype, true, o.dtypes));
+    if (b.rows.empty()) o.rows = {defaults.rows};
+    else check(parse_param_list("--rows", b.rows, kernels::ParamId::rows, o.workloads, o.rows));
+    if (b.hidden.empty()) o.hidden = {defaults.hidden};
+    else check(parse_param_list("--hidden", b.hidden, kernels::ParamId::hidden, o.workloads, o.hidden));
+    if (!b.dropout.empty())
+        check(parse_real_param("--dropout", b.dropout, kernels::ParamId::dropout_p, o.workloads, o.dropout_p));
+    if (!b.seed.empty()) check(parse_seed("--seed", b.seed, o.workloads, o.seed));
+    if (!b.reps.empty()) check(parse_reps("--reps", b.reps, o.reps));
+    if (!b.sim.empty()) check(parse_sim_gpu("--sim", b.sim, o.sim_gpu));
+    o.per_kernel = b.kernels;
+    if (!check.error.empty()) return check.error;
+
+    // Each value is in its range; the combinations must also pass the total-size limits.
+    for (auto w : o.workloads)
+        for (auto t : o.dtypes)
+            for (auto r : o.rows)
+                for (auto h : o.hidden) {
+                    kernels::Params p;
+                    p.workload = w;
+                    p.dtype = t;
+                    p.rows = r;
+                    p.hidden = h;
+                    p.dropout_p = o.dropout_p;
+                    p.seed = o.seed;
+                    if (std::string problem = kernels::validate(p); !problem.empty())
+                        return std::string(kernels::to_string(w)) + " " + std::to_string(r) + "x" +
+                               std::to_string(h) + ": " + problem;
+                }
+
+    // A typo in an export path must fail now, not after a long sweep.
+    o.csv = b.csv;
+    o.json = b.json;
+    if (!o.csv.empty())
+        if (std::string problem = check_writable(o.csv); !problem.empty()) return "--csv: " + problem;
+    if (!o.json.empty())
+        if (std::string problem = check_writable(o.json); !problem.empty()) return "--json: " + problem;
+    return "";
+}
+
+// One value where bench would take a list (shot measures one configuration).
+std::string parse_one_param(const std::string& option, const std::string& text, kernels::ParamId id,
+                            const std::vector<kernels::Workload>& workloads, int64_t& out) {
+    std::vector<int64_t> values;
+    if (std::string problem = parse_param_list(option, {text}, id, workloads, values); !problem.empty())
+        return problem;
+    if (values.size() != 1) return option + " takes one value here, not a list";
+    out = values[0];
+    return "";
+}
+
+std::string check_shot(const RawArgs& raw, ShotOptions& o) {
+    Checker check;
+    const auto& s = raw.shot;
+    std::vector<kernels::Workload> workloads;
+    check(parse_workloads("--workload", {s.workload}, false, workloads));
+    if (!check.error.empty()) return check.error;
+    if (workloads.size() != 1) return "--workload takes one workload (legal: " + workload_names() + ")";
+    o.params.workload = workloads[0];
+    if (!s.size.empty()) check(parse_size("--size", s.size, o.width, o.height));
+    if (!s.font_scale.empty()) check(parse_font_scale("--font-scale", s.font_scale, o.font_scale));
+    if (s.theme != "dark" && s.theme != "light") check(bad_value("--theme", s.theme, "is not a theme", "dark, light"));
+    o.theme = s.theme;
+    if (!s.rows.empty()) check(parse_one_param("--rows", s.rows, kernels::ParamId::rows, workloads, o.params.rows));
+    if (!s.hidden.empty())
+        check(parse_one_param("--hidden", s.hidden, kernels::ParamId::hidden, workloads, o.params.hidden));
+    if (!s.dtype.empty()) {
+        std::vector<kernels::DType> dtypes;
+        check(parse_dtypes("--dtype", {s.dtype}, false, dtypes));
+        if (dtypes.size() == 1) o.params.dtype = dtypes[0];
+        else if (!dtypes.empty()) check("--dtype takes one dtype here, not a list");
+    }
+    if (!s.dropout.empty())
+        check(parse_real_param("--dropout", s.dropout, kernels::ParamId::dropout_p, workloads, o.params.dropout_p));
+    if (!s.seed.empty()) check(parse_seed("--seed", s.seed, workloads, o.params.seed));
+    if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
+    if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
+    if (!check.error.empty()) return check.error;
+    if (std::string problem = kernels::validate(o.params); !problem.empty()) return problem;
+    // Checked last so `shot --size 12x` names the size first; CLI11 does not require it for that reason.
+    if (trim(s.out).empty()) return "--out FILE.png is required";
+    o.out = s.out;
+    if (std::string problem = check_writable(o.out); !problem.empty()) return "--out: " + problem;
+    return "";
+}
+
+void define_bench(CLI::App& app, RawArgs& raw) {
+    CLI::App* bench = app.add_subcommand("bench", "Sweep workloads x variants x sizes; print a table, write CSV/JSON");
+    auto& b = raw.bench;
+    bench->add_option("--workload", b.workload, "chain, bias_gelu or all (comma list)")->type_name("LIST");
+    bench->add_option("--variant", b.variant, "all, unfused or fused (comma list)")->type_name("LIST");
+    bench->add_option("--rows", b.rows, "rows (tokens), comma list, e.g. 1024,8192")->type_name("LIST");
+    bench->add_option("--hidden", b.hidden, "features per row, comma list")->type_name("LIST");
+    bench->add_option("--dtype", b.dtype, "fp32, fp16, bf16 or all (comma list)")->type_name("LIST");
+    bench->add_option("--dropout", b.dropout, "dropout probability (chain)")->type_name("P");
+    bench->add_option("--seed", b.seed, "seed of the inputs and the dropout mask")->type_name("N");
+    bench->add_option("--reps", b.reps, "timed repetitions (the GPU uses at least 20)")->type_name("N");
+    bench->add_option("--csv", b.csv, "write the measurements as CSV to this file")->type_name("FILE");
+    bench->add_option("--json", b.json, "write the measurements as JSON to this file")->type_name("FILE");
+    bench->add_option("--sim", b.sim, "use this simulated GPU (see `fusionlab info`)")->type_name("GPU");
+    bench->add_flag("--kernels", b.kernels, "add a row per kernel with its own bandwidth");
+}
+
+void define_shot(CLI::App& app, RawArgs& raw) {
+    CLI::App* shot = app.add_subcommand("shot", "Measure, render the main window headless and save it as PNG");
+    auto& s = raw.shot;
+    shot->add_option("--out", s.out, "PNG file to write (required)")->type_name("FILE");
+    shot->add_option("--size", s.size, "WIDTHxHEIGHT (default 1280x720)")->type_name("WxH");
+    shot->add_option("--font-scale", s.font_scale, "1 to 3 (default 1)")->type_name("S");
+    shot->add_option("--theme", s.theme, "dark or light")->type_name("NAME");
+    shot->add_option("--workload", s.workload, "chain or bias_gelu")->type_name("NAME");
+    shot->add_option("--rows", s.rows, "rows (tokens)")->type_name("N");
+    shot->add_option("--hidden", s.hidden, "features per row")->type_name("N");
+    shot->add_option("--dtype", s.dtype, "fp32, fp16 or bf16")->type_name("NAME");
+    shot->add_option("--dropout", s.dropout, "dropout probability (chain)")->type_name("P");
+    shot->add_option("--seed", s.seed, "seed of the inputs and the dropout mask")->type_name("N");
+    shot->add_option("--sim", s.sim, "use this simulated GPU")->type_name("GPU");
+    shot->add_option("--reps", s.reps, "timed repetitions")->type_name("N");
+}
+
+}  // namespace
+
+ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    ParsedCommand cmd;
+    RawArgs raw;
+    CLI::App app("fusionlab: runs unfused and fused GPU kernels side by side and shows where the time goes.\n"
+                 "Without a command it opens the GUI.",
+                 "fusionlab");
+    app.require_subcommand(0, 1);
+    app.add_option("--sim", raw.gui_sim, "start the GUI on this simulated GPU")->type_name("GPU");
+    app.add_option("--font-scale", raw.gui_font_scale, "GUI font scale, 1 to 3 (projectors: 2)")->type_name("S");
+    CLI::App* info = app.add_subcommand("info", "Device, driver, clocks, measured ceilings, simulated GPUs");
+    info->add_option("--sim", raw.info_sim, "describe this simulated GPU")->type_name("GPU");
+    define_bench(app, raw);
+    define_shot(app, raw);
+
+    try {
+        std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them last-first
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp& e) {
+        cmd.exit_code = app.exit(e, out, err);
+        return cmd;
+    } catch (const CLI::CallForAllHelp& e) {
+        cmd.exit_code = app.exit(e, out, err);
+        return cmd;
+    } catch (const CLI::ParseError& e) {
+        err << "fusionlab: " << e.what() << " (see fusionlab --help)\n";
+        cmd.exit_code = kExitUsage;
+        return cmd;
+    }
+
+    std::string problem;
+    std::string prefix = "fusionlab";
+    if (app.got_subcommand("bench")) {
+        cmd.command = Command::bench;
+        prefix = "fusionlab bench";
+        problem = check_bench(raw, cmd.bench);
+    } else if (app.got_subcommand("shot")) {
+        cmd.command = Command::shot;
+        prefix = "fusionlab shot";
+        problem = check_shot(raw, cmd.shot);
+    } else if (app.got_subcommand("info")) {
+        cmd.command = Command::info;
+        prefix = "fusionlab info";
+        if (!raw.info_sim.empty()) problem = parse_sim_gpu("--sim", raw.info_sim, cmd.info.sim_gpu);
+    } else {
+        cmd.command = Command::gui;
+        Checker check;
+        if (!raw.gui_sim.empty()) check(parse_sim_gpu("--sim", raw.gui_sim, cmd.gui.sim_gpu));
+        if (!raw.gui_font_scale.empty()) check(parse_font_scale("--font-scale", raw.gui_font_scale, cmd.gui.font_scale));
+        problem = check.error;
+    }
+    if (!problem.empty()) {
+        err << prefix << ": " << problem << "\n";
+        cmd.exit_code = kExitUsage;
+    }
+    return cmd;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] info
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+void print_line(std::ostream& out, const std::string& label, const std::string& value) {
+    out << "  " << pad_right(label, 20) << value << "\n";
+}
+
+std::string bandwidth_text(double gbps) { return gbps > 0 ? kernels::format_gbps(gbps) : std::string("unknown"); }
+
+void print_device(std::ostream& out, const kernels::DeviceInfo& d) {
+    print_line(out, "device", d.name + (d.simulated ? "   [SIMULATED: datasheet numbers, no GPU]" : ""));
+    print_line(out, "compute capability", printf_string("%d.%d, %d SMs", d.cc_major, d.cc_minor, d.sm_count));
+    print_line(out, "driver / runtime", d.driver + " / " + d.runtime);
+    print_line(out, "clocks", "SM " + clock_text(d.sm_clock_mhz) + ", memory " + clock_text(d.mem_clock_mhz) +
+                                  (d.mem_bus_bits > 0 ? printf_string(", %d-bit bus", d.mem_bus_bits) : ""));
+    print_line(out, "memory", kernels::format_bytes(double(d.global_mem_bytes)) + ", L2 " +
+                                  kernels::format_bytes(double(d.l2_bytes)));
+    print_line(out, "shared memory", kernels::format_bytes(double(d.smem_per_block)) + " per block, " +
+                                         kernels::format_bytes(double(d.smem_per_block_optin)) + " opt-in");
+    print_line(out, "peak bandwidth", bandwidth_text(d.peak_bw_gbps) +
+                                          (d.simulated ? " (datasheet)" : " (theoretical: clocks x bus width)"));
+    if (d.measured_copy_gbps)
+        print_line(out, "measured copy", kernels::format_gbps(*d.measured_copy_gbps) +
+                                             (d.ceiling_note.empty() ? "" : " (" + d.ceiling_note + ")"));
+    else
+        print_line(out, "measured copy",
+                   "unavailable" + (d.ceiling_note.empty() ? std::string() : ": " + d.ceiling_note));
+    print_line(out, "peak compute", printf_string("FP32 %.1f TFLOP/s, tensor fp16/bf16 %.0f TFLOP/s",
+                                                  d.peak_fp32_tflops, d.peak_tensor_tflops));
+    if (d.simulated) print_line(out, "launch overhead", printf_string("%.1f us per kernel (model)", d.launch_overhead_us));
+    const BandwidthCeiling ceiling = bandwidth_ceiling(d);
+    print_line(out, "ceiling used", ceiling.gbps > 0 ? kernels::format_gbps(ceiling.gbps) + " (" + ceiling.source + ")"
+                                                     : std::string("unavailable"));
+}
+
+void print_sim_table(std::ostream& out) {
+    size_t key_width = 5, name_width = 6;
+    for (const auto& gpu : kernels::sim_gpus()) {
+        key_width = std::max(key_width, display_width(gpu.key) + 2);
+        name_width = std::max(name_width, display_width(gpu.info.name) + 2);
+    }
+    out << "\nsimulated GPUs (--sim KEY), datasheet numbers:\n";
+    out << "  " << pad_right("KEY", key_width) << pad_right("name", name_width) << pad_left("HBM", 10)
+        << pad_left("FP32", 14) << pad_left("tensor", 14) << pad_left("memory", 11) << pad_left("L2", 11)
+        << pad_left("SMs", 6) << pad_left("launch", 9) << "\n";
+    for (const auto& gpu : kernels::sim_gpus()) {
+        const auto& d = gpu.info;
+        out << "  " << pad_right(gpu.key, key_width) << pad_right(d.name, name_width)
+            << pad_left(bandwidth_text(d.peak_bw_gbps), 10)
+            << pad_left(printf_string("%.1f TFLOP/s", d.peak_fp32_tflops), 14)
+            << pad_left(printf_string("%.0f TFLOP/s", d.peak_tensor_tflops), 14)
+            << pad_left(kernels::format_bytes(double(d.global_mem_bytes)), 11)
+            << pad_left(kernels::format_bytes(double(d.l2_bytes)), 11) << pad_left(std::to_string(d.sm_count), 6)
+            << pad_left(printf_string("%.1f us", d.launch_overhead_us), 9) << "\n";
+    }
+}
+
+int run_info(const InfoOptions& o, std::ostream& out) {
+    out << "fusionlab " << kernels::build_type() << " build, CUDA kernels "
+        << (kernels::built_with_cuda() ? "built in" : "not built (simulated backend only)") << "\n\n";
+    if (!o.sim_gpu.empty()) {
+        out << "SIMULATED GPU '" << o.sim_gpu << "':\n";
+        print_device(out, kernels::find_sim_gpu(o.sim_gpu)->info);
+        return kExitOk;
+    }
+    // The runner's worker probes and owns the GPU backend, as in the GUI and bench.
+    Runner runner;
+    runner.wait_until_probed();
+    if (runner.gpu_available()) {
+        out << "GPU:\n";
+        print_device(out, runner.gpu_device());
+    } else {
+        out << "GPU: none usable: " << runner.gpu_status() << "\n"
+            << "  the app runs on a simulated GPU (default H100; pick one with --sim KEY)\n";
+    }
+    print_line(out, "hardware counters", "not read by this build (issue 6): measured DRAM bytes are unavailable");
+    print_sim_table(out);
+    return kExitOk;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] bench: table
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+struct Column {
+    const char* title;
+    size_t width;
+    bool right;  // numbers right-aligned
+};
+
+const std::vector<Column>& table_columns() {
+    static const std::vector<Column> columns = {
+        {"workload", 10, false},    {"variant", 9, false},   {"dtype", 6, false},
+        {"rows x hidden", 16, false}, {"median ms (min-max)", 24, false}, {"modeled bytes", 14, true},
+        {"GB/s", 11, true},          {"% ceil", 8, true},     {"max err / rel err", 0, false},
+    };
+    return columns;
+}
+
+std::string table_line(const std::vector<std::string>& cells) {
+    const auto& columns = table_columns();
+    std::string line;
+    for (size_t i = 0; i < cells.size() && i < columns.size(); ++i) {
+        const bool last = i + 1 == columns.size();
+        std::string cell = columns[i].right ? pad_left(cells[i], columns[i].width) : pad_right(cells[i], columns[i].width);
+        line += cell + (last ? "" : "  ");
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line;
+}
+
+std::string ms_text(double ms) {
+    if (ms >= 100) return printf_string("%.1f", ms);
+    if (ms >= 10) return printf_string("%.2f", ms);
+    if (ms >= 1) return printf_string("%.3f", ms);
+    return printf_string("%.4f", ms);
+}
+
+// A model estimate has no spread: say so instead of printing min = max.
+std::string time_cell(const kernels::TimeStats& t, bool simulated) {
+    if (simulated) return ms_text(t.median_ms) + " (model)";
+    return ms_text(t.median_ms) + " (" + ms_text(t.min_ms) + "-" + ms_text(t.max_ms) + ")";
+}
+
+std::string gbps_cell(double gbps) { return printf_string("%.1f", gbps); }
+
+std::string pct_cell(double gbps, const BandwidthCeiling& c) {
+    return c.gbps > 0 ? printf_string("%.1f%%", percent_of_ceiling(gbps, c)) : std::string("n/a");
+}
+
+std::string error_cell(const kernels::Measurement& m) {
+    if (m.checked) return printf_string("%.2e / %.2e", m.max_abs_error, m.rel_l2_error);
+    if (m.device.simulated) return "n/a (simulated)";
+    return "not checked" + (m.check_note.empty() ? std::string() : ": " + m.check_note);
+}
+
+std::string size_cell(const kernels::Params& p) { return std::to_string(p.rows) + " x " + std::to_string(p.hidden); }
+
+void print_header(std::ostream& out, const kernels::Measurement& first) {
+    const auto& d = first.device;
+    const BandwidthCeiling ceiling = bandwidth_ceiling(d);
+    if (d.simulated) {
+        out << "**************************************************************************************\n"
+            << "  SIMULATED: times come from the model on a datasheet " << d.name << ",\n"
+            << "  not from a GPU. Outputs are not measured; errors are n/a.\n"
+            << "**************************************************************************************\n";
+    }
+    out << "device: " << d.name << " | driver " << d.driver << ", runtime " << d.runtime << " | clocks SM "
+        << clock_text(d.sm_clock_mhz) << ", memory " << clock_text(d.mem_clock_mhz) << " | backend "
+        << kernels::to_string(first.job.backend) << " | build " << first.build_type << "\n";
+    out << "ceiling: "
+        << (ceiling.gbps > 0 ? kernels::format_gbps(ceiling.gbps) + " (" + ceiling.source + ")" : "unavailable")
+        << (d.ceiling_note.empty() ? "" : " - " + d.ceiling_note) << "\n";
+    if (!first.timing_note.empty()) out << "timing: " << first.timing_note << "\n";
+    out << "measured DRAM bytes: " << first.measured_bytes_note << "\n\n";
+    std::vector<std::string> titles;
+    for (const auto& c : table_columns()) titles.emplace_back(c.title);
+    out << table_line(titles) << "\n";
+}
+
+void print_measurement(std::ostream& out, const kernels::Measurement& m, bool per_kernel) {
+    const auto& p = m.job.params;
+    std::vector<std::string> cells = {kernels::to_string(p.workload), m.job.variant, kernels::to_string(p.dtype),
+                                      size_cell(p)};
+    if (!m.ok) {
+        out << table_line(cells) << "FAILED: " << m.error << "\n";
+        return;
+    }
+    const BandwidthCeiling ceiling = bandwidth_ceiling(m.device);
+    cells.push_back(time_cell(m.time, m.device.simulated));
+    cells.push_back(kernels::format_bytes(double(m.bytes())));
+    cells.push_back(gbps_cell(m.achieved_gbps()));
+    cells.push_back(pct_cell(m.achieved_gbps(), ceiling));
+    cells.push_back(error_cell(m));
+    out << table_line(cells) << "\n";
+    if (!per_kernel) return;
+    // Each kernel against its own bytes: the unfused baseline is honest only if every one of its
+    // kernels runs near the ceiling by itself.
+    for (const auto& k : m.kernels) {
+        const double gbps = k.time.median_ms > 0 ? double(k.bytes) / (k.time.median_ms * 1e6) : 0.0;
+        out << table_line({"", "  kernel", "", k.name, time_cell(k.time, m.device.simulated), kernels::format_bytes(double(k.bytes)),
+                           gbps_cell(gbps), pct_cell(gbps, ceiling), ""})
+            << "\n";
+    }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] bench: sweep
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+std::vector<kernels::Job> jobs_for(const BenchOptions& o, const kernels::Params& p, kernels::BackendKind backend,
+                                   const std::string& sim_gpu) {
+    std::vector<kernels::Job> jobs;
+    for (const auto& v : kernels::variants(p.workload)) {
+        if (!o.variants.empty() && std::find(o.variants.begin(), o.variants.end(), v.name) == o.variants.end())
+            continue;
+        kernels::Job job;
+        job.params = p;
+        job.variant = v.name;
+        job.backend = backend;
+        job.sim_gpu = sim_gpu;
+        job.reps = o.reps;
+        jobs.push_back(job);
+    }
+    return jobs;
+}
+
+int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
+    Runner runner;
+    kernels::BackendKind backend = kernels::BackendKind::simulated;
+    std::string sim_gpu = o.sim_gpu;
+    if (sim_gpu.empty()) {
+        runner.wait_until_probed();
+        if (runner.gpu_available()) {
+            backend = kernels::BackendKind::gpu;
+        } else {
+            sim_gpu = "H100";
+            err << "fusionlab bench: no GPU (" << runner.gpu_status()
+                << "); using the simulated H100 (choose with --sim)\n";
+        }
+    }
+
+    std::vector<kernels::Measurement> all;
+    int failures = 0;
+    for (auto w : o.workloads)
+        for (auto t : o.dtypes)
+            for (auto r : o.rows)
+                for (auto h : o.hidden) {
+                    kernels::Params p;
+                    p.workload = w;
+                    p.dtype = t;
+                    p.rows = r;
+                    p.hidden = h;
+                    p.dropout_p = o.dropout_p;
+                    p.seed = o.seed;
+                    for (auto& m : runner.run_blocking(jobs_for(o, p, backend, sim_gpu))) {
+                        if (all.empty()) print_header(out, m);
+                        print_measurement(out, m, o.per_kernel);
+                        out.flush();
+                        if (!m.ok) {
+                            ++failures;
+                            err << "fusionlab bench: " << kernels::to_string(w) << " " << m.job.variant << " "
+                                << kernels::to_string(t) << " " << r << "x" << h << ": " << m.error << "\n";
+                        }
+                        all.push_back(std::move(m));
+                    }
+                }
+
+    int code = failures ? kExitFailure : kExitOk;
+    if (!o.csv.empty()) {
+        if (std::string problem = export_csv(o.csv, all); !problem.empty()) {
+            err << "fusionlab bench: --csv: " << problem << "\n";
+            code = kExitFailure;
+        } else {
+            out << "\nwrote " << o.csv << " (" << all.size() << " rows)\n";
+        }
+    }
+    if (!o.json.empty()) {
+        if (std::string problem = export_json(o.json, all); !problem.empty()) {
+            err << "fusionlab bench: --json: " << problem << "\n";
+            code = kExitFailure;
+        } else {
+            out << (o.csv.empty() ? "\n" : "") << "wrote " << o.json << " (" << all.size() << " measurements)\n";
+        }
+    }
+    return code;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] GUI and shot
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+constexpr const char* kNoGuiMessage = "this build has no GUI (built with FUSIONLAB_GUI=OFF): use bench/info";
+
+int run_gui_command(const GuiOptions& o, std::ostream& err) {
+#if FUSIONLAB_HAVE_GUI
+    (void)err;
+    return run_gui(o);
+#else
+    (void)o;
+    err << "fusionlab: " << kNoGuiMessage << "\n";
+    return kExitFailure;
+#endif
+}
+
+int run_shot_command(const ShotOptions& o, std::ostream& err) {
+#if FUSIONLAB_HAVE_GUI
+    (void)err;
+    return run_shot(o);
+#else
+    (void)o;
+    err << "fusionlab shot: " << kNoGuiMessage << "\n";
+    return kExitFailure;
+#endif
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Entry points
+// ---------------------------------------------------------------------------------------------
+int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err) {
+    if (cmd.exit_code >= 0) return cmd.exit_code;
+    switch (cmd.command) {
+        case Command::gui: return run_gui_command(cmd.gui, err);
+        case Command::info: return run_info(cmd.info, out);
+        case Command::bench: return run_bench(cmd.bench, out, err);
+        case Command::shot: return run_shot_command(cmd.shot, err);
+    }
+    return kExitFailure;
+}
+
+int main_entry(int argc, const char* const* argv) {
+    try {
+        std::vector<std::string> args;
+        for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+        const ParsedCommand cmd = parse_command_line(args, std::cout, std::cerr);
+        return run_command(cmd, std::cout, std::cerr);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "fusionlab: out of host memory\n";
+    } catch (const std::exception& e) {
+        std::cerr << "fusionlab: " << e.what() << "\n";
+    }
+    return kExitFailure;
+}
+
+}  // namespace app::cli

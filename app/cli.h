@@ -1,0 +1,80 @@
+// The command line: `fusionlab` (GUI), `fusionlab info`, `fusionlab bench`, `fusionlab shot`.
+// Parsing is separate from running so tests can check options without starting a process.
+// Exit codes: 0 success, 1 runtime failure (no display, GPU out of memory, a failed write),
+// 2 bad input (one line on stderr naming the option, the value and the legal range).
+#pragma once
+
+#include "app/gui.h"
+#include "kernels/workload.h"
+#include "kernels/common/types.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace app::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+// Repetitions accepted by --reps (a GPU backend times at least 20 whatever is asked).
+inline constexpr int kMinReps = 1;
+inline constexpr int kMaxReps = 100000;
+// Screenshot sizes accepted by `shot --size`.
+inline constexpr int kMinShotSide = 160;
+inline constexpr int kMaxShotSide = 8192;
+// Projector font scale accepted by --font-scale.
+inline constexpr float kMinFontScale = 1.0f;
+inline constexpr float kMaxFontScale = 3.0f;
+
+struct InfoOptions {
+    std::string sim_gpu;  // non-empty: describe this simulated GPU only
+};
+
+struct BenchOptions {
+    std::vector<kernels::Workload> workloads;
+    std::vector<std::string> variants;    // empty: every variant of each workload
+    std::vector<int64_t> rows, hidden;    // the sweep is the product of the lists
+    std::vector<kernels::DType> dtypes;
+    double dropout_p = kernels::Params{}.dropout_p;
+    uint64_t seed = kernels::Params{}.seed;
+    int reps = kernels::Job{}.reps;
+    std::string csv, json;                // empty: not written
+    std::string sim_gpu;                  // empty: the GPU when present, else the simulated H100
+    bool per_kernel = false;              // --kernels: a sub-row per kernel
+};
+
+enum class Command { gui, info, bench, shot };
+
+struct ParsedCommand {
+    Command command = Command::gui;
+    GuiOptions gui;
+    InfoOptions info;
+    BenchOptions bench;
+    ShotOptions shot;
+    // -1: go on and run `command`. Otherwise stop with this code: help was printed (0) or an
+    // error message was (2).
+    int exit_code = -1;
+};
+
+// args: the arguments after the program name. Help goes to out, errors to err.
+ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err);
+
+// Parse + run; what main() calls.
+int main_entry(int argc, const char* const* argv);
+
+// ---------------------------------------------------------------------------------------------
+// Value parsers (exposed for tests). Each returns "" or a one-line message naming the option.
+// ---------------------------------------------------------------------------------------------
+// A comma list of whole numbers, each checked against the parameter's range for every workload.
+std::string parse_param_list(const std::string& option, const std::vector<std::string>& items,
+                             kernels::ParamId id, const std::vector<kernels::Workload>& workloads,
+                             std::vector<int64_t>& out);
+// "1280x720" -> 1280, 720 (each kMinShotSide..kMaxShotSide).
+std::string parse_size(const std::string& option, const std::string& text, int& width, int& height);
+
+}  // namespace app::cli

@@ -1,0 +1,119 @@
+# Command-line tests. This file has two roles:
+#  - included by tests/CMakeLists.txt: registers one ctest test per command line (fl_cli_test);
+#  - run as `cmake -P cli_test.cmake -DFL_EXE=... -DFL_ARGS=a|b|c -DFL_CODE=2 -DFL_STDERR=regex ...`:
+#    runs the command and checks its exit code and output. ctest's PASS_REGULAR_EXPRESSION alone
+#    cannot check the exit code, hence the script.
+# Arguments are joined with '|' because ';' does not survive the trip through add_test.
+
+if(CMAKE_SCRIPT_MODE_FILE)
+  # ---- script mode: run one command and check it ---------------------------------------------
+  string(REPLACE "|" ";" args "${FL_ARGS}")
+  string(REPLACE "|" ";" FL_REMOVE "${FL_REMOVE}")
+  string(REPLACE "|" ";" FL_FILES "${FL_FILES}")
+  foreach(f IN LISTS FL_REMOVE)
+    file(REMOVE "${f}")
+  endforeach()
+  execute_process(COMMAND "${FL_EXE}" ${args}
+                  RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+  set(shown "fusionlab ${args}\n  exit: ${code}\n  stdout: ${out}\n  stderr: ${err}")
+  if(NOT code STREQUAL "${FL_CODE}")
+    message(FATAL_ERROR "expected exit code ${FL_CODE}\n${shown}")
+  endif()
+  if(DEFINED FL_STDERR AND NOT err MATCHES "${FL_STDERR}")
+    message(FATAL_ERROR "stderr does not match '${FL_STDERR}'\n${shown}")
+  endif()
+  if(DEFINED FL_STDOUT AND NOT out MATCHES "${FL_STDOUT}")
+    message(FATAL_ERROR "stdout does not match '${FL_STDOUT}'\n${shown}")
+  endif()
+  if(FL_CODE STREQUAL "2")
+    # A usage error is one clear line, not a wall of text, and nothing on stdout.
+    string(STRIP "${err}" stripped)
+    if(stripped MATCHES "\n")
+      message(FATAL_ERROR "a bad-input message must be one line\n${shown}")
+    endif()
+  endif()
+  foreach(f IN LISTS FL_FILES)
+    if(NOT EXISTS "${f}")
+      message(FATAL_ERROR "expected file ${f} was not written\n${shown}")
+    endif()
+  endforeach()
+  if(DEFINED FL_JSON_COUNT)
+    file(READ "${FL_JSON}" json)
+    string(JSON count LENGTH "${json}" measurements)
+    if(NOT count EQUAL FL_JSON_COUNT)
+      message(FATAL_ERROR "${FL_JSON} holds ${count} measurements, expected ${FL_JSON_COUNT}\n${shown}")
+    endif()
+  endif()
+  if(DEFINED FL_CSV_LINES)
+    file(STRINGS "${FL_CSV}" lines)
+    list(LENGTH lines n)
+    if(NOT n EQUAL FL_CSV_LINES)
+      message(FATAL_ERROR "${FL_CSV} holds ${n} lines, expected ${FL_CSV_LINES}\n${shown}")
+    endif()
+  endif()
+  return()
+endif()
+
+# ---- included: register the tests -----------------------------------------------------------
+set(FL_CLI_SCRIPT ${CMAKE_CURRENT_LIST_FILE})
+
+# fl_cli_test(NAME CODE <exit code> ARGS <args...> [STDERR regex] [STDOUT regex] [DEFS -Dx=y...])
+function(fl_cli_test name)
+  cmake_parse_arguments(T "" "CODE;STDERR;STDOUT" "ARGS;DEFS" ${ARGN})
+  string(REPLACE ";" "|" joined "${T_ARGS}")
+  set(defs -DFL_EXE=$<TARGET_FILE:fusionlab> "-DFL_ARGS=${joined}" -DFL_CODE=${T_CODE})
+  if(DEFINED T_STDERR)
+    list(APPEND defs "-DFL_STDERR=${T_STDERR}")
+  endif()
+  if(DEFINED T_STDOUT)
+    list(APPEND defs "-DFL_STDOUT=${T_STDOUT}")
+  endif()
+  add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} ${defs} ${T_DEFS} -P ${FL_CLI_SCRIPT})
+endfunction()
+
+# Bad input: exit 2 and a message naming the option, the value and the legal range.
+fl_cli_test(rows_zero CODE 2 ARGS bench --sim H100 --rows 0
+            STDERR "--rows '0' is out of range \\(legal: 1\\.\\.[0-9]+\\)")
+fl_cli_test(rows_negative CODE 2 ARGS bench --sim H100 --rows -5
+            STDERR "--rows '-5' is out of range \\(legal: 1\\.\\.[0-9]+\\)")
+fl_cli_test(rows_not_a_number CODE 2 ARGS bench --sim H100 --rows abc
+            STDERR "--rows 'abc' is not a whole number \\(legal: 1\\.\\.[0-9]+\\)")
+fl_cli_test(rows_empty_item CODE 2 ARGS bench --sim H100 --rows 64,,128 STDERR "--rows has an empty value")
+fl_cli_test(hidden_too_large CODE 2 ARGS bench --sim H100 --hidden 99999999
+            STDERR "--hidden '99999999' is out of range \\(legal: 1\\.\\.[0-9]+\\)")
+fl_cli_test(dtype_unknown CODE 2 ARGS bench --sim H100 --dtype fp8 STDERR "--dtype 'fp8' is not a dtype \\(legal: .*bf16")
+fl_cli_test(workload_unknown CODE 2 ARGS bench --workload nope STDERR "--workload 'nope' is not a workload \\(legal: .*chain")
+fl_cli_test(variant_unknown CODE 2 ARGS bench --variant nope STDERR "--variant 'nope' is not a variant")
+fl_cli_test(sim_unknown CODE 2 ARGS bench --sim XYZ STDERR "--sim 'XYZ' is not a simulated GPU \\(legal: .*H100")
+fl_cli_test(dropout_out_of_range CODE 2 ARGS bench --sim H100 --dropout 1.5 STDERR "--dropout '1.5' is out of range")
+fl_cli_test(reps_zero CODE 2 ARGS bench --sim H100 --reps 0 STDERR "--reps '0' is out of range")
+fl_cli_test(csv_unwritable CODE 2 ARGS bench --sim H100 --csv /nonexistent/dir/x.csv
+            STDERR "--csv: cannot write /nonexistent/dir/x.csv: .*does not exist")
+fl_cli_test(unknown_option CODE 2 ARGS bench --bogus STDERR "--bogus")
+fl_cli_test(missing_value CODE 2 ARGS bench --rows STDERR "--rows")
+fl_cli_test(unknown_command CODE 2 ARGS frobnicate STDERR "frobnicate")
+fl_cli_test(shot_bad_size CODE 2 ARGS shot --size 12x STDERR "--size '12x' is not a size \\(legal: WIDTHxHEIGHT")
+fl_cli_test(shot_size_out_of_range CODE 2 ARGS shot --out x.png --size 10x10 STDERR "--size '10x10' is out of range")
+fl_cli_test(shot_no_out CODE 2 ARGS shot STDERR "--out FILE.png is required")
+fl_cli_test(info_sim_unknown CODE 2 ARGS info --sim XYZ STDERR "--sim 'XYZ' is not a simulated GPU")
+fl_cli_test(gui_font_scale CODE 2 ARGS --font-scale 9 STDERR "--font-scale '9' is out of range \\(legal: 1\\.\\.3\\)")
+
+# Working runs.
+set(_fl_csv ${CMAKE_CURRENT_BINARY_DIR}/b.csv)
+set(_fl_json ${CMAKE_CURRENT_BINARY_DIR}/b.json)
+fl_cli_test(bench_sim_exports CODE 0
+            ARGS bench --sim H100 --workload all --rows 64 --hidden 1000 --csv ${_fl_csv} --json ${_fl_json}
+            STDOUT "SIMULATED.*chain +unfused.*bias_gelu +fused"
+            DEFS "-DFL_REMOVE=${_fl_csv}|${_fl_json}" "-DFL_FILES=${_fl_csv}|${_fl_json}"
+                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=4 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=5)
+fl_cli_test(bench_sim_sweep_kernels CODE 0
+            ARGS bench --sim A100 --workload chain --variant unfused --rows 8,16 --hidden 32,64 --dtype fp32,bf16 --kernels
+            STDOUT "layernorm.*dropout")
+fl_cli_test(bench_help CODE 0 ARGS bench --help STDOUT "--rows")
+fl_cli_test(info CODE 0 ARGS info STDOUT "hardware counters +not read by this build \\(issue 6\\).*H100")
+fl_cli_test(info_sim CODE 0 ARGS info --sim h200 STDOUT "SIMULATED.*H200")
+if(NOT FUSIONLAB_GUI)
+  fl_cli_test(no_gui CODE 1 ARGS STDERR "this build has no GUI \\(built with FUSIONLAB_GUI=OFF\\): use bench/info")
+  fl_cli_test(no_gui_shot CODE 1 ARGS shot --out ${CMAKE_CURRENT_BINARY_DIR}/s.png
+              STDERR "this build has no GUI")
+endif()

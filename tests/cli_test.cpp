@@ -1,0 +1,146 @@
+// Command-line parsing without a process: options become the right values, bad input exits 2 with
+// one line naming the option, help exits 0. (tests/cli_test.cmake runs the real binary.)
+#include "app/cli.h"
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+namespace {
+
+struct Parse {
+    app::cli::ParsedCommand cmd;
+    std::string out, err;
+};
+
+Parse parse(const std::vector<std::string>& args) {
+    std::ostringstream out, err;
+    Parse p;
+    p.cmd = app::cli::parse_command_line(args, out, err);
+    p.out = out.str();
+    p.err = err.str();
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("cli: no arguments means the GUI", "[cli]") {
+    const auto p = parse({});
+    CHECK(p.cmd.exit_code == -1);
+    CHECK(p.cmd.command == app::cli::Command::gui);
+    const auto q = parse({"--sim", "h200", "--font-scale", "2"});
+    REQUIRE(q.cmd.exit_code == -1);
+    CHECK(q.cmd.gui.sim_gpu == "H200");  // normalised to the registry's key
+    CHECK(q.cmd.gui.font_scale == 2.0f);
+}
+
+TEST_CASE("cli: bench defaults and sweeps", "[cli]") {
+    const auto d = parse({"bench"});
+    REQUIRE(d.cmd.exit_code == -1);
+    REQUIRE(d.cmd.command == app::cli::Command::bench);
+    const kernels::Params defaults;
+    CHECK(d.cmd.bench.workloads.size() == std::size(kernels::kAllWorkloads));
+    CHECK(d.cmd.bench.variants.empty());
+    CHECK(d.cmd.bench.rows == std::vector<int64_t>{defaults.rows});
+    CHECK(d.cmd.bench.hidden == std::vector<int64_t>{defaults.hidden});
+    CHECK(d.cmd.bench.dtypes == std::vector<kernels::DType>{defaults.dtype});
+    CHECK(d.cmd.bench.sim_gpu.empty());
+    CHECK_FALSE(d.cmd.bench.per_kernel);
+
+    const auto s = parse({"bench", "--workload", "bias_gelu", "--variant", "fused", "--rows", "64,128", "256",
+                          "--hidden", " 32 , 48", "--dtype", "fp32,bf16,fp32", "--dropout", "0.25", "--seed", "7",
+                          "--reps", "30", "--sim", "a100", "--kernels"});
+    REQUIRE(s.cmd.exit_code == -1);
+    const auto& b = s.cmd.bench;
+    CHECK(b.workloads == std::vector<kernels::Workload>{kernels::Workload::bias_gelu});
+    CHECK(b.variants == std::vector<std::string>{"fused"});
+    CHECK(b.rows == std::vector<int64_t>{64, 128, 256});
+    CHECK(b.hidden == std::vector<int64_t>{32, 48});
+    CHECK(b.dtypes == std::vector<kernels::DType>{kernels::DType::f32, kernels::DType::bf16});
+    CHECK(b.dropout_p == 0.25);
+    CHECK(b.seed == 7);
+    CHECK(b.reps == 30);
+    CHECK(b.sim_gpu == "A100");
+    CHECK(b.per_kernel);
+}
+
+TEST_CASE("cli: bad bench input exits 2 with one line naming the option and the range", "[cli]") {
+    struct Case {
+        std::vector<std::string> args;
+        std::string message;
+    };
+    const std::vector<Case> cases = {
+        {{"bench", "--rows", "0"}, "--rows '0' is out of range (legal: 1.."},
+        {{"bench", "--rows", "-5"}, "--rows '-5' is out of range"},
+        {{"bench", "--rows", "abc"}, "--rows 'abc' is not a whole number"},
+        {{"bench", "--rows", "12x"}, "--rows '12x' is not a whole number"},
+        {{"bench", "--rows", "1e3"}, "--rows '1e3' is not a whole number"},
+        {{"bench", "--rows", "64,"}, "--rows has an empty value"},
+        {{"bench", "--hidden", "99999999"}, "--hidden '99999999' is out of range"},
+        {{"bench", "--dtype", "fp8"}, "--dtype 'fp8' is not a dtype"},
+        {{"bench", "--workload", "nope"}, "--workload 'nope' is not a workload"},
+        {{"bench", "--variant", "flash"}, "--variant 'flash' is not a variant"},
+        {{"bench", "--sim", "XYZ"}, "--sim 'XYZ' is not a simulated GPU"},
+        {{"bench", "--dropout", "-0.1"}, "--dropout '-0.1' is out of range"},
+        {{"bench", "--dropout", "inf"}, "--dropout 'inf' is not a number"},
+        {{"bench", "--seed", "-1"}, "--seed '-1' is not a whole number"},
+        {{"bench", "--reps", "0"}, "--reps '0' is out of range (legal: 1..100000)"},
+        {{"bench", "--reps", "many"}, "--reps 'many' is not a whole number"},
+        {{"bench", "--csv", "/nonexistent/dir/x.csv"}, "--csv: cannot write /nonexistent/dir/x.csv"},
+        {{"bench", "--bogus"}, "--bogus"},
+        {{"shot", "--size", "12x"}, "--size '12x' is not a size"},
+        {{"shot", "--size", "x720"}, "--size 'x720' is not a size"},
+        {{"shot", "--out", "a.png", "--size", "100000x720"}, "--size '100000x720' is out of range"},
+        {{"shot", "--out", "a.png", "--theme", "pink"}, "--theme 'pink' is not a theme"},
+        {{"shot", "--out", "a.png", "--workload", "all"}, "--workload 'all' is not a workload"},
+        {{"shot"}, "--out FILE.png is required"},
+        {{"info", "--sim", "nope"}, "--sim 'nope' is not a simulated GPU"},
+        {{"--font-scale", "0.5"}, "--font-scale '0.5' is out of range"},
+    };
+    for (const auto& c : cases) {
+        const auto p = parse(c.args);
+        INFO("args: " << Catch::Detail::stringify(c.args) << "\nstderr: " << p.err);
+        CHECK(p.cmd.exit_code == app::cli::kExitUsage);
+        CHECK_THAT(p.err, Catch::Contains(c.message));
+        CHECK(std::count(p.err.begin(), p.err.end(), '\n') == 1);
+        CHECK(p.out.empty());
+    }
+}
+
+TEST_CASE("cli: help exits 0 and prints the options", "[cli]") {
+    const auto p = parse({"bench", "--help"});
+    CHECK(p.cmd.exit_code == 0);
+    CHECK_THAT(p.out, Catch::Contains("--rows"));
+    CHECK_THAT(p.out, Catch::Contains("--csv"));
+    CHECK(p.err.empty());
+}
+
+TEST_CASE("cli: shot options", "[cli]") {
+    const auto p = parse({"shot", "--out", "shot.png", "--size", "1920x1080", "--font-scale", "2", "--theme", "light",
+                          "--workload", "bias_gelu", "--rows", "512", "--hidden", "768", "--dtype", "fp16", "--sim",
+                          "v100", "--reps", "5"});
+    REQUIRE(p.cmd.exit_code == -1);
+    REQUIRE(p.cmd.command == app::cli::Command::shot);
+    const auto& s = p.cmd.shot;
+    CHECK(s.out == "shot.png");
+    CHECK(s.width == 1920);
+    CHECK(s.height == 1080);
+    CHECK(s.font_scale == 2.0f);
+    CHECK(s.theme == "light");
+    CHECK(s.params.workload == kernels::Workload::bias_gelu);
+    CHECK(s.params.rows == 512);
+    CHECK(s.params.hidden == 768);
+    CHECK(s.params.dtype == kernels::DType::f16);
+    CHECK(s.sim_gpu == "V100");
+    CHECK(s.reps == 5);
+}
+
+TEST_CASE("cli: parse_size", "[cli]") {
+    int w = 0, h = 0;
+    CHECK(app::cli::parse_size("--size", "1280x720", w, h).empty());
+    CHECK((w == 1280 && h == 720));
+    CHECK(app::cli::parse_size("--size", "640X480", w, h).empty());
+    CHECK((w == 640 && h == 480));
+    for (const char* bad : {"", "12x", "x12", "1280*720", "1280x720x3", "-1280x720", "axb", "1280 x"})
+        CHECK_FALSE(app::cli::parse_size("--size", bad, w, h).empty());
+}

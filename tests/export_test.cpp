@@ -1,0 +1,318 @@
+// Export: atomic writes leave the old file or the new one and never a temporary; CSV quotes what it
+// must; JSON parses back with every field; PNG decodes to the requested size and orientation.
+#include "app/export.h"
+
+#include "kernels/common/backend.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <stb/stb_image.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh folder per test under the system temp folder, removed at the end.
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::random_device entropy;
+        path = fs::temp_directory_path() / ("fusionlab_export_test_" + std::to_string(entropy()) + std::to_string(entropy()));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ignored);
+        fs::remove_all(path, ignored);
+    }
+    std::vector<std::string> entries() const {
+        std::vector<std::string> names;
+        for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+};
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// RFC 4180 reader, enough to check our writer: quoted fields, doubled quotes, CRLF records.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> row;
+    std::string field;
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            row.push_back(field);
+            field.clear();
+        } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+            row.push_back(field);
+            field.clear();
+            rows.push_back(row);
+            row.clear();
+            ++i;
+        } else {
+            field += c;
+        }
+    }
+    if (!field.empty() || !row.empty()) {
+        row.push_back(field);
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+// One measurement from the real simulated backend, plus one failed one with awkward text.
+std::vector<kernels::Measurement> sample_measurements() {
+    auto backend = kernels::make_sim_backend(*kernels::find_sim_gpu("H100"));
+    kernels::Job job;
+    job.id = 7;
+    job.params.workload = kernels::Workload::chain;
+    job.params.rows = 256;
+    job.params.hidden = 1024;
+    job.params.seed = 9007199254740991ULL;  // needs all 53 bits: must not be rounded
+    job.variant = "unfused";
+    kernels::Measurement good = backend->run(job, kernels::CancelToken{});
+    good.job = job;
+    if (good.build_type.empty()) good.build_type = kernels::build_type();
+
+    kernels::Measurement bad;
+    bad.job.id = 8;
+    bad.job.params.workload = kernels::Workload::bias_gelu;
+    bad.job.variant = "fused";
+    bad.job.backend = kernels::BackendKind::gpu;
+    bad.ok = false;
+    bad.device.name = "Lab \"GPU\", rack 3";
+    bad.error = "out of memory, \"cudaMalloc\" failed\nwhile allocating x";
+    return {good, bad};
+}
+
+size_t column_index(const std::vector<std::string>& header, const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE(it != header.end());
+    return static_cast<size_t>(it - header.begin());
+}
+
+}  // namespace
+
+TEST_CASE("write_file_atomic: writes, replaces and leaves no temporary file", "[export]") {
+    TempDir dir;
+    const std::string target = (dir.path / "out.csv").string();
+    REQUIRE(app::write_file_atomic(target, "first").empty());
+    CHECK(read_file(target) == "first");
+    REQUIRE(app::write_file_atomic(target, "second, longer").empty());
+    CHECK(read_file(target) == "second, longer");
+    REQUIRE(app::write_file_atomic(target, "").empty());
+    CHECK(read_file(target).empty());
+    CHECK(dir.entries() == std::vector<std::string>{"out.csv"});
+}
+
+TEST_CASE("write_file_atomic: a missing folder gives a message and writes nothing", "[export]") {
+    TempDir dir;
+    const fs::path missing = dir.path / "no_such_dir" / "x.csv";
+    const std::string error = app::write_file_atomic(missing.string(), "data");
+    CHECK_THAT(error, Catch::StartsWith("cannot write " + missing.string() + ": "));
+    CHECK_THAT(error, Catch::Contains("does not exist"));
+    CHECK_FALSE(fs::exists(missing));
+    CHECK(dir.entries().empty());
+    CHECK_THAT(app::check_writable(missing.string()), Catch::Contains("does not exist"));
+}
+
+TEST_CASE("write_file_atomic: a folder or a file in the way gives a message", "[export]") {
+    TempDir dir;
+    fs::create_directories(dir.path / "sub");
+    CHECK_THAT(app::write_file_atomic((dir.path / "sub").string(), "x"), Catch::Contains("folder"));
+    REQUIRE(app::write_file_atomic((dir.path / "plain").string(), "x").empty());
+    const std::string under_file = (dir.path / "plain" / "y.csv").string();
+    CHECK_THAT(app::write_file_atomic(under_file, "x"), Catch::Contains("not a folder"));
+    CHECK_THAT(app::write_file_atomic("", "x"), Catch::Contains("empty path"));
+    CHECK(dir.entries() == std::vector<std::string>{"plain", "sub"});
+    CHECK(read_file(dir.path / "plain") == "x");
+}
+
+TEST_CASE("write_file_atomic: an existing target survives a failed write", "[export]") {
+    TempDir dir;
+    const fs::path target = dir.path / "keep.json";
+    REQUIRE(app::write_file_atomic(target.string(), "old contents").empty());
+
+    // A read-only folder makes the temporary file impossible to create. Administrators ignore
+    // permissions, so this part only runs where the permission really takes effect.
+    fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec, fs::perm_options::replace);
+    const bool read_only_works = !std::ofstream(dir.path / "probe").is_open();
+    if (read_only_works) {
+        const std::string error = app::write_file_atomic(target.string(), "new contents");
+        CHECK_THAT(error, Catch::StartsWith("cannot write " + target.string()));
+        CHECK_THAT(app::check_writable(target.string()), Catch::StartsWith("cannot write"));
+    } else {
+        WARN("permissions do not restrict this user (root?): read-only folder case skipped");
+    }
+    fs::permissions(dir.path, fs::perms::owner_all, fs::perm_options::replace);
+    std::error_code ignored;
+    fs::remove(dir.path / "probe", ignored);
+    CHECK(read_file(target) == "old contents");
+    CHECK(dir.entries() == std::vector<std::string>{"keep.json"});
+
+    // A PNG that cannot be encoded must not touch the existing file either.
+    const std::string png_error = app::export_png(target.string(), 4, 4, std::vector<uint8_t>(10));
+    CHECK_THAT(png_error, Catch::Contains("needs 64"));
+    CHECK(read_file(target) == "old contents");
+
+#ifdef __linux__
+    // procfs refuses new files, even for root: the write fails after the checks, at creation.
+    const std::string proc_error = app::write_file_atomic("/proc/version", "replaced?");
+    CHECK_THAT(proc_error, Catch::StartsWith("cannot write /proc/version: "));
+    CHECK_THAT(read_file("/proc/version"), Catch::StartsWith("Linux"));
+#endif
+}
+
+TEST_CASE("measurements_csv: one header, one row per measurement, quoted fields", "[export]") {
+    const auto ms = sample_measurements();
+    const std::string csv = app::measurements_csv(ms);
+    const auto rows = parse_csv(csv);
+    REQUIRE(rows.size() == ms.size() + 1);
+    const auto& header = rows[0];
+    for (const auto& row : rows) CHECK(row.size() == header.size());
+    for (const char* name : {"timestamp", "device", "simulated", "driver", "runtime", "compute_capability",
+                             "sm_clock_mhz", "mem_clock_mhz", "build_type", "backend", "workload", "variant", "dtype",
+                             "rows", "hidden", "dropout_p", "seed", "reps", "median_ms", "min_ms", "max_ms",
+                             "modeled_bytes_read", "modeled_bytes_written", "min_bytes", "flops", "achieved_gbps",
+                             "ceiling_gbps", "ceiling_source", "pct_of_ceiling", "achieved_gflops", "checked",
+                             "max_abs_error", "rel_l2_error", "check_note", "timing_note", "ok", "error"})
+        CHECK(std::find(header.begin(), header.end(), name) != header.end());
+
+    const auto& good = rows[1];
+    CHECK(good[column_index(header, "workload")] == "chain");
+    CHECK(good[column_index(header, "variant")] == "unfused");
+    CHECK(good[column_index(header, "rows")] == "256");
+    CHECK(good[column_index(header, "hidden")] == "1024");
+    CHECK(good[column_index(header, "seed")] == "9007199254740991");
+    CHECK(good[column_index(header, "simulated")] == "true");
+    CHECK(good[column_index(header, "ceiling_source")] == "datasheet peak");
+    CHECK(good[column_index(header, "ok")] == "true");
+    CHECK(std::stoull(good[column_index(header, "modeled_bytes_read")]) == ms[0].bytes_read);
+    CHECK(std::stod(good[column_index(header, "median_ms")]) == Approx(ms[0].time.median_ms));
+
+    const auto& bad = rows[2];
+    CHECK(bad[column_index(header, "device")] == "Lab \"GPU\", rack 3");
+    CHECK(bad[column_index(header, "error")] == ms[1].error);
+    CHECK(bad[column_index(header, "ok")] == "false");
+    CHECK(bad[column_index(header, "median_ms")].empty());     // no time for a failed run, not 0
+    CHECK(bad[column_index(header, "dropout_p")].empty());     // bias_gelu has no dropout
+    CHECK(bad[column_index(header, "max_abs_error")].empty()); // not checked: empty, not 0
+}
+
+TEST_CASE("measurements_json: parses back with the device, params and per-kernel times", "[export]") {
+    const auto ms = sample_measurements();
+    const auto doc = nlohmann::json::parse(app::measurements_json(ms));
+    REQUIRE(doc["measurements"].size() == ms.size());
+    CHECK(doc["tool"] == "fusionlab");
+    CHECK(doc.contains("exported_at"));
+
+    const auto& good = doc["measurements"][0];
+    CHECK(good["ok"] == true);
+    CHECK(good["device"]["name"] == ms[0].device.name);
+    CHECK(good["device"]["simulated"] == true);
+    CHECK(good["backend"] == "simulated");
+    CHECK(good["workload"] == "chain");
+    CHECK(good["variant"] == "unfused");
+    CHECK(good["params"]["rows"] == 256);
+    CHECK(good["params"]["hidden"] == 1024);
+    CHECK(good["params"]["seed"].get<uint64_t>() == 9007199254740991ULL);
+    CHECK(good["params"]["dtype"] == "bf16");
+    CHECK(good["time"]["median_ms"].get<double>() == Approx(ms[0].time.median_ms));
+    CHECK(good["modeled"]["bytes_read"].get<uint64_t>() == ms[0].bytes_read);
+    CHECK(good["modeled"]["bytes_written"].get<uint64_t>() == ms[0].bytes_written);
+    CHECK(good["modeled"]["flops"].get<double>() == Approx(ms[0].flops));
+    CHECK(good["achieved"]["ceiling_source"] == "datasheet peak");
+    CHECK(good["achieved"]["gbps"].get<double>() == Approx(ms[0].achieved_gbps()));
+    REQUIRE(good["kernels"].size() == ms[0].kernels.size());
+    REQUIRE_FALSE(ms[0].kernels.empty());
+    CHECK(good["kernels"][0]["name"] == ms[0].kernels[0].name);
+    CHECK(good["kernels"][0]["time"]["median_ms"].get<double>() == Approx(ms[0].kernels[0].time.median_ms));
+    CHECK(good["check"]["checked"] == ms[0].checked);
+
+    const auto& bad = doc["measurements"][1];
+    CHECK(bad["ok"] == false);
+    CHECK(bad["error"] == ms[1].error);
+    CHECK(bad["time"]["median_ms"].is_null());
+    CHECK(bad["check"]["max_abs_error"].is_null());
+    CHECK_FALSE(bad["params"].contains("dropout"));
+}
+
+TEST_CASE("export_csv / export_json write the files", "[export]") {
+    TempDir dir;
+    const auto ms = sample_measurements();
+    REQUIRE(app::export_csv((dir.path / "m.csv").string(), ms).empty());
+    REQUIRE(app::export_json((dir.path / "m.json").string(), ms).empty());
+    CHECK(parse_csv(read_file(dir.path / "m.csv")).size() == ms.size() + 1);
+    CHECK(nlohmann::json::parse(read_file(dir.path / "m.json"))["measurements"].size() == ms.size());
+    CHECK(dir.entries() == std::vector<std::string>{"m.csv", "m.json"});
+}
+
+TEST_CASE("export_png: a PNG of the right size, top row first", "[export]") {
+    TempDir dir;
+    const int width = 7, height = 5;
+    std::vector<uint8_t> rgba(size_t(width) * height * 4);
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            uint8_t* px = &rgba[(size_t(y) * width + x) * 4];
+            px[0] = uint8_t(x * 30);
+            px[1] = uint8_t(y * 50);
+            px[2] = 200;
+            px[3] = 255;
+        }
+    const fs::path path = dir.path / "shot.png";
+    REQUIRE(app::export_png(path.string(), width, height, rgba).empty());
+
+    const std::string bytes = read_file(path);
+    const std::string signature = "\x89PNG\r\n\x1a\n";
+    REQUIRE(bytes.size() > signature.size());
+    CHECK(bytes.compare(0, signature.size(), signature) == 0);
+
+    int w = 0, h = 0, channels = 0;
+    stbi_uc* pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()), int(bytes.size()), &w,
+                                            &h, &channels, 4);
+    REQUIRE(pixels != nullptr);
+    CHECK(w == width);
+    CHECK(h == height);
+    CHECK(std::equal(rgba.begin(), rgba.end(), pixels));
+    stbi_image_free(pixels);
+    CHECK(dir.entries() == std::vector<std::string>{"shot.png"});
+
+    CHECK_THAT(app::export_png((dir.path / "empty.png").string(), 0, 5, {}), Catch::Contains("empty"));
+    CHECK_FALSE(fs::exists(dir.path / "empty.png"));
+}
+
+TEST_CASE("bandwidth_ceiling prefers the measured copy and says which it used", "[export]") {
+    kernels::DeviceInfo d;
+    CHECK(app::bandwidth_ceiling(d).source == "unavailable");
+    CHECK(app::percent_of_ceiling(100, app::bandwidth_ceiling(d)) == 0);
+    d.peak_bw_gbps = 4800;
+    CHECK(app::bandwidth_ceiling(d).source == "datasheet peak");
+    d.measured_copy_gbps = 4200;
+    const auto c = app::bandwidth_ceiling(d);
+    CHECK(c.source == "measured copy");
+    CHECK(c.gbps == 4200);
+    CHECK(app::percent_of_ceiling(2100, c) == Approx(50));
+}
