@@ -1,0 +1,349 @@
+// [SECTION] GLFW: errors, window, GL loader
+// [SECTION] ImGui session: fonts, style, backends
+// [SECTION] Interactive frame loop (run_gui)
+// [SECTION] Headless shot (run_shot)
+#include "app/gui.h"
+
+#include "app/export.h"
+#include "app/panels.h"
+#include "app/panels_state.h"
+#include "app/platform.h"
+#include "app/runner.h"
+#include "app/screenshot.h"
+#include "app/settings.h"
+#include "kernels/common/backend.h"
+#include "kernels/workload.h"
+#include "viz/theme.h"
+
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace app {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] GLFW
+// ---------------------------------------------------------------------------------------------
+
+// GLFW reports errors through a callback; keep the last one to explain a failed call.
+struct GlfwError {
+    int code = 0;
+    std::string text;
+};
+GlfwError g_last_glfw_error;
+
+void on_glfw_error(int code, const char* text) {
+    g_last_glfw_error = {code, text ? text : ""};
+}
+
+std::string last_glfw_error() {
+    if (!g_last_glfw_error.code) return "no details from GLFW";
+    return "GLFW error " + std::to_string(g_last_glfw_error.code) + ": " + g_last_glfw_error.text;
+}
+
+// glfwInit/glfwTerminate as a scope.
+struct GlfwSession {
+    bool ok = false;
+    GlfwSession() {
+        glfwSetErrorCallback(on_glfw_error);
+        ok = glfwInit() == GLFW_TRUE;
+    }
+    ~GlfwSession() {
+        if (ok) glfwTerminate();
+    }
+    GlfwSession(const GlfwSession&) = delete;
+    GlfwSession& operator=(const GlfwSession&) = delete;
+};
+
+// A window with a current OpenGL 3.3 core context whose functions glad has loaded.
+GLFWwindow* open_window(int width, int height, bool visible, std::string* error) {
+    glfwDefaultWindowHints();
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);  // required on macOS, harmless elsewhere
+    glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
+    GLFWwindow* window = glfwCreateWindow(width, height, "fusionlab", nullptr, nullptr);
+    if (!window) {
+        *error = "cannot open an OpenGL 3.3 window (" + last_glfw_error() + ")";
+        return nullptr;
+    }
+    glfwMakeContextCurrent(window);
+    if (gladLoadGL(glfwGetProcAddress) == 0) {
+        *error = "cannot load OpenGL 3.3 functions (glad)";
+        glfwDestroyWindow(window);
+        return nullptr;
+    }
+    return window;
+}
+
+std::string no_display_message() {
+    return "fusionlab: no display found (" + last_glfw_error() +
+           ").\n  Run the GUI under a virtual display:  xvfb-run -a fusionlab\n"
+           "  or take a screenshot without one:     fusionlab shot --out F.png\n"
+           "  or measure from the command line:     fusionlab bench\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] ImGui session
+// ---------------------------------------------------------------------------------------------
+
+// An ImGui context with the OpenGL3 renderer (and the GLFW platform backend when interactive).
+class ImGuiSession {
+public:
+    ImGuiSession(GLFWwindow* window, bool interactive) : interactive_(interactive) {
+        IMGUI_CHECKVERSION();
+        ImGui::CreateContext();
+        ImGui::GetIO().IniFilename = nullptr;  // layout is fixed; our settings live in settings.json
+        if (interactive_) ImGui_ImplGlfw_InitForOpenGL(window, true);
+        ImGui_ImplOpenGL3_Init("#version 330");
+    }
+    ~ImGuiSession() {
+        ImGui_ImplOpenGL3_Shutdown();
+        if (interactive_) ImGui_ImplGlfw_Shutdown();
+        ImGui::DestroyContext();
+    }
+    ImGuiSession(const ImGuiSession&) = delete;
+    ImGuiSession& operator=(const ImGuiSession&) = delete;
+
+    // Rebuilds fonts and style when the font scale or theme changed. Call between frames.
+    void apply_look(AppState& state) {
+        const Settings& s = state.settings;
+        const bool rescale = state.applied_font_scale != s.font_scale;
+        if (rescale) {
+            state.font_note = viz::load_fonts(s.font_scale).note;
+            // Before the first frame the renderer uploads the atlas itself; afterwards we must.
+            if (renderer_ready_) {
+                ImGui_ImplOpenGL3_DestroyFontsTexture();
+                ImGui_ImplOpenGL3_CreateFontsTexture();
+            }
+        }
+        if (rescale || state.applied_theme != s.theme) viz::apply_style(s.theme, s.font_scale);
+        state.applied_font_scale = s.font_scale;
+        state.applied_theme = s.theme;
+    }
+
+    void new_frame() {
+        ImGui_ImplOpenGL3_NewFrame();
+        renderer_ready_ = true;
+        if (interactive_) ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+    }
+
+private:
+    bool interactive_;
+    bool renderer_ready_ = false;
+};
+
+void clear_to_window_background() {
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Interactive frame loop
+// ---------------------------------------------------------------------------------------------
+
+// Seconds settings must stay unchanged before they are written (a slider drag writes once).
+constexpr double kSettingsSaveDelaySeconds = 1.0;
+
+void save_settings_if_due(AppState& state, double now, bool force) {
+    if (!state.settings_dirty || state.settings_path.empty()) return;
+    if (!force && now - state.changed_at < kSettingsSaveDelaySeconds) return;
+    state.settings_dirty = false;
+    if (std::string error = save_settings(state.settings_path, state.settings); !error.empty())
+        state.settings_message = {"settings not saved: " + error, true};
+}
+
+void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSession& session) {
+    session.apply_look(state);
+    session.new_frame();
+    const bool settings_were_dirty = state.settings_dirty;
+    handle_shortcuts(state);
+    update_measurements(state, runner, ImGui::GetTime());
+    draw_main_window(state, runner);
+    ImGui::Render();
+    // View changes (font, theme, folder) mark settings dirty without touching parameters.
+    if (state.settings_dirty && !settings_were_dirty && !state.params_dirty) state.changed_at = ImGui::GetTime();
+
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glViewport(0, 0, fb_w, fb_h);
+    clear_to_window_background();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (state.png_requested) {
+        // Read before the swap: afterwards the back buffer's content is undefined.
+        state.png_requested = false;
+        const std::string path = export_path(state.settings, "png");
+        const std::string error = save_back_buffer_png(path, fb_w, fb_h);
+        state.export_message = error.empty() ? InlineMessage{"saved " + path, false} : InlineMessage{error, true};
+    }
+    glfwSwapBuffers(window);
+    save_settings_if_due(state, ImGui::GetTime(), false);
+}
+
+// Idle frames wait for input instead of spinning; while work is pending we keep redrawing so
+// results appear (and the spinner turns) without the user moving the mouse.
+void wait_for_events(const AppState& state, const Runner& runner) {
+    const bool animating = runner.busy() || !runner.gpu_probed() || state.params_dirty || state.settings_dirty;
+    glfwWaitEventsTimeout(animating ? 1.0 / 60.0 : 0.5);
+}
+
+}  // namespace
+
+int run_gui(const GuiOptions& opts) {
+    AppState state;
+    state.settings_path = default_settings_path();
+    if (std::string note = load_settings(state.settings_path, state.settings); !note.empty())
+        state.settings_message = {note, true};
+    if (!opts.sim_gpu.empty()) {
+        const kernels::SimGpu* gpu = kernels::find_sim_gpu(opts.sim_gpu);
+        if (!gpu) {
+            std::fprintf(stderr, "fusionlab: unknown simulated GPU '%s'\n", opts.sim_gpu.c_str());
+            return 1;
+        }
+        state.settings.backend = gpu->key;
+    }
+    if (opts.font_scale > 0) state.settings.font_scale = std::clamp(opts.font_scale, kMinFontScale, kMaxFontScale);
+
+    GlfwSession glfw;
+    if (!glfw.ok) {
+        std::fputs(no_display_message().c_str(), stderr);
+        return 1;
+    }
+    std::string error;
+    GLFWwindow* window = open_window(1440, 900, true, &error);
+    if (!window) {
+        std::fprintf(stderr, "fusionlab: %s\n", error.c_str());
+        return 1;
+    }
+    glfwSwapInterval(1);
+    {
+        Runner runner;  // probes for a GPU on its own thread; the window opens meanwhile
+        ImGuiSession session(window, true);
+        while (!glfwWindowShouldClose(window)) {
+            wait_for_events(state, runner);
+            render_frame(window, state, runner, session);
+        }
+        save_settings_if_due(state, 0, true);
+    }
+    glfwDestroyWindow(window);
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Headless shot
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// Frames rendered before reading pixels: ImGui hides a new auto-sized window on its first frame
+// and tables settle their column widths over the next ones.
+constexpr int kShotFrames = 4;
+
+std::string check_shot_options(const ShotOptions& opts, Settings& s) {
+    if (opts.out.empty()) return "shot needs an output file (--out F.png)";
+    if (opts.width < 1 || opts.height < 1)
+        return "image size " + std::to_string(opts.width) + "x" + std::to_string(opts.height) + " must be positive";
+    if (!(opts.font_scale >= kMinFontScale && opts.font_scale <= kMaxFontScale))
+        return "font scale " + std::to_string(opts.font_scale) + " is out of range: it must be between 1 and 3";
+    if (!viz::parse_theme(opts.theme, s.theme)) return "theme '" + opts.theme + "' is unknown: use dark or light";
+    if (std::string why = kernels::validate(opts.params); !why.empty()) return why;
+    if (!opts.sim_gpu.empty()) {
+        const kernels::SimGpu* gpu = kernels::find_sim_gpu(opts.sim_gpu);
+        if (!gpu) return "unknown simulated GPU '" + opts.sim_gpu + "'";
+        s.backend = gpu->key;
+    }
+    s.font_scale = opts.font_scale;
+    s.params = opts.params;
+    s.reps = opts.reps;
+    return check_writable(opts.out);
+}
+
+// Renders the main window into `target` kShotFrames times; the last frame stays in it.
+void render_shot_frames(AppState& state, Runner& runner, ImGuiSession& session, const OffscreenTarget& target,
+                        int width, int height) {
+    for (int frame = 0; frame < kShotFrames; ++frame) {
+        session.apply_look(state);
+        ImGuiIO& io = ImGui::GetIO();
+        io.DisplaySize = ImVec2(static_cast<float>(width), static_cast<float>(height));
+        io.DisplayFramebufferScale = ImVec2(1, 1);
+        io.DeltaTime = 1.0f / 60.0f;
+        session.new_frame();
+        draw_main_window(state, runner);
+        ImGui::Render();
+        target.bind();
+        clear_to_window_background();
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    }
+    glFinish();
+}
+
+}  // namespace
+
+int run_shot(const ShotOptions& opts) {
+    AppState state;
+    state.interactive = false;
+    if (std::string error = check_shot_options(opts, state.settings); !error.empty()) {
+        std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+        return 1;
+    }
+
+    GlfwSession glfw;
+    if (!glfw.ok) {
+        // No display: run ourselves again under a virtual X server when one can be had.
+        const std::string why = platform::reexec_under_xvfb(std::max(opts.width, 640), std::max(opts.height, 480));
+        std::fprintf(stderr, "fusionlab shot: %s (%s)\n", why.c_str(), last_glfw_error().c_str());
+        return 1;
+    }
+    std::string error;
+    GLFWwindow* window = open_window(64, 64, false, &error);
+    if (!window) {
+        std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+        return 1;
+    }
+    int status = 0;
+    {
+        OffscreenTarget target;
+        if (error = target.create(opts.width, opts.height); !error.empty()) {
+            std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+            status = 1;
+        } else {
+            Runner runner;
+            runner.wait_until_probed();
+            const ResolvedBackend backend = resolve_backend(state.settings, runner);
+            std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
+            for (const kernels::Measurement& m : results)
+                if (!m.ok)
+                    std::fprintf(stderr, "fusionlab shot: %s failed: %s\n", m.job.variant.c_str(), m.error.c_str());
+            store_results(state, std::move(results));
+            state.params_dirty = false;  // measured above; nothing to submit while rendering
+
+            ImGuiSession session(window, false);
+            render_shot_frames(state, runner, session, target, opts.width, opts.height);
+            error = export_png(opts.out, opts.width, opts.height, target.read_rgba());
+            if (!error.empty()) {
+                std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+                status = 1;
+            } else {
+                std::printf("saved %s (%dx%d)\n", opts.out.c_str(), opts.width, opts.height);
+            }
+        }
+    }
+    glfwDestroyWindow(window);
+    return status;
+}
+
+}  // namespace app

@@ -1,0 +1,144 @@
+// [SECTION] Backend choice
+// [SECTION] Batches and results
+// [SECTION] Export
+#include "app/panels_state.h"
+
+#include "app/export.h"
+#include "kernels/common/backend.h"
+#include "kernels/workload.h"
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <system_error>
+
+namespace app {
+
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Backend choice
+// ---------------------------------------------------------------------------------------------
+
+std::string plain_device_name(const kernels::DeviceInfo& d) {
+    const std::string suffix = " (simulated)";
+    const std::string& n = d.name;
+    if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return n.substr(0, n.size() - suffix.size());
+    return n;
+}
+
+ResolvedBackend resolve_backend(const Settings& s, const Runner& runner) {
+    ResolvedBackend r;
+    const kernels::SimGpu* chosen_sim = s.backend.empty() || s.backend == "gpu" ? nullptr
+                                                                                : kernels::find_sim_gpu(s.backend);
+    if (!chosen_sim) {
+        // "gpu" or automatic: the real device once the probe says there is one.
+        if (!runner.gpu_probed()) return r;
+        if (runner.gpu_available()) {
+            r.ready = true;
+            r.kind = kernels::BackendKind::gpu;
+            r.device = runner.gpu_device();
+            return r;
+        }
+        chosen_sim = kernels::find_sim_gpu(kDefaultSimGpu);
+        if (!chosen_sim) chosen_sim = &kernels::sim_gpus().front();
+    }
+    r.ready = true;
+    r.kind = kernels::BackendKind::simulated;
+    r.sim_key = chosen_sim->key;
+    r.device = chosen_sim->info;
+    return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Batches and results
+// ---------------------------------------------------------------------------------------------
+
+std::vector<kernels::Job> make_batch(const Settings& s, const ResolvedBackend& backend) {
+    std::vector<kernels::Job> batch;
+    for (const std::string& variant : selected_variants(s)) {
+        kernels::Job job;
+        job.params = s.params;
+        job.variant = variant;
+        job.backend = backend.kind;
+        if (backend.kind == kernels::BackendKind::simulated) job.sim_gpu = backend.sim_key;
+        job.reps = s.reps;
+        batch.push_back(job);
+    }
+    return batch;
+}
+
+void mark_changed(AppState& state, double now) {
+    state.params_dirty = true;
+    state.settings_dirty = true;
+    state.changed_at = now;
+}
+
+void store_results(AppState& state, std::vector<kernels::Measurement> fresh) {
+    for (kernels::Measurement& m : fresh) {
+        auto same = [&](const kernels::Measurement& old) {
+            return old.job.params.workload == m.job.params.workload && old.job.variant == m.job.variant;
+        };
+        auto it = std::find_if(state.results.begin(), state.results.end(), same);
+        if (it != state.results.end()) *it = std::move(m);
+        else state.results.push_back(std::move(m));
+    }
+}
+
+void update_measurements(AppState& state, Runner& runner, double now) {
+    store_results(state, runner.take_results());
+    if (!state.params_dirty || now - state.changed_at < kSubmitDebounceSeconds) return;
+    const ResolvedBackend backend = resolve_backend(state.settings, runner);
+    if (!backend.ready) return;  // try again next frame, once the GPU probe has answered
+    state.validation_error = kernels::validate(state.settings.params);
+    state.params_dirty = false;
+    if (!state.validation_error.empty()) return;  // shown in red beside the controls
+    runner.submit(make_batch(state.settings, backend));
+}
+
+std::vector<const kernels::Measurement*> visible_results(const AppState& state) {
+    std::vector<const kernels::Measurement*> shown;
+    const kernels::Workload w = state.settings.params.workload;
+    for (const std::string& variant : selected_variants(state.settings))
+        for (const kernels::Measurement& m : state.results)
+            if (m.job.params.workload == w && m.job.variant == variant) shown.push_back(&m);
+    return shown;
+}
+
+bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBackend& backend) {
+    if (!(m.job.params == s.params) || m.job.reps != s.reps) return true;
+    if (!backend.ready || m.job.backend != backend.kind) return true;
+    return backend.kind == kernels::BackendKind::simulated && m.job.sim_gpu != backend.sim_key;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Export
+// ---------------------------------------------------------------------------------------------
+
+std::string export_path(const Settings& s, const std::string& extension) {
+    char stamp[32] = "";
+    const std::time_t now = std::time(nullptr);
+    if (const std::tm* local = std::localtime(&now)) std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", local);
+    const fs::path folder = s.export_dir.empty() ? fs::path(".") : fs::path(s.export_dir);
+    const std::string stem = std::string("fusionlab-") + kernels::to_string(s.params.workload) + "-" + stamp;
+    // Two exports in the same second get distinct names instead of overwriting each other.
+    std::error_code ec;
+    fs::path candidate = folder / (stem + "." + extension);
+    for (int n = 2; fs::exists(candidate, ec) && n < 1000; ++n)
+        candidate = folder / (stem + "-" + std::to_string(n) + "." + extension);
+    const fs::path absolute = fs::absolute(candidate, ec);
+    return (ec ? candidate : absolute).lexically_normal().string();
+}
+
+InlineMessage export_results(const AppState& state, const std::string& extension) {
+    std::vector<kernels::Measurement> rows;
+    for (const kernels::Measurement* m : visible_results(state)) rows.push_back(*m);
+    if (rows.empty()) return {"nothing to export yet: no measurement has finished", true};
+    const std::string path = export_path(state.settings, extension);
+    const std::string error = extension == "json" ? export_json(path, rows) : export_csv(path, rows);
+    if (!error.empty()) return {error, true};
+    return {"saved " + path, false};
+}
+
+}  // namespace app

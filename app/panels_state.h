@@ -1,0 +1,86 @@
+// The GUI's state and the logic the panels share, kept apart from drawing so panels stay thin:
+// which backend the settings resolve to, turning the current parameters into a runner batch
+// (debounced, validated first), keeping the latest result per variant, and the export actions.
+#pragma once
+
+#include "app/runner.h"
+#include "app/settings.h"
+#include "kernels/common/types.h"
+
+#include <string>
+#include <vector>
+
+namespace app {
+
+// Seconds a parameter must stay unchanged before it is measured: dragging a slider sends one
+// batch when the hand stops, not one per frame.
+inline constexpr double kSubmitDebounceSeconds = 0.15;
+// The simulated GPU used when nothing else is chosen and no CUDA device exists.
+inline constexpr const char* kDefaultSimGpu = "H100";
+
+struct InlineMessage {
+    std::string text;
+    bool error = false;
+};
+
+struct AppState {
+    Settings settings;
+    std::string settings_path;       // "" = do not persist (shots)
+    InlineMessage settings_message;  // a corrupt file, a failed save
+    std::string font_note;           // which font file is in use
+
+    std::vector<kernels::Measurement> results;  // latest result per (workload, variant)
+    std::string validation_error;                // why the current parameters are not measured
+    bool params_dirty = true;                    // parameters changed since the last batch
+    double changed_at = -1e9;                    // ImGui time of the last change
+    bool settings_dirty = false;
+
+    // Requests the panels make and the frame loop services (they touch GL or the font atlas).
+    float applied_font_scale = 0;    // scale the atlas was built for
+    viz::Theme applied_theme = viz::Theme::dark;
+    bool png_requested = false;
+    InlineMessage export_message;
+
+    bool stack_by_kernel = false;    // bytes chart: one segment per kernel instead of per buffer
+    bool interactive = true;         // false in shots: no hover tooltips, nothing animated
+};
+
+// Where jobs go, as chosen in the settings and allowed by what the runner found.
+struct ResolvedBackend {
+    bool ready = false;                   // false while the GPU probe is still running
+    kernels::BackendKind kind = kernels::BackendKind::simulated;
+    std::string sim_key;                  // when simulated
+    kernels::DeviceInfo device;           // what the numbers will come from
+};
+
+ResolvedBackend resolve_backend(const Settings& s, const Runner& runner);
+
+// Device name without the " (simulated)" suffix, for banners that already say so.
+std::string plain_device_name(const kernels::DeviceInfo& d);
+
+// One job per selected variant of the current workload.
+std::vector<kernels::Job> make_batch(const Settings& s, const ResolvedBackend& backend);
+
+// Marks the parameters (and settings) changed now.
+void mark_changed(AppState& state, double now);
+
+// Called once per frame: collects finished results, and submits a new batch when the
+// parameters have been still for kSubmitDebounceSeconds and are valid. Never blocks.
+void update_measurements(AppState& state, Runner& runner, double now);
+
+// Stores results, replacing older ones of the same workload and variant.
+void store_results(AppState& state, std::vector<kernels::Measurement> fresh);
+
+// The results to show, in variant order: current workload, selected variants only.
+std::vector<const kernels::Measurement*> visible_results(const AppState& state);
+
+// True when `m` was measured with different parameters or backend than those now selected.
+bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBackend& backend);
+
+// Export actions: write next to the export folder with a timestamped name; the message says
+// "saved /path" or why not.
+InlineMessage export_results(const AppState& state, const std::string& extension);
+// File path for a new export of this extension ("csv", "json", "png").
+std::string export_path(const Settings& s, const std::string& extension);
+
+}  // namespace app

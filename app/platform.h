@@ -1,0 +1,29 @@
+// The one place for operating-system specific calls: where settings live, finding programs on
+// PATH, and re-running this binary under a virtual X server for headless screenshots.
+// Everything else in app/ stays portable (Linux, Windows, macOS).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace app::platform {
+
+// Per-user configuration folder for fusionlab (not created here):
+//   Linux:   $XDG_CONFIG_HOME/fusionlab, else ~/.config/fusionlab
+//   Windows: %APPDATA%\fusionlab
+//   macOS:   ~/Library/Application Support/fusionlab
+// Returns an empty path when no home folder can be found (settings then stay in memory).
+std::filesystem::path config_dir();
+
+// Full path of `program` found on PATH, or "" when it is not there.
+std::string find_on_path(const std::string& program);
+
+// True when we already were re-executed under xvfb-run (so we never loop).
+bool running_under_reexec();
+
+// Replaces this process with `xvfb-run -a -s "-screen 0 WxHx24" <this binary> <same args>`.
+// Only returns on failure, with a message saying why (or what to install). Linux/BSD only:
+// other systems always have a display server, so this reports that it is not supported there.
+std::string reexec_under_xvfb(int screen_width, int screen_height);
+
+}  // namespace app::platform

@@ -1,0 +1,95 @@
+# GUI smoke tests. Two roles, like cli_test.cmake:
+#  - included by tests/CMakeLists.txt: builds fl_png_check and registers the tests;
+#  - run as `cmake -P gui_smoke_test.cmake -DFL_MODE=shot|nodisplay ...`: one test's steps.
+#
+# shot:      xvfb-run -a fusionlab shot --out F --size WxH ARGS, then png_check F W H
+#            (the PNG exists, has the requested size and is not blank).
+# nodisplay: runs a command with DISPLAY/WAYLAND_DISPLAY unset (and optionally PATH) and
+#            checks it exits 1 with a message matching FL_STDERR.
+
+if(CMAKE_SCRIPT_MODE_FILE)
+  string(REPLACE "|" ";" args "${FL_ARGS}")
+  if(FL_MODE STREQUAL "shot")
+    find_program(XVFB_RUN xvfb-run)
+    if(NOT XVFB_RUN)
+      message(FATAL_ERROR "xvfb-run not found: the GUI smoke test renders under a virtual X server. "
+                          "Install it (Debian/Ubuntu: sudo apt-get install xvfb xauth) and run ctest again.")
+    endif()
+    file(REMOVE "${FL_OUT}")
+    string(REPLACE "x" ";" wh "${FL_SIZE}")
+    list(GET wh 0 width)
+    list(GET wh 1 height)
+    execute_process(COMMAND "${XVFB_RUN}" -a -s "-screen 0 1280x1024x24"
+                            "${FL_EXE}" shot --out "${FL_OUT}" --size "${FL_SIZE}" ${args}
+                    RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 180)
+    if(NOT code EQUAL 0)
+      message(FATAL_ERROR "fusionlab shot failed (exit ${code})\n  stdout: ${out}\n  stderr: ${err}")
+    endif()
+    if(NOT EXISTS "${FL_OUT}")
+      message(FATAL_ERROR "fusionlab shot exited 0 but wrote no ${FL_OUT}\n  stdout: ${out}")
+    endif()
+    execute_process(COMMAND "${FL_CHECK}" "${FL_OUT}" ${width} ${height}
+                    RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT code EQUAL 0)
+      message(FATAL_ERROR "the screenshot failed its check: ${err}${out}")
+    endif()
+    message(STATUS "${out}")
+  elseif(FL_MODE STREQUAL "nodisplay")
+    set(env_args --unset=DISPLAY --unset=WAYLAND_DISPLAY)
+    if(DEFINED FL_PATH)
+      list(APPEND env_args "PATH=${FL_PATH}")
+    endif()
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${env_args} "${FL_EXE}" ${args}
+                    RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+    if(NOT code EQUAL 1)
+      message(FATAL_ERROR "expected exit code 1 without a display, got ${code}\n  stdout: ${out}\n  stderr: ${err}")
+    endif()
+    if(NOT err MATCHES "${FL_STDERR}")
+      message(FATAL_ERROR "stderr does not match '${FL_STDERR}'\n  stderr: ${err}")
+    endif()
+  else()
+    message(FATAL_ERROR "gui_smoke_test.cmake: unknown FL_MODE '${FL_MODE}'")
+  endif()
+  return()
+endif()
+
+# ---- included: the checker and the tests -----------------------------------------------------
+add_executable(fl_png_check png_check.cpp)
+fl_warnings(fl_png_check)
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(FL_PNG_STB QUIET IMPORTED_TARGET stb)
+endif()
+if(FL_PNG_STB_FOUND)
+  target_link_libraries(fl_png_check PRIVATE PkgConfig::FL_PNG_STB)
+else()
+  # Header-only stb: this file compiles the decoder itself.
+  find_path(FL_STB_IMAGE_DIR stb/stb_image.h REQUIRED)
+  target_include_directories(fl_png_check SYSTEM PRIVATE ${FL_STB_IMAGE_DIR})
+  target_compile_definitions(fl_png_check PRIVATE STB_IMAGE_IMPLEMENTATION)
+endif()
+
+function(fl_gui_shot_test name size args)
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DFL_MODE=shot -DFL_EXE=$<TARGET_FILE:fusionlab>
+                   -DFL_CHECK=$<TARGET_FILE:fl_png_check> -DFL_OUT=${CMAKE_BINARY_DIR}/${name}.png
+                   -DFL_SIZE=${size} -DFL_ARGS=${args} -P ${CMAKE_CURRENT_SOURCE_DIR}/gui_smoke_test.cmake)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 240 LABELS gui)
+endfunction()
+
+# The main window at the default size, and in projector mode (2x, light) at another size.
+fl_gui_shot_test(gui_smoke_1280 1280x720 "--sim|H100")
+fl_gui_shot_test(gui_smoke_scale2_light 1024x768 "--sim|A100|--font-scale|2|--theme|light|--workload|bias_gelu")
+
+# No display: the GUI says so and points to xvfb-run / shot / bench; shot without xvfb-run on
+# PATH says what to install.
+add_test(NAME gui_no_display_message
+         COMMAND ${CMAKE_COMMAND} -DFL_MODE=nodisplay -DFL_EXE=$<TARGET_FILE:fusionlab> -DFL_ARGS=
+                 "-DFL_STDERR=no display found.*xvfb-run -a fusionlab.*fusionlab shot.*fusionlab bench"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/gui_smoke_test.cmake)
+add_test(NAME gui_shot_without_xvfb
+         COMMAND ${CMAKE_COMMAND} -DFL_MODE=nodisplay -DFL_EXE=$<TARGET_FILE:fusionlab> -DFL_PATH=/nonexistent
+                 "-DFL_ARGS=shot|--out|${CMAKE_BINARY_DIR}/gui_no_xvfb.png|--sim|H100"
+                 "-DFL_STDERR=xvfb-run is not installed.*apt-get install xvfb"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/gui_smoke_test.cmake)
+set_tests_properties(gui_no_display_message gui_shot_without_xvfb PROPERTIES TIMEOUT 60 LABELS gui)

@@ -1,0 +1,169 @@
+// Settings: they survive a round trip; a corrupt or hand-broken file gives defaults plus a message
+// naming what was ignored, never a crash; saving is atomic and reports unwritable paths.
+#include "app/settings.h"
+
+#if defined(FUSIONLAB_HAVE_GUI)
+#include "app/panels_state.h"
+#endif
+#include "app/platform.h"
+#include "kernels/workload.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::random_device entropy;
+        path = fs::temp_directory_path() /
+               ("fusionlab_settings_test_" + std::to_string(entropy()) + std::to_string(entropy()));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);
+    }
+};
+
+app::Settings non_default_settings() {
+    app::Settings s;
+    s.font_scale = 2.25f;
+    s.theme = viz::Theme::light;
+    s.params.workload = kernels::Workload::bias_gelu;
+    s.params.dtype = kernels::DType::f16;
+    s.params.rows = 2048;
+    s.params.hidden = 1024;
+    s.params.seed = 77;
+    s.variants["bias_gelu"] = {"fused"};
+    s.variants["chain"] = {"unfused"};
+    s.backend = "A100";
+    s.reps = 33;
+    s.export_dir = "/tmp/exports with space";
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("settings: JSON round trip keeps every field", "[settings]") {
+    const app::Settings before = non_default_settings();
+    app::Settings after;
+    REQUIRE(app::settings_from_json(app::settings_to_json(before), after).empty());
+    CHECK(after == before);
+}
+
+TEST_CASE("settings: corrupt text gives defaults and a message", "[settings]") {
+    for (const char* text : {"{{{", "", "[1, 2, 3]", "\"just a string\"", "{\"font_scale\": "}) {
+        app::Settings s = non_default_settings();
+        const std::string message = app::settings_from_json(text, s);
+        CAPTURE(text);
+        CHECK_FALSE(message.empty());
+        CHECK(s == app::Settings{});
+    }
+}
+
+TEST_CASE("settings: a bad field costs only that field", "[settings]") {
+    app::Settings s;
+    const std::string message = app::settings_from_json(
+        R"({"font_scale": 9, "theme": "purple", "backend": "TPUv9", "reps": -3,
+            "params": {"workload": "chain", "rows": 2048, "hidden": 0, "dtype": "fp64"},
+            "variants": {"chain": ["fused", "quantum"], "nonsense": ["x"]},
+            "export_dir": "/data"})",
+        s);
+    CHECK(message.find("font_scale") != std::string::npos);
+    CHECK(message.find("theme") != std::string::npos);
+    CHECK(message.find("backend") != std::string::npos);
+    CHECK(message.find("reps") != std::string::npos);
+    CHECK(message.find("params.hidden") != std::string::npos);
+    CHECK(message.find("params.dtype") != std::string::npos);
+    CHECK(message.find("variants.nonsense") != std::string::npos);
+    const app::Settings defaults;
+    CHECK(s.font_scale == defaults.font_scale);
+    CHECK(s.theme == defaults.theme);
+    CHECK(s.backend == defaults.backend);
+    CHECK(s.reps == defaults.reps);
+    CHECK(s.params.rows == 2048);                    // valid fields are kept
+    CHECK(s.params.hidden == defaults.params.hidden);
+    CHECK(s.export_dir == "/data");
+    CHECK(app::selected_variants(s) == std::vector<std::string>{"fused"});
+}
+
+TEST_CASE("settings: selected variants default to all of the workload's", "[settings]") {
+    app::Settings s;
+    std::vector<std::string> all;
+    for (const kernels::VariantInfo& v : kernels::variants(s.params.workload)) all.push_back(v.name);
+    CHECK(app::selected_variants(s) == all);
+}
+
+TEST_CASE("settings: save then load from disk, a missing file is silent", "[settings]") {
+    TempDir dir;
+    const std::string path = (dir.path / "nested" / "settings.json").string();
+    app::Settings loaded = non_default_settings();
+    CHECK(app::load_settings(path, loaded).empty());
+    CHECK(loaded == app::Settings{});
+
+    REQUIRE(app::save_settings(path, non_default_settings()).empty());
+    CHECK(app::load_settings(path, loaded).empty());
+    CHECK(loaded == non_default_settings());
+    // Only the settings file is left behind: the atomic write's temporary is gone.
+    CHECK(std::distance(fs::directory_iterator(dir.path / "nested"), fs::directory_iterator()) == 1);
+}
+
+TEST_CASE("settings: a corrupt file on disk loads as defaults with a message naming it", "[settings]") {
+    TempDir dir;
+    const std::string path = (dir.path / "settings.json").string();
+    std::ofstream(path) << "{ \"font_scale\": 2.0, ";  // cut off mid-write by a crash
+    app::Settings s;
+    const std::string message = app::load_settings(path, s);
+    CHECK(message.find("not valid JSON") != std::string::npos);
+    CHECK(message.find(path) != std::string::npos);
+    CHECK(s == app::Settings{});
+}
+
+TEST_CASE("settings: saving under a file reports the error", "[settings]") {
+    TempDir dir;
+    const fs::path blocker = dir.path / "a_file";
+    std::ofstream(blocker) << "x";
+    const std::string error = app::save_settings((blocker / "settings.json").string(), app::Settings{});
+    CHECK_FALSE(error.empty());
+}
+
+#if defined(FUSIONLAB_HAVE_GUI)  // panels_state.cpp is built with the GUI only
+TEST_CASE("settings: export file names are new, absolute and carry the workload", "[settings]") {
+    TempDir dir;
+    app::Settings s;
+    s.export_dir = dir.path.string();
+    const std::string first = app::export_path(s, "csv");
+    CHECK(fs::path(first).is_absolute());
+    CHECK(first.find("fusionlab-chain-") != std::string::npos);
+    CHECK(fs::path(first).extension() == ".csv");
+    std::ofstream(first) << "taken";
+    CHECK(app::export_path(s, "csv") != first);
+}
+#endif
+
+#if defined(__linux__)
+TEST_CASE("platform: config folder follows XDG_CONFIG_HOME, then HOME", "[settings][platform]") {
+    const char* old_xdg = std::getenv("XDG_CONFIG_HOME");
+    const std::string saved = old_xdg ? old_xdg : "";
+    ::setenv("XDG_CONFIG_HOME", "/custom/config", 1);
+    CHECK(app::platform::config_dir() == fs::path("/custom/config/fusionlab"));
+    ::setenv("XDG_CONFIG_HOME", "relative/is/ignored", 1);
+    if (const char* home = std::getenv("HOME"))
+        CHECK(app::platform::config_dir() == fs::path(home) / ".config" / "fusionlab");
+    if (old_xdg) ::setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+    else ::unsetenv("XDG_CONFIG_HOME");
+}
+
+TEST_CASE("platform: find_on_path finds sh and not a made-up name", "[platform]") {
+    CHECK_FALSE(app::platform::find_on_path("sh").empty());
+    CHECK(app::platform::find_on_path("fusionlab-no-such-program-xyz").empty());
+}
+#endif
