@@ -205,10 +205,10 @@ std::string parse_seed(const std::string& option, const std::string& text,
 }
 
 std::string parse_reps(const std::string& option, const std::string& text, int& out) {
-    const std::string legal = std::to_string(kMinReps) + ".." + std::to_string(kMaxReps);
+    const std::string legal = std::to_string(kernels::kMinReps) + ".." + std::to_string(kernels::kMaxReps);
     int64_t value = 0;
     if (!parse_whole(text, value)) return bad_value(option, text, "is not a whole number", legal);
-    if (value < kMinReps || value > kMaxReps) return bad_value(option, text, "is out of range", legal);
+    if (value < kernels::kMinReps || value > kernels::kMaxReps) return bad_value(option, text, "is out of range", legal);
     out = static_cast<int>(value);
     return "";
 }

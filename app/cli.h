@@ -19,15 +19,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
-// Repetitions accepted by --reps (a GPU backend times at least 20 whatever is asked).
-inline constexpr int kMinReps = 1;
-inline constexpr int kMaxReps = 100000;
 // Screenshot sizes accepted by `shot --size`.
 inline constexpr int kMinShotSide = 160;
 inline constexpr int kMaxShotSide = 8192;
-// Projector font scale accepted by --font-scale.
-inline constexpr float kMinFontScale = 1.0f;
-inline constexpr float kMaxFontScale = 3.0f;
 
 struct InfoOptions {
     std::string sim_gpu;  // non-empty: describe this simulated GPU only

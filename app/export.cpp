@@ -14,12 +14,6 @@
 #include "kernels/workload.h"
 
 #include <nlohmann/json.hpp>
-#if FUSIONLAB_STB_HEADER_ONLY
-// No libstb on this machine: compile the encoder here (and the decoder the tests use).
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#define STB_IMAGE_IMPLEMENTATION
-#include <stb/stb_image.h>
-#endif
 #include <stb/stb_image_write.h>
 
 #include <atomic>

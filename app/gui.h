@@ -7,6 +7,10 @@
 
 namespace app {
 
+// Projector font scale: 1x..3x, for the GUI control, --font-scale and the settings file.
+inline constexpr float kMinFontScale = 1.0f;
+inline constexpr float kMaxFontScale = 3.0f;
+
 struct GuiOptions {
     std::string sim_gpu;      // non-empty: start on this simulated GPU even if a GPU is present
     float font_scale = 0;     // 0: use the saved setting

@@ -4,6 +4,7 @@
 // silently; a corrupt or partly wrong file gives defaults for what is wrong plus a message.
 #pragma once
 
+#include "app/gui.h"
 #include "kernels/common/types.h"
 #include "viz/theme_id.h"
 
@@ -15,10 +16,8 @@ namespace app {
 
 using viz::Theme;
 
-inline constexpr float kMinFontScale = 1.0f;
-inline constexpr float kMaxFontScale = 3.0f;
-inline constexpr int kMinReps = 1;
-inline constexpr int kMaxReps = 1000;
+using kernels::kMaxReps;
+using kernels::kMinReps;
 
 struct Settings {
     float font_scale = 1.0f;

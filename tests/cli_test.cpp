@@ -84,7 +84,7 @@ TEST_CASE("cli: bad bench input exits 2 with one line naming the option and the 
         {{"bench", "--dropout", "-0.1"}, "--dropout '-0.1' is out of range"},
         {{"bench", "--dropout", "inf"}, "--dropout 'inf' is not a number"},
         {{"bench", "--seed", "-1"}, "--seed '-1' is not a whole number"},
-        {{"bench", "--reps", "0"}, "--reps '0' is out of range (legal: 1..100000)"},
+        {{"bench", "--reps", "0"}, "--reps '0' is out of range (legal: 1..1000)"},
         {{"bench", "--reps", "many"}, "--reps 'many' is not a whole number"},
         {{"bench", "--csv", "/nonexistent/dir/x.csv"}, "--csv: cannot write /nonexistent/dir/x.csv"},
         {{"bench", "--bogus"}, "--bogus"},

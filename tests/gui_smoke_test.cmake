@@ -56,18 +56,7 @@ endif()
 # ---- included: the checker and the tests -----------------------------------------------------
 add_executable(fl_png_check png_check.cpp)
 fl_warnings(fl_png_check)
-find_package(PkgConfig QUIET)
-if(PkgConfig_FOUND)
-  pkg_check_modules(FL_PNG_STB QUIET IMPORTED_TARGET stb)
-endif()
-if(FL_PNG_STB_FOUND)
-  target_link_libraries(fl_png_check PRIVATE PkgConfig::FL_PNG_STB)
-else()
-  # Header-only stb: this file compiles the decoder itself.
-  find_path(FL_STB_IMAGE_DIR stb/stb_image.h REQUIRED)
-  target_include_directories(fl_png_check SYSTEM PRIVATE ${FL_STB_IMAGE_DIR})
-  target_compile_definitions(fl_png_check PRIVATE STB_IMAGE_IMPLEMENTATION)
-endif()
+target_link_libraries(fl_png_check PRIVATE PkgConfig::STB)
 
 function(fl_gui_shot_test name size args)
   add_test(NAME ${name}

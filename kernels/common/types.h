@@ -96,6 +96,10 @@ struct KernelTime {
 enum class BackendKind { gpu, simulated };
 const char* to_string(BackendKind b);
 
+// Timed repetitions a job may ask for (a GPU backend times at least 20 whatever is asked).
+inline constexpr int kMinReps = 1;
+inline constexpr int kMaxReps = 1000;
+
 // What the UI or CLI asks for.
 struct Job {
     uint64_t id = 0;             // set by the runner; results carry it back

@@ -5,11 +5,12 @@
 // fp16/bf16, two for fp32. 8 is also the span of one Philox call of the dropout mask, so a thread
 // that owns a chunk draws its whole mask with exactly one call.
 //
-// Row kernels (layernorm, fused_chain): one block per row; the row is held in registers, each
-// thread owning up to kRowChunksPerThread chunks strided by the block size (coalesced). The block
-// is the smallest multiple of a warp that covers the row with that many chunks per thread: more
-// chunks per thread means more loads in flight per thread and fewer block-wide reductions per
-// byte, and 4 chunks (32 fp32 values of x) still fits the 128 registers a 512-thread block allows.
+// Row kernels (layernorm, fused_chain): one block per row; the row is held packed in registers,
+// each thread owning 64 bytes of x (4 chunks of fp16/bf16, 2 of fp32) strided by the block size
+// (coalesced). The block is the smallest multiple of a warp that covers the row that way, at most
+// 512 threads (fp32 rows past 8192 elements then take 4 chunks per thread). 64 bytes per thread
+// of x and of residual keep enough bytes in flight per SM; 32 (fp16/bf16 with 2 chunks) reached
+// only 60% of copy bandwidth on an H200 (PERF.md).
 //
 // Flat kernels (gelu, dropout, add, bias_add, fused_bias_gelu): block b owns a contiguous range of
 // the flattened rows x hidden tensor, 256 threads, each with 64 bytes of every input in flight
@@ -23,7 +24,7 @@ namespace kernels::elementwise {
 namespace {
 
 constexpr int64_t kChunkElements = 8;
-constexpr int64_t kRowChunksPerThread = 4;
+constexpr int64_t kRowBytesPerThread = 64;
 constexpr int64_t kWarp = 32;
 constexpr int64_t kMaxRowThreads = 512;
 constexpr int kFlatThreads = 256;
@@ -36,7 +37,8 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 LaunchShape row_kernel_shape(const Params& p) {
     const int64_t hidden = std::max<int64_t>(p.hidden, 1);
     const int64_t chunks = ceil_div(hidden, kChunkElements);
-    const int64_t warps = ceil_div(ceil_div(chunks, kRowChunksPerThread), kWarp);
+    const int64_t chunks_per_thread = kRowBytesPerThread / (kChunkElements * dtype_bytes(p.dtype));  // 4 or 2
+    const int64_t warps = ceil_div(ceil_div(chunks, chunks_per_thread), kWarp);
     const int64_t threads = std::clamp<int64_t>(warps * kWarp, kWarp, kMaxRowThreads);
     return LaunchShape{static_cast<uint64_t>(std::max<int64_t>(p.rows, 0)), static_cast<int>(threads), hidden};
 }
