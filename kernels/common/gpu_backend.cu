@@ -1,0 +1,669 @@
+// The GPU backend: device facts and the measured copy ceiling, device buffers (cached between jobs
+// of the same sizes, rotated or L2-flushed when the working set would fit in L2), a correctness
+// check of every run against the float64 CPU reference, and CUDA-event timing of each kernel.
+// Every CUDA call is checked; failures come back as Measurement::ok == false, never as a crash.
+//
+// [SECTION] Small RAII holders
+// [SECTION] Device facts and the copy ceiling
+// [SECTION] Buffer sets
+// [SECTION] Correctness check
+// [SECTION] GpuBackend
+// [SECTION] Entry points (backend.h, gpu_testing.h)
+#include "kernels/common/backend.h"
+#include "kernels/common/format.h"
+#include "kernels/common/gpu_check.cuh"
+#include "kernels/common/gpu_elementwise.cuh"
+#include "kernels/common/gpu_testing.h"
+#include "kernels/elementwise/elementwise.h"
+#include "kernels/workload.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kernels {
+
+namespace gpu {
+
+namespace {
+
+// =============================================================================================
+// [SECTION] Small RAII holders
+// =============================================================================================
+class DeviceMemory {
+public:
+    DeviceMemory() = default;
+    explicit DeviceMemory(size_t bytes) : bytes_(bytes) {
+        if (bytes == 0) return;
+        check(cudaMalloc(&ptr_, bytes), "cudaMalloc of " + format_bytes(static_cast<double>(bytes)));
+    }
+    DeviceMemory(DeviceMemory&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) { o.ptr_ = nullptr; o.bytes_ = 0; }
+    DeviceMemory& operator=(DeviceMemory&& o) noexcept {
+        if (this != &o) {
+            release();
+            ptr_ = o.ptr_; bytes_ = o.bytes_;
+            o.ptr_ = nullptr; o.bytes_ = 0;
+        }
+        return *this;
+    }
+    DeviceMemory(const DeviceMemory&) = delete;
+    DeviceMemory& operator=(const DeviceMemory&) = delete;
+    ~DeviceMemory() { release(); }
+    void* get() const { return ptr_; }
+    size_t bytes() const { return bytes_; }
+
+private:
+    void release() {
+        if (ptr_) (void)cudaFree(ptr_);  // nothing useful to do with an error while freeing
+        ptr_ = nullptr;
+    }
+    void* ptr_ = nullptr;
+    size_t bytes_ = 0;
+};
+
+class Stream {
+public:
+    Stream() { check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+    ~Stream() { if (s_) (void)cudaStreamDestroy(s_); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    cudaStream_t get() const { return s_; }
+
+private:
+    cudaStream_t s_ = nullptr;
+};
+
+class EventPool {
+public:
+    ~EventPool() { for (cudaEvent_t e : events_) (void)cudaEventDestroy(e); }
+    EventPool() = default;
+    EventPool(const EventPool&) = delete;
+    EventPool& operator=(const EventPool&) = delete;
+    // At least n events, created once and reused.
+    void reserve(size_t n) {
+        while (events_.size() < n) {
+            cudaEvent_t e = nullptr;
+            check(cudaEventCreate(&e), "cudaEventCreate");
+            events_.push_back(e);
+        }
+    }
+    cudaEvent_t operator[](size_t i) const { return events_[i]; }
+
+private:
+    std::vector<cudaEvent_t> events_;
+};
+
+float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+    return ms;
+}
+
+// =============================================================================================
+// [SECTION] Device facts and the copy ceiling
+// =============================================================================================
+constexpr int kCopyThreads = 256, kCopyVectorsPerThread = 4;
+
+// 16-byte vectors, all four loads of a thread in flight before its stores.
+__global__ void __launch_bounds__(kCopyThreads) copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst,
+                                                            int64_t vectors) {
+    const int64_t base = static_cast<int64_t>(blockIdx.x) * kCopyThreads * kCopyVectorsPerThread + threadIdx.x;
+    uint4 r[kCopyVectorsPerThread];
+#pragma unroll
+    for (int k = 0; k < kCopyVectorsPerThread; ++k) {
+        const int64_t i = base + static_cast<int64_t>(k) * kCopyThreads;
+        if (i < vectors) r[k] = src[i];  // load source tile into registers
+    }
+#pragma unroll
+    for (int k = 0; k < kCopyVectorsPerThread; ++k) {
+        const int64_t i = base + static_cast<int64_t>(k) * kCopyThreads;
+        if (i < vectors) dst[i] = r[k];  // store tile to HBM
+    }
+}
+
+// Reads a scratch buffer so that whatever the timed kernels touched is evicted from L2 by clean
+// lines (a read leaves nothing dirty to be written back during the next timed rep).
+__global__ void l2_flush_kernel(const uint4* __restrict__ src, int64_t vectors, unsigned* sink) {
+    unsigned acc = 0;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors;
+         i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+        const uint4 v = src[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9E3779B9u) *sink = acc;  // practically never: keeps the loads from being removed
+}
+
+void launch_copy(const void* src, void* dst, int64_t vectors, cudaStream_t s) {
+    const int64_t per_block = static_cast<int64_t>(kCopyThreads) * kCopyVectorsPerThread;
+    const int64_t blocks = (vectors + per_block - 1) / per_block;
+    copy_kernel<<<static_cast<unsigned>(blocks), kCopyThreads, 0, s>>>(static_cast<const uint4*>(src),
+                                                                       static_cast<uint4*>(dst), vectors);
+    check_launch("copy_kernel");
+}
+
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+// FP32 lanes per SM by architecture (CUDA programming guide, arithmetic instruction throughput).
+int fp32_lanes_per_sm(int major, int minor) {
+    if (major == 7) return 64;
+    if (major == 8) return minor == 0 ? 64 : 128;
+    if (major >= 9) return 128;
+    return 0;
+}
+
+// Dense fp16/bf16 tensor-core FLOPs per SM per clock with fp32 accumulation, data-centre parts
+// (V100, A100, H100: 125, 312, 989 TFLOP/s at their boost clocks). 0 = unknown for this part.
+int tensor_flops_per_sm_clock(int major, int minor) {
+    if (major == 7 && minor == 0) return 1024;
+    if (major == 8 && minor == 0) return 2048;
+    if (major == 9 && minor == 0) return 4096;
+    return 0;
+}
+
+int attribute(cudaDeviceAttr a, int device, const char* what) {
+    int v = 0;
+    check(cudaDeviceGetAttribute(&v, a, device), what);
+    return v;
+}
+
+DeviceInfo query_device(int device) {
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    DeviceInfo d;
+    d.name = prop.name;
+    d.simulated = false;
+    int driver = 0, runtime = 0;
+    check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+    check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
+    d.driver = "CUDA " + cuda_version(driver) + " driver";
+    d.runtime = "CUDA " + cuda_version(runtime) + " runtime";
+    d.cc_major = prop.major;
+    d.cc_minor = prop.minor;
+    d.sm_count = prop.multiProcessorCount;
+    // CUDA 13 removed cudaDeviceProp::clockRate / memoryClockRate: ask the attributes (kHz).
+    d.sm_clock_mhz = attribute(cudaDevAttrClockRate, device, "SM clock") / 1000;
+    d.mem_clock_mhz = attribute(cudaDevAttrMemoryClockRate, device, "memory clock") / 1000;
+    d.mem_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device, "memory bus width");
+    d.global_mem_bytes = static_cast<int64_t>(prop.totalGlobalMem);
+    d.l2_bytes = prop.l2CacheSize;
+    d.smem_per_block = static_cast<int>(prop.sharedMemPerBlock);
+    d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
+    // Double data rate: two transfers per memory clock on each bus bit.
+    d.peak_bw_gbps = 2.0 * d.mem_clock_mhz * 1e6 * (d.mem_bus_bits / 8.0) / 1e9;
+    d.peak_fp32_tflops = 2.0 * fp32_lanes_per_sm(d.cc_major, d.cc_minor) * d.sm_count * d.sm_clock_mhz * 1e6 / 1e12;
+    d.peak_tensor_tflops =
+        static_cast<double>(tensor_flops_per_sm_clock(d.cc_major, d.cc_minor)) * d.sm_count * d.sm_clock_mhz * 1e6 / 1e12;
+    return d;
+}
+
+// Device-to-device copy through copy_kernel: >= 1 GiB each way when memory allows.
+void measure_copy_ceiling(DeviceInfo& d, cudaStream_t s) {
+    size_t free_bytes = 0, total_bytes = 0;
+    check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    const size_t gib = size_t{1} << 30;
+    size_t bytes = gib;
+    std::string size_note;
+    if (free_bytes < 3 * gib) {
+        bytes = (free_bytes / 4) & ~size_t{15};
+        size_note = " (only " + format_bytes(static_cast<double>(free_bytes)) + " free, so a smaller buffer)";
+    }
+    if (bytes < (size_t{64} << 20)) {
+        d.ceiling_note = "copy ceiling unavailable: only " + format_bytes(static_cast<double>(free_bytes)) +
+                         " of GPU memory free";
+        return;
+    }
+    DeviceMemory src(bytes), dst(bytes);
+    check(cudaMemsetAsync(src.get(), 0x5A, bytes, s), "cudaMemsetAsync");
+    const int64_t vectors = static_cast<int64_t>(bytes / 16);
+    constexpr int kWarmup = 2, kReps = 10;
+    EventPool ev;
+    ev.reserve(2 * kReps);
+    for (int i = 0; i < kWarmup; ++i) launch_copy(src.get(), dst.get(), vectors, s);
+    for (int i = 0; i < kReps; ++i) {
+        check(cudaEventRecord(ev[2 * i], s), "cudaEventRecord");
+        launch_copy(src.get(), dst.get(), vectors, s);
+        check(cudaEventRecord(ev[2 * i + 1], s), "cudaEventRecord");
+    }
+    check(cudaStreamSynchronize(s), "copy ceiling measurement");
+    std::vector<double> ms;
+    for (int i = 0; i < kReps; ++i) ms.push_back(elapsed_ms(ev[2 * i], ev[2 * i + 1]));
+    const TimeStats t = summarize(ms);
+    d.measured_copy_gbps = 2.0 * static_cast<double>(bytes) / (t.median_ms * 1e-3) / 1e9;
+    d.ceiling_note = "device-to-device copy kernel, 16-byte vectors, " + format_bytes(static_cast<double>(bytes)) +
+                     " read + " + format_bytes(static_cast<double>(bytes)) + " written" + size_note + "; median of " +
+                     std::to_string(kReps) + " reps after " + std::to_string(kWarmup) +
+                     " warm-ups, CUDA events; measured when the backend started";
+}
+
+// =============================================================================================
+// [SECTION] Buffer sets
+// =============================================================================================
+struct BufferSet {
+    std::vector<DeviceMemory> memory;
+    ElementwiseBuffers ptrs;
+};
+
+uint64_t set_bytes(const std::vector<BufferSpec>& specs, int es) {
+    uint64_t b = 0;
+    for (const BufferSpec& s : specs) b += s.elements * static_cast<uint64_t>(es);
+    return b;
+}
+
+BufferSet allocate_set(const std::vector<BufferSpec>& specs, int es) {
+    BufferSet set;
+    for (const BufferSpec& s : specs) {
+        set.memory.emplace_back(s.elements * static_cast<size_t>(es));
+        set.ptrs.*(s.member) = set.memory.back().get();
+    }
+    return set;
+}
+
+// Every buffer a variant writes gets 0xFF bytes: NaN in fp32, fp16 and bf16, so an element the
+// kernels leave unwritten shows up in count_nonfinite().
+void poison_outputs(const std::vector<BufferSpec>& specs, const BufferSet& set, int es, cudaStream_t s) {
+    for (const BufferSpec& spec : specs)
+        if (spec.output)
+            check(cudaMemsetAsync(set.ptrs.*(spec.member), 0xFF, spec.elements * static_cast<size_t>(es), s),
+                  "poisoning " + spec.name);
+}
+
+std::vector<std::string> kernel_names(const std::string& variant, const Params& p) {
+    std::vector<std::string> names;
+    for (const KernelModel& k : model(variant, p).kernels) names.push_back(k.name);
+    return names;
+}
+
+void launch_variant(const std::vector<std::string>& names, const Params& p, const BufferSet& set, cudaStream_t s) {
+    for (const std::string& name : names) launch_kernel(name, p, set.ptrs, s);
+}
+
+std::string oom_message(uint64_t needed, const std::string& what) {
+    size_t free_bytes = 0, total_bytes = 0;
+    (void)cudaMemGetInfo(&free_bytes, &total_bytes);
+    return "out of GPU memory: this run needs " + format_bytes(static_cast<double>(needed)) + " (" + what + "), " +
+           format_bytes(static_cast<double>(free_bytes)) + " free of " + format_bytes(static_cast<double>(total_bytes)) +
+           "; try fewer rows or a smaller hidden size";
+}
+
+// =============================================================================================
+// [SECTION] Correctness check
+// =============================================================================================
+struct CheckResult {
+    int64_t nonfinite = 0;
+    double max_abs = 0, rel_l2 = 0;
+    int64_t elements = 0;
+    std::string note;
+};
+
+int64_t scan_nonfinite(const Params& p, const void* out, unsigned long long* counter, cudaStream_t s) {
+    check(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), s), "cudaMemsetAsync");
+    count_nonfinite(p, out, counter, s);
+    unsigned long long host = 0;
+    check(cudaMemcpyAsync(&host, counter, sizeof(host), cudaMemcpyDeviceToHost, s), "cudaMemcpy");
+    check(cudaStreamSynchronize(s), "output scan");
+    return static_cast<int64_t>(host);
+}
+
+CheckResult check_against_reference(const Params& p, const void* out, unsigned long long* counter, cudaStream_t s) {
+    CheckResult r;
+    r.nonfinite = scan_nonfinite(p, out, counter, s);
+    const std::vector<int64_t> rows = elementwise::rows_to_check(p);
+    const size_t es = static_cast<size_t>(dtype_bytes(p.dtype)), hidden = static_cast<size_t>(p.hidden);
+    std::vector<unsigned char> bits(hidden * es);
+    std::vector<float> got(hidden);
+    std::vector<double> want(hidden);
+    double err2 = 0, ref2 = 0;
+    for (int64_t row : rows) {
+        const unsigned char* src = static_cast<const unsigned char*>(out) + static_cast<size_t>(row) * hidden * es;
+        check(cudaMemcpy(bits.data(), src, hidden * es, cudaMemcpyDeviceToHost), "copying an output row");
+        to_float(p.dtype, bits.data(), got.data(), hidden);
+        elementwise::reference_row(p, row, want.data());
+        for (size_t c = 0; c < hidden; ++c) {
+            const double e = static_cast<double>(got[c]) - want[c];
+            if (!std::isfinite(e)) {
+                r.max_abs = INFINITY;
+                err2 = INFINITY;
+                continue;
+            }
+            r.max_abs = std::max(r.max_abs, std::fabs(e));
+            err2 += e * e;
+            ref2 += want[c] * want[c];
+        }
+    }
+    r.elements = static_cast<int64_t>(rows.size() * hidden);
+    r.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0);
+    r.note = (static_cast<int64_t>(rows.size()) == p.rows
+                  ? "all " + std::to_string(p.rows) + " rows"
+                  : std::to_string(rows.size()) + " of " + std::to_string(p.rows) +
+                        " rows sampled (first, last, evenly spaced)") +
+             " vs the float64 CPU reference; whole output scanned for unwritten (poisoned) or non-finite elements";
+    return r;
+}
+
+double tolerance(DType t) {
+    // fp32: the only differences from float64 are fp32 rounding in the math (erff, rsqrtf: a few ulp).
+    // fp16/bf16: the output itself is rounded to 8..11 significant bits (unfused: every intermediate too).
+    return t == DType::f32 ? 1e-5 : 1e-2;
+}
+
+// =============================================================================================
+// [SECTION] GpuBackend
+// =============================================================================================
+struct Cancelled {};
+
+class GpuBackend final : public Backend {
+public:
+    explicit GpuBackend(int device) : device_index_(device) {
+        check(cudaSetDevice(device), "cudaSetDevice");
+        info_ = query_device(device);
+        stream_ = std::make_unique<Stream>();
+        counter_ = DeviceMemory(sizeof(unsigned long long));
+        measure_copy_ceiling(info_, stream_->get());
+    }
+
+    const DeviceInfo& device() const override { return info_; }
+
+    Measurement run(const Job& job, const CancelToken& cancel) override {
+        Measurement m;
+        m.job = job;
+        m.device = info_;
+        m.build_type = build_type();
+        try {
+            if (!broken_.empty()) throw std::runtime_error(broken_);
+            run_checked(job, cancel, m);
+            m.ok = true;
+        } catch (const Cancelled&) {
+            m.ok = false;
+            m.error = "cancelled";
+        } catch (const CudaError& e) {
+            m.ok = false;
+            m.error = e.what();
+            if (e.code() == cudaErrorMemoryAllocation) {
+                release_buffers();
+                m.error = oom_message(needed_bytes_, needed_what_) + " [" + e.what() + "]";
+            } else if (e.sticky()) {
+                broken_ = std::string("the GPU context failed earlier and cannot be used again until fusionlab "
+                                      "restarts: ") + e.what();
+                m.error = broken_;
+            }
+        } catch (const std::exception& e) {
+            m.ok = false;
+            m.error = e.what();
+        }
+        return m;
+    }
+
+private:
+    void release_buffers() {
+        sets_.clear();
+        flush_ = DeviceMemory();
+        layout_.reset();
+    }
+
+    // Decides rotation / flush for this working set, (re)allocates buffers when the sizes changed.
+    void prepare_buffers(const std::string& variant, const Params& p, const std::vector<BufferSpec>& specs) {
+        const int es = dtype_bytes(p.dtype);
+        const uint64_t one_set = set_bytes(specs, es);
+        const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
+        constexpr int kMaxSets = 8;
+        int sets = 1;
+        bool flush = false;
+        if (one_set < 2 * l2) {
+            const uint64_t want = (3 * l2 + one_set - 1) / one_set;  // the rotation cycle spans >= 3x L2
+            if (want <= kMaxSets) sets = static_cast<int>(want);
+            else flush = true;
+        }
+        const Layout layout{p.workload, variant, p.dtype, p.rows, p.hidden, sets, flush};
+        if (layout_ && *layout_ == layout) return;
+
+        release_buffers();
+        const uint64_t flush_bytes = flush ? 2 * l2 : 0;
+        needed_bytes_ = one_set * static_cast<uint64_t>(sets) + flush_bytes;
+        needed_what_ = std::to_string(sets) + (sets == 1 ? " buffer set of " : " buffer sets of ") +
+                       format_bytes(static_cast<double>(one_set)) +
+                       (flush ? " + " + format_bytes(static_cast<double>(flush_bytes)) + " L2 flush buffer" : "");
+        size_t free_bytes = 0, total_bytes = 0;
+        check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+        if (needed_bytes_ > free_bytes) throw std::runtime_error(oom_message(needed_bytes_, needed_what_));
+        for (int i = 0; i < sets; ++i) sets_.push_back(allocate_set(specs, es));
+        if (flush) flush_ = DeviceMemory(flush_bytes);
+        layout_ = layout;
+
+        if (flush)
+            l2_note_ = "working set " + format_bytes(static_cast<double>(one_set)) + " fits in L2 (" +
+                       format_bytes(static_cast<double>(l2)) + ") and rotation would need more than " +
+                       std::to_string(kMaxSets) + " sets: L2 flushed before each rep by reading a " +
+                       format_bytes(static_cast<double>(flush_bytes)) + " scratch buffer, outside the timed region";
+        else if (sets > 1)
+            l2_note_ = "rotating " + std::to_string(sets) + " buffer sets of " + format_bytes(static_cast<double>(one_set)) +
+                       " (cycle >= 3x the " + format_bytes(static_cast<double>(l2)) +
+                       " L2), so a rep's inputs are not left in L2 by the previous reps";
+        else
+            l2_note_ = "one buffer set: working set " + format_bytes(static_cast<double>(one_set)) + " >= 2x the " +
+                       format_bytes(static_cast<double>(l2)) + " L2, so little survives in L2 between reps";
+    }
+
+    void run_checked(const Job& job, const CancelToken& cancel, Measurement& m) {
+        const Params& p = job.params;
+        if (const std::string bad = validate(p); !bad.empty()) throw std::invalid_argument(bad);
+        if (!has_variant(p.workload, job.variant))
+            throw std::invalid_argument("unknown variant '" + job.variant + "' for workload " + to_string(p.workload));
+        check(cudaSetDevice(device_index_), "cudaSetDevice");
+        const cudaStream_t s = stream_->get();
+
+        const Model mod = model(job.variant, p);
+        m.flops = mod.flops();
+        m.bytes_read = mod.bytes_read();
+        m.bytes_written = mod.bytes_written();
+        m.min_bytes = min_bytes(p);
+        std::vector<std::string> names;
+        for (const KernelModel& k : mod.kernels) names.push_back(k.name);
+
+        const std::vector<BufferSpec> specs = buffer_specs(job.variant, p);
+        const int es = dtype_bytes(p.dtype);
+        prepare_buffers(job.variant, p, specs);
+        for (const BufferSet& set : sets_) {
+            fill_inputs(p, set.ptrs, s);
+            poison_outputs(specs, set, es, s);
+        }
+
+        // Correctness first: one run on poisoned outputs, checked before anything is timed.
+        launch_variant(names, p, sets_[0], s);
+        check(cudaStreamSynchronize(s), "checked run of " + job.variant);
+        const CheckResult c =
+            check_against_reference(p, sets_[0].ptrs.out, static_cast<unsigned long long*>(counter_.get()), s);
+        m.checked = true;
+        m.max_abs_error = c.max_abs;
+        m.rel_l2_error = c.rel_l2;
+        m.checked_elements = c.elements;
+        m.check_note = c.note;
+        if (c.nonfinite > 0)
+            throw std::runtime_error(std::to_string(c.nonfinite) + " of " + std::to_string(p.rows * p.hidden) +
+                                     " output elements are unwritten (still poisoned) or not finite");
+        // Relative L2 is the criterion; a tiny output (a few elements) can cancel to near zero while
+        // its O(1) operands carry O(1)-scaled rounding, so an absolute error of tolerance/10 also passes.
+        if (!(c.rel_l2 <= tolerance(p.dtype) || c.max_abs <= tolerance(p.dtype) / 10))
+            throw std::runtime_error("output differs from the CPU reference: relative L2 error " +
+                                     std::to_string(c.rel_l2) + " > tolerance " + std::to_string(tolerance(p.dtype)) +
+                                     " for " + to_string(p.dtype) + " (max abs error " + std::to_string(c.max_abs) + ")");
+
+        time_variant(job, cancel, names, p, m);
+        m.timing_note = "median of " + std::to_string(m.time.reps) + " reps after " +
+                        std::to_string(std::max(job.warmup, 1)) + " warm-up runs; CUDA events at every kernel " +
+                        "boundary; " + l2_note_;
+    }
+
+    void time_variant(const Job& job, const CancelToken& cancel, const std::vector<std::string>& names, const Params& p,
+                      Measurement& m) {
+        const cudaStream_t s = stream_->get();
+        const int reps = std::max(job.reps, 20), warmup = std::max(job.warmup, 1);
+        const size_t per_rep = names.size() + 1;
+        events_.reserve(per_rep * static_cast<size_t>(reps));
+        auto set_for = [&](int i) -> const BufferSet& { return sets_[static_cast<size_t>(i) % sets_.size()]; };
+        auto flush_l2 = [&] {
+            if (flush_.get() == nullptr) return;
+            l2_flush_kernel<<<info_.sm_count * 4, 256, 0, s>>>(static_cast<const uint4*>(flush_.get()),
+                                                               static_cast<int64_t>(flush_.bytes() / 16),
+                                                               static_cast<unsigned*>(counter_.get()));
+            check_launch("l2_flush_kernel");
+        };
+        for (int i = 0; i < warmup; ++i) {
+            flush_l2();
+            launch_variant(names, p, set_for(i), s);
+        }
+        // Keep a few reps queued ahead of the one we wait for, so the GPU never idles between reps
+        // (an idle GPU would put the host's launch latency inside the next rep's events).
+        constexpr int kQueued = 4;
+        for (int r = 0; r < reps; ++r) {
+            if (cancel.cancelled()) {
+                (void)cudaStreamSynchronize(s);
+                throw Cancelled{};
+            }
+            flush_l2();
+            const BufferSet& set = set_for(r);
+            const size_t e0 = static_cast<size_t>(r) * per_rep;
+            check(cudaEventRecord(events_[e0], s), "cudaEventRecord");
+            for (size_t k = 0; k < names.size(); ++k) {
+                launch_kernel(names[k], p, set.ptrs, s);
+                check(cudaEventRecord(events_[e0 + k + 1], s), "cudaEventRecord");
+            }
+            if (r >= kQueued)
+                check(cudaEventSynchronize(events_[static_cast<size_t>(r - kQueued) * per_rep + names.size()]),
+                      "timed rep");
+        }
+        check(cudaStreamSynchronize(s), "timed reps");
+
+        std::vector<double> whole;
+        std::vector<std::vector<double>> per_kernel(names.size());
+        for (int r = 0; r < reps; ++r) {
+            const size_t e0 = static_cast<size_t>(r) * per_rep;
+            whole.push_back(elapsed_ms(events_[e0], events_[e0 + names.size()]));
+            for (size_t k = 0; k < names.size(); ++k) per_kernel[k].push_back(elapsed_ms(events_[e0 + k], events_[e0 + k + 1]));
+        }
+        m.time = summarize(whole);
+        const Model mod = model(job.variant, p);
+        for (size_t k = 0; k < names.size(); ++k)
+            m.kernels.push_back(KernelTime{names[k], summarize(per_kernel[k]),
+                                           mod.kernels[k].bytes_read() + mod.kernels[k].bytes_written()});
+    }
+
+    struct Layout {
+        Workload workload;
+        std::string variant;
+        DType dtype;
+        int64_t rows, hidden;
+        int sets;
+        bool flush;
+        bool operator==(const Layout&) const = default;
+    };
+
+    int device_index_ = 0;
+    DeviceInfo info_;
+    std::unique_ptr<Stream> stream_;
+    DeviceMemory counter_;
+    EventPool events_;
+    std::optional<Layout> layout_;
+    std::vector<BufferSet> sets_;
+    DeviceMemory flush_;
+    std::string l2_note_;
+    uint64_t needed_bytes_ = 0;
+    std::string needed_what_;
+    std::string broken_;  // set after a sticky CUDA error: the context is unusable
+};
+
+}  // namespace
+
+// =============================================================================================
+// [SECTION] Entry points (backend.h, gpu_testing.h)
+// =============================================================================================
+int usable_device_count(std::string* why_not) {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (why_not) {
+            *why_not = std::string("no usable CUDA device: cudaGetDeviceCount failed with ") + cudaGetErrorName(e) +
+                       " (error " + std::to_string(static_cast<int>(e)) + ": " + cudaGetErrorString(e) + ")";
+            if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice)
+                *why_not += "; no NVIDIA driver is loaded, or it is older than this build's CUDA runtime";
+        }
+        return 0;
+    }
+    if (count == 0 && why_not) *why_not = "no usable CUDA device: the driver reports 0 devices";
+    return count;
+}
+
+VariantOutput run_variant_once(const std::string& variant, const Params& p) {
+    VariantOutput result;
+    try {
+        if (const std::string bad = validate(p); !bad.empty()) throw std::invalid_argument(bad);
+        Stream stream;
+        const cudaStream_t s = stream.get();
+        const std::vector<BufferSpec> specs = buffer_specs(variant, p);
+        const int es = dtype_bytes(p.dtype);
+        const BufferSet set = allocate_set(specs, es);
+        DeviceMemory counter(sizeof(unsigned long long));
+        fill_inputs(p, set.ptrs, s);
+        poison_outputs(specs, set, es, s);
+        launch_variant(kernel_names(variant, p), p, set, s);
+        check(cudaStreamSynchronize(s), "run of " + variant);
+        result.nonfinite = scan_nonfinite(p, set.ptrs.out, static_cast<unsigned long long*>(counter.get()), s);
+        const size_t n = static_cast<size_t>(p.rows * p.hidden);
+        std::vector<unsigned char> bits(n * static_cast<size_t>(es));
+        check(cudaMemcpy(bits.data(), set.ptrs.out, bits.size(), cudaMemcpyDeviceToHost), "copying the output");
+        result.out.resize(n);
+        to_float(p.dtype, bits.data(), result.out.data(), n);
+        result.ok = true;
+    } catch (const std::exception& e) {
+        result.error = e.what();
+    }
+    return result;
+}
+
+InputsOnHost download_inputs(const Params& p) {
+    InputsOnHost r;
+    try {
+        Stream stream;
+        const std::string variant = "fused";
+        const std::vector<BufferSpec> specs = buffer_specs(variant, p);
+        const int es = dtype_bytes(p.dtype);
+        const BufferSet set = allocate_set(specs, es);
+        fill_inputs(p, set.ptrs, stream.get());
+        check(cudaStreamSynchronize(stream.get()), "fill_inputs");
+        for (const BufferSpec& spec : specs) {
+            if (spec.output) continue;
+            std::vector<unsigned char> bits(spec.elements * static_cast<size_t>(es));
+            check(cudaMemcpy(bits.data(), set.ptrs.*(spec.member), bits.size(), cudaMemcpyDeviceToHost), "copy input");
+            std::vector<float> values(spec.elements);
+            to_float(p.dtype, bits.data(), values.data(), spec.elements);
+            r.tensors.emplace_back(spec.name, std::move(values));
+        }
+        r.ok = true;
+    } catch (const std::exception& e) {
+        r.error = e.what();
+    }
+    return r;
+}
+
+}  // namespace gpu
+
+bool built_with_cuda() { return true; }
+
+std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) {
+    if (gpu::usable_device_count(why_not) == 0) return nullptr;
+    try {
+        return std::make_unique<gpu::GpuBackend>(0);
+    } catch (const std::exception& e) {
+        if (why_not) *why_not = std::string("CUDA device 0 could not be used: ") + e.what();
+        return nullptr;
+    }
+}
+
+}  // namespace kernels

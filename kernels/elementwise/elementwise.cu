@@ -1,0 +1,694 @@
+// Elementwise workloads on the GPU: LayerNorm -> GELU -> Dropout -> residual add ("chain") and
+// bias + GELU, each unfused (one kernel per operation, intermediates through HBM) and fused.
+// The function computed, the variants and the tensor ids are defined in elementwise.h; the
+// launch shapes in elementwise_shapes.cpp (shared with the model's tile schedule).
+//
+// Variants and what each changes:
+//   chain unfused   layernorm  row kernel: load x row into registers, two block reductions (mean,
+//                              then squared deviations: two-pass over the register-held row, no
+//                              cancellation), normalise, store h1.
+//                   gelu       flat kernel h1 -> h2.
+//                   dropout    flat kernel h2 -> h3, mask regenerated from Philox (one call per
+//                              8 elements), never stored.
+//                   add        flat kernel h3 + residual -> out.
+//                   This is what eager mode does: 4 launches, 9 tensor passes through HBM.
+//   chain fused     fused_chain row kernel: the row stays in registers from the load of x to the
+//                   store of out; residual is loaded with x so its latency hides behind the
+//                   reductions. 3 tensor passes: the minimum.
+//   bias_gelu unf.  bias_add, gelu: two flat kernels, h through HBM (4 passes).
+//   bias_gelu fused fused_bias_gelu: one flat kernel (2 passes: the minimum).
+//
+// Why the kernels look the way they do (memory bound, but at 4 TB/s a bf16 kernel has only ~33
+// (4 B/element) to ~49 (6 B/element) instruction slots per element: kernels/PERF.md):
+//   * data moves in chunks of 8 elements: one 16-byte vector (fp16/bf16) or two (fp32); a chunk
+//     is also exactly one Philox call of the dropout mask, so the RNG costs 1/8 call per element;
+//   * every thread issues all of its loads before using any (64 bytes per input in flight), and
+//     keeps them packed until used, so enough threads stay resident;
+//   * GELU's erf is Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7, ~14 instructions) instead of
+//     erff (~25), which made every GELU kernel instruction-bound;
+//   * math is in fp32 whatever the storage type; LayerNorm statistics in fp32;
+//   * ragged sizes: a row kernel whose hidden is not a multiple of 8 (or whose pointers are not
+//     16-byte aligned) runs its scalar instantiation, with bounds checks per element; flat kernels
+//     treat the tensor as one flat array, so only the last chunk is partial.
+//
+// [SECTION] Element types and chunk moves
+// [SECTION] Math: GELU, dropout mask, block reduction
+// [SECTION] Kernels: row kernels (layernorm, fused_chain)
+// [SECTION] Kernels: flat kernels (gelu, dropout, add, bias_add, fused_bias_gelu)
+// [SECTION] Kernels: input fill, output scan
+// [SECTION] Launchers
+// [SECTION] Dispatch by kernel name, buffer specs
+#include "kernels/common/gpu_check.cuh"
+#include "kernels/common/gpu_elementwise.cuh"
+#include "kernels/common/philox.h"
+#include "kernels/elementwise/elementwise.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace kernels::gpu {
+
+namespace {
+
+constexpr int kChunk = 8;               // elements per chunk (= one Philox call)
+constexpr int kRowChunksPerThread = 4;  // the most a row-kernel thread holds (elementwise_shapes.cpp)
+constexpr int kMaxRowThreads = 512;
+constexpr int kFlatThreads = 256;
+
+// =============================================================================================
+// [SECTION] Element types and chunk moves
+// =============================================================================================
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <typename T> __device__ __forceinline__ T from_float(float v);
+template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+template <typename T> __device__ __forceinline__ void unpack2(uint32_t w, float& lo, float& hi);
+template <> __device__ __forceinline__ void unpack2<__nv_bfloat16>(uint32_t w, float& lo, float& hi) {
+    lo = __uint_as_float(w << 16);
+    hi = __uint_as_float(w & 0xFFFF0000u);
+}
+template <> __device__ __forceinline__ void unpack2<__half>(uint32_t w, float& lo, float& hi) {
+    __half2 h;
+    memcpy(&h, &w, sizeof(h));
+    const float2 f = __half22float2(h);
+    lo = f.x;
+    hi = f.y;
+}
+
+template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi);
+template <> __device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    uint32_t w;
+    memcpy(&w, &h, sizeof(w));
+    return w;
+}
+template <> __device__ __forceinline__ uint32_t pack2<__half>(float lo, float hi) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    uint32_t w;
+    memcpy(&w, &h, sizeof(w));
+    return w;
+}
+
+// The raw bits of one chunk, kept packed in registers until used: 16 bytes (fp16/bf16: 4
+// registers instead of 8 unpacked floats) or 32 bytes (fp32). Fewer live registers per thread
+// means more resident warps, so more loads in flight per SM.
+template <typename T> struct RawChunk {
+    uint4 w[sizeof(T) / 2];
+};
+
+// A whole, 16-byte-aligned chunk: one 16-byte load (fp16/bf16) or two (fp32).
+// kReadOnly uses the read-only path (gamma, beta, bias: read by every block, live in L1/L2).
+template <typename T, bool kReadOnly = false>
+__device__ __forceinline__ void load_raw(const T* p, RawChunk<T>& r) {
+    const uint4* q = reinterpret_cast<const uint4*>(p);
+#pragma unroll
+    for (int j = 0; j < static_cast<int>(sizeof(T)) / 2; ++j) r.w[j] = kReadOnly ? __ldg(q + j) : q[j];
+}
+
+// A partial or unaligned chunk: element by element, only the first `valid` elements (rest 0).
+template <typename T>
+__device__ __forceinline__ void load_raw_partial(const T* p, int64_t valid, RawChunk<T>& r) {
+    T e[kChunk];
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) e[i] = i < valid ? p[i] : from_float<T>(0.0f);
+    memcpy(&r, e, sizeof(r));
+}
+
+template <typename T>
+__device__ __forceinline__ void unpack(const RawChunk<T>& r, float (&v)[kChunk]) {
+    if constexpr (sizeof(T) == 2) {
+        unpack2<T>(r.w[0].x, v[0], v[1]);
+        unpack2<T>(r.w[0].y, v[2], v[3]);
+        unpack2<T>(r.w[0].z, v[4], v[5]);
+        unpack2<T>(r.w[0].w, v[6], v[7]);
+    } else {
+        v[0] = __uint_as_float(r.w[0].x); v[1] = __uint_as_float(r.w[0].y);
+        v[2] = __uint_as_float(r.w[0].z); v[3] = __uint_as_float(r.w[0].w);
+        v[4] = __uint_as_float(r.w[1].x); v[5] = __uint_as_float(r.w[1].y);
+        v[6] = __uint_as_float(r.w[1].z); v[7] = __uint_as_float(r.w[1].w);
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void store_chunk(T* p, const float (&v)[kChunk]) {
+    if constexpr (sizeof(T) == 2) {
+        uint4 raw;
+        raw.x = pack2<T>(v[0], v[1]);
+        raw.y = pack2<T>(v[2], v[3]);
+        raw.z = pack2<T>(v[4], v[5]);
+        raw.w = pack2<T>(v[6], v[7]);
+        *reinterpret_cast<uint4*>(p) = raw;
+    } else {
+        float4* q = reinterpret_cast<float4*>(p);
+        q[0] = make_float4(v[0], v[1], v[2], v[3]);
+        q[1] = make_float4(v[4], v[5], v[6], v[7]);
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void store_partial(T* p, int64_t valid, const float (&v)[kChunk]) {
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i)
+        if (i < valid) p[i] = from_float<T>(v[i]);
+}
+
+// =============================================================================================
+// [SECTION] Math: GELU, dropout mask, block reduction
+// =============================================================================================
+// GELU(x) = x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), the exact erf form, with erf from Abramowitz &
+// Stegun 7.1.26: erf(z) = 1 - t (a1 + t (a2 + ... + t a5)) e^{-z^2}, t = 1 / (1 + p z), z >= 0,
+// |error| <= 1.5e-7 (fp32 itself rounds 1.0 to 6e-8). Why not erff(): CUDA's erff costs ~25
+// instructions (two polynomial branches, selected per element) and made every GELU kernel
+// instruction-bound on an H200 (gelu 75%, fused bias+GELU 69% of copy bandwidth, PERF.md). This
+// form costs ~14: one reciprocal and one exp2 on the special-function unit, 9 FMA-pipe operations.
+// With q = 0.5 x t P(t) e^{-x^2/2}:  GELU(x) = x - q for x >= 0, and q for x < 0.
+__device__ __forceinline__ float rcp_approx(float v) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+}
+__device__ __forceinline__ float exp2_approx(float v) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+}
+__device__ __forceinline__ float gelu(float x) {
+    constexpr float kP = 0.3275911f * 0.70710678118654752f;  // p / sqrt 2: t from |x| directly
+    // a1..a5 of A&S 7.1.26, halved (the 0.5 of GELU folded in)
+    constexpr float kA1 = 0.5f * 0.254829592f, kA2 = 0.5f * -0.284496736f, kA3 = 0.5f * 1.421413741f,
+                    kA4 = 0.5f * -1.453152027f, kA5 = 0.5f * 1.061405429f;
+    constexpr float kHalfLog2e = -0.5f * 1.4426950408889634f;  // e^{-x^2/2} = 2^{-x^2 log2(e) / 2}
+    const float t = rcp_approx(fmaf(kP, fabsf(x), 1.0f));
+    const float poly = t * fmaf(fmaf(fmaf(fmaf(kA5, t, kA4), t, kA3), t, kA2), t, kA1);
+    const float q = x * poly * exp2_approx(x * x * kHalfLog2e);
+    return x >= 0.0f ? x - q : q;
+}
+
+// 16-bit uniform number `lane` (0..7) of a Philox result; same bits as dropout_u16() but with
+// selects instead of an indexed array, so a run-time lane does not put r in local memory.
+__device__ __forceinline__ uint32_t mask_u16(const Philox4& r, uint32_t lane) {
+    const uint32_t w01 = (lane & 2) ? r.v[1] : r.v[0];
+    const uint32_t w23 = (lane & 2) ? r.v[3] : r.v[2];
+    const uint32_t w = (lane & 4) ? w23 : w01;
+    return (lane & 1) ? (w >> 16) : (w & 0xFFFFu);
+}
+
+// Applies dropout to one whole chunk whose first element has flat index e0 (a multiple of 8):
+// exactly one Philox call.
+__device__ __forceinline__ void dropout_chunk(float (&v)[kChunk], uint64_t e0, uint64_t seed, uint32_t threshold,
+                                              float keep_scale) {
+    const Philox4 r = dropout_block(seed, e0);
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) v[i] = dropout_u16(r, i) >= threshold ? v[i] * keep_scale : 0.0f;
+}
+
+// Sum over the block; every thread gets the total. `scratch` holds one float per warp.
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+    const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    float total = 0.0f;
+    const int warps = static_cast<int>(blockDim.x) >> 5;
+    for (int w = 0; w < warps; ++w) total += scratch[w];
+    return total;
+}
+
+// =============================================================================================
+// [SECTION] Kernels: row kernels (layernorm, fused_chain)
+// =============================================================================================
+// One block per row. Thread t owns chunks t, t + blockDim, ... (kCpt of them) of the row
+// (coalesced: a warp reads 32 consecutive chunks). kVector: hidden % 8 == 0 and 16-byte aligned
+// pointers, so every chunk is one or two 16-byte moves and one Philox call.
+struct RowArgs {
+    const void* x;
+    const void* residual;  // fused only
+    const void* gamma;
+    const void* beta;
+    void* out;             // h1 (layernorm) or out (fused_chain)
+    int64_t hidden;
+    uint64_t seed;
+    uint32_t threshold;
+    float keep_scale;
+};
+
+template <typename T, bool kVector>
+__device__ __forceinline__ void load_row_chunk(const T* row, int64_t col0, int64_t hidden, RawChunk<T>& r) {
+    if (kVector && col0 < hidden) load_raw<T>(row + col0, r);
+    else load_raw_partial<T>(row + col0, hidden - col0, r);  // valid <= 0: all zeros, no access
+}
+
+// Dropout on a chunk of a ragged row (hidden % 8 != 0): it may straddle two Philox groups, so one
+// call per group met (at most two per chunk).
+__device__ __forceinline__ void dropout_ragged_chunk(float (&v)[kChunk], uint64_t e0, uint64_t seed,
+                                                     uint32_t threshold, float keep_scale) {
+    uint64_t cached_group = ~uint64_t{0};
+    Philox4 r{};
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) {
+        const uint64_t e = e0 + static_cast<uint64_t>(i);
+        if ((e >> 3) != cached_group) {
+            r = dropout_block(seed, e);
+            cached_group = e >> 3;
+        }
+        v[i] = mask_u16(r, static_cast<uint32_t>(e & 7)) >= threshold ? v[i] * keep_scale : 0.0f;
+    }
+}
+
+// Chunks per thread (row_kernel_shape): 64 bytes of x per thread, i.e. kCpt = 4 for fp16/bf16 and
+// 2 for fp32, up to 512 threads; fp32 rows past 8192 take kCpt = 4 in 512 threads (128 registers).
+// Vector paths are capped at 64 registers (>= 1024 resident threads per SM); the scalar (ragged)
+// path gets 128 so its per-element addressing does not spill.
+template <typename T, int kCpt, bool kVector, bool kFused>
+__global__ void __launch_bounds__(kMaxRowThreads, kVector && (kCpt == 2 || sizeof(T) == 2) ? 2 : 1)
+    row_kernel(RowArgs a) {
+    __shared__ float sum_scratch[kMaxRowThreads / 32];
+    __shared__ float sq_scratch[kMaxRowThreads / 32];
+    const int64_t hidden = a.hidden;
+    const int64_t row_start = static_cast<int64_t>(blockIdx.x) * hidden;
+    const T* x = static_cast<const T*>(a.x) + row_start;
+    const int64_t stride = static_cast<int64_t>(blockDim.x) * kChunk;
+    const int64_t first_col = static_cast<int64_t>(threadIdx.x) * kChunk;
+
+    RawChunk<T> x_raw[kCpt], res_raw[kCpt];
+    // load x row into registers (HBM -> registers, 16-byte vectors, all chunks in flight)
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) load_row_chunk<T, kVector>(x, first_col + c * stride, hidden, x_raw[c]);
+    if constexpr (kFused) {
+        // load residual row into registers now (kept packed), so its latency hides behind the reductions
+        const T* residual = static_cast<const T*>(a.residual) + row_start;
+#pragma unroll
+        for (int c = 0; c < kCpt; ++c) load_row_chunk<T, kVector>(residual, first_col + c * stride, hidden, res_raw[c]);
+    }
+    // the row stays packed in registers (8 bytes of x per 4 elements for fp16/bf16): each pass
+    // below unpacks it again (one instruction per element) rather than holding it as floats, so a
+    // thread can own 64 bytes of x and 64 of residual in under 64 registers (PERF.md: 16-bit rows
+    // need that many bytes in flight; as floats they capped the SM at 2 rows and 60% of bandwidth).
+
+    // compute mean (block reduction; out-of-row elements were loaded as 0)
+    float sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) {
+        float v[kChunk];
+        unpack<T>(x_raw[c], v);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) sum += v[i];
+    }
+    const float inv_hidden = 1.0f / static_cast<float>(hidden);
+    const float mean = block_sum(sum, sum_scratch) * inv_hidden;
+
+    // compute variance from the register-held row: sum of squared deviations (second pass)
+    float sq = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) {
+        float v[kChunk];
+        unpack<T>(x_raw[c], v);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) {
+            const int64_t col = first_col + c * stride + (kVector ? 0 : i);  // vector chunks are all in or all out
+            const float d = v[i] - mean;
+            sq += col < hidden ? d * d : 0.0f;
+        }
+    }
+    const float rstd = rsqrtf(block_sum(sq, sq_scratch) * inv_hidden + elementwise::kLayerNormEps);
+
+    T* out = static_cast<T*>(a.out) + row_start;
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) {
+        const int64_t col0 = first_col + c * stride;
+        if (col0 >= hidden) continue;
+        const int64_t valid = hidden - col0;
+        // load gamma, beta chunk into registers (L1/L2-resident after the first rows)
+        RawChunk<T> g_raw, b_raw;
+        if (kVector) {
+            load_raw<T, true>(static_cast<const T*>(a.gamma) + col0, g_raw);
+            load_raw<T, true>(static_cast<const T*>(a.beta) + col0, b_raw);
+        } else {
+            load_raw_partial<T>(static_cast<const T*>(a.gamma) + col0, valid, g_raw);
+            load_raw_partial<T>(static_cast<const T*>(a.beta) + col0, valid, b_raw);
+        }
+        float v[kChunk], g[kChunk], b[kChunk], h[kChunk];
+        unpack<T>(x_raw[c], v);
+        unpack<T>(g_raw, g);
+        unpack<T>(b_raw, b);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
+        if constexpr (kFused) {
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) h[i] = gelu(h[i]);
+            const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
+            if (kVector) dropout_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
+            else dropout_ragged_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
+            float res[kChunk];
+            unpack<T>(res_raw[c], res);
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) h[i] += res[i];
+        }
+        // store out row chunk to HBM (h1 for the unfused layernorm)
+        if (kVector) store_chunk<T>(out + col0, h);
+        else store_partial<T>(out + col0, valid, h);
+    }
+}
+
+// =============================================================================================
+// [SECTION] Kernels: flat kernels (gelu, dropout, add, bias_add, fused_bias_gelu)
+// =============================================================================================
+// Block b owns the contiguous chunks [b * 256 * kChunks, (b + 1) * 256 * kChunks) of the flat
+// tensor; thread t owns chunks t, t + 256, ... of them (coalesced). kChunks is 64 bytes per thread
+// per input: 4 chunks (fp16/bf16) or 2 (fp32), i.e. four 16-byte loads in flight per input.
+enum class FlatOp { gelu, dropout, add, bias_add, bias_gelu };
+
+struct FlatArgs {
+    const void* in;
+    const void* in2;   // add: residual
+    const void* bias;  // bias_add, bias_gelu
+    void* out;
+    int64_t n;         // rows * hidden
+    int64_t hidden;
+    uint64_t seed;
+    uint32_t threshold;
+    float keep_scale;
+};
+
+template <typename T> constexpr int flat_chunks_per_thread() { return 64 / (kChunk * static_cast<int>(sizeof(T))); }
+
+constexpr bool reads_second(FlatOp op) { return op == FlatOp::add; }
+constexpr bool reads_bias(FlatOp op) { return op == FlatOp::bias_add || op == FlatOp::bias_gelu; }
+
+template <typename T, bool kVector>
+__device__ __forceinline__ void load_flat_chunk(const T* base, int64_t e0, int64_t n, RawChunk<T>& r) {
+    if (kVector && e0 + kChunk <= n) load_raw<T>(base + e0, r);
+    else load_raw_partial<T>(base + e0, n - e0, r);  // valid <= 0: all zeros, no access
+}
+
+// 4 blocks of 256 threads per SM at least: the compiler keeps each thread under 64 registers
+// (the scalar ragged path, with its per-element addressing, gets 128 so it does not spill).
+template <typename T, FlatOp kOp, bool kVector>
+__global__ void __launch_bounds__(kFlatThreads, kVector ? 4 : 2) flat_kernel(FlatArgs a) {
+    constexpr int kChunks = flat_chunks_per_thread<T>();
+    const int64_t first_chunk = static_cast<int64_t>(blockIdx.x) * blockDim.x * kChunks + threadIdx.x;
+    const int64_t chunk_stride = blockDim.x;
+    const T* in = static_cast<const T*>(a.in);
+
+    RawChunk<T> in_raw[kChunks], second_raw[kChunks], bias_raw[kChunks];
+    // load input tile into registers (all chunks in flight before any math)
+#pragma unroll
+    for (int k = 0; k < kChunks; ++k)
+        load_flat_chunk<T, kVector>(in, (first_chunk + k * chunk_stride) * kChunk, a.n, in_raw[k]);
+    if constexpr (reads_second(kOp)) {
+        // load residual tile into registers
+        const T* in2 = static_cast<const T*>(a.in2);
+#pragma unroll
+        for (int k = 0; k < kChunks; ++k)
+            load_flat_chunk<T, kVector>(in2, (first_chunk + k * chunk_stride) * kChunk, a.n, second_raw[k]);
+    }
+    if constexpr (reads_bias(kOp)) {
+        // load bias chunk into registers (hidden long: L1/L2-resident). Column of each chunk's
+        // first element: one 64-bit modulo per thread, then a conditional subtract per chunk.
+        const T* b = static_cast<const T*>(a.bias);
+        const int64_t hidden = a.hidden;
+        const int64_t step = (chunk_stride * kChunk) % hidden;
+        int64_t col = (first_chunk * kChunk) % hidden;
+        const bool whole_vectors = kVector && hidden % kChunk == 0 && reinterpret_cast<uintptr_t>(b) % 16 == 0;
+#pragma unroll
+        for (int k = 0; k < kChunks; ++k) {
+            const int64_t e0 = (first_chunk + k * chunk_stride) * kChunk;
+            if (whole_vectors && e0 + kChunk <= a.n) {
+                load_raw<T, true>(b + col, bias_raw[k]);
+            } else {
+                T e[kChunk];
+#pragma unroll
+                for (int i = 0; i < kChunk; ++i) {
+                    int64_t c = col + i;
+                    while (c >= hidden) c -= hidden;
+                    e[i] = e0 + i < a.n ? b[c] : from_float<T>(0.0f);
+                }
+                memcpy(&bias_raw[k], e, sizeof(bias_raw[k]));
+            }
+            col += step;
+            if (col >= hidden) col -= hidden;
+        }
+    }
+
+    T* out = static_cast<T*>(a.out);
+#pragma unroll
+    for (int k = 0; k < kChunks; ++k) {
+        const int64_t e0 = (first_chunk + k * chunk_stride) * kChunk;
+        if (e0 >= a.n) continue;
+        float v[kChunk];
+        unpack<T>(in_raw[k], v);
+        // compute in registers
+        if constexpr (kOp == FlatOp::gelu) {
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) v[i] = gelu(v[i]);
+        } else if constexpr (kOp == FlatOp::dropout) {
+            dropout_chunk(v, static_cast<uint64_t>(e0), a.seed, a.threshold, a.keep_scale);
+        } else if constexpr (kOp == FlatOp::add) {
+            float s[kChunk];
+            unpack<T>(second_raw[k], s);
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) v[i] += s[i];
+        } else {
+            float bias[kChunk];
+            unpack<T>(bias_raw[k], bias);
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) v[i] = kOp == FlatOp::bias_add ? v[i] + bias[i] : gelu(v[i] + bias[i]);
+        }
+        // store output tile to HBM
+        if (kVector && e0 + kChunk <= a.n) store_chunk<T>(out + e0, v);
+        else store_partial<T>(out + e0, a.n - e0, v);
+    }
+}
+
+// =============================================================================================
+// [SECTION] Kernels: input fill, output scan
+// =============================================================================================
+// Same expression as elementwise::x_value / gamma_value on the host: input_value() in fp32, then
+// (gamma) 1 + 0.5 u in fp32, then round to nearest even in the storage type.
+template <typename T>
+__global__ void fill_kernel(T* dst, int64_t n, uint64_t seed, uint32_t tensor_id, bool gamma_affine) {
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+        float u = input_value(seed, tensor_id, static_cast<uint64_t>(i));
+        if (gamma_affine) u = __fadd_rn(1.0f, __fmul_rn(0.5f, u));  // no FMA contraction: as on the host
+        dst[i] = from_float<T>(u);
+    }
+}
+
+template <typename T>
+__global__ void count_nonfinite_kernel(const T* src, int64_t n, unsigned long long* count) {
+    unsigned long long bad = 0;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+        bad += isfinite(to_float(src[i])) ? 0u : 1u;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) bad += __shfl_xor_sync(0xFFFFFFFFu, bad, offset);
+    if ((threadIdx.x & 31) == 0 && bad) atomicAdd(count, bad);
+}
+
+// =============================================================================================
+// [SECTION] Launchers
+// =============================================================================================
+bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+template <typename T, bool kFused>
+void launch_row(const Params& p, const RowArgs& a, cudaStream_t stream, const char* name) {
+    const elementwise::LaunchShape shape = elementwise::row_kernel_shape(p);
+    if (static_cast<int64_t>(shape.threads) * kRowChunksPerThread * kChunk < p.hidden)
+        throw std::invalid_argument(std::string(name) + ": hidden " + std::to_string(p.hidden) +
+                                    " exceeds the register-held row (" +
+                                    std::to_string(kMaxRowThreads * kRowChunksPerThread * kChunk) + " elements)");
+    if (shape.blocks == 0) return;
+    const bool vector = p.hidden % kChunk == 0 && aligned16(a.x) && aligned16(a.residual) && aligned16(a.gamma) &&
+                        aligned16(a.beta) && aligned16(a.out);
+    const dim3 grid(static_cast<unsigned>(shape.blocks)), block(static_cast<unsigned>(shape.threads));
+    const bool two_chunks = static_cast<int64_t>(shape.threads) * 2 * kChunk >= p.hidden;
+    if (two_chunks && vector) row_kernel<T, 2, true, kFused><<<grid, block, 0, stream>>>(a);
+    else if (two_chunks) row_kernel<T, 2, false, kFused><<<grid, block, 0, stream>>>(a);
+    else if (vector) row_kernel<T, kRowChunksPerThread, true, kFused><<<grid, block, 0, stream>>>(a);
+    else row_kernel<T, kRowChunksPerThread, false, kFused><<<grid, block, 0, stream>>>(a);
+    check_launch(name);
+}
+
+template <typename T, FlatOp kOp>
+void launch_flat(const Params& p, const FlatArgs& a, cudaStream_t stream, const char* name) {
+    const elementwise::LaunchShape shape = elementwise::flat_kernel_shape(p);
+    if (shape.elements_per_block != static_cast<int64_t>(shape.threads) * flat_chunks_per_thread<T>() * kChunk ||
+        shape.threads != kFlatThreads)
+        throw std::logic_error(std::string(name) + ": flat_kernel_shape() disagrees with the kernel's tiling");
+    if (shape.blocks == 0) return;
+    const bool vector = aligned16(a.in) && aligned16(a.in2) && aligned16(a.out);  // bias: checked in the kernel
+    const dim3 grid(static_cast<unsigned>(shape.blocks)), block(static_cast<unsigned>(shape.threads));
+    if (vector) flat_kernel<T, kOp, true><<<grid, block, 0, stream>>>(a);
+    else flat_kernel<T, kOp, false><<<grid, block, 0, stream>>>(a);
+    check_launch(name);
+}
+
+RowArgs row_args(const Params& p, const void* x, const void* residual, const void* gamma, const void* beta,
+                 void* out) {
+    return RowArgs{x, residual, gamma, beta, out, p.hidden, p.seed, dropout_threshold(p.dropout_p),
+                   p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f};
+}
+
+FlatArgs flat_args(const Params& p, const void* in, const void* in2, const void* bias, void* out) {
+    return FlatArgs{in, in2, bias, out, p.rows * p.hidden, p.hidden, p.seed, dropout_threshold(p.dropout_p),
+                    p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f};
+}
+
+// Bytes per launch (es = bytes per element, n = rows * hidden, H = hidden), as in the model:
+template <typename T>
+void launch_typed(const std::string& name, const Params& p, const ElementwiseBuffers& b, cudaStream_t s) {
+    if (p.workload == Workload::chain) {
+        if (name == "layernorm") {
+            // read x n*es + gamma, beta 2H*es; write h1 n*es
+            launch_row<T, false>(p, row_args(p, b.x, nullptr, b.gamma, b.beta, b.h1), s, "layernorm");
+        } else if (name == "gelu") {
+            // read h1 n*es; write h2 n*es
+            launch_flat<T, FlatOp::gelu>(p, flat_args(p, b.h1, nullptr, nullptr, b.h2), s, "gelu");
+        } else if (name == "dropout") {
+            // read h2 n*es; write h3 n*es (mask: Philox in registers, 0 bytes)
+            launch_flat<T, FlatOp::dropout>(p, flat_args(p, b.h2, nullptr, nullptr, b.h3), s, "dropout");
+        } else if (name == "add") {
+            // read h3, residual 2n*es; write out n*es
+            launch_flat<T, FlatOp::add>(p, flat_args(p, b.h3, b.residual, nullptr, b.out), s, "add");
+        } else if (name == "fused_chain") {
+            // read x, residual 2n*es + gamma, beta 2H*es; write out n*es: the minimum
+            launch_row<T, true>(p, row_args(p, b.x, b.residual, b.gamma, b.beta, b.out), s, "fused_chain");
+        } else {
+            throw std::invalid_argument("the chain workload has no GPU kernel named '" + name + "'");
+        }
+    } else {
+        if (name == "bias_add") {
+            // read x n*es + bias H*es; write h n*es
+            launch_flat<T, FlatOp::bias_add>(p, flat_args(p, b.x, nullptr, b.bias, b.h1), s, "bias_add");
+        } else if (name == "gelu") {
+            // read h n*es; write out n*es
+            launch_flat<T, FlatOp::gelu>(p, flat_args(p, b.h1, nullptr, nullptr, b.out), s, "gelu");
+        } else if (name == "fused_bias_gelu") {
+            // read x n*es + bias H*es; write out n*es: the minimum
+            launch_flat<T, FlatOp::bias_gelu>(p, flat_args(p, b.x, nullptr, b.bias, b.out), s, "fused_bias_gelu");
+        } else {
+            throw std::invalid_argument("the bias_gelu workload has no GPU kernel named '" + name + "'");
+        }
+    }
+}
+
+template <typename T>
+void fill_typed(void* dst, int64_t n, uint64_t seed, uint32_t tensor_id, bool gamma_affine, cudaStream_t s) {
+    if (dst == nullptr || n <= 0) return;
+    const int threads = 256;
+    const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, int64_t{1} << 16);
+    fill_kernel<T><<<static_cast<unsigned>(blocks), threads, 0, s>>>(static_cast<T*>(dst), n, seed, tensor_id,
+                                                                       gamma_affine);
+    check_launch("fill_inputs");
+}
+
+template <typename T>
+void count_typed(const void* src, int64_t n, unsigned long long* count, cudaStream_t s) {
+    if (n <= 0) return;
+    const int threads = 256;
+    const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, int64_t{1} << 14);
+    count_nonfinite_kernel<T><<<static_cast<unsigned>(blocks), threads, 0, s>>>(static_cast<const T*>(src), n, count);
+    check_launch("count_nonfinite");
+}
+
+float bf16_bits_to_float(uint16_t bits) {
+    const uint32_t w = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &w, sizeof(f));
+    return f;
+}
+
+}  // namespace
+
+// =============================================================================================
+// [SECTION] Dispatch by kernel name, buffer specs
+// =============================================================================================
+void launch_kernel(const std::string& kernel_name, const Params& p, const ElementwiseBuffers& b, cudaStream_t stream) {
+    switch (p.dtype) {
+    case DType::f32: launch_typed<float>(kernel_name, p, b, stream); return;
+    case DType::f16: launch_typed<__half>(kernel_name, p, b, stream); return;
+    case DType::bf16: launch_typed<__nv_bfloat16>(kernel_name, p, b, stream); return;
+    }
+}
+
+void fill_inputs(const Params& p, const ElementwiseBuffers& b, cudaStream_t stream) {
+    using elementwise::TensorId;
+    const int64_t n = p.rows * p.hidden, h = p.hidden;
+    struct Input {
+        void* ptr;
+        int64_t elements;
+        uint32_t id;
+        bool gamma;
+    };
+    const Input inputs[] = {{b.x, n, elementwise::kX, false},
+                            {b.residual, n, elementwise::kResidual, false},
+                            {b.gamma, h, elementwise::kGamma, true},
+                            {b.beta, h, elementwise::kBeta, false},
+                            {b.bias, h, elementwise::kBias, false}};
+    for (const Input& in : inputs) {
+        switch (p.dtype) {
+        case DType::f32: fill_typed<float>(in.ptr, in.elements, p.seed, in.id, in.gamma, stream); break;
+        case DType::f16: fill_typed<__half>(in.ptr, in.elements, p.seed, in.id, in.gamma, stream); break;
+        case DType::bf16: fill_typed<__nv_bfloat16>(in.ptr, in.elements, p.seed, in.id, in.gamma, stream); break;
+        }
+    }
+}
+
+void count_nonfinite(const Params& p, const void* tensor, unsigned long long* count_device, cudaStream_t stream) {
+    const int64_t n = p.rows * p.hidden;
+    switch (p.dtype) {
+    case DType::f32: count_typed<float>(tensor, n, count_device, stream); return;
+    case DType::f16: count_typed<__half>(tensor, n, count_device, stream); return;
+    case DType::bf16: count_typed<__nv_bfloat16>(tensor, n, count_device, stream); return;
+    }
+}
+
+void to_float(DType t, const void* host_bits, float* dst, uint64_t elements) {
+    switch (t) {
+    case DType::f32: std::memcpy(dst, host_bits, elements * sizeof(float)); return;
+    case DType::f16: {
+        const __half* src = static_cast<const __half*>(host_bits);
+        for (uint64_t i = 0; i < elements; ++i) dst[i] = __half2float(src[i]);
+        return;
+    }
+    case DType::bf16: {
+        const uint16_t* src = static_cast<const uint16_t*>(host_bits);
+        for (uint64_t i = 0; i < elements; ++i) dst[i] = bf16_bits_to_float(src[i]);
+        return;
+    }
+    }
+}
+
+std::vector<BufferSpec> buffer_specs(const std::string& variant, const Params& p) {
+    const uint64_t n = static_cast<uint64_t>(p.rows) * static_cast<uint64_t>(p.hidden);
+    const uint64_t h = static_cast<uint64_t>(p.hidden);
+    using B = ElementwiseBuffers;
+    std::vector<BufferSpec> specs{{"x", &B::x, n, false}};
+    if (p.workload == Workload::chain) {
+        specs.push_back({"residual", &B::residual, n, false});
+        specs.push_back({"gamma", &B::gamma, h, false});
+        specs.push_back({"beta", &B::beta, h, false});
+        if (variant == "unfused") {
+            specs.push_back({"h1", &B::h1, n, true});
+            specs.push_back({"h2", &B::h2, n, true});
+            specs.push_back({"h3", &B::h3, n, true});
+        }
+    } else {
+        specs.push_back({"bias", &B::bias, h, false});
+        if (variant == "unfused") specs.push_back({"h", &B::h1, n, true});
+    }
+    specs.push_back({"out", &B::out, n, true});
+    return specs;
+}
+
+}  // namespace kernels::gpu

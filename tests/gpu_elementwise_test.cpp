@@ -1,0 +1,239 @@
+// Every elementwise workload x variant x dtype on the GPU against the float64 CPU reference:
+// random inputs (several seeds, never zeros), ragged sizes, poisoned outputs, the whole output
+// compared; plus the backend's run() path end to end.
+#include "kernels/common/backend.h"
+#include "kernels/common/gpu_testing.h"
+#include "kernels/elementwise/elementwise.h"
+#include "kernels/workload.h"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using kernels::DType;
+using kernels::Params;
+using kernels::Workload;
+
+namespace {
+
+struct Errors {
+    double rel_l2 = 0, max_abs = 0;
+    int64_t nonfinite = 0;
+};
+
+// Whole-output comparison with the reference, every row.
+Errors compare_all(const Params& p, const std::vector<float>& out) {
+    Errors e;
+    std::vector<double> want(static_cast<size_t>(p.hidden));
+    double err2 = 0, ref2 = 0;
+    for (int64_t r = 0; r < p.rows; ++r) {
+        kernels::elementwise::reference_row(p, r, want.data());
+        for (int64_t c = 0; c < p.hidden; ++c) {
+            const double got = out[static_cast<size_t>(r * p.hidden + c)];
+            if (!std::isfinite(got)) {
+                ++e.nonfinite;
+                continue;
+            }
+            const double d = got - want[static_cast<size_t>(c)];
+            e.max_abs = std::max(e.max_abs, std::fabs(d));
+            err2 += d * d;
+            ref2 += want[static_cast<size_t>(c)] * want[static_cast<size_t>(c)];
+        }
+    }
+    e.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+    return e;
+}
+
+// fp32: only fp32 rounding of the math (erff, rsqrtf, the fp32 row sums) separates GPU from float64.
+// fp16/bf16: the output (and, unfused, every intermediate) is rounded to 11 or 8 significant bits.
+double tolerance(DType t) { return t == DType::f32 ? 1e-5 : 1e-2; }
+
+// Relative L2 is the criterion; but a tiny output (one element, say) can be a near-cancellation of
+// dropout(GELU(h)) + residual, whose operands are O(1) and were rounded as O(1) values. Then the
+// error is judged against that O(1) scale instead: max abs error <= tolerance / 10.
+bool within_tolerance(const Errors& e, DType t) { return e.rel_l2 <= tolerance(t) || e.max_abs <= tolerance(t) / 10; }
+
+void check_variant(const Params& p, const std::string& variant) {
+    INFO("workload " << kernels::to_string(p.workload) << " variant " << variant << " dtype "
+                     << kernels::to_string(p.dtype) << " rows " << p.rows << " hidden " << p.hidden << " p "
+                     << p.dropout_p << " seed " << p.seed);
+    const kernels::gpu::VariantOutput r = kernels::gpu::run_variant_once(variant, p);
+    REQUIRE(r.error == "");
+    REQUIRE(r.ok);
+    CHECK(r.nonfinite == 0);
+    const Errors e = compare_all(p, r.out);
+    CHECK(e.nonfinite == 0);
+    INFO("rel L2 " << e.rel_l2 << " max abs " << e.max_abs);
+    CHECK(within_tolerance(e, p.dtype));
+}
+
+Params make(Workload w, DType t, int64_t rows, int64_t hidden, uint64_t seed, double p = 0.1) {
+    Params q;
+    q.workload = w;
+    q.dtype = t;
+    q.rows = rows;
+    q.hidden = hidden;
+    q.seed = seed;
+    q.dropout_p = p;
+    return q;
+}
+
+}  // namespace
+
+TEST_CASE("GPU inputs are bit-identical to the host's x_value, gamma_value, ...", "[gpu][inputs]") {
+    for (DType t : kernels::kAllDTypes) {
+        for (Workload w : kernels::kAllWorkloads) {
+            const Params p = make(w, t, 7, 1000, 99);
+            const kernels::gpu::InputsOnHost in = kernels::gpu::download_inputs(p);
+            REQUIRE(in.error == "");
+            for (const auto& [name, values] : in.tensors) {
+                INFO("tensor " << name << " dtype " << kernels::to_string(t));
+                int64_t mismatches = 0, zeros = 0;
+                for (size_t i = 0; i < values.size(); ++i) {
+                    const int64_t row = static_cast<int64_t>(i) / p.hidden, col = static_cast<int64_t>(i) % p.hidden;
+                    float want = 0;
+                    namespace ew = kernels::elementwise;
+                    if (name == "x") want = ew::x_value(p, row, col);
+                    else if (name == "residual") want = ew::residual_value(p, row, col);
+                    else if (name == "gamma") want = ew::gamma_value(p, static_cast<int64_t>(i));
+                    else if (name == "beta") want = ew::beta_value(p, static_cast<int64_t>(i));
+                    else if (name == "bias") want = ew::bias_value(p, static_cast<int64_t>(i));
+                    if (std::memcmp(&want, &values[i], sizeof(float)) != 0) ++mismatches;
+                    zeros += values[i] == 0.0f;
+                }
+                CHECK(mismatches == 0);
+                CHECK(zeros < static_cast<int64_t>(values.size()) / 100 + 1);  // random data, not zeros
+            }
+        }
+    }
+}
+
+TEST_CASE("every variant and dtype matches the CPU reference on ragged sizes", "[gpu][elementwise]") {
+    const int64_t hiddens[] = {1, 33, 1000, 4097, 8192 + 8};
+    const int64_t rows_list[] = {1, 7, 513};
+    uint64_t seed = 11;
+    for (Workload w : kernels::kAllWorkloads)
+        for (DType t : kernels::kAllDTypes)
+            for (int64_t hidden : hiddens)
+                for (int64_t rows : rows_list) {
+                    if (rows * hidden > 513 * 1000 && rows == 513) continue;  // keep the float64 reference quick
+                    const Params p = make(w, t, rows, hidden, seed++);
+                    for (const kernels::VariantInfo& v : kernels::variants(w)) check_variant(p, v.name);
+                }
+}
+
+TEST_CASE("vectorised sizes: hidden a multiple of 8, both row-kernel widths", "[gpu][elementwise]") {
+    const int64_t hiddens[] = {8, 768, 4096, 8192, 16384};
+    uint64_t seed = 501;
+    for (Workload w : kernels::kAllWorkloads)
+        for (DType t : kernels::kAllDTypes)
+            for (int64_t hidden : hiddens) {
+                const Params p = make(w, t, hidden >= 8192 ? 64 : 257, hidden, seed++);
+                for (const kernels::VariantInfo& v : kernels::variants(w)) check_variant(p, v.name);
+            }
+}
+
+TEST_CASE("dropout edge cases: p = 0 keeps everything, p near 1 drops almost everything", "[gpu][dropout]") {
+    for (DType t : kernels::kAllDTypes) {
+        for (double dp : {0.0, 0.99}) {
+            for (int64_t hidden : {int64_t{1000}, int64_t{1027}}) {
+                const Params p = make(Workload::chain, t, 33, hidden, 7 + static_cast<uint64_t>(hidden), dp);
+                check_variant(p, "unfused");
+                check_variant(p, "fused");
+            }
+        }
+    }
+}
+
+TEST_CASE("unfused and fused chain drop exactly the same elements", "[gpu][dropout]") {
+    // fp32 so that rounding of intermediates cannot hide a different mask: a dropped element is
+    // exactly the residual in both variants.
+    const Params p = make(Workload::chain, DType::f32, 65, 1536, 4242, 0.5);
+    const auto a = kernels::gpu::run_variant_once("unfused", p);
+    const auto b = kernels::gpu::run_variant_once("fused", p);
+    REQUIRE(a.ok);
+    REQUIRE(b.ok);
+    int64_t mismatched = 0, dropped = 0;
+    for (int64_t r = 0; r < p.rows; ++r)
+        for (int64_t c = 0; c < p.hidden; ++c) {
+            const size_t i = static_cast<size_t>(r * p.hidden + c);
+            const float res = kernels::elementwise::residual_value(p, r, c);
+            const bool da = a.out[i] == res, db = b.out[i] == res;
+            mismatched += da != db;
+            dropped += da;
+        }
+    CHECK(mismatched == 0);
+    const double frac = static_cast<double>(dropped) / static_cast<double>(p.rows * p.hidden);
+    CHECK(frac > 0.48);
+    CHECK(frac < 0.52);
+}
+
+TEST_CASE("the backend's run() fills a checked, timed measurement", "[gpu][backend]") {
+    std::string why;
+    auto backend = kernels::make_gpu_backend(&why);
+    REQUIRE(backend != nullptr);
+    const kernels::DeviceInfo& d = backend->device();
+    CHECK(!d.name.empty());
+    CHECK(d.sm_count > 0);
+    CHECK(d.l2_bytes > 0);
+    CHECK(d.peak_bw_gbps > 0);
+    REQUIRE(d.measured_copy_gbps.has_value());
+    CHECK(*d.measured_copy_gbps > 0);
+    std::atomic<uint64_t> latest{1};
+    const kernels::CancelToken token{&latest, 1};
+    for (Workload w : kernels::kAllWorkloads) {
+        for (const kernels::VariantInfo& v : kernels::variants(w)) {
+            kernels::Job job;
+            job.id = 1;
+            job.backend = kernels::BackendKind::gpu;
+            job.variant = v.name;
+            job.params = make(w, DType::bf16, 1024, 1024, 77);
+            job.reps = 5;  // the backend raises this to 20
+            const kernels::Measurement m = backend->run(job, token);
+            INFO(v.name << ": " << m.error);
+            REQUIRE(m.ok);
+            CHECK(m.checked);
+            CHECK(m.checked_elements == 1024 * 1024);
+            CHECK(m.rel_l2_error <= 1e-2);
+            CHECK(m.time.reps >= 20);
+            CHECK(m.time.median_ms > 0);
+            CHECK(m.time.min_ms <= m.time.median_ms);
+            CHECK(m.time.median_ms <= m.time.max_ms);
+            REQUIRE(m.kernels.size() == static_cast<size_t>(v.kernels));
+            const kernels::Model model = kernels::model(v.name, job.params);
+            for (size_t k = 0; k < m.kernels.size(); ++k) {
+                CHECK(m.kernels[k].name == model.kernels[k].name);
+                CHECK(m.kernels[k].time.median_ms > 0);
+            }
+            CHECK(m.bytes() == model.bytes());
+            CHECK(m.min_bytes == kernels::min_bytes(job.params));
+            CHECK(m.flops > 0);
+            CHECK(!m.timing_note.empty());
+            CHECK(!m.build_type.empty());
+            CHECK(m.device.name == d.name);
+        }
+    }
+    SECTION("a cancelled job stops with 'cancelled'") {
+        kernels::Job job;
+        job.variant = "fused";
+        job.params = make(Workload::chain, DType::bf16, 256, 1024, 5);
+        std::atomic<uint64_t> newer{2};
+        const kernels::Measurement m = backend->run(job, kernels::CancelToken{&newer, 1});
+        CHECK_FALSE(m.ok);
+        CHECK(m.error == "cancelled");
+    }
+    SECTION("invalid parameters give a message, and the backend stays usable") {
+        kernels::Job job;
+        job.variant = "fused";
+        job.params = make(Workload::chain, DType::bf16, 0, 1024, 5);
+        const kernels::Measurement bad = backend->run(job, token);
+        CHECK_FALSE(bad.ok);
+        CHECK(!bad.error.empty());
+        job.params.rows = 64;
+        CHECK(backend->run(job, token).ok);
+    }
+}
