@@ -102,12 +102,6 @@ std::string workload_names() {
     return join(names, ", ");
 }
 
-std::string dtype_names() {
-    std::vector<std::string> names;
-    for (auto t : kernels::kAllDTypes) names.emplace_back(kernels::to_string(t));
-    return join(names, ", ");
-}
-
 const kernels::ParamSpec* find_spec(kernels::Workload w, kernels::ParamId id) {
     for (const auto& spec : kernels::param_specs(w))
         if (spec.id == id) return &spec;
@@ -213,38 +207,38 @@ std::string parse_reps(const std::string& option, const std::string& text, int& 
     return "";
 }
 
-std::string parse_workloads(const std::string& option, const std::vector<std::string>& values, bool allow_all,
-                            std::vector<kernels::Workload>& out) {
-    const std::string legal = workload_names() + (allow_all ? ", all" : "");
+// A comma list of names of one enum (workloads, dtypes), with "all" for every value when allowed.
+// Duplicates are dropped; an unknown name is an error naming the legal ones.
+template <typename T, size_t N, typename Parse>
+std::string parse_name_list(const std::string& option, const std::vector<std::string>& values, bool allow_all,
+                            const T (&all)[N], Parse parse, const char* what, std::vector<T>& out) {
+    std::vector<std::string> names;
+    for (T v : all) names.emplace_back(kernels::to_string(v));
+    const std::string legal = join(names, ", ") + (allow_all ? ", all" : "");
     out.clear();
     for (const auto& item : list_items(values)) {
         if (allow_all && item == "all") {
-            out.assign(std::begin(kernels::kAllWorkloads), std::end(kernels::kAllWorkloads));
+            out.assign(std::begin(all), std::end(all));
             continue;
         }
-        kernels::Workload w{};
-        if (!kernels::parse_workload(item, w)) return bad_value(option, item, "is not a workload", legal);
-        if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+        T v{};
+        if (!parse(item, v)) return bad_value(option, item, what, legal);
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     }
     if (out.empty()) return option + " needs a value (legal: " + legal + ")";
     return "";
 }
 
+std::string parse_workloads(const std::string& option, const std::vector<std::string>& values, bool allow_all,
+                            std::vector<kernels::Workload>& out) {
+    return parse_name_list(option, values, allow_all, kernels::kAllWorkloads, kernels::parse_workload,
+                           "is not a workload", out);
+}
+
 std::string parse_dtypes(const std::string& option, const std::vector<std::string>& values, bool allow_all,
                          std::vector<kernels::DType>& out) {
-    const std::string legal = dtype_names() + (allow_all ? ", all" : "");
-    out.clear();
-    for (const auto& item : list_items(values)) {
-        if (allow_all && item == "all") {
-            out.assign(std::begin(kernels::kAllDTypes), std::end(kernels::kAllDTypes));
-            continue;
-        }
-        kernels::DType t{};
-        if (!kernels::parse_dtype(item, t)) return bad_value(option, item, "is not a dtype", legal);
-        if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
-    }
-    if (out.empty()) return option + " needs a value (legal: " + legal + ")";
-    return "";
+    return parse_name_list(option, values, allow_all, kernels::kAllDTypes, kernels::parse_dtype, "is not a dtype",
+                           out);
 }
 
 // "all" -> empty (every variant); otherwise each name must exist for every selected workload.

@@ -4,6 +4,8 @@
 
 #include "kernels/common/backend.h"
 
+#include "temp_dir.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <stb/stb_image.h>
@@ -18,26 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh folder per test under the system temp folder, removed at the end.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::random_device entropy;
-        path = fs::temp_directory_path() / ("fusionlab_export_test_" + std::to_string(entropy()) + std::to_string(entropy()));
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ignored);
-        fs::remove_all(path, ignored);
-    }
-    std::vector<std::string> entries() const {
-        std::vector<std::string> names;
-        for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
-        std::sort(names.begin(), names.end());
-        return names;
-    }
-};
+using fl_test::TempDir;
 
 std::string read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);

@@ -8,6 +8,8 @@
 #include "app/platform.h"
 #include "kernels/workload.h"
 
+#include "temp_dir.h"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -19,19 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::random_device entropy;
-        path = fs::temp_directory_path() /
-               ("fusionlab_settings_test_" + std::to_string(entropy()) + std::to_string(entropy()));
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path, ignored);
-    }
-};
+using fl_test::TempDir;
 
 app::Settings non_default_settings() {
     app::Settings s;
