@@ -1,0 +1,931 @@
+// Attention on the GPU: O = softmax(Q Kᵀ / sqrt(d) [+ causal mask]) V, batch_heads x N x d.
+//
+// Versions (each computes the same function; see attention.h for the model of each):
+//   naive     What framework eager mode does. cuBLAS strided-batched GEMM writes S = Q Kᵀ / sqrt(d)
+//             (N x N per head) to HBM; a row-softmax kernel reads S and writes P; cuBLAS reads P and V
+//             and writes O. fp16/bf16 run on tensor cores with fp32 accumulation; fp32 runs in true
+//             fp32 (CUBLAS_COMPUTE_32F, default math mode: no TF32).
+//   flash     The teaching kernel. What changes: S and P never reach HBM. One thread block owns Br rows
+//             of Q (Qi) and loops over tiles Kj, Vj of Bc rows staged in shared memory; it keeps the
+//             running row max m and row sum l, rescales its Oi accumulator when m grows, and stores Oi
+//             once at the end. Plain fp32 FMAs from shared memory, one loop per step of the paper,
+//             so the code reads like the animation. Any d <= 128; Br, Bc in {16, 32, 64, 128}.
+//   flash_tc  The same loop on tensor cores (sm_80+). What changes: each warp owns 16 rows of Qi;
+//             Sij and the Oi update are mma.sync m16n8k16 (fp16/bf16 in, fp32 accumulate) fed by
+//             ldmatrix; Sij stays in registers and becomes the A operand of Pij Vj without a trip
+//             through shared memory; Kj+1, Vj+1 are copied in with cp.async while tile j computes.
+//             d in {32, 64, 128}, tile Br = 128 (8 warps), Bc = 64.
+//
+// [SECTION] Element types and small helpers
+// [SECTION] Inputs
+// [SECTION] naive: cuBLAS GEMMs + softmax kernel
+// [SECTION] flash: the teaching kernel
+// [SECTION] flash_tc: tensor cores (mma.sync, ldmatrix, cp.async)
+// [SECTION] Buffers, launch, checks
+// [SECTION] Entry points (attention_gpu.h)
+#include "kernels/attention/attention.h"
+#include "kernels/attention/attention_gpu.h"
+#include "kernels/common/gpu_check.cuh"
+#include "kernels/common/philox.h"
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kernels::attention::gpu {
+
+using kernels::gpu::check;
+using kernels::gpu::check_launch;
+
+namespace {
+
+// =============================================================================================
+// [SECTION] Element types and small helpers
+// =============================================================================================
+__device__ __forceinline__ float to_f(float x) { return x; }
+__device__ __forceinline__ float to_f(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <typename T> __device__ __forceinline__ T from_f(float x);
+template <> __device__ __forceinline__ float from_f<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half from_f<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+// 8 consecutive elements as float: one 16-byte load for 2-byte types, two for fp32.
+template <typename T> __device__ __forceinline__ void load8(const T* src, float (&v)[8]) {
+    if constexpr (sizeof(T) == 4) {
+        const float4 a = reinterpret_cast<const float4*>(src)[0], b = reinterpret_cast<const float4*>(src)[1];
+        v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w; v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
+    } else {
+        const uint4 raw = *reinterpret_cast<const uint4*>(src);
+        const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = to_f(e[i]);
+    }
+}
+
+template <typename T> __device__ __forceinline__ void store8(T* dst, const float (&v)[8]) {
+    if constexpr (sizeof(T) == 4) {
+        reinterpret_cast<float4*>(dst)[0] = make_float4(v[0], v[1], v[2], v[3]);
+        reinterpret_cast<float4*>(dst)[1] = make_float4(v[4], v[5], v[6], v[7]);
+    } else {
+        uint4 raw;
+        T* e = reinterpret_cast<T*>(&raw);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) e[i] = from_f<T>(v[i]);
+        *reinterpret_cast<uint4*>(dst) = raw;
+    }
+}
+
+__device__ __forceinline__ float fast_exp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+// Block-wide reductions through 32 floats of shared memory; every thread gets the result.
+template <bool kMax> __device__ float block_reduce(float v, float* scratch) {
+    for (int o = 16; o > 0; o >>= 1) {
+        const float w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = kMax ? fmaxf(v, w) : v + w;
+    }
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    const int warps = static_cast<int>(blockDim.x) / 32;
+    __syncthreads();  // scratch may still be read by a previous reduction
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    v = lane < warps ? scratch[lane] : (kMax ? -INFINITY : 0.0f);
+    for (int o = 16; o > 0; o >>= 1) {
+        const float w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = kMax ? fmaxf(v, w) : v + w;
+    }
+    return v;
+}
+
+// Calls f(T{}) with T the element type of t.
+template <typename F> void with_type(DType t, F&& f) {
+    switch (t) {
+    case DType::f32: f(float{}); return;
+    case DType::f16: f(__half{}); return;
+    case DType::bf16: f(__nv_bfloat16{}); return;
+    }
+}
+
+// =============================================================================================
+// [SECTION] Inputs
+// =============================================================================================
+// Element i of tensor `id`: input_value(seed, id, i) rounded to T, bit-identical to q_value() etc.
+template <typename T> __global__ void fill_kernel(T* dst, uint64_t n, uint64_t seed, uint32_t id) {
+    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
+        dst[i] = from_f<T>(input_value(seed, id, i));
+}
+
+template <typename T> __global__ void to_float_kernel(const T* src, float* dst, uint64_t n) {
+    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
+        dst[i] = to_f(src[i]);
+}
+
+// =============================================================================================
+// [SECTION] naive: cuBLAS GEMMs + softmax kernel
+// =============================================================================================
+void check_cublas(cublasStatus_t s, const char* what) {
+    if (s != CUBLAS_STATUS_SUCCESS)
+        throw std::runtime_error(std::string(what) + ": " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
+}
+
+// One handle per process, created on first use by the thread that owns the CUDA work.
+cublasHandle_t cublas_handle() {
+    static std::mutex mutex;
+    static cublasHandle_t handle = nullptr;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (handle == nullptr) {
+        check_cublas(cublasCreate(&handle), "cublasCreate");
+        // Default math: fp32 GEMMs stay true fp32 (TF32 only with CUBLAS_TF32_TENSOR_OP_MATH).
+        check_cublas(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+    }
+    return handle;
+}
+
+cudaDataType cuda_type(DType t) {
+    switch (t) {
+    case DType::f32: return CUDA_R_32F;
+    case DType::f16: return CUDA_R_16F;
+    case DType::bf16: return CUDA_R_16BF;
+    }
+    return CUDA_R_32F;
+}
+
+// Row-major S (N x N) = Q Kᵀ is column-major Sᵀ = K Qᵀ: cuBLAS C = op(A) op(B) with A = K read as
+// column-major d x N (transposed: N x d) and B = Q as column-major d x N.
+// HBM: reads Q, K (2 N d es), writes S (N² es) per head.
+void launch_gemm_qk(const AttentionParams& p, const void* Q, const void* K, void* S, cudaStream_t stream) {
+    cublasHandle_t h = cublas_handle();
+    check_cublas(cublasSetStream(h, stream), "cublasSetStream");
+    const float alpha = 1.0f / std::sqrt(static_cast<float>(p.d)), beta = 0.0f;
+    const int n = static_cast<int>(p.N), d = static_cast<int>(p.d);
+    const long long stride_in = p.N * p.d, stride_s = p.N * p.N;
+    const cudaDataType t = cuda_type(p.dtype);
+    check_cublas(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, &alpha, K, t, d, stride_in, Q, t, d,
+                                            stride_in, &beta, S, t, n, stride_s, static_cast<int>(p.batch_heads),
+                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 "cuBLAS GEMM S = Q K^T");
+}
+
+// Row-major O (N x d) = P V is column-major Oᵀ = Vᵀ Pᵀ: A = V as column-major d x N, B = P as
+// column-major N x N (= Pᵀ). HBM: reads P (N² es) and V (N d es), writes O (N d es) per head.
+void launch_gemm_pv(const AttentionParams& p, const void* P, const void* V, void* O, cudaStream_t stream) {
+    cublasHandle_t h = cublas_handle();
+    check_cublas(cublasSetStream(h, stream), "cublasSetStream");
+    const float alpha = 1.0f, beta = 0.0f;
+    const int n = static_cast<int>(p.N), d = static_cast<int>(p.d);
+    const long long stride_in = p.N * p.d, stride_p = p.N * p.N;
+    const cudaDataType t = cuda_type(p.dtype);
+    check_cublas(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, &alpha, V, t, d, stride_in, P, t, n,
+                                            stride_p, &beta, O, t, d, stride_in, static_cast<int>(p.batch_heads),
+                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 "cuBLAS GEMM O = P V");
+}
+
+// One block per row of S (batch_heads x N rows). The row is held in registers: each thread owns
+// kChunks chunks of VEC consecutive elements (VEC = 8: 16-byte loads for fp16/bf16; VEC = 1: the
+// ragged-N path). S is already scaled by 1/sqrt(d).
+template <typename T, int VEC, int kChunks>
+__global__ void __launch_bounds__(1024) softmax_kernel(const T* __restrict__ S, T* __restrict__ P, int64_t N,
+                                                         bool causal) {
+    __shared__ float scratch[32];
+    const int64_t row_id = blockIdx.x;
+    const int64_t query = row_id % N;
+    const int64_t keys = causal ? query + 1 : N;  // keys after the query are masked out
+    const T* s = S + row_id * N;
+    T* prow = P + row_id * N;
+    float x[kChunks][VEC];
+    float row_max = -INFINITY;
+#pragma unroll
+    for (int k = 0; k < kChunks; ++k) {
+        const int64_t base = (static_cast<int64_t>(k) * blockDim.x + threadIdx.x) * VEC;
+        if constexpr (VEC == 8) {
+            if (base < N) load8(s + base, x[k]);  // load S row into registers
+        } else {
+            if (base < N) x[k][0] = to_f(s[base]);  // load S row into registers
+        }
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) {
+            x[k][v] = (base + v < keys) ? x[k][v] * kLog2e : -INFINITY;
+            row_max = fmaxf(row_max, x[k][v]);
+        }
+    }
+    row_max = block_reduce<true>(row_max, scratch);
+    float sum = 0;
+#pragma unroll
+    for (int k = 0; k < kChunks; ++k)
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) {
+            x[k][v] = fast_exp2(x[k][v] - row_max);  // masked: exp2(-inf) = 0
+            sum += x[k][v];
+        }
+    const float inv = 1.0f / block_reduce<false>(sum, scratch);
+#pragma unroll
+    for (int k = 0; k < kChunks; ++k) {
+        const int64_t base = (static_cast<int64_t>(k) * blockDim.x + threadIdx.x) * VEC;
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) x[k][v] *= inv;
+        if constexpr (VEC == 8) {
+            if (base < N) store8(prow + base, x[k]);  // store P row to HBM
+        } else {
+            if (base < N) prow[base] = from_f<T>(x[k][0]);  // store P row to HBM
+        }
+    }
+}
+
+// HBM: reads S (N² es), writes P (N² es) per head; one block of softmax_threads(p) per row.
+void launch_softmax(const AttentionParams& p, const void* S, void* P, cudaStream_t stream) {
+    const unsigned blocks = static_cast<unsigned>(p.batch_heads * p.N);
+    const int threads = softmax_threads(p);
+    const int width = softmax_vector_width(p), chunks = softmax_chunks(p);
+    with_type(p.dtype, [&](auto zero) {
+        using T = decltype(zero);
+        const T* s = static_cast<const T*>(S);
+        T* out = static_cast<T*>(P);
+        auto launch = [&](auto kernel) { kernel<<<blocks, threads, 0, stream>>>(s, out, p.N, p.causal); };
+        if (width == 8 && chunks == 1) launch(softmax_kernel<T, 8, 1>);
+        else if (width == 8 && chunks == 2) launch(softmax_kernel<T, 8, 2>);
+        else if (width == 8 && chunks == 4) launch(softmax_kernel<T, 8, 4>);
+        else if (width == 8) launch(softmax_kernel<T, 8, 8>);
+        else if (chunks == 4) launch(softmax_kernel<T, 1, 4>);
+        else if (chunks == 16) launch(softmax_kernel<T, 1, 16>);
+        else launch(softmax_kernel<T, 1, 64>);
+    });
+    check_launch("softmax_kernel");
+}
+
+// =============================================================================================
+// [SECTION] flash: the teaching kernel
+// =============================================================================================
+// Grid: (Tr = ceil(N / Br) row blocks, batch_heads). Shared memory (flash_smem_bytes): fp32 Sij
+// [Br][Bc + 1], Oi [Br][d], m, l, rescale [Br]; then Qi [Br][ld], Kj, Vj [Bc][ld] in T, where
+// ld = flash_tile_row_stride(d) pads each row to an odd number of words (no bank conflicts).
+template <typename T>
+__global__ void __launch_bounds__(128) flash_kernel(const T* __restrict__ Q, const T* __restrict__ K,
+                                                    const T* __restrict__ V, T* __restrict__ O, int N, int d, int Br,
+                                                    int Bc, int ld, bool causal, float scale_log2) {
+    extern __shared__ float smem[];
+    const int s_ld = Bc + 1;
+    float* Sij = smem;                     // [Br][Bc + 1] scores, then probabilities
+    float* Oi = Sij + Br * s_ld;           // [Br][d] unnormalised output accumulator
+    float* m = Oi + Br * d;                // [Br] running row max (log2 units)
+    float* l = m + Br;                     // [Br] running row sum of exp
+    float* rescale = l + Br;               // [Br] e^(m_old - m_new) of the current step
+    T* Qs = reinterpret_cast<T*>(rescale + Br);  // [Br][ld]
+    T* Ks = Qs + Br * ld;                  // [Bc][ld]
+    T* Vs = Ks + Bc * ld;                  // [Bc][ld]
+
+    const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+    const int row0 = static_cast<int>(blockIdx.x) * Br;
+    const int rows = min(Br, N - row0);
+    const size_t head = static_cast<size_t>(blockIdx.y) * static_cast<size_t>(N) * static_cast<size_t>(d);
+    const T* Qh = Q + head;
+    const T* Kh = K + head;
+    const T* Vh = V + head;
+    T* Oh = O + head;
+
+    for (int idx = tid; idx < rows * d; idx += threads) {
+        const int r = idx / d, c = idx % d;
+        Qs[r * ld + c] = Qh[static_cast<size_t>(row0 + r) * d + c];  // load Qi into SRAM
+        Oi[r * d + c] = 0.0f;
+    }
+    for (int r = tid; r < rows; r += threads) {
+        m[r] = -INFINITY;
+        l[r] = 0.0f;
+    }
+
+    const int kv_end = causal ? row0 + rows : N;  // keys this block may attend to
+    const int tiles = (kv_end + Bc - 1) / Bc;
+    for (int j = 0; j < tiles; ++j) {
+        const int col0 = j * Bc, cols = min(Bc, N - col0);
+        __syncthreads();  // the previous step is done with Kj, Vj and Sij
+        for (int idx = tid; idx < cols * d; idx += threads) {
+            const int r = idx / d, c = idx % d;
+            Ks[r * ld + c] = Kh[static_cast<size_t>(col0 + r) * d + c];  // load Kj, Vj into SRAM
+            Vs[r * ld + c] = Vh[static_cast<size_t>(col0 + r) * d + c];
+        }
+        __syncthreads();
+
+        // compute Sij = Qi Kjᵀ / sqrt(d), in log2 units; masked entries get -inf
+        for (int idx = tid; idx < rows * cols; idx += threads) {
+            const int r = idx / cols, c = idx % cols;
+            float acc = 0.0f;
+            for (int k = 0; k < d; ++k) acc += to_f(Qs[r * ld + k]) * to_f(Ks[c * ld + k]);
+            const bool masked = causal && col0 + c > row0 + r;
+            Sij[r * s_ld + c] = masked ? -INFINITY : acc * scale_log2;
+        }
+        __syncthreads();
+
+        // update m, l: one thread per row
+        for (int r = tid; r < rows; r += threads) {
+            float m_new = m[r];
+            for (int c = 0; c < cols; ++c) m_new = fmaxf(m_new, Sij[r * s_ld + c]);
+            float row_sum = 0.0f;
+            for (int c = 0; c < cols; ++c) {
+                const float pr = exp2f(Sij[r * s_ld + c] - m_new);  // Pij, unnormalised
+                Sij[r * s_ld + c] = pr;
+                row_sum += pr;
+            }
+            // Tile 0 holds key 0, which every row sees, so m is finite from the first step on.
+            rescale[r] = exp2f(m[r] - m_new);
+            l[r] = l[r] * rescale[r] + row_sum;
+            m[r] = m_new;
+        }
+        __syncthreads();
+
+        // accumulate Oi = Oi e^(m_old - m_new) + Pij Vj
+        for (int idx = tid; idx < rows * d; idx += threads) {
+            const int r = idx / d, c = idx % d;
+            float acc = Oi[r * d + c] * rescale[r];
+            for (int k = 0; k < cols; ++k) acc += Sij[r * s_ld + k] * to_f(Vs[k * ld + c]);
+            Oi[r * d + c] = acc;
+        }
+    }
+    __syncthreads();
+    for (int idx = tid; idx < rows * d; idx += threads) {
+        const int r = idx / d, c = idx % d;
+        Oh[static_cast<size_t>(row0 + r) * d + c] = from_f<T>(Oi[r * d + c] / l[r]);  // store Oi
+    }
+}
+
+// HBM per head: reads Qi once per block (N d es), Kj and Vj once per (block, j) — K and V Tr times
+// when not causal, 2 Tr N d es — and writes O once (N d es). See attention_model.cpp.
+void launch_flash(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream) {
+    const int Tr = static_cast<int>((p.N + p.Br - 1) / p.Br);
+    const dim3 grid(static_cast<unsigned>(Tr), static_cast<unsigned>(p.batch_heads));
+    const int smem = static_cast<int>(flash_smem_bytes("flash", p));
+    const int ld = static_cast<int>(flash_tile_row_stride(p.d, p.dtype));
+    const float scale_log2 = kLog2e / std::sqrt(static_cast<float>(p.d));
+    with_type(p.dtype, [&](auto zero) {
+        using T = decltype(zero);
+        check(cudaFuncSetAttribute(flash_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+              "flash: allowing " + std::to_string(smem) + " bytes of shared memory");
+        flash_kernel<T><<<grid, flash_threads(), static_cast<size_t>(smem), stream>>>(
+            static_cast<const T*>(Q), static_cast<const T*>(K), static_cast<const T*>(V), static_cast<T*>(O),
+            static_cast<int>(p.N), static_cast<int>(p.d), p.Br, p.Bc, ld, p.causal, scale_log2);
+    });
+    check_launch("flash_kernel");
+}
+
+// =============================================================================================
+// [SECTION] flash_tc: tensor cores (mma.sync, ldmatrix, cp.async)
+// =============================================================================================
+// Fragment layouts of mma.sync.m16n8k16 (g = lane / 4, t = lane % 4):
+//   A 16x16 (row): a0 (g, 2t..2t+1), a1 (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..)
+//   B 16x8 (col):  b0 (k = 2t..2t+1, n = g), b1 (k = 2t+8.., n = g)
+//   C 16x8 fp32:   c0, c1 (g, 2t..2t+1), c2, c3 (g+8, 2t..2t+1)
+// The C fragments of two neighbouring 8-key tiles of Sij are exactly the A fragment of Pij for
+// those 16 keys, so P never leaves registers.
+constexpr int kTcBr = 128, kTcBc = 64, kTcWarps = kTcBr / 16, kTcThreads = kTcWarps * 32;
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes global -> shared without a register round trip; `valid` false fills zeros.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(valid ? 16 : 0));
+#else
+    (void)dst; (void)src; (void)valid;
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+template <int kPending> __device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+#endif
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr(p)));
+#else
+    (void)p; r[0] = r[1] = r[2] = r[3] = 0;
+#endif
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr(p)));
+#else
+    (void)p; r[0] = r[1] = r[2] = r[3] = 0;
+#endif
+}
+
+template <typename T>
+__device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same_v<T, __half>)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                     "{%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                     "{%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+    (void)c; (void)a; (void)b0; (void)b1;
+#endif
+}
+
+template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+    uint32_t r;
+    if constexpr (std::is_same_v<T, __half>) {
+        const __half2 h = __floats2half2_rn(lo, hi);
+        r = *reinterpret_cast<const uint32_t*>(&h);
+    } else {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        r = *reinterpret_cast<const uint32_t*>(&h);
+    }
+    return r;
+}
+
+// Copies `rows` x D elements starting at global row `row0` (of N) into a padded shared tile
+// [rows][D + 8] with 16-byte cp.async; rows past N are zero-filled.
+template <typename T, int D, int kRows>
+__device__ __forceinline__ void cp_async_tile(T* dst, const T* src, int row0, int N, int tid) {
+    constexpr int kChunksPerRow = D / 8, kLd = D + 8;
+    for (int c = tid; c < kRows * kChunksPerRow; c += kTcThreads) {
+        const int r = c / kChunksPerRow, ch = c % kChunksPerRow;
+        const bool valid = row0 + r < N;
+        const T* from = valid ? src + static_cast<size_t>(row0 + r) * D + ch * 8 : src;
+        cp_async16(dst + r * kLd + ch * 8, from, valid);
+    }
+}
+
+// Blocks per SM the register budget is cut for: d <= 64 fits 2 blocks (16 warps) in 128 registers
+// per thread (ptxas sm_90: d = 64 spills 48 bytes, outside the mma loops), so one block's softmax
+// phase overlaps the other's mma phase: 194 -> 237 TFLOP/s at N = 4096 (H200, PERF.md). d = 128
+// needs ~200 registers (Oi alone is 64) and runs one block of 8 warps per SM.
+constexpr int tc_min_blocks(int d) { return d <= 64 ? 2 : 1; }
+
+template <typename T, int D>
+__global__ void __launch_bounds__(kTcThreads, tc_min_blocks(D)) flash_tc_kernel(const T* __restrict__ Q, const T* __restrict__ K,
+                                                                 const T* __restrict__ V, T* __restrict__ O, int N,
+                                                                 bool causal, float scale_log2) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    constexpr int kLd = D + 8;              // padded row: 8 rows of an ldmatrix hit 8 different bank groups
+    constexpr int kDTiles = D / 8;          // 8-wide column tiles of Oi
+    constexpr int kSTiles = kTcBc / 8;      // 8-wide key tiles of Sij
+    extern __shared__ __align__(16) unsigned char tc_smem[];
+    T* Qs = reinterpret_cast<T*>(tc_smem);  // [Br][kLd]
+    T* Ks = Qs + kTcBr * kLd;               // [2][Bc][kLd]
+    T* Vs = Ks + 2 * kTcBc * kLd;           // [2][Bc][kLd]
+
+    const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int row0 = static_cast<int>(blockIdx.x) * kTcBr;
+    const size_t head = static_cast<size_t>(blockIdx.y) * static_cast<size_t>(N) * D;
+    const T* Qh = Q + head;
+    const T* Kh = K + head;
+    const T* Vh = V + head;
+
+    const int kv_end = causal ? min(N, row0 + kTcBr) : N;  // keys this block may attend to
+    const int tiles = (kv_end + kTcBc - 1) / kTcBc;
+
+    cp_async_tile<T, D, kTcBr>(Qs, Qh, row0, N, tid);  // load Qi into SRAM
+    cp_async_commit();
+    cp_async_tile<T, D, kTcBc>(Ks, Kh, 0, N, tid);  // load Kj, Vj into SRAM (j = 0, stage 0)
+    cp_async_tile<T, D, kTcBc>(Vs, Vh, 0, N, tid);
+    cp_async_commit();
+
+    float acc_o[kDTiles][4] = {};
+    float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
+    uint32_t q_frag[D / 16][4];
+    const int q_row = row0 + warp * 16 + g;  // this thread's first query row (second: + 8)
+
+    for (int j = 0; j < tiles; ++j) {
+        const int stage = j & 1;
+        if (j + 1 < tiles) {
+            const int next = (j + 1) & 1;
+            cp_async_tile<T, D, kTcBc>(Ks + next * kTcBc * kLd, Kh, (j + 1) * kTcBc, N, tid);  // load Kj+1, Vj+1 into SRAM while tile j computes
+            cp_async_tile<T, D, kTcBc>(Vs + next * kTcBc * kLd, Vh, (j + 1) * kTcBc, N, tid);
+            cp_async_commit();
+            cp_async_wait<1>();  // everything but the newest group has landed: Qi and Kj, Vj
+        } else {
+            cp_async_wait<0>();
+        }
+        __syncthreads();
+        if (j == 0) {
+#pragma unroll
+            for (int kk = 0; kk < D / 16; ++kk)
+                ldmatrix_x4(q_frag[kk], Qs + (warp * 16 + lane % 16) * kLd + kk * 16 + (lane / 16) * 8);
+        }
+        const T* Kt = Ks + stage * kTcBc * kLd;
+        const T* Vt = Vs + stage * kTcBc * kLd;
+
+        // compute Sij = Qi Kjᵀ: this warp's 16 rows x Bc keys, fp32 in registers
+        float acc_s[kSTiles][4] = {};
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk)
+#pragma unroll
+            for (int nb = 0; nb < kTcBc / 16; ++nb) {
+                uint32_t b[4];
+                ldmatrix_x4(b, Kt + (nb * 16 + (lane / 16) * 8 + lane % 8) * kLd + kk * 16 + ((lane / 8) % 2) * 8);
+                mma_16816<T>(acc_s[2 * nb], q_frag[kk], b[0], b[1]);
+                mma_16816<T>(acc_s[2 * nb + 1], q_frag[kk], b[2], b[3]);
+            }
+
+        // mask keys past N (ragged last tile) and, causal, keys after the query
+        const int col0 = j * kTcBc;
+        const bool needs_mask = col0 + kTcBc > N || (causal && col0 + kTcBc - 1 > row0);
+#pragma unroll
+        for (int n = 0; n < kSTiles; ++n)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                float s = acc_s[n][e] * scale_log2;
+                if (needs_mask) {
+                    const int key = col0 + n * 8 + 2 * t + (e & 1), query = q_row + (e >= 2 ? 8 : 0);
+                    if (key >= N || (causal && key > query)) s = -INFINITY;
+                }
+                acc_s[n][e] = s;
+            }
+
+        // update m, l: row max over the 4 threads of a quad, Pij = exp2(Sij - m_new), rescale Oi
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            float mx = m_run[half];
+#pragma unroll
+            for (int n = 0; n < kSTiles; ++n) mx = fmaxf(mx, fmaxf(acc_s[n][2 * half], acc_s[n][2 * half + 1]));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            // Tile 0 holds key 0, which every row sees: mx is finite from the first step on.
+            const float rescale = fast_exp2(m_run[half] - mx);
+            m_run[half] = mx;
+            float row_sum = 0.0f;
+#pragma unroll
+            for (int n = 0; n < kSTiles; ++n) {
+                acc_s[n][2 * half] = fast_exp2(acc_s[n][2 * half] - mx);
+                acc_s[n][2 * half + 1] = fast_exp2(acc_s[n][2 * half + 1] - mx);
+                row_sum += acc_s[n][2 * half] + acc_s[n][2 * half + 1];
+            }
+            l_run[half] = l_run[half] * rescale + row_sum;  // this thread's columns; the quad is summed at the end
+#pragma unroll
+            for (int dn = 0; dn < kDTiles; ++dn) {
+                acc_o[dn][2 * half] *= rescale;
+                acc_o[dn][2 * half + 1] *= rescale;
+            }
+        }
+
+        // accumulate Oi += Pij Vj: Pij straight from the Sij registers, Vj through ldmatrix.trans
+#pragma unroll
+        for (int kk = 0; kk < kTcBc / 16; ++kk) {
+            const uint32_t a[4] = {pack2<T>(acc_s[2 * kk][0], acc_s[2 * kk][1]), pack2<T>(acc_s[2 * kk][2], acc_s[2 * kk][3]),
+                                   pack2<T>(acc_s[2 * kk + 1][0], acc_s[2 * kk + 1][1]),
+                                   pack2<T>(acc_s[2 * kk + 1][2], acc_s[2 * kk + 1][3])};
+#pragma unroll
+            for (int nb = 0; nb < D / 16; ++nb) {
+                uint32_t b[4];
+                ldmatrix_x4_trans(b, Vt + (kk * 16 + lane % 8 + ((lane / 8) % 2) * 8) * kLd + nb * 16 + (lane / 16) * 8);
+                mma_16816<T>(acc_o[2 * nb], a, b[0], b[1]);
+                mma_16816<T>(acc_o[2 * nb + 1], a, b[2], b[3]);
+            }
+        }
+        __syncthreads();  // stage j & 1 is refilled by the next iteration's copy
+    }
+
+    // store Oi = Oi / l (l summed over the quad that shares each row)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+        float l = l_run[half];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        const float inv = 1.0f / l;
+        const int query = q_row + half * 8;
+        if (query >= N) continue;
+        T* out = O + head + static_cast<size_t>(query) * D;
+#pragma unroll
+        for (int dn = 0; dn < kDTiles; ++dn)
+            *reinterpret_cast<uint32_t*>(out + dn * 8 + 2 * t) =
+                pack2<T>(acc_o[dn][2 * half] * inv, acc_o[dn][2 * half + 1] * inv);  // store Oi
+    }
+#else
+    (void)Q; (void)K; (void)V; (void)O; (void)N; (void)causal; (void)scale_log2;
+    __trap();  // the host refuses flash_tc below sm_80 (why_not_runnable), so this never runs
+#endif
+}
+
+// HBM per head, as flash with Br = 128, Bc = 64: Qi once, Kj and Vj once per (block, j), Oi once.
+template <typename T, int D>
+void launch_flash_tc_typed(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O,
+                           cudaStream_t stream) {
+    const int smem = static_cast<int>(flash_smem_bytes("flash_tc", p));
+    const dim3 grid(static_cast<unsigned>((p.N + kTcBr - 1) / kTcBr), static_cast<unsigned>(p.batch_heads));
+    check(cudaFuncSetAttribute(flash_tc_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+          "flash_tc: allowing " + std::to_string(smem) + " bytes of shared memory");
+    flash_tc_kernel<T, D><<<grid, kTcThreads, static_cast<size_t>(smem), stream>>>(
+        static_cast<const T*>(Q), static_cast<const T*>(K), static_cast<const T*>(V), static_cast<T*>(O),
+        static_cast<int>(p.N), p.causal, kLog2e / std::sqrt(static_cast<float>(p.d)));
+    check_launch("flash_tc_kernel");
+}
+
+template <typename T>
+void launch_flash_tc_d(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O,
+                       cudaStream_t stream) {
+    switch (p.d) {
+    case 32: launch_flash_tc_typed<T, 32>(p, Q, K, V, O, stream); return;
+    case 64: launch_flash_tc_typed<T, 64>(p, Q, K, V, O, stream); return;
+    case 128: launch_flash_tc_typed<T, 128>(p, Q, K, V, O, stream); return;
+    default: throw std::invalid_argument("flash_tc: d = " + std::to_string(p.d) + " is not 32, 64 or 128");
+    }
+}
+
+void launch_flash_tc(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream) {
+    if (kTcBr != flash_tc_tile(p.d).Br || kTcBc != flash_tc_tile(p.d).Bc || kTcThreads != flash_tc_threads(p.d))
+        throw std::logic_error("flash_tc: the kernel's tile differs from the model's flash_tc_tile()");
+    if (p.dtype == DType::f16) launch_flash_tc_d<__half>(p, Q, K, V, O, stream);
+    else if (p.dtype == DType::bf16) launch_flash_tc_d<__nv_bfloat16>(p, Q, K, V, O, stream);
+    else throw std::invalid_argument("flash_tc runs in fp16 or bf16 only");
+}
+
+// =============================================================================================
+// [SECTION] Buffers, launch, checks
+// =============================================================================================
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(size_t bytes, const std::string& what) {
+        if (bytes > 0) check(cudaMalloc(&ptr_, bytes), "cudaMalloc of " + std::to_string(bytes) + " bytes for " + what);
+    }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        if (this != &o) {
+            release();
+            ptr_ = o.ptr_;
+            o.ptr_ = nullptr;
+        }
+        return *this;
+    }
+    ~DeviceBuffer() { release(); }
+    void* get() const { return ptr_; }
+
+private:
+    void release() {
+        if (ptr_) (void)cudaFree(ptr_);  // nothing useful to do with an error while freeing
+        ptr_ = nullptr;
+    }
+    void* ptr_ = nullptr;
+};
+
+class OwnedStream {
+public:
+    OwnedStream() { check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+    ~OwnedStream() {
+        if (s_) (void)cudaStreamDestroy(s_);
+    }
+    OwnedStream(const OwnedStream&) = delete;
+    OwnedStream& operator=(const OwnedStream&) = delete;
+    cudaStream_t get() const { return s_; }
+
+private:
+    cudaStream_t s_ = nullptr;
+};
+
+struct Buffers {
+    DeviceBuffer q, k, v, o, s, p;  // s, p: naive only
+};
+
+std::string format_gib(uint64_t bytes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+    return std::to_string(bytes) + " bytes (" + buf + ")";
+}
+
+DeviceLimits query_limits() {
+    DeviceLimits d;
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    d.name = prop.name;
+    d.cc_major = prop.major;
+    d.cc_minor = prop.minor;
+    d.sm_count = prop.multiProcessorCount;
+    d.smem_per_block = static_cast<int>(prop.sharedMemPerBlock);
+    d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
+    size_t free_bytes = 0, total_bytes = 0;
+    check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    d.free_bytes = static_cast<int64_t>(free_bytes);
+    d.total_bytes = static_cast<int64_t>(total_bytes);
+    d.ok = true;
+    return d;
+}
+
+std::string runnable_on(const std::string& variant, const AttentionParams& p, const DeviceLimits& dev) {
+    if (std::string bad = validate(variant, p); !bad.empty()) return bad;
+    if (variant == "flash_tc" && dev.cc_major < 8)
+        return "flash_tc needs compute capability 8.0 or newer (mma.sync m16n8k16 with bf16, cp.async); " + dev.name +
+               " is " + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor);
+    if (variant != "naive")
+        if (std::string refusal = flash_smem_refusal(variant, p, dev.smem_per_block, dev.smem_per_block_optin);
+            !refusal.empty())
+            return refusal;
+    const uint64_t io = io_bytes(p), scratch = variant == "naive" ? naive_scratch_bytes(p) : 0;
+    const uint64_t free_bytes = static_cast<uint64_t>(dev.free_bytes);
+    if (io + scratch > free_bytes) {
+        if (variant == "naive")
+            return "naive needs " + format_gib(scratch) + " for S and P (2 x batch_heads x N^2 x " +
+                   std::to_string(dtype_bytes(p.dtype)) + " bytes) plus " + format_gib(io) + " for Q, K, V, O; " +
+                   format_gib(free_bytes) + " of GPU memory is free" +
+                   (io <= free_bytes ? ". flash needs only the " + format_gib(io) + " for Q, K, V, O: S and P never exist"
+                                     : "");
+        return variant + " needs " + format_gib(io) + " for Q, K, V, O; " + format_gib(free_bytes) +
+               " of GPU memory is free";
+    }
+    return "";
+}
+
+void allocate(const std::string& variant, const AttentionParams& p, Buffers& b) {
+    const size_t tensor = static_cast<size_t>(p.batch_heads * p.N * p.d) * static_cast<size_t>(dtype_bytes(p.dtype));
+    b.q = DeviceBuffer(tensor, "Q");
+    b.k = DeviceBuffer(tensor, "K");
+    b.v = DeviceBuffer(tensor, "V");
+    b.o = DeviceBuffer(tensor, "O");
+    if (variant == "naive") {
+        const size_t nn = static_cast<size_t>(naive_scratch_bytes(p) / 2);
+        b.s = DeviceBuffer(nn, "S");
+        b.p = DeviceBuffer(nn, "P");
+    }
+}
+
+void fill_inputs(const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
+    const uint64_t n = static_cast<uint64_t>(p.batch_heads * p.N * p.d);
+    const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((n + 255) / 256, 132 * 32));
+    with_type(p.dtype, [&](auto zero) {
+        using T = decltype(zero);
+        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.q.get()), n, p.seed, kQ);
+        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.k.get()), n, p.seed, kK);
+        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.v.get()), n, p.seed, kV);
+    });
+    check_launch("fill_kernel");
+}
+
+// 0xFF bytes are NaN in fp32, fp16 and bf16: an element a kernel leaves unwritten shows up.
+void poison_outputs(const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
+    const size_t tensor = static_cast<size_t>(p.batch_heads * p.N * p.d) * static_cast<size_t>(dtype_bytes(p.dtype));
+    check(cudaMemsetAsync(b.o.get(), 0xFF, tensor, stream), "poisoning O");
+    if (b.s.get()) {
+        const size_t nn = static_cast<size_t>(naive_scratch_bytes(p) / 2);
+        check(cudaMemsetAsync(b.s.get(), 0xFF, nn, stream), "poisoning S");
+        check(cudaMemsetAsync(b.p.get(), 0xFF, nn, stream), "poisoning P");
+    }
+}
+
+void launch_variant(const std::string& variant, const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
+    if (variant == "naive") {
+        launch_gemm_qk(p, b.q.get(), b.k.get(), b.s.get(), stream);
+        launch_softmax(p, b.s.get(), b.p.get(), stream);
+        launch_gemm_pv(p, b.p.get(), b.v.get(), b.o.get(), stream);
+    } else if (variant == "flash") {
+        launch_flash(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
+    } else if (variant == "flash_tc") {
+        launch_flash_tc(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
+    } else {
+        throw std::invalid_argument("unknown attention variant '" + variant + "'");
+    }
+}
+
+std::vector<float> download_output(const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
+    const uint64_t n = static_cast<uint64_t>(p.batch_heads * p.N * p.d);
+    DeviceBuffer as_float(n * sizeof(float), "O as float");
+    const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((n + 255) / 256, 132 * 32));
+    with_type(p.dtype, [&](auto zero) {
+        using T = decltype(zero);
+        to_float_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<const T*>(b.o.get()), static_cast<float*>(as_float.get()), n);
+    });
+    check_launch("to_float_kernel");
+    std::vector<float> out(n);
+    check(cudaMemcpyAsync(out.data(), as_float.get(), n * sizeof(float), cudaMemcpyDeviceToHost, stream), "copying O");
+    check(cudaStreamSynchronize(stream), "copying O");
+    return out;
+}
+
+int64_t count_nonfinite(const std::vector<float>& v) {
+    int64_t bad = 0;
+    for (float x : v) bad += !std::isfinite(x);
+    return bad;
+}
+
+}  // namespace
+
+// =============================================================================================
+// [SECTION] Entry points (attention_gpu.h)
+// =============================================================================================
+DeviceLimits device_limits() {
+    try {
+        return query_limits();
+    } catch (const std::exception& e) {
+        DeviceLimits d;
+        d.error = e.what();
+        return d;
+    }
+}
+
+std::string why_not_runnable(const std::string& variant, const AttentionParams& p) {
+    const DeviceLimits dev = device_limits();
+    if (!dev.ok) return "no usable CUDA device: " + dev.error;
+    return runnable_on(variant, p, dev);
+}
+
+Output run_once(const std::string& variant, const AttentionParams& p) {
+    Output r;
+    try {
+        if (std::string why = why_not_runnable(variant, p); !why.empty()) throw std::invalid_argument(why);
+        OwnedStream stream;
+        Buffers b;
+        allocate(variant, p, b);
+        fill_inputs(p, b, stream.get());
+        poison_outputs(p, b, stream.get());
+        launch_variant(variant, p, b, stream.get());
+        check(cudaStreamSynchronize(stream.get()), "run of " + variant);
+        r.out = download_output(p, b, stream.get());
+        r.nonfinite = count_nonfinite(r.out);
+        r.ok = true;
+    } catch (const std::exception& e) {
+        r.error = e.what();
+    }
+    return r;
+}
+
+Timing time_variant(const std::string& variant, const AttentionParams& p, int warmup, int reps) {
+    Timing r;
+    try {
+        const DeviceLimits dev = query_limits();
+        r.device = dev.name;
+        if (std::string why = runnable_on(variant, p, dev); !why.empty()) throw std::invalid_argument(why);
+        reps = std::max(reps, 20);
+        warmup = std::max(warmup, 1);
+        OwnedStream stream;
+        const cudaStream_t s = stream.get();
+        Buffers b;
+        allocate(variant, p, b);
+        fill_inputs(p, b, s);
+        poison_outputs(p, b, s);
+        launch_variant(variant, p, b, s);
+        check(cudaStreamSynchronize(s), "first run of " + variant);
+        if (const int64_t bad = count_nonfinite(download_output(p, b, s)); bad > 0)
+            throw std::runtime_error(variant + " left " + std::to_string(bad) + " output elements NaN or infinite");
+        for (int i = 0; i < warmup; ++i) launch_variant(variant, p, b, s);
+        std::vector<cudaEvent_t> events(static_cast<size_t>(reps) + 1, nullptr);
+        for (cudaEvent_t& e : events) check(cudaEventCreate(&e), "cudaEventCreate");
+        try {
+            check(cudaEventRecord(events[0], s), "cudaEventRecord");
+            for (int i = 0; i < reps; ++i) {
+                launch_variant(variant, p, b, s);
+                check(cudaEventRecord(events[static_cast<size_t>(i) + 1], s), "cudaEventRecord");
+            }
+            check(cudaStreamSynchronize(s), "timed runs of " + variant);
+            std::vector<double> ms;
+            for (size_t i = 0; i < static_cast<size_t>(reps); ++i) {
+                float t = 0;
+                check(cudaEventElapsedTime(&t, events[i], events[i + 1]), "cudaEventElapsedTime");
+                ms.push_back(t);
+            }
+            r.time = summarize(ms);
+        } catch (...) {
+            for (cudaEvent_t e : events) (void)cudaEventDestroy(e);
+            throw;
+        }
+        for (cudaEvent_t e : events) (void)cudaEventDestroy(e);
+        const uint64_t working = io_bytes(p) + (variant == "naive" ? naive_scratch_bytes(p) : 0);
+        r.note = "median of " + std::to_string(reps) + " back-to-back runs after " + std::to_string(warmup) +
+                 " warm-ups, CUDA events between runs; working set " + format_gib(working);
+        r.ok = true;
+    } catch (const std::exception& e) {
+        r.error = e.what();
+    }
+    return r;
+}
+
+}  // namespace kernels::attention::gpu

@@ -1,0 +1,141 @@
+// Attention workload: O = softmax(Q Kᵀ / sqrt(d) [+ causal mask]) V, per head.
+//
+// Shapes: Q, K, V and O are batch_heads x N x d, row-major and contiguous (head h, row n, column c
+// at (h*N + n)*d + c). Causal: query row r attends to keys 0..r only.
+// Inputs are input_value(seed, tensor id, index) rounded to the dtype (common/philox.h), so any row
+// can be regenerated on the host to check it, as in the elementwise workload.
+//
+// Variants (names from Dao et al., FlashAttention, 2022):
+//   naive     3 kernels: gemm_qk (cuBLAS: S = Q Kᵀ / sqrt(d), S written to HBM), softmax (reads S,
+//             writes P, N x N each), gemm_pv (cuBLAS: O = P V). S and P are stored in the input dtype,
+//             as framework eager mode does.
+//   flash     1 kernel, the teaching kernel: one thread block per Br rows of Q (Qi); a loop over
+//             tiles Kj, Vj of Bc rows staged in shared memory; running row max m and sum l; Oi is
+//             rescaled and accumulated on chip and stored once. Any d <= 128, Br, Bc in {16,32,64,128}
+//             when the tiles fit in shared memory.
+//   flash_tc  1 kernel, the same loop on tensor cores (mma.sync m16n8k16 + ldmatrix + cp.async,
+//             sm_80+), fp16/bf16 with fp32 accumulation, d in {32, 64, 128}; its tile is fixed per d
+//             (flash_tc_tile()).
+//
+// FLOPs are the two matrix products' multiply-adds (2 per multiply-add), as the paper and the
+// anchors count them; the softmax's elementwise operations are not counted. Each kernel is charged
+// what it really computes: naive computes the full N x N even when causal; flash skips key tiles
+// that lie wholly above the diagonal but computes (then masks) the diagonal tiles.
+#pragma once
+
+#include "kernels/common/types.h"
+#include "kernels/workload.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kernels::attention {
+
+// Tensor ids for input_value(); part of the data definition, keep stable.
+enum TensorId : uint32_t { kQ = 11, kK = 12, kV = 13 };
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------
+struct AttentionParams {
+    int64_t batch_heads = 64;  // batch x heads: independent attention problems
+    int64_t N = 4096;          // sequence length (rows of Q, K, V)
+    int64_t d = 64;            // head dimension
+    DType dtype = DType::f16;
+    bool causal = false;
+    int Br = 64;               // rows of Q per thread block (flash)
+    int Bc = 64;               // rows of K, V per tile (flash)
+    uint64_t seed = 1234;
+
+    bool operator==(const AttentionParams&) const = default;
+};
+
+inline constexpr int64_t kMaxBatchHeads = 4096;
+inline constexpr int64_t kMaxN = 65536;
+inline constexpr int64_t kMaxD = 128;
+inline constexpr int kTileSizes[] = {16, 32, 64, 128};
+
+const std::vector<VariantInfo>& variants();
+bool has_variant(const std::string& variant);
+
+// "" when valid, else a message naming the parameter, the value and the legal range. Variant
+// checks add what that variant cannot run (flash_tc: fp32, d not in {32, 64, 128}). Shared-memory
+// limits are device facts: see flash_smem_refusal().
+std::string validate(const AttentionParams& p);
+std::string validate(const std::string& variant, const AttentionParams& p);
+
+// ---------------------------------------------------------------------------------------------
+// Tiles and shared memory
+// ---------------------------------------------------------------------------------------------
+struct Tile {
+    int Br, Bc;
+};
+// The tile a variant's kernel really uses: flash takes p.Br, p.Bc; flash_tc has one tile per d.
+Tile flash_tile(const std::string& variant, const AttentionParams& p);
+Tile flash_tc_tile(int64_t d);
+int flash_tc_threads(int64_t d);  // 32 per 16 rows of Qi: each warp owns 16 rows
+int flash_threads();              // the teaching kernel's block size
+// Row stride (elements) of the teaching kernel's Qi, Kj, Vj tiles in shared memory: d padded to an
+// odd number of 4-byte words, so a warp reading one column of 32 rows hits 32 different banks.
+int64_t flash_tile_row_stride(int64_t d, DType t);
+
+// naive's softmax kernel: one block per row of S, the row held in registers: each thread owns
+// softmax_chunks(p) chunks of softmax_vector_width(p) consecutive elements (8 with 16-byte loads
+// when N % 8 == 0, else 1), with the fewest chunks that keep the block at <= 1024 threads.
+int softmax_vector_width(const AttentionParams& p);  // 8 or 1
+int softmax_chunks(const AttentionParams& p);        // 1, 2, 4, 8 (width 8) or 4, 16, 64 (width 1)
+int softmax_threads(const AttentionParams& p);       // a multiple of 32, <= 1024
+
+// Dynamic shared memory of one thread block:
+//   flash:    Qi, Kj, Vj in the input dtype ((Br + 2 Bc) d es) + Sij, Oi, m, l, rescale in fp32
+//             ((Br Bc + Br d + 3 Br) 4)
+//   flash_tc: Qi once, Kj and Vj double-buffered for cp.async, rows padded by 8 elements (16 bytes)
+//             against ldmatrix bank conflicts: (Br + 4 Bc) (d + 8) es
+uint64_t flash_smem_bytes(const std::string& variant, const AttentionParams& p);
+// "" when the block's shared memory fits this device (smem_optin: after cudaFuncSetAttribute),
+// else: "flash with Br=128, Bc=128, d=128, fp32 needs 329216 bytes of shared memory per block;
+// this device allows 49152 per block by default, 232448 with opt-in".
+std::string flash_smem_refusal(const std::string& variant, const AttentionParams& p, int smem_per_block,
+                               int smem_per_block_optin);
+
+// ---------------------------------------------------------------------------------------------
+// Inputs and CPU reference (float64 on the dtype-rounded inputs)
+// ---------------------------------------------------------------------------------------------
+float q_value(const AttentionParams& p, int64_t head, int64_t row, int64_t col);
+float k_value(const AttentionParams& p, int64_t head, int64_t row, int64_t col);
+float v_value(const AttentionParams& p, int64_t head, int64_t row, int64_t col);
+
+// Row `row` of P = softmax(Q Kᵀ / sqrt(d)) for one head: N values (0 above the diagonal if causal).
+void reference_probabilities(const AttentionParams& p, int64_t head, int64_t row, double* P);
+// Row `row` of O for one head: d values.
+void reference_row(const AttentionParams& p, int64_t head, int64_t row, double* out);
+
+// (head, row) pairs the correctness check compares: all when batch_heads*N*N*d is small, else
+// the first, last and evenly spaced rows of the first, middle and last heads.
+struct RowRef {
+    int64_t head, row;
+};
+std::vector<RowRef> rows_to_check(const AttentionParams& p, double max_mults = 4e8);
+
+// ---------------------------------------------------------------------------------------------
+// Model and schedule
+// ---------------------------------------------------------------------------------------------
+// The tile schedule of the variant's thread blocks (Schedule, TileEvent of workload.h). Row blocks
+// that run the same loop share events (repeat = how many blocks); inside a block whose loop is
+// long, the middle iterations are folded into one group of events ("j = 2..61, 60 tiles") whose
+// bytes and FLOPs are those iterations' sum, so totals stay exact.
+Schedule schedule(const std::string& variant, const AttentionParams& p);
+Model model(const std::string& variant, const AttentionParams& p);
+
+// The FLOPs attention needs (what the anchors report TFLOP/s against): 4 N² d per head, and for
+// causal 2 N (N + 1) d (only pairs c <= r), times batch_heads.
+double nominal_flops(const AttentionParams& p);
+// Each input read once, O written once: 4 batch_heads N d es.
+uint64_t min_bytes(const AttentionParams& p);
+// HBM naive needs besides Q, K, V, O: S and P, batch_heads N² es each.
+uint64_t naive_scratch_bytes(const AttentionParams& p);
+// Q, K, V and O.
+uint64_t io_bytes(const AttentionParams& p);
+
+}  // namespace kernels::attention

@@ -1,0 +1,290 @@
+// Model of the attention workload: parameter checks, tiles and shared memory, and the tile
+// schedule of each variant, generated from the same loop structure as kernels/attention/attention.cu.
+// model() sums the schedule (model_from_schedule), so the totals below are its events' sums.
+//
+// HBM bytes per head (es = bytes per element; Tr = ceil(N/Br) row blocks; block i has r_i rows
+// and visits key tiles j = 0..J_i - 1 of c_j rows; J_i = Tc = ceil(N/Bc) unless causal, where it
+// stops at the tile holding key i*Br + r_i - 1):
+//   naive    gemm_qk   read Q, K (2 N d es)            write S (N² es)
+//            softmax   read S (N² es)                   write P (N² es)
+//            gemm_pv   read P (N² es), V (N d es)       write O (N d es)  => (4 N² + 4 N d) es
+//   flash,   read Qi once per block (Σ r_i d es = N d es), Kj and Vj once per (block, j)
+//   flash_tc (2 Σ_i Σ_{j<J_i} c_j d es: non-causal 2 Tr N d es, i.e. K and V are read Tr times),
+//            write Oi once (N d es). m and l live on chip and are never written.
+// cuBLAS re-reads tiles of its operands through L2; the model charges each operand once (the
+// compulsory HBM traffic), which is what a well-tiled GEMM achieves on these sizes.
+//
+// FLOPs per head: naive 4 N² d (the whole S even when causal); flash 4 Σ_i Σ_{j<J_i} r_i c_j d
+// (skipped tiles cost nothing, diagonal tiles are computed in full and then masked).
+//
+// [SECTION] Parameters and validation
+// [SECTION] Tiles and shared memory
+// [SECTION] Schedule
+// [SECTION] Totals
+#include "kernels/attention/attention.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kernels::attention {
+
+// =============================================================================================
+// [SECTION] Parameters and validation
+// =============================================================================================
+const std::vector<VariantInfo>& variants() {
+    static const std::vector<VariantInfo> v = {
+        {"naive", "cuBLAS S = QKᵀ, softmax kernel, cuBLAS O = PV: S and P (N x N) go through HBM", 3},
+        {"flash", "teaching kernel: tiles of K, V stream through shared memory past Qi; online softmax", 1},
+        {"flash_tc", "the same loop on tensor cores (mma.sync, ldmatrix, cp.async), fp16/bf16", 1},
+    };
+    return v;
+}
+
+bool has_variant(const std::string& variant) {
+    for (const VariantInfo& v : variants())
+        if (v.name == variant) return true;
+    return false;
+}
+
+namespace {
+
+bool is_tile_size(int b) { return std::find(std::begin(kTileSizes), std::end(kTileSizes), b) != std::end(kTileSizes); }
+
+std::string range_message(const char* name, int64_t value, int64_t lo, int64_t hi) {
+    return std::string(name) + " = " + std::to_string(value) + " is out of range: it must be " + std::to_string(lo) +
+           " .. " + std::to_string(hi);
+}
+
+uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
+uint64_t es_of(const AttentionParams& p) { return static_cast<uint64_t>(dtype_bytes(p.dtype)); }
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+std::string validate(const AttentionParams& p) {
+    if (p.batch_heads < 1 || p.batch_heads > kMaxBatchHeads)
+        return range_message("batch_heads", p.batch_heads, 1, kMaxBatchHeads);
+    if (p.N < 1 || p.N > kMaxN) return range_message("N", p.N, 1, kMaxN);
+    if (p.d < 1 || p.d > kMaxD) return range_message("d", p.d, 1, kMaxD);
+    if (!is_tile_size(p.Br)) return "Br = " + std::to_string(p.Br) + " is not a tile size: it must be 16, 32, 64 or 128";
+    if (!is_tile_size(p.Bc)) return "Bc = " + std::to_string(p.Bc) + " is not a tile size: it must be 16, 32, 64 or 128";
+    constexpr uint64_t kMaxElements = uint64_t{1} << 32;
+    if (u(p.batch_heads) * u(p.N) * u(p.d) > kMaxElements)
+        return "batch_heads x N x d = " + std::to_string(u(p.batch_heads) * u(p.N) * u(p.d)) +
+               " elements per tensor is too large: at most 2^32 (4294967296)";
+    return "";
+}
+
+std::string validate(const std::string& variant, const AttentionParams& p) {
+    if (!has_variant(variant)) return "unknown attention variant '" + variant + "': naive, flash or flash_tc";
+    if (std::string bad = validate(p); !bad.empty()) return bad;
+    if (variant == "flash_tc") {
+        if (p.dtype == DType::f32)
+            return "flash_tc runs on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use flash or naive";
+        if (p.d != 32 && p.d != 64 && p.d != 128)
+            return "flash_tc is built for d = 32, 64 or 128, not d = " + std::to_string(p.d) +
+                   "; the teaching kernel flash takes any d <= 128";
+    }
+    return "";
+}
+
+// =============================================================================================
+// [SECTION] Tiles and shared memory
+// =============================================================================================
+Tile flash_tc_tile(int64_t) { return {128, 64}; }
+int flash_tc_threads(int64_t d) { return flash_tc_tile(d).Br / 16 * 32; }
+int flash_threads() { return 128; }
+
+Tile flash_tile(const std::string& variant, const AttentionParams& p) {
+    if (variant == "flash_tc") return flash_tc_tile(p.d);
+    if (variant == "flash") return {p.Br, p.Bc};
+    throw std::invalid_argument("variant '" + variant + "' has no flash tile");
+}
+
+// Row stride (elements) of the teaching kernel's Qi, Kj, Vj tiles: padded so that one row is an
+// odd number of 4-byte words, so 32 threads reading one column of 32 rows hit 32 different banks.
+int64_t flash_tile_row_stride(int64_t d, DType t) {
+    if (dtype_bytes(t) == 4) return d % 2 == 1 ? d : d + 1;
+    int64_t ld = d + (d % 2);             // whole words
+    if ((ld / 2) % 2 == 0) ld += 2;       // odd number of words
+    return ld;
+}
+
+uint64_t flash_smem_bytes(const std::string& variant, const AttentionParams& p) {
+    const Tile t = flash_tile(variant, p);
+    const uint64_t es = es_of(p), Br = u(t.Br), Bc = u(t.Bc), d = u(p.d);
+    // Qi + 2 stages of (Kj, Vj); rows padded by 16 bytes so ldmatrix's 8 rows hit different banks.
+    if (variant == "flash_tc") return (Br + 4 * Bc) * (d + 8) * es;
+    const uint64_t ld = u(flash_tile_row_stride(p.d, p.dtype));
+    return (Br + 2 * Bc) * ld * es                // Qi, Kj, Vj in the input dtype
+           + (Br * (Bc + 1) + Br * d + 3 * Br) * 4;  // Sij (padded rows), Oi, m, l, rescale in fp32
+}
+
+std::string flash_smem_refusal(const std::string& variant, const AttentionParams& p, int smem_per_block,
+                               int smem_per_block_optin) {
+    const uint64_t need = flash_smem_bytes(variant, p);
+    const uint64_t allowed = u(std::max(smem_per_block, smem_per_block_optin));
+    if (need <= allowed) return "";
+    const Tile t = flash_tile(variant, p);
+    return variant + " with Br=" + std::to_string(t.Br) + ", Bc=" + std::to_string(t.Bc) + ", d=" +
+           std::to_string(p.d) + ", " + to_string(p.dtype) + " needs " + std::to_string(need) +
+           " bytes of shared memory per block; this device allows " + std::to_string(smem_per_block) +
+           " per block by default, " + std::to_string(smem_per_block_optin) +
+           " with opt-in: choose smaller Br or Bc, or a 2-byte dtype";
+}
+
+// =============================================================================================
+// [SECTION] Schedule
+// =============================================================================================
+namespace {
+
+// One class of identical thread blocks of a flash kernel: `rows` rows of Q, key tiles 0..tiles-1
+// (the last of `last_cols` rows, the others of Bc), run by `count` blocks per head.
+struct BlockClass {
+    uint64_t first_block, count, rows, tiles, last_cols;
+};
+
+std::vector<BlockClass> flash_block_classes(const Tile& t, const AttentionParams& p) {
+    const uint64_t N = u(p.N), Br = u(t.Br), Bc = u(t.Bc), Tr = ceil_div(N, Br);
+    std::vector<BlockClass> classes;
+    for (uint64_t i = 0; i < Tr; ++i) {
+        const uint64_t rows = std::min(Br, N - i * Br);
+        const uint64_t kv_end = p.causal ? i * Br + rows : N;  // keys this block may attend to
+        const uint64_t tiles = ceil_div(kv_end, Bc);
+        const uint64_t last_cols = std::min(Bc, N - (tiles - 1) * Bc);  // the kernel loads whole tiles
+        if (!classes.empty()) {
+            BlockClass& prev = classes.back();
+            if (prev.rows == rows && prev.tiles == tiles && prev.last_cols == last_cols) {
+                ++prev.count;
+                continue;
+            }
+        }
+        classes.push_back({i, 1, rows, tiles, last_cols});
+    }
+    return classes;
+}
+
+std::string block_suffix(const BlockClass& c, const Tile& t, uint64_t Tr) {
+    std::string s = c.count == 1 ? " (row block i = " + std::to_string(c.first_block) + ")"
+                                 : " (row blocks i = " + std::to_string(c.first_block) + ".." +
+                                       std::to_string(c.first_block + c.count - 1) + ")";
+    if (c.first_block + c.count == Tr && c.rows < u(t.Br))
+        s += " [ragged: " + std::to_string(c.rows) + " of " + std::to_string(t.Br) + " rows]";
+    return s;
+}
+
+// Events of the j-loop for tiles [j_begin, j_end) of one block class, folded into one group when
+// more than one tile: bytes and FLOPs are those tiles' sums, so totals stay exact.
+void add_kv_iterations(Schedule& s, int k, const AttentionParams& p, const Tile& t, const BlockClass& c,
+                       uint64_t j_begin, uint64_t j_end, uint64_t repeat, const std::string& suffix) {
+    if (j_begin >= j_end) return;
+    const uint64_t es = es_of(p), d = u(p.d), Bc = u(t.Bc);
+    uint64_t cols = 0;
+    for (uint64_t j = j_begin; j < j_end; ++j) cols += (j + 1 == c.tiles) ? c.last_cols : Bc;
+    const uint64_t n = j_end - j_begin;
+    const std::string jj = n == 1 ? "j = " + std::to_string(j_begin)
+                                  : "j = " + std::to_string(j_begin) + ".." + std::to_string(j_end - 1) + ": " +
+                                        std::to_string(n) + " tiles, one after another";
+    const double mults = static_cast<double>(c.rows) * static_cast<double>(cols) * static_cast<double>(d);
+    const std::string diag = (p.causal && j_end == c.tiles) ? "; causal mask on the diagonal tile" : "";
+    s.events.push_back({EventKind::load, k, "K", cols * d * es, 0, repeat, "load Kj, Vj into SRAM (" + jj + ")" + suffix});
+    s.events.push_back({EventKind::load, k, "V", cols * d * es, 0, repeat, "load Kj, Vj into SRAM (" + jj + ")" + suffix});
+    s.events.push_back({EventKind::compute, k, "", 0, 2 * mults, repeat,
+                        "compute Sij = Qi Kjᵀ / sqrt(d) (" + jj + diag + ")" + suffix});
+    s.events.push_back({EventKind::compute, k, "", 0, 0, repeat,
+                        "update m, l: m_new = max(m, rowmax Sij), Pij = exp(Sij - m_new), l = l e^(m - m_new) + "
+                        "rowsum Pij (" + jj + ")" + suffix});
+    s.events.push_back({EventKind::compute, k, "", 0, 2 * mults, repeat,
+                        "accumulate Oi = Oi e^(m - m_new) + Pij Vj (" + jj + ")" + suffix});
+}
+
+void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionParams& p) {
+    const Tile t = flash_tile(variant, p);
+    const uint64_t es = es_of(p), d = u(p.d), bh = u(p.batch_heads), Tr = ceil_div(u(p.N), u(t.Br));
+    const int k = static_cast<int>(s.kernels.size());
+    s.kernels.push_back({variant, Tr * bh, variant == "flash_tc" ? flash_tc_threads(p.d) : flash_threads()});
+    for (const BlockClass& c : flash_block_classes(t, p)) {
+        const uint64_t repeat = c.count * bh;
+        const std::string suffix = block_suffix(c, t, Tr);
+        s.events.push_back({EventKind::load, k, "Q", c.rows * d * es, 0, repeat, "load Qi into SRAM" + suffix});
+        // Few tiles: every iteration shown. Many: the first two, the middle folded, the last two.
+        if (c.tiles <= 5) {
+            for (uint64_t j = 0; j < c.tiles; ++j) add_kv_iterations(s, k, p, t, c, j, j + 1, repeat, suffix);
+        } else {
+            add_kv_iterations(s, k, p, t, c, 0, 1, repeat, suffix);
+            add_kv_iterations(s, k, p, t, c, 1, 2, repeat, suffix);
+            add_kv_iterations(s, k, p, t, c, 2, c.tiles - 2, repeat, suffix);
+            add_kv_iterations(s, k, p, t, c, c.tiles - 2, c.tiles - 1, repeat, suffix);
+            add_kv_iterations(s, k, p, t, c, c.tiles - 1, c.tiles, repeat, suffix);
+        }
+        s.events.push_back({EventKind::store, k, "O", c.rows * d * es, 0, repeat, "store Oi (Oi / l)" + suffix});
+    }
+}
+
+// cuBLAS picks its own tiling: each head's GEMM is shown as one step moving each operand once;
+// ScheduleKernel::blocks counts heads and threads_per_block is 0 ("cuBLAS's choice").
+void add_naive_kernels(Schedule& s, const AttentionParams& p) {
+    const uint64_t es = es_of(p), N = u(p.N), d = u(p.d), bh = u(p.batch_heads);
+    const double gemm_flops = 2.0 * static_cast<double>(N) * static_cast<double>(N) * static_cast<double>(d);
+    s.kernels.push_back({"gemm_qk", bh, 0});
+    s.events.push_back({EventKind::load, 0, "Q", N * d * es, 0, bh, "load Q of one head (cuBLAS tiles)"});
+    s.events.push_back({EventKind::load, 0, "K", N * d * es, 0, bh, "load K of one head (cuBLAS tiles)"});
+    s.events.push_back({EventKind::compute, 0, "", 0, gemm_flops, bh, "compute S = Q Kᵀ / sqrt(d) (cuBLAS GEMM)"});
+    s.events.push_back({EventKind::store, 0, "S", N * N * es, 0, bh, "store S (N x N) to HBM"});
+
+    const int threads = softmax_threads(p);
+    s.kernels.push_back({"softmax", bh * N, threads});
+    s.events.push_back({EventKind::load, 1, "S", N * es, 0, bh * N, "load S row into registers"});
+    s.events.push_back({EventKind::compute, 1, "", 0, 0, bh * N,
+                        p.causal ? "compute P = softmax(S row), keys after the query masked"
+                                 : "compute P = softmax(S row): max, exp, sum, divide"});
+    s.events.push_back({EventKind::store, 1, "P", N * es, 0, bh * N, "store P row to HBM"});
+
+    s.kernels.push_back({"gemm_pv", bh, 0});
+    s.events.push_back({EventKind::load, 2, "P", N * N * es, 0, bh, "load P (N x N) of one head (cuBLAS tiles)"});
+    s.events.push_back({EventKind::load, 2, "V", N * d * es, 0, bh, "load V of one head (cuBLAS tiles)"});
+    s.events.push_back({EventKind::compute, 2, "", 0, gemm_flops, bh, "compute O = P V (cuBLAS GEMM)"});
+    s.events.push_back({EventKind::store, 2, "O", N * d * es, 0, bh, "store O of one head to HBM"});
+}
+
+}  // namespace
+
+int softmax_vector_width(const AttentionParams& p) { return p.N % 8 == 0 ? 8 : 1; }
+
+int softmax_chunks(const AttentionParams& p) {
+    const int width = softmax_vector_width(p);
+    const int64_t vectors = (p.N + width - 1) / width;
+    for (int chunks : width == 8 ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{4, 16, 64})
+        if ((vectors + chunks - 1) / chunks <= 1024) return chunks;
+    return width == 8 ? 8 : 64;  // N <= kMaxN = 65536 = 1024 x 64 always fits
+}
+
+int softmax_threads(const AttentionParams& p) {
+    const int64_t vectors = (p.N + softmax_vector_width(p) - 1) / softmax_vector_width(p);
+    const int64_t per_chunk = (vectors + softmax_chunks(p) - 1) / softmax_chunks(p);
+    return static_cast<int>(std::max<int64_t>(32, (per_chunk + 31) / 32 * 32));
+}
+
+Schedule schedule(const std::string& variant, const AttentionParams& p) {
+    if (const std::string bad = validate(variant, p); !bad.empty()) throw std::invalid_argument(bad);
+    Schedule s;
+    if (variant == "naive") add_naive_kernels(s, p);
+    else add_flash_kernel(s, variant, p);
+    return s;
+}
+
+Model model(const std::string& variant, const AttentionParams& p) { return model_from_schedule(schedule(variant, p)); }
+
+// =============================================================================================
+// [SECTION] Totals
+// =============================================================================================
+double nominal_flops(const AttentionParams& p) {
+    const double N = static_cast<double>(p.N), d = static_cast<double>(p.d), bh = static_cast<double>(p.batch_heads);
+    return bh * (p.causal ? 2.0 * N * (N + 1) * d : 4.0 * N * N * d);
+}
+
+uint64_t io_bytes(const AttentionParams& p) { return 4 * u(p.batch_heads) * u(p.N) * u(p.d) * es_of(p); }
+uint64_t min_bytes(const AttentionParams& p) { return io_bytes(p); }
+uint64_t naive_scratch_bytes(const AttentionParams& p) { return 2 * u(p.batch_heads) * u(p.N) * u(p.N) * es_of(p); }
+
+}  // namespace kernels::attention

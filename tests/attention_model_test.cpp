@@ -1,0 +1,269 @@
+// The attention model's byte and FLOP totals (summed from the tile schedule) against closed forms,
+// parameter checks, and the shared-memory refusal message.
+#include "kernels/attention/attention.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace kernels;
+using namespace kernels::attention;
+
+namespace {
+
+AttentionParams make(int64_t bh, int64_t N, int64_t d, DType t, bool causal, int Br = 64, int Bc = 64) {
+    AttentionParams p;
+    p.batch_heads = bh;
+    p.N = N;
+    p.d = d;
+    p.dtype = t;
+    p.causal = causal;
+    p.Br = Br;
+    p.Bc = Bc;
+    return p;
+}
+
+uint64_t sum_event_bytes(const Schedule& s, EventKind kind, const std::string& buffer = "") {
+    uint64_t b = 0;
+    for (const TileEvent& e : s.events)
+        if (e.kind == kind && (buffer.empty() || e.buffer == buffer)) b += e.bytes * e.repeat;
+    return b;
+}
+
+double sum_event_flops(const Schedule& s) {
+    double f = 0;
+    for (const TileEvent& e : s.events) f += e.flops * static_cast<double>(e.repeat);
+    return f;
+}
+
+// Independent count of what a flash kernel with tile (Br, Bc) visits: for every row block i and
+// every key tile j it does not skip, its rows x the tile's (whole) columns.
+struct Visit {
+    uint64_t kv_rows = 0;  // K rows loaded (= V rows loaded), summed over blocks
+    double mults = 0;      // rows x cols x d summed over visited tiles
+};
+Visit brute_force_visits(int64_t N, int64_t d, int64_t Br, int64_t Bc, bool causal) {
+    Visit v;
+    for (int64_t i0 = 0; i0 < N; i0 += Br) {
+        const int64_t rows = std::min(Br, N - i0);
+        for (int64_t j0 = 0; j0 < N; j0 += Bc) {
+            if (causal && j0 > i0 + rows - 1) break;  // the whole tile lies above the diagonal
+            const int64_t cols = std::min(Bc, N - j0);
+            v.kv_rows += static_cast<uint64_t>(cols);
+            v.mults += static_cast<double>(rows * cols * d);
+        }
+    }
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("naive attention bytes and FLOPs match the closed form", "[attention][model]") {
+    for (DType t : kAllDTypes)
+        for (bool causal : {false, true})
+            for (auto [bh, N, d] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {3, 17, 32}, {64, 4096, 64}, {2, 1000, 128}}) {
+                const AttentionParams p = make(bh, N, d, t, causal);
+                const uint64_t es = static_cast<uint64_t>(dtype_bytes(t));
+                const uint64_t n = static_cast<uint64_t>(N), dd = static_cast<uint64_t>(d), h = static_cast<uint64_t>(bh);
+                CAPTURE(to_string(t), causal, bh, N, d);
+                const Model m = model("naive", p);
+                REQUIRE(m.kernels.size() == 3);
+                CHECK(m.kernels[0].name == "gemm_qk");
+                CHECK(m.kernels[1].name == "softmax");
+                CHECK(m.kernels[2].name == "gemm_pv");
+                // Q, K, S | S | P, V
+                CHECK(m.bytes_read() == h * (3 * n * dd + 2 * n * n) * es);
+                // S | P | O
+                CHECK(m.bytes_written() == h * (2 * n * n + n * dd) * es);
+                CHECK(m.kernels[1].bytes_read() == h * n * n * es);
+                CHECK(m.kernels[1].bytes_written() == h * n * n * es);
+                // cuBLAS computes the whole S, masked or not.
+                CHECK(m.flops() == Approx(4.0 * static_cast<double>(h * n * n * dd)));
+                CHECK(naive_scratch_bytes(p) == 2 * h * n * n * es);
+            }
+}
+
+TEST_CASE("flash non-causal: K and V are read once per row block (Tr times)", "[attention][model]") {
+    for (DType t : kAllDTypes)
+        for (int Br : kTileSizes)
+            for (int Bc : {16, 128})
+                for (int64_t N : {int64_t{1}, int64_t{100}, int64_t{1024}}) {
+                    const AttentionParams p = make(5, N, 64, t, false, Br, Bc);
+                    const uint64_t es = static_cast<uint64_t>(dtype_bytes(t)), n = static_cast<uint64_t>(N);
+                    const uint64_t Tr = (n + static_cast<uint64_t>(Br) - 1) / static_cast<uint64_t>(Br);
+                    CAPTURE(to_string(t), Br, Bc, N);
+                    const Model m = model("flash", p);
+                    REQUIRE(m.kernels.size() == 1);
+                    CHECK(m.bytes_read() == 5 * (n * 64 + 2 * Tr * n * 64) * es);  // Q once, K and V Tr times
+                    CHECK(m.bytes_written() == 5 * n * 64 * es);                    // O once; m, l stay on chip
+                    CHECK(m.flops() == Approx(5 * 4.0 * static_cast<double>(n * n) * 64));
+                    CHECK(m.flops() == Approx(nominal_flops(p)));
+                }
+}
+
+TEST_CASE("flash causal: tiles above the diagonal are skipped, exactly", "[attention][model]") {
+    SECTION("closed form when N is a multiple of Br = Bc") {
+        const AttentionParams p = make(4, 1024, 64, DType::f16, true, 64, 64);
+        const uint64_t Tr = 16, B = 64, d = 64;
+        const Model m = model("flash", p);
+        const Schedule s = schedule("flash", p);
+        // Block i visits tiles 0..i: sum (i + 1) = Tr (Tr + 1) / 2 tiles of B rows, K and V each.
+        CHECK(sum_event_bytes(s, EventKind::load, "K") == 4 * Tr * (Tr + 1) / 2 * B * d * 2);
+        CHECK(sum_event_bytes(s, EventKind::load, "V") == 4 * Tr * (Tr + 1) / 2 * B * d * 2);
+        CHECK(sum_event_bytes(s, EventKind::load, "Q") == 4 * 1024 * d * 2);
+        CHECK(m.flops() == Approx(4.0 * 4 * static_cast<double>(B * B * d) * Tr * (Tr + 1) / 2));
+        // Diagonal tiles are computed whole: a little more than the nominal 2 N (N + 1) d.
+        CHECK(m.flops() > nominal_flops(p));
+        CHECK(m.flops() < 1.07 * nominal_flops(p));
+    }
+    SECTION("ragged N and unequal tiles against a brute-force count") {
+        for (int Br : kTileSizes)
+            for (int Bc : kTileSizes)
+                for (int64_t N : {int64_t{1}, int64_t{17}, int64_t{100}, int64_t{257}}) {
+                    const AttentionParams p = make(3, N, 48, DType::bf16, true, Br, Bc);
+                    const Visit v = brute_force_visits(N, 48, Br, Bc, true);
+                    CAPTURE(Br, Bc, N);
+                    const Schedule s = schedule("flash", p);
+                    CHECK(sum_event_bytes(s, EventKind::load, "K") == 3 * v.kv_rows * 48 * 2);
+                    CHECK(sum_event_bytes(s, EventKind::load, "V") == 3 * v.kv_rows * 48 * 2);
+                    CHECK(sum_event_flops(s) == Approx(3 * 4.0 * v.mults));
+                    CHECK(sum_event_bytes(s, EventKind::store, "O") == 3 * static_cast<uint64_t>(N) * 48 * 2);
+                }
+    }
+}
+
+TEST_CASE("flash_tc uses its own tile, whatever Br and Bc say", "[attention][model]") {
+    const AttentionParams p = make(8, 4096, 128, DType::f16, false, 16, 16);
+    const Tile t = flash_tile("flash_tc", p);
+    CHECK(t.Br == flash_tc_tile(128).Br);
+    const uint64_t Tr = (4096 + static_cast<uint64_t>(t.Br) - 1) / static_cast<uint64_t>(t.Br);
+    const Model m = model("flash_tc", p);
+    CHECK(m.bytes_read() == 8 * (4096 * 128 + 2 * Tr * 4096 * 128) * 2);
+    CHECK(schedule("flash_tc", p).kernels[0].threads_per_block == flash_tc_threads(128));
+}
+
+TEST_CASE("every schedule's events sum to its model, cover every block, and are named", "[attention][schedule]") {
+    for (const VariantInfo& v : variants())
+        for (bool causal : {false, true})
+            for (int64_t N : {int64_t{1}, int64_t{257}, int64_t{5000}}) {
+                const AttentionParams p = make(2, N, 64, DType::bf16, causal, 32, 16);
+                CAPTURE(v.name, causal, N);
+                const Schedule s = schedule(v.name, p);
+                const Model m = model(v.name, p);
+                CHECK(static_cast<int>(s.kernels.size()) == v.kernels);
+                CHECK(sum_event_bytes(s, EventKind::load) == m.bytes_read());
+                CHECK(sum_event_bytes(s, EventKind::store) == m.bytes_written());
+                CHECK(sum_event_flops(s) == Approx(m.flops()));
+                // O is stored exactly once, by as many blocks as were launched (flash) or heads (naive).
+                CHECK(sum_event_bytes(s, EventKind::store, "O") == 2 * static_cast<uint64_t>(N) * 64 * 2);
+                const ScheduleKernel& last = s.kernels.back();
+                uint64_t store_blocks = 0;
+                for (const TileEvent& e : s.events)
+                    if (e.kind == EventKind::store && e.kernel == static_cast<int>(s.kernels.size()) - 1) store_blocks += e.repeat;
+                CHECK(store_blocks == last.blocks);
+                for (const TileEvent& e : s.events) CHECK_FALSE(e.what.empty());
+                if (v.name != "naive") {
+                    // The paper's words, each step at least once.
+                    for (const char* step : {"load Qi into SRAM", "load Kj, Vj into SRAM", "compute Sij = Qi Kj",
+                                             "update m, l", "accumulate Oi", "store Oi"}) {
+                        const bool found = std::any_of(s.events.begin(), s.events.end(), [&](const TileEvent& e) {
+                            return e.what.find(step) != std::string::npos;
+                        });
+                        CHECK(found);
+                    }
+                }
+            }
+}
+
+TEST_CASE("long loops are folded, so a big causal schedule stays small and exact", "[attention][schedule]") {
+    const AttentionParams p = make(64, 16384, 128, DType::f16, true, 16, 16);
+    const Schedule s = schedule("flash", p);
+    CHECK(s.events.size() < 1024 * 30);  // Tr = 1024 block classes, at most 27 events each
+    const Visit v = brute_force_visits(16384, 128, 16, 16, true);
+    CHECK(sum_event_bytes(s, EventKind::load, "K") == 64 * v.kv_rows * 128 * 2);
+    CHECK(sum_event_flops(s) == Approx(64 * 4.0 * v.mults));
+}
+
+TEST_CASE("min bytes and nominal FLOPs", "[attention][model]") {
+    const AttentionParams p = make(64, 4096, 64, DType::f16, false);
+    CHECK(min_bytes(p) == 4ull * 64 * 4096 * 64 * 2);
+    CHECK(nominal_flops(p) == Approx(4.0 * 64 * 4096.0 * 4096.0 * 64));
+    AttentionParams c = p;
+    c.causal = true;
+    CHECK(nominal_flops(c) == Approx(2.0 * 64 * 4096.0 * 4097.0 * 64));
+    // flash moves fewer bytes than naive (no N x N matrices), although as its loop reads them K and
+    // V cross from HBM Tr = N / Br times: per head (2 + 2 N / Br) N d es against (4 N² + 4 N d) es,
+    // 2.0x fewer at Br = 64, 3.9x at Br = 128 (N = 4096, d = 64).
+    CHECK(model("flash", p).bytes() * 19 < model("naive", p).bytes() * 10);
+    c = p;
+    c.Br = 128;
+    CHECK(model("flash", c).bytes() * 7 < model("naive", c).bytes() * 2);
+}
+
+TEST_CASE("the flash shared-memory need and the refusal message carry the numbers", "[attention][smem]") {
+    // Br = Bc = 128, d = 128, fp32: tiles (128 + 2*128) rows x 129 (padded) x 4 B = 198144,
+    // Sij 128 x 129 x 4 = 66048, Oi 128 x 128 x 4 = 65536, m, l, rescale 3 x 128 x 4 = 1536.
+    AttentionParams p = make(1, 1024, 128, DType::f32, false, 128, 128);
+    CHECK(flash_smem_bytes("flash", p) == 331264);
+    const std::string msg = flash_smem_refusal("flash", p, 49152, 232448);
+    CHECK_THAT(msg, Catch::Contains("needs 331264 bytes"));
+    CHECK_THAT(msg, Catch::Contains("49152 per block by default"));
+    CHECK_THAT(msg, Catch::Contains("232448 with opt-in"));
+    CHECK_THAT(msg, Catch::Contains("Br=128, Bc=128, d=128, fp32"));
+    // Same tile in fp16: tiles are half the bytes (rows padded to 130 elements = 65 words).
+    p.dtype = DType::f16;
+    CHECK(flash_smem_bytes("flash", p) == 384 * 130 * 2 + 66048 + 65536 + 1536);
+    p.Bc = 64;
+    CHECK(flash_smem_refusal("flash", p, 49152, 232448).empty());
+    // Small tiles fit the default 48 KB without opt-in.
+    p.Br = p.Bc = 16;
+    CHECK(flash_smem_bytes("flash", p) <= 49152);
+    // flash_tc: Qi plus two stages of Kj, Vj, in fp16.
+    CHECK(flash_smem_bytes("flash_tc", p) ==
+          static_cast<uint64_t>(flash_tc_tile(128).Br + 4 * flash_tc_tile(128).Bc) * (128 + 8) * 2);
+}
+
+TEST_CASE("the teaching kernel's tile rows are an odd number of words", "[attention][smem]") {
+    for (DType t : kAllDTypes)
+        for (int64_t d = 1; d <= 128; ++d) {
+            const int64_t ld = flash_tile_row_stride(d, t);
+            CHECK(ld >= d);
+            CHECK((ld * dtype_bytes(t)) % 4 == 0);
+            CHECK(((ld * dtype_bytes(t)) / 4) % 2 == 1);
+        }
+}
+
+TEST_CASE("bad attention parameters give a message naming the parameter and the range", "[attention][validate]") {
+    AttentionParams p;
+    CHECK(validate(p).empty());
+    for (const VariantInfo& v : variants()) CHECK(validate(v.name, p).empty());
+    p.N = 0;
+    CHECK_THAT(validate(p), Catch::Contains("N = 0") && Catch::Contains("1 .. 65536"));
+    p = AttentionParams{};
+    p.d = 129;
+    CHECK_THAT(validate(p), Catch::Contains("d = 129") && Catch::Contains("1 .. 128"));
+    p = AttentionParams{};
+    p.batch_heads = -3;
+    CHECK_THAT(validate(p), Catch::Contains("batch_heads = -3"));
+    p = AttentionParams{};
+    p.Br = 48;
+    CHECK_THAT(validate(p), Catch::Contains("Br = 48") && Catch::Contains("16, 32, 64 or 128"));
+    p = AttentionParams{};
+    p.Bc = 256;
+    CHECK_THAT(validate(p), Catch::Contains("Bc = 256"));
+    p = AttentionParams{};
+    p.batch_heads = 4096;
+    p.N = 65536;
+    p.d = 128;
+    CHECK_THAT(validate(p), Catch::Contains("too large"));
+    p = AttentionParams{};
+    p.dtype = DType::f32;
+    CHECK_THAT(validate("flash_tc", p), Catch::Contains("fp16 or bf16"));
+    CHECK(validate("flash", p).empty());
+    p = AttentionParams{};
+    p.d = 80;
+    CHECK_THAT(validate("flash_tc", p), Catch::Contains("d = 80"));
+    CHECK(validate("flash", p).empty());
+    CHECK_THAT(validate("flash3", p), Catch::Contains("unknown attention variant 'flash3'"));
+    CHECK_THROWS_WITH(schedule("flash3", p), Catch::Contains("unknown attention variant"));
+}

@@ -1,0 +1,187 @@
+// Every attention variant on the GPU against the float64 CPU reference: random inputs (never
+// zeros), poisoned outputs, ragged N, every tile size offered, causal and not, d in {32, 64, 128}
+// (the teaching kernel also odd d), fp32 / fp16 / bf16; plus the refusals.
+#include "kernels/attention/attention.h"
+#include "kernels/attention/attention_gpu.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+using kernels::DType;
+using namespace kernels::attention;
+using namespace kernels::attention::gpu;
+
+namespace {
+
+struct Errors {
+    double rel_l2 = 0, max_abs = 0;
+    int64_t nonfinite = 0, compared = 0;
+};
+
+// Compares the rows rows_to_check() picks (all of them for these small problems).
+Errors compare(const AttentionParams& p, const std::vector<float>& out) {
+    Errors e;
+    std::vector<double> want(static_cast<size_t>(p.d));
+    double err2 = 0, ref2 = 0;
+    for (const RowRef& r : rows_to_check(p, 2e7)) {
+        reference_row(p, r.head, r.row, want.data());
+        for (int64_t c = 0; c < p.d; ++c) {
+            const double got = out[static_cast<size_t>((r.head * p.N + r.row) * p.d + c)];
+            ++e.compared;
+            if (!std::isfinite(got)) {
+                ++e.nonfinite;
+                continue;
+            }
+            const double diff = got - want[static_cast<size_t>(c)];
+            e.max_abs = std::max(e.max_abs, std::fabs(diff));
+            err2 += diff * diff;
+            ref2 += want[static_cast<size_t>(c)] * want[static_cast<size_t>(c)];
+        }
+    }
+    e.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+    return e;
+}
+
+// fp32: fp32 dot products and exp over at most a few thousand terms. fp16/bf16: inputs are exact
+// in the dtype, but S (naive), P and O are rounded to 11 or 8 significant bits.
+double tolerance(DType t) { return t == DType::f32 ? 1e-5 : 1e-2; }
+
+AttentionParams make(int64_t bh, int64_t N, int64_t d, DType t, bool causal, int Br, int Bc, uint64_t seed) {
+    AttentionParams p;
+    p.batch_heads = bh;
+    p.N = N;
+    p.d = d;
+    p.dtype = t;
+    p.causal = causal;
+    p.Br = Br;
+    p.Bc = Bc;
+    p.seed = seed;
+    return p;
+}
+
+void check_variant(const std::string& variant, const AttentionParams& p) {
+    INFO(variant << " bh " << p.batch_heads << " N " << p.N << " d " << p.d << " " << kernels::to_string(p.dtype)
+                 << (p.causal ? " causal" : "") << " Br " << p.Br << " Bc " << p.Bc << " seed " << p.seed);
+    const Output r = run_once(variant, p);
+    REQUIRE(r.error == "");
+    REQUIRE(r.ok);
+    REQUIRE(r.out.size() == static_cast<size_t>(p.batch_heads * p.N * p.d));
+    CHECK(r.nonfinite == 0);  // poisoned O: every element written, nothing NaN
+    const Errors e = compare(p, r.out);
+    INFO("rel L2 " << e.rel_l2 << " max abs " << e.max_abs << " over " << e.compared << " elements");
+    CHECK(e.nonfinite == 0);
+    CHECK(e.rel_l2 <= tolerance(p.dtype));
+}
+
+bool can_run(const std::string& variant, const AttentionParams& p) { return why_not_runnable(variant, p).empty(); }
+
+}  // namespace
+
+TEST_CASE("naive matches the reference: ragged N, causal and not, every dtype", "[gpu][attention]") {
+    uint64_t seed = 100;
+    for (DType t : kernels::kAllDTypes)
+        for (int64_t d : {32, 64, 128})
+            for (int64_t N : {1, 17, 100, 257})
+                for (bool causal : {false, true}) check_variant("naive", make(3, N, d, t, causal, 64, 64, seed++));
+}
+
+TEST_CASE("flash matches the reference for every tile size that fits", "[gpu][attention]") {
+    uint64_t seed = 200;
+    for (DType t : kernels::kAllDTypes)
+        for (int Br : kTileSizes)
+            for (int Bc : kTileSizes)
+                for (bool causal : {false, true}) {
+                    const AttentionParams p = make(2, 100, 64, t, causal, Br, Bc, seed++);
+                    check_variant("flash", p);
+                }
+}
+
+TEST_CASE("flash: ragged N, any d up to 128", "[gpu][attention]") {
+    uint64_t seed = 300;
+    for (DType t : kernels::kAllDTypes)
+        for (int64_t d : {1, 32, 33, 64, 80, 128})
+            for (int64_t N : {1, 17, 257})
+                for (bool causal : {false, true}) {
+                    AttentionParams p = make(2, N, d, t, causal, 32, 16, seed++);
+                    if (!can_run("flash", p)) p.Bc = p.Br = 16;
+                    check_variant("flash", p);
+                }
+}
+
+TEST_CASE("flash_tc matches the reference: fp16, bf16, d 32/64/128, ragged N, causal", "[gpu][attention]") {
+    const DeviceLimits dev = device_limits();
+    REQUIRE(dev.ok);
+    if (dev.cc_major < 8) {
+        CHECK_THAT(why_not_runnable("flash_tc", make(1, 64, 64, DType::f16, false, 64, 64, 1)),
+                   Catch::Contains("compute capability 8.0"));
+        return;
+    }
+    uint64_t seed = 400;
+    for (DType t : {DType::f16, DType::bf16})
+        for (int64_t d : {32, 64, 128})
+            for (int64_t N : {1, 17, 64, 100, 129, 257, 1000})
+                for (bool causal : {false, true}) check_variant("flash_tc", make(2, N, d, t, causal, 64, 64, seed++));
+}
+
+TEST_CASE("longer sequences: all variants agree with the reference on sampled rows", "[gpu][attention]") {
+    uint64_t seed = 500;
+    for (bool causal : {false, true}) {
+        check_variant("naive", make(4, 2048, 64, DType::f16, causal, 64, 64, seed++));
+        check_variant("flash", make(2, 1030, 64, DType::bf16, causal, 64, 32, seed++));
+        if (device_limits().cc_major >= 8) {
+            check_variant("flash_tc", make(4, 2048, 128, DType::bf16, causal, 64, 64, seed++));
+            check_variant("flash_tc", make(4, 4097, 64, DType::f16, causal, 64, 64, seed++));
+        }
+    }
+}
+
+TEST_CASE("refusals say why, with the numbers, and nothing runs", "[gpu][attention]") {
+    const DeviceLimits dev = device_limits();
+    REQUIRE(dev.ok);
+    SECTION("a flash tile that does not fit in shared memory") {
+        const AttentionParams p = make(1, 256, 128, DType::f32, false, 128, 128, 1);
+        const std::string why = why_not_runnable("flash", p);
+        if (flash_smem_bytes("flash", p) > static_cast<uint64_t>(dev.smem_per_block_optin)) {
+            CHECK_THAT(why, Catch::Contains(std::to_string(flash_smem_bytes("flash", p))));
+            CHECK_THAT(why, Catch::Contains(std::to_string(dev.smem_per_block_optin)));
+            const Output r = run_once("flash", p);
+            CHECK_FALSE(r.ok);
+            CHECK(r.error == why);
+        }
+    }
+    SECTION("naive's S and P larger than GPU memory: naive refused, flash still runs") {
+        // 2 x 256 x 65536² x 2 bytes = 4 TiB of S and P; Q, K, V, O are 256 MiB.
+        const AttentionParams p = make(256, 65536, 2, DType::f16, false, 64, 64, 1);
+        const std::string why = why_not_runnable("naive", p);
+        CHECK_THAT(why, Catch::Contains("for S and P") && Catch::Contains("flash needs only"));
+        CHECK(why_not_runnable("flash", p).empty());
+    }
+    SECTION("flash_tc: fp32 and odd d are refused") {
+        CHECK_THAT(why_not_runnable("flash_tc", make(1, 64, 64, DType::f32, false, 64, 64, 1)),
+                   Catch::Contains("fp16 or bf16"));
+        CHECK_THAT(why_not_runnable("flash_tc", make(1, 64, 96, DType::f16, false, 64, 64, 1)),
+                   Catch::Contains("d = 96"));
+    }
+    SECTION("bad parameters") {
+        const Output r = run_once("flash", make(1, 0, 64, DType::f16, false, 64, 64, 1));
+        CHECK_FALSE(r.ok);
+        CHECK_THAT(r.error, Catch::Contains("N = 0"));
+    }
+}
+
+TEST_CASE("timing entry returns a median of at least 20 runs", "[gpu][attention][timing]") {
+    const AttentionParams p = make(8, 512, 64, DType::f16, false, 64, 64, 9);
+    for (const char* v : {"naive", "flash", "flash_tc"}) {
+        if (!can_run(v, p)) continue;
+        const Timing t = time_variant(v, p, 2, 5);
+        INFO(v << ": " << t.error);
+        REQUIRE(t.ok);
+        CHECK(t.time.reps >= 20);
+        CHECK(t.time.median_ms > 0);
+        CHECK(t.time.min_ms <= t.time.median_ms);
+    }
+}
