@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <map>
 #include <new>
 #include <optional>
 #include <sstream>
@@ -86,7 +87,8 @@ std::string number_text(double v) {
 
 std::string clock_text(int mhz) { return mhz > 0 ? std::to_string(mhz) + " MHz" : std::string("n/a"); }
 
-std::string range_text(const kernels::ParamSpec& spec) {
+std::string legal_text(const kernels::ParamSpec& spec) {
+    if (spec.kind != kernels::ParamKind::number) return kernels::legal_values_text(spec);
     return number_text(spec.min) + ".." + number_text(spec.max);
 }
 
@@ -96,17 +98,37 @@ std::string sim_gpu_keys() {
     return join(keys, ", ");
 }
 
+// "--N: N (sequence length) (attention; 1..65536)" for --help.
+std::string param_option_help(const kernels::ParamSpec& spec) {
+    std::vector<std::string> users;
+    for (auto w : kernels::kAllWorkloads)
+        if (kernels::find_param_spec(w, spec.id)) users.emplace_back(kernels::to_string(w));
+    return std::string(spec.label) + " (" + join(users, ", ") + "; " + legal_text(spec) + ")";
+}
+
+std::string variant_names() {
+    std::vector<std::string> names;
+    for (auto w : kernels::kAllWorkloads)
+        for (const auto& v : kernels::variants(w))
+            if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
+    return join(names, ", ");
+}
+
+// The shape of one configuration for tables and messages: "4096 x 4096" (elementwise),
+// "64h N=4096 d=64 causal Br=64 Bc=64" (attention).
+std::string shape_text(const kernels::Params& p) {
+    if (p.workload != kernels::Workload::attention) return std::to_string(p.rows) + " x " + std::to_string(p.hidden);
+    return std::to_string(p.batch_heads) + "h N=" + std::to_string(p.seq_len) + " d=" + std::to_string(p.head_dim) +
+           (p.causal ? " causal" : "") + " Br=" + std::to_string(p.tile_br) + " Bc=" + std::to_string(p.tile_bc);
+}
+
 std::string workload_names() {
     std::vector<std::string> names;
     for (auto w : kernels::kAllWorkloads) names.emplace_back(kernels::to_string(w));
     return join(names, ", ");
 }
 
-const kernels::ParamSpec* find_spec(kernels::Workload w, kernels::ParamId id) {
-    for (const auto& spec : kernels::param_specs(w))
-        if (spec.id == id) return &spec;
-    return nullptr;
-}
+const kernels::ParamSpec* find_spec(kernels::Workload w, kernels::ParamId id) { return kernels::find_param_spec(w, id); }
 
 // Splits each value at commas ourselves (CLI11's delimiter drops empty items, and "1,,2" is a
 // typo to report); "--rows 64 128" and "--rows '64, 128'" work too.
@@ -179,22 +201,39 @@ std::string bad_value(const std::string& option, const std::string& value, const
     return option + " '" + value + "' " + what + " (legal: " + legal + ")";
 }
 
-std::string parse_real_param(const std::string& option, const std::string& text, kernels::ParamId id,
-                             const std::vector<kernels::Workload>& workloads, double& out) {
+// One value of a spec'd parameter: whole numbers (no "1e3") for integer specs, 0/1 (or
+// true/false, on/off) for switches, then the spec's own check (range, listed choices) for every
+// selected workload that takes it.
+std::string parse_param_value(const std::string& option, const std::string& text, kernels::ParamId id,
+                              const std::vector<kernels::Workload>& workloads, double& out) {
     const auto spec = spec_for(id, workloads);
-    const std::string legal = spec ? range_text(*spec) : std::string("any number");
-    if (!parse_real(text, out)) return bad_value(option, text, "is not a number", legal);
-    if (spec && (out < spec->min || out > spec->max)) return bad_value(option, text, "is out of range", legal);
-    return "";
-}
-
-std::string parse_seed(const std::string& option, const std::string& text,
-                       const std::vector<kernels::Workload>& workloads, uint64_t& out) {
-    const auto spec = spec_for(kernels::ParamId::seed, workloads);
-    const std::string legal = spec ? range_text(*spec) : std::string("0..18446744073709551615");
-    if (!parse_unsigned(text, out)) return bad_value(option, text, "is not a whole number", legal);
-    if (spec && (double(out) < spec->min || double(out) > spec->max))
-        return bad_value(option, text, "is out of range", legal);
+    const std::string legal = spec ? legal_text(*spec) : std::string("a number");
+    if (spec && spec->kind == kernels::ParamKind::boolean) {
+        const std::string t = trim(text);
+        if (t == "1" || t == "true" || t == "on") out = 1;
+        else if (t == "0" || t == "false" || t == "off") out = 0;
+        else return bad_value(option, text, "is not a switch", legal);
+        return "";
+    }
+    if (spec && spec->integer) {
+        if (spec->id == kernels::ParamId::seed) {
+            uint64_t whole = 0;  // the full unsigned range parses; the spec's range decides
+            if (!parse_unsigned(text, whole)) return bad_value(option, text, "is not a whole number", legal);
+            out = static_cast<double>(whole);
+        } else {
+            int64_t whole = 0;
+            if (!parse_whole(text, whole)) return bad_value(option, text, "is not a whole number", legal);
+            out = static_cast<double>(whole);
+        }
+    } else if (!parse_real(text, out)) {
+        return bad_value(option, text, "is not a number", legal);
+    }
+    if (!spec) return "";
+    for (auto w : workloads)
+        if (const kernels::ParamSpec* own = find_spec(w, id); own && !kernels::check_param_value(*own, out).empty())
+            return bad_value(option, text, own->kind == kernels::ParamKind::choice ? "is not one of the choices"
+                                                                                 : "is out of range",
+                             legal);
     return "";
 }
 
@@ -287,19 +326,44 @@ std::string parse_font_scale(const std::string& option, const std::string& text,
 
 std::string parse_param_list(const std::string& option, const std::vector<std::string>& values,
                              kernels::ParamId id, const std::vector<kernels::Workload>& workloads,
-                             std::vector<int64_t>& out) {
+                             std::vector<double>& out) {
     const auto spec = spec_for(id, workloads);
-    const std::string legal = spec ? range_text(*spec) : std::string("a whole number");
+    const std::string legal = spec ? legal_text(*spec) : std::string("a number");
     out.clear();
     for (const auto& item : list_items(values)) {
-        int64_t value = 0;
-        if (!parse_whole(item, value)) return bad_value(option, item, "is not a whole number", legal);
-        if (spec && (double(value) < spec->min || double(value) > spec->max))
-            return bad_value(option, item, "is out of range", legal);
+        double value = 0;
+        if (std::string problem = parse_param_value(option, item, id, workloads, value); !problem.empty())
+            return problem;
         if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
     }
     if (out.empty()) return option + " needs a value (legal: " + legal + ")";
     return "";
+}
+
+const std::vector<double>* given_values(const BenchOptions& o, kernels::ParamId id) {
+    for (const auto& given : o.params)
+        if (given.id == id) return &given.values;
+    return nullptr;
+}
+
+std::vector<kernels::Params> sweep_params(const BenchOptions& o, kernels::Workload w, kernels::DType t) {
+    kernels::Params base;
+    base.workload = w;
+    base.dtype = t;
+    std::vector<kernels::Params> sweep{base};
+    for (const auto& spec : kernels::param_specs(w)) {
+        const std::vector<double>* values = given_values(o, spec.id);
+        if (!values) continue;
+        std::vector<kernels::Params> next;
+        for (const auto& p : sweep)
+            for (double v : *values) {
+                kernels::Params q = p;
+                kernels::set_param(q, spec.id, v);
+                next.push_back(q);
+            }
+        sweep = std::move(next);
+    }
+    return sweep;
 }
 
 std::string parse_size(const std::string& option, const std::string& text, int& width, int& height) {
@@ -326,13 +390,14 @@ struct RawArgs {
     std::string gui_sim, gui_font_scale;
     std::string info_sim;
     struct {
-        std::vector<std::string> workload{"all"}, variant{"all"}, rows, hidden, dtype;
-        std::string dropout, seed, reps, csv, json, sim;
+        std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
+        std::map<std::string, std::vector<std::string>> params;  // spec name -> words given
+        std::string reps, csv, json, sim;
         bool kernels = false;
     } bench;
     struct {
-        std::string out, size, font_scale, theme = "dark", workload = "chain", rows, hidden, dtype, dropout, seed,
-                                           sim, reps;
+        std::string out, size, font_scale, theme = "dark", workload = "chain", dtype, sim, reps;
+        std::map<std::string, std::string> params;  // spec name -> word given
     } shot;
 };
 
@@ -353,13 +418,13 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     check(parse_variants("--variant", b.variant, o.workloads, o.variants));
     if (b.dtype.empty()) o.dtypes = {defaults.dtype};
     else check(parse_dtypes("--dtype", b.dtype, true, o.dtypes));
-    if (b.rows.empty()) o.rows = {defaults.rows};
-    else check(parse_param_list("--rows", b.rows, kernels::ParamId::rows, o.workloads, o.rows));
-    if (b.hidden.empty()) o.hidden = {defaults.hidden};
-    else check(parse_param_list("--hidden", b.hidden, kernels::ParamId::hidden, o.workloads, o.hidden));
-    if (!b.dropout.empty())
-        check(parse_real_param("--dropout", b.dropout, kernels::ParamId::dropout_p, o.workloads, o.dropout_p));
-    if (!b.seed.empty()) check(parse_seed("--seed", b.seed, o.workloads, o.seed));
+    for (const auto& spec : kernels::all_param_specs()) {
+        const auto given = b.params.find(spec.name);
+        if (given == b.params.end() || given->second.empty()) continue;
+        ParamValues values{spec.id, {}};
+        check(parse_param_list(std::string("--") + spec.name, given->second, spec.id, o.workloads, values.values));
+        o.params.push_back(std::move(values));
+    }
     if (!b.reps.empty()) check(parse_reps("--reps", b.reps, o.reps));
     if (!b.sim.empty()) check(parse_sim_gpu("--sim", b.sim, o.sim_gpu));
     o.per_kernel = b.kernels;
@@ -368,19 +433,9 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     // Each value is in its range; the combinations must also pass the total-size limits.
     for (auto w : o.workloads)
         for (auto t : o.dtypes)
-            for (auto r : o.rows)
-                for (auto h : o.hidden) {
-                    kernels::Params p;
-                    p.workload = w;
-                    p.dtype = t;
-                    p.rows = r;
-                    p.hidden = h;
-                    p.dropout_p = o.dropout_p;
-                    p.seed = o.seed;
-                    if (std::string problem = kernels::validate(p); !problem.empty())
-                        return std::string(kernels::to_string(w)) + " " + std::to_string(r) + "x" +
-                               std::to_string(h) + ": " + problem;
-                }
+            for (const auto& p : sweep_params(o, w, t))
+                if (std::string problem = kernels::validate(p); !problem.empty())
+                    return std::string(kernels::to_string(w)) + " " + shape_text(p) + ": " + problem;
 
     // A typo in an export path must fail now, not after a long sweep.
     o.csv = b.csv;
@@ -394,12 +449,12 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
 
 // One value where bench would take a list (shot measures one configuration).
 std::string parse_one_param(const std::string& option, const std::string& text, kernels::ParamId id,
-                            const std::vector<kernels::Workload>& workloads, int64_t& out) {
-    std::vector<int64_t> values;
+                            const std::vector<kernels::Workload>& workloads, kernels::Params& params) {
+    std::vector<double> values;
     if (std::string problem = parse_param_list(option, {text}, id, workloads, values); !problem.empty())
         return problem;
     if (values.size() != 1) return option + " takes one value here, not a list";
-    out = values[0];
+    kernels::set_param(params, id, values[0]);
     return "";
 }
 
@@ -415,18 +470,17 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     if (!s.font_scale.empty()) check(parse_font_scale("--font-scale", s.font_scale, o.font_scale));
     if (s.theme != "dark" && s.theme != "light") check(bad_value("--theme", s.theme, "is not a theme", "dark, light"));
     o.theme = s.theme;
-    if (!s.rows.empty()) check(parse_one_param("--rows", s.rows, kernels::ParamId::rows, workloads, o.params.rows));
-    if (!s.hidden.empty())
-        check(parse_one_param("--hidden", s.hidden, kernels::ParamId::hidden, workloads, o.params.hidden));
+    for (const auto& spec : kernels::all_param_specs()) {
+        const auto given = s.params.find(spec.name);
+        if (given == s.params.end() || given->second.empty()) continue;
+        check(parse_one_param(std::string("--") + spec.name, given->second, spec.id, workloads, o.params));
+    }
     if (!s.dtype.empty()) {
         std::vector<kernels::DType> dtypes;
         check(parse_dtypes("--dtype", {s.dtype}, false, dtypes));
         if (dtypes.size() == 1) o.params.dtype = dtypes[0];
         else if (!dtypes.empty()) check("--dtype takes one dtype here, not a list");
     }
-    if (!s.dropout.empty())
-        check(parse_real_param("--dropout", s.dropout, kernels::ParamId::dropout_p, workloads, o.params.dropout_p));
-    if (!s.seed.empty()) check(parse_seed("--seed", s.seed, workloads, o.params.seed));
     if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
     if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
     if (!check.error.empty()) return check.error;
@@ -441,13 +495,13 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
 void define_bench(CLI::App& app, RawArgs& raw) {
     CLI::App* bench = app.add_subcommand("bench", "Sweep workloads x variants x sizes; print a table, write CSV/JSON");
     auto& b = raw.bench;
-    bench->add_option("--workload", b.workload, "chain, bias_gelu or all (comma list)")->type_name("LIST");
-    bench->add_option("--variant", b.variant, "all, unfused or fused (comma list)")->type_name("LIST");
-    bench->add_option("--rows", b.rows, "rows (tokens), comma list, e.g. 1024,8192")->type_name("LIST");
-    bench->add_option("--hidden", b.hidden, "features per row, comma list")->type_name("LIST");
+    bench->add_option("--workload", b.workload, workload_names() + " or all (comma list)")->type_name("LIST");
+    bench->add_option("--variant", b.variant, "all, or variant names (comma list): " + variant_names())
+        ->type_name("LIST");
     bench->add_option("--dtype", b.dtype, "fp32, fp16, bf16 or all (comma list)")->type_name("LIST");
-    bench->add_option("--dropout", b.dropout, "dropout probability (chain)")->type_name("P");
-    bench->add_option("--seed", b.seed, "seed of the inputs and the dropout mask")->type_name("N");
+    for (const auto& spec : kernels::all_param_specs())
+        bench->add_option(std::string("--") + spec.name, b.params[spec.name], param_option_help(spec) + "; comma list")
+            ->type_name("LIST");
     bench->add_option("--reps", b.reps, "timed repetitions (the GPU uses at least 20)")->type_name("N");
     bench->add_option("--csv", b.csv, "write the measurements as CSV to this file")->type_name("FILE");
     bench->add_option("--json", b.json, "write the measurements as JSON to this file")->type_name("FILE");
@@ -462,12 +516,10 @@ void define_shot(CLI::App& app, RawArgs& raw) {
     shot->add_option("--size", s.size, "WIDTHxHEIGHT (default 1280x720)")->type_name("WxH");
     shot->add_option("--font-scale", s.font_scale, "1 to 3 (default 1)")->type_name("S");
     shot->add_option("--theme", s.theme, "dark or light")->type_name("NAME");
-    shot->add_option("--workload", s.workload, "chain or bias_gelu")->type_name("NAME");
-    shot->add_option("--rows", s.rows, "rows (tokens)")->type_name("N");
-    shot->add_option("--hidden", s.hidden, "features per row")->type_name("N");
+    shot->add_option("--workload", s.workload, workload_names())->type_name("NAME");
     shot->add_option("--dtype", s.dtype, "fp32, fp16 or bf16")->type_name("NAME");
-    shot->add_option("--dropout", s.dropout, "dropout probability (chain)")->type_name("P");
-    shot->add_option("--seed", s.seed, "seed of the inputs and the dropout mask")->type_name("N");
+    for (const auto& spec : kernels::all_param_specs())
+        shot->add_option(std::string("--") + spec.name, s.params[spec.name], param_option_help(spec))->type_name("V");
     shot->add_option("--sim", s.sim, "use this simulated GPU")->type_name("GPU");
     shot->add_option("--reps", s.reps, "timed repetitions")->type_name("N");
 }
@@ -626,17 +678,18 @@ struct Column {
     bool right;  // numbers right-aligned
 };
 
-const std::vector<Column>& table_columns() {
-    static const std::vector<Column> columns = {
+// The shape column is as wide as the widest shape of the sweep (attention's are long).
+std::vector<Column> table_columns(size_t shape_width) {
+    return {
         {"workload", 10, false},    {"variant", 9, false},   {"dtype", 6, false},
-        {"rows x hidden", 16, false}, {"median ms (min-max)", 24, false}, {"modeled bytes", 14, true},
-        {"GB/s", 11, true},          {"% ceil", 8, true},     {"max err / rel err", 0, false},
+        {"shape", std::max<size_t>(shape_width, 13), false}, {"median ms (min-max)", 24, false},
+        {"modeled bytes", 14, true}, {"GB/s", 11, true},     {"% ceil", 8, true},
+        {"TFLOP/s", 8, true},        {"max err / rel err", 0, false},
     };
-    return columns;
 }
 
-std::string table_line(const std::vector<std::string>& cells) {
-    const auto& columns = table_columns();
+std::string table_line(const std::vector<std::string>& cells, size_t shape_width) {
+    const auto columns = table_columns(shape_width);
     std::string line;
     for (size_t i = 0; i < cells.size() && i < columns.size(); ++i) {
         const bool last = i + 1 == columns.size();
@@ -672,9 +725,9 @@ std::string error_cell(const kernels::Measurement& m) {
     return "not checked" + (m.check_note.empty() ? std::string() : ": " + m.check_note);
 }
 
-std::string size_cell(const kernels::Params& p) { return std::to_string(p.rows) + " x " + std::to_string(p.hidden); }
+std::string tflops_cell(double gflops) { return gflops > 0 ? printf_string("%.1f", gflops / 1e3) : std::string("-"); }
 
-void print_header(std::ostream& out, const kernels::Measurement& first) {
+void print_header(std::ostream& out, const kernels::Measurement& first, size_t shape_width) {
     const auto& d = first.device;
     const BandwidthCeiling ceiling = bandwidth_ceiling(d);
     if (d.simulated) {
@@ -692,16 +745,17 @@ void print_header(std::ostream& out, const kernels::Measurement& first) {
     if (!first.timing_note.empty()) out << "timing: " << first.timing_note << "\n";
     out << "measured DRAM bytes: " << first.measured_bytes_note << "\n\n";
     std::vector<std::string> titles;
-    for (const auto& c : table_columns()) titles.emplace_back(c.title);
-    out << table_line(titles) << "\n";
+    for (const auto& c : table_columns(shape_width)) titles.emplace_back(c.title);
+    out << table_line(titles, shape_width) << "\n";
 }
 
-void print_measurement(std::ostream& out, const kernels::Measurement& m, bool per_kernel) {
+void print_measurement(std::ostream& out, const kernels::Measurement& m, bool per_kernel, size_t shape_width) {
     const auto& p = m.job.params;
     std::vector<std::string> cells = {kernels::to_string(p.workload), m.job.variant, kernels::to_string(p.dtype),
-                                      size_cell(p)};
+                                      shape_text(p)};
     if (!m.ok) {
-        out << table_line(cells) << "FAILED: " << m.error << "\n";
+        // The shape can be wider than its column: keep the message on the same line after it.
+        out << table_line(cells, shape_width) << "  " << (m.refused ? "refused: " : "FAILED: ") << m.error << "\n";
         return;
     }
     const BandwidthCeiling ceiling = bandwidth_ceiling(m.device);
@@ -709,15 +763,17 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     cells.push_back(kernels::format_bytes(double(m.bytes())));
     cells.push_back(gbps_cell(m.achieved_gbps()));
     cells.push_back(pct_cell(m.achieved_gbps(), ceiling));
+    cells.push_back(tflops_cell(m.achieved_gflops()));
     cells.push_back(error_cell(m));
-    out << table_line(cells) << "\n";
+    out << table_line(cells, shape_width) << "\n";
     if (!per_kernel) return;
     // Each kernel against its own bytes: the unfused baseline is honest only if every one of its
     // kernels runs near the ceiling by itself.
     for (const auto& k : m.kernels) {
         const double gbps = k.time.median_ms > 0 ? double(k.bytes) / (k.time.median_ms * 1e6) : 0.0;
         out << table_line({"", "  kernel", "", k.name, time_cell(k.time, m.device.simulated), kernels::format_bytes(double(k.bytes)),
-                           gbps_cell(gbps), pct_cell(gbps, ceiling), ""})
+                           gbps_cell(gbps), pct_cell(gbps, ceiling), "", ""},
+                          shape_width)
             << "\n";
     }
 }
@@ -761,30 +817,27 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
         }
     }
 
+    size_t shape_width = 0;
+    for (auto w : o.workloads)
+        for (auto t : o.dtypes)
+            for (const auto& p : sweep_params(o, w, t)) shape_width = std::max(shape_width, shape_text(p).size());
+
     std::vector<kernels::Measurement> all;
     int failures = 0;
     for (auto w : o.workloads)
         for (auto t : o.dtypes)
-            for (auto r : o.rows)
-                for (auto h : o.hidden) {
-                    kernels::Params p;
-                    p.workload = w;
-                    p.dtype = t;
-                    p.rows = r;
-                    p.hidden = h;
-                    p.dropout_p = o.dropout_p;
-                    p.seed = o.seed;
-                    for (auto& m : runner.run_blocking(jobs_for(o, p, backend, sim_gpu))) {
-                        if (all.empty()) print_header(out, m);
-                        print_measurement(out, m, o.per_kernel);
-                        out.flush();
-                        if (!m.ok) {
-                            ++failures;
-                            err << "fusionlab bench: " << kernels::to_string(w) << " " << m.job.variant << " "
-                                << kernels::to_string(t) << " " << r << "x" << h << ": " << m.error << "\n";
-                        }
-                        all.push_back(std::move(m));
+            for (const auto& p : sweep_params(o, w, t))
+                for (auto& m : runner.run_blocking(jobs_for(o, p, backend, sim_gpu))) {
+                    if (all.empty()) print_header(out, m, shape_width);
+                    print_measurement(out, m, o.per_kernel, shape_width);
+                    out.flush();
+                    // A refusal (the device cannot run this variant here) is an answer, not a failure.
+                    if (!m.ok && !m.refused) {
+                        ++failures;
+                        err << "fusionlab bench: " << kernels::to_string(w) << " " << m.job.variant << " "
+                            << kernels::to_string(t) << " " << shape_text(p) << ": " << m.error << "\n";
                     }
+                    all.push_back(std::move(m));
                 }
 
     int code = failures ? kExitFailure : kExitOk;

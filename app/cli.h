@@ -27,13 +27,20 @@ struct InfoOptions {
     std::string sim_gpu;  // non-empty: describe this simulated GPU only
 };
 
+// The values given for one spec'd parameter (--rows 64,128 / --N 4096 / --causal 0,1).
+struct ParamValues {
+    kernels::ParamId id;
+    std::vector<double> values;
+};
+
 struct BenchOptions {
     std::vector<kernels::Workload> workloads;
     std::vector<std::string> variants;    // empty: every variant of each workload
-    std::vector<int64_t> rows, hidden;    // the sweep is the product of the lists
     std::vector<kernels::DType> dtypes;
-    double dropout_p = kernels::Params{}.dropout_p;
-    uint64_t seed = kernels::Params{}.seed;
+    // Only the parameters given, in ParamSpec order. The sweep of a workload is the product of the
+    // lists of the parameters it takes; the others keep Params' defaults. A parameter a workload
+    // does not take is ignored for it (--rows does not multiply attention's runs).
+    std::vector<ParamValues> params;
     int reps = kernels::Job{}.reps;
     std::string csv, json;                // empty: not written
     std::string sim_gpu;                  // empty: the GPU when present, else the simulated H100
@@ -61,13 +68,19 @@ int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err);
 // Parse + run; what main() calls.
 int main_entry(int argc, const char* const* argv);
 
+// The values given for `id` (nullptr when the option was not given).
+const std::vector<double>* given_values(const BenchOptions& o, kernels::ParamId id);
+// Every parameter set the bench sweeps for workload w and dtype t, in a stable order.
+std::vector<kernels::Params> sweep_params(const BenchOptions& o, kernels::Workload w, kernels::DType t);
+
 // ---------------------------------------------------------------------------------------------
 // Value parsers (exposed for tests). Each returns "" or a one-line message naming the option.
 // ---------------------------------------------------------------------------------------------
-// A comma list of whole numbers, each checked against the parameter's range for every workload.
+// A comma list of values of one parameter, each checked against its spec (range, whole number,
+// listed choice, 0/1 switch) for every selected workload that takes it.
 std::string parse_param_list(const std::string& option, const std::vector<std::string>& items,
                              kernels::ParamId id, const std::vector<kernels::Workload>& workloads,
-                             std::vector<int64_t>& out);
+                             std::vector<double>& out);
 // "1280x720" -> 1280, 720 (each kMinShotSide..kMaxShotSide).
 std::string parse_size(const std::string& option, const std::string& text, int& width, int& height);
 

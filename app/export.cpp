@@ -175,6 +175,12 @@ std::string param_text(const kernels::Params& p, kernels::ParamId id) {
         case kernels::ParamId::hidden: return std::to_string(p.hidden);
         case kernels::ParamId::dropout_p: return number(p.dropout_p);
         case kernels::ParamId::seed: return std::to_string(p.seed);
+        case kernels::ParamId::causal: return p.causal ? "1" : "0";
+        case kernels::ParamId::batch_heads:
+        case kernels::ParamId::seq_len:
+        case kernels::ParamId::head_dim:
+        case kernels::ParamId::tile_br:
+        case kernels::ParamId::tile_bc: return number(kernels::get_param(p, id));
     }
     return number(kernels::get_param(p, id));
 }
@@ -185,6 +191,12 @@ json_t param_json(const kernels::Params& p, kernels::ParamId id) {
         case kernels::ParamId::hidden: return p.hidden;
         case kernels::ParamId::dropout_p: return p.dropout_p;
         case kernels::ParamId::seed: return p.seed;
+        case kernels::ParamId::causal: return p.causal;
+        case kernels::ParamId::batch_heads: return p.batch_heads;
+        case kernels::ParamId::seq_len: return p.seq_len;
+        case kernels::ParamId::head_dim: return p.head_dim;
+        case kernels::ParamId::tile_br: return p.tile_br;
+        case kernels::ParamId::tile_bc: return p.tile_bc;
     }
     return kernels::get_param(p, id);
 }
@@ -231,10 +243,37 @@ struct CsvColumn {
 
 std::string if_ok(const kernels::Measurement& m, const std::string& s) { return m.ok ? s : ""; }
 
+std::vector<CsvColumn> fixed_columns_before_params();  // timestamp .. dtype
+std::vector<CsvColumn> fixed_columns_after_params();   // reps .. error
+
+// One column per parameter of any workload (kernels::all_param_specs(), named by the spec), after
+// dtype; a workload that does not take a parameter leaves its cell empty.
+std::vector<CsvColumn> param_columns() {
+    std::vector<CsvColumn> columns;
+    for (const auto& spec : kernels::all_param_specs()) {
+        const kernels::ParamId id = spec.id;
+        columns.push_back({spec.name, [id](const kernels::Measurement& m, const std::string&) {
+                               return workload_uses(m.job.params.workload, id) ? param_text(m.job.params, id)
+                                                                               : std::string();
+                           }});
+    }
+    return columns;
+}
+
 const std::vector<CsvColumn>& csv_columns() {
+    static const std::vector<CsvColumn> columns = [] {
+        std::vector<CsvColumn> all = fixed_columns_before_params();
+        for (auto& c : param_columns()) all.push_back(std::move(c));
+        for (auto& c : fixed_columns_after_params()) all.push_back(std::move(c));
+        return all;
+    }();
+    return columns;
+}
+
+std::vector<CsvColumn> fixed_columns_before_params() {
     using M = kernels::Measurement;
     using S = const std::string&;
-    static const std::vector<CsvColumn> columns = {
+    return {
         {"timestamp", [](const M&, S ts) { return ts; }},
         {"device", [](const M& m, S) { return m.device.name; }},
         {"simulated", [](const M& m, S) { return std::string(m.device.simulated ? "true" : "false"); }},
@@ -248,15 +287,13 @@ const std::vector<CsvColumn>& csv_columns() {
         {"workload", [](const M& m, S) { return std::string(kernels::to_string(m.job.params.workload)); }},
         {"variant", [](const M& m, S) { return m.job.variant; }},
         {"dtype", [](const M& m, S) { return std::string(kernels::to_string(m.job.params.dtype)); }},
-        {"rows", [](const M& m, S) { return param_text(m.job.params, kernels::ParamId::rows); }},
-        {"hidden", [](const M& m, S) { return param_text(m.job.params, kernels::ParamId::hidden); }},
-        {"dropout_p",
-         [](const M& m, S) {
-             return workload_uses(m.job.params.workload, kernels::ParamId::dropout_p)
-                        ? param_text(m.job.params, kernels::ParamId::dropout_p)
-                        : std::string();
-         }},
-        {"seed", [](const M& m, S) { return param_text(m.job.params, kernels::ParamId::seed); }},
+    };
+}
+
+std::vector<CsvColumn> fixed_columns_after_params() {
+    using M = kernels::Measurement;
+    using S = const std::string&;
+    return {
         {"reps", [](const M& m, S) { return if_ok(m, std::to_string(m.time.reps)); }},
         {"median_ms", [](const M& m, S) { return if_ok(m, number(m.time.median_ms)); }},
         {"min_ms", [](const M& m, S) { return if_ok(m, number(m.time.min_ms)); }},
@@ -285,9 +322,9 @@ const std::vector<CsvColumn>& csv_columns() {
         {"check_note", [](const M& m, S) { return m.check_note; }},
         {"timing_note", [](const M& m, S) { return m.timing_note; }},
         {"ok", [](const M& m, S) { return std::string(m.ok ? "true" : "false"); }},
+        {"refused", [](const M& m, S) { return std::string(m.refused ? "true" : "false"); }},
         {"error", [](const M& m, S) { return m.error; }},
     };
-    return columns;
 }
 
 }  // namespace
@@ -370,6 +407,7 @@ json_t measurement_json(const kernels::Measurement& m) {
     return {
         {"job_id", m.job.id},
         {"ok", m.ok},
+        {"refused", m.refused},
         {"error", m.error},
         {"device", device_json(m.device)},
         {"build_type", m.build_type},

@@ -327,7 +327,8 @@ int run_shot(const ShotOptions& opts) {
             std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
             for (const kernels::Measurement& m : results)
                 if (!m.ok)
-                    std::fprintf(stderr, "fusionlab shot: %s failed: %s\n", m.job.variant.c_str(), m.error.c_str());
+                    std::fprintf(stderr, "fusionlab shot: %s %s: %s\n", m.job.variant.c_str(),
+                                 m.refused ? "refused" : "failed", m.error.c_str());
             store_results(state, std::move(results));
             state.params_dirty = false;  // measured above; nothing to submit while rendering
 

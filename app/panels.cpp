@@ -50,7 +50,8 @@ viz::Theme current_theme() { return light_theme() ? viz::Theme::light : viz::The
 
 // Explains the item just drawn when the mouse rests on it.
 void tooltip(const std::string& text) {
-    if (text.empty() || !ImGui::IsItemHovered()) return;
+    // Disabled items too: a disabled variant's tooltip is where it says why it cannot run.
+    if (text.empty() || !ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(em() * 34);
     ImGui::TextUnformatted(text.c_str());
@@ -116,6 +117,11 @@ std::string workload_description(kernels::Workload w) {
     case kernels::Workload::bias_gelu:
         return "y = GELU(x + bias), the MLP epilogue. Unfused: a bias kernel, then a GELU kernel "
                "(the sum makes a round trip through HBM). Fused: one kernel.";
+    case kernels::Workload::attention:
+        return "O = softmax(Q K^T / sqrt(d)) V for each of batch x heads problems. naive: 3 kernels, the N x N "
+               "scores S and probabilities P written to HBM and read back. flash: one kernel streams tiles of K "
+               "and V through shared memory with an online softmax, so S and P never leave the chip. flash_tc: "
+               "the same loop on tensor cores.";
     }
     return {};
 }
@@ -143,6 +149,8 @@ std::string ratio_text(double value) {
 // ---------------------------------------------------------------------------------------------
 
 std::string param_help(const kernels::ParamSpec& spec) {
+    if (spec.kind != kernels::ParamKind::number)
+        return std::string(spec.help) + "\n\nValues: " + kernels::legal_values_text(spec) + ".";
     char range[128];
     std::snprintf(range, sizeof range, "\n\nRange: %.17g to %.17g.", spec.min, spec.max);
     std::string help = std::string(spec.help) + range;
@@ -182,8 +190,49 @@ bool param_typed(const kernels::ParamSpec& spec, double& value) {
     return ImGui::InputDouble("##typed", &value, 0.0, 0.0, "%.4g");
 }
 
+// A switch (causal): one checkbox with the label beside it.
+bool param_checkbox(kernels::Params& params, const kernels::ParamSpec& spec) {
+    const std::string help = param_help(spec);
+    bool on = kernels::get_param(params, spec.id) != 0;
+    const bool changed = ImGui::Checkbox(spec.label, &on);
+    tooltip(help);
+    if (changed) kernels::set_param(params, spec.id, on ? 1 : 0);
+    return changed;
+}
+
+std::string choice_text(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    return text;
+}
+
+// One of a few listed values (tile sizes): a combo box, so only legal values can be picked.
+bool param_choice_combo(kernels::Params& params, const kernels::ParamSpec& spec) {
+    const std::string help = param_help(spec);
+    label_above(spec.label, help);
+    const double value = kernels::get_param(params, spec.id);
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    bool changed = false;
+    if (ImGui::BeginCombo("##choice", choice_text(value).c_str())) {
+        for (double choice : spec.choices)
+            if (ImGui::Selectable(choice_text(choice).c_str(), choice == value) && choice != value) {
+                kernels::set_param(params, spec.id, choice);
+                changed = true;
+            }
+        ImGui::EndCombo();
+    }
+    tooltip(help);
+    return changed;
+}
+
 bool param_control(kernels::Params& params, const kernels::ParamSpec& spec) {
     ImGui::PushID(spec.name);
+    if (spec.kind != kernels::ParamKind::number) {
+        const bool changed = spec.kind == kernels::ParamKind::boolean ? param_checkbox(params, spec)
+                                                                      : param_choice_combo(params, spec);
+        ImGui::PopID();
+        return changed;
+    }
     const std::string help = param_help(spec);
     label_above(spec.label, help);
     double value = kernels::get_param(params, spec.id);
@@ -222,7 +271,9 @@ bool workload_combo(Settings& s) {
     return changed;
 }
 
-bool variant_checkboxes(Settings& s) {
+// A variant the device cannot run with these parameters is shown disabled with the reason, never
+// hidden: the refusal (a tile larger than shared memory, S and P larger than GPU memory) is the lesson.
+bool variant_checkboxes(Settings& s, const ResolvedBackend& backend) {
     const kernels::Workload w = s.params.workload;
     label_above("variants", "Implementations of the same function. Each selected variant is measured "
                             "and shown side by side; the colour matches the charts.");
@@ -232,7 +283,10 @@ bool variant_checkboxes(Settings& s) {
         bool on = std::find(chosen.begin(), chosen.end(), v.name) != chosen.end();
         color_swatch(variant_series(w, v.name));
         const bool last_one = on && chosen.size() == 1;  // keep at least one variant selected
-        ImGui::BeginDisabled(last_one);
+        const std::string refusal = backend.ready && kernels::validate(s.params).empty()
+                                        ? kernels::device_refusal(v.name, s.params, backend.device)
+                                        : std::string();
+        ImGui::BeginDisabled(last_one || !refusal.empty());
         if (ImGui::Checkbox(v.name.c_str(), &on)) {
             std::vector<std::string> next;
             for (const kernels::VariantInfo& other : kernels::variants(w)) {
@@ -245,7 +299,13 @@ bool variant_checkboxes(Settings& s) {
         }
         ImGui::EndDisabled();
         tooltip(v.description + "\nKernel launches per run: " + std::to_string(v.kernels) +
-                (last_one ? "\n(At least one variant stays selected.)" : ""));
+                (last_one ? "\n(At least one variant stays selected.)" : "") +
+                (refusal.empty() ? "" : "\n\nCannot run on " + plain_device_name(backend.device) + ": " + refusal));
+        if (!refusal.empty()) {
+            ImGui::Indent(em() * 1.5f);
+            wrapped_colored(error_color(), "cannot run: " + refusal);
+            ImGui::Unindent(em() * 1.5f);
+        }
     }
     return changed;
 }
@@ -393,7 +453,7 @@ void error_row(const std::vector<const Measurement*>& shown) {
     for (size_t i = 0; i < shown.size(); ++i) {
         if (shown[i]->ok) continue;
         ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
-        wrapped_colored(error_color(), shown[i]->error);
+        wrapped_colored(error_color(), (shown[i]->refused ? "refused: " : "") + shown[i]->error);
     }
 }
 
@@ -629,8 +689,13 @@ namespace {
 
 // What the collapsed parameters header says, so a projector audience knows what is measured.
 std::string parameters_summary(const Settings& s, const ResolvedBackend& backend) {
-    std::string text = std::string(kernels::to_string(s.params.workload)) + ", " + std::to_string(s.params.rows) +
-                       " x " + std::to_string(s.params.hidden) + ", " + kernels::to_string(s.params.dtype);
+    const kernels::Params& p = s.params;
+    const std::string shape =
+        p.workload == kernels::Workload::attention
+            ? std::to_string(p.batch_heads) + " heads, N " + std::to_string(p.seq_len) + ", d " +
+                  std::to_string(p.head_dim) + (p.causal ? ", causal" : "")
+            : std::to_string(p.rows) + " x " + std::to_string(p.hidden);
+    std::string text = std::string(kernels::to_string(p.workload)) + ", " + shape + ", " + kernels::to_string(p.dtype);
     if (backend.ready)
         text += backend.kind == kernels::BackendKind::gpu ? ", GPU" : ", simulated " + backend.sim_key;
     return text;
@@ -826,7 +891,7 @@ void draw_parameters_panel(AppState& state, const Runner& runner, const Resolved
     section_heading("Parameters");
     Settings& s = state.settings;
     bool changed = workload_combo(s);
-    changed |= variant_checkboxes(s);
+    changed |= variant_checkboxes(s, backend);
     for (const kernels::ParamSpec& spec : kernels::param_specs(s.params.workload))
         changed |= param_control(s.params, spec);
     changed |= dtype_combo(s.params);

@@ -36,9 +36,12 @@ std::string settings_to_json(const Settings& s) {
     json params = json::object();
     params["workload"] = kernels::to_string(s.params.workload);
     params["dtype"] = kernels::to_string(s.params.dtype);
-    for (const kernels::ParamSpec& spec : kernels::param_specs(s.params.workload)) {
+    // Every workload's parameters, so switching workloads in the GUI keeps what was set for each.
+    for (const kernels::ParamSpec& spec : kernels::all_param_specs()) {
         const double value = kernels::get_param(s.params, spec.id);
-        if (spec.integer) params[spec.name] = static_cast<int64_t>(value);  // 4096, not 4096.0
+        if (spec.kind == kernels::ParamKind::boolean) params[spec.name] = value != 0;
+        else if (spec.id == kernels::ParamId::seed) params[spec.name] = s.params.seed;  // all 64 bits
+        else if (spec.integer) params[spec.name] = static_cast<int64_t>(value);  // 4096, not 4096.0
         else params[spec.name] = value;
     }
 
@@ -80,13 +83,20 @@ void read_params(const json& j, kernels::Params& p, Ignored& ignored) {
         if (it->is_string() && kernels::parse_dtype(it->get<std::string>(), t)) parsed.dtype = t;
         else ignored.add("params.dtype");
     }
-    for (const kernels::ParamSpec& spec : kernels::param_specs(parsed.workload)) {
+    // Files written before a parameter existed simply lack it: it keeps its default.
+    for (const kernels::ParamSpec& spec : kernels::all_param_specs()) {
         auto it = j.find(spec.name);
         if (it == j.end()) continue;
-        const bool usable = it->is_number() && std::isfinite(it->get<double>()) &&
-                            it->get<double>() >= spec.min && it->get<double>() <= spec.max &&
-                            (!spec.integer || std::floor(it->get<double>()) == it->get<double>());
-        if (usable) kernels::set_param(parsed, spec.id, it->get<double>());
+        double value = 0;
+        bool usable = false;
+        if (it->is_boolean() && spec.kind == kernels::ParamKind::boolean) {
+            value = it->get<bool>() ? 1 : 0;
+            usable = true;
+        } else if (it->is_number()) {
+            value = it->get<double>();
+            usable = kernels::check_param_value(spec, value).empty();
+        }
+        if (usable) kernels::set_param(parsed, spec.id, value);
         else ignored.add(std::string("params.") + spec.name);
     }
     // Each value may be in range while the combination is not (total size limit).

@@ -1,6 +1,7 @@
 // Workload registry: parameters, variants, and dispatch of schedule() to each workload's model.
 #include "kernels/workload.h"
 
+#include "kernels/attention/attention.h"
 #include "kernels/elementwise/elementwise.h"
 
 #include <cmath>
@@ -28,10 +29,61 @@ static const ParamSpec kDropout{ParamId::dropout_p, "dropout", "dropout p", 0, 0
 static const ParamSpec kSeed{ParamId::seed, "seed", "seed", 0, 9007199254740991.0, true, false,
     "Seeds the random inputs and the dropout mask. Same seed, same numbers, on GPU and CPU."};
 
+// Attention: ranges come from kernels/attention/attention.h, which also validates (one source).
+static const std::vector<double> kTileChoices(std::begin(attention::kTileSizes), std::end(attention::kTileSizes));
+static const ParamSpec kSeqLen{ParamId::seq_len, "N", "N (sequence length)", 1,
+    static_cast<double>(attention::kMaxN), true, true,
+    "Rows of Q, K and V: tokens in the sequence. naive writes S and P, N x N each, to HBM and reads\n"
+    "them back, so its bytes grow as N^2; flash's bytes grow as N (K and V re-read N/Br times)."};
+static const ParamSpec kHeadDim{ParamId::head_dim, "d", "d (head dimension)", 1,
+    static_cast<double>(attention::kMaxD), true, true,
+    "Columns of Q, K, V per head. FLOPs are 4 N^2 d per head; flash_tc is built for d = 32, 64, 128,\n"
+    "the teaching kernel flash takes any d up to 128. Larger d means larger tiles in shared memory."};
+static const ParamSpec kBatchHeads{ParamId::batch_heads, "heads", "batch x heads", 1,
+    static_cast<double>(attention::kMaxBatchHeads), true, true,
+    "Independent attention problems (batch size times heads). Each gets its own grid rows:\n"
+    "few heads at small N leave SMs idle."};
+static const ParamSpec kTileBr{ParamId::tile_br, "br", "Br (Q tile rows)", 16, 128, true, true,
+    "Rows of Q one flash thread block keeps on chip (Qi). K and V are read from HBM once per\n"
+    "block, so larger Br means fewer re-reads, but Qi, Sij and Oi must fit in shared memory.\n"
+    "flash_tc uses its own fixed tile.", ParamKind::choice, kTileChoices};
+static const ParamSpec kTileBc{ParamId::tile_bc, "bc", "Bc (K/V tile rows)", 16, 128, true, true,
+    "Rows of K and V staged in shared memory per loop step (Kj, Vj). A tile that does not fit\n"
+    "shared memory is refused with the numbers. flash_tc uses its own fixed tile.",
+    ParamKind::choice, kTileChoices};
+static const ParamSpec kCausal{ParamId::causal, "causal", "causal mask", 0, 1, true, false,
+    "Query row r attends to keys 0..r only (decoder attention). flash skips key tiles wholly above\n"
+    "the diagonal, about half the FLOPs; naive still computes and stores the whole N x N.",
+    ParamKind::boolean};
+
 const std::vector<ParamSpec>& param_specs(Workload w) {
     static const std::vector<ParamSpec> chain{kRows, kHidden, kDropout, kSeed};
     static const std::vector<ParamSpec> bias_gelu{kRows, kHidden, kSeed};
-    return w == Workload::chain ? chain : bias_gelu;
+    static const std::vector<ParamSpec> attention_specs{kSeqLen, kHeadDim, kBatchHeads, kTileBr, kTileBc, kCausal, kSeed};
+    switch (w) {
+    case Workload::chain: return chain;
+    case Workload::bias_gelu: return bias_gelu;
+    case Workload::attention: return attention_specs;
+    }
+    return chain;
+}
+
+const std::vector<ParamSpec>& all_param_specs() {
+    static const std::vector<ParamSpec> all = [] {
+        std::vector<ParamSpec> specs;
+        for (Workload w : kAllWorkloads)
+            for (const ParamSpec& s : param_specs(w))
+                if (std::none_of(specs.begin(), specs.end(), [&](const ParamSpec& t) { return t.id == s.id; }))
+                    specs.push_back(s);
+        return specs;
+    }();
+    return all;
+}
+
+const ParamSpec* find_param_spec(Workload w, ParamId id) {
+    for (const ParamSpec& s : param_specs(w))
+        if (s.id == id) return &s;
+    return nullptr;
 }
 
 double get_param(const Params& p, ParamId id) {
@@ -40,16 +92,29 @@ double get_param(const Params& p, ParamId id) {
     case ParamId::hidden: return static_cast<double>(p.hidden);
     case ParamId::dropout_p: return p.dropout_p;
     case ParamId::seed: return static_cast<double>(p.seed);
+    case ParamId::batch_heads: return static_cast<double>(p.batch_heads);
+    case ParamId::seq_len: return static_cast<double>(p.seq_len);
+    case ParamId::head_dim: return static_cast<double>(p.head_dim);
+    case ParamId::tile_br: return static_cast<double>(p.tile_br);
+    case ParamId::tile_bc: return static_cast<double>(p.tile_bc);
+    case ParamId::causal: return p.causal ? 1.0 : 0.0;
     }
     return 0;
 }
 
 void set_param(Params& p, ParamId id, double value) {
+    const auto whole = [&] { return static_cast<int64_t>(std::llround(value)); };
     switch (id) {
-    case ParamId::rows: p.rows = static_cast<int64_t>(std::llround(value)); break;
-    case ParamId::hidden: p.hidden = static_cast<int64_t>(std::llround(value)); break;
+    case ParamId::rows: p.rows = whole(); break;
+    case ParamId::hidden: p.hidden = whole(); break;
     case ParamId::dropout_p: p.dropout_p = value; break;
     case ParamId::seed: p.seed = static_cast<uint64_t>(std::llround(value < 0 ? 0 : value)); break;
+    case ParamId::batch_heads: p.batch_heads = whole(); break;
+    case ParamId::seq_len: p.seq_len = whole(); break;
+    case ParamId::head_dim: p.head_dim = whole(); break;
+    case ParamId::tile_br: p.tile_br = whole(); break;
+    case ParamId::tile_bc: p.tile_bc = whole(); break;
+    case ParamId::causal: p.causal = value != 0; break;
     }
 }
 
@@ -60,13 +125,48 @@ static std::string number(double v) {
     return buf;
 }
 
-std::string validate(const Params& p) {
-    for (const ParamSpec& s : param_specs(p.workload)) {
-        const double v = get_param(p, s.id);
-        if (!std::isfinite(v) || v < s.min || v > s.max)
-            return std::string(s.name) + " = " + number(v) + " is out of range: it must be between " +
-                   number(s.min) + " and " + number(s.max);
+std::string legal_values_text(const ParamSpec& spec) {
+    switch (spec.kind) {
+    case ParamKind::boolean: return "0 or 1";
+    case ParamKind::choice: {
+        std::string text;
+        for (size_t i = 0; i < spec.choices.size(); ++i) {
+            if (i > 0) text += i + 1 == spec.choices.size() ? " or " : ", ";
+            text += number(spec.choices[i]);
+        }
+        return text;
     }
+    case ParamKind::number: break;
+    }
+    return number(spec.min) + " .. " + number(spec.max);
+}
+
+std::string check_param_value(const ParamSpec& spec, double value) {
+    const std::string named = std::string(spec.name) + " = " + number(value);
+    if (!std::isfinite(value)) return std::string(spec.name) + " is not a finite number";
+    switch (spec.kind) {
+    case ParamKind::boolean:
+        if (value != 0 && value != 1) return named + " is not a switch: it must be 0 or 1";
+        return "";
+    case ParamKind::choice:
+        if (std::find(spec.choices.begin(), spec.choices.end(), value) == spec.choices.end())
+            return named + " is not one of the choices: it must be " + legal_values_text(spec);
+        return "";
+    case ParamKind::number: break;
+    }
+    if (value < spec.min || value > spec.max)
+        return named + " is out of range: it must be between " + number(spec.min) + " and " + number(spec.max);
+    if (spec.integer && value != std::floor(value)) return named + " is not a whole number";
+    return "";
+}
+
+std::string validate(const Params& p) {
+    if (p.workload == Workload::attention) {
+        if (std::string bad = attention::validate(attention::to_attention(p)); !bad.empty()) return bad;
+        return check_param_value(kSeed, get_param(p, ParamId::seed));
+    }
+    for (const ParamSpec& s : param_specs(p.workload))
+        if (std::string bad = check_param_value(s, get_param(p, s.id)); !bad.empty()) return bad;
     const double elements = static_cast<double>(p.rows) * static_cast<double>(p.hidden);
     if (elements > kMaxElements)
         return "rows x hidden = " + number(elements) + " elements is too large: at most " + number(kMaxElements) +
@@ -88,7 +188,12 @@ const std::vector<VariantInfo>& variants(Workload w) {
     static const std::vector<VariantInfo> bias_gelu{
         {"unfused", "2 kernels: bias add writes h = x + bias to HBM, GELU reads it back.", 2},
         {"fused", "1 kernel: x + bias and GELU in registers; h never reaches HBM.", 1}};
-    return w == Workload::chain ? chain : bias_gelu;
+    switch (w) {
+    case Workload::chain: return chain;
+    case Workload::bias_gelu: return bias_gelu;
+    case Workload::attention: return attention::variants();
+    }
+    return chain;
 }
 
 bool has_variant(Workload w, const std::string& variant) {
@@ -104,6 +209,7 @@ Schedule schedule(const std::string& variant, const Params& p) {
     switch (p.workload) {
     case Workload::chain: return elementwise::chain_schedule(variant, p);
     case Workload::bias_gelu: return elementwise::bias_gelu_schedule(variant, p);
+    case Workload::attention: return attention::schedule(variant, attention::to_attention(p));
     }
     return {};
 }
@@ -140,7 +246,7 @@ uint64_t Model::bytes_written() const {
 
 Model model_from_schedule(const Schedule& s) {
     Model m;
-    for (const ScheduleKernel& k : s.kernels) m.kernels.push_back({k.name, 0, {}});
+    for (const ScheduleKernel& k : s.kernels) m.kernels.push_back({k.name, 0, {}, k.tensor_cores});
     for (const TileEvent& e : s.events) {
         KernelModel& k = m.kernels.at(static_cast<size_t>(e.kernel));
         k.flops += e.flops * static_cast<double>(e.repeat);
@@ -162,8 +268,22 @@ uint64_t min_bytes(const Params& p) {
     switch (p.workload) {
     case Workload::chain: return (2 * n + 2 * h + n) * es;   // read x, residual, gamma, beta; write out
     case Workload::bias_gelu: return (n + h + n) * es;       // read x, bias; write out
+    case Workload::attention: return attention::min_bytes(attention::to_attention(p));  // Q, K, V read; O written
     }
     return 0;
+}
+
+std::string device_refusal(const std::string& variant, const Params& p, const DeviceInfo& device) {
+    if (p.workload != Workload::attention) return "";  // elementwise kernels need no more than any CUDA GPU has
+    attention::DeviceFacts facts;
+    facts.name = device.name;
+    facts.cc_major = device.cc_major;
+    facts.cc_minor = device.cc_minor;
+    facts.smem_per_block = device.smem_per_block;
+    facts.smem_per_block_optin = device.smem_per_block_optin;
+    facts.memory_bytes = static_cast<uint64_t>(std::max<int64_t>(device.global_mem_bytes, 0));
+    facts.memory_what = "in total";
+    return attention::device_refusal(variant, attention::to_attention(p), facts);
 }
 
 }  // namespace kernels

@@ -13,19 +13,35 @@ namespace kernels {
 // ---------------------------------------------------------------------------------------------
 // Parameters: one table drives the GUI sliders, CLI validation and export columns.
 // ---------------------------------------------------------------------------------------------
-enum class ParamId { rows, hidden, dropout_p, seed };
+enum class ParamId { rows, hidden, dropout_p, seed, batch_heads, seq_len, head_dim, tile_br, tile_bc, causal };
+
+// How a parameter is entered: a number in [min, max] (slider + typed value), one of a few listed
+// values (combo box; the CLI accepts only those), or on/off (checkbox; the CLI takes 0 or 1).
+enum class ParamKind { number, choice, boolean };
 
 struct ParamSpec {
     ParamId id;
-    const char* name;      // CLI / CSV key: "rows"
+    const char* name;      // CLI option (--name) and CSV / JSON / settings key: "rows"
     const char* label;     // GUI label: "rows (tokens)"
     double min, max;       // inclusive legal range
     bool integer;
     bool log_scale;        // slider moves in powers of two
     const char* help;      // tooltip: what it is and why it matters
+    ParamKind kind = ParamKind::number;
+    std::vector<double> choices = {};  // kind == choice: the legal values, ascending
 };
 
 const std::vector<ParamSpec>& param_specs(Workload w);
+// Every parameter of every workload, once each (a shared one like seed: its first spec), in
+// workload order: the options bench and shot take, and the parameter columns of CSV exports.
+const std::vector<ParamSpec>& all_param_specs();
+// The spec of `id` for workload w, or nullptr when w does not take that parameter.
+const ParamSpec* find_param_spec(Workload w, ParamId id);
+// "" when `value` is legal for the spec (in range, whole when integer, one of the choices, 0 or 1
+// for a boolean), else a message naming the parameter, the value and what is legal.
+std::string check_param_value(const ParamSpec& spec, double value);
+// What is legal, as words: "1 .. 65536", "16, 32, 64 or 128", "0 or 1".
+std::string legal_values_text(const ParamSpec& spec);
 double get_param(const Params& p, ParamId id);
 void set_param(Params& p, ParamId id, double value);
 
@@ -66,6 +82,9 @@ struct ScheduleKernel {
     std::string name;      // "layernorm", "gelu", ..., "fused_chain"
     uint64_t blocks = 0;   // thread blocks launched
     int threads_per_block = 0;
+    // Its matrix products run on tensor cores (fp16/bf16 GEMMs, mma.sync): the simulated backend
+    // takes the tensor peak for its FLOPs instead of the FP32 peak.
+    bool tensor_cores = false;
 };
 
 struct Schedule {
@@ -87,6 +106,7 @@ struct KernelModel {
     std::string name;
     double flops = 0;
     std::vector<BufferTraffic> buffers;
+    bool tensor_cores = false;  // copied from ScheduleKernel
     uint64_t bytes_read() const;
     uint64_t bytes_written() const;
 };
@@ -104,5 +124,10 @@ Model model_from_schedule(const Schedule& s);
 
 // The fewest bytes any implementation must move (each input read once, the output written once).
 uint64_t min_bytes(const Params& p);
+
+// "" when `variant` can run p on a device with these limits; else why not, with the numbers
+// (used by the simulated backend with datasheet limits: attention tiles vs shared memory, naive's
+// S and P vs GPU memory, flash_tc below sm_80). Parameter errors are validate()'s, not this.
+std::string device_refusal(const std::string& variant, const Params& p, const DeviceInfo& device);
 
 }  // namespace kernels

@@ -50,7 +50,7 @@ std::vector<double> attend(const std::vector<double>& q, const Matrix& K, const 
 
 }  // namespace
 
-TEST_CASE("every row of P is a probability distribution; causal rows are zero after the query", "[attention][reference]") {
+TEST_CASE("every row of P is a probability distribution, and causal rows are zero after the query", "[attention][reference]") {
     for (bool causal : {false, true}) {
         const AttentionParams p = make(2, 37, 24, DType::f32, causal);
         std::vector<double> P(37);

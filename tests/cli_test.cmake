@@ -105,11 +105,25 @@ fl_cli_test(bench_sim_exports CODE 0
             ARGS bench --sim H100 --workload all --rows 64 --hidden 1000 --csv ${_fl_csv} --json ${_fl_json}
             STDOUT "SIMULATED.*chain +unfused.*bias_gelu +fused"
             DEFS "-DFL_REMOVE=${_fl_csv}|${_fl_json}" "-DFL_FILES=${_fl_csv}|${_fl_json}"
-                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=4 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=5)
+                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=7 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=8)
 fl_cli_test(bench_sim_sweep_kernels CODE 0
             ARGS bench --sim A100 --workload chain --variant unfused --rows 8,16 --hidden 32,64 --dtype fp32,bf16 --kernels
             STDOUT "layernorm.*dropout")
-fl_cli_test(bench_help CODE 0 ARGS bench --help STDOUT "--rows")
+fl_cli_test(bench_help CODE 0 ARGS bench --help STDOUT "--rows.*--N")
+# Attention: every variant estimated; an fp32 sweep shows flash_tc refused (exit 0: an answer, not a failure).
+fl_cli_test(bench_attention_sim CODE 0
+            ARGS bench --workload attention --variant all --N 4096 --d 64 --heads 64 --dtype fp16 --causal 1
+                 --br 64 --bc 64 --sim H100 --kernels
+            STDOUT "attention +naive.*gemm_qk.*softmax.*gemm_pv.*attention +flash .*attention +flash_tc")
+fl_cli_test(bench_attention_refused CODE 0
+            ARGS bench --workload attention --N 1024 --d 128 --dtype fp32 --br 128 --bc 128 --sim H100
+            STDOUT "flash .*refused: flash with Br=128, Bc=128, d=128, fp32 needs [0-9]+ bytes of shared memory")
+fl_cli_test(attention_bad_br CODE 2 ARGS bench --workload attention --sim H100 --br 48
+            STDERR "--br '48' is not one of the choices \\(legal: 16, 32, 64 or 128\\)")
+fl_cli_test(attention_bad_d CODE 2 ARGS bench --workload attention --sim H100 --d 0
+            STDERR "--d '0' is out of range \\(legal: 1\\.\\.128\\)")
+fl_cli_test(attention_bad_n CODE 2 ARGS bench --workload attention --sim H100 --N abc
+            STDERR "--N 'abc' is not a whole number")
 fl_cli_test(info CODE 0 ARGS info STDOUT "hardware counters +not read by this build \\(issue 6\\).*H100")
 fl_cli_test(info_sim CODE 0 ARGS info --sim h200 STDOUT "SIMULATED.*H200")
 if(NOT FUSIONLAB_GUI)

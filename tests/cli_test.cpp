@@ -41,8 +41,11 @@ TEST_CASE("cli: bench defaults and sweeps", "[cli]") {
     const kernels::Params defaults;
     CHECK(d.cmd.bench.workloads.size() == std::size(kernels::kAllWorkloads));
     CHECK(d.cmd.bench.variants.empty());
-    CHECK(d.cmd.bench.rows == std::vector<int64_t>{defaults.rows});
-    CHECK(d.cmd.bench.hidden == std::vector<int64_t>{defaults.hidden});
+    CHECK(d.cmd.bench.params.empty());  // nothing given: every workload's defaults
+    const auto chain = app::cli::sweep_params(d.cmd.bench, kernels::Workload::chain, defaults.dtype);
+    REQUIRE(chain.size() == 1);
+    CHECK(chain[0].rows == defaults.rows);
+    CHECK(chain[0].hidden == defaults.hidden);
     CHECK(d.cmd.bench.dtypes == std::vector<kernels::DType>{defaults.dtype});
     CHECK(d.cmd.bench.sim_gpu.empty());
     CHECK_FALSE(d.cmd.bench.per_kernel);
@@ -54,14 +57,47 @@ TEST_CASE("cli: bench defaults and sweeps", "[cli]") {
     const auto& b = s.cmd.bench;
     CHECK(b.workloads == std::vector<kernels::Workload>{kernels::Workload::bias_gelu});
     CHECK(b.variants == std::vector<std::string>{"fused"});
-    CHECK(b.rows == std::vector<int64_t>{64, 128, 256});
-    CHECK(b.hidden == std::vector<int64_t>{32, 48});
+    using kernels::ParamId;
+    REQUIRE(app::cli::given_values(b, ParamId::rows));
+    CHECK(*app::cli::given_values(b, ParamId::rows) == std::vector<double>{64, 128, 256});
+    CHECK(*app::cli::given_values(b, ParamId::hidden) == std::vector<double>{32, 48});
     CHECK(b.dtypes == std::vector<kernels::DType>{kernels::DType::f32, kernels::DType::bf16});
-    CHECK(b.dropout_p == 0.25);
-    CHECK(b.seed == 7);
+    CHECK(*app::cli::given_values(b, ParamId::dropout_p) == std::vector<double>{0.25});
+    CHECK(*app::cli::given_values(b, ParamId::seed) == std::vector<double>{7});
+    const auto sweep = app::cli::sweep_params(b, kernels::Workload::bias_gelu, kernels::DType::f32);
+    CHECK(sweep.size() == 6);  // 3 rows x 2 hidden
+    for (const auto& p : sweep) CHECK(p.seed == 7);
     CHECK(b.reps == 30);
     CHECK(b.sim_gpu == "A100");
     CHECK(b.per_kernel);
+}
+
+TEST_CASE("cli: attention options come from its ParamSpec table", "[cli][attention]") {
+    const auto p = parse({"bench", "--workload", "attention", "--variant", "all", "--N", "1024,4096", "--d", "64",
+                          "--heads", "64", "--dtype", "fp16", "--causal", "0,1", "--br", "64", "--bc", "32",
+                          "--rows", "8", "--sim", "H100"});
+    REQUIRE(p.cmd.exit_code == -1);
+    const auto& b = p.cmd.bench;
+    CHECK(b.workloads == std::vector<kernels::Workload>{kernels::Workload::attention});
+    const auto sweep = app::cli::sweep_params(b, kernels::Workload::attention, kernels::DType::f16);
+    REQUIRE(sweep.size() == 4);  // 2 N x 2 causal; --rows is not an attention parameter: ignored
+    for (const auto& q : sweep) {
+        CHECK(q.head_dim == 64);
+        CHECK(q.batch_heads == 64);
+        CHECK(q.tile_br == 64);
+        CHECK(q.tile_bc == 32);
+    }
+    CHECK(sweep[0].seq_len == 1024);
+    CHECK_FALSE(sweep[0].causal);
+    CHECK(sweep[3].seq_len == 4096);
+    CHECK(sweep[3].causal);
+
+    const auto shot = parse({"shot", "--out", "a.png", "--workload", "attention", "--N", "2048", "--causal", "1",
+                             "--br", "32"});
+    REQUIRE(shot.cmd.exit_code == -1);
+    CHECK(shot.cmd.shot.params.seq_len == 2048);
+    CHECK(shot.cmd.shot.params.causal);
+    CHECK(shot.cmd.shot.params.tile_br == 32);
 }
 
 TEST_CASE("cli: bad bench input exits 2 with one line naming the option and the range", "[cli]") {
@@ -85,6 +121,12 @@ TEST_CASE("cli: bad bench input exits 2 with one line naming the option and the 
         {{"bench", "--dropout", "inf"}, "--dropout 'inf' is not a number"},
         {{"bench", "--seed", "-1"}, "--seed '-1' is not a whole number"},
         {{"bench", "--reps", "0"}, "--reps '0' is out of range (legal: 1..1000)"},
+        {{"bench", "--workload", "attention", "--br", "48"}, "--br '48' is not one of the choices (legal: 16, 32, 64 or 128)"},
+        {{"bench", "--workload", "attention", "--d", "0"}, "--d '0' is out of range (legal: 1..128)"},
+        {{"bench", "--workload", "attention", "--N", "abc"}, "--N 'abc' is not a whole number (legal: 1..65536)"},
+        {{"bench", "--workload", "attention", "--causal", "2"}, "--causal '2' is not a switch (legal: 0 or 1)"},
+        {{"bench", "--workload", "attention", "--heads", "64", "--N", "65536", "--d", "128", "--heads", "4096"},
+         "too large"},
         {{"bench", "--reps", "many"}, "--reps 'many' is not a whole number"},
         {{"bench", "--csv", "/nonexistent/dir/x.csv"}, "--csv: cannot write /nonexistent/dir/x.csv"},
         {{"bench", "--bogus"}, "--bogus"},

@@ -85,7 +85,7 @@ TEST_CASE("bias_gelu model bytes match the closed form", "[model]") {
 }
 
 TEST_CASE("the schedule's events sum to the model and cover every block", "[model][schedule]") {
-    for (Workload w : kAllWorkloads) {
+    for (Workload w : elementwise::kWorkloads) {
         for (const VariantInfo& v : variants(w)) {
             const Params p = make(w, 37, 1001, DType::f16);
             const Schedule s = schedule(v.name, p);

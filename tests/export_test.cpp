@@ -178,10 +178,10 @@ TEST_CASE("measurements_csv: one header, one row per measurement, quoted fields"
     for (const auto& row : rows) CHECK(row.size() == header.size());
     for (const char* name : {"timestamp", "device", "simulated", "driver", "runtime", "compute_capability",
                              "sm_clock_mhz", "mem_clock_mhz", "build_type", "backend", "workload", "variant", "dtype",
-                             "rows", "hidden", "dropout_p", "seed", "reps", "median_ms", "min_ms", "max_ms",
+                             "rows", "hidden", "dropout", "seed", "N", "d", "heads", "br", "bc", "causal", "reps", "median_ms", "min_ms", "max_ms",
                              "modeled_bytes_read", "modeled_bytes_written", "min_bytes", "flops", "achieved_gbps",
                              "ceiling_gbps", "ceiling_source", "pct_of_ceiling", "achieved_gflops", "checked",
-                             "max_abs_error", "rel_l2_error", "check_note", "timing_note", "ok", "error"})
+                             "max_abs_error", "rel_l2_error", "check_note", "timing_note", "ok", "refused", "error"})
         CHECK(std::find(header.begin(), header.end(), name) != header.end());
 
     const auto& good = rows[1];
@@ -201,8 +201,56 @@ TEST_CASE("measurements_csv: one header, one row per measurement, quoted fields"
     CHECK(bad[column_index(header, "error")] == ms[1].error);
     CHECK(bad[column_index(header, "ok")] == "false");
     CHECK(bad[column_index(header, "median_ms")].empty());     // no time for a failed run, not 0
-    CHECK(bad[column_index(header, "dropout_p")].empty());     // bias_gelu has no dropout
+    CHECK(bad[column_index(header, "dropout")].empty());       // bias_gelu has no dropout
+    CHECK(bad[column_index(header, "N")].empty());             // nor attention's parameters
+    CHECK(good[column_index(header, "N")].empty());
     CHECK(bad[column_index(header, "max_abs_error")].empty()); // not checked: empty, not 0
+}
+
+TEST_CASE("measurements_csv / json: attention's parameter columns, refusals marked", "[export][attention]") {
+    auto backend = kernels::make_sim_backend(*kernels::find_sim_gpu("H100"));
+    kernels::Job job;
+    job.params.workload = kernels::Workload::attention;
+    job.params.seq_len = 4096;
+    job.params.head_dim = 128;
+    job.params.batch_heads = 32;
+    job.params.tile_br = 32;
+    job.params.tile_bc = 16;
+    job.params.causal = true;
+    job.params.dtype = kernels::DType::f16;
+    job.variant = "flash";
+    const kernels::Measurement ok = backend->run(job, {});
+    REQUIRE(ok.ok);
+    job.params.dtype = kernels::DType::f32;
+    job.variant = "flash_tc";
+    const kernels::Measurement refused = backend->run(job, {});
+    REQUIRE(refused.refused);
+
+    const auto rows = parse_csv(app::measurements_csv({ok, refused}));
+    REQUIRE(rows.size() == 3);
+    const auto& header = rows[0];
+    const auto& r = rows[1];
+    CHECK(r[column_index(header, "workload")] == "attention");
+    CHECK(r[column_index(header, "N")] == "4096");
+    CHECK(r[column_index(header, "d")] == "128");
+    CHECK(r[column_index(header, "heads")] == "32");
+    CHECK(r[column_index(header, "br")] == "32");
+    CHECK(r[column_index(header, "bc")] == "16");
+    CHECK(r[column_index(header, "causal")] == "1");
+    CHECK(r[column_index(header, "rows")].empty());  // not an attention parameter
+    CHECK(r[column_index(header, "refused")] == "false");
+    CHECK(rows[2][column_index(header, "refused")] == "true");
+    CHECK(rows[2][column_index(header, "ok")] == "false");
+
+    const auto doc = nlohmann::json::parse(app::measurements_json({ok}));
+    const auto& params = doc["measurements"][0]["params"];
+    CHECK(params["N"] == 4096);
+    CHECK(params["d"] == 128);
+    CHECK(params["heads"] == 32);
+    CHECK(params["br"] == 32);
+    CHECK(params["bc"] == 16);
+    CHECK(params["causal"] == true);
+    CHECK_FALSE(params.contains("rows"));
 }
 
 TEST_CASE("measurements_json: parses back with the device, params and per-kernel times", "[export]") {

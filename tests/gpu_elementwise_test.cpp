@@ -86,7 +86,7 @@ Params make(Workload w, DType t, int64_t rows, int64_t hidden, uint64_t seed, do
 
 TEST_CASE("GPU inputs are bit-identical to the host's x_value, gamma_value, ...", "[gpu][inputs]") {
     for (DType t : kernels::kAllDTypes) {
-        for (Workload w : kernels::kAllWorkloads) {
+        for (Workload w : kernels::elementwise::kWorkloads) {
             const Params p = make(w, t, 7, 1000, 99);
             const kernels::gpu::InputsOnHost in = kernels::gpu::download_inputs(p);
             REQUIRE(in.error == "");
@@ -116,7 +116,7 @@ TEST_CASE("every variant and dtype matches the CPU reference on ragged sizes", "
     const int64_t hiddens[] = {1, 33, 1000, 4097, 8192 + 8};
     const int64_t rows_list[] = {1, 7, 513};
     uint64_t seed = 11;
-    for (Workload w : kernels::kAllWorkloads)
+    for (Workload w : kernels::elementwise::kWorkloads)
         for (DType t : kernels::kAllDTypes)
             for (int64_t hidden : hiddens)
                 for (int64_t rows : rows_list) {
@@ -129,7 +129,7 @@ TEST_CASE("every variant and dtype matches the CPU reference on ragged sizes", "
 TEST_CASE("vectorised sizes: hidden a multiple of 8, both row-kernel widths", "[gpu][elementwise]") {
     const int64_t hiddens[] = {8, 768, 4096, 8192, 16384};
     uint64_t seed = 501;
-    for (Workload w : kernels::kAllWorkloads)
+    for (Workload w : kernels::elementwise::kWorkloads)
         for (DType t : kernels::kAllDTypes)
             for (int64_t hidden : hiddens) {
                 const Params p = make(w, t, hidden >= 8192 ? 64 : 257, hidden, seed++);
@@ -185,7 +185,7 @@ TEST_CASE("the backend's run() fills a checked, timed measurement", "[gpu][backe
     CHECK(*d.measured_copy_gbps > 0);
     std::atomic<uint64_t> latest{1};
     const kernels::CancelToken token{&latest, 1};
-    for (Workload w : kernels::kAllWorkloads) {
+    for (Workload w : kernels::elementwise::kWorkloads) {
         for (const kernels::VariantInfo& v : kernels::variants(w)) {
             kernels::Job job;
             job.id = 1;

@@ -69,6 +69,9 @@ endfunction()
 # The main window at the default size, and in projector mode (2x, light) at another size.
 fl_gui_shot_test(gui_smoke_1280 1280x720 "--sim|H100")
 fl_gui_shot_test(gui_smoke_scale2_light 1024x768 "--sim|A100|--font-scale|2|--theme|light|--workload|bias_gelu")
+# Attention with its own parameters, a refused tile (flash) and a refused dtype (flash_tc) on screen.
+fl_gui_shot_test(gui_smoke_attention 1280x720
+                 "--sim|H200|--workload|attention|--N|4096|--d|128|--dtype|fp32|--br|128|--bc|128|--causal|1")
 
 # No display: the GUI says so and points to xvfb-run / shot / bench; shot without xvfb-run on
 # PATH says what to install.

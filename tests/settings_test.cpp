@@ -32,7 +32,14 @@ app::Settings non_default_settings() {
     s.params.rows = 2048;
     s.params.hidden = 1024;
     s.params.seed = 77;
+    s.params.seq_len = 2048;  // attention's, kept while another workload is selected
+    s.params.head_dim = 128;
+    s.params.batch_heads = 8;
+    s.params.tile_br = 32;
+    s.params.tile_bc = 16;
+    s.params.causal = true;
     s.variants["bias_gelu"] = {"fused"};
+    s.variants["attention"] = {"naive", "flash_tc"};
     s.variants["chain"] = {"unfused"};
     s.backend = "A100";
     s.reps = 33;
@@ -47,6 +54,31 @@ TEST_CASE("settings: JSON round trip keeps every field", "[settings]") {
     app::Settings after;
     REQUIRE(app::settings_from_json(app::settings_to_json(before), after).empty());
     CHECK(after == before);
+}
+
+TEST_CASE("settings: attention selected round-trips, and files without attention keys still load", "[settings][attention]") {
+    app::Settings before = non_default_settings();
+    before.params.workload = kernels::Workload::attention;
+    app::Settings after;
+    REQUIRE(app::settings_from_json(app::settings_to_json(before), after).empty());
+    CHECK(after == before);
+
+    // A settings file from before attention existed: its keys load, attention keeps its defaults.
+    const std::string old = R"({"font_scale": 1.5, "params": {"workload": "chain", "dtype": "fp16", "rows": 512,
+        "hidden": 256, "dropout": 0.2, "seed": 5}, "variants": {"chain": ["fused"]}, "backend": "H100", "reps": 10})";
+    app::Settings loaded;
+    CHECK(app::settings_from_json(old, loaded).empty());
+    CHECK(loaded.params.rows == 512);
+    CHECK(loaded.params.seq_len == kernels::Params{}.seq_len);
+    CHECK_FALSE(loaded.params.causal);
+
+    // A bad attention value costs only that value.
+    const std::string bad = R"({"params": {"workload": "attention", "br": 48, "N": 4096, "causal": true}})";
+    app::Settings partial;
+    CHECK_THAT(app::settings_from_json(bad, partial), Catch::Contains("params.br"));
+    CHECK(partial.params.tile_br == kernels::Params{}.tile_br);
+    CHECK(partial.params.seq_len == 4096);
+    CHECK(partial.params.causal);
 }
 
 TEST_CASE("settings: corrupt text gives defaults and a message", "[settings]") {

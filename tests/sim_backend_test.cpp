@@ -1,8 +1,11 @@
 // The simulated backend estimates from the model and labels itself.
+#include "kernels/attention/attention.h"
 #include "kernels/common/backend.h"
 #include "kernels/workload.h"
 
 #include <catch2/catch.hpp>
+
+#include <string>
 
 using namespace kernels;
 
@@ -67,4 +70,91 @@ TEST_CASE("a simulated-only build explains why there is no GPU backend", "[sim]"
     std::string why;
     auto gpu = make_gpu_backend(&why);
     if (!gpu) CHECK_FALSE(why.empty());
+}
+
+namespace {
+
+Job attention_job(const std::string& variant, int64_t N, DType t) {
+    Job job;
+    job.variant = variant;
+    job.params.workload = Workload::attention;
+    job.params.seq_len = N;
+    job.params.head_dim = 64;
+    job.params.batch_heads = 64;
+    job.params.dtype = t;
+    return job;
+}
+
+}  // namespace
+
+TEST_CASE("simulated attention: every variant estimated from the model", "[sim][attention]") {
+    const DeviceInfo& gpu = find_sim_gpu("H100")->info;
+    auto backend = make_sim_backend(*find_sim_gpu("H100"));
+    for (const char* variant : {"naive", "flash", "flash_tc"}) {
+        const Job job = attention_job(variant, 4096, DType::f16);
+        const Measurement m = backend->run(job, {});
+        INFO(variant << ": " << m.error);
+        REQUIRE(m.ok);
+        const Model model = kernels::model(variant, job.params);
+        REQUIRE(m.kernels.size() == model.kernels.size());
+        double total = 0;
+        for (size_t k = 0; k < model.kernels.size(); ++k) {
+            const KernelModel& km = model.kernels[k];
+            const double want = sim_kernel_ms(gpu, km.flops, km.bytes_read() + km.bytes_written(), km.tensor_cores);
+            CHECK(m.kernels[k].name == km.name);
+            CHECK(m.kernels[k].time.median_ms == Approx(want));
+            total += want;
+        }
+        CHECK(m.time.median_ms == Approx(total));
+        CHECK(m.flops == model.flops());
+        CHECK(m.bytes() == model.bytes());
+        CHECK(m.min_bytes == min_bytes(job.params));
+    }
+}
+
+TEST_CASE("simulated attention: flash_tc beats naive at N = 4096 fp16, and flash (FP32 pipes) is slowest", "[sim][attention]") {
+    auto backend = make_sim_backend(*find_sim_gpu("H200"));
+    const Measurement naive = backend->run(attention_job("naive", 4096, DType::f16), {});
+    const Measurement flash = backend->run(attention_job("flash", 4096, DType::f16), {});
+    const Measurement tc = backend->run(attention_job("flash_tc", 4096, DType::f16), {});
+    REQUIRE((naive.ok && flash.ok && tc.ok));
+    CHECK(tc.time.median_ms < naive.time.median_ms);
+    CHECK(tc.bytes() < naive.bytes());
+    CHECK(flash.time.median_ms > tc.time.median_ms);
+}
+
+TEST_CASE("simulated attention: refusals with the datasheet's numbers", "[sim][attention]") {
+    const SimGpu& h100 = *find_sim_gpu("H100");
+    auto backend = make_sim_backend(h100);
+    // A tile that does not fit shared memory.
+    Job big_tile = attention_job("flash", 1024, DType::f32);
+    big_tile.params.head_dim = 128;
+    big_tile.params.tile_br = 128;
+    big_tile.params.tile_bc = 128;
+    const std::string reason = backend->unavailable_reason(big_tile);
+    CHECK_THAT(reason, Catch::Contains("shared memory") &&
+                           Catch::Contains(std::to_string(h100.info.smem_per_block_optin)) &&
+                           Catch::Contains(std::to_string(attention::flash_smem_bytes(
+                               "flash", attention::to_attention(big_tile.params)))));
+    const Measurement m = backend->run(big_tile, {});
+    CHECK_FALSE(m.ok);
+    CHECK(m.refused);
+    CHECK(m.error == reason);
+    // naive's S and P larger than the 80 GB: refused; flash runs the same shape.
+    Job naive = attention_job("naive", 65536, DType::f16);
+    const Measurement n = backend->run(naive, {});
+    CHECK_FALSE(n.ok);
+    CHECK(n.refused);
+    CHECK_THAT(n.error, Catch::Contains("for S and P") && Catch::Contains("flash needs only"));
+    naive.variant = "flash";
+    CHECK(backend->unavailable_reason(naive).empty());
+    CHECK(backend->run(naive, {}).ok);
+    // flash_tc needs sm_80: the V100 refuses it; fp32 is refused everywhere.
+    auto v100 = make_sim_backend(*find_sim_gpu("V100"));
+    CHECK_THAT(v100->unavailable_reason(attention_job("flash_tc", 1024, DType::f16)), Catch::Contains("8.0"));
+    CHECK_THAT(backend->unavailable_reason(attention_job("flash_tc", 1024, DType::f32)), Catch::Contains("fp16 or bf16"));
+    // Elementwise: nothing refused.
+    Job chain;
+    chain.variant = "fused";
+    CHECK(backend->unavailable_reason(chain).empty());
 }

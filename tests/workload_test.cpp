@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <vector>
+
 using namespace kernels;
 
 TEST_CASE("default parameters are valid for every workload", "[params]") {
@@ -45,10 +48,13 @@ TEST_CASE("get_param and set_param round-trip every spec", "[params]") {
         Params p;
         p.workload = w;
         for (const ParamSpec& s : param_specs(w)) {
-            const double v = s.integer ? s.min + 3 : (s.min + s.max) / 2;
+            double v = s.integer ? s.min + 3 : (s.min + s.max) / 2;
+            if (s.kind == ParamKind::boolean) v = 1;
+            if (s.kind == ParamKind::choice) v = s.choices.at(1);
             set_param(p, s.id, v);
             CHECK(get_param(p, s.id) == Approx(v));
             CHECK(s.help[0] != '\0');
+            CHECK(check_param_value(s, v).empty());
         }
     }
 }
@@ -76,4 +82,78 @@ TEST_CASE("workload and dtype names parse back", "[params]") {
     CHECK_FALSE(parse_dtype("fp8", d));
     Workload w{};
     CHECK_FALSE(parse_workload("nope", w));
+}
+
+TEST_CASE("attention: specs for N, d, heads, Br, Bc, causal and seed", "[params][attention]") {
+    const auto& specs = param_specs(Workload::attention);
+    std::vector<std::string> names;
+    for (const ParamSpec& s : specs) names.emplace_back(s.name);
+    CHECK(names == std::vector<std::string>{"N", "d", "heads", "br", "bc", "causal", "seed"});
+    const ParamSpec* br = find_param_spec(Workload::attention, ParamId::tile_br);
+    REQUIRE(br);
+    CHECK(br->kind == ParamKind::choice);
+    CHECK(br->choices == std::vector<double>{16, 32, 64, 128});
+    CHECK(legal_values_text(*br) == "16, 32, 64 or 128");
+    CHECK_THAT(check_param_value(*br, 48), Catch::Contains("br = 48") && Catch::Contains("16, 32, 64 or 128"));
+    const ParamSpec* causal = find_param_spec(Workload::attention, ParamId::causal);
+    REQUIRE(causal);
+    CHECK(causal->kind == ParamKind::boolean);
+    CHECK_FALSE(check_param_value(*causal, 2).empty());
+    CHECK(find_param_spec(Workload::attention, ParamId::rows) == nullptr);
+    CHECK(find_param_spec(Workload::chain, ParamId::seq_len) == nullptr);
+    // all_param_specs: each parameter once (seed is shared).
+    size_t seeds = 0;
+    for (const ParamSpec& s : all_param_specs()) seeds += s.id == ParamId::seed;
+    CHECK(seeds == 1);
+    CHECK(all_param_specs().size() == 10);
+}
+
+TEST_CASE("attention: validate() gives attention's own messages", "[params][attention]") {
+    Params p;
+    p.workload = Workload::attention;
+    CHECK(validate(p).empty());
+    p.head_dim = 0;
+    CHECK_THAT(validate(p), Catch::Contains("d = 0") && Catch::Contains("1 .. 128"));
+    p = Params{};
+    p.workload = Workload::attention;
+    p.seq_len = 100000;
+    CHECK_THAT(validate(p), Catch::Contains("N = 100000"));
+    p = Params{};
+    p.workload = Workload::attention;
+    p.tile_bc = 48;
+    CHECK_THAT(validate(p), Catch::Contains("Bc = 48 is not a tile size"));
+    p = Params{};
+    p.workload = Workload::attention;
+    p.batch_heads = 4096;
+    p.seq_len = 65536;
+    p.head_dim = 128;
+    CHECK_THAT(validate(p), Catch::Contains("too large"));
+    // Elementwise sizes do not matter to attention.
+    p = Params{};
+    p.workload = Workload::attention;
+    p.rows = 0;
+    CHECK(validate(p).empty());
+}
+
+TEST_CASE("attention: variants, model dispatch and min bytes", "[variants][attention]") {
+    const auto& v = variants(Workload::attention);
+    REQUIRE(v.size() == 3);
+    CHECK(v[0].name == "naive");
+    CHECK(v[0].kernels == 3);
+    CHECK(v[1].name == "flash");
+    CHECK(v[2].name == "flash_tc");
+    Params p;
+    p.workload = Workload::attention;
+    p.dtype = DType::f16;
+    const uint64_t qkvo = 4ull * static_cast<uint64_t>(p.batch_heads * p.seq_len * p.head_dim) * 2;
+    CHECK(min_bytes(p) == qkvo);
+    const Model naive = model("naive", p);
+    REQUIRE(naive.kernels.size() == 3);
+    CHECK(naive.kernels[0].tensor_cores);
+    CHECK_FALSE(naive.kernels[1].tensor_cores);
+    CHECK(naive.kernels[2].tensor_cores);
+    CHECK_FALSE(model("flash", p).kernels.at(0).tensor_cores);
+    CHECK(model("flash_tc", p).kernels.at(0).tensor_cores);
+    p.dtype = DType::f32;
+    CHECK_FALSE(model("naive", p).kernels[0].tensor_cores);  // cuBLAS default math: true fp32
 }

@@ -22,9 +22,11 @@
 // [SECTION] flash: the teaching kernel
 // [SECTION] flash_tc: tensor cores (mma.sync, ldmatrix, cp.async)
 // [SECTION] Buffers, launch, checks
+// [SECTION] Workspace (attention_workspace.cuh)
 // [SECTION] Entry points (attention_gpu.h)
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_gpu.h"
+#include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/philox.h"
 
@@ -397,12 +399,12 @@ void launch_flash(const AttentionParams& p, const void* Q, const void* K, const 
 // those 16 keys, so P never leaves registers.
 constexpr int kTcBr = 128, kTcBc = 64, kTcWarps = kTcBr / 16, kTcThreads = kTcWarps * 32;
 
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+[[maybe_unused]] __device__ __forceinline__ uint32_t smem_addr(const void* p) {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
 // 16 bytes global -> shared without a register round trip; `valid` false fills zeros.
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
+[[maybe_unused]] __device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
                  "r"(valid ? 16 : 0));
@@ -410,7 +412,7 @@ __device__ __forceinline__ void cp_async16(void* dst, const void* src, bool vali
     (void)dst; (void)src; (void)valid;
 #endif
 }
-__device__ __forceinline__ void cp_async_commit() {
+[[maybe_unused]] __device__ __forceinline__ void cp_async_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;\n" ::);
 #endif
@@ -421,7 +423,7 @@ template <int kPending> __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
+[[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -430,7 +432,7 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
     (void)p; r[0] = r[1] = r[2] = r[3] = 0;
 #endif
 }
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* p) {
+[[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -716,12 +718,6 @@ struct Buffers {
     DeviceBuffer q, k, v, o, s, p;  // s, p: naive only
 };
 
-std::string format_gib(uint64_t bytes) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-    return std::to_string(bytes) + " bytes (" + buf + ")";
-}
-
 DeviceLimits query_limits() {
     DeviceLimits d;
     int device = 0;
@@ -743,27 +739,7 @@ DeviceLimits query_limits() {
 }
 
 std::string runnable_on(const std::string& variant, const AttentionParams& p, const DeviceLimits& dev) {
-    if (std::string bad = validate(variant, p); !bad.empty()) return bad;
-    if (variant == "flash_tc" && dev.cc_major < 8)
-        return "flash_tc needs compute capability 8.0 or newer (mma.sync m16n8k16 with bf16, cp.async); " + dev.name +
-               " is " + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor);
-    if (variant != "naive")
-        if (std::string refusal = flash_smem_refusal(variant, p, dev.smem_per_block, dev.smem_per_block_optin);
-            !refusal.empty())
-            return refusal;
-    const uint64_t io = io_bytes(p), scratch = variant == "naive" ? naive_scratch_bytes(p) : 0;
-    const uint64_t free_bytes = static_cast<uint64_t>(dev.free_bytes);
-    if (io + scratch > free_bytes) {
-        if (variant == "naive")
-            return "naive needs " + format_gib(scratch) + " for S and P (2 x batch_heads x N^2 x " +
-                   std::to_string(dtype_bytes(p.dtype)) + " bytes) plus " + format_gib(io) + " for Q, K, V, O; " +
-                   format_gib(free_bytes) + " of GPU memory is free" +
-                   (io <= free_bytes ? ". flash needs only the " + format_gib(io) + " for Q, K, V, O: S and P never exist"
-                                     : "");
-        return variant + " needs " + format_gib(io) + " for Q, K, V, O; " + format_gib(free_bytes) +
-               " of GPU memory is free";
-    }
-    return "";
+    return device_refusal(variant, p, device_facts(dev));
 }
 
 void allocate(const std::string& variant, const AttentionParams& p, Buffers& b) {
@@ -802,18 +778,30 @@ void poison_outputs(const AttentionParams& p, const Buffers& b, cudaStream_t str
     }
 }
 
-void launch_variant(const std::string& variant, const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
+size_t kernel_count_of(const std::string& variant) {
+    if (variant == "naive") return 3;
+    if (variant == "flash" || variant == "flash_tc") return 1;
+    throw std::invalid_argument("unknown attention variant '" + variant + "'");
+}
+
+// Kernel k of the variant, in the model's order (attention_model.cpp's schedule).
+void launch_kernel_of(const std::string& variant, size_t k, const AttentionParams& p, const Buffers& b,
+                      cudaStream_t stream) {
+    if (k >= kernel_count_of(variant))
+        throw std::invalid_argument(variant + " has no kernel " + std::to_string(k));
     if (variant == "naive") {
-        launch_gemm_qk(p, b.q.get(), b.k.get(), b.s.get(), stream);
-        launch_softmax(p, b.s.get(), b.p.get(), stream);
-        launch_gemm_pv(p, b.p.get(), b.v.get(), b.o.get(), stream);
+        if (k == 0) launch_gemm_qk(p, b.q.get(), b.k.get(), b.s.get(), stream);
+        else if (k == 1) launch_softmax(p, b.s.get(), b.p.get(), stream);
+        else launch_gemm_pv(p, b.p.get(), b.v.get(), b.o.get(), stream);
     } else if (variant == "flash") {
         launch_flash(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
-    } else if (variant == "flash_tc") {
-        launch_flash_tc(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
     } else {
-        throw std::invalid_argument("unknown attention variant '" + variant + "'");
+        launch_flash_tc(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
     }
+}
+
+void launch_variant(const std::string& variant, const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
+    for (size_t k = 0; k < kernel_count_of(variant); ++k) launch_kernel_of(variant, k, p, b, stream);
 }
 
 std::vector<float> download_output(const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
@@ -838,6 +826,82 @@ int64_t count_nonfinite(const std::vector<float>& v) {
 }
 
 }  // namespace
+
+// =============================================================================================
+// [SECTION] Workspace (attention_workspace.cuh)
+// =============================================================================================
+struct Workspace::Impl {
+    std::string variant;
+    AttentionParams params;
+    bool prepared = false;
+    Buffers buffers;
+};
+
+Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::~Workspace() = default;
+
+void Workspace::prepare(const std::string& variant, const AttentionParams& p) {
+    const bool has_scratch = variant == "naive";
+    if (impl_->prepared && (impl_->variant == "naive") == has_scratch && impl_->params.batch_heads == p.batch_heads &&
+        impl_->params.N == p.N && impl_->params.d == p.d && impl_->params.dtype == p.dtype) {
+        impl_->variant = variant;
+        impl_->params = p;  // tiles, causal and seed do not change the buffers
+        return;
+    }
+    release();
+    allocate(variant, p, impl_->buffers);
+    impl_->variant = variant;
+    impl_->params = p;
+    impl_->prepared = true;
+}
+
+void Workspace::release() {
+    impl_->buffers = Buffers{};
+    impl_->prepared = false;
+}
+
+uint64_t Workspace::bytes() const {
+    if (!impl_->prepared) return 0;
+    return io_bytes(impl_->params) + (impl_->variant == "naive" ? naive_scratch_bytes(impl_->params) : 0);
+}
+
+void Workspace::fill_inputs(cudaStream_t stream) const { gpu::fill_inputs(impl_->params, impl_->buffers, stream); }
+void Workspace::poison_outputs(cudaStream_t stream) const {
+    gpu::poison_outputs(impl_->params, impl_->buffers, stream);
+}
+
+void Workspace::launch_kernel(size_t k, cudaStream_t stream) const {
+    launch_kernel_of(impl_->variant, k, impl_->params, impl_->buffers, stream);
+}
+
+size_t Workspace::kernel_count() const { return kernel_count_of(impl_->variant); }
+
+void Workspace::copy_output_row(int64_t head, int64_t row, void* host_bits) const {
+    const AttentionParams& p = impl_->params;
+    const size_t row_bytes = static_cast<size_t>(p.d) * static_cast<size_t>(dtype_bytes(p.dtype));
+    const auto* src = static_cast<const unsigned char*>(impl_->buffers.o.get()) +
+                      static_cast<size_t>(head * p.N + row) * row_bytes;
+    check(cudaMemcpy(host_bits, src, row_bytes, cudaMemcpyDeviceToHost), "copying a row of O");
+}
+
+const void* Workspace::output() const { return impl_->buffers.o.get(); }
+
+int64_t Workspace::output_elements() const {
+    const AttentionParams& p = impl_->params;
+    return p.batch_heads * p.N * p.d;
+}
+
+DeviceFacts device_facts(const DeviceLimits& dev) {
+    DeviceFacts facts;
+    facts.name = dev.name;
+    facts.cc_major = dev.cc_major;
+    facts.cc_minor = dev.cc_minor;
+    facts.smem_per_block = dev.smem_per_block;
+    facts.smem_per_block_optin = dev.smem_per_block_optin;
+    facts.memory_bytes = static_cast<uint64_t>(std::max<int64_t>(dev.free_bytes, 0));
+    facts.memory_what = "free";
+    return facts;
+}
 
 // =============================================================================================
 // [SECTION] Entry points (attention_gpu.h)

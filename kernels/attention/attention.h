@@ -99,6 +99,28 @@ uint64_t flash_smem_bytes(const std::string& variant, const AttentionParams& p);
 std::string flash_smem_refusal(const std::string& variant, const AttentionParams& p, int smem_per_block,
                                int smem_per_block_optin);
 
+// What decides whether a variant can run on a device (a real one: free memory; a simulated one:
+// its datasheet memory).
+struct DeviceFacts {
+    std::string name;
+    int cc_major = 0, cc_minor = 0;
+    int smem_per_block = 0, smem_per_block_optin = 0;
+    uint64_t memory_bytes = 0;
+    std::string memory_what = "free";  // "free" (measured now) or "in total" (datasheet)
+};
+// "" when `variant` can run p on `dev`; else why not, with the numbers: invalid parameters,
+// flash_tc below sm_80, a flash tile that does not fit in shared memory, naive's S and P (or the
+// inputs) not fitting in memory.
+std::string device_refusal(const std::string& variant, const AttentionParams& p, const DeviceFacts& dev);
+// "123 bytes (0.00 GiB)"
+std::string format_gib(uint64_t bytes);
+
+// ---------------------------------------------------------------------------------------------
+// The app's flat Params <-> AttentionParams: the one place the fields are mapped.
+// ---------------------------------------------------------------------------------------------
+AttentionParams to_attention(const Params& p);
+Params to_params(const AttentionParams& a);  // workload = attention, other fields default
+
 // ---------------------------------------------------------------------------------------------
 // Inputs and CPU reference (float64 on the dtype-rounded inputs)
 // ---------------------------------------------------------------------------------------------

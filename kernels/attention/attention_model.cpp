@@ -19,11 +19,13 @@
 //
 // [SECTION] Parameters and validation
 // [SECTION] Tiles and shared memory
+// [SECTION] Params of the app <-> AttentionParams (the one mapping)
 // [SECTION] Schedule
 // [SECTION] Totals
 #include "kernels/attention/attention.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 namespace kernels::attention {
@@ -133,6 +135,68 @@ std::string flash_smem_refusal(const std::string& variant, const AttentionParams
            " with opt-in: choose smaller Br or Bc, or a 2-byte dtype";
 }
 
+std::string format_gib(uint64_t bytes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+    return std::to_string(bytes) + " bytes (" + buf + ")";
+}
+
+std::string device_refusal(const std::string& variant, const AttentionParams& p, const DeviceFacts& dev) {
+    if (std::string bad = validate(variant, p); !bad.empty()) return bad;
+    if (variant == "flash_tc" && dev.cc_major < 8)
+        return "flash_tc needs compute capability 8.0 or newer (mma.sync m16n8k16 with bf16, cp.async); " + dev.name +
+               " is " + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor);
+    if (variant != "naive")
+        if (std::string refusal = flash_smem_refusal(variant, p, dev.smem_per_block, dev.smem_per_block_optin);
+            !refusal.empty())
+            return refusal;
+    const uint64_t io = io_bytes(p), scratch = variant == "naive" ? naive_scratch_bytes(p) : 0;
+    const uint64_t memory = dev.memory_bytes;
+    const std::string of_memory = " of GPU memory " + dev.memory_what;
+    if (io + scratch > memory) {
+        if (variant == "naive")
+            return "naive needs " + format_gib(scratch) + " for S and P (2 x batch_heads x N^2 x " +
+                   std::to_string(dtype_bytes(p.dtype)) + " bytes) plus " + format_gib(io) + " for Q, K, V, O; " +
+                   format_gib(memory) + of_memory +
+                   (io <= memory ? ". flash needs only the " + format_gib(io) + " for Q, K, V, O: S and P never exist"
+                                 : "");
+        return variant + " needs " + format_gib(io) + " for Q, K, V, O; " + format_gib(memory) + of_memory;
+    }
+    return "";
+}
+
+// =============================================================================================
+// [SECTION] Params of the app <-> AttentionParams (the one mapping)
+// =============================================================================================
+AttentionParams to_attention(const Params& p) {
+    AttentionParams a;
+    a.batch_heads = p.batch_heads;
+    a.N = p.seq_len;
+    a.d = p.head_dim;
+    a.dtype = p.dtype;
+    a.causal = p.causal;
+    // Out-of-int tile values must still fail validate(): clamp to a value that is not a tile size.
+    auto tile = [](int64_t v) { return v < 0 || v > 1 << 20 ? -1 : static_cast<int>(v); };
+    a.Br = tile(p.tile_br);
+    a.Bc = tile(p.tile_bc);
+    a.seed = p.seed;
+    return a;
+}
+
+Params to_params(const AttentionParams& a) {
+    Params p;
+    p.workload = Workload::attention;
+    p.batch_heads = a.batch_heads;
+    p.seq_len = a.N;
+    p.head_dim = a.d;
+    p.dtype = a.dtype;
+    p.causal = a.causal;
+    p.tile_br = a.Br;
+    p.tile_bc = a.Bc;
+    p.seed = a.seed;
+    return p;
+}
+
 // =============================================================================================
 // [SECTION] Schedule
 // =============================================================================================
@@ -202,7 +266,8 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
     const Tile t = flash_tile(variant, p);
     const uint64_t es = es_of(p), d = u(p.d), bh = u(p.batch_heads), Tr = ceil_div(u(p.N), u(t.Br));
     const int k = static_cast<int>(s.kernels.size());
-    s.kernels.push_back({variant, Tr * bh, variant == "flash_tc" ? flash_tc_threads(p.d) : flash_threads()});
+    const bool tc = variant == "flash_tc";  // mma.sync; the teaching kernel's products are FP32 FMAs
+    s.kernels.push_back({variant, Tr * bh, tc ? flash_tc_threads(p.d) : flash_threads(), tc});
     for (const BlockClass& c : flash_block_classes(t, p)) {
         const uint64_t repeat = c.count * bh;
         const std::string suffix = block_suffix(c, t, Tr);
@@ -226,21 +291,23 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
 void add_naive_kernels(Schedule& s, const AttentionParams& p) {
     const uint64_t es = es_of(p), N = u(p.N), d = u(p.d), bh = u(p.batch_heads);
     const double gemm_flops = 2.0 * static_cast<double>(N) * static_cast<double>(N) * static_cast<double>(d);
-    s.kernels.push_back({"gemm_qk", bh, 0});
+    // cuBLAS runs fp16/bf16 GEMMs on tensor cores; fp32 stays on the FP32 pipes (default math mode).
+    const bool tc = p.dtype != DType::f32;
+    s.kernels.push_back({"gemm_qk", bh, 0, tc});
     s.events.push_back({EventKind::load, 0, "Q", N * d * es, 0, bh, "load Q of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::load, 0, "K", N * d * es, 0, bh, "load K of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::compute, 0, "", 0, gemm_flops, bh, "compute S = Q Kᵀ / sqrt(d) (cuBLAS GEMM)"});
     s.events.push_back({EventKind::store, 0, "S", N * N * es, 0, bh, "store S (N x N) to HBM"});
 
     const int threads = softmax_threads(p);
-    s.kernels.push_back({"softmax", bh * N, threads});
+    s.kernels.push_back({"softmax", bh * N, threads, false});
     s.events.push_back({EventKind::load, 1, "S", N * es, 0, bh * N, "load S row into registers"});
     s.events.push_back({EventKind::compute, 1, "", 0, 0, bh * N,
                         p.causal ? "compute P = softmax(S row), keys after the query masked"
                                  : "compute P = softmax(S row): max, exp, sum, divide"});
     s.events.push_back({EventKind::store, 1, "P", N * es, 0, bh * N, "store P row to HBM"});
 
-    s.kernels.push_back({"gemm_pv", bh, 0});
+    s.kernels.push_back({"gemm_pv", bh, 0, tc});
     s.events.push_back({EventKind::load, 2, "P", N * N * es, 0, bh, "load P (N x N) of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::load, 2, "V", N * d * es, 0, bh, "load V of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::compute, 2, "", 0, gemm_flops, bh, "compute O = P V (cuBLAS GEMM)"});

@@ -27,6 +27,12 @@ public:
     virtual const DeviceInfo& device() const = 0;
     // Runs (or estimates) one variant. Never throws: failures come back as ok == false + error.
     virtual Measurement run(const Job& job, const CancelToken& cancel) = 0;
+    // "" when this device can run job's variant with job's parameters; else why not, with the
+    // numbers (a tile too large for shared memory, naive's S and P larger than GPU memory,
+    // flash_tc below sm_80, invalid parameters). Cheap: the GUI asks it every frame a parameter
+    // changes, to show a variant disabled with its reason instead of hiding it. run() refuses
+    // such a job with the same message.
+    virtual std::string unavailable_reason(const Job& job) const = 0;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@
 // [SECTION] Correctness check
 // [SECTION] GpuBackend
 // [SECTION] Entry points (backend.h, gpu_testing.h)
+#include "kernels/attention/attention.h"
+#include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/backend.h"
 #include "kernels/common/format.h"
 #include "kernels/common/gpu_check.cuh"
@@ -22,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -289,7 +292,7 @@ std::string oom_message(uint64_t needed, const std::string& what) {
     (void)cudaMemGetInfo(&free_bytes, &total_bytes);
     return "out of GPU memory: this run needs " + format_bytes(static_cast<double>(needed)) + " (" + what + "), " +
            format_bytes(static_cast<double>(free_bytes)) + " free of " + format_bytes(static_cast<double>(total_bytes)) +
-           "; try fewer rows or a smaller hidden size";
+           "; try smaller sizes (rows x hidden; attention: N, batch x heads, or flash instead of naive)";
 }
 
 // =============================================================================================
@@ -302,9 +305,9 @@ struct CheckResult {
     std::string note;
 };
 
-int64_t scan_nonfinite(const Params& p, const void* out, unsigned long long* counter, cudaStream_t s) {
+int64_t scan_nonfinite(DType t, const void* out, int64_t elements, unsigned long long* counter, cudaStream_t s) {
     check(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), s), "cudaMemsetAsync");
-    count_nonfinite(p, out, counter, s);
+    count_nonfinite(t, out, elements, counter, s);
     unsigned long long host = 0;
     check(cudaMemcpyAsync(&host, counter, sizeof(host), cudaMemcpyDeviceToHost, s), "cudaMemcpy");
     check(cudaStreamSynchronize(s), "output scan");
@@ -313,7 +316,7 @@ int64_t scan_nonfinite(const Params& p, const void* out, unsigned long long* cou
 
 CheckResult check_against_reference(const Params& p, const void* out, unsigned long long* counter, cudaStream_t s) {
     CheckResult r;
-    r.nonfinite = scan_nonfinite(p, out, counter, s);
+    r.nonfinite = scan_nonfinite(p.dtype, out, p.rows * p.hidden, counter, s);
     const std::vector<int64_t> rows = elementwise::rows_to_check(p);
     const size_t es = static_cast<size_t>(dtype_bytes(p.dtype)), hidden = static_cast<size_t>(p.hidden);
     std::vector<unsigned char> bits(hidden * es);
@@ -347,6 +350,45 @@ CheckResult check_against_reference(const Params& p, const void* out, unsigned l
     return r;
 }
 
+// Attention: sampled (head, row) pairs of O (attention::rows_to_check) against the float64
+// reference; the whole of O scanned on the device for poison or non-finite values.
+CheckResult check_attention(const attention::AttentionParams& a, const attention::gpu::Workspace& ws,
+                            unsigned long long* counter, cudaStream_t s) {
+    CheckResult r;
+    r.nonfinite = scan_nonfinite(a.dtype, ws.output(), ws.output_elements(), counter, s);
+    const std::vector<attention::RowRef> rows = attention::rows_to_check(a);
+    const size_t d = static_cast<size_t>(a.d), es = static_cast<size_t>(dtype_bytes(a.dtype));
+    std::vector<unsigned char> bits(d * es);
+    std::vector<float> got(d);
+    std::vector<double> want(d);
+    double err2 = 0, ref2 = 0;
+    for (const attention::RowRef& rr : rows) {
+        ws.copy_output_row(rr.head, rr.row, bits.data());
+        to_float(a.dtype, bits.data(), got.data(), d);
+        attention::reference_row(a, rr.head, rr.row, want.data());
+        for (size_t c = 0; c < d; ++c) {
+            const double e = static_cast<double>(got[c]) - want[c];
+            if (!std::isfinite(e)) {
+                r.max_abs = INFINITY;
+                err2 = INFINITY;
+                continue;
+            }
+            r.max_abs = std::max(r.max_abs, std::fabs(e));
+            err2 += e * e;
+            ref2 += want[c] * want[c];
+        }
+    }
+    const int64_t all_rows = a.batch_heads * a.N;
+    r.elements = static_cast<int64_t>(rows.size() * d);
+    r.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0);
+    r.note = (static_cast<int64_t>(rows.size()) == all_rows
+                  ? "all " + std::to_string(all_rows) + " rows of O"
+                  : std::to_string(rows.size()) + " of " + std::to_string(all_rows) +
+                        " rows of O sampled (first, last, evenly spaced rows of the first, middle and last heads)") +
+             " vs the float64 CPU reference; all of O scanned for unwritten (poisoned) or non-finite elements";
+    return r;
+}
+
 double tolerance(DType t) {
     // fp32: the only differences from float64 are fp32 rounding in the math (erff, rsqrtf: a few ulp).
     // fp16/bf16: the output itself is rounded to 8..11 significant bits (unfused: every intermediate too).
@@ -370,6 +412,24 @@ public:
 
     const DeviceInfo& device() const override { return info_; }
 
+    // Elementwise: any CUDA GPU runs it (sizes are validate()'s business). Attention: the device's
+    // compute capability and shared memory per block, and GPU memory free now plus what this
+    // backend holds in cached buffers (released before a new configuration is allocated).
+    std::string unavailable_reason(const Job& job) const override {
+        const Params& p = job.params;
+        if (std::string bad = validate(p); !bad.empty()) return bad;
+        if (!has_variant(p.workload, job.variant))
+            return "unknown variant '" + job.variant + "' for workload " + to_string(p.workload);
+        if (p.workload != Workload::attention) return "";
+        attention::gpu::DeviceLimits limits = attention::gpu::device_limits();
+        if (!limits.ok) return "cannot query the CUDA device: " + limits.error;
+        uint64_t held = attention_.bytes() + flush_.bytes();
+        for (const BufferSet& set : sets_)
+            for (const DeviceMemory& mem : set.memory) held += mem.bytes();
+        limits.free_bytes += static_cast<int64_t>(held);
+        return attention::device_refusal(job.variant, attention::to_attention(p), attention::gpu::device_facts(limits));
+    }
+
     Measurement run(const Job& job, const CancelToken& cancel) override {
         Measurement m;
         m.job = job;
@@ -386,7 +446,7 @@ public:
             m.ok = false;
             m.error = e.what();
             if (e.code() == cudaErrorMemoryAllocation) {
-                release_buffers();
+                release_all_buffers();
                 m.error = oom_message(needed_bytes_, needed_what_) + " [" + e.what() + "]";
             } else if (e.sticky()) {
                 broken_ = std::string("the GPU context failed earlier and cannot be used again until fusionlab "
@@ -405,6 +465,11 @@ private:
         sets_.clear();
         flush_ = DeviceMemory();
         layout_.reset();
+    }
+
+    void release_all_buffers() {
+        release_buffers();
+        attention_.release();
     }
 
     // Decides rotation / flush for this working set, (re)allocates buffers when the sizes changed.
@@ -452,11 +517,11 @@ private:
 
     void run_checked(const Job& job, const CancelToken& cancel, Measurement& m) {
         const Params& p = job.params;
-        if (const std::string bad = validate(p); !bad.empty()) throw std::invalid_argument(bad);
-        if (!has_variant(p.workload, job.variant))
-            throw std::invalid_argument("unknown variant '" + job.variant + "' for workload " + to_string(p.workload));
+        if (std::string why = unavailable_reason(job); !why.empty()) {
+            m.refused = validate(p).empty() && has_variant(p.workload, job.variant);
+            throw std::invalid_argument(why);
+        }
         check(cudaSetDevice(device_index_), "cudaSetDevice");
-        const cudaStream_t s = stream_->get();
 
         const Model mod = model(job.variant, p);
         m.flops = mod.flops();
@@ -466,6 +531,18 @@ private:
         std::vector<std::string> names;
         for (const KernelModel& k : mod.kernels) names.push_back(k.name);
 
+        if (p.workload == Workload::attention) run_attention(job, cancel, mod, names, m);
+        else run_elementwise(job, cancel, mod, names, m);
+        m.timing_note = "median of " + std::to_string(m.time.reps) + " reps after " +
+                        std::to_string(std::max(job.warmup, 1)) + " warm-up runs; CUDA events at every kernel " +
+                        "boundary; " + l2_note_;
+    }
+
+    void run_elementwise(const Job& job, const CancelToken& cancel, const Model& mod,
+                         const std::vector<std::string>& names, Measurement& m) {
+        const Params& p = job.params;
+        const cudaStream_t s = stream_->get();
+        attention_.release();  // the other workload's buffers: free them before allocating ours
         const std::vector<BufferSpec> specs = buffer_specs(job.variant, p);
         const int es = dtype_bytes(p.dtype);
         prepare_buffers(job.variant, p, specs);
@@ -477,36 +554,84 @@ private:
         // Correctness first: one run on poisoned outputs, checked before anything is timed.
         launch_variant(names, p, sets_[0], s);
         check(cudaStreamSynchronize(s), "checked run of " + job.variant);
-        const CheckResult c =
-            check_against_reference(p, sets_[0].ptrs.out, static_cast<unsigned long long*>(counter_.get()), s);
+        accept_check(check_against_reference(p, sets_[0].ptrs.out, static_cast<unsigned long long*>(counter_.get()), s),
+                     p.rows * p.hidden, p.dtype, m);
+
+        auto set_for = [&](int rep) -> const BufferSet& { return sets_[static_cast<size_t>(rep) % sets_.size()]; };
+        time_kernels(job, cancel, mod, [&](size_t k, int rep, cudaStream_t stream) {
+            launch_kernel(names[k], p, set_for(rep).ptrs, stream);
+        }, m);
+    }
+
+    void run_attention(const Job& job, const CancelToken& cancel, const Model& mod,
+                       const std::vector<std::string>& names, Measurement& m) {
+        const attention::AttentionParams a = attention::to_attention(job.params);
+        const cudaStream_t s = stream_->get();
+        if (layout_ || !sets_.empty()) release_buffers();  // the elementwise buffers: free them before allocating ours
+        needed_bytes_ = attention::io_bytes(a) + (job.variant == "naive" ? attention::naive_scratch_bytes(a) : 0);
+        needed_what_ = job.variant == "naive" ? "Q, K, V, O and naive's S and P" : "Q, K, V and O";
+        attention_.prepare(job.variant, a);
+        if (attention_.kernel_count() != names.size())
+            throw std::logic_error("attention " + job.variant + " launches " + std::to_string(attention_.kernel_count()) +
+                                   " kernels but its model has " + std::to_string(names.size()));
+        // Timed reps reuse one buffer set: O (and S, P) are rewritten by each rep, Q, K, V only read.
+        // When the working set would sit in L2, an L2 flush runs before each rep, outside its events.
+        const uint64_t working = attention_.bytes();
+        const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
+        if (working < 2 * l2) {
+            if (flush_.bytes() < 2 * l2) flush_ = DeviceMemory(2 * l2);
+            l2_note_ = "working set " + format_bytes(static_cast<double>(working)) + " < 2x the " +
+                       format_bytes(static_cast<double>(l2)) + " L2: L2 flushed before each rep by reading a " +
+                       format_bytes(static_cast<double>(flush_.bytes())) + " scratch buffer, outside the timed region";
+        } else {
+            flush_ = DeviceMemory();
+            l2_note_ = "one buffer set: working set " + format_bytes(static_cast<double>(working)) + " >= 2x the " +
+                       format_bytes(static_cast<double>(l2)) + " L2, so little survives in L2 between reps";
+        }
+        attention_.fill_inputs(s);
+        attention_.poison_outputs(s);
+
+        // Correctness first: one run on poisoned O (and S, P), checked before anything is timed.
+        for (size_t k = 0; k < names.size(); ++k) attention_.launch_kernel(k, s);
+        check(cudaStreamSynchronize(s), "checked run of " + job.variant);
+        accept_check(check_attention(a, attention_, static_cast<unsigned long long*>(counter_.get()), s),
+                     attention_.output_elements(), a.dtype, m);
+
+        time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { attention_.launch_kernel(k, stream); },
+                     m);
+    }
+
+    // Records the check in m; throws when the output has poison left or differs from the reference.
+    static void accept_check(const CheckResult& c, int64_t output_elements, DType t, Measurement& m) {
         m.checked = true;
         m.max_abs_error = c.max_abs;
         m.rel_l2_error = c.rel_l2;
         m.checked_elements = c.elements;
         m.check_note = c.note;
         if (c.nonfinite > 0)
-            throw std::runtime_error(std::to_string(c.nonfinite) + " of " + std::to_string(p.rows * p.hidden) +
+            throw std::runtime_error(std::to_string(c.nonfinite) + " of " + std::to_string(output_elements) +
                                      " output elements are unwritten (still poisoned) or not finite");
         // Relative L2 is the criterion; a tiny output (a few elements) can cancel to near zero while
         // its O(1) operands carry O(1)-scaled rounding, so an absolute error of tolerance/10 also passes.
-        if (!(c.rel_l2 <= tolerance(p.dtype) || c.max_abs <= tolerance(p.dtype) / 10))
+        if (!(c.rel_l2 <= tolerance(t) || c.max_abs <= tolerance(t) / 10))
             throw std::runtime_error("output differs from the CPU reference: relative L2 error " +
-                                     std::to_string(c.rel_l2) + " > tolerance " + std::to_string(tolerance(p.dtype)) +
-                                     " for " + to_string(p.dtype) + " (max abs error " + std::to_string(c.max_abs) + ")");
-
-        time_variant(job, cancel, names, p, m);
-        m.timing_note = "median of " + std::to_string(m.time.reps) + " reps after " +
-                        std::to_string(std::max(job.warmup, 1)) + " warm-up runs; CUDA events at every kernel " +
-                        "boundary; " + l2_note_;
+                                     std::to_string(c.rel_l2) + " > tolerance " + std::to_string(tolerance(t)) +
+                                     " for " + to_string(t) + " (max abs error " + std::to_string(c.max_abs) + ")");
     }
 
-    void time_variant(const Job& job, const CancelToken& cancel, const std::vector<std::string>& names, const Params& p,
+    // Launches kernel k (model order) of timed rep `rep` on the stream.
+    using KernelLauncher = std::function<void(size_t kernel, int rep, cudaStream_t stream)>;
+
+    // The timing loop every workload shares: warm-up, >= 20 reps with a CUDA event at every kernel
+    // boundary, L2 flush (when flush_ is allocated) before each rep outside its events, cancel
+    // checked between reps; whole-variant and per-kernel median/min/max into m.
+    void time_kernels(const Job& job, const CancelToken& cancel, const Model& mod, const KernelLauncher& launch,
                       Measurement& m) {
         const cudaStream_t s = stream_->get();
+        const size_t kernels_per_rep = mod.kernels.size();
         const int reps = std::max(job.reps, 20), warmup = std::max(job.warmup, 1);
-        const size_t per_rep = names.size() + 1;
+        const size_t per_rep = kernels_per_rep + 1;
         events_.reserve(per_rep * static_cast<size_t>(reps));
-        auto set_for = [&](int i) -> const BufferSet& { return sets_[static_cast<size_t>(i) % sets_.size()]; };
         auto flush_l2 = [&] {
             if (flush_.get() == nullptr) return;
             l2_flush_kernel<<<info_.sm_count * 4, 256, 0, s>>>(static_cast<const uint4*>(flush_.get()),
@@ -516,7 +641,7 @@ private:
         };
         for (int i = 0; i < warmup; ++i) {
             flush_l2();
-            launch_variant(names, p, set_for(i), s);
+            for (size_t k = 0; k < kernels_per_rep; ++k) launch(k, i, s);
         }
         // Keep a few reps queued ahead of the one we wait for, so the GPU never idles between reps
         // (an idle GPU would put the host's launch latency inside the next rep's events).
@@ -527,30 +652,29 @@ private:
                 throw Cancelled{};
             }
             flush_l2();
-            const BufferSet& set = set_for(r);
             const size_t e0 = static_cast<size_t>(r) * per_rep;
             check(cudaEventRecord(events_[e0], s), "cudaEventRecord");
-            for (size_t k = 0; k < names.size(); ++k) {
-                launch_kernel(names[k], p, set.ptrs, s);
+            for (size_t k = 0; k < kernels_per_rep; ++k) {
+                launch(k, r, s);
                 check(cudaEventRecord(events_[e0 + k + 1], s), "cudaEventRecord");
             }
             if (r >= kQueued)
-                check(cudaEventSynchronize(events_[static_cast<size_t>(r - kQueued) * per_rep + names.size()]),
+                check(cudaEventSynchronize(events_[static_cast<size_t>(r - kQueued) * per_rep + kernels_per_rep]),
                       "timed rep");
         }
         check(cudaStreamSynchronize(s), "timed reps");
 
         std::vector<double> whole;
-        std::vector<std::vector<double>> per_kernel(names.size());
+        std::vector<std::vector<double>> per_kernel(kernels_per_rep);
         for (int r = 0; r < reps; ++r) {
             const size_t e0 = static_cast<size_t>(r) * per_rep;
-            whole.push_back(elapsed_ms(events_[e0], events_[e0 + names.size()]));
-            for (size_t k = 0; k < names.size(); ++k) per_kernel[k].push_back(elapsed_ms(events_[e0 + k], events_[e0 + k + 1]));
+            whole.push_back(elapsed_ms(events_[e0], events_[e0 + kernels_per_rep]));
+            for (size_t k = 0; k < kernels_per_rep; ++k)
+                per_kernel[k].push_back(elapsed_ms(events_[e0 + k], events_[e0 + k + 1]));
         }
         m.time = summarize(whole);
-        const Model mod = model(job.variant, p);
-        for (size_t k = 0; k < names.size(); ++k)
-            m.kernels.push_back(KernelTime{names[k], summarize(per_kernel[k]),
+        for (size_t k = 0; k < kernels_per_rep; ++k)
+            m.kernels.push_back(KernelTime{mod.kernels[k].name, summarize(per_kernel[k]),
                                            mod.kernels[k].bytes_read() + mod.kernels[k].bytes_written()});
     }
 
@@ -572,6 +696,7 @@ private:
     std::optional<Layout> layout_;
     std::vector<BufferSet> sets_;
     DeviceMemory flush_;
+    attention::gpu::Workspace attention_;
     std::string l2_note_;
     uint64_t needed_bytes_ = 0;
     std::string needed_what_;
@@ -614,7 +739,8 @@ VariantOutput run_variant_once(const std::string& variant, const Params& p) {
         poison_outputs(specs, set, es, s);
         launch_variant(kernel_names(variant, p), p, set, s);
         check(cudaStreamSynchronize(s), "run of " + variant);
-        result.nonfinite = scan_nonfinite(p, set.ptrs.out, static_cast<unsigned long long*>(counter.get()), s);
+        result.nonfinite =
+            scan_nonfinite(p.dtype, set.ptrs.out, p.rows * p.hidden, static_cast<unsigned long long*>(counter.get()), s);
         const size_t n = static_cast<size_t>(p.rows * p.hidden);
         std::vector<unsigned char> bits(n * static_cast<size_t>(es));
         check(cudaMemcpy(bits.data(), set.ptrs.out, bits.size(), cudaMemcpyDeviceToHost), "copying the output");

@@ -51,6 +51,9 @@ void launch_kernel(const std::string& kernel_name, const Params& p, const Elemen
 // Counts elements of a rows x hidden output that are NaN or infinite (poison 0xFF.. is NaN in
 // every dtype, so an unwritten element is counted). *count_device must hold one uint64.
 void count_nonfinite(const Params& p, const void* tensor, unsigned long long* count_device, cudaStream_t stream);
+// The same for any tensor of `elements` values of dtype t (the attention workload's O).
+void count_nonfinite(DType t, const void* tensor, int64_t elements, unsigned long long* count_device,
+                     cudaStream_t stream);
 
 // Reads a device tensor of p.dtype as floats (host conversion of fp16/bf16 bits).
 void to_float(DType t, const void* host_bits, float* dst, uint64_t elements);

@@ -1,5 +1,7 @@
 // Simulated backend: datasheet GPUs. Each kernel of a variant costs
 //   max(bytes / bandwidth, FLOPs / peak) + one launch,
+// where peak is the tensor-core peak for kernels the model marks tensor_cores (fp16/bf16 GEMMs,
+// flash_tc) and the FP32 peak otherwise,
 // summed over the variant's kernels, with bytes and FLOPs from the same model the GPU side
 // reports. Numbers are estimates and every Measurement says so.
 #include "kernels/common/backend.h"
@@ -84,6 +86,14 @@ public:
     explicit SimBackend(const SimGpu& gpu) : gpu_(gpu) {}
     const DeviceInfo& device() const override { return gpu_.info; }
 
+    // The datasheet GPU's limits: shared memory per block (default and opt-in), total memory.
+    std::string unavailable_reason(const Job& job) const override {
+        if (std::string why = validate(job.params); !why.empty()) return why;
+        if (!has_variant(job.params.workload, job.variant))
+            return "unknown variant '" + job.variant + "' for workload " + to_string(job.params.workload);
+        return device_refusal(job.variant, job.params, gpu_.info);
+    }
+
     Measurement run(const Job& job, const CancelToken&) override {
         Measurement m;
         m.job = job;
@@ -93,18 +103,15 @@ public:
                         "a model estimate, not a measurement";
         m.check_note = "n/a: simulated, no kernel ran";
         m.measured_bytes_note = "unavailable: simulated GPU has no counters";
-        if (std::string why = validate(job.params); !why.empty()) {
+        if (std::string why = unavailable_reason(job); !why.empty()) {
             m.error = why;
-            return m;
-        }
-        if (!has_variant(job.params.workload, job.variant)) {
-            m.error = "unknown variant '" + job.variant + "' for workload " + to_string(job.params.workload);
+            m.refused = validate(job.params).empty();  // a device limit, not bad input
             return m;
         }
         const Model model = kernels::model(job.variant, job.params);
         double total_ms = 0;
         for (const KernelModel& k : model.kernels) {
-            const double ms = sim_kernel_ms(gpu_.info, k.flops, k.bytes_read() + k.bytes_written(), false);
+            const double ms = sim_kernel_ms(gpu_.info, k.flops, k.bytes_read() + k.bytes_written(), k.tensor_cores);
             KernelTime kt;
             kt.name = k.name;
             kt.time = {ms, ms, ms, 0};

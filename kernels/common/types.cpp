@@ -77,6 +77,7 @@ const char* to_string(Workload w) {
     switch (w) {
     case Workload::chain: return "chain";
     case Workload::bias_gelu: return "bias_gelu";
+    case Workload::attention: return "attention";
     }
     return "?";
 }

@@ -30,9 +30,10 @@ float round_to_dtype(float v, DType t);
 enum class Workload {
     chain,      // LayerNorm -> GELU -> Dropout -> residual add
     bias_gelu,  // y = GELU(x + bias)
+    attention,  // O = softmax(Q Kᵀ / sqrt(d)) V per head: naive vs FlashAttention-style (kernels/attention)
 };
 
-inline constexpr Workload kAllWorkloads[] = {Workload::chain, Workload::bias_gelu};
+inline constexpr Workload kAllWorkloads[] = {Workload::chain, Workload::bias_gelu, Workload::attention};
 
 const char* to_string(Workload w);
 bool parse_workload(const std::string& s, Workload& out);
@@ -46,6 +47,14 @@ struct Params {
     int64_t hidden = 4096;     // features per row
     double dropout_p = 0.1;    // chain only
     uint64_t seed = 1234;      // dropout mask and input data
+    // attention only (kernels/attention/attention.h maps these to AttentionParams). Defaults are
+    // sizes every variant measures in well under a second, so GUI sliders feel live.
+    int64_t batch_heads = 16;  // batch x heads: independent attention problems
+    int64_t seq_len = 1024;    // N: rows of Q, K, V
+    int64_t head_dim = 64;     // d
+    int64_t tile_br = 64;      // Br: rows of Q per thread block (flash)
+    int64_t tile_bc = 64;      // Bc: rows of K, V per tile (flash)
+    bool causal = false;       // query row r attends to keys 0..r only
 
     bool operator==(const Params&) const = default;
 };
@@ -115,6 +124,9 @@ struct Measurement {
     Job job;
     bool ok = false;
     std::string error;           // why it failed (OOM, too large, cancelled, ...), when !ok
+    // The device cannot run this variant with these parameters (Backend::unavailable_reason():
+    // tile too large for shared memory, S and P larger than GPU memory, ...); error says why.
+    bool refused = false;
     DeviceInfo device;
     TimeStats time;              // whole variant, all its kernels
     std::vector<KernelTime> kernels;

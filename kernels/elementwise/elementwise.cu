@@ -645,8 +645,11 @@ void fill_inputs(const Params& p, const ElementwiseBuffers& b, cudaStream_t stre
 }
 
 void count_nonfinite(const Params& p, const void* tensor, unsigned long long* count_device, cudaStream_t stream) {
-    const int64_t n = p.rows * p.hidden;
-    switch (p.dtype) {
+    count_nonfinite(p.dtype, tensor, p.rows * p.hidden, count_device, stream);
+}
+
+void count_nonfinite(DType t, const void* tensor, int64_t n, unsigned long long* count_device, cudaStream_t stream) {
+    switch (t) {
     case DType::f32: count_typed<float>(tensor, n, count_device, stream); return;
     case DType::f16: count_typed<__half>(tensor, n, count_device, stream); return;
     case DType::bf16: count_typed<__nv_bfloat16>(tensor, n, count_device, stream); return;

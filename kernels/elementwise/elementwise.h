@@ -26,6 +26,9 @@
 
 namespace kernels::elementwise {
 
+// The workloads this file implements (kAllWorkloads also holds attention).
+inline constexpr Workload kWorkloads[] = {Workload::chain, Workload::bias_gelu};
+
 // Tensor ids for input_value(); part of the data definition, keep stable.
 enum TensorId : uint32_t { kX = 1, kResidual = 2, kGamma = 3, kBeta = 4, kBias = 5 };
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace kernels::elementwise {
@@ -68,7 +70,10 @@ void reference_row(const Params& p, int64_t row, double* out) {
     switch (p.workload) {
     case Workload::chain: chain_row(p, row, out); return;
     case Workload::bias_gelu: bias_gelu_row(p, row, out); return;
+    case Workload::attention: break;  // not elementwise: kernels/attention has its own reference
     }
+    throw std::invalid_argument(std::string("elementwise::reference_row: ") + to_string(p.workload) +
+                                " is not an elementwise workload");
 }
 
 std::vector<int64_t> rows_to_check(const Params& p, int64_t max_elements) {

@@ -1,0 +1,99 @@
+// The GPU backend running attention jobs: every variant checked against the float64 reference
+// before its time is shown, per-kernel times named as the model names its kernels, and refusals
+// (a tile too large for shared memory, naive's S and P too large for GPU memory) as ok == false
+// with the numbers.
+#include "kernels/attention/attention.h"
+#include "kernels/common/backend.h"
+#include "kernels/workload.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+namespace {
+
+kernels::Job attention_job(const std::string& variant, kernels::DType t, int64_t N, int64_t d, bool causal) {
+    kernels::Job job;
+    job.backend = kernels::BackendKind::gpu;
+    job.variant = variant;
+    job.params.workload = kernels::Workload::attention;
+    job.params.dtype = t;
+    job.params.seq_len = N;
+    job.params.head_dim = d;
+    job.params.batch_heads = 4;
+    job.params.causal = causal;
+    job.reps = 20;
+    return job;
+}
+
+}  // namespace
+
+TEST_CASE("GPU backend runs attention: checked, timed per kernel like the model", "[gpu][attention]") {
+    std::string why;
+    auto backend = kernels::make_gpu_backend(&why);
+    REQUIRE(backend != nullptr);
+    for (const char* variant : {"naive", "flash", "flash_tc"})
+        for (bool causal : {false, true}) {
+            // N = 1000: not a multiple of any tile, so ragged tiles are exercised too.
+            const kernels::Job job = attention_job(variant, kernels::DType::f16, 1000, 64, causal);
+            REQUIRE(backend->unavailable_reason(job).empty());
+            const kernels::Measurement m = backend->run(job, {});
+            INFO(variant << (causal ? " causal" : "") << ": " << m.error);
+            REQUIRE(m.ok);
+            CHECK_FALSE(m.refused);
+            CHECK(m.checked);
+            CHECK(m.checked_elements > 0);
+            CHECK(m.rel_l2_error <= 1e-2);
+            CHECK(m.time.reps >= 20);
+            CHECK(m.time.median_ms > 0);
+            const kernels::Model model = kernels::model(variant, job.params);
+            REQUIRE(m.kernels.size() == model.kernels.size());
+            for (size_t k = 0; k < model.kernels.size(); ++k) {
+                CHECK(m.kernels[k].name == model.kernels[k].name);
+                CHECK(m.kernels[k].time.reps == m.time.reps);
+            }
+            CHECK(m.bytes() == model.bytes());
+            CHECK(m.flops == model.flops());
+            CHECK(m.min_bytes == kernels::min_bytes(job.params));
+        }
+    // fp32 through the teaching kernel and cuBLAS.
+    for (const char* variant : {"naive", "flash"}) {
+        const kernels::Measurement m = backend->run(attention_job(variant, kernels::DType::f32, 257, 48, false), {});
+        INFO(variant << ": " << m.error);
+        REQUIRE(m.ok);
+        CHECK(m.rel_l2_error <= 1e-5);
+    }
+}
+
+TEST_CASE("GPU backend refuses what the device cannot run, with the numbers", "[gpu][attention]") {
+    std::string why;
+    auto backend = kernels::make_gpu_backend(&why);
+    REQUIRE(backend != nullptr);
+    const kernels::DeviceInfo& dev = backend->device();
+
+    // flash with Br = Bc = 128, d = 128 in fp32 needs far more than any GPU's shared memory per block.
+    kernels::Job big_tile = attention_job("flash", kernels::DType::f32, 512, 128, false);
+    big_tile.params.tile_br = 128;
+    big_tile.params.tile_bc = 128;
+    const std::string need = std::to_string(
+        kernels::attention::flash_smem_bytes("flash", kernels::attention::to_attention(big_tile.params)));
+    const std::string reason = backend->unavailable_reason(big_tile);
+    CHECK_THAT(reason, Catch::Contains(need) && Catch::Contains(std::to_string(dev.smem_per_block_optin)));
+    const kernels::Measurement m = backend->run(big_tile, {});
+    CHECK_FALSE(m.ok);
+    CHECK(m.refused);
+    CHECK(m.error == reason);
+
+    // naive's S and P at N = 65536, 64 heads, fp16: 2 x 64 x 2^32 x 2 bytes = 1 TiB.
+    kernels::Job huge = attention_job("naive", kernels::DType::f16, 65536, 64, false);
+    huge.params.batch_heads = 64;
+    const kernels::Measurement n = backend->run(huge, {});
+    CHECK_FALSE(n.ok);
+    CHECK(n.refused);
+    CHECK_THAT(n.error, Catch::Contains("for S and P") && Catch::Contains("flash needs only"));
+
+    // The backend still measures afterwards.
+    const kernels::Measurement after = backend->run(attention_job("flash", kernels::DType::bf16, 256, 64, true), {});
+    INFO(after.error);
+    CHECK(after.ok);
+}
