@@ -305,6 +305,25 @@ struct CheckResult {
     std::string note;
 };
 
+// Max absolute and relative L2 error of checked values against the reference; a non-finite
+// difference makes both infinite.
+struct ErrorSum {
+    double max_abs = 0, err2 = 0, ref2 = 0;
+    void add(const float* got, const double* want, size_t n) {
+        for (size_t c = 0; c < n; ++c) {
+            const double e = static_cast<double>(got[c]) - want[c];
+            if (!std::isfinite(e)) {
+                max_abs = err2 = INFINITY;
+                continue;
+            }
+            max_abs = std::max(max_abs, std::fabs(e));
+            err2 += e * e;
+            ref2 += want[c] * want[c];
+        }
+    }
+    double rel_l2() const { return ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0); }
+};
+
 int64_t scan_nonfinite(DType t, const void* out, int64_t elements, unsigned long long* counter, cudaStream_t s) {
     check(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), s), "cudaMemsetAsync");
     count_nonfinite(t, out, elements, counter, s);
@@ -322,26 +341,17 @@ CheckResult check_against_reference(const Params& p, const void* out, unsigned l
     std::vector<unsigned char> bits(hidden * es);
     std::vector<float> got(hidden);
     std::vector<double> want(hidden);
-    double err2 = 0, ref2 = 0;
+    ErrorSum errors;
     for (int64_t row : rows) {
         const unsigned char* src = static_cast<const unsigned char*>(out) + static_cast<size_t>(row) * hidden * es;
         check(cudaMemcpy(bits.data(), src, hidden * es, cudaMemcpyDeviceToHost), "copying an output row");
         to_float(p.dtype, bits.data(), got.data(), hidden);
         elementwise::reference_row(p, row, want.data());
-        for (size_t c = 0; c < hidden; ++c) {
-            const double e = static_cast<double>(got[c]) - want[c];
-            if (!std::isfinite(e)) {
-                r.max_abs = INFINITY;
-                err2 = INFINITY;
-                continue;
-            }
-            r.max_abs = std::max(r.max_abs, std::fabs(e));
-            err2 += e * e;
-            ref2 += want[c] * want[c];
-        }
+        errors.add(got.data(), want.data(), hidden);
     }
     r.elements = static_cast<int64_t>(rows.size() * hidden);
-    r.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0);
+    r.max_abs = errors.max_abs;
+    r.rel_l2 = errors.rel_l2();
     r.note = (static_cast<int64_t>(rows.size()) == p.rows
                   ? "all " + std::to_string(p.rows) + " rows"
                   : std::to_string(rows.size()) + " of " + std::to_string(p.rows) +
@@ -361,26 +371,17 @@ CheckResult check_attention(const attention::AttentionParams& a, const attention
     std::vector<unsigned char> bits(d * es);
     std::vector<float> got(d);
     std::vector<double> want(d);
-    double err2 = 0, ref2 = 0;
+    ErrorSum errors;
     for (const attention::RowRef& rr : rows) {
         ws.copy_output_row(rr.head, rr.row, bits.data());
         to_float(a.dtype, bits.data(), got.data(), d);
         attention::reference_row(a, rr.head, rr.row, want.data());
-        for (size_t c = 0; c < d; ++c) {
-            const double e = static_cast<double>(got[c]) - want[c];
-            if (!std::isfinite(e)) {
-                r.max_abs = INFINITY;
-                err2 = INFINITY;
-                continue;
-            }
-            r.max_abs = std::max(r.max_abs, std::fabs(e));
-            err2 += e * e;
-            ref2 += want[c] * want[c];
-        }
+        errors.add(got.data(), want.data(), d);
     }
     const int64_t all_rows = a.batch_heads * a.N;
     r.elements = static_cast<int64_t>(rows.size() * d);
-    r.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0);
+    r.max_abs = errors.max_abs;
+    r.rel_l2 = errors.rel_l2();
     r.note = (static_cast<int64_t>(rows.size()) == all_rows
                   ? "all " + std::to_string(all_rows) + " rows of O"
                   : std::to_string(rows.size()) + " of " + std::to_string(all_rows) +
