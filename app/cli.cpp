@@ -16,6 +16,7 @@
 #include "app/export.h"
 #include "app/gui.h"
 #include "app/runner.h"
+#include "kernels/attention/attention.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/format.h"
 #include "kernels/workload.h"
@@ -115,11 +116,17 @@ std::string variant_names() {
 }
 
 // The shape of one configuration for tables and messages: "4096 x 4096" (elementwise),
-// "64h N=4096 d=64 causal Br=64 Bc=64" (attention).
-std::string shape_text(const kernels::Params& p) {
+// "64h N=4096 d=64 causal tile 128x64" (attention: the tile the variant's kernel really uses;
+// naive has none, flash_tc has a fixed one whatever --br/--bc say).
+std::string shape_text(const kernels::Params& p, const std::string& variant) {
     if (p.workload != kernels::Workload::attention) return std::to_string(p.rows) + " x " + std::to_string(p.hidden);
-    return std::to_string(p.batch_heads) + "h N=" + std::to_string(p.seq_len) + " d=" + std::to_string(p.head_dim) +
-           (p.causal ? " causal" : "") + " Br=" + std::to_string(p.tile_br) + " Bc=" + std::to_string(p.tile_bc);
+    std::string text = std::to_string(p.batch_heads) + "h N=" + std::to_string(p.seq_len) +
+                       " d=" + std::to_string(p.head_dim) + (p.causal ? " causal" : "");
+    if (variant == "flash" || variant == "flash_tc") {
+        const auto tile = kernels::attention::flash_tile(variant, kernels::attention::to_attention(p));
+        text += " tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);
+    }
+    return text;
 }
 
 std::string workload_names() {
@@ -435,7 +442,7 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
         for (auto t : o.dtypes)
             for (const auto& p : sweep_params(o, w, t))
                 if (std::string problem = kernels::validate(p); !problem.empty())
-                    return std::string(kernels::to_string(w)) + " " + shape_text(p) + ": " + problem;
+                    return std::string(kernels::to_string(w)) + " " + shape_text(p, "") + ": " + problem;
 
     // A typo in an export path must fail now, not after a long sweep.
     o.csv = b.csv;
@@ -752,7 +759,7 @@ void print_header(std::ostream& out, const kernels::Measurement& first, size_t s
 void print_measurement(std::ostream& out, const kernels::Measurement& m, bool per_kernel, size_t shape_width) {
     const auto& p = m.job.params;
     std::vector<std::string> cells = {kernels::to_string(p.workload), m.job.variant, kernels::to_string(p.dtype),
-                                      shape_text(p)};
+                                      shape_text(p, m.job.variant)};
     if (!m.ok) {
         // The shape can be wider than its column: keep the message on the same line after it.
         out << table_line(cells, shape_width) << "  " << (m.refused ? "refused: " : "FAILED: ") << m.error << "\n";
@@ -820,7 +827,8 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
     size_t shape_width = 0;
     for (auto w : o.workloads)
         for (auto t : o.dtypes)
-            for (const auto& p : sweep_params(o, w, t)) shape_width = std::max(shape_width, shape_text(p).size());
+            for (const auto& p : sweep_params(o, w, t))
+                for (const auto& v : kernels::variants(w)) shape_width = std::max(shape_width, shape_text(p, v.name).size());
 
     std::vector<kernels::Measurement> all;
     int failures = 0;
@@ -835,7 +843,7 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
                     if (!m.ok && !m.refused) {
                         ++failures;
                         err << "fusionlab bench: " << kernels::to_string(w) << " " << m.job.variant << " "
-                            << kernels::to_string(t) << " " << shape_text(p) << ": " << m.error << "\n";
+                            << kernels::to_string(t) << " " << shape_text(p, m.job.variant) << ": " << m.error << "\n";
                     }
                     all.push_back(std::move(m));
                 }
