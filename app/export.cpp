@@ -305,6 +305,12 @@ std::vector<CsvColumn> fixed_columns_after_params() {
         {"flops", [](const M& m, S) { return number(m.flops); }},
         {"measured_bytes",
          [](const M& m, S) { return m.measured_bytes ? std::to_string(*m.measured_bytes) : std::string(); }},
+        {"measured_bytes_read",
+         [](const M& m, S) { return m.measured_bytes_read ? std::to_string(*m.measured_bytes_read) : std::string(); }},
+        {"measured_bytes_written",
+         [](const M& m, S) {
+             return m.measured_bytes_written ? std::to_string(*m.measured_bytes_written) : std::string();
+         }},
         {"measured_bytes_note", [](const M& m, S) { return m.measured_bytes_note; }},
         {"achieved_gbps", [](const M& m, S) { return if_ok(m, number(m.achieved_gbps())); }},
         {"min_bytes_gbps", [](const M& m, S) { return if_ok(m, number(min_bytes_gbps(m))); }},
@@ -425,6 +431,8 @@ json_t measurement_json(const kernels::Measurement& m) {
           {"flops", m.flops}}},
         {"measured_bytes",
          {{"bytes", m.measured_bytes ? json_t(*m.measured_bytes) : json_t()},
+          {"bytes_read", m.measured_bytes_read ? json_t(*m.measured_bytes_read) : json_t()},
+          {"bytes_written", m.measured_bytes_written ? json_t(*m.measured_bytes_written) : json_t()},
           {"note", m.measured_bytes_note}}},
         {"achieved",
          {{"gbps", optional_number(m.ok, m.achieved_gbps())},

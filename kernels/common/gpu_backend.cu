@@ -12,6 +12,7 @@
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/backend.h"
+#include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_elementwise.cuh"
@@ -403,7 +404,7 @@ struct Cancelled {};
 
 class GpuBackend final : public Backend {
 public:
-    explicit GpuBackend(int device) : device_index_(device) {
+    explicit GpuBackend(int device) : device_index_(device), counters_(device) {
         check(cudaSetDevice(device), "cudaSetDevice");
         info_ = query_device(device);
         stream_ = std::make_unique<Stream>();
@@ -562,6 +563,9 @@ private:
         time_kernels(job, cancel, mod, [&](size_t k, int rep, cudaStream_t stream) {
             launch_kernel(names[k], p, set_for(rep).ptrs, stream);
         }, m);
+        measure_dram_bytes(job, [&] {
+            for (const std::string& name : names) launch_kernel(name, p, sets_[0].ptrs, s);
+        }, m);
     }
 
     void run_attention(const Job& job, const CancelToken& cancel, const Model& mod,
@@ -600,6 +604,9 @@ private:
 
         time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { attention_.launch_kernel(k, stream); },
                      m);
+        measure_dram_bytes(job, [&] {
+            for (size_t k = 0; k < names.size(); ++k) attention_.launch_kernel(k, s);
+        }, m);
     }
 
     // Records the check in m; throws when the output has poison left or differs from the reference.
@@ -618,6 +625,26 @@ private:
             throw std::runtime_error("output differs from the CPU reference: relative L2 error " +
                                      std::to_string(c.rel_l2) + " > tolerance " + std::to_string(tolerance(t)) +
                                      " for " + to_string(t) + " (max abs error " + std::to_string(c.max_abs) + ")");
+    }
+
+    // One more run of the variant under the hardware counters, after the timed reps (the profiler
+    // serialises and replays, so it never shares a run with timing). The counters flush L2 first.
+    // A failure leaves measured_bytes empty and says why in the note; DramCounters caches failures
+    // that cannot go away, so later jobs do not retry an impossible initialisation.
+    void measure_dram_bytes(const Job& job, const std::function<void()>& launch_all, Measurement& m) {
+        if (!job.measure_counters) {
+            m.measured_bytes_note = "not measured: the job did not ask for hardware counters";
+            return;
+        }
+        const DramBytes d = counters_.measure(launch_all, stream_->get());
+        if (!d.ok) {
+            m.measured_bytes_note = d.error;
+            return;
+        }
+        m.measured_bytes = d.total();
+        m.measured_bytes_read = d.read;
+        m.measured_bytes_written = d.written;
+        m.measured_bytes_note = measured_bytes_note(d);
     }
 
     // Launches kernel k (model order) of timed rep `rep` on the stream.
@@ -691,6 +718,7 @@ private:
 
     int device_index_ = 0;
     DeviceInfo info_;
+    DramCounters counters_;  // initialised lazily, on the first job that asks for counters
     std::unique_ptr<Stream> stream_;
     DeviceMemory counter_;
     EventPool events_;

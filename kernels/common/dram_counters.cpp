@@ -1,0 +1,101 @@
+// Text helpers for the DRAM counters (every build) and, in simulated-only builds, the DramCounters
+// that explains why nothing can be measured. The CUPTI implementation is dram_counters.cu.
+#include "kernels/common/dram_counters.h"
+
+#include "kernels/common/format.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace kernels {
+
+namespace {
+// CUptiResult values (cupti_result.h); spelled out so this file builds without the CUDA toolkit.
+constexpr int kCuptiHardwareBusy = 26;
+constexpr int kCuptiInsufficientPrivileges = 35;
+constexpr int kCuptiVirtualizedInsufficientPrivileges = 40;
+}  // namespace
+
+std::optional<bool> profiling_admin_only(const std::string& nvidia_params_text) {
+    std::istringstream lines(nvidia_params_text);
+    std::string line;
+    const std::string key = "RmProfilingAdminOnly:";
+    while (std::getline(lines, line)) {
+        if (line.rfind(key, 0) != 0) continue;
+        std::istringstream value(line.substr(key.size()));
+        int v = 0;
+        if (value >> v) return v != 0;
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+std::string describe_cupti_failure(const std::string& call, int code, const std::string& code_name,
+                                   const std::string& code_text, std::optional<bool> admin_only) {
+    const std::string where = " (" + code_name + " from " + call + ")";
+    if (code == kCuptiInsufficientPrivileges || code == kCuptiVirtualizedInsufficientPrivileges) {
+        std::string s = "unavailable: no permission to read GPU performance counters" + where + ". ";
+        if (admin_only.has_value() && *admin_only)
+            s += "The driver restricts them to administrators (RmProfilingAdminOnly: 1 in "
+                 "/proc/driver/nvidia/params). ";
+        s += "Run fusionlab as root/administrator, or let every user profile: set the nvidia module option "
+             "NVreg_RestrictProfilingToAdminUsers=0 (e.g. 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' "
+             "in /etc/modprobe.d/, then reload the driver or reboot)";
+        if (code == kCuptiVirtualizedInsufficientPrivileges)
+            s += "; on a virtual GPU the host must also enable profiling for this VM";
+        return s;
+    }
+    if (code == kCuptiHardwareBusy)
+        return "unavailable: the performance counters are busy: another profiler (Nsight Compute, Nsight Systems "
+               "GPU metrics, DCGM profiling) holds them" + where + ". Stop it and run again";
+    return "unavailable: " + call + " failed with " + code_name + (code_text.empty() ? "" : ": " + code_text);
+}
+
+bool cupti_failure_is_permanent(int code) { return code != kCuptiHardwareBusy; }
+
+std::string measured_bytes_note(const DramBytes& d) {
+    return std::string("CUPTI range profiler, ") + kDramReadMetric + " + " + kDramWriteMetric +
+           ", one run after an L2 flush (a 4x L2 read outside the profiled range); " + std::to_string(d.passes) +
+           (d.passes == 1 ? " pass" : " passes") +
+           ". Reads below the model mean L2 hits; writes can read low because lines still dirty in L2 when the "
+           "run ends are written back later";
+}
+
+std::string measured_vs_modeled(uint64_t measured, uint64_t modeled) {
+    std::string s = format_bytes(static_cast<double>(measured));
+    if (modeled > 0) {
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, " (%.2fx model)", static_cast<double>(measured) / static_cast<double>(modeled));
+        s += ratio;
+    }
+    return s;
+}
+
+std::string counters_status_line(const std::string& availability) {
+    if (availability.empty())
+        return std::string("readable (CUPTI range profiler: ") + kDramReadMetric + ", " + kDramWriteMetric + ")";
+    return availability;
+}
+
+#ifndef FUSIONLAB_HAVE_CUDA
+// Simulated-only build: no CUDA, no CUPTI.
+struct DramCounters::State {};
+
+DramCounters::DramCounters(int) {}
+DramCounters::~DramCounters() = default;
+
+const std::string& DramCounters::availability() {
+    static const std::string why = "unavailable: built without CUDA";
+    return why;
+}
+
+DramBytes DramCounters::measure(const std::function<void()>&, CUstream_st*) {
+    DramBytes d;
+    d.error = availability();
+    return d;
+}
+
+std::string probe_hardware_counters(int device) { return DramCounters(device).availability(); }
+#endif
+
+}  // namespace kernels

@@ -1,0 +1,465 @@
+// DramCounters through the CUPTI range profiler (CUDA 13 API). The call order is the one that worked
+// on an H200 (NOTES.md, "CUPTI"): once per device cuptiProfilerInitialize, DeviceSupported,
+// GetChipName, GetCounterAvailability, host object + config image; per measurement Enable,
+// counter data image, SetConfig (auto range, user replay), Start/launch/Stop until every pass is
+// submitted, DecodeData, evaluate each range, Disable.
+//
+// [SECTION] CUPTI errors
+// [SECTION] Initialisation (once per device)
+// [SECTION] One measurement
+// [SECTION] DramCounters
+#include "kernels/common/dram_counters.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#if FUSIONLAB_HAVE_CUPTI
+#include <cudaTypedefs.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+#endif
+
+namespace kernels {
+
+#if FUSIONLAB_HAVE_CUPTI
+
+namespace {
+
+// =============================================================================================
+// [SECTION] CUPTI errors
+// =============================================================================================
+// A failed CUPTI (or CUDA) call inside this file; carries the message and whether to cache it.
+struct CounterFailure {
+    std::string message;
+    bool permanent = true;
+};
+
+std::optional<bool> read_admin_only() {
+    std::ifstream params("/proc/driver/nvidia/params");
+    if (!params) return std::nullopt;
+    std::stringstream text;
+    text << params.rdbuf();
+    return profiling_admin_only(text.str());
+}
+
+void cupti_check(CUptiResult r, const char* call) {
+    if (r == CUPTI_SUCCESS) return;
+    const char* text = nullptr;
+    if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || text == nullptr) text = "";
+    // cuptiGetResultString gives "CUPTI_ERROR_X" names on some versions and prose on others: keep both.
+    const std::string given(text);
+    const bool is_name = given.rfind("CUPTI_", 0) == 0;
+    const std::string name = is_name ? given : "CUPTI error " + std::to_string(static_cast<int>(r));
+    const std::string prose = is_name ? std::string() : given;
+    throw CounterFailure{describe_cupti_failure(call, static_cast<int>(r), name, prose, read_admin_only()),
+                         cupti_failure_is_permanent(static_cast<int>(r))};
+}
+
+void cuda_check(cudaError_t e, const std::string& what) {
+    if (e == cudaSuccess) return;
+    (void)cudaGetLastError();
+    // Out of memory for the flush buffer may pass; anything else stays.
+    throw CounterFailure{"unavailable: " + what + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")",
+                         e != cudaErrorMemoryAllocation};
+}
+
+// Reads the scratch buffer so L2 holds only clean lines of it; sink keeps the loads alive.
+__global__ void counters_l2_flush_kernel(const uint4* __restrict__ src, int64_t vectors, unsigned* sink) {
+    unsigned acc = 0;
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += stride) {
+        const uint4 v = src[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9e3779b9u) *sink = acc;  // practically never taken; the compiler cannot drop the loads
+}
+
+// The driver's context current on this thread (the runtime's primary context after cudaSetDevice),
+// fetched through the runtime so the binary does not link libcuda (it must start without a driver).
+CUcontext current_context() {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult status{};
+    cuda_check(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &status),
+               "cudaGetDriverEntryPointByVersion(cuCtxGetCurrent)");
+    if (fn == nullptr || status != cudaDriverEntryPointSuccess)
+        throw CounterFailure{"unavailable: the driver does not export cuCtxGetCurrent", true};
+    CUcontext ctx = nullptr;
+    if (reinterpret_cast<PFN_cuCtxGetCurrent_v4000>(fn)(&ctx) != CUDA_SUCCESS || ctx == nullptr)
+        throw CounterFailure{"unavailable: no current CUDA context on the calling thread", true};
+    return ctx;
+}
+
+CUdevice driver_device(int ordinal) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult status{};
+    cuda_check(cudaGetDriverEntryPointByVersion("cuDeviceGet", &fn, 12000, cudaEnableDefault, &status),
+               "cudaGetDriverEntryPointByVersion(cuDeviceGet)");
+    CUdevice dev = 0;
+    if (fn == nullptr || status != cudaDriverEntryPointSuccess ||
+        reinterpret_cast<PFN_cuDeviceGet_v2000>(fn)(&dev, ordinal) != CUDA_SUCCESS)
+        throw CounterFailure{"unavailable: cuDeviceGet failed for device " + std::to_string(ordinal), true};
+    return dev;
+}
+
+const char* support_name(CUpti_Profiler_Support_Level l) {
+    switch (l) {
+        case CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED: return "unsupported";
+        case CUPTI_PROFILER_CONFIGURATION_DISABLED: return "disabled";
+        case CUPTI_PROFILER_CONFIGURATION_SUPPORTED: return "supported";
+        default: return "unknown";
+    }
+}
+
+// The process-wide cuptiProfilerInitialize, done once whatever the number of devices.
+void profiler_initialize_once() {
+    static CUptiResult result = [] {
+        CUpti_Profiler_Initialize_Params p{};
+        p.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+        return cuptiProfilerInitialize(&p);
+    }();
+    cupti_check(result, "cuptiProfilerInitialize");
+}
+
+}  // namespace
+
+struct DramCounters::State {
+    int device = 0;
+    bool initialised = false;
+    std::string availability;   // "" when readable
+    CUcontext ctx = nullptr;
+    std::vector<uint8_t> counter_availability;
+    std::vector<uint8_t> config_image;
+    CUpti_Profiler_Host_Object* host = nullptr;
+    size_t passes = 0;
+    int64_t l2_bytes = 0;
+
+    ~State() {
+        if (host == nullptr) return;
+        CUpti_Profiler_Host_Deinitialize_Params p{};
+        p.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+        p.pHostObject = host;
+        (void)cuptiProfilerHostDeinitialize(&p);  // nothing useful to do with an error at exit
+    }
+
+    // =========================================================================================
+    // [SECTION] Initialisation (once per device)
+    // =========================================================================================
+    void initialise() {
+        cuda_check(cudaSetDevice(device), "cudaSetDevice");
+        cuda_check(cudaFree(nullptr), "creating the CUDA context");  // the primary context, current now
+        ctx = current_context();
+        int l2 = 0;
+        cuda_check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute(L2)");
+        l2_bytes = l2;
+        profiler_initialize_once();
+
+        CUpti_Profiler_DeviceSupported_Params sup{};
+        sup.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+        sup.cuDevice = driver_device(device);
+        sup.api = CUPTI_PROFILER_RANGE_PROFILING;
+        cupti_check(cuptiProfilerDeviceSupported(&sup), "cuptiProfilerDeviceSupported");
+        if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+            throw CounterFailure{std::string("unavailable: this device does not support the CUPTI range profiler "
+                                             "(architecture ") + support_name(sup.architecture) + ", SLI " +
+                                     support_name(sup.sli) + ", vGPU " + support_name(sup.vGpu) +
+                                     ", confidential compute " + support_name(sup.confidentialCompute) + ", CMP " +
+                                     support_name(sup.cmp) + ", WSL " + support_name(sup.wsl) + ")",
+                                 true};
+
+        CUpti_Device_GetChipName_Params chip{};
+        chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+        chip.deviceIndex = static_cast<size_t>(device);
+        cupti_check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
+
+        CUpti_Profiler_GetCounterAvailability_Params avail{};
+        avail.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+        avail.ctx = ctx;
+        cupti_check(cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability (size)");
+        counter_availability.assign(avail.counterAvailabilityImageSize, 0);
+        avail.pCounterAvailabilityImage = counter_availability.data();
+        cupti_check(cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability");
+
+        CUpti_Profiler_Host_Initialize_Params hi{};
+        hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+        hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+        hi.pChipName = chip.pChipName;
+        hi.pCounterAvailabilityImage = counter_availability.data();
+        cupti_check(cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
+        host = hi.pHostObject;
+
+        const char* metrics[] = {kDramReadMetric, kDramWriteMetric};
+        CUpti_Profiler_Host_ConfigAddMetrics_Params add{};
+        add.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+        add.pHostObject = host;
+        add.ppMetricNames = metrics;
+        add.numMetrics = 2;
+        cupti_check(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
+
+        CUpti_Profiler_Host_GetConfigImageSize_Params size{};
+        size.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+        size.pHostObject = host;
+        cupti_check(cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
+        config_image.assign(size.configImageSize, 0);
+        CUpti_Profiler_Host_GetConfigImage_Params image{};
+        image.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+        image.pHostObject = host;
+        image.configImageSize = config_image.size();
+        image.pConfigImage = config_image.data();
+        cupti_check(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage");
+
+        CUpti_Profiler_Host_GetNumOfPasses_Params np{};
+        np.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+        np.configImageSize = config_image.size();
+        np.pConfigImage = config_image.data();
+        cupti_check(cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
+        passes = np.numOfPasses;
+    }
+
+    // =========================================================================================
+    // [SECTION] One measurement
+    // =========================================================================================
+    // Enables the range profiler on the context for one measurement and disables it whatever happens.
+    struct Session {
+        CUpti_RangeProfiler_Object* object = nullptr;
+        explicit Session(CUcontext c) {
+            CUpti_RangeProfiler_Enable_Params p{};
+            p.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+            p.ctx = c;
+            cupti_check(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+            object = p.pRangeProfilerObject;
+        }
+        ~Session() {
+            CUpti_RangeProfiler_Disable_Params p{};
+            p.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+            p.pRangeProfilerObject = object;
+            (void)cuptiRangeProfilerDisable(&p);  // best effort: the measurement's own error is the one to report
+        }
+        Session(const Session&) = delete;
+        Session& operator=(const Session&) = delete;
+    };
+
+    // Scratch memory for the L2 flush, freed when the measurement ends (it is 4x L2: do not hold it).
+    struct Scratch {
+        void* ptr = nullptr;
+        explicit Scratch(size_t bytes) { cuda_check(cudaMalloc(&ptr, bytes), "cudaMalloc of the L2 flush buffer"); }
+        ~Scratch() { if (ptr) (void)cudaFree(ptr); }
+        Scratch(const Scratch&) = delete;
+        Scratch& operator=(const Scratch&) = delete;
+    };
+
+    DramBytes measure(const std::function<void()>& launch, cudaStream_t stream) {
+        // Enough ranges for any variant here (a range per kernel launch); dropped ranges are reported.
+        constexpr size_t kMaxRanges = 64;
+        const char* metrics[] = {kDramReadMetric, kDramWriteMetric};
+        cuda_check(cudaSetDevice(device), "cudaSetDevice");
+
+        const size_t flush_bytes = 4 * static_cast<size_t>(std::max<int64_t>(l2_bytes, 1 << 20));
+        Scratch flush(flush_bytes + sizeof(unsigned));
+        cuda_check(cudaMemsetAsync(flush.ptr, 0, flush_bytes + sizeof(unsigned), stream), "cudaMemsetAsync");
+        unsigned* sink = reinterpret_cast<unsigned*>(static_cast<char*>(flush.ptr) + flush_bytes);
+        int sms = 0;
+        cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+
+        // Declared before the session: CUPTI may touch the counter data image until Disable, so it
+        // must outlive the session (locals are destroyed in reverse order).
+        std::vector<uint8_t> counter_data;
+        Session session(ctx);
+        CUpti_RangeProfiler_GetCounterDataSize_Params ds{};
+        ds.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+        ds.pRangeProfilerObject = session.object;
+        ds.pMetricNames = metrics;
+        ds.numMetrics = 2;
+        ds.maxNumOfRanges = kMaxRanges;
+        ds.maxNumRangeTreeNodes = static_cast<uint32_t>(kMaxRanges);
+        cupti_check(cuptiRangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize");
+        counter_data.assign(ds.counterDataSize, 0);
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{};
+        init.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+        init.pRangeProfilerObject = session.object;
+        init.counterDataSize = counter_data.size();
+        init.pCounterData = counter_data.data();
+        cupti_check(cuptiRangeProfilerCounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
+
+        CUpti_RangeProfiler_SetConfig_Params cfg{};
+        cfg.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+        cfg.pRangeProfilerObject = session.object;
+        cfg.configSize = config_image.size();
+        cfg.pConfig = config_image.data();
+        cfg.counterDataImageSize = counter_data.size();
+        cfg.pCounterDataImage = counter_data.data();
+        cfg.range = CUPTI_AutoRange;
+        cfg.replayMode = CUPTI_UserReplay;
+        cfg.maxRangesPerPass = kMaxRanges;
+        cfg.numNestingLevels = 1;
+        cfg.minNestingLevel = 1;
+        cfg.passIndex = 0;
+        cfg.targetNestingLevel = 1;
+        cupti_check(cuptiRangeProfilerSetConfig(&cfg), "cuptiRangeProfilerSetConfig");
+
+        DramBytes result;
+        for (int pass = 0;; ++pass) {
+            if (pass > 64) throw CounterFailure{"unavailable: the range profiler never reported all passes submitted", false};
+            // The flush runs and finishes before Start, so it is in no profiled range.
+            counters_l2_flush_kernel<<<sms * 4, 256, 0, stream>>>(static_cast<const uint4*>(flush.ptr),
+                                                                   static_cast<int64_t>(flush_bytes / 16), sink);
+            cuda_check(cudaGetLastError(), "launching the L2 flush");
+            cuda_check(cudaStreamSynchronize(stream), "the L2 flush");
+            CUpti_RangeProfiler_Start_Params start{};
+            start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+            start.pRangeProfilerObject = session.object;
+            cupti_check(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+            launch();
+            cuda_check(cudaGetLastError(), "launching the measured kernels");
+            cuda_check(cudaStreamSynchronize(stream), "the measured run");
+            CUpti_RangeProfiler_Stop_Params stop{};
+            stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+            stop.pRangeProfilerObject = session.object;
+            cupti_check(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+            result.passes = pass + 1;
+            if (stop.isAllPassSubmitted) break;
+        }
+
+        CUpti_RangeProfiler_DecodeData_Params decode{};
+        decode.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+        decode.pRangeProfilerObject = session.object;
+        cupti_check(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
+        if (decode.numOfRangeDropped > 0)
+            throw CounterFailure{"unavailable: the range profiler dropped " + std::to_string(decode.numOfRangeDropped) +
+                                     " ranges (more than " + std::to_string(kMaxRanges) + " kernels in one run)",
+                                 false};
+
+        CUpti_RangeProfiler_GetCounterDataInfo_Params info{};
+        info.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+        info.pCounterDataImage = counter_data.data();
+        info.counterDataImageSize = counter_data.size();
+        cupti_check(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
+        if (info.numTotalRanges == 0)
+            throw CounterFailure{"unavailable: the range profiler recorded no kernel (did the callable launch any?)",
+                                 false};
+
+        double read = 0, written = 0;
+        for (size_t r = 0; r < info.numTotalRanges; ++r) {
+            CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri{};
+            ri.structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE;
+            ri.pCounterDataImage = counter_data.data();
+            ri.counterDataImageSize = counter_data.size();
+            ri.rangeIndex = r;
+            ri.rangeDelimiter = "/";
+            cupti_check(cuptiRangeProfilerCounterDataGetRangeInfo(&ri), "cuptiRangeProfilerCounterDataGetRangeInfo");
+            double values[2] = {0, 0};
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{};
+            ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+            ev.pHostObject = host;
+            ev.pCounterDataImage = counter_data.data();
+            ev.counterDataImageSize = counter_data.size();
+            ev.rangeIndex = r;
+            ev.ppMetricNames = metrics;
+            ev.numMetrics = 2;
+            ev.pMetricValues = values;
+            cupti_check(cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
+            read += values[0];
+            written += values[1];
+        }
+        result.ok = true;
+        result.read = static_cast<uint64_t>(std::llround(read));
+        result.written = static_cast<uint64_t>(std::llround(written));
+        result.ranges = static_cast<int>(info.numTotalRanges);
+        return result;
+    }
+};
+
+// =============================================================================================
+// [SECTION] DramCounters
+// =============================================================================================
+DramCounters::DramCounters(int device) : state_(std::make_unique<State>()) { state_->device = device; }
+DramCounters::~DramCounters() = default;
+
+const std::string& DramCounters::availability() {
+    State& s = *state_;
+    if (s.initialised) return s.availability;
+    try {
+        s.initialise();
+        s.availability.clear();
+        s.initialised = true;
+    } catch (const CounterFailure& f) {
+        s.availability = f.message;
+        s.initialised = f.permanent;  // a transient failure (counters busy) is retried by the next call
+    }
+    return s.availability;
+}
+
+DramBytes DramCounters::measure(const std::function<void()>& launch, CUstream_st* stream) {
+    DramBytes d;
+    if (const std::string& why = availability(); !why.empty()) {
+        d.error = why;
+        return d;
+    }
+    try {
+        return state_->measure(launch, stream);
+    } catch (const CounterFailure& f) {
+        // No permission shows up at Enable on some drivers: remember it so later jobs skip the work.
+        if (f.permanent) state_->availability = f.message;
+        d.error = f.message;
+    }
+    return d;
+}
+
+namespace {
+// The probe's kernel: writes its buffer once, so the probe sees one range with real DRAM traffic.
+__global__ void counters_probe_kernel(unsigned* out, int64_t n) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = static_cast<unsigned>(i);
+}
+}  // namespace
+
+std::string probe_hardware_counters(int device) {
+    DramCounters counters(device);
+    if (const std::string& why = counters.availability(); !why.empty()) return why;
+    constexpr int64_t kElements = int64_t{1} << 20;
+    unsigned* buffer = nullptr;
+    cudaStream_t stream = nullptr;
+    if (cudaMalloc(&buffer, kElements * sizeof(unsigned)) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (buffer) (void)cudaFree(buffer);
+        return "unavailable: could not allocate the probe's buffer or stream";
+    }
+    const DramBytes d = counters.measure([&] {
+        counters_probe_kernel<<<static_cast<unsigned>(kElements / 256), 256, 0, stream>>>(buffer, kElements);
+    }, stream);
+    (void)cudaStreamDestroy(stream);
+    (void)cudaFree(buffer);
+    return d.ok ? std::string() : d.error;
+}
+
+#else  // CUDA build without CUPTI
+
+struct DramCounters::State {};
+
+DramCounters::DramCounters(int) {}
+DramCounters::~DramCounters() = default;
+
+const std::string& DramCounters::availability() {
+    static const std::string why = "unavailable: built without CUPTI (libcupti was not found when fusionlab was configured)";
+    return why;
+}
+
+DramBytes DramCounters::measure(const std::function<void()>&, CUstream_st*) {
+    DramBytes d;
+    d.error = availability();
+    return d;
+}
+
+std::string probe_hardware_counters(int device) { return DramCounters(device).availability(); }
+
+#endif
+
+}  // namespace kernels
