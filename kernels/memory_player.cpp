@@ -1,0 +1,208 @@
+// [SECTION] Tensors in HBM: footprints and formulas
+// [SECTION] Running sums
+// [SECTION] On-chip working set
+#include "kernels/memory_player.h"
+
+#include "kernels/attention/attention.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kernels {
+
+namespace {
+
+uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
+
+std::string es_text(const Params& p) { return std::to_string(dtype_bytes(p.dtype)) + " B"; }
+
+bool is_vector_buffer(const std::string& name) { return name == "gamma" || name == "beta" || name == "bias"; }
+
+// A tensor's footprint from the workload's shapes (kernels/attention/attention.h,
+// kernels/elementwise/elementwise.h): attention's Q, K, V, O are batch_heads x N x d and naive's
+// S, P are batch_heads x N x N; elementwise tensors are rows x hidden except the hidden-long
+// vectors gamma, beta, bias.
+void footprint(const Params& p, const std::string& name, HbmTensor& t) {
+    const uint64_t es = u(dtype_bytes(p.dtype));
+    if (p.workload == Workload::attention) {
+        if (name == "S" || name == "P") {
+            t.bytes = u(p.batch_heads) * u(p.seq_len) * u(p.seq_len) * es;
+            t.formula = "batch_heads x N x N x " + es_text(p) + " = " + std::to_string(p.batch_heads) + " x " +
+                        std::to_string(p.seq_len) + " x " + std::to_string(p.seq_len) + " x " + es_text(p);
+        } else {
+            t.bytes = u(p.batch_heads) * u(p.seq_len) * u(p.head_dim) * es;
+            t.formula = "batch_heads x N x d x " + es_text(p) + " = " + std::to_string(p.batch_heads) + " x " +
+                        std::to_string(p.seq_len) + " x " + std::to_string(p.head_dim) + " x " + es_text(p);
+        }
+        return;
+    }
+    if (is_vector_buffer(name)) {
+        t.bytes = u(p.hidden) * es;
+        t.formula = "hidden x " + es_text(p) + " = " + std::to_string(p.hidden) + " x " + es_text(p);
+    } else {
+        t.bytes = u(p.rows) * u(p.hidden) * es;
+        t.formula = "rows x hidden x " + es_text(p) + " = " + std::to_string(p.rows) + " x " +
+                    std::to_string(p.hidden) + " x " + es_text(p);
+    }
+}
+
+}  // namespace
+
+// =============================================================================================
+// [SECTION] Tensors in HBM
+// =============================================================================================
+MemoryPlayer::MemoryPlayer(const std::string& variant, const Params& params) : variant_(variant), params_(params) {
+    if (std::string bad = validate(params); !bad.empty()) throw std::invalid_argument(bad);
+    if (!has_variant(params.workload, variant))
+        throw std::invalid_argument("unknown variant '" + variant + "' for workload " + to_string(params.workload));
+    schedule_ = kernels::schedule(variant, params);
+    build_tensors();
+    build_prefix_sums();
+}
+
+void MemoryPlayer::build_tensors() {
+    for (const TileEvent& e : schedule_.events) {
+        if (e.kind == EventKind::compute) continue;
+        int index = tensor_index(e.buffer);
+        if (index < 0) {
+            HbmTensor t;
+            t.name = e.buffer;
+            t.input = e.kind == EventKind::load;
+            footprint(params_, e.buffer, t);
+            tensors_.push_back(t);
+            index = static_cast<int>(tensors_.size()) - 1;
+        }
+        HbmTensor& t = tensors_[static_cast<size_t>(index)];
+        (e.kind == EventKind::load ? t.total_read : t.total_written) += e.bytes * e.repeat;
+        // The first move of a tensor is one plain tile (later events may fold many loop iterations).
+        if (t.tile_bytes == 0) t.tile_bytes = e.bytes;
+    }
+}
+
+int MemoryPlayer::tensor_index(const std::string& buffer) const {
+    for (size_t i = 0; i < tensors_.size(); ++i)
+        if (tensors_[i].name == buffer) return static_cast<int>(i);
+    return -1;
+}
+
+// =============================================================================================
+// [SECTION] Running sums
+// =============================================================================================
+void MemoryPlayer::build_prefix_sums() {
+    const size_t n = tensors_.size(), steps = step_count();
+    read_.assign((steps + 1) * n, 0);
+    written_.assign((steps + 1) * n, 0);
+    detail_offset_.assign(steps * n, 0);
+    flops_.assign(steps + 1, 0);
+    std::vector<uint64_t> offset(n, 0);  // the detailed block's bytes so far, per tensor
+    for (size_t s = 0; s < steps; ++s) {
+        const TileEvent& e = schedule_.events[s];
+        std::copy_n(read_.begin() + static_cast<std::ptrdiff_t>(s * n), n, read_.begin() + static_cast<std::ptrdiff_t>((s + 1) * n));
+        std::copy_n(written_.begin() + static_cast<std::ptrdiff_t>(s * n), n,
+                    written_.begin() + static_cast<std::ptrdiff_t>((s + 1) * n));
+        std::copy(offset.begin(), offset.end(), detail_offset_.begin() + static_cast<std::ptrdiff_t>(s * n));
+        flops_[s + 1] = flops_[s] + e.flops * static_cast<double>(e.repeat);
+        if (e.kind == EventKind::compute) continue;
+        const size_t t = static_cast<size_t>(tensor_index(e.buffer));
+        (e.kind == EventKind::load ? read_ : written_)[(s + 1) * n + t] += e.bytes * e.repeat;
+        offset[t] += e.bytes;
+        // Every kernel here stores its result once, at the end of its block: the next event
+        // belongs to the next block class, which starts at its own tiles.
+        if (e.kind == EventKind::store) std::fill(offset.begin(), offset.end(), 0);
+    }
+}
+
+const TileEvent* MemoryPlayer::current_event(size_t step) const {
+    if (step == 0 || step > step_count()) return nullptr;
+    return &schedule_.events[step - 1];
+}
+
+uint64_t MemoryPlayer::read_after(size_t step, size_t tensor) const {
+    return read_[std::min(step, step_count()) * tensors_.size() + tensor];
+}
+uint64_t MemoryPlayer::written_after(size_t step, size_t tensor) const {
+    return written_[std::min(step, step_count()) * tensors_.size() + tensor];
+}
+uint64_t MemoryPlayer::total_read_after(size_t step) const {
+    uint64_t sum = 0;
+    for (size_t t = 0; t < tensors_.size(); ++t) sum += read_after(step, t);
+    return sum;
+}
+uint64_t MemoryPlayer::total_written_after(size_t step) const {
+    uint64_t sum = 0;
+    for (size_t t = 0; t < tensors_.size(); ++t) sum += written_after(step, t);
+    return sum;
+}
+double MemoryPlayer::flops_after(size_t step) const { return flops_[std::min(step, step_count())]; }
+
+uint64_t MemoryPlayer::detail_offset_before(size_t step, size_t tensor) const {
+    if (step == 0 || step > step_count()) return 0;
+    return detail_offset_[(step - 1) * tensors_.size() + tensor];
+}
+
+// =============================================================================================
+// [SECTION] On-chip working set
+// =============================================================================================
+OnChip MemoryPlayer::on_chip(int kernel) const {
+    if (kernel < 0 || static_cast<size_t>(kernel) >= schedule_.kernels.size()) return OnChip::registers;
+    if (params_.workload != Workload::attention) return OnChip::registers;
+    if (variant_ != "naive") return OnChip::shared_memory;
+    return schedule_.kernels[static_cast<size_t>(kernel)].threads_per_block == 0 ? OnChip::library : OnChip::registers;
+}
+
+std::vector<SramPart> MemoryPlayer::sram_parts(int kernel) const {
+    std::vector<SramPart> parts;
+    if (on_chip(kernel) == OnChip::library) return parts;
+    if (on_chip(kernel) == OnChip::registers) {
+        // What one block holds: each buffer it loads, at its largest tile.
+        for (const TileEvent& e : schedule_.events) {
+            if (e.kernel != kernel || e.kind != EventKind::load) continue;
+            auto same = [&](const SramPart& part) { return part.name == e.buffer; };
+            auto found = std::find_if(parts.begin(), parts.end(), same);
+            if (found == parts.end()) parts.push_back({e.buffer, e.bytes, "one block's " + e.buffer + " tile"});
+            else found->bytes = std::max(found->bytes, e.bytes);
+        }
+        return parts;
+    }
+    const attention::AttentionParams a = attention::to_attention(params_);
+    const attention::Tile tile = attention::flash_tile(variant_, a);
+    const uint64_t es = u(dtype_bytes(a.dtype)), Br = u(tile.Br), Bc = u(tile.Bc), d = u(a.d);
+    const std::string e = " x " + es_text(params_);
+    if (variant_ == "flash_tc") {
+        // kernels/attention/attention.h: Qi once, Kj and Vj double-buffered for cp.async, rows + 8.
+        const uint64_t row = d + 8;
+        const std::string rs = std::to_string(row) + " (d + 8: ldmatrix padding)";
+        parts.push_back({"Qi", Br * row * es, "Br x " + rs + e});
+        parts.push_back({"Kj x2", 2 * Bc * row * es, "2 stages x Bc x " + rs + e});
+        parts.push_back({"Vj x2", 2 * Bc * row * es, "2 stages x Bc x " + rs + e});
+        return parts;
+    }
+    const uint64_t ld = u(attention::flash_tile_row_stride(a.d, a.dtype));
+    const std::string rs = std::to_string(ld) + " (d padded to an odd number of words)";
+    parts.push_back({"Qi", Br * ld * es, "Br x " + rs + e});
+    parts.push_back({"Kj", Bc * ld * es, "Bc x " + rs + e});
+    parts.push_back({"Vj", Bc * ld * es, "Bc x " + rs + e});
+    parts.push_back({"Sij", Br * (Bc + 1) * 4, "Br x (Bc + 1) x 4 B (fp32, padded row)"});
+    parts.push_back({"Oi", Br * d * 4, "Br x d x 4 B (fp32 accumulator)"});
+    parts.push_back({"m, l", 3 * Br * 4, "3 x Br x 4 B (row max, row sum, rescale)"});
+    return parts;
+}
+
+uint64_t MemoryPlayer::sram_bytes(int kernel) const {
+    uint64_t sum = 0;
+    for (const SramPart& part : sram_parts(kernel)) sum += part.bytes;
+    return sum;
+}
+
+std::string MemoryPlayer::on_chip_note(int kernel) const {
+    switch (on_chip(kernel)) {
+        case OnChip::shared_memory:
+            return "tiles staged in shared memory; must fit the SM's per-block limit or the kernel cannot launch";
+        case OnChip::library:
+            return "cuBLAS chooses its own tiles and shared memory: the model charges each operand once";
+        case OnChip::registers: break;
+    }
+    return "each thread keeps its elements in registers; no shared-memory tiles";
+}
+
+}  // namespace kernels

@@ -1,0 +1,136 @@
+// The animation's counters are the model: after the last step, the bytes read and written per
+// tensor equal model()'s per-buffer totals, for every workload and variant (ragged and causal
+// attention included); the counters only grow; shared-memory parts sum to the kernel's allocation.
+#include "kernels/attention/attention.h"
+#include "kernels/memory_player.h"
+#include "kernels/workload.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+namespace {
+
+using kernels::MemoryPlayer;
+using kernels::Params;
+using kernels::Workload;
+
+struct Totals {
+    uint64_t read = 0, written = 0;
+};
+
+std::map<std::string, Totals> model_totals(const std::string& variant, const Params& p) {
+    std::map<std::string, Totals> out;
+    for (const kernels::KernelModel& k : kernels::model(variant, p).kernels)
+        for (const kernels::BufferTraffic& b : k.buffers) {
+            out[b.buffer].read += b.bytes_read;
+            out[b.buffer].written += b.bytes_written;
+        }
+    return out;
+}
+
+void check_totals(const std::string& variant, const Params& p) {
+    INFO(kernels::to_string(p.workload) << " " << variant << " N=" << p.seq_len << " Br=" << p.tile_br
+                                        << " causal=" << p.causal << " rows=" << p.rows << " hidden=" << p.hidden);
+    const MemoryPlayer player(variant, p);
+    const size_t last = player.step_count();
+    REQUIRE(last > 0);
+    const auto expected = model_totals(variant, p);
+    REQUIRE(expected.size() == player.tensors().size());
+    for (size_t t = 0; t < player.tensors().size(); ++t) {
+        const auto& name = player.tensors()[t].name;
+        REQUIRE(expected.count(name) == 1);
+        CHECK(player.read_after(last, t) == expected.at(name).read);
+        CHECK(player.written_after(last, t) == expected.at(name).written);
+        CHECK(player.read_after(0, t) == 0);
+        CHECK(player.written_after(0, t) == 0);
+    }
+    const kernels::Model m = kernels::model(variant, p);
+    CHECK(player.total_read_after(last) == m.bytes_read());
+    CHECK(player.total_written_after(last) == m.bytes_written());
+    CHECK(player.flops_after(last) == Approx(m.flops()));
+    for (size_t s = 1; s <= last; ++s) {
+        CHECK(player.total_read_after(s) >= player.total_read_after(s - 1));
+        CHECK(player.total_written_after(s) >= player.total_written_after(s - 1));
+    }
+}
+
+Params attention_params(int64_t N, int64_t br, int64_t bc, bool causal, kernels::DType t) {
+    Params p;
+    p.workload = Workload::attention;
+    p.batch_heads = 3;
+    p.seq_len = N;
+    p.head_dim = 64;
+    p.tile_br = br;
+    p.tile_bc = bc;
+    p.causal = causal;
+    p.dtype = t;
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("memory player: counters at the last step equal the model, elementwise", "[memory_player]") {
+    for (Workload w : {Workload::chain, Workload::bias_gelu})
+        for (const auto& v : kernels::variants(w))
+            for (auto [rows, hidden] : {std::pair<int64_t, int64_t>{4096, 4096}, {7, 1000}, {333, 777}}) {
+                Params p;
+                p.workload = w;
+                p.rows = rows;
+                p.hidden = hidden;
+                check_totals(v.name, p);
+            }
+}
+
+TEST_CASE("memory player: counters at the last step equal the model, attention", "[memory_player]") {
+    for (const auto& v : kernels::variants(Workload::attention))
+        for (bool causal : {false, true})
+            for (int64_t N : {int64_t{1024}, int64_t{1000}, int64_t{77}, int64_t{16384}})
+                for (auto [br, bc] : {std::pair<int64_t, int64_t>{64, 64}, {16, 128}, {128, 32}})
+                    check_totals(v.name, attention_params(N, br, bc, causal, kernels::DType::f16));
+}
+
+TEST_CASE("memory player: tensors and on-chip working set", "[memory_player]") {
+    const Params p = attention_params(1000, 64, 32, false, kernels::DType::f32);
+    const MemoryPlayer naive("naive", p), flash("flash", p);
+    // naive creates S and P (N x N each); flash never does.
+    CHECK(naive.tensor_index("S") >= 0);
+    CHECK(naive.tensor_index("P") >= 0);
+    CHECK(flash.tensor_index("S") < 0);
+    CHECK(flash.tensor_index("P") < 0);
+    const auto& S = naive.tensors()[static_cast<size_t>(naive.tensor_index("S"))];
+    CHECK(S.bytes == 3u * 1000u * 1000u * 4u);
+    CHECK_FALSE(S.input);
+    CHECK(flash.tensors()[static_cast<size_t>(flash.tensor_index("Q"))].input);
+    // The drawn shared-memory parts are exactly what the kernel allocates.
+    const auto a = kernels::attention::to_attention(p);
+    CHECK(flash.on_chip(0) == kernels::OnChip::shared_memory);
+    CHECK(flash.sram_bytes(0) == kernels::attention::flash_smem_bytes("flash", a));
+    Params tc = attention_params(1000, 64, 64, true, kernels::DType::bf16);
+    for (int64_t d : {32, 64, 128}) {
+        tc.head_dim = d;
+        const MemoryPlayer player("flash_tc", tc);
+        CHECK(player.sram_bytes(0) == kernels::attention::flash_smem_bytes("flash_tc", kernels::attention::to_attention(tc)));
+    }
+    CHECK(naive.on_chip(0) == kernels::OnChip::library);
+    CHECK(naive.on_chip(1) == kernels::OnChip::registers);
+    CHECK(naive.sram_parts(0).empty());
+    // Bad input: validate()'s message, not a crash.
+    Params bad = p;
+    bad.tile_br = 48;
+    CHECK_THROWS_WITH(MemoryPlayer("flash", bad), Catch::Contains("Br = 48"));
+    CHECK_THROWS_WITH(MemoryPlayer("fused", p), Catch::Contains("unknown variant"));
+}
+
+TEST_CASE("memory player: stays small at N = 16384 (folded loops, counted blocks)", "[memory_player]") {
+    Params p = attention_params(16384, 16, 64, true, kernels::DType::f16);
+    p.batch_heads = 64;
+    const auto start = std::chrono::steady_clock::now();
+    const MemoryPlayer player("flash", p);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::printf("memory player: flash causal N=16384 Br=16: %zu steps built in %.1f ms\n", player.step_count(), ms);
+    CHECK(player.step_count() < 40000);
+    check_totals("flash", p);
+}

@@ -1,0 +1,161 @@
+// viz memory view: draws from a player's step in a headless ImGui frame (no window, no GL);
+// different steps draw differently; the end of the schedule shows the model's totals; and the
+// CPU cost of one frame (data preparation + draw-list build, two variants side by side at
+// N = 16384) is printed as a benchmark figure (target <= 4 ms; not asserted: machines differ).
+#if defined(FUSIONLAB_HAVE_GUI)  // viz needs ImGui, which simulated-only CLI builds may lack
+
+#include "app/panel_memory.h"
+#include "app/panels_state.h"
+#include "kernels/common/backend.h"
+#include "kernels/memory_player.h"
+#include "viz/memory_view.h"
+#include "viz/theme.h"
+
+#include <catch2/catch.hpp>
+#include <imgui.h>
+
+#include <chrono>
+#include <cstdio>
+
+namespace {
+
+// An ImGui context with fonts built, for drawing whole frames.
+struct HeadlessContext {
+    HeadlessContext() {
+        ImGui::CreateContext();
+        ImGuiIO& io = ImGui::GetIO();
+        io.IniFilename = nullptr;
+        io.DisplaySize = ImVec2(1920, 1080);
+        io.DeltaTime = 1.0f / 60.0f;
+        viz::load_fonts(1.0f);
+        viz::apply_style(viz::Theme::dark, 1.0f);
+    }
+    ~HeadlessContext() { ImGui::DestroyContext(); }
+    HeadlessContext(const HeadlessContext&) = delete;
+    HeadlessContext& operator=(const HeadlessContext&) = delete;
+
+    // One frame: `body` draws into a full-screen window; returns the window's vertex count.
+    template <class Body>
+    int frame(Body body) {
+        ImGui::NewFrame();
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
+        ImGui::Begin("memory", nullptr, ImGuiWindowFlags_NoDecoration);
+        body(ImGui::GetWindowDrawList());
+        const int vertices = ImGui::GetWindowDrawList()->VtxBuffer.Size;
+        ImGui::End();
+        ImGui::Render();
+        return vertices;
+    }
+};
+
+kernels::Params attention(int64_t N, bool causal) {
+    kernels::Params p;
+    p.workload = kernels::Workload::attention;
+    p.seq_len = N;
+    p.batch_heads = 16;
+    p.head_dim = 64;
+    p.causal = causal;
+    return p;
+}
+
+const kernels::DeviceInfo& h100() { return kernels::find_sim_gpu("H100")->info; }
+
+}  // namespace
+
+TEST_CASE("memory view: steps draw differently, the last step shows the model's totals", "[viz][memory_view]") {
+    HeadlessContext ctx;
+    const kernels::MemoryPlayer flash("flash", attention(1024, false));
+    const auto at = [&](size_t step) { return viz::memory_view_data(flash, step, 0.5f, h100(), viz::Theme::dark); };
+    const viz::MemoryViewData start = at(0), middle = at(8), end = at(flash.step_count());
+    CHECK_FALSE(start.has_event);
+    CHECK(middle.has_event);
+    CHECK(start.read == 0);
+    const kernels::Model model = kernels::model("flash", flash.params());
+    CHECK(end.read == model.bytes_read());
+    CHECK(end.written == model.bytes_written());
+    CHECK(end.total_read == model.bytes_read());
+    CHECK(end.sram_needed > 0);
+    CHECK(end.smem_limit == static_cast<uint64_t>(h100().smem_per_block_optin));
+    const ImVec2 size(900, 600);
+    const int v0 = ctx.frame([&](ImDrawList* d) { viz::draw_memory_view(d, ImVec2(0, 0), size, start); });
+    const int v1 = ctx.frame([&](ImDrawList* d) { viz::draw_memory_view(d, ImVec2(0, 0), size, middle); });
+    CHECK(v0 > 100);
+    CHECK(v1 != v0);  // a tile in flight, a highlighted cell, other counters
+    // Out-of-range steps clamp to the last one instead of reading past the schedule.
+    CHECK(at(flash.step_count() + 100).step == flash.step_count());
+}
+
+TEST_CASE("memory view: naive draws S and P in HBM, flash never creates them", "[viz][memory_view]") {
+    const kernels::MemoryPlayer naive("naive", attention(8192, false)), flash("flash", attention(8192, false));
+    const auto names = [](const viz::MemoryViewData& d) {
+        std::string all;
+        for (const auto& t : d.tensors) all += t.name + " ";
+        return all;
+    };
+    CHECK(names(viz::memory_view_data(naive, 1, 1, h100(), viz::Theme::dark)) == "Q K S P V O ");
+    CHECK(names(viz::memory_view_data(flash, 1, 1, h100(), viz::Theme::dark)) == "Q K V O ");
+}
+
+TEST_CASE("memory view: CPU frame time at N = 16384, two variants side by side (benchmark)", "[viz][memory_view]") {
+    HeadlessContext ctx;
+    for (bool causal : {false, true}) {
+        const kernels::MemoryPlayer naive("naive", attention(16384, causal)), flash("flash", attention(16384, causal));
+        constexpr int kFrames = 200;
+        double total_ms = 0;
+        for (int f = 0; f < kFrames; ++f)
+            ctx.frame([&](ImDrawList* d) {
+                const auto start = std::chrono::steady_clock::now();
+                const float t = static_cast<float>(f) / kFrames;
+                const auto step = [&](const kernels::MemoryPlayer& p) {
+                    return static_cast<size_t>(t * static_cast<float>(p.step_count()));
+                };
+                viz::MemoryViewData a = viz::memory_view_data(naive, step(naive), t, h100(), viz::Theme::dark);
+                viz::MemoryViewData b = viz::memory_view_data(flash, step(flash), t, h100(), viz::Theme::dark);
+                const ImVec2 half(940, 900);
+                const double scale = std::min(viz::memory_view_hbm_scale(half, a), viz::memory_view_hbm_scale(half, b));
+                a.hbm_scale = b.hbm_scale = scale;
+                viz::draw_byte_race(d, ImVec2(0, 0), ImVec2(1900, viz::byte_race_height(2)), {&a, &b});
+                viz::draw_memory_view(d, ImVec2(0, 100), half, a);
+                viz::draw_memory_view(d, ImVec2(960, 100), half, b);
+                total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            });
+        std::printf("memory view frame (data + draw list), naive | flash side by side, N=16384%s: %.3f ms mean over "
+                    "%d frames (%zu + %zu steps)\n",
+                    causal ? " causal" : "", total_ms / kFrames, kFrames, naive.step_count(), flash.step_count());
+        CHECK(total_ms > 0);
+    }
+}
+
+TEST_CASE("memory panel: whole frame at N = 16384, playing side by side (benchmark)", "[viz][memory_view]") {
+    HeadlessContext ctx;
+    for (bool causal : {false, true}) {
+        app::AppState state;
+        state.settings.params = attention(16384, causal);
+        app::ResolvedBackend backend;
+        backend.ready = true;
+        backend.device = h100();
+        state.memory.variant = "naive";
+        state.memory.compare = "flash";
+        state.memory.side_by_side = true;
+        state.memory.playing = true;
+        state.memory.steps_per_second = 30;
+        constexpr int kFrames = 200;
+        double total_ms = 0, worst_ms = 0;
+        for (int f = 0; f < kFrames; ++f)
+            ctx.frame([&](ImDrawList*) {
+                const auto start = std::chrono::steady_clock::now();
+                app::draw_memory_panel(state, backend);
+                const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+                if (f > 0) worst_ms = std::max(worst_ms, ms);  // frame 0 builds the players
+                total_ms += f > 0 ? ms : 0;
+            });
+        REQUIRE(state.memory.error.empty());
+        CHECK(state.memory.clock > 0);  // it played
+        std::printf("memory panel frame (controls + data + draw list), naive | flash playing, N=16384%s: %.3f ms mean, "
+                    "%.3f ms worst over %d frames\n",
+                    causal ? " causal" : "", total_ms / (kFrames - 1), worst_ms, kFrames - 1);
+    }
+}
+
+#endif

@@ -1,0 +1,91 @@
+// The memory-hierarchy animation, drawn with ImDrawList from plain data: HBM with each tensor as a
+// grid of tiles (area in proportion to its bytes), the L2 band, several SMs each with shared memory
+// (capacity to scale: a working set larger than the SM's per-block limit overflows the box) and
+// registers, the current tile flying HBM -> SM on loads and back on stores, the SM lit on compute,
+// and running HBM byte counters per tensor. Every element explains itself in a tooltip.
+//
+// memory_view_data() turns a kernels::MemoryPlayer step into that plain data; draw_memory_view()
+// draws it. byte_race() draws two or more variants' running byte totals on one scale.
+#pragma once
+
+#include "kernels/common/types.h"
+#include "kernels/memory_player.h"
+#include "viz/theme_id.h"
+
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+namespace viz {
+
+struct MemTensor {
+    std::string name, formula;
+    uint64_t bytes = 0;                      // footprint
+    uint64_t read = 0, written = 0;          // so far, all blocks
+    uint64_t total_read = 0, total_written = 0;
+    uint64_t tile_bytes = 0;                 // one block's tile: the grid's cell
+    bool input = false;                      // exists before the run
+    float tile_at = 0;                       // where the detailed block's current tile lies, 0..1
+    int series = 0;                          // colour
+};
+
+struct MemSramPart {
+    std::string name, formula;
+    uint64_t bytes = 0;
+    bool touched = false;                    // the current event loads into it / computes on it
+};
+
+struct MemoryViewData {
+    std::string title;                       // "flash"
+    std::string device;                      // "H100 SXM5 80GB (simulated)"
+    bool simulated = false;
+    std::vector<MemTensor> tensors;
+    uint64_t l2_bytes = 0;
+    int sm_count = 0;
+
+    // The current kernel's working set on one SM.
+    kernels::OnChip on_chip = kernels::OnChip::registers;
+    std::vector<MemSramPart> sram;
+    uint64_t sram_needed = 0;                // sum of sram
+    uint64_t smem_limit = 0;                 // per block, with opt-in
+    uint64_t smem_default = 0;               // per block without opt-in
+    std::string on_chip_note;
+
+    // The current step.
+    size_t step = 0, step_count = 0;
+    bool has_event = false;
+    kernels::EventKind kind = kernels::EventKind::compute;
+    int tensor = -1;                         // index into tensors, -1 for compute
+    uint64_t event_bytes = 0, repeat = 0;    // one block's bytes; how many blocks do it
+    double event_flops = 0;
+    std::string what;                        // the animation's words
+    std::string kernel;                      // "gemm_qk (1 of 3), 16 blocks"
+    uint64_t kernel_blocks = 0;
+    float flight = 1;                        // 0..1: how far the moving tile has flown
+
+    uint64_t read = 0, written = 0, total_read = 0, total_written = 0;
+    std::vector<std::string> notes;          // modeled / measured time and bytes, one short line each
+    std::vector<std::string> note_tips;      // the same notes in full, with how they were obtained
+    Theme theme = Theme::dark;
+    bool interactive = true;                 // false in shots: no tooltips
+    // HBM squares' scale in px per sqrt(byte); 0 = the largest that fits. Side by side views
+    // share the smaller of their fits, so the same bytes look the same size in both.
+    double hbm_scale = 0;
+};
+
+// The data for `step` of `player` (clamped to its last step) on `device`.
+MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step, float flight,
+                                const kernels::DeviceInfo& device, Theme theme);
+
+// The largest HBM scale at which `data`'s tensors fit a view of this size.
+double memory_view_hbm_scale(ImVec2 size, const MemoryViewData& data);
+
+// Draws inside [origin, origin + size) and never outside it.
+void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const MemoryViewData& data);
+
+// Racing byte counters: one bar per view, all on the scale of the largest total.
+void draw_byte_race(ImDrawList* draw, ImVec2 origin, ImVec2 size, const std::vector<const MemoryViewData*>& views);
+float byte_race_height(size_t views);
+
+}  // namespace viz
