@@ -18,7 +18,9 @@
 #include "app/runner.h"
 #include "kernels/attention/attention.h"
 #include "kernels/common/backend.h"
+#include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
+#include "kernels/memory_player.h"
 #include "kernels/workload.h"
 
 #include <CLI/CLI.hpp>
@@ -34,6 +36,7 @@
 #include <new>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 namespace app::cli {
 
@@ -405,6 +408,7 @@ struct RawArgs {
     struct {
         std::string out, size, font_scale, theme = "dark", workload = "chain", dtype, sim, reps;
         std::map<std::string, std::string> params;  // spec name -> word given
+        std::string view = "results", variant, compare, step;
     } shot;
 };
 
@@ -465,6 +469,45 @@ std::string parse_one_param(const std::string& option, const std::string& text, 
     return "";
 }
 
+// --view, --variant, --compare, --step: the memory animation's variant(s) and step.
+std::string check_shot_view(const std::string& view, const std::string& variant, const std::string& compare,
+                            const std::string& step, ShotOptions& o) {
+    if (view != "results" && view != "memory") return bad_value("--view", view, "is not a view", "results, memory");
+    o.view = view;
+    const bool memory = view == "memory";
+    if (!memory && (!variant.empty() || !compare.empty() || !step.empty()))
+        return "--variant, --compare and --step choose what the memory animation shows: add --view memory";
+    const kernels::Workload w = o.params.workload;
+    for (const auto& [option, name] : {std::pair<const char*, const std::string&>{"--variant", variant}, {"--compare", compare}})
+        if (!name.empty() && !kernels::has_variant(w, name))
+            return bad_value(option, name, std::string("is not a variant of ") + kernels::to_string(w), variant_names());
+    if (!compare.empty() && compare == (variant.empty() ? kernels::variants(w).front().name : variant))
+        return "--compare " + compare + " is the variant already shown: compare with another one";
+    o.variant = variant;
+    o.compare = compare;
+    if (!memory) return "";
+    // A variant that cannot take these parameters (flash_tc in fp32) has no schedule to show.
+    const std::string shown = variant.empty() ? kernels::variants(w).front().name : variant;
+    size_t steps = 0;
+    for (const std::string& v : {shown, compare}) {
+        if (v.empty()) continue;
+        try {
+            const size_t n = kernels::MemoryPlayer(v, o.params).step_count();
+            if (v == shown) steps = n;
+        } catch (const std::invalid_argument& e) {
+            return std::string(v == shown ? "--variant " : "--compare ") + v + ": " + e.what();
+        }
+    }
+    if (step.empty()) return "";
+    int64_t value = 0;
+    if (!parse_whole(trim(step), value) || value < 0 || static_cast<uint64_t>(value) > steps)
+        return bad_value("--step", step, "is out of range",
+                         "0 .. " + std::to_string(steps) + " (" + shown + " has " + std::to_string(steps) +
+                             " steps with these parameters)");
+    o.step = value;
+    return "";
+}
+
 std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     Checker check;
     const auto& s = raw.shot;
@@ -492,6 +535,7 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
     if (!check.error.empty()) return check.error;
     if (std::string problem = kernels::validate(o.params); !problem.empty()) return problem;
+    if (std::string problem = check_shot_view(s.view, s.variant, s.compare, s.step, o); !problem.empty()) return problem;
     // Checked last so `shot --size 12x` names the size first; CLI11 does not require it for that reason.
     if (trim(s.out).empty()) return "--out FILE.png is required";
     o.out = s.out;
@@ -529,6 +573,10 @@ void define_shot(CLI::App& app, RawArgs& raw) {
         shot->add_option(std::string("--") + spec.name, s.params[spec.name], param_option_help(spec))->type_name("V");
     shot->add_option("--sim", s.sim, "use this simulated GPU")->type_name("GPU");
     shot->add_option("--reps", s.reps, "timed repetitions")->type_name("N");
+    shot->add_option("--view", s.view, "results (default) or memory (the memory-hierarchy animation)")->type_name("NAME");
+    shot->add_option("--variant", s.variant, "memory view: the variant to show (default: the first)")->type_name("NAME");
+    shot->add_option("--compare", s.compare, "memory view: a second variant side by side")->type_name("NAME");
+    shot->add_option("--step", s.step, "memory view: the schedule step to show (default: the middle)")->type_name("N");
 }
 
 }  // namespace
@@ -667,7 +715,11 @@ int run_info(const InfoOptions& o, std::ostream& out) {
         out << "GPU: none usable: " << runner.gpu_status() << "\n"
             << "  the app runs on a simulated GPU (default H100; pick one with --sim KEY)\n";
     }
-    print_line(out, "hardware counters", "not read by this build (issue 6): measured DRAM bytes are unavailable");
+    // Tried for real (initialisation and one small measured kernel): permission problems show here.
+    print_line(out, "hardware counters",
+               kernels::counters_status_line(!kernels::built_with_cuda() || runner.gpu_available()
+                                                 ? kernels::probe_hardware_counters(0)
+                                                 : "unavailable: no usable GPU"));
     print_sim_table(out);
     return kExitOk;
 }
@@ -690,7 +742,7 @@ std::vector<Column> table_columns(size_t shape_width) {
     return {
         {"workload", 10, false},    {"variant", 9, false},   {"dtype", 6, false},
         {"shape", std::max<size_t>(shape_width, 13), false}, {"median ms (min-max)", 24, false},
-        {"modeled bytes", 14, true}, {"GB/s", 11, true},     {"% ceil", 8, true},
+        {"modeled bytes", 14, true}, {"DRAM bytes (measured)", 24, true}, {"GB/s", 11, true}, {"% ceil", 8, true},
         {"TFLOP/s", 8, true},        {"max err / rel err", 0, false},
     };
 }
@@ -768,6 +820,7 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     const BandwidthCeiling ceiling = bandwidth_ceiling(m.device);
     cells.push_back(time_cell(m.time, m.device.simulated));
     cells.push_back(kernels::format_bytes(double(m.bytes())));
+    cells.push_back(m.measured_bytes ? kernels::measured_vs_modeled(*m.measured_bytes, m.bytes()) : std::string("n/a"));
     cells.push_back(gbps_cell(m.achieved_gbps()));
     cells.push_back(pct_cell(m.achieved_gbps(), ceiling));
     cells.push_back(tflops_cell(m.achieved_gflops()));
@@ -779,7 +832,7 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     for (const auto& k : m.kernels) {
         const double gbps = k.time.median_ms > 0 ? double(k.bytes) / (k.time.median_ms * 1e6) : 0.0;
         out << table_line({"", "  kernel", "", k.name, time_cell(k.time, m.device.simulated), kernels::format_bytes(double(k.bytes)),
-                           gbps_cell(gbps), pct_cell(gbps, ceiling), "", ""},
+                           "", gbps_cell(gbps), pct_cell(gbps, ceiling), "", ""},
                           shape_width)
             << "\n";
     }

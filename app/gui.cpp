@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 namespace app {
@@ -197,7 +198,8 @@ void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSess
 // Idle frames wait for input instead of spinning; while work is pending we keep redrawing so
 // results appear (and the spinner turns) without the user moving the mouse.
 void wait_for_events(const AppState& state, const Runner& runner) {
-    const bool animating = runner.busy() || !runner.gpu_probed() || state.params_dirty || state.settings_dirty;
+    const bool animating = runner.busy() || !runner.gpu_probed() || state.params_dirty || state.settings_dirty ||
+                           state.memory.playing;
     glfwWaitEventsTimeout(animating ? 1.0 / 60.0 : 0.5);
 }
 
@@ -269,7 +271,24 @@ std::string check_shot_options(const ShotOptions& opts, Settings& s) {
     s.font_scale = opts.font_scale;
     s.params = opts.params;
     s.reps = opts.reps;
+    if (opts.view != "results" && opts.view != "memory") return "view '" + opts.view + "' is unknown: use results or memory";
     return check_writable(opts.out);
+}
+
+// The memory tab open at the requested step (the middle when none), the tile mid-flight.
+void setup_memory_view(const ShotOptions& opts, MemoryPanelState& memory) {
+    memory.select_tab = true;
+    memory.full_width = true;
+    memory.variant = opts.variant;
+    memory.compare = opts.compare;
+    memory.side_by_side = !opts.compare.empty();
+    const std::string variant = opts.variant.empty() ? kernels::variants(opts.params.workload).front().name : opts.variant;
+    try {
+        const size_t steps = kernels::MemoryPlayer(variant, opts.params).step_count();
+        memory.pending_step = opts.step >= 0 ? opts.step : static_cast<int64_t>((steps + 1) / 2);
+    } catch (const std::invalid_argument&) {
+        memory.pending_step = 0;  // the panel shows why there is nothing to play
+    }
 }
 
 // Renders the main window into `target` kShotFrames times; the last frame stays in it.
@@ -331,6 +350,7 @@ int run_shot(const ShotOptions& opts) {
                                  m.refused ? "refused" : "failed", m.error.c_str());
             store_results(state, std::move(results));
             state.params_dirty = false;  // measured above; nothing to submit while rendering
+            if (opts.view == "memory") setup_memory_view(opts, state.memory);
 
             ImGuiSession session(window, false);
             render_shot_frames(state, runner, session, target, opts.width, opts.height);

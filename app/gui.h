@@ -28,6 +28,11 @@ struct ShotOptions {
     kernels::Params params;          // what to measure before the shot
     std::string sim_gpu;             // non-empty: simulated GPU; empty: GPU if present else H100
     int reps = 20;
+    // --view memory: the memory-hierarchy animation tab at `step` of `variant` (and, when
+    // `compare` is set, that variant side by side); "results" is the measurements tab.
+    std::string view = "results";
+    std::string variant, compare;  // "" = the workload's first variant / no side by side
+    int64_t step = -1;             // -1 = the middle of the schedule
 };
 
 // Measures params (every variant) through the runner, renders the main window headless into a

@@ -9,7 +9,9 @@
 #include "app/panels.h"
 
 #include "app/export.h"
+#include "app/panel_memory.h"
 #include "kernels/common/backend.h"
+#include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
 #include "kernels/workload.h"
 #include "viz/bar_chart.h"
@@ -546,10 +548,22 @@ void results_rows(const std::vector<const Measurement*>& shown, const std::vecto
                        tooltip(m.check_note);
                    }
                });
-    metric_row("DRAM (counters)", "Measured DRAM bytes, counted by the GPU's hardware counters, when they can be read.",
+    metric_row("DRAM (counters)", "Measured DRAM bytes (read + written), counted by the GPU's hardware counters over one "
+                                  "run after an L2 flush, and their ratio to the modeled bytes. Below 1x: L2 served "
+                                  "some re-reads, or written lines were still in L2 when the run ended.",
                shown, stale, [](const Measurement& m) {
-                   cell_text(m.measured_bytes ? kernels::format_bytes(static_cast<double>(*m.measured_bytes)) : "n/a");
-                   tooltip(m.measured_bytes_note);
+                   if (!m.measured_bytes) {
+                       cell_text("n/a");
+                       tooltip(m.measured_bytes_note);
+                       return;
+                   }
+                   cell_text(kernels::measured_vs_modeled(*m.measured_bytes, m.bytes()));
+                   std::string detail;
+                   if (m.measured_bytes_read && m.measured_bytes_written)
+                       detail = "read " + kernels::measured_vs_modeled(*m.measured_bytes_read, m.bytes_read) +
+                                ", written " + kernels::measured_vs_modeled(*m.measured_bytes_written, m.bytes_written) +
+                                "\n";
+                   tooltip(detail + m.measured_bytes_note);
                });
     metric_row("per kernel", "Each kernel of the variant with its median time. Hover a line for min/max, its "
                              "modeled bytes and achieved bandwidth.", shown, stale, per_kernel_cell);
@@ -759,7 +773,7 @@ std::string takeaway(const std::vector<const Measurement*>& shown) {
     return text + ".";
 }
 
-void draw_results_area(AppState& state, const ResolvedBackend& backend) {
+void draw_results_page(AppState& state, const ResolvedBackend& backend) {
     ImGui::PushFont(viz::heading_font());
     ImGui::TextUnformatted("Results");
     ImGui::PopFont();
@@ -781,6 +795,24 @@ void draw_results_area(AppState& state, const ResolvedBackend& backend) {
     draw_results_table(state, backend);
 }
 
+// Measurements and the memory-hierarchy animation share the right-hand side as two tabs.
+void draw_results_area(AppState& state, const ResolvedBackend& backend) {
+    if (!ImGui::BeginTabBar("views")) return;
+    if (ImGui::BeginTabItem("Measurements")) {
+        state.memory.tab_active = false;
+        draw_results_page(state, backend);
+        ImGui::EndTabItem();
+    }
+    const ImGuiTabItemFlags memory_flags = state.memory.select_tab ? ImGuiTabItemFlags_SetSelected : 0;
+    if (ImGui::BeginTabItem("Memory animation", nullptr, memory_flags)) {
+        state.memory.tab_active = true;
+        draw_memory_panel(state, backend);
+        ImGui::EndTabItem();
+    }
+    if (state.interactive) state.memory.select_tab = false;  // shots keep it for every frame
+    ImGui::EndTabBar();
+}
+
 }  // namespace
 
 void draw_main_window(AppState& state, Runner& runner) {
@@ -799,14 +831,17 @@ void draw_main_window(AppState& state, Runner& runner) {
     const float total_w = ImGui::GetContentRegionAvail().x;
 
     if (total_w >= em() * 50) {
-        // Wide: controls on the left, results on the right, each scrolling on its own.
-        const float controls_w = std::clamp(em() * 20, em() * 15, total_w * 0.33f);
-        ImGui::BeginChild("controls", ImVec2(controls_w, body_h), true);
-        draw_parameters_panel(state, runner, backend);
-        ImGui::Spacing();
-        draw_export_folder(state);
-        ImGui::EndChild();
-        ImGui::SameLine();
+        // Wide: controls on the left, results on the right, each scrolling on its own. The memory
+        // animation may hide the controls to take the whole width (its panel names the parameters).
+        if (!(state.memory.tab_active && state.memory.full_width)) {
+            const float controls_w = std::clamp(em() * 20, em() * 15, total_w * 0.33f);
+            ImGui::BeginChild("controls", ImVec2(controls_w, body_h), true);
+            draw_parameters_panel(state, runner, backend);
+            ImGui::Spacing();
+            draw_export_folder(state);
+            ImGui::EndChild();
+            ImGui::SameLine();
+        }
         ImGui::BeginChild("results", ImVec2(0, body_h), false);
         draw_results_area(state, backend);
         ImGui::EndChild();

@@ -3,6 +3,7 @@
 // (debounced, validated first), keeping the latest result per variant, and the export actions.
 #pragma once
 
+#include "app/panel_memory.h"
 #include "app/runner.h"
 #include "app/settings.h"
 #include "kernels/common/types.h"
@@ -43,6 +44,7 @@ struct AppState {
 
     bool stack_by_kernel = false;    // bytes chart: one segment per kernel instead of per buffer
     bool interactive = true;         // false in shots: no hover tooltips, nothing animated
+    MemoryPanelState memory;         // the memory-hierarchy animation (app/panel_memory.h)
 };
 
 // Where jobs go, as chosen in the settings and allowed by what the runner found.

@@ -95,6 +95,17 @@ fl_cli_test(unknown_command CODE 2 ARGS frobnicate STDERR "frobnicate")
 fl_cli_test(shot_bad_size CODE 2 ARGS shot --size 12x STDERR "--size '12x' is not a size \\(legal: WIDTHxHEIGHT")
 fl_cli_test(shot_size_out_of_range CODE 2 ARGS shot --out x.png --size 10x10 STDERR "--size '10x10' is out of range")
 fl_cli_test(shot_no_out CODE 2 ARGS shot STDERR "--out FILE.png is required")
+# The memory animation's options: a view that exists, variants of the workload, a step in range.
+fl_cli_test(shot_bad_view CODE 2 ARGS shot --out x.png --view memroy STDERR "--view 'memroy' is not a view \\(legal: results, memory\\)")
+fl_cli_test(shot_step_without_memory CODE 2 ARGS shot --out x.png --step 3 STDERR "add --view memory")
+fl_cli_test(shot_memory_bad_variant CODE 2 ARGS shot --out x.png --view memory --workload attention --variant fused
+            STDERR "--variant 'fused' is not a variant of attention")
+fl_cli_test(shot_memory_same_compare CODE 2 ARGS shot --out x.png --view memory --workload attention --variant flash --compare flash
+            STDERR "compare with another one")
+fl_cli_test(shot_memory_variant_cannot_run CODE 2 ARGS shot --out x.png --view memory --workload attention --variant flash_tc --dtype fp32
+            STDERR "--variant flash_tc: flash_tc runs on tensor cores in fp16 or bf16 only")
+fl_cli_test(shot_memory_step_out_of_range CODE 2 ARGS shot --out x.png --view memory --workload attention --variant flash --N 1024 --step 40
+            STDERR "--step '40' is out of range \\(legal: 0 .. 27 \\(flash has 27 steps")
 fl_cli_test(info_sim_unknown CODE 2 ARGS info --sim XYZ STDERR "--sim 'XYZ' is not a simulated GPU")
 fl_cli_test(gui_font_scale CODE 2 ARGS --font-scale 9 STDERR "--font-scale '9' is out of range \\(legal: 1\\.\\.3\\)")
 
@@ -129,7 +140,7 @@ fl_cli_test(attention_bad_d CODE 2 ARGS bench --workload attention --sim H100 --
             STDERR "--d '0' is out of range \\(legal: 1\\.\\.128\\)")
 fl_cli_test(attention_bad_n CODE 2 ARGS bench --workload attention --sim H100 --N abc
             STDERR "--N 'abc' is not a whole number")
-fl_cli_test(info CODE 0 ARGS info STDOUT "hardware counters +not read by this build \\(issue 6\\).*H100")
+fl_cli_test(info CODE 0 ARGS info STDOUT "hardware counters +(readable \\(CUPTI|unavailable: ).*H100")
 fl_cli_test(info_sim CODE 0 ARGS info --sim h200 STDOUT "SIMULATED.*H200")
 if(NOT FUSIONLAB_GUI)
   fl_cli_test(no_gui CODE 1 ARGS STDERR "this build has no GUI \\(built with FUSIONLAB_GUI=OFF\\): use bench/info")

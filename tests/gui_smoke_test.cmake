@@ -4,6 +4,7 @@
 #
 # shot:      xvfb-run -a fusionlab shot --out F --size WxH ARGS, then png_check F W H
 #            (the PNG exists, has the requested size and is not blank).
+# shot_pair: two shots at --step FL_STEP_A and FL_STEP_B, each png_check'ed, then png_diff'ed.
 # nodisplay: runs a command with DISPLAY/WAYLAND_DISPLAY unset (and optionally PATH) and
 #            checks it exits 1 with a message matching FL_STDERR.
 
@@ -34,6 +35,38 @@ if(CMAKE_SCRIPT_MODE_FILE)
       message(FATAL_ERROR "the screenshot failed its check: ${err}${out}")
     endif()
     message(STATUS "${out}")
+  elseif(FL_MODE STREQUAL "shot_pair")
+    # Two memory-view shots of the same parameters at different steps (FL_ARGS + --step FL_STEP_A
+    # / FL_STEP_B): each must pass png_check, and they must differ by at least FL_MIN_DIFF %.
+    find_program(XVFB_RUN xvfb-run)
+    if(NOT XVFB_RUN)
+      message(FATAL_ERROR "xvfb-run not found: install xvfb and xauth (Debian/Ubuntu: sudo apt-get install xvfb xauth).")
+    endif()
+    string(REPLACE "x" ";" wh "${FL_SIZE}")
+    list(GET wh 0 width)
+    list(GET wh 1 height)
+    foreach(which A B)
+      set(out "${FL_OUT}_${which}.png")
+      file(REMOVE "${out}")
+      execute_process(COMMAND "${XVFB_RUN}" -a -s "-screen 0 1280x1024x24"
+                              "${FL_EXE}" shot --out "${out}" --size "${FL_SIZE}" ${args} --step ${FL_STEP_${which}}
+                      RESULT_VARIABLE code OUTPUT_VARIABLE out_text ERROR_VARIABLE err TIMEOUT 180)
+      if(NOT code EQUAL 0)
+        message(FATAL_ERROR "fusionlab shot --step ${FL_STEP_${which}} failed (exit ${code})\n  stdout: ${out_text}\n  stderr: ${err}")
+      endif()
+      execute_process(COMMAND "${FL_CHECK}" "${out}" ${width} ${height}
+                      RESULT_VARIABLE code OUTPUT_VARIABLE out_text ERROR_VARIABLE err)
+      if(NOT code EQUAL 0)
+        message(FATAL_ERROR "the screenshot at step ${FL_STEP_${which}} failed its check: ${err}${out_text}")
+      endif()
+      message(STATUS "${out_text}")
+    endforeach()
+    execute_process(COMMAND "${FL_DIFF}" "${FL_OUT}_A.png" "${FL_OUT}_B.png" ${FL_MIN_DIFF}
+                    RESULT_VARIABLE code OUTPUT_VARIABLE out_text ERROR_VARIABLE err)
+    if(NOT code EQUAL 0)
+      message(FATAL_ERROR "the two steps render alike: ${err}${out_text}")
+    endif()
+    message(STATUS "${out_text}")
   elseif(FL_MODE STREQUAL "nodisplay")
     set(env_args --unset=DISPLAY --unset=WAYLAND_DISPLAY)
     if(DEFINED FL_PATH)
@@ -72,6 +105,19 @@ fl_gui_shot_test(gui_smoke_scale2_light 1024x768 "--sim|A100|--font-scale|2|--th
 # Attention with its own parameters, a refused tile (flash) and a refused dtype (flash_tc) on screen.
 fl_gui_shot_test(gui_smoke_attention 1280x720
                  "--sim|H200|--workload|attention|--N|4096|--d|128|--dtype|fp32|--br|128|--bc|128|--causal|1")
+
+# The memory-hierarchy animation: two steps of flash vs naive side by side render, and differ.
+add_executable(fl_png_diff png_diff.cpp)
+fl_warnings(fl_png_diff)
+target_link_libraries(fl_png_diff PRIVATE PkgConfig::STB)
+add_test(NAME gui_memory_view_steps
+         COMMAND ${CMAKE_COMMAND} -DFL_MODE=shot_pair -DFL_EXE=$<TARGET_FILE:fusionlab>
+                 -DFL_CHECK=$<TARGET_FILE:fl_png_check> -DFL_DIFF=$<TARGET_FILE:fl_png_diff>
+                 -DFL_OUT=${CMAKE_BINARY_DIR}/gui_memory_view -DFL_SIZE=1280x720 -DFL_STEP_A=3 -DFL_STEP_B=20
+                 -DFL_MIN_DIFF=0.5
+                 "-DFL_ARGS=--sim|H100|--view|memory|--workload|attention|--variant|flash|--compare|naive|--N|1024"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/gui_smoke_test.cmake)
+set_tests_properties(gui_memory_view_steps PROPERTIES TIMEOUT 360 LABELS gui)
 
 # No display: the GUI says so and points to xvfb-run / shot / bench; shot without xvfb-run on
 # PATH says what to install.
