@@ -77,15 +77,20 @@ std::string counters_status_line(const std::string& availability) {
     return availability;
 }
 
-#ifndef FUSIONLAB_HAVE_CUDA
-// Simulated-only build: no CUDA, no CUPTI.
+#if !FUSIONLAB_HAVE_CUDA || !FUSIONLAB_HAVE_CUPTI
+// No counters in this build: every measurement answers why (dram_counters.cu holds the real one).
 struct DramCounters::State {};
 
 DramCounters::DramCounters(int) {}
 DramCounters::~DramCounters() = default;
 
 const std::string& DramCounters::availability() {
+#if !FUSIONLAB_HAVE_CUDA
     static const std::string why = "unavailable: built without CUDA";
+#else
+    static const std::string why =
+        "unavailable: built without CUPTI (libcupti was not found when fusionlab was configured)";
+#endif
     return why;
 }
 

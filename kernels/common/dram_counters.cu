@@ -440,26 +440,6 @@ std::string probe_hardware_counters(int device) {
     return d.ok ? std::string() : d.error;
 }
 
-#else  // CUDA build without CUPTI
-
-struct DramCounters::State {};
-
-DramCounters::DramCounters(int) {}
-DramCounters::~DramCounters() = default;
-
-const std::string& DramCounters::availability() {
-    static const std::string why = "unavailable: built without CUPTI (libcupti was not found when fusionlab was configured)";
-    return why;
-}
-
-DramBytes DramCounters::measure(const std::function<void()>&, CUstream_st*) {
-    DramBytes d;
-    d.error = availability();
-    return d;
-}
-
-std::string probe_hardware_counters(int device) { return DramCounters(device).availability(); }
-
 #endif
 
 }  // namespace kernels
