@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (see scripts/device_prepare.sh): GPU tests, memcheck, info, the bench
+# tables of kernels/PERF.md and the PyTorch anchors, in one call so the numbers sit side by side.
+# Writes logs under $OUT (or ./device-out).
+set -o pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+OUT=${OUT:-device-out}; mkdir -p "$OUT"
+export LD_LIBRARY_PATH=$PWD/.device/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export PYTHONUNBUFFERED=1
+B=.device/bin; F=$B/fusionlab
+chmod +x $B/*
+{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.mem --format=csv,noheader; } | tee "$OUT/tests.log"
+timeout 200 $B/fusionlab_gpu_tests >> "$OUT/tests.log" 2>&1; echo "gpu tests rc=$?" | tee -a "$OUT/tests.log"
+timeout 200 compute-sanitizer --tool memcheck $B/fusionlab_gpu_tests "[elementwise],[attention]~[timing]" 2>&1 | tail -3 | tee -a "$OUT/tests.log"
+timeout 60 $F info | tee "$OUT/info.txt"
+timeout 120 $F bench --workload chain,bias_gelu --variant all --rows 8192 --hidden 8192 --dtype bf16,fp16,fp32 \
+  --reps 50 --kernels --csv "$OUT/elementwise.csv" | tee "$OUT/bench.txt"
+for d in 64 128; do for N in 512 1024 2048 4096 8192 16384; do
+  v=naive,flash_tc; [ "$N" -le 4096 ] && v=all
+  timeout 90 $F bench --workload attention --variant $v --N $N --d $d --heads $((262144 / N)) --dtype fp16 --reps 20 \
+    | grep -E "^attention"
+done; done | tee "$OUT/attention.txt"
+[ -f .device/torch_anchors.py ] && timeout 300 python3 .device/torch_anchors.py | tee "$OUT/anchors.txt"
