@@ -28,6 +28,8 @@
 #include "kernels/attention/attention_gpu.h"
 #include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/gpu_check.cuh"
+#include "kernels/common/gpu_dtype.cuh"
+#include "kernels/common/gpu_memory.cuh"
 #include "kernels/common/philox.h"
 
 #include <cublas_v2.h>
@@ -48,6 +50,10 @@
 namespace kernels::attention::gpu {
 
 using kernels::gpu::check;
+using kernels::gpu::DeviceMemory;
+using kernels::gpu::from_float;
+using kernels::gpu::Stream;
+using kernels::gpu::to_float;
 using kernels::gpu::check_launch;
 
 namespace {
@@ -55,15 +61,6 @@ namespace {
 // =============================================================================================
 // [SECTION] Element types and small helpers
 // =============================================================================================
-__device__ __forceinline__ float to_f(float x) { return x; }
-__device__ __forceinline__ float to_f(__half x) { return __half2float(x); }
-__device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-template <typename T> __device__ __forceinline__ T from_f(float x);
-template <> __device__ __forceinline__ float from_f<float>(float x) { return x; }
-template <> __device__ __forceinline__ __half from_f<__half>(float x) { return __float2half_rn(x); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
-
 // 8 consecutive elements as float: one 16-byte load for 2-byte types, two for fp32.
 template <typename T> __device__ __forceinline__ void load8(const T* src, float (&v)[8]) {
     if constexpr (sizeof(T) == 4) {
@@ -73,7 +70,7 @@ template <typename T> __device__ __forceinline__ void load8(const T* src, float 
         const uint4 raw = *reinterpret_cast<const uint4*>(src);
         const T* e = reinterpret_cast<const T*>(&raw);
 #pragma unroll
-        for (int i = 0; i < 8; ++i) v[i] = to_f(e[i]);
+        for (int i = 0; i < 8; ++i) v[i] = to_float(e[i]);
     }
 }
 
@@ -85,7 +82,7 @@ template <typename T> __device__ __forceinline__ void store8(T* dst, const float
         uint4 raw;
         T* e = reinterpret_cast<T*>(&raw);
 #pragma unroll
-        for (int i = 0; i < 8; ++i) e[i] = from_f<T>(v[i]);
+        for (int i = 0; i < 8; ++i) e[i] = from_float<T>(v[i]);
         *reinterpret_cast<uint4*>(dst) = raw;
     }
 }
@@ -133,13 +130,13 @@ template <typename F> void with_type(DType t, F&& f) {
 template <typename T> __global__ void fill_kernel(T* dst, uint64_t n, uint64_t seed, uint32_t id) {
     for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
-        dst[i] = from_f<T>(input_value(seed, id, i));
+        dst[i] = from_float<T>(input_value(seed, id, i));
 }
 
 template <typename T> __global__ void to_float_kernel(const T* src, float* dst, uint64_t n) {
     for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
-        dst[i] = to_f(src[i]);
+        dst[i] = to_float(src[i]);
 }
 
 // =============================================================================================
@@ -223,7 +220,7 @@ __global__ void __launch_bounds__(1024) softmax_kernel(const T* __restrict__ S, 
         if constexpr (VEC == 8) {
             if (base < N) load8(s + base, x[k]);  // load S row into registers
         } else {
-            if (base < N) x[k][0] = to_f(s[base]);  // load S row into registers
+            if (base < N) x[k][0] = to_float(s[base]);  // load S row into registers
         }
 #pragma unroll
         for (int v = 0; v < VEC; ++v) {
@@ -249,7 +246,7 @@ __global__ void __launch_bounds__(1024) softmax_kernel(const T* __restrict__ S, 
         if constexpr (VEC == 8) {
             if (base < N) store8(prow + base, x[k]);  // store P row to HBM
         } else {
-            if (base < N) prow[base] = from_f<T>(x[k][0]);  // store P row to HBM
+            if (base < N) prow[base] = from_float<T>(x[k][0]);  // store P row to HBM
         }
     }
 }
@@ -331,7 +328,7 @@ __global__ void __launch_bounds__(128) flash_kernel(const T* __restrict__ Q, con
         for (int idx = tid; idx < rows * cols; idx += threads) {
             const int r = idx / cols, c = idx % cols;
             float acc = 0.0f;
-            for (int k = 0; k < d; ++k) acc += to_f(Qs[r * ld + k]) * to_f(Ks[c * ld + k]);
+            for (int k = 0; k < d; ++k) acc += to_float(Qs[r * ld + k]) * to_float(Ks[c * ld + k]);
             const bool masked = causal && col0 + c > row0 + r;
             Sij[r * s_ld + c] = masked ? -INFINITY : acc * scale_log2;
         }
@@ -358,14 +355,14 @@ __global__ void __launch_bounds__(128) flash_kernel(const T* __restrict__ Q, con
         for (int idx = tid; idx < rows * d; idx += threads) {
             const int r = idx / d, c = idx % d;
             float acc = Oi[r * d + c] * rescale[r];
-            for (int k = 0; k < cols; ++k) acc += Sij[r * s_ld + k] * to_f(Vs[k * ld + c]);
+            for (int k = 0; k < cols; ++k) acc += Sij[r * s_ld + k] * to_float(Vs[k * ld + c]);
             Oi[r * d + c] = acc;
         }
     }
     __syncthreads();
     for (int idx = tid; idx < rows * d; idx += threads) {
         const int r = idx / d, c = idx % d;
-        Oh[static_cast<size_t>(row0 + r) * d + c] = from_f<T>(Oi[r * d + c] / l[r]);  // store Oi
+        Oh[static_cast<size_t>(row0 + r) * d + c] = from_float<T>(Oi[r * d + c] / l[r]);  // store Oi
     }
 }
 
@@ -673,49 +670,8 @@ void launch_flash_tc(const AttentionParams& p, const void* Q, const void* K, con
 // =============================================================================================
 // [SECTION] Buffers, launch, checks
 // =============================================================================================
-class DeviceBuffer {
-public:
-    DeviceBuffer() = default;
-    explicit DeviceBuffer(size_t bytes, const std::string& what) {
-        if (bytes > 0) check(cudaMalloc(&ptr_, bytes), "cudaMalloc of " + std::to_string(bytes) + " bytes for " + what);
-    }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-        if (this != &o) {
-            release();
-            ptr_ = o.ptr_;
-            o.ptr_ = nullptr;
-        }
-        return *this;
-    }
-    ~DeviceBuffer() { release(); }
-    void* get() const { return ptr_; }
-
-private:
-    void release() {
-        if (ptr_) (void)cudaFree(ptr_);  // nothing useful to do with an error while freeing
-        ptr_ = nullptr;
-    }
-    void* ptr_ = nullptr;
-};
-
-class OwnedStream {
-public:
-    OwnedStream() { check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
-    ~OwnedStream() {
-        if (s_) (void)cudaStreamDestroy(s_);
-    }
-    OwnedStream(const OwnedStream&) = delete;
-    OwnedStream& operator=(const OwnedStream&) = delete;
-    cudaStream_t get() const { return s_; }
-
-private:
-    cudaStream_t s_ = nullptr;
-};
-
 struct Buffers {
-    DeviceBuffer q, k, v, o, s, p;  // s, p: naive only
+    DeviceMemory q, k, v, o, s, p;  // s, p: naive only
 };
 
 DeviceLimits query_limits() {
@@ -744,14 +700,14 @@ std::string runnable_on(const std::string& variant, const AttentionParams& p, co
 
 void allocate(const std::string& variant, const AttentionParams& p, Buffers& b) {
     const size_t tensor = static_cast<size_t>(p.batch_heads * p.N * p.d) * static_cast<size_t>(dtype_bytes(p.dtype));
-    b.q = DeviceBuffer(tensor, "Q");
-    b.k = DeviceBuffer(tensor, "K");
-    b.v = DeviceBuffer(tensor, "V");
-    b.o = DeviceBuffer(tensor, "O");
+    b.q = DeviceMemory(tensor, "Q");
+    b.k = DeviceMemory(tensor, "K");
+    b.v = DeviceMemory(tensor, "V");
+    b.o = DeviceMemory(tensor, "O");
     if (variant == "naive") {
         const size_t nn = static_cast<size_t>(naive_scratch_bytes(p) / 2);
-        b.s = DeviceBuffer(nn, "S");
-        b.p = DeviceBuffer(nn, "P");
+        b.s = DeviceMemory(nn, "S");
+        b.p = DeviceMemory(nn, "P");
     }
 }
 
@@ -806,7 +762,7 @@ void launch_variant(const std::string& variant, const AttentionParams& p, const 
 
 std::vector<float> download_output(const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
     const uint64_t n = static_cast<uint64_t>(p.batch_heads * p.N * p.d);
-    DeviceBuffer as_float(n * sizeof(float), "O as float");
+    DeviceMemory as_float(n * sizeof(float), "O as float");
     const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((n + 255) / 256, 132 * 32));
     with_type(p.dtype, [&](auto zero) {
         using T = decltype(zero);
@@ -926,7 +882,7 @@ Output run_once(const std::string& variant, const AttentionParams& p) {
     Output r;
     try {
         if (std::string why = why_not_runnable(variant, p); !why.empty()) throw std::invalid_argument(why);
-        OwnedStream stream;
+        Stream stream;
         Buffers b;
         allocate(variant, p, b);
         fill_inputs(p, b, stream.get());
@@ -950,7 +906,7 @@ Timing time_variant(const std::string& variant, const AttentionParams& p, int wa
         if (std::string why = runnable_on(variant, p, dev); !why.empty()) throw std::invalid_argument(why);
         reps = std::max(reps, 20);
         warmup = std::max(warmup, 1);
-        OwnedStream stream;
+        Stream stream;
         const cudaStream_t s = stream.get();
         Buffers b;
         allocate(variant, p, b);

@@ -16,6 +16,7 @@
 #include "kernels/common/format.h"
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_elementwise.cuh"
+#include "kernels/common/gpu_memory.cuh"
 #include "kernels/common/gpu_testing.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/workload.h"
@@ -41,49 +42,6 @@ namespace {
 // =============================================================================================
 // [SECTION] Small RAII holders
 // =============================================================================================
-class DeviceMemory {
-public:
-    DeviceMemory() = default;
-    explicit DeviceMemory(size_t bytes) : bytes_(bytes) {
-        if (bytes == 0) return;
-        check(cudaMalloc(&ptr_, bytes), "cudaMalloc of " + format_bytes(static_cast<double>(bytes)));
-    }
-    DeviceMemory(DeviceMemory&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) { o.ptr_ = nullptr; o.bytes_ = 0; }
-    DeviceMemory& operator=(DeviceMemory&& o) noexcept {
-        if (this != &o) {
-            release();
-            ptr_ = o.ptr_; bytes_ = o.bytes_;
-            o.ptr_ = nullptr; o.bytes_ = 0;
-        }
-        return *this;
-    }
-    DeviceMemory(const DeviceMemory&) = delete;
-    DeviceMemory& operator=(const DeviceMemory&) = delete;
-    ~DeviceMemory() { release(); }
-    void* get() const { return ptr_; }
-    size_t bytes() const { return bytes_; }
-
-private:
-    void release() {
-        if (ptr_) (void)cudaFree(ptr_);  // nothing useful to do with an error while freeing
-        ptr_ = nullptr;
-    }
-    void* ptr_ = nullptr;
-    size_t bytes_ = 0;
-};
-
-class Stream {
-public:
-    Stream() { check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
-    ~Stream() { if (s_) (void)cudaStreamDestroy(s_); }
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-    cudaStream_t get() const { return s_; }
-
-private:
-    cudaStream_t s_ = nullptr;
-};
-
 class EventPool {
 public:
     ~EventPool() { for (cudaEvent_t e : events_) (void)cudaEventDestroy(e); }

@@ -39,6 +39,7 @@
 // [SECTION] Launchers
 // [SECTION] Dispatch by kernel name, buffer specs
 #include "kernels/common/gpu_check.cuh"
+#include "kernels/common/gpu_dtype.cuh"
 #include "kernels/common/gpu_elementwise.cuh"
 #include "kernels/common/philox.h"
 #include "kernels/elementwise/elementwise.h"
@@ -61,15 +62,6 @@ constexpr int kFlatThreads = 256;
 // =============================================================================================
 // [SECTION] Element types and chunk moves
 // =============================================================================================
-__device__ __forceinline__ float to_float(float v) { return v; }
-__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-
-template <typename T> __device__ __forceinline__ T from_float(float v);
-template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
-
 template <typename T> __device__ __forceinline__ void unpack2(uint32_t w, float& lo, float& hi);
 template <> __device__ __forceinline__ void unpack2<__nv_bfloat16>(uint32_t w, float& lo, float& hi) {
     lo = __uint_as_float(w << 16);
