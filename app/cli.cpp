@@ -16,6 +16,7 @@
 #include "app/export.h"
 #include "app/gui.h"
 #include "app/runner.h"
+#include "app/views.h"
 #include "kernels/attention/attention.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/dram_counters.h"
@@ -472,7 +473,7 @@ std::string parse_one_param(const std::string& option, const std::string& text, 
 // --view, --variant, --compare, --step: the memory animation's variant(s) and step.
 std::string check_shot_view(const std::string& view, const std::string& variant, const std::string& compare,
                             const std::string& step, ShotOptions& o) {
-    if (view != "results" && view != "memory") return bad_value("--view", view, "is not a view", "results, memory");
+    if (!find_view(view)) return bad_value("--view", view, "is not a view", view_ids_text());
     o.view = view;
     const bool memory = view == "memory";
     if (!memory && (!variant.empty() || !compare.empty() || !step.empty()))
@@ -573,7 +574,7 @@ void define_shot(CLI::App& app, RawArgs& raw) {
         shot->add_option(std::string("--") + spec.name, s.params[spec.name], param_option_help(spec))->type_name("V");
     shot->add_option("--sim", s.sim, "use this simulated GPU")->type_name("GPU");
     shot->add_option("--reps", s.reps, "timed repetitions")->type_name("N");
-    shot->add_option("--view", s.view, "results (default) or memory (the memory-hierarchy animation)")->type_name("NAME");
+    shot->add_option("--view", s.view, "the tab to show: " + view_ids_text() + " (default results)")->type_name("NAME");
     shot->add_option("--variant", s.variant, "memory view: the variant to show (default: the first)")->type_name("NAME");
     shot->add_option("--compare", s.compare, "memory view: a second variant side by side")->type_name("NAME");
     shot->add_option("--step", s.step, "memory view: the schedule step to show (default: the middle)")->type_name("N");

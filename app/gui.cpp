@@ -11,6 +11,7 @@
 #include "app/runner.h"
 #include "app/screenshot.h"
 #include "app/settings.h"
+#include "app/views.h"
 #include "kernels/common/backend.h"
 #include "kernels/workload.h"
 #include "viz/theme.h"
@@ -271,13 +272,12 @@ std::string check_shot_options(const ShotOptions& opts, Settings& s) {
     s.font_scale = opts.font_scale;
     s.params = opts.params;
     s.reps = opts.reps;
-    if (opts.view != "results" && opts.view != "memory") return "view '" + opts.view + "' is unknown: use results or memory";
+    if (!find_view(opts.view)) return "view '" + opts.view + "' is unknown: use one of " + view_ids_text();
     return check_writable(opts.out);
 }
 
 // The memory tab open at the requested step (the middle when none), the tile mid-flight.
 void setup_memory_view(const ShotOptions& opts, MemoryPanelState& memory) {
-    memory.select_tab = true;
     memory.full_width = true;
     memory.variant = opts.variant;
     memory.compare = opts.compare;
@@ -350,6 +350,7 @@ int run_shot(const ShotOptions& opts) {
                                  m.refused ? "refused" : "failed", m.error.c_str());
             store_results(state, std::move(results));
             state.params_dirty = false;  // measured above; nothing to submit while rendering
+            state.requested_view = opts.view;
             if (opts.view == "memory") setup_memory_view(opts, state.memory);
 
             ImGuiSession session(window, false);

@@ -37,8 +37,7 @@ struct MemoryPanelState {
     int64_t pending_step = -1;    // >= 0: show this step of the first variant next frame (shots)
     bool playing = false;
     float steps_per_second = 2.0f;
-    bool select_tab = false;      // open the panel's tab on the next frame (shots, lessons)
-    bool tab_active = false;      // the panel's tab was shown last frame
+    bool tab_active = false;      // the panel's tab was shown last frame (AppState::active_view == "memory")
     bool full_width = false;      // take the whole window width (parameters fold into a header)
 
     // Players for the current parameters, rebuilt when the variant or parameters change.

@@ -10,6 +10,7 @@
 
 #include "app/export.h"
 #include "app/panel_memory.h"
+#include "app/views.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
@@ -795,21 +796,26 @@ void draw_results_page(AppState& state, const ResolvedBackend& backend) {
     draw_results_table(state, backend);
 }
 
-// Measurements and the memory-hierarchy animation share the right-hand side as two tabs.
+// The views of app/views.h share the right-hand side as tabs; each id draws one page.
+void draw_view(const std::string& id, AppState& state, const ResolvedBackend& backend) {
+    if (id == "results") draw_results_page(state, backend);
+    else if (id == "memory") draw_memory_panel(state, backend);
+}
+
 void draw_results_area(AppState& state, const ResolvedBackend& backend) {
     if (!ImGui::BeginTabBar("views")) return;
-    if (ImGui::BeginTabItem("Measurements")) {
-        state.memory.tab_active = false;
-        draw_results_page(state, backend);
+    for (const ViewInfo& view : views()) {
+        const bool requested = state.requested_view == view.id;
+        const ImGuiTabItemFlags flags = requested ? ImGuiTabItemFlags_SetSelected : 0;
+        const bool open = ImGui::BeginTabItem(view.label, nullptr, flags);
+        if (state.interactive && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", view.help);
+        if (!open) continue;
+        state.active_view = view.id;
+        state.memory.tab_active = state.active_view == "memory";
+        draw_view(view.id, state, backend);
         ImGui::EndTabItem();
     }
-    const ImGuiTabItemFlags memory_flags = state.memory.select_tab ? ImGuiTabItemFlags_SetSelected : 0;
-    if (ImGui::BeginTabItem("Memory animation", nullptr, memory_flags)) {
-        state.memory.tab_active = true;
-        draw_memory_panel(state, backend);
-        ImGui::EndTabItem();
-    }
-    if (state.interactive) state.memory.select_tab = false;  // shots keep it for every frame
+    if (state.interactive) state.requested_view.clear();  // shots keep it for every frame
     ImGui::EndTabBar();
 }
 

@@ -45,6 +45,15 @@ struct AppState {
     bool stack_by_kernel = false;    // bytes chart: one segment per kernel instead of per buffer
     bool interactive = true;         // false in shots: no hover tooltips, nothing animated
     MemoryPanelState memory;         // the memory-hierarchy animation (app/panel_memory.h)
+
+    // The right-hand tabs (app/views.h ids). A shot or a lesson step sets requested_view; the tab
+    // bar selects it on the next frame (every frame in shots). active_view: the tab shown last frame.
+    std::string requested_view;
+    std::string active_view = "results";
+    // Element a lesson step points at ("" = none); panels that own it draw a highlight ring.
+    std::string highlight;
+    // A lesson step asked for a sweep; the sweep view starts one and clears the flag.
+    bool sweep_requested = false;
 };
 
 // Where jobs go, as chosen in the settings and allowed by what the runner found.

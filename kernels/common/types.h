@@ -102,6 +102,15 @@ struct KernelTime {
     uint64_t bytes = 0;      // modeled bytes read + written by this kernel
 };
 
+// One kernel of one run on the GPU's clock, for the timeline panel: where it started and ended,
+// relative to the first kernel's start, so the gaps between kernels (launch overhead, idle GPU)
+// are visible.
+struct KernelSpan {
+    std::string name;        // same name as the model's kernel
+    double start_ms = 0, end_ms = 0;
+    uint64_t bytes = 0;      // modeled bytes read + written by this kernel
+};
+
 enum class BackendKind { gpu, simulated };
 const char* to_string(BackendKind b);
 
@@ -149,6 +158,10 @@ struct Measurement {
     int64_t checked_elements = 0;
     std::string check_note;      // "all rows" / "256 of 8192 rows sampled" / why not checked
     std::string timing_note;     // L2 handling, reps, warm-up
+    // Every kernel of one run, in launch order (empty when not recorded), and how the times were
+    // taken ("CUPTI activity records", "CUDA events around each kernel", "simulated: ...").
+    std::vector<KernelSpan> timeline;
+    std::string timeline_source;
     std::string build_type;      // Release / Debug
 
     uint64_t bytes() const { return bytes_read + bytes_written; }

@@ -1,0 +1,25 @@
+#include "app/views.h"
+
+namespace app {
+
+const std::vector<ViewInfo>& views() {
+    static const std::vector<ViewInfo> table = {
+        {"results", "Measurements", "time, bytes and FLOPs of each variant: charts and the results table"},
+        {"memory", "Memory animation", "the tile schedule played over HBM, L2 and the SMs' shared memory"},
+    };
+    return table;
+}
+
+const ViewInfo* find_view(const std::string& id) {
+    for (const ViewInfo& v : views())
+        if (id == v.id) return &v;
+    return nullptr;
+}
+
+std::string view_ids_text() {
+    std::string text;
+    for (const ViewInfo& v : views()) text += (text.empty() ? "" : ", ") + std::string(v.id);
+    return text;
+}
+
+}  // namespace app

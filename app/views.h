@@ -1,0 +1,23 @@
+// The views of the right-hand side (tabs): one table, so the GUI's tab bar, `fusionlab shot
+// --view`, lessons ("view: roofline") and settings agree on the ids. No ImGui here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace app {
+
+struct ViewInfo {
+    const char* id;     // "results": what --view and lesson files say
+    const char* label;  // the tab's title: "Measurements"
+    const char* help;   // one line: what the view shows
+};
+
+// In tab order.
+const std::vector<ViewInfo>& views();
+// nullptr when no view has this id.
+const ViewInfo* find_view(const std::string& id);
+// "results, memory, ...": the legal ids, for messages.
+std::string view_ids_text();
+
+}  // namespace app
