@@ -15,6 +15,7 @@
 
 #include "app/export.h"
 #include "app/gui.h"
+#include "app/results_import.h"
 #include "app/runner.h"
 #include "app/views.h"
 #include "kernels/attention/attention.h"
@@ -398,7 +399,7 @@ namespace {
 
 // The raw words CLI11 collects; converted and checked by our parsers after CLI11 is done.
 struct RawArgs {
-    std::string gui_sim, gui_font_scale;
+    std::string gui_sim, gui_font_scale, gui_results;
     std::string info_sim;
     struct {
         std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
@@ -409,7 +410,7 @@ struct RawArgs {
     struct {
         std::string out, size, font_scale, theme = "dark", workload = "chain", dtype, sim, reps;
         std::map<std::string, std::string> params;  // spec name -> word given
-        std::string view = "results", variant, compare, step;
+        std::string view = "results", variant, compare, step, results;
     } shot;
 };
 
@@ -536,6 +537,14 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
     if (!check.error.empty()) return check.error;
     if (std::string problem = kernels::validate(o.params); !problem.empty()) return problem;
+    if (!s.results.empty()) {
+        // The file decides what is shown: its first parameter set (checked here, so a malformed
+        // file is bad input, exit 2, before any window opens).
+        std::vector<kernels::Measurement> imported;
+        if (std::string why = load_measurements_json(s.results, imported); !why.empty()) return "--results " + why;
+        o.results = s.results;
+        o.params = imported.front().job.params;
+    }
     if (std::string problem = check_shot_view(s.view, s.variant, s.compare, s.step, o); !problem.empty()) return problem;
     // Checked last so `shot --size 12x` names the size first; CLI11 does not require it for that reason.
     if (trim(s.out).empty()) return "--out FILE.png is required";
@@ -578,6 +587,10 @@ void define_shot(CLI::App& app, RawArgs& raw) {
     shot->add_option("--variant", s.variant, "memory view: the variant to show (default: the first)")->type_name("NAME");
     shot->add_option("--compare", s.compare, "memory view: a second variant side by side")->type_name("NAME");
     shot->add_option("--step", s.step, "memory view: the schedule step to show (default: the middle)")->type_name("N");
+    shot->add_option("--results", s.results,
+                     "draw the measurements of this JSON export (`bench --json` on a GPU machine) instead of "
+                     "measuring; its workload and parameters replace --workload and the sizes")
+        ->type_name("FILE");
 }
 
 }  // namespace
@@ -591,6 +604,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
     app.require_subcommand(0, 1);
     app.add_option("--sim", raw.gui_sim, "start the GUI on this simulated GPU")->type_name("GPU");
     app.add_option("--font-scale", raw.gui_font_scale, "GUI font scale, 1 to 3 (projectors: 2)")->type_name("S");
+    app.add_option("--results", raw.gui_results, "open the GUI on the measurements of this JSON export")->type_name("FILE");
     CLI::App* info = app.add_subcommand("info", "Device, driver, clocks, measured ceilings, simulated GPUs");
     info->add_option("--sim", raw.info_sim, "describe this simulated GPU")->type_name("GPU");
     define_bench(app, raw);
@@ -630,6 +644,12 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         Checker check;
         if (!raw.gui_sim.empty()) check(parse_sim_gpu("--sim", raw.gui_sim, cmd.gui.sim_gpu));
         if (!raw.gui_font_scale.empty()) check(parse_font_scale("--font-scale", raw.gui_font_scale, cmd.gui.font_scale));
+        if (!raw.gui_results.empty()) {
+            std::vector<kernels::Measurement> imported;
+            if (std::string why = load_measurements_json(raw.gui_results, imported); !why.empty())
+                check("--results " + why);
+            cmd.gui.results = raw.gui_results;
+        }
         problem = check.error;
     }
     if (!problem.empty()) {

@@ -220,6 +220,12 @@ int run_gui(const GuiOptions& opts) {
         state.settings.backend = gpu->key;
     }
     if (opts.font_scale > 0) state.settings.font_scale = std::clamp(opts.font_scale, kMinFontScale, kMaxFontScale);
+    if (!opts.results.empty()) {
+        if (std::string why = import_results(state, opts.results); !why.empty()) {
+            std::fprintf(stderr, "fusionlab: %s\n", why.c_str());
+            return 1;
+        }
+    }
 
     GlfwSession glfw;
     if (!glfw.ok) {
@@ -277,14 +283,14 @@ std::string check_shot_options(const ShotOptions& opts, Settings& s) {
 }
 
 // The memory tab open at the requested step (the middle when none), the tile mid-flight.
-void setup_memory_view(const ShotOptions& opts, MemoryPanelState& memory) {
+void setup_memory_view(const ShotOptions& opts, const kernels::Params& params, MemoryPanelState& memory) {
     memory.full_width = true;
     memory.variant = opts.variant;
     memory.compare = opts.compare;
     memory.side_by_side = !opts.compare.empty();
-    const std::string variant = opts.variant.empty() ? kernels::variants(opts.params.workload).front().name : opts.variant;
+    const std::string variant = opts.variant.empty() ? kernels::variants(params.workload).front().name : opts.variant;
     try {
-        const size_t steps = kernels::MemoryPlayer(variant, opts.params).step_count();
+        const size_t steps = kernels::MemoryPlayer(variant, params).step_count();
         memory.pending_step = opts.step >= 0 ? opts.step : static_cast<int64_t>((steps + 1) / 2);
     } catch (const std::invalid_argument&) {
         memory.pending_step = 0;  // the panel shows why there is nothing to play
@@ -342,16 +348,24 @@ int run_shot(const ShotOptions& opts) {
         } else {
             Runner runner;
             runner.wait_until_probed();
-            const ResolvedBackend backend = resolve_backend(state.settings, runner);
-            std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
-            for (const kernels::Measurement& m : results)
-                if (!m.ok)
-                    std::fprintf(stderr, "fusionlab shot: %s %s: %s\n", m.job.variant.c_str(),
-                                 m.refused ? "refused" : "failed", m.error.c_str());
-            store_results(state, std::move(results));
+            if (!opts.results.empty()) {
+                if (error = import_results(state, opts.results); !error.empty()) {
+                    std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+                    glfwDestroyWindow(window);
+                    return 1;
+                }
+            } else {
+                const ResolvedBackend backend = resolve_backend(state.settings, runner);
+                std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
+                for (const kernels::Measurement& m : results)
+                    if (!m.ok)
+                        std::fprintf(stderr, "fusionlab shot: %s %s: %s\n", m.job.variant.c_str(),
+                                     m.refused ? "refused" : "failed", m.error.c_str());
+                store_results(state, std::move(results));
+            }
             state.params_dirty = false;  // measured above; nothing to submit while rendering
             state.requested_view = opts.view;
-            if (opts.view == "memory") setup_memory_view(opts, state.memory);
+            if (opts.view == "memory") setup_memory_view(opts, state.settings.params, state.memory);
 
             ImGuiSession session(window, false);
             render_shot_frames(state, runner, session, target, opts.width, opts.height);

@@ -14,6 +14,7 @@ inline constexpr float kMaxFontScale = 3.0f;
 struct GuiOptions {
     std::string sim_gpu;      // non-empty: start on this simulated GPU even if a GPU is present
     float font_scale = 0;     // 0: use the saved setting
+    std::string results;      // non-empty: start showing the measurements of this JSON export
 };
 
 // Opens the window and runs until closed. Without a display: prints what to do
@@ -33,6 +34,9 @@ struct ShotOptions {
     std::string view = "results";
     std::string variant, compare;  // "" = the workload's first variant / no side by side
     int64_t step = -1;             // -1 = the middle of the schedule
+    // Non-empty: draw the measurements of this JSON export (e.g. `fusionlab bench --json` on a GPU
+    // machine) instead of measuring; their workload and parameters replace params.
+    std::string results;
 };
 
 // Measures params (every variant) through the runner, renders the main window headless into a

@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -822,7 +823,7 @@ void draw_results_area(AppState& state, const ResolvedBackend& backend) {
 }  // namespace
 
 void draw_main_window(AppState& state, Runner& runner) {
-    const ResolvedBackend backend = resolve_backend(state.settings, runner);
+    const ResolvedBackend backend = current_backend(state, runner);
     const ImGuiViewport* viewport = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(viewport->Pos);
     ImGui::SetNextWindowSize(viewport->Size);
@@ -887,12 +888,18 @@ std::string first_clause(const std::string& reason) {
 
 }  // namespace
 
-void draw_banner(const AppState&, const Runner& runner, const ResolvedBackend& backend) {
+void draw_banner(const AppState& state, const Runner& runner, const ResolvedBackend& backend) {
     std::vector<std::string> lines;
     if (backend.ready && backend.kind == kernels::BackendKind::simulated)
         lines.push_back("SIMULATED \xE2\x80\x94 " + plain_device_name(backend.device) +
                         ": times are model estimates, not measurements");
-    const bool no_gpu = runner.gpu_probed() && !runner.gpu_available();
+    const bool imported = !state.imported_from.empty();
+    if (imported)
+        lines.push_back("IMPORTED \xE2\x80\x94 measured on " + plain_device_name(backend.device) +
+                        (backend.device.simulated || backend.device.driver.empty() ? "" : " (driver " + backend.device.driver + ")") + ", read from " +
+                        std::filesystem::path(state.imported_from).filename().string() +
+                        "; change a parameter to measure here");
+    const bool no_gpu = runner.gpu_probed() && !runner.gpu_available() && !imported;
     if (no_gpu) lines.push_back("No CUDA GPU: " + first_clause(runner.gpu_status()) + " \xE2\x80\x94 simulated mode");
     if (lines.empty()) return;
 

@@ -54,6 +54,10 @@ struct AppState {
     std::string highlight;
     // A lesson step asked for a sweep; the sweep view starts one and clears the flag.
     bool sweep_requested = false;
+
+    // Measurements read from a JSON export (`--results F`) instead of measured here: the panels
+    // show them as measured on their own device; the first parameter change goes back to live.
+    std::string imported_from;
 };
 
 // Where jobs go, as chosen in the settings and allowed by what the runner found.
@@ -65,6 +69,13 @@ struct ResolvedBackend {
 };
 
 ResolvedBackend resolve_backend(const Settings& s, const Runner& runner);
+// What the panels show: the imported results' device while state.imported_from is set, else
+// resolve_backend's.
+ResolvedBackend current_backend(const AppState& state, const Runner& runner);
+
+// Shows the measurements of a JSON export: the first one's workload and parameters, every
+// variant the file has for them. Returns "" or why not (the file's path and what is wrong).
+std::string import_results(AppState& state, const std::string& path);
 
 // Device name without the " (simulated)" suffix, for banners that already say so.
 std::string plain_device_name(const kernels::DeviceInfo& d);

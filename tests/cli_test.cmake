@@ -106,6 +106,13 @@ fl_cli_test(shot_memory_variant_cannot_run CODE 2 ARGS shot --out x.png --view m
             STDERR "--variant flash_tc: flash_tc runs on tensor cores in fp16 or bf16 only")
 fl_cli_test(shot_memory_step_out_of_range CODE 2 ARGS shot --out x.png --view memory --workload attention --variant flash --N 1024 --step 40
             STDERR "--step '40' is out of range \\(legal: 0 .. 27 \\(flash has 27 steps")
+
+# --results: a file that is missing or not a fusionlab export is bad input, named, before any window.
+fl_cli_test(shot_results_missing CODE 2 ARGS shot --out x.png --results no-such-export.json
+            STDERR "--results no-such-export.json: cannot read")
+fl_cli_test(shot_results_not_json CODE 2 ARGS shot --out x.png --results ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.cmake
+            STDERR "--results .*cli_test.cmake: not JSON")
+fl_cli_test(gui_results_missing CODE 2 ARGS --results no-such-export.json STDERR "--results no-such-export.json: cannot read")
 fl_cli_test(info_sim_unknown CODE 2 ARGS info --sim XYZ STDERR "--sim 'XYZ' is not a simulated GPU")
 fl_cli_test(gui_font_scale CODE 2 ARGS --font-scale 9 STDERR "--font-scale '9' is out of range \\(legal: 1\\.\\.3\\)")
 
