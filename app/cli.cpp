@@ -124,6 +124,13 @@ std::string variant_names() {
 // "64h N=4096 d=64 causal tile 128x64" (attention: the tile the variant's kernel really uses;
 // naive has none, flash_tc has a fixed one whatever --br/--bc say).
 std::string shape_text(const kernels::Params& p, const std::string& variant) {
+    if (p.workload == kernels::Workload::skip) {
+        char tsig[64];
+        std::snprintf(tsig, sizeof tsig, " t=%g sd=%g", p.noise_t, p.sigma_d);
+        return std::to_string(p.batch) + "x" + std::to_string(p.batch_heads / std::max<int64_t>(p.batch, 1)) +
+               "h N=" + std::to_string(p.seq_len) + " d=" + std::to_string(p.head_dim) + (p.causal ? " causal" : "") +
+               tsig;
+    }
     if (p.workload != kernels::Workload::attention) return std::to_string(p.rows) + " x " + std::to_string(p.hidden);
     std::string text = std::to_string(p.batch_heads) + "h N=" + std::to_string(p.seq_len) +
                        " d=" + std::to_string(p.head_dim) + (p.causal ? " causal" : "");

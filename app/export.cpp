@@ -181,6 +181,9 @@ std::string param_text(const kernels::Params& p, kernels::ParamId id) {
         case kernels::ParamId::head_dim:
         case kernels::ParamId::tile_br:
         case kernels::ParamId::tile_bc: return number(kernels::get_param(p, id));
+        case kernels::ParamId::batch: return std::to_string(p.batch);
+        case kernels::ParamId::sigma_d: return number(p.sigma_d);
+        case kernels::ParamId::noise_t: return number(p.noise_t);
     }
     return number(kernels::get_param(p, id));
 }
@@ -197,6 +200,9 @@ json_t param_json(const kernels::Params& p, kernels::ParamId id) {
         case kernels::ParamId::head_dim: return p.head_dim;
         case kernels::ParamId::tile_br: return p.tile_br;
         case kernels::ParamId::tile_bc: return p.tile_bc;
+        case kernels::ParamId::batch: return p.batch;
+        case kernels::ParamId::sigma_d: return p.sigma_d;
+        case kernels::ParamId::noise_t: return p.noise_t;
     }
     return kernels::get_param(p, id);
 }

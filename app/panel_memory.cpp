@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace app {
@@ -151,6 +152,13 @@ struct Timelines {
 // What is being animated, for when the parameters panel is hidden (full width, shots).
 std::string parameters_line(const kernels::Params& p) {
     std::string text = std::string(kernels::to_string(p.workload)) + ", ";
+    if (p.workload == kernels::Workload::skip) {
+        char tail[96];
+        std::snprintf(tail, sizeof tail, ", t %g, sigma_d %g, ", p.noise_t, p.sigma_d);
+        return text + std::to_string(p.batch_heads) + " heads in " + std::to_string(p.batch) + " batch elements, N " +
+               std::to_string(p.seq_len) + ", d " + std::to_string(p.head_dim) + (p.causal ? ", causal" : "") + tail +
+               kernels::to_string(p.dtype);
+    }
     if (p.workload == kernels::Workload::attention)
         text += std::to_string(p.batch_heads) + " heads, N " + std::to_string(p.seq_len) + ", d " +
                 std::to_string(p.head_dim) + ", Br " + std::to_string(p.tile_br) + ", Bc " + std::to_string(p.tile_bc) +

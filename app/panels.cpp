@@ -126,6 +126,11 @@ std::string workload_description(kernels::Workload w) {
                "scores S and probabilities P written to HBM and read back. flash: one kernel streams tiles of K "
                "and V through shared memory with an online softmax, so S and P never leave the chip. flash_tc: "
                "the same loop on tensor cores.";
+    case kernels::Workload::skip:
+        return "Consistency-model skip connection out = c_skip(t) x + c_out(t) attention(q, k, v), one t per batch "
+               "element. two_pass: the attention kernel writes attn_out to HBM and a skip kernel reads it back with "
+               "x. fused: the attention kernel's epilogue loads the x tile and writes out once, so attn_out never "
+               "reaches HBM. teaching_*: the same on the teaching kernel.";
     }
     return {};
 }
@@ -707,7 +712,7 @@ namespace {
 std::string parameters_summary(const Settings& s, const ResolvedBackend& backend) {
     const kernels::Params& p = s.params;
     const std::string shape =
-        p.workload == kernels::Workload::attention
+        p.workload == kernels::Workload::attention || p.workload == kernels::Workload::skip
             ? std::to_string(p.batch_heads) + " heads, N " + std::to_string(p.seq_len) + ", d " +
                   std::to_string(p.head_dim) + (p.causal ? ", causal" : "")
             : std::to_string(p.rows) + " x " + std::to_string(p.hidden);

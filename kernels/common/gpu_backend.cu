@@ -19,6 +19,8 @@
 #include "kernels/common/gpu_memory.cuh"
 #include "kernels/common/gpu_testing.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/skip/skip.h"
+#include "kernels/skip/skip_workspace.cuh"
 #include "kernels/workload.h"
 
 #include <cuda_runtime.h>
@@ -349,6 +351,37 @@ CheckResult check_attention(const attention::AttentionParams& a, const attention
     return r;
 }
 
+// Skip connection: sampled (problem, row) pairs of the result (out, or attn_out for the variant
+// attention) against the float64 reference; the whole result scanned for poison or non-finite values.
+CheckResult check_skip(const std::string& variant, const skip::SkipParams& p, const skip::gpu::Workspace& ws,
+                       unsigned long long* counter, cudaStream_t s) {
+    CheckResult r;
+    r.nonfinite = scan_nonfinite(p.attn.dtype, ws.result(), ws.result_elements(), counter, s);
+    const std::vector<attention::RowRef> rows = attention::rows_to_check(p.attn);
+    const size_t d = static_cast<size_t>(p.attn.d), es = static_cast<size_t>(dtype_bytes(p.attn.dtype));
+    std::vector<unsigned char> bits(d * es);
+    std::vector<float> got(d);
+    std::vector<double> want(d);
+    ErrorSum errors;
+    for (const attention::RowRef& rr : rows) {
+        ws.copy_result_row(rr.head, rr.row, bits.data());
+        to_float(p.attn.dtype, bits.data(), got.data(), d);
+        skip::reference_result_row(variant, p, rr.head, rr.row, want.data());
+        errors.add(got.data(), want.data(), d);
+    }
+    const int64_t all_rows = p.attn.batch_heads * p.attn.N;
+    const std::string what = skip::writes_out(variant) ? "out" : "attn_out";
+    r.elements = static_cast<int64_t>(rows.size() * d);
+    r.max_abs = errors.max_abs;
+    r.rel_l2 = errors.rel_l2();
+    r.note = (static_cast<int64_t>(rows.size()) == all_rows
+                  ? "all " + std::to_string(all_rows) + " rows of " + what
+                  : std::to_string(rows.size()) + " of " + std::to_string(all_rows) + " rows of " + what +
+                        " sampled (first, last, evenly spaced rows of the first, middle and last heads)") +
+             " vs the float64 CPU reference; all of " + what + " scanned for unwritten (poisoned) or non-finite elements";
+    return r;
+}
+
 double tolerance(DType t) {
     // fp32: the only differences from float64 are fp32 rounding in the math (erff, rsqrtf: a few ulp).
     // fp16/bf16: the output itself is rounded to 8..11 significant bits (unfused: every intermediate too).
@@ -380,13 +413,15 @@ public:
         if (std::string bad = validate(p); !bad.empty()) return bad;
         if (!has_variant(p.workload, job.variant))
             return "unknown variant '" + job.variant + "' for workload " + to_string(p.workload);
-        if (p.workload != Workload::attention) return "";
+        if (p.workload != Workload::attention && p.workload != Workload::skip) return "";
         attention::gpu::DeviceLimits limits = attention::gpu::device_limits();
         if (!limits.ok) return "cannot query the CUDA device: " + limits.error;
-        uint64_t held = attention_.bytes() + flush_.bytes();
+        uint64_t held = attention_.bytes() + skip_.bytes() + flush_.bytes();
         for (const BufferSet& set : sets_)
             for (const DeviceMemory& mem : set.memory) held += mem.bytes();
         limits.free_bytes += static_cast<int64_t>(held);
+        if (p.workload == Workload::skip)
+            return skip::device_refusal(job.variant, skip::to_skip(p), attention::gpu::device_facts(limits));
         return attention::device_refusal(job.variant, attention::to_attention(p), attention::gpu::device_facts(limits));
     }
 
@@ -430,6 +465,7 @@ private:
     void release_all_buffers() {
         release_buffers();
         attention_.release();
+        skip_.release();
     }
 
     // Decides rotation / flush for this working set, (re)allocates buffers when the sizes changed.
@@ -492,6 +528,7 @@ private:
         for (const KernelModel& k : mod.kernels) names.push_back(k.name);
 
         if (p.workload == Workload::attention) run_attention(job, cancel, mod, names, m);
+        else if (p.workload == Workload::skip) run_skip(job, cancel, mod, names, m);
         else run_elementwise(job, cancel, mod, names, m);
         m.timing_note = "median of " + std::to_string(m.time.reps) + " reps after " +
                         std::to_string(std::max(job.warmup, 1)) + " warm-up runs; CUDA events at every kernel " +
@@ -503,6 +540,7 @@ private:
         const Params& p = job.params;
         const cudaStream_t s = stream_->get();
         attention_.release();  // the other workload's buffers: free them before allocating ours
+        skip_.release();
         const std::vector<BufferSpec> specs = buffer_specs(job.variant, p);
         const int es = dtype_bytes(p.dtype);
         prepare_buffers(job.variant, p, specs);
@@ -531,6 +569,7 @@ private:
         const attention::AttentionParams a = attention::to_attention(job.params);
         const cudaStream_t s = stream_->get();
         if (layout_ || !sets_.empty()) release_buffers();  // the elementwise buffers: free them before allocating ours
+        skip_.release();
         needed_bytes_ = attention::io_bytes(a) + (job.variant == "naive" ? attention::naive_scratch_bytes(a) : 0);
         needed_what_ = job.variant == "naive" ? "Q, K, V, O and naive's S and P" : "Q, K, V and O";
         attention_.prepare(job.variant, a);
@@ -564,6 +603,47 @@ private:
                      m);
         measure_dram_bytes(job, [&] {
             for (size_t k = 0; k < names.size(); ++k) attention_.launch_kernel(k, s);
+        }, m);
+    }
+
+    // The skip connection: as run_attention, with the skip workspace (q, k, v, x; attn_out and/or out).
+    void run_skip(const Job& job, const CancelToken& cancel, const Model& mod, const std::vector<std::string>& names,
+                  Measurement& m) {
+        const skip::SkipParams sp = skip::to_skip(job.params);
+        const cudaStream_t s = stream_->get();
+        if (layout_ || !sets_.empty()) release_buffers();  // the elementwise buffers: free them before allocating ours
+        attention_.release();
+        needed_bytes_ = skip::device_bytes(job.variant, sp);
+        needed_what_ = "q, k, v" + std::string(skip::has_attn_out(job.variant) ? ", attn_out" : "") +
+                       (skip::writes_out(job.variant) ? ", x, out" : "");
+        skip_.prepare(job.variant, sp);
+        if (skip_.kernel_count() != names.size())
+            throw std::logic_error("skip " + job.variant + " launches " + std::to_string(skip_.kernel_count()) +
+                                   " kernels but its model has " + std::to_string(names.size()));
+        const uint64_t working = skip_.bytes();
+        const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
+        if (working < 2 * l2) {
+            if (flush_.bytes() < 2 * l2) flush_ = DeviceMemory(2 * l2);
+            l2_note_ = "working set " + format_bytes(static_cast<double>(working)) + " < 2x the " +
+                       format_bytes(static_cast<double>(l2)) + " L2: L2 flushed before each rep by reading a " +
+                       format_bytes(static_cast<double>(flush_.bytes())) + " scratch buffer, outside the timed region";
+        } else {
+            flush_ = DeviceMemory();
+            l2_note_ = "one buffer set: working set " + format_bytes(static_cast<double>(working)) + " >= 2x the " +
+                       format_bytes(static_cast<double>(l2)) + " L2, so little survives in L2 between reps";
+        }
+        skip_.fill_inputs(s);
+        skip_.poison_outputs(s);
+
+        // Correctness first: one run on poisoned attn_out and out, checked before anything is timed.
+        for (size_t k = 0; k < names.size(); ++k) skip_.launch_kernel(k, s);
+        check(cudaStreamSynchronize(s), "checked run of " + job.variant);
+        accept_check(check_skip(job.variant, sp, skip_, static_cast<unsigned long long*>(counter_.get()), s),
+                     skip_.result_elements(), sp.attn.dtype, m);
+
+        time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { skip_.launch_kernel(k, stream); }, m);
+        measure_dram_bytes(job, [&] {
+            for (size_t k = 0; k < names.size(); ++k) skip_.launch_kernel(k, s);
         }, m);
     }
 
@@ -684,6 +764,7 @@ private:
     std::vector<BufferSet> sets_;
     DeviceMemory flush_;
     attention::gpu::Workspace attention_;
+    skip::gpu::Workspace skip_;
     std::string l2_note_;
     uint64_t needed_bytes_ = 0;
     std::string needed_what_;

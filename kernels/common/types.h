@@ -31,9 +31,11 @@ enum class Workload {
     chain,      // LayerNorm -> GELU -> Dropout -> residual add
     bias_gelu,  // y = GELU(x + bias)
     attention,  // O = softmax(Q Kᵀ / sqrt(d)) V per head: naive vs FlashAttention-style (kernels/attention)
+    skip,       // out = c_skip(t) x + c_out(t) attention(q, k, v): two passes vs a fused epilogue (kernels/skip)
 };
 
-inline constexpr Workload kAllWorkloads[] = {Workload::chain, Workload::bias_gelu, Workload::attention};
+inline constexpr Workload kAllWorkloads[] = {Workload::chain, Workload::bias_gelu, Workload::attention,
+                                             Workload::skip};
 
 const char* to_string(Workload w);
 bool parse_workload(const std::string& s, Workload& out);
@@ -55,6 +57,11 @@ struct Params {
     int64_t tile_br = 64;      // Br: rows of Q per thread block (flash)
     int64_t tile_bc = 64;      // Bc: rows of K, V per tile (flash)
     bool causal = false;       // query row r attends to keys 0..r only
+    // skip only (kernels/skip/skip.h maps these to SkipParams): batch elements (batch_heads / batch
+    // heads each), sigma_d, and the largest noise level t (batch element b uses t (b + 1) / batch).
+    int64_t batch = 4;
+    double sigma_d = 0.5;
+    double noise_t = 1.0;
 
     bool operator==(const Params&) const = default;
 };
