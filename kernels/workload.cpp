@@ -3,6 +3,7 @@
 
 #include "kernels/attention/attention.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/launch/launch.h"
 
 #include <cmath>
 #include <cstdio>
@@ -64,6 +65,7 @@ const std::vector<ParamSpec>& param_specs(Workload w) {
     case Workload::chain: return chain;
     case Workload::bias_gelu: return bias_gelu;
     case Workload::attention: return attention_specs;
+    case Workload::launch: return launch::param_specs();
     }
     return chain;
 }
@@ -98,6 +100,8 @@ double get_param(const Params& p, ParamId id) {
     case ParamId::tile_br: return static_cast<double>(p.tile_br);
     case ParamId::tile_bc: return static_cast<double>(p.tile_bc);
     case ParamId::causal: return p.causal ? 1.0 : 0.0;
+    case ParamId::steps: return static_cast<double>(p.steps);
+    case ParamId::elements: return static_cast<double>(p.elements);
     }
     return 0;
 }
@@ -115,6 +119,8 @@ void set_param(Params& p, ParamId id, double value) {
     case ParamId::tile_br: p.tile_br = whole(); break;
     case ParamId::tile_bc: p.tile_bc = whole(); break;
     case ParamId::causal: p.causal = value != 0; break;
+    case ParamId::steps: p.steps = whole(); break;
+    case ParamId::elements: p.elements = whole(); break;
     }
 }
 
@@ -167,6 +173,7 @@ std::string validate(const Params& p) {
     }
     for (const ParamSpec& s : param_specs(p.workload))
         if (std::string bad = check_param_value(s, get_param(p, s.id)); !bad.empty()) return bad;
+    if (p.workload == Workload::launch) return "";  // steps and elements are bounded by their specs
     const double elements = static_cast<double>(p.rows) * static_cast<double>(p.hidden);
     if (elements > kMaxElements)
         return "rows x hidden = " + number(elements) + " elements is too large: at most " + number(kMaxElements) +
@@ -192,6 +199,7 @@ const std::vector<VariantInfo>& variants(Workload w) {
     case Workload::chain: return chain;
     case Workload::bias_gelu: return bias_gelu;
     case Workload::attention: return attention::variants();
+    case Workload::launch: return launch::variants();
     }
     return chain;
 }
@@ -210,6 +218,7 @@ Schedule schedule(const std::string& variant, const Params& p) {
     case Workload::chain: return elementwise::chain_schedule(variant, p);
     case Workload::bias_gelu: return elementwise::bias_gelu_schedule(variant, p);
     case Workload::attention: return attention::schedule(variant, attention::to_attention(p));
+    case Workload::launch: return launch::schedule(variant, p);
     }
     return {};
 }
@@ -269,6 +278,7 @@ uint64_t min_bytes(const Params& p) {
     case Workload::chain: return (2 * n + 2 * h + n) * es;   // read x, residual, gamma, beta; write out
     case Workload::bias_gelu: return (n + h + n) * es;       // read x, bias; write out
     case Workload::attention: return attention::min_bytes(attention::to_attention(p));  // Q, K, V read; O written
+    case Workload::launch: return launch::min_bytes(p);  // x read once, y written once
     }
     return 0;
 }
