@@ -22,6 +22,8 @@
 #include "kernels/common/backend.h"
 #include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
+#include "kernels/common/timeline.h"
+#include "kernels/launch/launch.h"
 #include "kernels/memory_player.h"
 #include "kernels/workload.h"
 
@@ -131,6 +133,8 @@ std::string shape_text(const kernels::Params& p, const std::string& variant) {
                "h N=" + std::to_string(p.seq_len) + " d=" + std::to_string(p.head_dim) + (p.causal ? " causal" : "") +
                tsig;
     }
+    if (p.workload == kernels::Workload::launch)
+        return "K=" + std::to_string(p.steps) + " n=" + std::to_string(p.elements);
     if (p.workload != kernels::Workload::attention) return std::to_string(p.rows) + " x " + std::to_string(p.hidden);
     std::string text = std::to_string(p.batch_heads) + "h N=" + std::to_string(p.seq_len) +
                        " d=" + std::to_string(p.head_dim) + (p.causal ? " causal" : "");
@@ -698,6 +702,8 @@ void print_device(std::ostream& out, const kernels::DeviceInfo& d) {
     print_line(out, "peak compute", printf_string("FP32 %.1f TFLOP/s, tensor fp16/bf16 %.0f TFLOP/s",
                                                   d.peak_fp32_tflops, d.peak_tensor_tflops));
     if (d.simulated) print_line(out, "launch overhead", printf_string("%.1f us per kernel (model)", d.launch_overhead_us));
+    if (d.simulated)
+        print_line(out, "graph replay", printf_string("%.1f us per kernel node (model)", d.graph_kernel_us));
     const BandwidthCeiling ceiling = bandwidth_ceiling(d);
     print_line(out, "ceiling used", ceiling.gbps > 0 ? kernels::format_gbps(ceiling.gbps) + " (" + ceiling.source + ")"
                                                      : std::string("unavailable"));
@@ -712,7 +718,7 @@ void print_sim_table(std::ostream& out) {
     out << "\nsimulated GPUs (--sim KEY), datasheet numbers:\n";
     out << "  " << pad_right("KEY", key_width) << pad_right("name", name_width) << pad_left("HBM", 10)
         << pad_left("FP32", 14) << pad_left("tensor", 14) << pad_left("memory", 11) << pad_left("L2", 11)
-        << pad_left("SMs", 6) << pad_left("launch", 9) << "\n";
+        << pad_left("SMs", 6) << pad_left("launch", 9) << pad_left("graph", 9) << "\n";
     for (const auto& gpu : kernels::sim_gpus()) {
         const auto& d = gpu.info;
         out << "  " << pad_right(gpu.key, key_width) << pad_right(d.name, name_width)
@@ -721,7 +727,8 @@ void print_sim_table(std::ostream& out) {
             << pad_left(printf_string("%.0f TFLOP/s", d.peak_tensor_tflops), 14)
             << pad_left(kernels::format_bytes(double(d.global_mem_bytes)), 11)
             << pad_left(kernels::format_bytes(double(d.l2_bytes)), 11) << pad_left(std::to_string(d.sm_count), 6)
-            << pad_left(printf_string("%.1f us", d.launch_overhead_us), 9) << "\n";
+            << pad_left(printf_string("%.1f us", d.launch_overhead_us), 9)
+            << pad_left(printf_string("%.1f us", d.graph_kernel_us), 9) << "\n";
     }
 }
 
@@ -836,6 +843,23 @@ void print_header(std::ostream& out, const kernels::Measurement& first, size_t s
     out << table_line(titles, shape_width) << "\n";
 }
 
+// The launch lesson in one line under the row: time per step (whole run / K) and, from the
+// timeline run, how long the GPU sat idle between kernels.
+void print_launch_line(std::ostream& out, const kernels::Measurement& m) {
+    const auto& p = m.job.params;
+    const kernels::TimelineStats st = kernels::timeline_stats(m.timeline);
+    const std::string sim = m.device.simulated ? " (simulated)" : "";
+    const double per_step_us = m.time.median_ms * 1e3 / double(p.steps);
+    const int64_t launched = kernels::launch::kernel_count(m.job.variant, p);
+    out << "    per step " << printf_string(per_step_us < 0.1 ? "%.4f us" : "%.2f us", per_step_us) << sim << "; "
+        << launched << (launched == 1 ? " kernel" : " kernels")
+        << "; GPU idle between kernels: "
+        << (st.kernels > 1 ? printf_string("%.2f us mean, ", st.mean_gap_us) + printf_string("%.2f us max", st.max_gap_us) +
+                                 printf_string(", %.0f %% of the run", st.span_ms > 0 ? 100.0 * st.idle_ms / st.span_ms : 0.0)
+                           : std::string(st.kernels == 1 ? "none (one kernel)" : "unavailable (no timeline)"))
+        << (m.timeline_source.empty() ? "" : " [" + m.timeline_source.substr(0, m.timeline_source.find(':')) + "]") << "\n";
+}
+
 void print_measurement(std::ostream& out, const kernels::Measurement& m, bool per_kernel, size_t shape_width) {
     const auto& p = m.job.params;
     std::vector<std::string> cells = {kernels::to_string(p.workload), m.job.variant, kernels::to_string(p.dtype),
@@ -854,6 +878,7 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     cells.push_back(tflops_cell(m.achieved_gflops()));
     cells.push_back(error_cell(m));
     out << table_line(cells, shape_width) << "\n";
+    if (p.workload == kernels::Workload::launch) print_launch_line(out, m);
     if (!per_kernel) return;
     // Each kernel against its own bytes: the unfused baseline is honest only if every one of its
     // kernels runs near the ceiling by itself.

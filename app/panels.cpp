@@ -10,6 +10,8 @@
 
 #include "app/export.h"
 #include "app/panel_memory.h"
+#include "app/panel_timeline.h"
+#include "kernels/launch/launch.h"
 #include "app/views.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/dram_counters.h"
@@ -131,6 +133,10 @@ std::string workload_description(kernels::Workload w) {
                "element. two_pass: the attention kernel writes attn_out to HBM and a skip kernel reads it back with "
                "x. fused: the attention kernel's epilogue loads the x tile and writes out once, so attn_out never "
                "reaches HBM. teaching_*: the same on the teaching kernel.";
+    case kernels::Workload::launch:
+        return "K dependent steps y = y*a + b on one vector. stream: K kernel launches, each a driver call and a "
+               "gap on the GPU. graph: the K kernels captured once as a CUDA graph and replayed (smaller gaps). "
+               "fused: one kernel applies the K steps in registers. See the Timeline tab for the gaps.";
     }
     return {};
 }
@@ -307,7 +313,9 @@ bool variant_checkboxes(Settings& s, const ResolvedBackend& backend) {
             changed = true;
         }
         ImGui::EndDisabled();
-        tooltip(v.description + "\nKernel launches per run: " + std::to_string(v.kernels) +
+        const int64_t launches =
+            w == kernels::Workload::launch ? kernels::launch::kernel_count(v.name, s.params) : v.kernels;
+        tooltip(v.description + "\nKernel launches per run: " + std::to_string(launches) +
                 (last_one ? "\n(At least one variant stays selected.)" : "") +
                 (refusal.empty() ? "" : "\n\nCannot run on " + plain_device_name(backend.device) + ": " + refusal));
         if (!refusal.empty()) {
@@ -712,7 +720,9 @@ namespace {
 std::string parameters_summary(const Settings& s, const ResolvedBackend& backend) {
     const kernels::Params& p = s.params;
     const std::string shape =
-        p.workload == kernels::Workload::attention || p.workload == kernels::Workload::skip
+        p.workload == kernels::Workload::launch
+            ? "K " + std::to_string(p.steps) + " steps, " + std::to_string(p.elements) + " elements"
+        : p.workload == kernels::Workload::attention || p.workload == kernels::Workload::skip
             ? std::to_string(p.batch_heads) + " heads, N " + std::to_string(p.seq_len) + ", d " +
                   std::to_string(p.head_dim) + (p.causal ? ", causal" : "")
             : std::to_string(p.rows) + " x " + std::to_string(p.hidden);
@@ -806,6 +816,7 @@ void draw_results_page(AppState& state, const ResolvedBackend& backend) {
 void draw_view(const std::string& id, AppState& state, const ResolvedBackend& backend) {
     if (id == "results") draw_results_page(state, backend);
     else if (id == "memory") draw_memory_panel(state, backend);
+    else if (id == "timeline") draw_timeline_panel(state, backend);
 }
 
 void draw_results_area(AppState& state, const ResolvedBackend& backend) {

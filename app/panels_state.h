@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/panel_memory.h"
+#include "app/panel_timeline.h"
 #include "app/runner.h"
 #include "app/settings.h"
 #include "kernels/common/types.h"
@@ -45,6 +46,7 @@ struct AppState {
     bool stack_by_kernel = false;    // bytes chart: one segment per kernel instead of per buffer
     bool interactive = true;         // false in shots: no hover tooltips, nothing animated
     MemoryPanelState memory;         // the memory-hierarchy animation (app/panel_memory.h)
+    TimelinePanelState timeline;     // the kernel timeline (app/panel_timeline.h)
 
     // The right-hand tabs (app/views.h ids). A shot or a lesson step sets requested_view; the tab
     // bar selects it on the next frame (every frame in shots). active_view: the tab shown last frame.

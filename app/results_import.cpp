@@ -158,7 +158,14 @@ void read_kernels(const json_t& j, const std::string& path, kernels::Measurement
     }
 }
 
-void read_timeline(const json_t& j, const std::string& path, kernels::Measurement& m) {
+// The export's "timeline": {"source": ..., "spans": [{name, start_ms, end_ms, modeled_bytes}], and
+// summary numbers that are recomputed from the spans, so they are not read}.
+void read_timeline(const json_t& t, const std::string& tpath, kernels::Measurement& m) {
+    m.timeline_source = text_or(t, "source", tpath);
+    const json_t* spans = optional_member(t, "spans");
+    if (!spans) return;
+    const json_t& j = *spans;
+    const std::string path = tpath + ".spans";
     if (!j.is_array()) fail(path, "expected a list");
     for (size_t i = 0; i < j.size(); ++i) {
         const std::string at = path + "[" + std::to_string(i) + "]";
@@ -166,7 +173,7 @@ void read_timeline(const json_t& j, const std::string& path, kernels::Measuremen
         s.name = text_or(j[i], "name", at);
         s.start_ms = number_or(j[i], "start_ms", at);
         s.end_ms = number_or(j[i], "end_ms", at);
-        s.bytes = integer_or<uint64_t>(j[i], "bytes", at);
+        s.bytes = integer_or<uint64_t>(j[i], "modeled_bytes", at);
         if (!(s.end_ms >= s.start_ms)) fail(at, "end_ms is before start_ms");
         m.timeline.push_back(std::move(s));
     }
@@ -218,7 +225,6 @@ kernels::Measurement read_measurement(const json_t& j, const std::string& path) 
     }
     m.timing_note = text_or(j, "timing_note", path);
     if (const json_t* t = optional_member(j, "timeline")) read_timeline(*t, path + ".timeline", m);
-    m.timeline_source = text_or(j, "timeline_source", path);
     return m;
 }
 

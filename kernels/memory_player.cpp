@@ -44,6 +44,11 @@ void footprint(const Params& p, const std::string& name, HbmTensor& t) {
         }
         return;
     }
+    if (p.workload == Workload::launch) {  // x and y: one vector each (kernels/launch/launch.h)
+        t.bytes = u(p.elements) * es;
+        t.formula = "elements x " + es_text(p) + " = " + std::to_string(p.elements) + " x " + es_text(p);
+        return;
+    }
     if (is_vector_buffer(name)) {
         t.bytes = u(p.hidden) * es;
         t.formula = "hidden x " + es_text(p) + " = " + std::to_string(p.hidden) + " x " + es_text(p);

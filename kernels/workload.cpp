@@ -4,6 +4,7 @@
 #include "kernels/attention/attention.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/skip/skip.h"
+#include "kernels/launch/launch.h"
 
 #include <cmath>
 #include <cstdio>
@@ -84,6 +85,7 @@ const std::vector<ParamSpec>& param_specs(Workload w) {
                                                        kTileBr, kTileBc, kCausal, kSeed};
         return skip_specs;
     }
+    case Workload::launch: return launch::param_specs();
     }
     return chain;
 }
@@ -121,6 +123,8 @@ double get_param(const Params& p, ParamId id) {
     case ParamId::batch: return static_cast<double>(p.batch);
     case ParamId::sigma_d: return p.sigma_d;
     case ParamId::noise_t: return p.noise_t;
+    case ParamId::steps: return static_cast<double>(p.steps);
+    case ParamId::elements: return static_cast<double>(p.elements);
     }
     return 0;
 }
@@ -141,6 +145,8 @@ void set_param(Params& p, ParamId id, double value) {
     case ParamId::batch: p.batch = whole(); break;
     case ParamId::sigma_d: p.sigma_d = value; break;
     case ParamId::noise_t: p.noise_t = value; break;
+    case ParamId::steps: p.steps = whole(); break;
+    case ParamId::elements: p.elements = whole(); break;
     }
 }
 
@@ -198,6 +204,7 @@ std::string validate(const Params& p) {
     }
     for (const ParamSpec& s : param_specs(p.workload))
         if (std::string bad = check_param_value(s, get_param(p, s.id)); !bad.empty()) return bad;
+    if (p.workload == Workload::launch) return "";  // steps and elements are bounded by their specs
     const double elements = static_cast<double>(p.rows) * static_cast<double>(p.hidden);
     if (elements > kMaxElements)
         return "rows x hidden = " + number(elements) + " elements is too large: at most " + number(kMaxElements) +
@@ -224,6 +231,7 @@ const std::vector<VariantInfo>& variants(Workload w) {
     case Workload::bias_gelu: return bias_gelu;
     case Workload::attention: return attention::variants();
     case Workload::skip: return skip::variants();
+    case Workload::launch: return launch::variants();
     }
     return chain;
 }
@@ -243,6 +251,7 @@ Schedule schedule(const std::string& variant, const Params& p) {
     case Workload::bias_gelu: return elementwise::bias_gelu_schedule(variant, p);
     case Workload::attention: return attention::schedule(variant, attention::to_attention(p));
     case Workload::skip: return skip::schedule(variant, skip::to_skip(p));
+    case Workload::launch: return launch::schedule(variant, p);
     }
     return {};
 }
@@ -303,6 +312,7 @@ uint64_t min_bytes(const Params& p) {
     case Workload::bias_gelu: return (n + h + n) * es;       // read x, bias; write out
     case Workload::attention: return attention::min_bytes(attention::to_attention(p));  // Q, K, V read; O written
     case Workload::skip: return skip::min_bytes(skip::to_skip(p));  // q, k, v, x read; out written
+    case Workload::launch: return launch::min_bytes(p);  // x read once, y written once
     }
     return 0;
 }

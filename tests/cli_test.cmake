@@ -96,7 +96,7 @@ fl_cli_test(shot_bad_size CODE 2 ARGS shot --size 12x STDERR "--size '12x' is no
 fl_cli_test(shot_size_out_of_range CODE 2 ARGS shot --out x.png --size 10x10 STDERR "--size '10x10' is out of range")
 fl_cli_test(shot_no_out CODE 2 ARGS shot STDERR "--out FILE.png is required")
 # The memory animation's options: a view that exists, variants of the workload, a step in range.
-fl_cli_test(shot_bad_view CODE 2 ARGS shot --out x.png --view memroy STDERR "--view 'memroy' is not a view \\(legal: results, memory\\)")
+fl_cli_test(shot_bad_view CODE 2 ARGS shot --out x.png --view memroy STDERR "--view 'memroy' is not a view \\(legal: results, memory, timeline\\)")
 fl_cli_test(shot_step_without_memory CODE 2 ARGS shot --out x.png --step 3 STDERR "add --view memory")
 fl_cli_test(shot_memory_bad_variant CODE 2 ARGS shot --out x.png --view memory --workload attention --variant fused
             STDERR "--variant 'fused' is not a variant of attention")
@@ -123,7 +123,7 @@ fl_cli_test(bench_sim_exports CODE 0
             ARGS bench --sim H100 --workload all --rows 64 --hidden 1000 --csv ${_fl_csv} --json ${_fl_json}
             STDOUT "SIMULATED.*chain +unfused.*bias_gelu +fused"
             DEFS "-DFL_REMOVE=${_fl_csv}|${_fl_json}" "-DFL_FILES=${_fl_csv}|${_fl_json}"
-                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=12 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=13)
+                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=15 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=16)
 fl_cli_test(bench_sim_sweep_kernels CODE 0
             ARGS bench --sim A100 --workload chain --variant unfused --rows 8,16 --hidden 32,64 --dtype fp32,bf16 --kernels
             STDOUT "layernorm.*dropout")

@@ -77,14 +77,22 @@ TEST_CASE("an export parses back to the measurements it was written from") {
         CHECK(b.measured_bytes.has_value() == a.measured_bytes.has_value());
         CHECK(b.measured_bytes_note == a.measured_bytes_note);
         CHECK(b.timing_note == a.timing_note);
+        CHECK(b.timeline_source == a.timeline_source);
+        REQUIRE(b.timeline.size() == a.timeline.size());
+        for (size_t k = 0; k < b.timeline.size(); ++k) {
+            CHECK(b.timeline[k].name == a.timeline[k].name);
+            CHECK(b.timeline[k].end_ms == Approx(a.timeline[k].end_ms));
+        }
     }
 }
 
 TEST_CASE("a timeline in an export parses back in order") {
     nlohmann::json doc = nlohmann::json::parse(app::measurements_json(simulated_attention()));
-    doc["measurements"][0]["timeline"] = {{{"name", "gemm_qk"}, {"start_ms", 0.0}, {"end_ms", 0.5}, {"bytes", 100}},
-                                          {{"name", "softmax"}, {"start_ms", 0.51}, {"end_ms", 0.9}, {"bytes", 200}}};
-    doc["measurements"][0]["timeline_source"] = "CUDA events around each kernel";
+    doc["measurements"][0]["timeline"] = {
+        {"source", "CUDA events around each kernel"},
+        {"spans",
+         {{{"name", "gemm_qk"}, {"start_ms", 0.0}, {"end_ms", 0.5}, {"modeled_bytes", 100}},
+          {{"name", "softmax"}, {"start_ms", 0.51}, {"end_ms", 0.9}, {"modeled_bytes", 200}}}}};
     std::vector<kernels::Measurement> back;
     REQUIRE(app::parse_measurements_json(doc.dump(), back).empty());
     REQUIRE(back[0].timeline.size() == 2);
@@ -118,9 +126,9 @@ TEST_CASE("a damaged export is refused with the path of the problem") {
     CHECK_THAT(error_of(edited(good, [](auto& d) { d["measurements"][0]["backend"] = "gpu"; })),
                Catch::Contains("device.simulated"));
     CHECK_THAT(error_of(edited(good, [](auto& d) {
-                   d["measurements"][0]["timeline"] = {{{"name", "k"}, {"start_ms", 2.0}, {"end_ms", 1.0}}};
+                   d["measurements"][0]["timeline"]["spans"] = {{{"name", "k"}, {"start_ms", 2.0}, {"end_ms", 1.0}}};
                })),
-               Catch::Contains("timeline[0]") && Catch::Contains("before"));
+               Catch::Contains("timeline.spans[0]") && Catch::Contains("before"));
     CHECK_THAT(error_of(edited(good, [](auto& d) { d["measurements"][0]["modeled"]["bytes_read"] = -5; })),
                Catch::Contains("modeled.bytes_read"));
 }

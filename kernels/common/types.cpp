@@ -79,6 +79,7 @@ const char* to_string(Workload w) {
     case Workload::bias_gelu: return "bias_gelu";
     case Workload::attention: return "attention";
     case Workload::skip: return "skip";
+    case Workload::launch: return "launch";
     }
     return "?";
 }
