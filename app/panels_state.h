@@ -3,6 +3,7 @@
 // (debounced, validated first), keeping the latest result per variant, and the export actions.
 #pragma once
 
+#include "app/lesson.h"
 #include "app/panel_memory.h"
 #include "app/runner.h"
 #include "app/settings.h"
@@ -54,6 +55,8 @@ struct AppState {
     std::string highlight;
     // A lesson step asked for a sweep; the sweep view starts one and clears the flag.
     bool sweep_requested = false;
+    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/lesson.h).
+    LessonPlayerState lesson;
 };
 
 // Where jobs go, as chosen in the settings and allowed by what the runner found.

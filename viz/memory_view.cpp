@@ -7,6 +7,7 @@
 #include "viz/memory_view.h"
 
 #include "kernels/common/format.h"
+#include "viz/highlight.h"
 #include "viz/palette.h"
 #include "viz/theme.h"
 
@@ -656,6 +657,10 @@ void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const Memory
     draw_flight(pen, d, boxes, sm);
     draw_footer(pen, b.footer_min, b.footer_max, d);
     draw->PopClipRect();
+    if (d.highlight == "memory.hbm") draw_highlight_ring(draw, b.hbm_min, b.hbm_max, em, d.highlight_pulse);
+    if (d.highlight == "memory.l2") draw_highlight_ring(draw, b.l2_min, b.l2_max, em, d.highlight_pulse);
+    if (d.highlight == "memory.sram") draw_highlight_ring(draw, b.sms_min, b.sms_max, em, d.highlight_pulse);
+    if (d.highlight == "memory.footer") draw_highlight_ring(draw, b.footer_min, b.footer_max, em, d.highlight_pulse);
 }
 
 double memory_view_hbm_scale(ImVec2 size, const MemoryViewData& d) {
