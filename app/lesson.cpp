@@ -328,7 +328,13 @@ std::string parse_inline(const std::string& line, int line_no, std::vector<Prose
             const size_t close = line.find("**", i + 2);
             if (close == std::string::npos) return "unclosed ** (bold): close it on the same line";
             flush();
-            out.push_back({ProseSpan::Kind::bold, line.substr(i + 2, close - i - 2), {}, line_no});
+            // Bold may hold code, maths and live numbers: **{ratio bytes a b} fewer bytes**.
+            std::vector<ProseSpan> inner;
+            if (std::string why = parse_inline(line.substr(i + 2, close - i - 2), line_no, inner); !why.empty()) return why;
+            for (ProseSpan& span : inner) {
+                if (span.kind == ProseSpan::Kind::text) span.kind = ProseSpan::Kind::bold;
+                out.push_back(std::move(span));
+            }
             i = close + 2;
             continue;
         }
@@ -412,7 +418,8 @@ private:
         // A line with a markup error still counts as prose (no second, misleading "no prose" error).
         if (std::string why = parse_inline(bullet ? trim(t.substr(2)) : t, no, spans); !why.empty()) error(no, why);
         std::vector<ProseBlock>& blocks = prose_target();
-        if (bullet || !paragraph_open_) {
+        // A bullet is one line; the next plain line starts a new paragraph.
+        if (bullet || !paragraph_open_ || blocks.back().bullet) {
             blocks.push_back({bullet, no, {}});
             paragraph_open_ = true;
         } else {
@@ -811,7 +818,11 @@ ExprValue evaluate_measured(const LessonExpr& e, const ExprContext& ctx) {
         return measured(*m, printf_text("%.0f %%", percent_of_ceiling(m->achieved_gbps(), c)) + " of " + c.source);
     }
     if (e.func == "measured.error") {
-        if (!m->checked) return unavailable(m->check_note.empty() ? "not checked against the reference" : m->check_note);
+        if (!m->checked) {
+            std::string note = m->check_note.empty() ? "not checked against the reference" : m->check_note;
+            if (note.rfind("n/a: ", 0) == 0) note = note.substr(5);  // "n/a: simulated, ..." reads twice as "unavailable"
+            return unavailable(note);
+        }
         return measured(*m, printf_text("%.1e", m->rel_l2_error));
     }
     if (!m->measured_bytes) return unavailable(m->measured_bytes_note.rfind("unavailable: ", 0) == 0

@@ -376,7 +376,8 @@ void draw_lesson_layout(AppState& state, Runner& runner, const ResolvedBackend& 
     const float total_w = ImGui::GetContentRegionAvail().x;
     if (total_w >= em() * 40) {
         // The pane gets about 40 % (prose reads badly wider than ~35 em); the view the rest.
-        const float pane_w = std::clamp(total_w * 0.38f, em() * 18, em() * 34);
+        const float share = state.lesson.classroom ? 0.42f : 0.38f;  // presenter fonts need the room
+        const float pane_w = std::clamp(total_w * share, em() * 18, em() * 34);
         ImGui::BeginChild("lesson", ImVec2(pane_w, body_h), true);
         draw_lesson_pane(state, runner, backend);
         ImGui::EndChild();
