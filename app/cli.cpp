@@ -29,10 +29,12 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -540,8 +542,13 @@ std::string check_lesson_shot(const RawArgs& raw, ShotOptions& o) {
     std::string why;
     const Lesson* lesson = find_lesson(lessons, s.lesson, &why);
     if (!lesson) {
-        for (const LessonError& e : errors)
-            if (std::filesystem::path(e.file).stem() == s.lesson) return e.text();
+        // A lesson that exists but does not parse: its first error says why (by name or number).
+        for (const LessonError& e : errors) {
+            const std::string stem = std::filesystem::path(e.file).stem().string();
+            const bool numbered = !s.lesson.empty() && s.lesson.find_first_not_of("0123456789") == std::string::npos;
+            if (stem == s.lesson || (numbered && std::atoi(stem.c_str()) == std::atoi(s.lesson.c_str()) && std::isdigit(static_cast<unsigned char>(stem[0]))))
+                return e.text();
+        }
         return "--lesson: " + why;
     }
     o.lesson = lesson->name;

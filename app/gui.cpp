@@ -167,7 +167,11 @@ void save_settings_if_due(AppState& state, double now, bool force) {
     if (!state.settings_dirty || state.settings_path.empty()) return;
     if (!force && now - state.changed_at < kSettingsSaveDelaySeconds) return;
     state.settings_dirty = false;
-    if (std::string error = save_settings(state.settings_path, state.settings); !error.empty())
+    // Classroom mode's presenter fonts are for this session only: save the user's own scale.
+    Settings saved = state.settings;
+    if (state.lesson.classroom && state.lesson.font_scale_before_classroom > 0)
+        saved.font_scale = state.lesson.font_scale_before_classroom;
+    if (std::string error = save_settings(state.settings_path, saved); !error.empty())
         state.settings_message = {"settings not saved: " + error, true};
 }
 
@@ -206,7 +210,8 @@ void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSess
 // results appear (and the spinner turns) without the user moving the mouse.
 void wait_for_events(const AppState& state, const Runner& runner) {
     const bool animating = runner.busy() || !runner.gpu_probed() || state.params_dirty || state.settings_dirty ||
-                           state.memory.playing || lesson_bundle_running() || !state.highlight.empty();
+                           state.memory.playing || lesson_bundle_running() ||
+                           highlight_pulsing(state, ImGui::GetTime());
     glfwWaitEventsTimeout(animating ? 1.0 / 60.0 : 0.5);
 }
 
@@ -247,9 +252,11 @@ int run_gui(const GuiOptions& opts) {
         if (lesson) open_lesson(state, static_cast<int>(lesson - state.lesson.lessons.data()), opts.lesson_step, 0);
         state.lesson.open = true;
         if (opts.classroom) {
-            // A presenter wants the whole screen; fonts follow the screen's height.
-            glfwMaximizeWindow(window);
+            // A presenter wants the whole screen (sized to it first: without a window manager
+            // maximising does nothing); fonts follow the screen's height.
             const GLFWvidmode* mode = glfwGetVideoMode(glfwGetPrimaryMonitor());
+            if (mode) glfwSetWindowSize(window, mode->width, mode->height);
+            glfwMaximizeWindow(window);
             set_classroom(state, true, mode ? static_cast<float>(mode->height) : 900.0f);
         }
     }

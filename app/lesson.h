@@ -167,6 +167,7 @@ struct LessonPlayerState {
     int lesson = -1;                        // index into lessons
     int step = 0;
     bool step_applied = false;              // the current step's state was applied
+    double step_entered_at = -1e9;          // ImGui time the step was entered (the ring pulses a while)
     std::set<int> revealed;                 // recall answers opened in this step (by index)
     bool bundle_requested = false;          // GUI: export a bundle ...
     bool bundle_all_steps = false;          //      ... of every step (else the current one)

@@ -26,6 +26,8 @@ void apply_step_state(AppState& state, const StepState& st) {
     state.memory.compare = st.variants.size() > 1 ? st.variants[1] : std::string();
     state.memory.side_by_side = st.view == "memory" && st.variants.size() > 1;
     state.memory.clock = 0;
+    // A step that shows the animation plays it (shots pick their still frame themselves).
+    state.memory.playing = st.view == "memory" && state.interactive;
 }
 
 void enter_step(AppState& state, int step, double now) {
@@ -40,6 +42,16 @@ void enter_step(AppState& state, int step, double now) {
     // @measure: no debounce wait; otherwise the usual short pause lets fast stepping skip runs.
     if (st.measure) state.changed_at = now - kSubmitDebounceSeconds;
     lp.step_applied = true;
+    lp.step_entered_at = now;
+}
+
+bool highlight_pulsing(const AppState& state, double now) {
+    return state.interactive && !state.highlight.empty() && now - state.lesson.step_entered_at < kHighlightPulseSeconds;
+}
+
+float highlight_pulse(const AppState& state, double now) {
+    if (!highlight_pulsing(state, now)) return 0.0f;
+    return 0.5f + 0.5f * static_cast<float>(std::sin((now - state.lesson.step_entered_at) * 6.0));
 }
 
 void open_lesson(AppState& state, int index, int step, double now) {

@@ -26,6 +26,11 @@ bool previous_step(AppState& state, double now);
 void reset_step(AppState& state, double now);
 // Writes a step's state into settings and view requests (no timing: used by enter_step and shots).
 void apply_step_state(AppState& state, const StepState& step);
+// The highlight ring's pulse, 0..1: it beats for kHighlightPulseSeconds after a step is entered
+// (so the eye finds it), then stays still (so an idle window stops redrawing). 0 in shots.
+inline constexpr double kHighlightPulseSeconds = 3.0;
+float highlight_pulse(const AppState& state, double now);
+bool highlight_pulsing(const AppState& state, double now);
 // True when the user changed parameters, workload, dtype or variants since the step applied them.
 bool step_modified(const AppState& state);
 

@@ -305,15 +305,19 @@ void bundle_buttons(AppState& state) {
 void pane_header(AppState& state) {
     LessonPlayerState& lp = state.lesson;
     const float close_w = ImGui::CalcTextSize("Close").x + ImGui::GetStyle().FramePadding.x * 2;
-    const float room_w = ImGui::CalcTextSize("Classroom (F5)").x + ImGui::GetStyle().FramePadding.x * 2;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float x0 = ImGui::GetCursorPosX();
     const float avail = ImGui::GetContentRegionAvail().x;
     ImGui::PushFont(viz::heading_font());
     ImGui::TextUnformatted("Lesson");
     ImGui::PopFont();
     if (state.interactive) {
-        ImGui::SameLine(std::max(avail - close_w - room_w - spacing, ImGui::GetCursorPosX()));
-        if (ImGui::Button(lp.classroom ? "Leave classroom (F5)" : "Classroom (F5)"))
+        // Right-aligned beside the heading when they fit, else on their own line.
+        const char* room_label = lp.classroom ? "Leave classroom (F5)" : "Classroom (F5)";
+        const float buttons_w = ImGui::CalcTextSize(room_label).x + ImGui::GetStyle().FramePadding.x * 2 + close_w + spacing;
+        const float heading_right = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x;
+        if (x0 + avail - buttons_w > heading_right + spacing) ImGui::SameLine(x0 + avail - buttons_w);
+        if (ImGui::Button(room_label))
             set_classroom(state, !lp.classroom, ImGui::GetIO().DisplaySize.y);
         tooltip(state, "Presenter view: large fonts, only the controls this step uses, a halo around the mouse "
                        "pointer. Arrow keys or Page Up/Down step through the lesson.");

@@ -4,6 +4,7 @@
 // [SECTION] The panel
 #include "app/panel_memory.h"
 
+#include "app/lesson_player.h"
 #include "app/panels_state.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/format.h"
@@ -346,7 +347,7 @@ void draw_memory_panel(AppState& state, const ResolvedBackend& backend) {
         add_notes(state, *player, player == m.player ? m.first_timing : m.second_timing, backend.device, d);
         d.interactive = state.interactive;
         d.highlight = state.highlight;
-        d.highlight_pulse = state.interactive ? 0.5f + 0.5f * std::sin(static_cast<float>(ImGui::GetTime()) * 4.0f) : 0.0f;
+        d.highlight_pulse = highlight_pulse(state, ImGui::GetTime());
         views.push_back(std::move(d));
     }
 

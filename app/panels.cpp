@@ -9,6 +9,7 @@
 #include "app/panels.h"
 
 #include "app/export.h"
+#include "app/lesson_player.h"
 #include "app/panel_lesson.h"
 #include "app/panel_memory.h"
 #include "app/views.h"
@@ -156,8 +157,13 @@ void ring_if_highlighted(const AppState& state, const char* id) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
     draw->PushClipRect(pos, ImVec2(pos.x + size.x, pos.y + size.y), false);
-    const float pulse = state.interactive ? 0.5f + 0.5f * std::sin(static_cast<float>(ImGui::GetTime()) * 4.0f) : 0.0f;
-    viz::draw_highlight_ring(draw, ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), em(), pulse);
+    const float pulse = highlight_pulse(state, ImGui::GetTime());
+    // Kept inside the window: an item flush with the pane's edge still gets its whole ring.
+    const float margin = em() * 0.35f;
+    const ImVec2 a(std::max(ImGui::GetItemRectMin().x, pos.x + margin), std::max(ImGui::GetItemRectMin().y, pos.y + margin));
+    const ImVec2 b(std::min(ImGui::GetItemRectMax().x, pos.x + size.x - margin),
+                   std::min(ImGui::GetItemRectMax().y, pos.y + size.y - margin));
+    viz::draw_highlight_ring(draw, a, b, em(), pulse);
     draw->PopClipRect();
 }
 
@@ -800,7 +806,7 @@ void draw_results_page(AppState& state, const ResolvedBackend& backend) {
     ImGui::PushFont(viz::heading_font());
     ImGui::TextUnformatted("Results");
     ImGui::PopFont();
-    draw_toolbar(state);
+    if (!state.lesson.classroom) draw_toolbar(state);  // the presenter view shows only the step's controls
     ImGui::Separator();
     if (const std::string text = takeaway(visible_results(state)); !text.empty()) {
         ImGui::PushFont(viz::bold_font());
@@ -1158,7 +1164,10 @@ void draw_bytes_chart(AppState& state, float width, float plot_height) {
         frame.reference_label = "minimum";
     }
     const float legend = viz::legend_height(series.names, width);
-    const float plot_h = std::max(plot_height, viz::preferred_chart_height(static_cast<int>(series.bars.size())));
+    // The "minimum" label takes a line of its own above the plot (viz::make_layout), which
+    // preferred_chart_height() does not count: without it one bar with a two-line legend no longer fits.
+    const float reference_line = frame.reference_value > 0 ? em() * 1.25f : 0.0f;
+    const float plot_h = std::max(plot_height, viz::preferred_chart_height(static_cast<int>(series.bars.size())) + reference_line);
     const ImVec2 size(width, plot_h + legend + em() * 0.5f);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const viz::ChartHover hover =
