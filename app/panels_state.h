@@ -3,6 +3,7 @@
 // (debounced, validated first), keeping the latest result per variant, and the export actions.
 #pragma once
 
+#include "app/lesson.h"
 #include "app/panel_memory.h"
 #include "app/panel_timeline.h"
 #include "app/runner.h"
@@ -60,6 +61,8 @@ struct AppState {
     // Measurements read from a JSON export (`--results F`) instead of measured here: the panels
     // show them as measured on their own device; the first parameter change goes back to live.
     std::string imported_from;
+    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/lesson.h).
+    LessonPlayerState lesson;
 };
 
 // Where jobs go, as chosen in the settings and allowed by what the runner found.
