@@ -27,6 +27,7 @@
 #include "kernels/common/timeline.h"
 #include "kernels/launch/launch.h"
 #include "kernels/memory_player.h"
+#include "kernels/skip/skip.h"
 #include "kernels/workload.h"
 
 #include <CLI/CLI.hpp>
@@ -134,9 +135,15 @@ std::string shape_text(const kernels::Params& p, const std::string& variant) {
     if (p.workload == kernels::Workload::skip) {
         char tsig[64];
         std::snprintf(tsig, sizeof tsig, " t=%g sd=%g", p.noise_t, p.sigma_d);
-        return std::to_string(p.batch) + "x" + std::to_string(p.batch_heads / std::max<int64_t>(p.batch, 1)) +
-               "h N=" + std::to_string(p.seq_len) + " d=" + std::to_string(p.head_dim) + (p.causal ? " causal" : "") +
-               tsig;
+        std::string text = std::to_string(p.batch) + "x" +
+                           std::to_string(p.batch_heads / std::max<int64_t>(p.batch, 1)) + "h N=" +
+                           std::to_string(p.seq_len) + " d=" + std::to_string(p.head_dim) +
+                           (p.causal ? " causal" : "") + tsig;
+        if (kernels::skip::has_variant(variant) && kernels::skip::base_variant(variant) == "flash") {
+            const auto tile = kernels::attention::flash_tile("flash", kernels::attention::to_attention(p));
+            text += " tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);  // flash_tc's is fixed
+        }
+        return text;
     }
     if (p.workload == kernels::Workload::launch)
         return "K=" + std::to_string(p.steps) + " n=" + std::to_string(p.elements);

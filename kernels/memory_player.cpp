@@ -186,7 +186,7 @@ std::vector<SramPart> MemoryPlayer::sram_parts(int kernel) const {
         params_.workload == Workload::skip ? skip::base_variant(variant_) : variant_;
     const attention::Tile tile = attention::flash_tile(kernel_variant, a);
     const bool x_in_qi = params_.workload == Workload::skip && skip::is_fused(variant_);
-    const std::string qi = x_in_qi ? "Qi, then x" : "Qi";
+    const std::string qi = x_in_qi ? "Qi/x" : "Qi";
     const std::string qi_note = x_in_qi ? " (the x tile reuses it in the epilogue)" : "";
     const uint64_t es = u(dtype_bytes(a.dtype)), Br = u(tile.Br), Bc = u(tile.Bc), d = u(a.d);
     const std::string e = " x " + es_text(params_);

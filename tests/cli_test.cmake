@@ -154,3 +154,16 @@ if(NOT FUSIONLAB_GUI)
   fl_cli_test(no_gui_shot CODE 1 ARGS shot --out ${CMAKE_CURRENT_BINARY_DIR}/s.png
               STDERR "this build has no GUI")
 endif()
+
+# Skip connection: every variant estimated; bad batch / sigma_d / t exit 2 naming the option or the rule.
+fl_cli_test(bench_skip_sim CODE 0
+            ARGS bench --workload skip --variant all --N 1000 --d 64 --heads 16 --batch 4 --t 2 --sim H100 --kernels
+            STDOUT "skip +attention.*skip +two_pass.*kernel +skip.*skip +fused.*teaching_two_pass.*teaching_fused")
+fl_cli_test(skip_bad_batch CODE 2 ARGS bench --workload skip --sim H100 --heads 16 --batch 3
+            STDERR "batch = 3 does not divide batch x heads = 16")
+fl_cli_test(skip_bad_sigma CODE 2 ARGS bench --workload skip --sim H100 --sigma_d 0.7
+            STDERR "--sigma_d '0.7' is not one of the choices \\(legal: 0.5 or 1\\)")
+fl_cli_test(skip_bad_t CODE 2 ARGS bench --workload skip --sim H100 --t -1
+            STDERR "--t '-1' is out of range \\(legal: 0\\.\\.1000\\)")
+fl_cli_test(shot_memory_skip_fp32_refused CODE 2 ARGS shot --out x.png --view memory --workload skip --variant fused --dtype fp32
+            STDERR "for fp32 use teaching_two_pass or teaching_fused")

@@ -84,10 +84,11 @@ TEST_CASE("skip two_pass and fused on flash_tc match the reference: fp16, bf16, 
     for (const char* v : {"attention", "two_pass", "fused"})
         for (DType t : {DType::f16, DType::bf16})
             for (int64_t d : {32, 64, 128})
-                for (int64_t N : {1, 17, 64, 129, 1000})
-                    for (bool causal : {false, true})
-                        for (double s : {0.5, 1.0})
-                            check_variant(v, make(6, 3, N, d, t, causal, s, 1.5, 64, 64, seed++));
+                for (int64_t N : {1, 17, 129, 1000})
+                    for (bool causal : {false, true}) {
+                        const double sigma_d = seed % 2 == 0 ? 0.5 : 1.0;  // both, alternating
+                        check_variant(v, make(6, 3, N, d, t, causal, sigma_d, 1.5, 64, 64, seed++));
+                    }
 }
 
 TEST_CASE("skip teaching variants match the reference for every tile size, every dtype, odd d", "[gpu][skip]") {

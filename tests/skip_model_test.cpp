@@ -181,12 +181,14 @@ TEST_CASE("skip parameters: batch divides batch x heads, sigma_d and t are check
     CHECK(validate(p) == "");
     // flash_tc's own limits come through with the variant named.
     p.attn.dtype = DType::f32;
-    CHECK(validate("fused", p).find("fused runs flash_tc: flash_tc runs on tensor cores in fp16 or bf16 only") !=
-          std::string::npos);
+    CHECK(validate("fused", p).find("fused runs flash_tc, on tensor cores in fp16 or bf16 only") != std::string::npos);
+    CHECK(validate("fused", p).find("for fp32 use teaching_two_pass or teaching_fused") != std::string::npos);
     CHECK(validate("teaching_fused", p) == "");
     p.attn.dtype = DType::f16;
     p.attn.d = 48;
-    CHECK(validate("two_pass", p).find("flash_tc is built for d = 32, 64 or 128") != std::string::npos);
+    CHECK(validate("two_pass", p).find("two_pass runs flash_tc, built for d = 32, 64 or 128, not d = 48") !=
+          std::string::npos);
+    CHECK(validate("teaching_two_pass", p) == "");
     CHECK(validate("nope", p).find("unknown skip variant 'nope'") != std::string::npos);
     // Through the app: the flat Params' validate() and the CLI-facing specs.
     Params app = to_params(make(16, 4, 256, 64, DType::f16, false));

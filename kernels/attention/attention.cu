@@ -18,7 +18,9 @@
 // Both flash kernels take an optional skip-connection epilogue (attention_epilogue.cuh, for
 // kernels/skip): instead of storing O they load the x tile into SRAM (Qi's space, free by then) and
 // write out = c_skip x + c_out O, so O never reaches HBM. flash_tc prefetches the x tile with
-// cp.async during its last key tile. Without it (x == nullptr) they store O as always.
+// cp.async during its last key tile. The epilogue is a template flag (kSkip): the instances without
+// it compile to the code they had before it existed (same registers; a runtime branch instead
+// cost flash_tc 1.1%), at the price of 6 more flash_tc instances per architecture.
 //
 // [SECTION] Element types and small helpers
 // [SECTION] Inputs
@@ -284,7 +286,7 @@ void launch_softmax(const AttentionParams& p, const void* S, void* P, cudaStream
 // Grid: (Tr = ceil(N / Br) row blocks, batch_heads). Shared memory (flash_smem_bytes): fp32 Sij
 // [Br][Bc + 1], Oi [Br][d], m, l, rescale [Br]; then Qi [Br][ld], Kj, Vj [Bc][ld] in T, where
 // ld = flash_tile_row_stride(d) pads each row to an odd number of words (no bank conflicts).
-template <typename T>
+template <typename T, bool kSkip>
 __global__ void __launch_bounds__(128) flash_kernel(const T* __restrict__ Q, const T* __restrict__ K,
                                                     const T* __restrict__ V, T* __restrict__ O, int N, int d, int Br,
                                                     int Bc, int ld, bool causal, float scale_log2, SkipEpilogue ep) {
@@ -365,7 +367,8 @@ __global__ void __launch_bounds__(128) flash_kernel(const T* __restrict__ Q, con
         }
     }
     __syncthreads();
-    if (ep.x == nullptr) {
+    if constexpr (!kSkip) {
+        (void)ep;
         T* Oh = O + head;
         for (int idx = tid; idx < rows * d; idx += threads) {
             const int r = idx / d, c = idx % d;
@@ -401,11 +404,16 @@ void launch_flash(const AttentionParams& p, const void* Q, const void* K, const 
     const float scale_log2 = kLog2e / std::sqrt(static_cast<float>(p.d));
     with_type(p.dtype, [&](auto zero) {
         using T = decltype(zero);
-        check(cudaFuncSetAttribute(flash_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-              "flash: allowing " + std::to_string(smem) + " bytes of shared memory");
-        flash_kernel<T><<<grid, flash_threads(), static_cast<size_t>(smem), stream>>>(
-            static_cast<const T*>(Q), static_cast<const T*>(K), static_cast<const T*>(V), static_cast<T*>(O),
-            static_cast<int>(p.N), static_cast<int>(p.d), p.Br, p.Bc, ld, p.causal, scale_log2, ep);
+        // The skip epilogue is its own instance, so the plain kernel's code is what it was without it.
+        auto launch = [&](auto kernel) {
+            check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                  "flash: allowing " + std::to_string(smem) + " bytes of shared memory");
+            kernel<<<grid, flash_threads(), static_cast<size_t>(smem), stream>>>(
+                static_cast<const T*>(Q), static_cast<const T*>(K), static_cast<const T*>(V), static_cast<T*>(O),
+                static_cast<int>(p.N), static_cast<int>(p.d), p.Br, p.Bc, ld, p.causal, scale_log2, ep);
+        };
+        if (ep.x != nullptr) launch(flash_kernel<T, true>);
+        else launch(flash_kernel<T, false>);
     });
     check_launch("flash_kernel");
 }
@@ -527,7 +535,7 @@ __device__ __forceinline__ void cp_async_x_tile(T* dst, const T* x, const SkipEp
 // needs ~200 registers (Oi alone is 64) and runs one block of 8 warps per SM.
 constexpr int tc_min_blocks(int d) { return d <= 64 ? 2 : 1; }
 
-template <typename T, int D>
+template <typename T, int D, bool kSkip>
 __global__ void __launch_bounds__(kTcThreads, tc_min_blocks(D)) flash_tc_kernel(const T* __restrict__ Q, const T* __restrict__ K,
                                                                  const T* __restrict__ V, T* __restrict__ O, int N,
                                                                  bool causal, float scale_log2, SkipEpilogue ep) {
@@ -579,10 +587,13 @@ __global__ void __launch_bounds__(kTcThreads, tc_min_blocks(D)) flash_tc_kernel(
             for (int kk = 0; kk < D / 16; ++kk)
                 ldmatrix_x4(q_frag[kk], Qs + (warp * 16 + lane % 16) * kLd + kk * 16 + (lane / 16) * 8);
         }
-        if (ep.x != nullptr && j > 0 && j + 1 == tiles) {
-            // Qs was last read at j = 0: load the x tile into SRAM in its place while the last tile computes
-            cp_async_x_tile<T, D, kTcBr>(Qs, static_cast<const T*>(ep.x), ep, static_cast<int>(blockIdx.y), row0, N, tid);
-            cp_async_commit();
+        if constexpr (kSkip) {
+            if (j > 0 && j + 1 == tiles) {
+                // Qs was last read at j = 0: load the x tile into SRAM in its place while the last tile computes
+                cp_async_x_tile<T, D, kTcBr>(Qs, static_cast<const T*>(ep.x), ep, static_cast<int>(blockIdx.y), row0,
+                                             N, tid);
+                cp_async_commit();
+            }
         }
         const T* Kt = Ks + stage * kTcBc * kLd;
         const T* Vt = Vs + stage * kTcBc * kLd;
@@ -657,7 +668,7 @@ __global__ void __launch_bounds__(kTcThreads, tc_min_blocks(D)) flash_tc_kernel(
         __syncthreads();  // stage j & 1 is refilled by the next iteration's copy
     }
 
-    if (ep.x != nullptr) {
+    if constexpr (kSkip) {
         // Skip epilogue: out = c_skip x + c_out Oi / l from registers and the x tile in SRAM; O never stored.
         const int bh = static_cast<int>(blockIdx.y);
         if (tiles == 1) {  // no earlier tile to hide it behind: load x tile into SRAM now (Qs is free)
@@ -688,6 +699,7 @@ __global__ void __launch_bounds__(kTcThreads, tc_min_blocks(D)) flash_tc_kernel(
         return;
     }
     // store Oi = Oi / l (l summed over the quad that shares each row)
+    (void)ep;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
         float l = l_run[half];
@@ -709,26 +721,26 @@ __global__ void __launch_bounds__(kTcThreads, tc_min_blocks(D)) flash_tc_kernel(
 }
 
 // HBM per head, as flash with Br = 128, Bc = 64: Qi once, Kj and Vj once per (block, j), Oi once.
-template <typename T, int D>
+template <typename T, int D, bool kSkip>
 void launch_flash_tc_typed(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O,
                            cudaStream_t stream, const SkipEpilogue& ep) {
     const int smem = static_cast<int>(flash_smem_bytes("flash_tc", p));
     const dim3 grid(static_cast<unsigned>((p.N + kTcBr - 1) / kTcBr), static_cast<unsigned>(p.batch_heads));
-    check(cudaFuncSetAttribute(flash_tc_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+    check(cudaFuncSetAttribute(flash_tc_kernel<T, D, kSkip>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
           "flash_tc: allowing " + std::to_string(smem) + " bytes of shared memory");
-    flash_tc_kernel<T, D><<<grid, kTcThreads, static_cast<size_t>(smem), stream>>>(
+    flash_tc_kernel<T, D, kSkip><<<grid, kTcThreads, static_cast<size_t>(smem), stream>>>(
         static_cast<const T*>(Q), static_cast<const T*>(K), static_cast<const T*>(V), static_cast<T*>(O),
         static_cast<int>(p.N), p.causal, kLog2e / std::sqrt(static_cast<float>(p.d)), ep);
     check_launch("flash_tc_kernel");
 }
 
-template <typename T>
+template <typename T, bool kSkip>
 void launch_flash_tc_d(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O,
                        cudaStream_t stream, const SkipEpilogue& ep) {
     switch (p.d) {
-    case 32: launch_flash_tc_typed<T, 32>(p, Q, K, V, O, stream, ep); return;
-    case 64: launch_flash_tc_typed<T, 64>(p, Q, K, V, O, stream, ep); return;
-    case 128: launch_flash_tc_typed<T, 128>(p, Q, K, V, O, stream, ep); return;
+    case 32: launch_flash_tc_typed<T, 32, kSkip>(p, Q, K, V, O, stream, ep); return;
+    case 64: launch_flash_tc_typed<T, 64, kSkip>(p, Q, K, V, O, stream, ep); return;
+    case 128: launch_flash_tc_typed<T, 128, kSkip>(p, Q, K, V, O, stream, ep); return;
     default: throw std::invalid_argument("flash_tc: d = " + std::to_string(p.d) + " is not 32, 64 or 128");
     }
 }
@@ -737,8 +749,13 @@ void launch_flash_tc(const AttentionParams& p, const void* Q, const void* K, con
                      const SkipEpilogue& ep = SkipEpilogue{}) {
     if (kTcBr != flash_tc_tile(p.d).Br || kTcBc != flash_tc_tile(p.d).Bc || kTcThreads != flash_tc_threads(p.d))
         throw std::logic_error("flash_tc: the kernel's tile differs from the model's flash_tc_tile()");
-    if (p.dtype == DType::f16) launch_flash_tc_d<__half>(p, Q, K, V, O, stream, ep);
-    else if (p.dtype == DType::bf16) launch_flash_tc_d<__nv_bfloat16>(p, Q, K, V, O, stream, ep);
+    // The skip epilogue is its own instance, so the plain kernel's code (and registers) are what they
+    // were without it: a runtime branch cost attention's own flash_tc 1.1% (H200, N = 4096, PERF.md).
+    const bool skip = ep.x != nullptr;
+    if (p.dtype == DType::f16 && skip) launch_flash_tc_d<__half, true>(p, Q, K, V, O, stream, ep);
+    else if (p.dtype == DType::f16) launch_flash_tc_d<__half, false>(p, Q, K, V, O, stream, ep);
+    else if (p.dtype == DType::bf16 && skip) launch_flash_tc_d<__nv_bfloat16, true>(p, Q, K, V, O, stream, ep);
+    else if (p.dtype == DType::bf16) launch_flash_tc_d<__nv_bfloat16, false>(p, Q, K, V, O, stream, ep);
     else throw std::invalid_argument("flash_tc runs in fp16 or bf16 only");
 }
 

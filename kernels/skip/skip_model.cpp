@@ -90,6 +90,15 @@ std::string validate(const std::string& variant, const SkipParams& p) {
     if (!has_variant(variant))
         return "unknown skip variant '" + variant + "': attention, two_pass, fused, teaching_two_pass or teaching_fused";
     if (std::string bad = validate(p); !bad.empty()) return bad;
+    // flash_tc's own limits, with the skip variants that lift them (attention's message names its own).
+    if (base_variant(variant) == "flash_tc") {
+        if (p.attn.dtype == DType::f32)
+            return variant + " runs flash_tc, on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use "
+                             "teaching_two_pass or teaching_fused";
+        if (p.attn.d != 32 && p.attn.d != 64 && p.attn.d != 128)
+            return variant + " runs flash_tc, built for d = 32, 64 or 128, not d = " + std::to_string(p.attn.d) +
+                   "; teaching_two_pass and teaching_fused take any d <= 128";
+    }
     if (std::string bad = attention::validate(base_variant(variant), p.attn); !bad.empty())
         return variant + " runs " + base_variant(variant) + ": " + bad;
     return "";
@@ -176,7 +185,7 @@ void retarget_attention_store(Schedule& s, bool fused) {
         events.push_back({EventKind::load, e.kernel, "x", e.bytes, 0, e.repeat,
                           "load x tile into SRAM (in Qi's place: Qi is done)" + suffix});
         events.push_back({EventKind::compute, e.kernel, "", 0, 0, e.repeat,
-                          "compute c_skip(t_b), c_out(t_b) for this block's batch element" + suffix});
+                          "compute c_skip(t_b)*x + c_out(t_b)*Oi / l in registers (t_b: this block's batch element)" + suffix});
         events.push_back({EventKind::store, e.kernel, "out", e.bytes, 0, e.repeat,
                           "write out tile = c_skip*x + c_out*O to HBM (O = Oi / l, never stored)" + suffix});
     }
