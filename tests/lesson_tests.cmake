@@ -19,9 +19,10 @@ if(CMAKE_SCRIPT_MODE_FILE)
   string(REPLACE "x" ";" wh "${FL_SIZE}")
   list(GET wh 0 width)
   list(GET wh 1 height)
-  execute_process(COMMAND "${XVFB_RUN}" -a -s "-screen 0 1280x1024x24"
+  string(REPLACE "|" ";" extra "${FL_ARGS}")
+  execute_process(COMMAND "${XVFB_RUN}" -a -s "-screen 0 1920x1080x24"
                           "${FL_EXE}" shot --lesson "${FL_LESSON}" --all-steps --sim H100 --reps 3
-                          --size "${FL_SIZE}" --out "${FL_OUT}"
+                          --size "${FL_SIZE}" --out "${FL_OUT}" ${extra}
                   RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
   if(NOT code EQUAL 0)
     message(FATAL_ERROR "fusionlab shot --lesson ${FL_LESSON} failed (exit ${code})\n  stdout: ${out}\n  stderr: ${err}")
@@ -117,4 +118,13 @@ if(FUSIONLAB_GUI AND TARGET fl_png_check)
     set_tests_properties(lessons.render.${name} PROPERTIES TIMEOUT 300 LABELS gui
                          ENVIRONMENT "FUSIONLAB_LESSONS=${PROJECT_SOURCE_DIR}/lessons")
   endforeach()
+  # Classroom mode (presenter fonts, only the step's controls) at the projector size.
+  add_test(NAME lessons.render.classroom_1920
+           COMMAND ${CMAKE_COMMAND} -DFL_MODE=bundle -DFL_EXE=$<TARGET_FILE:fusionlab>
+                   -DFL_CHECK=$<TARGET_FILE:fl_png_check> -DFL_LESSON=03-attention-memory-bound
+                   -DFL_FILE=${PROJECT_SOURCE_DIR}/lessons/03-attention-memory-bound.lesson
+                   -DFL_OUT=${CMAKE_BINARY_DIR}/lesson-bundle-classroom -DFL_SIZE=1920x1080 -DFL_ARGS=--classroom
+                   -P ${FL_LESSON_SCRIPT})
+  set_tests_properties(lessons.render.classroom_1920 PROPERTIES TIMEOUT 300 LABELS gui
+                       ENVIRONMENT "FUSIONLAB_LESSONS=${PROJECT_SOURCE_DIR}/lessons")
 endif()
