@@ -73,6 +73,12 @@ std::string short_symbol(const std::string& name) {
 
 KernelTrace trace_kernels(const std::function<void()>& launch_all, cudaStream_t stream) {
     KernelTrace t;
+    // FUSIONLAB_TIMELINE=events: the event fallback on purpose (to compare the two, or where a tool
+    // that holds CUPTI, such as compute-sanitizer or nsys, runs the app).
+    if (const char* mode = std::getenv("FUSIONLAB_TIMELINE"); mode && std::string(mode) == "events") {
+        t.error = "turned off by FUSIONLAB_TIMELINE=events";
+        return t;
+    }
 #if FUSIONLAB_HAVE_CUPTI
     static std::once_flag registered;
     static CUptiResult register_result = CUPTI_SUCCESS;
