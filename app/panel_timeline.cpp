@@ -140,8 +140,8 @@ void intro_text() {
 
 void summary_table(const std::vector<ShownRun>& runs) {
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
-    if (!ImGui::BeginTable("timeline_summary", 6, flags)) return;
-    for (const char* h : {"variant", "kernels", "run (first start .. last end)", "GPU busy", "GPU idle", "mean gap"})
+    if (!ImGui::BeginTable("timeline_summary", 7, flags)) return;
+    for (const char* h : {"variant", "kernels", "run (first start .. last end)", "GPU busy", "GPU idle", "median gap", "mean gap"})
         ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
     for (const ShownRun& r : runs) {
@@ -158,6 +158,8 @@ void summary_table(const std::vector<ShownRun>& runs) {
         ImGui::TableNextColumn();
         const double pct = s.span_ms > 0 ? 100.0 * s.idle_ms / s.span_ms : 0.0;
         ImGui::TextUnformatted(s.kernels > 1 ? (viz::duration_text(s.idle_ms) + printf_text(" (%.0f %%)", pct)).c_str() : "-");
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(s.kernels > 1 ? viz::duration_text(s.median_gap_us * 1e-3).c_str() : "-");
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(s.kernels > 1 ? viz::duration_text(s.mean_gap_us * 1e-3).c_str() : "-");
     }

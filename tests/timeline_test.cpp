@@ -34,6 +34,16 @@ TEST_CASE("timeline stats: busy, idle, mean and max gap; overlaps counted once",
     CHECK(so.busy_ms == Approx(0.005));
     CHECK(so.idle_ms == Approx(0.005));
     CHECK(so.max_gap_us == Approx(5.0));
+    // One long stall among short gaps: the median stays at the typical gap, the mean does not.
+    auto stalled = evenly(11, 0.001, 0.002);
+    for (size_t i = 5; i < stalled.size(); ++i) {
+        stalled[i].start_ms += 1.0;
+        stalled[i].end_ms += 1.0;
+    }
+    const kernels::TimelineStats ss = kernels::timeline_stats(stalled);
+    CHECK(ss.median_gap_us == Approx(2.0));
+    CHECK(ss.mean_gap_us > 100.0);
+    CHECK(ss.max_gap_us == Approx(1002.0));
     CHECK(kernels::timeline_stats({}).kernels == 0);
 }
 

@@ -673,7 +673,9 @@ private:
             name_spans(trace.spans, names, bytes, note);
             m.timeline = std::move(trace.spans);
             m.timeline_source = "CUPTI activity records: each kernel's start and end on the GPU clock, one untimed "
-                                "run after the timed reps" + (note.empty() ? std::string() : "; " + note);
+                                "run after the timed reps (and a warm one, not kept); tracing adds host time to "
+                                "each launch, so gaps behind a host-bound stream of launches read a little long" +
+                                (note.empty() ? std::string() : "; " + note);
             return;
         }
         if (variant == "graph") {
@@ -689,7 +691,8 @@ private:
         m.timeline = event_timeline(names.size(), launch_k, s);
         name_spans(m.timeline, names, bytes, note);
         m.timeline_source = "CUDA events around each kernel (CUPTI unavailable: " + trace.error +
-                            "); each gap includes the events' own cost, an upper bound on the idle time";
+                            "); the host records each start event before the launch call, so a span includes any "
+                            "wait for its launch to arrive: behind a host-bound stream spans read long and gaps short";
     }
 
     // Records the check in m; throws when the output has poison left or differs from the reference.

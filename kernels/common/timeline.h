@@ -27,7 +27,8 @@ struct TimelineStats {
     double span_ms = 0;      // first kernel's start to last kernel's end
     double busy_ms = 0;      // sum of kernel durations (overlaps counted once)
     double idle_ms = 0;      // span - busy: the GPU ran none of this run's kernels
-    double mean_gap_us = 0;  // idle / (kernels - 1); 0 for one kernel
+    double mean_gap_us = 0;    // idle / (kernels - 1); 0 for one kernel
+    double median_gap_us = 0;  // robust to one long stall (a first-use cost of the tracer, a page fault)
     double max_gap_us = 0;
 };
 TimelineStats timeline_stats(const std::vector<KernelSpan>& spans);
