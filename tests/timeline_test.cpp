@@ -1,9 +1,12 @@
 // Timelines: busy/idle arithmetic, aggregation of identical kernels into one row, and the chart's
 // pixel bars (merged when narrower than a pixel, never lost) and duration labels.
+#include "app/export.h"
+#include "kernels/common/backend.h"
 #include "kernels/common/timeline.h"
 #include "viz/timeline.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -59,6 +62,7 @@ TEST_CASE("timeline: identical kernel names become one row, mean per kernel", "[
     CHECK(rows[1].name == "tail");
     CHECK(kernels::aggregated_count(rows[0].name) == 1000);
     CHECK(kernels::aggregated_count("gelu") == 1);
+    CHECK(kernels::launched_kernels(rows) == 1001);
 }
 
 TEST_CASE("timeline chart: sub-pixel kernels merge, visible gaps split bars, every kernel drawn", "[timeline][viz]") {
@@ -88,4 +92,28 @@ TEST_CASE("timeline chart: durations read in the right unit", "[timeline][viz]")
     const viz::TimelineView v = viz::fit_view({{"a", "", evenly(3, 0.002, 0.001), 0}});
     CHECK(v.t0 < 0);
     CHECK(v.t1 > 0.008);
+}
+
+TEST_CASE("timeline: the JSON export carries every span, the source and the gaps", "[timeline][export]") {
+    kernels::Params p;
+    p.workload = kernels::Workload::launch;
+    p.steps = 10;
+    p.elements = 4096;
+    const kernels::SimGpu* gpu = kernels::find_sim_gpu("H100");
+    REQUIRE(gpu);
+    kernels::Job job;
+    job.params = p;
+    job.variant = "stream";
+    const kernels::Measurement m = kernels::make_sim_backend(*gpu)->run(job, {});
+    REQUIRE(m.ok);
+    const auto doc = nlohmann::json::parse(app::measurements_json({m}));
+    const auto& t = doc["measurements"][0]["timeline"];
+    REQUIRE(t["spans"].size() == 10);
+    CHECK(t["kernels"] == 10);
+    CHECK(t["spans"][3]["name"] == "step");
+    CHECK(t["spans"][3]["modeled_bytes"] == 2 * 4096 * 2);  // bf16 x or y read + y written
+    CHECK(t["spans"][1]["start_ms"].get<double>() > t["spans"][0]["end_ms"].get<double>());
+    CHECK(t["mean_gap_us"].get<double>() == Approx(gpu->info.launch_overhead_us));
+    CHECK(t["source"].get<std::string>().find("simulated") != std::string::npos);
+    CHECK(doc["measurements"][0]["kernels"][0]["name"] == "step x10");
 }

@@ -46,6 +46,12 @@ int64_t aggregated_count(const std::string& row_name) {
     return end && *end == '\0' && n > 0 ? static_cast<int64_t>(n) : 1;
 }
 
+int64_t launched_kernels(const std::vector<KernelTime>& rows) {
+    int64_t n = 0;
+    for (const KernelTime& k : rows) n += aggregated_count(k.name);
+    return n;
+}
+
 TimelineStats timeline_stats(const std::vector<KernelSpan>& spans) {
     TimelineStats s;
     s.kernels = static_cast<int64_t>(spans.size());

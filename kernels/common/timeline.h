@@ -21,6 +21,8 @@ namespace kernels {
 std::vector<KernelTime> aggregate_kernel_times(const std::vector<KernelTime>& kernels);
 // "step x1000" -> 1000; "gelu" -> 1.
 int64_t aggregated_count(const std::string& row_name);
+// Kernels launched per run behind (possibly aggregated) rows: the sum of aggregated_count().
+int64_t launched_kernels(const std::vector<KernelTime>& rows);
 
 struct TimelineStats {
     int64_t kernels = 0;
