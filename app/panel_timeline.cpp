@@ -11,6 +11,7 @@
 #include "kernels/workload.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // SetItemUsingMouseWheel (1.86 keeps it internal)
 
 #include <algorithm>
 #include <cmath>
@@ -215,6 +216,7 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
     const viz::TimelineHover hover =
         viz::draw_timeline(ImGui::GetWindowDrawList(), origin, size, frame, rows, shown, &layout);
     ImGui::InvisibleButton("timeline_plot", size);
+    ImGui::SetItemUsingMouseWheel();  // the wheel zooms the timeline instead of scrolling the panel
     if (state.interactive) {
         interact(tp, shown, layout);
         if (ImGui::IsItemHovered()) hover_tooltip(runs, hover);
