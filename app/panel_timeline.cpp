@@ -72,17 +72,10 @@ void interact(TimelinePanelState& tp, const viz::TimelineView& shown, const viz:
     }
     if (io.MouseWheel != 0 && ImGui::IsItemHovered()) {
         const double at = shown.t0 + static_cast<double>((io.MousePos.x - layout.plot_min.x) / w) * span;
-        const double factor = std::pow(0.8, static_cast<double>(io.MouseWheel));
-        const double new_span = std::max(span * factor, 1e-6);
-        const double frac = (at - shown.t0) / span;
-        v.t0 = at - frac * new_span;
-        v.t1 = v.t0 + new_span;
+        v = viz::zoom_view(v, at, io.MouseWheel);
     }
-    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
-        const double dt = -static_cast<double>(io.MouseDelta.x / w) * span;
-        v.t0 += dt;
-        v.t1 += dt;
-    }
+    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f))
+        v = viz::pan_view(v, io.MouseDelta.x, w);
     if (v.t0 != shown.t0 || v.t1 != shown.t1) tp.view = v;
 }
 

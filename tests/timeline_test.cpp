@@ -84,6 +84,20 @@ TEST_CASE("timeline chart: sub-pixel kernels merge, visible gaps split bars, eve
     CHECK(viz::pixel_bars(s, 1.0, 0.5, 0, 300).empty());  // an empty window draws nothing
 }
 
+TEST_CASE("timeline chart: zoom keeps the time under the cursor, pan follows the mouse", "[timeline][viz]") {
+    const viz::TimelineView v{0.0, 1.0};
+    const viz::TimelineView in = viz::zoom_view(v, 0.25, 1.0f);
+    CHECK(in.t1 - in.t0 == Approx(0.8));
+    CHECK((0.25 - in.t0) / (in.t1 - in.t0) == Approx(0.25));  // 0.25 ms stays a quarter of the way in
+    const viz::TimelineView back = viz::zoom_view(in, 0.25, -1.0f);
+    CHECK(back.t0 == Approx(0.0).margin(1e-12));
+    CHECK(back.t1 == Approx(1.0));
+    CHECK(viz::zoom_view(v, 0.5, 200.0f).t1 - viz::zoom_view(v, 0.5, 200.0f).t0 == Approx(1e-6));  // 1 ns floor
+    const viz::TimelineView panned = viz::pan_view(v, 50.0f, 500.0f);  // drag right by a tenth
+    CHECK(panned.t0 == Approx(-0.1));
+    CHECK(panned.t1 == Approx(0.9));
+}
+
 TEST_CASE("timeline chart: durations read in the right unit", "[timeline][viz]") {
     CHECK(viz::duration_text(0.00085) == "850 ns");
     CHECK(viz::duration_text(0.0021) == "2.1 us");

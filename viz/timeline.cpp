@@ -61,6 +61,23 @@ TimelineView fit_view(const std::vector<TimelineRow>& rows) {
     return {-end * 0.01, end * 1.03};
 }
 
+TimelineView zoom_view(const TimelineView& v, double at_ms, float notches) {
+    const double span = v.t1 - v.t0;
+    if (!(span > 0)) return v;
+    const double new_span = std::max(span * std::pow(0.8, static_cast<double>(notches)), 1e-6);
+    const double frac = (at_ms - v.t0) / span;
+    TimelineView out;
+    out.t0 = at_ms - frac * new_span;
+    out.t1 = out.t0 + new_span;
+    return out;
+}
+
+TimelineView pan_view(const TimelineView& v, float dx_px, float width_px) {
+    if (!(width_px > 0)) return v;
+    const double dt = -static_cast<double>(dx_px / width_px) * (v.t1 - v.t0);
+    return {v.t0 + dt, v.t1 + dt};
+}
+
 float preferred_timeline_height(int rows) {
     const float font = ImGui::GetFontSize();
     return font * (1.6f + 2.4f * static_cast<float>(std::max(rows, 1)) + 1.6f);
