@@ -68,6 +68,10 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
         if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
             continue;
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        if (k->end < k->start || k->start == 0) {  // not completed when flushed: no usable times
+            ++g_dropped;
+            continue;
+        }
         g_records.push_back({k->name ? k->name : "?", k->start, k->end});
     }
     g_pool.push_back(buffer);
@@ -128,6 +132,7 @@ KernelTrace trace_kernels(const std::function<void()>& launch_all, cudaStream_t 
         {
             std::lock_guard<std::mutex> lock(g_mutex);
             g_records.clear();
+            g_dropped = 0;
         }
         launch_all();
         check(cudaStreamSynchronize(stream), "traced run");
@@ -142,9 +147,16 @@ KernelTrace trace_kernels(const std::function<void()>& launch_all, cudaStream_t 
         return t;
     }
     std::vector<RawKernel> raw;
+    size_t dropped = 0;
     {
         std::lock_guard<std::mutex> lock(g_mutex);
         raw.swap(g_records);
+        dropped = g_dropped;
+        g_dropped = 0;
+    }
+    if (dropped > 0) {
+        t.error = std::to_string(dropped) + " kernel records had no end time (incomplete when flushed)";
+        return t;
     }
     if (raw.empty()) {
         t.error = "CUPTI delivered no kernel records for the traced run";
@@ -156,7 +168,6 @@ KernelTrace trace_kernels(const std::function<void()>& launch_all, cudaStream_t 
         t.spans.push_back({k.name, static_cast<double>(k.start_ns - t0) * 1e-6,
                            static_cast<double>(k.end_ns - t0) * 1e-6, 0});
     t.ok = true;
-    (void)g_dropped;
 #else
     (void)launch_all;
     (void)stream;
