@@ -960,7 +960,8 @@ void print_launch_line(std::ostream& out, const kernels::Measurement& m) {
     out << "    per step " << printf_string(per_step_us < 0.1 ? "%.4f us" : "%.2f us", per_step_us) << sim << "; "
         << launched << (launched == 1 ? " kernel" : " kernels")
         << "; GPU idle between kernels: "
-        << (st.kernels > 1 ? printf_string("%.2f us mean, ", st.mean_gap_us) + printf_string("%.2f us max", st.max_gap_us) +
+        << (st.kernels > 1 ? printf_string("%.2f us median, ", st.median_gap_us) +
+                                 printf_string("%.2f us mean, ", st.mean_gap_us) + printf_string("%.2f us max", st.max_gap_us) +
                                  printf_string(", %.0f %% of the run", st.span_ms > 0 ? 100.0 * st.idle_ms / st.span_ms : 0.0)
                            : std::string(st.kernels == 1 ? "none (one kernel)" : "unavailable (no timeline)"))
         << (m.timeline_source.empty() ? "" : " [" + m.timeline_source.substr(0, m.timeline_source.find(':')) + "]") << "\n";
