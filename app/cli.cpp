@@ -70,6 +70,20 @@ std::string trim(const std::string& s) {
     return s.substr(first, s.find_last_not_of(" \t") - first + 1);
 }
 
+// Control characters (a newline or escape pasted into a value) shown as \n, \t, \xNN, so an
+// error message that quotes what was typed stays one line on the terminal.
+std::string printable(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\n') out += "\\n";
+        else if (c == '\t') out += "\\t";
+        else if (u < 0x20 || u == 0x7F) out += printf_string("\\x%02X", unsigned(u));
+        else out += c;
+    }
+    return out;
+}
+
 // Display width in terminal columns: count UTF-8 code points, not bytes, so "µs" pads right.
 size_t display_width(const std::string& s) {
     return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
@@ -209,7 +223,7 @@ std::optional<kernels::ParamSpec> spec_for(kernels::ParamId id, const std::vecto
 std::string bad_value(const std::string& option, const std::string& value, const std::string& what,
                       const std::string& legal) {
     if (trim(value).empty()) return option + " has an empty value (legal: " + legal + ")";
-    return option + " '" + value + "' " + what + " (legal: " + legal + ")";
+    return option + " '" + printable(value) + "' " + what + " (legal: " + legal + ")";
 }
 
 // One value of a spec'd parameter: whole numbers (no "1e3") for integer specs, 0/1 (or
@@ -606,7 +620,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         cmd.exit_code = app.exit(e, out, err);
         return cmd;
     } catch (const CLI::ParseError& e) {
-        err << "fusionlab: " << e.what() << " (see fusionlab --help)\n";
+        err << "fusionlab: " << printable(e.what()) << " (see fusionlab --help)\n";
         cmd.exit_code = kExitUsage;
         return cmd;
     }
@@ -633,7 +647,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         problem = check.error;
     }
     if (!problem.empty()) {
-        err << prefix << ": " << problem << "\n";
+        err << prefix << ": " << printable(problem) << "\n";
         cmd.exit_code = kExitUsage;
     }
     return cmd;
