@@ -21,6 +21,7 @@
 #include "kernels/common/backend.h"
 #include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
+#include "kernels/common/sanitizer_run.h"
 #include "kernels/memory_player.h"
 #include "kernels/workload.h"
 
@@ -349,6 +350,29 @@ std::string parse_font_scale(const std::string& option, const std::string& text,
 
 }  // namespace
 
+namespace {
+
+// --soak SECONDS (1..86400), --soak-seed N (whole, >= 0), --soak-size WxH; seed and size need --soak.
+std::string parse_soak(const std::string& seconds, const std::string& seed, const std::string& size, GuiOptions& o) {
+    if (seconds.empty()) {
+        if (!seed.empty() || !size.empty()) return "--soak-seed and --soak-size need --soak SECONDS";
+        return "";
+    }
+    int64_t whole = 0;
+    if (!parse_whole(seconds, whole)) return bad_value("--soak", seconds, "is not a whole number", "1..86400 seconds");
+    if (whole < 1 || whole > 86400) return bad_value("--soak", seconds, "is out of range", "1..86400 seconds");
+    o.soak_seconds = double(whole);
+    if (!seed.empty()) {
+        uint64_t value = 0;
+        if (!parse_unsigned(seed, value)) return bad_value("--soak-seed", seed, "is not a whole number", "0..2^64-1");
+        o.soak_seed = value;
+    }
+    if (!size.empty()) return parse_size("--soak-size", size, o.soak_width, o.soak_height);
+    return "";
+}
+
+}  // namespace
+
 std::string parse_param_list(const std::string& option, const std::vector<std::string>& values,
                              kernels::ParamId id, const std::vector<kernels::Workload>& workloads,
                              std::vector<double>& out) {
@@ -413,6 +437,7 @@ namespace {
 // The raw words CLI11 collects; converted and checked by our parsers after CLI11 is done.
 struct RawArgs {
     std::string gui_sim, gui_font_scale;
+    std::string gui_soak, gui_soak_seed, gui_soak_size;  // hidden: the soak test (app/soak.h)
     std::string info_sim;
     struct {
         std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
@@ -605,6 +630,10 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
     app.require_subcommand(0, 1);
     app.add_option("--sim", raw.gui_sim, "start the GUI on this simulated GPU")->type_name("GPU");
     app.add_option("--font-scale", raw.gui_font_scale, "GUI font scale, 1 to 3 (projectors: 2)")->type_name("S");
+    // Hidden (group ""): the soak test scripts/soak.sh runs; not something a user needs in --help.
+    app.add_option("--soak", raw.gui_soak, "soak test: random GUI actions for SECONDS, then exit")->group("");
+    app.add_option("--soak-seed", raw.gui_soak_seed, "soak test: seed of the random actions")->group("");
+    app.add_option("--soak-size", raw.gui_soak_size, "soak test: window WIDTHxHEIGHT")->group("");
     CLI::App* info = app.add_subcommand("info", "Device, driver, clocks, measured ceilings, simulated GPUs");
     info->add_option("--sim", raw.info_sim, "describe this simulated GPU")->type_name("GPU");
     define_bench(app, raw);
@@ -644,6 +673,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         Checker check;
         if (!raw.gui_sim.empty()) check(parse_sim_gpu("--sim", raw.gui_sim, cmd.gui.sim_gpu));
         if (!raw.gui_font_scale.empty()) check(parse_font_scale("--font-scale", raw.gui_font_scale, cmd.gui.font_scale));
+        check(parse_soak(raw.gui_soak, raw.gui_soak_seed, raw.gui_soak_size, cmd.gui));
         problem = check.error;
     }
     if (!problem.empty()) {
@@ -891,6 +921,8 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
                 << "); using the simulated H100 (choose with --sim)\n";
         }
     }
+    if (backend == kernels::BackendKind::gpu && kernels::sanitizer_run())
+        err << "fusionlab bench: " << kernels::sanitizer_run_note() << "\n";
 
     size_t shape_width = 0;
     for (auto w : o.workloads)
