@@ -460,6 +460,9 @@ struct Checker {
     }
 };
 
+// Parameter sets one bench sweep may hold per workload (each is one run of every variant).
+constexpr double kMaxSweepParamSets = 100000;
+
 std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     Checker check;
     const auto& b = raw.bench;
@@ -480,6 +483,22 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     if (!b.sim.empty()) check(parse_sim_gpu("--sim", b.sim, o.sim_gpu));
     o.per_kernel = b.kernels;
     if (!check.error.empty()) return check.error;
+
+    // A sweep is the product of the lists: refuse one too long to ever finish before building it
+    // (a few long lists multiply to billions of parameter sets and would exhaust memory here).
+    for (auto w : o.workloads) {
+        double runs = static_cast<double>(o.dtypes.size());
+        std::string lists;
+        for (const auto& spec : kernels::param_specs(w))
+            if (const std::vector<double>* values = given_values(o, spec.id); values && values->size() > 1) {
+                runs *= static_cast<double>(values->size());
+                lists += std::string(lists.empty() ? "" : ", ") + "--" + spec.name;
+            }
+        if (runs > kMaxSweepParamSets)
+            return std::string("the sweep of ") + kernels::to_string(w) + " has " + number_text(runs) +
+                   " parameter sets (the product of " + (lists.empty() ? std::string("--dtype") : lists) +
+                   "): at most " + number_text(kMaxSweepParamSets) + "; shorten the lists";
+    }
 
     // Each value is in its range; the combinations must also pass the total-size limits.
     for (auto w : o.workloads)

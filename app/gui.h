@@ -14,6 +14,11 @@ inline constexpr float kMaxFontScale = 3.0f;
 struct GuiOptions {
     std::string sim_gpu;      // non-empty: start on this simulated GPU even if a GPU is present
     float font_scale = 0;     // 0: use the saved setting
+    // Hidden soak test (app/soak.h, scripts/soak.sh): > 0 runs random user actions for this many
+    // seconds in a window of soak_width x soak_height, prints the report and exits 0 or 1.
+    double soak_seconds = 0;
+    uint64_t soak_seed = 1;
+    int soak_width = 1280, soak_height = 720;
 };
 
 // Opens the window and runs until closed. Without a display: prints what to do

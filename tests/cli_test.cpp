@@ -205,3 +205,25 @@ TEST_CASE("cli: a value with control characters still gives a one-line error", "
         CHECK(p.err.find('\x1b') == std::string::npos);
     }
 }
+
+// A sweep is the product of its lists: a few long lists must be refused with a message, not
+// built (billions of parameter sets would exhaust memory inside the parser).
+TEST_CASE("cli: a sweep too long to run is refused before it is built", "[cli][fuzz]") {
+    std::string rows, hidden;
+    for (int i = 1; i <= 400; ++i) {
+        if (i > 1) {
+            rows += ',';
+            hidden += ',';
+        }
+        rows += std::to_string(i);
+        hidden += std::to_string(i + 1000);
+    }
+    const auto p = parse({"bench", "--sim", "H100", "--workload", "chain", "--rows", rows, "--hidden", hidden});
+    CHECK(p.cmd.exit_code == app::cli::kExitUsage);
+    CHECK_THAT(p.err, Catch::Contains("160000 parameter sets") && Catch::Contains("--rows, --hidden") &&
+                          Catch::Contains("at most 100000"));
+    // 400 x 200 = 80000 sets is long but allowed.
+    const auto q = parse({"bench", "--sim", "H100", "--workload", "chain", "--rows", rows, "--hidden",
+                          hidden.substr(0, hidden.find(",1201"))});
+    CHECK(q.cmd.exit_code == -1);
+}
