@@ -185,6 +185,8 @@ run_one() {
   elif [ "$errors" -gt 0 ] || [ "$rc" = 99 ]; then
     result="ERRORS"; code=1
     [ "$errors" = 0 ] && errors="?"
+  elif [ "$target" = bench ] && grep -q "using the simulated" "$log"; then
+    result="NO GPU USED: bench fell back to the simulated backend"; code=3
   elif [ "$rc" = 77 ]; then
     result="SKIPPED: no GPU (exit 77)"; code=3
   elif [ "$rc" != 0 ]; then
