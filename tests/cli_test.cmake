@@ -171,3 +171,11 @@ fl_cli_test(skip_bad_t CODE 2 ARGS bench --workload skip --sim H100 --t -1
             STDERR "--t '-1' is out of range \\(legal: 0\\.\\.1000\\)")
 fl_cli_test(shot_memory_skip_fp32_refused CODE 2 ARGS shot --out x.png --view memory --workload skip --variant fused --dtype fp32
             STDERR "for fp32 use teaching_two_pass or teaching_fused")
+# ---- bad-input table (README.md "Bad input"): rows without a test elsewhere -------------------
+fl_cli_test(total_size_too_large CODE 2 ARGS bench --sim H100 --rows 131072 --hidden 16384
+            STDERR "rows x hidden = .* elements is too large: at most")
+fl_cli_test(shot_out_unwritable CODE 2 ARGS shot --sim H100 --out /nonexistent/dir/x.png STDERR "--out: ")
+fl_cli_test(soak_not_a_number CODE 2 ARGS --soak abc STDERR "--soak 'abc' is not a whole number \\(legal: 1\\.\\.86400 seconds\\)")
+fl_cli_test(soak_out_of_range CODE 2 ARGS --soak 0 STDERR "--soak '0' is out of range")
+fl_cli_test(soak_seed_without_soak CODE 2 ARGS --soak-seed 3 STDERR "--soak-seed and --soak-size need --soak SECONDS")
+fl_cli_test(soak_bad_size CODE 2 ARGS --soak 5 --soak-size 10x10 STDERR "--soak-size '10x10' is out of range")

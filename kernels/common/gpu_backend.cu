@@ -20,6 +20,7 @@
 #include "kernels/common/gpu_testing.h"
 #include "kernels/common/kernel_trace.cuh"
 #include "kernels/common/timeline.h"
+#include "kernels/common/sanitizer_run.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/skip/skip.h"
 #include "kernels/skip/skip_workspace.cuh"
@@ -541,8 +542,9 @@ private:
         else if (p.workload == Workload::skip) run_skip(job, cancel, mod, names, m);
         else run_elementwise(job, cancel, mod, names, m);
         m.timing_note = "median of " + std::to_string(m.time.reps) + " reps after " +
-                        std::to_string(std::max(job.warmup, 1)) + " warm-up runs; CUDA events at every kernel " +
+                        std::to_string(gpu_warmup_runs(job.warmup)) + " warm-up runs; CUDA events at every kernel " +
                         "boundary; " + l2_note_;
+        if (sanitizer_run()) m.timing_note = std::string(sanitizer_run_note()) + "; " + m.timing_note;
     }
 
     void run_elementwise(const Job& job, const CancelToken& cancel, const Model& mod,
@@ -813,6 +815,10 @@ private:
             m.measured_bytes_note = "not measured: the job did not ask for hardware counters";
             return;
         }
+        if (sanitizer_run()) {
+            m.measured_bytes_note = "not measured: sanitizer run (the CUPTI profiler and compute-sanitizer cannot share the GPU)";
+            return;
+        }
         const DramBytes d = counters_.measure(launch_all, stream_->get());
         if (!d.ok) {
             m.measured_bytes_note = d.error;
@@ -834,7 +840,7 @@ private:
                       Measurement& m) {
         const cudaStream_t s = stream_->get();
         const size_t kernels_per_rep = mod.kernels.size();
-        const int reps = std::max(job.reps, 20), warmup = std::max(job.warmup, 1);
+        const int reps = gpu_timed_reps(job.reps), warmup = gpu_warmup_runs(job.warmup);
         const size_t per_rep = kernels_per_rep + 1;
         events_.reserve(per_rep * static_cast<size_t>(reps));
         auto flush_l2 = [&] {
