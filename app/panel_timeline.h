@@ -5,7 +5,7 @@
 // from. Its state is plain data so shots render it the same way every time.
 #pragma once
 
-#include "viz/timeline.h"
+#include "viz/timeline_view.h"
 
 namespace app {
 

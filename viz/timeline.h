@@ -8,6 +8,7 @@
 
 #include "kernels/common/types.h"
 #include "viz/palette.h"
+#include "viz/timeline_view.h"
 
 #include <imgui.h>
 
@@ -23,10 +24,6 @@ struct TimelineRow {
     int series = 0;                         // colour index (series_color)
 };
 
-// The visible time window in ms; t1 <= t0 means "fit every row".
-struct TimelineView {
-    double t0 = 0, t1 = 0;
-};
 
 struct TimelineFrame {
     std::string title;

@@ -1,0 +1,12 @@
+// The timeline chart's visible window, as plain data without ImGui, so app state that holds one
+// (app/panel_timeline.h, via app/panels_state.h) also compiles in GUI-less builds.
+#pragma once
+
+namespace viz {
+
+// The visible time window in ms; t1 <= t0 means "fit every row".
+struct TimelineView {
+    double t0 = 0, t1 = 0;
+};
+
+}  // namespace viz
