@@ -5,6 +5,8 @@
 // [SECTION] The panel
 #include "app/panel_timeline.h"
 
+#include "viz/timeline.h"
+
 #include "app/panels_state.h"
 #include "kernels/common/format.h"
 #include "kernels/common/timeline.h"

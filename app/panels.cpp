@@ -951,7 +951,7 @@ void draw_banner(const AppState& state, const Runner& runner, const ResolvedBack
     const bool imported = !state.imported_from.empty();
     if (imported)
         lines.push_back("IMPORTED \xE2\x80\x94 measured on " + plain_device_name(backend.device) +
-                        (backend.device.simulated || backend.device.driver.empty() ? "" : " (driver " + backend.device.driver + ")") + ", read from " +
+                        (backend.device.simulated || backend.device.driver.empty() ? "" : " (" + backend.device.driver + ")") + ", read from " +
                         std::filesystem::path(state.imported_from).filename().string() +
                         "; change a parameter to measure here");
     const bool no_gpu = runner.gpu_probed() && !runner.gpu_available() && !imported;

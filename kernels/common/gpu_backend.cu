@@ -765,9 +765,10 @@ private:
         if (trace.ok) {
             name_spans(trace.spans, names, bytes, note);
             m.timeline = std::move(trace.spans);
-            m.timeline_source = "CUPTI activity records: each kernel's start and end on the GPU clock, one untimed "
-                                "run after the timed reps (and a warm one, not kept); tracing adds host time to "
-                                "each launch, so gaps behind a host-bound stream of launches read a little long" +
+            m.timeline_source = "CUPTI activity records: each kernel's start and end on the GPU clock; after the timed "
+                                "reps, a warm run and 3 traced runs, the one with the shortest span kept; tracing adds "
+                                "host time to each launch, so gaps behind a host-bound stream of launches read a "
+                                "little long" +
                                 (note.empty() ? std::string() : "; " + note);
             return;
         }
