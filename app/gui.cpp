@@ -352,6 +352,9 @@ int run_shot(const ShotOptions& opts) {
             state.params_dirty = false;  // measured above; nothing to submit while rendering
             state.requested_view = opts.view;
             if (opts.view == "memory") setup_memory_view(opts, state.memory);
+            if (opts.view == "sweep")  // the main size parameter over its default range (app/sweep.h)
+                if (const std::string why = run_sweep_blocking(state.sweep, state.settings, backend, runner); !why.empty())
+                    std::fprintf(stderr, "fusionlab shot: sweep: %s\n", why.c_str());
 
             ImGuiSession session(window, false);
             render_shot_frames(state, runner, session, target, opts.width, opts.height);

@@ -12,6 +12,7 @@
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/backend.h"
+#include "kernels/common/ceilings.h"
 #include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
 #include "kernels/common/gpu_check.cuh"
@@ -368,6 +369,7 @@ public:
         stream_ = std::make_unique<Stream>();
         counter_ = DeviceMemory(sizeof(unsigned long long));
         measure_copy_ceiling(info_, stream_->get());
+        load_or_measure_compute_ceilings(info_);  // kernels/common/ceilings.h: cached per device, driver, clocks
     }
 
     const DeviceInfo& device() const override { return info_; }
@@ -615,7 +617,9 @@ private:
                       Measurement& m) {
         const cudaStream_t s = stream_->get();
         const size_t kernels_per_rep = mod.kernels.size();
-        const int reps = std::max(job.reps, 20), warmup = std::max(job.warmup, 1);
+        // A quick (interactive) job takes its reps as asked; a full one at least 20.
+        const int reps = job.quick ? std::max(job.reps, kMinReps) : std::max(job.reps, 20);
+        const int warmup = std::max(job.warmup, 1);
         const size_t per_rep = kernels_per_rep + 1;
         events_.reserve(per_rep * static_cast<size_t>(reps));
         auto flush_l2 = [&] {
