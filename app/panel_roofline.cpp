@@ -111,7 +111,7 @@ void update_roofline_trails(AppState& state) {
 namespace {
 
 std::string roof_label(const kernels::Roof& r) {
-    return r.name + (r.measured ? " (measured) " : " (datasheet) ") + kernels::format_rate_flops(r.flops_per_s);
+    return r.name + " " + kernels::format_rate_flops(r.flops_per_s) + (r.measured ? " (measured)" : " (datasheet)");
 }
 
 struct PlotInput {
@@ -131,15 +131,19 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     d.frame.title = std::string("Roofline: ") + kernels::to_string(p.workload) + ", " + kernels::to_string(p.dtype) +
                     " on " + plain_device_name(device);
     d.frame.x_title = "arithmetic intensity (FLOP / byte of DRAM traffic)";
-    d.frame.y_title = "achieved FLOP/s";
+    d.frame.y_title = "y: achieved FLOP/s";
     d.frame.format_y = [](double v) { return viz::si_tick(v); };
     d.frame.theme = theme_now();
     if (device.simulated) d.frame.watermark = "SIMULATED";
     d.bytes_per_s = in.roofs.bytes_per_s;
     d.memory_label = std::string("DRAM ") + kernels::format_gbps(in.roofs.bytes_per_s / 1e9) +
                      (in.roofs.memory_measured ? " (measured copy)" : " (datasheet)");
-    if (in.roofs.tensor.flops_per_s > 0) d.roofs.push_back({roof_label(in.roofs.tensor), in.roofs.tensor.flops_per_s});
-    if (in.roofs.fp32.flops_per_s > 0) d.roofs.push_back({roof_label(in.roofs.fp32), in.roofs.fp32.flops_per_s});
+    d.memory_short_label = "DRAM " + viz::si_tick(in.roofs.bytes_per_s) + "B/s";
+    if (in.roofs.tensor.flops_per_s > 0)
+        d.roofs.push_back({roof_label(in.roofs.tensor), in.roofs.tensor.flops_per_s,
+                           "tensor " + viz::si_tick(in.roofs.tensor.flops_per_s)});
+    if (in.roofs.fp32.flops_per_s > 0)
+        d.roofs.push_back({roof_label(in.roofs.fp32), in.roofs.fp32.flops_per_s, "FP32 " + viz::si_tick(in.roofs.fp32.flops_per_s)});
 
     const RooflinePanelState& r = state.roofline;
     for (const Measurement* m : shown) {
@@ -218,7 +222,9 @@ void draw_controls(AppState& state, const PlotInput& in, const std::vector<const
     bool any_measured = false;
     for (const Measurement* m : shown) any_measured |= m->ok && m->measured_bytes.has_value();
     ImGui::BeginDisabled(!any_measured);
-    ImGui::Checkbox("use measured DRAM bytes", &state.roofline.use_measured);
+    bool shown_value = any_measured && state.roofline.use_measured;  // unticked while there is nothing to use
+    if (ImGui::Checkbox(any_measured ? "use measured DRAM bytes" : "use measured DRAM bytes (none: hover)", &shown_value))
+        state.roofline.use_measured = shown_value;
     ImGui::EndDisabled();
     std::string why = "On: a point's intensity is FLOPs / the DRAM bytes the hardware counters measured (filled "
                       "dot). Off, or without counters: FLOPs / the modeled bytes (hollow ring).";
@@ -240,11 +246,24 @@ void draw_controls(AppState& state, const PlotInput& in, const std::vector<const
     else ImGui::TextDisabled("points: %zu", in.data.points.size());
 }
 
-void draw_footer(const PlotInput& in) {
+std::string footer_text(const PlotInput& in) {
     const kernels::RoofSet& r = in.roofs;
-    ImGui::TextDisabled("roofs: memory %s; %s: %s; %s: %s", r.memory_source.c_str(), r.tensor.name.c_str(),
-                        r.tensor.source.c_str(), r.fp32.name.c_str(), r.fp32.source.c_str());
-    hover_text("Measured ceilings (GPU): a device-to-device copy for bandwidth, cuBLAS fp16/bf16 GEMMs for the tensor "
+    return "roofs: memory " + r.memory_source + "; " + r.tensor.name + ": " + r.tensor.source + "; " + r.fp32.name +
+           ": " + r.fp32.source;
+}
+
+// One short line (projector fonts leave little height); the sources in full on hover.
+std::string footer_line(const PlotInput& in) {
+    const kernels::RoofSet& r = in.roofs;
+    const int measured = int(r.memory_measured) + int(r.tensor.measured) + int(r.fp32.measured);
+    return measured == 3 ? "roofs: measured on this GPU (hover for how)"
+           : measured == 0 ? "roofs: datasheet values (hover for the numbers)"
+                           : "roofs: " + std::to_string(measured) + " of 3 measured, the rest datasheet (hover)";
+}
+
+void draw_footer(const PlotInput& in) {
+    ImGui::TextDisabled("%s", footer_line(in).c_str());
+    hover_text(footer_text(in) + "\n\n" + "Measured ceilings (GPU): a device-to-device copy for bandwidth, cuBLAS fp16/bf16 GEMMs for the tensor "
                "roof, an FMA-chain kernel for FP32; measured once per device, driver and clocks and cached. "
                "Simulated GPUs: datasheet values.");
     for (const std::string& n : in.not_plotted) ImGui::TextWrapped("not plotted: %s", n.c_str());
@@ -258,11 +277,20 @@ void draw_footer(const PlotInput& in) {
 void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
     update_roofline_trails(state);
     const std::vector<const Measurement*> shown = visible_results(state);
-    const PlotInput in = plot_input(state, backend);
+    PlotInput in = plot_input(state, backend);
+    // Short of height (projector fonts on a small screen): the tab already says "Roofline".
+    if (ImGui::GetContentRegionAvail().y < em() * 16) {
+        in.data.frame.title.clear();
+        in.data.frame.y_title = "achieved FLOP/s (y) against FLOP per DRAM byte (x)";
+        in.data.frame.x_title.clear();
+    }
     draw_controls(state, in, shown);
-    const float footer = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(1 + in.not_plotted.size() * 2);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const ImVec2 size(avail.x, std::max(em() * 12, avail.y - footer));
+    // The footer's wrapped lines: the roofs' sources and each variant without a point.
+    float footer = ImGui::GetTextLineHeightWithSpacing();
+    for (const std::string& n : in.not_plotted)
+        footer += ImGui::CalcTextSize(("not plotted: " + n).c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
+    const ImVec2 size(avail.x, std::max(em() * 6, avail.y - footer));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("roofline_plot", size);
     const bool hovered = state.interactive && ImGui::IsItemHovered();

@@ -49,7 +49,11 @@ void param_combo(SweepState& s, kernels::Workload w) {
         s.from = s.to = 0;
     }
     if (s.from <= 0 || s.to <= 0) default_sweep_range(w, s.param, s.from, s.to);
-    ImGui::SetNextItemWidth(em() * 9);
+    float widest = 0;
+    for (kernels::ParamId id : params) widest = std::max(widest, ImGui::CalcTextSize(spec_of(w, id)->label).x);
+    ImGui::TextUnformatted("sweep");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(widest + ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.x * 3);
     if (ImGui::BeginCombo("##sweep_param", spec_of(w, s.param)->label)) {
         for (kernels::ParamId id : params)
             if (ImGui::Selectable(spec_of(w, id)->label, id == s.param)) {
@@ -65,12 +69,16 @@ void range_inputs(SweepState& s, kernels::Workload w) {
     const kernels::ParamSpec* spec = spec_of(w, s.param);
     int from = static_cast<int>(s.from), to = static_cast<int>(s.to);
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(em() * 5.5f);
-    if (ImGui::InputInt("from", &from, 0, 0)) s.from = std::clamp<double>(from, spec->min, spec->max);
+    ImGui::TextUnformatted("from");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em() * 4.5f);
+    if (ImGui::InputInt("##from", &from, 0, 0)) s.from = std::clamp<double>(from, spec->min, spec->max);
     hover_text("Smallest size: " + kernels::legal_values_text(*spec) + ". The sweep doubles it until 'to'.");
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(em() * 5.5f);
-    if (ImGui::InputInt("to", &to, 0, 0)) s.to = std::clamp<double>(to, spec->min, spec->max);
+    ImGui::TextUnformatted("to");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em() * 4.5f);
+    if (ImGui::InputInt("##to", &to, 0, 0)) s.to = std::clamp<double>(to, spec->min, spec->max);
     hover_text("Largest size (" + kernels::legal_values_text(*spec) + ").");
 }
 

@@ -55,4 +55,20 @@ TEST_CASE("viz log axis: log_fraction places decades evenly", "[viz]") {
     CHECK(std::isinf(viz::log_fraction(0, 1, 1000)));
 }
 
+TEST_CASE("viz log axis 1-2-5: ends snap to 1, 2 or 5 x 10^k, decades inside stay major", "[viz]") {
+    viz::LogTicks t = viz::log_ticks_125(4.8e12, 1.04e15);
+    CHECK(t.lo == Approx(2e12));
+    CHECK(t.hi == Approx(2e15));
+    CHECK(t.major == std::vector<double>{1e13, 1e14, 1e15});
+    CHECK(t.minor.size() == 5);  // 5e12, 2e13, 5e13, 2e14, 5e14
+    t = viz::log_ticks_125(1, 1000);  // exact decades stay
+    CHECK(t.lo == 1);
+    CHECK(t.hi == 1000);
+    CHECK(t.major.size() == 4);
+    t = viz::log_ticks_125(3, 3);  // one value: a non-empty range around it
+    CHECK(t.lo < t.hi);
+    CHECK(t.lo <= 3);
+    CHECK(t.hi >= 3);
+}
+
 #endif  // FUSIONLAB_HAVE_GUI

@@ -54,6 +54,36 @@ LogTicks log_ticks(double data_lo, double data_hi) {
     return t;
 }
 
+LogTicks log_ticks_125(double data_lo, double data_hi) {
+    const LogTicks whole = log_ticks(data_lo, data_hi);
+    if (!(data_lo > 0) || !std::isfinite(data_lo)) data_lo = whole.lo;
+    if (!(data_hi > 0) || !std::isfinite(data_hi)) data_hi = whole.hi;
+    if (data_lo > data_hi) std::swap(data_lo, data_hi);
+    // The largest 1-2-5 value <= lo and the smallest >= hi (tolerating log10's rounding).
+    auto down = [](double v) {
+        const double decade = std::pow(10.0, std::floor(std::log10(v) + 1e-9));
+        for (double m : {5.0, 2.0, 1.0})
+            if (m * decade <= v * (1 + 1e-9)) return m * decade;
+        return decade;
+    };
+    auto up = [](double v) {
+        const double decade = std::pow(10.0, std::floor(std::log10(v) + 1e-9));
+        for (double m : {1.0, 2.0, 5.0})
+            if (m * decade >= v * (1 - 1e-9)) return m * decade;
+        return 10 * decade;
+    };
+    LogTicks t;
+    t.lo = down(data_lo);
+    t.hi = up(data_hi);
+    if (t.hi <= t.lo) t.hi = up(t.lo * 1.5);
+    for (double v : whole.major)
+        if (v >= t.lo * (1 - 1e-9) && v <= t.hi * (1 + 1e-9)) t.major.push_back(v);
+    for (double v : whole.minor)
+        if (v > t.lo * (1 + 1e-9) && v < t.hi * (1 - 1e-9)) t.minor.push_back(v);
+    // The ends themselves get a minor line when they are not decades.
+    return t;
+}
+
 double log_fraction(double v, double lo, double hi) {
     if (!(v > 0)) return -std::numeric_limits<double>::infinity();
     return (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));

@@ -28,6 +28,9 @@ struct LogTicks {
     std::vector<double> minor;            // 2 x 10^k and 5 x 10^k inside (lo, hi)
 };
 LogTicks log_ticks(double data_lo, double data_hi);
+// The same ticks, but the ends snapped outwards to the 1-2-5 sequence (2e15 rather than 1e16) so a
+// plot wastes less than a decade at either end; major ticks stay at the decades inside.
+LogTicks log_ticks_125(double data_lo, double data_hi);
 
 // Where v falls on a log axis from lo to hi, 0..1 (outside: < 0 or > 1). v <= 0 maps to -inf.
 double log_fraction(double v, double lo, double hi);

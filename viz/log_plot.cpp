@@ -48,11 +48,20 @@ LogPlotArea draw_log_frame(ImDrawList* draw, ImVec2 origin, ImVec2 size, const L
     const float font = ImGui::GetFontSize(), pad = std::round(font * 0.5f);
     LogPlotArea a;
     a.x = log_ticks(x_lo, x_hi);
-    a.y = log_ticks(y_lo, y_hi);
+    a.y = log_ticks_125(y_lo, y_hi);  // vertical room is scarce at projector font sizes
     float top = origin.y;
+    bool y_title_placed = false;
     if (!frame.title.empty()) {
         ImFont* h = heading_font();
         draw->AddText(h, h->FontSize, origin, colors.text, frame.title.c_str());
+        // The y-axis title shares the title's line, right-aligned, when both fit.
+        const float title_w = h->CalcTextSizeA(h->FontSize, 1e9f, 0.0f, frame.title.c_str()).x;
+        const float y_w = text_w(frame.y_title);
+        if (!frame.y_title.empty() && title_w + y_w + font * 2 < size.x) {
+            draw->AddText(ImVec2(origin.x + size.x - y_w - pad, origin.y + (h->FontSize - font)), colors.text_dim,
+                          frame.y_title.c_str());
+            y_title_placed = true;
+        }
         top += h->FontSize + pad;
     }
     auto fx = [&](double v) { return frame.format_x ? frame.format_x(v) : si_tick(v); };
@@ -60,15 +69,14 @@ LogPlotArea draw_log_frame(ImDrawList* draw, ImVec2 origin, ImVec2 size, const L
     float y_label_w = 0;
     for (double v : a.y.major) y_label_w = std::max(y_label_w, text_w(fy(v)));
     // Left: y-axis title (one line above the plot, left-aligned) and tick labels.
-    const bool y_title = !frame.y_title.empty();
-    if (y_title) {
+    if (!frame.y_title.empty() && !y_title_placed) {
         draw->AddText(ImVec2(origin.x, top), colors.text_dim, frame.y_title.c_str());
         top += font + pad * 0.5f;
     }
     a.plot_min = ImVec2(std::round(origin.x + y_label_w + pad * 1.5f), std::round(top + pad * 0.5f));
     const float bottom_h = font + pad + (frame.x_title.empty() ? 0 : font + pad * 0.5f);
     a.plot_max = ImVec2(std::round(origin.x + size.x - pad * 2), std::round(origin.y + size.y - bottom_h));
-    if (a.plot_max.x - a.plot_min.x < font * 6 || a.plot_max.y - a.plot_min.y < font * 4) return a;
+    if (a.plot_max.x - a.plot_min.x < font * 6 || a.plot_max.y - a.plot_min.y < font * 2.5f) return a;
     a.fits = true;
 
     draw->AddRectFilled(a.plot_min, a.plot_max, colors.background);

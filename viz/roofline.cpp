@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace viz {
 
@@ -26,9 +27,9 @@ void data_range(const RooflineData& d, double& x_lo, double& x_hi, double& y_lo,
         }
     if (peak <= 0) peak = low_roof = 1e12;
     const double bw = d.bytes_per_s > 0 ? d.bytes_per_s : 1e12;
-    x_lo = low_roof / bw / 100;
+    x_lo = low_roof / bw / 10;
     x_hi = peak / bw * 10;
-    y_hi = peak * 2;
+    y_hi = peak * 1.05;
     y_lo = x_lo * bw;
     auto include = [&](const RooflineMark& m) {
         if (!(m.intensity > 0) || !(m.flops_per_s > 0)) return;
@@ -49,6 +50,7 @@ void data_range(const RooflineData& d, double& x_lo, double& x_hi, double& y_lo,
 // ---------------------------------------------------------------------------------------------
 void draw_roofs(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, const ChartColors& colors) {
     const float font = ImGui::GetFontSize(), thick = std::max(2.5f, font / 6.0f), pad = font * 0.3f;
+    const bool compact = a.plot_max.y - a.plot_min.y < font * 9;  // short plot: short labels
     const double bw = d.bytes_per_s;
     if (!(bw > 0)) return;
     std::vector<RooflineRoof> roofs = d.roofs;
@@ -61,14 +63,19 @@ void draw_roofs(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, c
         const double ridge = roofs[i].flops_per_s / bw;
         const ImVec2 l = a.to_screen(ridge, roofs[i].flops_per_s), r = a.to_screen(a.x.hi, roofs[i].flops_per_s);
         draw->AddLine(l, r, colors.text, i == 0 ? thick : thick * 0.7f);
-        const float w = text_w(roofs[i].label);
-        // Right-aligned above the roof (below it for lower roofs, so close roofs' labels do not collide).
-        const float ty = i == 0 ? l.y - font - pad : l.y + pad;
-        draw->AddText(ImVec2(std::max(l.x + pad, a.plot_max.x - w - pad), ty), colors.text, roofs[i].label.c_str());
+        const std::string& label = compact && !roofs[i].short_label.empty() ? roofs[i].short_label : roofs[i].label;
+        const float w = text_w(label);
+        // Right-aligned above the roof (below it for lower roofs, so close roofs' labels do not
+        // collide), on the plot's background so grid lines do not cut through it.
+        const float ty = i == 0 && l.y - font - pad > a.plot_min.y ? l.y - font - pad : l.y + pad;
+        const ImVec2 at(std::max(a.plot_min.x + pad, a.plot_max.x - w - pad), ty);
+        draw->AddRectFilled(ImVec2(at.x - pad, at.y), ImVec2(at.x + w + pad, at.y + font), colors.background);
+        draw->AddText(at, colors.text, label.c_str());
     }
     draw->PopClipRect();
     // Memory roof label, rotated text is not available: placed just under the diagonal's lower part.
-    if (!d.memory_label.empty()) {
+    const std::string& memory_label = compact && !d.memory_short_label.empty() ? d.memory_short_label : d.memory_label;
+    if (!memory_label.empty()) {
         double x_at = a.x.lo * 3;
         ImVec2 p = a.to_screen(x_at, x_at * bw);
         // Slide right until the label is inside the plot vertically.
@@ -76,8 +83,8 @@ void draw_roofs(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, c
             x_at *= 1.5;
             p = a.to_screen(x_at, x_at * bw);
         }
-        const float x = std::min(p.x + pad * 2, a.plot_max.x - text_w(d.memory_label) - pad);
-        draw->AddText(ImVec2(x, p.y + pad), colors.text, d.memory_label.c_str());
+        const float x = std::min(p.x + pad * 2, a.plot_max.x - text_w(memory_label) - pad);
+        draw->AddText(ImVec2(x, p.y + pad), colors.text, memory_label.c_str());
     }
 }
 
@@ -94,11 +101,15 @@ bool draw_ridge(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, c
     const float r = font * 0.35f;
     draw->AddCircleFilled(p, r, colors.text);
     char text[64];
-    std::snprintf(text, sizeof text, "ridge %s FLOP/B", ridge >= 10 ? std::to_string(static_cast<long>(std::lround(ridge))).c_str()
+    const bool compact = a.plot_max.y - a.plot_min.y < font * 9;
+    std::snprintf(text, sizeof text, compact ? "ridge %s" : "ridge %s FLOP/B", ridge >= 10 ? std::to_string(static_cast<long>(std::lround(ridge))).c_str()
                                                                     : si_tick(ridge).c_str());
+    // Beside the dashed line at the bottom of the plot (left of it when the right side is short).
     const float w = text_w(text);
-    const float tx = std::clamp(p.x - w * 0.5f, a.plot_min.x + pad, a.plot_max.x - w - pad);
-    draw->AddText(ImVec2(tx, a.plot_max.y - font - pad), colors.text, text);
+    const float tx = p.x + pad * 2 + w < a.plot_max.x ? p.x + pad * 2 : p.x - pad * 2 - w;
+    const ImVec2 at(tx, a.plot_max.y - font - pad);
+    draw->AddRectFilled(ImVec2(at.x - pad, at.y), ImVec2(at.x + w + pad, at.y + font), colors.background);
+    draw->AddText(at, colors.text, text);
     return std::hypot(mouse.x - p.x, mouse.y - p.y) < r * 2.5f;
 }
 
@@ -160,6 +171,7 @@ RooflineHover draw_roofline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
         arrow(draw, a.to_screen(pf.at.intensity, pf.at.flops_per_s), a.to_screen(pt.at.intensity, pt.at.flops_per_s),
               colors.text, thick, font * 0.7f, radius * 1.6f);
     }
+    std::vector<std::pair<ImVec2, ImVec2>> placed;  // label rectangles drawn so far
     for (size_t i = 0; i < d.points.size(); ++i) {
         const RooflinePoint& p = d.points[i];
         if (!valid(p.at)) continue;
@@ -172,10 +184,24 @@ RooflineHover draw_roofline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
             draw->AddCircleFilled(s, radius, colors.background);
             draw->AddCircle(s, radius, c, 0, thick * 1.2f);
         }
-        // Label right of the point; left of it near the right edge.
-        const float w = text_w(p.label);
-        const float lx = s.x + radius * 1.6f + w < a.plot_max.x ? s.x + radius * 1.6f : s.x - radius * 1.6f - w;
-        const ImVec2 at(lx, s.y - font * 1.3f);
+        // Label beside the point: the first of above-right, below-right, above-left, below-left
+        // that stays inside the plot and clear of the labels already placed.
+        const float w = text_w(p.label), off = radius * 1.3f;
+        const ImVec2 candidates[] = {{s.x + off, s.y - off - font}, {s.x + off, s.y + off},
+                                     {s.x - off - w, s.y - off - font}, {s.x - off - w, s.y + off}};
+        ImVec2 at = candidates[0];
+        for (const ImVec2& c2 : candidates) {
+            const ImVec2 lo(c2.x - 2, c2.y), hi(c2.x + w + 2, c2.y + font);
+            const bool inside = lo.x >= a.plot_min.x && hi.x <= a.plot_max.x && lo.y >= a.plot_min.y && hi.y <= a.plot_max.y;
+            bool clear = true;
+            for (const auto& [plo, phi] : placed)
+                clear &= hi.x < plo.x || lo.x > phi.x || hi.y < plo.y || lo.y > phi.y;
+            if (inside && clear) {
+                at = c2;
+                break;
+            }
+        }
+        placed.emplace_back(ImVec2(at.x - 2, at.y), ImVec2(at.x + w + 2, at.y + font));
         draw->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + w + 2, at.y + font), colors.background);
         draw->AddText(at, c, p.label.c_str());
         const float dist = std::hypot(mouse.x - s.x, mouse.y - s.y);

@@ -15,8 +15,9 @@
 namespace viz {
 
 struct RooflineRoof {
-    std::string label;        // "tensor GEMM bf16 (measured) 650 TFLOP/s"
+    std::string label;        // "tensor GEMM bf16 650 TFLOP/s (measured)"
     double flops_per_s = 0;
+    std::string short_label;  // "tensor 650T": used when the plot is short (projector fonts)
 };
 
 struct RooflineMark {
@@ -35,7 +36,8 @@ struct RooflinePoint {
 struct RooflineData {
     LogPlotFrame frame;
     double bytes_per_s = 0;   // memory roof
-    std::string memory_label; // "HBM copy 3.0 TB/s (measured)"
+    std::string memory_label; // "DRAM 3000 GB/s (measured copy)"
+    std::string memory_short_label;  // "DRAM 3.0 TB/s"
     std::vector<RooflineRoof> roofs;  // compute roofs, any order
     std::vector<RooflinePoint> points;
     std::vector<std::pair<int, int>> arrows;  // point index from -> to (unfused -> fused)
