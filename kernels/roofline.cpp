@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 
 namespace kernels {
 
@@ -106,9 +107,13 @@ RoofSet roofs_for(const DeviceInfo& d, DType dtype) {
 }
 
 const Roof& roof_for_variant(const RoofSet& roofs, const std::string& variant, const Params& p) {
-    if (validate(p).empty() && has_variant(p.workload, variant))
+    if (!validate(p).empty() || !has_variant(p.workload, variant)) return roofs.fp32;
+    try {
         for (const ScheduleKernel& k : schedule(variant, p).kernels)
             if (k.tensor_cores) return roofs.tensor;
+    } catch (const std::exception&) {
+        // A combination the variant refuses (flash_tc in fp32): it runs nothing, the FP32 roof is as good as any.
+    }
     return roofs.fp32;
 }
 

@@ -66,6 +66,8 @@ TEST_CASE("roofline: tensor-core variants meet the tensor roof, others the FP32 
     CHECK(&roof_for_variant(r, "flash", p) == &r.fp32);
     Params e;  // chain
     CHECK(&roof_for_variant(r, "fused", e) == &r.fp32);
+    p.dtype = DType::f32;  // flash_tc refuses fp32: no crash, the FP32 roof
+    CHECK(&roof_for_variant(r, "flash_tc", p) == &r.fp32);
 }
 
 namespace {
