@@ -25,6 +25,7 @@
 #include <backends/imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -291,6 +292,23 @@ void setup_memory_view(const ShotOptions& opts, MemoryPanelState& memory) {
     }
 }
 
+// A roofline shot shows what dragging does: the main size parameter at a quarter and a half of
+// its value is measured first, so each point has a trail of two real earlier positions.
+void seed_roofline_trail(AppState& state, Runner& runner, const ResolvedBackend& backend) {
+    const std::vector<kernels::ParamId> sizes = sweepable_params(state.settings.params.workload);
+    if (sizes.empty()) return;
+    const kernels::Params final_params = state.settings.params;
+    for (double fraction : {0.25, 0.5}) {
+        const double value = std::round(kernels::get_param(final_params, sizes.front()) * fraction);
+        state.settings.params = final_params;
+        kernels::set_param(state.settings.params, sizes.front(), value);
+        if (!kernels::validate(state.settings.params).empty()) continue;
+        store_results(state, runner.run_blocking(make_batch(state.settings, backend)));
+        update_roofline_trails(state);
+    }
+    state.settings.params = final_params;
+}
+
 // Renders the main window into `target` kShotFrames times; the last frame stays in it.
 void render_shot_frames(AppState& state, Runner& runner, ImGuiSession& session, const OffscreenTarget& target,
                         int width, int height) {
@@ -343,6 +361,7 @@ int run_shot(const ShotOptions& opts) {
             Runner runner;
             runner.wait_until_probed();
             const ResolvedBackend backend = resolve_backend(state.settings, runner);
+            if (opts.view == "roofline") seed_roofline_trail(state, runner, backend);
             std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
             for (const kernels::Measurement& m : results)
                 if (!m.ok)

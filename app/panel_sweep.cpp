@@ -207,6 +207,11 @@ void draw_curve_plot(const AppState& state, const char* id, const std::string& t
     frame.title = title;
     frame.y_title = y_title;
     frame.x_title = spec_of(s.workload, s.swept)->label;
+    if (size.y < em() * 14) {  // short (projector fonts): one line of titles, no x title
+        frame.y_title = title + " (x: " + spec_of(s.workload, s.swept)->name + ")";
+        frame.title.clear();
+        frame.x_title.clear();
+    }
     frame.format_y = std::move(format_y);
     frame.theme = theme_now();
     if (c.simulated) frame.watermark = "SIMULATED";
@@ -246,6 +251,11 @@ void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
     param_combo(s, w);
     range_inputs(s, w);
     run_controls(state);
+    // The export buttons join the controls' line when there is room for them.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float export_w = ImGui::CalcTextSize("CSVJSONPNG").x + style.FramePadding.x * 6 + style.ItemSpacing.x * 3;
+    if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectMax().x + ImGui::GetCursorScreenPos().x > export_w)
+        ImGui::SameLine();
     export_controls(state);
     if (!backend.ready) ImGui::TextDisabled("waiting for the GPU probe...");
     if (s.results.empty()) {
@@ -269,14 +279,15 @@ void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
     }
     if (c.time.empty()) return;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const bool side_by_side = avail.x > em() * 40;
-    const ImVec2 size = side_by_side ? ImVec2((avail.x - em()) * 0.5f, std::max(em() * 12, avail.y))
-                                     : ImVec2(avail.x, std::max(em() * 12, (avail.y - em()) * 0.5f));
+    // Side by side when wide, or when short (projector fonts): two stacked plots would not fit.
+    const bool side_by_side = avail.x > em() * 40 || avail.y < em() * 22;
+    const ImVec2 size = side_by_side ? ImVec2((avail.x - em()) * 0.5f, std::max(em() * 6, avail.y))
+                                     : ImVec2(avail.x, std::max(em() * 6, (avail.y - em()) * 0.5f));
     const std::string dev = s.results.front().device.simulated ? " (simulated)" : "";
     draw_curve_plot(state, "sweep_time", "Time vs size" + dev, "median time per run", ms_tick, c.time, c.time_src,
                     c.t_lo, c.t_hi, c, size);
     if (side_by_side) ImGui::SameLine();
-    draw_curve_plot(state, "sweep_bytes", "Bytes vs size" + dev, "DRAM bytes per run (solid: model, dashed: counters)",
+    draw_curve_plot(state, "sweep_bytes", "Bytes vs size" + dev, "bytes per run",
                     byte_tick, c.bytes, c.bytes_src, c.b_lo, c.b_hi, c, size);
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace viz {
 
@@ -47,7 +48,7 @@ LogPlotArea draw_log_frame(ImDrawList* draw, ImVec2 origin, ImVec2 size, const L
     const ChartColors colors = chart_colors(frame.theme);
     const float font = ImGui::GetFontSize(), pad = std::round(font * 0.5f);
     LogPlotArea a;
-    a.x = log_ticks(x_lo, x_hi);
+    a.x = log_ticks_125(x_lo, x_hi);
     a.y = log_ticks_125(y_lo, y_hi);  // vertical room is scarce at projector font sizes
     float top = origin.y;
     bool y_title_placed = false;
@@ -188,12 +189,35 @@ int draw_log_series(ImDrawList* draw, const LogPlotArea& a, const std::vector<Lo
         }
     }
     draw->PopClipRect();
-    // Legend: one line per series in the top-left corner, on the plot background.
+    // Legend: one line per series in the top-left corner, on the plot background. In a short plot
+    // a legend would hide the data: each curve is named at its last point instead.
     float w = 0;
     for (const LogSeries& ls : series) w = std::max(w, text_w(ls.name));
     const float pad = font * 0.4f, swatch = font * 1.6f;
     const ImVec2 at(a.plot_min.x + pad, a.plot_min.y + pad);
     const float legend_h = static_cast<float>(series.size()) * (font + pad * 0.5f) + pad;
+    if (legend_h > 0.4f * (a.plot_max.y - a.plot_min.y)) {
+        std::vector<std::pair<ImVec2, ImVec2>> placed;
+        for (const LogSeries& ls : series) {
+            size_t last = ls.x.size();
+            while (last > 0 && !(ls.y[last - 1] > 0 && ls.x[last - 1] > 0)) --last;
+            if (last == 0 || ls.dashed) continue;  // dashed curves share their solid twin's colour and name
+            const ImVec2 p = a.to_screen(ls.x[last - 1], ls.y[last - 1]);
+            const float tw = text_w(ls.name);
+            ImVec2 t(std::max(a.plot_min.x, p.x - tw - radius * 2), p.y - font * 0.5f);
+            for (int tries = 0; tries < 6; ++tries) {
+                bool clear = true;
+                for (const auto& [lo, hi] : placed) clear &= t.x + tw < lo.x || t.x > hi.x || t.y + font < lo.y || t.y > hi.y;
+                if (clear) break;
+                t.y += font;
+            }
+            t.y = std::clamp(t.y, a.plot_min.y, a.plot_max.y - font);
+            placed.emplace_back(t, ImVec2(t.x + tw, t.y + font));
+            draw->AddRectFilled(ImVec2(t.x - 2, t.y), ImVec2(t.x + tw + 2, t.y + font), colors.background);
+            draw->AddText(t, series_color(ls.series, theme), ls.name.c_str());
+        }
+        return hovered;
+    }
     if (!series.empty()) {
         draw->AddRectFilled(at, ImVec2(at.x + swatch + w + pad * 3, at.y + legend_h), colors.background);
         draw->AddRect(at, ImVec2(at.x + swatch + w + pad * 3, at.y + legend_h), colors.grid);

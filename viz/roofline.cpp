@@ -151,11 +151,11 @@ RooflineHover draw_roofline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
         for (size_t t = 0; t < n; ++t) {
             if (!valid(p.trail[t])) continue;
             const ImVec2 s = a.to_screen(p.trail[t].intensity, p.trail[t].flops_per_s);
-            const auto alpha = static_cast<uint8_t>(60 + 140 * (t + 1) / (n + 1));
+            const auto alpha = static_cast<uint8_t>(90 + 140 * (t + 1) / (n + 1));
             const ImU32 faded = (c & 0x00FFFFFFu) | (static_cast<ImU32>(alpha) << IM_COL32_A_SHIFT);
             const RooflineMark& next = t + 1 < n ? p.trail[t + 1] : p.at;
             if (valid(next)) draw->AddLine(s, a.to_screen(next.intensity, next.flops_per_s), faded, thick * 0.5f);
-            draw->AddCircleFilled(s, radius * 0.55f, faded);
+            draw->AddCircleFilled(s, radius * 0.7f, faded);
             const float dist = std::hypot(mouse.x - s.x, mouse.y - s.y);
             if (dist < best) {
                 best = dist;
