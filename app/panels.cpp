@@ -1223,7 +1223,14 @@ void draw_status_line(const AppState& state, const Runner& runner, const Resolve
     if (runner.busy() || !runner.gpu_probed()) {
         busy_spinner();
         ImGui::SameLine();
-        ImGui::TextUnformatted(runner.busy() ? "measuring" : "probing for a CUDA GPU");
+        // The live loop's pass (app/panels_state.h): a quick answer first, then the full one.
+        const char* what = !runner.busy()              ? "probing for a CUDA GPU"
+                           : state.sweep.running       ? "sweeping"
+                           : state.live.quick_running  ? "measuring: quick pass"
+                           : state.live.full_running && backend.kind == kernels::BackendKind::gpu
+                               ? "measuring: full pass + counters"
+                               : "measuring";
+        ImGui::TextUnformatted(what);
         ImGui::SameLine();
     }
     const std::vector<std::string> parts =
