@@ -117,6 +117,14 @@ TEST_CASE("roofline: agreement within 15 percent needs no reason; no counters gi
     CHECK(explain_traffic_gap(more).find("more than the model") != std::string::npos);
 }
 
+TEST_CASE("roofline: extra writes beyond the model are named with both numbers", "[roofline]") {
+    Measurement m = attention_measurement("flash", 0.02);
+    m.measured_bytes_written = m.bytes_written * 5 / 3;  // O: 16 MiB modeled, 26.7 measured (H200 ratio)
+    m.measured_bytes = *m.measured_bytes_read + *m.measured_bytes_written;
+    const std::string why = explain_traffic_gap(m);
+    CHECK(why.find("Writes: 26.7 MiB reached DRAM against 16.0 MiB modeled") != std::string::npos);
+}
+
 TEST_CASE("roofline: an unfused chain's intermediates that fit in L2 are named", "[roofline]") {
     Params p;  // chain 4096 x 4096 bf16: each intermediate 32 MiB, fits in the H200's 60 MiB L2
     Measurement m;
