@@ -138,7 +138,13 @@ void update_measurements(AppState& state, Runner& runner, double now) {
         state.sweep_requested = false;
         state.sweep.start_requested = true;
     }
-    if (service_sweep(state.sweep, state.settings, resolve_backend(state.settings, runner), runner)) return;
+    if (service_sweep(state.sweep, state.settings, resolve_backend(state.settings, runner), runner)) {
+        // Starting or cancelling a sweep supersedes the live batch in flight: measure the current
+        // parameters again once the sweep is over.
+        state.live = LivePass{};
+        state.params_dirty = true;
+        return;
+    }
     if (state.sweep.running) return;  // parameter changes are measured when the sweep ends
     if (!state.params_dirty || now - state.changed_at < kSubmitDebounceSeconds) return;
     const ResolvedBackend backend = resolve_backend(state.settings, runner);
