@@ -15,23 +15,32 @@
 
 #include "app/export.h"
 #include "app/gui.h"
+#include "app/results_import.h"
+#include "app/lesson.h"
+#include "app/lesson_player.h"
 #include "app/runner.h"
 #include "app/views.h"
 #include "kernels/attention/attention.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
+#include "kernels/common/timeline.h"
+#include "kernels/launch/launch.h"
 #include "kernels/memory_player.h"
+#include "kernels/skip/skip.h"
 #include "kernels/workload.h"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <new>
@@ -123,6 +132,21 @@ std::string variant_names() {
 // "64h N=4096 d=64 causal tile 128x64" (attention: the tile the variant's kernel really uses;
 // naive has none, flash_tc has a fixed one whatever --br/--bc say).
 std::string shape_text(const kernels::Params& p, const std::string& variant) {
+    if (p.workload == kernels::Workload::skip) {
+        char tsig[64];
+        std::snprintf(tsig, sizeof tsig, " t=%g sd=%g", p.noise_t, p.sigma_d);
+        std::string text = std::to_string(p.batch) + "x" +
+                           std::to_string(p.batch_heads / std::max<int64_t>(p.batch, 1)) + "h N=" +
+                           std::to_string(p.seq_len) + " d=" + std::to_string(p.head_dim) +
+                           (p.causal ? " causal" : "") + tsig;
+        if (kernels::skip::has_variant(variant) && kernels::skip::base_variant(variant) == "flash") {
+            const auto tile = kernels::attention::flash_tile("flash", kernels::attention::to_attention(p));
+            text += " tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);  // flash_tc's is fixed
+        }
+        return text;
+    }
+    if (p.workload == kernels::Workload::launch)
+        return "K=" + std::to_string(p.steps) + " n=" + std::to_string(p.elements);
     if (p.workload != kernels::Workload::attention) return std::to_string(p.rows) + " x " + std::to_string(p.hidden);
     std::string text = std::to_string(p.batch_heads) + "h N=" + std::to_string(p.seq_len) +
                        " d=" + std::to_string(p.head_dim) + (p.causal ? " causal" : "");
@@ -398,7 +422,10 @@ namespace {
 
 // The raw words CLI11 collects; converted and checked by our parsers after CLI11 is done.
 struct RawArgs {
-    std::string gui_sim, gui_font_scale;
+    std::string gui_sim, gui_font_scale, gui_results, gui_lesson;
+    bool gui_classroom = false;
+    std::string lessons_action;
+    std::vector<std::string> lessons_files;
     std::string info_sim;
     struct {
         std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
@@ -410,7 +437,9 @@ struct RawArgs {
     struct {
         std::string out, size, font_scale, theme = "dark", workload = "chain", dtype, sim, reps;
         std::map<std::string, std::string> params;  // spec name -> word given
-        std::string view = "results", variant, compare, step;
+        std::string view = "results", variant, compare, step, results;
+        std::string lesson;
+        bool all_steps = false, classroom = false;
     } shot;
 };
 
@@ -511,9 +540,65 @@ std::string check_shot_view(const std::string& view, const std::string& variant,
     return "";
 }
 
+// `shot --lesson NAME [--step K | --all-steps] --out DIR`: the lesson sets workload, parameters
+// and view, so those options are refused; --step counts the lesson's steps from 1.
+std::string check_lesson_shot(const RawArgs& raw, ShotOptions& o) {
+    Checker check;
+    const auto& s = raw.shot;
+    for (const auto& [name, value] : s.params)
+        if (!value.empty()) return "--" + name + " is set by the lesson: drop it when using --lesson";
+    if (!s.dtype.empty() || !s.variant.empty() || !s.compare.empty() || s.view != "results")
+        return "--dtype, --variant, --compare and --view are set by the lesson: drop them when using --lesson";
+    if (!s.size.empty()) check(parse_size("--size", s.size, o.width, o.height));
+    if (!s.font_scale.empty()) check(parse_font_scale("--font-scale", s.font_scale, o.font_scale));
+    else if (s.classroom) o.font_scale = classroom_font_scale(static_cast<float>(o.height));
+    if (s.theme != "dark" && s.theme != "light") check(bad_value("--theme", s.theme, "is not a theme", "dark, light"));
+    o.theme = s.theme;
+    if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
+    if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
+    if (!check.error.empty()) return check.error;
+    std::vector<Lesson> lessons;
+    std::vector<LessonError> errors;
+    load_all_lessons(lessons, errors);
+    std::string why;
+    const Lesson* lesson = find_lesson(lessons, s.lesson, &why);
+    if (!lesson) {
+        // A lesson that exists but does not parse: its first error says why (by name or number).
+        for (const LessonError& e : errors) {
+            const std::string stem = std::filesystem::path(e.file).stem().string();
+            const bool numbered = !s.lesson.empty() && s.lesson.find_first_not_of("0123456789") == std::string::npos;
+            if (stem == s.lesson || (numbered && std::atoi(stem.c_str()) == std::atoi(s.lesson.c_str()) && std::isdigit(static_cast<unsigned char>(stem[0]))))
+                return e.text();
+        }
+        return "--lesson: " + why;
+    }
+    o.lesson = lesson->name;
+    o.all_steps = s.all_steps;
+    o.classroom = s.classroom;
+    const int n = static_cast<int>(lesson->steps.size());
+    if (s.all_steps && !s.step.empty()) return "--step and --all-steps: give one of them";
+    if (!s.step.empty()) {
+        int64_t k = 0;
+        if (!parse_whole(trim(s.step), k) || k < 1 || k > n)
+            return bad_value("--step", s.step, "is not a step of " + lesson->name, "1 .. " + std::to_string(n));
+        o.lesson_step = static_cast<int>(k - 1);
+    }
+    if (trim(s.out).empty()) return "--out DIR (the bundle folder) is required";
+    o.out = s.out;
+    std::error_code ec;
+    const std::filesystem::path target = std::filesystem::absolute(s.out, ec);
+    const std::filesystem::path parent = target.parent_path();
+    if (!std::filesystem::is_directory(parent, ec)) return "--out: folder " + parent.string() + " does not exist";
+    if (std::filesystem::exists(target, ec) && !std::filesystem::is_directory(target, ec))
+        return "--out: " + target.string() + " exists and is not a folder (a lesson bundle is a folder)";
+    return "";
+}
+
 std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     Checker check;
     const auto& s = raw.shot;
+    if (!s.lesson.empty()) return check_lesson_shot(raw, o);
+    if (s.all_steps || s.classroom) return "--all-steps and --classroom need --lesson NAME";
     std::vector<kernels::Workload> workloads;
     check(parse_workloads("--workload", {s.workload}, false, workloads));
     if (!check.error.empty()) return check.error;
@@ -538,6 +623,14 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
     if (!check.error.empty()) return check.error;
     if (std::string problem = kernels::validate(o.params); !problem.empty()) return problem;
+    if (!s.results.empty()) {
+        // The file decides what is shown: its first parameter set (checked here, so a malformed
+        // file is bad input, exit 2, before any window opens).
+        std::vector<kernels::Measurement> imported;
+        if (std::string why = load_measurements_json(s.results, imported); !why.empty()) return "--results " + why;
+        o.results = s.results;
+        o.params = imported.front().job.params;
+    }
     if (std::string problem = check_shot_view(s.view, s.variant, s.compare, s.step, o); !problem.empty()) return problem;
     // Checked last so `shot --size 12x` names the size first; CLI11 does not require it for that reason.
     if (trim(s.out).empty()) return "--out FILE.png is required";
@@ -582,7 +675,26 @@ void define_shot(CLI::App& app, RawArgs& raw) {
     shot->add_option("--view", s.view, "the tab to show: " + view_ids_text() + " (default results)")->type_name("NAME");
     shot->add_option("--variant", s.variant, "memory view: the variant to show (default: the first)")->type_name("NAME");
     shot->add_option("--compare", s.compare, "memory view: a second variant side by side")->type_name("NAME");
-    shot->add_option("--step", s.step, "memory view: the schedule step to show (default: the middle)")->type_name("N");
+    shot->add_option("--results", s.results,
+                     "draw the measurements of this JSON export (`bench --json` on a GPU machine) instead of "
+                     "measuring; its workload and parameters replace --workload and the sizes")
+        ->type_name("FILE");
+    shot->add_option("--step", s.step, "memory view: the schedule step to show (default: the middle); with --lesson: "
+                                       "the lesson step, from 1")->type_name("N");
+    shot->add_option("--lesson", s.lesson, "write a lesson bundle (PNG, CSV, JSON per step) into the --out folder")
+        ->type_name("NAME");
+    shot->add_flag("--all-steps", s.all_steps, "with --lesson: every step of the lesson");
+    shot->add_flag("--classroom", s.classroom, "with --lesson: the presenter view (large fonts)");
+}
+
+void define_lessons(CLI::App& app, RawArgs& raw) {
+    CLI::App* lessons = app.add_subcommand("lessons", "Check or list lesson files");
+    lessons->require_subcommand(1, 1);
+    CLI::App* check = lessons->add_subcommand("check", "Validate lesson files; errors as file:line: message (exit 2)");
+    check->add_option("files", raw.lessons_files, "lesson files (default: every shipped lesson)")->type_name("FILE");
+    check->callback([&raw] { raw.lessons_action = "check"; });
+    CLI::App* list = lessons->add_subcommand("list", "The shipped lessons: name, steps, title");
+    list->callback([&raw] { raw.lessons_action = "list"; });
 }
 
 }  // namespace
@@ -596,10 +708,15 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
     app.require_subcommand(0, 1);
     app.add_option("--sim", raw.gui_sim, "start the GUI on this simulated GPU")->type_name("GPU");
     app.add_option("--font-scale", raw.gui_font_scale, "GUI font scale, 1 to 3 (projectors: 2)")->type_name("S");
+    app.add_option("--results", raw.gui_results, "open the GUI on the measurements of this JSON export")->type_name("FILE");
+    app.add_flag("--classroom", raw.gui_classroom, "start in classroom mode (lesson pane, presenter fonts; F5 toggles)");
+    app.add_option("--lesson", raw.gui_lesson, "open this lesson (name or number; see `fusionlab lessons list`)")
+        ->type_name("NAME");
     CLI::App* info = app.add_subcommand("info", "Device, driver, clocks, measured ceilings, simulated GPUs");
     info->add_option("--sim", raw.info_sim, "describe this simulated GPU")->type_name("GPU");
     define_bench(app, raw);
     define_shot(app, raw);
+    define_lessons(app, raw);
 
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them last-first
@@ -626,6 +743,11 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         cmd.command = Command::shot;
         prefix = "fusionlab shot";
         problem = check_shot(raw, cmd.shot);
+    } else if (app.got_subcommand("lessons")) {
+        cmd.command = Command::lessons;
+        prefix = "fusionlab lessons";
+        cmd.lessons.action = raw.lessons_action;
+        cmd.lessons.files = raw.lessons_files;
     } else if (app.got_subcommand("info")) {
         cmd.command = Command::info;
         prefix = "fusionlab info";
@@ -635,6 +757,21 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         Checker check;
         if (!raw.gui_sim.empty()) check(parse_sim_gpu("--sim", raw.gui_sim, cmd.gui.sim_gpu));
         if (!raw.gui_font_scale.empty()) check(parse_font_scale("--font-scale", raw.gui_font_scale, cmd.gui.font_scale));
+        if (!raw.gui_results.empty()) {
+            std::vector<kernels::Measurement> imported;
+            if (std::string why = load_measurements_json(raw.gui_results, imported); !why.empty())
+                check("--results " + why);
+            cmd.gui.results = raw.gui_results;
+        }
+        cmd.gui.classroom = raw.gui_classroom;
+        if (!raw.gui_lesson.empty()) {
+            std::vector<Lesson> lessons;
+            std::vector<LessonError> errors;
+            load_all_lessons(lessons, errors);
+            std::string why;
+            if (const Lesson* l = find_lesson(lessons, raw.gui_lesson, &why)) cmd.gui.lesson = l->name;
+            else check("--lesson: " + why);
+        }
         problem = check.error;
     }
     if (!problem.empty()) {
@@ -697,6 +834,8 @@ void print_device(std::ostream& out, const kernels::DeviceInfo& d) {
                                         (d.simulated ? " (datasheet)" : " (theoretical: clocks x SMs)"));
     print_compute_ceilings(out, d);
     if (d.simulated) print_line(out, "launch overhead", printf_string("%.1f us per kernel (model)", d.launch_overhead_us));
+    if (d.simulated)
+        print_line(out, "graph replay", printf_string("%.1f us per kernel node (model)", d.graph_kernel_us));
     const BandwidthCeiling ceiling = bandwidth_ceiling(d);
     print_line(out, "ceiling used", ceiling.gbps > 0 ? kernels::format_gbps(ceiling.gbps) + " (" + ceiling.source + ")"
                                                      : std::string("unavailable"));
@@ -711,7 +850,7 @@ void print_sim_table(std::ostream& out) {
     out << "\nsimulated GPUs (--sim KEY), datasheet numbers:\n";
     out << "  " << pad_right("KEY", key_width) << pad_right("name", name_width) << pad_left("HBM", 10)
         << pad_left("FP32", 14) << pad_left("tensor", 14) << pad_left("memory", 11) << pad_left("L2", 11)
-        << pad_left("SMs", 6) << pad_left("launch", 9) << "\n";
+        << pad_left("SMs", 6) << pad_left("launch", 9) << pad_left("graph", 9) << "\n";
     for (const auto& gpu : kernels::sim_gpus()) {
         const auto& d = gpu.info;
         out << "  " << pad_right(gpu.key, key_width) << pad_right(d.name, name_width)
@@ -720,7 +859,8 @@ void print_sim_table(std::ostream& out) {
             << pad_left(printf_string("%.0f TFLOP/s", d.peak_tensor_tflops), 14)
             << pad_left(kernels::format_bytes(double(d.global_mem_bytes)), 11)
             << pad_left(kernels::format_bytes(double(d.l2_bytes)), 11) << pad_left(std::to_string(d.sm_count), 6)
-            << pad_left(printf_string("%.1f us", d.launch_overhead_us), 9) << "\n";
+            << pad_left(printf_string("%.1f us", d.launch_overhead_us), 9)
+            << pad_left(printf_string("%.1f us", d.graph_kernel_us), 9) << "\n";
     }
 }
 
@@ -835,6 +975,23 @@ void print_header(std::ostream& out, const kernels::Measurement& first, size_t s
     out << table_line(titles, shape_width) << "\n";
 }
 
+// The launch lesson in one line under the row: time per step (whole run / K) and, from the
+// timeline run, how long the GPU sat idle between kernels.
+void print_launch_line(std::ostream& out, const kernels::Measurement& m) {
+    const auto& p = m.job.params;
+    const kernels::TimelineStats st = kernels::timeline_stats(m.timeline);
+    const std::string sim = m.device.simulated ? " (simulated)" : "";
+    const double per_step_us = m.time.median_ms * 1e3 / double(p.steps);
+    const int64_t launched = kernels::launch::kernel_count(m.job.variant, p);
+    out << "    per step " << printf_string(per_step_us < 0.1 ? "%.4f us" : "%.2f us", per_step_us) << sim << "; "
+        << launched << (launched == 1 ? " kernel" : " kernels")
+        << "; GPU idle between kernels: "
+        << (st.kernels > 1 ? printf_string("%.2f us mean, ", st.mean_gap_us) + printf_string("%.2f us max", st.max_gap_us) +
+                                 printf_string(", %.0f %% of the run", st.span_ms > 0 ? 100.0 * st.idle_ms / st.span_ms : 0.0)
+                           : std::string(st.kernels == 1 ? "none (one kernel)" : "unavailable (no timeline)"))
+        << (m.timeline_source.empty() ? "" : " [" + m.timeline_source.substr(0, m.timeline_source.find(':')) + "]") << "\n";
+}
+
 void print_measurement(std::ostream& out, const kernels::Measurement& m, bool per_kernel, size_t shape_width) {
     const auto& p = m.job.params;
     std::vector<std::string> cells = {kernels::to_string(p.workload), m.job.variant, kernels::to_string(p.dtype),
@@ -854,6 +1011,7 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     cells.push_back(m.wall_ms > 0 ? ms_text(m.wall_ms) : std::string("-"));
     cells.push_back(error_cell(m));
     out << table_line(cells, shape_width) << "\n";
+    if (p.workload == kernels::Workload::launch) print_launch_line(out, m);
     if (!per_kernel) return;
     // Each kernel against its own bytes: the unfused baseline is honest only if every one of its
     // kernels runs near the ceiling by itself.
@@ -989,6 +1147,36 @@ int run_shot_command(const ShotOptions& o, std::ostream& err) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
+// [SECTION] lessons check / list
+// ---------------------------------------------------------------------------------------------
+int run_lessons(const LessonsOptions& o, std::ostream& out, std::ostream& err) {
+    std::vector<std::string> files = o.files;
+    if (files.empty()) {
+        const std::string dir = lessons_dir();
+        if (!dir.empty()) files = lesson_files(dir);
+        if (files.empty()) {
+            err << "fusionlab lessons: no lesson files found (looked in $FUSIONLAB_LESSONS, ./lessons and the source "
+                   "tree's lessons/)\n";
+            return kExitUsage;
+        }
+    }
+    bool any_error = false;
+    for (const std::string& file : files) {
+        const LessonParse p = load_lesson(file);
+        for (const LessonError& e : p.errors) err << e.text() << "\n";
+        any_error = any_error || !p.ok();
+        if (o.action == "list") {
+            if (p.ok())
+                out << pad_right(p.lesson.name, 28) << pad_left(std::to_string(p.lesson.steps.size()), 3) << " steps  "
+                    << p.lesson.title << "\n";
+        } else if (p.ok()) {
+            out << "ok  " << file << " (" << p.lesson.steps.size() << " steps)\n";
+        }
+    }
+    return any_error ? kExitUsage : kExitOk;
+}
+
+// ---------------------------------------------------------------------------------------------
 // [SECTION] Entry points
 // ---------------------------------------------------------------------------------------------
 int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err) {
@@ -998,6 +1186,7 @@ int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err) 
         case Command::info: return run_info(cmd.info, out);
         case Command::bench: return run_bench(cmd.bench, out, err);
         case Command::shot: return run_shot_command(cmd.shot, err);
+        case Command::lessons: return run_lessons(cmd.lessons, out, err);
     }
     return kExitFailure;
 }

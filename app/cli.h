@@ -50,7 +50,13 @@ struct BenchOptions {
     bool interactive = false;
 };
 
-enum class Command { gui, info, bench, shot };
+// `fusionlab lessons check [FILES...]` (no files: every shipped lesson) / `lessons list`.
+struct LessonsOptions {
+    std::string action;                   // "check" | "list"
+    std::vector<std::string> files;
+};
+
+enum class Command { gui, info, bench, shot, lessons };
 
 struct ParsedCommand {
     Command command = Command::gui;
@@ -58,6 +64,7 @@ struct ParsedCommand {
     InfoOptions info;
     BenchOptions bench;
     ShotOptions shot;
+    LessonsOptions lessons;
     // -1: go on and run `command`. Otherwise stop with this code: help was printed (0) or an
     // error message was (2).
     int exit_code = -1;
@@ -67,6 +74,10 @@ struct ParsedCommand {
 ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err);
+
+// `lessons check`: every error as file:line: message on err, "ok FILE (N steps)" on out; exit 2
+// when any file has an error. `lessons list`: name, steps and title of each shipped lesson.
+int run_lessons(const LessonsOptions& o, std::ostream& out, std::ostream& err);
 
 // Parse + run; what main() calls.
 int main_entry(int argc, const char* const* argv);

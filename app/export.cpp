@@ -11,6 +11,7 @@
 #include "app/export.h"
 
 #include "kernels/common/backend.h"
+#include "kernels/common/timeline.h"
 #include "kernels/roofline.h"
 #include "kernels/workload.h"
 
@@ -182,6 +183,11 @@ std::string param_text(const kernels::Params& p, kernels::ParamId id) {
         case kernels::ParamId::head_dim:
         case kernels::ParamId::tile_br:
         case kernels::ParamId::tile_bc: return number(kernels::get_param(p, id));
+        case kernels::ParamId::batch: return std::to_string(p.batch);
+        case kernels::ParamId::sigma_d: return number(p.sigma_d);
+        case kernels::ParamId::noise_t: return number(p.noise_t);
+        case kernels::ParamId::steps:
+        case kernels::ParamId::elements: return number(kernels::get_param(p, id));
     }
     return number(kernels::get_param(p, id));
 }
@@ -198,6 +204,11 @@ json_t param_json(const kernels::Params& p, kernels::ParamId id) {
         case kernels::ParamId::head_dim: return p.head_dim;
         case kernels::ParamId::tile_br: return p.tile_br;
         case kernels::ParamId::tile_bc: return p.tile_bc;
+        case kernels::ParamId::batch: return p.batch;
+        case kernels::ParamId::sigma_d: return p.sigma_d;
+        case kernels::ParamId::noise_t: return p.noise_t;
+        case kernels::ParamId::steps: return p.steps;
+        case kernels::ParamId::elements: return p.elements;
     }
     return kernels::get_param(p, id);
 }
@@ -395,6 +406,7 @@ json_t device_json(const kernels::DeviceInfo& d) {
         {"peak_fp32_tflops", d.peak_fp32_tflops},
         {"peak_tensor_tflops", d.peak_tensor_tflops},
         {"launch_overhead_us", d.launch_overhead_us},
+        {"graph_kernel_us", d.graph_kernel_us},
         {"measured_copy_gbps", d.measured_copy_gbps ? json_t(*d.measured_copy_gbps) : json_t()},
         {"ceiling_note", d.ceiling_note},
         {"measured_fp16_gemm_tflops", d.measured_fp16_gemm_tflops ? json_t(*d.measured_fp16_gemm_tflops) : json_t()},
@@ -415,6 +427,22 @@ json_t time_json(const kernels::TimeStats& t, bool ok) {
             {"min_ms", optional_number(ok, t.min_ms)},
             {"max_ms", optional_number(ok, t.max_ms)},
             {"reps", t.reps}};
+}
+
+// One run's kernels on the GPU clock (or modeled), with the busy/idle summary the gaps give.
+json_t timeline_json(const kernels::Measurement& m) {
+    json_t spans = json_t::array();
+    for (const auto& k : m.timeline)
+        spans.push_back({{"name", k.name}, {"start_ms", k.start_ms}, {"end_ms", k.end_ms}, {"modeled_bytes", k.bytes}});
+    const kernels::TimelineStats st = kernels::timeline_stats(m.timeline);
+    return {{"source", m.timeline_source},
+            {"kernels", st.kernels},
+            {"span_ms", st.span_ms},
+            {"busy_ms", st.busy_ms},
+            {"idle_ms", st.idle_ms},
+            {"mean_gap_us", st.mean_gap_us},
+            {"max_gap_us", st.max_gap_us},
+            {"spans", spans}};
 }
 
 json_t measurement_json(const kernels::Measurement& m) {
@@ -474,6 +502,7 @@ json_t measurement_json(const kernels::Measurement& m) {
           {"checked_elements", m.checked_elements},
           {"note", m.check_note}}},
         {"timing_note", m.timing_note},
+        {"timeline", timeline_json(m)},
     };
 }
 

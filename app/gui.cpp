@@ -5,6 +5,9 @@
 #include "app/gui.h"
 
 #include "app/export.h"
+#include "app/lesson_bundle.h"
+#include "app/lesson_player.h"
+#include "app/panel_lesson.h"
 #include "app/panels.h"
 #include "app/panels_state.h"
 #include "app/platform.h"
@@ -165,7 +168,11 @@ void save_settings_if_due(AppState& state, double now, bool force) {
     if (!state.settings_dirty || state.settings_path.empty()) return;
     if (!force && now - state.changed_at < kSettingsSaveDelaySeconds) return;
     state.settings_dirty = false;
-    if (std::string error = save_settings(state.settings_path, state.settings); !error.empty())
+    // Classroom mode's presenter fonts are for this session only: save the user's own scale.
+    Settings saved = state.settings;
+    if (state.lesson.classroom && state.lesson.font_scale_before_classroom > 0)
+        saved.font_scale = state.lesson.font_scale_before_classroom;
+    if (std::string error = save_settings(state.settings_path, saved); !error.empty())
         state.settings_message = {"settings not saved: " + error, true};
 }
 
@@ -174,6 +181,7 @@ void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSess
     session.new_frame();
     const bool settings_were_dirty = state.settings_dirty;
     handle_shortcuts(state);
+    handle_lesson_keys(state);
     update_measurements(state, runner, ImGui::GetTime());
     draw_main_window(state, runner);
     ImGui::Render();
@@ -193,6 +201,8 @@ void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSess
         const std::string error = save_back_buffer_png(path, fb_w, fb_h);
         state.export_message = error.empty() ? InlineMessage{"saved " + path, false} : InlineMessage{error, true};
     }
+    // A lesson bundle captures this frame once its step's measurements are on screen.
+    service_lesson_bundle(state, runner, [&] { return read_pixels_rgba(GL_BACK, fb_w, fb_h); }, fb_w, fb_h);
     glfwSwapBuffers(window);
     save_settings_if_due(state, ImGui::GetTime(), false);
 }
@@ -201,7 +211,8 @@ void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSess
 // results appear (and the spinner turns) without the user moving the mouse.
 void wait_for_events(const AppState& state, const Runner& runner) {
     const bool animating = runner.busy() || !runner.gpu_probed() || state.params_dirty || state.settings_dirty ||
-                           state.memory.playing;
+                           state.memory.playing || lesson_bundle_running() ||
+                           highlight_pulsing(state, ImGui::GetTime());
     glfwWaitEventsTimeout(animating ? 1.0 / 60.0 : 0.5);
 }
 
@@ -221,6 +232,12 @@ int run_gui(const GuiOptions& opts) {
         state.settings.backend = gpu->key;
     }
     if (opts.font_scale > 0) state.settings.font_scale = std::clamp(opts.font_scale, kMinFontScale, kMaxFontScale);
+    if (!opts.results.empty()) {
+        if (std::string why = import_results(state, opts.results); !why.empty()) {
+            std::fprintf(stderr, "fusionlab: %s\n", why.c_str());
+            return 1;
+        }
+    }
 
     GlfwSession glfw;
     if (!glfw.ok) {
@@ -234,6 +251,22 @@ int run_gui(const GuiOptions& opts) {
         return 1;
     }
     glfwSwapInterval(1);
+    if (opts.classroom || !opts.lesson.empty()) {
+        ensure_lessons_loaded(state);
+        std::string why;
+        const Lesson* lesson = find_lesson(state.lesson.lessons, opts.lesson.empty() ? "1" : opts.lesson, &why);
+        if (!lesson && !state.lesson.lessons.empty()) lesson = &state.lesson.lessons.front();
+        if (lesson) open_lesson(state, static_cast<int>(lesson - state.lesson.lessons.data()), opts.lesson_step, 0);
+        state.lesson.open = true;
+        if (opts.classroom) {
+            // A presenter wants the whole screen (sized to it first: without a window manager
+            // maximising does nothing); fonts follow the screen's height.
+            const GLFWvidmode* mode = glfwGetVideoMode(glfwGetPrimaryMonitor());
+            if (mode) glfwSetWindowSize(window, mode->width, mode->height);
+            glfwMaximizeWindow(window);
+            set_classroom(state, true, mode ? static_cast<float>(mode->height) : 900.0f);
+        }
+    }
     {
         Runner runner;  // probes for a GPU on its own thread; the window opens meanwhile
         ImGuiSession session(window, true);
@@ -278,14 +311,14 @@ std::string check_shot_options(const ShotOptions& opts, Settings& s) {
 }
 
 // The memory tab open at the requested step (the middle when none), the tile mid-flight.
-void setup_memory_view(const ShotOptions& opts, MemoryPanelState& memory) {
+void setup_memory_view(const ShotOptions& opts, const kernels::Params& params, MemoryPanelState& memory) {
     memory.full_width = true;
     memory.variant = opts.variant;
     memory.compare = opts.compare;
     memory.side_by_side = !opts.compare.empty();
-    const std::string variant = opts.variant.empty() ? kernels::variants(opts.params.workload).front().name : opts.variant;
+    const std::string variant = opts.variant.empty() ? kernels::variants(params.workload).front().name : opts.variant;
     try {
-        const size_t steps = kernels::MemoryPlayer(variant, opts.params).step_count();
+        const size_t steps = kernels::MemoryPlayer(variant, params).step_count();
         memory.pending_step = opts.step >= 0 ? opts.step : static_cast<int64_t>((steps + 1) / 2);
     } catch (const std::invalid_argument&) {
         memory.pending_step = 0;  // the panel shows why there is nothing to play
@@ -328,9 +361,131 @@ void render_shot_frames(AppState& state, Runner& runner, ImGuiSession& session, 
     glFinish();
 }
 
+// The memory tab of a lesson step: the step's first variant (and second, side by side) at the
+// middle of its schedule, so a still picture shows a tile in flight.
+void setup_lesson_memory_view(AppState& state) {
+    MemoryPanelState& memory = state.memory;
+    const kernels::Params& p = state.settings.params;
+    const std::string variant = memory.variant.empty() ? kernels::variants(p.workload).front().name : memory.variant;
+    try {
+        memory.pending_step = static_cast<int64_t>((kernels::MemoryPlayer(variant, p).step_count() + 1) / 2);
+    } catch (const std::invalid_argument&) {
+        memory.pending_step = 0;  // the panel shows why there is nothing to play
+    }
+}
+
+// Measures and renders one lesson step into `target`; the bundle gets its picture and numbers.
+BundleStep shoot_lesson_step(AppState& state, Runner& runner, ImGuiSession& session, const OffscreenTarget& target,
+                             const ShotOptions& opts) {
+    const LessonStep& step = *state.lesson.current_step();
+    const ResolvedBackend backend = resolve_backend(state.settings, runner);
+    std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
+    for (const kernels::Measurement& m : results)
+        if (!m.ok)
+            std::fprintf(stderr, "fusionlab shot: step %d: %s %s: %s\n", state.lesson.step + 1, m.job.variant.c_str(),
+                         m.refused ? "refused" : "failed", m.error.c_str());
+    state.results.clear();
+    store_results(state, std::move(results));
+    state.params_dirty = false;
+    if (state.requested_view == "memory") setup_lesson_memory_view(state);
+    render_shot_frames(state, runner, session, target, opts.width, opts.height);
+
+    BundleStep out;
+    out.index = state.lesson.step;
+    out.title = step.title;
+    out.prose = prose_plain_text(step.prose, expr_context(state, backend, false));
+    out.settings = state.settings;
+    out.view = state.active_view;
+    out.highlight = state.highlight;
+    for (const kernels::Measurement* m : visible_results(state)) out.measurements.push_back(*m);
+    out.width = opts.width;
+    out.height = opts.height;
+    out.rgba = target.read_rgba();
+    return out;
+}
+
+// `shot --lesson NAME [--step K | --all-steps] --out DIR`: a lesson bundle, headless.
+int run_lesson_shot(const ShotOptions& opts) {
+    AppState state;
+    state.interactive = false;
+    Settings& s = state.settings;
+    if (!viz::parse_theme(opts.theme, s.theme)) {
+        std::fprintf(stderr, "fusionlab shot: theme '%s' is unknown: use dark or light\n", opts.theme.c_str());
+        return 1;
+    }
+    if (!opts.sim_gpu.empty()) {
+        const kernels::SimGpu* gpu = kernels::find_sim_gpu(opts.sim_gpu);
+        if (!gpu) {
+            std::fprintf(stderr, "fusionlab shot: unknown simulated GPU '%s'\n", opts.sim_gpu.c_str());
+            return 1;
+        }
+        s.backend = gpu->key;
+    }
+    s.font_scale = opts.font_scale;
+    s.reps = opts.reps;
+    ensure_lessons_loaded(state);
+    std::string why;
+    const Lesson* lesson = find_lesson(state.lesson.lessons, opts.lesson, &why);
+    if (!lesson) {
+        for (const LessonError& e : state.lesson.load_errors) std::fprintf(stderr, "%s\n", e.text().c_str());
+        std::fprintf(stderr, "fusionlab shot: --lesson: %s\n", why.c_str());
+        return 1;
+    }
+    const int index = static_cast<int>(lesson - state.lesson.lessons.data());
+    std::vector<int> steps;
+    if (opts.all_steps)
+        for (int i = 0; i < static_cast<int>(lesson->steps.size()); ++i) steps.push_back(i);
+    else
+        steps.push_back(std::clamp(opts.lesson_step, 0, static_cast<int>(lesson->steps.size()) - 1));
+
+    GlfwSession glfw;
+    if (!glfw.ok) {
+        const std::string reexec = platform::reexec_under_xvfb(std::max(opts.width, 640), std::max(opts.height, 480));
+        std::fprintf(stderr, "fusionlab shot: %s (%s)\n", reexec.c_str(), last_glfw_error().c_str());
+        return 1;
+    }
+    std::string error;
+    GLFWwindow* window = open_window(64, 64, false, &error);
+    if (!window) {
+        std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+        return 1;
+    }
+    int status = 0;
+    {
+        OffscreenTarget target;
+        if (error = target.create(opts.width, opts.height); !error.empty()) {
+            std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+            status = 1;
+        } else {
+            Runner runner;
+            runner.wait_until_probed();
+            BundleWriter writer;
+            error = writer.begin(opts.out, *lesson, resolve_backend(s, runner).device);
+            ImGuiSession session(window, false);
+            for (size_t i = 0; error.empty() && i < steps.size(); ++i) {
+                open_lesson(state, index, steps[i], 0);
+                state.lesson.classroom = opts.classroom;
+                error = writer.add_step(shoot_lesson_step(state, runner, session, target, opts));
+            }
+            if (error.empty()) error = writer.finish();
+            if (!error.empty()) {
+                std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+                status = 1;
+            } else {
+                std::printf("saved %s (%zu %s of %s, %dx%d, %zu files)\n", writer.dir().c_str(), steps.size(),
+                            steps.size() == 1 ? "step" : "steps", lesson->name.c_str(), opts.width, opts.height,
+                            writer.files().size());
+            }
+        }
+    }
+    glfwDestroyWindow(window);
+    return status;
+}
+
 }  // namespace
 
 int run_shot(const ShotOptions& opts) {
+    if (!opts.lesson.empty()) return run_lesson_shot(opts);
     AppState state;
     state.interactive = false;
     if (std::string error = check_shot_options(opts, state.settings); !error.empty()) {
@@ -360,20 +515,30 @@ int run_shot(const ShotOptions& opts) {
         } else {
             Runner runner;
             runner.wait_until_probed();
-            const ResolvedBackend backend = resolve_backend(state.settings, runner);
-            if (opts.view == "roofline") seed_roofline_trail(state, runner, backend);
-            std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
-            for (const kernels::Measurement& m : results)
-                if (!m.ok)
-                    std::fprintf(stderr, "fusionlab shot: %s %s: %s\n", m.job.variant.c_str(),
-                                 m.refused ? "refused" : "failed", m.error.c_str());
-            store_results(state, std::move(results));
+            if (!opts.results.empty()) {
+                if (error = import_results(state, opts.results); !error.empty()) {
+                    std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+                    glfwDestroyWindow(window);
+                    return 1;
+                }
+            } else {
+                const ResolvedBackend backend = resolve_backend(state.settings, runner);
+                if (opts.view == "roofline") seed_roofline_trail(state, runner, backend);
+                std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
+                for (const kernels::Measurement& m : results)
+                    if (!m.ok)
+                        std::fprintf(stderr, "fusionlab shot: %s %s: %s\n", m.job.variant.c_str(),
+                                     m.refused ? "refused" : "failed", m.error.c_str());
+                store_results(state, std::move(results));
+            }
             state.params_dirty = false;  // measured above; nothing to submit while rendering
             state.requested_view = opts.view;
-            if (opts.view == "memory") setup_memory_view(opts, state.memory);
-            if (opts.view == "sweep")  // the main size parameter over its default range (app/sweep.h)
+            if (opts.view == "memory") setup_memory_view(opts, state.settings.params, state.memory);
+            if (opts.view == "sweep") {  // the main size parameter over its default range (app/sweep.h)
+                const ResolvedBackend backend = resolve_backend(state.settings, runner);
                 if (const std::string why = run_sweep_blocking(state.sweep, state.settings, backend, runner); !why.empty())
                     std::fprintf(stderr, "fusionlab shot: sweep: %s\n", why.c_str());
+            }
 
             ImGuiSession session(window, false);
             render_shot_frames(state, runner, session, target, opts.width, opts.height);

@@ -14,6 +14,10 @@ inline constexpr float kMaxFontScale = 3.0f;
 struct GuiOptions {
     std::string sim_gpu;      // non-empty: start on this simulated GPU even if a GPU is present
     float font_scale = 0;     // 0: use the saved setting
+    std::string results;      // non-empty: start showing the measurements of this JSON export
+    bool classroom = false;   // --classroom: start in the presenter view (lesson pane open)
+    std::string lesson;       // --lesson NAME: open this lesson (at lesson_step, 0-based)
+    int lesson_step = 0;
 };
 
 // Opens the window and runs until closed. Without a display: prints what to do
@@ -33,6 +37,15 @@ struct ShotOptions {
     std::string view = "results";
     std::string variant, compare;  // "" = the workload's first variant / no side by side
     int64_t step = -1;             // -1 = the middle of the schedule
+    // Non-empty: draw the measurements of this JSON export (e.g. `fusionlab bench --json` on a GPU
+    // machine) instead of measuring; their workload and parameters replace params.
+    std::string results;
+    // --lesson NAME: a lesson bundle instead of one PNG; `out` is then the bundle folder. One
+    // step (lesson_step, 0-based) or every step (all_steps); classroom: the presenter view.
+    std::string lesson;
+    int lesson_step = 0;
+    bool all_steps = false;
+    bool classroom = false;
 };
 
 // Measures params (every variant) through the runner, renders the main window headless into a

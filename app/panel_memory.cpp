@@ -4,10 +4,12 @@
 // [SECTION] The panel
 #include "app/panel_memory.h"
 
+#include "app/lesson_player.h"
 #include "app/panels_state.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/format.h"
 #include "kernels/workload.h"
+#include "viz/highlight.h"
 #include "viz/memory_view.h"
 
 #include <imgui.h>
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace app {
@@ -151,6 +154,13 @@ struct Timelines {
 // What is being animated, for when the parameters panel is hidden (full width, shots).
 std::string parameters_line(const kernels::Params& p) {
     std::string text = std::string(kernels::to_string(p.workload)) + ", ";
+    if (p.workload == kernels::Workload::skip) {
+        char tail[96];
+        std::snprintf(tail, sizeof tail, ", t %g, sigma_d %g, ", p.noise_t, p.sigma_d);
+        return text + std::to_string(p.batch_heads) + " heads in " + std::to_string(p.batch) + " batch elements, N " +
+               std::to_string(p.seq_len) + ", d " + std::to_string(p.head_dim) + (p.causal ? ", causal" : "") + tail +
+               kernels::to_string(p.dtype);
+    }
     if (p.workload == kernels::Workload::attention)
         text += std::to_string(p.batch_heads) + " heads, N " + std::to_string(p.seq_len) + ", d " +
                 std::to_string(p.head_dim) + ", Br " + std::to_string(p.tile_br) + ", Bc " + std::to_string(p.tile_bc) +
@@ -344,6 +354,8 @@ void draw_memory_panel(AppState& state, const ResolvedBackend& backend) {
         viz::MemoryViewData d = viz::memory_view_data(*player, step, flight, backend.device, theme);
         add_notes(state, *player, player == m.player ? m.first_timing : m.second_timing, backend.device, d);
         d.interactive = state.interactive;
+        d.highlight = state.highlight;
+        d.highlight_pulse = highlight_pulse(state, ImGui::GetTime());
         views.push_back(std::move(d));
     }
 
@@ -355,6 +367,8 @@ void draw_memory_panel(AppState& state, const ResolvedBackend& backend) {
         for (const auto& v : views) race.push_back(&v);
         const float h = viz::byte_race_height(race.size());
         viz::draw_byte_race(draw, origin, ImVec2(avail.x, h), race);
+        if (state.highlight == "memory.race")
+            viz::draw_highlight_ring(draw, origin, ImVec2(origin.x + avail.x, origin.y + h), em(), views.front().highlight_pulse);
         origin.y += h + em() * 0.3f;
         avail.y -= h + em() * 0.3f;
     }

@@ -9,9 +9,13 @@
 #include "app/panels.h"
 
 #include "app/export.h"
+#include "app/lesson_player.h"
+#include "app/panel_lesson.h"
 #include "app/panel_memory.h"
 #include "app/panel_roofline.h"
 #include "app/panel_sweep.h"
+#include "app/panel_timeline.h"
+#include "kernels/launch/launch.h"
 #include "app/views.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/dram_counters.h"
@@ -19,6 +23,7 @@
 #include "kernels/roofline.h"
 #include "kernels/workload.h"
 #include "viz/bar_chart.h"
+#include "viz/highlight.h"
 #include "viz/palette.h"
 #include "viz/theme.h"
 
@@ -33,6 +38,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -128,6 +134,15 @@ std::string workload_description(kernels::Workload w) {
                "scores S and probabilities P written to HBM and read back. flash: one kernel streams tiles of K "
                "and V through shared memory with an online softmax, so S and P never leave the chip. flash_tc: "
                "the same loop on tensor cores.";
+    case kernels::Workload::skip:
+        return "Consistency-model skip connection out = c_skip(t) x + c_out(t) attention(q, k, v), one t per batch "
+               "element. two_pass: the attention kernel writes attn_out to HBM and a skip kernel reads it back with "
+               "x. fused: the attention kernel's epilogue loads the x tile and writes out once, so attn_out never "
+               "reaches HBM. teaching_*: the same on the teaching kernel.";
+    case kernels::Workload::launch:
+        return "K dependent steps y = y*a + b on one vector. stream: K kernel launches, each a driver call and a "
+               "gap on the GPU. graph: the K kernels captured once as a CUDA graph and replayed (smaller gaps). "
+               "fused: one kernel applies the K steps in registers. See the Timeline tab for the gaps.";
     }
     return {};
 }
@@ -148,6 +163,23 @@ std::string ratio_text(double value) {
     char text[32];
     std::snprintf(text, sizeof text, "%.2fx", value);
     return text;
+}
+
+// A lesson step pointing at the item just drawn (an id of app/lesson.cpp's highlight_ids()):
+// ring it. Drawn in the window's draw list, clipped to the window, so it scrolls with the item.
+void ring_if_highlighted(const AppState& state, const char* id) {
+    if (state.highlight != id) return;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    draw->PushClipRect(pos, ImVec2(pos.x + size.x, pos.y + size.y), false);
+    const float pulse = highlight_pulse(state, ImGui::GetTime());
+    // Kept inside the window: an item flush with the pane's edge still gets its whole ring.
+    const float margin = em() * 0.35f;
+    const ImVec2 a(std::max(ImGui::GetItemRectMin().x, pos.x + margin), std::max(ImGui::GetItemRectMin().y, pos.y + margin));
+    const ImVec2 b(std::min(ImGui::GetItemRectMax().x, pos.x + size.x - margin),
+                   std::min(ImGui::GetItemRectMax().y, pos.y + size.y - margin));
+    viz::draw_highlight_ring(draw, a, b, em(), pulse);
+    draw->PopClipRect();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -304,7 +336,9 @@ bool variant_checkboxes(Settings& s, const ResolvedBackend& backend) {
             changed = true;
         }
         ImGui::EndDisabled();
-        tooltip(v.description + "\nKernel launches per run: " + std::to_string(v.kernels) +
+        const int64_t launches =
+            w == kernels::Workload::launch ? kernels::launch::kernel_count(v.name, s.params) : v.kernels;
+        tooltip(v.description + "\nKernel launches per run: " + std::to_string(launches) +
                 (last_one ? "\n(At least one variant stays selected.)" : "") +
                 (refusal.empty() ? "" : "\n\nCannot run on " + plain_device_name(backend.device) + ": " + refusal));
         if (!refusal.empty()) {
@@ -732,7 +766,9 @@ namespace {
 std::string parameters_summary(const Settings& s, const ResolvedBackend& backend) {
     const kernels::Params& p = s.params;
     const std::string shape =
-        p.workload == kernels::Workload::attention
+        p.workload == kernels::Workload::launch
+            ? "K " + std::to_string(p.steps) + " steps, " + std::to_string(p.elements) + " elements"
+        : p.workload == kernels::Workload::attention || p.workload == kernels::Workload::skip
             ? std::to_string(p.batch_heads) + " heads, N " + std::to_string(p.seq_len) + ", d " +
                   std::to_string(p.head_dim) + (p.causal ? ", causal" : "")
             : std::to_string(p.rows) + " x " + std::to_string(p.hidden);
@@ -761,9 +797,15 @@ void draw_charts(AppState& state) {
     const float bytes_extra = ImGui::GetFrameHeightWithSpacing() + em() * 2.5f;  // legend, radio row
     const float spare = ImGui::GetContentRegionAvail().y - estimated_table_height(state) - style.ItemSpacing.y * 4;
     if (width < em() * 44) {  // side by side only when each chart keeps ~22 em
+        ImGui::BeginGroup();
         draw_time_chart(state, width, 0);
+        ImGui::EndGroup();
+        ring_if_highlighted(state, "results.time_chart");
         ImGui::Spacing();
+        ImGui::BeginGroup();
         draw_bytes_chart(state, width, 0);
+        ImGui::EndGroup();
+        ring_if_highlighted(state, "results.bytes_chart");
         return;
     }
     const float plot_h = std::min(spare - bytes_extra, em() * 16);
@@ -771,10 +813,12 @@ void draw_charts(AppState& state) {
     ImGui::BeginGroup();
     draw_time_chart(state, half, plot_h);
     ImGui::EndGroup();
+    ring_if_highlighted(state, "results.time_chart");
     ImGui::SameLine(0, style.ItemSpacing.x * 2);
     ImGui::BeginGroup();
     draw_bytes_chart(state, half, plot_h);
     ImGui::EndGroup();
+    ring_if_highlighted(state, "results.bytes_chart");
 }
 
 // One sentence that says what the numbers mean: how much faster the fastest variant is than the
@@ -804,7 +848,7 @@ void draw_results_page(AppState& state, const ResolvedBackend& backend) {
     ImGui::PushFont(viz::heading_font());
     ImGui::TextUnformatted("Results");
     ImGui::PopFont();
-    draw_toolbar(state);
+    if (!state.lesson.classroom) draw_toolbar(state);  // the presenter view shows only the step's controls
     ImGui::Separator();
     if (const std::string text = takeaway(visible_results(state)); !text.empty()) {
         ImGui::PushFont(viz::bold_font());
@@ -812,6 +856,7 @@ void draw_results_page(AppState& state, const ResolvedBackend& backend) {
         ImGui::TextUnformatted(text.c_str());
         ImGui::PopTextWrapPos();
         ImGui::PopFont();
+        ring_if_highlighted(state, "results.takeaway");
         tooltip("Time is what the user feels; bytes and launches are why. A memory-bound kernel's time is about "
                 "its HBM bytes / bandwidth, so moving fewer bytes (no intermediates written and read back) and "
                 "launching fewer kernels is what fusion buys.");
@@ -819,13 +864,17 @@ void draw_results_page(AppState& state, const ResolvedBackend& backend) {
     // Charts first: they are what a room reads from afar; the table holds the exact numbers.
     draw_charts(state);
     ImGui::Spacing();
+    ImGui::BeginGroup();
     draw_results_table(state, backend);
+    ImGui::EndGroup();
+    ring_if_highlighted(state, "results.table");
 }
 
 // The views of app/views.h share the right-hand side as tabs; each id draws one page.
 void draw_view(const std::string& id, AppState& state, const ResolvedBackend& backend) {
     if (id == "results") draw_results_page(state, backend);
     else if (id == "memory") draw_memory_panel(state, backend);
+    else if (id == "timeline") draw_timeline_panel(state, backend);
     else if (id == "roofline") draw_roofline_panel(state, backend);
     else if (id == "sweep") draw_sweep_panel(state, backend);
 }
@@ -850,7 +899,7 @@ void draw_results_area(AppState& state, const ResolvedBackend& backend) {
 }  // namespace
 
 void draw_main_window(AppState& state, Runner& runner) {
-    const ResolvedBackend backend = resolve_backend(state.settings, runner);
+    const ResolvedBackend backend = current_backend(state, runner);
     const ImGuiViewport* viewport = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(viewport->Pos);
     ImGui::SetNextWindowSize(viewport->Size);
@@ -864,12 +913,16 @@ void draw_main_window(AppState& state, Runner& runner) {
     const float body_h = std::max(ImGui::GetContentRegionAvail().y - status_h, em() * 4);
     const float total_w = ImGui::GetContentRegionAvail().x;
 
-    if (total_w >= em() * 50) {
+    if (state.lesson.open) {
+        // A lesson: its pane on the left, the step's view on the right (app/panel_lesson.cpp).
+        draw_lesson_layout(state, runner, backend, body_h);
+    } else if (total_w >= em() * 50) {
         // Wide: controls on the left, results on the right, each scrolling on its own. The memory
         // animation may hide the controls to take the whole width (its panel names the parameters).
         if (!(state.memory.tab_active && state.memory.full_width)) {
             const float controls_w = std::clamp(em() * 20, em() * 15, total_w * 0.33f);
             ImGui::BeginChild("controls", ImVec2(controls_w, body_h), true);
+            draw_lesson_launcher(state);
             draw_parameters_panel(state, runner, backend);
             ImGui::Spacing();
             draw_export_folder(state);
@@ -884,6 +937,7 @@ void draw_main_window(AppState& state, Runner& runner) {
         // header that still says what is being measured.
         ImGui::BeginChild("page", ImVec2(0, body_h), false);
         const std::string header = "Parameters: " + parameters_summary(state.settings, backend) + "###parameters";
+        draw_lesson_launcher(state);
         if (ImGui::CollapsingHeader(header.c_str())) {
             ImGui::Indent(em() * 0.5f);
             draw_parameters_panel(state, runner, backend);
@@ -915,12 +969,18 @@ std::string first_clause(const std::string& reason) {
 
 }  // namespace
 
-void draw_banner(const AppState&, const Runner& runner, const ResolvedBackend& backend) {
+void draw_banner(const AppState& state, const Runner& runner, const ResolvedBackend& backend) {
     std::vector<std::string> lines;
     if (backend.ready && backend.kind == kernels::BackendKind::simulated)
         lines.push_back("SIMULATED \xE2\x80\x94 " + plain_device_name(backend.device) +
                         ": times are model estimates, not measurements");
-    const bool no_gpu = runner.gpu_probed() && !runner.gpu_available();
+    const bool imported = !state.imported_from.empty();
+    if (imported)
+        lines.push_back("IMPORTED \xE2\x80\x94 measured on " + plain_device_name(backend.device) +
+                        (backend.device.simulated || backend.device.driver.empty() ? "" : " (driver " + backend.device.driver + ")") + ", read from " +
+                        std::filesystem::path(state.imported_from).filename().string() +
+                        "; change a parameter to measure here");
+    const bool no_gpu = runner.gpu_probed() && !runner.gpu_available() && !imported;
     if (no_gpu) lines.push_back("No CUDA GPU: " + first_clause(runner.gpu_status()) + " \xE2\x80\x94 simulated mode");
     if (lines.empty()) return;
 
@@ -1155,7 +1215,10 @@ void draw_bytes_chart(AppState& state, float width, float plot_height) {
         frame.reference_label = "minimum";
     }
     const float legend = viz::legend_height(series.names, width);
-    const float plot_h = std::max(plot_height, viz::preferred_chart_height(static_cast<int>(series.bars.size())));
+    // The "minimum" label takes a line of its own above the plot (viz::make_layout), which
+    // preferred_chart_height() does not count: without it one bar with a two-line legend no longer fits.
+    const float reference_line = frame.reference_value > 0 ? em() * 1.25f : 0.0f;
+    const float plot_h = std::max(plot_height, viz::preferred_chart_height(static_cast<int>(series.bars.size())) + reference_line);
     const ImVec2 size(width, plot_h + legend + em() * 0.5f);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const viz::ChartHover hover =
@@ -1262,6 +1325,30 @@ void handle_shortcuts(AppState& state) {
     if (ImGui::IsKeyPressed(GLFW_KEY_MINUS, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT, false)) scale -= 0.25f;
     scale = std::clamp(scale, kMinFontScale, kMaxFontScale);
     if (scale != before) state.settings_dirty = true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Pieces the lesson player reuses (app/panel_lesson.cpp)
+// ---------------------------------------------------------------------------------------------
+
+void draw_view_tabs(AppState& state, const ResolvedBackend& backend) { draw_results_area(state, backend); }
+
+void draw_step_controls(AppState& state, const std::vector<std::string>& names, const Runner& runner,
+                        const ResolvedBackend& backend) {
+    Settings& s = state.settings;
+    bool changed = false;
+    for (const std::string& name : names) {
+        if (name == "workload") changed |= workload_combo(s);
+        else if (name == "variants") changed |= variant_checkboxes(s, backend);
+        else if (name == "dtype") changed |= dtype_combo(s.params);
+        else if (name == "backend") changed |= backend_combo(s, runner, backend);
+        else
+            for (const kernels::ParamSpec& spec : kernels::param_specs(s.params.workload))
+                if (name == spec.name) changed |= param_control(s.params, spec);
+    }
+    if (changed) mark_changed(state, ImGui::GetTime());
+    if (const std::string why = kernels::validate(s.params); !why.empty())
+        wrapped_colored(error_color(), why + " \xE2\x80\x94 not measured");
 }
 
 }  // namespace app

@@ -6,6 +6,9 @@
 #include "app/panels_state.h"
 #include "app/runner.h"
 
+#include <string>
+#include <vector>
+
 namespace app {
 
 // The whole window: banner, parameters | results and charts, status line.
@@ -24,5 +27,11 @@ void draw_status_line(const AppState& state, const Runner& runner, const Resolve
 
 // Keyboard shortcuts: F12 saves a PNG, Ctrl +/- changes the font scale.
 void handle_shortcuts(AppState& state);
+
+// For the lesson player: the right-hand view tabs, and only the named controls (parameter names,
+// "workload", "variants", "dtype", "backend") as classroom mode shows them.
+void draw_view_tabs(AppState& state, const ResolvedBackend& backend);
+void draw_step_controls(AppState& state, const std::vector<std::string>& names, const Runner& runner,
+                        const ResolvedBackend& backend);
 
 }  // namespace app

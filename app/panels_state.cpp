@@ -4,6 +4,7 @@
 #include "app/panels_state.h"
 
 #include "app/export.h"
+#include "app/results_import.h"
 #include "kernels/common/backend.h"
 #include "kernels/workload.h"
 
@@ -51,6 +52,41 @@ ResolvedBackend resolve_backend(const Settings& s, const Runner& runner) {
     return r;
 }
 
+ResolvedBackend current_backend(const AppState& state, const Runner& runner) {
+    if (state.imported_from.empty() || state.results.empty()) return resolve_backend(state.settings, runner);
+    const kernels::Measurement& first = state.results.front();
+    ResolvedBackend r;
+    r.ready = true;
+    r.kind = first.job.backend;
+    r.sim_key = first.job.sim_gpu;
+    r.device = first.device;
+    return r;
+}
+
+std::string import_results(AppState& state, const std::string& path) {
+    std::vector<kernels::Measurement> all;
+    if (std::string why = load_measurements_json(path, all); !why.empty()) return why;
+    // The file may hold a bench sweep: show the first parameter set, all its variants.
+    const kernels::Params params = all.front().job.params;
+    const kernels::BackendKind kind = all.front().job.backend;
+    const std::string device = all.front().device.name, sim_gpu = all.front().job.sim_gpu;
+    std::vector<kernels::Measurement> shown;
+    std::vector<std::string> variants;
+    for (kernels::Measurement& m : all) {
+        if (!(m.job.params == params) || m.job.backend != kind || m.device.name != device) continue;
+        m.job.sim_gpu = sim_gpu;
+        variants.push_back(m.job.variant);
+        shown.push_back(std::move(m));
+    }
+    state.settings.params = shown.front().job.params;
+    state.settings.reps = shown.front().job.reps;
+    state.settings.variants[kernels::to_string(state.settings.params.workload)] = variants;
+    state.results = std::move(shown);
+    state.imported_from = path;
+    state.params_dirty = false;
+    return "";
+}
+
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Batches and results
 // ---------------------------------------------------------------------------------------------
@@ -81,6 +117,7 @@ std::vector<kernels::Job> make_quick_batch(const Settings& s, const ResolvedBack
 }
 
 void mark_changed(AppState& state, double now) {
+    state.imported_from.clear();  // the user moved on from the imported numbers: measure live
     state.params_dirty = true;
     state.settings_dirty = true;
     state.changed_at = now;
@@ -170,6 +207,9 @@ std::vector<const kernels::Measurement*> visible_results(const AppState& state) 
 }
 
 bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBackend& backend) {
+    if (m.job.backend == kernels::BackendKind::gpu && backend.kind == kernels::BackendKind::gpu &&
+        m.device.name != backend.device.name)
+        return true;
     // A quick-pass result is current: the full pass with the user's reps follows it.
     if (!(m.job.params == s.params) || (!m.job.quick && m.job.reps != s.reps)) return true;
     if (!backend.ready || m.job.backend != backend.kind) return true;

@@ -3,8 +3,10 @@
 // (debounced, validated first), keeping the latest result per variant, and the export actions.
 #pragma once
 
+#include "app/lesson.h"
 #include "app/panel_memory.h"
 #include "app/panel_roofline.h"
+#include "app/panel_timeline.h"
 #include "app/sweep.h"
 #include "app/runner.h"
 #include "app/settings.h"
@@ -62,6 +64,7 @@ struct AppState {
     bool stack_by_kernel = false;    // bytes chart: one segment per kernel instead of per buffer
     bool interactive = true;         // false in shots: no hover tooltips, nothing animated
     MemoryPanelState memory;         // the memory-hierarchy animation (app/panel_memory.h)
+    TimelinePanelState timeline;     // the kernel timeline (app/panel_timeline.h)
 
     // The right-hand tabs (app/views.h ids). A shot or a lesson step sets requested_view; the tab
     // bar selects it on the next frame (every frame in shots). active_view: the tab shown last frame.
@@ -71,6 +74,12 @@ struct AppState {
     std::string highlight;
     // A lesson step asked for a sweep; the sweep view starts one and clears the flag.
     bool sweep_requested = false;
+
+    // Measurements read from a JSON export (`--results F`) instead of measured here: the panels
+    // show them as measured on their own device; the first parameter change goes back to live.
+    std::string imported_from;
+    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/lesson.h).
+    LessonPlayerState lesson;
 
     LivePass live;                   // quick pass, then full pass (kQuickReps)
     RooflinePanelState roofline;     // trails and the modeled/measured toggle (app/panel_roofline.h)
@@ -86,6 +95,13 @@ struct ResolvedBackend {
 };
 
 ResolvedBackend resolve_backend(const Settings& s, const Runner& runner);
+// What the panels show: the imported results' device while state.imported_from is set, else
+// resolve_backend's.
+ResolvedBackend current_backend(const AppState& state, const Runner& runner);
+
+// Shows the measurements of a JSON export: the first one's workload and parameters, every
+// variant the file has for them. Returns "" or why not (the file's path and what is wrong).
+std::string import_results(AppState& state, const std::string& path);
 
 // Device name without the " (simulated)" suffix, for banners that already say so.
 std::string plain_device_name(const kernels::DeviceInfo& d);

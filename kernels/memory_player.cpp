@@ -4,6 +4,7 @@
 #include "kernels/memory_player.h"
 
 #include "kernels/attention/attention.h"
+#include "kernels/skip/skip.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -24,6 +25,13 @@ bool is_vector_buffer(const std::string& name) { return name == "gamma" || name 
 // vectors gamma, beta, bias.
 void footprint(const Params& p, const std::string& name, HbmTensor& t) {
     const uint64_t es = u(dtype_bytes(p.dtype));
+    if (p.workload == Workload::skip) {  // kernels/skip/skip.h: every tensor is batch_heads x N x d
+        t.bytes = u(p.batch_heads) * u(p.seq_len) * u(p.head_dim) * es;
+        t.formula = std::string(name == "x" || name == "out" ? "batch x N x (heads x d)" : "batch_heads x N x d") +
+                    " x " + es_text(p) + " = " + std::to_string(p.batch_heads) + " x " + std::to_string(p.seq_len) +
+                    " x " + std::to_string(p.head_dim) + " x " + es_text(p);
+        return;
+    }
     if (p.workload == Workload::attention) {
         if (name == "S" || name == "P") {
             t.bytes = u(p.batch_heads) * u(p.seq_len) * u(p.seq_len) * es;
@@ -34,6 +42,11 @@ void footprint(const Params& p, const std::string& name, HbmTensor& t) {
             t.formula = "batch_heads x N x d x " + es_text(p) + " = " + std::to_string(p.batch_heads) + " x " +
                         std::to_string(p.seq_len) + " x " + std::to_string(p.head_dim) + " x " + es_text(p);
         }
+        return;
+    }
+    if (p.workload == Workload::launch) {  // x and y: one vector each (kernels/launch/launch.h)
+        t.bytes = u(p.elements) * es;
+        t.formula = "elements x " + es_text(p) + " = " + std::to_string(p.elements) + " x " + es_text(p);
         return;
     }
     if (is_vector_buffer(name)) {
@@ -145,6 +158,9 @@ uint64_t MemoryPlayer::detail_offset_before(size_t step, size_t tensor) const {
 // =============================================================================================
 OnChip MemoryPlayer::on_chip(int kernel) const {
     if (kernel < 0 || static_cast<size_t>(kernel) >= schedule_.kernels.size()) return OnChip::registers;
+    if (params_.workload == Workload::skip)  // the attention kernels tile in SRAM; the skip kernel does not
+        return schedule_.kernels[static_cast<size_t>(kernel)].name == "skip" ? OnChip::registers
+                                                                               : OnChip::shared_memory;
     if (params_.workload != Workload::attention) return OnChip::registers;
     if (variant_ != "naive") return OnChip::shared_memory;
     return schedule_.kernels[static_cast<size_t>(kernel)].threads_per_block == 0 ? OnChip::library : OnChip::registers;
@@ -165,21 +181,27 @@ std::vector<SramPart> MemoryPlayer::sram_parts(int kernel) const {
         return parts;
     }
     const attention::AttentionParams a = attention::to_attention(params_);
-    const attention::Tile tile = attention::flash_tile(variant_, a);
+    // skip runs an attention kernel: its tiles are that kernel's (the x tile reuses Qi's space).
+    const std::string kernel_variant =
+        params_.workload == Workload::skip ? skip::base_variant(variant_) : variant_;
+    const attention::Tile tile = attention::flash_tile(kernel_variant, a);
+    const bool x_in_qi = params_.workload == Workload::skip && skip::is_fused(variant_);
+    const std::string qi = x_in_qi ? "Qi/x" : "Qi";
+    const std::string qi_note = x_in_qi ? " (the x tile reuses it in the epilogue)" : "";
     const uint64_t es = u(dtype_bytes(a.dtype)), Br = u(tile.Br), Bc = u(tile.Bc), d = u(a.d);
     const std::string e = " x " + es_text(params_);
-    if (variant_ == "flash_tc") {
+    if (kernel_variant == "flash_tc") {
         // kernels/attention/attention.h: Qi once, Kj and Vj double-buffered for cp.async, rows + 8.
         const uint64_t row = d + 8;
         const std::string rs = std::to_string(row) + " (d + 8: ldmatrix padding)";
-        parts.push_back({"Qi", Br * row * es, "Br x " + rs + e});
+        parts.push_back({qi, Br * row * es, "Br x " + rs + e + qi_note});
         parts.push_back({"Kj x2", 2 * Bc * row * es, "2 stages x Bc x " + rs + e});
         parts.push_back({"Vj x2", 2 * Bc * row * es, "2 stages x Bc x " + rs + e});
         return parts;
     }
     const uint64_t ld = u(attention::flash_tile_row_stride(a.d, a.dtype));
     const std::string rs = std::to_string(ld) + " (d padded to an odd number of words)";
-    parts.push_back({"Qi", Br * ld * es, "Br x " + rs + e});
+    parts.push_back({qi, Br * ld * es, "Br x " + rs + e + qi_note});
     parts.push_back({"Kj", Bc * ld * es, "Bc x " + rs + e});
     parts.push_back({"Vj", Bc * ld * es, "Bc x " + rs + e});
     parts.push_back({"Sij", Br * (Bc + 1) * 4, "Br x (Bc + 1) x 4 B (fp32, padded row)"});

@@ -3,6 +3,8 @@
 
 #include "kernels/attention/attention.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/skip/skip.h"
+#include "kernels/launch/launch.h"
 
 #include <cmath>
 #include <cstdio>
@@ -56,6 +58,20 @@ static const ParamSpec kCausal{ParamId::causal, "causal", "causal mask", 0, 1, t
     "the diagonal, about half the FLOPs; naive still computes and stores the whole N x N.",
     ParamKind::boolean};
 
+// Skip connection (kernels/skip/skip.h validates the combination: batch must divide batch x heads).
+static const std::vector<double> kSigmaChoices(std::begin(skip::kSigmaChoices), std::end(skip::kSigmaChoices));
+static const ParamSpec kBatch{ParamId::batch, "batch", "batch (elements, one t each)", 1,
+    static_cast<double>(attention::kMaxBatchHeads), true, true,
+    "Batch elements: batch x heads is split into this many elements of batch_heads / batch heads.\n"
+    "Each element has its own noise level t_b = t (b + 1) / batch; it must divide batch x heads."};
+static const ParamSpec kSigmaD{ParamId::sigma_d, "sigma_d", "sigma_d (data std)", 0.5, 1, false, false,
+    "Standard deviation of the data in the consistency-model parametrisation:\n"
+    "c_skip(t) = sigma_d^2 / (t^2 + sigma_d^2), c_out(t) = sigma_d t / sqrt(sigma_d^2 + t^2).",
+    ParamKind::choice, kSigmaChoices};
+static const ParamSpec kNoiseT{ParamId::noise_t, "t", "t (largest noise level)", 0, skip::kMaxT, false, false,
+    "Noise level of the last batch element; element b uses t (b + 1) / batch, so one run covers a range.\n"
+    "t = 0: out = x exactly (c_skip = 1, c_out = 0). Large t: out -> sigma_d x attention."};
+
 const std::vector<ParamSpec>& param_specs(Workload w) {
     static const std::vector<ParamSpec> chain{kRows, kHidden, kDropout, kSeed};
     static const std::vector<ParamSpec> bias_gelu{kRows, kHidden, kSeed};
@@ -64,6 +80,12 @@ const std::vector<ParamSpec>& param_specs(Workload w) {
     case Workload::chain: return chain;
     case Workload::bias_gelu: return bias_gelu;
     case Workload::attention: return attention_specs;
+    case Workload::skip: {
+        static const std::vector<ParamSpec> skip_specs{kSeqLen, kHeadDim, kBatchHeads, kBatch, kNoiseT, kSigmaD,
+                                                       kTileBr, kTileBc, kCausal, kSeed};
+        return skip_specs;
+    }
+    case Workload::launch: return launch::param_specs();
     }
     return chain;
 }
@@ -98,6 +120,11 @@ double get_param(const Params& p, ParamId id) {
     case ParamId::tile_br: return static_cast<double>(p.tile_br);
     case ParamId::tile_bc: return static_cast<double>(p.tile_bc);
     case ParamId::causal: return p.causal ? 1.0 : 0.0;
+    case ParamId::batch: return static_cast<double>(p.batch);
+    case ParamId::sigma_d: return p.sigma_d;
+    case ParamId::noise_t: return p.noise_t;
+    case ParamId::steps: return static_cast<double>(p.steps);
+    case ParamId::elements: return static_cast<double>(p.elements);
     }
     return 0;
 }
@@ -115,6 +142,11 @@ void set_param(Params& p, ParamId id, double value) {
     case ParamId::tile_br: p.tile_br = whole(); break;
     case ParamId::tile_bc: p.tile_bc = whole(); break;
     case ParamId::causal: p.causal = value != 0; break;
+    case ParamId::batch: p.batch = whole(); break;
+    case ParamId::sigma_d: p.sigma_d = value; break;
+    case ParamId::noise_t: p.noise_t = value; break;
+    case ParamId::steps: p.steps = whole(); break;
+    case ParamId::elements: p.elements = whole(); break;
     }
 }
 
@@ -161,12 +193,18 @@ std::string check_param_value(const ParamSpec& spec, double value) {
 }
 
 std::string validate(const Params& p) {
+    if (p.workload == Workload::skip) {
+        for (const ParamSpec& s : {kBatch, kSigmaD, kNoiseT, kSeed})
+            if (std::string bad = check_param_value(s, get_param(p, s.id)); !bad.empty()) return bad;
+        return skip::validate(skip::to_skip(p));
+    }
     if (p.workload == Workload::attention) {
         if (std::string bad = attention::validate(attention::to_attention(p)); !bad.empty()) return bad;
         return check_param_value(kSeed, get_param(p, ParamId::seed));
     }
     for (const ParamSpec& s : param_specs(p.workload))
         if (std::string bad = check_param_value(s, get_param(p, s.id)); !bad.empty()) return bad;
+    if (p.workload == Workload::launch) return "";  // steps and elements are bounded by their specs
     const double elements = static_cast<double>(p.rows) * static_cast<double>(p.hidden);
     if (elements > kMaxElements)
         return "rows x hidden = " + number(elements) + " elements is too large: at most " + number(kMaxElements) +
@@ -192,6 +230,8 @@ const std::vector<VariantInfo>& variants(Workload w) {
     case Workload::chain: return chain;
     case Workload::bias_gelu: return bias_gelu;
     case Workload::attention: return attention::variants();
+    case Workload::skip: return skip::variants();
+    case Workload::launch: return launch::variants();
     }
     return chain;
 }
@@ -210,6 +250,8 @@ Schedule schedule(const std::string& variant, const Params& p) {
     case Workload::chain: return elementwise::chain_schedule(variant, p);
     case Workload::bias_gelu: return elementwise::bias_gelu_schedule(variant, p);
     case Workload::attention: return attention::schedule(variant, attention::to_attention(p));
+    case Workload::skip: return skip::schedule(variant, skip::to_skip(p));
+    case Workload::launch: return launch::schedule(variant, p);
     }
     return {};
 }
@@ -269,12 +311,14 @@ uint64_t min_bytes(const Params& p) {
     case Workload::chain: return (2 * n + 2 * h + n) * es;   // read x, residual, gamma, beta; write out
     case Workload::bias_gelu: return (n + h + n) * es;       // read x, bias; write out
     case Workload::attention: return attention::min_bytes(attention::to_attention(p));  // Q, K, V read; O written
+    case Workload::skip: return skip::min_bytes(skip::to_skip(p));  // q, k, v, x read; out written
+    case Workload::launch: return launch::min_bytes(p);  // x read once, y written once
     }
     return 0;
 }
 
 std::string device_refusal(const std::string& variant, const Params& p, const DeviceInfo& device) {
-    if (p.workload != Workload::attention) return "";  // elementwise kernels need no more than any CUDA GPU has
+    if (p.workload != Workload::attention && p.workload != Workload::skip) return "";  // elementwise kernels need no more than any CUDA GPU has
     attention::DeviceFacts facts;
     facts.name = device.name;
     facts.cc_major = device.cc_major;
@@ -283,6 +327,7 @@ std::string device_refusal(const std::string& variant, const Params& p, const De
     facts.smem_per_block_optin = device.smem_per_block_optin;
     facts.memory_bytes = static_cast<uint64_t>(std::max<int64_t>(device.global_mem_bytes, 0));
     facts.memory_what = "in total";
+    if (p.workload == Workload::skip) return skip::device_refusal(variant, skip::to_skip(p), facts);
     return attention::device_refusal(variant, attention::to_attention(p), facts);
 }
 

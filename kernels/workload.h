@@ -13,7 +13,8 @@ namespace kernels {
 // ---------------------------------------------------------------------------------------------
 // Parameters: one table drives the GUI sliders, CLI validation and export columns.
 // ---------------------------------------------------------------------------------------------
-enum class ParamId { rows, hidden, dropout_p, seed, batch_heads, seq_len, head_dim, tile_br, tile_bc, causal };
+enum class ParamId { rows, hidden, dropout_p, seed, batch_heads, seq_len, head_dim, tile_br, tile_bc, causal,
+                     batch, sigma_d, noise_t, steps, elements };
 
 // How a parameter is entered: a number in [min, max] (slider + typed value), one of a few listed
 // values (combo box; the CLI accepts only those), or on/off (checkbox; the CLI takes 0 or 1).

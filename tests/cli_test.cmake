@@ -96,7 +96,7 @@ fl_cli_test(shot_bad_size CODE 2 ARGS shot --size 12x STDERR "--size '12x' is no
 fl_cli_test(shot_size_out_of_range CODE 2 ARGS shot --out x.png --size 10x10 STDERR "--size '10x10' is out of range")
 fl_cli_test(shot_no_out CODE 2 ARGS shot STDERR "--out FILE.png is required")
 # The memory animation's options: a view that exists, variants of the workload, a step in range.
-fl_cli_test(shot_bad_view CODE 2 ARGS shot --out x.png --view memroy STDERR "--view 'memroy' is not a view \\(legal: results, memory, roofline, sweep\\)")
+fl_cli_test(shot_bad_view CODE 2 ARGS shot --out x.png --view memroy STDERR "--view 'memroy' is not a view \\(legal: results, memory, timeline, roofline, sweep\\)")
 fl_cli_test(shot_step_without_memory CODE 2 ARGS shot --out x.png --step 3 STDERR "add --view memory")
 fl_cli_test(shot_memory_bad_variant CODE 2 ARGS shot --out x.png --view memory --workload attention --variant fused
             STDERR "--variant 'fused' is not a variant of attention")
@@ -106,6 +106,13 @@ fl_cli_test(shot_memory_variant_cannot_run CODE 2 ARGS shot --out x.png --view m
             STDERR "--variant flash_tc: flash_tc runs on tensor cores in fp16 or bf16 only")
 fl_cli_test(shot_memory_step_out_of_range CODE 2 ARGS shot --out x.png --view memory --workload attention --variant flash --N 1024 --step 40
             STDERR "--step '40' is out of range \\(legal: 0 .. 27 \\(flash has 27 steps")
+
+# --results: a file that is missing or not a fusionlab export is bad input, named, before any window.
+fl_cli_test(shot_results_missing CODE 2 ARGS shot --out x.png --results no-such-export.json
+            STDERR "--results no-such-export.json: cannot read")
+fl_cli_test(shot_results_not_json CODE 2 ARGS shot --out x.png --results ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.cmake
+            STDERR "--results .*cli_test.cmake: not JSON")
+fl_cli_test(gui_results_missing CODE 2 ARGS --results no-such-export.json STDERR "--results no-such-export.json: cannot read")
 fl_cli_test(info_sim_unknown CODE 2 ARGS info --sim XYZ STDERR "--sim 'XYZ' is not a simulated GPU")
 fl_cli_test(gui_font_scale CODE 2 ARGS --font-scale 9 STDERR "--font-scale '9' is out of range \\(legal: 1\\.\\.3\\)")
 
@@ -116,7 +123,7 @@ fl_cli_test(bench_sim_exports CODE 0
             ARGS bench --sim H100 --workload all --rows 64 --hidden 1000 --csv ${_fl_csv} --json ${_fl_json}
             STDOUT "SIMULATED.*chain +unfused.*bias_gelu +fused"
             DEFS "-DFL_REMOVE=${_fl_csv}|${_fl_json}" "-DFL_FILES=${_fl_csv}|${_fl_json}"
-                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=7 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=8)
+                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=15 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=16)
 fl_cli_test(bench_sim_sweep_kernels CODE 0
             ARGS bench --sim A100 --workload chain --variant unfused --rows 8,16 --hidden 32,64 --dtype fp32,bf16 --kernels
             STDOUT "layernorm.*dropout")
@@ -147,3 +154,16 @@ if(NOT FUSIONLAB_GUI)
   fl_cli_test(no_gui_shot CODE 1 ARGS shot --out ${CMAKE_CURRENT_BINARY_DIR}/s.png
               STDERR "this build has no GUI")
 endif()
+
+# Skip connection: every variant estimated; bad batch / sigma_d / t exit 2 naming the option or the rule.
+fl_cli_test(bench_skip_sim CODE 0
+            ARGS bench --workload skip --variant all --N 1000 --d 64 --heads 16 --batch 4 --t 2 --sim H100 --kernels
+            STDOUT "skip +attention.*skip +two_pass.*kernel +skip.*skip +fused.*teaching_two_pass.*teaching_fused")
+fl_cli_test(skip_bad_batch CODE 2 ARGS bench --workload skip --sim H100 --heads 16 --batch 3
+            STDERR "batch = 3 does not divide batch x heads = 16")
+fl_cli_test(skip_bad_sigma CODE 2 ARGS bench --workload skip --sim H100 --sigma_d 0.7
+            STDERR "--sigma_d '0.7' is not one of the choices \\(legal: 0.5 or 1\\)")
+fl_cli_test(skip_bad_t CODE 2 ARGS bench --workload skip --sim H100 --t -1
+            STDERR "--t '-1' is out of range \\(legal: 0\\.\\.1000\\)")
+fl_cli_test(shot_memory_skip_fp32_refused CODE 2 ARGS shot --out x.png --view memory --workload skip --variant fused --dtype fp32
+            STDERR "for fp32 use teaching_two_pass or teaching_fused")

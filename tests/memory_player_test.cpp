@@ -134,3 +134,36 @@ TEST_CASE("memory player: stays small at N = 16384 (folded loops, counted blocks
     CHECK(player.step_count() < 40000);
     check_totals("flash", p);
 }
+
+TEST_CASE("memory player: counters at the last step equal the model, skip connection", "[memory_player][skip]") {
+    for (const auto& v : kernels::variants(Workload::skip))
+        for (bool causal : {false, true})
+            for (int64_t N : {int64_t{1024}, int64_t{77}}) {
+                Params p = attention_params(N, 32, 64, causal, kernels::DType::f16);
+                p.workload = Workload::skip;
+                p.batch_heads = 4;
+                p.batch = 2;
+                check_totals(v.name, p);
+            }
+}
+
+TEST_CASE("memory player: fused skip never creates attn_out; two_pass writes and reads it back", "[memory_player][skip]") {
+    Params p = attention_params(1000, 64, 64, false, kernels::DType::f16);
+    p.workload = Workload::skip;
+    p.batch_heads = 4;
+    p.batch = 2;
+    const MemoryPlayer fused("fused", p), two("two_pass", p);
+    CHECK(fused.tensor_index("attn_out") < 0);
+    CHECK(fused.tensor_index("x") >= 0);
+    CHECK(fused.tensor_index("out") >= 0);
+    const int attn_out = two.tensor_index("attn_out");
+    REQUIRE(attn_out >= 0);
+    const size_t last = two.step_count();
+    CHECK(two.written_after(last, static_cast<size_t>(attn_out)) == two.read_after(last, static_cast<size_t>(attn_out)));
+    CHECK(two.total_read_after(last) + two.total_written_after(last) >
+          fused.total_read_after(fused.step_count()) + fused.total_written_after(fused.step_count()));
+    // The attention kernel tiles in shared memory (the x tile reuses Qi's space); the skip kernel does not.
+    CHECK(fused.on_chip(0) == kernels::OnChip::shared_memory);
+    CHECK(two.on_chip(1) == kernels::OnChip::registers);
+    CHECK(fused.sram_bytes(0) == kernels::attention::flash_smem_bytes("flash_tc", kernels::attention::to_attention(p)));
+}

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <string>
 
 using namespace kernels;
@@ -157,4 +158,26 @@ TEST_CASE("simulated attention: refusals with the datasheet's numbers", "[sim][a
     Job chain;
     chain.variant = "fused";
     CHECK(backend->unavailable_reason(chain).empty());
+}
+
+TEST_CASE("simulated skip: every variant estimated from the model, fused between attention and two_pass", "[sim][skip]") {
+    auto backend = make_sim_backend(*find_sim_gpu("H100"));
+    std::map<std::string, Measurement> by_variant;
+    for (const auto& v : kernels::variants(Workload::skip)) {
+        Job job = attention_job(v.name, 4096, DType::f16);
+        job.params.workload = Workload::skip;
+        job.params.batch_heads = 16;
+        job.params.batch = 4;
+        const Measurement m = backend->run(job, {});
+        INFO(v.name << ": " << m.error);
+        REQUIRE(m.ok);
+        const Model model = kernels::model(v.name, job.params);
+        REQUIRE(m.kernels.size() == model.kernels.size());
+        CHECK(m.bytes() == model.bytes());
+        CHECK(m.device.simulated);
+        by_variant[v.name] = m;
+    }
+    CHECK(by_variant["fused"].time.median_ms >= by_variant["attention"].time.median_ms);
+    CHECK(by_variant["two_pass"].time.median_ms > by_variant["fused"].time.median_ms);
+    CHECK(by_variant["two_pass"].kernels.size() == 2);
 }

@@ -105,7 +105,7 @@ TEST_CASE("attention: specs for N, d, heads, Br, Bc, causal and seed", "[params]
     size_t seeds = 0;
     for (const ParamSpec& s : all_param_specs()) seeds += s.id == ParamId::seed;
     CHECK(seeds == 1);
-    CHECK(all_param_specs().size() == 10);
+    CHECK(all_param_specs().size() == 15);  // 10 + skip's batch, t, sigma_d + launch's steps and elements
 }
 
 TEST_CASE("attention: validate() gives attention's own messages", "[params][attention]") {

@@ -7,6 +7,7 @@
 #include "viz/memory_view.h"
 
 #include "kernels/common/format.h"
+#include "viz/highlight.h"
 #include "viz/palette.h"
 #include "viz/theme.h"
 
@@ -656,6 +657,15 @@ void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const Memory
     draw_flight(pen, d, boxes, sm);
     draw_footer(pen, b.footer_min, b.footer_max, d);
     draw->PopClipRect();
+    // Lesson highlight: the ring drawn just inside the part, so the view's edges never clip it.
+    const auto ring = [&](ImVec2 a, ImVec2 z) {
+        const float in = em * 0.35f;
+        draw_highlight_ring(draw, ImVec2(a.x + in, a.y + in), ImVec2(z.x - in, z.y - in), em, d.highlight_pulse);
+    };
+    if (d.highlight == "memory.hbm") ring(b.hbm_min, b.hbm_max);
+    if (d.highlight == "memory.l2") ring(b.l2_min, b.l2_max);
+    if (d.highlight == "memory.sram") ring(b.sms_min, b.sms_max);
+    if (d.highlight == "memory.footer") ring(b.footer_min, b.footer_max);
 }
 
 double memory_view_hbm_scale(ImVec2 size, const MemoryViewData& d) {

@@ -72,6 +72,10 @@ struct MemoryViewData {
     // HBM squares' scale in px per sqrt(byte); 0 = the largest that fits. Side by side views
     // share the smaller of their fits, so the same bytes look the same size in both.
     double hbm_scale = 0;
+    // A lesson step's highlight: "memory.hbm", "memory.l2", "memory.sram" or "memory.footer" rings
+    // that part ("" = none). highlight_pulse 0..1 animates the ring (0 in shots).
+    std::string highlight;
+    float highlight_pulse = 0;
 };
 
 // The data for `step` of `player` (clamped to its last step) on `device`.

@@ -15,6 +15,12 @@
 //             ldmatrix; Sij stays in registers and becomes the A operand of Pij Vj without a trip
 //             through shared memory; Kj+1, Vj+1 are copied in with cp.async while tile j computes.
 //             d in {32, 64, 128}, tile Br = 128 (8 warps), Bc = 64.
+// Both flash kernels take an optional skip-connection epilogue (attention_epilogue.cuh, for
+// kernels/skip): instead of storing O they load the x tile into SRAM (Qi's space, free by then) and
+// write out = c_skip x + c_out O, so O never reaches HBM. flash_tc prefetches the x tile with
+// cp.async during its last key tile. The epilogue is a template flag (kSkip): the instances without
+// it compile to the code they had before it existed (same registers; a runtime branch instead
+// cost flash_tc 1.1%), at the price of 6 more flash_tc instances per architecture.
 //
 // [SECTION] Element types and small helpers
 // [SECTION] Inputs
@@ -22,9 +28,11 @@
 // [SECTION] flash: the teaching kernel
 // [SECTION] flash_tc: tensor cores (mma.sync, ldmatrix, cp.async)
 // [SECTION] Buffers, launch, checks
+// [SECTION] Skip epilogue entry point (attention_epilogue.cuh)
 // [SECTION] Workspace (attention_workspace.cuh)
 // [SECTION] Entry points (attention_gpu.h)
 #include "kernels/attention/attention.h"
+#include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_gpu.h"
 #include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/gpu_check.cuh"
@@ -278,10 +286,10 @@ void launch_softmax(const AttentionParams& p, const void* S, void* P, cudaStream
 // Grid: (Tr = ceil(N / Br) row blocks, batch_heads). Shared memory (flash_smem_bytes): fp32 Sij
 // [Br][Bc + 1], Oi [Br][d], m, l, rescale [Br]; then Qi [Br][ld], Kj, Vj [Bc][ld] in T, where
 // ld = flash_tile_row_stride(d) pads each row to an odd number of words (no bank conflicts).
-template <typename T>
+template <typename T, bool kSkip>
 __global__ void __launch_bounds__(128) flash_kernel(const T* __restrict__ Q, const T* __restrict__ K,
                                                     const T* __restrict__ V, T* __restrict__ O, int N, int d, int Br,
-                                                    int Bc, int ld, bool causal, float scale_log2) {
+                                                    int Bc, int ld, bool causal, float scale_log2, SkipEpilogue ep) {
     extern __shared__ float smem[];
     const int s_ld = Bc + 1;
     float* Sij = smem;                     // [Br][Bc + 1] scores, then probabilities
@@ -300,7 +308,6 @@ __global__ void __launch_bounds__(128) flash_kernel(const T* __restrict__ Q, con
     const T* Qh = Q + head;
     const T* Kh = K + head;
     const T* Vh = V + head;
-    T* Oh = O + head;
 
     for (int idx = tid; idx < rows * d; idx += threads) {
         const int r = idx / d, c = idx % d;
@@ -360,15 +367,36 @@ __global__ void __launch_bounds__(128) flash_kernel(const T* __restrict__ Q, con
         }
     }
     __syncthreads();
+    if constexpr (!kSkip) {
+        (void)ep;
+        T* Oh = O + head;
+        for (int idx = tid; idx < rows * d; idx += threads) {
+            const int r = idx / d, c = idx % d;
+            Oh[static_cast<size_t>(row0 + r) * d + c] = from_float<T>(Oi[r * d + c] / l[r]);  // store Oi
+        }
+        return;
+    }
+    // Skip epilogue: Qi is done, so its SRAM takes the x tile; O = Oi / l never reaches HBM.
+    const int bh = static_cast<int>(blockIdx.y);
+    const T* x = static_cast<const T*>(ep.x);
+    T* out = static_cast<T*>(ep.out);
     for (int idx = tid; idx < rows * d; idx += threads) {
         const int r = idx / d, c = idx % d;
-        Oh[static_cast<size_t>(row0 + r) * d + c] = from_float<T>(Oi[r * d + c] / l[r]);  // store Oi
+        Qs[r * ld + c] = x[bnc_row_offset(ep, bh, row0 + r, N, d) + c];  // load x tile into SRAM
+    }
+    __syncthreads();
+    const SkipCoefficients k = skip_coefficients(ep, bh);
+    for (int idx = tid; idx < rows * d; idx += threads) {
+        const int r = idx / d, c = idx % d;
+        out[bnc_row_offset(ep, bh, row0 + r, N, d) + c] =
+            from_float<T>(skip_value(to_float(Qs[r * ld + c]), Oi[r * d + c] / l[r], k));  // write out tile to HBM
     }
 }
 
 // HBM per head: reads Qi once per block (N d es), Kj and Vj once per (block, j) — K and V Tr times
 // when not causal, 2 Tr N d es — and writes O once (N d es). See attention_model.cpp.
-void launch_flash(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream) {
+void launch_flash(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
+                  const SkipEpilogue& ep = SkipEpilogue{}) {
     const int Tr = static_cast<int>((p.N + p.Br - 1) / p.Br);
     const dim3 grid(static_cast<unsigned>(Tr), static_cast<unsigned>(p.batch_heads));
     const int smem = static_cast<int>(flash_smem_bytes("flash", p));
@@ -376,11 +404,16 @@ void launch_flash(const AttentionParams& p, const void* Q, const void* K, const 
     const float scale_log2 = kLog2e / std::sqrt(static_cast<float>(p.d));
     with_type(p.dtype, [&](auto zero) {
         using T = decltype(zero);
-        check(cudaFuncSetAttribute(flash_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-              "flash: allowing " + std::to_string(smem) + " bytes of shared memory");
-        flash_kernel<T><<<grid, flash_threads(), static_cast<size_t>(smem), stream>>>(
-            static_cast<const T*>(Q), static_cast<const T*>(K), static_cast<const T*>(V), static_cast<T*>(O),
-            static_cast<int>(p.N), static_cast<int>(p.d), p.Br, p.Bc, ld, p.causal, scale_log2);
+        // The skip epilogue is its own instance, so the plain kernel's code is what it was without it.
+        auto launch = [&](auto kernel) {
+            check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                  "flash: allowing " + std::to_string(smem) + " bytes of shared memory");
+            kernel<<<grid, flash_threads(), static_cast<size_t>(smem), stream>>>(
+                static_cast<const T*>(Q), static_cast<const T*>(K), static_cast<const T*>(V), static_cast<T*>(O),
+                static_cast<int>(p.N), static_cast<int>(p.d), p.Br, p.Bc, ld, p.causal, scale_log2, ep);
+        };
+        if (ep.x != nullptr) launch(flash_kernel<T, true>);
+        else launch(flash_kernel<T, false>);
     });
     check_launch("flash_kernel");
 }
@@ -482,16 +515,30 @@ __device__ __forceinline__ void cp_async_tile(T* dst, const T* src, int row0, in
     }
 }
 
+// The skip epilogue's x tile: kRows rows of attention problem bh from [batch, N, heads D] into a
+// padded shared tile [kRows][D + 8] (Qi's layout); rows past N are zero-filled.
+template <typename T, int D, int kRows>
+__device__ __forceinline__ void cp_async_x_tile(T* dst, const T* x, const SkipEpilogue& ep, int bh, int row0, int N,
+                                                int tid) {
+    constexpr int kChunksPerRow = D / 8, kLd = D + 8;
+    for (int c = tid; c < kRows * kChunksPerRow; c += kTcThreads) {
+        const int r = c / kChunksPerRow, ch = c % kChunksPerRow;
+        const bool valid = row0 + r < N;
+        const T* from = valid ? x + bnc_row_offset(ep, bh, row0 + r, N, D) + ch * 8 : x;
+        cp_async16(dst + r * kLd + ch * 8, from, valid);
+    }
+}
+
 // Blocks per SM the register budget is cut for: d <= 64 fits 2 blocks (16 warps) in 128 registers
 // per thread (ptxas sm_90: d = 64 spills 48 bytes, outside the mma loops), so one block's softmax
 // phase overlaps the other's mma phase: 194 -> 237 TFLOP/s at N = 4096 (H200, PERF.md). d = 128
 // needs ~200 registers (Oi alone is 64) and runs one block of 8 warps per SM.
 constexpr int tc_min_blocks(int d) { return d <= 64 ? 2 : 1; }
 
-template <typename T, int D>
+template <typename T, int D, bool kSkip>
 __global__ void __launch_bounds__(kTcThreads, tc_min_blocks(D)) flash_tc_kernel(const T* __restrict__ Q, const T* __restrict__ K,
                                                                  const T* __restrict__ V, T* __restrict__ O, int N,
-                                                                 bool causal, float scale_log2) {
+                                                                 bool causal, float scale_log2, SkipEpilogue ep) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     constexpr int kLd = D + 8;              // padded row: 8 rows of an ldmatrix hit 8 different bank groups
     constexpr int kDTiles = D / 8;          // 8-wide column tiles of Oi
@@ -539,6 +586,14 @@ __global__ void __launch_bounds__(kTcThreads, tc_min_blocks(D)) flash_tc_kernel(
 #pragma unroll
             for (int kk = 0; kk < D / 16; ++kk)
                 ldmatrix_x4(q_frag[kk], Qs + (warp * 16 + lane % 16) * kLd + kk * 16 + (lane / 16) * 8);
+        }
+        if constexpr (kSkip) {
+            if (j > 0 && j + 1 == tiles) {
+                // Qs was last read at j = 0: load the x tile into SRAM in its place while the last tile computes
+                cp_async_x_tile<T, D, kTcBr>(Qs, static_cast<const T*>(ep.x), ep, static_cast<int>(blockIdx.y), row0,
+                                             N, tid);
+                cp_async_commit();
+            }
         }
         const T* Kt = Ks + stage * kTcBc * kLd;
         const T* Vt = Vs + stage * kTcBc * kLd;
@@ -613,7 +668,38 @@ __global__ void __launch_bounds__(kTcThreads, tc_min_blocks(D)) flash_tc_kernel(
         __syncthreads();  // stage j & 1 is refilled by the next iteration's copy
     }
 
+    if constexpr (kSkip) {
+        // Skip epilogue: out = c_skip x + c_out Oi / l from registers and the x tile in SRAM; O never stored.
+        const int bh = static_cast<int>(blockIdx.y);
+        if (tiles == 1) {  // no earlier tile to hide it behind: load x tile into SRAM now (Qs is free)
+            cp_async_x_tile<T, D, kTcBr>(Qs, static_cast<const T*>(ep.x), ep, bh, row0, N, tid);
+            cp_async_commit();
+        }
+        cp_async_wait<0>();
+        __syncthreads();
+        const SkipCoefficients k = skip_coefficients(ep, bh);
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            float l = l_run[half];
+            l += __shfl_xor_sync(0xffffffffu, l, 1);
+            l += __shfl_xor_sync(0xffffffffu, l, 2);
+            const float inv = 1.0f / l;
+            const int query = q_row + half * 8;
+            if (query >= N) continue;
+            const T* xs = Qs + (warp * 16 + g + half * 8) * kLd;
+            T* out = static_cast<T*>(ep.out) + bnc_row_offset(ep, bh, query, N, D);
+#pragma unroll
+            for (int dn = 0; dn < kDTiles; ++dn) {
+                const int c = dn * 8 + 2 * t;
+                *reinterpret_cast<uint32_t*>(out + c) =
+                    pack2<T>(skip_value(to_float(xs[c]), acc_o[dn][2 * half] * inv, k),
+                             skip_value(to_float(xs[c + 1]), acc_o[dn][2 * half + 1] * inv, k));  // write out tile to HBM
+            }
+        }
+        return;
+    }
     // store Oi = Oi / l (l summed over the quad that shares each row)
+    (void)ep;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
         float l = l_run[half];
@@ -629,41 +715,47 @@ __global__ void __launch_bounds__(kTcThreads, tc_min_blocks(D)) flash_tc_kernel(
                 pack2<T>(acc_o[dn][2 * half] * inv, acc_o[dn][2 * half + 1] * inv);  // store Oi
     }
 #else
-    (void)Q; (void)K; (void)V; (void)O; (void)N; (void)causal; (void)scale_log2;
+    (void)Q; (void)K; (void)V; (void)O; (void)N; (void)causal; (void)scale_log2; (void)ep;
     __trap();  // the host refuses flash_tc below sm_80 (why_not_runnable), so this never runs
 #endif
 }
 
 // HBM per head, as flash with Br = 128, Bc = 64: Qi once, Kj and Vj once per (block, j), Oi once.
-template <typename T, int D>
+template <typename T, int D, bool kSkip>
 void launch_flash_tc_typed(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O,
-                           cudaStream_t stream) {
+                           cudaStream_t stream, const SkipEpilogue& ep) {
     const int smem = static_cast<int>(flash_smem_bytes("flash_tc", p));
     const dim3 grid(static_cast<unsigned>((p.N + kTcBr - 1) / kTcBr), static_cast<unsigned>(p.batch_heads));
-    check(cudaFuncSetAttribute(flash_tc_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+    check(cudaFuncSetAttribute(flash_tc_kernel<T, D, kSkip>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
           "flash_tc: allowing " + std::to_string(smem) + " bytes of shared memory");
-    flash_tc_kernel<T, D><<<grid, kTcThreads, static_cast<size_t>(smem), stream>>>(
+    flash_tc_kernel<T, D, kSkip><<<grid, kTcThreads, static_cast<size_t>(smem), stream>>>(
         static_cast<const T*>(Q), static_cast<const T*>(K), static_cast<const T*>(V), static_cast<T*>(O),
-        static_cast<int>(p.N), p.causal, kLog2e / std::sqrt(static_cast<float>(p.d)));
+        static_cast<int>(p.N), p.causal, kLog2e / std::sqrt(static_cast<float>(p.d)), ep);
     check_launch("flash_tc_kernel");
 }
 
-template <typename T>
+template <typename T, bool kSkip>
 void launch_flash_tc_d(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O,
-                       cudaStream_t stream) {
+                       cudaStream_t stream, const SkipEpilogue& ep) {
     switch (p.d) {
-    case 32: launch_flash_tc_typed<T, 32>(p, Q, K, V, O, stream); return;
-    case 64: launch_flash_tc_typed<T, 64>(p, Q, K, V, O, stream); return;
-    case 128: launch_flash_tc_typed<T, 128>(p, Q, K, V, O, stream); return;
+    case 32: launch_flash_tc_typed<T, 32, kSkip>(p, Q, K, V, O, stream, ep); return;
+    case 64: launch_flash_tc_typed<T, 64, kSkip>(p, Q, K, V, O, stream, ep); return;
+    case 128: launch_flash_tc_typed<T, 128, kSkip>(p, Q, K, V, O, stream, ep); return;
     default: throw std::invalid_argument("flash_tc: d = " + std::to_string(p.d) + " is not 32, 64 or 128");
     }
 }
 
-void launch_flash_tc(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream) {
+void launch_flash_tc(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
+                     const SkipEpilogue& ep = SkipEpilogue{}) {
     if (kTcBr != flash_tc_tile(p.d).Br || kTcBc != flash_tc_tile(p.d).Bc || kTcThreads != flash_tc_threads(p.d))
         throw std::logic_error("flash_tc: the kernel's tile differs from the model's flash_tc_tile()");
-    if (p.dtype == DType::f16) launch_flash_tc_d<__half>(p, Q, K, V, O, stream);
-    else if (p.dtype == DType::bf16) launch_flash_tc_d<__nv_bfloat16>(p, Q, K, V, O, stream);
+    // The skip epilogue is its own instance, so the plain kernel's code (and registers) are what they
+    // were without it: a runtime branch cost attention's own flash_tc 1.1% (H200, N = 4096, PERF.md).
+    const bool skip = ep.x != nullptr;
+    if (p.dtype == DType::f16 && skip) launch_flash_tc_d<__half, true>(p, Q, K, V, O, stream, ep);
+    else if (p.dtype == DType::f16) launch_flash_tc_d<__half, false>(p, Q, K, V, O, stream, ep);
+    else if (p.dtype == DType::bf16 && skip) launch_flash_tc_d<__nv_bfloat16, true>(p, Q, K, V, O, stream, ep);
+    else if (p.dtype == DType::bf16) launch_flash_tc_d<__nv_bfloat16, false>(p, Q, K, V, O, stream, ep);
     else throw std::invalid_argument("flash_tc runs in fp16 or bf16 only");
 }
 
@@ -782,6 +874,16 @@ int64_t count_nonfinite(const std::vector<float>& v) {
 }
 
 }  // namespace
+
+// =============================================================================================
+// [SECTION] Skip epilogue entry point (attention_epilogue.cuh)
+// =============================================================================================
+void launch_attention_kernel(const std::string& kernel, const AttentionParams& p, const void* Q, const void* K,
+                             const void* V, void* O, const SkipEpilogue& ep, cudaStream_t stream) {
+    if (kernel == "flash") launch_flash(p, Q, K, V, O, stream, ep);
+    else if (kernel == "flash_tc") launch_flash_tc(p, Q, K, V, O, stream, ep);
+    else throw std::invalid_argument("no attention kernel '" + kernel + "' with a skip epilogue: flash or flash_tc");
+}
 
 // =============================================================================================
 // [SECTION] Workspace (attention_workspace.cuh)

@@ -19,7 +19,13 @@
 #include "kernels/common/gpu_elementwise.cuh"
 #include "kernels/common/gpu_memory.cuh"
 #include "kernels/common/gpu_testing.h"
+#include "kernels/common/kernel_trace.cuh"
+#include "kernels/common/timeline.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/skip/skip.h"
+#include "kernels/skip/skip_workspace.cuh"
+#include "kernels/launch/launch.h"
+#include "kernels/launch/launch_gpu.cuh"
 #include "kernels/workload.h"
 
 #include <cuda_runtime.h>
@@ -351,6 +357,37 @@ CheckResult check_attention(const attention::AttentionParams& a, const attention
     return r;
 }
 
+// Skip connection: sampled (problem, row) pairs of the result (out, or attn_out for the variant
+// attention) against the float64 reference; the whole result scanned for poison or non-finite values.
+CheckResult check_skip(const std::string& variant, const skip::SkipParams& p, const skip::gpu::Workspace& ws,
+                       unsigned long long* counter, cudaStream_t s) {
+    CheckResult r;
+    r.nonfinite = scan_nonfinite(p.attn.dtype, ws.result(), ws.result_elements(), counter, s);
+    const std::vector<attention::RowRef> rows = attention::rows_to_check(p.attn);
+    const size_t d = static_cast<size_t>(p.attn.d), es = static_cast<size_t>(dtype_bytes(p.attn.dtype));
+    std::vector<unsigned char> bits(d * es);
+    std::vector<float> got(d);
+    std::vector<double> want(d);
+    ErrorSum errors;
+    for (const attention::RowRef& rr : rows) {
+        ws.copy_result_row(rr.head, rr.row, bits.data());
+        to_float(p.attn.dtype, bits.data(), got.data(), d);
+        skip::reference_result_row(variant, p, rr.head, rr.row, want.data());
+        errors.add(got.data(), want.data(), d);
+    }
+    const int64_t all_rows = p.attn.batch_heads * p.attn.N;
+    const std::string what = skip::writes_out(variant) ? "out" : "attn_out";
+    r.elements = static_cast<int64_t>(rows.size() * d);
+    r.max_abs = errors.max_abs;
+    r.rel_l2 = errors.rel_l2();
+    r.note = (static_cast<int64_t>(rows.size()) == all_rows
+                  ? "all " + std::to_string(all_rows) + " rows of " + what
+                  : std::to_string(rows.size()) + " of " + std::to_string(all_rows) + " rows of " + what +
+                        " sampled (first, last, evenly spaced rows of the first, middle and last heads)") +
+             " vs the float64 CPU reference; all of " + what + " scanned for unwritten (poisoned) or non-finite elements";
+    return r;
+}
+
 double tolerance(DType t) {
     // fp32: the only differences from float64 are fp32 rounding in the math (erff, rsqrtf: a few ulp).
     // fp16/bf16: the output itself is rounded to 8..11 significant bits (unfused: every intermediate too).
@@ -390,13 +427,16 @@ public:
         if (std::string bad = validate(p); !bad.empty()) return bad;
         if (!has_variant(p.workload, job.variant))
             return "unknown variant '" + job.variant + "' for workload " + to_string(p.workload);
-        if (p.workload != Workload::attention) return "";
+        // elementwise and launch: any CUDA GPU
+        if (p.workload != Workload::attention && p.workload != Workload::skip) return "";
         attention::gpu::DeviceLimits limits = attention::gpu::device_limits();
         if (!limits.ok) return "cannot query the CUDA device: " + limits.error;
-        uint64_t held = attention_.bytes() + flush_.bytes();
+        uint64_t held = attention_.bytes() + skip_.bytes() + flush_.bytes();
         for (const BufferSet& set : sets_)
             for (const DeviceMemory& mem : set.memory) held += mem.bytes();
         limits.free_bytes += static_cast<int64_t>(held);
+        if (p.workload == Workload::skip)
+            return skip::device_refusal(job.variant, skip::to_skip(p), attention::gpu::device_facts(limits));
         return attention::device_refusal(job.variant, attention::to_attention(p), attention::gpu::device_facts(limits));
     }
 
@@ -440,6 +480,8 @@ private:
     void release_all_buffers() {
         release_buffers();
         attention_.release();
+        skip_.release();
+        launch_.release();
     }
 
     // Decides rotation / flush for this working set, (re)allocates buffers when the sizes changed.
@@ -501,7 +543,12 @@ private:
         std::vector<std::string> names;
         for (const KernelModel& k : mod.kernels) names.push_back(k.name);
 
+        if (p.workload == Workload::launch) {
+            run_launch(job, cancel, mod, m);  // its own timing: no event between the K launches
+            return;
+        }
         if (p.workload == Workload::attention) run_attention(job, cancel, mod, names, m);
+        else if (p.workload == Workload::skip) run_skip(job, cancel, mod, names, m);
         else run_elementwise(job, cancel, mod, names, m);
         m.timing_note = "median of " + std::to_string(m.time.reps) + " reps after " +
                         std::to_string(std::max(job.warmup, 1)) + " warm-up runs; CUDA events at every kernel " +
@@ -513,6 +560,8 @@ private:
         const Params& p = job.params;
         const cudaStream_t s = stream_->get();
         attention_.release();  // the other workload's buffers: free them before allocating ours
+        skip_.release();
+        launch_.release();
         const std::vector<BufferSpec> specs = buffer_specs(job.variant, p);
         const int es = dtype_bytes(p.dtype);
         prepare_buffers(job.variant, p, specs);
@@ -532,6 +581,7 @@ private:
         time_kernels(job, cancel, mod, [&](size_t k, int rep, cudaStream_t stream) {
             launch_kernel(names[k], p, set_for(rep).ptrs, stream);
         }, m);
+        record_timeline(mod, [&](size_t k) { launch_kernel(names[k], p, sets_[0].ptrs, s); }, m);
         measure_dram_bytes(job, [&] {
             for (const std::string& name : names) launch_kernel(name, p, sets_[0].ptrs, s);
         }, m);
@@ -542,6 +592,8 @@ private:
         const attention::AttentionParams a = attention::to_attention(job.params);
         const cudaStream_t s = stream_->get();
         if (layout_ || !sets_.empty()) release_buffers();  // the elementwise buffers: free them before allocating ours
+        skip_.release();
+        launch_.release();
         needed_bytes_ = attention::io_bytes(a) + (job.variant == "naive" ? attention::naive_scratch_bytes(a) : 0);
         needed_what_ = job.variant == "naive" ? "Q, K, V, O and naive's S and P" : "Q, K, V and O";
         attention_.prepare(job.variant, a);
@@ -574,9 +626,166 @@ private:
 
         time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { attention_.launch_kernel(k, stream); },
                      m);
+        record_timeline(mod, [&](size_t k) { attention_.launch_kernel(k, s); }, m);
         measure_dram_bytes(job, [&] {
             for (size_t k = 0; k < names.size(); ++k) attention_.launch_kernel(k, s);
         }, m);
+    }
+
+    // The skip connection: as run_attention, with the skip workspace (q, k, v, x; attn_out and/or out).
+    void run_skip(const Job& job, const CancelToken& cancel, const Model& mod, const std::vector<std::string>& names,
+                  Measurement& m) {
+        const skip::SkipParams sp = skip::to_skip(job.params);
+        const cudaStream_t s = stream_->get();
+        if (layout_ || !sets_.empty()) release_buffers();  // the elementwise buffers: free them before allocating ours
+        attention_.release();
+        launch_.release();
+        needed_bytes_ = skip::device_bytes(job.variant, sp);
+        needed_what_ = "q, k, v" + std::string(skip::has_attn_out(job.variant) ? ", attn_out" : "") +
+                       (skip::writes_out(job.variant) ? ", x, out" : "");
+        skip_.prepare(job.variant, sp);
+        if (skip_.kernel_count() != names.size())
+            throw std::logic_error("skip " + job.variant + " launches " + std::to_string(skip_.kernel_count()) +
+                                   " kernels but its model has " + std::to_string(names.size()));
+        const uint64_t working = skip_.bytes();
+        const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
+        if (working < 2 * l2) {
+            if (flush_.bytes() < 2 * l2) flush_ = DeviceMemory(2 * l2);
+            l2_note_ = "working set " + format_bytes(static_cast<double>(working)) + " < 2x the " +
+                       format_bytes(static_cast<double>(l2)) + " L2: L2 flushed before each rep by reading a " +
+                       format_bytes(static_cast<double>(flush_.bytes())) + " scratch buffer, outside the timed region";
+        } else {
+            flush_ = DeviceMemory();
+            l2_note_ = "one buffer set: working set " + format_bytes(static_cast<double>(working)) + " >= 2x the " +
+                       format_bytes(static_cast<double>(l2)) + " L2, so little survives in L2 between reps";
+        }
+        skip_.fill_inputs(s);
+        skip_.poison_outputs(s);
+
+        // Correctness first: one run on poisoned attn_out and out, checked before anything is timed.
+        for (size_t k = 0; k < names.size(); ++k) skip_.launch_kernel(k, s);
+        check(cudaStreamSynchronize(s), "checked run of " + job.variant);
+        accept_check(check_skip(job.variant, sp, skip_, static_cast<unsigned long long*>(counter_.get()), s),
+                     skip_.result_elements(), sp.attn.dtype, m);
+
+        time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { skip_.launch_kernel(k, stream); }, m);
+        record_timeline(mod, [&](size_t k) { skip_.launch_kernel(k, s); }, m);
+        measure_dram_bytes(job, [&] {
+            for (size_t k = 0; k < names.size(); ++k) skip_.launch_kernel(k, s);
+        }, m);
+    }
+
+    // The launch workload: K dependent steps as K launches, a replayed graph, or one kernel.
+    // Timing differs from time_kernels() on purpose: an event between every launch would add its own
+    // cost to each gap, so each rep is bracketed by two events only, and it starts on an idle GPU
+    // (the stream is synchronised first) so the host's rate of issuing launches is inside the
+    // interval, as it is for any program that launches its steps one by one.
+    void run_launch(const Job& job, const CancelToken& cancel, const Model& mod, Measurement& m) {
+        const Params& p = job.params;
+        const cudaStream_t s = stream_->get();
+        release_buffers();  // the other workloads' buffers: free them before allocating ours
+        attention_.release();
+        skip_.release();
+        const uint64_t one = static_cast<uint64_t>(p.elements) * static_cast<uint64_t>(dtype_bytes(p.dtype));
+        needed_bytes_ = 2 * one;
+        needed_what_ = "x and y";
+        launch_.prepare(p);
+        launch_.fill_inputs(s);
+        launch_.poison_output(s);
+        if (job.variant == "graph") launch_.build_graph(s);  // capture + instantiate, never timed
+
+        // Correctness first: one run on poisoned y, checked before anything is timed.
+        launch_.run(job.variant, s);
+        check(cudaStreamSynchronize(s), "checked run of " + job.variant);
+        const launch::gpu::Check c = launch_.check_output(job.variant, static_cast<unsigned long long*>(counter_.get()), s);
+        accept_check(CheckResult{c.nonfinite, c.max_abs, c.rel_l2, c.elements, c.note}, p.elements, p.dtype, m);
+
+        const int reps = std::max(job.reps, 20), warmup = std::max(job.warmup, 1);
+        for (int i = 0; i < warmup; ++i) launch_.run(job.variant, s);
+        events_.reserve(2 * static_cast<size_t>(reps));
+        for (int r = 0; r < reps; ++r) {
+            if (cancel.cancelled()) {
+                (void)cudaStreamSynchronize(s);
+                throw Cancelled{};
+            }
+            check(cudaStreamSynchronize(s), "idle GPU before a timed rep");
+            check(cudaEventRecord(events_[2 * static_cast<size_t>(r)], s), "cudaEventRecord");
+            launch_.run(job.variant, s);
+            check(cudaEventRecord(events_[2 * static_cast<size_t>(r) + 1], s), "cudaEventRecord");
+        }
+        check(cudaStreamSynchronize(s), "timed reps");
+        std::vector<double> whole;
+        for (int r = 0; r < reps; ++r)
+            whole.push_back(elapsed_ms(events_[2 * static_cast<size_t>(r)], events_[2 * static_cast<size_t>(r) + 1]));
+        m.time = summarize(whole);
+        // One row for the K identical kernels: the mean per kernel (rep time / K), launch gaps included.
+        const int64_t count = launch::kernel_count(job.variant, p);
+        const double per = 1.0 / static_cast<double>(count);
+        const KernelModel& k0 = mod.kernels.front();
+        m.kernels.push_back(KernelTime{k0.name + (count > 1 ? " x" + std::to_string(count) : std::string()),
+                                       {m.time.median_ms * per, m.time.min_ms * per, m.time.max_ms * per, m.time.reps},
+                                       k0.bytes_read() + k0.bytes_written()});
+        const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
+        m.timing_note =
+            "median of " + std::to_string(reps) + " reps after " + std::to_string(warmup) +
+            " warm-up runs; each rep starts on an idle GPU (stream synchronised) and is timed by one CUDA event "
+            "before its first launch and one after its last, none in between, so the host's launch rate is "
+            "inside the time (" +
+            (job.variant == "stream"  ? std::to_string(p.steps) + " cudaLaunchKernel calls"
+             : job.variant == "graph" ? "one cudaGraphLaunch of " + std::to_string(p.steps) +
+                                            " kernel nodes, captured and instantiated beforehand"
+                                      : std::string("one launch")) +
+            "); per-kernel row = rep time / kernels; no L2 flush: x and y (" +
+            format_bytes(static_cast<double>(2 * one)) + ") " + (2 * one <= l2 ? "fit" : "do not fit") + " in the " +
+            format_bytes(static_cast<double>(l2)) + " L2 and stay there between steps, as in a real loop";
+
+        record_timeline(mod, [&](size_t k) { launch_.launch_step(static_cast<int64_t>(k), s); }, m,
+                        [&] { launch_.run(job.variant, s); }, job.variant);
+        measure_dram_bytes(job, [&] { launch_.run(job.variant, s); }, m);
+    }
+
+    // One more, untimed run after the timed reps with CUPTI kernel activity records on: each
+    // kernel's start and end on the GPU clock (m.timeline). Where CUPTI cannot trace, CUDA events
+    // around each kernel instead (launch_k(k) enqueues kernel k of the model). `launch_all`, when
+    // given, is how the variant really runs (the launch workload's graph replay); for a graph the
+    // event fallback can only bracket the whole replay.
+    void record_timeline(const Model& mod, const std::function<void(size_t)>& launch_k, Measurement& m,
+                         const std::function<void()>& launch_all = {}, const std::string& variant = "") {
+        const cudaStream_t s = stream_->get();
+        std::vector<std::string> names;
+        std::vector<uint64_t> bytes;
+        for (const KernelModel& k : mod.kernels) {
+            names.push_back(k.name);
+            bytes.push_back(k.bytes_read() + k.bytes_written());
+        }
+        const auto run_all = [&] {
+            if (launch_all) launch_all();
+            else
+                for (size_t k = 0; k < names.size(); ++k) launch_k(k);
+        };
+        KernelTrace trace = trace_kernels(run_all, s);
+        std::string note;
+        if (trace.ok) {
+            name_spans(trace.spans, names, bytes, note);
+            m.timeline = std::move(trace.spans);
+            m.timeline_source = "CUPTI activity records: each kernel's start and end on the GPU clock, one untimed "
+                                "run after the timed reps" + (note.empty() ? std::string() : "; " + note);
+            return;
+        }
+        if (variant == "graph") {
+            m.timeline = event_timeline(1, [&](size_t) { launch_all(); }, s);
+            m.timeline.front().name = "graph: " + std::to_string(names.size()) + " kernels";
+            uint64_t total = 0;
+            for (uint64_t b : bytes) total += b;
+            m.timeline.front().bytes = total;
+            m.timeline_source = "CUDA events around the whole graph replay (CUPTI unavailable: " + trace.error +
+                                "); events cannot sit between a graph's kernels";
+            return;
+        }
+        m.timeline = event_timeline(names.size(), launch_k, s);
+        name_spans(m.timeline, names, bytes, note);
+        m.timeline_source = "CUDA events around each kernel (CUPTI unavailable: " + trace.error +
+                            "); each gap includes the events' own cost, an upper bound on the idle time";
     }
 
     // Records the check in m; throws when the output has poison left or differs from the reference.
@@ -698,6 +907,8 @@ private:
     std::vector<BufferSet> sets_;
     DeviceMemory flush_;
     attention::gpu::Workspace attention_;
+    skip::gpu::Workspace skip_;
+    launch::gpu::Workspace launch_;
     std::string l2_note_;
     uint64_t needed_bytes_ = 0;
     std::string needed_what_;

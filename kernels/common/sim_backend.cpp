@@ -5,10 +5,12 @@
 // summed over the variant's kernels, with bytes and FLOPs from the same model the GPU side
 // reports. Numbers are estimates and every Measurement says so.
 #include "kernels/common/backend.h"
+#include "kernels/common/timeline.h"
 #include "kernels/workload.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 #ifndef FUSIONLAB_BUILD_TYPE
 #define FUSIONLAB_BUILD_TYPE "unknown"
@@ -21,7 +23,15 @@ const char* build_type() { return FUSIONLAB_BUILD_TYPE; }
 // ---------------------------------------------------------------------------------------------
 // Datasheet GPUs (vendor datasheets: SXM parts; tensor = dense fp16/bf16 with fp32 accumulate).
 // Launch cost: the typical gap a dependent kernel launched from C++ adds on that generation.
+// Graph cost: the gap per kernel node when the kernels are replayed as a CUDA graph (no driver call
+// per kernel); about 1 us per kernel as measured on an H200 (NOTES.md anchors: 0.98 us per kernel),
+// older generations a little more. Both are estimates, and every simulated number says so.
 // ---------------------------------------------------------------------------------------------
+static SimGpu with_graph_cost(SimGpu g, double graph_us) {
+    g.info.graph_kernel_us = graph_us;
+    return g;
+}
+
 static SimGpu make(const char* key, const char* name, int ccM, int ccm, int sms, double bw, double fp32,
                    double tensor, int64_t mem_gib, int64_t l2_mib, int smem_optin_kib, int sm_mhz, double launch_us) {
     SimGpu g;
@@ -49,11 +59,11 @@ static SimGpu make(const char* key, const char* name, int ccM, int ccm, int sms,
 
 const std::vector<SimGpu>& sim_gpus() {
     static const std::vector<SimGpu> gpus{
-        make("V100", "Tesla V100 SXM2 32GB", 7, 0, 80, 900, 15.7, 125, 32, 6, 96, 1530, 4.0),
-        make("A100", "A100 SXM4 80GB", 8, 0, 108, 2039, 19.5, 312, 80, 40, 163, 1410, 3.0),
-        make("H100", "H100 SXM5 80GB", 9, 0, 132, 3350, 67, 989, 80, 50, 227, 1980, 2.5),
-        make("H200", "H200 SXM 141GB", 9, 0, 132, 4800, 67, 989, 141, 60, 227, 1980, 2.5),
-        make("RTX4090", "GeForce RTX 4090", 8, 9, 128, 1008, 82.6, 165, 24, 72, 99, 2520, 2.5),
+        with_graph_cost(make("V100", "Tesla V100 SXM2 32GB", 7, 0, 80, 900, 15.7, 125, 32, 6, 96, 1530, 4.0), 1.5),
+        with_graph_cost(make("A100", "A100 SXM4 80GB", 8, 0, 108, 2039, 19.5, 312, 80, 40, 163, 1410, 3.0), 1.2),
+        with_graph_cost(make("H100", "H100 SXM5 80GB", 9, 0, 132, 3350, 67, 989, 80, 50, 227, 1980, 2.5), 1.0),
+        with_graph_cost(make("H200", "H200 SXM 141GB", 9, 0, 132, 4800, 67, 989, 141, 60, 227, 1980, 2.5), 1.0),
+        with_graph_cost(make("RTX4090", "GeForce RTX 4090", 8, 9, 128, 1008, 82.6, 165, 24, 72, 99, 2520, 2.5), 1.0),
     };
     return gpus;
 }
@@ -74,6 +84,14 @@ double sim_kernel_ms(const DeviceInfo& gpu, double flops, uint64_t bytes, bool t
     const double peak = (tensor_cores ? gpu.peak_tensor_tflops : gpu.peak_fp32_tflops) * 1e12;
     const double compute_s = flops / peak;
     return (std::max(memory_s, compute_s) + gpu.launch_overhead_us * 1e-6) * 1e3;
+}
+
+// The gap before each kernel of this job after the first: a replayed graph's per-node cost for the
+// launch workload's graph variant, one launch otherwise. The first kernel always costs one launch
+// (a graph replay is one cudaGraphLaunch, which costs about what a kernel launch does).
+static double sim_gap_us(const DeviceInfo& gpu, const Job& job) {
+    if (job.params.workload == Workload::launch && job.variant == "graph") return gpu.graph_kernel_us;
+    return gpu.launch_overhead_us;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -109,16 +127,36 @@ public:
             return m;
         }
         const Model model = kernels::model(job.variant, job.params);
+        const double gap_us = sim_gap_us(gpu_.info, job);
         double total_ms = 0;
+        std::vector<std::string> names;
+        std::vector<double> busy_ms;
+        std::vector<uint64_t> bytes;
         for (const KernelModel& k : model.kernels) {
-            const double ms = sim_kernel_ms(gpu_.info, k.flops, k.bytes_read() + k.bytes_written(), k.tensor_cores);
+            // sim_kernel_ms() charges one launch; after the first kernel, swap it for this job's gap.
+            const double busy = sim_kernel_ms(gpu_.info, k.flops, k.bytes_read() + k.bytes_written(), k.tensor_cores) -
+                                gpu_.info.launch_overhead_us * 1e-3;
+            const double ms = busy + (names.empty() ? gpu_.info.launch_overhead_us : gap_us) * 1e-3;
             KernelTime kt;
             kt.name = k.name;
             kt.time = {ms, ms, ms, 0};
             kt.bytes = k.bytes_read() + k.bytes_written();
             m.kernels.push_back(kt);
+            names.push_back(k.name);
+            busy_ms.push_back(busy);
+            bytes.push_back(kt.bytes);
             total_ms += ms;
         }
+        m.kernels = aggregate_kernel_times(m.kernels);
+        m.timeline = modeled_timeline(names, busy_ms, bytes, gap_us);
+        char gap_text[64];
+        std::snprintf(gap_text, sizeof gap_text, "%.2f us", gap_us);
+        m.timeline_source = std::string("simulated: each kernel max(bytes/bandwidth, FLOPs/peak), a gap of ") +
+                            gap_text +
+                            (job.params.workload == Workload::launch && job.variant == "graph"
+                                 ? " (graph replay cost per kernel)"
+                                 : " (launch cost)") +
+                            " before each kernel after the first";
         m.time = {total_ms, total_ms, total_ms, 0};
         m.flops = model.flops();
         m.bytes_read = model.bytes_read();

@@ -78,6 +78,8 @@ const char* to_string(Workload w) {
     case Workload::chain: return "chain";
     case Workload::bias_gelu: return "bias_gelu";
     case Workload::attention: return "attention";
+    case Workload::skip: return "skip";
+    case Workload::launch: return "launch";
     }
     return "?";
 }

@@ -31,9 +31,12 @@ enum class Workload {
     chain,      // LayerNorm -> GELU -> Dropout -> residual add
     bias_gelu,  // y = GELU(x + bias)
     attention,  // O = softmax(Q Kᵀ / sqrt(d)) V per head: naive vs FlashAttention-style (kernels/attention)
+    skip,       // out = c_skip(t) x + c_out(t) attention(q, k, v): two passes vs a fused epilogue (kernels/skip)
+    launch,     // K tiny dependent steps y = y*a + b: K launches vs a CUDA graph vs one kernel (kernels/launch)
 };
 
-inline constexpr Workload kAllWorkloads[] = {Workload::chain, Workload::bias_gelu, Workload::attention};
+inline constexpr Workload kAllWorkloads[] = {Workload::chain, Workload::bias_gelu, Workload::attention,
+                                             Workload::skip, Workload::launch};
 
 const char* to_string(Workload w);
 bool parse_workload(const std::string& s, Workload& out);
@@ -55,6 +58,15 @@ struct Params {
     int64_t tile_br = 64;      // Br: rows of Q per thread block (flash)
     int64_t tile_bc = 64;      // Bc: rows of K, V per tile (flash)
     bool causal = false;       // query row r attends to keys 0..r only
+    // skip only (kernels/skip/skip.h maps these to SkipParams): batch elements (batch_heads / batch
+    // heads each), sigma_d, and the largest noise level t (batch element b uses t (b + 1) / batch).
+    int64_t batch = 4;
+    double sigma_d = 0.5;
+    double noise_t = 1.0;
+    // launch only (kernels/launch/launch.h): K dependent steps on a vector of `elements` values.
+    // The default vector (256 KiB in fp32) sits in L2, so each step costs little more than its launch.
+    int64_t steps = 100;       // K
+    int64_t elements = 65536;  // vector length
 
     bool operator==(const Params&) const = default;
 };
@@ -80,6 +92,7 @@ struct DeviceInfo {
     double peak_fp32_tflops = 0;     // datasheet (simulated) or computed from clocks
     double peak_tensor_tflops = 0;   // fp16/bf16 dense with fp32 accumulation, datasheet
     double launch_overhead_us = 0;   // simulated: cost per kernel launch
+    double graph_kernel_us = 0;      // simulated: cost per kernel node of a replayed CUDA graph
     // Measured ceilings (GPU only): a device-to-device copy, bytes read + written.
     std::optional<double> measured_copy_gbps;
     std::string ceiling_note;        // how the ceiling was measured, or why not

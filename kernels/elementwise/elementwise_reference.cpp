@@ -71,6 +71,8 @@ void reference_row(const Params& p, int64_t row, double* out) {
     case Workload::chain: chain_row(p, row, out); return;
     case Workload::bias_gelu: bias_gelu_row(p, row, out); return;
     case Workload::attention: break;  // not elementwise: kernels/attention has its own reference
+    case Workload::skip: break;       // not elementwise: kernels/skip has its own reference
+    case Workload::launch: break;     // not elementwise: kernels/launch has its own reference
     }
     throw std::invalid_argument(std::string("elementwise::reference_row: ") + to_string(p.workload) +
                                 " is not an elementwise workload");

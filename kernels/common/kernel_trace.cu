@@ -1,0 +1,173 @@
+// CUPTI activity records for the timeline (kernel_trace.cuh), and the CUDA-event fallback.
+//
+// CUPTI hands activity records over in buffers it asks us for (buffer_requested) and returns when
+// full or flushed (buffer_completed); both callbacks may run on a CUPTI thread, so the records go
+// into a vector under a mutex. The callbacks are registered once per process.
+#include "kernels/common/gpu_check.cuh"
+#include "kernels/common/kernel_trace.cuh"
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+
+#if FUSIONLAB_HAVE_CUPTI
+#include <cupti_activity.h>
+#include <cupti_result.h>
+#endif
+
+namespace kernels::gpu {
+
+namespace {
+
+struct RawKernel {
+    std::string name;
+    uint64_t start_ns = 0, end_ns = 0;
+};
+
+#if FUSIONLAB_HAVE_CUPTI
+std::mutex g_mutex;
+std::vector<RawKernel> g_records;
+size_t g_dropped = 0;
+
+constexpr size_t kBufferBytes = 8u << 20;  // ~40k kernel records per buffer
+constexpr size_t kAlign = 8;
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    void* raw = std::aligned_alloc(kAlign, kBufferBytes);
+    *buffer = static_cast<uint8_t*>(raw);
+    *size = raw ? kBufferBytes : 0;
+    *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    CUpti_Activity* record = nullptr;
+    while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+        if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+            continue;
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        g_records.push_back({k->name ? k->name : "?", k->start, k->end});
+    }
+    std::free(buffer);
+}
+
+std::string cupti_error(CUptiResult r, const char* what) {
+    const char* text = nullptr;
+    cuptiGetResultString(r, &text);
+    return std::string(what) + " failed: " + (text ? text : "unknown CUPTI error") + " (CUPTI error " +
+           std::to_string(static_cast<int>(r)) + ")";
+}
+#endif
+
+// "void kernels::gpu::(anonymous namespace)::step_kernel<float>(const float*, ...)" or a mangled
+// "_ZN..." symbol -> something a row label can hold.
+std::string short_symbol(const std::string& name) {
+    std::string s = name;
+    if (const size_t paren = s.find('('); paren != std::string::npos) s = s.substr(0, paren);
+    if (const size_t space = s.rfind(' '); space != std::string::npos) s = s.substr(space + 1);
+    if (s.size() > 48) s = s.substr(0, 45) + "...";
+    return s;
+}
+
+}  // namespace
+
+KernelTrace trace_kernels(const std::function<void()>& launch_all, cudaStream_t stream) {
+    KernelTrace t;
+#if FUSIONLAB_HAVE_CUPTI
+    static std::once_flag registered;
+    static CUptiResult register_result = CUPTI_SUCCESS;
+    std::call_once(registered, [] { register_result = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); });
+    if (register_result != CUPTI_SUCCESS) {
+        t.error = cupti_error(register_result, "cuptiActivityRegisterCallbacks");
+        return t;
+    }
+    check(cudaStreamSynchronize(stream), "before the traced run");
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        g_records.clear();
+    }
+    if (const CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS) {
+        t.error = cupti_error(r, "cuptiActivityEnable(CONCURRENT_KERNEL)");
+        return t;
+    }
+    try {
+        launch_all();
+        check(cudaStreamSynchronize(stream), "traced run");
+    } catch (...) {
+        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        (void)cuptiActivityFlushAll(1);
+        throw;
+    }
+    (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (const CUptiResult r = cuptiActivityFlushAll(1); r != CUPTI_SUCCESS) {
+        t.error = cupti_error(r, "cuptiActivityFlushAll");
+        return t;
+    }
+    std::vector<RawKernel> raw;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        raw.swap(g_records);
+    }
+    if (raw.empty()) {
+        t.error = "CUPTI delivered no kernel records for the traced run";
+        return t;
+    }
+    std::sort(raw.begin(), raw.end(), [](const RawKernel& a, const RawKernel& b) { return a.start_ns < b.start_ns; });
+    const uint64_t t0 = raw.front().start_ns;
+    for (const RawKernel& k : raw)
+        t.spans.push_back({k.name, static_cast<double>(k.start_ns - t0) * 1e-6,
+                           static_cast<double>(k.end_ns - t0) * 1e-6, 0});
+    t.ok = true;
+    (void)g_dropped;
+#else
+    (void)launch_all;
+    (void)stream;
+    t.error = "built without CUPTI";
+#endif
+    return t;
+}
+
+std::vector<KernelSpan> event_timeline(size_t count, const std::function<void(size_t)>& launch, cudaStream_t stream) {
+    std::vector<cudaEvent_t> events(2 * count, nullptr);
+    auto destroy = [&] {
+        for (cudaEvent_t e : events)
+            if (e) (void)cudaEventDestroy(e);
+    };
+    std::vector<KernelSpan> spans;
+    try {
+        for (cudaEvent_t& e : events) check(cudaEventCreate(&e), "cudaEventCreate");
+        for (size_t k = 0; k < count; ++k) {
+            check(cudaEventRecord(events[2 * k], stream), "cudaEventRecord");
+            launch(k);
+            check(cudaEventRecord(events[2 * k + 1], stream), "cudaEventRecord");
+        }
+        check(cudaStreamSynchronize(stream), "event timeline run");
+        for (size_t k = 0; k < count; ++k) {
+            float start = 0, end = 0;
+            check(cudaEventElapsedTime(&start, events[0], events[2 * k]), "cudaEventElapsedTime");
+            check(cudaEventElapsedTime(&end, events[0], events[2 * k + 1]), "cudaEventElapsedTime");
+            spans.push_back({"", static_cast<double>(start), static_cast<double>(end), 0});
+        }
+    } catch (...) {
+        destroy();
+        throw;
+    }
+    destroy();
+    return spans;
+}
+
+void name_spans(std::vector<KernelSpan>& spans, const std::vector<std::string>& model_names,
+                const std::vector<uint64_t>& model_bytes, std::string& note) {
+    if (spans.size() == model_names.size()) {
+        for (size_t i = 0; i < spans.size(); ++i) {
+            spans[i].name = model_names[i];
+            spans[i].bytes = i < model_bytes.size() ? model_bytes[i] : 0;
+        }
+        return;
+    }
+    for (KernelSpan& s : spans) s.name = short_symbol(s.name);
+    note = std::to_string(spans.size()) + " kernels recorded where the model has " + std::to_string(model_names.size()) +
+           " (a library split its work): names are the kernels' symbols, bytes unknown";
+}
+
+}  // namespace kernels::gpu

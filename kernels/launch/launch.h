@@ -1,0 +1,61 @@
+// Launch-overhead workload: K small dependent steps y = y*a + b on one vector of n elements.
+//
+// Each step needs the previous step's y, so the steps cannot run side by side: an unfused program
+// pays one kernel launch per step, and when each step is tiny (the vector sits in L2) the launch,
+// not the memory, is what the GPU waits for.
+//
+// Variants:
+//   stream  K kernels launched one by one on a stream: step 1 reads x and writes y, steps 2..K read
+//           y and write y. Each launch costs the host a driver call and the GPU a gap between kernels.
+//   graph   the same K kernels captured once into a CUDA graph and replayed with one call: the driver
+//           work is done at instantiation, the GPU still starts K kernels (smaller gaps).
+//   fused   one kernel: each thread loads its x once, runs the K steps in registers and stores y once.
+//
+// Precision: every kernel computes in fp32 (fmaf). stream and graph store y in the dtype after every
+// step (fp16/bf16 round K times); fused rounds once at the end. The float64 reference follows the
+// same rule per variant (launch_reference.cpp), so each variant is checked against what it promises.
+// With a = 0.999 and b = 0.0005, y_K = c + (x - c) a^K with c = 0.5: |y| stays below 1 for any K and
+// still depends on x at K = 1000 (a^1000 = 0.37). In bf16 one step changes y by less than half an
+// ulp when |y - c| is small, so stream/graph in bf16 stall where fused does not: a real effect of
+// rounding between kernels, shown by the error against the fused reference in the GPU tests.
+#pragma once
+
+#include "kernels/common/types.h"
+#include "kernels/workload.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kernels::launch {
+
+// Tensor id for input_value(); part of the data definition, keep stable.
+inline constexpr uint32_t kX = 31;
+
+inline constexpr float kA = 0.999f;   // y = y * kA + kB each step
+inline constexpr float kB = 0.0005f;
+inline constexpr int64_t kMaxSteps = 1000;
+inline constexpr int64_t kMaxElements = int64_t{1} << 28;  // 1 GiB in fp32: far larger than any L2
+inline constexpr int kThreads = 256;                        // threads per block, one element per thread
+
+const std::vector<VariantInfo>& variants();
+// The ParamSpec table (names "steps" and "elements" are used by lessons: keep them).
+const std::vector<ParamSpec>& param_specs();
+// Kernels per run of a variant: K for stream and graph, 1 for fused.
+int64_t kernel_count(const std::string& variant, const Params& p);
+uint64_t blocks(const Params& p);  // ceil(elements / kThreads)
+
+// Step k's kernel is called "step"; fused's "fused_steps".
+Schedule schedule(const std::string& variant, const Params& p);
+uint64_t min_bytes(const Params& p);  // x read once, y written once
+
+// Input element i (dtype-rounded), exactly what the GPU fills.
+float x_value(const Params& p, int64_t i);
+// Output element i of `variant` (float64 math, rounded to fp32 after each fma as the GPU's fmaf
+// is, and to the dtype where the variant stores y).
+double reference_value(const std::string& variant, const Params& p, int64_t i);
+// Elements the GPU check compares: all when elements * steps is small, else evenly spaced ones
+// including the first and the last.
+std::vector<int64_t> elements_to_check(const Params& p, int64_t max_work = 50'000'000);
+
+}  // namespace kernels::launch

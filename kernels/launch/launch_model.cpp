@@ -1,0 +1,144 @@
+// Launch-overhead workload, host side: parameters, variants, the tile schedule (one block tile of
+// kThreads elements per event, a ragged tail block apart), and the float64 CPU reference.
+//
+// [SECTION] Parameters and variants
+// [SECTION] Schedule
+// [SECTION] CPU reference
+#include "kernels/launch/launch.h"
+
+#include "kernels/common/philox.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace kernels::launch {
+
+// =============================================================================================
+// [SECTION] Parameters and variants
+// =============================================================================================
+const std::vector<ParamSpec>& param_specs() {
+    static const std::vector<ParamSpec> specs{
+        {ParamId::steps, "steps", "K (dependent steps)", 1, static_cast<double>(kMaxSteps), true, true,
+         "How many times y = y*a + b is applied. Each step needs the previous one's y, so stream and graph\n"
+         "run K kernels one after another: K launches, K-1 gaps between kernels. fused runs one kernel."},
+        {ParamId::elements, "elements", "vector length", 1, static_cast<double>(kMaxElements), true, true,
+         "Values in y. Small vectors sit in L2 and a step takes less time than its launch: the launch cost\n"
+         "dominates. Large ones (more than the L2) make each step a trip through HBM, and launch cost fades."},
+        {ParamId::seed, "seed", "seed", 0, 9007199254740991.0, true, false,
+         "Seeds the random inputs. Same seed, same numbers, on GPU and CPU."},
+    };
+    return specs;
+}
+
+const std::vector<VariantInfo>& variants() {
+    // `kernels` is the launch count at K = 1; stream and graph launch K kernels (kernel_count()).
+    static const std::vector<VariantInfo> v{
+        {"stream", "K kernels launched one by one on a stream: each launch is a driver call on the host and a gap "
+                   "on the GPU between dependent kernels. y goes through memory (L2 when it fits) between steps.",
+         1},
+        {"graph", "the same K kernels captured once as a CUDA graph and replayed with one call: no driver call per "
+                  "kernel, smaller gaps on the GPU, still K kernels and K trips of y through memory.",
+         1},
+        {"fused", "1 kernel: each thread loads x once, applies the K steps in registers and stores y once.", 1},
+    };
+    return v;
+}
+
+int64_t kernel_count(const std::string& variant, const Params& p) { return variant == "fused" ? 1 : p.steps; }
+
+uint64_t blocks(const Params& p) {
+    return (static_cast<uint64_t>(p.elements) + kThreads - 1) / kThreads;
+}
+
+uint64_t min_bytes(const Params& p) { return 2 * static_cast<uint64_t>(p.elements) * static_cast<uint64_t>(dtype_bytes(p.dtype)); }
+
+// =============================================================================================
+// [SECTION] Schedule
+// =============================================================================================
+namespace {
+
+void require_variant(const std::string& variant) {
+    for (const VariantInfo& v : variants())
+        if (v.name == variant) return;
+    throw std::invalid_argument("unknown variant '" + variant + "' for workload launch");
+}
+
+// One kernel over the vector: full blocks of kThreads elements as one event group, the ragged tail
+// block (elements % kThreads) as its own.
+void add_kernel(Schedule& s, const Params& p, const std::string& name, const std::string& in, double flops_per_element,
+                const std::string& compute_what) {
+    const int kernel = static_cast<int>(s.kernels.size());
+    s.kernels.push_back({name, blocks(p), kThreads, false});
+    const uint64_t es = static_cast<uint64_t>(dtype_bytes(p.dtype));
+    const uint64_t n = static_cast<uint64_t>(p.elements);
+    const uint64_t full = n / kThreads, tail = n % kThreads;
+    auto group = [&](uint64_t per_block, uint64_t repeat) {
+        s.events.push_back({EventKind::load, kernel, in, per_block * es, 0, repeat,
+                            "load " + in + " tile (" + std::to_string(per_block) + " values) into registers"});
+        s.events.push_back({EventKind::compute, kernel, "", 0, flops_per_element * static_cast<double>(per_block), repeat,
+                            compute_what});
+        s.events.push_back({EventKind::store, kernel, "y", per_block * es, 0, repeat, "store y tile to memory"});
+    };
+    if (full > 0) group(kThreads, full);
+    if (tail > 0) group(tail, 1);
+}
+
+}  // namespace
+
+Schedule schedule(const std::string& variant, const Params& p) {
+    require_variant(variant);
+    Schedule s;
+    if (variant == "fused") {
+        add_kernel(s, p, "fused_steps", "x", 2.0 * static_cast<double>(p.steps),
+                   "apply y = y*a + b " + std::to_string(p.steps) + " times in registers");
+        return s;
+    }
+    // stream and graph run the same kernels; only how they are launched differs.
+    s.kernels.reserve(static_cast<size_t>(p.steps));
+    s.events.reserve(static_cast<size_t>(p.steps) * 6);
+    for (int64_t k = 0; k < p.steps; ++k)
+        add_kernel(s, p, "step", k == 0 ? "x" : "y", 2.0,
+                   "step " + std::to_string(k + 1) + " of " + std::to_string(p.steps) + ": y = y*a + b");
+    return s;
+}
+
+// =============================================================================================
+// [SECTION] CPU reference
+// =============================================================================================
+float x_value(const Params& p, int64_t i) {
+    return round_to_dtype(input_value(p.seed, kX, static_cast<uint64_t>(i)), p.dtype);
+}
+
+double reference_value(const std::string& variant, const Params& p, int64_t i) {
+    require_variant(variant);
+    const bool store_each_step = variant != "fused";
+    const double a = kA, b = kB;
+    float y = x_value(p, i);
+    for (int64_t k = 0; k < p.steps; ++k) {
+        // y*a is exact in float64 (24 x 24 bits); the sum rounded to fp32 is what fmaf gives
+        // but for a double-rounding tie (rare, one ulp).
+        y = static_cast<float>(static_cast<double>(y) * a + b);
+        if (store_each_step) y = round_to_dtype(y, p.dtype);
+    }
+    return round_to_dtype(y, p.dtype);
+}
+
+std::vector<int64_t> elements_to_check(const Params& p, int64_t max_work) {
+    std::vector<int64_t> out;
+    const int64_t n = p.elements;
+    const int64_t budget = std::max<int64_t>(2, max_work / std::max<int64_t>(p.steps, 1));
+    if (n <= budget) {
+        out.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = i;
+        return out;
+    }
+    // Evenly spaced with a stride that is not a multiple of the block size, plus the last element
+    // (the ragged tail block's last thread).
+    const int64_t stride = n / budget + 1;
+    for (int64_t i = 0; i < n; i += stride) out.push_back(i);
+    if (out.back() != n - 1) out.push_back(n - 1);
+    return out;
+}
+
+}  // namespace kernels::launch

@@ -1,0 +1,289 @@
+// Skip connection on the GPU: out = c_skip(t_b) x + c_out(t_b) attention(q, k, v).
+//
+// Versions (see skip.h for the variants and skip_model.cpp for their bytes):
+//   two_pass   the attention kernel (flash_tc or the teaching flash) stores attn_out; skip_kernel
+//              reads attn_out and x and writes out. attn_out makes a round trip through HBM:
+//              2 batch_heads N d es bytes more than fused.
+//   fused      the attention kernel's epilogue (kernels/attention/attention_epilogue.cuh) loads the
+//              x tile into SRAM and writes out from the Oi registers: attn_out never exists.
+//   attention  the attention kernel alone storing attn_out: the baseline.
+// skip_kernel is what a framework's eager mode runs after attention: one thread per 8 elements of
+// out (16-byte loads for fp16/bf16) in [batch, N, heads d] order; attn_out is [batch, heads, N, d],
+// so each thread finds its 8 elements' head and row there (8 divides d: the 8 stay in one head).
+//
+// [SECTION] Element helpers and inputs
+// [SECTION] skip_kernel (two_pass's second kernel)
+// [SECTION] Buffers and launches
+// [SECTION] Workspace (skip_workspace.cuh)
+// [SECTION] Entry points (skip_gpu.h)
+#include "kernels/attention/attention_epilogue.cuh"
+#include "kernels/attention/attention_gpu.h"
+#include "kernels/attention/attention_workspace.cuh"
+#include "kernels/common/gpu_check.cuh"
+#include "kernels/common/gpu_dtype.cuh"
+#include "kernels/common/gpu_elementwise.cuh"
+#include "kernels/common/gpu_memory.cuh"
+#include "kernels/common/philox.h"
+#include "kernels/skip/skip.h"
+#include "kernels/skip/skip_gpu.h"
+#include "kernels/skip/skip_workspace.cuh"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kernels::skip::gpu {
+
+using attention::gpu::SkipCoefficients;
+using attention::gpu::SkipEpilogue;
+using kernels::gpu::check;
+using kernels::gpu::check_launch;
+using kernels::gpu::DeviceMemory;
+using kernels::gpu::from_float;
+using kernels::gpu::Stream;
+using kernels::gpu::to_float;
+
+namespace {
+
+// =============================================================================================
+// [SECTION] Element helpers and inputs
+// =============================================================================================
+template <typename T, int VEC> struct alignas(sizeof(T) * VEC) Vec {
+    T v[VEC];
+};
+
+template <typename T> __global__ void fill_kernel(T* dst, uint64_t n, uint64_t seed, uint32_t id) {
+    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
+        dst[i] = from_float<T>(input_value(seed, id, i));
+}
+
+template <typename F> void with_type(DType t, F&& f) {
+    switch (t) {
+    case DType::f32: f(float{}); return;
+    case DType::f16: f(__half{}); return;
+    case DType::bf16: f(__nv_bfloat16{}); return;
+    }
+}
+
+// =============================================================================================
+// [SECTION] skip_kernel (two_pass's second kernel)
+// =============================================================================================
+// Thread i owns out elements [i VEC, i VEC + VEC) of [batch, N, heads d]. HBM: reads VEC elements
+// of attn_out and of x, writes VEC of out: 3 batch_heads N d es bytes over the whole grid.
+template <typename T, int VEC>
+__global__ void __launch_bounds__(kSkipThreads) skip_kernel(const T* __restrict__ attn_out, const T* __restrict__ x,
+                                                             T* __restrict__ out, int64_t total, int N, int d,
+                                                             SkipEpilogue ep) {
+    const int64_t e = (static_cast<int64_t>(blockIdx.x) * kSkipThreads + threadIdx.x) * VEC;
+    if (e >= total) return;
+    const int64_t C = static_cast<int64_t>(ep.heads) * d;
+    const int64_t col = e % C, rest = e / C;
+    const int n = static_cast<int>(rest % N), b = static_cast<int>(rest / N);
+    const int h = static_cast<int>(col / d), c = static_cast<int>(col % d);
+    const int bh = b * ep.heads + h;
+    const int64_t o_at = (static_cast<int64_t>(bh) * N + n) * d + c;
+    const Vec<T, VEC> xv = *reinterpret_cast<const Vec<T, VEC>*>(x + e);           // load x tile into registers
+    const Vec<T, VEC> ov = *reinterpret_cast<const Vec<T, VEC>*>(attn_out + o_at);  // load attn_out tile into registers
+    const SkipCoefficients k = attention::gpu::skip_coefficients(ep, bh);
+    Vec<T, VEC> r;
+#pragma unroll
+    for (int i = 0; i < VEC; ++i)
+        r.v[i] = from_float<T>(attention::gpu::skip_value(to_float(xv.v[i]), to_float(ov.v[i]), k));
+    *reinterpret_cast<Vec<T, VEC>*>(out + e) = r;  // write out tile = c_skip*x + c_out*O to HBM
+}
+
+// =============================================================================================
+// [SECTION] Buffers and launches
+// =============================================================================================
+struct Buffers {
+    DeviceMemory q, k, v, attn_out, x, out;
+};
+
+SkipEpilogue epilogue_of(const SkipParams& p, const Buffers& b) {
+    SkipEpilogue ep;
+    ep.x = b.x.get();
+    ep.out = b.out.get();
+    ep.heads = static_cast<int>(heads_per_batch(p));
+    ep.batch = static_cast<int>(p.batch);
+    ep.t = static_cast<float>(p.t);
+    ep.sigma_d = static_cast<float>(p.sigma_d);
+    return ep;
+}
+
+void allocate(const std::string& variant, const SkipParams& p, Buffers& b) {
+    const size_t tensor = static_cast<size_t>(tensor_bytes(p));
+    b.q = DeviceMemory(tensor, "q");
+    b.k = DeviceMemory(tensor, "k");
+    b.v = DeviceMemory(tensor, "v");
+    if (has_attn_out(variant)) b.attn_out = DeviceMemory(tensor, "attn_out");
+    if (writes_out(variant)) {
+        b.x = DeviceMemory(tensor, "x");
+        b.out = DeviceMemory(tensor, "out");
+    }
+}
+
+void fill_inputs(const SkipParams& p, const Buffers& b, cudaStream_t stream) {
+    const uint64_t n = static_cast<uint64_t>(p.attn.batch_heads * p.attn.N * p.attn.d);
+    const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((n + 255) / 256, 132 * 32));
+    with_type(p.attn.dtype, [&](auto zero) {
+        using T = decltype(zero);
+        // q, k, v exactly as the attention workload fills them (attention::q_value() and friends).
+        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.q.get()), n, p.attn.seed, attention::kQ);
+        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.k.get()), n, p.attn.seed, attention::kK);
+        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.v.get()), n, p.attn.seed, attention::kV);
+        if (b.x.get()) fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.x.get()), n, p.attn.seed, kX);
+    });
+    check_launch("skip fill_kernel");
+}
+
+void poison_outputs(const SkipParams& p, const Buffers& b, cudaStream_t stream) {
+    const size_t tensor = static_cast<size_t>(tensor_bytes(p));
+    if (b.attn_out.get()) check(cudaMemsetAsync(b.attn_out.get(), 0xFF, tensor, stream), "poisoning attn_out");
+    if (b.out.get()) check(cudaMemsetAsync(b.out.get(), 0xFF, tensor, stream), "poisoning out");
+}
+
+void launch_skip(const SkipParams& p, const Buffers& b, cudaStream_t stream) {
+    const int64_t total = p.attn.batch_heads * p.attn.N * p.attn.d;
+    const unsigned blocks = static_cast<unsigned>(skip_blocks(p));
+    const SkipEpilogue ep = epilogue_of(p, b);
+    with_type(p.attn.dtype, [&](auto zero) {
+        using T = decltype(zero);
+        const T* o = static_cast<const T*>(b.attn_out.get());
+        const T* x = static_cast<const T*>(b.x.get());
+        T* out = static_cast<T*>(b.out.get());
+        const int N = static_cast<int>(p.attn.N), d = static_cast<int>(p.attn.d);
+        if (skip_vector_width(p) == 8) skip_kernel<T, 8><<<blocks, kSkipThreads, 0, stream>>>(o, x, out, total, N, d, ep);
+        else skip_kernel<T, 1><<<blocks, kSkipThreads, 0, stream>>>(o, x, out, total, N, d, ep);
+    });
+    check_launch("skip_kernel");
+}
+
+size_t kernel_count_of(const std::string& variant) {
+    return variant == "two_pass" || variant == "teaching_two_pass" ? 2 : 1;
+}
+
+void launch_kernel_of(const std::string& variant, size_t k, const SkipParams& p, const Buffers& b,
+                      cudaStream_t stream) {
+    if (k >= kernel_count_of(variant)) throw std::invalid_argument(variant + " has no kernel " + std::to_string(k));
+    if (k == 1) return launch_skip(p, b, stream);
+    const SkipEpilogue ep = is_fused(variant) ? epilogue_of(p, b) : SkipEpilogue{};
+    attention::gpu::launch_attention_kernel(base_variant(variant), p.attn, b.q.get(), b.k.get(), b.v.get(),
+                                            b.attn_out.get(), ep, stream);
+}
+
+const DeviceMemory& result_of(const std::string& variant, const Buffers& b) {
+    return writes_out(variant) ? b.out : b.attn_out;
+}
+
+}  // namespace
+
+uint64_t result_index(const std::string& variant, const SkipParams& p, int64_t bh, int64_t row, int64_t col) {
+    if (writes_out(variant)) return bnc_index(p, bh, row, col);
+    return (static_cast<uint64_t>(bh) * static_cast<uint64_t>(p.attn.N) + static_cast<uint64_t>(row)) *
+               static_cast<uint64_t>(p.attn.d) +
+           static_cast<uint64_t>(col);
+}
+
+// =============================================================================================
+// [SECTION] Workspace (skip_workspace.cuh)
+// =============================================================================================
+struct Workspace::Impl {
+    std::string variant;
+    SkipParams params;
+    bool prepared = false;
+    Buffers buffers;
+};
+
+Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::~Workspace() = default;
+
+void Workspace::prepare(const std::string& variant, const SkipParams& p) {
+    const SkipParams& old = impl_->params;
+    if (impl_->prepared && has_attn_out(impl_->variant) == has_attn_out(variant) &&
+        writes_out(impl_->variant) == writes_out(variant) && tensor_bytes(old) == tensor_bytes(p) &&
+        old.attn.dtype == p.attn.dtype) {
+        impl_->variant = variant;
+        impl_->params = p;  // shapes within the same bytes, t, sigma_d, tiles, seed: same buffers
+        return;
+    }
+    release();
+    allocate(variant, p, impl_->buffers);
+    impl_->variant = variant;
+    impl_->params = p;
+    impl_->prepared = true;
+}
+
+void Workspace::release() {
+    impl_->buffers = Buffers{};
+    impl_->prepared = false;
+}
+
+uint64_t Workspace::bytes() const { return impl_->prepared ? device_bytes(impl_->variant, impl_->params) : 0; }
+
+void Workspace::fill_inputs(cudaStream_t stream) const { gpu::fill_inputs(impl_->params, impl_->buffers, stream); }
+void Workspace::poison_outputs(cudaStream_t stream) const {
+    gpu::poison_outputs(impl_->params, impl_->buffers, stream);
+}
+void Workspace::launch_kernel(size_t k, cudaStream_t stream) const {
+    launch_kernel_of(impl_->variant, k, impl_->params, impl_->buffers, stream);
+}
+size_t Workspace::kernel_count() const { return kernel_count_of(impl_->variant); }
+
+void Workspace::copy_result_row(int64_t bh, int64_t row, void* host_bits) const {
+    const SkipParams& p = impl_->params;
+    const size_t es = static_cast<size_t>(dtype_bytes(p.attn.dtype));
+    const auto* src = static_cast<const unsigned char*>(result()) +
+                      static_cast<size_t>(result_index(impl_->variant, p, bh, row, 0)) * es;
+    check(cudaMemcpy(host_bits, src, static_cast<size_t>(p.attn.d) * es, cudaMemcpyDeviceToHost),
+          "copying a row of the result");
+}
+
+const void* Workspace::result() const { return result_of(impl_->variant, impl_->buffers).get(); }
+int64_t Workspace::result_elements() const {
+    const SkipParams& p = impl_->params;
+    return p.attn.batch_heads * p.attn.N * p.attn.d;
+}
+
+// =============================================================================================
+// [SECTION] Entry points (skip_gpu.h)
+// =============================================================================================
+std::string why_not_runnable(const std::string& variant, const SkipParams& p) {
+    const attention::gpu::DeviceLimits dev = attention::gpu::device_limits();
+    if (!dev.ok) return "no usable CUDA device: " + dev.error;
+    return device_refusal(variant, p, attention::gpu::device_facts(dev));
+}
+
+Output run_once(const std::string& variant, const SkipParams& p) {
+    Output r;
+    try {
+        if (std::string why = why_not_runnable(variant, p); !why.empty()) throw std::invalid_argument(why);
+        Stream stream;
+        const cudaStream_t s = stream.get();
+        Buffers b;
+        allocate(variant, p, b);
+        fill_inputs(p, b, s);
+        poison_outputs(p, b, s);
+        for (size_t k = 0; k < kernel_count_of(variant); ++k) launch_kernel_of(variant, k, p, b, s);
+        check(cudaStreamSynchronize(s), "run of " + variant);
+        const size_t n = static_cast<size_t>(p.attn.batch_heads * p.attn.N * p.attn.d);
+        std::vector<unsigned char> bits(static_cast<size_t>(tensor_bytes(p)));
+        check(cudaMemcpy(bits.data(), result_of(variant, b).get(), bits.size(), cudaMemcpyDeviceToHost),
+              "copying the result");
+        r.result.resize(n);
+        kernels::gpu::to_float(p.attn.dtype, bits.data(), r.result.data(), n);
+        for (float v : r.result) r.nonfinite += !std::isfinite(v);
+        r.ok = true;
+    } catch (const std::exception& e) {
+        r.error = e.what();
+    }
+    return r;
+}
+
+}  // namespace kernels::skip::gpu

@@ -1,0 +1,116 @@
+// Skip-connection epilogue workload (consistency models, Song et al. 2023):
+//   out = c_skip(t) x + c_out(t) F(x, t),  c_skip(t) = σ_d² / (t² + σ_d²),  c_out(t) = σ_d t / √(σ_d² + t²)
+// with F = attention(q, k, v) (kernels/attention) and σ_d = 0.5 or 1.
+//
+// How the parameters map (one decision, documented here and in README):
+//   batch_heads   the attention problems, as in the attention workload: batch x heads
+//   batch         batch elements; batch_heads must be a multiple of it; heads = batch_heads / batch
+//   t             the largest noise level: batch element b uses t_b = t (b + 1) / batch, so one run
+//                 covers a range of t; t = 0 makes every t_b 0 (then out = x exactly)
+//   sigma_d       0.5 or 1
+//   N, d, dtype, causal, Br, Bc, seed: the attention workload's own parameters.
+// Shapes: q, k, v and attn_out are [batch, heads, N, d] (the attention kernels' layout, head h of
+// batch element b is attention problem b heads + h); x and out are [batch, N, C] with C = heads d,
+// the layout a transformer block's residual stream has. The epilogue of head h writes the d columns
+// h d .. h d + d - 1 of each of its rows of out.
+//
+// Variants (names fixed: the lessons use them):
+//   attention          flash_tc alone, writing attn_out: the baseline every other variant is timed against
+//   two_pass           flash_tc writes attn_out; a skip kernel reads attn_out and x and writes out
+//   fused              flash_tc's epilogue loads the x tile into SRAM and writes out once:
+//                      attn_out never reaches HBM
+//   teaching_two_pass  the same on the teaching kernel flash (any d, Br/Bc from the parameters)
+//   teaching_fused
+// Large t: c_skip -> 0 and c_out -> σ_d, so out -> σ_d attention (exactly attention for σ_d = 1).
+#pragma once
+
+#include "kernels/attention/attention.h"
+#include "kernels/common/types.h"
+#include "kernels/workload.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kernels::skip {
+
+// Tensor id of x for input_value(); q, k, v keep attention's ids (11, 12, 13). Keep stable.
+enum TensorId : uint32_t { kX = 14 };
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------
+struct SkipParams {
+    attention::AttentionParams attn;
+    int64_t batch = 4;     // batch elements: one t each
+    double sigma_d = 0.5;  // 0.5 or 1
+    double t = 1.0;        // largest noise level; element b uses t (b + 1) / batch
+
+    bool operator==(const SkipParams&) const = default;
+};
+
+inline constexpr double kMaxT = 1000.0;
+inline constexpr double kSigmaChoices[] = {0.5, 1.0};
+
+const std::vector<VariantInfo>& variants();
+bool has_variant(const std::string& variant);
+// The attention kernel a variant runs: "flash_tc" or "flash".
+std::string base_variant(const std::string& variant);
+bool is_fused(const std::string& variant);      // fused, teaching_fused
+bool writes_out(const std::string& variant);    // every variant but attention
+bool has_attn_out(const std::string& variant);  // attention, two_pass, teaching_two_pass
+
+// "" when valid, else a message naming the parameter, the value and what is legal.
+std::string validate(const SkipParams& p);
+std::string validate(const std::string& variant, const SkipParams& p);
+// "" when `variant` can run p on `dev`: the base attention kernel's refusal (flash_tc below sm_80
+// or in fp32, tiles vs shared memory) and the buffers vs memory.
+std::string device_refusal(const std::string& variant, const SkipParams& p, const attention::DeviceFacts& dev);
+
+int64_t heads_per_batch(const SkipParams& p);  // batch_heads / batch
+// t_b of batch element b, and the coefficients in float64.
+double t_of(const SkipParams& p, int64_t b);
+double c_skip(double sigma_d, double t);
+double c_out(double sigma_d, double t);
+
+// ---------------------------------------------------------------------------------------------
+// The app's flat Params <-> SkipParams: the one place the fields are mapped.
+// ---------------------------------------------------------------------------------------------
+SkipParams to_skip(const Params& p);
+Params to_params(const SkipParams& s);  // workload = skip
+
+// ---------------------------------------------------------------------------------------------
+// Inputs and CPU reference (float64 on the dtype-rounded inputs)
+// ---------------------------------------------------------------------------------------------
+// Element index of (attention problem bh, row, col) in the [batch, N, C] tensors x and out.
+uint64_t bnc_index(const SkipParams& p, int64_t bh, int64_t row, int64_t col);
+float x_value(const SkipParams& p, int64_t bh, int64_t row, int64_t col);
+// The d values of out for attention problem bh, query row `row`: c_skip x + c_out O.
+void reference_out_row(const SkipParams& p, int64_t bh, int64_t row, double* out);
+// What the variant writes as its result: out, or attn_out for the variant attention.
+void reference_result_row(const std::string& variant, const SkipParams& p, int64_t bh, int64_t row, double* out);
+
+// ---------------------------------------------------------------------------------------------
+// The skip kernel of the two-pass variants (elementwise over out in [batch, N, C] order)
+// ---------------------------------------------------------------------------------------------
+int skip_vector_width(const SkipParams& p);  // 8 when d % 8 == 0 (16-byte loads in fp16), else 1
+inline constexpr int kSkipThreads = 256;
+uint64_t skip_blocks(const SkipParams& p);
+
+// ---------------------------------------------------------------------------------------------
+// Model and schedule
+// ---------------------------------------------------------------------------------------------
+// The attention kernel's schedule (kernels/attention) with its store of Oi renamed: attention and
+// the two-pass variants write "attn_out"; the fused variants load the x tile into SRAM and write
+// "out". The two-pass variants add the skip kernel (load attn_out, x; write out).
+Schedule schedule(const std::string& variant, const SkipParams& p);
+Model model(const std::string& variant, const SkipParams& p);
+
+uint64_t tensor_bytes(const SkipParams& p);        // one [batch_heads, N, d] tensor
+uint64_t min_bytes(const SkipParams& p);           // q, k, v, x read once; out written once
+uint64_t device_bytes(const std::string& variant, const SkipParams& p);  // the buffers a variant allocates
+// HBM bytes a variant moves beyond attention alone: two_pass's skip kernel reads attn_out and x and
+// writes out (3 tensors); fused reads x (its store of out replaces attention's store of attn_out).
+uint64_t extra_bytes_over_attention(const std::string& variant, const SkipParams& p);
+
+}  // namespace kernels::skip

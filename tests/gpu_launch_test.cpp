@@ -1,0 +1,170 @@
+// The launch workload on a real GPU: every variant against the float64 reference on random inputs,
+// with y poisoned first, at ragged sizes and K from 1 to 1000; the check itself catches an unwritten
+// y; the backend's timing, per-kernel row and timeline; and every workload gets a timeline.
+#include "kernels/common/backend.h"
+#include "kernels/common/timeline.h"
+#include "kernels/launch/launch.h"
+#include "kernels/launch/launch_gpu.cuh"
+#include "kernels/workload.h"
+
+#include <catch2/catch.hpp>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+namespace {
+
+using kernels::DType;
+using kernels::Params;
+
+Params launch_params(int64_t steps, int64_t elements, DType t, uint64_t seed = 77) {
+    Params p;
+    p.workload = kernels::Workload::launch;
+    p.steps = steps;
+    p.elements = elements;
+    p.dtype = t;
+    p.seed = seed;
+    return p;
+}
+
+double tolerance(DType t) { return t == DType::f32 ? 1e-6 : 1e-3; }
+
+kernels::Backend& backend() {
+    static std::unique_ptr<kernels::Backend> b = [] {
+        std::string why;
+        auto made = kernels::make_gpu_backend(&why);
+        if (!made) FAIL("no GPU backend: " << why);
+        return made;
+    }();
+    return *b;
+}
+
+kernels::Measurement run_job(const Params& p, const std::string& variant, int reps = 20) {
+    kernels::Job job;
+    job.params = p;
+    job.variant = variant;
+    job.backend = kernels::BackendKind::gpu;
+    job.reps = reps;
+    job.measure_counters = false;
+    return backend().run(job, {});
+}
+
+}  // namespace
+
+TEST_CASE("gpu launch: every variant matches the reference on poisoned y, ragged sizes", "[gpu][launch]") {
+    cudaStream_t s = nullptr;
+    REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+    unsigned long long* counter = nullptr;
+    REQUIRE(cudaMalloc(&counter, sizeof *counter) == cudaSuccess);
+    kernels::launch::gpu::Workspace ws;
+    for (DType t : kernels::kAllDTypes)
+        for (int64_t steps : {int64_t{1}, int64_t{7}, int64_t{100}, int64_t{1000}})
+            for (int64_t n : {int64_t{1}, int64_t{255}, int64_t{257}, int64_t{65536}, int64_t{1000003}})
+                for (const auto& v : kernels::launch::variants()) {
+                    if (steps == 1000 && n > 65536) continue;  // the CPU reference's time, not the GPU's
+                    const Params p = launch_params(steps, n, t);
+                    INFO(v.name << " " << kernels::to_string(t) << " K=" << steps << " n=" << n);
+                    ws.prepare(p);
+                    ws.fill_inputs(s);
+                    ws.poison_output(s);
+                    ws.run(v.name, s);
+                    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+                    const auto c = ws.check_output(v.name, counter, s);
+                    CHECK(c.nonfinite == 0);
+                    CHECK(c.elements > 0);
+                    CHECK(c.rel_l2 <= tolerance(t));
+                }
+    cudaFree(counter);
+    cudaStreamDestroy(s);
+}
+
+TEST_CASE("gpu launch: the check sees an unwritten y and a wrong rounding rule", "[gpu][launch]") {
+    cudaStream_t s = nullptr;
+    REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+    unsigned long long* counter = nullptr;
+    REQUIRE(cudaMalloc(&counter, sizeof *counter) == cudaSuccess);
+    kernels::launch::gpu::Workspace ws;
+    const Params p = launch_params(50, 4099, DType::f32);
+    ws.prepare(p);
+    ws.fill_inputs(s);
+    ws.poison_output(s);
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+    // Nothing ran: all of y is still poison.
+    CHECK(ws.check_output("stream", counter, s).nonfinite == 4099);
+    // One step fewer than asked is caught (a wrong kernel count in a graph or a stream loop).
+    Params fewer = p;
+    fewer.steps = 49;
+    ws.prepare(fewer);
+    ws.run("stream", s);
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+    ws.prepare(p);
+    CHECK(ws.check_output("stream", counter, s).rel_l2 > 1e-4);
+    // bf16: stream rounds every step, fused once; the two rules give visibly different y.
+    const Params b = launch_params(100, 4099, DType::bf16);
+    ws.prepare(b);
+    ws.fill_inputs(s);
+    ws.run("stream", s);
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+    CHECK(ws.check_output("stream", counter, s).rel_l2 <= tolerance(DType::bf16));
+    CHECK(ws.check_output("fused", counter, s).rel_l2 > tolerance(DType::bf16));
+    cudaFree(counter);
+    cudaStreamDestroy(s);
+}
+
+TEST_CASE("gpu launch: backend times K launches, one row per kernel name, a K-kernel timeline", "[gpu][launch]") {
+    for (int64_t steps : {int64_t{1}, int64_t{10}, int64_t{1000}})
+        for (const char* variant : {"stream", "graph", "fused"}) {
+            const Params p = launch_params(steps, 65536, DType::f32);
+            const kernels::Measurement m = run_job(p, variant);
+            INFO(variant << " K=" << steps << ": " << m.error);
+            REQUIRE(m.ok);
+            CHECK(m.checked);
+            CHECK(m.time.median_ms > 0);
+            REQUIRE(m.kernels.size() == 1);
+            const int64_t kernels_per_run = std::string(variant) == "fused" ? 1 : steps;
+            CHECK(kernels::aggregated_count(m.kernels[0].name) == kernels_per_run);
+            CHECK(m.kernels[0].time.median_ms == Approx(m.time.median_ms / static_cast<double>(kernels_per_run)));
+            CHECK(static_cast<int64_t>(m.timeline.size()) == kernels_per_run);
+            const kernels::TimelineStats st = kernels::timeline_stats(m.timeline);
+            CHECK(st.busy_ms > 0);
+            CHECK(st.span_ms <= m.time.max_ms * 1.5 + 0.05);
+            std::printf("launch %-6s K=%-4lld median %.4f ms = %.2f us per kernel; timeline %lld kernels, busy %.4f ms, "
+                        "mean gap %.2f us (%s)\n",
+                        variant, static_cast<long long>(steps), m.time.median_ms,
+                        m.time.median_ms * 1e3 / static_cast<double>(kernels_per_run), static_cast<long long>(st.kernels),
+                        st.busy_ms, st.mean_gap_us, m.timeline_source.c_str());
+        }
+}
+
+TEST_CASE("gpu timeline: every workload's variants record one span per kernel", "[gpu][timeline]") {
+    for (kernels::Workload w : {kernels::Workload::chain, kernels::Workload::bias_gelu, kernels::Workload::attention})
+        for (const auto& v : kernels::variants(w)) {
+            Params p;
+            p.workload = w;
+            p.rows = 1024;
+            p.hidden = 1024;
+            p.seq_len = 1024;
+            p.batch_heads = 8;
+            p.dtype = DType::f16;
+            const kernels::Measurement m = run_job(p, v.name);
+            INFO(kernels::to_string(w) << " " << v.name << ": " << m.error);
+            REQUIRE(m.ok);
+            const kernels::Model mod = kernels::model(v.name, p);
+            CHECK(m.timeline.size() == mod.kernels.size());
+            CHECK(!m.timeline_source.empty());
+            for (size_t k = 0; k + 1 < m.timeline.size(); ++k) {
+                CHECK(m.timeline[k].end_ms >= m.timeline[k].start_ms);
+                CHECK(m.timeline[k + 1].start_ms >= m.timeline[k].start_ms);
+            }
+            const kernels::TimelineStats st = kernels::timeline_stats(m.timeline);
+            std::printf("timeline %-9s %-8s %zu kernels, span %.4f ms, busy %.4f ms, mean gap %.2f us (%s)\n",
+                        kernels::to_string(w), v.name.c_str(), m.timeline.size(), st.span_ms, st.busy_ms, st.mean_gap_us,
+                        m.timeline_source.c_str());
+            if (w == kernels::Workload::attention && v.name == "naive") {
+                CHECK(m.timeline.size() == 3);
+                CHECK(st.mean_gap_us < 100.0);  // queued kernels: a few us at most, never a host round trip
+            }
+        }
+}

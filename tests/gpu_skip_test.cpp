@@ -1,0 +1,202 @@
+// Every skip-connection variant on the GPU against the float64 CPU reference: random inputs (never
+// zeros), poisoned attn_out and out, ragged N, every teaching tile, both sigma_d, causal and not;
+// t = 0 gives out == x bit for bit; large t gives sigma_d x attention; the GPU backend checks and
+// times each variant per kernel like the model; refusals say why.
+#include "kernels/attention/attention.h"
+#include "kernels/attention/attention_gpu.h"
+#include "kernels/common/backend.h"
+#include "kernels/skip/skip.h"
+#include "kernels/skip/skip_gpu.h"
+#include "kernels/workload.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using kernels::DType;
+using namespace kernels::skip;
+using namespace kernels::skip::gpu;
+
+namespace {
+
+SkipParams make(int64_t bh, int64_t batch, int64_t N, int64_t d, DType t, bool causal, double sigma_d, double time,
+                int Br = 64, int Bc = 64, uint64_t seed = 1) {
+    SkipParams p;
+    p.attn.batch_heads = bh;
+    p.attn.N = N;
+    p.attn.d = d;
+    p.attn.dtype = t;
+    p.attn.causal = causal;
+    p.attn.Br = Br;
+    p.attn.Bc = Bc;
+    p.attn.seed = seed;
+    p.batch = batch;
+    p.sigma_d = sigma_d;
+    p.t = time;
+    return p;
+}
+
+double tolerance(DType t) { return t == DType::f32 ? 1e-5 : 1e-2; }
+
+bool tensor_cores() { return kernels::attention::gpu::device_limits().cc_major >= 8; }
+
+// Relative L2 error of the variant's result against the reference on rows_to_check() rows.
+double check_variant(const std::string& variant, const SkipParams& p) {
+    INFO(variant << " bh " << p.attn.batch_heads << " batch " << p.batch << " N " << p.attn.N << " d " << p.attn.d << " "
+                 << kernels::to_string(p.attn.dtype) << (p.attn.causal ? " causal" : "") << " Br " << p.attn.Br
+                 << " Bc " << p.attn.Bc << " sigma_d " << p.sigma_d << " t " << p.t);
+    const Output r = run_once(variant, p);
+    REQUIRE(r.error == "");
+    REQUIRE(r.ok);
+    REQUIRE(r.result.size() == static_cast<size_t>(p.attn.batch_heads * p.attn.N * p.attn.d));
+    CHECK(r.nonfinite == 0);  // poisoned attn_out / out: every element written
+    std::vector<double> want(static_cast<size_t>(p.attn.d));
+    double err2 = 0, ref2 = 0;
+    for (const kernels::attention::RowRef& rr : kernels::attention::rows_to_check(p.attn, 2e7)) {
+        reference_result_row(variant, p, rr.head, rr.row, want.data());
+        for (int64_t c = 0; c < p.attn.d; ++c) {
+            const double got = r.result[static_cast<size_t>(result_index(variant, p, rr.head, rr.row, c))];
+            const double diff = got - want[static_cast<size_t>(c)];
+            err2 += diff * diff;
+            ref2 += want[static_cast<size_t>(c)] * want[static_cast<size_t>(c)];
+        }
+    }
+    const double rel = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+    INFO("rel L2 " << rel);
+    CHECK(rel <= tolerance(p.attn.dtype));
+    return rel;
+}
+
+}  // namespace
+
+TEST_CASE("skip two_pass and fused on flash_tc match the reference: fp16, bf16, ragged N, causal, both sigma_d",
+          "[gpu][skip]") {
+    if (!tensor_cores()) {
+        CHECK_THAT(why_not_runnable("fused", make(2, 1, 64, 64, DType::f16, false, 0.5, 1)),
+                   Catch::Contains("compute capability 8.0"));
+        return;
+    }
+    uint64_t seed = 10;
+    for (const char* v : {"attention", "two_pass", "fused"})
+        for (DType t : {DType::f16, DType::bf16})
+            for (int64_t d : {32, 64, 128})
+                for (int64_t N : {1, 17, 129, 1000})
+                    for (bool causal : {false, true}) {
+                        const double sigma_d = seed % 2 == 0 ? 0.5 : 1.0;  // both, alternating
+                        check_variant(v, make(6, 3, N, d, t, causal, sigma_d, 1.5, 64, 64, seed++));
+                    }
+}
+
+TEST_CASE("skip teaching variants match the reference for every tile size, every dtype, odd d", "[gpu][skip]") {
+    uint64_t seed = 1000;
+    for (const char* v : {"teaching_two_pass", "teaching_fused"}) {
+        for (DType t : kernels::kAllDTypes)
+            for (int Br : kernels::attention::kTileSizes)
+                for (int Bc : kernels::attention::kTileSizes)
+                    for (bool causal : {false, true}) {
+                        const SkipParams p = make(4, 2, 100, 64, t, causal, causal ? 1.0 : 0.5, 0.8, Br, Bc, seed++);
+                        if (!why_not_runnable(v, p).empty()) continue;  // a tile too big for shared memory
+                        check_variant(v, p);
+                    }
+        for (int64_t d : {1, 7, 33, 80})  // the skip kernel's scalar path (d % 8 != 0) and odd tiles
+            for (int64_t N : {1, 17, 257})
+                check_variant(v, make(4, 4, N, d, DType::f32, N == 17, 0.5, 2.0, 32, 16, seed++));
+    }
+}
+
+TEST_CASE("skip t = 0: out == x bit for bit on the GPU, every variant that writes out", "[gpu][skip]") {
+    for (const char* v : {"two_pass", "fused", "teaching_two_pass", "teaching_fused"}) {
+        const bool tc = std::string(v).rfind("teaching", 0) != 0;
+        if (tc && !tensor_cores()) continue;
+        for (DType t : tc ? std::vector<DType>{DType::f16, DType::bf16} : std::vector<DType>{DType::f32, DType::bf16})
+            for (bool causal : {false, true}) {
+                const SkipParams p = make(4, 2, 129, 64, t, causal, 0.5, 0.0, 32, 64, 77);
+                const Output r = run_once(v, p);
+                INFO(v << " " << kernels::to_string(t));
+                REQUIRE(r.ok);
+                int64_t different = 0;
+                for (int64_t bh = 0; bh < 4; ++bh)
+                    for (int64_t row = 0; row < 129; ++row)
+                        for (int64_t c = 0; c < 64; ++c) {
+                            const float want = x_value(p, bh, row, c);
+                            const float got = r.result[static_cast<size_t>(result_index(v, p, bh, row, c))];
+                            different += std::memcmp(&want, &got, sizeof want) != 0;
+                        }
+                CHECK(different == 0);
+            }
+    }
+}
+
+TEST_CASE("skip large t: out is close to sigma_d x attention", "[gpu][skip]") {
+    for (double s : {0.5, 1.0})
+        for (const char* v : {"fused", "teaching_fused"}) {
+            if (std::string(v) == "fused" && !tensor_cores()) continue;
+            const SkipParams p = make(2, 1, 200, 64, DType::f16, false, s, 1000.0, 64, 64, 5);
+            const Output fused = run_once(v, p);
+            const kernels::attention::gpu::Output att = kernels::attention::gpu::run_once(base_variant(v), p.attn);
+            REQUIRE(fused.ok);
+            REQUIRE(att.ok);
+            double worst = 0;
+            for (int64_t bh = 0; bh < 2; ++bh)
+                for (int64_t row = 0; row < 200; ++row)
+                    for (int64_t c = 0; c < 64; ++c) {
+                        const double o = fused.result[static_cast<size_t>(result_index(v, p, bh, row, c))];
+                        const double a = att.out[static_cast<size_t>((bh * 200 + row) * 64 + c)];
+                        worst = std::max(worst, std::fabs(o - s * a));
+                    }
+            INFO(v << " sigma_d " << s << ": max |out - sigma_d attention| " << worst);
+            CHECK(worst < 5e-3);  // c_skip = 2.5e-7 at most; fp16 rounding of out ~ 1e-3
+        }
+}
+
+TEST_CASE("skip refusals name the reason, and nothing runs", "[gpu][skip]") {
+    CHECK_THAT(why_not_runnable("fused", make(2, 1, 64, 64, DType::f32, false, 0.5, 1)),
+               Catch::Contains("fp16 or bf16"));
+    CHECK_THAT(why_not_runnable("two_pass", make(2, 1, 64, 96, DType::f16, false, 0.5, 1)),
+               Catch::Contains("d = 96"));
+    const Output r = run_once("fused", make(6, 4, 64, 64, DType::f16, false, 0.5, 1));
+    CHECK_FALSE(r.ok);
+    CHECK_THAT(r.error, Catch::Contains("batch = 4 does not divide batch x heads = 6"));
+}
+
+TEST_CASE("GPU backend runs skip: checked, timed per kernel like the model", "[gpu][skip]") {
+    std::string why;
+    auto backend = kernels::make_gpu_backend(&why);
+    REQUIRE(backend != nullptr);
+    for (const auto& v : variants()) {
+        kernels::Job job;
+        job.backend = kernels::BackendKind::gpu;
+        job.variant = v.name;
+        job.params = to_params(make(8, 2, 1000, 64, DType::f16, v.name == "fused", 0.5, 2.0));
+        job.reps = 20;
+        const std::string refusal = backend->unavailable_reason(job);
+        if (!tensor_cores() && base_variant(v.name) == "flash_tc") {
+            CHECK_THAT(refusal, Catch::Contains("compute capability 8.0"));
+            continue;
+        }
+        REQUIRE(refusal.empty());
+        const kernels::Measurement m = backend->run(job, {});
+        INFO(v.name << ": " << m.error);
+        REQUIRE(m.ok);
+        CHECK(m.checked);
+        CHECK(m.rel_l2_error <= 1e-2);
+        CHECK(m.time.reps >= 20);
+        const kernels::Model model = kernels::model(v.name, job.params);
+        REQUIRE(m.kernels.size() == model.kernels.size());
+        for (size_t k = 0; k < model.kernels.size(); ++k) CHECK(m.kernels[k].name == model.kernels[k].name);
+        CHECK(m.bytes() == model.bytes());
+    }
+    // A bad batch is a validation error, not a refusal.
+    kernels::Job bad;
+    bad.backend = kernels::BackendKind::gpu;
+    bad.variant = "fused";
+    bad.params = to_params(make(6, 4, 64, 64, DType::f16, false, 0.5, 1));
+    const kernels::Measurement m = backend->run(bad, {});
+    CHECK_FALSE(m.ok);
+    CHECK_FALSE(m.refused);
+    CHECK_THAT(m.error, Catch::Contains("does not divide"));
+}

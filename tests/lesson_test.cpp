@@ -1,0 +1,485 @@
+// Tests of app/lesson.{h,cpp} (format, parser, live expressions), app/lesson_player (applying
+// steps) and app/lesson_bundle (atomic bundle folders). The shipped lessons themselves are also
+// parsed here; `fusionlab lessons check` and the headless renders run as ctest tests
+// (tests/lesson_tests.cmake).
+#include "app/lesson.h"
+#include "app/lesson_bundle.h"
+#include "app/lesson_player.h"
+#include "kernels/common/format.h"
+#include "kernels/workload.h"
+#include "temp_dir.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace fs = std::filesystem;
+using namespace app;
+
+namespace {
+
+// A small valid lesson: two steps, the second inheriting the first's state.
+const char* kValid = R"(// comment
+@lesson Test lesson
+@about One line.
+
+@step First
+@workload chain
+@dtype fp32
+@variants unfused fused
+@param rows 256
+@param hidden 512
+@view results
+@highlight results.bytes_chart
+@measure
+Plain **bold** `code` and $x^2 + d_k$ with {model.bytes fused} and {ratio bytes unfused fused}.
+Same paragraph.
+
+- a bullet
+@recall Why?
+Because {model.kernels unfused}.
+@end
+
+@step Second
+@param rows 1024
+@view memory
+Only rows changes.
+)";
+
+// The first error of parsing `text` (as "t.lesson").
+LessonError first_error(const std::string& text) {
+    const LessonParse p = parse_lesson("t.lesson", text);
+    REQUIRE_FALSE(p.errors.empty());
+    return p.errors.front();
+}
+
+// A header and one step with the given body.
+std::string one_step(const std::string& body) { return "@lesson T\n@step S\n" + body; }
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+kernels::Measurement fake_measurement(const kernels::Params& p, const std::string& variant, double ms, bool simulated) {
+    kernels::Measurement m;
+    m.job.params = p;
+    m.job.variant = variant;
+    m.ok = true;
+    m.device.name = simulated ? "H100 (simulated)" : "GPU";
+    m.device.simulated = simulated;
+    m.time.median_ms = ms;
+    m.time.reps = 10;
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("a valid lesson parses with its title, steps, state and prose", "[lesson]") {
+    const LessonParse p = parse_lesson("dir/07-x.lesson", kValid);
+    INFO((p.errors.empty() ? std::string() : p.errors.front().text()));
+    REQUIRE(p.ok());
+    const Lesson& l = p.lesson;
+    CHECK(l.name == "07-x");
+    CHECK(l.title == "Test lesson");
+    CHECK(l.about == "One line.");
+    REQUIRE(l.steps.size() == 2);
+
+    const LessonStep& a = l.steps[0];
+    CHECK(a.line == 5);
+    CHECK(a.state.params.workload == kernels::Workload::chain);
+    CHECK(a.state.params.dtype == kernels::DType::f32);
+    CHECK(a.state.params.rows == 256);
+    CHECK(a.state.params.hidden == 512);
+    CHECK(a.state.variants == std::vector<std::string>{"unfused", "fused"});
+    CHECK(a.state.highlight == "results.bytes_chart");
+    CHECK(a.state.measure);
+    CHECK(a.state.controls == std::vector<std::string>{"rows", "hidden"});  // what the step sets
+    REQUIRE(a.prose.size() == 2);                                           // paragraph + bullet
+    CHECK_FALSE(a.prose[0].bullet);
+    CHECK(a.prose[1].bullet);
+    REQUIRE(a.recalls.size() == 1);
+    CHECK(a.recalls[0].line == 18);
+    CHECK(a.recalls[0].answer.size() == 1);
+
+    // Spans: text, bold, code, maths rendered, expressions with their arguments.
+    std::vector<ProseSpan::Kind> kinds;
+    const ProseSpan* expr = nullptr;
+    const ProseSpan* math = nullptr;
+    for (const ProseSpan& s : a.prose[0].spans) {
+        kinds.push_back(s.kind);
+        if (s.kind == ProseSpan::Kind::expr && !expr) expr = &s;
+        if (s.kind == ProseSpan::Kind::math) math = &s;
+    }
+    CHECK(std::count(kinds.begin(), kinds.end(), ProseSpan::Kind::bold) == 1);
+    CHECK(std::count(kinds.begin(), kinds.end(), ProseSpan::Kind::code) == 1);
+    CHECK(std::count(kinds.begin(), kinds.end(), ProseSpan::Kind::expr) == 2);
+    REQUIRE(math);
+    CHECK(math->text == "x\xC2\xB2 + d\xE2\x82\x96");
+    REQUIRE(expr);
+    CHECK(expr->expr.func == "model.bytes");
+    CHECK(expr->expr.args == std::vector<std::string>{"fused"});
+
+    // Step 2 inherits everything but the highlight and @measure.
+    const LessonStep& b = l.steps[1];
+    CHECK(b.state.params.rows == 1024);
+    CHECK(b.state.params.hidden == 512);
+    CHECK(b.state.params.dtype == kernels::DType::f32);
+    CHECK(b.state.variants == a.state.variants);
+    CHECK(b.state.view == "memory");
+    CHECK(b.state.highlight.empty());
+    CHECK_FALSE(b.state.measure);
+}
+
+TEST_CASE("maths renders as readable unicode", "[lesson]") {
+    CHECK(render_math("N^2") == "N\xC2\xB2");
+    CHECK(render_math("S_{ij}") == "S\xE1\xB5\xA2\xE2\xB1\xBC");
+    CHECK(render_math("\\sqrt{d}") == "\xE2\x88\x9A{d}");
+    CHECK(render_math("a \\times b") == "a \xC3\x97 b");
+    CHECK(render_math("a*b") == "a\xC2\xB7" "b");
+    // No Unicode superscript T: the caret stays, readable as the usual ASCII notation.
+    CHECK(render_math("K^T") == "K^T");
+    // A group with no superscript form keeps its braces as parentheses, maths inside rendered.
+    CHECK(render_math("e^{x_1 - y}") == "e^(x\xE2\x82\x81 - y)");
+}
+
+TEST_CASE("every error class is reported with its line", "[lesson]") {
+    struct Case {
+        std::string text;
+        int line;
+        std::string message;  // a part of the message
+    };
+    const std::vector<Case> cases = {
+        {one_step("text\n@frobnicate 3\n"), 4, "unknown directive @frobnicate"},
+        {"@lesson T\n@param rows 4\n@step S\ntext\n", 2, "must come after a @step"},
+        {"@lesson T\nloose prose\n@step S\ntext\n", 2, "text before the first @step"},
+        {"@step S\ntext\n", 1, "missing @lesson"},
+        {"@lesson T\n@lesson U\n@step S\ntext\n", 2, "a second @lesson"},
+        {"@lesson T\n@step Empty\n@workload chain\n@step S\ntext\n", 2, "has no prose"},
+        {"@lesson T\n", 1, "has no @step"},
+        {one_step("@workload softmax\ntext\n"), 3, "unknown workload 'softmax' (legal: chain, bias_gelu, attention"},
+        {one_step("@workload chain\n@variants unfused flash\ntext\n"), 4, "unknown variant 'flash' of chain"},
+        {one_step("@view rooflin\ntext\n"), 3, "unknown view 'rooflin' (legal: results, memory"},
+        {one_step("@highlight results.nothing\ntext\n"), 3, "unknown highlight 'results.nothing'"},
+        {one_step("@view results\n@highlight memory.sram\ntext\n"), 4, "add @view memory"},
+        {one_step("@workload attention\n@param N 0\ntext\n"), 4, "N"},
+        {one_step("@workload attention\n@param br 48\ntext\n"), 4, "16, 32, 64 or 128"},
+        {one_step("@workload attention\n@param N many\ntext\n"), 4, "bad value 'many' for N (legal: "},
+        {one_step("@workload chain\n@param N 64\ntext\n"), 4, "unknown parameter 'N' for chain"},
+        {one_step("@dtype fp8\ntext\n"), 3, "bad dtype 'fp8'"},
+        {one_step("@controls rows sparkle\ntext\n"), 3, "unknown control 'sparkle'"},
+        {one_step("text\n@recall Why?\nanswer\n"), 4, "unclosed @recall block"},
+        {one_step("text\n@recall Why?\nanswer\n@param rows 8\n@end\n"), 6, "inside the @recall block opened at line 4"},
+        {one_step("text\n@end\n"), 4, "@end without an open @recall"},
+        {one_step("text\n@recall Why?\n@end\n"), 4, "has no answer"},
+        {one_step("some **bold\n"), 3, "unclosed ** (bold)"},
+        {one_step("some `code\n"), 3, "unclosed ` (code)"},
+        {one_step("some $x^2\n"), 3, "unclosed $ (maths)"},
+        {one_step("a {model.bytes fused\n"), 3, "unclosed { (live expression)"},
+        {one_step("a } b\n"), 3, "a } without its {"},
+        {one_step("ok\nsee {model.size fused}\n"), 4, "unknown function 'model.size'"},
+        {one_step("x {measured.time}\n"), 3, "measured.time takes 1 argument (VARIANT), not 0"},
+        {one_step("@workload chain\nx {measured.time flash}\n"), 4, "unknown variant 'flash' of chain"},
+        {one_step("@workload chain\nx {ratio speed unfused fused}\n"), 4, "ratio of 'speed'"},
+        {one_step("@workload chain\nx {model.buffer unfused S}\n"), 4, "moves no buffer named 'S'"},
+        {one_step("@workload chain\nx {param N}\n"), 4, "unknown parameter 'N' of chain"},
+        // Each value legal, the combination too large: reported at the step's line.
+        {"@lesson T\n\n@step Big\n@workload chain\n@param rows 1048576\n@param hidden 16384\ntext\n", 3, "too large"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.text);
+        const LessonError e = first_error(c.text);
+        INFO(e.text());
+        CHECK(e.file == "t.lesson");
+        CHECK(e.line == c.line);
+        CHECK(contains(e.message, c.message));
+        CHECK(e.text() == "t.lesson:" + std::to_string(c.line) + ": " + e.message);
+    }
+}
+
+TEST_CASE("several errors in one file are all reported, in line order", "[lesson]") {
+    const LessonParse p = parse_lesson("t.lesson", "@lesson T\n@step S\n@view nope\n@dtype fp9\ntext\n@bogus\n");
+    REQUIRE(p.errors.size() == 3);
+    CHECK(p.errors[0].line == 3);
+    CHECK(p.errors[1].line == 4);
+    CHECK(p.errors[2].line == 6);
+}
+
+TEST_CASE("an unreadable lesson file gives an error, not a crash", "[lesson]") {
+    const LessonParse p = load_lesson("/nonexistent/x.lesson");
+    REQUIRE(p.errors.size() == 1);
+    CHECK(p.errors[0].text() == "/nonexistent/x.lesson:0: cannot read the file");
+}
+
+TEST_CASE("live expressions show modeled, measured, pending and unavailable values", "[lesson]") {
+    kernels::Params p;
+    p.workload = kernels::Workload::chain;
+    p.rows = 512;
+    p.hidden = 768;
+    p.dtype = kernels::DType::bf16;
+    kernels::DeviceInfo device;
+    device.name = "H100 (simulated)";
+    device.simulated = true;
+    device.peak_bw_gbps = 3350;
+    device.peak_tensor_tflops = 990;
+    std::vector<kernels::Measurement> results;
+    ExprContext ctx;
+    ctx.params = p;
+    ctx.selected = {"unfused", "fused"};
+    ctx.device = &device;
+    ctx.results = &results;
+    auto eval = [&](const std::string& func, std::vector<std::string> args) {
+        return evaluate(LessonExpr{func, std::move(args), func}, ctx);
+    };
+
+    // Modeled numbers come from kernels::model for exactly these parameters.
+    const kernels::Model unfused = kernels::model("unfused", p), fused = kernels::model("fused", p);
+    const ExprValue bytes = eval("model.bytes", {"fused"});
+    CHECK(bytes.state == ExprValue::State::value);
+    CHECK_FALSE(bytes.measured);
+    CHECK(bytes.text == kernels::format_bytes(static_cast<double>(fused.bytes())));
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.2f\xC3\x97", static_cast<double>(unfused.bytes()) / static_cast<double>(fused.bytes()));
+    CHECK(eval("ratio", {"bytes", "unfused", "fused"}).text == ratio);
+    CHECK(eval("model.kernels", {"unfused"}).text == std::to_string(unfused.kernels.size()));
+    CHECK(eval("param", {"rows"}).text == "512");
+    CHECK(eval("param", {"dtype"}).text == "bf16");
+
+    // Nothing measured yet: pending while a batch runs, else says why.
+    ctx.pending = true;
+    CHECK(eval("measured.time", {"fused"}).state == ExprValue::State::pending);
+    ctx.pending = false;
+    CHECK(eval("measured.time", {"fused"}).text == "unavailable: not measured yet");
+    ctx.selected = {"unfused"};
+    CHECK(contains(eval("measured.time", {"fused"}).text, "fused is not selected"));
+    ctx.selected = {"unfused", "fused"};
+
+    // A result for other parameters does not count; one for these does, labelled simulated.
+    kernels::Params other = p;
+    other.rows = 1024;
+    results.push_back(fake_measurement(other, "fused", 9.0, true));
+    CHECK(eval("measured.time", {"fused"}).state != ExprValue::State::value);
+    results.push_back(fake_measurement(p, "fused", 0.5, true));
+    results.push_back(fake_measurement(p, "unfused", 1.5, true));
+    const ExprValue t = eval("measured.time", {"fused"});
+    CHECK(t.state == ExprValue::State::value);
+    CHECK(t.simulated);
+    CHECK(t.text == kernels::format_time_ms(0.5) + " (simulated)");
+    CHECK(eval("ratio", {"time", "unfused", "fused"}).text == "3.00\xC3\x97 (simulated)");
+
+    // Counters not collected: unavailable with the measurement's own reason.
+    CHECK(eval("measured.bytes", {"fused"}).text == "unavailable: hardware counters not collected");
+    // A failed run: its error.
+    results[1].ok = false;
+    results[1].error = "out of memory";
+    CHECK(eval("measured.time", {"fused"}).text == "unavailable: out of memory");
+    // No device yet (GPU probe running): pending.
+    ctx.device = nullptr;
+    CHECK(eval("device.name", {}).state == ExprValue::State::pending);
+}
+
+TEST_CASE("refusal says why a tile does not fit, with the device's numbers", "[lesson]") {
+    kernels::Params p;
+    p.workload = kernels::Workload::attention;
+    p.dtype = kernels::DType::f32;
+    p.tile_br = p.tile_bc = 128;
+    p.head_dim = 128;
+    kernels::DeviceInfo device;
+    device.name = "small";
+    device.cc_major = 8;
+    device.smem_per_block = 49152;
+    device.smem_per_block_optin = 101376;
+    device.global_mem_bytes = int64_t(1) << 36;
+    ExprContext ctx;
+    ctx.params = p;
+    ctx.device = &device;
+    const ExprValue v = evaluate(LessonExpr{"refusal", {"flash"}, ""}, ctx);
+    CHECK(contains(v.text, "shared memory"));
+    ctx.params.tile_br = ctx.params.tile_bc = 16;
+    ctx.params.head_dim = 32;
+    CHECK(evaluate(LessonExpr{"refusal", {"flash"}, ""}, ctx).text == "runs on small");
+}
+
+TEST_CASE("every shipped lesson parses without errors", "[lesson]") {
+    const std::string dir = std::string(FL_SOURCE_DIR) + "/lessons";
+    const std::vector<std::string> files = lesson_files(dir);
+    CHECK(files.size() >= 5);
+    for (const char* required : {"02-", "03-", "04-", "07-", "08-"}) {
+        INFO(required);
+        CHECK(std::any_of(files.begin(), files.end(),
+                          [&](const std::string& f) { return fs::path(f).filename().string().rfind(required, 0) == 0; }));
+    }
+    for (const std::string& f : files) {
+        INFO(f);
+        CHECK(!contains(f, "pending"));  // pending/ is not shipped
+        const LessonParse p = load_lesson(f);
+        for (const LessonError& e : p.errors) FAIL_CHECK(e.text());
+        CHECK(p.lesson.steps.size() >= 3);
+        // Every step of a shipped lesson has at least one live number: nothing typed in.
+        for (const LessonStep& s : p.lesson.steps) {
+            bool live = false;
+            for (const ProseBlock& b : s.prose)
+                for (const ProseSpan& span : b.spans) live = live || span.kind == ProseSpan::Kind::expr;
+            INFO(s.title);
+            CHECK(live);
+        }
+    }
+}
+
+TEST_CASE("entering a step applies its state; R returns to it after the user changes things", "[lesson]") {
+    AppState state;
+    LessonParse p = parse_lesson("t.lesson", kValid);
+    REQUIRE(p.ok());
+    state.lesson.lessons.push_back(p.lesson);
+    state.lesson.loaded = true;
+    open_lesson(state, 0, 0, 10.0);
+    CHECK(state.lesson.open);
+    CHECK(state.settings.params == p.lesson.steps[0].state.params);
+    CHECK(selected_variants(state.settings) == p.lesson.steps[0].state.variants);
+    CHECK(state.requested_view == "results");
+    CHECK(state.highlight == "results.bytes_chart");
+    CHECK(state.params_dirty);
+    CHECK(state.changed_at <= 10.0 - kSubmitDebounceSeconds);  // @measure: submitted at once
+    CHECK_FALSE(step_modified(state));
+
+    state.settings.params.rows = 4096;  // the user drags a slider
+    CHECK(step_modified(state));
+    reset_step(state, 11.0);
+    CHECK_FALSE(step_modified(state));
+    CHECK(state.settings.params.rows == 256);
+
+    CHECK(next_step(state, 12.0));
+    CHECK(state.lesson.step == 1);
+    CHECK(state.settings.params.rows == 1024);
+    CHECK(state.requested_view == "memory");
+    CHECK(state.highlight.empty());
+    CHECK_FALSE(next_step(state, 13.0));  // the last step
+    CHECK(previous_step(state, 14.0));
+    CHECK_FALSE(previous_step(state, 15.0));
+    enter_step(state, 99, 16.0);          // a jump beyond the end clamps
+    CHECK(state.lesson.step == 1);
+}
+
+TEST_CASE("classroom mode scales fonts to the screen and restores them", "[lesson]") {
+    CHECK(classroom_font_scale(720) == 1.5f);
+    CHECK(classroom_font_scale(1080) == 2.25f);
+    CHECK(classroom_font_scale(100) == 1.25f);
+    CHECK(classroom_font_scale(5000) == 3.0f);
+    AppState state;
+    state.settings.font_scale = 1.0f;
+    set_classroom(state, true, 1080);
+    CHECK(state.lesson.classroom);
+    CHECK(state.lesson.open);
+    CHECK(state.settings.font_scale == 2.25f);
+    set_classroom(state, false, 0);
+    CHECK(state.settings.font_scale == 1.0f);
+}
+
+namespace {
+
+BundleStep bundle_step(int index, const kernels::Params& p) {
+    BundleStep s;
+    s.index = index;
+    s.title = "step " + std::to_string(index + 1);
+    s.prose = "text with 1.0 ms";
+    s.settings.params = p;
+    s.view = "results";
+    s.measurements.push_back(fake_measurement(p, "fused", 1.0, true));
+    s.width = 4;
+    s.height = 3;
+    s.rgba.assign(4 * 3 * 4, 200);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("a bundle holds every file of every step, and appears only when complete", "[lesson]") {
+    fl_test::TempDir tmp;
+    const LessonParse p = parse_lesson("t.lesson", kValid);
+    REQUIRE(p.ok());
+    kernels::DeviceInfo device;
+    device.name = "H100 (simulated)";
+    device.simulated = true;
+    const std::string dir = (tmp.path / "bundle").string();
+
+    BundleWriter w;
+    REQUIRE(w.begin(dir, p.lesson, device).empty());
+    REQUIRE(w.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
+    REQUIRE(w.add_step(bundle_step(1, p.lesson.steps[1].state.params)).empty());
+    CHECK_FALSE(fs::exists(dir));  // nothing at the target before finish()
+    REQUIRE(w.finish().empty());
+    REQUIRE(fs::is_directory(dir));
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    const std::vector<std::string> expected = {
+        "lesson.json",        "step-01-measurements.csv", "step-01-measurements.json", "step-01-settings.json",
+        "step-01.png",        "step-01.txt",              "step-02-measurements.csv",  "step-02-measurements.json",
+        "step-02-settings.json", "step-02.png",           "step-02.txt"};
+    CHECK(names == expected);
+    CHECK(tmp.entries() == std::vector<std::string>{"bundle"});  // no temporary folder left
+    std::ifstream lesson_json(fs::path(dir) / "lesson.json");
+    const std::string json((std::istreambuf_iterator<char>(lesson_json)), std::istreambuf_iterator<char>());
+    CHECK(contains(json, "\"simulated\": true"));
+    CHECK(contains(json, "\"step-02.png\""));
+    std::ifstream settings(fs::path(dir) / "step-02-settings.json");
+    const std::string settings_text((std::istreambuf_iterator<char>(settings)), std::istreambuf_iterator<char>());
+    CHECK(contains(settings_text, "\"rows\": 1024"));
+    CHECK(contains(settings_text, "\"device\""));
+
+    // A second bundle into the same folder replaces the first.
+    BundleWriter again;
+    REQUIRE(again.begin(dir, p.lesson, device).empty());
+    REQUIRE(again.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
+    REQUIRE(again.finish().empty());
+    CHECK_FALSE(fs::exists(fs::path(dir) / "step-02.png"));
+    CHECK(fs::exists(fs::path(dir) / "step-01.png"));
+    CHECK(tmp.entries() == std::vector<std::string>{"bundle"});
+}
+
+TEST_CASE("a failed bundle leaves nothing behind", "[lesson]") {
+    fl_test::TempDir tmp;
+    const LessonParse p = parse_lesson("t.lesson", kValid);
+    kernels::DeviceInfo device;
+    device.name = "x";
+    const std::string dir = (tmp.path / "bundle").string();
+
+    SECTION("a step fails half way") {
+        BundleWriter w;
+        REQUIRE(w.begin(dir, p.lesson, device).empty());
+        REQUIRE(w.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
+        BundleStep broken = bundle_step(1, p.lesson.steps[1].state.params);
+        broken.rgba.clear();  // no picture: the step cannot be written
+        CHECK(contains(w.add_step(broken), "no image"));
+        CHECK(contains(w.finish(), "not open"));
+        CHECK(tmp.entries().empty());
+    }
+    SECTION("abandoned before finish") {
+        {
+            BundleWriter w;
+            REQUIRE(w.begin(dir, p.lesson, device).empty());
+            REQUIRE(w.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
+        }
+        CHECK(tmp.entries().empty());
+    }
+    SECTION("a folder that does not exist") {
+        BundleWriter w;
+        CHECK(contains(w.begin((tmp.path / "no" / "such" / "b").string(), p.lesson, device), "does not exist"));
+        CHECK(tmp.entries().empty());
+    }
+    SECTION("a folder nobody may create in") {
+        BundleWriter w;
+        CHECK(contains(w.begin("/proc/fusionlab-bundle", p.lesson, device), "cannot write the bundle"));
+        CHECK_FALSE(fs::exists("/proc/fusionlab-bundle"));
+    }
+    SECTION("a folder that is not a bundle is not replaced") {
+        fs::create_directories(tmp.path / "bundle");
+        std::ofstream(tmp.path / "bundle" / "notes.txt") << "mine";
+        BundleWriter w;
+        CHECK(contains(w.begin(dir, p.lesson, device), "not a lesson bundle"));
+        CHECK(fs::exists(tmp.path / "bundle" / "notes.txt"));
+        CHECK(tmp.entries() == std::vector<std::string>{"bundle"});
+    }
+}

@@ -1,0 +1,245 @@
+// The skip-connection model: per kernel and buffer bytes against closed forms built from the
+// attention model, model() == the schedule's sum, the epilogue's events in the paper's words,
+// parameter checks and refusals, and the mapping from the app's flat Params.
+#include "kernels/skip/skip.h"
+#include "kernels/workload.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace kernels;
+using namespace kernels::skip;
+
+namespace {
+
+SkipParams make(int64_t bh, int64_t batch, int64_t N, int64_t d, DType t, bool causal, int Br = 64, int Bc = 64) {
+    SkipParams p;
+    p.attn.batch_heads = bh;
+    p.attn.N = N;
+    p.attn.d = d;
+    p.attn.dtype = t;
+    p.attn.causal = causal;
+    p.attn.Br = Br;
+    p.attn.Bc = Bc;
+    p.batch = batch;
+    p.sigma_d = 0.5;
+    p.t = 2.0;
+    return p;
+}
+
+const BufferTraffic* find_buffer(const KernelModel& k, const std::string& name) {
+    for (const BufferTraffic& b : k.buffers)
+        if (b.buffer == name) return &b;
+    return nullptr;
+}
+
+uint64_t read_of(const KernelModel& k, const std::string& name) {
+    const BufferTraffic* b = find_buffer(k, name);
+    return b ? b->bytes_read : 0;
+}
+uint64_t written_of(const KernelModel& k, const std::string& name) {
+    const BufferTraffic* b = find_buffer(k, name);
+    return b ? b->bytes_written : 0;
+}
+
+const char* kAll[] = {"attention", "two_pass", "fused", "teaching_two_pass", "teaching_fused"};
+
+}  // namespace
+
+TEST_CASE("skip variants: names, kernels and base attention kernel", "[skip][model]") {
+    std::vector<std::string> names;
+    for (const VariantInfo& v : variants()) names.push_back(v.name);
+    CHECK(names == std::vector<std::string>{"attention", "two_pass", "fused", "teaching_two_pass", "teaching_fused"});
+    CHECK(base_variant("fused") == "flash_tc");
+    CHECK(base_variant("teaching_fused") == "flash");
+    const SkipParams p = make(8, 2, 256, 64, DType::f16, false);
+    for (const VariantInfo& v : variants())
+        CHECK(model(v.name, p).kernels.size() == static_cast<size_t>(v.kernels));
+    CHECK(variants(Workload::skip).size() == 5);
+}
+
+TEST_CASE("skip bytes per kernel and buffer: attention + 3T for two_pass, + T for fused", "[skip][model]") {
+    for (DType t : {DType::f16, DType::bf16})
+        for (bool causal : {false, true})
+            for (int64_t N : {int64_t{4096}, int64_t{1000}, int64_t{77}}) {
+                const SkipParams p = make(8, 4, N, 64, t, causal);
+                INFO("N " << N << (causal ? " causal" : "") << " " << to_string(t));
+                const uint64_t T = tensor_bytes(p);
+                CHECK(T == 8u * static_cast<uint64_t>(N) * 64u * static_cast<uint64_t>(dtype_bytes(t)));
+                const Model att = attention::model("flash_tc", p.attn);
+                const Model base = model("attention", p), two = model("two_pass", p), fused = model("fused", p);
+                // attention: the flash_tc kernel's exact traffic; O is named attn_out.
+                CHECK(base.bytes() == att.bytes());
+                CHECK(written_of(base.kernels[0], "attn_out") == T);
+                CHECK(find_buffer(base.kernels[0], "O") == nullptr);
+                // two_pass: the same first kernel, then skip reads attn_out and x and writes out.
+                CHECK(two.kernels[0].bytes_read() == att.bytes_read());
+                CHECK(written_of(two.kernels[0], "attn_out") == T);
+                CHECK(two.kernels[1].name == "skip");
+                CHECK(read_of(two.kernels[1], "attn_out") == T);
+                CHECK(read_of(two.kernels[1], "x") == T);
+                CHECK(written_of(two.kernels[1], "out") == T);
+                CHECK(two.kernels[1].bytes_read() + two.kernels[1].bytes_written() == 3 * T);
+                // fused: reads x once, writes out instead of attn_out; attn_out never appears.
+                CHECK(read_of(fused.kernels[0], "x") == T);
+                CHECK(written_of(fused.kernels[0], "out") == T);
+                CHECK(find_buffer(fused.kernels[0], "attn_out") == nullptr);
+                CHECK(fused.bytes() == att.bytes() + T);
+                CHECK(two.bytes() == fused.bytes() + 2 * T);  // attn_out written and read back
+                CHECK(two.bytes() - base.bytes() == extra_bytes_over_attention("two_pass", p));
+                CHECK(fused.bytes() - base.bytes() == extra_bytes_over_attention("fused", p));
+                // FLOPs: attention's plus 3 per output element (c_skip x + c_out O).
+                const double elements = static_cast<double>(T / static_cast<uint64_t>(dtype_bytes(t)));
+                CHECK(fused.flops() == Approx(att.flops() + 3 * elements));
+                CHECK(two.flops() == Approx(att.flops() + 3 * elements));
+                CHECK(base.flops() == Approx(att.flops()));
+            }
+}
+
+TEST_CASE("teaching variants use the teaching kernel's tile (Br, Bc from the parameters)", "[skip][model]") {
+    for (auto [br, bc] : {std::pair<int, int>{16, 128}, {128, 32}, {64, 64}}) {
+        const SkipParams p = make(4, 2, 1000, 48, DType::f32, false, br, bc);
+        const Model att = attention::model("flash", p.attn);
+        CHECK(model("teaching_fused", p).bytes() == att.bytes() + tensor_bytes(p));
+        CHECK(model("teaching_two_pass", p).bytes() == att.bytes() + 3 * tensor_bytes(p));
+        CHECK(schedule("teaching_fused", p).kernels[0].blocks == attention::schedule("flash", p.attn).kernels[0].blocks);
+    }
+}
+
+TEST_CASE("every skip schedule sums to its model and names the epilogue in the paper's words", "[skip][schedule]") {
+    for (const char* v : kAll)
+        for (bool causal : {false, true})
+            for (int64_t N : {int64_t{64}, int64_t{1000}, int64_t{16384}}) {
+                const bool teaching = std::string(v).rfind("teaching", 0) == 0;
+                const SkipParams p = make(6, 3, N, teaching ? 40 : 128, teaching ? DType::f32 : DType::bf16, causal, 32, 64);
+                INFO(v << " N " << N);
+                const Schedule s = schedule(v, p);
+                const Model from_events = model_from_schedule(s);
+                const Model m = model(v, p);
+                CHECK(m.bytes_read() == from_events.bytes_read());
+                CHECK(m.bytes_written() == from_events.bytes_written());
+                CHECK(m.flops() == Approx(from_events.flops()));
+                CHECK(model(v, to_params(p)).bytes() == m.bytes());  // through the app's flat Params
+                bool x_load = false, out_store = false;
+                for (const TileEvent& e : s.events) {
+                    CHECK(!e.what.empty());
+                    CHECK(e.buffer != "O");
+                    if (e.kind == EventKind::load && e.buffer == "x") {
+                        x_load = true;
+                        CHECK(e.what.find(is_fused(v) ? "load x tile into SRAM" : "load x tile into registers") !=
+                              std::string::npos);
+                    }
+                    if (e.kind == EventKind::store && e.buffer == "out") {
+                        out_store = true;
+                        CHECK(e.what.find("write out tile = c_skip*x + c_out*O to HBM") != std::string::npos);
+                    }
+                }
+                CHECK(x_load == writes_out(v));
+                CHECK(out_store == writes_out(v));
+                // The skip kernel's blocks cover every element: full blocks plus a ragged tail.
+                if (s.kernels.size() == 2) {
+                    uint64_t blocks = 0;
+                    for (const TileEvent& e : s.events)
+                        if (e.kernel == 1 && e.kind == EventKind::store) blocks += e.repeat;
+                    CHECK(blocks == s.kernels[1].blocks);
+                    CHECK(s.kernels[1].blocks == skip_blocks(p));
+                }
+            }
+}
+
+TEST_CASE("the skip kernel's tail block is ragged when the elements do not fill it", "[skip][schedule]") {
+    const SkipParams p = make(1, 1, 77, 8, DType::f16, false);  // 616 elements, 2048 per block
+    const Schedule s = schedule("teaching_two_pass", p);
+    REQUIRE(s.kernels.size() == 2);
+    CHECK(s.kernels[1].blocks == 1);
+    bool ragged = false;
+    for (const TileEvent& e : s.events)
+        if (e.kernel == 1 && e.kind == EventKind::store) {
+            ragged = e.what.find("ragged: 616 of 2048") != std::string::npos;
+            CHECK(e.bytes == 616u * 2u);
+        }
+    CHECK(ragged);
+    CHECK(skip_vector_width(make(1, 1, 77, 7, DType::f32, false)) == 1);
+}
+
+TEST_CASE("skip parameters: batch divides batch x heads, sigma_d and t are checked", "[skip][validate]") {
+    SkipParams p = make(16, 4, 256, 64, DType::f16, false);
+    CHECK(validate("fused", p) == "");
+    CHECK(heads_per_batch(p) == 4);
+    p.batch = 3;
+    CHECK(validate(p).find("batch = 3 does not divide batch x heads = 16") != std::string::npos);
+    p.batch = 0;
+    CHECK(validate(p).find("batch = 0 is out of range") != std::string::npos);
+    p = make(16, 4, 256, 64, DType::f16, false);
+    p.sigma_d = 0.7;
+    CHECK(validate(p).find("sigma_d = 0.7 is not one of the choices: it must be 0.5 or 1") != std::string::npos);
+    p.sigma_d = 1;
+    p.t = -1;
+    CHECK(validate(p).find("t = -1 is out of range") != std::string::npos);
+    p.t = 0;
+    CHECK(validate(p) == "");
+    // flash_tc's own limits come through with the variant named.
+    p.attn.dtype = DType::f32;
+    CHECK(validate("fused", p).find("fused runs flash_tc, on tensor cores in fp16 or bf16 only") != std::string::npos);
+    CHECK(validate("fused", p).find("for fp32 use teaching_two_pass or teaching_fused") != std::string::npos);
+    CHECK(validate("teaching_fused", p) == "");
+    p.attn.dtype = DType::f16;
+    p.attn.d = 48;
+    CHECK(validate("two_pass", p).find("two_pass runs flash_tc, built for d = 32, 64 or 128, not d = 48") !=
+          std::string::npos);
+    CHECK(validate("teaching_two_pass", p) == "");
+    CHECK(validate("nope", p).find("unknown skip variant 'nope'") != std::string::npos);
+    // Through the app: the flat Params' validate() and the CLI-facing specs.
+    Params app = to_params(make(16, 4, 256, 64, DType::f16, false));
+    CHECK(kernels::validate(app) == "");
+    app.batch = 5;
+    CHECK(kernels::validate(app).find("batch = 5 does not divide") != std::string::npos);
+    app.batch = 4;
+    app.sigma_d = 2;
+    CHECK(kernels::validate(app).find("sigma_d = 2 is not one of the choices: it must be 0.5 or 1") != std::string::npos);
+    const ParamSpec* t = find_param_spec(Workload::skip, ParamId::noise_t);
+    REQUIRE(t != nullptr);
+    CHECK(std::string(t->name) == "t");
+    CHECK(find_param_spec(Workload::skip, ParamId::seq_len) != nullptr);
+    CHECK(find_param_spec(Workload::skip, ParamId::rows) == nullptr);
+}
+
+TEST_CASE("skip refusals: flash_tc below sm_80, shared memory, and this variant's buffers vs memory", "[skip][refusal]") {
+    attention::DeviceFacts dev;
+    dev.name = "Old GPU";
+    dev.cc_major = 7;
+    dev.cc_minor = 5;
+    dev.smem_per_block = 49152;
+    dev.smem_per_block_optin = 65536;
+    dev.memory_bytes = uint64_t{16} << 30;
+    dev.memory_what = "in total";
+    const SkipParams p = make(16, 4, 1024, 64, DType::f16, false);
+    CHECK(device_refusal("fused", p, dev).find("fused runs flash_tc: flash_tc needs compute capability 8.0") !=
+          std::string::npos);
+    CHECK(device_refusal("teaching_fused", p, dev) == "");
+    // Memory: two_pass holds 6 tensors, fused 5, attention 4.
+    CHECK(device_bytes("two_pass", p) == 6 * tensor_bytes(p));
+    CHECK(device_bytes("fused", p) == 5 * tensor_bytes(p));
+    CHECK(device_bytes("attention", p) == 4 * tensor_bytes(p));
+    dev.cc_major = 9;
+    dev.memory_bytes = 5 * tensor_bytes(p);
+    CHECK(device_refusal("fused", p, dev) == "");
+    CHECK(device_refusal("two_pass", p, dev).find("two_pass needs " + std::to_string(6 * tensor_bytes(p))) !=
+          std::string::npos);
+    // Through the workload registry with a DeviceInfo.
+    DeviceInfo info;
+    info.name = "Old GPU";
+    info.cc_major = 7;
+    info.smem_per_block = 49152;
+    info.smem_per_block_optin = 65536;
+    info.global_mem_bytes = int64_t{16} << 30;
+    CHECK(kernels::device_refusal("two_pass", to_params(p), info).find("compute capability 8.0") != std::string::npos);
+}
+
+TEST_CASE("min bytes: q, k, v, x read once and out written once", "[skip][model]") {
+    const SkipParams p = make(8, 2, 512, 64, DType::bf16, false);
+    CHECK(min_bytes(p) == 5 * tensor_bytes(p));
+    CHECK(kernels::min_bytes(to_params(p)) == min_bytes(p));
+    CHECK(model("fused", p).bytes() >= min_bytes(p));
+}

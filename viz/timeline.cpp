@@ -1,0 +1,228 @@
+// [SECTION] Plain math: pixel bars, durations, fit
+// [SECTION] Drawing pieces: axis, row label, bars and gaps, watermark
+// [SECTION] The chart
+#include "viz/timeline.h"
+
+#include "viz/axis.h"
+#include "viz/theme.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace viz {
+
+// =============================================================================================
+// [SECTION] Plain math: pixel bars, durations, fit
+// =============================================================================================
+std::vector<PixelBar> pixel_bars(const std::vector<kernels::KernelSpan>& spans, double t0, double t1, float x_left,
+                                 float width) {
+    std::vector<PixelBar> bars;
+    if (!(t1 > t0) || !(width > 0)) return bars;
+    const double px_per_ms = static_cast<double>(width) / (t1 - t0);
+    const auto x_of = [&](double t) { return x_left + static_cast<float>((t - t0) * px_per_ms); };
+    const float x_right = x_left + width;
+    for (size_t i = 0; i < spans.size(); ++i) {
+        const kernels::KernelSpan& k = spans[i];
+        if (k.end_ms < t0 || k.start_ms > t1) continue;
+        float x0 = std::max(x_of(k.start_ms), x_left), x1 = std::min(x_of(k.end_ms), x_right);
+        if (!bars.empty()) {
+            PixelBar& prev = bars.back();
+            const bool thin = x1 - x0 < 1.0f || prev.x1 - prev.x0 < 1.0f;
+            if (thin && x0 - prev.x1 < 1.0f) {  // neither bar nor gap would be visible: one bar
+                prev.x1 = std::max(prev.x1, x1);
+                prev.last = i;
+                continue;
+            }
+        }
+        bars.push_back({x0, x1, i, i});
+    }
+    for (PixelBar& b : bars)
+        if (b.x1 - b.x0 < 1.0f) b.x1 = b.x0 + 1.0f;  // at least one pixel: a kernel never vanishes
+    return bars;
+}
+
+std::string duration_text(double ms) {
+    char buf[32];
+    const double us = ms * 1e3;
+    if (us < 1.0) std::snprintf(buf, sizeof buf, "%.0f ns", us * 1e3);
+    else if (us < 10.0) std::snprintf(buf, sizeof buf, "%.1f us", us);
+    else if (us < 1000.0) std::snprintf(buf, sizeof buf, "%.0f us", us);
+    else if (ms < 10.0) std::snprintf(buf, sizeof buf, "%.2f ms", ms);
+    else std::snprintf(buf, sizeof buf, "%.1f ms", ms);
+    return buf;
+}
+
+TimelineView fit_view(const std::vector<TimelineRow>& rows) {
+    double end = 0;
+    for (const TimelineRow& r : rows)
+        for (const kernels::KernelSpan& k : r.spans) end = std::max(end, k.end_ms);
+    if (!(end > 0)) end = 1e-3;
+    return {-end * 0.01, end * 1.03};
+}
+
+float preferred_timeline_height(int rows) {
+    const float font = ImGui::GetFontSize();
+    return font * (1.6f + 2.8f * static_cast<float>(std::max(rows, 1)) + 2.2f);
+}
+
+// =============================================================================================
+// [SECTION] Drawing pieces: axis, row label, bars and gaps, watermark
+// =============================================================================================
+namespace {
+
+struct Layout {
+    float font = 16;
+    ImVec2 min, max;            // whole chart
+    ImVec2 plot_min, plot_max;  // bars
+    float label_x = 0;          // left edge of row labels
+    float row_h = 0;
+    double t0 = 0, t1 = 1;
+    float x_of(double t) const {
+        return plot_min.x + static_cast<float>((t - t0) / (t1 - t0)) * (plot_max.x - plot_min.x);
+    }
+    double t_of(float x) const { return t0 + static_cast<double>((x - plot_min.x) / (plot_max.x - plot_min.x)) * (t1 - t0); }
+};
+
+ImVec2 text_size(const std::string& s) { return ImGui::CalcTextSize(s.c_str()); }
+
+// Vertical grid lines and the time labels below the plot (0 = the first kernel's start).
+void draw_axis(ImDrawList* draw, const Layout& L, const ChartColors& c) {
+    const double span = L.t1 - L.t0;
+    const int max_ticks = std::max(2, static_cast<int>((L.plot_max.x - L.plot_min.x) / (L.font * 6)));
+    const double step = nice_number(span / max_ticks, true);
+    if (!(step > 0)) return;
+    const float line = std::max(1.0f, L.font / 16.0f);
+    for (double t = std::ceil(L.t0 / step) * step; t <= L.t1 + step * 1e-9; t += step) {
+        const float x = std::round(L.x_of(t));
+        draw->AddLine(ImVec2(x, L.plot_min.y), ImVec2(x, L.plot_max.y), c.grid, line);
+        const std::string label = std::fabs(t) < step * 1e-6 ? "0" : duration_text(t);
+        const ImVec2 sz = text_size(label);
+        const float lx = std::clamp(x - sz.x * 0.5f, L.plot_min.x - sz.x * 0.5f, L.max.x - sz.x);
+        draw->AddText(ImVec2(lx, L.plot_max.y + L.font * 0.25f), c.text_dim, label.c_str());
+    }
+    draw->AddLine(ImVec2(L.plot_min.x, L.plot_max.y), L.plot_max, c.axis, line * 1.5f);
+    const char* unit = "time since the run's first kernel started";
+    const ImVec2 usz = text_size(unit);
+    draw->AddText(ImVec2(L.plot_max.x - usz.x, L.plot_max.y + L.font * 1.3f), c.text_dim, unit);
+}
+
+void draw_row_label(ImDrawList* draw, const Layout& L, const TimelineRow& row, float y, const ChartColors& c) {
+    draw->AddText(bold_font(), L.font, ImVec2(L.label_x, y + L.row_h * 0.08f), c.text, row.label.c_str());
+    if (!row.summary.empty()) {
+        // Clip the summary to the label column: the plot starts right after it.
+        draw->PushClipRect(ImVec2(L.label_x, y), ImVec2(L.plot_min.x - L.font * 0.4f, y + L.row_h), true);
+        draw->AddText(ImVec2(L.label_x, y + L.row_h * 0.08f + L.font * 1.15f), c.text_dim, row.summary.c_str());
+        draw->PopClipRect();
+    }
+}
+
+struct RowHover {
+    int first = -1, last = -1;
+    bool gap = false;
+};
+
+// The row's bars with a dark edge between neighbours, the idle gaps tinted, and a duration label
+// in every gap wide enough to hold it.
+RowHover draw_row_bars(ImDrawList* draw, const Layout& L, const TimelineRow& row, float y, ImU32 color,
+                       const ChartColors& c, Theme theme, const ImVec2& mouse) {
+    RowHover hover;
+    const float bar_top = y + L.row_h * 0.18f, bar_bottom = y + L.row_h * 0.82f;
+    const std::vector<PixelBar> bars =
+        pixel_bars(row.spans, L.t0, L.t1, L.plot_min.x, L.plot_max.x - L.plot_min.x);
+    const ImU32 idle = rgb(0xD55E00, theme == Theme::dark ? 70 : 55);  // vermillion tint: the GPU waits
+    const ImU32 edge = theme == Theme::dark ? IM_COL32(0, 0, 0, 200) : IM_COL32(255, 255, 255, 220);
+    const bool mouse_in_row = mouse.y >= y && mouse.y < y + L.row_h && mouse.x >= L.plot_min.x && mouse.x < L.plot_max.x;
+    for (size_t b = 0; b < bars.size(); ++b) {
+        const PixelBar& bar = bars[b];
+        if (b + 1 < bars.size()) {
+            const PixelBar& next = bars[b + 1];
+            const float gx0 = bar.x1, gx1 = next.x0;
+            if (gx1 > gx0) {
+                draw->AddRectFilled(ImVec2(gx0, bar_top), ImVec2(gx1, bar_bottom), idle);
+                const double gap_ms = row.spans[next.first].start_ms - row.spans[bar.last].end_ms;
+                const std::string text = duration_text(gap_ms);
+                const ImVec2 sz = text_size(text);
+                if (sz.x + L.font * 0.4f <= gx1 - gx0)
+                    draw->AddText(ImVec2((gx0 + gx1 - sz.x) * 0.5f, (bar_top + bar_bottom - sz.y) * 0.5f), c.text,
+                                  text.c_str());
+                if (mouse_in_row && mouse.x >= gx0 && mouse.x < gx1) hover = {static_cast<int>(bar.last), static_cast<int>(next.first), true};
+            }
+        }
+        draw->AddRectFilled(ImVec2(bar.x0, bar_top), ImVec2(bar.x1, bar_bottom), color);
+        if (bar.x1 - bar.x0 >= 4.0f) draw->AddRect(ImVec2(bar.x0, bar_top), ImVec2(bar.x1, bar_bottom), edge);
+        if (mouse_in_row && mouse.x >= bar.x0 && mouse.x < std::max(bar.x1, bar.x0 + 2.0f))
+            hover = {static_cast<int>(bar.first), static_cast<int>(bar.last), false};
+    }
+    return hover;
+}
+
+void draw_watermark(ImDrawList* draw, const Layout& L, const std::string& text, const ChartColors& c) {
+    if (text.empty()) return;
+    ImFont* font = heading_font();
+    const ImVec2 unit = font->CalcTextSizeA(font->FontSize, 1e9f, 0.0f, text.c_str());
+    const float w = L.plot_max.x - L.plot_min.x, h = L.plot_max.y - L.plot_min.y;
+    const float scale = std::min(w * 0.7f / std::max(unit.x, 1.0f), h * 0.5f / std::max(unit.y, 1.0f));
+    const float px = font->FontSize * std::min(scale, 3.0f);
+    const ImVec2 sz = font->CalcTextSizeA(px, 1e9f, 0.0f, text.c_str());
+    draw->AddText(font, px, ImVec2(L.plot_min.x + (w - sz.x) * 0.5f, L.plot_min.y + (h - sz.y) * 0.5f), c.watermark,
+                  text.c_str());
+}
+
+}  // namespace
+
+// =============================================================================================
+// [SECTION] The chart
+// =============================================================================================
+TimelineHover draw_timeline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const TimelineFrame& frame,
+                            const std::vector<TimelineRow>& rows, const TimelineView& view, TimelineLayout* layout) {
+    TimelineHover hover;
+    const ChartColors c = chart_colors(frame.theme);
+    Layout L;
+    L.font = ImGui::GetFontSize();
+    L.min = origin;
+    L.max = ImVec2(origin.x + size.x, origin.y + size.y);
+    const TimelineView v = view.t1 > view.t0 ? view : fit_view(rows);
+    L.t0 = v.t0;
+    L.t1 = v.t1;
+    draw->PushClipRect(L.min, L.max, true);
+
+    float top = origin.y;
+    if (!frame.title.empty()) {
+        draw->AddText(bold_font(), L.font, ImVec2(origin.x, top), c.text, frame.title.c_str());
+        top += L.font * 1.6f;
+    }
+    float label_w = 0;
+    for (const TimelineRow& r : rows)
+        label_w = std::max({label_w, text_size(r.label).x, text_size(r.summary).x});
+    label_w = std::min(label_w + L.font, size.x * 0.38f);
+    L.label_x = origin.x;
+    L.plot_min = ImVec2(origin.x + label_w, top);
+    L.plot_max = ImVec2(L.max.x - L.font * 0.5f, L.max.y - L.font * 2.6f);
+    L.row_h = rows.empty() ? 0 : (L.plot_max.y - L.plot_min.y) / static_cast<float>(rows.size());
+    if (layout) *layout = {L.plot_min, L.plot_max};
+    if (L.plot_max.x - L.plot_min.x < L.font * 4 || L.row_h < L.font) {
+        draw->AddText(origin, c.text_dim, "(window too small for the timeline)");
+        draw->PopClipRect();
+        return hover;
+    }
+    draw->AddRectFilled(L.plot_min, L.plot_max, c.background);
+    draw_axis(draw, L, c);
+    draw_watermark(draw, L, frame.watermark, c);
+
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    draw->PushClipRect(ImVec2(L.plot_min.x, L.plot_min.y), L.plot_max, true);
+    for (size_t r = 0; r < rows.size(); ++r) {
+        const float y = L.plot_min.y + L.row_h * static_cast<float>(r);
+        const RowHover h = draw_row_bars(draw, L, rows[r], y, series_color(rows[r].series, frame.theme), c, frame.theme, mouse);
+        if (h.first >= 0) hover = {static_cast<int>(r), h.first, h.last, h.gap, L.t_of(mouse.x)};
+        if (r > 0) draw->AddLine(ImVec2(L.plot_min.x, y), ImVec2(L.plot_max.x, y), c.grid);
+    }
+    draw->PopClipRect();
+    for (size_t r = 0; r < rows.size(); ++r)
+        draw_row_label(draw, L, rows[r], L.plot_min.y + L.row_h * static_cast<float>(r), c);
+    draw->PopClipRect();
+    return hover;
+}
+
+}  // namespace viz
