@@ -26,6 +26,7 @@
 #include "kernels/common/format.h"
 #include "kernels/common/timeline.h"
 #include "kernels/launch/launch.h"
+#include "kernels/common/sanitizer_run.h"
 #include "kernels/memory_player.h"
 #include "kernels/skip/skip.h"
 #include "kernels/workload.h"
@@ -77,6 +78,20 @@ std::string trim(const std::string& s) {
     const auto first = s.find_first_not_of(" \t");
     if (first == std::string::npos) return "";
     return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+// Control characters (a newline or escape pasted into a value) shown as \n, \t, \xNN, so an
+// error message that quotes what was typed stays one line on the terminal.
+std::string printable(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\n') out += "\\n";
+        else if (c == '\t') out += "\\t";
+        else if (u < 0x20 || u == 0x7F) out += printf_string("\\x%02X", unsigned(u));
+        else out += c;
+    }
+    return out;
 }
 
 // Display width in terminal columns: count UTF-8 code points, not bytes, so "µs" pads right.
@@ -233,7 +248,7 @@ std::optional<kernels::ParamSpec> spec_for(kernels::ParamId id, const std::vecto
 std::string bad_value(const std::string& option, const std::string& value, const std::string& what,
                       const std::string& legal) {
     if (trim(value).empty()) return option + " has an empty value (legal: " + legal + ")";
-    return option + " '" + value + "' " + what + " (legal: " + legal + ")";
+    return option + " '" + printable(value) + "' " + what + " (legal: " + legal + ")";
 }
 
 // One value of a spec'd parameter: whole numbers (no "1e3") for integer specs, 0/1 (or
@@ -359,6 +374,29 @@ std::string parse_font_scale(const std::string& option, const std::string& text,
 
 }  // namespace
 
+namespace {
+
+// --soak SECONDS (1..86400), --soak-seed N (whole, >= 0), --soak-size WxH; seed and size need --soak.
+std::string parse_soak(const std::string& seconds, const std::string& seed, const std::string& size, GuiOptions& o) {
+    if (seconds.empty()) {
+        if (!seed.empty() || !size.empty()) return "--soak-seed and --soak-size need --soak SECONDS";
+        return "";
+    }
+    int64_t whole = 0;
+    if (!parse_whole(seconds, whole)) return bad_value("--soak", seconds, "is not a whole number", "1..86400 seconds");
+    if (whole < 1 || whole > 86400) return bad_value("--soak", seconds, "is out of range", "1..86400 seconds");
+    o.soak_seconds = double(whole);
+    if (!seed.empty()) {
+        uint64_t value = 0;
+        if (!parse_unsigned(seed, value)) return bad_value("--soak-seed", seed, "is not a whole number", "0..2^64-1");
+        o.soak_seed = value;
+    }
+    if (!size.empty()) return parse_size("--soak-size", size, o.soak_width, o.soak_height);
+    return "";
+}
+
+}  // namespace
+
 std::string parse_param_list(const std::string& option, const std::vector<std::string>& values,
                              kernels::ParamId id, const std::vector<kernels::Workload>& workloads,
                              std::vector<double>& out) {
@@ -426,6 +464,7 @@ struct RawArgs {
     bool gui_classroom = false;
     std::string lessons_action;
     std::vector<std::string> lessons_files;
+    std::string gui_soak, gui_soak_seed, gui_soak_size;  // hidden: the soak test (app/soak.h)
     std::string info_sim;
     struct {
         std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
@@ -451,6 +490,9 @@ struct Checker {
     }
 };
 
+// Parameter sets one bench sweep may hold per workload (each is one run of every variant).
+constexpr double kMaxSweepParamSets = 100000;
+
 std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     Checker check;
     const auto& b = raw.bench;
@@ -472,6 +514,22 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     o.per_kernel = b.kernels;
     o.interactive = b.interactive;
     if (!check.error.empty()) return check.error;
+
+    // A sweep is the product of the lists: refuse one too long to ever finish before building it
+    // (a few long lists multiply to billions of parameter sets and would exhaust memory here).
+    for (auto w : o.workloads) {
+        double runs = static_cast<double>(o.dtypes.size());
+        std::string lists;
+        for (const auto& spec : kernels::param_specs(w))
+            if (const std::vector<double>* values = given_values(o, spec.id); values && values->size() > 1) {
+                runs *= static_cast<double>(values->size());
+                lists += std::string(lists.empty() ? "" : ", ") + "--" + spec.name;
+            }
+        if (runs > kMaxSweepParamSets)
+            return std::string("the sweep of ") + kernels::to_string(w) + " has " + number_text(runs) +
+                   " parameter sets (the product of " + (lists.empty() ? std::string("--dtype") : lists) +
+                   "): at most " + number_text(kMaxSweepParamSets) + "; shorten the lists";
+    }
 
     // Each value is in its range; the combinations must also pass the total-size limits.
     for (auto w : o.workloads)
@@ -712,6 +770,10 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
     app.add_flag("--classroom", raw.gui_classroom, "start in classroom mode (lesson pane, presenter fonts; F5 toggles)");
     app.add_option("--lesson", raw.gui_lesson, "open this lesson (name or number; see `fusionlab lessons list`)")
         ->type_name("NAME");
+    // Hidden (group ""): the soak test scripts/soak.sh runs; not something a user needs in --help.
+    app.add_option("--soak", raw.gui_soak, "soak test: random GUI actions for SECONDS, then exit")->group("");
+    app.add_option("--soak-seed", raw.gui_soak_seed, "soak test: seed of the random actions")->group("");
+    app.add_option("--soak-size", raw.gui_soak_size, "soak test: window WIDTHxHEIGHT")->group("");
     CLI::App* info = app.add_subcommand("info", "Device, driver, clocks, measured ceilings, simulated GPUs");
     info->add_option("--sim", raw.info_sim, "describe this simulated GPU")->type_name("GPU");
     define_bench(app, raw);
@@ -728,7 +790,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         cmd.exit_code = app.exit(e, out, err);
         return cmd;
     } catch (const CLI::ParseError& e) {
-        err << "fusionlab: " << e.what() << " (see fusionlab --help)\n";
+        err << "fusionlab: " << printable(e.what()) << " (see fusionlab --help)\n";
         cmd.exit_code = kExitUsage;
         return cmd;
     }
@@ -772,10 +834,11 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
             if (const Lesson* l = find_lesson(lessons, raw.gui_lesson, &why)) cmd.gui.lesson = l->name;
             else check("--lesson: " + why);
         }
+        check(parse_soak(raw.gui_soak, raw.gui_soak_seed, raw.gui_soak_size, cmd.gui));
         problem = check.error;
     }
     if (!problem.empty()) {
-        err << prefix << ": " << problem << "\n";
+        err << prefix << ": " << printable(problem) << "\n";
         cmd.exit_code = kExitUsage;
     }
     return cmd;
@@ -986,7 +1049,8 @@ void print_launch_line(std::ostream& out, const kernels::Measurement& m) {
     out << "    per step " << printf_string(per_step_us < 0.1 ? "%.4f us" : "%.2f us", per_step_us) << sim << "; "
         << launched << (launched == 1 ? " kernel" : " kernels")
         << "; GPU idle between kernels: "
-        << (st.kernels > 1 ? printf_string("%.2f us mean, ", st.mean_gap_us) + printf_string("%.2f us max", st.max_gap_us) +
+        << (st.kernels > 1 ? printf_string("%.2f us median, ", st.median_gap_us) +
+                                 printf_string("%.2f us mean, ", st.mean_gap_us) + printf_string("%.2f us max", st.max_gap_us) +
                                  printf_string(", %.0f %% of the run", st.span_ms > 0 ? 100.0 * st.idle_ms / st.span_ms : 0.0)
                            : std::string(st.kernels == 1 ? "none (one kernel)" : "unavailable (no timeline)"))
         << (m.timeline_source.empty() ? "" : " [" + m.timeline_source.substr(0, m.timeline_source.find(':')) + "]") << "\n";
@@ -1068,6 +1132,8 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
                 << "); using the simulated H100 (choose with --sim)\n";
         }
     }
+    if (backend == kernels::BackendKind::gpu && kernels::sanitizer_run())
+        err << "fusionlab bench: " << kernels::sanitizer_run_note() << "\n";
 
     size_t shape_width = 0;
     for (auto w : o.workloads)

@@ -441,6 +441,7 @@ json_t timeline_json(const kernels::Measurement& m) {
             {"busy_ms", st.busy_ms},
             {"idle_ms", st.idle_ms},
             {"mean_gap_us", st.mean_gap_us},
+            {"median_gap_us", st.median_gap_us},
             {"max_gap_us", st.max_gap_us},
             {"spans", spans}};
 }

@@ -14,6 +14,7 @@
 #include "app/runner.h"
 #include "app/screenshot.h"
 #include "app/settings.h"
+#include "app/soak.h"
 #include "app/views.h"
 #include "kernels/common/backend.h"
 #include "kernels/workload.h"
@@ -30,6 +31,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -238,6 +241,11 @@ int run_gui(const GuiOptions& opts) {
             return 1;
         }
     }
+    // Soak test: defaults, no settings file, scripted random actions (app/soak.h).
+    std::unique_ptr<SoakDriver> soak;
+    if (opts.soak_seconds > 0)
+        soak = std::make_unique<SoakDriver>(
+            SoakOptions{opts.soak_seconds, opts.soak_seed, opts.soak_width, opts.soak_height}, state);
 
     GlfwSession glfw;
     if (!glfw.ok) {
@@ -245,12 +253,12 @@ int run_gui(const GuiOptions& opts) {
         return 1;
     }
     std::string error;
-    GLFWwindow* window = open_window(1440, 900, true, &error);
+    GLFWwindow* window = open_window(soak ? soak->width() : 1440, soak ? soak->height() : 900, true, &error);
     if (!window) {
         std::fprintf(stderr, "fusionlab: %s\n", error.c_str());
         return 1;
     }
-    glfwSwapInterval(1);
+    glfwSwapInterval(soak ? 0 : 1);  // a soak times the frame's work, not the wait for vsync
     if (opts.classroom || !opts.lesson.empty()) {
         ensure_lessons_loaded(state);
         std::string why;
@@ -267,17 +275,26 @@ int run_gui(const GuiOptions& opts) {
             set_classroom(state, true, mode ? static_cast<float>(mode->height) : 900.0f);
         }
     }
+    int status = 0;
     {
         Runner runner;  // probes for a GPU on its own thread; the window opens meanwhile
         ImGuiSession session(window, true);
-        while (!glfwWindowShouldClose(window)) {
-            wait_for_events(state, runner);
+        while (!glfwWindowShouldClose(window) && !(soak && soak->done())) {
+            if (soak) {
+                glfwWaitEventsTimeout(std::max(soak->wait_seconds(), 1e-4));
+                soak->before_frame(state, ImGui::GetTime());
+                soak->frame_started();
+            } else {
+                wait_for_events(state, runner);
+            }
             render_frame(window, state, runner, session);
+            if (soak) soak->frame_finished(state);
         }
         save_settings_if_due(state, 0, true);
+        if (soak) status = soak->finish(std::cout);
     }
     glfwDestroyWindow(window);
-    return 0;
+    return status;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,11 @@ struct GuiOptions {
     bool classroom = false;   // --classroom: start in the presenter view (lesson pane open)
     std::string lesson;       // --lesson NAME: open this lesson (at lesson_step, 0-based)
     int lesson_step = 0;
+    // Hidden soak test (app/soak.h, scripts/soak.sh): > 0 runs random user actions for this many
+    // seconds in a window of soak_width x soak_height, prints the report and exits 0 or 1.
+    double soak_seconds = 0;
+    uint64_t soak_seed = 1;
+    int soak_width = 1280, soak_height = 720;
 };
 
 // Opens the window and runs until closed. Without a display: prints what to do

@@ -64,11 +64,18 @@ double achieved_flops(const Measurement& m) { return m.time.median_ms > 0 ? m.fl
 // [SECTION] Trails
 // ---------------------------------------------------------------------------------------------
 std::string point_params_text(const kernels::Params& p) {
-    auto i = [](int64_t v) { return std::to_string(v); };
-    if (p.workload == kernels::Workload::attention)
-        return "N=" + i(p.seq_len) + " d=" + i(p.head_dim) + " Br=" + i(p.tile_br) + " Bc=" + i(p.tile_bc) +
-               " heads=" + i(p.batch_heads) + (p.causal ? " causal" : "");
-    return "rows=" + i(p.rows) + " hidden=" + i(p.hidden);
+    // Every parameter of the workload's table but the seed, as name=value.
+    std::string text;
+    for (const kernels::ParamSpec& spec : kernels::param_specs(p.workload)) {
+        if (spec.id == kernels::ParamId::seed) continue;
+        const double v = kernels::get_param(p, spec.id);
+        char value[32];
+        if (spec.integer) std::snprintf(value, sizeof value, "%lld", static_cast<long long>(v));
+        else std::snprintf(value, sizeof value, "%g", v);
+        if (!text.empty()) text += ' ';
+        text.append(spec.name).append("=").append(value);
+    }
+    return text;
 }
 
 void update_roofline_trails(AppState& state) {

@@ -248,6 +248,10 @@ std::string byte_tick(double b) { return viz::si_tick(b) + "B"; }
 void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
     SweepState& s = state.sweep;
     const kernels::Workload w = state.settings.params.workload;
+    if (sweepable_params(w).empty()) {
+        ImGui::TextWrapped("Workload %s has no size parameter to sweep.", kernels::to_string(w));
+        return;
+    }
     param_combo(s, w);
     range_inputs(s, w);
     run_controls(state);
@@ -264,6 +268,7 @@ void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
                                              "and drawn as time and bytes against size on log axes.");
         return;
     }
+    if (!spec_of(s.workload, s.swept)) return;  // results of a workload that no longer takes this parameter
     const Curves c = make_curves(s);
     if (s.workload != w)
         ImGui::TextDisabled("showing the last sweep of %s; run again for %s", kernels::to_string(s.workload), kernels::to_string(w));

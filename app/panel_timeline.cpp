@@ -11,6 +11,7 @@
 #include "kernels/workload.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // SetItemUsingMouseWheel (1.86 keeps it internal)
 
 #include <algorithm>
 #include <cmath>
@@ -50,7 +51,8 @@ int variant_series(const kernels::Measurement& m) {
 std::string row_summary(const ShownRun& r) {
     const double idle_pct = r.stats.span_ms > 0 ? 100.0 * r.stats.idle_ms / r.stats.span_ms : 0.0;
     return std::to_string(r.stats.kernels) + (r.stats.kernels == 1 ? " kernel" : " kernels") +
-           (r.stats.kernels > 1 ? printf_text(", %.0f %% idle", idle_pct) : std::string()) + (r.stale ? " (stale)" : "");
+           (r.stats.kernels > 1 ? printf_text(", %.0f %% idle", idle_pct) : std::string()) +
+           (r.stale ? " (stale)" : "");
 }
 
 // =============================================================================================
@@ -70,17 +72,10 @@ void interact(TimelinePanelState& tp, const viz::TimelineView& shown, const viz:
     }
     if (io.MouseWheel != 0 && ImGui::IsItemHovered()) {
         const double at = shown.t0 + static_cast<double>((io.MousePos.x - layout.plot_min.x) / w) * span;
-        const double factor = std::pow(0.8, static_cast<double>(io.MouseWheel));
-        const double new_span = std::max(span * factor, 1e-6);
-        const double frac = (at - shown.t0) / span;
-        v.t0 = at - frac * new_span;
-        v.t1 = v.t0 + new_span;
+        v = viz::zoom_view(v, at, io.MouseWheel);
     }
-    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
-        const double dt = -static_cast<double>(io.MouseDelta.x / w) * span;
-        v.t0 += dt;
-        v.t1 += dt;
-    }
+    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f))
+        v = viz::pan_view(v, io.MouseDelta.x, w);
     if (v.t0 != shown.t0 || v.t1 != shown.t1) tp.view = v;
 }
 
@@ -129,10 +124,18 @@ void hover_tooltip(const std::vector<ShownRun>& runs, const viz::TimelineHover& 
 // =============================================================================================
 // [SECTION] Summary table
 // =============================================================================================
+void intro_text() {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted("One run of each variant: every kernel a coloured bar on a shared time axis (0 = the run's "
+                           "first kernel starts); grey hatched gaps are time the GPU ran none of the run's kernels "
+                           "(launch overhead), labelled where they fit. Wheel: zoom, drag: pan, double-click: fit.");
+    ImGui::PopTextWrapPos();
+}
+
 void summary_table(const std::vector<ShownRun>& runs) {
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
-    if (!ImGui::BeginTable("timeline_summary", 6, flags)) return;
-    for (const char* h : {"variant", "kernels", "run (first start .. last end)", "GPU busy", "GPU idle", "mean gap"})
+    if (!ImGui::BeginTable("timeline_summary", 7, flags)) return;
+    for (const char* h : {"variant", "kernels", "run (first start .. last end)", "GPU busy", "GPU idle", "median gap", "mean gap"})
         ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
     for (const ShownRun& r : runs) {
@@ -148,7 +151,9 @@ void summary_table(const std::vector<ShownRun>& runs) {
         ImGui::TextUnformatted(viz::duration_text(s.busy_ms).c_str());
         ImGui::TableNextColumn();
         const double pct = s.span_ms > 0 ? 100.0 * s.idle_ms / s.span_ms : 0.0;
-        ImGui::TextUnformatted((viz::duration_text(s.idle_ms) + printf_text(" (%.0f %%)", pct)).c_str());
+        ImGui::TextUnformatted(s.kernels > 1 ? (viz::duration_text(s.idle_ms) + printf_text(" (%.0f %%)", pct)).c_str() : "-");
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(s.kernels > 1 ? viz::duration_text(s.median_gap_us * 1e-3).c_str() : "-");
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(s.kernels > 1 ? viz::duration_text(s.mean_gap_us * 1e-3).c_str() : "-");
     }
@@ -170,12 +175,8 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
         }
         runs.push_back({m, kernels::timeline_stats(m->timeline), is_stale(*m, state.settings, backend)});
     }
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted("One run of each variant: every kernel as a bar on a shared time axis. Tinted gaps are time "
-                           "the GPU ran none of the run's kernels (launch overhead). Wheel: zoom, drag: pan, "
-                           "double-click: fit.");
-    ImGui::PopTextWrapPos();
     if (runs.empty()) {
+        intro_text();
         ImGui::TextDisabled("No timeline yet: measure a variant (the runner records one run of each after timing).");
         for (const std::string& why : missing) ImGui::TextDisabled("%s", why.c_str());
         return;
@@ -193,10 +194,13 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
     frame.watermark = simulated ? "SIMULATED" : "";
     frame.theme = current_theme();
 
-    const float table_h = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(runs.size() + 1) + em() * 3.2f;
+    // Room below the chart: the table (header + one row per run) and one or two lines of source per run.
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float table_h = line * (1.25f * static_cast<float>(runs.size() + 1) + 2.0f * static_cast<float>(runs.size()) + 3.0f) +
+                          em();
     const float avail_h = ImGui::GetContentRegionAvail().y;
-    const float chart_h = std::clamp(avail_h - table_h, viz::preferred_timeline_height(static_cast<int>(rows.size())) * 0.6f,
-                                     std::max(viz::preferred_timeline_height(static_cast<int>(rows.size())), avail_h - table_h));
+    // Never squeezed below its preferred height (the panel scrolls instead): rows must stay readable.
+    const float chart_h = std::max(viz::preferred_timeline_height(static_cast<int>(rows.size())), avail_h - table_h);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 size(ImGui::GetContentRegionAvail().x, chart_h);
     TimelinePanelState& tp = state.timeline;
@@ -205,12 +209,14 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
     const viz::TimelineHover hover =
         viz::draw_timeline(ImGui::GetWindowDrawList(), origin, size, frame, rows, shown, &layout);
     ImGui::InvisibleButton("timeline_plot", size);
+    ImGui::SetItemUsingMouseWheel();  // the wheel zooms the timeline instead of scrolling the panel
     if (state.interactive) {
         interact(tp, shown, layout);
         if (ImGui::IsItemHovered()) hover_tooltip(runs, hover);
     }
 
     summary_table(runs);
+    intro_text();
     for (const ShownRun& r : runs) {
         ImGui::PushTextWrapPos(0);
         ImGui::TextDisabled("%s: %s", r.m->job.variant.c_str(), r.m->timeline_source.c_str());

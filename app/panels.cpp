@@ -15,6 +15,7 @@
 #include "app/panel_roofline.h"
 #include "app/panel_sweep.h"
 #include "app/panel_timeline.h"
+#include "kernels/common/timeline.h"
 #include "kernels/launch/launch.h"
 #include "app/views.h"
 #include "kernels/common/backend.h"
@@ -530,7 +531,7 @@ void results_rows(const std::vector<const Measurement*>& shown, const std::vecto
     const bool simulated = backend.kind == kernels::BackendKind::simulated;
     metric_row("kernels", "Kernel launches per run. Unfused code launches one kernel per operation and passes "
                           "each intermediate through HBM.", shown, stale,
-               [](const Measurement& m) { cell_text(std::to_string(m.kernels.size())); });
+               [](const Measurement& m) { cell_text(std::to_string(kernels::launched_kernels(m.kernels))); });
     metric_row("time (median)",
                simulated ? "Model estimate: sum over kernels of max(bytes / bandwidth, FLOPs / peak) + launch cost."
                          : "Median wall time of one run (all the variant's kernels), from CUDA events, after warm-up.",
@@ -838,9 +839,10 @@ std::string takeaway(const std::vector<const Measurement*>& shown) {
         text += ": it moves " + kernels::format_bytes(static_cast<double>(fast->bytes())) + " of HBM traffic instead of " +
                 kernels::format_bytes(static_cast<double>(slow->bytes())) + " (" +
                 ratio_text(static_cast<double>(slow->bytes()) / static_cast<double>(fast->bytes())) + " fewer bytes)";
-    if (fast->kernels.size() < slow->kernels.size())
-        text += std::string(fast->bytes() < slow->bytes() ? " in " : ": ") + std::to_string(fast->kernels.size()) +
-                (fast->kernels.size() == 1 ? " kernel" : " kernels") + " instead of " + std::to_string(slow->kernels.size());
+    const int64_t fast_kernels = kernels::launched_kernels(fast->kernels), slow_kernels = kernels::launched_kernels(slow->kernels);
+    if (fast_kernels < slow_kernels)
+        text += std::string(fast->bytes() < slow->bytes() ? " in " : ": ") + std::to_string(fast_kernels) +
+                (fast_kernels == 1 ? " kernel" : " kernels") + " instead of " + std::to_string(slow_kernels);
     return text + ".";
 }
 
@@ -1184,7 +1186,7 @@ void draw_time_chart(const AppState& state, float width, float plot_height) {
         const Measurement& m = *plotted[static_cast<size_t>(hover.bar)];
         chart_tooltip(m.job.variant + ": median " + kernels::format_time_ms(m.time.median_ms) + ", min " +
                       kernels::format_time_ms(m.time.min_ms) + ", max " + kernels::format_time_ms(m.time.max_ms) +
-                      "\n" + std::to_string(m.kernels.size()) + " kernel(s)\n" + m.timing_note);
+                      "\n" + std::to_string(kernels::launched_kernels(m.kernels)) + " kernel(s)\n" + m.timing_note);
     }
 }
 

@@ -24,6 +24,11 @@ std::vector<kernels::ParamId> sweepable_params(kernels::Workload w) {
         const kernels::ParamSpec* spec = kernels::find_param_spec(w, id);
         if (spec && spec->kind == kernels::ParamKind::number && spec->integer) out.push_back(id);
     }
+    // Any other workload: its integer, log-scaled size parameters in table order.
+    for (const kernels::ParamSpec& spec : kernels::param_specs(w))
+        if (spec.kind == kernels::ParamKind::number && spec.integer && spec.log_scale &&
+            std::find(out.begin(), out.end(), spec.id) == out.end())
+            out.push_back(spec.id);
     return out;
 }
 

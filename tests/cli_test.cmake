@@ -79,6 +79,10 @@ fl_cli_test(rows_negative CODE 2 ARGS bench --sim H100 --rows -5
 fl_cli_test(rows_not_a_number CODE 2 ARGS bench --sim H100 --rows abc
             STDERR "--rows 'abc' is not a whole number \\(legal: 1\\.\\.[0-9]+\\)")
 fl_cli_test(rows_empty_item CODE 2 ARGS bench --sim H100 --rows 64,,128 STDERR "--rows has an empty value")
+fl_cli_test(launch_steps_too_many CODE 2 ARGS bench --sim H100 --workload launch --steps 1001
+            STDERR "--steps '1001' is out of range \\(legal: 1..1000\\)")
+fl_cli_test(launch_bench_per_step CODE 0 ARGS bench --sim H100 --workload launch --variant all --steps 1000 --elements 65536
+            STDOUT "per step 1.08 us \\(simulated\\); 1000 kernels; GPU idle between kernels: 1.00 us median")
 fl_cli_test(hidden_too_large CODE 2 ARGS bench --sim H100 --hidden 99999999
             STDERR "--hidden '99999999' is out of range \\(legal: 1\\.\\.[0-9]+\\)")
 fl_cli_test(dtype_unknown CODE 2 ARGS bench --sim H100 --dtype fp8 STDERR "--dtype 'fp8' is not a dtype \\(legal: .*bf16")
@@ -167,3 +171,11 @@ fl_cli_test(skip_bad_t CODE 2 ARGS bench --workload skip --sim H100 --t -1
             STDERR "--t '-1' is out of range \\(legal: 0\\.\\.1000\\)")
 fl_cli_test(shot_memory_skip_fp32_refused CODE 2 ARGS shot --out x.png --view memory --workload skip --variant fused --dtype fp32
             STDERR "for fp32 use teaching_two_pass or teaching_fused")
+# ---- bad-input table (README.md "Bad input"): rows without a test elsewhere -------------------
+fl_cli_test(total_size_too_large CODE 2 ARGS bench --sim H100 --rows 131072 --hidden 16384
+            STDERR "rows x hidden = .* elements is too large: at most")
+fl_cli_test(shot_out_unwritable CODE 2 ARGS shot --sim H100 --out /nonexistent/dir/x.png STDERR "--out: ")
+fl_cli_test(soak_not_a_number CODE 2 ARGS --soak abc STDERR "--soak 'abc' is not a whole number \\(legal: 1\\.\\.86400 seconds\\)")
+fl_cli_test(soak_out_of_range CODE 2 ARGS --soak 0 STDERR "--soak '0' is out of range")
+fl_cli_test(soak_seed_without_soak CODE 2 ARGS --soak-seed 3 STDERR "--soak-seed and --soak-size need --soak SECONDS")
+fl_cli_test(soak_bad_size CODE 2 ARGS --soak 5 --soak-size 10x10 STDERR "--soak-size '10x10' is out of range")

@@ -186,3 +186,44 @@ TEST_CASE("cli: parse_size", "[cli]") {
     for (const char* bad : {"", "12x", "x12", "1280*720", "1280x720x3", "-1280x720", "axb", "1280 x"})
         CHECK_FALSE(app::cli::parse_size("--size", bad, w, h).empty());
 }
+
+// Found by tests/fuzz/fuzz_params: a value holding a newline was echoed as is, so the
+// "one line naming the option" error became two lines. Control characters are now escaped.
+TEST_CASE("cli: a value with control characters still gives a one-line error", "[cli][fuzz]") {
+    int w = 0, h = 0;
+    const std::string size_problem = app::cli::parse_size("--size", "12\nx", w, h);
+    CHECK(size_problem.find('\n') == std::string::npos);
+    CHECK(size_problem.find("12\\nx") != std::string::npos);
+
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"bench", "--N", "10\n24"}, {"bench", "--dtype", "fp\x1b[31m"},
+          {"shot", "--out", "x.png", "--size", "1\t2"}, {"bench", "--nope\nsecond"}}) {
+        const auto p = parse(args);
+        CHECK(p.cmd.exit_code == app::cli::kExitUsage);
+        REQUIRE_FALSE(p.err.empty());
+        CHECK(p.err.find('\n') == p.err.size() - 1);
+        CHECK(p.err.find('\x1b') == std::string::npos);
+    }
+}
+
+// A sweep is the product of its lists: a few long lists must be refused with a message, not
+// built (billions of parameter sets would exhaust memory inside the parser).
+TEST_CASE("cli: a sweep too long to run is refused before it is built", "[cli][fuzz]") {
+    std::string rows, hidden;
+    for (int i = 1; i <= 400; ++i) {
+        if (i > 1) {
+            rows += ',';
+            hidden += ',';
+        }
+        rows += std::to_string(i);
+        hidden += std::to_string(i + 1000);
+    }
+    const auto p = parse({"bench", "--sim", "H100", "--workload", "chain", "--rows", rows, "--hidden", hidden});
+    CHECK(p.cmd.exit_code == app::cli::kExitUsage);
+    CHECK_THAT(p.err, Catch::Contains("160000 parameter sets") && Catch::Contains("--rows, --hidden") &&
+                          Catch::Contains("at most 100000"));
+    // 400 x 200 = 80000 sets is long but allowed.
+    const auto q = parse({"bench", "--sim", "H100", "--workload", "chain", "--rows", rows, "--hidden",
+                          hidden.substr(0, hidden.find(",1201"))});
+    CHECK(q.cmd.exit_code == -1);
+}

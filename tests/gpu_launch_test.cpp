@@ -53,15 +53,18 @@ kernels::Measurement run_job(const Params& p, const std::string& variant, int re
 
 }  // namespace
 
-TEST_CASE("gpu launch: every variant matches the reference on poisoned y, ragged sizes", "[gpu][launch]") {
+namespace {
+
+// Every variant against the reference for each dtype, K in `steps` and ragged n.
+void check_variants(std::initializer_list<int64_t> steps_list, std::initializer_list<int64_t> sizes) {
     cudaStream_t s = nullptr;
     REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
     unsigned long long* counter = nullptr;
     REQUIRE(cudaMalloc(&counter, sizeof *counter) == cudaSuccess);
     kernels::launch::gpu::Workspace ws;
     for (DType t : kernels::kAllDTypes)
-        for (int64_t steps : {int64_t{1}, int64_t{7}, int64_t{100}, int64_t{1000}})
-            for (int64_t n : {int64_t{1}, int64_t{255}, int64_t{257}, int64_t{65536}, int64_t{1000003}})
+        for (int64_t steps : steps_list)
+            for (int64_t n : sizes)
                 for (const auto& v : kernels::launch::variants()) {
                     if (steps == 1000 && n > 65536) continue;  // the CPU reference's time, not the GPU's
                     const Params p = launch_params(steps, n, t);
@@ -78,6 +81,17 @@ TEST_CASE("gpu launch: every variant matches the reference on poisoned y, ragged
                 }
     cudaFree(counter);
     cudaStreamDestroy(s);
+}
+
+}  // namespace
+
+TEST_CASE("gpu launch: every variant matches the reference on poisoned y, ragged sizes", "[gpu][launch]") {
+    check_variants({1, 7, 100, 1000}, {1, 255, 257, 65536, 1000003});
+}
+
+// Few launches, for compute-sanitizer memcheck (each launch costs milliseconds under it).
+TEST_CASE("gpu launch memcheck: every variant, ragged sizes, K up to 7", "[gpu][launch][memcheck]") {
+    check_variants({1, 7}, {1, 255, 257, 4099});
 }
 
 TEST_CASE("gpu launch: the check sees an unwritten y and a wrong rounding rule", "[gpu][launch]") {

@@ -1,9 +1,12 @@
 // Timelines: busy/idle arithmetic, aggregation of identical kernels into one row, and the chart's
 // pixel bars (merged when narrower than a pixel, never lost) and duration labels.
+#include "app/export.h"
+#include "kernels/common/backend.h"
 #include "kernels/common/timeline.h"
 #include "viz/timeline.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -34,6 +37,16 @@ TEST_CASE("timeline stats: busy, idle, mean and max gap; overlaps counted once",
     CHECK(so.busy_ms == Approx(0.005));
     CHECK(so.idle_ms == Approx(0.005));
     CHECK(so.max_gap_us == Approx(5.0));
+    // One long stall among short gaps: the median stays at the typical gap, the mean does not.
+    auto stalled = evenly(11, 0.001, 0.002);
+    for (size_t i = 5; i < stalled.size(); ++i) {
+        stalled[i].start_ms += 1.0;
+        stalled[i].end_ms += 1.0;
+    }
+    const kernels::TimelineStats ss = kernels::timeline_stats(stalled);
+    CHECK(ss.median_gap_us == Approx(2.0));
+    CHECK(ss.mean_gap_us > 100.0);
+    CHECK(ss.max_gap_us == Approx(1002.0));
     CHECK(kernels::timeline_stats({}).kernels == 0);
 }
 
@@ -49,6 +62,7 @@ TEST_CASE("timeline: identical kernel names become one row, mean per kernel", "[
     CHECK(rows[1].name == "tail");
     CHECK(kernels::aggregated_count(rows[0].name) == 1000);
     CHECK(kernels::aggregated_count("gelu") == 1);
+    CHECK(kernels::launched_kernels(rows) == 1001);
 }
 
 TEST_CASE("timeline chart: sub-pixel kernels merge, visible gaps split bars, every kernel drawn", "[timeline][viz]") {
@@ -70,6 +84,20 @@ TEST_CASE("timeline chart: sub-pixel kernels merge, visible gaps split bars, eve
     CHECK(viz::pixel_bars(s, 1.0, 0.5, 0, 300).empty());  // an empty window draws nothing
 }
 
+TEST_CASE("timeline chart: zoom keeps the time under the cursor, pan follows the mouse", "[timeline][viz]") {
+    const viz::TimelineView v{0.0, 1.0};
+    const viz::TimelineView in = viz::zoom_view(v, 0.25, 1.0f);
+    CHECK(in.t1 - in.t0 == Approx(0.8));
+    CHECK((0.25 - in.t0) / (in.t1 - in.t0) == Approx(0.25));  // 0.25 ms stays a quarter of the way in
+    const viz::TimelineView back = viz::zoom_view(in, 0.25, -1.0f);
+    CHECK(back.t0 == Approx(0.0).margin(1e-12));
+    CHECK(back.t1 == Approx(1.0));
+    CHECK(viz::zoom_view(v, 0.5, 200.0f).t1 - viz::zoom_view(v, 0.5, 200.0f).t0 == Approx(1e-6));  // 1 ns floor
+    const viz::TimelineView panned = viz::pan_view(v, 50.0f, 500.0f);  // drag right by a tenth
+    CHECK(panned.t0 == Approx(-0.1));
+    CHECK(panned.t1 == Approx(0.9));
+}
+
 TEST_CASE("timeline chart: durations read in the right unit", "[timeline][viz]") {
     CHECK(viz::duration_text(0.00085) == "850 ns");
     CHECK(viz::duration_text(0.0021) == "2.1 us");
@@ -78,4 +106,28 @@ TEST_CASE("timeline chart: durations read in the right unit", "[timeline][viz]")
     const viz::TimelineView v = viz::fit_view({{"a", "", evenly(3, 0.002, 0.001), 0}});
     CHECK(v.t0 < 0);
     CHECK(v.t1 > 0.008);
+}
+
+TEST_CASE("timeline: the JSON export carries every span, the source and the gaps", "[timeline][export]") {
+    kernels::Params p;
+    p.workload = kernels::Workload::launch;
+    p.steps = 10;
+    p.elements = 4096;
+    const kernels::SimGpu* gpu = kernels::find_sim_gpu("H100");
+    REQUIRE(gpu);
+    kernels::Job job;
+    job.params = p;
+    job.variant = "stream";
+    const kernels::Measurement m = kernels::make_sim_backend(*gpu)->run(job, {});
+    REQUIRE(m.ok);
+    const auto doc = nlohmann::json::parse(app::measurements_json({m}));
+    const auto& t = doc["measurements"][0]["timeline"];
+    REQUIRE(t["spans"].size() == 10);
+    CHECK(t["kernels"] == 10);
+    CHECK(t["spans"][3]["name"] == "step");
+    CHECK(t["spans"][3]["modeled_bytes"] == 2 * 4096 * 2);  // bf16 x or y read + y written
+    CHECK(t["spans"][1]["start_ms"].get<double>() > t["spans"][0]["end_ms"].get<double>());
+    CHECK(t["mean_gap_us"].get<double>() == Approx(gpu->info.launch_overhead_us));
+    CHECK(t["source"].get<std::string>().find("simulated") != std::string::npos);
+    CHECK(doc["measurements"][0]["kernels"][0]["name"] == "step x10");
 }

@@ -45,7 +45,7 @@ std::vector<PixelBar> pixel_bars(const std::vector<kernels::KernelSpan>& spans, 
 std::string duration_text(double ms) {
     char buf[32];
     const double us = ms * 1e3;
-    if (us < 1.0) std::snprintf(buf, sizeof buf, "%.0f ns", us * 1e3);
+    if (std::round(us * 1e3) < 1000.0) std::snprintf(buf, sizeof buf, "%.0f ns", us * 1e3);
     else if (us < 10.0) std::snprintf(buf, sizeof buf, "%.1f us", us);
     else if (us < 1000.0) std::snprintf(buf, sizeof buf, "%.0f us", us);
     else if (ms < 10.0) std::snprintf(buf, sizeof buf, "%.2f ms", ms);
@@ -61,9 +61,26 @@ TimelineView fit_view(const std::vector<TimelineRow>& rows) {
     return {-end * 0.01, end * 1.03};
 }
 
+TimelineView zoom_view(const TimelineView& v, double at_ms, float notches) {
+    const double span = v.t1 - v.t0;
+    if (!(span > 0)) return v;
+    const double new_span = std::max(span * std::pow(0.8, static_cast<double>(notches)), 1e-6);
+    const double frac = (at_ms - v.t0) / span;
+    TimelineView out;
+    out.t0 = at_ms - frac * new_span;
+    out.t1 = out.t0 + new_span;
+    return out;
+}
+
+TimelineView pan_view(const TimelineView& v, float dx_px, float width_px) {
+    if (!(width_px > 0)) return v;
+    const double dt = -static_cast<double>(dx_px / width_px) * (v.t1 - v.t0);
+    return {v.t0 + dt, v.t1 + dt};
+}
+
 float preferred_timeline_height(int rows) {
     const float font = ImGui::GetFontSize();
-    return font * (1.6f + 2.8f * static_cast<float>(std::max(rows, 1)) + 2.2f);
+    return font * (1.6f + 2.4f * static_cast<float>(std::max(rows, 1)) + 1.6f);
 }
 
 // =============================================================================================
@@ -102,18 +119,52 @@ void draw_axis(ImDrawList* draw, const Layout& L, const ChartColors& c) {
         draw->AddText(ImVec2(lx, L.plot_max.y + L.font * 0.25f), c.text_dim, label.c_str());
     }
     draw->AddLine(ImVec2(L.plot_min.x, L.plot_max.y), L.plot_max, c.axis, line * 1.5f);
-    const char* unit = "time since the run's first kernel started";
-    const ImVec2 usz = text_size(unit);
-    draw->AddText(ImVec2(L.plot_max.x - usz.x, L.plot_max.y + L.font * 1.3f), c.text_dim, unit);
 }
 
 void draw_row_label(ImDrawList* draw, const Layout& L, const TimelineRow& row, float y, const ChartColors& c) {
-    draw->AddText(bold_font(), L.font, ImVec2(L.label_x, y + L.row_h * 0.08f), c.text, row.label.c_str());
+    // Label and summary centred as a two-line block in the row.
+    const float block = row.summary.empty() ? L.font : L.font * 2.15f;
+    const float top = y + std::max(0.0f, (L.row_h - block) * 0.5f);
+    draw->AddText(bold_font(), L.font, ImVec2(L.label_x, top), c.text, row.label.c_str());
     if (!row.summary.empty()) {
         // Clip the summary to the label column: the plot starts right after it.
         draw->PushClipRect(ImVec2(L.label_x, y), ImVec2(L.plot_min.x - L.font * 0.4f, y + L.row_h), true);
-        draw->AddText(ImVec2(L.label_x, y + L.row_h * 0.08f + L.font * 1.15f), c.text_dim, row.summary.c_str());
+        draw->AddText(ImVec2(L.label_x, top + L.font * 1.15f), c.text_dim, row.summary.c_str());
         draw->PopClipRect();
+    }
+}
+
+// Diagonal lines every `step` pixels inside [a, b): the idle pattern.
+void draw_hatch(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 color, float step) {
+    if (b.x - a.x < 3.0f) return;
+    draw->PushClipRect(a, b, true);
+    const float h = b.y - a.y;
+    for (float x = a.x - h; x < b.x; x += step) draw->AddLine(ImVec2(x, b.y), ImVec2(x + h, a.y), color);
+    draw->PopClipRect();
+}
+
+// Many kernels in few pixels: each pixel column is hatched idle, overlaid with the kernel colour
+// at the fraction of that column's time some kernel ran, so 67 % idle still looks 67 % idle.
+void draw_merged_bar(ImDrawList* draw, const Layout& L, const TimelineRow& row, const PixelBar& bar, float top,
+                     float bottom, ImU32 color, ImU32 idle, ImU32 hatch) {
+    const int columns = std::max(1, static_cast<int>(std::ceil(bar.x1 - bar.x0)));
+    std::vector<double> busy(static_cast<size_t>(columns), 0.0);
+    const double ms_per_px = (L.t1 - L.t0) / static_cast<double>(L.plot_max.x - L.plot_min.x);
+    const double bar_t0 = L.t_of(bar.x0);
+    for (size_t i = bar.first; i <= bar.last; ++i) {
+        const double a = (row.spans[i].start_ms - bar_t0) / ms_per_px, b = (row.spans[i].end_ms - bar_t0) / ms_per_px;
+        for (int c = std::max(0, static_cast<int>(a)); c < columns && c < static_cast<int>(std::ceil(b)); ++c)
+            busy[static_cast<size_t>(c)] += std::min(b, c + 1.0) - std::max(a, static_cast<double>(c));
+    }
+    draw->AddRectFilled(ImVec2(bar.x0, top), ImVec2(bar.x1, bottom), idle);
+    draw_hatch(draw, ImVec2(bar.x0, top), ImVec2(bar.x1, bottom), hatch, L.font * 0.6f);
+    const ImVec4 rgba = ImGui::ColorConvertU32ToFloat4(color);
+    for (int c = 0; c < columns; ++c) {
+        const float f = static_cast<float>(std::clamp(busy[static_cast<size_t>(c)], 0.0, 1.0));
+        if (f <= 0) continue;
+        const float x = bar.x0 + static_cast<float>(c);
+        draw->AddRectFilled(ImVec2(x, top), ImVec2(std::min(x + 1.0f, bar.x1), bottom),
+                            ImGui::ColorConvertFloat4ToU32(ImVec4(rgba.x, rgba.y, rgba.z, 0.2f + 0.8f * f)));
     }
 }
 
@@ -130,7 +181,9 @@ RowHover draw_row_bars(ImDrawList* draw, const Layout& L, const TimelineRow& row
     const float bar_top = y + L.row_h * 0.18f, bar_bottom = y + L.row_h * 0.82f;
     const std::vector<PixelBar> bars =
         pixel_bars(row.spans, L.t0, L.t1, L.plot_min.x, L.plot_max.x - L.plot_min.x);
-    const ImU32 idle = rgb(0xD55E00, theme == Theme::dark ? 70 : 55);  // vermillion tint: the GPU waits
+    // Idle: a neutral grey hatch, unlike any series colour, so a gap never reads as a kernel.
+    const ImU32 idle = theme == Theme::dark ? IM_COL32(150, 150, 150, 60) : IM_COL32(90, 90, 90, 45);
+    const ImU32 hatch = theme == Theme::dark ? IM_COL32(170, 170, 170, 90) : IM_COL32(80, 80, 80, 80);
     const ImU32 edge = theme == Theme::dark ? IM_COL32(0, 0, 0, 200) : IM_COL32(255, 255, 255, 220);
     const bool mouse_in_row = mouse.y >= y && mouse.y < y + L.row_h && mouse.x >= L.plot_min.x && mouse.x < L.plot_max.x;
     for (size_t b = 0; b < bars.size(); ++b) {
@@ -140,17 +193,22 @@ RowHover draw_row_bars(ImDrawList* draw, const Layout& L, const TimelineRow& row
             const float gx0 = bar.x1, gx1 = next.x0;
             if (gx1 > gx0) {
                 draw->AddRectFilled(ImVec2(gx0, bar_top), ImVec2(gx1, bar_bottom), idle);
+                draw_hatch(draw, ImVec2(gx0, bar_top), ImVec2(gx1, bar_bottom), hatch, L.font * 0.6f);
                 const double gap_ms = row.spans[next.first].start_ms - row.spans[bar.last].end_ms;
                 const std::string text = duration_text(gap_ms);
                 const ImVec2 sz = text_size(text);
-                if (sz.x + L.font * 0.4f <= gx1 - gx0)
+                if (sz.x + L.font * 0.25f <= gx1 - gx0)
                     draw->AddText(ImVec2((gx0 + gx1 - sz.x) * 0.5f, (bar_top + bar_bottom - sz.y) * 0.5f), c.text,
                                   text.c_str());
                 if (mouse_in_row && mouse.x >= gx0 && mouse.x < gx1) hover = {static_cast<int>(bar.last), static_cast<int>(next.first), true};
             }
         }
-        draw->AddRectFilled(ImVec2(bar.x0, bar_top), ImVec2(bar.x1, bar_bottom), color);
-        if (bar.x1 - bar.x0 >= 4.0f) draw->AddRect(ImVec2(bar.x0, bar_top), ImVec2(bar.x1, bar_bottom), edge);
+        if (bar.count() > 1 && bar.x1 - bar.x0 >= 2.0f) {
+            draw_merged_bar(draw, L, row, bar, bar_top, bar_bottom, color, idle, hatch);
+        } else {
+            draw->AddRectFilled(ImVec2(bar.x0, bar_top), ImVec2(bar.x1, bar_bottom), color);
+        }
+        if (bar.count() == 1 && bar.x1 - bar.x0 >= 4.0f) draw->AddRect(ImVec2(bar.x0, bar_top), ImVec2(bar.x1, bar_bottom), edge);
         if (mouse_in_row && mouse.x >= bar.x0 && mouse.x < std::max(bar.x1, bar.x0 + 2.0f))
             hover = {static_cast<int>(bar.first), static_cast<int>(bar.last), false};
     }
@@ -198,7 +256,7 @@ TimelineHover draw_timeline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
     label_w = std::min(label_w + L.font, size.x * 0.38f);
     L.label_x = origin.x;
     L.plot_min = ImVec2(origin.x + label_w, top);
-    L.plot_max = ImVec2(L.max.x - L.font * 0.5f, L.max.y - L.font * 2.6f);
+    L.plot_max = ImVec2(L.max.x - L.font * 0.5f, L.max.y - L.font * 1.5f);
     L.row_h = rows.empty() ? 0 : (L.plot_max.y - L.plot_min.y) / static_cast<float>(rows.size());
     if (layout) *layout = {L.plot_min, L.plot_max};
     if (L.plot_max.x - L.plot_min.x < L.font * 4 || L.row_h < L.font) {

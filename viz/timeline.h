@@ -53,6 +53,11 @@ std::string duration_text(double ms);
 
 // The window that shows every row: 0 .. the longest run, with a little margin.
 TimelineView fit_view(const std::vector<TimelineRow>& rows);
+// Wheel `notches` (positive = in) around the time `at_ms`, which stays under the cursor; each notch
+// shows 0.8x the span, never less than 1 ns.
+TimelineView zoom_view(const TimelineView& v, double at_ms, float notches);
+// Drag by `dx_px` pixels on a plot `width_px` wide: the content follows the mouse.
+TimelineView pan_view(const TimelineView& v, float dx_px, float width_px);
 
 struct TimelineHover {
     int row = -1;             // -1: nothing

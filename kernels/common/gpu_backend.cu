@@ -21,6 +21,7 @@
 #include "kernels/common/gpu_testing.h"
 #include "kernels/common/kernel_trace.cuh"
 #include "kernels/common/timeline.h"
+#include "kernels/common/sanitizer_run.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/skip/skip.h"
 #include "kernels/skip/skip_workspace.cuh"
@@ -551,8 +552,9 @@ private:
         else if (p.workload == Workload::skip) run_skip(job, cancel, mod, names, m);
         else run_elementwise(job, cancel, mod, names, m);
         m.timing_note = "median of " + std::to_string(m.time.reps) + " reps after " +
-                        std::to_string(std::max(job.warmup, 1)) + " warm-up runs; CUDA events at every kernel " +
+                        std::to_string(gpu_warmup_runs(job.warmup)) + " warm-up runs; CUDA events at every kernel " +
                         "boundary; " + l2_note_;
+        if (sanitizer_run()) m.timing_note = std::string(sanitizer_run_note()) + "; " + m.timing_note;
     }
 
     void run_elementwise(const Job& job, const CancelToken& cancel, const Model& mod,
@@ -741,7 +743,14 @@ private:
 
         record_timeline(mod, [&](size_t k) { launch_.launch_step(static_cast<int64_t>(k), s); }, m,
                         [&] { launch_.run(job.variant, s); }, job.variant);
-        measure_dram_bytes(job, [&] { launch_.run(job.variant, s); }, m);
+        // The range profiler cannot profile a graph replay: on an H200 (CUDA 13.0) cuptiRangeProfilerStop
+        // failed with CUPTI_ERROR_UNKNOWN, and the counters then stayed off for the whole session. The
+        // graph runs exactly the stream's K kernels on the same buffers, so those are what is counted.
+        const bool graph = job.variant == "graph";
+        measure_dram_bytes(job, [&] { launch_.run(graph ? "stream" : job.variant, s); }, m);
+        if (graph && m.measured_bytes)
+            m.measured_bytes_note += "; counted on the same K kernels launched one by one (the range profiler "
+                                     "cannot profile a graph replay)";
     }
 
     // One more, untimed run after the timed reps with CUPTI kernel activity records on: each
@@ -769,7 +778,9 @@ private:
             name_spans(trace.spans, names, bytes, note);
             m.timeline = std::move(trace.spans);
             m.timeline_source = "CUPTI activity records: each kernel's start and end on the GPU clock, one untimed "
-                                "run after the timed reps" + (note.empty() ? std::string() : "; " + note);
+                                "run after the timed reps (and a warm one, not kept); tracing adds host time to "
+                                "each launch, so gaps behind a host-bound stream of launches read a little long" +
+                                (note.empty() ? std::string() : "; " + note);
             return;
         }
         if (variant == "graph") {
@@ -785,7 +796,8 @@ private:
         m.timeline = event_timeline(names.size(), launch_k, s);
         name_spans(m.timeline, names, bytes, note);
         m.timeline_source = "CUDA events around each kernel (CUPTI unavailable: " + trace.error +
-                            "); each gap includes the events' own cost, an upper bound on the idle time";
+                            "); the host records each start event before the launch call, so a span includes any "
+                            "wait for its launch to arrive: behind a host-bound stream spans read long and gaps short";
     }
 
     // Records the check in m; throws when the output has poison left or differs from the reference.
@@ -815,6 +827,10 @@ private:
             m.measured_bytes_note = "not measured: the job did not ask for hardware counters";
             return;
         }
+        if (sanitizer_run()) {
+            m.measured_bytes_note = "not measured: sanitizer run (the CUPTI profiler and compute-sanitizer cannot share the GPU)";
+            return;
+        }
         const DramBytes d = counters_.measure(launch_all, stream_->get());
         if (!d.ok) {
             m.measured_bytes_note = d.error;
@@ -836,9 +852,10 @@ private:
                       Measurement& m) {
         const cudaStream_t s = stream_->get();
         const size_t kernels_per_rep = mod.kernels.size();
-        // A quick (interactive) job takes its reps as asked; a full one at least 20.
-        const int reps = job.quick ? std::max(job.reps, kMinReps) : std::max(job.reps, 20);
-        const int warmup = std::max(job.warmup, 1);
+        // A quick (interactive) job takes its reps as asked; a full one at least kMinGpuTimedReps
+        // (a sanitizer run: 1, kernels/common/sanitizer_run.h).
+        const int reps = job.quick ? std::max(job.reps, kMinReps) : gpu_timed_reps(job.reps);
+        const int warmup = gpu_warmup_runs(job.warmup);
         const size_t per_rep = kernels_per_rep + 1;
         events_.reserve(per_rep * static_cast<size_t>(reps));
         auto flush_l2 = [&] {

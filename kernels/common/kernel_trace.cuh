@@ -1,7 +1,8 @@
 // The start and end of every kernel of one run on the GPU's clock, for the timeline panel.
 // Preferred: CUPTI activity records (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: timestamps the GPU
 // takes itself, nothing added to the stream). Where CUPTI is not built in or refuses (another
-// profiler holds it, no permission), the caller falls back to CUDA events around each kernel.
+// profiler holds it, no permission, or FUSIONLAB_TIMELINE=events in the environment), the caller
+// falls back to CUDA events around each kernel.
 #pragma once
 
 #include "kernels/common/types.h"

@@ -151,12 +151,10 @@ public:
         m.timeline = modeled_timeline(names, busy_ms, bytes, gap_us);
         char gap_text[64];
         std::snprintf(gap_text, sizeof gap_text, "%.2f us", gap_us);
-        m.timeline_source = std::string("simulated: each kernel max(bytes/bandwidth, FLOPs/peak), a gap of ") +
-                            gap_text +
+        m.timeline_source = std::string("simulated: kernel = max(bytes/bandwidth, FLOPs/peak), gap = ") + gap_text +
                             (job.params.workload == Workload::launch && job.variant == "graph"
                                  ? " (graph replay cost per kernel)"
-                                 : " (launch cost)") +
-                            " before each kernel after the first";
+                                 : " (launch cost)");
         m.time = {total_ms, total_ms, total_ms, 0};
         m.flops = model.flops();
         m.bytes_read = model.bytes_read();

@@ -46,16 +46,24 @@ int64_t aggregated_count(const std::string& row_name) {
     return end && *end == '\0' && n > 0 ? static_cast<int64_t>(n) : 1;
 }
 
+int64_t launched_kernels(const std::vector<KernelTime>& rows) {
+    int64_t n = 0;
+    for (const KernelTime& k : rows) n += aggregated_count(k.name);
+    return n;
+}
+
 TimelineStats timeline_stats(const std::vector<KernelSpan>& spans) {
     TimelineStats s;
     s.kernels = static_cast<int64_t>(spans.size());
     if (spans.empty()) return s;
     std::vector<KernelSpan> sorted = spans;
     std::sort(sorted.begin(), sorted.end(), [](const KernelSpan& a, const KernelSpan& b) { return a.start_ms < b.start_ms; });
+    std::vector<double> gaps_us;
     double covered_to = sorted.front().start_ms;
     const double first = sorted.front().start_ms;
     double last = first;
     for (const KernelSpan& k : sorted) {
+        if (&k != &sorted.front()) gaps_us.push_back(std::max(0.0, k.start_ms - covered_to) * 1e3);
         if (k.start_ms > covered_to) {
             s.max_gap_us = std::max(s.max_gap_us, (k.start_ms - covered_to) * 1e3);
             covered_to = k.start_ms;
@@ -69,6 +77,10 @@ TimelineStats timeline_stats(const std::vector<KernelSpan>& spans) {
     s.span_ms = last - first;
     s.idle_ms = std::max(0.0, s.span_ms - s.busy_ms);
     s.mean_gap_us = s.kernels > 1 ? s.idle_ms * 1e3 / static_cast<double>(s.kernels - 1) : 0.0;
+    if (!gaps_us.empty()) {
+        std::nth_element(gaps_us.begin(), gaps_us.begin() + static_cast<std::ptrdiff_t>(gaps_us.size() / 2), gaps_us.end());
+        s.median_gap_us = gaps_us[gaps_us.size() / 2];
+    }
     return s;
 }
 

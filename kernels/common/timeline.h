@@ -21,13 +21,16 @@ namespace kernels {
 std::vector<KernelTime> aggregate_kernel_times(const std::vector<KernelTime>& kernels);
 // "step x1000" -> 1000; "gelu" -> 1.
 int64_t aggregated_count(const std::string& row_name);
+// Kernels launched per run behind (possibly aggregated) rows: the sum of aggregated_count().
+int64_t launched_kernels(const std::vector<KernelTime>& rows);
 
 struct TimelineStats {
     int64_t kernels = 0;
     double span_ms = 0;      // first kernel's start to last kernel's end
     double busy_ms = 0;      // sum of kernel durations (overlaps counted once)
     double idle_ms = 0;      // span - busy: the GPU ran none of this run's kernels
-    double mean_gap_us = 0;  // idle / (kernels - 1); 0 for one kernel
+    double mean_gap_us = 0;    // idle / (kernels - 1); 0 for one kernel
+    double median_gap_us = 0;  // robust to one long stall (a first-use cost of the tracer, a page fault)
     double max_gap_us = 0;
 };
 TimelineStats timeline_stats(const std::vector<KernelSpan>& spans);

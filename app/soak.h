@@ -1,0 +1,115 @@
+// Soak test of the GUI: `fusionlab --soak SECONDS [--soak-seed N] [--soak-size WxH]` (hidden
+// options; scripts/soak.sh runs it under Xvfb). The interactive frame loop runs as usual while a
+// SoakDriver, seeded so a failure can be replayed, changes what a user would change: parameters
+// (random legal values, and now and then an illegal combination), workloads, variants, views,
+// theme and font scale, the memory animation, CSV/JSON/PNG exports and, once lessons exist,
+// lesson steps (SoakDriver::lesson_step, a hook). At the end it prints frame-time percentiles,
+// host RSS and GPU memory at start, after warm-up and at the end, and what it did; it fails
+// (exit 1) when host or GPU memory grew beyond a threshold or no export succeeded.
+//
+// No GLFW or ImGui here: app/gui.cpp calls the driver around its frames, so this file builds
+// (and is unit-tested) without a GUI.
+#pragma once
+
+#include "app/panels_state.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace app {
+
+struct SoakOptions {
+    double seconds = 0;          // > 0: run the soak for this long, then exit
+    uint64_t seed = 1;           // the random actions; same seed, same sequence of actions
+    int width = 1280, height = 720;
+    double mean_action_seconds = 0.25;  // a busy user: about four changes a second
+};
+
+// What a soak measured; printed by SoakDriver::finish and checked against the thresholds.
+struct SoakReport {
+    double seconds = 0;
+    uint64_t frames = 0;
+    double frame_p50_ms = 0, frame_p95_ms = 0, frame_max_ms = 0;
+    std::optional<int64_t> rss_start, rss_warm, rss_end, rss_peak;  // bytes; nullopt: unavailable
+    std::string rss_note;                                          // why unavailable
+    std::optional<int64_t> gpu_start, gpu_warm, gpu_end;           // device bytes in use
+    std::string gpu_note;                                          // "no GPU (...)" when unavailable
+    uint64_t actions = 0, param_changes = 0, workload_switches = 0, view_switches = 0, variant_toggles = 0,
+             look_changes = 0, lesson_steps = 0;
+    uint64_t exports_ok = 0, exports_failed = 0, pngs_requested = 0;
+    uint64_t results_seen = 0;   // highest job id among the results the runner returned
+    std::vector<std::string> failures;  // empty: passed
+};
+
+// Growth allowed between the warm-up baseline and the end. Host: glibc keeps freed pages and the
+// font atlas is rebuilt at another scale now and then, so a few MiB come and go; a leak of one
+// result or one export per action over 10 minutes is far above this.
+inline constexpr int64_t kSoakHostGrowthBytes = 48ll << 20;
+inline constexpr int64_t kSoakGpuGrowthBytes = 64ll << 20;
+
+// Host resident set size in bytes, or nullopt with `why` (only Linux's /proc is read).
+std::optional<int64_t> host_rss_bytes(std::string* why);
+
+// Nearest-rank percentile (p in 0..100) of samples; 0 for none.
+double percentile(std::vector<double> samples, double p);
+
+class SoakDriver {
+public:
+    // Prepares `state` for a soak: no settings file is read or written, exports go to a fresh
+    // temporary folder (removed at the end), defaults everywhere else.
+    SoakDriver(const SoakOptions& opts, AppState& state);
+    ~SoakDriver();
+    SoakDriver(const SoakDriver&) = delete;
+    SoakDriver& operator=(const SoakDriver&) = delete;
+
+    int width() const { return opts_.width; }
+    int height() const { return opts_.height; }
+
+    // Before a frame: maybe one random action on the state (now = ImGui time, for mark_changed).
+    void before_frame(AppState& state, double now);
+    // Around the frame's own work (not the wait for events): its duration is the frame time.
+    void frame_started();
+    void frame_finished(const AppState& state);
+    // Seconds to wait for events before the next frame: paces the loop at 60 frames per second.
+    double wait_seconds() const;
+    bool done() const;
+
+    // Prints the report to `out` and returns the exit code (0 passed, 1 failed).
+    int finish(std::ostream& out);
+    const SoakReport& report() const { return report_; }
+
+    // Lesson steps: set once lessons exist (app/lesson.h); called for about one action in ten
+    // with a random number the step choice can use. Until then the soak skips lesson steps.
+    std::function<void(AppState&, uint64_t random)> lesson_step;
+
+private:
+    using Clock = std::chrono::steady_clock;
+    double elapsed() const;
+    void sample_memory(std::optional<int64_t>& rss, std::optional<int64_t>& gpu);
+    void change_param(AppState& state);
+    void switch_workload(AppState& state);
+    void toggle_variant(AppState& state);
+    void switch_view(AppState& state);
+    void change_look(AppState& state);
+    void export_something(AppState& state);
+    void export_failed(const std::string& why);
+    void check_thresholds();
+
+    SoakOptions opts_;
+    std::mt19937_64 rng_;
+    Clock::time_point start_, frame_start_, last_frame_end_;
+    double next_action_at_ = 0;
+    bool warm_sampled_ = false;
+    std::string export_dir_;
+    std::string last_export_message_;
+    std::vector<double> frame_ms_;
+    SoakReport report_;
+};
+
+}  // namespace app

@@ -1,0 +1,14 @@
+// gpu_memory_use() in builds without CUDA (the .cu beside this file replaces it otherwise).
+#include "kernels/common/gpu_memory_info.h"
+
+#if !defined(FUSIONLAB_HAVE_CUDA)
+namespace kernels {
+
+GpuMemoryUse gpu_memory_use() {
+    GpuMemoryUse use;
+    use.why_not = "no GPU (built without CUDA)";
+    return use;
+}
+
+}  // namespace kernels
+#endif

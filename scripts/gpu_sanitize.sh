@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# Every CUDA kernel under compute-sanitizer, in one go, on a GPU machine.
+#
+# Tools: memcheck (with --leak-check full), racecheck, initcheck, synccheck.
+# Targets, per tool:
+#   tests  the GPU test binary (tests/gpu_*): every variant against the CPU reference on ragged
+#          sizes and every tile size. Left out: [timing] (many reps, no new code path), [counters]
+#          (the CUPTI profiler cannot run under compute-sanitizer) and [oom] (it provokes
+#          cudaErrorMemoryAllocation on purpose, which memcheck reports as an API error).
+#          racecheck, the slow one, also leaves out "longer sequences*" (N = 1030..4097): the
+#          shared-memory code paths are the same as at N = 100..257, which it does run.
+#   bench  `fusionlab bench` sweeps: every workload and variant, ragged rows/hidden/N/d, every
+#          Br x Bc of flash, causal and not, every dtype; with FUSIONLAB_SANITIZER_RUN=1 so a job
+#          runs its kernels 1 warm-up + --reps times instead of the 20-rep minimum, and no
+#          hardware counters (the bench prints that its times are not measurements).
+#          Workloads added later are swept too (--workload all, --variant all).
+# Prints a table (tool, target, errors, warnings, seconds, result), writes each run's log under
+# $OUT (default ./device-out/sanitize) and exits:
+#   0 every run finished with 0 errors   1 a run found errors (or the program failed under it)
+#   2 bad usage                           3 no errors found, but some run did not finish
+#                                           (timeout, missing binary, no GPU)
+#
+# Layout (scripts/device_prepare.sh makes it): DIR/bin/fusionlab, DIR/bin/fusionlab_gpu_tests,
+# DIR/lib/libstb.so.0; DIR defaults to .device (or give --device-dir .device-NAME).
+#
+# Usage: scripts/gpu_sanitize.sh [--quick] [--tools LIST] [--targets LIST] [--device-dir DIR]
+#                                [--timeout SECONDS] [--budget SECONDS] [--allow-no-gpu]
+#   --quick          a subset for a few minutes in all: a few test cases, smaller sweeps
+#   --tools LIST     comma list of memcheck,racecheck,initcheck,synccheck (default all four)
+#   --targets LIST   comma list of tests,bench (default both)
+#   --timeout S      per run (default 600, quick 240)
+#   --budget S       all runs together: a run gets at most what is left; once nothing is left
+#                    the remaining runs are listed as NOT RUN (fits one lent-machine slot)
+#   --allow-no-gpu   go on without a GPU (dry runs of this script with a fake compute-sanitizer)
+# A full run needs more than one 10-minute slot; split it, e.g.
+#   scripts/gpu_sanitize.sh --tools memcheck,initcheck,synccheck --targets tests
+#   scripts/gpu_sanitize.sh --tools racecheck --targets tests
+#   scripts/gpu_sanitize.sh --targets bench
+set -u
+set -o pipefail
+
+die_usage() { echo "gpu_sanitize.sh: $*" >&2; echo "  see the header of scripts/gpu_sanitize.sh for usage" >&2; exit 2; }
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DEVICE_DIR=.device
+QUICK=0
+TOOLS=memcheck,racecheck,initcheck,synccheck
+TARGETS=tests,bench
+TIMEOUT=
+ALLOW_NO_GPU=0
+BUDGET=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --tools) [ $# -ge 2 ] || die_usage "--tools needs a value"; TOOLS=$2; shift ;;
+    --targets) [ $# -ge 2 ] || die_usage "--targets needs a value"; TARGETS=$2; shift ;;
+    --device-dir) [ $# -ge 2 ] || die_usage "--device-dir needs a value"; DEVICE_DIR=$2; shift ;;
+    --timeout) [ $# -ge 2 ] || die_usage "--timeout needs a value"; TIMEOUT=$2; shift ;;
+    --budget) [ $# -ge 2 ] || die_usage "--budget needs a value"; BUDGET=$2; shift ;;
+    --allow-no-gpu) ALLOW_NO_GPU=1 ;;
+    -h|--help) sed -n '2,/^set -u/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//; /^set -u/d'; exit 0 ;;
+    *) die_usage "unknown option '$1'" ;;
+  esac
+  shift
+done
+for t in ${TOOLS//,/ }; do
+  case "$t" in memcheck|racecheck|initcheck|synccheck) ;; *) die_usage "--tools: '$t' is not one of memcheck, racecheck, initcheck, synccheck" ;; esac
+done
+for t in ${TARGETS//,/ }; do
+  case "$t" in tests|bench) ;; *) die_usage "--targets: '$t' is not one of tests, bench" ;; esac
+done
+[ -z "$TIMEOUT" ] && { [ "$QUICK" = 1 ] && TIMEOUT=240 || TIMEOUT=600; }
+case "$TIMEOUT" in ''|*[!0-9]*) die_usage "--timeout '$TIMEOUT' is not a whole number of seconds" ;; esac
+case "$BUDGET" in *[!0-9]*) die_usage "--budget '$BUDGET' is not a whole number of seconds" ;; esac
+SCRIPT_START=$(date +%s)
+
+cd "$ROOT" || exit 2
+case "$DEVICE_DIR" in /*) ;; *) DEVICE_DIR=$ROOT/$DEVICE_DIR ;; esac
+BIN=$DEVICE_DIR/bin
+FL=$BIN/fusionlab
+GPU_TESTS=$BIN/fusionlab_gpu_tests
+OUT=${OUT:-$ROOT/device-out}/sanitize
+mkdir -p "$OUT" || { echo "gpu_sanitize.sh: cannot create $OUT" >&2; exit 2; }
+export LD_LIBRARY_PATH=$DEVICE_DIR/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+
+# ---- preconditions: the tool, the binaries, a GPU --------------------------------------------
+SAN=$(command -v compute-sanitizer || true)
+[ -z "$SAN" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && SAN=/usr/local/cuda/bin/compute-sanitizer
+if [ -z "$SAN" ]; then
+  echo "gpu_sanitize.sh: compute-sanitizer not found on PATH or in /usr/local/cuda/bin (it ships with the CUDA toolkit)" >&2
+  exit 3
+fi
+for b in "$FL" "$GPU_TESTS"; do
+  if [ ! -x "$b" ]; then
+    [ -f "$b" ] && chmod +x "$b" 2>/dev/null
+    [ -x "$b" ] || { echo "gpu_sanitize.sh: $b is missing: run scripts/device_prepare.sh (or pass --device-dir)" >&2; exit 3; }
+  fi
+done
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  if [ "$ALLOW_NO_GPU" = 1 ]; then
+    echo "gpu_sanitize.sh: no GPU (nvidia-smi -L failed); going on because of --allow-no-gpu (a dry run)"
+  else
+    echo "gpu_sanitize.sh: no GPU found (nvidia-smi -L failed): compute-sanitizer needs one (--allow-no-gpu for a dry run)" >&2
+    exit 3
+  fi
+fi
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null; "$SAN" --version 2>&1 | tail -1; } \
+  | tee "$OUT/environment.txt"
+
+# ---- what to run ------------------------------------------------------------------------------
+TEST_EXCLUDE='~[timing]~[counters]~[oom]'
+tests_spec() {  # Catch2 test spec for tool $1
+  if [ "$QUICK" = 1 ]; then
+    # One case per kernel family: every flash tile size, ragged naive and flash_tc, elementwise.
+    echo '"flash matches the reference for every tile size that fits","flash_tc matches*","naive matches*","every variant and dtype matches the CPU reference on ragged sizes"'
+  elif [ "$1" = racecheck ]; then
+    echo "[gpu]${TEST_EXCLUDE}~\"longer sequences*\""
+  else
+    echo "[gpu]${TEST_EXCLUDE}"
+  fi
+}
+
+# Bench sweeps: one line each, arguments after `fusionlab bench`. Sizes are small and ragged.
+bench_sweeps() {
+  if [ "$QUICK" = 1 ]; then
+    echo "--workload all --variant all --dtype bf16 --rows 33 --hidden 100 --N 100 --d 64 --heads 2 --reps 1"
+    echo "--workload attention --variant flash --dtype fp16 --N 100 --d 64 --br 16,128 --bc 16,128 --heads 1 --reps 1"
+  else
+    # Every workload and variant (new ones included) at ragged sizes, every dtype, causal and not.
+    echo "--workload all --variant all --dtype all --rows 1,33,257 --hidden 1,100,1024 --N 1,100 --d 64 --heads 2 --causal 0,1 --reps 1"
+    # Attention shapes: ragged N, odd and large d.
+    echo "--workload attention --variant all --dtype all --N 17,257 --d 32,80,128 --heads 2 --causal 0,1 --reps 1"
+    # flash: every tile size (Br x Bc); a tile that does not fit shared memory is refused, not run.
+    echo "--workload attention --variant flash --dtype all --N 100 --d 64,128 --br 16,32,64,128 --bc 16,32,64,128 --heads 1 --causal 0,1 --reps 1"
+  fi
+}
+
+tool_flags() {
+  case "$1" in
+    memcheck) echo "--tool memcheck --leak-check full" ;;
+    racecheck) echo "--tool racecheck --racecheck-report all" ;;
+    initcheck) echo "--tool initcheck" ;;
+    synccheck) echo "--tool synccheck" ;;
+  esac
+}
+
+# ---- running and counting ---------------------------------------------------------------------
+ROWS=()
+WORST=0    # 0 clean, 3 incomplete, 1 errors
+note_result() { # code: 0 clean, 1 errors, 3 incomplete
+  if [ "$1" = 1 ]; then WORST=1; elif [ "$1" = 3 ] && [ "$WORST" = 0 ]; then WORST=3; fi
+}
+
+# Errors as compute-sanitizer counts them: "ERROR SUMMARY: N error(s)" (summed over processes);
+# racecheck also says "RACECHECK SUMMARY: K hazards displayed (E errors, W warnings)".
+count_errors() { grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$1" | awk '{s += $3} END {print s + 0}'; }
+count_summaries() { grep -c 'ERROR SUMMARY:' "$1"; }
+count_warnings() { grep -Eo '[0-9]+ warnings?\)' "$1" | awk '{s += $1} END {print s + 0}'; }
+
+# run_one TOOL TARGET LABEL COMMAND...
+run_one() {
+  local tool=$1 target=$2 label=$3; shift 3
+  local log="$OUT/${tool}_${label}.log"
+  local start end rc errors warnings summaries result code limit=$TIMEOUT
+  if [ -n "$BUDGET" ]; then
+    local left=$((BUDGET - ($(date +%s) - SCRIPT_START)))
+    if [ "$left" -lt 10 ]; then
+      ROWS+=("$(printf '%-10s %-7s %-26s %7s %9s %7s  %s' "$tool" "$target" "$label" - - 0 "NOT RUN: --budget spent")")
+      note_result 3
+      echo "== $tool / $label: not run, --budget ${BUDGET}s spent"
+      return
+    fi
+    [ "$left" -lt "$limit" ] && limit=$left
+  fi
+  echo "== $tool / $label: $*" | tee "$log"
+  start=$(date +%s)
+  # shellcheck disable=SC2046
+  timeout --kill-after=30 "$limit" "$SAN" $(tool_flags "$tool") --error-exitcode 99 --print-limit 200 "$@" >>"$log" 2>&1
+  rc=$?
+  end=$(date +%s)
+  errors=$(count_errors "$log"); warnings=$(count_warnings "$log"); summaries=$(count_summaries "$log")
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    result="TIMEOUT after ${limit}s"; code=3
+    [ "$errors" -gt 0 ] && { result="ERRORS (then timeout)"; code=1; }
+  elif [ "$errors" -gt 0 ] || [ "$rc" = 99 ]; then
+    result="ERRORS"; code=1
+    [ "$errors" = 0 ] && errors="?"
+  elif [ "$target" = bench ] && grep -q "using the simulated" "$log"; then
+    result="NO GPU USED: bench fell back to the simulated backend"; code=3
+  elif [ "$rc" = 77 ]; then
+    result="SKIPPED: no GPU (exit 77)"; code=3
+  elif [ "$rc" != 0 ]; then
+    result="FAILED: exit $rc (see log)"; code=1
+  elif [ "$summaries" = 0 ]; then
+    result="NO SUMMARY: did compute-sanitizer run?"; code=3
+  else
+    result="clean"; code=0
+  fi
+  note_result "$code"
+  ROWS+=("$(printf '%-10s %-7s %-26s %7s %9s %7s  %s' "$tool" "$target" "$label" "$errors" "$warnings" "$((end - start))" "$result")")
+  echo "   -> $result ($errors errors, $warnings warnings, $((end - start)) s; log $log)"
+}
+
+export FUSIONLAB_SANITIZER_RUN=1  # read by the bench (and ignored by the test binary's own checks)
+for tool in ${TOOLS//,/ }; do
+  for target in ${TARGETS//,/ }; do
+    if [ "$target" = tests ]; then
+      run_one "$tool" tests gpu_tests "$GPU_TESTS" "$(tests_spec "$tool")"
+    else
+      n=0
+      while IFS= read -r sweep; do
+        n=$((n + 1))
+        # shellcheck disable=SC2086
+        run_one "$tool" bench "bench_sweep$n" "$FL" bench $sweep
+      done < <(bench_sweeps)
+    fi
+  done
+done
+
+# ---- summary ----------------------------------------------------------------------------------
+{
+  echo
+  echo "compute-sanitizer summary ($(date -u '+%Y-%m-%d %H:%M UTC'), $( [ "$QUICK" = 1 ] && echo quick || echo full ))"
+  printf '%-10s %-7s %-26s %7s %9s %7s  %s\n' tool target run errors warnings seconds result
+  for r in "${ROWS[@]}"; do echo "$r"; done
+  case "$WORST" in
+    0) echo "RESULT: 0 errors in every run" ;;
+    1) echo "RESULT: ERRORS found, or a program failed under the tool (see the logs in $OUT)" ;;
+    3) echo "RESULT: no errors found, but not every run finished (see above)" ;;
+  esac
+} | tee "$OUT/summary.txt"
+exit "$WORST"

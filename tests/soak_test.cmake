@@ -1,0 +1,9 @@
+# The GUI soak test, short: 30 s of random actions under Xvfb (scripts/soak.sh, app/soak.h).
+# Label `soak`: `ctest -L soak` runs it alone, `ctest -LE soak` skips it. The 10-minute version:
+# scripts/soak.sh 600 (figures in docs/RELIABILITY.md).
+if(UNIX)
+  add_test(NAME gui_soak_30s
+           COMMAND ${CMAKE_COMMAND} -E env FUSIONLAB=$<TARGET_FILE:fusionlab>
+                   bash ${PROJECT_SOURCE_DIR}/scripts/soak.sh 30 1 800x600)
+  set_tests_properties(gui_soak_30s PROPERTIES TIMEOUT 150 LABELS "soak;gui")
+endif()

@@ -1,0 +1,96 @@
+// The soak driver (app/soak.h) without a window: its statistics, its memory probe, and a short
+// soak over real simulated results in which it changes the state, exports and reports.
+#include "app/soak.h"
+
+#include "app/runner.h"
+#include "kernels/workload.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <thread>
+
+TEST_CASE("soak: nearest-rank percentiles", "[soak]") {
+    CHECK(app::percentile({}, 95) == 0);
+    const std::vector<double> v = {5, 1, 4, 2, 3, 10, 9, 8, 7, 6};  // unsorted on purpose
+    CHECK(app::percentile(v, 50) == 5);
+    CHECK(app::percentile(v, 95) == 10);
+    CHECK(app::percentile(v, 90) == 9);
+    CHECK(app::percentile(v, 100) == 10);
+    CHECK(app::percentile(v, 0) == 1);
+}
+
+TEST_CASE("soak: host RSS is read on Linux and grows with touched memory", "[soak]") {
+    std::string why;
+    const auto before = app::host_rss_bytes(&why);
+#if defined(__linux__)
+    REQUIRE(before.has_value());
+    CHECK(*before > (1 << 20));
+    std::vector<char> block(64 << 20, 1);  // 64 MiB, every page touched
+    const auto after = app::host_rss_bytes(&why);
+    REQUIRE(after.has_value());
+    CHECK(*after - *before > (48 << 20));
+    CHECK(block[12345] == 1);
+#else
+    CHECK_FALSE(before.has_value());
+    CHECK_FALSE(why.empty());
+#endif
+}
+
+TEST_CASE("soak: a short soak changes parameters, switches views and exports, then reports", "[soak]") {
+    app::AppState state;
+    state.settings_path = "/should/not/be/used/settings.json";
+    std::string export_dir;
+    std::ostringstream report;
+    int code = -1;
+    {
+        app::SoakDriver soak(app::SoakOptions{1.5, 7, 640, 480, 0.01}, state);
+        CHECK(state.settings_path.empty());  // never writes the user's settings
+        export_dir = state.settings.export_dir;
+        REQUIRE_FALSE(export_dir.empty());
+        CHECK(std::filesystem::is_directory(export_dir));
+
+        app::Runner runner;
+        double now = 0;
+        std::set<kernels::Workload> workloads_seen;
+        while (!soak.done()) {
+            soak.before_frame(state, now);
+            soak.frame_started();
+            // What the frame loop would do: measure what is selected (simulated) when it changed.
+            if (state.params_dirty && kernels::validate(state.settings.params).empty()) {
+                const app::ResolvedBackend backend{true, kernels::BackendKind::simulated, "H100",
+                                                   kernels::find_sim_gpu("H100")->info};
+                app::store_results(state, runner.run_blocking(app::make_batch(state.settings, backend)));
+                state.params_dirty = false;
+            }
+            workloads_seen.insert(state.settings.params.workload);
+            soak.frame_finished(state);
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            now += 0.002;
+        }
+        code = soak.finish(report);
+        const app::SoakReport& r = soak.report();
+        CHECK(r.frames > 50);
+        CHECK(r.actions > 50);
+        CHECK(r.exports_ok > 0);
+        CHECK(r.exports_failed == 0);
+        CHECK(r.param_changes + r.workload_switches + r.view_switches + r.variant_toggles > 0);
+        CHECK(workloads_seen.size() >= 2);
+        CHECK(r.frame_p95_ms >= r.frame_p50_ms);
+        CHECK(r.frame_max_ms >= r.frame_p95_ms);
+#if defined(__linux__)
+        CHECK(r.rss_end.has_value());
+#endif
+        CHECK((r.gpu_end.has_value() || !r.gpu_note.empty()));  // either a number or why not
+    }
+    INFO(report.str());
+    CHECK_THAT(report.str(), Catch::Contains("frame time") && Catch::Contains("host RSS") &&
+                                 Catch::Contains("GPU memory") && Catch::Contains("exports"));
+    // About 150 actions, 10 % of them exports of the results the loop measured: all checked.
+    CHECK(code == 0);
+    CHECK_THAT(report.str(), Catch::Contains("soak: PASSED"));
+    CHECK_FALSE(std::filesystem::exists(export_dir));  // the driver cleans up its exports
+}
