@@ -471,6 +471,7 @@ struct RawArgs {
         std::map<std::string, std::vector<std::string>> params;  // spec name -> words given
         std::string reps, csv, json, sim;
         bool kernels = false;
+        bool interactive = false;
     } bench;
     struct {
         std::string out, size, font_scale, theme = "dark", workload = "chain", dtype, sim, reps;
@@ -511,6 +512,7 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     if (!b.reps.empty()) check(parse_reps("--reps", b.reps, o.reps));
     if (!b.sim.empty()) check(parse_sim_gpu("--sim", b.sim, o.sim_gpu));
     o.per_kernel = b.kernels;
+    o.interactive = b.interactive;
     if (!check.error.empty()) return check.error;
 
     // A sweep is the product of the lists: refuse one too long to ever finish before building it
@@ -710,6 +712,9 @@ void define_bench(CLI::App& app, RawArgs& raw) {
     bench->add_option("--json", b.json, "write the measurements as JSON to this file")->type_name("FILE");
     bench->add_option("--sim", b.sim, "use this simulated GPU (see `fusionlab info`)")->type_name("GPU");
     bench->add_flag("--kernels", b.kernels, "add a row per kernel with its own bandwidth");
+    bench->add_flag("--interactive", b.interactive,
+                    "time like the GUI's first live pass: " + std::to_string(kernels::kQuickReps) +
+                        " reps, 1 warm-up, no counters (see the wall ms column)");
 }
 
 void define_shot(CLI::App& app, RawArgs& raw) {
@@ -850,6 +855,25 @@ void print_line(std::ostream& out, const std::string& label, const std::string& 
 
 std::string bandwidth_text(double gbps) { return gbps > 0 ? kernels::format_gbps(gbps) : std::string("unknown"); }
 
+std::string tflops_or_unavailable(const std::optional<double>& v) {
+    return v ? printf_string("%.1f TFLOP/s", *v) : std::string("unavailable");
+}
+
+// Measured roofs beside the datasheet ones; a simulated GPU has only the datasheet (roofline).
+void print_compute_ceilings(std::ostream& out, const kernels::DeviceInfo& d) {
+    if (d.simulated) {
+        print_line(out, "compute ceilings", "datasheet values (simulated GPU: nothing measured)");
+        return;
+    }
+    print_line(out, "measured fp16 GEMM", tflops_or_unavailable(d.measured_fp16_gemm_tflops) +
+                                              printf_string("   (theoretical peak %.0f TFLOP/s)", d.peak_tensor_tflops));
+    print_line(out, "measured bf16 GEMM", tflops_or_unavailable(d.measured_bf16_gemm_tflops) +
+                                              printf_string("   (theoretical peak %.0f TFLOP/s)", d.peak_tensor_tflops));
+    print_line(out, "measured FP32 FMA", tflops_or_unavailable(d.measured_fp32_fma_tflops) +
+                                             printf_string("   (theoretical peak %.1f TFLOP/s)", d.peak_fp32_tflops));
+    print_line(out, "how", d.compute_ceiling_note);
+}
+
 void print_device(std::ostream& out, const kernels::DeviceInfo& d) {
     print_line(out, "device", d.name + (d.simulated ? "   [SIMULATED: datasheet numbers, no GPU]" : ""));
     print_line(out, "compute capability", printf_string("%d.%d, %d SMs", d.cc_major, d.cc_minor, d.sm_count));
@@ -869,7 +893,9 @@ void print_device(std::ostream& out, const kernels::DeviceInfo& d) {
         print_line(out, "measured copy",
                    "unavailable" + (d.ceiling_note.empty() ? std::string() : ": " + d.ceiling_note));
     print_line(out, "peak compute", printf_string("FP32 %.1f TFLOP/s, tensor fp16/bf16 %.0f TFLOP/s",
-                                                  d.peak_fp32_tflops, d.peak_tensor_tflops));
+                                                  d.peak_fp32_tflops, d.peak_tensor_tflops) +
+                                        (d.simulated ? " (datasheet)" : " (theoretical: clocks x SMs)"));
+    print_compute_ceilings(out, d);
     if (d.simulated) print_line(out, "launch overhead", printf_string("%.1f us per kernel (model)", d.launch_overhead_us));
     if (d.simulated)
         print_line(out, "graph replay", printf_string("%.1f us per kernel node (model)", d.graph_kernel_us));
@@ -947,7 +973,7 @@ std::vector<Column> table_columns(size_t shape_width) {
         {"workload", 10, false},    {"variant", 9, false},   {"dtype", 6, false},
         {"shape", std::max<size_t>(shape_width, 13), false}, {"median ms (min-max)", 24, false},
         {"modeled bytes", 14, true}, {"DRAM bytes (measured)", 24, true}, {"GB/s", 11, true}, {"% ceil", 8, true},
-        {"TFLOP/s", 8, true},        {"max err / rel err", 0, false},
+        {"TFLOP/s", 8, true},        {"wall ms", 9, true},   {"max err / rel err", 0, false},
     };
 }
 
@@ -1046,6 +1072,7 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     cells.push_back(gbps_cell(m.achieved_gbps()));
     cells.push_back(pct_cell(m.achieved_gbps(), ceiling));
     cells.push_back(tflops_cell(m.achieved_gflops()));
+    cells.push_back(m.wall_ms > 0 ? ms_text(m.wall_ms) : std::string("-"));
     cells.push_back(error_cell(m));
     out << table_line(cells, shape_width) << "\n";
     if (p.workload == kernels::Workload::launch) print_launch_line(out, m);
@@ -1055,7 +1082,7 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     for (const auto& k : m.kernels) {
         const double gbps = k.time.median_ms > 0 ? double(k.bytes) / (k.time.median_ms * 1e6) : 0.0;
         out << table_line({"", "  kernel", "", k.name, time_cell(k.time, m.device.simulated), kernels::format_bytes(double(k.bytes)),
-                           "", gbps_cell(gbps), pct_cell(gbps, ceiling), "", ""},
+                           "", gbps_cell(gbps), pct_cell(gbps, ceiling), "", "", ""},
                           shape_width)
             << "\n";
     }
@@ -1080,6 +1107,12 @@ std::vector<kernels::Job> jobs_for(const BenchOptions& o, const kernels::Params&
         job.backend = backend;
         job.sim_gpu = sim_gpu;
         job.reps = o.reps;
+        if (o.interactive) {  // the GUI's quick pass (app/panels_state.cpp make_quick_batch)
+            job.quick = true;
+            job.reps = std::min(o.reps, kernels::kQuickReps);
+            job.warmup = 1;
+            job.measure_counters = false;
+        }
         jobs.push_back(job);
     }
     return jobs;

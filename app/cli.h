@@ -45,6 +45,9 @@ struct BenchOptions {
     std::string csv, json;                // empty: not written
     std::string sim_gpu;                  // empty: the GPU when present, else the simulated H100
     bool per_kernel = false;              // --kernels: a sub-row per kernel
+    // --interactive: each job as the GUI's quick live pass (app/panels_state.h kQuickReps reps, one
+    // warm-up, no counters), so the wall-time column shows what a slider drag waits.
+    bool interactive = false;
 };
 
 // `fusionlab lessons check [FILES...]` (no files: every shipped lesson) / `lessons list`.

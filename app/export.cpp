@@ -12,6 +12,7 @@
 
 #include "kernels/common/backend.h"
 #include "kernels/common/timeline.h"
+#include "kernels/roofline.h"
 #include "kernels/workload.h"
 
 #include <nlohmann/json.hpp>
@@ -301,6 +302,12 @@ std::vector<CsvColumn> fixed_columns_before_params() {
     };
 }
 
+// The compute ceiling a measurement is held to (kernels/roofline.h): tensor or FP32, measured or datasheet.
+kernels::Roof compute_roof(const kernels::Measurement& m) {
+    const kernels::RoofSet roofs = kernels::roofs_for(m.device, m.job.params.dtype);
+    return kernels::roof_for_variant(roofs, m.job.variant, m.job.params);
+}
+
 std::vector<CsvColumn> fixed_columns_after_params() {
     using M = kernels::Measurement;
     using S = const std::string&;
@@ -333,6 +340,14 @@ std::vector<CsvColumn> fixed_columns_after_params() {
              return if_ok(m, c.gbps > 0 ? number(percent_of_ceiling(m.achieved_gbps(), c)) : std::string());
          }},
         {"achieved_gflops", [](const M& m, S) { return if_ok(m, number(m.achieved_gflops())); }},
+        {"compute_roof_tflops", [](const M& m, S) { return number(compute_roof(m).flops_per_s / 1e12); }},
+        {"compute_roof_source", [](const M& m, S) { return compute_roof(m).name + ": " + compute_roof(m).source; }},
+        {"pct_of_compute_roof",
+         [](const M& m, S) {
+             const kernels::Roof r = compute_roof(m);
+             return if_ok(m, r.flops_per_s > 0 ? number(100 * m.achieved_gflops() * 1e9 / r.flops_per_s) : std::string());
+         }},
+        {"wall_ms", [](const M& m, S) { return m.wall_ms > 0 ? number(m.wall_ms) : std::string(); }},
         {"checked", [](const M& m, S) { return std::string(m.checked ? "true" : "false"); }},
         {"max_abs_error", [](const M& m, S) { return m.checked ? number(m.max_abs_error) : std::string(); }},
         {"rel_l2_error", [](const M& m, S) { return m.checked ? number(m.rel_l2_error) : std::string(); }},
@@ -394,6 +409,10 @@ json_t device_json(const kernels::DeviceInfo& d) {
         {"graph_kernel_us", d.graph_kernel_us},
         {"measured_copy_gbps", d.measured_copy_gbps ? json_t(*d.measured_copy_gbps) : json_t()},
         {"ceiling_note", d.ceiling_note},
+        {"measured_fp16_gemm_tflops", d.measured_fp16_gemm_tflops ? json_t(*d.measured_fp16_gemm_tflops) : json_t()},
+        {"measured_bf16_gemm_tflops", d.measured_bf16_gemm_tflops ? json_t(*d.measured_bf16_gemm_tflops) : json_t()},
+        {"measured_fp32_fma_tflops", d.measured_fp32_fma_tflops ? json_t(*d.measured_fp32_fma_tflops) : json_t()},
+        {"compute_ceiling_note", d.compute_ceiling_note},
     };
 }
 
@@ -429,6 +448,7 @@ json_t timeline_json(const kernels::Measurement& m) {
 
 json_t measurement_json(const kernels::Measurement& m) {
     const BandwidthCeiling ceiling = bandwidth_ceiling(m.device);
+    const kernels::Roof roof = compute_roof(m);
     json_t kernels_out = json_t::array();
     for (const auto& k : m.kernels) {
         const double gbps = kernel_gbps(k);
@@ -470,7 +490,12 @@ json_t measurement_json(const kernels::Measurement& m) {
           {"ceiling_gbps", optional_number(ceiling.gbps > 0, ceiling.gbps)},
           {"ceiling_source", ceiling.source},
           {"pct_of_ceiling", optional_number(m.ok && ceiling.gbps > 0,
-                                             percent_of_ceiling(m.achieved_gbps(), ceiling))}}},
+                                             percent_of_ceiling(m.achieved_gbps(), ceiling))},
+          {"compute_roof_tflops", optional_number(roof.flops_per_s > 0, roof.flops_per_s / 1e12)},
+          {"compute_roof_source", roof.name + ": " + roof.source},
+          {"pct_of_compute_roof", optional_number(m.ok && roof.flops_per_s > 0,
+                                                  100 * m.achieved_gflops() * 1e9 / roof.flops_per_s)}}},
+        {"wall_ms", optional_number(m.wall_ms > 0, m.wall_ms)},
         {"check",
          {{"checked", m.checked},
           {"max_abs_error", optional_number(m.checked, m.max_abs_error)},

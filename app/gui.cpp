@@ -29,6 +29,7 @@
 #include <backends/imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -341,6 +342,23 @@ void setup_memory_view(const ShotOptions& opts, const kernels::Params& params, M
     }
 }
 
+// A roofline shot shows what dragging does: the main size parameter at a quarter and a half of
+// its value is measured first, so each point has a trail of two real earlier positions.
+void seed_roofline_trail(AppState& state, Runner& runner, const ResolvedBackend& backend) {
+    const std::vector<kernels::ParamId> sizes = sweepable_params(state.settings.params.workload);
+    if (sizes.empty()) return;
+    const kernels::Params final_params = state.settings.params;
+    for (double fraction : {0.25, 0.5}) {
+        const double value = std::round(kernels::get_param(final_params, sizes.front()) * fraction);
+        state.settings.params = final_params;
+        kernels::set_param(state.settings.params, sizes.front(), value);
+        if (!kernels::validate(state.settings.params).empty()) continue;
+        store_results(state, runner.run_blocking(make_batch(state.settings, backend)));
+        update_roofline_trails(state);
+    }
+    state.settings.params = final_params;
+}
+
 // Renders the main window into `target` kShotFrames times; the last frame stays in it.
 void render_shot_frames(AppState& state, Runner& runner, ImGuiSession& session, const OffscreenTarget& target,
                         int width, int height) {
@@ -522,6 +540,7 @@ int run_shot(const ShotOptions& opts) {
                 }
             } else {
                 const ResolvedBackend backend = resolve_backend(state.settings, runner);
+                if (opts.view == "roofline") seed_roofline_trail(state, runner, backend);
                 std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
                 for (const kernels::Measurement& m : results)
                     if (!m.ok)
@@ -532,6 +551,11 @@ int run_shot(const ShotOptions& opts) {
             state.params_dirty = false;  // measured above; nothing to submit while rendering
             state.requested_view = opts.view;
             if (opts.view == "memory") setup_memory_view(opts, state.settings.params, state.memory);
+            if (opts.view == "sweep") {  // the main size parameter over its default range (app/sweep.h)
+                const ResolvedBackend backend = resolve_backend(state.settings, runner);
+                if (const std::string why = run_sweep_blocking(state.sweep, state.settings, backend, runner); !why.empty())
+                    std::fprintf(stderr, "fusionlab shot: sweep: %s\n", why.c_str());
+            }
 
             ImGuiSession session(window, false);
             render_shot_frames(state, runner, session, target, opts.width, opts.height);

@@ -12,6 +12,8 @@
 #include "app/lesson_player.h"
 #include "app/panel_lesson.h"
 #include "app/panel_memory.h"
+#include "app/panel_roofline.h"
+#include "app/panel_sweep.h"
 #include "app/panel_timeline.h"
 #include "kernels/common/timeline.h"
 #include "kernels/launch/launch.h"
@@ -19,6 +21,7 @@
 #include "kernels/common/backend.h"
 #include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
+#include "kernels/roofline.h"
 #include "kernels/workload.h"
 #include "viz/bar_chart.h"
 #include "viz/highlight.h"
@@ -572,6 +575,29 @@ void results_rows(const std::vector<const Measurement*>& shown, const std::vecto
                                  c.source + ")"
                            : "no ceiling: " + m.device.ceiling_note);
     });
+    metric_row("% of compute roof", "Achieved FLOP/s / the compute ceiling the variant is held to x 100: the tensor "
+                                    "GEMM roof for variants on tensor cores (cuBLAS fp16/bf16, flash_tc), the FP32 FMA "
+                                    "roof otherwise. Measured ceilings on a GPU (cuBLAS GEMM, FMA-chain kernel, cached "
+                                    "per device), datasheet values on a simulated GPU.",
+               shown, stale, [](const Measurement& m) {
+                   const kernels::RoofSet roofs = kernels::roofs_for(m.device, m.job.params.dtype);
+                   const kernels::Roof& roof = kernels::roof_for_variant(roofs, m.job.variant, m.job.params);
+                   const double achieved = m.achieved_gflops() * 1e9;
+                   cell_text(roof.flops_per_s > 0 ? percent_text(100 * achieved / roof.flops_per_s) : "n/a");
+                   tooltip(kernels::format_rate_flops(achieved) + " / " + roof.name + " " +
+                           kernels::format_rate_flops(roof.flops_per_s) + "\n" + roof.source +
+                           (m.device.simulated ? "" : "\n" + m.device.compute_ceiling_note));
+               });
+    metric_row("wall time", "From the runner receiving the batch to this result: queueing behind the batch's earlier "
+                            "variants, buffer allocation, the check against the CPU reference, warm-up, the timed reps "
+                            "and the counters pass. What you wait for after a change.",
+               shown, stale, [](const Measurement& m) {
+                   cell_text(m.wall_ms > 0 ? kernels::format_time_ms(m.wall_ms) : std::string("n/a"));
+                   tooltip(m.job.quick ? "quick pass: " + std::to_string(m.time.reps) + " reps, no counters; the full "
+                                         "pass follows"
+                                       : "full pass: " + std::to_string(m.time.reps) + " reps" +
+                                             (m.job.measure_counters ? " + counters" : ""));
+               });
     metric_row("max error", "Error versus the reference: the largest |output - reference| over the checked elements; the reference "
                                          "is the float64 CPU implementation on the same inputs.",
                shown, stale, [](const Measurement& m) {
@@ -594,9 +620,9 @@ void results_rows(const std::vector<const Measurement*>& shown, const std::vecto
                        return;
                    }
                    cell_text(kernels::measured_vs_modeled(*m.measured_bytes, m.bytes()));
-                   std::string detail;
+                   std::string detail = kernels::explain_traffic_gap(m) + "\n\n";
                    if (m.measured_bytes_read && m.measured_bytes_written)
-                       detail = "read " + kernels::measured_vs_modeled(*m.measured_bytes_read, m.bytes_read) +
+                       detail += "read " + kernels::measured_vs_modeled(*m.measured_bytes_read, m.bytes_read) +
                                 ", written " + kernels::measured_vs_modeled(*m.measured_bytes_written, m.bytes_written) +
                                 "\n";
                    tooltip(detail + m.measured_bytes_note);
@@ -851,6 +877,8 @@ void draw_view(const std::string& id, AppState& state, const ResolvedBackend& ba
     if (id == "results") draw_results_page(state, backend);
     else if (id == "memory") draw_memory_panel(state, backend);
     else if (id == "timeline") draw_timeline_panel(state, backend);
+    else if (id == "roofline") draw_roofline_panel(state, backend);
+    else if (id == "sweep") draw_sweep_panel(state, backend);
 }
 
 void draw_results_area(AppState& state, const ResolvedBackend& backend) {
@@ -1260,7 +1288,14 @@ void draw_status_line(const AppState& state, const Runner& runner, const Resolve
     if (runner.busy() || !runner.gpu_probed()) {
         busy_spinner();
         ImGui::SameLine();
-        ImGui::TextUnformatted(runner.busy() ? "measuring" : "probing for a CUDA GPU");
+        // The live loop's pass (app/panels_state.h): a quick answer first, then the full one.
+        const char* what = !runner.busy()              ? "probing for a CUDA GPU"
+                           : state.sweep.running       ? "sweeping"
+                           : state.live.quick_running  ? "measuring: quick pass"
+                           : state.live.full_running && backend.kind == kernels::BackendKind::gpu
+                               ? "measuring: full pass + counters"
+                               : "measuring";
+        ImGui::TextUnformatted(what);
         ImGui::SameLine();
     }
     const std::vector<std::string> parts =

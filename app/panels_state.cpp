@@ -105,6 +105,17 @@ std::vector<kernels::Job> make_batch(const Settings& s, const ResolvedBackend& b
     return batch;
 }
 
+std::vector<kernels::Job> make_quick_batch(const Settings& s, const ResolvedBackend& backend) {
+    std::vector<kernels::Job> batch = make_batch(s, backend);
+    for (kernels::Job& job : batch) {
+        job.quick = true;
+        job.reps = std::min(s.reps, kQuickReps);
+        job.warmup = 1;
+        job.measure_counters = false;
+    }
+    return batch;
+}
+
 void mark_changed(AppState& state, double now) {
     state.imported_from.clear();  // the user moved on from the imported numbers: measure live
     state.params_dirty = true;
@@ -123,15 +134,67 @@ void store_results(AppState& state, std::vector<kernels::Measurement> fresh) {
     }
 }
 
+namespace {
+
+void submit_live(AppState& state, Runner& runner, std::vector<kernels::Job> batch) {
+    state.live.count = batch.size();
+    state.live.done = 0;
+    state.live.first_id = runner.submit(std::move(batch));
+}
+
+// Counts the live batch's answers; when the quick pass has answered for every variant, the full
+// pass (user's reps, counters) goes out for the same parameters.
+void advance_live_pass(AppState& state, Runner& runner, const std::vector<kernels::Measurement>& fresh) {
+    LivePass& live = state.live;
+    for (const kernels::Measurement& m : fresh)
+        if (m.job.id >= live.first_id && m.job.id < live.first_id + live.count) ++live.done;
+    if (live.done < live.count) return;
+    if (live.quick_running) {
+        live.quick_running = false;
+        if (live.full_pending && !state.params_dirty) {
+            live.full_pending = false;
+            const ResolvedBackend backend = resolve_backend(state.settings, runner);
+            if (backend.ready) {
+                live.full_running = true;
+                submit_live(state, runner, make_batch(state.settings, backend));
+            }
+        }
+    } else {
+        live.full_running = false;
+    }
+}
+
+}  // namespace
+
 void update_measurements(AppState& state, Runner& runner, double now) {
-    store_results(state, runner.take_results());
+    std::vector<kernels::Measurement> fresh = runner.take_results();
+    take_sweep_results(state.sweep, fresh);  // the sweep's jobs go to the sweep view only
+    advance_live_pass(state, runner, fresh);
+    store_results(state, std::move(fresh));
+    if (state.sweep_requested) {
+        state.sweep_requested = false;
+        state.sweep.start_requested = true;
+    }
+    if (service_sweep(state.sweep, state.settings, resolve_backend(state.settings, runner), runner)) {
+        // Starting or cancelling a sweep supersedes the live batch in flight: measure the current
+        // parameters again once the sweep is over.
+        state.live = LivePass{};
+        state.params_dirty = true;
+        return;
+    }
+    if (state.sweep.running) return;  // parameter changes are measured when the sweep ends
     if (!state.params_dirty || now - state.changed_at < kSubmitDebounceSeconds) return;
     const ResolvedBackend backend = resolve_backend(state.settings, runner);
     if (!backend.ready) return;  // try again next frame, once the GPU probe has answered
     state.validation_error = kernels::validate(state.settings.params);
     state.params_dirty = false;
     if (!state.validation_error.empty()) return;  // shown in red beside the controls
-    runner.submit(make_batch(state.settings, backend));
+    // A GPU measures quickly first, then fully; a model estimate is instant, so one full pass.
+    const bool two_passes = backend.kind == kernels::BackendKind::gpu;
+    state.live.quick_running = two_passes;
+    state.live.full_pending = two_passes;
+    state.live.full_running = !two_passes;
+    submit_live(state, runner, two_passes ? make_quick_batch(state.settings, backend) : make_batch(state.settings, backend));
 }
 
 std::vector<const kernels::Measurement*> visible_results(const AppState& state) {
@@ -147,7 +210,8 @@ bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBa
     if (m.job.backend == kernels::BackendKind::gpu && backend.kind == kernels::BackendKind::gpu &&
         m.device.name != backend.device.name)
         return true;
-    if (!(m.job.params == s.params) || m.job.reps != s.reps) return true;
+    // A quick-pass result is current: the full pass with the user's reps follows it.
+    if (!(m.job.params == s.params) || (!m.job.quick && m.job.reps != s.reps)) return true;
     if (!backend.ready || m.job.backend != backend.kind) return true;
     return backend.kind == kernels::BackendKind::simulated && m.job.sim_gpu != backend.sim_key;
 }

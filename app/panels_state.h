@@ -5,7 +5,9 @@
 
 #include "app/lesson.h"
 #include "app/panel_memory.h"
+#include "app/panel_roofline.h"
 #include "app/panel_timeline.h"
+#include "app/sweep.h"
 #include "app/runner.h"
 #include "app/settings.h"
 #include "kernels/common/types.h"
@@ -18,6 +20,21 @@ namespace app {
 // Seconds a parameter must stay unchanged before it is measured: dragging a slider sends one
 // batch when the hand stops, not one per frame.
 inline constexpr double kSubmitDebounceSeconds = 0.15;
+// The live loop on a GPU: when the parameters settle, a quick pass (kQuickReps timed reps, no
+// hardware counters, so N <= 8192 answers within ~300 ms) and, once it has answered for every
+// variant, a full pass with the user's reps and the counters. Simulated GPUs answer at once:
+// one full pass.
+inline constexpr int kQuickReps = kernels::kQuickReps;
+
+// Which pass of the live loop is in flight for the current parameters.
+struct LivePass {
+    bool quick_running = false;   // the quick batch was submitted and has not answered for all
+    bool full_pending = false;    // submit the full batch once the quick one has answered
+    bool full_running = false;
+    uint64_t first_id = 0;        // first job id of the batch in flight
+    size_t count = 0;             // jobs in it
+    size_t done = 0;              // results received of it
+};
 // The simulated GPU used when nothing else is chosen and no CUDA device exists.
 inline constexpr const char* kDefaultSimGpu = "H100";
 
@@ -63,6 +80,10 @@ struct AppState {
     std::string imported_from;
     // The lesson player: loaded lessons, current lesson and step, classroom mode (app/lesson.h).
     LessonPlayerState lesson;
+
+    LivePass live;                   // quick pass, then full pass (kQuickReps)
+    RooflinePanelState roofline;     // trails and the modeled/measured toggle (app/panel_roofline.h)
+    SweepState sweep;                // the sweep view's run and results (app/sweep.h)
 };
 
 // Where jobs go, as chosen in the settings and allowed by what the runner found.
@@ -87,6 +108,8 @@ std::string plain_device_name(const kernels::DeviceInfo& d);
 
 // One job per selected variant of the current workload.
 std::vector<kernels::Job> make_batch(const Settings& s, const ResolvedBackend& backend);
+// The same batch as the live loop's quick pass: kQuickReps reps, no counters, job.quick set.
+std::vector<kernels::Job> make_quick_batch(const Settings& s, const ResolvedBackend& backend);
 
 // Marks the parameters (and settings) changed now.
 void mark_changed(AppState& state, double now);

@@ -49,6 +49,7 @@ uint64_t Runner::submit(std::vector<kernels::Job> batch) {
             queue_.push_back(std::move(batch[i]));
         }
         batch_first_.store(first);
+        batch_submitted_ = std::chrono::steady_clock::now();
         // Results of older batches that nobody collected yet are stale now too.
         std::erase_if(results_, [first](const kernels::Measurement& m) { return m.job.id < first; });
     }
@@ -186,6 +187,7 @@ void Runner::worker() {
     for (;;) {
         kernels::Job job;
         kernels::CancelToken cancel;
+        std::chrono::steady_clock::time_point submitted;
         {
             std::unique_lock<std::mutex> lock(mutex_);
             wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
@@ -196,9 +198,13 @@ void Runner::worker() {
             // The queue only ever holds the newest batch, so this job's batch starts at batch_first_.
             cancel.latest = &batch_first_;
             cancel.job_id = batch_first_.load();
+            submitted = batch_submitted_;
         }
 
         kernels::Measurement m = execute(job, cancel);
+        // What the user waits for this result: from the batch's submission, through the batch's
+        // earlier jobs, to now.
+        m.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitted).count();
 
         {
             std::lock_guard<std::mutex> lock(mutex_);

@@ -10,6 +10,7 @@
 #include "kernels/common/types.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -61,6 +62,7 @@ private:
     std::vector<kernels::Measurement> results_;
     std::atomic<uint64_t> next_id_{1};
     std::atomic<uint64_t> batch_first_{0};  // jobs with id < this are stale; the cancel token reads it
+    std::chrono::steady_clock::time_point batch_submitted_{};  // when the newest batch arrived (wall_ms)
     bool running_job_ = false;
     bool stop_ = false;
     bool probed_ = false;

@@ -7,6 +7,8 @@ const std::vector<ViewInfo>& views() {
         {"results", "Measurements", "time, bytes and FLOPs of each variant: charts and the results table"},
         {"memory", "Memory animation", "the tile schedule played over HBM, L2 and the SMs' shared memory"},
         {"timeline", "Timeline", "every kernel of one run on the GPU clock: the gaps between kernels are launch overhead"},
+        {"roofline", "Roofline", "each variant at (arithmetic intensity, achieved FLOP/s) under the memory and compute roofs"},
+        {"sweep", "Sweep", "time and bytes of every variant against a size parameter, on log axes"},
     };
     return table;
 }

@@ -100,7 +100,7 @@ fl_cli_test(shot_bad_size CODE 2 ARGS shot --size 12x STDERR "--size '12x' is no
 fl_cli_test(shot_size_out_of_range CODE 2 ARGS shot --out x.png --size 10x10 STDERR "--size '10x10' is out of range")
 fl_cli_test(shot_no_out CODE 2 ARGS shot STDERR "--out FILE.png is required")
 # The memory animation's options: a view that exists, variants of the workload, a step in range.
-fl_cli_test(shot_bad_view CODE 2 ARGS shot --out x.png --view memroy STDERR "--view 'memroy' is not a view \\(legal: results, memory, timeline\\)")
+fl_cli_test(shot_bad_view CODE 2 ARGS shot --out x.png --view memroy STDERR "--view 'memroy' is not a view \\(legal: results, memory, timeline, roofline, sweep\\)")
 fl_cli_test(shot_step_without_memory CODE 2 ARGS shot --out x.png --step 3 STDERR "add --view memory")
 fl_cli_test(shot_memory_bad_variant CODE 2 ARGS shot --out x.png --view memory --workload attention --variant fused
             STDERR "--variant 'fused' is not a variant of attention")

@@ -106,6 +106,12 @@ fl_gui_shot_test(gui_smoke_scale2_light 1024x768 "--sim|A100|--font-scale|2|--th
 fl_gui_shot_test(gui_smoke_attention 1280x720
                  "--sim|H200|--workload|attention|--N|4096|--d|128|--dtype|fp32|--br|128|--bc|128|--causal|1")
 
+# The roofline and sweep views (simulated), for attention and an elementwise workload, at 1x and 2x.
+fl_gui_shot_test(gui_roofline_attention 1280x720 "--sim|H200|--view|roofline|--workload|attention|--N|4096")
+fl_gui_shot_test(gui_roofline_chain_scale2 1280x720 "--sim|H100|--view|roofline|--workload|chain|--font-scale|2")
+fl_gui_shot_test(gui_sweep_attention 1280x720 "--sim|H200|--view|sweep|--workload|attention")
+fl_gui_shot_test(gui_sweep_bias_gelu_light 1024x768 "--sim|A100|--view|sweep|--workload|bias_gelu|--theme|light")
+
 # The memory-hierarchy animation: two steps of flash vs naive side by side render, and differ.
 add_executable(fl_png_diff png_diff.cpp)
 fl_warnings(fl_png_diff)

@@ -12,6 +12,7 @@
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/backend.h"
+#include "kernels/common/ceilings.h"
 #include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
 #include "kernels/common/gpu_check.cuh"
@@ -299,10 +300,11 @@ int64_t scan_nonfinite(DType t, const void* out, int64_t elements, unsigned long
     return static_cast<int64_t>(host);
 }
 
-CheckResult check_against_reference(const Params& p, const void* out, unsigned long long* counter, cudaStream_t s) {
+CheckResult check_against_reference(const Params& p, const void* out, unsigned long long* counter, cudaStream_t s,
+                                    int64_t max_elements) {
     CheckResult r;
     r.nonfinite = scan_nonfinite(p.dtype, out, p.rows * p.hidden, counter, s);
-    const std::vector<int64_t> rows = elementwise::rows_to_check(p);
+    const std::vector<int64_t> rows = elementwise::rows_to_check(p, max_elements);
     const size_t es = static_cast<size_t>(dtype_bytes(p.dtype)), hidden = static_cast<size_t>(p.hidden);
     std::vector<unsigned char> bits(hidden * es);
     std::vector<float> got(hidden);
@@ -329,10 +331,10 @@ CheckResult check_against_reference(const Params& p, const void* out, unsigned l
 // Attention: sampled (head, row) pairs of O (attention::rows_to_check) against the float64
 // reference; the whole of O scanned on the device for poison or non-finite values.
 CheckResult check_attention(const attention::AttentionParams& a, const attention::gpu::Workspace& ws,
-                            unsigned long long* counter, cudaStream_t s) {
+                            unsigned long long* counter, cudaStream_t s, double max_mults) {
     CheckResult r;
     r.nonfinite = scan_nonfinite(a.dtype, ws.output(), ws.output_elements(), counter, s);
-    const std::vector<attention::RowRef> rows = attention::rows_to_check(a);
+    const std::vector<attention::RowRef> rows = attention::rows_to_check(a, max_mults);
     const size_t d = static_cast<size_t>(a.d), es = static_cast<size_t>(dtype_bytes(a.dtype));
     std::vector<unsigned char> bits(d * es);
     std::vector<float> got(d);
@@ -398,6 +400,13 @@ double tolerance(DType t) {
 // =============================================================================================
 struct Cancelled {};
 
+// The CPU reference's budget for the check that precedes every timing. A full job samples up to
+// 4e8 multiply-adds of attention rows (~0.5 s on one core at N = 8192) or 4M elementwise outputs; a
+// quick job (the GUI's first pass while a slider moves) fewer, so the answer comes within ~300 ms.
+// Every configuration is still checked before its time is shown; the full pass re-checks more.
+constexpr double kFullCheckMults = 4e8, kQuickCheckMults = 2e7;
+constexpr int64_t kFullCheckElements = int64_t{1} << 22, kQuickCheckElements = int64_t{1} << 18;
+
 class GpuBackend final : public Backend {
 public:
     explicit GpuBackend(int device) : device_index_(device), counters_(device) {
@@ -406,6 +415,7 @@ public:
         stream_ = std::make_unique<Stream>();
         counter_ = DeviceMemory(sizeof(unsigned long long));
         measure_copy_ceiling(info_, stream_->get());
+        load_or_measure_compute_ceilings(info_);  // kernels/common/ceilings.h: cached per device, driver, clocks
     }
 
     const DeviceInfo& device() const override { return info_; }
@@ -565,7 +575,8 @@ private:
         // Correctness first: one run on poisoned outputs, checked before anything is timed.
         launch_variant(names, p, sets_[0], s);
         check(cudaStreamSynchronize(s), "checked run of " + job.variant);
-        accept_check(check_against_reference(p, sets_[0].ptrs.out, static_cast<unsigned long long*>(counter_.get()), s),
+        accept_check(check_against_reference(p, sets_[0].ptrs.out, static_cast<unsigned long long*>(counter_.get()), s,
+                                             job.quick ? kQuickCheckElements : kFullCheckElements),
                      p.rows * p.hidden, p.dtype, m);
 
         auto set_for = [&](int rep) -> const BufferSet& { return sets_[static_cast<size_t>(rep) % sets_.size()]; };
@@ -611,7 +622,8 @@ private:
         // Correctness first: one run on poisoned O (and S, P), checked before anything is timed.
         for (size_t k = 0; k < names.size(); ++k) attention_.launch_kernel(k, s);
         check(cudaStreamSynchronize(s), "checked run of " + job.variant);
-        accept_check(check_attention(a, attention_, static_cast<unsigned long long*>(counter_.get()), s),
+        accept_check(check_attention(a, attention_, static_cast<unsigned long long*>(counter_.get()), s,
+                                     job.quick ? kQuickCheckMults : kFullCheckMults),
                      attention_.output_elements(), a.dtype, m);
 
         time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { attention_.launch_kernel(k, stream); },
@@ -841,7 +853,10 @@ private:
                       Measurement& m) {
         const cudaStream_t s = stream_->get();
         const size_t kernels_per_rep = mod.kernels.size();
-        const int reps = gpu_timed_reps(job.reps), warmup = gpu_warmup_runs(job.warmup);
+        // A quick (interactive) job takes its reps as asked; a full one at least kMinGpuTimedReps
+        // (a sanitizer run: 1, kernels/common/sanitizer_run.h).
+        const int reps = job.quick ? std::max(job.reps, kMinReps) : gpu_timed_reps(job.reps);
+        const int warmup = gpu_warmup_runs(job.warmup);
         const size_t per_rep = kernels_per_rep + 1;
         events_.reserve(per_rep * static_cast<size_t>(reps));
         auto flush_l2 = [&] {

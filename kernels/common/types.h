@@ -96,6 +96,13 @@ struct DeviceInfo {
     // Measured ceilings (GPU only): a device-to-device copy, bytes read + written.
     std::optional<double> measured_copy_gbps;
     std::string ceiling_note;        // how the ceiling was measured, or why not
+    // Measured compute ceilings (GPU only; kernels/common/ceilings.h): cuBLAS fp16 and bf16 GEMMs
+    // with fp32 accumulation, and an FP32 FMA-chain kernel. Measured once per device, driver and
+    // clocks, then read from a cache file; empty with the reason in compute_ceiling_note.
+    std::optional<double> measured_fp16_gemm_tflops;
+    std::optional<double> measured_bf16_gemm_tflops;
+    std::optional<double> measured_fp32_fma_tflops;
+    std::string compute_ceiling_note = "not measured";
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -130,6 +137,8 @@ const char* to_string(BackendKind b);
 // Timed repetitions a job may ask for (a GPU backend times at least 20 whatever is asked).
 inline constexpr int kMinReps = 1;
 inline constexpr int kMaxReps = 1000;
+// Timed repetitions of a quick job (Job::quick): the GUI's first pass after a parameter change.
+inline constexpr int kQuickReps = 5;
 
 // What the UI or CLI asks for.
 struct Job {
@@ -143,6 +152,10 @@ struct Job {
     // GPU: after the timed reps, one more run with the hardware counters (CUPTI range profiler)
     // for the measured DRAM bytes. A separate run: profiling serialises kernels and replays.
     bool measure_counters = true;
+    // The GUI's first pass while parameters move (app/panels_state.cpp): the GPU backend times
+    // `reps` as asked (down to kMinReps) instead of its floor of 20, and the job carries no
+    // counters; a full pass with the user's reps and the counters follows when the hand stops.
+    bool quick = false;
 };
 
 struct Measurement {
@@ -176,6 +189,10 @@ struct Measurement {
     std::vector<KernelSpan> timeline;
     std::string timeline_source;
     std::string build_type;      // Release / Debug
+    // Wall time from the runner receiving the job's batch to this result (queueing behind the
+    // batch's earlier jobs, buffer allocation, the CPU check, timing, counters): what a GUI user
+    // waits. 0 when not run through the runner.
+    double wall_ms = 0;
 
     uint64_t bytes() const { return bytes_read + bytes_written; }
     // Achieved rates from the median time; 0 when time is 0.

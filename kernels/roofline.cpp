@@ -1,0 +1,221 @@
+// [SECTION] Arithmetic
+// [SECTION] Roofs of a device
+// [SECTION] Measured vs modeled DRAM bytes
+#include "kernels/roofline.h"
+
+#include "kernels/attention/attention.h"
+#include "kernels/common/format.h"
+#include "kernels/workload.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+namespace kernels {
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Arithmetic
+// ---------------------------------------------------------------------------------------------
+double arithmetic_intensity(double flops, double bytes) { return bytes > 0 ? flops / bytes : 0.0; }
+
+double attainable_flops(double intensity, double peak_flops, double bytes_per_s) {
+    return std::min(peak_flops, intensity * bytes_per_s);
+}
+
+double ridge_point(double peak_flops, double bytes_per_s) { return bytes_per_s > 0 ? peak_flops / bytes_per_s : 0.0; }
+
+Bound bound_by(double intensity, double peak_flops, double bytes_per_s) {
+    return intensity < ridge_point(peak_flops, bytes_per_s) ? Bound::memory : Bound::compute;
+}
+
+const char* to_string(Bound b) { return b == Bound::memory ? "memory" : "compute"; }
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Roofs of a device
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+std::string tflops_text(double tflops) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.1f TFLOP/s", tflops);
+    return text;
+}
+
+Roof tensor_roof(const DeviceInfo& d, DType dtype) {
+    Roof r;
+    const std::optional<double>* gemm = nullptr;
+    std::string which;
+    if (dtype == DType::f16) {
+        gemm = &d.measured_fp16_gemm_tflops;
+        which = "fp16";
+    } else if (dtype == DType::bf16) {
+        gemm = &d.measured_bf16_gemm_tflops;
+        which = "bf16";
+    } else {
+        // fp32 data: the app's tensor-core kernels take fp16/bf16 only; show the faster matrix roof.
+        const double f16 = d.measured_fp16_gemm_tflops.value_or(0), b16 = d.measured_bf16_gemm_tflops.value_or(0);
+        gemm = f16 >= b16 ? &d.measured_fp16_gemm_tflops : &d.measured_bf16_gemm_tflops;
+        which = f16 >= b16 ? "fp16" : "bf16";
+    }
+    if (*gemm && **gemm > 0) {
+        r.name = "tensor GEMM " + which;
+        r.flops_per_s = **gemm * 1e12;
+        r.measured = true;
+        r.source = "measured: cuBLAS " + which + " GEMM, fp32 accumulate (" + tflops_text(**gemm) + ")";
+    } else {
+        r.name = "tensor fp16/bf16";
+        r.flops_per_s = d.peak_tensor_tflops * 1e12;
+        r.source = (d.simulated ? "datasheet" : "theoretical (clocks x SMs)") + std::string(", dense fp16/bf16 (") +
+                   tflops_text(d.peak_tensor_tflops) + ")";
+    }
+    return r;
+}
+
+Roof fp32_roof(const DeviceInfo& d) {
+    Roof r;
+    r.name = "FP32 FMA";
+    if (d.measured_fp32_fma_tflops && *d.measured_fp32_fma_tflops > 0) {
+        r.flops_per_s = *d.measured_fp32_fma_tflops * 1e12;
+        r.measured = true;
+        r.source = "measured: FMA-chain kernel (" + tflops_text(*d.measured_fp32_fma_tflops) + ")";
+    } else {
+        r.flops_per_s = d.peak_fp32_tflops * 1e12;
+        r.source = (d.simulated ? "datasheet" : "theoretical (clocks x SMs x FP32 lanes)") + std::string(" (") +
+                   tflops_text(d.peak_fp32_tflops) + ")";
+    }
+    return r;
+}
+
+}  // namespace
+
+RoofSet roofs_for(const DeviceInfo& d, DType dtype) {
+    RoofSet s;
+    if (d.measured_copy_gbps && *d.measured_copy_gbps > 0) {
+        s.bytes_per_s = *d.measured_copy_gbps * 1e9;
+        s.memory_measured = true;
+        s.memory_source = "measured: device-to-device copy (" + format_gbps(*d.measured_copy_gbps) + ")";
+    } else {
+        s.bytes_per_s = d.peak_bw_gbps * 1e9;
+        s.memory_source = (d.simulated ? "datasheet" : "theoretical (clocks x bus width)") + std::string(" (") +
+                          format_gbps(d.peak_bw_gbps) + ")";
+    }
+    s.tensor = tensor_roof(d, dtype);
+    s.fp32 = fp32_roof(d);
+    return s;
+}
+
+const Roof& roof_for_variant(const RoofSet& roofs, const std::string& variant, const Params& p) {
+    if (!validate(p).empty() || !has_variant(p.workload, variant)) return roofs.fp32;
+    try {
+        for (const ScheduleKernel& k : schedule(variant, p).kernels)
+            if (k.tensor_cores) return roofs.tensor;
+    } catch (const std::exception&) {
+        // A combination the variant refuses (flash_tc in fp32): it runs nothing, the FP32 roof is as good as any.
+    }
+    return roofs.fp32;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Measured vs modeled DRAM bytes
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+std::string bytes_text(double b) { return format_bytes(b); }
+
+std::string percent(double fraction) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f%%", fraction * 100);
+    return text;
+}
+
+// Flash and flash_tc read K and V of a head once per row block of Q (Tr times). When one head's K
+// and V fit in L2, the blocks working on a head at the same time share them there.
+std::string attention_reason(const Measurement& m, uint64_t l2) {
+    const Params& p = m.job.params;
+    if (m.job.variant != "flash" && m.job.variant != "flash_tc") return "";
+    const attention::AttentionParams a = attention::to_attention(p);
+    const attention::Tile t = attention::flash_tile(m.job.variant, a);
+    const uint64_t es = static_cast<uint64_t>(dtype_bytes(a.dtype));
+    const uint64_t kv_head = 2 * static_cast<uint64_t>(a.N * a.d) * es;
+    const uint64_t Tr = (static_cast<uint64_t>(a.N) + static_cast<uint64_t>(t.Br) - 1) / static_cast<uint64_t>(t.Br);
+    const uint64_t kv_once = kv_head * static_cast<uint64_t>(a.batch_heads);
+    std::string text = "K and V of one head = " + bytes_text(double(kv_head)) +
+                       (kv_head <= l2 ? " fit in the " : " do not fit in the ") + bytes_text(double(l2)) + " L2. ";
+    text += "The model charges the Tr = " + std::to_string(Tr) + " re-reads (one per " + std::to_string(t.Br) +
+            "-row block of Q) to DRAM: " + bytes_text(double(m.bytes_read)) + " read; reading K and V once would be " +
+            bytes_text(double(kv_once)) + ". ";
+    if (kv_head <= l2)
+        text += "The blocks of one head run at the same time, so after the first block loads a tile of K or V the "
+                "others find it in L2: DRAM sees roughly each K and V once.";
+    else
+        text += "K and V of a head do not fit, so only blocks running close together share tiles in L2.";
+    return text;
+}
+
+// Buffers a variant writes and then reads again (intermediates between kernels) that fit in L2:
+// the next kernel can find them there instead of in DRAM.
+std::string intermediate_reason(const Measurement& m, uint64_t l2) {
+    if (!validate(m.job.params).empty() || !has_variant(m.job.params.workload, m.job.variant)) return "";
+    std::map<std::string, BufferTraffic> total;
+    for (const KernelModel& k : model(m.job.variant, m.job.params).kernels)
+        for (const BufferTraffic& b : k.buffers) {
+            BufferTraffic& t = total[b.buffer];
+            t.bytes_read += b.bytes_read;
+            t.bytes_written += b.bytes_written;
+        }
+    std::string fits, too_big;
+    for (const auto& [name, t] : total) {
+        if (t.bytes_written == 0 || t.bytes_read == 0) continue;
+        std::string& list = t.bytes_written <= l2 ? fits : too_big;
+        list += (list.empty() ? "" : ", ") + name + " (" + bytes_text(double(t.bytes_written)) + ")";
+    }
+    std::string text;
+    if (!fits.empty())
+        text += "Intermediates written and read back: " + fits + " fit in the " + bytes_text(double(l2)) +
+                " L2, so the next kernel reads them from L2, not DRAM. ";
+    if (!too_big.empty())
+        text += "Intermediates larger than L2: " + too_big + " make the round trip through DRAM. ";
+    return text;
+}
+
+}  // namespace
+
+std::string explain_traffic_gap(const Measurement& m) {
+    if (!m.measured_bytes) return "";
+    const double modeled = static_cast<double>(m.bytes());
+    const double measured = static_cast<double>(*m.measured_bytes);
+    if (modeled <= 0) return "measured " + bytes_text(measured) + " of DRAM traffic; the model counts none";
+    const double ratio = measured / modeled;
+    std::string text = "measured " + bytes_text(measured) + " = " + percent(ratio) + " of the modeled " +
+                       bytes_text(modeled) + ". ";
+    if (std::abs(ratio - 1) <= kTrafficAgreement)
+        return text + "Within " + percent(kTrafficAgreement) + ": the model's byte count is what DRAM saw.";
+    const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(m.device.l2_bytes, 0));
+    if (ratio < 1) {
+        text += "DRAM saw " + bytes_text(modeled - measured) + " less than the model. ";
+        if (m.job.params.workload == Workload::attention) text += attention_reason(m, l2);
+        const std::string inter = intermediate_reason(m, l2);
+        if (!inter.empty()) text += (text.back() == ' ' ? "" : " ") + inter;
+        if (m.measured_bytes_written && m.bytes_written > 0) {
+            const double w = static_cast<double>(*m.measured_bytes_written), mw = static_cast<double>(m.bytes_written);
+            if (w > (1 + kTrafficAgreement) * mw)
+                text += (text.back() == ' ' ? "" : " ") + std::string("Writes: ") + bytes_text(w) + " reached DRAM against " +
+                        bytes_text(mw) + " modeled; the extra (partial 32-byte sectors, evicted write-allocated lines) "
+                        "is not in the model.";
+            else if (w < 0.95 * mw)
+                text += (text.back() == ' ' ? "" : " ") + std::string("Writes: ") + bytes_text(w) + " of " +
+                        bytes_text(mw) + " reached DRAM; up to " + bytes_text(double(l2)) +
+                        " of written lines can still sit in L2 when the run ends (written back later, uncounted).";
+        }
+    } else {
+        text += "DRAM saw " + bytes_text(measured - modeled) + " more than the model: data evicted from the " +
+                bytes_text(double(l2)) +
+                " L2 before its last use is fetched again (the model assumes each tile is loaded once per block), "
+                "and partial 32-byte sectors move whole.";
+    }
+    return text;
+}
+
+}  // namespace kernels

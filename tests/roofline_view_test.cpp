@@ -1,0 +1,101 @@
+// The roofline and log-series plots draw from plain data in a headless ImGui context: the point,
+// a trail mark and the ridge can each be found under the mouse; zero or tiny data and tiny
+// rectangles draw without failing; the legend gives way to direct labels in short plots.
+#if defined(FUSIONLAB_HAVE_GUI)
+
+#include "viz/log_plot.h"
+#include "viz/roofline.h"
+#include "viz/theme.h"
+
+#include <catch2/catch.hpp>
+#include <imgui.h>
+
+#include <cfloat>
+
+namespace {
+
+struct Frame {
+    Frame() {
+        ImGui::CreateContext();
+        ImGuiIO& io = ImGui::GetIO();
+        io.IniFilename = nullptr;
+        io.DisplaySize = ImVec2(1600, 1200);
+        io.DeltaTime = 1.0f / 60.0f;
+        viz::load_fonts(1.0f);
+        viz::apply_style(viz::Theme::dark, 1.0f);
+        ImGui::NewFrame();
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(io.DisplaySize);
+        ImGui::Begin("test", nullptr, ImGuiWindowFlags_NoDecoration);
+    }
+    ~Frame() {
+        ImGui::End();
+        ImGui::EndFrame();
+        ImGui::DestroyContext();
+    }
+    ImDrawList* draw() { return ImGui::GetWindowDrawList(); }
+};
+
+viz::RooflineData h100_like() {
+    viz::RooflineData d;
+    d.frame.title = "Roofline";
+    d.bytes_per_s = 3.35e12;
+    d.memory_label = "DRAM 3350 GB/s";
+    d.roofs = {{"tensor 989 TFLOP/s", 989e12, "tensor 989T"}, {"FP32 67 TFLOP/s", 67e12, "FP32 67T"}};
+    viz::RooflinePoint naive{"naive", 0, {30, 100e12}, false, {}};
+    viz::RooflinePoint flash{"flash", 1, {120, 300e12}, true, {{100, 250e12}, {110, 280e12}}};
+    d.points = {naive, flash};
+    d.arrows = {{0, 1}};
+    return d;
+}
+
+// Scans the rectangle for a mouse position where `pred` holds.
+template <typename Pred>
+bool found_somewhere(ImDrawList* draw, ImVec2 origin, ImVec2 size, const viz::RooflineData& d, Pred pred) {
+    for (float y = origin.y; y < origin.y + size.y; y += 3)
+        for (float x = origin.x; x < origin.x + size.x; x += 3)
+            if (pred(viz::draw_roofline(draw, origin, size, d, ImVec2(x, y)))) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("roofline view: a point, a trail mark and the ridge are found under the mouse", "[viz]") {
+    Frame f;
+    const viz::RooflineData d = h100_like();
+    const ImVec2 origin(10, 10), size(600, 400);
+    CHECK(viz::draw_roofline(f.draw(), origin, size, d, ImVec2(-FLT_MAX, -FLT_MAX)).point == -1);
+    CHECK(found_somewhere(f.draw(), origin, size, d, [](const viz::RooflineHover& h) { return h.point == 0 && h.trail == -1; }));
+    CHECK(found_somewhere(f.draw(), origin, size, d, [](const viz::RooflineHover& h) { return h.point == 1 && h.trail == 0; }));
+    CHECK(found_somewhere(f.draw(), origin, size, d, [](const viz::RooflineHover& h) { return h.ridge; }));
+}
+
+TEST_CASE("roofline view: empty, zero and tiny inputs draw without failing", "[viz]") {
+    Frame f;
+    viz::RooflineData empty;
+    CHECK(viz::draw_roofline(f.draw(), ImVec2(0, 0), ImVec2(400, 300), empty, ImVec2(0, 0)).point == -1);
+    viz::RooflineData d = h100_like();
+    d.points[0].at = {0, 0};            // 0 FLOPs: not drawn, not hoverable
+    d.points[1].at = {1e-6, 1e3};       // tiny intensity: the axis widens
+    const int before = f.draw()->VtxBuffer.Size;
+    viz::draw_roofline(f.draw(), ImVec2(0, 0), ImVec2(400, 300), d, ImVec2(-FLT_MAX, -FLT_MAX));
+    CHECK(f.draw()->VtxBuffer.Size > before);
+    viz::draw_roofline(f.draw(), ImVec2(0, 0), ImVec2(20, 10), d, ImVec2(5, 5));  // too small: title only
+}
+
+TEST_CASE("log series: the marker under the mouse is reported with its index", "[viz]") {
+    Frame f;
+    viz::LogPlotFrame frame;
+    frame.title = "time";
+    const viz::LogPlotArea a = viz::draw_log_frame(f.draw(), ImVec2(0, 0), ImVec2(500, 400), frame, 100, 10000, 1, 1000);
+    REQUIRE(a.fits);
+    const std::vector<viz::LogSeries> series = {{"naive", 0, false, {100, 1000, 10000}, {1, 10, 100}},
+                                                {"flash", 1, true, {100, 1000, 10000}, {2, 20, 0}}};
+    int point = -1;
+    const ImVec2 at = a.to_screen(1000, 20);
+    CHECK(viz::draw_log_series(f.draw(), a, series, viz::Theme::dark, at, &point) == 1);
+    CHECK(point == 1);
+    CHECK(viz::draw_log_series(f.draw(), a, series, viz::Theme::dark, ImVec2(-FLT_MAX, -FLT_MAX), &point) == -1);
+}
+
+#endif  // FUSIONLAB_HAVE_GUI

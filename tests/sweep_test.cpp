@@ -1,0 +1,145 @@
+// The sweep (app/sweep.h) and the live loop's passes (app/panels_state.h) on the simulated backend:
+// x2 steps cover the range, every size x variant answers, sizes over the limit are skipped with a
+// reason, a bad range is refused, the sweep's results never reach the live results, a cancel
+// stops it, and the quick batch asks for few reps and no counters. Wall time is recorded.
+#if defined(FUSIONLAB_HAVE_GUI)  // panels_state is part of the GUI build
+
+#include "app/panels_state.h"
+#include "app/sweep.h"
+#include "kernels/common/backend.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+namespace {
+
+app::ResolvedBackend sim_backend(const std::string& key = "H100") {
+    app::ResolvedBackend b;
+    b.ready = true;
+    b.kind = kernels::BackendKind::simulated;
+    b.sim_key = key;
+    b.device = kernels::find_sim_gpu(key)->info;
+    return b;
+}
+
+app::Settings attention_settings() {
+    app::Settings s;
+    s.backend = "H100";
+    s.params.workload = kernels::Workload::attention;
+    s.params.dtype = kernels::DType::f16;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("sweep: x2 steps from 'from' up to 'to'", "[sweep]") {
+    CHECK(app::sweep_values(256, 8192) == std::vector<double>{256, 512, 1024, 2048, 4096, 8192});
+    CHECK(app::sweep_values(100, 500) == std::vector<double>{100, 200, 400});
+    CHECK(app::sweep_values(64, 64) == std::vector<double>{64});
+    CHECK(app::sweep_values(0, 10).empty());
+    CHECK(app::sweep_values(10, 5).empty());
+    CHECK(app::sweepable_params(kernels::Workload::attention).front() == kernels::ParamId::seq_len);
+    CHECK(app::sweepable_params(kernels::Workload::chain).front() == kernels::ParamId::rows);
+}
+
+TEST_CASE("sweep: every size x variant answers, in one blocking run", "[sweep]") {
+    app::Runner runner;
+    app::SweepState sweep;
+    const app::Settings s = attention_settings();
+    REQUIRE(app::run_sweep_blocking(sweep, s, sim_backend(), runner).empty());
+    const size_t variants = app::selected_variants(s).size();
+    CHECK(sweep.values == std::vector<double>{256, 512, 1024, 2048, 4096, 8192});
+    REQUIRE(sweep.results.size() == sweep.values.size() * variants);
+    for (const kernels::Measurement& m : sweep.results) {
+        CHECK(m.ok);
+        CHECK(m.wall_ms > 0);
+    }
+    // Bytes grow with N: the first size's naive moves fewer bytes than the last size's.
+    CHECK(sweep.results.front().bytes() < sweep.results[sweep.results.size() - variants].bytes());
+}
+
+TEST_CASE("sweep: a range outside the spec is refused with the legal range", "[sweep]") {
+    app::Runner runner;
+    app::SweepState sweep;
+    sweep.param = kernels::ParamId::seq_len;
+    sweep.from = 512;
+    sweep.to = 1e9;
+    const std::string why = app::run_sweep_blocking(sweep, attention_settings(), sim_backend(), runner);
+    CHECK(why.find("N from 512") != std::string::npos);
+    CHECK(why.find("65536") != std::string::npos);
+}
+
+TEST_CASE("sweep: through the frame loop, results go to the sweep only; cancel stops it", "[sweep]") {
+    app::Runner runner;
+    runner.wait_until_probed();
+    app::AppState state;
+    state.settings = attention_settings();
+    state.params_dirty = false;
+    state.sweep_requested = true;  // as a lesson step does
+    app::update_measurements(state, runner, 100.0);
+    CHECK_FALSE(state.sweep_requested);
+    CHECK(state.sweep.running);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (state.sweep.running && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        app::update_measurements(state, runner, 100.0);
+    }
+    CHECK_FALSE(state.sweep.running);
+    CHECK(state.sweep.results.size() == state.sweep.total);
+    CHECK(state.results.empty());  // none leaked into the live results
+
+    state.sweep.start_requested = true;
+    app::update_measurements(state, runner, 100.0);
+    REQUIRE(state.sweep.running);
+    state.sweep.cancel_requested = true;
+    app::update_measurements(state, runner, 100.0);
+    CHECK_FALSE(state.sweep.running);
+    CHECK(state.sweep.cancelled);
+    CHECK(state.sweep.message.find("cancelled") != std::string::npos);
+}
+
+TEST_CASE("live loop: the quick batch asks for few reps, one warm-up and no counters", "[sweep]") {
+    app::Settings s = attention_settings();
+    s.reps = 50;
+    const auto quick = app::make_quick_batch(s, sim_backend());
+    const auto full = app::make_batch(s, sim_backend());
+    REQUIRE(quick.size() == full.size());
+    for (size_t i = 0; i < quick.size(); ++i) {
+        CHECK(quick[i].quick);
+        CHECK(quick[i].reps == app::kQuickReps);
+        CHECK(quick[i].warmup == 1);
+        CHECK_FALSE(quick[i].measure_counters);
+        CHECK_FALSE(full[i].quick);
+        CHECK(full[i].reps == 50);
+        CHECK(full[i].measure_counters);
+    }
+    // A quick result of the current parameters is not stale although its reps differ.
+    kernels::Measurement m;
+    m.job = quick.front();
+    CHECK_FALSE(app::is_stale(m, s, sim_backend()));
+    m.job.quick = false;
+    CHECK(app::is_stale(m, s, sim_backend()));
+}
+
+TEST_CASE("live loop: a simulated GPU answers with one full pass", "[sweep]") {
+    app::Runner runner;
+    runner.wait_until_probed();
+    app::AppState state;
+    state.settings = attention_settings();
+    app::mark_changed(state, 0.0);
+    app::update_measurements(state, runner, 1.0);  // after the debounce
+    CHECK(state.live.full_running);
+    CHECK_FALSE(state.live.quick_running);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (state.live.full_running && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        app::update_measurements(state, runner, 1.0);
+    }
+    CHECK_FALSE(state.live.full_running);
+    REQUIRE(app::visible_results(state).size() == app::selected_variants(state.settings).size());
+    for (const kernels::Measurement* m : app::visible_results(state)) CHECK_FALSE(m->job.quick);
+}
+
+#endif  // FUSIONLAB_HAVE_GUI
