@@ -17,15 +17,25 @@
 
 namespace {
 
-// An empty folder of our own, made once. (Not chdir'd into: libFuzzer reads corpus files by
-// relative path between runs.)
+// An empty folder of our own, made on first use and removed at exit. (Not chdir'd into: libFuzzer
+// reads corpus files by relative path between runs.)
+struct Sandbox {
+    std::filesystem::path dir;
+    Sandbox() {
+        dir = std::filesystem::temp_directory_path() / ("fusionlab_fuzz_cli_" + std::to_string(std::random_device{}()));
+        std::filesystem::create_directories(dir);
+    }
+    ~Sandbox() {
+        std::error_code ignored;
+        std::filesystem::remove_all(dir, ignored);
+    }
+    Sandbox(const Sandbox&) = delete;
+    Sandbox& operator=(const Sandbox&) = delete;
+};
+
 const std::string& sandbox() {
-    static const std::string dir = [] {
-        namespace fs = std::filesystem;
-        const fs::path d = fs::temp_directory_path() / ("fusionlab_fuzz_cli_" + std::to_string(std::random_device{}()));
-        fs::create_directories(d);
-        return d.string() + "/";
-    }();
+    static const Sandbox box;
+    static const std::string dir = box.dir.string() + "/";
     return dir;
 }
 
