@@ -246,6 +246,26 @@ int run_gui(const GuiOptions& opts) {
     if (opts.soak_seconds > 0)
         soak = std::make_unique<SoakDriver>(
             SoakOptions{opts.soak_seconds, opts.soak_seed, opts.soak_width, opts.soak_height}, state);
+    if (soak) {
+        // Lesson steps as a student clicks them: open the pane, pick a lesson, go next, back or jump.
+        soak->lesson_step = [](AppState& s, uint64_t random) {
+            ensure_lessons_loaded(s);
+            if (s.lesson.lessons.empty()) return;
+            s.lesson.open = true;
+            const double now = ImGui::GetTime();
+            const int lessons = static_cast<int>(s.lesson.lessons.size());
+            if (s.lesson.lesson < 0 || random % 5 == 0) {
+                open_lesson(s, static_cast<int>((random / 5) % static_cast<uint64_t>(lessons)), 0, now);
+            } else if (random % 5 == 1) {
+                previous_step(s, now);
+            } else if (random % 5 == 2) {
+                const int steps = static_cast<int>(s.lesson.lessons[static_cast<size_t>(s.lesson.lesson)].steps.size());
+                enter_step(s, static_cast<int>((random / 5) % static_cast<uint64_t>(steps)), now);
+            } else if (!next_step(s, now)) {
+                s.lesson.open = false;  // the end of a lesson: close the pane, as a student would
+            }
+        };
+    }
 
     GlfwSession glfw;
     if (!glfw.ok) {
