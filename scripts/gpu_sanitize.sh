@@ -123,11 +123,11 @@ tests_spec() {  # Catch2 test spec for tool $1
 # Bench sweeps: one line each, arguments after `fusionlab bench`. Sizes are small and ragged.
 bench_sweeps() {
   if [ "$QUICK" = 1 ]; then
-    echo "--workload all --variant all --dtype bf16 --rows 33 --hidden 100 --N 100 --d 64 --heads 2 --reps 1"
+    echo "--workload all --variant all --dtype bf16 --rows 33 --hidden 100 --N 100 --d 64 --heads 2 --batch 1 --steps 7 --elements 1000 --reps 1"
     echo "--workload attention --variant flash --dtype fp16 --N 100 --d 64 --br 16,128 --bc 16,128 --heads 1 --reps 1"
   else
     # Every workload and variant (new ones included) at ragged sizes, every dtype, causal and not.
-    echo "--workload all --variant all --dtype all --rows 1,33,257 --hidden 1,100,1024 --N 1,100 --d 64 --heads 2 --causal 0,1 --reps 1"
+    echo "--workload all --variant all --dtype all --rows 1,33,257 --hidden 1,100,1024 --N 1,100 --d 64 --heads 2 --batch 1,2 --steps 1,7 --elements 1,1000 --causal 0,1 --reps 1"
     # Attention shapes: ragged N, odd and large d.
     echo "--workload attention --variant all --dtype all --N 17,257 --d 32,80,128 --heads 2 --causal 0,1 --reps 1"
     # flash: every tile size (Br x Bc); a tile that does not fit shared memory is refused, not run.
@@ -153,8 +153,12 @@ note_result() { # code: 0 clean, 1 errors, 3 incomplete
 
 # Errors as compute-sanitizer counts them: "ERROR SUMMARY: N error(s)" (summed over processes);
 # racecheck also says "RACECHECK SUMMARY: K hazards displayed (E errors, W warnings)".
-count_errors() { grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$1" | awk '{s += $3} END {print s + 0}'; }
-count_summaries() { grep -c 'ERROR SUMMARY:' "$1"; }
+count_errors() {
+  { grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$1" | awk '{print $3}'
+    grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ error' "$1" | grep -Eo '\([0-9]+' | tr -d '('; } |
+    awk '{s += $1} END {print s + 0}'
+}
+count_summaries() { grep -cE '(ERROR|RACECHECK) SUMMARY:' "$1"; }
 count_warnings() { grep -Eo '[0-9]+ warnings?\)' "$1" | awk '{s += $1} END {print s + 0}'; }
 
 # run_one TOOL TARGET LABEL COMMAND...
@@ -202,6 +206,8 @@ run_one() {
 }
 
 export FUSIONLAB_SANITIZER_RUN=1  # read by the bench (and ignored by the test binary's own checks)
+# The timeline's CUPTI activity tracing and compute-sanitizer both want CUPTI: use the event fallback.
+export FUSIONLAB_TIMELINE=events
 for tool in ${TOOLS//,/ }; do
   for target in ${TARGETS//,/ }; do
     if [ "$target" = tests ]; then

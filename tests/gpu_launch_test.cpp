@@ -143,7 +143,11 @@ TEST_CASE("gpu launch: backend times K launches, one row per kernel name, a K-ke
             CHECK(static_cast<int64_t>(m.timeline.size()) == kernels_per_run);
             const kernels::TimelineStats st = kernels::timeline_stats(m.timeline);
             CHECK(st.busy_ms > 0);
-            CHECK(st.span_ms <= m.time.max_ms * 1.5 + 0.05);
+            // The traced run's kernels take no longer than a timed run's; its span can hold one tracer
+            // stall (seen on H200 under CUPTI: one 0.3-0.9 ms gap per traced run), so the busy time
+            // and the median gap are what is bounded, not the span.
+            CHECK(st.busy_ms <= m.time.max_ms * 1.5 + 0.05);
+            if (st.kernels > 2) CHECK(st.median_gap_us < 50.0);
             std::printf("launch %-6s K=%-4lld median %.4f ms = %.2f us per kernel; timeline %lld kernels, busy %.4f ms, "
                         "mean gap %.2f us (%s)\n",
                         variant, static_cast<long long>(steps), m.time.median_ms,
@@ -178,7 +182,9 @@ TEST_CASE("gpu timeline: every workload's variants record one span per kernel", 
                         m.timeline_source.c_str());
             if (w == kernels::Workload::attention && v.name == "naive") {
                 CHECK(m.timeline.size() == 3);
-                CHECK(st.mean_gap_us < 100.0);  // queued kernels: a few us at most, never a host round trip
+                // Queued kernels: a few us at most, never a host round trip. The median, because a traced
+                // run can hold one tracer stall (the mean would then be a few hundred us).
+                CHECK(st.median_gap_us < 100.0);
             }
         }
 }

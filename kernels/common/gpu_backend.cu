@@ -100,6 +100,14 @@ __global__ void __launch_bounds__(kCopyThreads) copy_kernel(const uint4* __restr
 
 // Reads a scratch buffer so that whatever the timed kernels touched is evicted from L2 by clean
 // lines (a read leaves nothing dirty to be written back during the next timed rep).
+// The L2 flush scratch buffer: its contents are never used, but written once so that reading it is
+// not a read of uninitialised memory (compute-sanitizer initcheck reports that).
+DeviceMemory zeroed_memory(size_t bytes) {
+    DeviceMemory m(bytes, "the L2 flush buffer");
+    check(cudaMemset(m.get(), 0, bytes), "cudaMemset of the L2 flush buffer");
+    return m;
+}
+
 __global__ void l2_flush_kernel(const uint4* __restrict__ src, int64_t vectors, unsigned* sink) {
     unsigned acc = 0;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors;
@@ -511,7 +519,7 @@ private:
         check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
         if (needed_bytes_ > free_bytes) throw std::runtime_error(oom_message(needed_bytes_, needed_what_));
         for (int i = 0; i < sets; ++i) sets_.push_back(allocate_set(specs, es));
-        if (flush) flush_ = DeviceMemory(flush_bytes);
+        if (flush) flush_ = zeroed_memory(flush_bytes);
         layout_ = layout;
 
         if (flush)
@@ -607,7 +615,7 @@ private:
         const uint64_t working = attention_.bytes();
         const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
         if (working < 2 * l2) {
-            if (flush_.bytes() < 2 * l2) flush_ = DeviceMemory(2 * l2);
+            if (flush_.bytes() < 2 * l2) flush_ = zeroed_memory(2 * l2);
             l2_note_ = "working set " + format_bytes(static_cast<double>(working)) + " < 2x the " +
                        format_bytes(static_cast<double>(l2)) + " L2: L2 flushed before each rep by reading a " +
                        format_bytes(static_cast<double>(flush_.bytes())) + " scratch buffer, outside the timed region";
@@ -652,7 +660,7 @@ private:
         const uint64_t working = skip_.bytes();
         const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
         if (working < 2 * l2) {
-            if (flush_.bytes() < 2 * l2) flush_ = DeviceMemory(2 * l2);
+            if (flush_.bytes() < 2 * l2) flush_ = zeroed_memory(2 * l2);
             l2_note_ = "working set " + format_bytes(static_cast<double>(working)) + " < 2x the " +
                        format_bytes(static_cast<double>(l2)) + " L2: L2 flushed before each rep by reading a " +
                        format_bytes(static_cast<double>(flush_.bytes())) + " scratch buffer, outside the timed region";

@@ -124,55 +124,65 @@ KernelTrace trace_kernels(const std::function<void()>& launch_all, cudaStream_t 
         t.error = cupti_error(r, "cuptiActivityEnable(CONCURRENT_KERNEL)");
         return t;
     }
-    // Warm run: pays CUPTI's first-use costs; its records are dropped. Then kTracedRuns traced runs,
-    // each flushed on its own, keeping the one with the shortest span: a host or driver hiccup (seen
-    // on H200: one 0.4-0.9 ms stall in a run of 10 launches) lands in one run, not in all of them.
+    // A warm run (pays CUPTI's first-use costs; dropped), then kTracedRuns runs back to back and one
+    // flush at the end; the records are split per run and the run with the shortest span is kept.
+    // No flush between runs: on H200 every run that followed a flush held one ~0.3-0.8 ms gap after
+    // its first kernel (the flush's buffer hand-back racing the next launches), which is the
+    // tracer's cost, not the workload's.
     constexpr int kTracedRuns = 3;
     std::vector<RawKernel> best;
     uint64_t best_span = UINT64_MAX;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        g_records.clear();
+        g_dropped = 0;
+    }
     try {
         for (int run = 0; run <= kTracedRuns; ++run) {
-            {
-                std::lock_guard<std::mutex> lock(g_mutex);
-                g_records.clear();
-                g_dropped = 0;
-            }
             launch_all();
             check(cudaStreamSynchronize(stream), run == 0 ? "warm traced run" : "traced run");
-            if (const CUptiResult r = cuptiActivityFlushAll(1); r != CUPTI_SUCCESS) {
-                (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-                t.error = cupti_error(r, "cuptiActivityFlushAll");
-                return t;
-            }
-            if (run == 0) continue;
-            std::vector<RawKernel> raw;
-            size_t dropped = 0;
-            {
-                std::lock_guard<std::mutex> lock(g_mutex);
-                raw.swap(g_records);
-                dropped = g_dropped;
-                g_dropped = 0;
-            }
-            if (dropped > 0 || raw.empty()) {
-                (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-                t.error = dropped > 0 ? std::to_string(dropped) + " kernel records had no end time (incomplete when flushed)"
-                                      : std::string("CUPTI delivered no kernel records for the traced run");
-                return t;
-            }
-            uint64_t first = UINT64_MAX, last = 0;
-            for (const RawKernel& k : raw) {
-                first = std::min(first, k.start_ns);
-                last = std::max(last, k.end_ns);
-            }
-            if (last - first < best_span) {
-                best_span = last - first;
-                best = std::move(raw);
-            }
         }
     } catch (...) {
         (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
         (void)cuptiActivityFlushAll(1);
         throw;
+    }
+    if (const CUptiResult r = cuptiActivityFlushAll(1); r != CUPTI_SUCCESS) {
+        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        t.error = cupti_error(r, "cuptiActivityFlushAll");
+        return t;
+    }
+    std::vector<RawKernel> all;
+    size_t dropped = 0;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        all.swap(g_records);
+        dropped = g_dropped;
+        g_dropped = 0;
+    }
+    const size_t runs = kTracedRuns + 1;
+    if (dropped > 0 || all.empty() || all.size() % runs != 0) {
+        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        t.error = dropped > 0 ? std::to_string(dropped) + " kernel records had no end time (incomplete when flushed)"
+                  : all.empty() ? std::string("CUPTI delivered no kernel records for the traced runs")
+                                : std::to_string(all.size()) + " kernel records for " + std::to_string(runs) +
+                                      " runs: not the same number per run";
+        return t;
+    }
+    std::sort(all.begin(), all.end(), [](const RawKernel& a, const RawKernel& b) { return a.start_ns < b.start_ns; });
+    const size_t per_run = all.size() / runs;
+    for (size_t run = 1; run < runs; ++run) {  // run 0 is the warm one
+        std::vector<RawKernel> raw(all.begin() + static_cast<std::ptrdiff_t>(run * per_run),
+                                   all.begin() + static_cast<std::ptrdiff_t>((run + 1) * per_run));
+        uint64_t first = UINT64_MAX, last = 0;
+        for (const RawKernel& k : raw) {
+            first = std::min(first, k.start_ns);
+            last = std::max(last, k.end_ns);
+        }
+        if (last - first < best_span) {
+            best_span = last - first;
+            best = std::move(raw);
+        }
     }
     (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     std::vector<RawKernel>& raw = best;
