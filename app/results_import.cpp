@@ -116,6 +116,11 @@ kernels::DeviceInfo read_device(const json_t& j, const std::string& path) {
     d.launch_overhead_us = number_or(j, "launch_overhead_us", path);
     d.measured_copy_gbps = optional_number(j, "measured_copy_gbps", path);
     d.ceiling_note = text_or(j, "ceiling_note", path);
+    d.measured_fp16_gemm_tflops = optional_number(j, "measured_fp16_gemm_tflops", path);
+    d.measured_bf16_gemm_tflops = optional_number(j, "measured_bf16_gemm_tflops", path);
+    d.measured_fp32_fma_tflops = optional_number(j, "measured_fp32_fma_tflops", path);
+    d.compute_ceiling_note = text_or(j, "compute_ceiling_note", path);
+    d.graph_kernel_us = number_or(j, "graph_kernel_us", path, d.graph_kernel_us);
     return d;
 }
 

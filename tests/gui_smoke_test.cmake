@@ -137,3 +137,12 @@ add_test(NAME gui_shot_without_xvfb
                  "-DFL_STDERR=xvfb-run is not installed.*apt-get install xvfb"
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/gui_smoke_test.cmake)
 set_tests_properties(gui_no_display_message gui_shot_without_xvfb PROPERTIES TIMEOUT 60 LABELS gui)
+
+# Numbers measured on an H200 (assets/measurements, `bench --json` there) drawn here: the import
+# path end to end, the timeline of real CUPTI spans, the roofline with measured ceilings.
+if(NOT CMAKE_SCRIPT_MODE_FILE)
+  fl_gui_shot_test(gui_results_h200_timeline 1280x720
+                   "--results|${PROJECT_SOURCE_DIR}/assets/measurements/h200-launch-K100-n65536.json|--view|timeline")
+  fl_gui_shot_test(gui_results_h200_roofline 1280x720
+                   "--results|${PROJECT_SOURCE_DIR}/assets/measurements/h200-attention-N8192-d64.json|--view|roofline")
+endif()

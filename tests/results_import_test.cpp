@@ -32,6 +32,8 @@ std::vector<kernels::Measurement> simulated_attention() {
     // A timeline as the GPU backend records one (the simulated backend may leave it empty).
     out[0].timeline = {{"gemm_qk", 0.0, 0.5, 100}, {"softmax", 0.51, 0.9, 200}};
     out[0].timeline_source = "CUDA events around each kernel";
+    // Measured ceilings as a GPU backend reports them (the simulated device has none).
+    for (kernels::Measurement& m : out) m.device.measured_bf16_gemm_tflops = 790.2;
     return out;
 }
 
@@ -62,6 +64,9 @@ TEST_CASE("an export parses back to the measurements it was written from") {
         CHECK(b.device.cc_major == a.device.cc_major);
         CHECK(b.device.l2_bytes == a.device.l2_bytes);
         CHECK(b.device.peak_bw_gbps == Approx(a.device.peak_bw_gbps));
+        REQUIRE(b.device.measured_bf16_gemm_tflops.has_value());
+        CHECK(*b.device.measured_bf16_gemm_tflops == Approx(790.2));
+        CHECK(b.device.graph_kernel_us == Approx(a.device.graph_kernel_us));
         CHECK(b.time.median_ms == Approx(a.time.median_ms));
         CHECK(b.time.reps == a.time.reps);
         CHECK(b.bytes_read == a.bytes_read);
