@@ -32,6 +32,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -552,6 +554,8 @@ private:
         std::vector<std::string> names;
         for (const KernelModel& k : mod.kernels) names.push_back(k.name);
 
+        quick_ = job.quick;
+        phases_note_.clear();
         if (p.workload == Workload::launch) {
             run_launch(job, cancel, mod, m);  // its own timing: no event between the K launches
             return;
@@ -563,6 +567,7 @@ private:
                         std::to_string(gpu_warmup_runs(job.warmup)) + " warm-up runs; CUDA events at every kernel " +
                         "boundary; " + l2_note_;
         if (sanitizer_run()) m.timing_note = std::string(sanitizer_run_note()) + "; " + m.timing_note;
+        if (!phases_note_.empty()) m.timing_note += "; " + phases_note_;
     }
 
     void run_elementwise(const Job& job, const CancelToken& cancel, const Model& mod,
@@ -601,6 +606,11 @@ private:
                        const std::vector<std::string>& names, Measurement& m) {
         const attention::AttentionParams a = attention::to_attention(job.params);
         const cudaStream_t s = stream_->get();
+        // Host-side phases of the job, for the live loop's budget (PERF.md "Live loop").
+        const auto t_start = std::chrono::steady_clock::now();
+        auto ms_since = [](std::chrono::steady_clock::time_point t) {
+            return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+        };
         if (layout_ || !sets_.empty()) release_buffers();  // the elementwise buffers: free them before allocating ours
         skip_.release();
         launch_.release();
@@ -626,20 +636,35 @@ private:
         }
         attention_.fill_inputs(s);
         attention_.poison_outputs(s);
+        check(cudaStreamSynchronize(s), "filling the inputs");
+        const double prepare_ms = ms_since(t_start);
 
         // Correctness first: one run on poisoned O (and S, P), checked before anything is timed.
+        auto t = std::chrono::steady_clock::now();
         for (size_t k = 0; k < names.size(); ++k) attention_.launch_kernel(k, s);
         check(cudaStreamSynchronize(s), "checked run of " + job.variant);
         accept_check(check_attention(a, attention_, static_cast<unsigned long long*>(counter_.get()), s,
                                      job.quick ? kQuickCheckMults : kFullCheckMults),
                      attention_.output_elements(), a.dtype, m);
+        const double check_ms = ms_since(t);
 
+        t = std::chrono::steady_clock::now();
         time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { attention_.launch_kernel(k, stream); },
                      m);
+        const double timed_ms = ms_since(t);
+        t = std::chrono::steady_clock::now();
         record_timeline(mod, [&](size_t k) { attention_.launch_kernel(k, s); }, m);
+        const double timeline_ms = ms_since(t);
+        t = std::chrono::steady_clock::now();
         measure_dram_bytes(job, [&] {
             for (size_t k = 0; k < names.size(); ++k) attention_.launch_kernel(k, s);
         }, m);
+        char phases[200];
+        std::snprintf(phases, sizeof phases,
+                      "host phases: buffers + inputs %.0f ms, check %.0f ms, warm-up + timed reps %.0f ms, "
+                      "timeline %.0f ms, counters %.0f ms",
+                      prepare_ms, check_ms, timed_ms, timeline_ms, ms_since(t));
+        phases_note_ = phases;
     }
 
     // The skip connection: as run_attention, with the skip workspace (q, k, v, x; attn_out and/or out).
@@ -768,6 +793,12 @@ private:
     // event fallback can only bracket the whole replay.
     void record_timeline(const Model& mod, const std::function<void(size_t)>& launch_k, Measurement& m,
                          const std::function<void()>& launch_all = {}, const std::string& variant = "") {
+        if (quick_) {
+            // The GUI's quick pass answers while a slider moves; tracing (CUPTI set-up, a warm run
+            // and 3 traced runs) is left to the full pass that replaces it moments later.
+            m.timeline_source = "not recorded in the quick pass: the full pass that follows records it";
+            return;
+        }
         const cudaStream_t s = stream_->get();
         std::vector<std::string> names;
         std::vector<uint64_t> bytes;
@@ -939,6 +970,8 @@ private:
     uint64_t needed_bytes_ = 0;
     std::string needed_what_;
     std::string broken_;  // set after a sticky CUDA error: the context is unusable
+    bool quick_ = false;  // the job being run is a quick (interactive) one
+    std::string phases_note_;  // where the host time of the last job went (attention)
 };
 
 }  // namespace
