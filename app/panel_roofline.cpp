@@ -263,7 +263,7 @@ void draw_controls(AppState& state, const PlotInput& in, const std::vector<const
     hover_text("Forget the earlier points; new parameters start new trails.");
     ImGui::SameLine();
     const LivePass& live = state.live;
-    if (live.quick_running) ImGui::TextDisabled("measuring: quick pass (%d reps, no counters)...", kQuickReps);
+    if (live.quick_running) ImGui::TextDisabled("measuring: quick pass (up to %d reps, no counters)...", kQuickReps);
     else if (live.full_running) ImGui::TextDisabled("measuring: full pass (%d reps + counters)...", state.settings.reps);
     else ImGui::TextDisabled("points: %zu", in.data.points.size());
 }

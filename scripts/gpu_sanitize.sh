@@ -121,10 +121,21 @@ tests_spec() {  # Catch2 test spec for tool $1
 }
 
 # Bench sweeps: one line each, arguments after `fusionlab bench`. Sizes are small and ragged.
-bench_sweeps() {
+bench_sweeps() {  # for tool $1
   if [ "$QUICK" = 1 ]; then
     echo "--workload all --variant all --dtype bf16 --rows 33 --hidden 100 --N 100 --d 64 --heads 2 --batch 1 --steps 7 --elements 1000 --reps 1"
     echo "--workload attention --variant flash --dtype fp16 --N 100 --d 64 --br 16,128 --bc 16,128 --heads 1 --reps 1"
+  elif [ "$1" = racecheck ]; then
+    # racecheck tracks every shared-memory access (the teaching kernels run ~0.8 s per launch under
+    # it), so the full cross product does not finish in a 10-minute slot. Split per workload, fewer
+    # sizes, each shared-memory code path still covered: ragged rows and N, every flash tile,
+    # causal and not, the dtypes where the kernels differ.
+    echo "--workload chain,bias_gelu --variant all --dtype all --rows 1,33 --hidden 100,1024 --reps 1"
+    echo "--workload attention --variant all --dtype all --N 17,100 --d 64 --heads 1 --causal 0,1 --reps 1"
+    echo "--workload attention --variant all --dtype fp16 --N 100 --d 32,80,128 --heads 1 --reps 1"
+    echo "--workload attention --variant flash --dtype fp16,fp32 --N 100 --d 64 --br 16,32,64,128 --bc 16,32,64,128 --heads 1 --causal 1 --reps 1"
+    echo "--workload skip --variant all --dtype fp16,fp32 --N 100 --d 64 --heads 1 --batch 1 --causal 0,1 --reps 1"
+    echo "--workload launch --variant all --dtype all --steps 1,7 --elements 1,1000 --reps 1"
   else
     # Every workload and variant (new ones included) at ragged sizes, every dtype, causal and not.
     echo "--workload all --variant all --dtype all --rows 1,33,257 --hidden 1,100,1024 --N 1,100 --d 64 --heads 2 --batch 1,2 --steps 1,7 --elements 1,1000 --causal 0,1 --reps 1"
@@ -218,7 +229,7 @@ for tool in ${TOOLS//,/ }; do
         n=$((n + 1))
         # shellcheck disable=SC2086
         run_one "$tool" bench "bench_sweep$n" "$FL" bench $sweep
-      done < <(bench_sweeps)
+      done < <(bench_sweeps "$tool")
     fi
   done
 done

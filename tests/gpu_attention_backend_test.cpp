@@ -97,3 +97,42 @@ TEST_CASE("GPU backend refuses what the device cannot run, with the numbers", "[
     INFO(after.error);
     CHECK(after.ok);
 }
+
+TEST_CASE("quick pass: the checked run warms up, reps stop at the time budget, the check still runs",
+          "[gpu][attention]") {
+    std::string why;
+    auto backend = kernels::make_gpu_backend(&why);
+    REQUIRE(backend != nullptr);
+    // A fast kernel keeps all its quick reps; the teaching kernel at N = 8192 over 16 heads (tens of
+    // ms a run) gets fewer, at least one. Both variants share the parameters, so the second one
+    // reuses the first one's reference rows.
+    bool first_pass = true;
+    // The first pass only loads the kernels (lazy module loading would lengthen its checked run).
+    for (const char* variant : {"flash_tc", "flash_tc", "flash"}) {
+        kernels::Job job = attention_job(variant, kernels::DType::f16, 8192, 64, false);
+        job.params.batch_heads = 16;
+        job.quick = true;
+        job.reps = kernels::kQuickReps;
+        job.measure_counters = false;
+        const kernels::Measurement m = backend->run(job, {});
+        INFO(variant << ": " << m.error << " | " << m.timing_note);
+        REQUIRE(m.ok);
+        if (first_pass) {
+            first_pass = false;
+            continue;
+        }
+        CHECK(m.checked);
+        CHECK(m.checked_elements > 0);
+        CHECK(m.rel_l2_error <= 1e-2);
+        CHECK(m.time.reps >= 1);
+        CHECK(m.time.reps <= kernels::kQuickReps);
+        CHECK(m.timing_note.find("the checked run (as warm-up)") != std::string::npos);
+        if (std::string(variant) == "flash") {
+            CHECK(m.time.median_ms > 10);  // the teaching kernel: one block per Br rows, no tensor cores
+            CHECK(m.time.reps < kernels::kQuickReps);
+            CHECK(m.timing_note.find("budget") != std::string::npos);
+        } else {
+            CHECK(m.time.reps == kernels::kQuickReps);
+        }
+    }
+}

@@ -37,6 +37,8 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <future>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -340,29 +342,85 @@ CheckResult check_against_reference(const Params& p, const void* out, unsigned l
 
 // Attention: sampled (head, row) pairs of O (attention::rows_to_check) against the float64
 // reference; the whole of O scanned on the device for poison or non-finite values.
-CheckResult check_attention(const attention::AttentionParams& a, const attention::gpu::Workspace& ws,
-                            unsigned long long* counter, cudaStream_t s, double max_mults) {
-    CheckResult r;
-    r.nonfinite = scan_nonfinite(a.dtype, ws.output(), ws.output_elements(), counter, s);
-    const std::vector<attention::RowRef> rows = attention::rows_to_check(a, max_mults);
+//
+// The reference rows do not depend on the variant (nor on Br, Bc), and computing them is the
+// slow part (N x d Philox inputs per sampled head, then the rows): ~90 ms at N = 8192 on one core.
+// So they are computed once per parameter set, on a thread of their own that starts before the
+// checked run and works while the GPU runs and the timed reps follow; every variant of the same
+// parameters (the live loop runs them back to back) reuses them. A time is still never reported
+// for a run whose output has not been compared (run_attention joins before returning).
+struct AttentionReference {
+    std::vector<attention::RowRef> rows;
+    std::vector<double> want;  // rows.size() x d
+};
+using SharedReference = std::shared_future<std::shared_ptr<const AttentionReference>>;
+
+SharedReference attention_reference(const attention::AttentionParams& a, double max_mults) {
+    struct Entry {
+        attention::AttentionParams key;
+        double max_mults = 0;
+        SharedReference reference;
+    };
+    static std::mutex mutex;
+    static Entry last;
+    attention::AttentionParams key = a;
+    key.Br = key.Bc = 0;  // tiles change how, not what
+    std::lock_guard<std::mutex> lock(mutex);
+    if (last.reference.valid() && last.key == key && last.max_mults == max_mults) return last.reference;
+    last.key = key;
+    last.max_mults = max_mults;
+    last.reference = std::async(std::launch::async, [key, max_mults] {
+                         auto ref = std::make_shared<AttentionReference>();
+                         ref->rows = attention::rows_to_check(key, max_mults);
+                         const size_t d = static_cast<size_t>(key.d);
+                         ref->want.resize(ref->rows.size() * d);
+                         for (size_t i = 0; i < ref->rows.size(); ++i)
+                             attention::reference_row(key, ref->rows[i].head, ref->rows[i].row, &ref->want[i * d]);
+                         return std::shared_ptr<const AttentionReference>(std::move(ref));
+                     }).share();
+    return last.reference;
+}
+
+// What the device produced for the check: the non-finite count and the sampled rows of O, copied
+// to the host right after the checked run (the timed reps that follow overwrite O).
+struct AttentionSample {
+    attention::AttentionParams params;
+    int64_t nonfinite = 0;
+    std::vector<float> got;  // rows x d, in rows_to_check order
+};
+
+AttentionSample gather_attention(const attention::AttentionParams& a, const attention::gpu::Workspace& ws,
+                                 const std::vector<attention::RowRef>& rows, unsigned long long* counter,
+                                 cudaStream_t s) {
+    AttentionSample g;
+    g.params = a;
+    g.nonfinite = scan_nonfinite(a.dtype, ws.output(), ws.output_elements(), counter, s);
     const size_t d = static_cast<size_t>(a.d), es = static_cast<size_t>(dtype_bytes(a.dtype));
     std::vector<unsigned char> bits(d * es);
-    std::vector<float> got(d);
-    std::vector<double> want(d);
-    ErrorSum errors;
-    for (const attention::RowRef& rr : rows) {
-        ws.copy_output_row(rr.head, rr.row, bits.data());
-        to_float(a.dtype, bits.data(), got.data(), d);
-        attention::reference_row(a, rr.head, rr.row, want.data());
-        errors.add(got.data(), want.data(), d);
+    g.got.resize(rows.size() * d);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        ws.copy_output_row(rows[i].head, rows[i].row, bits.data());
+        to_float(a.dtype, bits.data(), &g.got[i * d], d);
     }
+    return g;
+}
+
+CheckResult compare_attention(const AttentionSample& g, const AttentionReference& ref) {
+    const attention::AttentionParams& a = g.params;
+    const size_t d = static_cast<size_t>(a.d);
+    if (g.got.size() != ref.want.size())
+        throw std::logic_error("attention check: the sampled rows differ from the reference's rows");
+    ErrorSum errors;
+    errors.add(g.got.data(), ref.want.data(), ref.rows.size() * d);
+    CheckResult r;
+    r.nonfinite = g.nonfinite;
     const int64_t all_rows = a.batch_heads * a.N;
-    r.elements = static_cast<int64_t>(rows.size() * d);
+    r.elements = static_cast<int64_t>(ref.rows.size() * d);
     r.max_abs = errors.max_abs;
     r.rel_l2 = errors.rel_l2();
-    r.note = (static_cast<int64_t>(rows.size()) == all_rows
+    r.note = (static_cast<int64_t>(ref.rows.size()) == all_rows
                   ? "all " + std::to_string(all_rows) + " rows of O"
-                  : std::to_string(rows.size()) + " of " + std::to_string(all_rows) +
+                  : std::to_string(ref.rows.size()) + " of " + std::to_string(all_rows) +
                         " rows of O sampled (first, last, evenly spaced rows of the first, middle and last heads)") +
              " vs the float64 CPU reference; all of O scanned for unwritten (poisoned) or non-finite elements";
     return r;
@@ -416,6 +474,8 @@ struct Cancelled {};
 // Every configuration is still checked before its time is shown; the full pass re-checks more.
 constexpr double kFullCheckMults = 4e8, kQuickCheckMults = 2e7;
 constexpr int64_t kFullCheckElements = int64_t{1} << 22, kQuickCheckElements = int64_t{1} << 18;
+// GPU time the quick pass spends on timed reps (at least one rep whatever its length).
+constexpr double kQuickTimedBudgetMs = 60;
 
 class GpuBackend final : public Backend {
 public:
@@ -564,8 +624,10 @@ private:
         else if (p.workload == Workload::skip) run_skip(job, cancel, mod, names, m);
         else run_elementwise(job, cancel, mod, names, m);
         m.timing_note = "median of " + std::to_string(m.time.reps) + " reps after " +
-                        std::to_string(gpu_warmup_runs(job.warmup)) + " warm-up runs; CUDA events at every kernel " +
-                        "boundary; " + l2_note_;
+                        (warmup_used_ > 0 ? std::to_string(warmup_used_) + " warm-up runs"
+                                          : std::string("the checked run (as warm-up)")) +
+                        "; CUDA events at every kernel boundary; " + l2_note_;
+        if (!quick_budget_note_.empty()) m.timing_note += "; " + quick_budget_note_;
         if (sanitizer_run()) m.timing_note = std::string(sanitizer_run_note()) + "; " + m.timing_note;
         if (!phases_note_.empty()) m.timing_note += "; " + phases_note_;
     }
@@ -586,8 +648,11 @@ private:
         }
 
         // Correctness first: one run on poisoned outputs, checked before anything is timed.
+        const auto t_checked = std::chrono::steady_clock::now();
         launch_variant(names, p, sets_[0], s);
         check(cudaStreamSynchronize(s), "checked run of " + job.variant);
+        const double checked_run_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_checked).count();
         accept_check(check_against_reference(p, sets_[0].ptrs.out, static_cast<unsigned long long*>(counter_.get()), s,
                                              job.quick ? kQuickCheckElements : kFullCheckElements),
                      p.rows * p.hidden, p.dtype, m);
@@ -595,7 +660,7 @@ private:
         auto set_for = [&](int rep) -> const BufferSet& { return sets_[static_cast<size_t>(rep) % sets_.size()]; };
         time_kernels(job, cancel, mod, [&](size_t k, int rep, cudaStream_t stream) {
             launch_kernel(names[k], p, set_for(rep).ptrs, stream);
-        }, m);
+        }, m, checked_run_ms);
         record_timeline(mod, [&](size_t k) { launch_kernel(names[k], p, sets_[0].ptrs, s); }, m);
         measure_dram_bytes(job, [&] {
             for (const std::string& name : names) launch_kernel(name, p, sets_[0].ptrs, s);
@@ -639,19 +704,31 @@ private:
         check(cudaStreamSynchronize(s), "filling the inputs");
         const double prepare_ms = ms_since(t_start);
 
-        // Correctness first: one run on poisoned O (and S, P), checked before anything is timed.
+        // Correctness first: one run on poisoned O (and S, P), compared with the float64 reference
+        // before this job reports a time. The reference is computed on another thread meanwhile.
         auto t = std::chrono::steady_clock::now();
+        const double mults = job.quick ? kQuickCheckMults : kFullCheckMults;
+        const SharedReference reference = attention_reference(a, mults);
         for (size_t k = 0; k < names.size(); ++k) attention_.launch_kernel(k, s);
         check(cudaStreamSynchronize(s), "checked run of " + job.variant);
-        accept_check(check_attention(a, attention_, static_cast<unsigned long long*>(counter_.get()), s,
-                                     job.quick ? kQuickCheckMults : kFullCheckMults),
-                     attention_.output_elements(), a.dtype, m);
+        const double checked_run_ms = ms_since(t);
+        const AttentionSample sample = gather_attention(a, attention_, attention::rows_to_check(a, mults),
+                                                        static_cast<unsigned long long*>(counter_.get()), s);
         const double check_ms = ms_since(t);
 
         t = std::chrono::steady_clock::now();
         time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { attention_.launch_kernel(k, stream); },
-                     m);
+                     m, checked_run_ms);
         const double timed_ms = ms_since(t);
+        t = std::chrono::steady_clock::now();
+        try {
+            accept_check(compare_attention(sample, *reference.get()), attention_.output_elements(), a.dtype, m);
+        } catch (...) {
+            m.time = {};  // a time is only ever shown for a checked output
+            m.kernels.clear();
+            throw;
+        }
+        const double reference_wait_ms = ms_since(t);
         t = std::chrono::steady_clock::now();
         record_timeline(mod, [&](size_t k) { attention_.launch_kernel(k, s); }, m);
         const double timeline_ms = ms_since(t);
@@ -659,11 +736,11 @@ private:
         measure_dram_bytes(job, [&] {
             for (size_t k = 0; k < names.size(); ++k) attention_.launch_kernel(k, s);
         }, m);
-        char phases[200];
+        char phases[320];
         std::snprintf(phases, sizeof phases,
-                      "host phases: buffers + inputs %.0f ms, check %.0f ms, warm-up + timed reps %.0f ms, "
-                      "timeline %.0f ms, counters %.0f ms",
-                      prepare_ms, check_ms, timed_ms, timeline_ms, ms_since(t));
+                      "host phases: buffers + inputs %.0f ms, checked run + copy %.0f ms, warm-up + timed reps %.0f ms, "
+                      "wait for the CPU reference %.0f ms, timeline %.0f ms, counters %.0f ms",
+                      prepare_ms, check_ms, timed_ms, reference_wait_ms, timeline_ms, ms_since(t));
         phases_note_ = phases;
     }
 
@@ -698,12 +775,16 @@ private:
         skip_.poison_outputs(s);
 
         // Correctness first: one run on poisoned attn_out and out, checked before anything is timed.
+        const auto t_checked = std::chrono::steady_clock::now();
         for (size_t k = 0; k < names.size(); ++k) skip_.launch_kernel(k, s);
         check(cudaStreamSynchronize(s), "checked run of " + job.variant);
+        const double checked_run_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_checked).count();
         accept_check(check_skip(job.variant, sp, skip_, static_cast<unsigned long long*>(counter_.get()), s),
                      skip_.result_elements(), sp.attn.dtype, m);
 
-        time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { skip_.launch_kernel(k, stream); }, m);
+        time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { skip_.launch_kernel(k, stream); }, m,
+                     checked_run_ms);
         record_timeline(mod, [&](size_t k) { skip_.launch_kernel(k, s); }, m);
         measure_dram_bytes(job, [&] {
             for (size_t k = 0; k < names.size(); ++k) skip_.launch_kernel(k, s);
@@ -888,14 +969,29 @@ private:
     // The timing loop every workload shares: warm-up, >= 20 reps with a CUDA event at every kernel
     // boundary, L2 flush (when flush_ is allocated) before each rep outside its events, cancel
     // checked between reps; whole-variant and per-kernel median/min/max into m.
+    // `checked_run_ms`, when known, is the host time of the checked run that came just before.
     void time_kernels(const Job& job, const CancelToken& cancel, const Model& mod, const KernelLauncher& launch,
-                      Measurement& m) {
+                      Measurement& m, double checked_run_ms = -1) {
         const cudaStream_t s = stream_->get();
         const size_t kernels_per_rep = mod.kernels.size();
         // A quick (interactive) job takes its reps as asked; a full one at least kMinGpuTimedReps
         // (a sanitizer run: 1, kernels/common/sanitizer_run.h).
-        const int reps = job.quick ? std::max(job.reps, kMinReps) : gpu_timed_reps(job.reps);
-        const int warmup = gpu_warmup_runs(job.warmup);
+        int reps = job.quick ? std::max(job.reps, kMinReps) : gpu_timed_reps(job.reps);
+        int warmup = gpu_warmup_runs(job.warmup);
+        quick_budget_note_.clear();
+        if (job.quick && checked_run_ms > 0 && !sanitizer_run()) {
+            // The checked run has just run these kernels on these buffers: it is the warm-up. Reps stop
+            // at the budget, so a slow kernel (teaching flash at N = 8192: 51 ms a run) still answers
+            // within the live loop's 300 ms; the full pass that follows takes its 20+ reps.
+            warmup = 0;
+            const int fit = static_cast<int>(kQuickTimedBudgetMs / checked_run_ms);
+            if (fit < reps)
+                quick_budget_note_ = "quick pass: " + std::to_string(std::max(fit, 1)) + " of " +
+                                     std::to_string(reps) + " reps fit its " +
+                                     std::to_string(static_cast<int>(kQuickTimedBudgetMs)) + " ms budget";
+            reps = std::clamp(fit, 1, reps);
+        }
+        warmup_used_ = warmup;
         const size_t per_rep = kernels_per_rep + 1;
         events_.reserve(per_rep * static_cast<size_t>(reps));
         auto flush_l2 = [&] {
@@ -955,6 +1051,8 @@ private:
     };
 
     int device_index_ = 0;
+    int warmup_used_ = 1;             // by the last time_kernels()
+    std::string quick_budget_note_;   // set when the quick pass's budget cut its reps
     DeviceInfo info_;
     DramCounters counters_;  // initialised lazily, on the first job that asks for counters
     std::unique_ptr<Stream> stream_;
