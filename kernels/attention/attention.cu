@@ -295,39 +295,49 @@ void launch_softmax(const AttentionParams& p, const void* S, void* P, cudaStream
 // Grid: (Tr = ceil(N / Br) row blocks, batch_heads). Shared memory (flash_smem_bytes): fp32 Sij
 // [Br][Bc + 1], Oi [Br][d], m, l, rescale [Br]; then Qi [Br][ld], Kj, Vj [Bc][ld] in T, where
 // ld = flash_tile_row_stride(d) pads each row to an odd number of words (no bank conflicts).
-template <typename T, bool kSkip>
-__global__ void __launch_bounds__(128) flash_kernel(const T* __restrict__ Q, const T* __restrict__ K,
-                                                    const T* __restrict__ V, T* __restrict__ O, int N, int d, int Br,
-                                                    int Bc, int ld, bool causal, float scale_log2, SkipEpilogue ep) {
-    extern __shared__ float smem[];
-    const int s_ld = Bc + 1;
-    float* Sij = smem;                     // [Br][Bc + 1] scores, then probabilities
-    float* Oi = Sij + Br * s_ld;           // [Br][d] unnormalised output accumulator
-    float* m = Oi + Br * d;                // [Br] running row max (log2 units)
-    float* l = m + Br;                     // [Br] running row sum of exp
-    float* rescale = l + Br;               // [Br] e^(m_old - m_new) of the current step
-    T* Qs = reinterpret_cast<T*>(rescale + Br);  // [Br][ld]
-    T* Ks = Qs + Br * ld;                  // [Bc][ld]
-    T* Vs = Ks + Bc * ld;                  // [Bc][ld]
+extern __shared__ float flash_smem[];
 
+template <typename T> struct FlashSram {
+    float* Sij;      // [Br][Bc + 1] scores, then probabilities
+    float* Oi;       // [Br][d] unnormalised output accumulator
+    float* m;        // [Br] running row max (log2 units)
+    float* l;        // [Br] running row sum of exp
+    float* rescale;  // [Br] e^(m_old - m_new) of the current step
+    T* Qs;           // [Br][ld]
+    T* Ks;           // [Bc][ld]
+    T* Vs;           // [Bc][ld]
+
+    __device__ __forceinline__ FlashSram(int Br, int Bc, int d, int ld) {
+        Sij = flash_smem;
+        Oi = Sij + Br * (Bc + 1);
+        m = Oi + Br * d;
+        l = m + Br;
+        rescale = l + Br;
+        Qs = reinterpret_cast<T*>(rescale + Br);
+        Ks = Qs + Br * ld;
+        Vs = Ks + Bc * ld;
+    }
+};
+
+// The j-loop over the Kj, Vj tiles, a function of its own that both flash_kernel instances call and
+// never inline, so the skip epilogue cannot change how the loop compiles. Inlined into the instance
+// with the epilogue, ptxas gave the whole kernel 40 registers instead of 48 and the loop ran 43%
+// slower on an H200 (kernels/PERF.md, "Skip epilogue"). The tiles are found through flash_smem, not
+// passed as pointers, so the loop keeps its shared-memory loads and stores (LDS/STS, not generic).
+template <typename T>
+__device__ __noinline__ void flash_kv_loop(const T* __restrict__ Kh, const T* __restrict__ Vh, int N, int d, int Br,
+                                           int Bc, int ld, int row0, int rows, bool causal, float scale_log2) {
+    const FlashSram<T> sram(Br, Bc, d, ld);
+    float* Sij = sram.Sij;
+    float* Oi = sram.Oi;
+    float* m = sram.m;
+    float* l = sram.l;
+    float* rescale = sram.rescale;
+    const T* Qs = sram.Qs;
+    T* Ks = sram.Ks;
+    T* Vs = sram.Vs;
     const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
-    const int row0 = static_cast<int>(blockIdx.x) * Br;
-    const int rows = min(Br, N - row0);
-    const size_t head = static_cast<size_t>(blockIdx.y) * static_cast<size_t>(N) * static_cast<size_t>(d);
-    const T* Qh = Q + head;
-    const T* Kh = K + head;
-    const T* Vh = V + head;
-
-    for (int idx = tid; idx < rows * d; idx += threads) {
-        const int r = idx / d, c = idx % d;
-        Qs[r * ld + c] = Qh[static_cast<size_t>(row0 + r) * d + c];  // load Qi into SRAM
-        Oi[r * d + c] = 0.0f;
-    }
-    for (int r = tid; r < rows; r += threads) {
-        m[r] = -INFINITY;
-        l[r] = 0.0f;
-    }
-
+    const int s_ld = Bc + 1;
     const int kv_end = causal ? row0 + rows : N;  // keys this block may attend to
     const int tiles = (kv_end + Bc - 1) / Bc;
     for (int j = 0; j < tiles; ++j) {
@@ -375,6 +385,35 @@ __global__ void __launch_bounds__(128) flash_kernel(const T* __restrict__ Q, con
             Oi[r * d + c] = acc;
         }
     }
+}
+
+template <typename T, bool kSkip>
+__global__ void __launch_bounds__(128) flash_kernel(const T* __restrict__ Q, const T* __restrict__ K,
+                                                    const T* __restrict__ V, T* __restrict__ O, int N, int d, int Br,
+                                                    int Bc, int ld, bool causal, float scale_log2, SkipEpilogue ep) {
+    const FlashSram<T> sram(Br, Bc, d, ld);
+    float* Oi = sram.Oi;
+    float* m = sram.m;
+    float* l = sram.l;
+    T* Qs = sram.Qs;
+
+    const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+    const int row0 = static_cast<int>(blockIdx.x) * Br;
+    const int rows = min(Br, N - row0);
+    const size_t head = static_cast<size_t>(blockIdx.y) * static_cast<size_t>(N) * static_cast<size_t>(d);
+    const T* Qh = Q + head;
+
+    for (int idx = tid; idx < rows * d; idx += threads) {
+        const int r = idx / d, c = idx % d;
+        Qs[r * ld + c] = Qh[static_cast<size_t>(row0 + r) * d + c];  // load Qi into SRAM
+        Oi[r * d + c] = 0.0f;
+    }
+    for (int r = tid; r < rows; r += threads) {
+        m[r] = -INFINITY;
+        l[r] = 0.0f;
+    }
+
+    flash_kv_loop(K + head, V + head, N, d, Br, Bc, ld, row0, rows, causal, scale_log2);
     __syncthreads();
     if constexpr (!kSkip) {
         (void)ep;
