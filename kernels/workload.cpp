@@ -222,6 +222,10 @@ const std::vector<VariantInfo>& variants(Workload w) {
          4},
         {"fused", "1 kernel: each row is loaded once, normalised, activated, dropped out and added to the residual "
                   "in registers, then stored once.",
+         1},
+        {"fused_spill", "The fused kernel built for twice the resident warps: capped at 32 registers, it spills part "
+                        "of the row to local memory (HBM-backed, cached in L1/L2) and reads it back: a fused kernel "
+                        "that spills is an unfused kernel in disguise.",
          1}};
     static const std::vector<VariantInfo> bias_gelu{
         {"unfused", "2 kernels: bias add writes h = x + bias to HBM, GELU reads it back.", 2},
@@ -286,13 +290,31 @@ uint64_t Model::bytes_written() const {
     return b;
 }
 
+uint64_t Model::local_bytes() const {
+    uint64_t b = 0;
+    for (const KernelModel& k : kernels) b += k.local_bytes();
+    return b;
+}
+
 Model model_from_schedule(const Schedule& s) {
     Model m;
-    for (const ScheduleKernel& k : s.kernels) m.kernels.push_back({k.name, 0, {}, k.tensor_cores});
+    for (const ScheduleKernel& k : s.kernels) {
+        KernelModel km;
+        km.name = k.name;
+        km.tensor_cores = k.tensor_cores;
+        km.blocks = k.blocks;
+        km.threads_per_block = k.threads_per_block;
+        km.registers = k.registers;
+        m.kernels.push_back(std::move(km));
+    }
     for (const TileEvent& e : s.events) {
         KernelModel& k = m.kernels.at(static_cast<size_t>(e.kernel));
         k.flops += e.flops * static_cast<double>(e.repeat);
         if (e.kind == EventKind::compute) continue;
+        if (e.local) {
+            (e.kind == EventKind::load ? k.local_read : k.local_written) += e.bytes * e.repeat;
+            continue;
+        }
         auto it = std::find_if(k.buffers.begin(), k.buffers.end(),
                                [&](const BufferTraffic& b) { return b.buffer == e.buffer; });
         if (it == k.buffers.end()) it = k.buffers.insert(k.buffers.end(), BufferTraffic{e.buffer, 0, 0});
@@ -302,6 +324,75 @@ Model model_from_schedule(const Schedule& s) {
 }
 
 Model model(const std::string& variant, const Params& p) { return model_from_schedule(schedule(variant, p)); }
+
+// ---------------------------------------------------------------------------------------------
+// Spills
+// ---------------------------------------------------------------------------------------------
+ModelSpills model_spills(const Model& m, const DeviceInfo& device) {
+    ModelSpills s;
+    for (const KernelModel& k : m.kernels) {
+        SpillEstimate e = spill_estimate(k, device);
+        s.local_bytes += e.local_bytes;
+        s.beyond_l1_bytes += e.beyond_l1_bytes;
+        if (e.local_bytes > 0) {
+            if (!s.note.empty()) s.note += "; ";
+            s.note += k.name + " spills (" + std::to_string(k.registers.registers) + " registers, " +
+                      std::to_string(k.registers.spill_store_bytes) + " B stored and " +
+                      std::to_string(k.registers.spill_load_bytes) + " B reloaded per thread, " +
+                      k.registers.source + "): " + e.note;
+        }
+        s.per_kernel.push_back(std::move(e));
+    }
+    return s;
+}
+
+SmLimits sm_limits(int cc_major, int cc_minor) {
+    // Per-SM limits by architecture (CUDA C++ Programming Guide, "Compute Capabilities" table):
+    // resident threads and blocks, 64K 32-bit registers, and the unified L1 / shared-memory array.
+    const int cc = cc_major * 10 + cc_minor;
+    if (cc >= 120) return {1536, 32, 65536, 128 << 10};
+    if (cc >= 100) return {2048, 32, 65536, 256 << 10};
+    if (cc >= 90) return {2048, 32, 65536, 256 << 10};
+    if (cc == 89) return {1536, 24, 65536, 128 << 10};
+    if (cc == 86) return {1536, 16, 65536, 128 << 10};
+    if (cc >= 80) return {2048, 32, 65536, 192 << 10};
+    if (cc == 75) return {1024, 16, 65536, 96 << 10};
+    return {2048, 32, 65536, 128 << 10};
+}
+
+int resident_threads_per_sm(int threads_per_block, int registers, const DeviceInfo& device) {
+    if (threads_per_block <= 0) return 0;
+    const SmLimits sm = sm_limits(device.cc_major, device.cc_minor);
+    int blocks = std::min(sm.max_threads / threads_per_block, sm.max_blocks);
+    if (registers > 0) {
+        // Registers are handed out per warp in units of 256, i.e. 8 per thread.
+        const int per_thread = (registers + 7) / 8 * 8;
+        const int warps = (threads_per_block + 31) / 32;
+        blocks = std::min(blocks, sm.registers / (per_thread * 32 * warps));
+    }
+    return std::max(blocks, 1) * threads_per_block;
+}
+
+SpillEstimate spill_estimate(const KernelModel& k, const DeviceInfo& device) {
+    SpillEstimate e;
+    e.local_bytes = k.local_bytes();
+    if (e.local_bytes == 0 || k.threads_per_block <= 0) return e;
+    const SmLimits sm = sm_limits(device.cc_major, device.cc_minor);
+    e.resident_threads_per_sm = resident_threads_per_sm(k.threads_per_block, k.registers.registers, device);
+    e.footprint_per_sm = static_cast<uint64_t>(k.registers.stack_bytes) * static_cast<uint64_t>(e.resident_threads_per_sm);
+    e.l1_bytes = static_cast<uint64_t>(sm.l1_shared_bytes);
+    if (e.footprint_per_sm > e.l1_bytes)
+        e.beyond_l1 = 1.0 - static_cast<double>(e.l1_bytes) / static_cast<double>(e.footprint_per_sm);
+    e.beyond_l1_bytes = static_cast<uint64_t>(e.beyond_l1 * static_cast<double>(e.local_bytes));
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "%d resident threads per SM x %d B of stack = %.0f KiB of local memory per SM against %.0f KiB of "
+                  "L1: about %.0f%% of the %.1f MB of spill traffic leaves the SM (to L2, and to HBM when L2 is full)",
+                  e.resident_threads_per_sm, k.registers.stack_bytes, static_cast<double>(e.footprint_per_sm) / 1024.0,
+                  static_cast<double>(e.l1_bytes) / 1024.0, 100.0 * e.beyond_l1, static_cast<double>(e.local_bytes) / 1e6);
+    e.note = buf;
+    return e;
+}
 
 uint64_t min_bytes(const Params& p) {
     const uint64_t es = static_cast<uint64_t>(dtype_bytes(p.dtype));

@@ -69,6 +69,9 @@ bool has_variant(Workload w, const std::string& variant);
 // ---------------------------------------------------------------------------------------------
 enum class EventKind { load, compute, store };
 
+// The buffer name of register spills: per-thread local memory (kLocalBuffer events have local set).
+inline constexpr const char* kLocalBuffer = "local";
+
 struct TileEvent {
     EventKind kind;
     int kernel;            // index into Schedule::kernels
@@ -77,6 +80,21 @@ struct TileEvent {
     double flops = 0;      // FLOPs of ONE block for this event (compute events)
     uint64_t repeat = 1;   // how many blocks do exactly this
     std::string what;      // the words the animation shows: "load x row tile into SRAM"
+    // Register spills (buffer kLocalBuffer): stores to and loads from the threads' local memory.
+    // Local memory lives in HBM but goes through L1 and L2, which often hold it, so this traffic
+    // is counted apart from the HBM bytes (KernelModel::local_read/local_written, spill_estimate).
+    bool local = false;
+};
+
+// What ptxas made of one kernel instance, per thread. Compile-time facts: they differ by GPU
+// architecture and compiler version, so `source` says which ones these are.
+struct RegisterUse {
+    int registers = 0;          // 0: not known (library kernels such as cuBLAS's)
+    int stack_bytes = 0;        // local memory per thread (the stack frame, where spills live)
+    int spill_store_bytes = 0;  // bytes of spill stores in the code (loop-free kernels: each runs once)
+    int spill_load_bytes = 0;
+    std::string source;         // "ptxas (CUDA 13.0), sm_90"
+    bool spills() const { return spill_store_bytes > 0 || spill_load_bytes > 0; }
 };
 
 struct ScheduleKernel {
@@ -86,6 +104,7 @@ struct ScheduleKernel {
     // Its matrix products run on tensor cores (fp16/bf16 GEMMs, mma.sync): the simulated backend
     // takes the tensor peak for its FLOPs instead of the FP32 peak.
     bool tensor_cores = false;
+    RegisterUse registers = {};  // known for the row kernels (the ones that can spill); else empty
 };
 
 struct Schedule {
@@ -106,22 +125,60 @@ struct BufferTraffic {
 struct KernelModel {
     std::string name;
     double flops = 0;
-    std::vector<BufferTraffic> buffers;
+    std::vector<BufferTraffic> buffers;  // HBM tensors; register spills are local_* below
     bool tensor_cores = false;  // copied from ScheduleKernel
+    uint64_t blocks = 0;        // copied from ScheduleKernel
+    int threads_per_block = 0;
+    RegisterUse registers;
+    uint64_t local_read = 0, local_written = 0;  // spill traffic (TileEvent::local), all blocks
     uint64_t bytes_read() const;
     uint64_t bytes_written() const;
+    uint64_t local_bytes() const { return local_read + local_written; }
 };
 
 struct Model {
     std::vector<KernelModel> kernels;
     double flops() const;
-    uint64_t bytes_read() const;
+    uint64_t bytes_read() const;     // HBM tensors, without spill traffic
     uint64_t bytes_written() const;
     uint64_t bytes() const { return bytes_read() + bytes_written(); }
+    uint64_t local_bytes() const;    // spill traffic of every kernel
 };
 
 Model model(const std::string& variant, const Params& p);
 Model model_from_schedule(const Schedule& s);
+
+// Where a kernel's spill traffic goes, estimated for a device: local memory is cached in L1, so
+// the share of it that leaves the SM is about the share of the resident threads' stack frames
+// that does not fit in L1 (what the kernel's shared memory leaves of it). An estimate with its
+// assumptions in `note`; measured DRAM bytes say what really reached HBM.
+struct SpillEstimate {
+    uint64_t local_bytes = 0;         // the kernel's spill traffic (stores + loads), all blocks
+    int resident_threads_per_sm = 0;  // from registers, threads per block and the SM's limits
+    uint64_t footprint_per_sm = 0;    // stack_bytes x resident threads
+    uint64_t l1_bytes = 0;            // L1 left to cache it
+    double beyond_l1 = 0;             // fraction of the traffic that leaves the SM (0..1)
+    uint64_t beyond_l1_bytes = 0;     // local_bytes x beyond_l1: goes to L2, and HBM if L2 is full
+    std::string note;                 // one line with the numbers
+};
+SpillEstimate spill_estimate(const KernelModel& k, const DeviceInfo& device);
+// The same for every kernel of a model: per kernel, the sum, and one note naming the kernels that
+// spill ("" when none does).
+struct ModelSpills {
+    std::vector<SpillEstimate> per_kernel;
+    uint64_t local_bytes = 0, beyond_l1_bytes = 0;
+    std::string note;
+};
+ModelSpills model_spills(const Model& m, const DeviceInfo& device);
+
+// Per-SM limits of a compute capability: what occupancy and the L1 share of spills depend on.
+struct SmLimits {
+    int max_threads, max_blocks, registers, l1_shared_bytes;  // l1_shared: the unified L1 / shared array
+};
+SmLimits sm_limits(int cc_major, int cc_minor);
+// Threads of a kernel resident on one SM, from the SM's thread, block and register limits (shared
+// memory is not counted: the kernels that spill use a few hundred bytes).
+int resident_threads_per_sm(int threads_per_block, int registers, const DeviceInfo& device);
 
 // The fewest bytes any implementation must move (each input read once, the output written once).
 uint64_t min_bytes(const Params& p);

@@ -108,8 +108,8 @@ fl_cli_test(shot_memory_same_compare CODE 2 ARGS shot --out x.png --view memory 
             STDERR "compare with another one")
 fl_cli_test(shot_memory_variant_cannot_run CODE 2 ARGS shot --out x.png --view memory --workload attention --variant flash_tc --dtype fp32
             STDERR "--variant flash_tc: flash_tc runs on tensor cores in fp16 or bf16 only")
-fl_cli_test(shot_memory_step_out_of_range CODE 2 ARGS shot --out x.png --view memory --workload attention --variant flash --N 1024 --step 40
-            STDERR "--step '40' is out of range \\(legal: 0 .. 27 \\(flash has 27 steps")
+fl_cli_test(shot_memory_step_out_of_range CODE 2 ARGS shot --out x.png --view memory --workload attention --variant flash --N 1024 --step 200
+            STDERR "--step '200' is out of range \\(legal: 0 .. 82 \\(flash has 82 steps")
 
 # --results: a file that is missing or not a fusionlab export is bad input, named, before any window.
 fl_cli_test(shot_results_missing CODE 2 ARGS shot --out x.png --results no-such-export.json
@@ -127,7 +127,7 @@ fl_cli_test(bench_sim_exports CODE 0
             ARGS bench --sim H100 --workload all --rows 64 --hidden 1000 --csv ${_fl_csv} --json ${_fl_json}
             STDOUT "SIMULATED.*chain +unfused.*bias_gelu +fused"
             DEFS "-DFL_REMOVE=${_fl_csv}|${_fl_json}" "-DFL_FILES=${_fl_csv}|${_fl_json}"
-                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=15 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=16)
+                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=16 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=17)
 fl_cli_test(bench_sim_sweep_kernels CODE 0
             ARGS bench --sim A100 --workload chain --variant unfused --rows 8,16 --hidden 32,64 --dtype fp32,bf16 --kernels
             STDOUT "layernorm.*dropout")

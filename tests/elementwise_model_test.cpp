@@ -20,7 +20,7 @@ Params make(Workload w, int64_t rows, int64_t hidden, DType t) {
 uint64_t sum_event_bytes(const Schedule& s, EventKind kind) {
     uint64_t b = 0;
     for (const TileEvent& e : s.events)
-        if (e.kind == kind) b += e.bytes * e.repeat;
+        if (e.kind == kind && !e.local) b += e.bytes * e.repeat;
     return b;
 }
 
@@ -98,7 +98,7 @@ TEST_CASE("the schedule's events sum to the model and cover every block", "[mode
             for (size_t k = 0; k < s.kernels.size(); ++k) {
                 uint64_t stored = 0, store_blocks = 0;
                 for (const TileEvent& e : s.events)
-                    if (e.kernel == static_cast<int>(k) && e.kind == EventKind::store) {
+                    if (e.kernel == static_cast<int>(k) && e.kind == EventKind::store && !e.local) {
                         stored += e.bytes * e.repeat;
                         store_blocks += e.repeat;
                     }
@@ -111,6 +111,81 @@ TEST_CASE("the schedule's events sum to the model and cover every block", "[mode
     }
 }
 
+TEST_CASE("fused_spill: the fused kernel's HBM bytes, plus ptxas's spill bytes x threads as local traffic", "[model]") {
+    for (DType t : kAllDTypes)
+        for (auto [rows, hidden] : {std::pair<int64_t, int64_t>{8192, 8192}, {37, 1001}, {100, 4096}, {3, 12000}}) {
+            const Params p = make(Workload::chain, rows, hidden, t);
+            CAPTURE(to_string(t), rows, hidden);
+            const Model fused = model("fused", p), spill = model("fused_spill", p);
+            REQUIRE(spill.kernels.size() == 1);
+            CHECK(spill.kernels[0].name == "fused_chain_spill");
+            CHECK(spill.bytes_read() == fused.bytes_read());
+            CHECK(spill.bytes_written() == fused.bytes_written());
+            CHECK(spill.flops() == Approx(fused.flops()));
+            const RegisterUse r = elementwise::row_kernel_registers("fused_chain_spill", p);
+            // 32 registers cannot hold 64 bytes of x and 64 of residual per thread: every instance spills.
+            CHECK(r.registers == 32);
+            REQUIRE(r.spills());
+            CHECK(r.source.find("ptxas") != std::string::npos);
+            const uint64_t threads = static_cast<uint64_t>(elementwise::row_kernel_shape(p).threads);
+            CHECK(spill.kernels[0].local_written == static_cast<uint64_t>(rows) * threads * static_cast<uint64_t>(r.spill_store_bytes));
+            CHECK(spill.kernels[0].local_read == static_cast<uint64_t>(rows) * threads * static_cast<uint64_t>(r.spill_load_bytes));
+            CHECK(spill.local_bytes() == spill.kernels[0].local_bytes());
+        }
+    // The measured case (bf16 8192 x 8192: 256 threads of 4 chunks): ptxas's numbers for sm_90.
+    const Params big = make(Workload::chain, 8192, 8192, DType::bf16);
+    const RegisterUse r = elementwise::row_kernel_registers("fused_chain_spill", big);
+    CHECK(r.stack_bytes > 128);
+    CHECK(model("fused_spill", big).local_bytes() > model("fused", big).bytes());
+    // The unfused kernels keep their rows in registers.
+    CHECK(model("unfused", big).local_bytes() == 0);
+}
+
+TEST_CASE("the row kernel instance follows the launcher's rule", "[model]") {
+    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 8192, DType::bf16)).chunks_per_thread == 4);
+    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 4096, DType::bf16)).chunks_per_thread == 4);
+    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 256, DType::bf16)).chunks_per_thread == 2);
+    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 8192, DType::f32)).chunks_per_thread == 2);
+    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 16384, DType::f32)).chunks_per_thread == 4);
+    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 1001, DType::f16)).vector == false);
+    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 1000, DType::f16)).vector == true);
+    // Every instance the launcher can pick has a row in ptxas's table.
+    for (DType t : kAllDTypes)
+        for (int64_t hidden : {8, 1001, 4096, 8192, 16384})
+            for (const char* k : {"layernorm", "fused_chain", "fused_chain_spill"}) {
+                CAPTURE(to_string(t), hidden, k);
+                CHECK(elementwise::row_kernel_registers(k, make(Workload::chain, 2, hidden, t)).registers > 0);
+            }
+}
+
+TEST_CASE("spill estimate: what L1 cannot hold of the resident threads' stack frames leaves the SM", "[model]") {
+    DeviceInfo h100;
+    h100.cc_major = 9;
+    h100.cc_minor = 0;
+    KernelModel k;
+    k.threads_per_block = 256;
+    k.registers = RegisterUse{32, 232, 456, 440, "test"};
+    k.local_written = 1000000;
+    k.local_read = 1000000;
+    // 32 registers: 8 blocks of 256 threads (2048, the SM's limit); 2048 x 232 B = 464 KiB > 256 KiB.
+    SpillEstimate e = spill_estimate(k, h100);
+    CHECK(e.resident_threads_per_sm == 2048);
+    CHECK(e.footprint_per_sm == 2048u * 232u);
+    CHECK(e.l1_bytes == 256u * 1024u);
+    CHECK(e.beyond_l1 == Approx(1.0 - 256.0 * 1024.0 / (2048.0 * 232.0)));
+    CHECK(e.beyond_l1_bytes == static_cast<uint64_t>(e.beyond_l1 * 2000000.0));
+    CHECK(e.note.find("2048 resident threads") != std::string::npos);
+    // 64 registers and 32 B of stack (the fused kernel): 4 blocks, 32 KiB, all in L1.
+    k.registers = RegisterUse{64, 32, 28, 28, "test"};
+    e = spill_estimate(k, h100);
+    CHECK(e.resident_threads_per_sm == 1024);
+    CHECK(e.beyond_l1 == 0.0);
+    CHECK(e.beyond_l1_bytes == 0u);
+    // No spill traffic: nothing to estimate.
+    k.local_written = k.local_read = 0;
+    CHECK(spill_estimate(k, h100).note.empty());
+}
+
 TEST_CASE("unknown variants are refused", "[model]") {
     const Params p = make(Workload::chain, 4, 4, DType::f32);
     CHECK_THROWS_WITH(model("flash", p), Catch::Contains("unknown variant"));
@@ -118,7 +193,7 @@ TEST_CASE("unknown variants are refused", "[model]") {
 
 TEST_CASE("chain_flops names every kernel of the model", "[model]") {
     const Params p = make(Workload::chain, 3, 5, DType::f32);
-    for (const char* variant : {"unfused", "fused"})
+    for (const char* variant : {"unfused", "fused", "fused_spill"})
         for (const KernelModel& k : model(variant, p).kernels)
             CHECK(elementwise::chain_flops(k.name, p) == Approx(k.flops));
 }

@@ -3,6 +3,7 @@
 // compared; plus the backend's run() path end to end.
 #include "kernels/common/backend.h"
 #include "kernels/common/sanitizer_run.h"
+#include "kernels/attention/attention_gpu.h"
 #include "kernels/common/gpu_testing.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/workload.h"
@@ -171,6 +172,39 @@ TEST_CASE("unfused and fused chain drop exactly the same elements", "[gpu][dropo
     const double frac = static_cast<double>(dropped) / static_cast<double>(p.rows * p.hidden);
     CHECK(frac > 0.48);
     CHECK(frac < 0.52);
+}
+
+TEST_CASE("fused_spill computes exactly what fused computes (the spills change where, not what)", "[gpu][spill]") {
+    for (DType t : {DType::f32, DType::f16, DType::bf16})
+        for (int64_t hidden : {int64_t{8192}, int64_t{1001}, int64_t{256}}) {
+            const Params p = make(Workload::chain, t, 33, hidden, 99, 0.2);
+            INFO(kernels::to_string(t) << " hidden " << hidden);
+            const auto a = kernels::gpu::run_variant_once("fused", p);
+            const auto b = kernels::gpu::run_variant_once("fused_spill", p);
+            REQUIRE(a.ok);
+            REQUIRE(b.ok);
+            REQUIRE(a.out.size() == b.out.size());
+            CHECK(std::memcmp(a.out.data(), b.out.data(), a.out.size() * sizeof(float)) == 0);
+        }
+}
+
+TEST_CASE("the register table (ptxas, sm_90) is what this device's binary holds", "[gpu][spill]") {
+    const auto d = kernels::attention::gpu::device_limits();
+    REQUIRE(d.ok);
+    if (d.cc_major != 9 || d.cc_minor != 0) {
+        WARN("the table is for sm_90; this device is sm_" << d.cc_major << d.cc_minor << ": not compared");
+        return;
+    }
+    for (DType t : {DType::f32, DType::f16, DType::bf16})
+        for (int64_t hidden : {int64_t{8192}, int64_t{16384}, int64_t{1001}, int64_t{256}})
+            for (const char* k : {"layernorm", "fused_chain", "fused_chain_spill"}) {
+                const Params p = make(Workload::chain, t, 4, hidden, 1);
+                INFO(k << " " << kernels::to_string(t) << " hidden " << hidden);
+                const kernels::RegisterUse table = kernels::elementwise::row_kernel_registers(k, p);
+                const kernels::RegisterUse here = kernels::gpu::row_kernel_attributes(k, p);
+                CHECK(here.registers == table.registers);
+                CHECK(here.stack_bytes == table.stack_bytes);
+            }
 }
 
 TEST_CASE("the backend's run() fills a checked, timed measurement", "[gpu][backend]") {

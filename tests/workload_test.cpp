@@ -60,7 +60,9 @@ TEST_CASE("get_param and set_param round-trip every spec", "[params]") {
 }
 
 TEST_CASE("variants: unfused and fused exist with their kernel counts", "[variants]") {
-    CHECK(variants(Workload::chain).size() == 2);
+    REQUIRE(variants(Workload::chain).size() == 3);
+    CHECK(variants(Workload::chain)[2].name == "fused_spill");
+    CHECK(variants(Workload::chain)[2].kernels == 1);
     CHECK(variants(Workload::chain)[0].kernels == 4);
     CHECK(variants(Workload::bias_gelu)[0].kernels == 2);
     CHECK(has_variant(Workload::chain, "fused"));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernels/common/types.h"
+#include "kernels/workload.h"
 
 #include <atomic>
 #include <memory>
@@ -59,6 +60,9 @@ std::unique_ptr<Backend> make_sim_backend(const SimGpu& gpu);
 
 // The estimate the simulated backend reports for one kernel (exposed for tests and lessons).
 double sim_kernel_ms(const DeviceInfo& gpu, double flops, uint64_t bytes, bool tensor_cores);
+// The same for one kernel of a model: its HBM bytes plus the share of its spill traffic that
+// leaves the SM (spill_estimate), charged at HBM bandwidth.
+double sim_kernel_ms(const DeviceInfo& gpu, const KernelModel& k);
 
 // Build type compiled into this binary ("Release", "Debug", ...).
 const char* build_type();

@@ -604,6 +604,27 @@ private:
                        format_bytes(static_cast<double>(l2)) + " L2, so little survives in L2 between reps";
     }
 
+    // The model's spill traffic comes from ptxas's report for sm_90 (row_kernel_registers.inc).
+    // The binary on this device may differ (another architecture): the note says what the
+    // runtime reports for the instance that runs, registers and stack frame per thread.
+    void note_spills(const Model& mod, const Params& p, Measurement& m) const {
+        const ModelSpills spills = model_spills(mod, info_);
+        m.local_bytes = spills.local_bytes;
+        m.local_beyond_l1_bytes = spills.beyond_l1_bytes;
+        m.spill_note = spills.note;
+        if (p.workload != Workload::chain) return;
+        for (const KernelModel& k : mod.kernels) {
+            if (k.registers.registers == 0) continue;
+            const RegisterUse here = row_kernel_attributes(k.name, p);
+            if (here.registers == k.registers.registers && here.stack_bytes == k.registers.stack_bytes) continue;
+            if (!m.spill_note.empty()) m.spill_note += "; ";
+            m.spill_note += k.name + " on this device: " + std::to_string(here.registers) + " registers, " +
+                            std::to_string(here.stack_bytes) + " B of stack per thread (the model's " +
+                            std::to_string(k.registers.registers) + " and " + std::to_string(k.registers.stack_bytes) +
+                            " B are " + k.registers.source + ")";
+        }
+    }
+
     void run_checked(const Job& job, const CancelToken& cancel, Measurement& m) {
         const Params& p = job.params;
         if (std::string why = unavailable_reason(job); !why.empty()) {
@@ -617,6 +638,7 @@ private:
         m.bytes_read = mod.bytes_read();
         m.bytes_written = mod.bytes_written();
         m.min_bytes = min_bytes(p);
+        note_spills(mod, p, m);
         std::vector<std::string> names;
         for (const KernelModel& k : mod.kernels) names.push_back(k.name);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernels/common/types.h"
+#include "kernels/workload.h"
 
 #include <cstdint>
 #include <string>
@@ -33,5 +34,12 @@ struct InputsOnHost {
     std::vector<std::pair<std::string, std::vector<float>>> tensors;  // name -> values
 };
 InputsOnHost download_inputs(const Params& p);
+
+// What the device's binary holds for the row-kernel instance that `kernel_name` ("layernorm",
+// "fused_chain", "fused_chain_spill") runs for p (16-byte-aligned buffers assumed):
+// cudaFuncGetAttributes' registers and local memory per thread (stack_bytes); the spill byte
+// counts are not reported by the runtime and stay 0. Throws for another kernel name
+// (kernels/elementwise/elementwise.cu).
+RegisterUse row_kernel_attributes(const std::string& kernel_name, const Params& p);
 
 }  // namespace kernels::gpu

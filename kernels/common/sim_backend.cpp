@@ -79,6 +79,13 @@ const SimGpu* find_sim_gpu(const std::string& key) {
     return nullptr;
 }
 
+// Spill traffic that leaves the SM is charged at HBM bandwidth (an upper bound: L2 may hold some
+// of it); what L1 holds costs nothing here.
+double sim_kernel_ms(const DeviceInfo& gpu, const KernelModel& k) {
+    return sim_kernel_ms(gpu, k.flops, k.bytes_read() + k.bytes_written() + spill_estimate(k, gpu).beyond_l1_bytes,
+                         k.tensor_cores);
+}
+
 double sim_kernel_ms(const DeviceInfo& gpu, double flops, uint64_t bytes, bool tensor_cores) {
     const double memory_s = static_cast<double>(bytes) / (gpu.peak_bw_gbps * 1e9);
     const double peak = (tensor_cores ? gpu.peak_tensor_tflops : gpu.peak_fp32_tflops) * 1e12;
@@ -132,10 +139,10 @@ public:
         std::vector<std::string> names;
         std::vector<double> busy_ms;
         std::vector<uint64_t> bytes;
+        const ModelSpills spills = model_spills(model, gpu_.info);
         for (const KernelModel& k : model.kernels) {
             // sim_kernel_ms() charges one launch; after the first kernel, swap it for this job's gap.
-            const double busy = sim_kernel_ms(gpu_.info, k.flops, k.bytes_read() + k.bytes_written(), k.tensor_cores) -
-                                gpu_.info.launch_overhead_us * 1e-3;
+            const double busy = sim_kernel_ms(gpu_.info, k) - gpu_.info.launch_overhead_us * 1e-3;
             const double ms = busy + (names.empty() ? gpu_.info.launch_overhead_us : gap_us) * 1e-3;
             KernelTime kt;
             kt.name = k.name;
@@ -160,6 +167,11 @@ public:
         m.bytes_read = model.bytes_read();
         m.bytes_written = model.bytes_written();
         m.min_bytes = min_bytes(job.params);
+        m.local_bytes = model.local_bytes();
+        m.local_beyond_l1_bytes = spills.beyond_l1_bytes;
+        m.spill_note = spills.note;
+        if (m.local_bytes > 0)
+            m.timing_note += "; spill traffic beyond L1 (estimate) charged at HBM bandwidth";
         m.ok = true;
         return m;
     }

@@ -172,6 +172,11 @@ struct Measurement {
     double flops = 0;
     uint64_t bytes_read = 0, bytes_written = 0;
     uint64_t min_bytes = 0;      // the fewest bytes any implementation must move
+    // Register spills (modeled, not in bytes_read/written): traffic to the threads' local memory,
+    // and how much of it leaves the SM by spill_estimate() for this device ("" when none spills).
+    uint64_t local_bytes = 0;
+    uint64_t local_beyond_l1_bytes = 0;
+    std::string spill_note;
     // Measured DRAM bytes (hardware counters: dram__bytes_read.sum + dram__bytes_write.sum over one
     // run after an L2 flush); empty with the reason in the note when they could not be read.
     std::optional<uint64_t> measured_bytes;  // read + written

@@ -15,6 +15,11 @@
 //   chain fused     fused_chain row kernel: the row stays in registers from the load of x to the
 //                   store of out; residual is loaded with x so its latency hides behind the
 //                   reductions. 3 tensor passes: the minimum.
+//   chain fused_spill   fused_chain_spill: the same code built for full occupancy (4 blocks of 512
+//                   threads per SM) instead of 2: __launch_bounds__ caps it at 32 registers, fewer
+//                   than the row it holds needs, so ptxas spills part of the row to local memory
+//                   (per-thread, HBM-backed, cached in L1/L2) and reloads it in each pass. What a
+//                   "more warps hide latency" tweak does to a fused kernel: the lesson on spills.
 //   bias_gelu unf.  bias_add, gelu: two flat kernels, h through HBM (4 passes).
 //   bias_gelu fused fused_bias_gelu: one flat kernel (2 passes: the minimum).
 //
@@ -41,6 +46,7 @@
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_dtype.cuh"
 #include "kernels/common/gpu_elementwise.cuh"
+#include "kernels/common/gpu_testing.h"
 #include "kernels/common/philox.h"
 #include "kernels/elementwise/elementwise.h"
 
@@ -259,9 +265,16 @@ __device__ __forceinline__ void dropout_ragged_chunk(float (&v)[kChunk], uint64_
 // Chunks per thread (row_kernel_shape): 64 bytes of x per thread, i.e. kCpt = 4 for fp16/bf16 and
 // 2 for fp32, up to 512 threads; fp32 rows past 8192 take kCpt = 4 in 512 threads (128 registers).
 // Vector paths are capped at 64 registers (>= 1024 resident threads per SM); the scalar (ragged)
-// path gets 128 so its per-element addressing does not spill.
-template <typename T, int kCpt, bool kVector, bool kFused>
-__global__ void __launch_bounds__(kMaxRowThreads, kVector && (kCpt == 2 || sizeof(T) == 2) ? 2 : 1)
+// path gets 128 so its per-element addressing does not spill. kSpill (fused_chain_spill) asks for
+// 4 resident blocks of 512 threads: 32 registers, and the spills that follow (row_kernel_registers.inc).
+template <int kCpt, bool kVector, bool kSpill, int kElementBytes>
+constexpr int row_kernel_min_blocks() {
+    if (kSpill) return 4;
+    return kVector && (kCpt == 2 || kElementBytes == 2) ? 2 : 1;
+}
+
+template <typename T, int kCpt, bool kVector, bool kFused, bool kSpill>
+__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, kSpill, sizeof(T)>())
     row_kernel(RowArgs a) {
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
@@ -492,7 +505,20 @@ __global__ void count_nonfinite_kernel(const T* src, int64_t n, unsigned long lo
 // =============================================================================================
 bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
-template <typename T, bool kFused>
+// The row_kernel instance that runs p: elementwise::row_kernel_instance() (which the model's
+// register table also uses), falling back to the scalar path when a pointer is not 16-byte aligned.
+template <typename T, bool kFused, bool kSpill>
+const void* row_kernel_function(const Params& p, bool aligned) {
+    const elementwise::RowInstance inst = elementwise::row_kernel_instance(p);
+    const bool vector = inst.vector && aligned;
+    if (inst.chunks_per_thread == 2)
+        return vector ? reinterpret_cast<const void*>(row_kernel<T, 2, true, kFused, kSpill>)
+                      : reinterpret_cast<const void*>(row_kernel<T, 2, false, kFused, kSpill>);
+    return vector ? reinterpret_cast<const void*>(row_kernel<T, kRowChunksPerThread, true, kFused, kSpill>)
+                  : reinterpret_cast<const void*>(row_kernel<T, kRowChunksPerThread, false, kFused, kSpill>);
+}
+
+template <typename T, bool kFused, bool kSpill = false>
 void launch_row(const Params& p, const RowArgs& a, cudaStream_t stream, const char* name) {
     const elementwise::LaunchShape shape = elementwise::row_kernel_shape(p);
     if (static_cast<int64_t>(shape.threads) * kRowChunksPerThread * kChunk < p.hidden)
@@ -500,14 +526,13 @@ void launch_row(const Params& p, const RowArgs& a, cudaStream_t stream, const ch
                                     " exceeds the register-held row (" +
                                     std::to_string(kMaxRowThreads * kRowChunksPerThread * kChunk) + " elements)");
     if (shape.blocks == 0) return;
-    const bool vector = p.hidden % kChunk == 0 && aligned16(a.x) && aligned16(a.residual) && aligned16(a.gamma) &&
-                        aligned16(a.beta) && aligned16(a.out);
+    const bool aligned = aligned16(a.x) && aligned16(a.residual) && aligned16(a.gamma) && aligned16(a.beta) &&
+                         aligned16(a.out);
+    const void* kernel = row_kernel_function<T, kFused, kSpill>(p, aligned);
     const dim3 grid(static_cast<unsigned>(shape.blocks)), block(static_cast<unsigned>(shape.threads));
-    const bool two_chunks = static_cast<int64_t>(shape.threads) * 2 * kChunk >= p.hidden;
-    if (two_chunks && vector) row_kernel<T, 2, true, kFused><<<grid, block, 0, stream>>>(a);
-    else if (two_chunks) row_kernel<T, 2, false, kFused><<<grid, block, 0, stream>>>(a);
-    else if (vector) row_kernel<T, kRowChunksPerThread, true, kFused><<<grid, block, 0, stream>>>(a);
-    else row_kernel<T, kRowChunksPerThread, false, kFused><<<grid, block, 0, stream>>>(a);
+    RowArgs args = a;
+    void* params[] = {&args};
+    check(cudaLaunchKernel(kernel, grid, block, params, 0, stream), name);
     check_launch(name);
 }
 
@@ -555,6 +580,9 @@ void launch_typed(const std::string& name, const Params& p, const ElementwiseBuf
         } else if (name == "fused_chain") {
             // read x, residual 2n*es + gamma, beta 2H*es; write out n*es: the minimum
             launch_row<T, true>(p, row_args(p, b.x, b.residual, b.gamma, b.beta, b.out), s, "fused_chain");
+        } else if (name == "fused_chain_spill") {
+            // the same HBM bytes as fused_chain, plus spill traffic to local memory (the model's local bytes)
+            launch_row<T, true, true>(p, row_args(p, b.x, b.residual, b.gamma, b.beta, b.out), s, "fused_chain_spill");
         } else {
             throw std::invalid_argument("the chain workload has no GPU kernel named '" + name + "'");
         }
@@ -611,6 +639,29 @@ void launch_kernel(const std::string& kernel_name, const Params& p, const Elemen
     case DType::f16: launch_typed<__half>(kernel_name, p, b, stream); return;
     case DType::bf16: launch_typed<__nv_bfloat16>(kernel_name, p, b, stream); return;
     }
+}
+
+RegisterUse row_kernel_attributes(const std::string& kernel_name, const Params& p) {
+    const void* f = nullptr;
+    auto pick = [&](auto zero) {
+        using T = decltype(zero);
+        if (kernel_name == "layernorm") f = row_kernel_function<T, false, false>(p, true);
+        else if (kernel_name == "fused_chain") f = row_kernel_function<T, true, false>(p, true);
+        else if (kernel_name == "fused_chain_spill") f = row_kernel_function<T, true, true>(p, true);
+        else throw std::invalid_argument("'" + kernel_name + "' is not a row kernel");
+    };
+    switch (p.dtype) {
+    case DType::f32: pick(float{}); break;
+    case DType::f16: pick(__half{}); break;
+    case DType::bf16: pick(__nv_bfloat16{}); break;
+    }
+    cudaFuncAttributes attr{};
+    check(cudaFuncGetAttributes(&attr, f), "cudaFuncGetAttributes(" + kernel_name + ")");
+    RegisterUse r;
+    r.registers = attr.numRegs;
+    r.stack_bytes = static_cast<int>(attr.localSizeBytes);
+    r.source = "cudaFuncGetAttributes on this device";
+    return r;
 }
 
 void fill_inputs(const Params& p, const ElementwiseBuffers& b, cudaStream_t stream) {

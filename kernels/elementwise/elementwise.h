@@ -14,6 +14,9 @@
 //                      add (h3 + residual -> out). Intermediates stored in the input dtype,
 //                      as framework eager mode does. The mask is regenerated, never stored.
 //             fused    1 kernel: a row stays on chip from the load of x to the store of out.
+//             fused_spill  the same kernel built for twice the resident warps: capped at 32
+//                      registers it spills part of the row to local memory and reloads it, so
+//                      it moves the fused kernel's HBM bytes plus spill traffic (local bytes).
 //   bias_gelu unfused  2 kernels: bias_add (x + bias -> h), gelu (h -> out)
 //             fused    1 kernel.
 #pragma once
@@ -22,6 +25,7 @@
 #include "kernels/workload.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace kernels::elementwise {
@@ -67,6 +71,18 @@ struct LaunchShape {
     int64_t elements_per_block;  // for flat (vectorised) kernels; rows kernels use hidden
 };
 LaunchShape row_kernel_shape(const Params& p);   // one block per row (layernorm, fused chain)
+// Which compiled row_kernel runs p: chunks of 8 elements per thread (2 or 4) and the vector
+// (16-byte moves) or scalar (ragged hidden) path. The launcher also takes the scalar path when a
+// buffer is not 16-byte aligned, which cudaMalloc'd buffers always are.
+struct RowInstance {
+    int chunks_per_thread = 4;
+    bool vector = true;
+};
+RowInstance row_kernel_instance(const Params& p);
+// What ptxas made of that instance of `kernel` ("layernorm", "fused_chain", "fused_chain_spill")
+// for sm_90 (kernels/elementwise/row_kernel_registers.inc, checked against the compiler by ctest
+// and against the binary by a GPU test); empty for any other kernel.
+RegisterUse row_kernel_registers(const std::string& kernel, const Params& p);
 LaunchShape flat_kernel_shape(const Params& p);  // grid-stride-free flat kernels (gelu, add, ...)
 
 Schedule chain_schedule(const std::string& variant, const Params& p);

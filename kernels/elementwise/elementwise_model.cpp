@@ -7,6 +7,8 @@
 //                   dropout    read h2 n*es                         write h3 n*es
 //                   add        read h3, residual 2*n*es             write out n*es   => (9n + 2H) es
 //   chain fused     read x, residual 2n*es + gamma, beta 2H*es      write out n*es   => (3n + 2H) es
+//   chain fused_spill  the same, plus spill traffic to local memory (TileEvent::local, counted apart):
+//                   rows x threads x (spill store + spill load bytes of the instance, from ptxas)
 //   bias_gelu unf.  bias_add   read x n*es + bias H*es              write h n*es
 //                   gelu       read h n*es                          write out n*es   => (4n + H) es
 //   bias_gelu fused read x n*es + bias H*es                         write out n*es   => (2n + H) es
@@ -43,12 +45,28 @@ void add_row_kernel(Schedule& s, const Params& p, const std::string& name, const
     const Sizes z = sizes(p);
     const LaunchShape shape = row_kernel_shape(p);
     const int k = static_cast<int>(s.kernels.size());
-    s.kernels.push_back({name, shape.blocks, shape.threads});
+    const RegisterUse regs = row_kernel_registers(name, p);
+    s.kernels.push_back({name, shape.blocks, shape.threads, false, regs});
     for (const std::string& v : vectors)
         s.events.push_back({EventKind::load, k, v, z.hidden * z.es, 0, 1,
                             "load " + v + " into registers (HBM once; later blocks hit L2)"});
     for (const std::string& in : per_row_inputs)
         s.events.push_back({EventKind::load, k, in, z.hidden * z.es, 0, z.rows, "load " + in + " row into registers"});
+    if (regs.spills()) {
+        // The row no longer fits the registers ptxas was allowed: part of it goes to the threads'
+        // local memory after the loads and comes back in the passes that need it. Each spill
+        // instruction runs once per thread (the kernel has no loops), so ptxas's byte counts x
+        // threads are the traffic.
+        const uint64_t threads = static_cast<uint64_t>(shape.threads);
+        s.events.push_back({EventKind::store, k, kLocalBuffer, threads * static_cast<uint64_t>(regs.spill_store_bytes), 0,
+                            z.rows,
+                            "spill registers to local memory (" + std::to_string(regs.spill_store_bytes) +
+                                " B per thread)",
+                            true});
+        s.events.push_back({EventKind::load, k, kLocalBuffer, threads * static_cast<uint64_t>(regs.spill_load_bytes), 0,
+                            z.rows,
+                            "reload spilled registers (" + std::to_string(regs.spill_load_bytes) + " B per thread)", true});
+    }
     s.events.push_back({EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(z.hidden), z.rows,
                         compute_what});
     s.events.push_back({EventKind::store, k, output, z.hidden * z.es, 0, z.rows, "store " + output + " row to HBM"});
@@ -99,9 +117,12 @@ Schedule chain_schedule(const std::string& variant, const Params& p) {
         add_flat_kernel(s, p, "dropout", {"h2"}, "", kDropoutFlops, "compute Philox mask, drop and rescale", "h3");
         add_flat_kernel(s, p, "add", {"h3", "residual"}, "", kAddFlops, "compute h3 + residual", "out");
     } else {
-        add_row_kernel(s, p, "fused_chain", {"x", "residual"}, {"gamma", "beta"},
+        const bool spill = variant == "fused_spill";
+        add_row_kernel(s, p, spill ? "fused_chain_spill" : "fused_chain", {"x", "residual"}, {"gamma", "beta"},
                        kLayerNormFlops + kGeluFlops + kDropoutFlops + kAddFlops,
-                       "compute LayerNorm, GELU, dropout, + residual in registers", "out");
+                       spill ? "compute LayerNorm, GELU, dropout, + residual (registers and local memory)"
+                             : "compute LayerNorm, GELU, dropout, + residual in registers",
+                       "out");
     }
     return s;
 }
@@ -125,7 +146,8 @@ double chain_flops(const std::string& kernel, const Params& p) {
     if (kernel == "gelu") return kGeluFlops * n;
     if (kernel == "dropout") return kDropoutFlops * n;
     if (kernel == "add") return kAddFlops * n;
-    if (kernel == "fused_chain") return (kLayerNormFlops + kGeluFlops + kDropoutFlops + kAddFlops) * n;
+    if (kernel == "fused_chain" || kernel == "fused_chain_spill")
+        return (kLayerNormFlops + kGeluFlops + kDropoutFlops + kAddFlops) * n;
     throw std::invalid_argument("chain has no kernel named '" + kernel + "'");
 }
 

@@ -43,6 +43,38 @@ LaunchShape row_kernel_shape(const Params& p) {
     return LaunchShape{static_cast<uint64_t>(std::max<int64_t>(p.rows, 0)), static_cast<int>(threads), hidden};
 }
 
+RowInstance row_kernel_instance(const Params& p) {
+    const LaunchShape shape = row_kernel_shape(p);
+    const int64_t hidden = std::max<int64_t>(p.hidden, 1);
+    RowInstance r;
+    // Two chunks per thread whenever the block (rounded up to whole warps) covers the row with two:
+    // fp32 rows up to 8192, and short rows; else the most a thread holds, four.
+    r.chunks_per_thread = static_cast<int64_t>(shape.threads) * 2 * kChunkElements >= hidden ? 2 : 4;
+    r.vector = hidden % kChunkElements == 0;
+    return r;
+}
+
+// ptxas's report for each row_kernel instance, generated from the compiler (the .inc says how).
+namespace {
+struct RowKernelRegisters {
+    const char* kernel;
+    DType dtype;
+    int chunks_per_thread;
+    bool vector;
+    int registers, stack_bytes, spill_store_bytes, spill_load_bytes;
+};
+#include "kernels/elementwise/row_kernel_registers.inc"
+}  // namespace
+
+RegisterUse row_kernel_registers(const std::string& kernel, const Params& p) {
+    const RowInstance inst = row_kernel_instance(p);
+    for (const RowKernelRegisters& r : kRowKernelRegisters)
+        if (kernel == r.kernel && p.dtype == r.dtype && inst.chunks_per_thread == r.chunks_per_thread &&
+            inst.vector == r.vector)
+            return RegisterUse{r.registers, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes, kRowKernelRegistersSource};
+    return {};
+}
+
 LaunchShape flat_kernel_shape(const Params& p) {
     const int64_t elements = std::max<int64_t>(p.rows, 0) * std::max<int64_t>(p.hidden, 0);
     const int64_t per_thread = kFlatBytesPerThread / dtype_bytes(p.dtype);  // 32 (16-bit) or 16 (fp32): whole chunks
