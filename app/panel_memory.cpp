@@ -97,7 +97,7 @@ std::vector<double> step_ends(const kernels::MemoryPlayer& player, const kernels
     for (size_t i = 0; i < n; ++i) {
         const auto k = static_cast<size_t>(s.events[i].kernel);
         const kernels::KernelModel& km = model.kernels[k];
-        const double kernel_ms = kernels::sim_kernel_ms(device, km.flops, km.bytes_read() + km.bytes_written(), km.tensor_cores);
+        const double kernel_ms = kernels::sim_kernel_ms(device, km);
         const double share = kernel_weight[k] > 0 ? weight[i] / kernel_weight[k] : 1.0 / static_cast<double>(kernel_events[k]);
         ends[i + 1] = ends[i] + kernel_ms * share;
     }
@@ -115,7 +115,7 @@ const MemoryPlayerTiming& timing_for(MemoryPlayerTiming& cache, const std::share
     cache.modeled_ms = 0;
     if (device.peak_bw_gbps > 0)
         for (const kernels::KernelModel& k : model.kernels)
-            cache.modeled_ms += kernels::sim_kernel_ms(device, k.flops, k.bytes_read() + k.bytes_written(), k.tensor_cores);
+            cache.modeled_ms += kernels::sim_kernel_ms(device, k);
     cache.modeled_bytes = model.bytes();
     return cache;
 }
@@ -365,8 +365,9 @@ void draw_memory_panel(AppState& state, const ResolvedBackend& backend) {
     if (views.size() > 1) {
         std::vector<const viz::MemoryViewData*> race;
         for (const auto& v : views) race.push_back(&v);
-        const float h = viz::byte_race_height(race.size());
-        viz::draw_byte_race(draw, origin, ImVec2(avail.x, h), race);
+        const float race_em = viz::byte_race_em(avail.y);
+        const float h = viz::byte_race_height(race.size(), race_em);
+        viz::draw_byte_race(draw, origin, ImVec2(avail.x, h), race, race_em);
         if (state.highlight == "memory.race")
             viz::draw_highlight_ring(draw, origin, ImVec2(origin.x + avail.x, origin.y + h), em(), views.front().highlight_pulse);
         origin.y += h + em() * 0.3f;

@@ -963,7 +963,7 @@ namespace {
 
 // The first clause of a long reason ("this build has no CUDA kernels"); the rest goes to a tooltip.
 std::string first_clause(const std::string& reason) {
-    const size_t cut = reason.find_first_of(";(");
+    const size_t cut = reason.find_first_of(";(:");
     std::string head = reason.substr(0, cut);
     while (!head.empty() && head.back() == ' ') head.pop_back();
     return head.empty() ? reason : head;
@@ -983,7 +983,12 @@ void draw_banner(const AppState& state, const Runner& runner, const ResolvedBack
                         std::filesystem::path(state.imported_from).filename().string() +
                         "; change a parameter to measure here");
     const bool no_gpu = runner.gpu_probed() && !runner.gpu_available() && !imported;
-    if (no_gpu) lines.push_back("No CUDA GPU: " + first_clause(runner.gpu_status()) + " \xE2\x80\x94 simulated mode");
+    // The reason can be a long driver error: the banner names it in a few words, the tooltip in full.
+    if (no_gpu) {
+        std::string why = first_clause(runner.gpu_status());
+        if (why.size() > 40) why = "hover for why";
+        lines.push_back("No CUDA GPU: " + why + " \xE2\x80\x94 simulated mode");
+    }
     if (lines.empty()) return;
 
     // Black on Okabe-Ito yellow: the highest-contrast pair that still reads as a warning on both

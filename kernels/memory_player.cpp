@@ -81,7 +81,17 @@ void MemoryPlayer::build_tensors() {
             HbmTensor t;
             t.name = e.buffer;
             t.input = e.kind == EventKind::load;
-            footprint(params_, e.buffer, t);
+            if (e.local) {
+                const ScheduleKernel& k = schedule_.kernels.at(static_cast<size_t>(e.kernel));
+                t.local = true;
+                t.input = false;
+                t.stack_bytes_per_thread = u(k.registers.stack_bytes);
+                t.bytes = u(k.threads_per_block) * t.stack_bytes_per_thread;
+                t.formula = "threads per block x stack frame = " + std::to_string(k.threads_per_block) + " x " +
+                            std::to_string(k.registers.stack_bytes) + " B per block (" + k.registers.source + ")";
+            } else {
+                footprint(params_, e.buffer, t);
+            }
             tensors_.push_back(t);
             index = static_cast<int>(tensors_.size()) - 1;
         }
@@ -138,12 +148,26 @@ uint64_t MemoryPlayer::written_after(size_t step, size_t tensor) const {
 }
 uint64_t MemoryPlayer::total_read_after(size_t step) const {
     uint64_t sum = 0;
-    for (size_t t = 0; t < tensors_.size(); ++t) sum += read_after(step, t);
+    for (size_t t = 0; t < tensors_.size(); ++t)
+        if (!tensors_[t].local) sum += read_after(step, t);
     return sum;
 }
 uint64_t MemoryPlayer::total_written_after(size_t step) const {
     uint64_t sum = 0;
-    for (size_t t = 0; t < tensors_.size(); ++t) sum += written_after(step, t);
+    for (size_t t = 0; t < tensors_.size(); ++t)
+        if (!tensors_[t].local) sum += written_after(step, t);
+    return sum;
+}
+uint64_t MemoryPlayer::local_read_after(size_t step) const {
+    uint64_t sum = 0;
+    for (size_t t = 0; t < tensors_.size(); ++t)
+        if (tensors_[t].local) sum += read_after(step, t);
+    return sum;
+}
+uint64_t MemoryPlayer::local_written_after(size_t step) const {
+    uint64_t sum = 0;
+    for (size_t t = 0; t < tensors_.size(); ++t)
+        if (tensors_[t].local) sum += written_after(step, t);
     return sum;
 }
 double MemoryPlayer::flops_after(size_t step) const { return flops_[std::min(step, step_count())]; }
@@ -172,7 +196,7 @@ std::vector<SramPart> MemoryPlayer::sram_parts(int kernel) const {
     if (on_chip(kernel) == OnChip::registers) {
         // What one block holds: each buffer it loads, at its largest tile.
         for (const TileEvent& e : schedule_.events) {
-            if (e.kernel != kernel || e.kind != EventKind::load) continue;
+            if (e.kernel != kernel || e.kind != EventKind::load || e.local) continue;
             auto same = [&](const SramPart& part) { return part.name == e.buffer; };
             auto found = std::find_if(parts.begin(), parts.end(), same);
             if (found == parts.end()) parts.push_back({e.buffer, e.bytes, "one block's " + e.buffer + " tile"});
@@ -224,6 +248,13 @@ std::string MemoryPlayer::on_chip_note(int kernel) const {
             return "cuBLAS chooses its own tiles and shared memory: the model charges each operand once";
         case OnChip::registers: break;
     }
+    const RegisterUse r = kernel >= 0 && static_cast<size_t>(kernel) < schedule_.kernels.size()
+                              ? schedule_.kernels[static_cast<size_t>(kernel)].registers
+                              : RegisterUse{};
+    if (r.spills())
+        return "each thread keeps its elements in registers, but at " + std::to_string(r.registers) +
+               " registers per thread they do not fit: " + std::to_string(r.stack_bytes) +
+               " B per thread go to local memory (" + r.source + ")";
     return "each thread keeps its elements in registers; no shared-memory tiles";
 }
 

@@ -29,6 +29,11 @@ struct HbmTensor {
     uint64_t total_read = 0;      // over the whole run, all blocks
     uint64_t total_written = 0;
     uint64_t tile_bytes = 0;      // one block's first load or store of it: the grid's cell
+    // Register spills (kLocalBuffer): the threads' local memory, not a tensor of the workload. Its
+    // bytes are one block's stack frames (threads x stack_bytes_per_thread); the GPU reserves a
+    // frame for every thread that can be resident. Not in total_read_after/total_written_after.
+    bool local = false;
+    uint64_t stack_bytes_per_thread = 0;
 };
 
 // One piece of a block's on-chip working set.
@@ -62,11 +67,13 @@ public:
     // Index into tensors() of an event's buffer, or -1 (compute).
     int tensor_index(const std::string& buffer) const;
 
-    // All blocks, after `step` steps.
+    // All blocks, after `step` steps. The totals are HBM tensors only; local_*: register spills.
     uint64_t read_after(size_t step, size_t tensor) const;
     uint64_t written_after(size_t step, size_t tensor) const;
     uint64_t total_read_after(size_t step) const;
     uint64_t total_written_after(size_t step) const;
+    uint64_t local_read_after(size_t step) const;
+    uint64_t local_written_after(size_t step) const;
     double flops_after(size_t step) const;
     // Bytes of `tensor` the detailed block has moved in the current block class before `step`'s
     // event: where in the tensor its next tile lies (the j loop walks along K and V).

@@ -112,18 +112,22 @@ fl_gui_shot_test(gui_roofline_chain_scale2 1280x720 "--sim|H100|--view|roofline|
 fl_gui_shot_test(gui_sweep_attention 1280x720 "--sim|H200|--view|sweep|--workload|attention")
 fl_gui_shot_test(gui_sweep_bias_gelu_light 1024x768 "--sim|A100|--view|sweep|--workload|bias_gelu|--theme|light")
 
-# The memory-hierarchy animation: two steps of flash vs naive side by side render, and differ.
+# The memory-hierarchy animation: two steps of flash vs naive side by side render, and differ
+# (step 40 at N = 1024: the issue's example, inside flash's j-loop now that every tile is a step).
 add_executable(fl_png_diff png_diff.cpp)
 fl_warnings(fl_png_diff)
 target_link_libraries(fl_png_diff PRIVATE PkgConfig::STB)
 add_test(NAME gui_memory_view_steps
          COMMAND ${CMAKE_COMMAND} -DFL_MODE=shot_pair -DFL_EXE=$<TARGET_FILE:fusionlab>
                  -DFL_CHECK=$<TARGET_FILE:fl_png_check> -DFL_DIFF=$<TARGET_FILE:fl_png_diff>
-                 -DFL_OUT=${CMAKE_BINARY_DIR}/gui_memory_view -DFL_SIZE=1280x720 -DFL_STEP_A=3 -DFL_STEP_B=20
+                 -DFL_OUT=${CMAKE_BINARY_DIR}/gui_memory_view -DFL_SIZE=1280x720 -DFL_STEP_A=3 -DFL_STEP_B=40
                  -DFL_MIN_DIFF=0.5
                  "-DFL_ARGS=--sim|H100|--view|memory|--workload|attention|--variant|flash|--compare|naive|--N|1024"
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/gui_smoke_test.cmake)
 set_tests_properties(gui_memory_view_steps PROPERTIES TIMEOUT 360 LABELS gui)
+# A kernel that spills: fused_spill's spill step beside the fused kernel (local memory in HBM).
+fl_gui_shot_test(gui_memory_spill 1280x720
+                 "--sim|H100|--view|memory|--workload|chain|--variant|fused_spill|--compare|fused|--dtype|bf16|--step|5")
 
 # No display: the GUI says so and points to xvfb-run / shot / bench; shot without xvfb-run on
 # PATH says what to install.
@@ -145,4 +149,7 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
                    "--results|${PROJECT_SOURCE_DIR}/assets/measurements/h200-launch-K100-n65536.json|--view|timeline")
   fl_gui_shot_test(gui_results_h200_roofline 1280x720
                    "--results|${PROJECT_SOURCE_DIR}/assets/measurements/h200-attention-N8192-d64.json|--view|roofline")
+  # H100: the spilling fused chain beside the fused one, with their measured times and DRAM bytes.
+  fl_gui_shot_test(gui_results_h100_spill 1280x720
+                   "--results|${PROJECT_SOURCE_DIR}/assets/measurements/h100-chain-8192-spill.json|--view|memory|--variant|fused_spill|--compare|fused|--step|5")
 endif()

@@ -38,16 +38,33 @@ void check_totals(const std::string& variant, const Params& p) {
     const size_t last = player.step_count();
     REQUIRE(last > 0);
     const auto expected = model_totals(variant, p);
-    REQUIRE(expected.size() == player.tensors().size());
+    const kernels::Model model = kernels::model(variant, p);
+    size_t hbm_tensors = 0;
     for (size_t t = 0; t < player.tensors().size(); ++t) {
         const auto& name = player.tensors()[t].name;
+        if (player.tensors()[t].local) {  // register spills: the model's local traffic, apart from HBM
+            CHECK(name == kernels::kLocalBuffer);
+            uint64_t local_read = 0, local_written = 0;
+            for (const kernels::KernelModel& k : model.kernels) {
+                local_read += k.local_read;
+                local_written += k.local_written;
+            }
+            CHECK(player.read_after(last, t) == local_read);
+            CHECK(player.written_after(last, t) == local_written);
+            CHECK(player.local_read_after(last) == local_read);
+            CHECK(player.local_written_after(last) == local_written);
+            CHECK(player.tensors()[t].stack_bytes_per_thread > 0);
+            continue;
+        }
+        ++hbm_tensors;
         REQUIRE(expected.count(name) == 1);
         CHECK(player.read_after(last, t) == expected.at(name).read);
         CHECK(player.written_after(last, t) == expected.at(name).written);
         CHECK(player.read_after(0, t) == 0);
         CHECK(player.written_after(0, t) == 0);
     }
-    const kernels::Model m = kernels::model(variant, p);
+    CHECK(hbm_tensors == expected.size());
+    const kernels::Model& m = model;
     CHECK(player.total_read_after(last) == m.bytes_read());
     CHECK(player.total_written_after(last) == m.bytes_written());
     CHECK(player.flops_after(last) == Approx(m.flops()));
@@ -122,6 +139,46 @@ TEST_CASE("memory player: tensors and on-chip working set", "[memory_player]") {
     bad.tile_br = 48;
     CHECK_THROWS_WITH(MemoryPlayer("flash", bad), Catch::Contains("Br = 48"));
     CHECK_THROWS_WITH(MemoryPlayer("fused", p), Catch::Contains("unknown variant"));
+}
+
+TEST_CASE("memory player: non-causal flash shows every Kj, Vj iteration as its own steps", "[memory_player]") {
+    const Params p = attention_params(1024, 64, 64, false, kernels::DType::f16);
+    const MemoryPlayer player("flash", p);
+    // load Qi, 16 tiles x (load Kj, load Vj, Sij, m and l, Oi), store Oi.
+    CHECK(player.step_count() == 1 + 16 * 5 + 1);
+    const kernels::TileEvent* e = player.current_event(40);  // the example step
+    REQUIRE(e != nullptr);
+    CHECK(e->what.find("j = 7") != std::string::npos);
+    CHECK(e->what.find("tiles, one after another") == std::string::npos);
+    check_totals("flash", p);
+    // Causal runs still fold the middle of long loops (a block class per row block).
+    const MemoryPlayer causal("flash", attention_params(1024, 64, 64, true, kernels::DType::f16));
+    bool folded = false;
+    for (size_t s = 1; s <= causal.step_count(); ++s)
+        folded = folded || causal.current_event(s)->what.find("tiles, one after another") != std::string::npos;
+    CHECK(folded);
+}
+
+TEST_CASE("memory player: a kernel that spills has a local-memory tensor, apart from HBM", "[memory_player]") {
+    Params p;
+    p.workload = Workload::chain;
+    p.rows = 8192;
+    p.hidden = 8192;
+    p.dtype = kernels::DType::bf16;
+    const MemoryPlayer spill("fused_spill", p), fused("fused", p);
+    int local = -1;
+    for (size_t t = 0; t < spill.tensors().size(); ++t)
+        if (spill.tensors()[t].local) local = static_cast<int>(t);
+    REQUIRE(local >= 0);
+    CHECK_FALSE(spill.tensors()[static_cast<size_t>(local)].input);
+    // The same HBM bytes as the fused kernel, plus spill traffic that is counted apart.
+    CHECK(spill.total_read_after(spill.step_count()) == fused.total_read_after(fused.step_count()));
+    CHECK(spill.total_written_after(spill.step_count()) == fused.total_written_after(fused.step_count()));
+    CHECK(spill.local_written_after(spill.step_count()) > 0);
+    CHECK(spill.local_read_after(spill.step_count()) > 0);
+    CHECK(spill.on_chip_note(0).find("local memory") != std::string::npos);
+    for (const kernels::SramPart& part : spill.sram_parts(0)) CHECK(part.name != kernels::kLocalBuffer);
+    check_totals("fused_spill", p);
 }
 
 TEST_CASE("memory player: stays small at N = 16384 (folded loops, counted blocks)", "[memory_player]") {

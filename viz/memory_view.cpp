@@ -37,16 +37,51 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
     for (size_t t = 0; t < player.tensors().size(); ++t) {
         const kernels::HbmTensor& h = player.tensors()[t];
         MemTensor m{h.name, h.formula, h.bytes, player.read_after(step, t), player.written_after(step, t),
-                    h.total_read, h.total_written, h.tile_bytes, h.input, 0, static_cast<int>(t)};
-        if (h.bytes) {
-            const uint64_t at = player.detail_offset_before(step, t) % h.bytes;
-            m.tile_at = static_cast<float>(static_cast<double>(at) / static_cast<double>(h.bytes));
+                    h.total_read, h.total_written, h.tile_bytes, h.input, 0, static_cast<int>(t), h.local};
+        if (h.local) {
+            // What the GPU reserves: a stack frame for every thread that can be resident.
+            int threads = 0, registers = 0;
+            for (const kernels::TileEvent& e : player.schedule().events)
+                if (e.local) {
+                    const kernels::ScheduleKernel& k = player.schedule().kernels[static_cast<size_t>(e.kernel)];
+                    threads = k.threads_per_block;
+                    registers = k.registers.registers;
+                    break;
+                }
+            const int resident = kernels::resident_threads_per_sm(threads, registers, device);
+            m.bytes = h.stack_bytes_per_thread * static_cast<uint64_t>(resident) *
+                      static_cast<uint64_t>(std::max(device.sm_count, 1));
+            m.name = "local (spills)";
+            m.formula = "stack frame x resident threads per SM x SMs = " + std::to_string(h.stack_bytes_per_thread) +
+                        " B x " + std::to_string(resident) + " x " + std::to_string(device.sm_count) +
+                        ": the local memory the GPU reserves for this kernel (" + h.formula + ")";
+            d.local_read += m.read;
+            d.local_written += m.written;
+            d.local_total += h.total_read + h.total_written;
+        }
+        if (m.bytes) {
+            const uint64_t at = player.detail_offset_before(step, t) % m.bytes;
+            m.tile_at = static_cast<float>(static_cast<double>(at) / static_cast<double>(m.bytes));
         }
         d.tensors.push_back(m);
+        if (h.local) continue;
         d.read += m.read;
         d.written += m.written;
         d.total_read += h.total_read;
         d.total_written += h.total_written;
+    }
+    const kernels::TileEvent* current = player.current_event(step);
+    const size_t current_kernel = current ? static_cast<size_t>(current->kernel) : 0;
+    if (current_kernel < player.schedule().kernels.size()) {
+        const kernels::RegisterUse& r = player.schedule().kernels[current_kernel].registers;
+        d.registers = r.registers;
+        d.stack_bytes = r.stack_bytes;
+    }
+    if (d.local_total > 0) {
+        const kernels::ModelSpills spills =
+            kernels::model_spills(kernels::model_from_schedule(player.schedule()), device);
+        d.spill_note = spills.note;
+        if (current_kernel < spills.per_kernel.size()) d.spill_beyond_l1 = spills.per_kernel[current_kernel].beyond_l1;
     }
     // Before the first step the first kernel's working set is shown, empty-handed.
     const kernels::TileEvent* e = player.current_event(step);
@@ -168,7 +203,7 @@ Boxes layout(ImVec2 o, ImVec2 size, const MemoryViewData& d, float em) {
     Boxes b;
     const float line = em * 1.25f;
     const float header_h = heading_font()->FontSize * (em / ImGui::GetFontSize()) * 1.2f + line * 2.2f;
-    const float footer_h = line * static_cast<float>(1 + d.notes.size()) + em * 0.3f;
+    const float footer_h = line * static_cast<float>(1 + d.notes.size() + (d.local_total > 0 ? 1 : 0)) + em * 0.3f;
     const float l2_h = line * 1.3f;
     const float gap = em * 0.4f;
     b.header_min = o;
@@ -235,27 +270,32 @@ struct TensorBox {
     ImVec2 label;        // first label line
     float col_w = 0;
     bool label_inside = false;  // big squares carry their labels inside, on a backing
+    bool compact = false;       // two label lines (read and written on one) where three do not fit
     int cells_x = 1, cells_y = 1;
     uint64_t tiles = 1;
 };
 
 std::string tensor_label(const MemTensor& t) { return t.name + "  " + bytes_text(t.bytes); }
-std::string read_label(const MemTensor& t) { return "read " + bytes_text(t.read); }
-std::string written_label(const MemTensor& t) { return "wrote " + bytes_text(t.written); }
+std::string read_label(const MemTensor& t) { return (t.local ? "reloaded " : "read ") + bytes_text(t.read); }
+std::string written_label(const MemTensor& t) { return (t.local ? "spilled " : "wrote ") + bytes_text(t.written); }
+std::string both_label(const MemTensor& t) {
+    return (t.local ? "in " : "r ") + bytes_text(t.read) + (t.local ? "  out " : "  w ") + bytes_text(t.written);
+}
 
 // Flow layout: squares whose area is proportional to bytes (k px per sqrt(byte), at least
 // min_side), rows wrapping. A square with room for its three label lines carries them inside,
 // a smaller one to its right. Returns false when the flow overflows the area at this scale.
 bool flow(const Pen& pen, const std::vector<MemTensor>& ts, const std::vector<size_t>& order, ImVec2 min, ImVec2 max,
-          double k, float min_side, std::vector<TensorBox>& out) {
+          double k, float min_side, std::vector<TensorBox>& out, bool compact = false) {
     out.assign(ts.size(), {});
-    const float gap = pen.em * 0.8f, line = pen.em * 1.15f, label_h = line * 3;
+    const float gap = pen.em * 0.8f, line = pen.em * 1.15f, label_h = line * (compact ? 2 : 3);
     float x = min.x, y = min.y, row_h = 0;
     bool fits = true;
     for (size_t i : order) {
         const float side = std::max(min_side, static_cast<float>(k * std::sqrt(static_cast<double>(ts[i].bytes))));
-        const float label_w = std::max({pen.text_size(tensor_label(ts[i])).x, pen.text_size(read_label(ts[i])).x,
-                                        pen.text_size(written_label(ts[i])).x});
+        const float label_w = compact ? std::max(pen.text_size(tensor_label(ts[i])).x, pen.text_size(both_label(ts[i])).x)
+                                      : std::max({pen.text_size(tensor_label(ts[i])).x, pen.text_size(read_label(ts[i])).x,
+                                                  pen.text_size(written_label(ts[i])).x});
         const bool inside = side >= label_w + pen.em * 0.6f && side >= label_h + pen.em * 0.6f;
         const float col_w = inside ? side : side + pen.em * 0.4f + label_w;
         const float col_h = inside ? side : std::max(side, label_h);
@@ -269,6 +309,7 @@ bool flow(const Pen& pen, const std::vector<MemTensor>& ts, const std::vector<si
         b.max = ImVec2(x + side, y + side);
         b.label = inside ? ImVec2(x + pen.em * 0.3f, y + pen.em * 0.2f) : ImVec2(x + side + pen.em * 0.4f, y);
         b.label_inside = inside;
+        b.compact = compact;
         b.col_w = col_w;
         row_h = std::max(row_h, col_h);
         x += col_w + gap;
@@ -308,7 +349,13 @@ double fit_scale(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, I
 std::vector<TensorBox> layout_tensors(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max, double k) {
     std::vector<TensorBox> boxes;
     const auto orders = candidate_orders(ts);
-    if (!flow(pen, ts, orders[0], min, max, k, pen.em * 1.2f, boxes)) flow(pen, ts, orders[1], min, max, k, pen.em * 1.2f, boxes);
+    // Three label lines in the schedule's order, then largest first; when neither fits (a short
+    // view), two lines per label, before anything is clipped.
+    bool fits = false;
+    for (bool compact : {false, true})
+        for (const auto& order : orders)
+            if (!fits) fits = flow(pen, ts, order, min, max, k, pen.em * 1.2f, boxes, compact);
+    if (!fits) flow(pen, ts, orders[1], min, max, k, pen.em * 1.2f, boxes);  // clipped: the fullest labels
     for (size_t i = 0; i < ts.size(); ++i) {
         TensorBox& b = boxes[i];
         b.tiles = ts[i].tile_bytes ? std::max<uint64_t>(1, (ts[i].bytes + ts[i].tile_bytes - 1) / ts[i].tile_bytes) : 1;
@@ -334,6 +381,15 @@ ImVec2 tile_cell(const TensorBox& b, float at, ImVec2* cell_max) {
 }
 
 std::string tensor_tip(const MemTensor& t, const TensorBox& b) {
+    if (t.local)
+        return "Local memory: each thread's private stack frame, where ptxas puts the registers it could not "
+               "keep (a spill). It lives in HBM but is cached in L1 and L2, so spill traffic reaches HBM only "
+               "when those caches cannot hold the frames of all resident threads.\n\n" +
+               exact_bytes(t.bytes) + " reserved = " + t.formula + "\n\nSpilled so far: " + exact_bytes(t.written) +
+               " of " + exact_bytes(t.total_written) + "\nReloaded so far: " + exact_bytes(t.read) + " of " +
+               exact_bytes(t.total_read) +
+               "\n\nNot in the HBM counters below: how much of it leaves the SM is an estimate (footer); the "
+               "measured DRAM bytes say what really reached HBM.";
     std::string s = t.name + " in HBM: " + exact_bytes(t.bytes) + "\n= " + t.formula + "\n\n";
     s += t.input ? "An input: it exists before the kernels run.\n"
                  : "Written by this variant (it exists only because the variant writes it to HBM).\n";
@@ -404,9 +460,15 @@ void draw_hbm(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d, s
         const bool moving = d.has_event && static_cast<int>(i) == d.tensor;
         const ImU32 counter = moving ? accent(pen.theme) : pen.c.text_dim;
         const bool is_read = moving && d.kind == kernels::EventKind::load;
-        pen.text(ImVec2(b.label.x, b.label.y + pen.em * 1.15f), is_read ? counter : pen.c.text_dim, read_label(t));
-        pen.text(ImVec2(b.label.x, b.label.y + pen.em * 2.3f), moving && !is_read ? counter : pen.c.text_dim, written_label(t));
-        pen.tip(b.min, ImVec2(b.min.x + b.col_w, std::max(b.max.y, b.label.y + pen.em * 3.4f)), tensor_tip(t, b));
+        if (b.compact) {
+            pen.text(ImVec2(b.label.x, b.label.y + pen.em * 1.15f), moving ? counter : pen.c.text_dim, both_label(t));
+        } else {
+            pen.text(ImVec2(b.label.x, b.label.y + pen.em * 1.15f), is_read ? counter : pen.c.text_dim, read_label(t));
+            pen.text(ImVec2(b.label.x, b.label.y + pen.em * 2.3f), moving && !is_read ? counter : pen.c.text_dim,
+                     written_label(t));
+        }
+        pen.tip(b.min, ImVec2(b.min.x + b.col_w, std::max(b.max.y, b.label.y + pen.em * (b.compact ? 2.3f : 3.4f))),
+                tensor_tip(t, b));
     }
 }
 
@@ -504,12 +566,37 @@ void draw_registers(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData
     pen.draw->AddRectFilled(min, max, with_alpha(pen.c.background, 0.9f));
     pen.draw->AddRect(min, max, pen.c.axis);
     std::string s = "registers";
-    if (d.on_chip == kernels::OnChip::registers)
+    const bool spills = d.local_total > 0 && d.stack_bytes > 0;
+    const bool spills_out = spills && d.spill_beyond_l1 > 0;  // L1 cannot hold the resident threads' frames
+    if (spills) {
+        // The longest wording that fits the box: side by side at projector fonts it is narrow.
+        const std::string regs = std::to_string(d.registers), stack = std::to_string(d.stack_bytes);
+        const float room = max.x - min.x - pen.em * 0.6f;
+        for (const std::string& text : {"registers: " + regs + "/thread, spill " + stack + " B/thread",
+                                        "regs " + regs + ", spill " + stack + " B", "spill " + stack + " B"}) {
+            s = text;
+            if (pen.text_size(s).x <= room) break;
+        }
+    } else if (d.on_chip == kernels::OnChip::registers)
         for (const MemSramPart& p : d.sram) s += (s == "registers" ? ": " : ", ") + p.name + " " + bytes_text(p.bytes);
     else if (d.on_chip == kernels::OnChip::shared_memory)
-        s += ": each thread's slice of Sij, Oi while it computes";
-    pen.text_fit(ImVec2(min.x + pen.em * 0.3f, center(min, max).y - pen.em * 0.5f), pen.c.text, s, max.x - min.x - pen.em * 0.6f);
+        s += ": each thread's slice of Sij, Oi";
+    if (spills) {
+        const ImU32 col = spills_out ? overflow_color(pen.theme) : accent(pen.theme);
+        pen.draw->AddRect(min, max, col, 0, 0, std::max(2.0f, pen.em * 0.15f));
+        pen.text_fit(ImVec2(min.x + pen.em * 0.3f, center(min, max).y - pen.em * 0.5f),
+                     pen.theme == Theme::dark || spills_out ? col : pen.c.text, s, max.x - min.x - pen.em * 0.6f);
+    } else {
+        pen.text_fit(ImVec2(min.x + pen.em * 0.3f, center(min, max).y - pen.em * 0.5f), pen.c.text, s,
+                     max.x - min.x - pen.em * 0.6f);
+    }
     std::string tip = "Registers: the fastest storage, private to each thread.";
+    if (spills)
+        tip += "\n\n" + std::to_string(d.registers) + " registers per thread are too few for what this kernel holds: "
+               "ptxas keeps " + std::to_string(d.stack_bytes) + " B per thread in local memory instead (a spill). " +
+               (spills_out ? "The frames of all resident threads are more than L1 holds: the red footer line says how "
+                             "much of the spill traffic leaves the SM."
+                           : "L1 holds the frames of all resident threads, so the spills stay on chip.");
     for (const MemSramPart& p : d.sram)
         if (d.on_chip == kernels::OnChip::registers) tip += "\n" + p.name + ": " + exact_bytes(p.bytes) + " per block (" + p.formula + ")";
     pen.tip(min, max, tip + "\n\n" + d.on_chip_note);
@@ -534,7 +621,13 @@ SmBoxes draw_sms(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d
     pen.draw->AddRectFilled(out.detail_min, out.detail_max, computing ? lit : with_alpha(pen.c.grid, 0.35f), pen.em * 0.3f);
     pen.draw->AddRect(out.detail_min, out.detail_max, computing ? accent(pen.theme) : pen.c.axis, pen.em * 0.3f, 0,
                       computing ? std::max(2.0f, pen.em * 0.18f) : 1.0f);
-    pen.text(ImVec2(min.x + pen.em * 0.4f, min.y + pen.em * 0.2f), pen.c.text, "SM 0: the block we follow", bold_font());
+    {
+        // The full title when it fits the box, else the short one (side by side at projector fonts).
+        const float room = detail_w - pen.em * 0.8f;
+        const std::string title = pen.text_size("SM 0: the block we follow", bold_font()).x <= room ? "SM 0: the block we follow"
+                                                                                                     : "SM 0 (followed)";
+        pen.text_fit(ImVec2(min.x + pen.em * 0.4f, min.y + pen.em * 0.2f), pen.c.text, title, room, bold_font());
+    }
     const float inner_x0 = min.x + pen.em * 0.5f, inner_x1 = out.detail_max.x - pen.em * 0.5f;
     const float top = min.y + pen.em * 1.6f, bottom = max.y - pen.em * 0.4f;
     // Registers along the bottom, one line tall; shared memory above them, with a line between
@@ -599,6 +692,7 @@ void draw_flight(const Pen& pen, const MemoryViewData& d, const std::vector<Tens
     // Tiles land where the kernel keeps them: shared memory, or registers (elementwise, softmax).
     const ImVec2 chip = d.on_chip == kernels::OnChip::registers ? center(sm.reg_min, sm.reg_max) : center(sm.smem_min, sm.smem_max);
     const bool load = d.kind == kernels::EventKind::load;
+    const bool local = d.tensors[static_cast<size_t>(d.tensor)].local;
     const ImVec2 from = load ? hbm : chip, to = load ? chip : hbm;
     const ImU32 col = tensor_color(d.tensors[static_cast<size_t>(d.tensor)].series, pen.theme);
     pen.draw->AddLine(from, to, with_alpha(accent(pen.theme), 0.6f), std::max(1.5f, pen.em * 0.1f));
@@ -607,13 +701,16 @@ void draw_flight(const Pen& pen, const MemoryViewData& d, const std::vector<Tens
     const ImVec2 a(at.x - side * 0.5f, at.y - side * 0.5f), z(at.x + side * 0.5f, at.y + side * 0.5f);
     pen.draw->AddRectFilled(a, z, col);
     pen.draw->AddRect(a, z, accent(pen.theme), 0, 0, std::max(2.0f, pen.em * 0.15f));
-    const std::string label = (load ? "load " : "store ") + bytes_text(d.event_bytes);
+    const std::string label = (local ? (load ? "reload " : "spill ") : (load ? "load " : "store ")) + bytes_text(d.event_bytes);
     const ImVec2 label_at(z.x + pen.em * 0.3f, a.y), label_size = pen.text_size(label, bold_font());
     pen.draw->AddRectFilled(ImVec2(label_at.x - 2, label_at.y - 1), ImVec2(label_at.x + label_size.x + 2, label_at.y + label_size.y + 1),
                             with_alpha(pen.c.background, 0.9f), pen.em * 0.2f);
     pen.text(label_at, pen.c.text, label, bold_font());
     pen.tip(a, z, label + " per block, x " + kernels::format_count(static_cast<int64_t>(d.repeat)) + " blocks = " +
-                      exact_bytes(d.event_bytes * d.repeat) + (load ? " read from HBM" : " written to HBM"));
+                      exact_bytes(d.event_bytes * d.repeat) +
+                      (local ? (load ? " reloaded from local memory (through L1 and L2)"
+                                     : " spilled to local memory (through L1 and L2)")
+                             : (load ? " read from HBM" : " written to HBM")));
 }
 
 void draw_footer(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d) {
@@ -625,6 +722,22 @@ void draw_footer(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d
                 exact_bytes(d.total_read) + ", written " + exact_bytes(d.written) + " of " + exact_bytes(d.total_written) +
                 ". At the last step they equal the model's totals (the results table's modeled bytes).");
     float y = min.y + pen.em * 1.25f;
+    if (d.local_total > 0) {
+        const std::string spills =
+            "spills: " + bytes_text(d.local_read + d.local_written) + " of " + bytes_text(d.local_total) +
+            " to and from local memory, " +
+            (d.spill_beyond_l1 > 0 ? "~" + std::to_string(static_cast<int>(std::lround(d.spill_beyond_l1 * 100))) +
+                                         "% past L1 (estimate)"
+                                   : std::string("L1 holds it (estimate)"));
+        pen.text_fit(ImVec2(min.x, y), d.spill_beyond_l1 > 0 ? overflow_color(pen.theme) : pen.c.text_dim, spills,
+                     max.x - min.x);
+        pen.tip(ImVec2(min.x, y), ImVec2(max.x, y + pen.em * 1.2f),
+                "Register spills so far: " + exact_bytes(d.local_written) + " spilled, " + exact_bytes(d.local_read) +
+                    " reloaded, " + exact_bytes(d.local_total) + " in the whole run.\n\n" + d.spill_note +
+                    "\n\nA fused kernel that spills is an unfused kernel in disguise: the intermediates it kept "
+                    "out of HBM come back as local-memory traffic.");
+        y += pen.em * 1.25f;
+    }
     for (size_t i = 0; i < d.notes.size(); ++i) {
         pen.text_fit(ImVec2(min.x, y), pen.c.text_dim, d.notes[i], max.x - min.x);
         pen.tip(ImVec2(min.x, y), ImVec2(max.x, y + pen.em * 1.2f), i < d.note_tips.size() ? d.note_tips[i] : d.notes[i]);
@@ -676,11 +789,19 @@ double memory_view_hbm_scale(ImVec2 size, const MemoryViewData& d) {
                      ImVec2(b.hbm_max.x - em * 0.5f, b.hbm_max.y - em * 0.2f));
 }
 
-float byte_race_height(size_t views) { return ImGui::GetFontSize() * (1.6f * static_cast<float>(views) + 0.4f); }
+float byte_race_em(float height) {
+    return std::min(ImGui::GetFontSize(), std::max(kBaseFontPx, height / 30.0f));
+}
 
-void draw_byte_race(ImDrawList* draw, ImVec2 origin, ImVec2 size, const std::vector<const MemoryViewData*>& views) {
+float byte_race_height(size_t views, float em) {
+    if (em <= 0) em = ImGui::GetFontSize();
+    return em * (1.6f * static_cast<float>(views) + 0.4f);
+}
+
+void draw_byte_race(ImDrawList* draw, ImVec2 origin, ImVec2 size, const std::vector<const MemoryViewData*>& views,
+                    float race_em) {
     if (views.empty()) return;
-    const float em = ImGui::GetFontSize();
+    const float em = race_em > 0 ? race_em : ImGui::GetFontSize();
     const Theme theme = views[0]->theme;
     const Pen pen{draw, chart_colors(theme), theme, em, views[0]->interactive};
     uint64_t scale = 1;

@@ -28,6 +28,7 @@ struct MemTensor {
     bool input = false;                      // exists before the run
     float tile_at = 0;                       // where the detailed block's current tile lies, 0..1
     int series = 0;                          // colour
+    bool local = false;                      // register spills: the threads' local memory
 };
 
 struct MemSramPart {
@@ -64,7 +65,14 @@ struct MemoryViewData {
     uint64_t kernel_blocks = 0;
     float flight = 1;                        // 0..1: how far the moving tile has flown
 
-    uint64_t read = 0, written = 0, total_read = 0, total_written = 0;
+    uint64_t read = 0, written = 0, total_read = 0, total_written = 0;  // HBM tensors
+    // Register spills so far and in all, and where they go on this device (spill_estimate), or "".
+    uint64_t local_read = 0, local_written = 0, local_total = 0;
+    std::string spill_note;
+    // The current kernel's registers and stack frame per thread (ptxas; 0 when not known), and
+    // the share of its spill traffic that L1 cannot hold on this device (spill_estimate).
+    int registers = 0, stack_bytes = 0;
+    double spill_beyond_l1 = 0;
     std::vector<std::string> notes;          // modeled / measured time and bytes, one short line each
     std::vector<std::string> note_tips;      // the same notes in full, with how they were obtained
     Theme theme = Theme::dark;
@@ -89,7 +97,13 @@ double memory_view_hbm_scale(ImVec2 size, const MemoryViewData& data);
 void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const MemoryViewData& data);
 
 // Racing byte counters: one bar per view, all on the scale of the largest total.
-void draw_byte_race(ImDrawList* draw, ImVec2 origin, ImVec2 size, const std::vector<const MemoryViewData*>& views);
-float byte_race_height(size_t views);
+// `em` is the text size (0: the UI font's); a short view passes a smaller one so the race leaves
+// the diagrams their height at projector font scales.
+void draw_byte_race(ImDrawList* draw, ImVec2 origin, ImVec2 size, const std::vector<const MemoryViewData*>& views,
+                    float em = 0);
+float byte_race_height(size_t views, float em = 0);
+// The race's text size for a memory panel `height` pixels tall: the UI font, but no more than a
+// 30th of the height (and never under the 1x font).
+float byte_race_em(float height);
 
 }  // namespace viz

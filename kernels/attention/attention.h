@@ -144,9 +144,10 @@ std::vector<RowRef> rows_to_check(const AttentionParams& p, double max_mults = 4
 // Model and schedule
 // ---------------------------------------------------------------------------------------------
 // The tile schedule of the variant's thread blocks (Schedule, TileEvent of workload.h). Row blocks
-// that run the same loop share events (repeat = how many blocks); inside a block whose loop is
-// long, the middle iterations are folded into one group of events ("j = 2..61, 60 tiles") whose
-// bytes and FLOPs are those iterations' sum, so totals stay exact.
+// that run the same loop share events (repeat = how many blocks). Non-causal flash schedules show
+// every iteration of the j-loop (up to 256 tiles); in causal ones (a block class per row block)
+// the middle iterations of a long loop are folded into one group of events ("j = 2..61, 60
+// tiles") whose bytes and FLOPs are those iterations' sum, so totals stay exact.
 Schedule schedule(const std::string& variant, const AttentionParams& p);
 Model model(const std::string& variant, const AttentionParams& p);
 

@@ -268,12 +268,21 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
     const int k = static_cast<int>(s.kernels.size());
     const bool tc = variant == "flash_tc";  // mma.sync; the teaching kernel's products are FP32 FMAs
     s.kernels.push_back({variant, Tr * bh, tc ? flash_tc_threads(p.d) : flash_threads(), tc});
-    for (const BlockClass& c : flash_block_classes(t, p)) {
+    const std::vector<BlockClass> classes = flash_block_classes(t, p);
+    // Every iteration of the j-loop is its own group of events when the schedule stays small: a
+    // non-causal run has one or two block classes, so up to kUnfoldedTiles tiles each (N = 16384 with
+    // Bc = 64 is 256 tiles, 1282 events). Causal runs have a class per row block (Tr classes with
+    // 1..Tc tiles): their middle iterations are folded, or N = 16384 would be ~80000 events.
+    constexpr uint64_t kUnfoldedTiles = 256;
+    const bool unfold = classes.size() <= 2 &&
+                        std::all_of(classes.begin(), classes.end(), [](const BlockClass& c) { return c.tiles <= kUnfoldedTiles; });
+    for (const BlockClass& c : classes) {
         const uint64_t repeat = c.count * bh;
         const std::string suffix = block_suffix(c, t, Tr);
         s.events.push_back({EventKind::load, k, "Q", c.rows * d * es, 0, repeat, "load Qi into SRAM" + suffix});
-        // Few tiles: every iteration shown. Many: the first two, the middle folded, the last two.
-        if (c.tiles <= 5) {
+        // Few tiles (or a small schedule): every iteration shown. Many: the first two, the middle
+        // folded, the last two.
+        if (unfold || c.tiles <= 5) {
             for (uint64_t j = 0; j < c.tiles; ++j) add_kv_iterations(s, k, p, t, c, j, j + 1, repeat, suffix);
         } else {
             add_kv_iterations(s, k, p, t, c, 0, 1, repeat, suffix);
