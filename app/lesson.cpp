@@ -147,6 +147,9 @@ const std::vector<ExprInfo>& expr_vocabulary() {
         {"model.intensity", "VARIANT", "arithmetic intensity: model FLOPs / modeled bytes"},
         {"model.buffer", "VARIANT BUFFER", "modeled bytes one buffer (S, P, x, h1, ...) moves, read + written"},
         {"model.min_bytes", "", "the fewest bytes any implementation must move"},
+        {"model.registers", "VARIANT", "registers per thread of the variant's row kernel (ptxas; sm_90)"},
+        {"model.spill_bytes", "VARIANT", "register-spill traffic to and from local memory (ptxas bytes x threads)"},
+        {"model.spill_past_l1", "VARIANT", "share of the spill traffic L1 cannot hold on this device (estimate)"},
         {"ratio", "time|bytes|flops|kernels|dram A B", "A's quantity / B's: time and dram measured, the rest modeled"},
         {"device.name", "", "the device the numbers come from"},
         {"device.bandwidth", "", "the bandwidth ceiling in use (measured copy, else datasheet)"},
@@ -787,6 +790,17 @@ ExprValue evaluate_model(const LessonExpr& e, const ExprContext& ctx) {
     if (e.func == "model.written") return value_text(kernels::format_bytes(static_cast<double>(m->bytes_written())));
     if (e.func == "model.flops") return value_text(kernels::format_flops(m->flops()));
     if (e.func == "model.kernels") return value_text(std::to_string(m->kernels.size()));
+    if (e.func == "model.registers" || e.func == "model.spill_bytes" || e.func == "model.spill_past_l1") {
+        const kernels::KernelModel* k = nullptr;
+        for (const auto& km : m->kernels)
+            if (km.registers.registers > 0 && (!k || km.local_bytes() > k->local_bytes())) k = &km;
+        if (!k) return unavailable(e.args[0] + "'s kernels are not in the register table (only the row kernels are)");
+        if (e.func == "model.registers") return value_text(std::to_string(k->registers.registers));
+        if (e.func == "model.spill_bytes") return value_text(kernels::format_bytes(static_cast<double>(m->local_bytes())));
+        if (!ctx.device) return pending();
+        const kernels::SpillEstimate est = kernels::spill_estimate(*k, *ctx.device);
+        return value_text(printf_text("%.0f %%", 100.0 * est.beyond_l1));
+    }
     if (e.func == "model.intensity") {
         if (m->bytes() == 0) return unavailable("the model moves no bytes");
         const double ai = m->flops() / static_cast<double>(m->bytes());

@@ -6,6 +6,7 @@
 #include "app/lesson_bundle.h"
 #include "app/lesson_player.h"
 #include "kernels/common/format.h"
+#include "kernels/elementwise/elementwise.h"
 #include "kernels/workload.h"
 #include "temp_dir.h"
 
@@ -278,6 +279,42 @@ TEST_CASE("live expressions show modeled, measured, pending and unavailable valu
     // No device yet (GPU probe running): pending.
     ctx.device = nullptr;
     CHECK(eval("device.name", {}).state == ExprValue::State::pending);
+}
+
+TEST_CASE("spill expressions come from ptxas's table and the device's L1", "[lesson]") {
+    kernels::Params p;
+    p.workload = kernels::Workload::chain;
+    p.rows = 8192;
+    p.hidden = 8192;
+    p.dtype = kernels::DType::bf16;
+    kernels::DeviceInfo h100;
+    h100.name = "H100 (simulated)";
+    h100.simulated = true;
+    h100.cc_major = 9;
+    ExprContext ctx;
+    ctx.params = p;
+    ctx.device = &h100;
+    auto eval = [&](const std::string& func, std::vector<std::string> args) {
+        return evaluate(LessonExpr{func, std::move(args), func}, ctx);
+    };
+    const kernels::RegisterUse spill = kernels::elementwise::row_kernel_registers("fused_chain_spill", p);
+    const kernels::RegisterUse fused = kernels::elementwise::row_kernel_registers("fused_chain", p);
+    CHECK(eval("model.registers", {"fused_spill"}).text == std::to_string(spill.registers));
+    CHECK(eval("model.registers", {"fused"}).text == std::to_string(fused.registers));
+    CHECK(eval("model.spill_bytes", {"fused_spill"}).text ==
+          kernels::format_bytes(static_cast<double>(kernels::model("fused_spill", p).local_bytes())));
+    const kernels::Model m = kernels::model("fused_spill", p);
+    char share[16];
+    std::snprintf(share, sizeof share, "%.0f %%", 100.0 * kernels::spill_estimate(m.kernels[0], h100).beyond_l1);
+    CHECK(eval("model.spill_past_l1", {"fused_spill"}).text == share);
+    CHECK(eval("model.spill_past_l1", {"fused"}).text == "0 %");  // 64 registers: the frames fit L1
+    // Flat kernels (bias_gelu's) are not in the table: said, not guessed.
+    ctx.params.workload = kernels::Workload::bias_gelu;
+    CHECK(contains(eval("model.registers", {"fused"}).text, "not in the register table"));
+    // No device yet: the L1 share waits for it.
+    ctx.params = p;
+    ctx.device = nullptr;
+    CHECK(eval("model.spill_past_l1", {"fused_spill"}).state == ExprValue::State::pending);
 }
 
 TEST_CASE("refusal says why a tile does not fit, with the device's numbers", "[lesson]") {
