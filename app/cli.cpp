@@ -18,7 +18,9 @@
 #include "app/results_import.h"
 #include "app/lesson.h"
 #include "app/lesson_player.h"
+#include "app/platform.h"
 #include "app/runner.h"
+#include "app/soak.h"
 #include "app/views.h"
 #include "kernels/attention/attention.h"
 #include "kernels/common/backend.h"
@@ -1143,10 +1145,24 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
 
     std::vector<kernels::Measurement> all;
     int failures = 0;
+    // FUSIONLAB_HEAP_TRACE=1: after each parameter set, the C heap in use and the resident set on
+    // stderr, to tell a leak (in use grows with the jobs) from allocator retention.
+    const bool heap_trace = std::getenv("FUSIONLAB_HEAP_TRACE") != nullptr;
+    size_t jobs_done = 0;
     for (auto w : o.workloads)
         for (auto t : o.dtypes)
-            for (const auto& p : sweep_params(o, w, t))
-                for (auto& m : runner.run_blocking(jobs_for(o, p, backend, sim_gpu))) {
+            for (const auto& p : sweep_params(o, w, t)) {
+                std::vector<kernels::Measurement> batch = runner.run_blocking(jobs_for(o, p, backend, sim_gpu));
+                jobs_done += batch.size();
+                if (heap_trace) {
+                    const auto heap = platform::heap_stats();
+                    const auto rss = host_rss_bytes(nullptr);
+                    err << "heap trace: " << jobs_done << " jobs, in use "
+                        << (heap ? std::to_string(heap->in_use >> 10) : std::string("?")) << " KiB, held free "
+                        << (heap ? std::to_string(heap->free_held >> 10) : std::string("?")) << " KiB, rss "
+                        << (rss ? std::to_string(*rss >> 10) : std::string("?")) << " KiB\n";
+                }
+                for (auto& m : batch) {
                     if (all.empty()) print_header(out, m, shape_width);
                     print_measurement(out, m, o.per_kernel, shape_width);
                     out.flush();
@@ -1158,6 +1174,7 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
                     }
                     all.push_back(std::move(m));
                 }
+            }
 
     int code = failures ? kExitFailure : kExitOk;
     if (!o.csv.empty()) {

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -94,6 +95,14 @@ GLFWwindow* open_window(int width, int height, bool visible, std::string* error)
         return nullptr;
     }
     return window;
+}
+
+// "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5 (Core Profile) Mesa 22.3.6": what draws the
+// frames, which frame times depend on (a software rasteriser or a GPU).
+std::string gl_renderer_text() {
+    const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    const auto* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+    return std::string(renderer ? renderer : "unknown renderer") + ", OpenGL " + (version ? version : "?");
 }
 
 std::string no_display_message() {
@@ -279,6 +288,7 @@ int run_gui(const GuiOptions& opts) {
         return 1;
     }
     glfwSwapInterval(soak ? 0 : 1);  // a soak times the frame's work, not the wait for vsync
+    if (soak) soak->set_renderer(gl_renderer_text());
     if (opts.classroom || !opts.lesson.empty()) {
         ensure_lessons_loaded(state);
         std::string why;
@@ -585,6 +595,7 @@ int run_shot(const ShotOptions& opts) {
                 status = 1;
             } else {
                 std::printf("saved %s (%dx%d)\n", opts.out.c_str(), opts.width, opts.height);
+                if (std::getenv("FUSIONLAB_PRINT_GL")) std::printf("GL renderer: %s\n", gl_renderer_text().c_str());
             }
         }
     }

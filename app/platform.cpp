@@ -11,10 +11,28 @@
 #if defined(__linux__)
 #include <unistd.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace app::platform {
 
 namespace fs = std::filesystem;
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+std::optional<HeapStats> heap_stats() {
+    const struct mallinfo2 m = ::mallinfo2();
+    return HeapStats{static_cast<int64_t>(m.uordblks), static_cast<int64_t>(m.fordblks), static_cast<int64_t>(m.hblkhd)};
+}
+#else
+std::optional<HeapStats> heap_stats() { return std::nullopt; }
+#endif
+
+#if defined(__GLIBC__)
+void release_free_heap() { (void)::malloc_trim(0); }
+#else
+void release_free_heap() {}
+#endif
 
 namespace {
 

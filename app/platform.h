@@ -3,10 +3,25 @@
 // Everything else in app/ stays portable (Linux, Windows, macOS).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace app::platform {
+
+// The C heap as the allocator sees it (glibc's mallinfo2 over all arenas): bytes in use, bytes
+// freed but still held by the allocator, bytes in mmapped blocks. Empty where not available.
+struct HeapStats {
+    int64_t in_use = 0, free_held = 0, mmapped = 0;
+};
+std::optional<HeapStats> heap_stats();
+
+// Hands freed heap memory back to the operating system (glibc: malloc_trim over every arena).
+// Jobs on the GPU backend allocate and free large host buffers on several threads; without this
+// glibc keeps the freed pages in per-thread arenas and the resident set only grows. No-op
+// elsewhere.
+void release_free_heap();
 
 // Per-user configuration folder for fusionlab (not created here):
 //   Linux:   $XDG_CONFIG_HOME/fusionlab, else ~/.config/fusionlab

@@ -8,6 +8,8 @@
 //   [SECTION] Worker
 #include "app/runner.h"
 
+#include "app/platform.h"
+
 #include <algorithm>
 #include <exception>
 #include <utility>
@@ -202,6 +204,7 @@ void Runner::worker() {
         }
 
         kernels::Measurement m = execute(job, cancel);
+        platform::release_free_heap();  // the job's host buffers, freed on this and the reference thread
         // What the user waits for this result: from the batch's submission, through the batch's
         // earlier jobs, to now.
         m.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitted).count();

@@ -4,6 +4,7 @@
 // [SECTION] SoakDriver: report
 #include "app/soak.h"
 
+#include "app/platform.h"
 #include "app/views.h"
 #include "kernels/common/gpu_memory_info.h"
 #include "kernels/workload.h"
@@ -138,12 +139,18 @@ void SoakDriver::frame_finished(const AppState& state) {
     if (std::chrono::duration<double>(end - last_frame_end_).count() >= 1.0 || !warm_sampled_) {
         if (!warm_sampled_ && elapsed() >= warmup_seconds(opts_.seconds)) {
             sample_memory(report_.rss_warm, report_.gpu_warm);
+            if (const auto heap = platform::heap_stats()) {
+                report_.heap_in_use_warm = heap->in_use;
+                report_.heap_free_warm = heap->free_held;
+            }
             warm_sampled_ = true;
             last_frame_end_ = end;
         } else if (std::chrono::duration<double>(end - last_frame_end_).count() >= 1.0) {
             std::optional<int64_t> rss, gpu;
             sample_memory(rss, gpu);
             last_frame_end_ = end;
+            if (rss && elapsed() >= 60.0 * static_cast<double>(report_.rss_by_minute.size() + 1))
+                report_.rss_by_minute.push_back(*rss);
         }
     }
 }
@@ -305,6 +312,10 @@ void SoakDriver::check_thresholds() {
 int SoakDriver::finish(std::ostream& out) {
     report_.seconds = elapsed();
     sample_memory(report_.rss_end, report_.gpu_end);
+    if (const auto heap = platform::heap_stats()) {
+        report_.heap_in_use_end = heap->in_use;
+        report_.heap_free_end = heap->free_held;
+    }
     if (!warm_sampled_) {  // a soak shorter than its warm-up: the start is the baseline
         report_.rss_warm = report_.rss_start;
         report_.gpu_warm = report_.gpu_start;
@@ -321,9 +332,19 @@ int SoakDriver::finish(std::ostream& out) {
     std::snprintf(line, sizeof line, "  frame time   p50 %.2f ms   p95 %.2f ms   max %.2f ms   (60 fps budget: 16.7 ms)\n",
                   r.frame_p50_ms, r.frame_p95_ms, r.frame_max_ms);
     out << line;
+    if (!r.gl_renderer.empty()) out << "  drawn by     " << r.gl_renderer << "\n";
     out << "  host RSS     start " << mib_text(r.rss_start) << "   after warm-up " << mib_text(r.rss_warm) << "   end "
         << mib_text(r.rss_end) << "   peak " << mib_text(r.rss_peak) << "   growth after warm-up "
         << growth_text(r.rss_warm, r.rss_end) << (r.rss_note.empty() ? "" : "  (" + r.rss_note + ")") << "\n";
+    if (!r.rss_by_minute.empty()) {
+        out << "  host RSS by minute ";
+        for (int64_t b : r.rss_by_minute) out << " " << std::lround(double(b) / double(1 << 20));
+        out << " MiB\n";
+    }
+    if (r.heap_in_use_end)
+        out << "  C heap       in use " << mib_text(r.heap_in_use_warm) << " after warm-up, " << mib_text(r.heap_in_use_end)
+            << " at the end; freed but held by malloc " << mib_text(r.heap_free_warm) << ", "
+            << mib_text(r.heap_free_end) << "\n";
     if (r.gpu_end)
         out << "  GPU memory   start " << mib_text(r.gpu_start) << "   after warm-up " << mib_text(r.gpu_warm) << "   end "
             << mib_text(r.gpu_end) << "   growth after warm-up " << growth_text(r.gpu_warm, r.gpu_end)

@@ -40,6 +40,10 @@ struct SoakReport {
     std::string rss_note;                                          // why unavailable
     std::optional<int64_t> gpu_start, gpu_warm, gpu_end;           // device bytes in use
     std::string gpu_note;                                          // "no GPU (...)" when unavailable
+    std::string gl_renderer;                                       // what drew the frames (GL_RENDERER)
+    std::vector<int64_t> rss_by_minute;                            // host RSS at every whole minute
+    // The C heap (platform::heap_stats) after warm-up and at the end: in use, freed but held.
+    std::optional<int64_t> heap_in_use_warm, heap_in_use_end, heap_free_warm, heap_free_end;
     uint64_t actions = 0, param_changes = 0, workload_switches = 0, view_switches = 0, variant_toggles = 0,
              look_changes = 0, lesson_steps = 0;
     uint64_t exports_ok = 0, exports_failed = 0, pngs_requested = 0;
@@ -68,6 +72,7 @@ public:
     SoakDriver(const SoakDriver&) = delete;
     SoakDriver& operator=(const SoakDriver&) = delete;
 
+    void set_renderer(std::string renderer) { report_.gl_renderer = std::move(renderer); }
     int width() const { return opts_.width; }
     int height() const { return opts_.height; }
 
