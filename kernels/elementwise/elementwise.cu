@@ -266,10 +266,20 @@ __device__ __forceinline__ void dropout_ragged_chunk(float (&v)[kChunk], uint64_
 // 2 for fp32, up to 512 threads; fp32 rows past 8192 take kCpt = 4 in 512 threads (128 registers).
 // Vector paths are capped at 64 registers (>= 1024 resident threads per SM); the scalar (ragged)
 // path gets 128 so its per-element addressing does not spill. kSpill (fused_chain_spill) asks for
-// 4 resident blocks of 512 threads: 32 registers, and the spills that follow (row_kernel_registers.inc).
+// full occupancy, as many blocks of 512 threads as the SM holds (4 on sm_70/80/90: 32 registers), and
+// gets the spills that follow (row_kernel_registers.inc). The SM's thread limit is per architecture:
+// asking an sm_86 for 4 x 512 threads is out of range (ptxas ignores it, with a warning).
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750)
+constexpr int kSmMaxThreads = 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+constexpr int kSmMaxThreads = 1536;
+#else
+constexpr int kSmMaxThreads = 2048;
+#endif
+
 template <int kCpt, bool kVector, bool kSpill, int kElementBytes>
 constexpr int row_kernel_min_blocks() {
-    if (kSpill) return 4;
+    if (kSpill) return kSmMaxThreads / kMaxRowThreads;
     return kVector && (kCpt == 2 || kElementBytes == 2) ? 2 : 1;
 }
 
