@@ -18,9 +18,10 @@ struct HeapStats {
 std::optional<HeapStats> heap_stats();
 
 // Hands freed heap memory back to the operating system (glibc: malloc_trim over every arena).
-// Jobs on the GPU backend allocate and free large host buffers on several threads; without this
-// glibc keeps the freed pages in per-thread arenas and the resident set only grows. No-op
-// elsewhere.
+// Jobs on the GPU backend allocate and free large host buffers on several threads (the runner,
+// the reference thread), whose arenas would otherwise keep the freed pages: the runner calls this
+// after each job so that the resident set, which the soak test judges, follows the memory in use.
+// No-op elsewhere.
 void release_free_heap();
 
 // Per-user configuration folder for fusionlab (not created here):
