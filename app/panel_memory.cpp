@@ -82,7 +82,7 @@ std::vector<double> step_ends(const kernels::MemoryPlayer& player, const kernels
         for (size_t i = 0; i <= n; ++i) ends[i] = static_cast<double>(i);
         return ends;
     }
-    const kernels::Model model = kernels::model_from_schedule(s);
+    const kernels::Model& model = player.model();
     std::vector<double> weight(n, 0), kernel_weight(s.kernels.size(), 0);
     std::vector<size_t> kernel_events(s.kernels.size(), 0);
     for (size_t i = 0; i < n; ++i) {
@@ -111,7 +111,7 @@ const MemoryPlayerTiming& timing_for(MemoryPlayerTiming& cache, const std::share
     cache.device = device.name;
     cache.modeled_time = modeled_time;
     cache.ends = step_ends(*player, device, modeled_time);
-    const kernels::Model model = kernels::model_from_schedule(player->schedule());
+    const kernels::Model& model = player->model();
     cache.modeled_ms = 0;
     if (device.peak_bw_gbps > 0)
         for (const kernels::KernelModel& k : model.kernels)

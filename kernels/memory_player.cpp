@@ -69,6 +69,7 @@ MemoryPlayer::MemoryPlayer(const std::string& variant, const Params& params) : v
     if (!has_variant(params.workload, variant))
         throw std::invalid_argument("unknown variant '" + variant + "' for workload " + to_string(params.workload));
     schedule_ = kernels::schedule(variant, params);
+    model_ = model_from_schedule(schedule_);
     build_tensors();
     build_prefix_sums();
 }
@@ -85,6 +86,7 @@ void MemoryPlayer::build_tensors() {
                 const ScheduleKernel& k = schedule_.kernels.at(static_cast<size_t>(e.kernel));
                 t.local = true;
                 t.input = false;
+                t.kernel = e.kernel;
                 t.stack_bytes_per_thread = u(k.registers.stack_bytes);
                 t.bytes = u(k.threads_per_block) * t.stack_bytes_per_thread;
                 t.formula = "threads per block x stack frame = " + std::to_string(k.threads_per_block) + " x " +

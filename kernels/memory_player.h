@@ -34,6 +34,7 @@ struct HbmTensor {
     // frame for every thread that can be resident. Not in total_read_after/total_written_after.
     bool local = false;
     uint64_t stack_bytes_per_thread = 0;
+    int kernel = -1;              // local: the kernel whose threads spill (index into schedule().kernels)
 };
 
 // One piece of a block's on-chip working set.
@@ -58,6 +59,7 @@ public:
     const std::string& variant() const { return variant_; }
     const Params& params() const { return params_; }
     const Schedule& schedule() const { return schedule_; }
+    const Model& model() const { return model_; }  // model_from_schedule(schedule()), built once
     const std::vector<HbmTensor>& tensors() const { return tensors_; }
 
     // Steps are 0..step_count(): step 0 is before anything ran, step s has run events 0..s-1
@@ -93,6 +95,7 @@ private:
     std::string variant_;
     Params params_;
     Schedule schedule_;
+    Model model_;
     std::vector<HbmTensor> tensors_;
     // (step_count + 1) x tensors, row-major: running sums over all blocks.
     std::vector<uint64_t> read_, written_;

@@ -346,20 +346,6 @@ ModelSpills model_spills(const Model& m, const DeviceInfo& device) {
     return s;
 }
 
-SmLimits sm_limits(int cc_major, int cc_minor) {
-    // Per-SM limits by architecture (CUDA C++ Programming Guide, "Compute Capabilities" table):
-    // resident threads and blocks, 64K 32-bit registers, and the unified L1 / shared-memory array.
-    const int cc = cc_major * 10 + cc_minor;
-    if (cc >= 120) return {1536, 32, 65536, 128 << 10};
-    if (cc >= 100) return {2048, 32, 65536, 256 << 10};
-    if (cc >= 90) return {2048, 32, 65536, 256 << 10};
-    if (cc == 89) return {1536, 24, 65536, 128 << 10};
-    if (cc == 86) return {1536, 16, 65536, 128 << 10};
-    if (cc >= 80) return {2048, 32, 65536, 192 << 10};
-    if (cc == 75) return {1024, 16, 65536, 96 << 10};
-    return {2048, 32, 65536, 128 << 10};
-}
-
 int resident_threads_per_sm(int threads_per_block, int registers, const DeviceInfo& device) {
     if (threads_per_block <= 0) return 0;
     const SmLimits sm = sm_limits(device.cc_major, device.cc_minor);
@@ -377,10 +363,9 @@ SpillEstimate spill_estimate(const KernelModel& k, const DeviceInfo& device) {
     SpillEstimate e;
     e.local_bytes = k.local_bytes();
     if (e.local_bytes == 0 || k.threads_per_block <= 0) return e;
-    const SmLimits sm = sm_limits(device.cc_major, device.cc_minor);
     e.resident_threads_per_sm = resident_threads_per_sm(k.threads_per_block, k.registers.registers, device);
     e.footprint_per_sm = static_cast<uint64_t>(k.registers.stack_bytes) * static_cast<uint64_t>(e.resident_threads_per_sm);
-    e.l1_bytes = static_cast<uint64_t>(sm.l1_shared_bytes);
+    e.l1_bytes = static_cast<uint64_t>(sm_limits(device.cc_major, device.cc_minor).l1_shared_bytes);
     if (e.footprint_per_sm > e.l1_bytes)
         e.beyond_l1 = 1.0 - static_cast<double>(e.l1_bytes) / static_cast<double>(e.footprint_per_sm);
     e.beyond_l1_bytes = static_cast<uint64_t>(e.beyond_l1 * static_cast<double>(e.local_bytes));

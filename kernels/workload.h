@@ -171,11 +171,23 @@ struct ModelSpills {
 };
 ModelSpills model_spills(const Model& m, const DeviceInfo& device);
 
-// Per-SM limits of a compute capability: what occupancy and the L1 share of spills depend on.
+// Per-SM limits of a compute capability: what occupancy and the L1 share of spills depend on
+// (CUDA C++ Programming Guide, "Compute Capabilities" table): resident threads and blocks, 64K
+// 32-bit registers, and the unified L1 / shared-memory array. constexpr: the CUDA kernels take their
+// launch bounds from it too (elementwise.cu, fused_chain_spill).
 struct SmLimits {
     int max_threads, max_blocks, registers, l1_shared_bytes;  // l1_shared: the unified L1 / shared array
 };
-SmLimits sm_limits(int cc_major, int cc_minor);
+constexpr SmLimits sm_limits(int cc_major, int cc_minor) {
+    const int cc = cc_major * 10 + cc_minor;
+    if (cc >= 120) return {1536, 32, 65536, 128 << 10};
+    if (cc >= 90) return {2048, 32, 65536, 256 << 10};
+    if (cc == 89) return {1536, 24, 65536, 128 << 10};
+    if (cc == 86) return {1536, 16, 65536, 128 << 10};
+    if (cc >= 80) return {2048, 32, 65536, 192 << 10};
+    if (cc == 75) return {1024, 16, 65536, 96 << 10};
+    return {2048, 32, 65536, 128 << 10};
+}
 // Threads of a kernel resident on one SM, from the SM's thread, block and register limits (shared
 // memory is not counted: the kernels that spill use a few hundred bytes).
 int resident_threads_per_sm(int threads_per_block, int registers, const DeviceInfo& device);

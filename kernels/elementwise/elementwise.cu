@@ -267,14 +267,12 @@ __device__ __forceinline__ void dropout_ragged_chunk(float (&v)[kChunk], uint64_
 // Vector paths are capped at 64 registers (>= 1024 resident threads per SM); the scalar (ragged)
 // path gets 128 so its per-element addressing does not spill. kSpill (fused_chain_spill) asks for
 // full occupancy, as many blocks of 512 threads as the SM holds (4 on sm_70/80/90: 32 registers), and
-// gets the spills that follow (row_kernel_registers.inc). The SM's thread limit is per architecture:
-// asking an sm_86 for 4 x 512 threads is out of range (ptxas ignores it, with a warning).
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750)
-constexpr int kSmMaxThreads = 1024;
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
-constexpr int kSmMaxThreads = 1536;
+// gets the spills that follow (row_kernel_registers.inc). The SM's thread limit is per architecture
+// (kernels::sm_limits): asking an sm_86 for 4 x 512 threads is out of range (ptxas warns, ignores it).
+#if defined(__CUDA_ARCH__)
+constexpr int kSmMaxThreads = sm_limits(__CUDA_ARCH__ / 100, (__CUDA_ARCH__ % 100) / 10).max_threads;
 #else
-constexpr int kSmMaxThreads = 2048;
+constexpr int kSmMaxThreads = 2048;  // the host pass: launch bounds are the device passes' business
 #endif
 
 template <int kCpt, bool kVector, bool kSpill, int kElementBytes>
