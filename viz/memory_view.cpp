@@ -40,15 +40,8 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
                     h.total_read, h.total_written, h.tile_bytes, h.input, 0, static_cast<int>(t), h.local};
         if (h.local) {
             // What the GPU reserves: a stack frame for every thread that can be resident.
-            int threads = 0, registers = 0;
-            for (const kernels::TileEvent& e : player.schedule().events)
-                if (e.local) {
-                    const kernels::ScheduleKernel& k = player.schedule().kernels[static_cast<size_t>(e.kernel)];
-                    threads = k.threads_per_block;
-                    registers = k.registers.registers;
-                    break;
-                }
-            const int resident = kernels::resident_threads_per_sm(threads, registers, device);
+            const kernels::ScheduleKernel& k = player.schedule().kernels.at(static_cast<size_t>(h.kernel));
+            const int resident = kernels::resident_threads_per_sm(k.threads_per_block, k.registers.registers, device);
             m.bytes = h.stack_bytes_per_thread * static_cast<uint64_t>(resident) *
                       static_cast<uint64_t>(std::max(device.sm_count, 1));
             m.name = "local (spills)";
@@ -78,8 +71,7 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
         d.stack_bytes = r.stack_bytes;
     }
     if (d.local_total > 0) {
-        const kernels::ModelSpills spills =
-            kernels::model_spills(kernels::model_from_schedule(player.schedule()), device);
+        const kernels::ModelSpills spills = kernels::model_spills(player.model(), device);
         d.spill_note = spills.note;
         if (current_kernel < spills.per_kernel.size()) d.spill_beyond_l1 = spills.per_kernel[current_kernel].beyond_l1;
     }
@@ -270,30 +262,31 @@ struct TensorBox {
     ImVec2 label;        // first label line
     float col_w = 0;
     bool label_inside = false;  // big squares carry their labels inside, on a backing
-    bool compact = false;       // two label lines (read and written on one) where three do not fit
+    // Where three label lines do not fit: 1 = name and size, 2 = name only (the rest in the tooltip
+    // and the footer's totals), so that every tensor stays on screen.
+    int compact = 0;
     int cells_x = 1, cells_y = 1;
     uint64_t tiles = 1;
 };
 
-std::string tensor_label(const MemTensor& t) { return t.name + "  " + bytes_text(t.bytes); }
+std::string tensor_label(const MemTensor& t, int compact = 0) {
+    return compact >= 2 ? t.name : t.name + "  " + bytes_text(t.bytes);
+}
 std::string read_label(const MemTensor& t) { return (t.local ? "reloaded " : "read ") + bytes_text(t.read); }
 std::string written_label(const MemTensor& t) { return (t.local ? "spilled " : "wrote ") + bytes_text(t.written); }
-std::string both_label(const MemTensor& t) {
-    return (t.local ? "in " : "r ") + bytes_text(t.read) + (t.local ? "  out " : "  w ") + bytes_text(t.written);
-}
 
 // Flow layout: squares whose area is proportional to bytes (k px per sqrt(byte), at least
 // min_side), rows wrapping. A square with room for its three label lines carries them inside,
 // a smaller one to its right. Returns false when the flow overflows the area at this scale.
 bool flow(const Pen& pen, const std::vector<MemTensor>& ts, const std::vector<size_t>& order, ImVec2 min, ImVec2 max,
-          double k, float min_side, std::vector<TensorBox>& out, bool compact = false) {
+          double k, float min_side, std::vector<TensorBox>& out, int compact = 0) {
     out.assign(ts.size(), {});
-    const float gap = pen.em * 0.8f, line = pen.em * 1.15f, label_h = line * (compact ? 2 : 3);
+    const float gap = pen.em * 0.8f, line = pen.em * 1.15f, label_h = line * (compact ? 1 : 3);
     float x = min.x, y = min.y, row_h = 0;
     bool fits = true;
     for (size_t i : order) {
         const float side = std::max(min_side, static_cast<float>(k * std::sqrt(static_cast<double>(ts[i].bytes))));
-        const float label_w = compact ? std::max(pen.text_size(tensor_label(ts[i])).x, pen.text_size(both_label(ts[i])).x)
+        const float label_w = compact ? pen.text_size(tensor_label(ts[i], compact)).x
                                       : std::max({pen.text_size(tensor_label(ts[i])).x, pen.text_size(read_label(ts[i])).x,
                                                   pen.text_size(written_label(ts[i])).x});
         const bool inside = side >= label_w + pen.em * 0.6f && side >= label_h + pen.em * 0.6f;
@@ -350,9 +343,9 @@ std::vector<TensorBox> layout_tensors(const Pen& pen, const std::vector<MemTenso
     std::vector<TensorBox> boxes;
     const auto orders = candidate_orders(ts);
     // Three label lines in the schedule's order, then largest first; when neither fits (a short
-    // view), two lines per label, before anything is clipped.
+    // view: side by side at projector fonts), shorter labels, so that every tensor is on screen.
     bool fits = false;
-    for (bool compact : {false, true})
+    for (int compact : {0, 1, 2})
         for (const auto& order : orders)
             if (!fits) fits = flow(pen, ts, order, min, max, k, pen.em * 1.2f, boxes, compact);
     if (!fits) flow(pen, ts, orders[1], min, max, k, pen.em * 1.2f, boxes);  // clipped: the fullest labels
@@ -453,21 +446,20 @@ void draw_hbm(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d, s
         if (b.label_inside) {
             const float lw = std::max({pen.text_size(tensor_label(t), bold_font()).x, pen.text_size(read_label(t)).x,
                                        pen.text_size(written_label(t)).x});
-            pen.draw->AddRectFilled(ImVec2(b.label.x - 3, b.label.y - 2), ImVec2(b.label.x + lw + 3, b.label.y + pen.em * 3.5f),
+            pen.draw->AddRectFilled(ImVec2(b.label.x - 3, b.label.y - 2),
+                                    ImVec2(b.label.x + lw + 3, b.label.y + pen.em * (b.compact ? 1.3f : 3.5f)),
                                     with_alpha(pen.c.background, 0.8f), pen.em * 0.2f);
         }
-        pen.text(b.label, pen.c.text, tensor_label(t), bold_font());
         const bool moving = d.has_event && static_cast<int>(i) == d.tensor;
+        pen.text(b.label, moving && b.compact ? accent(pen.theme) : pen.c.text, tensor_label(t, b.compact), bold_font());
         const ImU32 counter = moving ? accent(pen.theme) : pen.c.text_dim;
         const bool is_read = moving && d.kind == kernels::EventKind::load;
-        if (b.compact) {
-            pen.text(ImVec2(b.label.x, b.label.y + pen.em * 1.15f), moving ? counter : pen.c.text_dim, both_label(t));
-        } else {
+        if (!b.compact) {
             pen.text(ImVec2(b.label.x, b.label.y + pen.em * 1.15f), is_read ? counter : pen.c.text_dim, read_label(t));
             pen.text(ImVec2(b.label.x, b.label.y + pen.em * 2.3f), moving && !is_read ? counter : pen.c.text_dim,
                      written_label(t));
         }
-        pen.tip(b.min, ImVec2(b.min.x + b.col_w, std::max(b.max.y, b.label.y + pen.em * (b.compact ? 2.3f : 3.4f))),
+        pen.tip(b.min, ImVec2(b.min.x + b.col_w, std::max(b.max.y, b.label.y + pen.em * (b.compact ? 1.2f : 3.4f))),
                 tensor_tip(t, b));
     }
 }
@@ -681,14 +673,18 @@ SmBoxes draw_sms(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d
 // =============================================================================================
 // [SECTION] The moving tile, the footer, the byte race
 // =============================================================================================
-void draw_flight(const Pen& pen, const MemoryViewData& d, const std::vector<TensorBox>& boxes, const SmBoxes& sm) {
+// The tile flies between its cell in HBM (kept inside the HBM box: a tensor the layout had to
+// clip must not pull the flight over the footer) and where the kernel keeps it on chip.
+void draw_flight(const Pen& pen, const MemoryViewData& d, const std::vector<TensorBox>& boxes, const SmBoxes& sm,
+                 ImVec2 hbm_min, ImVec2 hbm_max) {
     if (!d.has_event || d.kind == kernels::EventKind::compute || d.tensor < 0 ||
         static_cast<size_t>(d.tensor) >= boxes.size())
         return;
     const TensorBox& b = boxes[static_cast<size_t>(d.tensor)];
     ImVec2 cmax;
     const ImVec2 cmin = tile_cell(b, d.tensors[static_cast<size_t>(d.tensor)].tile_at, &cmax);
-    const ImVec2 hbm = center(cmin, cmax);
+    const ImVec2 cell = center(cmin, cmax);
+    const ImVec2 hbm(std::clamp(cell.x, hbm_min.x, hbm_max.x), std::clamp(cell.y, hbm_min.y, hbm_max.y));
     // Tiles land where the kernel keeps them: shared memory, or registers (elementwise, softmax).
     const ImVec2 chip = d.on_chip == kernels::OnChip::registers ? center(sm.reg_min, sm.reg_max) : center(sm.smem_min, sm.smem_max);
     const bool load = d.kind == kernels::EventKind::load;
@@ -767,7 +763,7 @@ void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const Memory
     draw->PopClipRect();
     draw_l2(pen, b.l2_min, b.l2_max, d);
     const SmBoxes sm = draw_sms(pen, b.sms_min, b.sms_max, d);
-    draw_flight(pen, d, boxes, sm);
+    draw_flight(pen, d, boxes, sm, b.hbm_min, b.hbm_max);
     draw_footer(pen, b.footer_min, b.footer_max, d);
     draw->PopClipRect();
     // Lesson highlight: the ring drawn just inside the part, so the view's edges never clip it.
