@@ -378,10 +378,13 @@ std::string parse_font_scale(const std::string& option, const std::string& text,
 
 namespace {
 
-// --soak SECONDS (1..86400), --soak-seed N (whole, >= 0), --soak-size WxH; seed and size need --soak.
-std::string parse_soak(const std::string& seconds, const std::string& seed, const std::string& size, GuiOptions& o) {
+// --soak SECONDS (1..86400), --soak-seed N (whole, >= 0), --soak-size WxH, --soak-passes P (1..10);
+// seed, size and passes need --soak.
+std::string parse_soak(const std::string& seconds, const std::string& seed, const std::string& size,
+                       const std::string& passes, GuiOptions& o) {
     if (seconds.empty()) {
-        if (!seed.empty() || !size.empty()) return "--soak-seed and --soak-size need --soak SECONDS";
+        if (!seed.empty() || !size.empty() || !passes.empty())
+            return "--soak-seed, --soak-size and --soak-passes need --soak SECONDS";
         return "";
     }
     int64_t whole = 0;
@@ -392,6 +395,12 @@ std::string parse_soak(const std::string& seconds, const std::string& seed, cons
         uint64_t value = 0;
         if (!parse_unsigned(seed, value)) return bad_value("--soak-seed", seed, "is not a whole number", "0..2^64-1");
         o.soak_seed = value;
+    }
+    if (!passes.empty()) {
+        int64_t value = 0;
+        if (!parse_whole(passes, value)) return bad_value("--soak-passes", passes, "is not a whole number", "1..10");
+        if (value < 1 || value > 10) return bad_value("--soak-passes", passes, "is out of range", "1..10");
+        o.soak_passes = static_cast<int>(value);
     }
     if (!size.empty()) return parse_size("--soak-size", size, o.soak_width, o.soak_height);
     return "";
@@ -466,12 +475,12 @@ struct RawArgs {
     bool gui_classroom = false;
     std::string lessons_action;
     std::vector<std::string> lessons_files;
-    std::string gui_soak, gui_soak_seed, gui_soak_size;  // hidden: the soak test (app/soak.h)
+    std::string gui_soak, gui_soak_seed, gui_soak_size, gui_soak_passes;  // hidden: the soak test (app/soak.h)
     std::string info_sim;
     struct {
         std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
         std::map<std::string, std::vector<std::string>> params;  // spec name -> words given
-        std::string reps, csv, json, sim;
+        std::string reps, csv, json, sim, repeat;
         bool kernels = false;
         bool interactive = false;
     } bench;
@@ -515,6 +524,15 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     if (!b.sim.empty()) check(parse_sim_gpu("--sim", b.sim, o.sim_gpu));
     o.per_kernel = b.kernels;
     o.interactive = b.interactive;
+    if (!b.repeat.empty()) {
+        int64_t value = 0;
+        if (!parse_whole(b.repeat, value))
+            check(bad_value("--repeat", b.repeat, "is not a whole number", "1..100"));
+        else if (value < 1 || value > 100)
+            check(bad_value("--repeat", b.repeat, "is out of range", "1..100"));
+        else
+            o.repeat = static_cast<int>(value);
+    }
     if (!check.error.empty()) return check.error;
 
     // A sweep is the product of the lists: refuse one too long to ever finish before building it
@@ -714,6 +732,9 @@ void define_bench(CLI::App& app, RawArgs& raw) {
     bench->add_option("--json", b.json, "write the measurements as JSON to this file")->type_name("FILE");
     bench->add_option("--sim", b.sim, "use this simulated GPU (see `fusionlab info`)")->type_name("GPU");
     bench->add_flag("--kernels", b.kernels, "add a row per kernel with its own bandwidth");
+    bench
+        ->add_option("--repeat", b.repeat, "run the whole sweep K times in one process, same order (1..100; default 1)")
+        ->type_name("K");
     bench->add_flag("--interactive", b.interactive,
                     "time like the GUI's first live pass: " + std::to_string(kernels::kQuickReps) +
                         " reps, 1 warm-up, no counters (see the wall ms column)");
@@ -776,6 +797,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
     app.add_option("--soak", raw.gui_soak, "soak test: random GUI actions for SECONDS, then exit")->group("");
     app.add_option("--soak-seed", raw.gui_soak_seed, "soak test: seed of the random actions")->group("");
     app.add_option("--soak-size", raw.gui_soak_size, "soak test: window WIDTHxHEIGHT")->group("");
+    app.add_option("--soak-passes", raw.gui_soak_passes, "soak test: replay the same actions P times")->group("");
     CLI::App* info = app.add_subcommand("info", "Device, driver, clocks, measured ceilings, simulated GPUs");
     info->add_option("--sim", raw.info_sim, "describe this simulated GPU")->type_name("GPU");
     define_bench(app, raw);
@@ -836,7 +858,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
             if (const Lesson* l = find_lesson(lessons, raw.gui_lesson, &why)) cmd.gui.lesson = l->name;
             else check("--lesson: " + why);
         }
-        check(parse_soak(raw.gui_soak, raw.gui_soak_seed, raw.gui_soak_size, cmd.gui));
+        check(parse_soak(raw.gui_soak, raw.gui_soak_seed, raw.gui_soak_size, raw.gui_soak_passes, cmd.gui));
         problem = check.error;
     }
     if (!problem.empty()) {
@@ -1149,32 +1171,34 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
     // stderr, to tell a leak (in use grows with the jobs) from allocator retention.
     const bool heap_trace = std::getenv("FUSIONLAB_HEAP_TRACE") != nullptr;
     size_t jobs_done = 0;
-    for (auto w : o.workloads)
-        for (auto t : o.dtypes)
-            for (const auto& p : sweep_params(o, w, t)) {
-                std::vector<kernels::Measurement> batch = runner.run_blocking(jobs_for(o, p, backend, sim_gpu));
-                jobs_done += batch.size();
-                if (heap_trace) {
-                    const auto heap = platform::heap_stats();
-                    const auto rss = host_rss_bytes(nullptr);
-                    err << "heap trace: " << jobs_done << " jobs, in use "
-                        << (heap ? std::to_string(heap->in_use >> 10) : std::string("?")) << " KiB, held free "
-                        << (heap ? std::to_string(heap->free_held >> 10) : std::string("?")) << " KiB, rss "
-                        << (rss ? std::to_string(*rss >> 10) : std::string("?")) << " KiB\n";
-                }
-                for (auto& m : batch) {
-                    if (all.empty()) print_header(out, m, shape_width);
-                    print_measurement(out, m, o.per_kernel, shape_width);
-                    out.flush();
-                    // A refusal (the device cannot run this variant here) is an answer, not a failure.
-                    if (!m.ok && !m.refused) {
-                        ++failures;
-                        err << "fusionlab bench: " << kernels::to_string(w) << " " << m.job.variant << " "
-                            << kernels::to_string(t) << " " << shape_text(p, m.job.variant) << ": " << m.error << "\n";
+    for (int pass = 0; pass < o.repeat; ++pass)
+        for (auto w : o.workloads)
+            for (auto t : o.dtypes)
+                for (const auto& p : sweep_params(o, w, t)) {
+                    std::vector<kernels::Measurement> batch = runner.run_blocking(jobs_for(o, p, backend, sim_gpu));
+                    jobs_done += batch.size();
+                    if (heap_trace) {
+                        const auto heap = platform::heap_stats();
+                        const auto rss = host_rss_bytes(nullptr);
+                        err << "heap trace: " << jobs_done << " jobs, in use "
+                            << (heap ? std::to_string(heap->in_use >> 10) : std::string("?")) << " KiB, held free "
+                            << (heap ? std::to_string(heap->free_held >> 10) : std::string("?")) << " KiB, rss "
+                            << (rss ? std::to_string(*rss >> 10) : std::string("?")) << " KiB\n";
                     }
-                    all.push_back(std::move(m));
+                    for (auto& m : batch) {
+                        if (all.empty()) print_header(out, m, shape_width);
+                        print_measurement(out, m, o.per_kernel, shape_width);
+                        out.flush();
+                        // A refusal (the device cannot run this variant here) is an answer, not a failure.
+                        if (!m.ok && !m.refused) {
+                            ++failures;
+                            err << "fusionlab bench: " << kernels::to_string(w) << " " << m.job.variant << " "
+                                << kernels::to_string(t) << " " << shape_text(p, m.job.variant) << ": " << m.error
+                                << "\n";
+                        }
+                        all.push_back(std::move(m));
+                    }
                 }
-            }
 
     int code = failures ? kExitFailure : kExitOk;
     if (!o.csv.empty()) {

@@ -48,6 +48,9 @@ struct BenchOptions {
     // --interactive: each job as the GUI's quick live pass (app/panels_state.h kQuickReps reps, one
     // warm-up, no counters), so the wall-time column shows what a slider drag waits.
     bool interactive = false;
+    // --repeat K: the whole sweep K times in one process, in the same order (run-to-run spread,
+    // caches that stay warm, memory traced with FUSIONLAB_HEAP_TRACE across identical passes).
+    int repeat = 1;
 };
 
 // `fusionlab lessons check [FILES...]` (no files: every shipped lesson) / `lessons list`.

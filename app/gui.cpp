@@ -254,7 +254,9 @@ int run_gui(const GuiOptions& opts) {
     std::unique_ptr<SoakDriver> soak;
     if (opts.soak_seconds > 0)
         soak = std::make_unique<SoakDriver>(
-            SoakOptions{opts.soak_seconds, opts.soak_seed, opts.soak_width, opts.soak_height}, state);
+            SoakOptions{opts.soak_seconds, opts.soak_seed, opts.soak_width, opts.soak_height, 0.25, &std::cerr,
+                        opts.soak_passes},
+            state);
     if (soak) {
         // Lesson steps as a student clicks them: open the pane, pick a lesson, go next, back or jump.
         soak->lesson_step = [](AppState& s, uint64_t random) {

@@ -23,6 +23,7 @@ struct GuiOptions {
     double soak_seconds = 0;
     uint64_t soak_seed = 1;
     int soak_width = 1280, soak_height = 720;
+    int soak_passes = 1;  // > 1: the same seeded actions replayed; memory judged over the replays
 };
 
 // Opens the window and runs until closed. Without a display: prints what to do

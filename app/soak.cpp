@@ -67,22 +67,15 @@ std::string growth_text(const std::optional<int64_t>& from, const std::optional<
     return text;
 }
 
-// Seconds of the soak spent warming up (fonts at each scale, every view once, the runner's
-// backends made) before the memory baseline is taken.
-double warmup_seconds(double total) { return std::min(60.0, 0.2 * total); }
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // [SECTION] SoakDriver: setup and pacing
 // ---------------------------------------------------------------------------------------------
 SoakDriver::SoakDriver(const SoakOptions& opts, AppState& state) : opts_(opts), rng_(opts.seed) {
-    // Never touch the user's settings file; start from defaults like a first run.
-    const std::string backend = state.settings.backend;
-    state.settings = Settings{};
-    state.settings.backend = backend;
-    state.settings_path.clear();
-    state.settings_message = {};
+    opts_.passes = std::max(opts_.passes, 1);
+    report_.passes = opts_.passes;
+    reset_state(state);
     std::error_code ec;
     const fs::path dir = fs::temp_directory_path(ec) / ("fusionlab-soak-" + std::to_string(opts.seed) + "-" +
                                                         std::to_string(std::random_device{}()));
@@ -91,6 +84,42 @@ SoakDriver::SoakDriver(const SoakOptions& opts, AppState& state) : opts_(opts), 
     state.settings.export_dir = export_dir_;
     start_ = last_frame_end_ = frame_start_ = Clock::now();
     sample_memory(report_.rss_start, report_.gpu_start);
+}
+
+// Never touch the user's settings file; start from defaults like a first run (and again at the
+// start of every pass, so a replay starts where the first pass did).
+void SoakDriver::reset_state(AppState& state) const {
+    const std::string backend = state.settings.backend;
+    state.settings = Settings{};
+    state.settings.backend = backend;
+    state.settings.export_dir = export_dir_;
+    state.settings_path.clear();
+    state.settings_message = {};
+    // No lesson open, as at start (the loaded lessons stay: loading them is part of the warm-up).
+    state.lesson.open = false;
+    state.lesson.classroom = false;
+    state.lesson.lesson = -1;
+    state.lesson.step = 0;
+    state.lesson.step_applied = false;
+    state.lesson.revealed.clear();
+}
+
+// Seconds of the soak spent warming up (fonts at each scale, every view once, the runner's
+// backends made) before the memory baseline is taken: the whole first pass when there are replays.
+double SoakDriver::warmup_seconds() const {
+    if (opts_.passes > 1) return opts_.seconds / opts_.passes;
+    return std::min(60.0, 0.2 * opts_.seconds);
+}
+
+// The same seeded actions again, from the same defaults, and the memory the last pass ended with.
+void SoakDriver::start_pass(AppState& state) {
+    ++pass_;
+    if (const auto rss = host_rss_bytes(nullptr)) report_.rss_pass_end.push_back(*rss);
+    if (const auto heap = platform::heap_stats()) report_.heap_pass_end.push_back(heap->in_use);
+    rng_.seed(opts_.seed);
+    reset_state(state);
+    next_action_at_ = opts_.seconds * pass_ / opts_.passes;
+    if (opts_.progress) *opts_.progress << "soak: pass " << pass_ + 1 << " of " << opts_.passes << " starts" << std::endl;
 }
 
 SoakDriver::~SoakDriver() {
@@ -137,7 +166,7 @@ void SoakDriver::frame_finished(const AppState& state) {
     }
     // Memory: once a second for the peak, once after warm-up for the baseline.
     if (std::chrono::duration<double>(end - last_frame_end_).count() >= 1.0 || !warm_sampled_) {
-        if (!warm_sampled_ && elapsed() >= warmup_seconds(opts_.seconds)) {
+        if (!warm_sampled_ && elapsed() >= warmup_seconds()) {
             sample_memory(report_.rss_warm, report_.gpu_warm);
             if (const auto heap = platform::heap_stats()) {
                 report_.heap_in_use_warm = heap->in_use;
@@ -149,8 +178,17 @@ void SoakDriver::frame_finished(const AppState& state) {
             std::optional<int64_t> rss, gpu;
             sample_memory(rss, gpu);
             last_frame_end_ = end;
-            if (rss && elapsed() >= 60.0 * static_cast<double>(report_.rss_by_minute.size() + 1))
+            if (rss && elapsed() >= 60.0 * static_cast<double>(report_.rss_by_minute.size() + 1)) {
                 report_.rss_by_minute.push_back(*rss);
+                const auto heap = platform::heap_stats();
+                if (heap) report_.heap_by_minute.push_back(heap->in_use);
+                if (opts_.progress) {
+                    *opts_.progress << "soak: minute " << report_.rss_by_minute.size() << ": host RSS " << mib_text(rss)
+                                    << ", C heap in use " << (heap ? mib_text(heap->in_use) : std::string("n/a"))
+                                    << ", GPU memory " << mib_text(gpu) << ", jobs up to id " << report_.results_seen
+                                    << ", " << report_.actions << " actions" << std::endl;
+                }
+            }
         }
     }
 }
@@ -160,6 +198,7 @@ void SoakDriver::frame_finished(const AppState& state) {
 // ---------------------------------------------------------------------------------------------
 void SoakDriver::before_frame(AppState& state, double now) {
     const double t = elapsed();
+    if (pass_ + 1 < opts_.passes && t >= opts_.seconds * (pass_ + 1) / opts_.passes) start_pass(state);
     if (t < next_action_at_) return;
     next_action_at_ = t + std::exponential_distribution<double>(1.0 / std::max(opts_.mean_action_seconds, 1e-3))(rng_);
     ++report_.actions;
@@ -328,7 +367,10 @@ int SoakDriver::finish(std::ostream& out) {
     const SoakReport& r = report_;
     char line[256];
     out << "soak: " << (r.failures.empty() ? "PASSED" : "FAILED") << "  seed " << opts_.seed << ", "
-        << opts_.width << "x" << opts_.height << ", " << std::lround(r.seconds) << " s, " << r.frames << " frames\n";
+        << opts_.width << "x" << opts_.height << ", " << std::lround(r.seconds) << " s, " << r.frames << " frames";
+    if (r.passes > 1)
+        out << ", " << r.passes << " passes of the same actions (baseline: the end of pass 1, the warm-up)";
+    out << "\n";
     std::snprintf(line, sizeof line, "  frame time   p50 %.2f ms   p95 %.2f ms   max %.2f ms   (60 fps budget: 16.7 ms)\n",
                   r.frame_p50_ms, r.frame_p95_ms, r.frame_max_ms);
     out << line;
@@ -339,6 +381,21 @@ int SoakDriver::finish(std::ostream& out) {
     if (!r.rss_by_minute.empty()) {
         out << "  host RSS by minute ";
         for (int64_t b : r.rss_by_minute) out << " " << std::lround(double(b) / double(1 << 20));
+        out << " MiB\n";
+    }
+    if (!r.rss_pass_end.empty()) {
+        out << "  host RSS at the end of each pass ";
+        for (int64_t b : r.rss_pass_end) out << " " << std::lround(double(b) / double(1 << 20));
+        out << " " << std::lround(double(r.rss_end.value_or(0)) / double(1 << 20)) << " MiB\n";
+    }
+    if (!r.heap_pass_end.empty()) {
+        out << "  C heap at the end of each pass   ";
+        for (int64_t b : r.heap_pass_end) out << " " << std::lround(double(b) / double(1 << 20));
+        out << " " << std::lround(double(r.heap_in_use_end.value_or(0)) / double(1 << 20)) << " MiB\n";
+    }
+    if (!r.heap_by_minute.empty()) {
+        out << "  C heap by minute   ";
+        for (int64_t b : r.heap_by_minute) out << " " << std::lround(double(b) / double(1 << 20));
         out << " MiB\n";
     }
     if (r.heap_in_use_end)

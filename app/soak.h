@@ -29,6 +29,14 @@ struct SoakOptions {
     uint64_t seed = 1;           // the random actions; same seed, same sequence of actions
     int width = 1280, height = 720;
     double mean_action_seconds = 0.25;  // a busy user: about four changes a second
+    // Where a line per minute goes (RSS, C heap, GPU memory, jobs), so a run cut off before its
+    // report still says how memory moved; null: nowhere.
+    std::ostream* progress = nullptr;
+    // > 1: the run is cut into this many passes and each replays the same seeded actions from the
+    // same defaults. The first pass is the warm-up, so memory is judged over the replays: code and
+    // caches loaded on first use (cuBLAS loads a GEMM kernel the first time a shape class needs
+    // it) are in the baseline, and whatever still grows while the same actions repeat is a leak.
+    int passes = 1;
 };
 
 // What a soak measured; printed by SoakDriver::finish and checked against the thresholds.
@@ -42,6 +50,9 @@ struct SoakReport {
     std::string gpu_note;                                          // "no GPU (...)" when unavailable
     std::string gl_renderer;                                       // what drew the frames (GL_RENDERER)
     std::vector<int64_t> rss_by_minute;                            // host RSS at every whole minute
+    std::vector<int64_t> heap_by_minute;                           // C heap in use at the same moments
+    int passes = 1;
+    std::vector<int64_t> rss_pass_end, heap_pass_end;               // at the end of each pass (passes > 1)
     // The C heap (platform::heap_stats) after warm-up and at the end: in use, freed but held.
     std::optional<int64_t> heap_in_use_warm, heap_in_use_end, heap_free_warm, heap_free_end;
     uint64_t actions = 0, param_changes = 0, workload_switches = 0, view_switches = 0, variant_toggles = 0,
@@ -88,6 +99,7 @@ public:
     // Prints the report to `out` and returns the exit code (0 passed, 1 failed).
     int finish(std::ostream& out);
     const SoakReport& report() const { return report_; }
+    int pass() const { return pass_; }  // the pass being run, from 0
 
     // Lesson steps: set once lessons exist (app/lesson.h); called for about one action in ten
     // with a random number the step choice can use. Until then the soak skips lesson steps.
@@ -96,6 +108,9 @@ public:
 private:
     using Clock = std::chrono::steady_clock;
     double elapsed() const;
+    double warmup_seconds() const;
+    void start_pass(AppState& state);
+    void reset_state(AppState& state) const;
     void sample_memory(std::optional<int64_t>& rss, std::optional<int64_t>& gpu);
     void change_param(AppState& state);
     void switch_workload(AppState& state);
@@ -110,6 +125,7 @@ private:
     std::mt19937_64 rng_;
     Clock::time_point start_, frame_start_, last_frame_end_;
     double next_action_at_ = 0;
+    int pass_ = 0;  // the pass being run, from 0
     bool warm_sampled_ = false;
     std::string export_dir_;
     std::string last_export_message_;

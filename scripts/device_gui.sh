@@ -3,7 +3,9 @@
 # Xvfb on :99, frames drawn by the NVIDIA driver through GLX (__GLX_VENDOR_LIBRARY_NAME=nvidia;
 # Mesa's llvmpipe when that fails), the real GPU backend. Output under $OUT (default device-out).
 #   bash scripts/device_gui.sh lessons          every lesson's bundle, measured on the GPU (bundles.tgz)
-#   bash scripts/device_gui.sh soak [SECONDS]   the soak (default 600) in its own session, so it can
+#   bash scripts/device_gui.sh soak [SECONDS] [PASSES]
+#                                               the soak (default 600 s, 1 pass; 2 passes replay the
+#                                               same actions, memory judged over the replay) in its own session, so it can
 #                                               outlive a 10-minute call: the call waits up to 570 s and
 #                                               `bash scripts/device_gui.sh collect` in the next call
 #                                               prints the report (the machine must still be warm)
@@ -52,11 +54,11 @@ case "$mode" in
     done
     tar czf "$OUT/bundles.tgz" -C /tmp bundles ;;
   soak)
-    seconds=${1:-600}
+    seconds=${1:-600} passes=${2:-1}
     rm -rf /tmp/soak; mkdir -p /tmp/soak
-    (cd /tmp/soak && setsid bash -c "timeout $((seconds + 120)) $F --soak $seconds --soak-seed 7 --soak-size 1280x720 > /tmp/soak/soak.txt 2>&1; echo rc=\$? >> /tmp/soak/soak.txt" < /dev/null > /dev/null 2>&1 &)
+    (cd /tmp/soak && setsid bash -c "timeout $((seconds + 120)) $F --soak $seconds --soak-passes $passes --soak-seed 7 --soak-size 1280x720 > /tmp/soak/soak.txt 2>&1; echo rc=\$? >> /tmp/soak/soak.txt" < /dev/null > /dev/null 2>&1 &)
     while [ $SECONDS -lt 570 ]; do grep -q "^rc=" /tmp/soak/soak.txt 2>/dev/null && break; sleep 5; done
     cp /tmp/soak/soak.txt "$OUT/" 2>/dev/null; cat /tmp/soak/soak.txt ;;
   shot) $F shot "$@" ;;
-  *) echo "usage: $0 lessons | soak [SECONDS] | collect | shot ARGS..." >&2; exit 2 ;;
+  *) echo "usage: $0 lessons | soak [SECONDS] [PASSES] | collect | shot ARGS..." >&2; exit 2 ;;
 esac

@@ -177,5 +177,6 @@ fl_cli_test(total_size_too_large CODE 2 ARGS bench --sim H100 --rows 131072 --hi
 fl_cli_test(shot_out_unwritable CODE 2 ARGS shot --sim H100 --out /nonexistent/dir/x.png STDERR "--out: ")
 fl_cli_test(soak_not_a_number CODE 2 ARGS --soak abc STDERR "--soak 'abc' is not a whole number \\(legal: 1\\.\\.86400 seconds\\)")
 fl_cli_test(soak_out_of_range CODE 2 ARGS --soak 0 STDERR "--soak '0' is out of range")
-fl_cli_test(soak_seed_without_soak CODE 2 ARGS --soak-seed 3 STDERR "--soak-seed and --soak-size need --soak SECONDS")
+fl_cli_test(soak_seed_without_soak CODE 2 ARGS --soak-seed 3 STDERR "--soak-seed, --soak-size and --soak-passes need --soak SECONDS")
+fl_cli_test(soak_passes_out_of_range CODE 2 ARGS --soak 5 --soak-passes 11 STDERR "--soak-passes '11' is out of range \\(legal: 1\\.\\.10\\)")
 fl_cli_test(soak_bad_size CODE 2 ARGS --soak 5 --soak-size 10x10 STDERR "--soak-size '10x10' is out of range")

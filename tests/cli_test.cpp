@@ -128,6 +128,9 @@ TEST_CASE("cli: bad bench input exits 2 with one line naming the option and the 
         {{"bench", "--workload", "attention", "--heads", "64", "--N", "65536", "--d", "128", "--heads", "4096"},
          "too large"},
         {{"bench", "--reps", "many"}, "--reps 'many' is not a whole number"},
+        {{"bench", "--repeat", "0"}, "--repeat '0' is out of range (legal: 1..100)"},
+        {{"bench", "--repeat", "two"}, "--repeat 'two' is not a whole number"},
+        {{"--soak", "5", "--soak-passes", "0"}, "--soak-passes '0' is out of range (legal: 1..10)"},
         {{"bench", "--csv", "/nonexistent/dir/x.csv"}, "--csv: cannot write /nonexistent/dir/x.csv"},
         {{"bench", "--bogus"}, "--bogus"},
         {{"shot", "--size", "12x"}, "--size '12x' is not a size"},
@@ -226,4 +229,28 @@ TEST_CASE("cli: a sweep too long to run is refused before it is built", "[cli][f
     const auto q = parse({"bench", "--sim", "H100", "--workload", "chain", "--rows", rows, "--hidden",
                           hidden.substr(0, hidden.find(",1201"))});
     CHECK(q.cmd.exit_code == -1);
+}
+
+TEST_CASE("cli: bench --repeat runs the whole sweep again, in the same order", "[cli]") {
+    const auto p = parse({"bench", "--sim", "H100", "--workload", "bias_gelu", "--variant", "fused", "--rows", "64,128",
+                          "--hidden", "256", "--repeat", "3"});
+    REQUIRE(p.cmd.exit_code == -1);
+    CHECK(p.cmd.bench.repeat == 3);
+    CHECK(parse({"bench"}).cmd.bench.repeat == 1);
+    std::ostringstream out, err;
+    REQUIRE(app::cli::run_command(p.cmd, out, err) == 0);
+    // Two parameter sets x 3 passes: rows 64, 128, 64, 128, 64, 128.
+    std::vector<std::string> rows;
+    std::istringstream lines(out.str());
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("bias_gelu", 0) == 0) rows.push_back(line.find(" 64 x 256") != std::string::npos ? "64" : "128");
+    CHECK(rows == std::vector<std::string>{"64", "128", "64", "128", "64", "128"});
+}
+
+TEST_CASE("cli: --soak-passes needs --soak and sets the replays", "[cli]") {
+    const auto p = parse({"--soak", "60", "--soak-passes", "2"});
+    REQUIRE(p.cmd.exit_code == -1);
+    CHECK(p.cmd.gui.soak_passes == 2);
+    CHECK(parse({"--soak", "60"}).cmd.gui.soak_passes == 1);
+    CHECK_THAT(parse({"--soak-passes", "2"}).err, Catch::Contains("need --soak SECONDS"));
 }
