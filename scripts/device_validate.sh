@@ -3,7 +3,7 @@
 # tables of kernels/PERF.md and the PyTorch anchors, in one call so the numbers sit side by side.
 # Writes logs under $OUT (or ./device-out).
 set -o pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 OUT=${OUT:-device-out}; mkdir -p "$OUT"
 export LD_LIBRARY_PATH=$PWD/.device/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
