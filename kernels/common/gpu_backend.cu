@@ -19,6 +19,7 @@
 #include "kernels/common/gpu_elementwise.cuh"
 #include "kernels/common/gpu_memory.cuh"
 #include "kernels/common/gpu_testing.h"
+#include "kernels/common/output_check.h"
 #include "kernels/common/kernel_trace.cuh"
 #include "kernels/common/timeline.h"
 #include "kernels/common/sanitizer_run.h"
@@ -455,23 +456,6 @@ CheckResult check_skip(const std::string& variant, const skip::SkipParams& p, co
                         " sampled (first, last, evenly spaced rows of the first, middle and last heads)") +
              " vs the float64 CPU reference; all of " + what + " scanned for unwritten (poisoned) or non-finite elements";
     return r;
-}
-
-double tolerance(DType t) {
-    // fp32: the only differences from float64 are fp32 rounding in the math (erff, rsqrtf: a few ulp).
-    // fp16/bf16: the output itself is rounded to 8..11 significant bits (unfused: every intermediate too).
-    return t == DType::f32 ? 1e-5 : 1e-2;
-}
-
-// The absolute error that still passes when the relative one does not: a tiny output (a single
-// element, or one that cancels to near zero) of O(1) operands carries their rounding. Unfused
-// chain bf16 rounds four intermediates (h1, h2, h3, out), each by up to half an ulp of a value up
-// to 2 (2^-8 in bf16, 2^-11 in fp16); on an H100, rows = hidden = 1 gave 0.0033 (0.024 relative,
-// the residual add cancelling). fp32 keeps tolerance/10: its math differs from float64 by a few
-// fp32 ulps of O(1) values, far below that.
-double abs_tolerance(DType t) {
-    const double half_ulp_of_2 = t == DType::bf16 ? 0x1p-8 : t == DType::f16 ? 0x1p-11 : 0x1p-24;
-    return std::max(tolerance(t) / 10, 4 * half_ulp_of_2);
 }
 
 // =============================================================================================
@@ -972,11 +956,11 @@ private:
                                      " output elements are unwritten (still poisoned) or not finite");
         // Relative L2 is the criterion; a tiny output (a few elements) can cancel to near zero while
         // its O(1) operands carry O(1)-scaled rounding, so a small absolute error also passes.
-        if (!(c.rel_l2 <= tolerance(t) || c.max_abs <= abs_tolerance(t)))
+        if (!output_matches(t, c.rel_l2, c.max_abs))
             throw std::runtime_error("output differs from the CPU reference: relative L2 error " +
-                                     std::to_string(c.rel_l2) + " > tolerance " + std::to_string(tolerance(t)) +
+                                     std::to_string(c.rel_l2) + " > tolerance " + std::to_string(relative_tolerance(t)) +
                                      " for " + to_string(t) + " (max abs error " + std::to_string(c.max_abs) +
-                                     " > " + std::to_string(abs_tolerance(t)) + ")");
+                                     " > " + std::to_string(absolute_tolerance(t)) + ")");
     }
 
     // One more run of the variant under the hardware counters, after the timed reps (the profiler
