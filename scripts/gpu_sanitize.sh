@@ -22,7 +22,7 @@
 #          hardware counters (the bench prints that its times are not measurements).
 #          Workloads added later are swept too (--workload all, --variant all).
 # Prints a table (tool, target, errors, warnings, seconds, result), writes each run's log under
-# $OUT (default ./device-out/sanitize) and exits:
+# $OUT (default ./device-out/sanitize), all of them also in $OUT.tgz, and exits:
 #   0 every run finished with 0 errors   1 a run found errors (or the program failed under it)
 #   2 bad usage                           3 no errors found, but some run did not finish
 #                                           (timeout, missing binary, no GPU)
@@ -309,4 +309,6 @@ done
     3) echo "RESULT: no errors found, but not every run finished (see above)" ;;
   esac
 } | tee "$OUT/summary.txt"
+# One archive beside the folder: the device tool brings back a limited number of files per call.
+tar czf "$OUT.tgz" -C "$(dirname "$OUT")" "$(basename "$OUT")" 2>/dev/null && echo "logs: $OUT.tgz"
 exit "$WORST"
