@@ -289,13 +289,22 @@ std::string parse_param_value(const std::string& option, const std::string& text
     return "";
 }
 
-std::string parse_reps(const std::string& option, const std::string& text, int& out) {
-    const std::string legal = std::to_string(kernels::kMinReps) + ".." + std::to_string(kernels::kMaxReps);
+// A whole number in lo..hi; `unit` follows the range in the message ("1..86400 seconds").
+std::string parse_whole_in_range(const std::string& option, const std::string& text, int64_t lo, int64_t hi,
+                                 int64_t& out, const std::string& unit = "") {
+    const std::string legal = std::to_string(lo) + ".." + std::to_string(hi) + (unit.empty() ? "" : " " + unit);
     int64_t value = 0;
     if (!parse_whole(text, value)) return bad_value(option, text, "is not a whole number", legal);
-    if (value < kernels::kMinReps || value > kernels::kMaxReps) return bad_value(option, text, "is out of range", legal);
-    out = static_cast<int>(value);
+    if (value < lo || value > hi) return bad_value(option, text, "is out of range", legal);
+    out = value;
     return "";
+}
+
+std::string parse_reps(const std::string& option, const std::string& text, int& out) {
+    int64_t value = 0;
+    std::string why = parse_whole_in_range(option, text, kernels::kMinReps, kernels::kMaxReps, value);
+    if (why.empty()) out = static_cast<int>(value);
+    return why;
 }
 
 // A comma list of names of one enum (workloads, dtypes), with "all" for every value when allowed.
@@ -388,8 +397,7 @@ std::string parse_soak(const std::string& seconds, const std::string& seed, cons
         return "";
     }
     int64_t whole = 0;
-    if (!parse_whole(seconds, whole)) return bad_value("--soak", seconds, "is not a whole number", "1..86400 seconds");
-    if (whole < 1 || whole > 86400) return bad_value("--soak", seconds, "is out of range", "1..86400 seconds");
+    if (std::string why = parse_whole_in_range("--soak", seconds, 1, 86400, whole, "seconds"); !why.empty()) return why;
     o.soak_seconds = double(whole);
     if (!seed.empty()) {
         uint64_t value = 0;
@@ -398,8 +406,7 @@ std::string parse_soak(const std::string& seconds, const std::string& seed, cons
     }
     if (!passes.empty()) {
         int64_t value = 0;
-        if (!parse_whole(passes, value)) return bad_value("--soak-passes", passes, "is not a whole number", "1..10");
-        if (value < 1 || value > 10) return bad_value("--soak-passes", passes, "is out of range", "1..10");
+        if (std::string why = parse_whole_in_range("--soak-passes", passes, 1, 10, value); !why.empty()) return why;
         o.soak_passes = static_cast<int>(value);
     }
     if (!size.empty()) return parse_size("--soak-size", size, o.soak_width, o.soak_height);
@@ -526,12 +533,8 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     o.interactive = b.interactive;
     if (!b.repeat.empty()) {
         int64_t value = 0;
-        if (!parse_whole(b.repeat, value))
-            check(bad_value("--repeat", b.repeat, "is not a whole number", "1..100"));
-        else if (value < 1 || value > 100)
-            check(bad_value("--repeat", b.repeat, "is out of range", "1..100"));
-        else
-            o.repeat = static_cast<int>(value);
+        if (std::string why = parse_whole_in_range("--repeat", b.repeat, 1, 100, value); !why.empty()) check(why);
+        else o.repeat = static_cast<int>(value);
     }
     if (!check.error.empty()) return check.error;
 
