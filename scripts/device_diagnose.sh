@@ -19,19 +19,8 @@
 set -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 OUT=${OUT:-device-out}; mkdir -p "$OUT"
-G=/tmp/gx
-if [ ! -x $G/bin/fusionlab ]; then
-  mkdir -p $G
-  if ! tar xJf .gx/gx.tar.xz -C $G; then echo "cannot unpack .gx/gx.tar.xz (carry .gx)"; exit 2; fi
-fi
-[ -e /usr/bin/xkbcomp ] || cp $G/bin/xkbcomp /usr/bin/xkbcomp
-[ -d /usr/share/X11/xkb ] || { mkdir -p /usr/share/X11; cp -r $G/xkb /usr/share/X11/xkb; }
-mkdir -p /usr/share/fonts/opentype/inter /usr/share/fonts/truetype/dejavu
-for f in "$G"/fonts/inter/*; do [ -e "/usr/share/fonts/opentype/inter/${f##*/}" ] || cp "$f" /usr/share/fonts/opentype/inter/; done
-for f in "$G"/fonts/dejavu/*; do [ -e "/usr/share/fonts/truetype/dejavu/${f##*/}" ] || cp "$f" /usr/share/fonts/truetype/dejavu/; done
-export LD_LIBRARY_PATH=$G/lib:/usr/local/nvidia/lib64:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64
-export LIBGL_DRIVERS_PATH=$G/lib/dri FUSIONLAB_LESSONS=$PWD/lessons
-F=$G/bin/fusionlab
+# shellcheck source=scripts/device_gui_env.sh
+source scripts/device_gui_env.sh || exit 2
 seconds=${SOAK_SECONDS:-300}
 
 soak() {  # soak NAME DISPLAY MODULE_LOADING [fusionlab options]

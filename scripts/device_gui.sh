@@ -16,25 +16,15 @@
 set -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 OUT=${OUT:-device-out}; mkdir -p "$OUT"
-G=/tmp/gx
 mode=${1:-lessons}; shift || true
 if [ "$mode" = collect ]; then
   for _ in $(seq 1 110); do grep -q "^rc=" /tmp/soak/soak.txt 2>/dev/null && break; sleep 5; done
   tee "$OUT/soak.txt" < /tmp/soak/soak.txt; exit 0
 fi
-if [ ! -x $G/bin/fusionlab ]; then
-  mkdir -p $G
-  if ! tar xJf .gx/gx.tar.xz -C $G; then echo "device_gui: cannot unpack .gx/gx.tar.xz (carry .gx)"; exit 2; fi
-fi
-[ -e /usr/bin/xkbcomp ] || cp $G/bin/xkbcomp /usr/bin/xkbcomp
-[ -d /usr/share/X11/xkb ] || { mkdir -p /usr/share/X11; cp -r $G/xkb /usr/share/X11/xkb; }
-mkdir -p /usr/share/fonts/opentype/inter /usr/share/fonts/truetype/dejavu
-for f in "$G"/fonts/inter/*; do [ -e "/usr/share/fonts/opentype/inter/${f##*/}" ] || cp "$f" /usr/share/fonts/opentype/inter/; done
-for f in "$G"/fonts/dejavu/*; do [ -e "/usr/share/fonts/truetype/dejavu/${f##*/}" ] || cp "$f" /usr/share/fonts/truetype/dejavu/; done
-export LD_LIBRARY_PATH=$G/lib:/usr/local/nvidia/lib64:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64
-export LIBGL_DRIVERS_PATH=$G/lib/dri FUSIONLAB_LESSONS=$PWD/lessons DISPLAY=:99
+# shellcheck source=scripts/device_gui_env.sh
+source scripts/device_gui_env.sh || exit 2
+export DISPLAY=:99
 pgrep -x Xvfb > /dev/null || { setsid $G/bin/Xvfb :99 -screen 0 1920x1080x24 -nolisten tcp > /tmp/xvfb.log 2>&1 < /dev/null & sleep 3; }
-F=$G/bin/fusionlab
 for vendor in nvidia mesa; do
   if __GLX_VENDOR_LIBRARY_NAME=$vendor FUSIONLAB_PRINT_GL=1 timeout 120 $F shot --out "$OUT/main.png" > /tmp/gl.txt 2>&1; then
     export __GLX_VENDOR_LIBRARY_NAME=$vendor; break

@@ -38,5 +38,4 @@ cp /usr/share/fonts/opentype/inter/Inter-Regular.otf /usr/share/fonts/opentype/i
 cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf "$stage/fonts/dejavu/"
 mkdir -p .gx
 tar cf - -C "$stage" . | xz -T0 -6 > .gx/gx.tar.xz
-cp scripts/device_gui.sh .gx/ 2>/dev/null || true
 du -h .gx/gx.tar.xz
