@@ -67,6 +67,16 @@ std::string growth_text(const std::optional<int64_t>& from, const std::optional<
     return text;
 }
 
+// "label 962 912 1034 MiB": whole MiB, then `last` (the end of the run) when given; nothing when empty.
+void print_mib_list(std::ostream& out, const char* label, const std::vector<int64_t>& bytes,
+                    const std::optional<int64_t>& last = std::nullopt) {
+    if (bytes.empty()) return;
+    out << label;
+    for (int64_t b : bytes) out << " " << std::lround(double(b) / double(1 << 20));
+    if (last) out << " " << std::lround(double(*last) / double(1 << 20));
+    out << " MiB\n";
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -378,26 +388,10 @@ int SoakDriver::finish(std::ostream& out) {
     out << "  host RSS     start " << mib_text(r.rss_start) << "   after warm-up " << mib_text(r.rss_warm) << "   end "
         << mib_text(r.rss_end) << "   peak " << mib_text(r.rss_peak) << "   growth after warm-up "
         << growth_text(r.rss_warm, r.rss_end) << (r.rss_note.empty() ? "" : "  (" + r.rss_note + ")") << "\n";
-    if (!r.rss_by_minute.empty()) {
-        out << "  host RSS by minute ";
-        for (int64_t b : r.rss_by_minute) out << " " << std::lround(double(b) / double(1 << 20));
-        out << " MiB\n";
-    }
-    if (!r.rss_pass_end.empty()) {
-        out << "  host RSS at the end of each pass ";
-        for (int64_t b : r.rss_pass_end) out << " " << std::lround(double(b) / double(1 << 20));
-        out << " " << std::lround(double(r.rss_end.value_or(0)) / double(1 << 20)) << " MiB\n";
-    }
-    if (!r.heap_pass_end.empty()) {
-        out << "  C heap at the end of each pass   ";
-        for (int64_t b : r.heap_pass_end) out << " " << std::lround(double(b) / double(1 << 20));
-        out << " " << std::lround(double(r.heap_in_use_end.value_or(0)) / double(1 << 20)) << " MiB\n";
-    }
-    if (!r.heap_by_minute.empty()) {
-        out << "  C heap by minute   ";
-        for (int64_t b : r.heap_by_minute) out << " " << std::lround(double(b) / double(1 << 20));
-        out << " MiB\n";
-    }
+    print_mib_list(out, "  host RSS by minute ", r.rss_by_minute);
+    print_mib_list(out, "  host RSS at the end of each pass ", r.rss_pass_end, r.rss_end);
+    print_mib_list(out, "  C heap at the end of each pass   ", r.heap_pass_end, r.heap_in_use_end);
+    print_mib_list(out, "  C heap by minute   ", r.heap_by_minute);
     if (r.heap_in_use_end)
         out << "  C heap       in use " << mib_text(r.heap_in_use_warm) << " after warm-up, " << mib_text(r.heap_in_use_end)
             << " at the end; freed but held by malloc " << mib_text(r.heap_free_warm) << ", "

@@ -148,30 +148,18 @@ uint64_t MemoryPlayer::read_after(size_t step, size_t tensor) const {
 uint64_t MemoryPlayer::written_after(size_t step, size_t tensor) const {
     return written_[std::min(step, step_count()) * tensors_.size() + tensor];
 }
-uint64_t MemoryPlayer::total_read_after(size_t step) const {
+// Over the HBM tensors (local = false) or the register spills (local = true).
+uint64_t MemoryPlayer::sum_after(const std::vector<uint64_t>& sums, size_t step, bool local) const {
+    const size_t row = std::min(step, step_count()) * tensors_.size();
     uint64_t sum = 0;
     for (size_t t = 0; t < tensors_.size(); ++t)
-        if (!tensors_[t].local) sum += read_after(step, t);
+        if (tensors_[t].local == local) sum += sums[row + t];
     return sum;
 }
-uint64_t MemoryPlayer::total_written_after(size_t step) const {
-    uint64_t sum = 0;
-    for (size_t t = 0; t < tensors_.size(); ++t)
-        if (!tensors_[t].local) sum += written_after(step, t);
-    return sum;
-}
-uint64_t MemoryPlayer::local_read_after(size_t step) const {
-    uint64_t sum = 0;
-    for (size_t t = 0; t < tensors_.size(); ++t)
-        if (tensors_[t].local) sum += read_after(step, t);
-    return sum;
-}
-uint64_t MemoryPlayer::local_written_after(size_t step) const {
-    uint64_t sum = 0;
-    for (size_t t = 0; t < tensors_.size(); ++t)
-        if (tensors_[t].local) sum += written_after(step, t);
-    return sum;
-}
+uint64_t MemoryPlayer::total_read_after(size_t step) const { return sum_after(read_, step, false); }
+uint64_t MemoryPlayer::total_written_after(size_t step) const { return sum_after(written_, step, false); }
+uint64_t MemoryPlayer::local_read_after(size_t step) const { return sum_after(read_, step, true); }
+uint64_t MemoryPlayer::local_written_after(size_t step) const { return sum_after(written_, step, true); }
 double MemoryPlayer::flops_after(size_t step) const { return flops_[std::min(step, step_count())]; }
 
 uint64_t MemoryPlayer::detail_offset_before(size_t step, size_t tensor) const {

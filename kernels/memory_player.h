@@ -91,6 +91,7 @@ public:
 private:
     void build_tensors();
     void build_prefix_sums();
+    uint64_t sum_after(const std::vector<uint64_t>& sums, size_t step, bool local) const;
 
     std::string variant_;
     Params params_;
