@@ -62,6 +62,7 @@ using kernels::gpu::DeviceMemory;
 using kernels::gpu::from_float;
 using kernels::gpu::Stream;
 using kernels::gpu::to_float;
+using kernels::gpu::with_type;
 using kernels::gpu::check_launch;
 
 namespace {
@@ -120,15 +121,6 @@ template <bool kMax> __device__ float block_reduce(float v, float* scratch) {
         v = kMax ? fmaxf(v, w) : v + w;
     }
     return v;
-}
-
-// Calls f(T{}) with T the element type of t.
-template <typename F> void with_type(DType t, F&& f) {
-    switch (t) {
-    case DType::f32: f(float{}); return;
-    case DType::f16: f(__half{}); return;
-    case DType::bf16: f(__nv_bfloat16{}); return;
-    }
 }
 
 // =============================================================================================

@@ -658,11 +658,7 @@ RegisterUse row_kernel_attributes(const std::string& kernel_name, const Params& 
         else if (kernel_name == "fused_chain_spill") f = row_kernel_function<T, true, true>(p, true);
         else throw std::invalid_argument("'" + kernel_name + "' is not a row kernel");
     };
-    switch (p.dtype) {
-    case DType::f32: pick(float{}); break;
-    case DType::f16: pick(__half{}); break;
-    case DType::bf16: pick(__nv_bfloat16{}); break;
-    }
+    with_type(p.dtype, pick);
     cudaFuncAttributes attr{};
     check(cudaFuncGetAttributes(&attr, f), "cudaFuncGetAttributes(" + kernel_name + ")");
     RegisterUse r;

@@ -44,6 +44,7 @@ using attention::gpu::SkipCoefficients;
 using attention::gpu::SkipEpilogue;
 using kernels::gpu::check;
 using kernels::gpu::check_launch;
+using kernels::gpu::with_type;
 using kernels::gpu::DeviceMemory;
 using kernels::gpu::from_float;
 using kernels::gpu::Stream;
@@ -62,14 +63,6 @@ template <typename T> __global__ void fill_kernel(T* dst, uint64_t n, uint64_t s
     for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
         dst[i] = from_float<T>(input_value(seed, id, i));
-}
-
-template <typename F> void with_type(DType t, F&& f) {
-    switch (t) {
-    case DType::f32: f(float{}); return;
-    case DType::f16: f(__half{}); return;
-    case DType::bf16: f(__nv_bfloat16{}); return;
-    }
 }
 
 // =============================================================================================
