@@ -48,21 +48,21 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
             m.formula = "stack frame x resident threads per SM x SMs = " + std::to_string(h.stack_bytes_per_thread) +
                         " B x " + std::to_string(resident) + " x " + std::to_string(device.sm_count) +
                         ": the local memory the GPU reserves for this kernel (" + h.formula + ")";
-            d.local_read += m.read;
-            d.local_written += m.written;
-            d.local_total += h.total_read + h.total_written;
         }
         if (m.bytes) {
             const uint64_t at = player.detail_offset_before(step, t) % m.bytes;
             m.tile_at = static_cast<float>(static_cast<double>(at) / static_cast<double>(m.bytes));
         }
         d.tensors.push_back(m);
-        if (h.local) continue;
-        d.read += m.read;
-        d.written += m.written;
-        d.total_read += h.total_read;
-        d.total_written += h.total_written;
     }
+    const size_t last = player.step_count();
+    d.read = player.total_read_after(step);
+    d.written = player.total_written_after(step);
+    d.total_read = player.total_read_after(last);
+    d.total_written = player.total_written_after(last);
+    d.local_read = player.local_read_after(step);
+    d.local_written = player.local_written_after(step);
+    d.local_total = player.local_read_after(last) + player.local_written_after(last);
     const kernels::TileEvent* current = player.current_event(step);
     const size_t current_kernel = current ? static_cast<size_t>(current->kernel) : 0;
     if (current_kernel < player.schedule().kernels.size()) {
@@ -573,15 +573,14 @@ void draw_registers(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData
         for (const MemSramPart& p : d.sram) s += (s == "registers" ? ": " : ", ") + p.name + " " + bytes_text(p.bytes);
     else if (d.on_chip == kernels::OnChip::shared_memory)
         s += ": each thread's slice of Sij, Oi";
+    ImU32 text_col = pen.c.text;
     if (spills) {
         const ImU32 col = spills_out ? overflow_color(pen.theme) : accent(pen.theme);
         pen.draw->AddRect(min, max, col, 0, 0, std::max(2.0f, pen.em * 0.15f));
-        pen.text_fit(ImVec2(min.x + pen.em * 0.3f, center(min, max).y - pen.em * 0.5f),
-                     pen.theme == Theme::dark || spills_out ? col : pen.c.text, s, max.x - min.x - pen.em * 0.6f);
-    } else {
-        pen.text_fit(ImVec2(min.x + pen.em * 0.3f, center(min, max).y - pen.em * 0.5f), pen.c.text, s,
-                     max.x - min.x - pen.em * 0.6f);
+        if (pen.theme == Theme::dark || spills_out) text_col = col;
     }
+    pen.text_fit(ImVec2(min.x + pen.em * 0.3f, center(min, max).y - pen.em * 0.5f), text_col, s,
+                 max.x - min.x - pen.em * 0.6f);
     std::string tip = "Registers: the fastest storage, private to each thread.";
     if (spills)
         tip += "\n\n" + std::to_string(d.registers) + " registers per thread are too few for what this kernel holds: "
