@@ -76,6 +76,23 @@ kernels::Measurement fake_measurement(const kernels::Params& p, const std::strin
     return m;
 }
 
+// A chain of rows x hidden in bf16, and a simulated H100 by name (the tests add what they need).
+kernels::Params chain_bf16(int64_t rows, int64_t hidden) {
+    kernels::Params p;
+    p.workload = kernels::Workload::chain;
+    p.rows = rows;
+    p.hidden = hidden;
+    p.dtype = kernels::DType::bf16;
+    return p;
+}
+
+kernels::DeviceInfo simulated_h100() {
+    kernels::DeviceInfo device;
+    device.name = "H100 (simulated)";
+    device.simulated = true;
+    return device;
+}
+
 }  // namespace
 
 TEST_CASE("a valid lesson parses with its title, steps, state and prose", "[lesson]") {
@@ -215,14 +232,8 @@ TEST_CASE("an unreadable lesson file gives an error, not a crash", "[lesson]") {
 }
 
 TEST_CASE("live expressions show modeled, measured, pending and unavailable values", "[lesson]") {
-    kernels::Params p;
-    p.workload = kernels::Workload::chain;
-    p.rows = 512;
-    p.hidden = 768;
-    p.dtype = kernels::DType::bf16;
-    kernels::DeviceInfo device;
-    device.name = "H100 (simulated)";
-    device.simulated = true;
+    const kernels::Params p = chain_bf16(512, 768);
+    kernels::DeviceInfo device = simulated_h100();
     device.peak_bw_gbps = 3350;
     device.peak_tensor_tflops = 990;
     std::vector<kernels::Measurement> results;
@@ -282,14 +293,8 @@ TEST_CASE("live expressions show modeled, measured, pending and unavailable valu
 }
 
 TEST_CASE("spill expressions come from ptxas's table and the device's L1", "[lesson]") {
-    kernels::Params p;
-    p.workload = kernels::Workload::chain;
-    p.rows = 8192;
-    p.hidden = 8192;
-    p.dtype = kernels::DType::bf16;
-    kernels::DeviceInfo h100;
-    h100.name = "H100 (simulated)";
-    h100.simulated = true;
+    const kernels::Params p = chain_bf16(8192, 8192);
+    kernels::DeviceInfo h100 = simulated_h100();
     h100.cc_major = 9;
     ExprContext ctx;
     ctx.params = p;
@@ -301,9 +306,8 @@ TEST_CASE("spill expressions come from ptxas's table and the device's L1", "[les
     const kernels::RegisterUse fused = kernels::elementwise::row_kernel_registers("fused_chain", p);
     CHECK(eval("model.registers", {"fused_spill"}).text == std::to_string(spill.registers));
     CHECK(eval("model.registers", {"fused"}).text == std::to_string(fused.registers));
-    CHECK(eval("model.spill_bytes", {"fused_spill"}).text ==
-          kernels::format_bytes(static_cast<double>(kernels::model("fused_spill", p).local_bytes())));
     const kernels::Model m = kernels::model("fused_spill", p);
+    CHECK(eval("model.spill_bytes", {"fused_spill"}).text == kernels::format_bytes(static_cast<double>(m.local_bytes())));
     char share[16];
     std::snprintf(share, sizeof share, "%.0f %%", 100.0 * kernels::spill_estimate(m.kernels[0], h100).beyond_l1);
     CHECK(eval("model.spill_past_l1", {"fused_spill"}).text == share);
