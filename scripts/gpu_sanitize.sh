@@ -11,11 +11,15 @@
 #          backend does not measure ceilings when FUSIONLAB_SANITIZER_RUN is set).
 #          racecheck, the slow one, also leaves out "longer sequences*" (N = 1030..4097): the
 #          shared-memory code paths are the same as at N = 100..257, which it does run.
-#          racecheck checks our kernels only: cuBLAS's (naive attention's GEMMs, named nvjet_*,
-#          *gemm*, *xmma*, cutlass*) are excluded with --kernel-name-exclude. On an H100 racecheck
-#          reported "potential WAR hazards" inside cuBLAS's nvjet kernels (same value written as
-#          read), thousands of them, each with a host backtrace, and the run never got past the
-#          first test case; that code is NVIDIA's, not ours to fix or to judge.
+#          racecheck instruments every kernel, cuBLAS's included, and judges ours: hazards it
+#          reports inside cuBLAS's kernels (naive attention's GEMMs, named nvjet_*, *gemm*, *xmma*,
+#          cutlass*) are counted apart and do not fail the run. On an H100 (CUDA 13.0, cuBLAS 13)
+#          it reports "potential WAR hazards" in cuBLAS's nvjet kernels, every one writing the value
+#          already there: NVIDIA's code, not ours to fix or to judge. They cannot be left out with
+#          --kernel-name-exclude: with an nvjet kernel excluded (not instrumented) the tool stops
+#          with "Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception" and
+#          the context dies (cudaErrorIllegalAddress), whichever of our kernels are instrumented;
+#          memcheck on the same run is clean. Backtraces are off so thousands of them stay fast.
 #   bench  `fusionlab bench` sweeps: every workload and variant, ragged rows/hidden/N/d, every
 #          Br x Bc of flash, causal and not, every dtype; with FUSIONLAB_SANITIZER_RUN=1 so a job
 #          runs its kernels 1 warm-up + --reps times instead of the 20-rep minimum, and no
@@ -169,7 +173,7 @@ bench_sweeps() {  # for tool $1
 tool_flags() {
   case "$1" in
     memcheck) echo "--tool memcheck --leak-check full" ;;
-    racecheck) echo "--tool racecheck --racecheck-report all --kernel-name-exclude kns=nvjet --kernel-name-exclude kns=gemm --kernel-name-exclude kns=xmma --kernel-name-exclude kns=cutlass" ;;
+    racecheck) echo "--tool racecheck --racecheck-report all --show-backtrace no" ;;
     initcheck) echo "--tool initcheck" ;;
     synccheck) echo "--tool synccheck" ;;
   esac
@@ -192,6 +196,15 @@ count_errors() {
     grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ error' "$1" | grep -Eo '\([0-9]+' | tr -d '('; } |
     awk '{s += $1} END {print s + 0}'
 }
+# racecheck errors whose kernel is cuBLAS's (nvjet*, *gemm*, *xmma*, cutlass*): a hazard block
+# names its kernel on the line after "hazard detected", a race report on its own line.
+count_cublas_errors() {
+  awk '/hazard detected/ { pending = 1; next }
+       pending && / at / { pending = 0; k = $0; sub(/.* at /, "", k); sub(/\+0x.*/, "", k); tally(k); next }
+       /Race reported between/ { k = $0; sub(/.* access at /, "", k); sub(/\+0x.*/, "", k); sub(/ .*/, "", k); tally(k) }
+       function tally(k) { if (k ~ /^nvjet|gemm|xmma|^cutlass/) n++ }
+       END { print n + 0 }' "$1"
+}
 count_summaries() { grep -cE '(ERROR|RACECHECK) SUMMARY:' "$1"; }
 count_warnings() { grep -Eo '[0-9]+ warnings?\)' "$1" | awk '{s += $1} END {print s + 0}'; }
 
@@ -212,11 +225,25 @@ run_one() {
   echo "== $tool / $label: $*" | tee "$log"
   start=$(date +%s)
   # shellcheck disable=SC2046
-  timeout --kill-after=30 "$limit" "$SAN" $(tool_flags "$tool") --error-exitcode 99 --print-limit 200 "$@" >>"$log" 2>&1
+  # racecheck exits with the program's code (errors are counted from its log): cuBLAS's hazards,
+  # which are not ours, would otherwise set --error-exitcode on every run and hide a failing test.
+  local exit_flags="--error-exitcode 99 --print-limit 200"
+  [ "$tool" = racecheck ] && exit_flags="--print-limit 1000000"
+  # shellcheck disable=SC2086
+  timeout --kill-after=30 "$limit" "$SAN" $(tool_flags "$tool") $exit_flags "$@" >>"$log" 2>&1
   rc=$?
   end=$(date +%s)
   errors=$(count_errors "$log"); warnings=$(count_warnings "$log"); summaries=$(count_summaries "$log")
-  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+  local cublas=0 note=""
+  if [ "$tool" = racecheck ]; then
+    cublas=$(count_cublas_errors "$log")
+    [ "$cublas" -gt "$errors" ] && cublas=$errors
+    errors=$((errors - cublas))
+    [ "$cublas" -gt 0 ] && note=" (+$cublas in cuBLAS, not ours)"
+  fi
+  if grep -q "Internal Sanitizer Error" "$log"; then
+    result="SANITIZER INTERNAL ERROR (see log)"; code=1
+  elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
     result="TIMEOUT after ${limit}s"; code=3
     [ "$errors" -gt 0 ] && { result="ERRORS (then timeout)"; code=1; }
   elif [ "$errors" -gt 0 ] || [ "$rc" = 99 ]; then
@@ -233,6 +260,7 @@ run_one() {
   else
     result="clean"; code=0
   fi
+  result="$result$note"
   record_row "$code" "$(printf '%-10s %-7s %-26s %7s %9s %7s  %s' "$tool" "$target" "$label" "$errors" "$warnings" "$((end - start))" "$result")"
   echo "   -> $result ($errors errors, $warnings warnings, $((end - start)) s; log $log)"
 }
