@@ -23,7 +23,8 @@ kernels::Job attention_job(const std::string& variant, kernels::DType t, int64_t
     job.params.head_dim = d;
     job.params.batch_heads = 4;
     job.params.causal = causal;
-    job.reps = 20;
+    // Under compute-sanitizer a run checks memory accesses, not times: two reps (each one is slow there).
+    job.reps = kernels::sanitizer_run() ? 2 : 20;
     return job;
 }
 
@@ -34,7 +35,7 @@ TEST_CASE("GPU backend runs attention: checked, timed per kernel like the model"
     auto backend = kernels::make_gpu_backend(&why);
     REQUIRE(backend != nullptr);
     for (const char* variant : {"naive", "flash", "flash_tc"})
-        for (bool causal : {false, true}) {
+        for (bool causal : {false, true}) DYNAMIC_SECTION(variant << (causal ? " causal" : "")) {
             // N = 1000: not a multiple of any tile, so ragged tiles are exercised too.
             const kernels::Job job = attention_job(variant, kernels::DType::f16, 1000, 64, causal);
             REQUIRE(backend->unavailable_reason(job).empty());
@@ -45,7 +46,7 @@ TEST_CASE("GPU backend runs attention: checked, timed per kernel like the model"
             CHECK(m.checked);
             CHECK(m.checked_elements > 0);
             CHECK(m.rel_l2_error <= 1e-2);
-            CHECK(m.time.reps >= 20);
+            CHECK(m.time.reps >= job.reps);
             CHECK(m.time.median_ms > 0);
             const kernels::Model model = kernels::model(variant, job.params);
             REQUIRE(m.kernels.size() == model.kernels.size());
@@ -58,7 +59,7 @@ TEST_CASE("GPU backend runs attention: checked, timed per kernel like the model"
             CHECK(m.min_bytes == kernels::min_bytes(job.params));
         }
     // fp32 through the teaching kernel and cuBLAS.
-    for (const char* variant : {"naive", "flash"}) {
+    for (const char* variant : {"naive", "flash"}) DYNAMIC_SECTION(variant << " fp32") {
         const kernels::Measurement m = backend->run(attention_job(variant, kernels::DType::f32, 257, 48, false), {});
         INFO(variant << ": " << m.error);
         REQUIRE(m.ok);
@@ -108,10 +109,13 @@ TEST_CASE("quick pass: the checked run warms up, reps stop at the time budget, t
     // ms a run) gets fewer, at least one. Both variants share the parameters, so the second one
     // reuses the first one's reference rows.
     bool first_pass = true;
+    // Under compute-sanitizer (which checks accesses, not the time budget) N = 1030 over 2 heads:
+    // the same code paths, ragged last tile included; N = 8192 would only repeat them for an hour.
+    const bool sanitized = kernels::sanitizer_run();
     // The first pass only loads the kernels (lazy module loading would lengthen its checked run).
     for (const char* variant : {"flash_tc", "flash_tc", "flash"}) {
-        kernels::Job job = attention_job(variant, kernels::DType::f16, 8192, 64, false);
-        job.params.batch_heads = 16;
+        kernels::Job job = attention_job(variant, kernels::DType::f16, sanitized ? 1030 : 8192, 64, false);
+        job.params.batch_heads = sanitized ? 2 : 16;
         job.quick = true;
         job.reps = kernels::kQuickReps;
         job.measure_counters = false;

@@ -2,6 +2,7 @@
 // with y poisoned first, at ragged sizes and K from 1 to 1000; the check itself catches an unwritten
 // y; the backend's timing, per-kernel row and timeline; and every workload gets a timeline.
 #include "kernels/common/backend.h"
+#include "kernels/common/sanitizer_run.h"
 #include "kernels/common/timeline.h"
 #include "kernels/launch/launch.h"
 #include "kernels/launch/launch_gpu.cuh"
@@ -128,10 +129,13 @@ TEST_CASE("gpu launch: the check sees an unwritten y and a wrong rounding rule",
 }
 
 TEST_CASE("gpu launch: backend times K launches, one row per kernel name, a K-kernel timeline", "[gpu][launch]") {
-    for (int64_t steps : {int64_t{1}, int64_t{10}, int64_t{1000}})
+    // Under compute-sanitizer every launch is instrumented: K = 100 and 2 reps there (the same
+    // launch and graph code; K = 1000 x 20 reps x 3 variants took more than 9 minutes).
+    const bool sanitized = kernels::sanitizer_run();
+    for (int64_t steps : {int64_t{1}, int64_t{10}, int64_t{sanitized ? 100 : 1000}})
         for (const char* variant : {"stream", "graph", "fused"}) {
             const Params p = launch_params(steps, 65536, DType::f32);
-            const kernels::Measurement m = run_job(p, variant);
+            const kernels::Measurement m = run_job(p, variant, sanitized ? 2 : 20);
             INFO(variant << " K=" << steps << ": " << m.error);
             REQUIRE(m.ok);
             CHECK(m.checked);
@@ -161,16 +165,20 @@ TEST_CASE("gpu launch: backend times K launches, one row per kernel name, a K-ke
 }
 
 TEST_CASE("gpu timeline: every workload's variants record one span per kernel", "[gpu][timeline]") {
+    // Under compute-sanitizer, which checks accesses rather than times: 257 rows or keys (ragged),
+    // 2 heads, 1 rep; at 1024 x 8 heads and 20 reps racecheck took more than 8 minutes.
+    const bool sanitized = kernels::sanitizer_run();
+    const int64_t size = sanitized ? 257 : 1024;
     for (kernels::Workload w : {kernels::Workload::chain, kernels::Workload::bias_gelu, kernels::Workload::attention})
         for (const auto& v : kernels::variants(w)) {
             Params p;
             p.workload = w;
-            p.rows = 1024;
-            p.hidden = 1024;
-            p.seq_len = 1024;
-            p.batch_heads = 8;
+            p.rows = size;
+            p.hidden = size;
+            p.seq_len = size;
+            p.batch_heads = sanitized ? 2 : 8;
             p.dtype = DType::f16;
-            const kernels::Measurement m = run_job(p, v.name);
+            const kernels::Measurement m = run_job(p, v.name, sanitized ? 1 : 20);
             INFO(kernels::to_string(w) << " " << v.name << ": " << m.error);
             REQUIRE(m.ok);
             const kernels::Model mod = kernels::model(v.name, p);

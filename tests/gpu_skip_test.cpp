@@ -5,6 +5,7 @@
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_gpu.h"
 #include "kernels/common/backend.h"
+#include "kernels/common/sanitizer_run.h"
 #include "kernels/skip/skip.h"
 #include "kernels/skip/skip_gpu.h"
 #include "kernels/workload.h"
@@ -91,21 +92,46 @@ TEST_CASE("skip two_pass and fused on flash_tc match the reference: fp16, bf16, 
                     }
 }
 
-TEST_CASE("skip teaching variants match the reference for every tile size, every dtype, odd d", "[gpu][skip]") {
-    uint64_t seed = 1000;
-    for (const char* v : {"teaching_two_pass", "teaching_fused"}) {
-        for (DType t : kernels::kAllDTypes)
-            for (int Br : kernels::attention::kTileSizes)
-                for (int Bc : kernels::attention::kTileSizes)
-                    for (bool causal : {false, true}) {
-                        const SkipParams p = make(4, 2, 100, 64, t, causal, causal ? 1.0 : 0.5, 0.8, Br, Bc, seed++);
-                        if (!why_not_runnable(v, p).empty()) continue;  // a tile too big for shared memory
-                        check_variant(v, p);
-                    }
-        for (int64_t d : {1, 7, 33, 80})  // the skip kernel's scalar path (d % 8 != 0) and odd tiles
+// Every Br x Bc of a teaching variant in one dtype, causal and not, at a ragged N = 100. One test
+// case per variant and dtype (six, not one) so a compute-sanitizer run can spread the ~300
+// launches over processes (scripts/gpu_sanitize.sh --parallel shards by test case).
+namespace {
+void check_every_tile(const char* v, DType t, uint64_t seed) {
+    for (int Br : kernels::attention::kTileSizes)
+        for (int Bc : kernels::attention::kTileSizes)
+            for (bool causal : {false, true}) {
+                const SkipParams p = make(4, 2, 100, 64, t, causal, causal ? 1.0 : 0.5, 0.8, Br, Bc, seed++);
+                if (!why_not_runnable(v, p).empty()) continue;  // a tile too big for shared memory
+                check_variant(v, p);
+            }
+}
+}  // namespace
+
+TEST_CASE("skip teaching_two_pass matches the reference for every tile size: fp16", "[gpu][skip]") {
+    check_every_tile("teaching_two_pass", DType::f16, 1000);
+}
+TEST_CASE("skip teaching_two_pass matches the reference for every tile size: bf16", "[gpu][skip]") {
+    check_every_tile("teaching_two_pass", DType::bf16, 1100);
+}
+TEST_CASE("skip teaching_two_pass matches the reference for every tile size: fp32", "[gpu][skip]") {
+    check_every_tile("teaching_two_pass", DType::f32, 1200);
+}
+TEST_CASE("skip teaching_fused matches the reference for every tile size: fp16", "[gpu][skip]") {
+    check_every_tile("teaching_fused", DType::f16, 1300);
+}
+TEST_CASE("skip teaching_fused matches the reference for every tile size: bf16", "[gpu][skip]") {
+    check_every_tile("teaching_fused", DType::bf16, 1400);
+}
+TEST_CASE("skip teaching_fused matches the reference for every tile size: fp32", "[gpu][skip]") {
+    check_every_tile("teaching_fused", DType::f32, 1500);
+}
+
+TEST_CASE("skip teaching variants match the reference at odd d (the scalar path) and odd tiles", "[gpu][skip]") {
+    uint64_t seed = 1600;
+    for (const char* v : {"teaching_two_pass", "teaching_fused"})
+        for (int64_t d : {1, 7, 33, 80})  // the skip kernel's scalar path (d % 8 != 0)
             for (int64_t N : {1, 17, 257})
                 check_variant(v, make(4, 4, N, d, DType::f32, N == 17, 0.5, 2.0, 32, 16, seed++));
-    }
 }
 
 TEST_CASE("skip t = 0: out == x bit for bit on the GPU, every variant that writes out", "[gpu][skip]") {
@@ -172,7 +198,7 @@ TEST_CASE("GPU backend runs skip: checked, timed per kernel like the model", "[g
         job.backend = kernels::BackendKind::gpu;
         job.variant = v.name;
         job.params = to_params(make(8, 2, 1000, 64, DType::f16, v.name == "fused", 0.5, 2.0));
-        job.reps = 20;
+        job.reps = kernels::sanitizer_run() ? 2 : 20;  // compute-sanitizer checks accesses, not times
         const std::string refusal = backend->unavailable_reason(job);
         if (!tensor_cores() && base_variant(v.name) == "flash_tc") {
             CHECK_THAT(refusal, Catch::Contains("compute capability 8.0"));
@@ -184,7 +210,7 @@ TEST_CASE("GPU backend runs skip: checked, timed per kernel like the model", "[g
         REQUIRE(m.ok);
         CHECK(m.checked);
         CHECK(m.rel_l2_error <= 1e-2);
-        CHECK(m.time.reps >= 20);
+        CHECK(m.time.reps >= job.reps);
         const kernels::Model model = kernels::model(v.name, job.params);
         REQUIRE(m.kernels.size() == model.kernels.size());
         for (size_t k = 0; k < model.kernels.size(); ++k) CHECK(m.kernels[k].name == model.kernels[k].name);
