@@ -311,6 +311,7 @@ int run_gui(const GuiOptions& opts) {
     {
         Runner runner;  // probes for a GPU on its own thread; the window opens meanwhile
         ImGuiSession session(window, true);
+        if (soak) soak->jobs_running = [&runner] { return runner.busy(); };
         while (!glfwWindowShouldClose(window) && !(soak && soak->done())) {
             if (soak) {
                 glfwWaitEventsTimeout(std::max(soak->wait_seconds(), 1e-4));
@@ -323,7 +324,10 @@ int run_gui(const GuiOptions& opts) {
             if (soak) soak->frame_finished(state);
         }
         save_settings_if_due(state, 0, true);
-        if (soak) status = soak->finish(std::cout);
+        if (soak) {
+            status = soak->finish(std::cout);
+            soak->jobs_running = nullptr;  // the runner goes first
+        }
     }
     glfwDestroyWindow(window);
     return status;

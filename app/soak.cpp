@@ -43,6 +43,27 @@ std::optional<int64_t> host_rss_bytes(std::string* why) {
 #endif
 }
 
+std::optional<HostRss> host_rss_split() {
+#if defined(__linux__)
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    int64_t kb = 0;
+    HostRss rss;
+    int found = 0;
+    while (status >> key) {
+        if ((key == "VmRSS:" || key == "RssAnon:" || key == "RssFile:" || key == "RssShmem:") && status >> kb) {
+            if (key == "VmRSS:") rss.total = kb * 1024;
+            else if (key == "RssAnon:") rss.anon = kb * 1024;
+            else rss.file += kb * 1024;
+            ++found;
+        }
+        status.ignore(1 << 16, '\n');
+    }
+    if (found == 4) return rss;
+#endif
+    return std::nullopt;
+}
+
 double percentile(std::vector<double> samples, double p) {
     if (samples.empty()) return 0;
     std::sort(samples.begin(), samples.end());
@@ -67,13 +88,11 @@ std::string growth_text(const std::optional<int64_t>& from, const std::optional<
     return text;
 }
 
-// "label 962 912 1034 MiB": whole MiB, then `last` (the end of the run) when given; nothing when empty.
-void print_mib_list(std::ostream& out, const char* label, const std::vector<int64_t>& bytes,
-                    const std::optional<int64_t>& last = std::nullopt) {
+// "label 962 912 1034 MiB": whole MiB; nothing when empty.
+void print_mib_list(std::ostream& out, const char* label, const std::vector<int64_t>& bytes) {
     if (bytes.empty()) return;
     out << label;
     for (int64_t b : bytes) out << " " << std::lround(double(b) / double(1 << 20));
-    if (last) out << " " << std::lround(double(*last) / double(1 << 20));
     out << " MiB\n";
 }
 
@@ -115,17 +134,43 @@ void SoakDriver::reset_state(AppState& state) const {
 }
 
 // Seconds of the soak spent warming up (fonts at each scale, every view once, the runner's
-// backends made) before the memory baseline is taken: the whole first pass when there are replays.
+// backends made) before the memory baseline is taken. With replays the baseline is the end of
+// pass 1 instead (sample_pass_end).
 double SoakDriver::warmup_seconds() const {
-    if (opts_.passes > 1) return opts_.seconds / opts_.passes;
     return std::min(60.0, 0.2 * opts_.seconds);
+}
+
+double SoakDriver::quiet_seconds() const { return std::clamp(opts_.quiet_seconds, 0.0, 0.1 * pass_seconds()); }
+
+// The memory a pass ended with, after its quiet seconds. Freed heap pages go back to the system
+// first, so RSS counts what is held rather than what malloc keeps for later. The end of pass 1 is
+// the baseline when there are replays.
+void SoakDriver::sample_pass_end() {
+    platform::release_free_heap();
+    if (const auto rss = host_rss_split()) {
+        report_.rss_pass_end.push_back(rss->total);
+        report_.rss_anon_pass_end.push_back(rss->anon);
+        report_.rss_file_pass_end.push_back(rss->file);
+    }
+    const auto heap = platform::heap_stats();
+    if (heap) report_.heap_pass_end.push_back(heap->in_use);
+    if (jobs_running && jobs_running()) report_.busy_pass_end.push_back(pass_ + 1);
+    if (pass_ == 0 && opts_.passes > 1) {
+        std::optional<int64_t> rss;
+        sample_memory(rss, report_.gpu_warm);
+        report_.rss_warm = report_.rss_pass_end.empty() ? rss : report_.rss_pass_end.front();
+        if (heap) {
+            report_.heap_in_use_warm = heap->in_use;
+            report_.heap_free_warm = heap->free_held;
+        }
+        warm_sampled_ = true;
+    }
 }
 
 // The same seeded actions again, from the same defaults, and the memory the last pass ended with.
 void SoakDriver::start_pass(AppState& state) {
+    sample_pass_end();
     ++pass_;
-    if (const auto rss = host_rss_bytes(nullptr)) report_.rss_pass_end.push_back(*rss);
-    if (const auto heap = platform::heap_stats()) report_.heap_pass_end.push_back(heap->in_use);
     rng_.seed(opts_.seed);
     reset_state(state);
     next_action_at_ = opts_.seconds * pass_ / opts_.passes;
@@ -156,12 +201,36 @@ void SoakDriver::sample_memory(std::optional<int64_t>& rss, std::optional<int64_
 
 void SoakDriver::frame_started() { frame_start_ = Clock::now(); }
 
+// Counts a measured job's shape if no pass has measured it before (this pass's entry).
+void SoakDriver::count_shape(const kernels::Job& job) {
+    const kernels::Params& p = job.params;
+    std::ostringstream key;
+    key << kernels::to_string(p.workload) << ' ' << job.variant << ' ' << kernels::to_string(p.dtype) << ' ' << p.rows
+        << ' ' << p.hidden << ' ' << p.batch_heads << ' ' << p.seq_len << ' ' << p.head_dim << ' ' << p.tile_br << ' '
+        << p.tile_bc << ' ' << p.causal << ' ' << p.batch << ' ' << p.steps << ' ' << p.elements;
+    auto& shapes = report_.new_shapes_per_pass;
+    auto& gemms = report_.new_gemm_shapes_per_pass;
+    shapes.resize(static_cast<size_t>(pass_) + 1);
+    gemms.resize(static_cast<size_t>(pass_) + 1);
+    if (shapes_seen_.insert(key.str()).second) ++shapes.back();
+    if (p.workload == kernels::Workload::attention && job.variant == "naive") {
+        std::ostringstream gemm;
+        gemm << kernels::to_string(p.dtype) << ' ' << p.seq_len << ' ' << p.head_dim << ' ' << p.batch_heads;
+        if (gemm_shapes_seen_.insert(gemm.str()).second) ++gemms.back();
+    }
+}
+
 void SoakDriver::frame_finished(const AppState& state) {
     const Clock::time_point end = Clock::now();
     frame_ms_.push_back(std::chrono::duration<double, std::milli>(end - frame_start_).count());
     ++report_.frames;
-    for (const kernels::Measurement& m : state.results)
-        if (m.job.id > 0) report_.results_seen = std::max<uint64_t>(report_.results_seen, m.job.id);
+    uint64_t newest = report_.results_seen;
+    for (const kernels::Measurement& m : state.results) {
+        if (m.job.id <= report_.results_seen) continue;
+        newest = std::max<uint64_t>(newest, m.job.id);
+        if (m.ok) count_shape(m.job);
+    }
+    report_.results_seen = newest;
     // A PNG export finishes inside the frame: its message says whether it was written.
     if (state.export_message.text != last_export_message_) {
         last_export_message_ = state.export_message.text;
@@ -176,7 +245,7 @@ void SoakDriver::frame_finished(const AppState& state) {
     }
     // Memory: once a second for the peak, once after warm-up for the baseline.
     if (std::chrono::duration<double>(end - last_frame_end_).count() >= 1.0 || !warm_sampled_) {
-        if (!warm_sampled_ && elapsed() >= warmup_seconds()) {
+        if (!warm_sampled_ && opts_.passes == 1 && elapsed() >= warmup_seconds()) {
             sample_memory(report_.rss_warm, report_.gpu_warm);
             if (const auto heap = platform::heap_stats()) {
                 report_.heap_in_use_warm = heap->in_use;
@@ -208,7 +277,9 @@ void SoakDriver::frame_finished(const AppState& state) {
 // ---------------------------------------------------------------------------------------------
 void SoakDriver::before_frame(AppState& state, double now) {
     const double t = elapsed();
-    if (pass_ + 1 < opts_.passes && t >= opts_.seconds * (pass_ + 1) / opts_.passes) start_pass(state);
+    const double pass_end = pass_seconds() * (pass_ + 1);
+    if (pass_ + 1 < opts_.passes && t >= pass_end) start_pass(state);
+    else if (t >= pass_end - quiet_seconds()) return;  // the pass's quiet seconds
     if (t < next_action_at_) return;
     next_action_at_ = t + std::exponential_distribution<double>(1.0 / std::max(opts_.mean_action_seconds, 1e-3))(rng_);
     ++report_.actions;
@@ -360,6 +431,7 @@ void SoakDriver::check_thresholds() {
 
 int SoakDriver::finish(std::ostream& out) {
     report_.seconds = elapsed();
+    if (opts_.passes > 1) sample_pass_end();
     sample_memory(report_.rss_end, report_.gpu_end);
     if (const auto heap = platform::heap_stats()) {
         report_.heap_in_use_end = heap->in_use;
@@ -389,8 +461,28 @@ int SoakDriver::finish(std::ostream& out) {
         << mib_text(r.rss_end) << "   peak " << mib_text(r.rss_peak) << "   growth after warm-up "
         << growth_text(r.rss_warm, r.rss_end) << (r.rss_note.empty() ? "" : "  (" + r.rss_note + ")") << "\n";
     print_mib_list(out, "  host RSS by minute ", r.rss_by_minute);
-    print_mib_list(out, "  host RSS at the end of each pass ", r.rss_pass_end, r.rss_end);
-    print_mib_list(out, "  C heap at the end of each pass   ", r.heap_pass_end, r.heap_in_use_end);
+    print_mib_list(out, "  host RSS at the end of each pass ", r.rss_pass_end);
+    print_mib_list(out, "    of it anonymous                ", r.rss_anon_pass_end);
+    print_mib_list(out, "    of it files (code, data)       ", r.rss_file_pass_end);
+    print_mib_list(out, "  C heap at the end of each pass   ", r.heap_pass_end);
+    if (r.passes > 1) {
+        std::vector<int64_t> shapes = r.new_shapes_per_pass, gemms = r.new_gemm_shapes_per_pass;
+        shapes.resize(static_cast<size_t>(r.passes));
+        gemms.resize(static_cast<size_t>(r.passes));
+        out << "  shapes measured for the first time, by pass:";
+        for (int64_t n : shapes) out << " " << n;
+        out << "; of them cuBLAS GEMM shapes (naive attention):";
+        for (int64_t n : gemms) out << " " << n;
+        out << "\n";
+    }
+    if (r.passes > 1) {
+        out << "  (each pass ends with " << std::lround(quiet_seconds()) << " s without changes; freed heap returned before reading)";
+        if (!r.busy_pass_end.empty()) {
+            out << "; a job was still running at the end of pass";
+            for (int p : r.busy_pass_end) out << " " << p;
+        }
+        out << "\n";
+    }
     print_mib_list(out, "  C heap by minute   ", r.heap_by_minute);
     if (r.heap_in_use_end)
         out << "  C heap       in use " << mib_text(r.heap_in_use_warm) << " after warm-up, " << mib_text(r.heap_in_use_end)

@@ -19,6 +19,7 @@
 #include <iosfwd>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct SoakOptions {
     // caches loaded on first use (cuBLAS loads a GEMM kernel the first time a shape class needs
     // it) are in the baseline, and whatever still grows while the same actions repeat is a leak.
     int passes = 1;
+    // The last seconds of every pass make no change (a user who stopped to read), so the memory
+    // read at each pass's end is read in the same state: the last batch measured, nothing in
+    // flight. Capped at a tenth of the pass.
+    double quiet_seconds = 10;
 };
 
 // What a soak measured; printed by SoakDriver::finish and checked against the thresholds.
@@ -52,13 +57,21 @@ struct SoakReport {
     std::vector<int64_t> rss_by_minute;                            // host RSS at every whole minute
     std::vector<int64_t> heap_by_minute;                           // C heap in use at the same moments
     int passes = 1;
-    std::vector<int64_t> rss_pass_end, heap_pass_end;               // at the end of each pass (passes > 1)
+    // At the end of each pass (passes > 1; the end of the run is the last entry): host RSS, its
+    // anonymous part (heap, thread stacks, driver buffers) and its file part (library code and data
+    // paged in from disk: cuBLAS pages in a kernel's code the first time a GEMM shape needs it), C heap.
+    std::vector<int64_t> rss_pass_end, rss_anon_pass_end, rss_file_pass_end, heap_pass_end;
+    std::vector<int> busy_pass_end;   // passes whose end sample found a job still running (from 1)
     // The C heap (platform::heap_stats) after warm-up and at the end: in use, freed but held.
     std::optional<int64_t> heap_in_use_warm, heap_in_use_end, heap_free_warm, heap_free_end;
     uint64_t actions = 0, param_changes = 0, workload_switches = 0, view_switches = 0, variant_toggles = 0,
              look_changes = 0, lesson_steps = 0;
     uint64_t exports_ok = 0, exports_failed = 0, pngs_requested = 0;
     uint64_t results_seen = 0;   // highest job id among the results the runner returned
+    // Per pass: measured results whose shape (workload, variant, dtype, sizes, tiles) no earlier
+    // pass had measured, and of them naive attention's (dtype, N, d, heads): the cuBLAS GEMM
+    // configurations, each of which costs cuBLAS host memory the first time (docs/RELIABILITY.md).
+    std::vector<int64_t> new_shapes_per_pass, new_gemm_shapes_per_pass;
     std::vector<std::string> failures;  // empty: passed
 };
 
@@ -70,6 +83,12 @@ inline constexpr int64_t kSoakGpuGrowthBytes = 64ll << 20;
 
 // Host resident set size in bytes, or nullopt with `why` (only Linux's /proc is read).
 std::optional<int64_t> host_rss_bytes(std::string* why);
+
+// The resident set split by what backs it (/proc/self/status: RssAnon, RssFile + RssShmem).
+struct HostRss {
+    int64_t total = 0, anon = 0, file = 0;  // bytes
+};
+std::optional<HostRss> host_rss_split();
 
 // Nearest-rank percentile (p in 0..100) of samples; 0 for none.
 double percentile(std::vector<double> samples, double p);
@@ -100,16 +119,23 @@ public:
     int finish(std::ostream& out);
     const SoakReport& report() const { return report_; }
     int pass() const { return pass_; }  // the pass being run, from 0
+    double elapsed() const;             // seconds since the soak started
 
     // Lesson steps: set once lessons exist (app/lesson.h); called for about one action in ten
     // with a random number the step choice can use. Until then the soak skips lesson steps.
     std::function<void(AppState&, uint64_t random)> lesson_step;
+    // Whether a measurement is queued or running (the GUI sets it to Runner::busy): the end-of-pass
+    // memory sample says when it found one still running. Unset: not known, not reported.
+    std::function<bool()> jobs_running;
 
 private:
     using Clock = std::chrono::steady_clock;
-    double elapsed() const;
     double warmup_seconds() const;
     void start_pass(AppState& state);
+    void count_shape(const kernels::Job& job);
+    void sample_pass_end();
+    double pass_seconds() const { return opts_.seconds / opts_.passes; }
+    double quiet_seconds() const;
     void reset_state(AppState& state) const;
     void sample_memory(std::optional<int64_t>& rss, std::optional<int64_t>& gpu);
     void change_param(AppState& state);
@@ -130,6 +156,7 @@ private:
     std::string export_dir_;
     std::string last_export_message_;
     std::vector<double> frame_ms_;
+    std::set<std::string> shapes_seen_, gemm_shapes_seen_;
     SoakReport report_;
 };
 

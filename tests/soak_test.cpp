@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -80,6 +81,10 @@ TEST_CASE("soak: a short soak changes parameters, switches views and exports, th
         CHECK(r.exports_failed == 0);
         CHECK(r.param_changes + r.workload_switches + r.view_switches + r.variant_toggles > 0);
         CHECK(workloads_seen.size() >= 2);
+        // Every measured result's shape is new to a one-pass soak at first; repeats are not counted.
+        REQUIRE(r.new_shapes_per_pass.size() == 1);
+        CHECK(r.new_shapes_per_pass[0] > 0);
+        CHECK(static_cast<uint64_t>(r.new_shapes_per_pass[0]) <= r.results_seen);
         CHECK(r.frame_p95_ms >= r.frame_p50_ms);
         CHECK(r.frame_max_ms >= r.frame_p95_ms);
 #if defined(__linux__)
@@ -106,6 +111,7 @@ TEST_CASE("soak: with passes, every pass replays the same actions from the same 
     // The settings after every action, per pass (exports, lesson steps and views change no settings
     // here: the sequence of parameter values is what a replay must repeat).
     std::vector<std::string> seen[2];
+    std::vector<double> action_at;  // seconds into the soak
     uint64_t actions = 0;
     double now = 0;
     while (!soak.done()) {
@@ -114,6 +120,7 @@ TEST_CASE("soak: with passes, every pass replays the same actions from the same 
         if (soak.report().actions != actions) {
             actions = soak.report().actions;
             seen[std::min(soak.pass(), 1)].push_back(app::settings_to_json(state.settings));
+            action_at.push_back(soak.elapsed());
         }
         soak.frame_finished(state);
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -128,8 +135,24 @@ TEST_CASE("soak: with passes, every pass replays the same actions from the same 
         INFO("action " << i);
         REQUIRE(seen[0][i] == seen[1][i]);
     }
+    // Each pass (0.6 s) ends quiet: its last tenth (capped from 10 s) has no action. Read after the
+    // action, so a loaded machine may add a little; without the quiet time about 12 actions
+    // would fall in each pass's last 0.06 s.
+    int in_quiet_time = 0;
+    for (double t : action_at)
+        if (std::fmod(t, 0.6) > 0.54 + 0.02) ++in_quiet_time;
+    CHECK(in_quiet_time == 0);
     soak.finish(report);
-    CHECK(soak.report().rss_pass_end.size() == 1);
+    const app::SoakReport& r = soak.report();
+#if defined(__linux__)
+    // One sample at the end of each pass, split by what backs the pages; the baseline is pass 1's.
+    REQUIRE(r.rss_pass_end.size() == 2);
+    REQUIRE(r.rss_anon_pass_end.size() == 2);
+    CHECK(r.rss_anon_pass_end[0] + r.rss_file_pass_end[0] == r.rss_pass_end[0]);
+    CHECK(r.rss_warm == r.rss_pass_end[0]);
+    CHECK(r.heap_pass_end.size() == 2);
+#endif
+    CHECK(r.busy_pass_end.empty());  // the hook is unset here
     CHECK_THAT(report.str(), Catch::Contains("2 passes of the same actions"));
     CHECK_THAT(progress.str(), Catch::Contains("soak: pass 2 of 2 starts"));
 }
