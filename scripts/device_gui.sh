@@ -13,6 +13,8 @@
 # It writes to /usr/bin/xkbcomp, /usr/share/X11/xkb and /usr/share/fonts only where nothing is
 # there (Xvfb runs xkbcomp from its build-time path; the app loads fonts from Debian's paths).
 # Everything goes to $OUT as it happens, so a call cut off at its time limit still returns what ran.
+# Send its output to a file, not through a pipe (`... | tail`): in soak mode such a call once waited
+# past its 570 s for the pipe to close and was cut off at the device tool's 600 s.
 set -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 OUT=${OUT:-device-out}; mkdir -p "$OUT"

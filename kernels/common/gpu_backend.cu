@@ -34,8 +34,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <future>
@@ -974,6 +975,16 @@ private:
         }
         if (sanitizer_run()) {
             m.measured_bytes_note = "not measured: sanitizer run (the CUPTI profiler and compute-sanitizer cannot share the GPU)";
+            return;
+        }
+        // FUSIONLAB_COUNTERS=off: no profiler session at all (to tell its cost, in time or host
+        // memory, from the rest of a job's, e.g. in scripts/device_diagnose.sh's soaks).
+        static const bool counters_off = [] {
+            const char* v = std::getenv("FUSIONLAB_COUNTERS");
+            return v && std::string(v) == "off";
+        }();
+        if (counters_off) {
+            m.measured_bytes_note = "not measured: turned off by FUSIONLAB_COUNTERS=off";
             return;
         }
         const DramBytes d = counters_.measure(launch_all, stream_->get());
