@@ -25,24 +25,8 @@ namespace fs = std::filesystem;
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Memory and statistics helpers
 // ---------------------------------------------------------------------------------------------
-std::optional<int64_t> host_rss_bytes(std::string* why) {
-#if defined(__linux__)
-    // smaps_rollup gives the resident set in kB (statm would give pages of unknown size).
-    std::ifstream rollup("/proc/self/smaps_rollup");
-    std::string key;
-    int64_t kb = 0;
-    while (rollup >> key) {
-        if (key == "Rss:" && rollup >> kb) return kb * 1024;
-        rollup.ignore(1 << 16, '\n');
-    }
-    if (why) *why = "cannot read Rss from /proc/self/smaps_rollup";
-    return std::nullopt;
-#else
-    if (why) *why = "host RSS is only read on Linux (/proc)";
-    return std::nullopt;
-#endif
-}
-
+// /proc/self/status gives the resident set and its parts in kB (statm would give pages of unknown
+// size; smaps_rollup walks every mapping, too slow to read every second).
 std::optional<HostRss> host_rss_split() {
 #if defined(__linux__)
     std::ifstream status("/proc/self/status");
@@ -60,6 +44,16 @@ std::optional<HostRss> host_rss_split() {
         status.ignore(1 << 16, '\n');
     }
     if (found == 4) return rss;
+#endif
+    return std::nullopt;
+}
+
+std::optional<int64_t> host_rss_bytes(std::string* why) {
+    if (const auto rss = host_rss_split()) return rss->total;
+#if defined(__linux__)
+    if (why) *why = "cannot read VmRSS, RssAnon, RssFile and RssShmem from /proc/self/status";
+#else
+    if (why) *why = "host RSS is only read on Linux (/proc)";
 #endif
     return std::nullopt;
 }
@@ -104,6 +98,8 @@ void print_mib_list(std::ostream& out, const char* label, const std::vector<int6
 SoakDriver::SoakDriver(const SoakOptions& opts, AppState& state) : opts_(opts), rng_(opts.seed) {
     opts_.passes = std::max(opts_.passes, 1);
     report_.passes = opts_.passes;
+    report_.new_shapes_per_pass.assign(static_cast<size_t>(opts_.passes), 0);
+    report_.new_gemm_shapes_per_pass.assign(static_cast<size_t>(opts_.passes), 0);
     reset_state(state);
     std::error_code ec;
     const fs::path dir = fs::temp_directory_path(ec) / ("fusionlab-soak-" + std::to_string(opts.seed) + "-" +
@@ -147,7 +143,8 @@ double SoakDriver::quiet_seconds() const { return std::clamp(opts_.quiet_seconds
 // the baseline when there are replays.
 void SoakDriver::sample_pass_end() {
     platform::release_free_heap();
-    if (const auto rss = host_rss_split()) {
+    const auto rss = host_rss_split();
+    if (rss) {
         report_.rss_pass_end.push_back(rss->total);
         report_.rss_anon_pass_end.push_back(rss->anon);
         report_.rss_file_pass_end.push_back(rss->file);
@@ -156,9 +153,8 @@ void SoakDriver::sample_pass_end() {
     if (heap) report_.heap_pass_end.push_back(heap->in_use);
     if (jobs_running && jobs_running()) report_.busy_pass_end.push_back(pass_ + 1);
     if (pass_ == 0 && opts_.passes > 1) {
-        std::optional<int64_t> rss;
-        sample_memory(rss, report_.gpu_warm);
-        report_.rss_warm = report_.rss_pass_end.empty() ? rss : report_.rss_pass_end.front();
+        if (rss) report_.rss_warm = rss->total;
+        report_.gpu_warm = gpu_in_use();
         if (heap) {
             report_.heap_in_use_warm = heap->in_use;
             report_.heap_free_warm = heap->free_held;
@@ -191,12 +187,17 @@ double SoakDriver::wait_seconds() const {
     return std::max(0.0, 1.0 / 60.0 - since);
 }
 
+std::optional<int64_t> SoakDriver::gpu_in_use() {
+    const kernels::GpuMemoryUse use = kernels::gpu_memory_use();
+    if (use.available) return use.used_bytes;
+    report_.gpu_note = use.why_not;
+    return std::nullopt;
+}
+
 void SoakDriver::sample_memory(std::optional<int64_t>& rss, std::optional<int64_t>& gpu) {
     rss = host_rss_bytes(&report_.rss_note);
     if (rss) report_.rss_peak = std::max(report_.rss_peak.value_or(0), *rss);
-    const kernels::GpuMemoryUse use = kernels::gpu_memory_use();
-    if (use.available) gpu = use.used_bytes;
-    else report_.gpu_note = use.why_not;
+    if (const auto used = gpu_in_use()) gpu = used;
 }
 
 void SoakDriver::frame_started() { frame_start_ = Clock::now(); }
@@ -208,15 +209,12 @@ void SoakDriver::count_shape(const kernels::Job& job) {
     key << kernels::to_string(p.workload) << ' ' << job.variant << ' ' << kernels::to_string(p.dtype) << ' ' << p.rows
         << ' ' << p.hidden << ' ' << p.batch_heads << ' ' << p.seq_len << ' ' << p.head_dim << ' ' << p.tile_br << ' '
         << p.tile_bc << ' ' << p.causal << ' ' << p.batch << ' ' << p.steps << ' ' << p.elements;
-    auto& shapes = report_.new_shapes_per_pass;
-    auto& gemms = report_.new_gemm_shapes_per_pass;
-    shapes.resize(static_cast<size_t>(pass_) + 1);
-    gemms.resize(static_cast<size_t>(pass_) + 1);
-    if (shapes_seen_.insert(key.str()).second) ++shapes.back();
+    const size_t pass = static_cast<size_t>(pass_);
+    if (shapes_seen_.insert(key.str()).second) ++report_.new_shapes_per_pass[pass];
     if (p.workload == kernels::Workload::attention && job.variant == "naive") {
         std::ostringstream gemm;
         gemm << kernels::to_string(p.dtype) << ' ' << p.seq_len << ' ' << p.head_dim << ' ' << p.batch_heads;
-        if (gemm_shapes_seen_.insert(gemm.str()).second) ++gemms.back();
+        if (gemm_shapes_seen_.insert(gemm.str()).second) ++report_.new_gemm_shapes_per_pass[pass];
     }
 }
 
@@ -466,17 +464,11 @@ int SoakDriver::finish(std::ostream& out) {
     print_mib_list(out, "    of it files (code, data)       ", r.rss_file_pass_end);
     print_mib_list(out, "  C heap at the end of each pass   ", r.heap_pass_end);
     if (r.passes > 1) {
-        std::vector<int64_t> shapes = r.new_shapes_per_pass, gemms = r.new_gemm_shapes_per_pass;
-        shapes.resize(static_cast<size_t>(r.passes));
-        gemms.resize(static_cast<size_t>(r.passes));
         out << "  shapes measured for the first time, by pass:";
-        for (int64_t n : shapes) out << " " << n;
+        for (int64_t n : r.new_shapes_per_pass) out << " " << n;
         out << "; of them cuBLAS GEMM shapes (naive attention):";
-        for (int64_t n : gemms) out << " " << n;
-        out << "\n";
-    }
-    if (r.passes > 1) {
-        out << "  (each pass ends with " << std::lround(quiet_seconds()) << " s without changes; freed heap returned before reading)";
+        for (int64_t n : r.new_gemm_shapes_per_pass) out << " " << n;
+        out << "\n  (each pass ends with " << std::lround(quiet_seconds()) << " s without changes; freed heap returned before reading)";
         if (!r.busy_pass_end.empty()) {
             out << "; a job was still running at the end of pass";
             for (int p : r.busy_pass_end) out << " " << p;

@@ -68,7 +68,7 @@ struct SoakReport {
              look_changes = 0, lesson_steps = 0;
     uint64_t exports_ok = 0, exports_failed = 0, pngs_requested = 0;
     uint64_t results_seen = 0;   // highest job id among the results the runner returned
-    // Per pass: measured results whose shape (workload, variant, dtype, sizes, tiles) no earlier
+    // Per pass (one entry each): measured results whose shape (workload, variant, dtype, sizes, tiles) no earlier
     // pass had measured, and of them naive attention's (dtype, N, d, heads): the cuBLAS GEMM
     // configurations, each of which costs cuBLAS host memory the first time (docs/RELIABILITY.md).
     std::vector<int64_t> new_shapes_per_pass, new_gemm_shapes_per_pass;
@@ -137,6 +137,7 @@ private:
     double pass_seconds() const { return opts_.seconds / opts_.passes; }
     double quiet_seconds() const;
     void reset_state(AppState& state) const;
+    std::optional<int64_t> gpu_in_use();  // device-wide; nullopt (and gpu_note says why) without a GPU
     void sample_memory(std::optional<int64_t>& rss, std::optional<int64_t>& gpu);
     void change_param(AppState& state);
     void switch_workload(AppState& state);

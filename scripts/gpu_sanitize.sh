@@ -224,12 +224,11 @@ run_one() {
   fi
   echo "== $tool / $label: $*" | tee "$log"
   start=$(date +%s)
-  # shellcheck disable=SC2046
   # racecheck exits with the program's code (errors are counted from its log): cuBLAS's hazards,
   # which are not ours, would otherwise set --error-exitcode on every run and hide a failing test.
   local exit_flags="--error-exitcode 99 --print-limit 200"
   [ "$tool" = racecheck ] && exit_flags="--print-limit 1000000"
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2046,SC2086
   timeout --kill-after=30 "$limit" "$SAN" $(tool_flags "$tool") $exit_flags "$@" >>"$log" 2>&1
   rc=$?
   end=$(date +%s)
