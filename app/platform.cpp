@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -32,6 +33,27 @@ std::optional<HeapStats> heap_stats() { return std::nullopt; }
 void release_free_heap() { (void)::malloc_trim(0); }
 #else
 void release_free_heap() {}
+#endif
+
+#if defined(__linux__)
+std::optional<double> seconds_since_process_start() {
+    std::ifstream stat("/proc/self/stat"), uptime("/proc/uptime");
+    std::string line;
+    double up = 0;
+    if (!std::getline(stat, line) || !(uptime >> up)) return std::nullopt;
+    // Field 22 (starttime, clock ticks after boot); fields 3.. follow the ")" that ends the name.
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) return std::nullopt;
+    std::istringstream fields(line.substr(close + 1));
+    std::string field;
+    for (int i = 3; i <= 22; ++i)
+        if (!(fields >> field)) return std::nullopt;
+    const long ticks = ::sysconf(_SC_CLK_TCK);
+    if (ticks <= 0) return std::nullopt;
+    return up - std::stod(field) / static_cast<double>(ticks);
+}
+#else
+std::optional<double> seconds_since_process_start() { return std::nullopt; }
 #endif
 
 namespace {

@@ -24,6 +24,10 @@ std::optional<HeapStats> heap_stats();
 // No-op elsewhere.
 void release_free_heap();
 
+// Seconds since this process started (Linux: /proc/self/stat against /proc/uptime, 10 ms steps),
+// so a soak's pass ends can be found in a heap profiler's timeline. Empty elsewhere.
+std::optional<double> seconds_since_process_start();
+
 // Per-user configuration folder for fusionlab (not created here):
 //   Linux:   $XDG_CONFIG_HOME/fusionlab, else ~/.config/fusionlab
 //   Windows: %APPDATA%\fusionlab

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -99,7 +100,8 @@ SoakDriver::SoakDriver(const SoakOptions& opts, AppState& state) : opts_(opts), 
     opts_.passes = std::max(opts_.passes, 1);
     report_.passes = opts_.passes;
     report_.new_shapes_per_pass.assign(static_cast<size_t>(opts_.passes), 0);
-    report_.new_gemm_shapes_per_pass.assign(static_cast<size_t>(opts_.passes), 0);
+    report_.new_gemm_configs_per_pass.assign(static_cast<size_t>(opts_.passes), 0);
+    gemm_configs_before_pass_ = kernels::cublas_gemm_configs_issued();
     reset_state(state);
     std::error_code ec;
     const fs::path dir = fs::temp_directory_path(ec) / ("fusionlab-soak-" + std::to_string(opts.seed) + "-" +
@@ -152,6 +154,22 @@ void SoakDriver::sample_pass_end() {
     const auto heap = platform::heap_stats();
     if (heap) report_.heap_pass_end.push_back(heap->in_use);
     if (jobs_running && jobs_running()) report_.busy_pass_end.push_back(pass_ + 1);
+    const int64_t gemm_configs = kernels::cublas_gemm_configs_issued();
+    report_.new_gemm_configs_per_pass[static_cast<size_t>(pass_)] = gemm_configs - gemm_configs_before_pass_;
+    gemm_configs_before_pass_ = gemm_configs;
+    if (opts_.progress) {  // the time lets a heap profile's snapshots be matched to pass ends
+        *opts_.progress << "soak: pass " << pass_ + 1 << " ends";
+        if (const auto t = platform::seconds_since_process_start()) *opts_.progress << " " << std::lround(*t) << " s after start";
+        if (heap) *opts_.progress << ", C heap in use " << mib_text(heap->in_use);
+        *opts_.progress << std::endl;
+    }
+    // FUSIONLAB_SOAK_EXIT_AFTER_PASS=N: end the process right here, running no destructor, so a
+    // heap profiler (heaptrack, scripts/device_diagnose.sh) reports as "leaked" exactly what was
+    // alive at the end of pass N; two such recordings differ by what the later passes kept.
+    if (const char* stop = std::getenv("FUSIONLAB_SOAK_EXIT_AFTER_PASS"); stop && std::atoi(stop) == pass_ + 1) {
+        if (opts_.progress) *opts_.progress << "soak: exiting after pass " << pass_ + 1 << " (FUSIONLAB_SOAK_EXIT_AFTER_PASS)" << std::endl;
+        std::_Exit(0);
+    }
     if (pass_ == 0 && opts_.passes > 1) {
         if (rss) report_.rss_warm = rss->total;
         report_.gpu_warm = gpu_in_use();
@@ -211,11 +229,6 @@ void SoakDriver::count_shape(const kernels::Job& job) {
         << p.tile_bc << ' ' << p.causal << ' ' << p.batch << ' ' << p.steps << ' ' << p.elements;
     const size_t pass = static_cast<size_t>(pass_);
     if (shapes_seen_.insert(key.str()).second) ++report_.new_shapes_per_pass[pass];
-    if (p.workload == kernels::Workload::attention && job.variant == "naive") {
-        std::ostringstream gemm;
-        gemm << kernels::to_string(p.dtype) << ' ' << p.seq_len << ' ' << p.head_dim << ' ' << p.batch_heads;
-        if (gemm_shapes_seen_.insert(gemm.str()).second) ++report_.new_gemm_shapes_per_pass[pass];
-    }
 }
 
 void SoakDriver::frame_finished(const AppState& state) {
@@ -466,8 +479,9 @@ int SoakDriver::finish(std::ostream& out) {
     if (r.passes > 1) {
         out << "  shapes measured for the first time, by pass:";
         for (int64_t n : r.new_shapes_per_pass) out << " " << n;
-        out << "; of them cuBLAS GEMM shapes (naive attention):";
-        for (int64_t n : r.new_gemm_shapes_per_pass) out << " " << n;
+        out << "\n  GEMM configurations handed to cuBLAS for the first time, by pass:";
+        for (int64_t n : r.new_gemm_configs_per_pass) out << " " << n;
+        out << " (cuBLAS keeps the kernels each one loads)";
         out << "\n  (each pass ends with " << std::lround(quiet_seconds()) << " s without changes; freed heap returned before reading)";
         if (!r.busy_pass_end.empty()) {
             out << "; a job was still running at the end of pass";

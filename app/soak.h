@@ -68,10 +68,11 @@ struct SoakReport {
              look_changes = 0, lesson_steps = 0;
     uint64_t exports_ok = 0, exports_failed = 0, pngs_requested = 0;
     uint64_t results_seen = 0;   // highest job id among the results the runner returned
-    // Per pass (one entry each): measured results whose shape (workload, variant, dtype, sizes, tiles) no earlier
-    // pass had measured, and of them naive attention's (dtype, N, d, heads): the cuBLAS GEMM
-    // configurations, each of which costs cuBLAS host memory the first time (docs/RELIABILITY.md).
-    std::vector<int64_t> new_shapes_per_pass, new_gemm_shapes_per_pass;
+    // Per pass (one entry each): measured results whose shape (workload, variant, dtype, sizes, tiles)
+    // no earlier pass had measured, and the GEMM configurations handed to cuBLAS for the first time
+    // (kernels::cublas_gemm_configs_issued(), cancelled jobs too): cuBLAS keeps the kernels each
+    // new one loads, which heaptrack found to be what GPU replays kept (docs/RELIABILITY.md).
+    std::vector<int64_t> new_shapes_per_pass, new_gemm_configs_per_pass;
     std::vector<std::string> failures;  // empty: passed
 };
 
@@ -157,7 +158,8 @@ private:
     std::string export_dir_;
     std::string last_export_message_;
     std::vector<double> frame_ms_;
-    std::set<std::string> shapes_seen_, gemm_shapes_seen_;
+    std::set<std::string> shapes_seen_;
+    int64_t gemm_configs_before_pass_ = 0;  // kernels::cublas_gemm_configs_issued() when the pass began
     SoakReport report_;
 };
 

@@ -7,8 +7,10 @@
 # Contents, all from this Debian 12 machine: Xvfb and xkbcomp with the libraries they and the GUI
 # binary load (libc and libstdc++ excepted: the GPU machine's are newer), Mesa's swrast DRI driver
 # and its LLVM 15 (Xvfb's GLX extension needs a software renderer even when the NVIDIA driver
-# draws the frames), the xkb data, the Inter and DejaVu fonts, and build/fusionlab (a GUI build
-# with CUDA; build it first, for sm_90: cmake -DFUSIONLAB_CUDA_ARCHS=90-real).
+# draws the frames), the xkb data, the Inter and DejaVu fonts, build/fusionlab (a GUI build with
+# CUDA; build it first, for sm_90: cmake -DFUSIONLAB_CUDA_ARCHS=90-real) with its symbol table
+# (0.2 MB packed; heap profiles and backtraces name our functions), and heaptrack when it is
+# installed here (apt-get install heaptrack: 1 MB, for scripts/device_diagnose.sh).
 # Usage: scripts/device_gui_prepare.sh [FUSIONLAB_BINARY]   (default build/fusionlab)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -28,7 +30,7 @@ copy_deps() {
   done
 }
 cp /usr/bin/Xvfb /usr/bin/xkbcomp "$stage/bin/"
-cp "$binary" "$stage/bin/fusionlab" && strip "$stage/bin/fusionlab"
+cp "$binary" "$stage/bin/fusionlab"
 cp -L /usr/lib/x86_64-linux-gnu/libGLX_mesa.so.0 "$stage/lib/"
 cp -L /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so "$stage/lib/dri/"
 for f in /usr/bin/Xvfb /usr/bin/xkbcomp "$binary" /usr/lib/x86_64-linux-gnu/libGLX_mesa.so.0 \
@@ -36,6 +38,17 @@ for f in /usr/bin/Xvfb /usr/bin/xkbcomp "$binary" /usr/lib/x86_64-linux-gnu/libG
 cp -r /usr/share/X11/xkb "$stage/xkb"
 cp /usr/share/fonts/opentype/inter/Inter-Regular.otf /usr/share/fonts/opentype/inter/Inter-SemiBold.otf "$stage/fonts/inter/"
 cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf "$stage/fonts/dejavu/"
+# heaptrack keeps its layout (the script finds ../lib/heaptrack from its own folder); zstd packs
+# its recording; heaptrack_print turns the recording into text on the GPU machine.
+if [ -x /usr/bin/heaptrack ] && [ -d /usr/lib/heaptrack ]; then
+  mkdir -p "$stage/heaptrack/bin" "$stage/heaptrack/lib"
+  cp /usr/bin/heaptrack /usr/bin/heaptrack_print "$stage/heaptrack/bin/"
+  [ -x /usr/bin/zstd ] && cp /usr/bin/zstd "$stage/heaptrack/bin/"
+  cp -r /usr/lib/heaptrack "$stage/heaptrack/lib/"
+  for f in /usr/bin/heaptrack_print /usr/lib/heaptrack/libheaptrack_preload.so /usr/lib/heaptrack/libexec/heaptrack_interpret; do
+    copy_deps "$f"
+  done
+fi
 mkdir -p .gx
 tar cf - -C "$stage" . | xz -T0 -6 > .gx/gx.tar.xz
 du -h .gx/gx.tar.xz

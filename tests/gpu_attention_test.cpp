@@ -3,6 +3,7 @@
 // (the teaching kernel also odd d), fp32 / fp16 / bf16; plus the refusals.
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_gpu.h"
+#include "kernels/common/gpu_memory_info.h"
 
 #include <catch2/catch.hpp>
 
@@ -87,6 +88,22 @@ TEST_CASE("naive matches the reference: ragged N, causal and not, every dtype", 
         for (int64_t d : {32, 64, 128})
             for (int64_t N : {1, 17, 100, 257})
                 for (bool causal : {false, true}) check_variant("naive", make(3, N, d, t, causal, 64, 64, seed++));
+}
+
+TEST_CASE("naive's GEMM configurations are counted once each, when first issued", "[gpu][attention]") {
+    // N = 301 is used by no other test case: its two GEMMs (S = Q K^T, O = P V) are new here.
+    const AttentionParams p = make(2, 301, 64, DType::f16, false, 64, 64, 7);
+    const int64_t before = kernels::cublas_gemm_configs_issued();
+    REQUIRE(run_once("naive", p).ok);
+    CHECK(kernels::cublas_gemm_configs_issued() == before + 2);
+    REQUIRE(run_once("naive", p).ok);  // the same configurations again
+    CHECK(kernels::cublas_gemm_configs_issued() == before + 2);
+    AttentionParams other_heads = p;
+    other_heads.batch_heads = 3;  // the batch count is part of a configuration
+    REQUIRE(run_once("naive", other_heads).ok);
+    CHECK(kernels::cublas_gemm_configs_issued() == before + 4);
+    REQUIRE(run_once("flash", p).ok);  // no cuBLAS
+    CHECK(kernels::cublas_gemm_configs_issued() == before + 4);
 }
 
 TEST_CASE("flash matches the reference for every tile size that fits", "[gpu][attention]") {

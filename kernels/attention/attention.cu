@@ -38,6 +38,7 @@
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_dtype.cuh"
 #include "kernels/common/gpu_memory.cuh"
+#include "kernels/common/gpu_memory_info.h"
 #include "kernels/common/philox.h"
 
 #include <cublas_v2.h>
@@ -46,10 +47,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -169,6 +172,16 @@ cublasHandle_t cublas_handle() {
     return handle;
 }
 
+// The GEMM configurations issued so far (cublas_gemm_configs_issued()): dtype, op A, op B, m, n, k,
+// batch. A set lookup per GEMM launch, next to the launch's microseconds.
+std::mutex g_gemm_configs_mutex;
+std::set<std::array<long long, 7>> g_gemm_configs;
+
+void note_gemm_config(cudaDataType t, cublasOperation_t a, cublasOperation_t b, int m, int n, int k, int batch) {
+    std::lock_guard<std::mutex> lock(g_gemm_configs_mutex);
+    g_gemm_configs.insert({t, a, b, m, n, k, batch});
+}
+
 cudaDataType cuda_type(DType t) {
     switch (t) {
     case DType::f32: return CUDA_R_32F;
@@ -188,6 +201,7 @@ void launch_gemm_qk(const AttentionParams& p, const void* Q, const void* K, void
     const int n = static_cast<int>(p.N), d = static_cast<int>(p.d);
     const long long stride_in = p.N * p.d, stride_s = p.N * p.N;
     const cudaDataType t = cuda_type(p.dtype);
+    note_gemm_config(t, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, static_cast<int>(p.batch_heads));
     check_cublas(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, &alpha, K, t, d, stride_in, Q, t, d,
                                             stride_in, &beta, S, t, n, stride_s, static_cast<int>(p.batch_heads),
                                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
@@ -203,6 +217,7 @@ void launch_gemm_pv(const AttentionParams& p, const void* P, const void* V, void
     const int n = static_cast<int>(p.N), d = static_cast<int>(p.d);
     const long long stride_in = p.N * p.d, stride_p = p.N * p.N;
     const cudaDataType t = cuda_type(p.dtype);
+    note_gemm_config(t, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, static_cast<int>(p.batch_heads));
     check_cublas(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, &alpha, V, t, d, stride_in, P, t, n,
                                             stride_p, &beta, O, t, d, stride_in, static_cast<int>(p.batch_heads),
                                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
@@ -1091,3 +1106,12 @@ Timing time_variant(const std::string& variant, const AttentionParams& p, int wa
 }
 
 }  // namespace kernels::attention::gpu
+
+namespace kernels {
+
+int64_t cublas_gemm_configs_issued() {
+    std::lock_guard<std::mutex> lock(attention::gpu::g_gemm_configs_mutex);
+    return static_cast<int64_t>(attention::gpu::g_gemm_configs.size());
+}
+
+}  // namespace kernels

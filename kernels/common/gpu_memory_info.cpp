@@ -1,4 +1,4 @@
-// gpu_memory_use() in builds without CUDA (the .cu beside this file replaces it otherwise).
+// gpu_memory_use() and cublas_gemm_configs_issued() in builds without CUDA (the .cu beside this file replaces it otherwise).
 #include "kernels/common/gpu_memory_info.h"
 
 #if !defined(FUSIONLAB_HAVE_CUDA)
@@ -9,6 +9,8 @@ GpuMemoryUse gpu_memory_use() {
     use.why_not = "no GPU (built without CUDA)";
     return use;
 }
+
+int64_t cublas_gemm_configs_issued() { return 0; }
 
 }  // namespace kernels
 #endif

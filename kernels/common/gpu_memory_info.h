@@ -17,4 +17,12 @@ struct GpuMemoryUse {
 
 GpuMemoryUse gpu_memory_use();
 
+// How many distinct GEMM configurations (dtype, transposes, m, n, k, batch) naive attention has
+// handed to cuBLAS in this process, counted when issued, so a cancelled job's GEMMs count too.
+// cuBLAS loads the kernel library a configuration needs the first time (cuLibraryLoadData under
+// its heuristics) and keeps it, which heaptrack found to be nearly all of the host memory a GPU
+// soak's replays kept (docs/RELIABILITY.md): the soak reports this per pass to tell the two apart.
+// 0 without CUDA.
+int64_t cublas_gemm_configs_issued();
+
 }  // namespace kernels
