@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
 std::optional<HeapStats> heap_stats() {
     const struct mallinfo2 m = ::mallinfo2();
-    return HeapStats{static_cast<int64_t>(m.uordblks), static_cast<int64_t>(m.fordblks), static_cast<int64_t>(m.hblkhd)};
+    return HeapStats{static_cast<int64_t>(m.uordblks + m.hblkhd), static_cast<int64_t>(m.fordblks),
+                     static_cast<int64_t>(m.hblkhd)};
 }
 #else
 std::optional<HeapStats> heap_stats() { return std::nullopt; }

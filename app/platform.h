@@ -10,8 +10,11 @@
 
 namespace app::platform {
 
-// The C heap as the allocator sees it (glibc's mallinfo2 over all arenas): bytes in use, bytes
-// freed but still held by the allocator, bytes in mmapped blocks. Empty where not available.
+// The C heap as the allocator sees it (glibc's mallinfo2 over all arenas): bytes in live blocks,
+// those in the arenas and those glibc mmapped on their own (large blocks) together; of those the
+// mmapped part; bytes freed but still held by the allocator. Arena bytes alone would not do: glibc
+// moves its mmap threshold up as large blocks are freed, so the same live buffer can be counted on
+// either side from one run to the next. Empty where not available.
 struct HeapStats {
     int64_t in_use = 0, free_held = 0, mmapped = 0;
 };

@@ -5,7 +5,6 @@
 #if defined(FUSIONLAB_HAVE_GUI)
 #include "app/panels_state.h"
 #endif
-#include "app/platform.h"
 #include "kernels/workload.h"
 
 #include "temp_dir.h"
@@ -168,24 +167,5 @@ TEST_CASE("settings: export file names are new, absolute and carry the workload"
     CHECK(fs::path(first).extension() == ".csv");
     std::ofstream(first) << "taken";
     CHECK(app::export_path(s, "csv") != first);
-}
-#endif
-
-#if defined(__linux__)
-TEST_CASE("platform: config folder follows XDG_CONFIG_HOME, then HOME", "[settings][platform]") {
-    const char* old_xdg = std::getenv("XDG_CONFIG_HOME");
-    const std::string saved = old_xdg ? old_xdg : "";
-    ::setenv("XDG_CONFIG_HOME", "/custom/config", 1);
-    CHECK(app::platform::config_dir() == fs::path("/custom/config/fusionlab"));
-    ::setenv("XDG_CONFIG_HOME", "relative/is/ignored", 1);
-    if (const char* home = std::getenv("HOME"))
-        CHECK(app::platform::config_dir() == fs::path(home) / ".config" / "fusionlab");
-    if (old_xdg) ::setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
-    else ::unsetenv("XDG_CONFIG_HOME");
-}
-
-TEST_CASE("platform: find_on_path finds sh and not a made-up name", "[platform]") {
-    CHECK_FALSE(app::platform::find_on_path("sh").empty());
-    CHECK(app::platform::find_on_path("fusionlab-no-such-program-xyz").empty());
 }
 #endif
