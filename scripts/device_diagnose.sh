@@ -17,6 +17,8 @@
 #   G       both off                            what is left is our own code, CUDA or cuBLAS
 #   B       simulated backend                   the GUI alone
 # and beside them `bench` (no GUI, no cancellations) with FUSIONLAB_HEAP_TRACE and --repeat 3.
+# HEAPTRACK_ONLY=1 runs the two heaptrack soaks alone (less contention for the GPU, so the passes
+# replay more alike); HEAPTRACK_FROM_PASS=2 diffs pass 3 against pass 2 instead of pass 1.
 # DIAGNOSE_NCU=1 adds, after the soaks, ncu on the teaching flash kernel with and without the skip
 # epilogue (teaching_fused runs ~44% longer than the flash kernel it is built on; kernels/PERF.md).
 set -o pipefail
@@ -25,6 +27,7 @@ OUT=${OUT:-device-out}; mkdir -p "$OUT"
 # shellcheck source=scripts/device_gui_env.sh
 source scripts/device_gui_env.sh || exit 2
 seconds=${SOAK_SECONDS:-240}
+from=${HEAPTRACK_FROM_PASS:-1}  # the earlier recording ends after this pass; the later after pass 3
 W=/tmp/diagnose; rm -rf $W; mkdir -p $W
 norandom=(); setarch "$(uname -m)" -R true 2> /dev/null && norandom=(setarch "$(uname -m)" -R)
 
@@ -55,11 +58,12 @@ heap_trace() {  # heap_trace NAME [bench options]: first, every 8th and last tra
 ht=()
 if [ -x "$G"/heaptrack/bin/heaptrack ]; then
   ht=(env PATH="$G/heaptrack/bin:$PATH" "${norandom[@]}" "$G"/heaptrack/bin/heaptrack)
-  soak H1-gpu-heaptrack 81 FUSIONLAB_SOAK_EXIT_AFTER_PASS=1 -- "${ht[@]}" -o $W/ht-p1 --
+  soak "H$from-gpu-heaptrack" 81 FUSIONLAB_SOAK_EXIT_AFTER_PASS="$from" -- "${ht[@]}" -o "$W/ht-p$from" --
   soak H3-gpu-heaptrack 82 FUSIONLAB_SOAK_EXIT_AFTER_PASS=3 -- "${ht[@]}" -o $W/ht-p3 --
 else
   echo "no heaptrack in .gx (apt-get install heaptrack here, then scripts/device_gui_prepare.sh)" | tee "$W/soak-H.txt"
 fi
+if [ "${HEAPTRACK_ONLY:-0}" != 1 ]; then
 soak C-gpu 91 -- --
 soak E-gpu-no-counters 92 FUSIONLAB_COUNTERS=off -- --
 soak F-gpu-no-cupti-trace 93 FUSIONLAB_TIMELINE=events -- --
@@ -71,6 +75,7 @@ soak B-sim 95 -- -- --sim H100
     --hidden 300,4096 --N 200,1500 --d 64,128 --heads 8 --batch 8 --steps 10,300 --elements 100000 --repeat 3
 } &
 pids+=($!)
+fi
 wait "${pids[@]}"
 # One file for all of them: the device tool brings back 8 files at most.
 for f in "$W"/heap-*.txt "$W"/soak-*.txt; do echo "=== ${f##*/}"; grep -v "^soak: minute" "$f"; done | tee "$OUT/soaks.txt"
@@ -78,11 +83,11 @@ for f in "$W"/heap-*.txt "$W"/soak-*.txt; do echo "=== ${f##*/}"; grep -v "^soak
 # What pass 3 held that pass 1 did not, by call stack (heaptrack_print's diff of the two "leak"
 # lists), then the pass-3 recording alone; the recordings come back when they fit.
 if [ ${#ht[@]} -gt 0 ]; then
-  p1=$(compgen -G "$W/ht-p1.*" | head -1) p3=$(compgen -G "$W/ht-p3.*" | head -1)
+  p1=$(compgen -G "$W/ht-p$from.*" | head -1) p3=$(compgen -G "$W/ht-p3.*" | head -1)
   if [ -n "$p1" ] && [ -n "$p3" ]; then
     timeout 120 "$G"/heaptrack/bin/heaptrack_print -f "$p3" -d "$p1" -l 1 -p 0 -a 0 -T 0 > "$W/diff.txt" 2>&1
     echo "heaptrack_print diff rc=$?" >> "$W/diff.txt"
-    head -c 3000000 "$W/diff.txt" > "$OUT/heaptrack-diff-p3-p1.txt"
+    head -c 3000000 "$W/diff.txt" > "$OUT/heaptrack-diff-p3-p$from.txt"
     timeout 60 "$G"/heaptrack/bin/heaptrack_print -f "$p3" -l 1 -p 0 -a 0 -T 0 > "$W/p3.txt" 2>&1
     head -c 2000000 "$W/p3.txt" > "$OUT/heaptrack-p3.txt"
     for f in "$p1" "$p3"; do [ "$(stat -c %s "$f")" -lt 16000000 ] && cp "$f" "$OUT/"; done

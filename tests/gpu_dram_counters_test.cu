@@ -3,12 +3,14 @@
 // outside this program (no permission, another profiler holds them) the tests warn and pass; any
 // other failure fails.
 #include "kernels/common/backend.h"
+#include "kernels/common/cupti_detach.h"
 #include "kernels/common/dram_counters.h"
 #include "kernels/workload.h"
 
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -27,6 +29,11 @@ bool blocked_by_machine(const std::string& why) {
 
 TEST_CASE("DRAM counters: a 256 MiB copy reads its size and writes about its size", "[gpu][counters]") {
     REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    // Detaching CUPTI between measurements (opt-in, cupti_detach.h) is exercised here too.
+    ::setenv("FUSIONLAB_CUPTI_DETACH", "1", 1);
+    struct Unset {
+        ~Unset() { ::unsetenv("FUSIONLAB_CUPTI_DETACH"); }
+    } unset;
     kernels::DramCounters counters(0);
     if (const std::string why = counters.availability(); !why.empty()) {
         if (blocked_by_machine(why)) {
@@ -45,14 +52,19 @@ TEST_CASE("DRAM counters: a 256 MiB copy reads its size and writes about its siz
     REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
     const int64_t vectors = static_cast<int64_t>(kBytes / sizeof(float4));
 
-    // Twice: the second measurement re-enables the profiler on the same context and must agree.
-    const kernels::DramBytes first =
-        counters.measure([&] { copy_kernel<<<1024, 256, 0, stream>>>(src, dst, vectors); }, stream);
-    const kernels::DramBytes d =
-        counters.measure([&] { copy_kernel<<<1024, 256, 0, stream>>>(src, dst, vectors); }, stream);
+    // Three times: the second sets the profiler up again on the same context, the third after
+    // CUPTI was detached (as the GPU backend does after every job): all must read and agree.
+    const auto copy = [&] { copy_kernel<<<1024, 256, 0, stream>>>(src, dst, vectors); };
+    const kernels::DramBytes first = counters.measure(copy, stream);
+    REQUIRE(kernels::detach_cupti() == "");
+    const kernels::DramBytes after_detach = counters.measure(copy, stream);
+    const kernels::DramBytes d = counters.measure(copy, stream);
     INFO(first.error);
     REQUIRE(first.ok);
+    INFO(after_detach.error);
+    REQUIRE(after_detach.ok);
     CHECK(static_cast<double>(first.read) == Approx(static_cast<double>(d.read)).epsilon(0.02));
+    CHECK(static_cast<double>(after_detach.read) == Approx(static_cast<double>(d.read)).epsilon(0.02));
     (void)cudaStreamDestroy(stream);
     (void)cudaFree(src);
     (void)cudaFree(dst);

@@ -1,14 +1,18 @@
 // DramCounters through the CUPTI range profiler (CUDA 13 API). The call order is the one that worked
-// on an H200 (NOTES.md, "CUPTI"): once per device cuptiProfilerInitialize, DeviceSupported,
-// GetChipName, GetCounterAvailability, host object + config image; per measurement Enable,
-// counter data image, SetConfig (auto range, user replay), Start/launch/Stop until every pass is
-// submitted, DecodeData, evaluate each range, Disable.
+// on an H200 (NOTES.md, "CUPTI"): cuptiProfilerInitialize, DeviceSupported, GetChipName,
+// GetCounterAvailability, host object + config image; per measurement Enable, counter data image,
+// SetConfig (auto range, user replay), Start/launch/Stop until every pass is submitted, DecodeData,
+// evaluate each range, Disable. With FUSIONLAB_CUPTI_DETACH=1 the host object and the profiler are
+// released after each measurement, so the backend can detach CUPTI between jobs (cupti_detach.h:
+// attached, CUPTI keeps host memory for every kernel launch); the next measurement sets them up again.
 //
 // [SECTION] CUPTI errors
 // [SECTION] Initialisation (once per device)
 // [SECTION] One measurement
 // [SECTION] DramCounters
 #include "kernels/common/dram_counters.h"
+
+#include "kernels/common/cupti_detach.h"
 
 #include <cuda_runtime.h>
 
@@ -20,6 +24,8 @@
 
 #if FUSIONLAB_HAVE_CUPTI
 #include <cudaTypedefs.h>
+#include <cupti_activity.h>
+#include <cupti_callbacks.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -118,14 +124,41 @@ const char* support_name(CUpti_Profiler_Support_Level l) {
     }
 }
 
-// The process-wide cuptiProfilerInitialize, done once whatever the number of devices.
-void profiler_initialize_once() {
-    static CUptiResult result = [] {
-        CUpti_Profiler_Initialize_Params p{};
-        p.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-        return cuptiProfilerInitialize(&p);
-    }();
-    cupti_check(result, "cuptiProfilerInitialize");
+void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+CUptiResult try_profiler_initialize() {
+    CUpti_Profiler_Initialize_Params p{};
+    p.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+    CUptiResult r = cuptiProfilerInitialize(&p);
+    // After cuptiFinalize (cupti_detach.h) the profiler API alone does not attach CUPTI again
+    // (CUPTI_ERROR_NOT_INITIALIZED on an H100, CUDA 13.0); other CUPTI calls attach it lazily:
+    // flushing no activity, else subscribing and unsubscribing a callback that does nothing.
+    if (r == CUPTI_ERROR_NOT_INITIALIZED) {
+        (void)cuptiActivityFlushAll(0);
+        r = cuptiProfilerInitialize(&p);
+    }
+    if (r == CUPTI_ERROR_NOT_INITIALIZED) {
+        CUpti_SubscriberHandle subscriber = nullptr;
+        if (cuptiSubscribe(&subscriber, ignore_callback, nullptr) == CUPTI_SUCCESS) (void)cuptiUnsubscribe(subscriber);
+        r = cuptiProfilerInitialize(&p);
+    }
+    return r;
+}
+
+// Once per process, unless CUPTI is detached between jobs (cupti_detach.h): then once per setup.
+void profiler_initialize() {
+    if (!cupti_detach_enabled()) {
+        static const CUptiResult once = try_profiler_initialize();
+        cupti_check(once, "cuptiProfilerInitialize");
+        return;
+    }
+    cupti_check(try_profiler_initialize(), "cuptiProfilerInitialize");
+}
+
+void profiler_deinitialize() {
+    CUpti_Profiler_DeInitialize_Params p{};
+    p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+    (void)cuptiProfilerDeInitialize(&p);  // best effort: nothing useful to do with an error here
 }
 
 }  // namespace
@@ -138,15 +171,24 @@ struct DramCounters::State {
     std::vector<uint8_t> counter_availability;
     std::vector<uint8_t> config_image;
     CUpti_Profiler_Host_Object* host = nullptr;
+    bool profiler_initialised = false;
     size_t passes = 0;
     int64_t l2_bytes = 0;
 
-    ~State() {
-        if (host == nullptr) return;
-        CUpti_Profiler_Host_Deinitialize_Params p{};
-        p.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
-        p.pHostObject = host;
-        (void)cuptiProfilerHostDeinitialize(&p);  // nothing useful to do with an error at exit
+    ~State() { release(); }
+
+    // Ends the profiler's use of CUPTI (host object, then the profiler itself), so that the backend
+    // can detach CUPTI between jobs (cupti_detach.h); the next measurement sets it up again.
+    void release() {
+        if (host != nullptr) {
+            CUpti_Profiler_Host_Deinitialize_Params p{};
+            p.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+            p.pHostObject = host;
+            (void)cuptiProfilerHostDeinitialize(&p);  // nothing useful to do with an error here
+            host = nullptr;
+        }
+        if (profiler_initialised && cupti_detach_enabled()) profiler_deinitialize();
+        profiler_initialised = false;
     }
 
     // =========================================================================================
@@ -159,7 +201,8 @@ struct DramCounters::State {
         int l2 = 0;
         cuda_check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute(L2)");
         l2_bytes = l2;
-        profiler_initialize_once();
+        profiler_initialize();
+        profiler_initialised = true;
 
         CUpti_Profiler_DeviceSupported_Params sup{};
         sup.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
@@ -392,6 +435,7 @@ const std::string& DramCounters::availability() {
     } catch (const CounterFailure& f) {
         s.availability = f.message;
         s.initialised = f.permanent;  // a transient failure (counters busy) is retried by the next call
+        s.release();  // a retry sets everything up again
     }
     return s.availability;
 }
@@ -403,12 +447,16 @@ DramBytes DramCounters::measure(const std::function<void()>& launch, CUstream_st
         return d;
     }
     try {
-        return state_->measure(launch, stream);
+        if (state_->host == nullptr) state_->initialise();  // released after the previous measurement
+        d = state_->measure(launch, stream);
     } catch (const CounterFailure& f) {
         // No permission shows up at Enable on some drivers: remember it so later jobs skip the work.
         if (f.permanent) state_->availability = f.message;
         d.error = f.message;
     }
+    // Detaching CUPTI after the job (cupti_detach.h) needs the profiler released; otherwise the
+    // session is kept for the next measurement.
+    if (cupti_detach_enabled()) state_->release();
     return d;
 }
 

@@ -13,6 +13,7 @@
 #include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/backend.h"
 #include "kernels/common/ceilings.h"
+#include "kernels/common/cupti_detach.h"
 #include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
 #include "kernels/common/gpu_check.cuh"
@@ -540,10 +541,22 @@ public:
             m.ok = false;
             m.error = e.what();
         }
+        detach_cupti_if_attached(m);
         return m;
     }
 
 private:
+    // Attached, CUPTI keeps host memory for every kernel launch (cupti_detach.h): with
+    // FUSIONLAB_CUPTI_DETACH=1, detach it after a job that traced or counted. The stream is idle
+    // here (every path above synchronised or threw).
+    void detach_cupti_if_attached(Measurement& m) {
+        if (!cupti_attached_) return;
+        cupti_attached_ = false;
+        if (!cupti_detach_enabled()) return;
+        (void)cudaStreamSynchronize(stream_->get());
+        if (std::string why = detach_cupti(); !why.empty()) m.timing_note += (m.timing_note.empty() ? "" : "; ") + why;
+    }
+
     void release_buffers() {
         sets_.clear();
         flush_ = DeviceMemory();
@@ -917,6 +930,7 @@ private:
                 for (size_t k = 0; k < names.size(); ++k) launch_k(k);
         };
         KernelTrace trace = trace_kernels(run_all, s);
+        cupti_attached_ = cupti_attached_ || trace.attached_cupti;
         std::string note;
         if (trace.ok) {
             name_spans(trace.spans, names, bytes, note);
@@ -987,6 +1001,7 @@ private:
             m.measured_bytes_note = "not measured: turned off by FUSIONLAB_COUNTERS=off";
             return;
         }
+        cupti_attached_ = cupti_attached_ || counters_.availability().empty();
         const DramBytes d = counters_.measure(launch_all, stream_->get());
         if (!d.ok) {
             m.measured_bytes_note = d.error;
@@ -1090,6 +1105,7 @@ private:
     std::string quick_budget_note_;   // set when the quick pass's budget cut its reps
     DeviceInfo info_;
     DramCounters counters_;  // initialised lazily, on the first job that asks for counters
+    bool cupti_attached_ = false;  // this job called CUPTI: detach it when the job ends
     std::unique_ptr<Stream> stream_;
     DeviceMemory counter_;
     EventPool events_;

@@ -2,12 +2,14 @@
 //
 // CUPTI hands activity records over in buffers it asks us for (buffer_requested) and returns when
 // full or flushed (buffer_completed); both callbacks may run on a CUPTI thread, so the records go
-// into a vector under a mutex. The callbacks are registered once per process.
+// into a vector under a mutex. The callbacks are registered once per CUPTI attachment.
 //
 // First-use costs would land inside the traced run as huge gaps (measured on an H200: 0.4 to 2 ms
 // before some kernel when a fresh 8 MiB buffer was allocated and first touched mid-run, and CUPTI's
 // own lazy set-up): so buffers are kept in a pool, touched once when made, and every trace runs the
-// work twice with records on, keeping only the second run.
+// work once with records on before the runs it keeps. CUPTI is detached after each full job
+// (cupti_detach.h), so the callbacks are registered again after every detach.
+#include "kernels/common/cupti_detach.h"
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/kernel_trace.cuh"
 
@@ -106,12 +108,20 @@ KernelTrace trace_kernels(const std::function<void()>& launch_all, cudaStream_t 
         return t;
     }
 #if FUSIONLAB_HAVE_CUPTI
-    static std::once_flag registered;
-    static CUptiResult register_result = CUPTI_SUCCESS;
-    std::call_once(registered, [] { register_result = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); });
-    if (register_result != CUPTI_SUCCESS) {
-        t.error = cupti_error(register_result, "cuptiActivityRegisterCallbacks");
-        return t;
+    t.attached_cupti = true;
+    // Registered once per attachment: detach_cupti() (after each full job) drops the callbacks.
+    {
+        static std::mutex register_mutex;
+        static uint64_t registered_at = UINT64_MAX;  // cupti_detach_count() when last registered
+        std::lock_guard<std::mutex> lock(register_mutex);
+        if (registered_at != cupti_detach_count()) {
+            if (const CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+                r != CUPTI_SUCCESS) {
+                t.error = cupti_error(r, "cuptiActivityRegisterCallbacks");
+                return t;
+            }
+            registered_at = cupti_detach_count();
+        }
     }
     check(cudaStreamSynchronize(stream), "before the traced run");
     {

@@ -19,6 +19,7 @@ struct KernelTrace {
     bool ok = false;
     std::string error;              // why no records, when !ok
     std::vector<KernelSpan> spans;  // in start order; names are the kernels' (mangled) symbols
+    bool attached_cupti = false;    // CUPTI was called (so the caller should detach it: cupti_detach.h)
 };
 
 // Runs `launch_all` (which must enqueue the run's kernels on `stream`) once with kernel activity
