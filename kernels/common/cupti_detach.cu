@@ -1,8 +1,9 @@
 // detach_cupti() (cupti_detach.h): cuptiFinalize, counted so CUPTI's users know to set up again.
 #include "kernels/common/cupti_detach.h"
 
+#include "kernels/common/env.h"
+
 #include <atomic>
-#include <cstdlib>
 
 #if FUSIONLAB_HAVE_CUPTI
 #include <cupti_activity.h>
@@ -15,10 +16,7 @@ namespace {
 std::atomic<uint64_t> g_detaches{0};
 }
 
-bool cupti_detach_enabled() {
-    const char* v = std::getenv("FUSIONLAB_CUPTI_DETACH");
-    return v != nullptr && std::string(v) == "1";
-}
+bool cupti_detach_enabled() { return env_is("FUSIONLAB_CUPTI_DETACH", "1"); }
 
 std::string detach_cupti() {
 #if FUSIONLAB_HAVE_CUPTI

@@ -177,8 +177,8 @@ struct DramCounters::State {
 
     ~State() { release(); }
 
-    // Ends the profiler's use of CUPTI (host object, then the profiler itself), so that the backend
-    // can detach CUPTI between jobs (cupti_detach.h); the next measurement sets it up again.
+    // Ends the profiler's use of CUPTI (host object; with FUSIONLAB_CUPTI_DETACH=1 the profiler
+    // itself too, so the backend can detach CUPTI between jobs); the next measurement sets it up again.
     void release() {
         if (host != nullptr) {
             CUpti_Profiler_Host_Deinitialize_Params p{};

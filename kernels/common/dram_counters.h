@@ -2,9 +2,9 @@
 // One DramCounters per device, used on the thread that owns the device's CUDA context (the runner's
 // worker). The availability check is lazy and happens once: a failure that cannot go away while the
 // process runs (no permission, unsupported device, built without CUPTI) is cached and returned as a
-// message on every later call, so jobs never retry an impossible init. The profiler's CUPTI objects
-// live for one measurement only, so CUPTI can be detached between jobs (cupti_detach.h). Nothing
-// here throws; failures are "unavailable: <why>" messages.
+// message on every later call, so jobs never retry an impossible init. With FUSIONLAB_CUPTI_DETACH=1
+// the profiler's CUPTI objects live for one measurement only, so CUPTI can be detached between jobs
+// (cupti_detach.h); otherwise they are kept. Nothing here throws; failures are "unavailable: <why>".
 //
 // dram_counters.cu holds the CUPTI implementation (CUDA builds); dram_counters.cpp holds the text
 // helpers below and, in simulated-only builds, a DramCounters that says "built without CUDA".

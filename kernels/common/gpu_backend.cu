@@ -15,6 +15,7 @@
 #include "kernels/common/ceilings.h"
 #include "kernels/common/cupti_detach.h"
 #include "kernels/common/dram_counters.h"
+#include "kernels/common/env.h"
 #include "kernels/common/format.h"
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_elementwise.cuh"
@@ -37,7 +38,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <future>
@@ -993,11 +993,7 @@ private:
         }
         // FUSIONLAB_COUNTERS=off: no profiler session at all (to tell its cost, in time or host
         // memory, from the rest of a job's, e.g. in scripts/device_diagnose.sh's soaks).
-        static const bool counters_off = [] {
-            const char* v = std::getenv("FUSIONLAB_COUNTERS");
-            return v && std::string(v) == "off";
-        }();
-        if (counters_off) {
+        if (env_is("FUSIONLAB_COUNTERS", "off")) {
             m.measured_bytes_note = "not measured: turned off by FUSIONLAB_COUNTERS=off";
             return;
         }
@@ -1105,7 +1101,7 @@ private:
     std::string quick_budget_note_;   // set when the quick pass's budget cut its reps
     DeviceInfo info_;
     DramCounters counters_;  // initialised lazily, on the first job that asks for counters
-    bool cupti_attached_ = false;  // this job called CUPTI: detach it when the job ends
+    bool cupti_attached_ = false;  // this job called CUPTI: detach_cupti_if_attached() may detach it
     std::unique_ptr<Stream> stream_;
     DeviceMemory counter_;
     EventPool events_;

@@ -1,6 +1,7 @@
-// Device memory in use, for the soak test's "GPU memory back to baseline" check. Device-wide
-// (cudaMemGetInfo: total - free), so other processes on the same GPU count too; the soak
-// report says so. No CUDA in this header.
+// What the soak test reads of the GPU side: device memory in use, for its "GPU memory back to
+// baseline" check, and the GEMM configurations cuBLAS has met (below). The memory is device-wide
+// (cudaMemGetInfo: total - free), so other processes on the same GPU count too; the soak report
+// says so. No CUDA in this header.
 #pragma once
 
 #include <cstdint>

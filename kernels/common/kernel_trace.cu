@@ -7,9 +7,10 @@
 // First-use costs would land inside the traced run as huge gaps (measured on an H200: 0.4 to 2 ms
 // before some kernel when a fresh 8 MiB buffer was allocated and first touched mid-run, and CUPTI's
 // own lazy set-up): so buffers are kept in a pool, touched once when made, and every trace runs the
-// work once with records on before the runs it keeps. CUPTI is detached after each full job
-// (cupti_detach.h), so the callbacks are registered again after every detach.
+// work once with records on before the runs it keeps. With FUSIONLAB_CUPTI_DETACH=1 CUPTI is
+// detached after each full job (cupti_detach.h), so the callbacks are registered again after it.
 #include "kernels/common/cupti_detach.h"
+#include "kernels/common/env.h"
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/kernel_trace.cuh"
 
@@ -103,13 +104,13 @@ KernelTrace trace_kernels(const std::function<void()>& launch_all, cudaStream_t 
     KernelTrace t;
     // FUSIONLAB_TIMELINE=events: the event fallback on purpose (to compare the two, or where a tool
     // that holds CUPTI, such as compute-sanitizer or nsys, runs the app).
-    if (const char* mode = std::getenv("FUSIONLAB_TIMELINE"); mode && std::string(mode) == "events") {
+    if (env_is("FUSIONLAB_TIMELINE", "events")) {
         t.error = "turned off by FUSIONLAB_TIMELINE=events";
         return t;
     }
 #if FUSIONLAB_HAVE_CUPTI
     t.attached_cupti = true;
-    // Registered once per attachment: detach_cupti() (after each full job) drops the callbacks.
+    // Registered once per attachment: detach_cupti() drops the callbacks.
     {
         static std::mutex register_mutex;
         static uint64_t registered_at = UINT64_MAX;  // cupti_detach_count() when last registered
