@@ -3,8 +3,7 @@
 // [SECTION] On-chip working set
 #include "kernels/memory_player.h"
 
-#include "kernels/attention/attention.h"
-#include "kernels/skip/skip.h"
+#include "kernels/workload.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -15,50 +14,6 @@ namespace {
 
 uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
 
-std::string es_text(const Params& p) { return std::to_string(dtype_bytes(p.dtype)) + " B"; }
-
-bool is_vector_buffer(const std::string& name) { return name == "gamma" || name == "beta" || name == "bias"; }
-
-// A tensor's footprint from the workload's shapes (kernels/attention/attention.h,
-// kernels/elementwise/elementwise.h): attention's Q, K, V, O are batch_heads x N x d and naive's
-// S, P are batch_heads x N x N; elementwise tensors are rows x hidden except the hidden-long
-// vectors gamma, beta, bias.
-void footprint(const Params& p, const std::string& name, HbmTensor& t) {
-    const uint64_t es = u(dtype_bytes(p.dtype));
-    if (p.workload == Workload::skip) {  // kernels/skip/skip.h: every tensor is batch_heads x N x d
-        t.bytes = u(p.batch_heads) * u(p.seq_len) * u(p.head_dim) * es;
-        t.formula = std::string(name == "x" || name == "out" ? "batch x N x (heads x d)" : "batch_heads x N x d") +
-                    " x " + es_text(p) + " = " + std::to_string(p.batch_heads) + " x " + std::to_string(p.seq_len) +
-                    " x " + std::to_string(p.head_dim) + " x " + es_text(p);
-        return;
-    }
-    if (p.workload == Workload::attention) {
-        if (name == "S" || name == "P") {
-            t.bytes = u(p.batch_heads) * u(p.seq_len) * u(p.seq_len) * es;
-            t.formula = "batch_heads x N x N x " + es_text(p) + " = " + std::to_string(p.batch_heads) + " x " +
-                        std::to_string(p.seq_len) + " x " + std::to_string(p.seq_len) + " x " + es_text(p);
-        } else {
-            t.bytes = u(p.batch_heads) * u(p.seq_len) * u(p.head_dim) * es;
-            t.formula = "batch_heads x N x d x " + es_text(p) + " = " + std::to_string(p.batch_heads) + " x " +
-                        std::to_string(p.seq_len) + " x " + std::to_string(p.head_dim) + " x " + es_text(p);
-        }
-        return;
-    }
-    if (p.workload == Workload::launch) {  // x and y: one vector each (kernels/launch/launch.h)
-        t.bytes = u(p.elements) * es;
-        t.formula = "elements x " + es_text(p) + " = " + std::to_string(p.elements) + " x " + es_text(p);
-        return;
-    }
-    if (is_vector_buffer(name)) {
-        t.bytes = u(p.hidden) * es;
-        t.formula = "hidden x " + es_text(p) + " = " + std::to_string(p.hidden) + " x " + es_text(p);
-    } else {
-        t.bytes = u(p.rows) * u(p.hidden) * es;
-        t.formula = "rows x hidden x " + es_text(p) + " = " + std::to_string(p.rows) + " x " +
-                    std::to_string(p.hidden) + " x " + es_text(p);
-    }
-}
-
 }  // namespace
 
 // =============================================================================================
@@ -67,7 +22,7 @@ void footprint(const Params& p, const std::string& name, HbmTensor& t) {
 MemoryPlayer::MemoryPlayer(const std::string& variant, const Params& params) : variant_(variant), params_(params) {
     if (std::string bad = validate(params); !bad.empty()) throw std::invalid_argument(bad);
     if (!has_variant(params.workload, variant))
-        throw std::invalid_argument("unknown variant '" + variant + "' for workload " + to_string(params.workload));
+        throw std::invalid_argument(unknown_variant_message(params.workload, variant));
     schedule_ = kernels::schedule(variant, params);
     model_ = model_from_schedule(schedule_);
     build_tensors();
@@ -92,7 +47,9 @@ void MemoryPlayer::build_tensors() {
                 t.formula = "threads per block x stack frame = " + std::to_string(k.threads_per_block) + " x " +
                             std::to_string(k.registers.stack_bytes) + " B per block (" + k.registers.source + ")";
             } else {
-                footprint(params_, e.buffer, t);
+                const TensorFootprint f = workload_def(params_).footprint(params_, e.buffer);
+                t.bytes = f.bytes;
+                t.formula = f.formula;
             }
             tensors_.push_back(t);
             index = static_cast<int>(tensors_.size()) - 1;
@@ -172,12 +129,8 @@ uint64_t MemoryPlayer::detail_offset_before(size_t step, size_t tensor) const {
 // =============================================================================================
 OnChip MemoryPlayer::on_chip(int kernel) const {
     if (kernel < 0 || static_cast<size_t>(kernel) >= schedule_.kernels.size()) return OnChip::registers;
-    if (params_.workload == Workload::skip)  // the attention kernels tile in SRAM; the skip kernel does not
-        return schedule_.kernels[static_cast<size_t>(kernel)].name == "skip" ? OnChip::registers
-                                                                               : OnChip::shared_memory;
-    if (params_.workload != Workload::attention) return OnChip::registers;
-    if (variant_ != "naive") return OnChip::shared_memory;
-    return schedule_.kernels[static_cast<size_t>(kernel)].threads_per_block == 0 ? OnChip::library : OnChip::registers;
+    const WorkloadDef& w = workload_def(params_);
+    return w.on_chip ? w.on_chip(variant_, params_, schedule_.kernels[static_cast<size_t>(kernel)]) : OnChip::registers;
 }
 
 std::vector<SramPart> MemoryPlayer::sram_parts(int kernel) const {
@@ -194,34 +147,8 @@ std::vector<SramPart> MemoryPlayer::sram_parts(int kernel) const {
         }
         return parts;
     }
-    const attention::AttentionParams a = attention::to_attention(params_);
-    // skip runs an attention kernel: its tiles are that kernel's (the x tile reuses Qi's space).
-    const std::string kernel_variant =
-        params_.workload == Workload::skip ? skip::base_variant(variant_) : variant_;
-    const attention::Tile tile = attention::flash_tile(kernel_variant, a);
-    const bool x_in_qi = params_.workload == Workload::skip && skip::is_fused(variant_);
-    const std::string qi = x_in_qi ? "Qi/x" : "Qi";
-    const std::string qi_note = x_in_qi ? " (the x tile reuses it in the epilogue)" : "";
-    const uint64_t es = u(dtype_bytes(a.dtype)), Br = u(tile.Br), Bc = u(tile.Bc), d = u(a.d);
-    const std::string e = " x " + es_text(params_);
-    if (kernel_variant == "flash_tc") {
-        // kernels/attention/attention.h: Qi once, Kj and Vj double-buffered for cp.async, rows + 8.
-        const uint64_t row = d + 8;
-        const std::string rs = std::to_string(row) + " (d + 8: ldmatrix padding)";
-        parts.push_back({qi, Br * row * es, "Br x " + rs + e + qi_note});
-        parts.push_back({"Kj x2", 2 * Bc * row * es, "2 stages x Bc x " + rs + e});
-        parts.push_back({"Vj x2", 2 * Bc * row * es, "2 stages x Bc x " + rs + e});
-        return parts;
-    }
-    const uint64_t ld = u(attention::flash_tile_row_stride(a.d, a.dtype));
-    const std::string rs = std::to_string(ld) + " (d padded to an odd number of words)";
-    parts.push_back({qi, Br * ld * es, "Br x " + rs + e + qi_note});
-    parts.push_back({"Kj", Bc * ld * es, "Bc x " + rs + e});
-    parts.push_back({"Vj", Bc * ld * es, "Bc x " + rs + e});
-    parts.push_back({"Sij", Br * (Bc + 1) * 4, "Br x (Bc + 1) x 4 B (fp32, padded row)"});
-    parts.push_back({"Oi", Br * d * 4, "Br x d x 4 B (fp32 accumulator)"});
-    parts.push_back({"m, l", 3 * Br * 4, "3 x Br x 4 B (row max, row sum, rescale)"});
-    return parts;
+    const WorkloadDef& w = workload_def(params_);
+    return w.sram_parts ? w.sram_parts(variant_, params_, kernel) : parts;
 }
 
 uint64_t MemoryPlayer::sram_bytes(int kernel) const {

@@ -37,20 +37,6 @@ struct HbmTensor {
     int kernel = -1;              // local: the kernel whose threads spill (index into schedule().kernels)
 };
 
-// One piece of a block's on-chip working set.
-struct SramPart {
-    std::string name;             // "Qi", "Kj", "Sij (fp32)"
-    uint64_t bytes = 0;
-    std::string formula;          // "Br x 65 x 2 B (row padded to an odd number of words)"
-};
-
-// Where a kernel keeps its working set.
-enum class OnChip {
-    shared_memory,  // flash: tiles staged in shared memory; sram_parts() sum to its allocation
-    registers,      // elementwise and softmax: each thread keeps its elements in registers
-    library,        // cuBLAS: tiles of its own choosing, not known to the model
-};
-
 class MemoryPlayer {
 public:
     // Throws std::invalid_argument with validate()'s message when variant or params are invalid.

@@ -3,7 +3,6 @@
 // [SECTION] Measured vs modeled DRAM bytes
 #include "kernels/roofline.h"
 
-#include "kernels/attention/attention.h"
 #include "kernels/common/format.h"
 #include "kernels/workload.h"
 
@@ -130,30 +129,6 @@ std::string percent(double fraction) {
     return text;
 }
 
-// Flash and flash_tc read K and V of a head once per row block of Q (Tr times). When one head's K
-// and V fit in L2, the blocks working on a head at the same time share them there.
-std::string attention_reason(const Measurement& m, uint64_t l2) {
-    const Params& p = m.job.params;
-    if (m.job.variant != "flash" && m.job.variant != "flash_tc") return "";
-    const attention::AttentionParams a = attention::to_attention(p);
-    const attention::Tile t = attention::flash_tile(m.job.variant, a);
-    const uint64_t es = static_cast<uint64_t>(dtype_bytes(a.dtype));
-    const uint64_t kv_head = 2 * static_cast<uint64_t>(a.N * a.d) * es;
-    const uint64_t Tr = (static_cast<uint64_t>(a.N) + static_cast<uint64_t>(t.Br) - 1) / static_cast<uint64_t>(t.Br);
-    const uint64_t kv_once = kv_head * static_cast<uint64_t>(a.batch_heads);
-    std::string text = "K and V of one head = " + bytes_text(double(kv_head)) +
-                       (kv_head <= l2 ? " fit in the " : " do not fit in the ") + bytes_text(double(l2)) + " L2. ";
-    text += "The model charges the Tr = " + std::to_string(Tr) + " re-reads (one per " + std::to_string(t.Br) +
-            "-row block of Q) to DRAM: " + bytes_text(double(m.bytes_read)) + " read; reading K and V once would be " +
-            bytes_text(double(kv_once)) + ". ";
-    if (kv_head <= l2)
-        text += "The blocks of one head run at the same time, so after the first block loads a tile of K or V the "
-                "others find it in L2: DRAM sees roughly each K and V once.";
-    else
-        text += "K and V of a head do not fit, so only blocks running close together share tiles in L2.";
-    return text;
-}
-
 // Buffers a variant writes and then reads again (intermediates between kernels) that fit in L2:
 // the next kernel can find them there instead of in DRAM.
 std::string intermediate_reason(const Measurement& m, uint64_t l2) {
@@ -195,7 +170,8 @@ std::string explain_traffic_gap(const Measurement& m) {
     const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(m.device.l2_bytes, 0));
     if (ratio < 1) {
         text += "DRAM saw " + bytes_text(modeled - measured) + " less than the model. ";
-        if (m.job.params.workload == Workload::attention) text += attention_reason(m, l2);
+        if (const WorkloadDef* w = find_workload(m.job.params.workload); w && w->traffic_gap_reason)
+            text += w->traffic_gap_reason(m, l2);
         const std::string inter = intermediate_reason(m, l2);
         if (!inter.empty()) text += (text.back() == ' ' ? "" : " ") + inter;
         if (m.measured_bytes_written && m.bytes_written > 0) {

@@ -1,9 +1,13 @@
-// The model side of every workload: which variants exist, which parameters they take and their
-// legal ranges, the FLOPs and HBM bytes of each kernel, and the tile schedule of one thread block.
-// No CUDA, no GUI. One source of truth: model() is the sum of schedule()'s events.
+// The workload registry and the questions everything else asks of a workload by name: which
+// workloads exist (kernels/registry.cpp lists them), their parameters and variants, validation,
+// the tile schedule and model, minimum bytes, device refusals and a one-line description. Each
+// answer comes from the workload's WorkloadDef (kernels/common/workload_def.h), defined in its
+// folder; nothing here names a workload. No CUDA, no GUI.
 #pragma once
 
+#include "kernels/common/schedule.h"
 #include "kernels/common/types.h"
+#include "kernels/common/workload_def.h"
 
 #include <string>
 #include <vector>
@@ -11,193 +15,55 @@
 namespace kernels {
 
 // ---------------------------------------------------------------------------------------------
-// Parameters: one table drives the GUI sliders, CLI validation and export columns.
+// The registry
 // ---------------------------------------------------------------------------------------------
-enum class ParamId { rows, hidden, dropout_p, seed, batch_heads, seq_len, head_dim, tile_br, tile_bc, causal,
-                     batch, sigma_d, noise_t, steps, elements };
+// Every workload, in the order the GUI and `--workload all` list them.
+const std::vector<const WorkloadDef*>& workloads();
+// Case-insensitive; nullptr when there is no such workload.
+const WorkloadDef* find_workload(const std::string& name);
+// The definition of p's workload (or of `name`); throws std::invalid_argument for an unknown name.
+const WorkloadDef& workload_def(const std::string& name);
+inline const WorkloadDef& workload_def(const Params& p) { return workload_def(p.workload); }
+// "chain, bias_gelu, attention, skip or launch"
+std::string workload_names_text();
 
-// How a parameter is entered: a number in [min, max] (slider + typed value), one of a few listed
-// values (combo box; the CLI accepts only those), or on/off (checkbox; the CLI takes 0 or 1).
-enum class ParamKind { number, choice, boolean };
-
-struct ParamSpec {
-    ParamId id;
-    const char* name;      // CLI option (--name) and CSV / JSON / settings key: "rows"
-    const char* label;     // GUI label: "rows (tokens)"
-    double min, max;       // inclusive legal range
-    bool integer;
-    bool log_scale;        // slider moves in powers of two
-    const char* help;      // tooltip: what it is and why it matters
-    ParamKind kind = ParamKind::number;
-    std::vector<double> choices = {};  // kind == choice: the legal values, ascending
-};
-
-const std::vector<ParamSpec>& param_specs(Workload w);
+// ---------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------
+const std::vector<ParamSpec>& param_specs(const std::string& workload);
 // Every parameter of every workload, once each (a shared one like seed: its first spec), in
 // workload order: the options bench and shot take, and the parameter columns of CSV exports.
 const std::vector<ParamSpec>& all_param_specs();
-// The spec of `id` for workload w, or nullptr when w does not take that parameter.
-const ParamSpec* find_param_spec(Workload w, ParamId id);
-// "" when `value` is legal for the spec (in range, whole when integer, one of the choices, 0 or 1
-// for a boolean), else a message naming the parameter, the value and what is legal.
-std::string check_param_value(const ParamSpec& spec, double value);
-// What is legal, as words: "1 .. 65536", "16, 32, 64 or 128", "0 or 1".
-std::string legal_values_text(const ParamSpec& spec);
-double get_param(const Params& p, ParamId id);
-void set_param(Params& p, ParamId id, double value);
+// The spec of `param` for `workload`, or nullptr when it does not take that parameter.
+const ParamSpec* find_param_spec(const std::string& workload, const std::string& param);
+// Params of `workload` with every parameter at its default (dtype: bf16).
+Params default_params(const std::string& workload);
 
-// Checks every parameter of p's workload against its spec and the total size limit.
-// Returns "" when valid, else a message naming the parameter, the value and the range.
+// Checks every parameter of p's workload against its spec, then the workload's own checks
+// (sizes legal one by one but too large together). "" when valid, else a message naming the
+// parameter, the value and the range.
 std::string validate(const Params& p);
 
 // ---------------------------------------------------------------------------------------------
-// Variants
+// Variants, schedule, model
 // ---------------------------------------------------------------------------------------------
-struct VariantInfo {
-    std::string name;         // "unfused"
-    std::string description;  // one line for the GUI tooltip
-    int kernels = 1;          // kernel launches per run
-};
-
-const std::vector<VariantInfo>& variants(Workload w);
-bool has_variant(Workload w, const std::string& variant);
-
-// ---------------------------------------------------------------------------------------------
-// Tile schedule: the ordered load / compute / store steps of thread blocks, generated from the
-// same loop structure as the kernel. Each event stands for `repeat` identical blocks doing it
-// (a ragged tail block gets its own event), so sums over events are exact totals.
-// ---------------------------------------------------------------------------------------------
-enum class EventKind { load, compute, store };
-
-// The buffer name of register spills: per-thread local memory (kLocalBuffer events have local set).
-inline constexpr const char* kLocalBuffer = "local";
-
-struct TileEvent {
-    EventKind kind;
-    int kernel;            // index into Schedule::kernels
-    std::string buffer;    // tensor in HBM: "x", "gamma", "h1", "out" ("" for compute)
-    uint64_t bytes = 0;    // bytes moved by ONE block for this event
-    double flops = 0;      // FLOPs of ONE block for this event (compute events)
-    uint64_t repeat = 1;   // how many blocks do exactly this
-    std::string what;      // the words the animation shows: "load x row tile into SRAM"
-    // Register spills (buffer kLocalBuffer): stores to and loads from the threads' local memory.
-    // Local memory lives in HBM but goes through L1 and L2, which often hold it, so this traffic
-    // is counted apart from the HBM bytes (KernelModel::local_read/local_written, spill_estimate).
-    bool local = false;
-};
-
-// What ptxas made of one kernel instance, per thread. Compile-time facts: they differ by GPU
-// architecture and compiler version, so `source` says which ones these are.
-struct RegisterUse {
-    int registers = 0;          // 0: not known (library kernels such as cuBLAS's)
-    int stack_bytes = 0;        // local memory per thread (the stack frame, where spills live)
-    int spill_store_bytes = 0;  // bytes of spill stores in the code (loop-free kernels: each runs once)
-    int spill_load_bytes = 0;
-    std::string source;         // "ptxas (CUDA 13.0), sm_90"
-    bool spills() const { return spill_store_bytes > 0 || spill_load_bytes > 0; }
-};
-
-struct ScheduleKernel {
-    std::string name;      // "layernorm", "gelu", ..., "fused_chain"
-    uint64_t blocks = 0;   // thread blocks launched
-    int threads_per_block = 0;
-    // Its matrix products run on tensor cores (fp16/bf16 GEMMs, mma.sync): the simulated backend
-    // takes the tensor peak for its FLOPs instead of the FP32 peak.
-    bool tensor_cores = false;
-    RegisterUse registers = {};  // known for the row kernels (the ones that can spill); else empty
-};
-
-struct Schedule {
-    std::vector<ScheduleKernel> kernels;
-    std::vector<TileEvent> events;
-};
+const std::vector<VariantInfo>& variants(const std::string& workload);
+bool has_variant(const std::string& workload, const std::string& variant);
+// "unknown variant 'x' for workload chain (legal: unfused, fused or fused_spill)"
+std::string unknown_variant_message(const std::string& workload, const std::string& variant);
 
 Schedule schedule(const std::string& variant, const Params& p);
-
-// ---------------------------------------------------------------------------------------------
-// Model: per kernel, per buffer bytes; FLOPs. Built by summing the schedule.
-// ---------------------------------------------------------------------------------------------
-struct BufferTraffic {
-    std::string buffer;
-    uint64_t bytes_read = 0, bytes_written = 0;
-};
-
-struct KernelModel {
-    std::string name;
-    double flops = 0;
-    std::vector<BufferTraffic> buffers;  // HBM tensors; register spills are local_* below
-    bool tensor_cores = false;  // copied from ScheduleKernel
-    uint64_t blocks = 0;        // copied from ScheduleKernel
-    int threads_per_block = 0;
-    RegisterUse registers;
-    uint64_t local_read = 0, local_written = 0;  // spill traffic (TileEvent::local), all blocks
-    uint64_t bytes_read() const;
-    uint64_t bytes_written() const;
-    uint64_t local_bytes() const { return local_read + local_written; }
-};
-
-struct Model {
-    std::vector<KernelModel> kernels;
-    double flops() const;
-    uint64_t bytes_read() const;     // HBM tensors, without spill traffic
-    uint64_t bytes_written() const;
-    uint64_t bytes() const { return bytes_read() + bytes_written(); }
-    uint64_t local_bytes() const;    // spill traffic of every kernel
-};
-
 Model model(const std::string& variant, const Params& p);
-Model model_from_schedule(const Schedule& s);
-
-// Where a kernel's spill traffic goes, estimated for a device: local memory is cached in L1, so
-// the share of it that leaves the SM is about the share of the resident threads' stack frames
-// that does not fit in L1 (what the kernel's shared memory leaves of it). An estimate with its
-// assumptions in `note`; measured DRAM bytes say what really reached HBM.
-struct SpillEstimate {
-    uint64_t local_bytes = 0;         // the kernel's spill traffic (stores + loads), all blocks
-    int resident_threads_per_sm = 0;  // from registers, threads per block and the SM's limits
-    uint64_t footprint_per_sm = 0;    // stack_bytes x resident threads
-    uint64_t l1_bytes = 0;            // L1 left to cache it
-    double beyond_l1 = 0;             // fraction of the traffic that leaves the SM (0..1)
-    uint64_t beyond_l1_bytes = 0;     // local_bytes x beyond_l1: goes to L2, and HBM if L2 is full
-    std::string note;                 // one line with the numbers
-};
-SpillEstimate spill_estimate(const KernelModel& k, const DeviceInfo& device);
-// The same for every kernel of a model: per kernel, the sum, and one note naming the kernels that
-// spill ("" when none does).
-struct ModelSpills {
-    std::vector<SpillEstimate> per_kernel;
-    uint64_t local_bytes = 0, beyond_l1_bytes = 0;
-    std::string note;
-};
-ModelSpills model_spills(const Model& m, const DeviceInfo& device);
-
-// Per-SM limits of a compute capability: what occupancy and the L1 share of spills depend on
-// (CUDA C++ Programming Guide, "Compute Capabilities" table): resident threads and blocks, 64K
-// 32-bit registers, and the unified L1 / shared-memory array. constexpr: the CUDA kernels take their
-// launch bounds from it too (elementwise.cu, fused_chain_spill).
-struct SmLimits {
-    int max_threads, max_blocks, registers, l1_shared_bytes;  // l1_shared: the unified L1 / shared array
-};
-constexpr SmLimits sm_limits(int cc_major, int cc_minor) {
-    const int cc = cc_major * 10 + cc_minor;
-    if (cc >= 120) return {1536, 32, 65536, 128 << 10};
-    if (cc >= 90) return {2048, 32, 65536, 256 << 10};
-    if (cc == 89) return {1536, 24, 65536, 128 << 10};
-    if (cc == 86) return {1536, 16, 65536, 128 << 10};
-    if (cc >= 80) return {2048, 32, 65536, 192 << 10};
-    if (cc == 75) return {1024, 16, 65536, 96 << 10};
-    return {2048, 32, 65536, 128 << 10};
-}
-// Threads of a kernel resident on one SM, from the SM's thread, block and register limits (shared
-// memory is not counted: the kernels that spill use a few hundred bytes).
-int resident_threads_per_sm(int threads_per_block, int registers, const DeviceInfo& device);
-
 // The fewest bytes any implementation must move (each input read once, the output written once).
 uint64_t min_bytes(const Params& p);
 
-// "" when `variant` can run p on a device with these limits; else why not, with the numbers
-// (used by the simulated backend with datasheet limits: attention tiles vs shared memory, naive's
-// S and P vs GPU memory, flash_tc below sm_80). Parameter errors are validate()'s, not this.
-std::string device_refusal(const std::string& variant, const Params& p, const DeviceInfo& device);
+// "" when `variant` can run p on this device and memory budget; else why not, with the numbers.
+// Parameter errors are validate()'s, not this.
+std::string device_refusal(const std::string& variant, const Params& p, const DeviceBudget& device);
+
+// One line: the workload, the variant (when given), the sizes that matter and the dtype, as every
+// view and export names a parameter set: "attention flash: 16 heads, N=4096, d=64, tile 64x64, fp16".
+// The sizes alone: workload_def(p).describe(p, variant).
+std::string describe(const Params& p, const std::string& variant = "");
 
 }  // namespace kernels

@@ -42,10 +42,10 @@ TEST_CASE("cli: bench defaults and sweeps", "[cli]") {
     CHECK(d.cmd.bench.workloads.size() == std::size(kernels::kAllWorkloads));
     CHECK(d.cmd.bench.variants.empty());
     CHECK(d.cmd.bench.params.empty());  // nothing given: every workload's defaults
-    const auto chain = app::cli::sweep_params(d.cmd.bench, kernels::Workload::chain, defaults.dtype);
+    const auto chain = app::cli::sweep_params(d.cmd.bench, "chain", defaults.dtype);
     REQUIRE(chain.size() == 1);
-    CHECK(chain[0].rows == defaults.rows);
-    CHECK(chain[0].hidden == defaults.hidden);
+    CHECK(chain[0].get_int("rows") == defaults.get_int("rows"));
+    CHECK(chain[0].get_int("hidden") == defaults.get_int("hidden"));
     CHECK(d.cmd.bench.dtypes == std::vector<kernels::DType>{defaults.dtype});
     CHECK(d.cmd.bench.sim_gpu.empty());
     CHECK_FALSE(d.cmd.bench.per_kernel);
@@ -55,18 +55,18 @@ TEST_CASE("cli: bench defaults and sweeps", "[cli]") {
                           "--reps", "30", "--sim", "a100", "--kernels"});
     REQUIRE(s.cmd.exit_code == -1);
     const auto& b = s.cmd.bench;
-    CHECK(b.workloads == std::vector<kernels::Workload>{kernels::Workload::bias_gelu});
+    CHECK(b.workloads == std::vector<kernels::Workload>{"bias_gelu"});
     CHECK(b.variants == std::vector<std::string>{"fused"});
     using kernels::ParamId;
-    REQUIRE(app::cli::given_values(b, ParamId::rows));
-    CHECK(*app::cli::given_values(b, ParamId::rows) == std::vector<double>{64, 128, 256});
-    CHECK(*app::cli::given_values(b, ParamId::hidden) == std::vector<double>{32, 48});
+    REQUIRE(app::cli::given_values(b, "rows"));
+    CHECK(*app::cli::given_values(b, "rows") == std::vector<double>{64, 128, 256});
+    CHECK(*app::cli::given_values(b, "hidden") == std::vector<double>{32, 48});
     CHECK(b.dtypes == std::vector<kernels::DType>{kernels::DType::f32, kernels::DType::bf16});
-    CHECK(*app::cli::given_values(b, ParamId::dropout_p) == std::vector<double>{0.25});
-    CHECK(*app::cli::given_values(b, ParamId::seed) == std::vector<double>{7});
-    const auto sweep = app::cli::sweep_params(b, kernels::Workload::bias_gelu, kernels::DType::f32);
+    CHECK(*app::cli::given_values(b, "dropout") == std::vector<double>{0.25});
+    CHECK(*app::cli::given_values(b, "seed") == std::vector<double>{7});
+    const auto sweep = app::cli::sweep_params(b, "bias_gelu", kernels::DType::f32);
     CHECK(sweep.size() == 6);  // 3 rows x 2 hidden
-    for (const auto& p : sweep) CHECK(p.seed == 7);
+    for (const auto& p : sweep) CHECK(p.get_int("seed") == 7);
     CHECK(b.reps == 30);
     CHECK(b.sim_gpu == "A100");
     CHECK(b.per_kernel);
@@ -78,26 +78,26 @@ TEST_CASE("cli: attention options come from its ParamSpec table", "[cli][attenti
                           "--rows", "8", "--sim", "H100"});
     REQUIRE(p.cmd.exit_code == -1);
     const auto& b = p.cmd.bench;
-    CHECK(b.workloads == std::vector<kernels::Workload>{kernels::Workload::attention});
-    const auto sweep = app::cli::sweep_params(b, kernels::Workload::attention, kernels::DType::f16);
+    CHECK(b.workloads == std::vector<kernels::Workload>{"attention"});
+    const auto sweep = app::cli::sweep_params(b, "attention", kernels::DType::f16);
     REQUIRE(sweep.size() == 4);  // 2 N x 2 causal; --rows is not an attention parameter: ignored
     for (const auto& q : sweep) {
-        CHECK(q.head_dim == 64);
-        CHECK(q.batch_heads == 64);
-        CHECK(q.tile_br == 64);
-        CHECK(q.tile_bc == 32);
+        CHECK(q.get_int("d") == 64);
+        CHECK(q.get_int("heads") == 64);
+        CHECK(q.get_int("br") == 64);
+        CHECK(q.get_int("bc") == 32);
     }
-    CHECK(sweep[0].seq_len == 1024);
-    CHECK_FALSE(sweep[0].causal);
-    CHECK(sweep[3].seq_len == 4096);
-    CHECK(sweep[3].causal);
+    CHECK(sweep[0].get_int("N") == 1024);
+    CHECK_FALSE(sweep[0].get_bool("causal"));
+    CHECK(sweep[3].get_int("N") == 4096);
+    CHECK(sweep[3].get_bool("causal"));
 
     const auto shot = parse({"shot", "--out", "a.png", "--workload", "attention", "--N", "2048", "--causal", "1",
                              "--br", "32"});
     REQUIRE(shot.cmd.exit_code == -1);
-    CHECK(shot.cmd.shot.params.seq_len == 2048);
-    CHECK(shot.cmd.shot.params.causal);
-    CHECK(shot.cmd.shot.params.tile_br == 32);
+    CHECK(shot.cmd.shot.params.get_int("N") == 2048);
+    CHECK(shot.cmd.shot.params.get_bool("causal"));
+    CHECK(shot.cmd.shot.params.get_int("br") == 32);
 }
 
 TEST_CASE("cli: bad bench input exits 2 with one line naming the option and the range", "[cli]") {
@@ -172,9 +172,9 @@ TEST_CASE("cli: shot options", "[cli]") {
     CHECK(s.height == 1080);
     CHECK(s.font_scale == 2.0f);
     CHECK(s.theme == "light");
-    CHECK(s.params.workload == kernels::Workload::bias_gelu);
-    CHECK(s.params.rows == 512);
-    CHECK(s.params.hidden == 768);
+    CHECK(s.params.workload == "bias_gelu");
+    CHECK(s.params.get_int("rows") == 512);
+    CHECK(s.params.get_int("hidden") == 768);
     CHECK(s.params.dtype == kernels::DType::f16);
     CHECK(s.sim_gpu == "V100");
     CHECK(s.reps == 5);

@@ -8,11 +8,11 @@ using namespace kernels;
 
 namespace {
 
-Params make(Workload w, int64_t rows, int64_t hidden, DType t) {
+Params make(const std::string& w, int64_t rows, int64_t hidden, DType t) {
     Params p;
     p.workload = w;
-    p.rows = rows;
-    p.hidden = hidden;
+    p.set("rows", rows);
+    p.set("hidden", hidden);
     p.dtype = t;
     return p;
 }
@@ -29,7 +29,7 @@ uint64_t sum_event_bytes(const Schedule& s, EventKind kind) {
 TEST_CASE("chain model bytes match the closed form for every dtype and ragged size", "[model]") {
     for (DType t : kAllDTypes) {
         for (auto [rows, hidden] : {std::pair<int64_t, int64_t>{1, 1}, {7, 33}, {513, 1000}, {8192, 8192}, {3, 4097}}) {
-            const Params p = make(Workload::chain, rows, hidden, t);
+            const Params p = make("chain", rows, hidden, t);
             const uint64_t es = static_cast<uint64_t>(dtype_bytes(t));
             const uint64_t n = static_cast<uint64_t>(rows * hidden), H = static_cast<uint64_t>(hidden);
             CAPTURE(to_string(t), rows, hidden);
@@ -51,7 +51,7 @@ TEST_CASE("chain model bytes match the closed form for every dtype and ragged si
 }
 
 TEST_CASE("chain unfused model counts each kernel's own buffers", "[model]") {
-    const Params p = make(Workload::chain, 100, 300, DType::bf16);
+    const Params p = make("chain", 100, 300, DType::bf16);
     const Model m = model("unfused", p);
     const uint64_t tensor = 100 * 300 * 2, vec = 300 * 2;
     REQUIRE(m.kernels[0].name == "layernorm");
@@ -69,7 +69,7 @@ TEST_CASE("chain unfused model counts each kernel's own buffers", "[model]") {
 TEST_CASE("bias_gelu model bytes match the closed form", "[model]") {
     for (DType t : kAllDTypes) {
         for (auto [rows, hidden] : {std::pair<int64_t, int64_t>{1, 1}, {5, 4099}, {8192, 8192}}) {
-            const Params p = make(Workload::bias_gelu, rows, hidden, t);
+            const Params p = make("bias_gelu", rows, hidden, t);
             const uint64_t es = static_cast<uint64_t>(dtype_bytes(t));
             const uint64_t n = static_cast<uint64_t>(rows * hidden), H = static_cast<uint64_t>(hidden);
             CAPTURE(to_string(t), rows, hidden);
@@ -85,12 +85,12 @@ TEST_CASE("bias_gelu model bytes match the closed form", "[model]") {
 }
 
 TEST_CASE("the schedule's events sum to the model and cover every block", "[model][schedule]") {
-    for (Workload w : elementwise::kWorkloads) {
+    for (const char* w : {"chain", "bias_gelu"}) {
         for (const VariantInfo& v : variants(w)) {
             const Params p = make(w, 37, 1001, DType::f16);
             const Schedule s = schedule(v.name, p);
             const Model m = model_from_schedule(s);
-            CAPTURE(to_string(w), v.name);
+            CAPTURE(w, v.name);
             CHECK(static_cast<int>(s.kernels.size()) == v.kernels);
             CHECK(sum_event_bytes(s, EventKind::load) == m.bytes_read());
             CHECK(sum_event_bytes(s, EventKind::store) == m.bytes_written());
@@ -114,7 +114,7 @@ TEST_CASE("the schedule's events sum to the model and cover every block", "[mode
 TEST_CASE("fused_spill: the fused kernel's HBM bytes, plus ptxas's spill bytes x threads as local traffic", "[model]") {
     for (DType t : kAllDTypes)
         for (auto [rows, hidden] : {std::pair<int64_t, int64_t>{8192, 8192}, {37, 1001}, {100, 4096}, {3, 12000}}) {
-            const Params p = make(Workload::chain, rows, hidden, t);
+            const Params p = make("chain", rows, hidden, t);
             CAPTURE(to_string(t), rows, hidden);
             const Model fused = model("fused", p), spill = model("fused_spill", p);
             REQUIRE(spill.kernels.size() == 1);
@@ -122,19 +122,19 @@ TEST_CASE("fused_spill: the fused kernel's HBM bytes, plus ptxas's spill bytes x
             CHECK(spill.bytes_read() == fused.bytes_read());
             CHECK(spill.bytes_written() == fused.bytes_written());
             CHECK(spill.flops() == Approx(fused.flops()));
-            const RegisterUse r = elementwise::row_kernel_registers("fused_chain_spill", p);
+            const RegisterUse r = elementwise::row_kernel_registers("fused_chain_spill", elementwise::to_elementwise(p));
             // 32 registers cannot hold 64 bytes of x and 64 of residual per thread: every instance spills.
             CHECK(r.registers == 32);
             REQUIRE(r.spills());
             CHECK(r.source.find("ptxas") != std::string::npos);
-            const uint64_t threads = static_cast<uint64_t>(elementwise::row_kernel_shape(p).threads);
+            const uint64_t threads = static_cast<uint64_t>(elementwise::row_kernel_shape(elementwise::to_elementwise(p)).threads);
             CHECK(spill.kernels[0].local_written == static_cast<uint64_t>(rows) * threads * static_cast<uint64_t>(r.spill_store_bytes));
             CHECK(spill.kernels[0].local_read == static_cast<uint64_t>(rows) * threads * static_cast<uint64_t>(r.spill_load_bytes));
             CHECK(spill.local_bytes() == spill.kernels[0].local_bytes());
         }
     // The measured case (bf16 8192 x 8192: 256 threads of 4 chunks): ptxas's numbers for sm_90.
-    const Params big = make(Workload::chain, 8192, 8192, DType::bf16);
-    const RegisterUse r = elementwise::row_kernel_registers("fused_chain_spill", big);
+    const Params big = make("chain", 8192, 8192, DType::bf16);
+    const RegisterUse r = elementwise::row_kernel_registers("fused_chain_spill", elementwise::to_elementwise(big));
     CHECK(r.stack_bytes > 128);
     CHECK(model("fused_spill", big).local_bytes() > model("fused", big).bytes());
     // The unfused kernels keep their rows in registers.
@@ -142,19 +142,19 @@ TEST_CASE("fused_spill: the fused kernel's HBM bytes, plus ptxas's spill bytes x
 }
 
 TEST_CASE("the row kernel instance follows the launcher's rule", "[model]") {
-    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 8192, DType::bf16)).chunks_per_thread == 4);
-    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 4096, DType::bf16)).chunks_per_thread == 4);
-    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 256, DType::bf16)).chunks_per_thread == 2);
-    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 8192, DType::f32)).chunks_per_thread == 2);
-    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 16384, DType::f32)).chunks_per_thread == 4);
-    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 1001, DType::f16)).vector == false);
-    CHECK(elementwise::row_kernel_instance(make(Workload::chain, 1, 1000, DType::f16)).vector == true);
+    CHECK(elementwise::row_kernel_instance(elementwise::to_elementwise(make("chain", 1, 8192, DType::bf16))).chunks_per_thread == 4);
+    CHECK(elementwise::row_kernel_instance(elementwise::to_elementwise(make("chain", 1, 4096, DType::bf16))).chunks_per_thread == 4);
+    CHECK(elementwise::row_kernel_instance(elementwise::to_elementwise(make("chain", 1, 256, DType::bf16))).chunks_per_thread == 2);
+    CHECK(elementwise::row_kernel_instance(elementwise::to_elementwise(make("chain", 1, 8192, DType::f32))).chunks_per_thread == 2);
+    CHECK(elementwise::row_kernel_instance(elementwise::to_elementwise(make("chain", 1, 16384, DType::f32))).chunks_per_thread == 4);
+    CHECK(elementwise::row_kernel_instance(elementwise::to_elementwise(make("chain", 1, 1001, DType::f16))).vector == false);
+    CHECK(elementwise::row_kernel_instance(elementwise::to_elementwise(make("chain", 1, 1000, DType::f16))).vector == true);
     // Every instance the launcher can pick has a row in ptxas's table.
     for (DType t : kAllDTypes)
         for (int64_t hidden : {8, 1001, 4096, 8192, 16384})
             for (const char* k : {"layernorm", "fused_chain", "fused_chain_spill"}) {
                 CAPTURE(to_string(t), hidden, k);
-                CHECK(elementwise::row_kernel_registers(k, make(Workload::chain, 2, hidden, t)).registers > 0);
+                CHECK(elementwise::row_kernel_registers(k, elementwise::to_elementwise(make("chain", 2, hidden, t))).registers > 0);
             }
 }
 
@@ -187,13 +187,13 @@ TEST_CASE("spill estimate: what L1 cannot hold of the resident threads' stack fr
 }
 
 TEST_CASE("unknown variants are refused", "[model]") {
-    const Params p = make(Workload::chain, 4, 4, DType::f32);
+    const Params p = make("chain", 4, 4, DType::f32);
     CHECK_THROWS_WITH(model("flash", p), Catch::Contains("unknown variant"));
 }
 
 TEST_CASE("chain_flops names every kernel of the model", "[model]") {
-    const Params p = make(Workload::chain, 3, 5, DType::f32);
+    const Params p = make("chain", 3, 5, DType::f32);
     for (const char* variant : {"unfused", "fused", "fused_spill"})
         for (const KernelModel& k : model(variant, p).kernels)
-            CHECK(elementwise::chain_flops(k.name, p) == Approx(k.flops));
+            CHECK(elementwise::chain_flops(k.name, elementwise::to_elementwise(p)) == Approx(k.flops));
 }

@@ -30,8 +30,8 @@ TEST_CASE("gelu matches known values", "[reference]") {
 }
 
 TEST_CASE("bias_gelu reference is GELU of x + bias on the rounded inputs", "[reference]") {
-    Params p;
-    p.workload = Workload::bias_gelu;
+    elementwise::ElementwiseParams p;
+    p.chain = false;
     p.dtype = DType::bf16;
     p.rows = 3;
     p.hidden = 37;
@@ -45,8 +45,8 @@ TEST_CASE("bias_gelu reference is GELU of x + bias on the rounded inputs", "[ref
 }
 
 TEST_CASE("chain reference with p = 0 equals LayerNorm (Welford) -> GELU -> + residual", "[reference]") {
-    Params p;
-    p.workload = Workload::chain;
+    elementwise::ElementwiseParams p;
+    p.chain = true;
     p.dtype = DType::f32;
     p.rows = 2;
     p.hidden = 1000;
@@ -72,15 +72,15 @@ TEST_CASE("chain reference with p = 0 equals LayerNorm (Welford) -> GELU -> + re
 }
 
 TEST_CASE("chain reference drops the Philox-chosen elements and rescales the rest", "[reference][dropout]") {
-    Params p;
-    p.workload = Workload::chain;
+    elementwise::ElementwiseParams p;
+    p.chain = true;
     p.dtype = DType::f16;
     p.rows = 4;
     p.hidden = 512;
     p.dropout_p = 0.5;
     std::vector<double> with(512), without(512);
     reference_row(p, 3, with.data());
-    Params q = p;
+    elementwise::ElementwiseParams q = p;
     q.dropout_p = 0;
     reference_row(q, 3, without.data());
     int dropped = 0;
@@ -99,7 +99,7 @@ TEST_CASE("chain reference drops the Philox-chosen elements and rescales the res
 }
 
 TEST_CASE("rows_to_check: all rows when small, first/last/spread when large", "[reference]") {
-    Params p;
+    elementwise::ElementwiseParams p;
     p.rows = 100;
     p.hidden = 100;
     CHECK(rows_to_check(p).size() == 100);

@@ -71,10 +71,10 @@ std::vector<kernels::Measurement> sample_measurements() {
     auto backend = kernels::make_sim_backend(*kernels::find_sim_gpu("H100"));
     kernels::Job job;
     job.id = 7;
-    job.params.workload = kernels::Workload::chain;
-    job.params.rows = 256;
-    job.params.hidden = 1024;
-    job.params.seed = 9007199254740991ULL;  // needs all 53 bits: must not be rounded
+    job.params.workload = "chain";
+    job.params.set("rows", 256);
+    job.params.set("hidden", 1024);
+    job.params.set("seed", 9007199254740991ULL);  // needs all 53 bits: must not be rounded
     job.variant = "unfused";
     kernels::Measurement good = backend->run(job, kernels::CancelToken{});
     good.job = job;
@@ -82,7 +82,7 @@ std::vector<kernels::Measurement> sample_measurements() {
 
     kernels::Measurement bad;
     bad.job.id = 8;
-    bad.job.params.workload = kernels::Workload::bias_gelu;
+    bad.job.params.workload = "bias_gelu";
     bad.job.variant = "fused";
     bad.job.backend = kernels::BackendKind::gpu;
     bad.ok = false;
@@ -210,13 +210,13 @@ TEST_CASE("measurements_csv: one header, one row per measurement, quoted fields"
 TEST_CASE("measurements_csv / json: attention's parameter columns, refusals marked", "[export][attention]") {
     auto backend = kernels::make_sim_backend(*kernels::find_sim_gpu("H100"));
     kernels::Job job;
-    job.params.workload = kernels::Workload::attention;
-    job.params.seq_len = 4096;
-    job.params.head_dim = 128;
-    job.params.batch_heads = 32;
-    job.params.tile_br = 32;
-    job.params.tile_bc = 16;
-    job.params.causal = true;
+    job.params.workload = "attention";
+    job.params.set("N", 4096);
+    job.params.set("d", 128);
+    job.params.set("heads", 32);
+    job.params.set("br", 32);
+    job.params.set("bc", 16);
+    job.params.set("causal", 1);
     job.params.dtype = kernels::DType::f16;
     job.variant = "flash";
     const kernels::Measurement ok = backend->run(job, {});

@@ -17,12 +17,12 @@ kernels::Job attention_job(const std::string& variant, kernels::DType t, int64_t
     kernels::Job job;
     job.backend = kernels::BackendKind::gpu;
     job.variant = variant;
-    job.params.workload = kernels::Workload::attention;
+    job.params.workload = "attention";
     job.params.dtype = t;
-    job.params.seq_len = N;
-    job.params.head_dim = d;
-    job.params.batch_heads = 4;
-    job.params.causal = causal;
+    job.params.set("N", N);
+    job.params.set("d", d);
+    job.params.set("heads", 4);
+    job.params.set("causal", causal);
     // Under compute-sanitizer a run checks memory accesses, not times: two reps (each one is slow there).
     job.reps = kernels::sanitizer_run() ? 2 : 20;
     return job;
@@ -75,8 +75,8 @@ TEST_CASE("GPU backend refuses what the device cannot run, with the numbers", "[
 
     // flash with Br = Bc = 128, d = 128 in fp32 needs far more than any GPU's shared memory per block.
     kernels::Job big_tile = attention_job("flash", kernels::DType::f32, 512, 128, false);
-    big_tile.params.tile_br = 128;
-    big_tile.params.tile_bc = 128;
+    big_tile.params.set("br", 128);
+    big_tile.params.set("bc", 128);
     const std::string need = std::to_string(
         kernels::attention::flash_smem_bytes("flash", kernels::attention::to_attention(big_tile.params)));
     const std::string reason = backend->unavailable_reason(big_tile);
@@ -88,7 +88,7 @@ TEST_CASE("GPU backend refuses what the device cannot run, with the numbers", "[
 
     // naive's S and P at N = 65536, 64 heads, fp16: 2 x 64 x 2^32 x 2 bytes = 1 TiB.
     kernels::Job huge = attention_job("naive", kernels::DType::f16, 65536, 64, false);
-    huge.params.batch_heads = 64;
+    huge.params.set("heads", 64);
     const kernels::Measurement n = backend->run(huge, {});
     CHECK_FALSE(n.ok);
     CHECK(n.refused);
@@ -115,7 +115,7 @@ TEST_CASE("quick pass: the checked run warms up, reps stop at the time budget, t
     // The first pass only loads the kernels (lazy module loading would lengthen its checked run).
     for (const char* variant : {"flash_tc", "flash_tc", "flash"}) {
         kernels::Job job = attention_job(variant, kernels::DType::f16, sanitized ? 1030 : 8192, 64, false);
-        job.params.batch_heads = sanitized ? 2 : 16;
+        job.params.set("heads", sanitized ? 2 : 16);
         job.quick = true;
         job.reps = kernels::kQuickReps;
         job.measure_counters = false;

@@ -47,15 +47,15 @@ TEST_CASE("GPU out of memory: a message with the bytes needed, then the backend 
     kernels::Job big;
     big.backend = kernels::BackendKind::gpu;
     big.variant = "unfused";
-    big.params.workload = kernels::Workload::chain;
+    big.params.workload = "chain";
     big.params.dtype = kernels::DType::f32;
-    big.params.rows = 16384;
-    big.params.hidden = 16384;  // 1 GiB per tensor, 6 tensors
+    big.params.set("rows", 16384);
+    big.params.set("hidden", 16384);  // 1 GiB per tensor, 6 tensors
     big.reps = 20;
 
     kernels::Job small = big;
-    small.params.rows = 256;
-    small.params.hidden = 1024;
+    small.params.set("rows", 256);
+    small.params.set("hidden", 1024);
 
     {
         const MemoryHog hog(size_t{512} << 20);  // leave 512 MiB: the big run needs ~6 GiB

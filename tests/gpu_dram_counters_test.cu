@@ -87,10 +87,10 @@ TEST_CASE("DRAM counters through the backend: fused chain bf16 8192x8192 moves a
     kernels::Job job;
     job.backend = kernels::BackendKind::gpu;
     job.variant = "fused";
-    job.params.workload = kernels::Workload::chain;
+    job.params.workload = "chain";
     job.params.dtype = kernels::DType::bf16;
-    job.params.rows = 8192;
-    job.params.hidden = 8192;
+    job.params.set("rows", 8192);
+    job.params.set("hidden", 8192);
     job.reps = 20;
     const kernels::Measurement m = backend->run(job, kernels::CancelToken{});
     INFO(m.error);

@@ -19,9 +19,9 @@ using kernels::Params;
 
 Params launch_params(int64_t steps, int64_t elements, DType t = DType::f32) {
     Params p;
-    p.workload = kernels::Workload::launch;
-    p.steps = steps;
-    p.elements = elements;
+    p.workload = "launch";
+    p.set("steps", steps);
+    p.set("elements", elements);
     p.dtype = t;
     return p;
 }
@@ -37,11 +37,9 @@ kernels::Measurement simulate(const Params& p, const std::string& variant, const
 }  // namespace
 
 TEST_CASE("launch: parameters are named steps and elements, with clear limits", "[launch]") {
-    kernels::Workload parsed = kernels::Workload::chain;
-    CHECK(kernels::parse_workload("launch", parsed));
-    CHECK(parsed == kernels::Workload::launch);
-    const auto* steps = kernels::find_param_spec(kernels::Workload::launch, kernels::ParamId::steps);
-    const auto* elements = kernels::find_param_spec(kernels::Workload::launch, kernels::ParamId::elements);
+    CHECK(kernels::find_workload("launch") == &kernels::workload_def("launch"));
+    const auto* steps = kernels::find_param_spec("launch", "steps");
+    const auto* elements = kernels::find_param_spec("launch", "elements");
     REQUIRE(steps);
     REQUIRE(elements);
     CHECK(std::string(steps->name) == "steps");
@@ -51,18 +49,18 @@ TEST_CASE("launch: parameters are named steps and elements, with clear limits", 
     CHECK(steps->log_scale);
     CHECK(elements->log_scale);
     // The default vector fits in any simulated GPU's L2 (x and y); the largest does not.
-    const Params d = launch_params(Params{}.steps, Params{}.elements);
+    const Params d = launch_params(Params{}.get_int("steps"), Params{}.get_int("elements"));
     for (const auto& g : kernels::sim_gpus()) {
-        CHECK(2 * d.elements * 4 < g.info.l2_bytes);
+        CHECK(2 * d.get_int("elements") * 4 < g.info.l2_bytes);
         CHECK(static_cast<int64_t>(elements->max) * 4 > g.info.l2_bytes);
     }
     CHECK(kernels::validate(launch_params(100, 65536)).empty());
     CHECK_THAT(kernels::validate(launch_params(0, 65536)), Catch::Contains("steps = 0"));
     CHECK_THAT(kernels::validate(launch_params(1001, 65536)), Catch::Contains("steps = 1001"));
     CHECK_THAT(kernels::validate(launch_params(10, 0)), Catch::Contains("elements = 0"));
-    CHECK(kernels::has_variant(kernels::Workload::launch, "stream"));
-    CHECK(kernels::has_variant(kernels::Workload::launch, "graph"));
-    CHECK(kernels::has_variant(kernels::Workload::launch, "fused"));
+    CHECK(kernels::has_variant("launch", "stream"));
+    CHECK(kernels::has_variant("launch", "graph"));
+    CHECK(kernels::has_variant("launch", "fused"));
 }
 
 TEST_CASE("launch: model bytes are K kernels of one vector each, fused one", "[launch]") {
@@ -89,7 +87,7 @@ TEST_CASE("launch: model bytes are K kernels of one vector each, fused one", "[l
 }
 
 TEST_CASE("launch: the memory animation's counters equal the model, and K = 1000 is cheap", "[launch][memory_player]") {
-    for (const auto& v : kernels::variants(kernels::Workload::launch))
+    for (const auto& v : kernels::variants("launch"))
         for (int64_t n : {int64_t{1000}, int64_t{65536}}) {
             const Params p = launch_params(1000, n);
             const auto start = std::chrono::steady_clock::now();
@@ -107,28 +105,28 @@ TEST_CASE("launch: the memory animation's counters equal the model, and K = 1000
 TEST_CASE("launch: reference is y = y*a + b K times, bounded, and depends on x at K = 1000", "[launch]") {
     const Params p1 = launch_params(1, 100);
     for (int64_t i = 0; i < 100; ++i) {
-        const double x = kernels::launch::x_value(p1, i);
+        const double x = kernels::launch::x_value(kernels::launch::to_launch(p1), i);
         CHECK(x != 0);
-        CHECK(kernels::launch::reference_value("stream", p1, i) ==
+        CHECK(kernels::launch::reference_value("stream", kernels::launch::to_launch(p1), i) ==
               static_cast<float>(x * static_cast<double>(kernels::launch::kA) + static_cast<double>(kernels::launch::kB)));
     }
     const Params p = launch_params(1000, 64);
     double spread_lo = 1e9, spread_hi = -1e9;
     for (int64_t i = 0; i < 64; ++i) {
-        const double y = kernels::launch::reference_value("fused", p, i);
+        const double y = kernels::launch::reference_value("fused", kernels::launch::to_launch(p), i);
         CHECK(std::fabs(y) < 1.0);
         spread_lo = std::min(spread_lo, y);
         spread_hi = std::max(spread_hi, y);
         // fp32: stream (rounded to fp32 every step) and fused (fp32 register) are the same rule.
-        CHECK(kernels::launch::reference_value("stream", p, i) == Approx(y).margin(1e-6));
+        CHECK(kernels::launch::reference_value("stream", kernels::launch::to_launch(p), i) == Approx(y).margin(1e-6));
     }
     CHECK(spread_hi - spread_lo > 0.3);  // a^1000 = 0.37: x still shows through
     // bf16: rounding y after every step loses the small steps; fused keeps them.
     const Params b = launch_params(100, 256, DType::bf16);
     double diff = 0;
     for (int64_t i = 0; i < 256; ++i)
-        diff = std::max(diff, std::fabs(kernels::launch::reference_value("stream", b, i) -
-                                        kernels::launch::reference_value("fused", b, i)));
+        diff = std::max(diff, std::fabs(kernels::launch::reference_value("stream", kernels::launch::to_launch(b), i) -
+                                        kernels::launch::reference_value("fused", kernels::launch::to_launch(b), i)));
     CHECK(diff > 0.01);
 }
 

@@ -79,9 +79,9 @@ kernels::Measurement fake_measurement(const kernels::Params& p, const std::strin
 // A chain of rows x hidden in bf16, and a simulated H100 by name (the tests add what they need).
 kernels::Params chain_bf16(int64_t rows, int64_t hidden) {
     kernels::Params p;
-    p.workload = kernels::Workload::chain;
-    p.rows = rows;
-    p.hidden = hidden;
+    p.workload = "chain";
+    p.set("rows", rows);
+    p.set("hidden", hidden);
     p.dtype = kernels::DType::bf16;
     return p;
 }
@@ -103,14 +103,14 @@ TEST_CASE("a valid lesson parses with its title, steps, state and prose", "[less
     CHECK(l.name == "07-x");
     CHECK(l.title == "Test lesson");
     CHECK(l.about == "One line.");
-    REQUIRE(l.steps.size() == 2);
+    REQUIRE(l.get_int("steps").size() == 2);
 
-    const LessonStep& a = l.steps[0];
+    const LessonStep& a = l.get_int("steps")[0];
     CHECK(a.line == 5);
-    CHECK(a.state.params.workload == kernels::Workload::chain);
+    CHECK(a.state.params.workload == "chain");
     CHECK(a.state.params.dtype == kernels::DType::f32);
-    CHECK(a.state.params.rows == 256);
-    CHECK(a.state.params.hidden == 512);
+    CHECK(a.state.params.get_int("rows") == 256);
+    CHECK(a.state.params.get_int("hidden") == 512);
     CHECK(a.state.variants == std::vector<std::string>{"unfused", "fused"});
     CHECK(a.state.highlight == "results.bytes_chart");
     CHECK(a.state.measure);
@@ -141,9 +141,9 @@ TEST_CASE("a valid lesson parses with its title, steps, state and prose", "[less
     CHECK(expr->expr.args == std::vector<std::string>{"fused"});
 
     // Step 2 inherits everything but the highlight and @measure.
-    const LessonStep& b = l.steps[1];
-    CHECK(b.state.params.rows == 1024);
-    CHECK(b.state.params.hidden == 512);
+    const LessonStep& b = l.get_int("steps")[1];
+    CHECK(b.state.params.get_int("rows") == 1024);
+    CHECK(b.state.params.get_int("hidden") == 512);
     CHECK(b.state.params.dtype == kernels::DType::f32);
     CHECK(b.state.variants == a.state.variants);
     CHECK(b.state.view == "memory");
@@ -270,7 +270,7 @@ TEST_CASE("live expressions show modeled, measured, pending and unavailable valu
 
     // A result for other parameters does not count; one for these does, labelled simulated.
     kernels::Params other = p;
-    other.rows = 1024;
+    other.set("rows", 1024);
     results.push_back(fake_measurement(other, "fused", 9.0, true));
     CHECK(eval("measured.time", {"fused"}).state != ExprValue::State::value);
     results.push_back(fake_measurement(p, "fused", 0.5, true));
@@ -313,7 +313,7 @@ TEST_CASE("spill expressions come from ptxas's table and the device's L1", "[les
     CHECK(eval("model.spill_past_l1", {"fused_spill"}).text == share);
     CHECK(eval("model.spill_past_l1", {"fused"}).text == "0 %");  // 64 registers: the frames fit L1
     // Flat kernels (bias_gelu's) are not in the table: said, not guessed.
-    ctx.params.workload = kernels::Workload::bias_gelu;
+    ctx.params.workload = "bias_gelu";
     CHECK(contains(eval("model.registers", {"fused"}).text, "not in the register table"));
     // No device yet: the L1 share waits for it.
     ctx.params = p;
@@ -323,10 +323,10 @@ TEST_CASE("spill expressions come from ptxas's table and the device's L1", "[les
 
 TEST_CASE("refusal says why a tile does not fit, with the device's numbers", "[lesson]") {
     kernels::Params p;
-    p.workload = kernels::Workload::attention;
+    p.workload = "attention";
     p.dtype = kernels::DType::f32;
-    p.tile_br = p.tile_bc = 128;
-    p.head_dim = 128;
+    p.set("br", p.set("bc", 128));
+    p.set("d", 128);
     kernels::DeviceInfo device;
     device.name = "small";
     device.cc_major = 8;
@@ -338,8 +338,8 @@ TEST_CASE("refusal says why a tile does not fit, with the device's numbers", "[l
     ctx.device = &device;
     const ExprValue v = evaluate(LessonExpr{"refusal", {"flash"}, ""}, ctx);
     CHECK(contains(v.text, "shared memory"));
-    ctx.params.tile_br = ctx.params.tile_bc = 16;
-    ctx.params.head_dim = 32;
+    ctx.params.set("br", ctx.params.set("bc", 16));
+    ctx.params.set("d", 32);
     CHECK(evaluate(LessonExpr{"refusal", {"flash"}, ""}, ctx).text == "runs on small");
 }
 
@@ -357,9 +357,9 @@ TEST_CASE("every shipped lesson parses without errors", "[lesson]") {
         CHECK(!contains(f, "pending"));  // pending/ is not shipped
         const LessonParse p = load_lesson(f);
         for (const LessonError& e : p.errors) FAIL_CHECK(e.text());
-        CHECK(p.lesson.steps.size() >= 3);
+        CHECK(p.lesson.get_int("steps").size() >= 3);
         // Every step of a shipped lesson has at least one live number: nothing typed in.
-        for (const LessonStep& s : p.lesson.steps) {
+        for (const LessonStep& s : p.lesson.get_int("steps")) {
             bool live = false;
             for (const ProseBlock& b : s.prose)
                 for (const ProseSpan& span : b.spans) live = live || span.kind == ProseSpan::Kind::expr;
@@ -377,23 +377,23 @@ TEST_CASE("entering a step applies its state; R returns to it after the user cha
     state.lesson.loaded = true;
     open_lesson(state, 0, 0, 10.0);
     CHECK(state.lesson.open);
-    CHECK(state.settings.params == p.lesson.steps[0].state.params);
-    CHECK(selected_variants(state.settings) == p.lesson.steps[0].state.variants);
+    CHECK(state.settings.params == p.lesson.get_int("steps")[0].state.params);
+    CHECK(selected_variants(state.settings) == p.lesson.get_int("steps")[0].state.variants);
     CHECK(state.requested_view == "results");
     CHECK(state.highlight == "results.bytes_chart");
     CHECK(state.params_dirty);
     CHECK(state.changed_at <= 10.0 - kSubmitDebounceSeconds);  // @measure: submitted at once
     CHECK_FALSE(step_modified(state));
 
-    state.settings.params.rows = 4096;  // the user drags a slider
+    state.settings.params.set("rows", 4096);  // the user drags a slider
     CHECK(step_modified(state));
     reset_step(state, 11.0);
     CHECK_FALSE(step_modified(state));
-    CHECK(state.settings.params.rows == 256);
+    CHECK(state.settings.params.get_int("rows") == 256);
 
     CHECK(next_step(state, 12.0));
     CHECK(state.lesson.step == 1);
-    CHECK(state.settings.params.rows == 1024);
+    CHECK(state.settings.params.get_int("rows") == 1024);
     CHECK(state.requested_view == "memory");
     CHECK(state.highlight.empty());
     CHECK_FALSE(next_step(state, 13.0));  // the last step
@@ -447,8 +447,8 @@ TEST_CASE("a bundle holds every file of every step, and appears only when comple
 
     BundleWriter w;
     REQUIRE(w.begin(dir, p.lesson, device).empty());
-    REQUIRE(w.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
-    REQUIRE(w.add_step(bundle_step(1, p.lesson.steps[1].state.params)).empty());
+    REQUIRE(w.add_step(bundle_step(0, p.lesson.get_int("steps")[0].state.params)).empty());
+    REQUIRE(w.add_step(bundle_step(1, p.lesson.get_int("steps")[1].state.params)).empty());
     CHECK_FALSE(fs::exists(dir));  // nothing at the target before finish()
     REQUIRE(w.finish().empty());
     REQUIRE(fs::is_directory(dir));
@@ -473,7 +473,7 @@ TEST_CASE("a bundle holds every file of every step, and appears only when comple
     // A second bundle into the same folder replaces the first.
     BundleWriter again;
     REQUIRE(again.begin(dir, p.lesson, device).empty());
-    REQUIRE(again.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
+    REQUIRE(again.add_step(bundle_step(0, p.lesson.get_int("steps")[0].state.params)).empty());
     REQUIRE(again.finish().empty());
     CHECK_FALSE(fs::exists(fs::path(dir) / "step-02.png"));
     CHECK(fs::exists(fs::path(dir) / "step-01.png"));
@@ -490,8 +490,8 @@ TEST_CASE("a failed bundle leaves nothing behind", "[lesson]") {
     SECTION("a step fails half way") {
         BundleWriter w;
         REQUIRE(w.begin(dir, p.lesson, device).empty());
-        REQUIRE(w.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
-        BundleStep broken = bundle_step(1, p.lesson.steps[1].state.params);
+        REQUIRE(w.add_step(bundle_step(0, p.lesson.get_int("steps")[0].state.params)).empty());
+        BundleStep broken = bundle_step(1, p.lesson.get_int("steps")[1].state.params);
         broken.rgba.clear();  // no picture: the step cannot be written
         CHECK(contains(w.add_step(broken), "no image"));
         CHECK(contains(w.finish(), "not open"));
@@ -501,7 +501,7 @@ TEST_CASE("a failed bundle leaves nothing behind", "[lesson]") {
         {
             BundleWriter w;
             REQUIRE(w.begin(dir, p.lesson, device).empty());
-            REQUIRE(w.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
+            REQUIRE(w.add_step(bundle_step(0, p.lesson.get_int("steps")[0].state.params)).empty());
         }
         CHECK(tmp.entries().empty());
     }

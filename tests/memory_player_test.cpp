@@ -15,7 +15,6 @@ namespace {
 
 using kernels::MemoryPlayer;
 using kernels::Params;
-using kernels::Workload;
 
 struct Totals {
     uint64_t read = 0, written = 0;
@@ -32,8 +31,7 @@ std::map<std::string, Totals> model_totals(const std::string& variant, const Par
 }
 
 void check_totals(const std::string& variant, const Params& p) {
-    INFO(kernels::to_string(p.workload) << " " << variant << " N=" << p.seq_len << " Br=" << p.tile_br
-                                        << " causal=" << p.causal << " rows=" << p.rows << " hidden=" << p.hidden);
+    INFO(kernels::describe(p, variant));
     const MemoryPlayer player(variant, p);
     const size_t last = player.step_count();
     REQUIRE(last > 0);
@@ -76,13 +74,13 @@ void check_totals(const std::string& variant, const Params& p) {
 
 Params attention_params(int64_t N, int64_t br, int64_t bc, bool causal, kernels::DType t) {
     Params p;
-    p.workload = Workload::attention;
-    p.batch_heads = 3;
-    p.seq_len = N;
-    p.head_dim = 64;
-    p.tile_br = br;
-    p.tile_bc = bc;
-    p.causal = causal;
+    p.workload = "attention";
+    p.set("heads", 3);
+    p.set("N", N);
+    p.set("d", 64);
+    p.set("br", br);
+    p.set("bc", bc);
+    p.set("causal", causal);
     p.dtype = t;
     return p;
 }
@@ -90,19 +88,19 @@ Params attention_params(int64_t N, int64_t br, int64_t bc, bool causal, kernels:
 }  // namespace
 
 TEST_CASE("memory player: counters at the last step equal the model, elementwise", "[memory_player]") {
-    for (Workload w : {Workload::chain, Workload::bias_gelu})
+    for (const char* w : {"chain", "bias_gelu"})
         for (const auto& v : kernels::variants(w))
             for (auto [rows, hidden] : {std::pair<int64_t, int64_t>{4096, 4096}, {7, 1000}, {333, 777}}) {
                 Params p;
                 p.workload = w;
-                p.rows = rows;
-                p.hidden = hidden;
+                p.set("rows", rows);
+                p.set("hidden", hidden);
                 check_totals(v.name, p);
             }
 }
 
 TEST_CASE("memory player: counters at the last step equal the model, attention", "[memory_player]") {
-    for (const auto& v : kernels::variants(Workload::attention))
+    for (const auto& v : kernels::variants("attention"))
         for (bool causal : {false, true})
             for (int64_t N : {int64_t{1024}, int64_t{1000}, int64_t{77}, int64_t{16384}})
                 for (auto [br, bc] : {std::pair<int64_t, int64_t>{64, 64}, {16, 128}, {128, 32}})
@@ -127,7 +125,7 @@ TEST_CASE("memory player: tensors and on-chip working set", "[memory_player]") {
     CHECK(flash.sram_bytes(0) == kernels::attention::flash_smem_bytes("flash", a));
     Params tc = attention_params(1000, 64, 64, true, kernels::DType::bf16);
     for (int64_t d : {32, 64, 128}) {
-        tc.head_dim = d;
+        tc.set("d", d);
         const MemoryPlayer player("flash_tc", tc);
         CHECK(player.sram_bytes(0) == kernels::attention::flash_smem_bytes("flash_tc", kernels::attention::to_attention(tc)));
     }
@@ -136,7 +134,7 @@ TEST_CASE("memory player: tensors and on-chip working set", "[memory_player]") {
     CHECK(naive.sram_parts(0).empty());
     // Bad input: validate()'s message, not a crash.
     Params bad = p;
-    bad.tile_br = 48;
+    bad.set("br", 48);
     CHECK_THROWS_WITH(MemoryPlayer("flash", bad), Catch::Contains("Br = 48"));
     CHECK_THROWS_WITH(MemoryPlayer("fused", p), Catch::Contains("unknown variant"));
 }
@@ -161,9 +159,9 @@ TEST_CASE("memory player: non-causal flash shows every Kj, Vj iteration as its o
 
 TEST_CASE("memory player: a kernel that spills has a local-memory tensor, apart from HBM", "[memory_player]") {
     Params p;
-    p.workload = Workload::chain;
-    p.rows = 8192;
-    p.hidden = 8192;
+    p.workload = "chain";
+    p.set("rows", 8192);
+    p.set("hidden", 8192);
     p.dtype = kernels::DType::bf16;
     const MemoryPlayer spill("fused_spill", p), fused("fused", p);
     int local = -1;
@@ -183,7 +181,7 @@ TEST_CASE("memory player: a kernel that spills has a local-memory tensor, apart 
 
 TEST_CASE("memory player: stays small at N = 16384 (folded loops, counted blocks)", "[memory_player]") {
     Params p = attention_params(16384, 16, 64, true, kernels::DType::f16);
-    p.batch_heads = 64;
+    p.set("heads", 64);
     const auto start = std::chrono::steady_clock::now();
     const MemoryPlayer player("flash", p);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -193,22 +191,22 @@ TEST_CASE("memory player: stays small at N = 16384 (folded loops, counted blocks
 }
 
 TEST_CASE("memory player: counters at the last step equal the model, skip connection", "[memory_player][skip]") {
-    for (const auto& v : kernels::variants(Workload::skip))
+    for (const auto& v : kernels::variants("skip"))
         for (bool causal : {false, true})
             for (int64_t N : {int64_t{1024}, int64_t{77}}) {
                 Params p = attention_params(N, 32, 64, causal, kernels::DType::f16);
-                p.workload = Workload::skip;
-                p.batch_heads = 4;
-                p.batch = 2;
+                p.workload = "skip";
+                p.set("heads", 4);
+                p.set("batch", 2);
                 check_totals(v.name, p);
             }
 }
 
 TEST_CASE("memory player: fused skip never creates attn_out; two_pass writes and reads it back", "[memory_player][skip]") {
     Params p = attention_params(1000, 64, 64, false, kernels::DType::f16);
-    p.workload = Workload::skip;
-    p.batch_heads = 4;
-    p.batch = 2;
+    p.workload = "skip";
+    p.set("heads", 4);
+    p.set("batch", 2);
     const MemoryPlayer fused("fused", p), two("two_pass", p);
     CHECK(fused.tensor_index("attn_out") < 0);
     CHECK(fused.tensor_index("x") >= 0);

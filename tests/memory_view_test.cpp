@@ -51,11 +51,11 @@ struct HeadlessContext {
 
 kernels::Params attention(int64_t N, bool causal) {
     kernels::Params p;
-    p.workload = kernels::Workload::attention;
-    p.seq_len = N;
-    p.batch_heads = 16;
-    p.head_dim = 64;
-    p.causal = causal;
+    p.workload = "attention";
+    p.set("N", N);
+    p.set("heads", 16);
+    p.set("d", 64);
+    p.set("causal", causal);
     return p;
 }
 

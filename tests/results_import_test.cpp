@@ -19,12 +19,12 @@ namespace {
 std::vector<kernels::Measurement> simulated_attention() {
     auto backend = kernels::make_sim_backend(*kernels::find_sim_gpu("H200"));
     std::vector<kernels::Measurement> out;
-    for (const kernels::VariantInfo& v : kernels::variants(kernels::Workload::attention)) {
+    for (const kernels::VariantInfo& v : kernels::variants("attention")) {
         kernels::Job job;
-        job.params.workload = kernels::Workload::attention;
-        job.params.seq_len = 2048;
-        job.params.head_dim = 128;
-        job.params.causal = true;
+        job.params.workload = "attention";
+        job.params.set("N", 2048);
+        job.params.set("d", 128);
+        job.params.set("causal", 1);
         job.params.dtype = kernels::DType::f16;
         job.variant = v.name;
         out.push_back(backend->run(job, kernels::CancelToken{}));
@@ -149,5 +149,5 @@ TEST_CASE("loading a file names it when it cannot be read or parsed") {
     const std::string good = (dir.path / "good.json").string();
     std::ofstream(good) << app::measurements_json(simulated_attention());
     CHECK(app::load_measurements_json(good, out).empty());
-    CHECK(out.size() == kernels::variants(kernels::Workload::attention).size());
+    CHECK(out.size() == kernels::variants("attention").size());
 }

@@ -60,7 +60,7 @@ TEST_CASE("roofline: simulated roofs are datasheet values, measured ceilings win
 TEST_CASE("roofline: tensor-core variants meet the tensor roof, others the FP32 roof", "[roofline]") {
     const RoofSet r = roofs_for(find_sim_gpu("H100")->info, DType::f16);
     Params p;
-    p.workload = Workload::attention;
+    p.workload = "attention";
     p.dtype = DType::f16;
     CHECK(&roof_for_variant(r, "flash_tc", p) == &r.tensor);
     CHECK(&roof_for_variant(r, "flash", p) == &r.fp32);
@@ -74,11 +74,11 @@ namespace {
 
 Measurement attention_measurement(const std::string& variant, double measured_fraction) {
     Params p;
-    p.workload = Workload::attention;
+    p.workload = "attention";
     p.dtype = DType::f16;
-    p.seq_len = 8192;
-    p.head_dim = 64;
-    p.batch_heads = 16;
+    p.set("N", 8192);
+    p.set("d", 64);
+    p.set("heads", 16);
     Measurement m;
     m.ok = true;
     m.job.params = p;

@@ -14,8 +14,8 @@ kernels::Job sim_job(kernels::Workload w, const std::string& variant, int64_t ro
                      const std::string& gpu = "H100") {
     kernels::Job job;
     job.params.workload = w;
-    job.params.rows = rows;
-    job.params.hidden = hidden;
+    job.params.set("rows", rows);
+    job.params.set("hidden", hidden);
     job.variant = variant;
     job.backend = kernels::BackendKind::simulated;
     job.sim_gpu = gpu;
@@ -38,10 +38,10 @@ std::vector<kernels::Measurement> collect(app::Runner& runner, size_t want) {
 TEST_CASE("runner: run_blocking returns one result per job, each carrying its job", "[runner]") {
     app::Runner runner;
     std::vector<kernels::Job> batch = {
-        sim_job(kernels::Workload::chain, "unfused", 64, 1000),
-        sim_job(kernels::Workload::chain, "fused", 128, 512),
-        sim_job(kernels::Workload::bias_gelu, "unfused", 256, 768, "A100"),
-        sim_job(kernels::Workload::bias_gelu, "fused", 3, 5, "RTX4090"),
+        sim_job("chain", "unfused", 64, 1000),
+        sim_job("chain", "fused", 128, 512),
+        sim_job("bias_gelu", "unfused", 256, 768, "A100"),
+        sim_job("bias_gelu", "fused", 3, 5, "RTX4090"),
     };
     const auto results = runner.run_blocking(batch);
     REQUIRE(results.size() == batch.size());
@@ -73,7 +73,7 @@ TEST_CASE("runner: jobs of one batch do not cancel each other", "[runner]") {
 
     app::Runner runner;
     std::vector<kernels::Job> batch;
-    for (int i = 0; i < 16; ++i) batch.push_back(sim_job(kernels::Workload::chain, i % 2 ? "fused" : "unfused", 32 + i, 64));
+    for (int i = 0; i < 16; ++i) batch.push_back(sim_job("chain", i % 2 ? "fused" : "unfused", 32 + i, 64));
     const auto results = runner.run_blocking(batch);
     REQUIRE(results.size() == batch.size());
     for (const auto& m : results) CHECK(m.ok);
@@ -82,11 +82,11 @@ TEST_CASE("runner: jobs of one batch do not cancel each other", "[runner]") {
 TEST_CASE("runner: a newer batch drops the results of older ones", "[runner]") {
     app::Runner runner;
     std::vector<kernels::Job> old_batch;
-    for (int i = 0; i < 300; ++i) old_batch.push_back(sim_job(kernels::Workload::chain, "unfused", 512 + i, 1024));
+    for (int i = 0; i < 300; ++i) old_batch.push_back(sim_job("chain", "unfused", 512 + i, 1024));
     const uint64_t old_first = runner.submit(old_batch);
 
-    std::vector<kernels::Job> new_batch = {sim_job(kernels::Workload::bias_gelu, "fused", 77, 99),
-                                           sim_job(kernels::Workload::bias_gelu, "unfused", 77, 99)};
+    std::vector<kernels::Job> new_batch = {sim_job("bias_gelu", "fused", 77, 99),
+                                           sim_job("bias_gelu", "unfused", 77, 99)};
     const uint64_t new_first = runner.submit(new_batch);
     CHECK(new_first == old_first + old_batch.size());
 
@@ -95,7 +95,7 @@ TEST_CASE("runner: a newer batch drops the results of older ones", "[runner]") {
     std::set<uint64_t> ids;
     for (const auto& m : results) {
         CHECK(m.job.id >= new_first);
-        CHECK(m.job.params.rows == 77);
+        CHECK(m.job.params.get_int("rows") == 77);
         ids.insert(m.job.id);
     }
     CHECK(ids == std::set<uint64_t>{new_first, new_first + 1});
@@ -113,7 +113,7 @@ TEST_CASE("runner: a GPU job without a GPU comes back failed with the reason", "
         return;
     }
     CHECK_FALSE(runner.gpu_status().empty());
-    kernels::Job job = sim_job(kernels::Workload::chain, "fused", 64, 64);
+    kernels::Job job = sim_job("chain", "fused", 64, 64);
     job.backend = kernels::BackendKind::gpu;
     const auto results = runner.run_blocking({job});
     REQUIRE(results.size() == 1);
@@ -125,12 +125,12 @@ TEST_CASE("runner: a GPU job without a GPU comes back failed with the reason", "
 
 TEST_CASE("runner: an unknown simulated GPU fails the job, not the runner", "[runner]") {
     app::Runner runner;
-    const auto results = runner.run_blocking({sim_job(kernels::Workload::chain, "fused", 8, 8, "NOPE")});
+    const auto results = runner.run_blocking({sim_job("chain", "fused", 8, 8, "NOPE")});
     REQUIRE(results.size() == 1);
     CHECK_FALSE(results[0].ok);
     CHECK_THAT(results[0].error, Catch::Contains("NOPE"));
     // The runner still works afterwards.
-    CHECK(runner.run_blocking({sim_job(kernels::Workload::chain, "fused", 8, 8)}).at(0).ok);
+    CHECK(runner.run_blocking({sim_job("chain", "fused", 8, 8)}).at(0).ok);
 }
 
 TEST_CASE("runner: shuts down cleanly with work queued", "[runner]") {
@@ -138,7 +138,7 @@ TEST_CASE("runner: shuts down cleanly with work queued", "[runner]") {
     {
         app::Runner runner;
         std::vector<kernels::Job> batch;
-        for (int i = 0; i < 2000; ++i) batch.push_back(sim_job(kernels::Workload::chain, "unfused", 1 + i, 4096));
+        for (int i = 0; i < 2000; ++i) batch.push_back(sim_job("chain", "unfused", 1 + i, 4096));
         runner.submit(batch);
         CHECK(runner.run_blocking({}).empty());  // an empty batch answers at once
     }

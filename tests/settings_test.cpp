@@ -26,17 +26,17 @@ app::Settings non_default_settings() {
     app::Settings s;
     s.font_scale = 2.25f;
     s.theme = viz::Theme::light;
-    s.params.workload = kernels::Workload::bias_gelu;
+    s.params.workload = "bias_gelu";
     s.params.dtype = kernels::DType::f16;
-    s.params.rows = 2048;
-    s.params.hidden = 1024;
-    s.params.seed = 77;
-    s.params.seq_len = 2048;  // attention's, kept while another workload is selected
-    s.params.head_dim = 128;
-    s.params.batch_heads = 8;
-    s.params.tile_br = 32;
-    s.params.tile_bc = 16;
-    s.params.causal = true;
+    s.params.set("rows", 2048);
+    s.params.set("hidden", 1024);
+    s.params.set("seed", 77);
+    s.params.set("N", 2048);  // attention's, kept while another workload is selected
+    s.params.set("d", 128);
+    s.params.set("heads", 8);
+    s.params.set("br", 32);
+    s.params.set("bc", 16);
+    s.params.set("causal", 1);
     s.variants["bias_gelu"] = {"fused"};
     s.variants["attention"] = {"naive", "flash_tc"};
     s.variants["chain"] = {"unfused"};
@@ -57,7 +57,7 @@ TEST_CASE("settings: JSON round trip keeps every field", "[settings]") {
 
 TEST_CASE("settings: attention selected round-trips, and files without attention keys still load", "[settings][attention]") {
     app::Settings before = non_default_settings();
-    before.params.workload = kernels::Workload::attention;
+    before.params.workload = "attention";
     app::Settings after;
     REQUIRE(app::settings_from_json(app::settings_to_json(before), after).empty());
     CHECK(after == before);
@@ -67,17 +67,17 @@ TEST_CASE("settings: attention selected round-trips, and files without attention
         "hidden": 256, "dropout": 0.2, "seed": 5}, "variants": {"chain": ["fused"]}, "backend": "H100", "reps": 10})";
     app::Settings loaded;
     CHECK(app::settings_from_json(old, loaded).empty());
-    CHECK(loaded.params.rows == 512);
-    CHECK(loaded.params.seq_len == kernels::Params{}.seq_len);
-    CHECK_FALSE(loaded.params.causal);
+    CHECK(loaded.params.get_int("rows") == 512);
+    CHECK(loaded.params.get_int("N") == kernels::Params{}.get_int("N"));
+    CHECK_FALSE(loaded.params.get_bool("causal"));
 
     // A bad attention value costs only that value.
     const std::string bad = R"({"params": {"workload": "attention", "br": 48, "N": 4096, "causal": true}})";
     app::Settings partial;
     CHECK_THAT(app::settings_from_json(bad, partial), Catch::Contains("params.br"));
-    CHECK(partial.params.tile_br == kernels::Params{}.tile_br);
-    CHECK(partial.params.seq_len == 4096);
-    CHECK(partial.params.causal);
+    CHECK(partial.params.get_int("br") == kernels::Params{}.get_int("br"));
+    CHECK(partial.params.get_int("N") == 4096);
+    CHECK(partial.params.get_bool("causal"));
 }
 
 TEST_CASE("settings: corrupt text gives defaults and a message", "[settings]") {
@@ -102,7 +102,7 @@ TEST_CASE("settings: a bad field costs only that field", "[settings]") {
     CHECK(message.find("theme") != std::string::npos);
     CHECK(message.find("backend") != std::string::npos);
     CHECK(message.find("reps") != std::string::npos);
-    CHECK(message.find("params.hidden") != std::string::npos);
+    CHECK(message.find("params.get_int("hidden")") != std::string::npos);
     CHECK(message.find("params.dtype") != std::string::npos);
     CHECK(message.find("variants.nonsense") != std::string::npos);
     const app::Settings defaults;
@@ -110,8 +110,8 @@ TEST_CASE("settings: a bad field costs only that field", "[settings]") {
     CHECK(s.theme == defaults.theme);
     CHECK(s.backend == defaults.backend);
     CHECK(s.reps == defaults.reps);
-    CHECK(s.params.rows == 2048);                    // valid fields are kept
-    CHECK(s.params.hidden == defaults.params.hidden);
+    CHECK(s.params.get_int("rows") == 2048);                    // valid fields are kept
+    CHECK(s.params.get_int("hidden") == defaults.params.get_int("hidden"));
     CHECK(s.export_dir == "/data");
     CHECK(app::selected_variants(s) == std::vector<std::string>{"fused"});
 }

@@ -34,8 +34,8 @@ TEST_CASE("sim_kernel_ms is max(bytes/bw, flops/peak) plus launch cost", "[sim]"
 TEST_CASE("simulated run: fused chain beats unfused by its byte ratio, and says it is simulated", "[sim]") {
     auto backend = make_sim_backend(*find_sim_gpu("H200"));
     Job job;
-    job.params.rows = 8192;
-    job.params.hidden = 8192;
+    job.params.set("rows", 8192);
+    job.params.set("hidden", 8192);
     job.params.dtype = DType::bf16;
     job.variant = "unfused";
     const Measurement u = backend->run(job, {});
@@ -57,12 +57,12 @@ TEST_CASE("simulated run: fused chain beats unfused by its byte ratio, and says 
 TEST_CASE("simulated run refuses invalid parameters with the validation message", "[sim]") {
     auto backend = make_sim_backend(*find_sim_gpu("A100"));
     Job job;
-    job.params.rows = 0;
+    job.params.set("rows", 0);
     job.variant = "fused";
     const Measurement m = backend->run(job, {});
     CHECK_FALSE(m.ok);
     CHECK_THAT(m.error, Catch::Contains("rows = 0"));
-    job.params.rows = 4;
+    job.params.set("rows", 4);
     job.variant = "flash";
     CHECK_THAT(backend->run(job, {}).error, Catch::Contains("unknown variant"));
 }
@@ -78,10 +78,10 @@ namespace {
 Job attention_job(const std::string& variant, int64_t N, DType t) {
     Job job;
     job.variant = variant;
-    job.params.workload = Workload::attention;
-    job.params.seq_len = N;
-    job.params.head_dim = 64;
-    job.params.batch_heads = 64;
+    job.params.workload = "attention";
+    job.params.set("N", N);
+    job.params.set("d", 64);
+    job.params.set("heads", 64);
     job.params.dtype = t;
     return job;
 }
@@ -129,9 +129,9 @@ TEST_CASE("simulated attention: refusals with the datasheet's numbers", "[sim][a
     auto backend = make_sim_backend(h100);
     // A tile that does not fit shared memory.
     Job big_tile = attention_job("flash", 1024, DType::f32);
-    big_tile.params.head_dim = 128;
-    big_tile.params.tile_br = 128;
-    big_tile.params.tile_bc = 128;
+    big_tile.params.set("d", 128);
+    big_tile.params.set("br", 128);
+    big_tile.params.set("bc", 128);
     const std::string reason = backend->unavailable_reason(big_tile);
     CHECK_THAT(reason, Catch::Contains("shared memory") &&
                            Catch::Contains(std::to_string(h100.info.smem_per_block_optin)) &&
@@ -163,11 +163,11 @@ TEST_CASE("simulated attention: refusals with the datasheet's numbers", "[sim][a
 TEST_CASE("simulated skip: every variant estimated from the model, fused between attention and two_pass", "[sim][skip]") {
     auto backend = make_sim_backend(*find_sim_gpu("H100"));
     std::map<std::string, Measurement> by_variant;
-    for (const auto& v : kernels::variants(Workload::skip)) {
+    for (const auto& v : kernels::variants("skip")) {
         Job job = attention_job(v.name, 4096, DType::f16);
-        job.params.workload = Workload::skip;
-        job.params.batch_heads = 16;
-        job.params.batch = 4;
+        job.params.workload = "skip";
+        job.params.set("heads", 16);
+        job.params.set("batch", 4);
         const Measurement m = backend->run(job, {});
         INFO(v.name << ": " << m.error);
         REQUIRE(m.ok);

@@ -56,7 +56,7 @@ TEST_CASE("skip variants: names, kernels and base attention kernel", "[skip][mod
     const SkipParams p = make(8, 2, 256, 64, DType::f16, false);
     for (const VariantInfo& v : variants())
         CHECK(model(v.name, p).kernels.size() == static_cast<size_t>(v.kernels));
-    CHECK(variants(Workload::skip).size() == 5);
+    CHECK(variants("skip").size() == 5);
 }
 
 TEST_CASE("skip bytes per kernel and buffer: attention + 3T for two_pass, + T for fused", "[skip][model]") {
@@ -193,27 +193,26 @@ TEST_CASE("skip parameters: batch divides batch x heads, sigma_d and t are check
     // Through the app: the flat Params' validate() and the CLI-facing specs.
     Params app = to_params(make(16, 4, 256, 64, DType::f16, false));
     CHECK(kernels::validate(app) == "");
-    app.batch = 5;
+    app.set("batch", 5);
     CHECK(kernels::validate(app).find("batch = 5 does not divide") != std::string::npos);
-    app.batch = 4;
-    app.sigma_d = 2;
+    app.set("batch", 4);
+    app.set("sigma_d", 2);
     CHECK(kernels::validate(app).find("sigma_d = 2 is not one of the choices: it must be 0.5 or 1") != std::string::npos);
-    const ParamSpec* t = find_param_spec(Workload::skip, ParamId::noise_t);
+    const ParamSpec* t = find_param_spec("skip", "t");
     REQUIRE(t != nullptr);
     CHECK(std::string(t->name) == "t");
-    CHECK(find_param_spec(Workload::skip, ParamId::seq_len) != nullptr);
-    CHECK(find_param_spec(Workload::skip, ParamId::rows) == nullptr);
+    CHECK(find_param_spec("skip", "N") != nullptr);
+    CHECK(find_param_spec("skip", "rows") == nullptr);
 }
 
 TEST_CASE("skip refusals: flash_tc below sm_80, shared memory, and this variant's buffers vs memory", "[skip][refusal]") {
-    attention::DeviceFacts dev;
-    dev.name = "Old GPU";
-    dev.cc_major = 7;
-    dev.cc_minor = 5;
-    dev.smem_per_block = 49152;
-    dev.smem_per_block_optin = 65536;
-    dev.memory_bytes = uint64_t{16} << 30;
-    dev.memory_what = "in total";
+    DeviceInfo old_gpu;
+    old_gpu.name = "Old GPU";
+    old_gpu.cc_major = 7;
+    old_gpu.cc_minor = 5;
+    old_gpu.smem_per_block = 49152;
+    old_gpu.smem_per_block_optin = 65536;
+    DeviceBudget dev{old_gpu, uint64_t{16} << 30, "in total"};
     const SkipParams p = make(16, 4, 1024, 64, DType::f16, false);
     CHECK(device_refusal("fused", p, dev).find("fused runs flash_tc: flash_tc needs compute capability 8.0") !=
           std::string::npos);
@@ -222,7 +221,7 @@ TEST_CASE("skip refusals: flash_tc below sm_80, shared memory, and this variant'
     CHECK(device_bytes("two_pass", p) == 6 * tensor_bytes(p));
     CHECK(device_bytes("fused", p) == 5 * tensor_bytes(p));
     CHECK(device_bytes("attention", p) == 4 * tensor_bytes(p));
-    dev.cc_major = 9;
+    old_gpu.cc_major = 9;
     dev.memory_bytes = 5 * tensor_bytes(p);
     CHECK(device_refusal("fused", p, dev) == "");
     CHECK(device_refusal("two_pass", p, dev).find("two_pass needs " + std::to_string(6 * tensor_bytes(p))) !=
@@ -234,7 +233,8 @@ TEST_CASE("skip refusals: flash_tc below sm_80, shared memory, and this variant'
     info.smem_per_block = 49152;
     info.smem_per_block_optin = 65536;
     info.global_mem_bytes = int64_t{16} << 30;
-    CHECK(kernels::device_refusal("two_pass", to_params(p), info).find("compute capability 8.0") != std::string::npos);
+    CHECK(kernels::device_refusal("two_pass", to_params(p), DeviceBudget{info, uint64_t{16} << 30, "in total"})
+              .find("compute capability 8.0") != std::string::npos);
 }
 
 TEST_CASE("min bytes: q, k, v, x read once and out written once", "[skip][model]") {

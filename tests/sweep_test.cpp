@@ -27,7 +27,7 @@ app::ResolvedBackend sim_backend(const std::string& key = "H100") {
 app::Settings attention_settings() {
     app::Settings s;
     s.backend = "H100";
-    s.params.workload = kernels::Workload::attention;
+    s.params.workload = "attention";
     s.params.dtype = kernels::DType::f16;
     return s;
 }
@@ -40,8 +40,8 @@ TEST_CASE("sweep: x2 steps from 'from' up to 'to'", "[sweep]") {
     CHECK(app::sweep_values(64, 64) == std::vector<double>{64});
     CHECK(app::sweep_values(0, 10).empty());
     CHECK(app::sweep_values(10, 5).empty());
-    CHECK(app::sweepable_params(kernels::Workload::attention).front() == kernels::ParamId::seq_len);
-    CHECK(app::sweepable_params(kernels::Workload::chain).front() == kernels::ParamId::rows);
+    CHECK(app::sweepable_params("attention").front() == "N");
+    CHECK(app::sweepable_params("chain").front() == "rows");
 }
 
 TEST_CASE("sweep: every size x variant answers, in one blocking run", "[sweep]") {
@@ -63,7 +63,7 @@ TEST_CASE("sweep: every size x variant answers, in one blocking run", "[sweep]")
 TEST_CASE("sweep: a range outside the spec is refused with the legal range", "[sweep]") {
     app::Runner runner;
     app::SweepState sweep;
-    sweep.param = kernels::ParamId::seq_len;
+    sweep.param = "N";
     sweep.from = 512;
     sweep.to = 1e9;
     const std::string why = app::run_sweep_blocking(sweep, attention_settings(), sim_backend(), runner);

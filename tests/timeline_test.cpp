@@ -110,9 +110,9 @@ TEST_CASE("timeline chart: durations read in the right unit", "[timeline][viz]")
 
 TEST_CASE("timeline: the JSON export carries every span, the source and the gaps", "[timeline][export]") {
     kernels::Params p;
-    p.workload = kernels::Workload::launch;
-    p.steps = 10;
-    p.elements = 4096;
+    p.workload = "launch";
+    p.set("steps", 10);
+    p.set("elements", 4096);
     const kernels::SimGpu* gpu = kernels::find_sim_gpu("H100");
     REQUIRE(gpu);
     kernels::Job job;

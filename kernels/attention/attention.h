@@ -24,7 +24,8 @@
 #pragma once
 
 #include "kernels/common/types.h"
-#include "kernels/workload.h"
+#include "kernels/common/schedule.h"
+#include "kernels/common/workload_def.h"
 
 #include <cstdint>
 #include <string>
@@ -99,19 +100,11 @@ uint64_t flash_smem_bytes(const std::string& variant, const AttentionParams& p);
 std::string flash_smem_refusal(const std::string& variant, const AttentionParams& p, int smem_per_block,
                                int smem_per_block_optin);
 
-// What decides whether a variant can run on a device (a real one: free memory; a simulated one:
-// its datasheet memory).
-struct DeviceFacts {
-    std::string name;
-    int cc_major = 0, cc_minor = 0;
-    int smem_per_block = 0, smem_per_block_optin = 0;
-    uint64_t memory_bytes = 0;
-    std::string memory_what = "free";  // "free" (measured now) or "in total" (datasheet)
-};
-// "" when `variant` can run p on `dev`; else why not, with the numbers: invalid parameters,
+// "" when `variant` can run p on the device (dev.memory_bytes: free memory on a real GPU, the
+// datasheet's total on a simulated one); else why not, with the numbers: invalid parameters,
 // flash_tc below sm_80, a flash tile that does not fit in shared memory, naive's S and P (or the
 // inputs) not fitting in memory.
-std::string device_refusal(const std::string& variant, const AttentionParams& p, const DeviceFacts& dev);
+std::string device_refusal(const std::string& variant, const AttentionParams& p, const DeviceBudget& dev);
 // "123 bytes (0.00 GiB)"
 std::string format_gib(uint64_t bytes);
 
@@ -119,7 +112,22 @@ std::string format_gib(uint64_t bytes);
 // The app's flat Params <-> AttentionParams: the one place the fields are mapped.
 // ---------------------------------------------------------------------------------------------
 AttentionParams to_attention(const Params& p);
-Params to_params(const AttentionParams& a);  // workload = attention, other fields default
+Params to_params(const AttentionParams& a);  // workload = attention
+
+// ---------------------------------------------------------------------------------------------
+// What the attention WorkloadDef (attention_def.cpp) shares with skip's, whose kernels are these
+// ---------------------------------------------------------------------------------------------
+// The parameters both take: N, d, heads, br, bc, causal (by name; throws for another name).
+const ParamSpec& param(const std::string& name);
+// "16 heads, N=1024, d=64, causal, tile 64x64" (the tile when `kernel_variant` is a flash kernel).
+std::string describe_shape(const AttentionParams& p, const std::string& kernel_variant);
+// One block's shared-memory allocation of a flash kernel, part by part, with the formulas
+// (flash_smem_bytes() is their sum). `qi_name`: "Qi", or "Qi/x" when skip's epilogue reuses it.
+std::vector<SramPart> flash_sram_parts(const std::string& kernel_variant, const AttentionParams& p,
+                                       const std::string& qi_name, const std::string& qi_note);
+// Why flash's measured DRAM bytes fall short of the model: K and V re-read from L2, not DRAM.
+std::string flash_traffic_reason(const std::string& variant, const AttentionParams& p, uint64_t bytes_read,
+                                 uint64_t l2_bytes);
 
 // ---------------------------------------------------------------------------------------------
 // Inputs and CPU reference (float64 on the dtype-rounded inputs)

@@ -25,6 +25,7 @@
 #include "kernels/attention/attention.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -141,7 +142,8 @@ std::string format_gib(uint64_t bytes) {
     return std::to_string(bytes) + " bytes (" + buf + ")";
 }
 
-std::string device_refusal(const std::string& variant, const AttentionParams& p, const DeviceFacts& dev) {
+std::string device_refusal(const std::string& variant, const AttentionParams& p, const DeviceBudget& budget) {
+    const DeviceInfo& dev = budget.device;
     if (std::string bad = validate(variant, p); !bad.empty()) return bad;
     if (variant == "flash_tc" && dev.cc_major < 8)
         return "flash_tc needs compute capability 8.0 or newer (mma.sync m16n8k16 with bf16, cp.async); " + dev.name +
@@ -151,8 +153,8 @@ std::string device_refusal(const std::string& variant, const AttentionParams& p,
             !refusal.empty())
             return refusal;
     const uint64_t io = io_bytes(p), scratch = variant == "naive" ? naive_scratch_bytes(p) : 0;
-    const uint64_t memory = dev.memory_bytes;
-    const std::string of_memory = " of GPU memory " + dev.memory_what;
+    const uint64_t memory = budget.memory_bytes;
+    const std::string of_memory = " of GPU memory " + budget.memory_what;
     if (io + scratch > memory) {
         if (variant == "naive")
             return "naive needs " + format_gib(scratch) + " for S and P (2 x batch_heads x N^2 x " +
@@ -170,30 +172,26 @@ std::string device_refusal(const std::string& variant, const AttentionParams& p,
 // =============================================================================================
 AttentionParams to_attention(const Params& p) {
     AttentionParams a;
-    a.batch_heads = p.batch_heads;
-    a.N = p.seq_len;
-    a.d = p.head_dim;
+    a.batch_heads = p.get_int("heads");
+    a.N = p.get_int("N");
+    a.d = p.get_int("d");
     a.dtype = p.dtype;
-    a.causal = p.causal;
+    a.causal = p.get_bool("causal");
     // Out-of-int tile values must still fail validate(): clamp to a value that is not a tile size.
     auto tile = [](int64_t v) { return v < 0 || v > 1 << 20 ? -1 : static_cast<int>(v); };
-    a.Br = tile(p.tile_br);
-    a.Bc = tile(p.tile_bc);
-    a.seed = p.seed;
+    a.Br = tile(p.get_int("br"));
+    a.Bc = tile(p.get_int("bc"));
+    a.seed = static_cast<uint64_t>(std::llround(std::max(p.get("seed"), 0.0)));
     return a;
 }
 
 Params to_params(const AttentionParams& a) {
     Params p;
-    p.workload = Workload::attention;
-    p.batch_heads = a.batch_heads;
-    p.seq_len = a.N;
-    p.head_dim = a.d;
+    p.workload = "attention";
     p.dtype = a.dtype;
-    p.causal = a.causal;
-    p.tile_br = a.Br;
-    p.tile_bc = a.Bc;
-    p.seed = a.seed;
+    p.set("heads", static_cast<double>(a.batch_heads)).set("N", static_cast<double>(a.N));
+    p.set("d", static_cast<double>(a.d)).set("causal", a.causal ? 1 : 0);
+    p.set("br", a.Br).set("bc", a.Bc).set("seed", static_cast<double>(a.seed));
     return p;
 }
 

@@ -50,7 +50,7 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// The device's limits as attention::device_refusal() takes them (free memory now).
-DeviceFacts device_facts(const DeviceLimits& dev);
+// The device's facts as attention::device_refusal() takes them (with DeviceLimits::free_bytes).
+DeviceInfo device_info(const DeviceLimits& dev);
 
 }  // namespace kernels::attention::gpu

@@ -1,16 +1,15 @@
-// The GPU backend: device facts and the measured copy ceiling, device buffers (cached between jobs
-// of the same sizes, rotated or L2-flushed when the working set would fit in L2), a correctness
-// check of every run against the float64 CPU reference, and CUDA-event timing of each kernel.
+// The GPU backend, the harness every workload runs through: device facts and the measured copy
+// ceiling, one L2 decision (rotate buffer sets, flush, or keep), the checked run before any timing,
+// CUDA-event timing, the kernel timeline, the hardware counters and out-of-memory handling. It names
+// no workload: each one's device side is a GpuWorkload (kernels/common/gpu_workload.h) made by its
+// WorkloadDef.
 // Every CUDA call is checked; failures come back as Measurement::ok == false, never as a crash.
 //
 // [SECTION] Small RAII holders
 // [SECTION] Device facts and the copy ceiling
-// [SECTION] Buffer sets
-// [SECTION] Correctness check
+// [SECTION] The L2 decision
 // [SECTION] GpuBackend
 // [SECTION] Entry points (backend.h, gpu_testing.h)
-#include "kernels/attention/attention.h"
-#include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/backend.h"
 #include "kernels/common/ceilings.h"
 #include "kernels/common/cupti_detach.h"
@@ -18,18 +17,13 @@
 #include "kernels/common/env.h"
 #include "kernels/common/format.h"
 #include "kernels/common/gpu_check.cuh"
-#include "kernels/common/gpu_elementwise.cuh"
 #include "kernels/common/gpu_memory.cuh"
 #include "kernels/common/gpu_testing.h"
-#include "kernels/common/output_check.h"
+#include "kernels/common/gpu_workload.h"
 #include "kernels/common/kernel_trace.cuh"
-#include "kernels/common/timeline.h"
+#include "kernels/common/output_check.h"
 #include "kernels/common/sanitizer_run.h"
-#include "kernels/elementwise/elementwise.h"
-#include "kernels/skip/skip.h"
-#include "kernels/skip/skip_workspace.cuh"
-#include "kernels/launch/launch.h"
-#include "kernels/launch/launch_gpu.cuh"
+#include "kernels/common/timeline.h"
 #include "kernels/workload.h"
 
 #include <cuda_runtime.h>
@@ -40,8 +34,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <future>
-#include <mutex>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -228,45 +221,48 @@ void measure_copy_ceiling(DeviceInfo& d, cudaStream_t s) {
 }
 
 // =============================================================================================
-// [SECTION] Buffer sets
+// [SECTION] The L2 decision
 // =============================================================================================
-struct BufferSet {
-    std::vector<DeviceMemory> memory;
-    ElementwiseBuffers ptrs;
+// One decision for every workload, from its working set (one buffer set), the L2 and how the
+// workload wants its reps to treat L2 (kernels/common/gpu_workload.h).
+struct L2Plan {
+    int sets = 1;        // buffer sets the reps rotate through
+    bool flush = false;  // an L2 flush (read of a scratch buffer) before each rep, outside its events
+    std::string note;    // what was done and why, for the timing note
 };
 
-uint64_t set_bytes(const std::vector<BufferSpec>& specs, int es) {
-    uint64_t b = 0;
-    for (const BufferSpec& s : specs) b += s.elements * static_cast<uint64_t>(es);
-    return b;
-}
+constexpr int kMaxRotationSets = 8;
 
-BufferSet allocate_set(const std::vector<BufferSpec>& specs, int es) {
-    BufferSet set;
-    for (const BufferSpec& s : specs) {
-        set.memory.emplace_back(s.elements * static_cast<size_t>(es));
-        set.ptrs.*(s.member) = set.memory.back().get();
+L2Plan plan_l2(L2Handling handling, uint64_t one_set, uint64_t l2) {
+    const std::string set_text = format_bytes(static_cast<double>(one_set)), l2_text = format_bytes(static_cast<double>(l2));
+    L2Plan plan;
+    if (handling == L2Handling::keep) {
+        plan.note = "no L2 flush: the working set (" + set_text + ") " + (one_set <= l2 ? "fits" : "does not fit") +
+                    " in the " + l2_text + " L2 and stays there between runs, as in the real loop";
+        return plan;
     }
-    return set;
-}
-
-// Every buffer a variant writes gets 0xFF bytes: NaN in fp32, fp16 and bf16, so an element the
-// kernels leave unwritten shows up in count_nonfinite().
-void poison_outputs(const std::vector<BufferSpec>& specs, const BufferSet& set, int es, cudaStream_t s) {
-    for (const BufferSpec& spec : specs)
-        if (spec.output)
-            check(cudaMemsetAsync(set.ptrs.*(spec.member), 0xFF, spec.elements * static_cast<size_t>(es), s),
-                  "poisoning " + spec.name);
-}
-
-std::vector<std::string> kernel_names(const std::string& variant, const Params& p) {
-    std::vector<std::string> names;
-    for (const KernelModel& k : model(variant, p).kernels) names.push_back(k.name);
-    return names;
-}
-
-void launch_variant(const std::vector<std::string>& names, const Params& p, const BufferSet& set, cudaStream_t s) {
-    for (const std::string& name : names) launch_kernel(name, p, set.ptrs, s);
+    if (one_set >= 2 * l2) {
+        plan.note = "one buffer set: working set " + set_text + " >= 2x the " + l2_text +
+                    " L2, so little survives in L2 between reps";
+        return plan;
+    }
+    if (handling == L2Handling::rotate_or_flush) {
+        const uint64_t want = (3 * l2 + one_set - 1) / std::max<uint64_t>(one_set, 1);  // a cycle spans >= 3x L2
+        if (want <= kMaxRotationSets) {
+            plan.sets = static_cast<int>(want);
+            plan.note = "rotating " + std::to_string(plan.sets) + " buffer sets of " + set_text +
+                        " (cycle >= 3x the " + l2_text + " L2), so a rep's inputs are not left in L2 by the previous reps";
+            return plan;
+        }
+    }
+    plan.flush = true;
+    plan.note = "working set " + set_text + " < 2x the " + l2_text + " L2" +
+                (handling == L2Handling::rotate_or_flush
+                     ? " and rotation would need more than " + std::to_string(kMaxRotationSets) + " sets"
+                     : std::string()) +
+                ": L2 flushed before each rep by reading a " + format_bytes(static_cast<double>(2 * l2)) +
+                " scratch buffer, outside the timed region";
+    return plan;
 }
 
 std::string oom_message(uint64_t needed, const std::string& what) {
@@ -274,190 +270,7 @@ std::string oom_message(uint64_t needed, const std::string& what) {
     (void)cudaMemGetInfo(&free_bytes, &total_bytes);
     return "out of GPU memory: this run needs " + format_bytes(static_cast<double>(needed)) + " (" + what + "), " +
            format_bytes(static_cast<double>(free_bytes)) + " free of " + format_bytes(static_cast<double>(total_bytes)) +
-           "; try smaller sizes (rows x hidden; attention: N, batch x heads, or flash instead of naive)";
-}
-
-// =============================================================================================
-// [SECTION] Correctness check
-// =============================================================================================
-struct CheckResult {
-    int64_t nonfinite = 0;
-    double max_abs = 0, rel_l2 = 0;
-    int64_t elements = 0;
-    std::string note;
-};
-
-// Max absolute and relative L2 error of checked values against the reference; a non-finite
-// difference makes both infinite.
-struct ErrorSum {
-    double max_abs = 0, err2 = 0, ref2 = 0;
-    void add(const float* got, const double* want, size_t n) {
-        for (size_t c = 0; c < n; ++c) {
-            const double e = static_cast<double>(got[c]) - want[c];
-            if (!std::isfinite(e)) {
-                max_abs = err2 = INFINITY;
-                continue;
-            }
-            max_abs = std::max(max_abs, std::fabs(e));
-            err2 += e * e;
-            ref2 += want[c] * want[c];
-        }
-    }
-    double rel_l2() const { return ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0); }
-};
-
-int64_t scan_nonfinite(DType t, const void* out, int64_t elements, unsigned long long* counter, cudaStream_t s) {
-    check(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), s), "cudaMemsetAsync");
-    count_nonfinite(t, out, elements, counter, s);
-    unsigned long long host = 0;
-    check(cudaMemcpyAsync(&host, counter, sizeof(host), cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-    check(cudaStreamSynchronize(s), "output scan");
-    return static_cast<int64_t>(host);
-}
-
-CheckResult check_against_reference(const Params& p, const void* out, unsigned long long* counter, cudaStream_t s,
-                                    int64_t max_elements) {
-    CheckResult r;
-    r.nonfinite = scan_nonfinite(p.dtype, out, p.rows * p.hidden, counter, s);
-    const std::vector<int64_t> rows = elementwise::rows_to_check(p, max_elements);
-    const size_t es = static_cast<size_t>(dtype_bytes(p.dtype)), hidden = static_cast<size_t>(p.hidden);
-    std::vector<unsigned char> bits(hidden * es);
-    std::vector<float> got(hidden);
-    std::vector<double> want(hidden);
-    ErrorSum errors;
-    for (int64_t row : rows) {
-        const unsigned char* src = static_cast<const unsigned char*>(out) + static_cast<size_t>(row) * hidden * es;
-        check(cudaMemcpy(bits.data(), src, hidden * es, cudaMemcpyDeviceToHost), "copying an output row");
-        to_float(p.dtype, bits.data(), got.data(), hidden);
-        elementwise::reference_row(p, row, want.data());
-        errors.add(got.data(), want.data(), hidden);
-    }
-    r.elements = static_cast<int64_t>(rows.size() * hidden);
-    r.max_abs = errors.max_abs;
-    r.rel_l2 = errors.rel_l2();
-    r.note = (static_cast<int64_t>(rows.size()) == p.rows
-                  ? "all " + std::to_string(p.rows) + " rows"
-                  : std::to_string(rows.size()) + " of " + std::to_string(p.rows) +
-                        " rows sampled (first, last, evenly spaced)") +
-             " vs the float64 CPU reference; whole output scanned for unwritten (poisoned) or non-finite elements";
-    return r;
-}
-
-// Attention: sampled (head, row) pairs of O (attention::rows_to_check) against the float64
-// reference; the whole of O scanned on the device for poison or non-finite values.
-//
-// The reference rows do not depend on the variant (nor on Br, Bc), and computing them is the
-// slow part (N x d Philox inputs per sampled head, then the rows): ~90 ms at N = 8192 on one core.
-// So they are computed once per parameter set, on a thread of their own that starts before the
-// checked run and works while the GPU runs and the timed reps follow; every variant of the same
-// parameters (the live loop runs them back to back) reuses them. A time is still never reported
-// for a run whose output has not been compared (run_attention joins before returning).
-struct AttentionReference {
-    std::vector<attention::RowRef> rows;
-    std::vector<double> want;  // rows.size() x d
-};
-using SharedReference = std::shared_future<std::shared_ptr<const AttentionReference>>;
-
-SharedReference attention_reference(const attention::AttentionParams& a, double max_mults) {
-    struct Entry {
-        attention::AttentionParams key;
-        double max_mults = 0;
-        SharedReference reference;
-    };
-    static std::mutex mutex;
-    static Entry last;
-    attention::AttentionParams key = a;
-    key.Br = key.Bc = 0;  // tiles change how, not what
-    std::lock_guard<std::mutex> lock(mutex);
-    if (last.reference.valid() && last.key == key && last.max_mults == max_mults) return last.reference;
-    last.key = key;
-    last.max_mults = max_mults;
-    last.reference = std::async(std::launch::async, [key, max_mults] {
-                         auto ref = std::make_shared<AttentionReference>();
-                         ref->rows = attention::rows_to_check(key, max_mults);
-                         const size_t d = static_cast<size_t>(key.d);
-                         ref->want.resize(ref->rows.size() * d);
-                         for (size_t i = 0; i < ref->rows.size(); ++i)
-                             attention::reference_row(key, ref->rows[i].head, ref->rows[i].row, &ref->want[i * d]);
-                         return std::shared_ptr<const AttentionReference>(std::move(ref));
-                     }).share();
-    return last.reference;
-}
-
-// What the device produced for the check: the non-finite count and the sampled rows of O, copied
-// to the host right after the checked run (the timed reps that follow overwrite O).
-struct AttentionSample {
-    attention::AttentionParams params;
-    int64_t nonfinite = 0;
-    std::vector<float> got;  // rows x d, in rows_to_check order
-};
-
-AttentionSample gather_attention(const attention::AttentionParams& a, const attention::gpu::Workspace& ws,
-                                 const std::vector<attention::RowRef>& rows, unsigned long long* counter,
-                                 cudaStream_t s) {
-    AttentionSample g;
-    g.params = a;
-    g.nonfinite = scan_nonfinite(a.dtype, ws.output(), ws.output_elements(), counter, s);
-    const size_t d = static_cast<size_t>(a.d), es = static_cast<size_t>(dtype_bytes(a.dtype));
-    std::vector<unsigned char> bits(d * es);
-    g.got.resize(rows.size() * d);
-    for (size_t i = 0; i < rows.size(); ++i) {
-        ws.copy_output_row(rows[i].head, rows[i].row, bits.data());
-        to_float(a.dtype, bits.data(), &g.got[i * d], d);
-    }
-    return g;
-}
-
-CheckResult compare_attention(const AttentionSample& g, const AttentionReference& ref) {
-    const attention::AttentionParams& a = g.params;
-    const size_t d = static_cast<size_t>(a.d);
-    if (g.got.size() != ref.want.size())
-        throw std::logic_error("attention check: the sampled rows differ from the reference's rows");
-    ErrorSum errors;
-    errors.add(g.got.data(), ref.want.data(), ref.rows.size() * d);
-    CheckResult r;
-    r.nonfinite = g.nonfinite;
-    const int64_t all_rows = a.batch_heads * a.N;
-    r.elements = static_cast<int64_t>(ref.rows.size() * d);
-    r.max_abs = errors.max_abs;
-    r.rel_l2 = errors.rel_l2();
-    r.note = (static_cast<int64_t>(ref.rows.size()) == all_rows
-                  ? "all " + std::to_string(all_rows) + " rows of O"
-                  : std::to_string(ref.rows.size()) + " of " + std::to_string(all_rows) +
-                        " rows of O sampled (first, last, evenly spaced rows of the first, middle and last heads)") +
-             " vs the float64 CPU reference; all of O scanned for unwritten (poisoned) or non-finite elements";
-    return r;
-}
-
-// Skip connection: sampled (problem, row) pairs of the result (out, or attn_out for the variant
-// attention) against the float64 reference; the whole result scanned for poison or non-finite values.
-CheckResult check_skip(const std::string& variant, const skip::SkipParams& p, const skip::gpu::Workspace& ws,
-                       unsigned long long* counter, cudaStream_t s) {
-    CheckResult r;
-    r.nonfinite = scan_nonfinite(p.attn.dtype, ws.result(), ws.result_elements(), counter, s);
-    const std::vector<attention::RowRef> rows = attention::rows_to_check(p.attn);
-    const size_t d = static_cast<size_t>(p.attn.d), es = static_cast<size_t>(dtype_bytes(p.attn.dtype));
-    std::vector<unsigned char> bits(d * es);
-    std::vector<float> got(d);
-    std::vector<double> want(d);
-    ErrorSum errors;
-    for (const attention::RowRef& rr : rows) {
-        ws.copy_result_row(rr.head, rr.row, bits.data());
-        to_float(p.attn.dtype, bits.data(), got.data(), d);
-        skip::reference_result_row(variant, p, rr.head, rr.row, want.data());
-        errors.add(got.data(), want.data(), d);
-    }
-    const int64_t all_rows = p.attn.batch_heads * p.attn.N;
-    const std::string what = skip::writes_out(variant) ? "out" : "attn_out";
-    r.elements = static_cast<int64_t>(rows.size() * d);
-    r.max_abs = errors.max_abs;
-    r.rel_l2 = errors.rel_l2();
-    r.note = (static_cast<int64_t>(rows.size()) == all_rows
-                  ? "all " + std::to_string(all_rows) + " rows of " + what
-                  : std::to_string(rows.size()) + " of " + std::to_string(all_rows) + " rows of " + what +
-                        " sampled (first, last, evenly spaced rows of the first, middle and last heads)") +
-             " vs the float64 CPU reference; all of " + what + " scanned for unwritten (poisoned) or non-finite elements";
-    return r;
+           "; try smaller sizes, or a variant that keeps its intermediates on chip";
 }
 
 // =============================================================================================
@@ -469,10 +282,13 @@ struct Cancelled {};
 // 4e8 multiply-adds of attention rows (~0.5 s on one core at N = 8192) or 4M elementwise outputs; a
 // quick job (the GUI's first pass while a slider moves) fewer, so the answer comes within ~300 ms.
 // Every configuration is still checked before its time is shown; the full pass re-checks more.
-constexpr double kFullCheckMults = 4e8, kQuickCheckMults = 2e7;
-constexpr int64_t kFullCheckElements = int64_t{1} << 22, kQuickCheckElements = int64_t{1} << 18;
+constexpr CheckBudget kFullCheck{4e8, int64_t{1} << 22}, kQuickCheck{2e7, int64_t{1} << 18};
 // GPU time the quick pass spends on timed reps (at least one rep whatever its length).
 constexpr double kQuickTimedBudgetMs = 60;
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
 
 class GpuBackend final : public Backend {
 public:
@@ -493,25 +309,22 @@ public:
 
     const DeviceInfo& device() const override { return info_; }
 
-    // Elementwise: any CUDA GPU runs it (sizes are validate()'s business). Attention: the device's
-    // compute capability and shared memory per block, and GPU memory free now plus what this
-    // backend holds in cached buffers (released before a new configuration is allocated).
+    // Parameters, then the workload's device refusal with this device's facts and the GPU memory
+    // free now plus what this backend holds in cached buffers (released before a new configuration
+    // is allocated).
     std::string unavailable_reason(const Job& job) const override {
         const Params& p = job.params;
         if (std::string bad = validate(p); !bad.empty()) return bad;
-        if (!has_variant(p.workload, job.variant))
-            return "unknown variant '" + job.variant + "' for workload " + to_string(p.workload);
-        // elementwise and launch: any CUDA GPU
-        if (p.workload != Workload::attention && p.workload != Workload::skip) return "";
-        attention::gpu::DeviceLimits limits = attention::gpu::device_limits();
-        if (!limits.ok) return "cannot query the CUDA device: " + limits.error;
-        uint64_t held = attention_.bytes() + skip_.bytes() + flush_.bytes();
-        for (const BufferSet& set : sets_)
-            for (const DeviceMemory& mem : set.memory) held += mem.bytes();
-        limits.free_bytes += static_cast<int64_t>(held);
-        if (p.workload == Workload::skip)
-            return skip::device_refusal(job.variant, skip::to_skip(p), attention::gpu::device_facts(limits));
-        return attention::device_refusal(job.variant, attention::to_attention(p), attention::gpu::device_facts(limits));
+        if (!has_variant(p.workload, job.variant)) return unknown_variant_message(p.workload, job.variant);
+        const WorkloadDef& w = workload_def(p);
+        if (!w.make_gpu) return "the " + w.name + " workload has no GPU kernels in this build";
+        if (!w.device_refusal) return "";
+        size_t free_bytes = 0, total_bytes = 0;
+        if (const cudaError_t e = cudaMemGetInfo(&free_bytes, &total_bytes); e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return std::string("cannot query the CUDA device: ") + cudaGetErrorString(e);
+        }
+        return w.device_refusal(job.variant, p, DeviceBudget{info_, free_bytes + bytes_held(), "free"});
     }
 
     Measurement run(const Job& job, const CancelToken& cancel) override {
@@ -557,83 +370,63 @@ private:
         if (std::string why = detach_cupti(); !why.empty()) m.timing_note += (m.timing_note.empty() ? "" : "; ") + why;
     }
 
-    void release_buffers() {
-        sets_.clear();
-        flush_ = DeviceMemory();
-        layout_.reset();
+    // Device bytes this backend holds: every workload's cached buffers and the L2 flush buffer.
+    uint64_t bytes_held() const {
+        uint64_t held = flush_.bytes();
+        for (const auto& [name, w] : workloads_) held += w->bytes_held();
+        return held;
     }
 
     void release_all_buffers() {
-        release_buffers();
-        attention_.release();
-        skip_.release();
-        launch_.release();
+        flush_ = DeviceMemory();
+        for (auto& [name, w] : workloads_) w->release();
     }
 
-    // Decides rotation / flush for this working set, (re)allocates buffers when the sizes changed.
-    void prepare_buffers(const std::string& variant, const Params& p, const std::vector<BufferSpec>& specs) {
-        const int es = dtype_bytes(p.dtype);
-        const uint64_t one_set = set_bytes(specs, es);
-        const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
-        constexpr int kMaxSets = 8;
-        int sets = 1;
-        bool flush = false;
-        if (one_set < 2 * l2) {
-            const uint64_t want = (3 * l2 + one_set - 1) / one_set;  // the rotation cycle spans >= 3x L2
-            if (want <= kMaxSets) sets = static_cast<int>(want);
-            else flush = true;
-        }
-        const Layout layout{p.workload, variant, p.dtype, p.rows, p.hidden, sets, flush};
-        if (layout_ && *layout_ == layout) return;
-
-        release_buffers();
-        const uint64_t flush_bytes = flush ? 2 * l2 : 0;
-        needed_bytes_ = one_set * static_cast<uint64_t>(sets) + flush_bytes;
-        needed_what_ = std::to_string(sets) + (sets == 1 ? " buffer set of " : " buffer sets of ") +
-                       format_bytes(static_cast<double>(one_set)) +
-                       (flush ? " + " + format_bytes(static_cast<double>(flush_bytes)) + " L2 flush buffer" : "");
-        size_t free_bytes = 0, total_bytes = 0;
-        check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-        if (needed_bytes_ > free_bytes) throw std::runtime_error(oom_message(needed_bytes_, needed_what_));
-        for (int i = 0; i < sets; ++i) sets_.push_back(allocate_set(specs, es));
-        if (flush) flush_ = zeroed_memory(flush_bytes);
-        layout_ = layout;
-
-        if (flush)
-            l2_note_ = "working set " + format_bytes(static_cast<double>(one_set)) + " fits in L2 (" +
-                       format_bytes(static_cast<double>(l2)) + ") and rotation would need more than " +
-                       std::to_string(kMaxSets) + " sets: L2 flushed before each rep by reading a " +
-                       format_bytes(static_cast<double>(flush_bytes)) + " scratch buffer, outside the timed region";
-        else if (sets > 1)
-            l2_note_ = "rotating " + std::to_string(sets) + " buffer sets of " + format_bytes(static_cast<double>(one_set)) +
-                       " (cycle >= 3x the " + format_bytes(static_cast<double>(l2)) +
-                       " L2), so a rep's inputs are not left in L2 by the previous reps";
-        else
-            l2_note_ = "one buffer set: working set " + format_bytes(static_cast<double>(one_set)) + " >= 2x the " +
-                       format_bytes(static_cast<double>(l2)) + " L2, so little survives in L2 between reps";
+    // The device side of `def`, made on first use; every other workload's buffers are freed first,
+    // so only one workload holds GPU memory at a time.
+    GpuWorkload& workload_for(const WorkloadDef& def) {
+        for (auto& [name, w] : workloads_)
+            if (name != def.name) w->release();
+        std::unique_ptr<GpuWorkload>& w = workloads_[def.name];
+        if (!w) w = def.make_gpu();
+        return *w;
     }
 
-    // The model's spill traffic comes from ptxas's report for sm_90 (row_kernel_registers.inc).
-    // The binary on this device may differ (another architecture): the note says what the
-    // runtime reports for the instance that runs, registers and stack frame per thread.
-    void note_spills(const Model& mod, const Params& p, Measurement& m) const {
+    // Spill traffic of the model for this device, and what the compiled kernels here report.
+    void note_spills(const Model& mod, const Params& p, const GpuWorkload& w, Measurement& m) const {
         const ModelSpills spills = model_spills(mod, info_);
         m.local_bytes = spills.local_bytes;
         m.local_beyond_l1_bytes = spills.beyond_l1_bytes;
         m.spill_note = spills.note;
-        if (p.workload != Workload::chain) return;
-        for (const KernelModel& k : mod.kernels) {
-            if (k.registers.registers == 0) continue;
-            const RegisterUse here = row_kernel_attributes(k.name, p);
-            if (here.registers == k.registers.registers && here.stack_bytes == k.registers.stack_bytes) continue;
-            if (!m.spill_note.empty()) m.spill_note += "; ";
-            m.spill_note += k.name + " on this device: " + std::to_string(here.registers) + " registers, " +
-                            std::to_string(here.stack_bytes) + " B of stack per thread (the model's " +
-                            std::to_string(k.registers.registers) + " and " + std::to_string(k.registers.stack_bytes) +
-                            " B are " + k.registers.source + ")";
-        }
+        if (std::string here = w.register_note(mod, p); !here.empty())
+            m.spill_note += (m.spill_note.empty() ? "" : "; ") + here;
     }
 
+    // The L2 decision, the out-of-memory check and the workload's buffers for this job.
+    void prepare_buffers(GpuWorkload& w, const Job& job) {
+        const Params& p = job.params;
+        const uint64_t one_set = w.bytes_per_set(job.variant, p);
+        const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
+        const L2Plan plan = plan_l2(w.l2_handling(), one_set, l2);
+        sets_ = plan.sets;
+        l2_note_ = plan.note;
+        const uint64_t flush_bytes = plan.flush ? 2 * l2 : 0;
+        needed_bytes_ = one_set * static_cast<uint64_t>(plan.sets) + flush_bytes;
+        needed_what_ = (plan.sets == 1 ? "one buffer set of " : std::to_string(plan.sets) + " buffer sets of ") +
+                       format_bytes(static_cast<double>(one_set)) + ": " + w.buffers_named(job.variant, p) +
+                       (plan.flush ? "; + " + format_bytes(static_cast<double>(flush_bytes)) + " L2 flush buffer" : "");
+        if (!plan.flush) flush_ = DeviceMemory();
+        size_t free_bytes = 0, total_bytes = 0;
+        check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+        if (needed_bytes_ > free_bytes + w.bytes_held() + flush_.bytes())
+            throw std::runtime_error(oom_message(needed_bytes_, needed_what_));
+        w.prepare(job.variant, p, plan.sets, stream_->get());
+        if (plan.flush && flush_.bytes() < flush_bytes) flush_ = zeroed_memory(flush_bytes);
+    }
+
+    // Every workload's job: buffers, inputs, poisoned outputs; the checked run; the timed reps;
+    // the comparison with the CPU reference (a time is only kept for a checked output); the
+    // timeline; the hardware counters.
     void run_checked(const Job& job, const CancelToken& cancel, Measurement& m) {
         const Params& p = job.params;
         if (std::string why = unavailable_reason(job); !why.empty()) {
@@ -641,220 +434,99 @@ private:
             throw std::invalid_argument(why);
         }
         check(cudaSetDevice(device_index_), "cudaSetDevice");
+        const cudaStream_t s = stream_->get();
+        const WorkloadDef& def = workload_def(p);
+        GpuWorkload& w = workload_for(def);
 
         const Model mod = model(job.variant, p);
         m.flops = mod.flops();
         m.bytes_read = mod.bytes_read();
         m.bytes_written = mod.bytes_written();
         m.min_bytes = min_bytes(p);
-        note_spills(mod, p, m);
-        std::vector<std::string> names;
-        for (const KernelModel& k : mod.kernels) names.push_back(k.name);
-
+        note_spills(mod, p, w, m);
         quick_ = job.quick;
-        phases_note_.clear();
-        if (p.workload == Workload::launch) {
-            run_launch(job, cancel, mod, m);  // its own timing: no event between the K launches
-            return;
-        }
-        if (p.workload == Workload::attention) run_attention(job, cancel, mod, names, m);
-        else if (p.workload == Workload::skip) run_skip(job, cancel, mod, names, m);
-        else run_elementwise(job, cancel, mod, names, m);
-        m.timing_note = "median of " + std::to_string(m.time.reps) + " reps after " +
-                        (warmup_used_ > 0 ? std::to_string(warmup_used_) + " warm-up runs"
-                                          : std::string("the checked run (as warm-up)")) +
-                        "; CUDA events at every kernel boundary; " + l2_note_;
-        if (!quick_budget_note_.empty()) m.timing_note += "; " + quick_budget_note_;
-        if (sanitizer_run()) m.timing_note = std::string(sanitizer_run_note()) + "; " + m.timing_note;
-        if (!phases_note_.empty()) m.timing_note += "; " + phases_note_;
-    }
 
-    void run_elementwise(const Job& job, const CancelToken& cancel, const Model& mod,
-                         const std::vector<std::string>& names, Measurement& m) {
-        const Params& p = job.params;
-        const cudaStream_t s = stream_->get();
-        attention_.release();  // the other workload's buffers: free them before allocating ours
-        skip_.release();
-        launch_.release();
-        const std::vector<BufferSpec> specs = buffer_specs(job.variant, p);
-        const int es = dtype_bytes(p.dtype);
-        prepare_buffers(job.variant, p, specs);
-        for (const BufferSet& set : sets_) {
-            fill_inputs(p, set.ptrs, s);
-            poison_outputs(specs, set, es, s);
-        }
-
-        // Correctness first: one run on poisoned outputs, checked before anything is timed.
-        const auto t_checked = std::chrono::steady_clock::now();
-        launch_variant(names, p, sets_[0], s);
-        check(cudaStreamSynchronize(s), "checked run of " + job.variant);
-        const double checked_run_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_checked).count();
-        accept_check(check_against_reference(p, sets_[0].ptrs.out, static_cast<unsigned long long*>(counter_.get()), s,
-                                             job.quick ? kQuickCheckElements : kFullCheckElements),
-                     p.rows * p.hidden, p.dtype, m);
-
-        auto set_for = [&](int rep) -> const BufferSet& { return sets_[static_cast<size_t>(rep) % sets_.size()]; };
-        time_kernels(job, cancel, mod, [&](size_t k, int rep, cudaStream_t stream) {
-            launch_kernel(names[k], p, set_for(rep).ptrs, stream);
-        }, m, checked_run_ms);
-        record_timeline(mod, [&](size_t k) { launch_kernel(names[k], p, sets_[0].ptrs, s); }, m);
-        measure_dram_bytes(job, [&] {
-            for (const std::string& name : names) launch_kernel(name, p, sets_[0].ptrs, s);
-        }, m);
-    }
-
-    void run_attention(const Job& job, const CancelToken& cancel, const Model& mod,
-                       const std::vector<std::string>& names, Measurement& m) {
-        const attention::AttentionParams a = attention::to_attention(job.params);
-        const cudaStream_t s = stream_->get();
         // Host-side phases of the job, for the live loop's budget (PERF.md "Live loop").
-        const auto t_start = std::chrono::steady_clock::now();
-        auto ms_since = [](std::chrono::steady_clock::time_point t) {
-            return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-        };
-        if (layout_ || !sets_.empty()) release_buffers();  // the elementwise buffers: free them before allocating ours
-        skip_.release();
-        launch_.release();
-        needed_bytes_ = attention::io_bytes(a) + (job.variant == "naive" ? attention::naive_scratch_bytes(a) : 0);
-        needed_what_ = job.variant == "naive" ? "Q, K, V, O and naive's S and P" : "Q, K, V and O";
-        attention_.prepare(job.variant, a);
-        if (attention_.kernel_count() != names.size())
-            throw std::logic_error("attention " + job.variant + " launches " + std::to_string(attention_.kernel_count()) +
-                                   " kernels but its model has " + std::to_string(names.size()));
-        // Timed reps reuse one buffer set: O (and S, P) are rewritten by each rep, Q, K, V only read.
-        // When the working set would sit in L2, an L2 flush runs before each rep, outside its events.
-        const uint64_t working = attention_.bytes();
-        const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
-        if (working < 2 * l2) {
-            if (flush_.bytes() < 2 * l2) flush_ = zeroed_memory(2 * l2);
-            l2_note_ = "working set " + format_bytes(static_cast<double>(working)) + " < 2x the " +
-                       format_bytes(static_cast<double>(l2)) + " L2: L2 flushed before each rep by reading a " +
-                       format_bytes(static_cast<double>(flush_.bytes())) + " scratch buffer, outside the timed region";
-        } else {
-            flush_ = DeviceMemory();
-            l2_note_ = "one buffer set: working set " + format_bytes(static_cast<double>(working)) + " >= 2x the " +
-                       format_bytes(static_cast<double>(l2)) + " L2, so little survives in L2 between reps";
-        }
-        attention_.fill_inputs(s);
-        attention_.poison_outputs(s);
-        check(cudaStreamSynchronize(s), "filling the inputs");
-        const double prepare_ms = ms_since(t_start);
-
-        // Correctness first: one run on poisoned O (and S, P), compared with the float64 reference
-        // before this job reports a time. The reference is computed on another thread meanwhile.
         auto t = std::chrono::steady_clock::now();
-        const double mults = job.quick ? kQuickCheckMults : kFullCheckMults;
-        const SharedReference reference = attention_reference(a, mults);
-        for (size_t k = 0; k < names.size(); ++k) attention_.launch_kernel(k, s);
+        prepare_buffers(w, job);
+        if (w.kernel_count() != mod.kernels.size())
+            throw std::logic_error(def.name + " " + job.variant + " launches " + std::to_string(w.kernel_count()) +
+                                   " kernels but its model has " + std::to_string(mod.kernels.size()));
+        w.fill_inputs(s);
+        w.poison_outputs(s);
+        check(cudaStreamSynchronize(s), "filling the inputs");
+        const double prepare_ms = ms_since(t);
+
+        // Correctness first: one run on poisoned outputs; what the check needs is copied now (the
+        // reps overwrite it) and compared with the float64 reference before this job reports a time.
+        t = std::chrono::steady_clock::now();
+        w.begin_check(job.quick ? kQuickCheck : kFullCheck);
+        w.launch_run(s);
         check(cudaStreamSynchronize(s), "checked run of " + job.variant);
         const double checked_run_ms = ms_since(t);
-        const AttentionSample sample = gather_attention(a, attention_, attention::rows_to_check(a, mults),
-                                                        static_cast<unsigned long long*>(counter_.get()), s);
+        w.gather_output(s, static_cast<unsigned long long*>(counter_.get()));
         const double check_ms = ms_since(t);
 
         t = std::chrono::steady_clock::now();
-        time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { attention_.launch_kernel(k, stream); },
-                     m, checked_run_ms);
+        if (w.timing_style() == TimingStyle::whole_run_idle) time_whole_runs(job, cancel, mod, w, m);
+        else
+            time_kernels(job, cancel, mod, [&](size_t k, int rep, cudaStream_t stream) {
+                w.launch_kernel(k, rep % sets_, stream);
+            }, m, checked_run_ms);
         const double timed_ms = ms_since(t);
+
         t = std::chrono::steady_clock::now();
         try {
-            accept_check(compare_attention(sample, *reference.get()), attention_.output_elements(), a.dtype, m);
+            accept_check(w.finish_check(), p.dtype, m);
         } catch (...) {
             m.time = {};  // a time is only ever shown for a checked output
             m.kernels.clear();
             throw;
         }
         const double reference_wait_ms = ms_since(t);
+
         t = std::chrono::steady_clock::now();
-        record_timeline(mod, [&](size_t k) { attention_.launch_kernel(k, s); }, m);
+        record_timeline(mod, [&](size_t k) { w.launch_kernel(k, 0, s); }, m, [&] { w.launch_run(s); },
+                        w.kernels_separable());
         const double timeline_ms = ms_since(t);
+
         t = std::chrono::steady_clock::now();
-        measure_dram_bytes(job, [&] {
-            for (size_t k = 0; k < names.size(); ++k) attention_.launch_kernel(k, s);
-        }, m);
+        measure_dram_bytes(job, [&] { w.launch_counted_run(s); }, m);
+        if (m.measured_bytes)
+            if (std::string note = w.counted_run_note(); !note.empty()) m.measured_bytes_note += "; " + note;
+
+        if (w.timing_style() == TimingStyle::kernel_events)
+            m.timing_note = "median of " + std::to_string(m.time.reps) + " reps after " +
+                            (warmup_used_ > 0 ? std::to_string(warmup_used_) + " warm-up runs"
+                                              : std::string("the checked run (as warm-up)")) +
+                            "; CUDA events at every kernel boundary; " + l2_note_;
+        else
+            m.timing_note = "median of " + std::to_string(m.time.reps) + " reps after " + std::to_string(warmup_used_) +
+                            " warm-up runs; each rep starts on an idle GPU (stream synchronised) and is timed by one "
+                            "CUDA event before its first launch and one after its last, none in between, so the host's "
+                            "launch rate is inside the time (" + w.launches_text() +
+                            "); per-kernel row = rep time / kernels; " + l2_note_;
+        if (!quick_budget_note_.empty()) m.timing_note += "; " + quick_budget_note_;
+        if (sanitizer_run()) m.timing_note = std::string(sanitizer_run_note()) + "; " + m.timing_note;
         char phases[320];
         std::snprintf(phases, sizeof phases,
                       "host phases: buffers + inputs %.0f ms, checked run + copy %.0f ms, warm-up + timed reps %.0f ms, "
-                      "wait for the CPU reference %.0f ms, timeline %.0f ms, counters %.0f ms",
+                      "CPU reference and comparison %.0f ms, timeline %.0f ms, counters %.0f ms",
                       prepare_ms, check_ms, timed_ms, reference_wait_ms, timeline_ms, ms_since(t));
-        phases_note_ = phases;
+        m.timing_note += std::string("; ") + phases;
     }
 
-    // The skip connection: as run_attention, with the skip workspace (q, k, v, x; attn_out and/or out).
-    void run_skip(const Job& job, const CancelToken& cancel, const Model& mod, const std::vector<std::string>& names,
-                  Measurement& m) {
-        const skip::SkipParams sp = skip::to_skip(job.params);
+    // Timing of a whole_run_idle workload (launch overhead): an event between every launch would
+    // add its own cost to each gap, so each rep is bracketed by two events only, and it starts on an
+    // idle GPU (the stream is synchronised first) so the host's rate of issuing launches is inside
+    // the interval, as it is for any program that launches its steps one by one.
+    void time_whole_runs(const Job& job, const CancelToken& cancel, const Model& mod, GpuWorkload& w, Measurement& m) {
         const cudaStream_t s = stream_->get();
-        if (layout_ || !sets_.empty()) release_buffers();  // the elementwise buffers: free them before allocating ours
-        attention_.release();
-        launch_.release();
-        needed_bytes_ = skip::device_bytes(job.variant, sp);
-        needed_what_ = "q, k, v" + std::string(skip::has_attn_out(job.variant) ? ", attn_out" : "") +
-                       (skip::writes_out(job.variant) ? ", x, out" : "");
-        skip_.prepare(job.variant, sp);
-        if (skip_.kernel_count() != names.size())
-            throw std::logic_error("skip " + job.variant + " launches " + std::to_string(skip_.kernel_count()) +
-                                   " kernels but its model has " + std::to_string(names.size()));
-        const uint64_t working = skip_.bytes();
-        const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
-        if (working < 2 * l2) {
-            if (flush_.bytes() < 2 * l2) flush_ = zeroed_memory(2 * l2);
-            l2_note_ = "working set " + format_bytes(static_cast<double>(working)) + " < 2x the " +
-                       format_bytes(static_cast<double>(l2)) + " L2: L2 flushed before each rep by reading a " +
-                       format_bytes(static_cast<double>(flush_.bytes())) + " scratch buffer, outside the timed region";
-        } else {
-            flush_ = DeviceMemory();
-            l2_note_ = "one buffer set: working set " + format_bytes(static_cast<double>(working)) + " >= 2x the " +
-                       format_bytes(static_cast<double>(l2)) + " L2, so little survives in L2 between reps";
-        }
-        skip_.fill_inputs(s);
-        skip_.poison_outputs(s);
-
-        // Correctness first: one run on poisoned attn_out and out, checked before anything is timed.
-        const auto t_checked = std::chrono::steady_clock::now();
-        for (size_t k = 0; k < names.size(); ++k) skip_.launch_kernel(k, s);
-        check(cudaStreamSynchronize(s), "checked run of " + job.variant);
-        const double checked_run_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_checked).count();
-        accept_check(check_skip(job.variant, sp, skip_, static_cast<unsigned long long*>(counter_.get()), s),
-                     skip_.result_elements(), sp.attn.dtype, m);
-
-        time_kernels(job, cancel, mod, [&](size_t k, int, cudaStream_t stream) { skip_.launch_kernel(k, stream); }, m,
-                     checked_run_ms);
-        record_timeline(mod, [&](size_t k) { skip_.launch_kernel(k, s); }, m);
-        measure_dram_bytes(job, [&] {
-            for (size_t k = 0; k < names.size(); ++k) skip_.launch_kernel(k, s);
-        }, m);
-    }
-
-    // The launch workload: K dependent steps as K launches, a replayed graph, or one kernel.
-    // Timing differs from time_kernels() on purpose: an event between every launch would add its own
-    // cost to each gap, so each rep is bracketed by two events only, and it starts on an idle GPU
-    // (the stream is synchronised first) so the host's rate of issuing launches is inside the
-    // interval, as it is for any program that launches its steps one by one.
-    void run_launch(const Job& job, const CancelToken& cancel, const Model& mod, Measurement& m) {
-        const Params& p = job.params;
-        const cudaStream_t s = stream_->get();
-        release_buffers();  // the other workloads' buffers: free them before allocating ours
-        attention_.release();
-        skip_.release();
-        const uint64_t one = static_cast<uint64_t>(p.elements) * static_cast<uint64_t>(dtype_bytes(p.dtype));
-        needed_bytes_ = 2 * one;
-        needed_what_ = "x and y";
-        launch_.prepare(p);
-        launch_.fill_inputs(s);
-        launch_.poison_output(s);
-        if (job.variant == "graph") launch_.build_graph(s);  // capture + instantiate, never timed
-
-        // Correctness first: one run on poisoned y, checked before anything is timed.
-        launch_.run(job.variant, s);
-        check(cudaStreamSynchronize(s), "checked run of " + job.variant);
-        const launch::gpu::Check c = launch_.check_output(job.variant, static_cast<unsigned long long*>(counter_.get()), s);
-        accept_check(CheckResult{c.nonfinite, c.max_abs, c.rel_l2, c.elements, c.note}, p.elements, p.dtype, m);
-
-        const int reps = std::max(job.reps, 20), warmup = std::max(job.warmup, 1);
-        for (int i = 0; i < warmup; ++i) launch_.run(job.variant, s);
+        const int reps = job.quick ? std::max(job.reps, kMinReps) : gpu_timed_reps(job.reps);
+        const int warmup = std::max(gpu_warmup_runs(job.warmup), 1);
+        warmup_used_ = warmup;
+        quick_budget_note_.clear();
+        for (int i = 0; i < warmup; ++i) w.launch_run(s);
         events_.reserve(2 * static_cast<size_t>(reps));
         for (int r = 0; r < reps; ++r) {
             if (cancel.cancelled()) {
@@ -863,7 +535,7 @@ private:
             }
             check(cudaStreamSynchronize(s), "idle GPU before a timed rep");
             check(cudaEventRecord(events_[2 * static_cast<size_t>(r)], s), "cudaEventRecord");
-            launch_.run(job.variant, s);
+            w.launch_run(s);
             check(cudaEventRecord(events_[2 * static_cast<size_t>(r) + 1], s), "cudaEventRecord");
         }
         check(cudaStreamSynchronize(s), "timed reps");
@@ -871,37 +543,13 @@ private:
         for (int r = 0; r < reps; ++r)
             whole.push_back(elapsed_ms(events_[2 * static_cast<size_t>(r)], events_[2 * static_cast<size_t>(r) + 1]));
         m.time = summarize(whole);
-        // One row for the K identical kernels: the mean per kernel (rep time / K), launch gaps included.
-        const int64_t count = launch::kernel_count(job.variant, p);
-        const double per = 1.0 / static_cast<double>(count);
+        // One row for the run's kernels: the mean per kernel (rep time / kernels), launch gaps included.
+        const size_t count = mod.kernels.size();
+        const double per = 1.0 / static_cast<double>(std::max<size_t>(count, 1));
         const KernelModel& k0 = mod.kernels.front();
         m.kernels.push_back(KernelTime{k0.name + (count > 1 ? " x" + std::to_string(count) : std::string()),
                                        {m.time.median_ms * per, m.time.min_ms * per, m.time.max_ms * per, m.time.reps},
                                        k0.bytes_read() + k0.bytes_written()});
-        const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
-        m.timing_note =
-            "median of " + std::to_string(reps) + " reps after " + std::to_string(warmup) +
-            " warm-up runs; each rep starts on an idle GPU (stream synchronised) and is timed by one CUDA event "
-            "before its first launch and one after its last, none in between, so the host's launch rate is "
-            "inside the time (" +
-            (job.variant == "stream"  ? std::to_string(p.steps) + " cudaLaunchKernel calls"
-             : job.variant == "graph" ? "one cudaGraphLaunch of " + std::to_string(p.steps) +
-                                            " kernel nodes, captured and instantiated beforehand"
-                                      : std::string("one launch")) +
-            "); per-kernel row = rep time / kernels; no L2 flush: x and y (" +
-            format_bytes(static_cast<double>(2 * one)) + ") " + (2 * one <= l2 ? "fit" : "do not fit") + " in the " +
-            format_bytes(static_cast<double>(l2)) + " L2 and stay there between steps, as in a real loop";
-
-        record_timeline(mod, [&](size_t k) { launch_.launch_step(static_cast<int64_t>(k), s); }, m,
-                        [&] { launch_.run(job.variant, s); }, job.variant);
-        // The range profiler cannot profile a graph replay: on an H200 (CUDA 13.0) cuptiRangeProfilerStop
-        // failed with CUPTI_ERROR_UNKNOWN, and the counters then stayed off for the whole session. The
-        // graph runs exactly the stream's K kernels on the same buffers, so those are what is counted.
-        const bool graph = job.variant == "graph";
-        measure_dram_bytes(job, [&] { launch_.run(graph ? "stream" : job.variant, s); }, m);
-        if (graph && m.measured_bytes)
-            m.measured_bytes_note += "; counted on the same K kernels launched one by one (the range profiler "
-                                     "cannot profile a graph replay)";
     }
 
     // One more, untimed run after the timed reps with CUPTI kernel activity records on: each
@@ -910,7 +558,7 @@ private:
     // given, is how the variant really runs (the launch workload's graph replay); for a graph the
     // event fallback can only bracket the whole replay.
     void record_timeline(const Model& mod, const std::function<void(size_t)>& launch_k, Measurement& m,
-                         const std::function<void()>& launch_all = {}, const std::string& variant = "") {
+                         const std::function<void()>& launch_all, bool kernels_separable) {
         if (quick_) {
             // The GUI's quick pass answers while a slider moves; tracing (CUPTI set-up, a warm run
             // and 3 traced runs) is left to the full pass that replaces it moments later.
@@ -942,7 +590,7 @@ private:
                                 (note.empty() ? std::string() : "; " + note);
             return;
         }
-        if (variant == "graph") {
+        if (!kernels_separable) {
             m.timeline = event_timeline(1, [&](size_t) { launch_all(); }, s);
             m.timeline.front().name = "graph: " + std::to_string(names.size()) + " kernels";
             uint64_t total = 0;
@@ -960,14 +608,14 @@ private:
     }
 
     // Records the check in m; throws when the output has poison left or differs from the reference.
-    static void accept_check(const CheckResult& c, int64_t output_elements, DType t, Measurement& m) {
+    static void accept_check(const GpuCheck& c, DType t, Measurement& m) {
         m.checked = true;
         m.max_abs_error = c.max_abs;
         m.rel_l2_error = c.rel_l2;
         m.checked_elements = c.elements;
         m.check_note = c.note;
         if (c.nonfinite > 0)
-            throw std::runtime_error(std::to_string(c.nonfinite) + " of " + std::to_string(output_elements) +
+            throw std::runtime_error(std::to_string(c.nonfinite) + " of " + std::to_string(c.output_elements) +
                                      " output elements are unwritten (still poisoned) or not finite");
         // Relative L2 is the criterion; a tiny output (a few elements) can cancel to near zero while
         // its O(1) operands carry O(1)-scaled rounding, so a small absolute error also passes.
@@ -1086,18 +734,8 @@ private:
                                            mod.kernels[k].bytes_read() + mod.kernels[k].bytes_written()});
     }
 
-    struct Layout {
-        Workload workload;
-        std::string variant;
-        DType dtype;
-        int64_t rows, hidden;
-        int sets;
-        bool flush;
-        bool operator==(const Layout&) const = default;
-    };
-
     int device_index_ = 0;
-    int warmup_used_ = 1;             // by the last time_kernels()
+    int warmup_used_ = 1;             // by the last timing
     std::string quick_budget_note_;   // set when the quick pass's budget cut its reps
     DeviceInfo info_;
     DramCounters counters_;  // initialised lazily, on the first job that asks for counters
@@ -1105,18 +743,14 @@ private:
     std::unique_ptr<Stream> stream_;
     DeviceMemory counter_;
     EventPool events_;
-    std::optional<Layout> layout_;
-    std::vector<BufferSet> sets_;
+    std::map<std::string, std::unique_ptr<GpuWorkload>> workloads_;  // by WorkloadDef::name
+    int sets_ = 1;                    // buffer sets of the current job (plan_l2)
     DeviceMemory flush_;
-    attention::gpu::Workspace attention_;
-    skip::gpu::Workspace skip_;
-    launch::gpu::Workspace launch_;
     std::string l2_note_;
     uint64_t needed_bytes_ = 0;
     std::string needed_what_;
     std::string broken_;  // set after a sticky CUDA error: the context is unusable
     bool quick_ = false;  // the job being run is a quick (interactive) one
-    std::string phases_note_;  // where the host time of the last job went (attention)
 };
 
 }  // namespace
@@ -1139,59 +773,6 @@ int usable_device_count(std::string* why_not) {
     }
     if (count == 0 && why_not) *why_not = "no usable CUDA device: the driver reports 0 devices";
     return count;
-}
-
-VariantOutput run_variant_once(const std::string& variant, const Params& p) {
-    VariantOutput result;
-    try {
-        if (const std::string bad = validate(p); !bad.empty()) throw std::invalid_argument(bad);
-        Stream stream;
-        const cudaStream_t s = stream.get();
-        const std::vector<BufferSpec> specs = buffer_specs(variant, p);
-        const int es = dtype_bytes(p.dtype);
-        const BufferSet set = allocate_set(specs, es);
-        DeviceMemory counter(sizeof(unsigned long long));
-        fill_inputs(p, set.ptrs, s);
-        poison_outputs(specs, set, es, s);
-        launch_variant(kernel_names(variant, p), p, set, s);
-        check(cudaStreamSynchronize(s), "run of " + variant);
-        result.nonfinite =
-            scan_nonfinite(p.dtype, set.ptrs.out, p.rows * p.hidden, static_cast<unsigned long long*>(counter.get()), s);
-        const size_t n = static_cast<size_t>(p.rows * p.hidden);
-        std::vector<unsigned char> bits(n * static_cast<size_t>(es));
-        check(cudaMemcpy(bits.data(), set.ptrs.out, bits.size(), cudaMemcpyDeviceToHost), "copying the output");
-        result.out.resize(n);
-        to_float(p.dtype, bits.data(), result.out.data(), n);
-        result.ok = true;
-    } catch (const std::exception& e) {
-        result.error = e.what();
-    }
-    return result;
-}
-
-InputsOnHost download_inputs(const Params& p) {
-    InputsOnHost r;
-    try {
-        Stream stream;
-        const std::string variant = "fused";
-        const std::vector<BufferSpec> specs = buffer_specs(variant, p);
-        const int es = dtype_bytes(p.dtype);
-        const BufferSet set = allocate_set(specs, es);
-        fill_inputs(p, set.ptrs, stream.get());
-        check(cudaStreamSynchronize(stream.get()), "fill_inputs");
-        for (const BufferSpec& spec : specs) {
-            if (spec.output) continue;
-            std::vector<unsigned char> bits(spec.elements * static_cast<size_t>(es));
-            check(cudaMemcpy(bits.data(), set.ptrs.*(spec.member), bits.size(), cudaMemcpyDeviceToHost), "copy input");
-            std::vector<float> values(spec.elements);
-            to_float(p.dtype, bits.data(), values.data(), spec.elements);
-            r.tensors.emplace_back(spec.name, std::move(values));
-        }
-        r.ok = true;
-    } catch (const std::exception& e) {
-        r.error = e.what();
-    }
-    return r;
 }
 
 }  // namespace gpu

@@ -94,11 +94,11 @@ double sim_kernel_ms(const DeviceInfo& gpu, double flops, uint64_t bytes, bool t
 }
 
 // The gap before each kernel of this job after the first: a replayed graph's per-node cost for the
-// launch workload's graph variant, one launch otherwise. The first kernel always costs one launch
+// variant that replays a CUDA graph (VariantInfo::graph_replay), one launch otherwise. The first kernel always costs one launch
 // (a graph replay is one cudaGraphLaunch, which costs about what a kernel launch does).
 static double sim_gap_us(const DeviceInfo& gpu, const Job& job) {
-    if (job.params.workload == Workload::launch && job.variant == "graph") return gpu.graph_kernel_us;
-    return gpu.launch_overhead_us;
+    const VariantInfo* v = workload_def(job.params).find_variant(job.variant);
+    return v && v->graph_replay ? gpu.graph_kernel_us : gpu.launch_overhead_us;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -115,8 +115,10 @@ public:
     std::string unavailable_reason(const Job& job) const override {
         if (std::string why = validate(job.params); !why.empty()) return why;
         if (!has_variant(job.params.workload, job.variant))
-            return "unknown variant '" + job.variant + "' for workload " + to_string(job.params.workload);
-        return device_refusal(job.variant, job.params, gpu_.info);
+            return unknown_variant_message(job.params.workload, job.variant);
+        return device_refusal(job.variant, job.params,
+                              DeviceBudget{gpu_.info, static_cast<uint64_t>(std::max<int64_t>(gpu_.info.global_mem_bytes, 0)),
+                                           "in total"});
     }
 
     Measurement run(const Job& job, const CancelToken&) override {
@@ -159,7 +161,7 @@ public:
         char gap_text[64];
         std::snprintf(gap_text, sizeof gap_text, "%.2f us", gap_us);
         m.timeline_source = std::string("simulated: kernel = max(bytes/bandwidth, FLOPs/peak), gap = ") + gap_text +
-                            (job.params.workload == Workload::launch && job.variant == "graph"
+                            (gap_us == gpu_.info.graph_kernel_us && gap_us != gpu_.info.launch_overhead_us
                                  ? " (graph replay cost per kernel)"
                                  : " (launch cost)");
         m.time = {total_ms, total_ms, total_ms, 0};

@@ -73,24 +73,6 @@ bool parse_dtype(const std::string& s, DType& out) {
     return false;
 }
 
-const char* to_string(Workload w) {
-    switch (w) {
-    case Workload::chain: return "chain";
-    case Workload::bias_gelu: return "bias_gelu";
-    case Workload::attention: return "attention";
-    case Workload::skip: return "skip";
-    case Workload::launch: return "launch";
-    }
-    return "?";
-}
-
-bool parse_workload(const std::string& s, Workload& out) {
-    const std::string k = lower(s);
-    for (Workload w : kAllWorkloads)
-        if (k == to_string(w)) { out = w; return true; }
-    return false;
-}
-
 const char* to_string(BackendKind b) { return b == BackendKind::gpu ? "gpu" : "simulated"; }
 
 TimeStats summarize(std::vector<double> samples_ms) {

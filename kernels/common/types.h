@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,50 +26,30 @@ bool parse_dtype(const std::string& s, DType& out);
 float round_to_dtype(float v, DType t);
 
 // ---------------------------------------------------------------------------------------------
-// Workloads and their parameters
+// Parameters of a run
 // ---------------------------------------------------------------------------------------------
-enum class Workload {
-    chain,      // LayerNorm -> GELU -> Dropout -> residual add
-    bias_gelu,  // y = GELU(x + bias)
-    attention,  // O = softmax(Q Kᵀ / sqrt(d)) V per head: naive vs FlashAttention-style (kernels/attention)
-    skip,       // out = c_skip(t) x + c_out(t) attention(q, k, v): two passes vs a fused epilogue (kernels/skip)
-    launch,     // K tiny dependent steps y = y*a + b: K launches vs a CUDA graph vs one kernel (kernels/launch)
-};
-
-inline constexpr Workload kAllWorkloads[] = {Workload::chain, Workload::bias_gelu, Workload::attention,
-                                             Workload::skip, Workload::launch};
-
-const char* to_string(Workload w);
-bool parse_workload(const std::string& s, Workload& out);
-
-// One flat parameter set; each workload reads the fields its ParamSpec table names
-// (see workload.h). Defaults are the sizes a first-time user sees.
+// One parameter set: which workload (its registry name, kernels/workload.h), the element type, and
+// the workload's parameters by ParamSpec::name ("rows", "N", "steps", ...). A parameter that was
+// never set reads as its spec's default, so Params{} is the chain workload a first-time user sees.
+// Values of other workloads' parameters may stay in `values` (the GUI keeps N while the user looks
+// at the chain): they are ignored, and equality compares only what the workload takes.
 struct Params {
-    Workload workload = Workload::chain;
+    std::string workload = "chain";
     DType dtype = DType::bf16;
-    int64_t rows = 4096;       // tokens (batch x sequence)
-    int64_t hidden = 4096;     // features per row
-    double dropout_p = 0.1;    // chain only
-    uint64_t seed = 1234;      // dropout mask and input data
-    // attention only (kernels/attention/attention.h maps these to AttentionParams). Defaults are
-    // sizes every variant measures in well under a second, so GUI sliders feel live.
-    int64_t batch_heads = 16;  // batch x heads: independent attention problems
-    int64_t seq_len = 1024;    // N: rows of Q, K, V
-    int64_t head_dim = 64;     // d
-    int64_t tile_br = 64;      // Br: rows of Q per thread block (flash)
-    int64_t tile_bc = 64;      // Bc: rows of K, V per tile (flash)
-    bool causal = false;       // query row r attends to keys 0..r only
-    // skip only (kernels/skip/skip.h maps these to SkipParams): batch elements (batch_heads / batch
-    // heads each), sigma_d, and the largest noise level t (batch element b uses t (b + 1) / batch).
-    int64_t batch = 4;
-    double sigma_d = 0.5;
-    double noise_t = 1.0;
-    // launch only (kernels/launch/launch.h): K dependent steps on a vector of `elements` values.
-    // The default vector (256 KiB in fp32) sits in L2, so each step costs little more than its launch.
-    int64_t steps = 100;       // K
-    int64_t elements = 65536;  // vector length
+    std::map<std::string, double> values;
 
-    bool operator==(const Params&) const = default;
+    // The value of `name` (set, else the spec's default). Throws std::logic_error when the workload
+    // takes no such parameter (a misspelt name fails loudly, never reads as 0).
+    double get(const std::string& name) const;
+    int64_t get_int(const std::string& name) const;  // rounded to the nearest whole number
+    bool get_bool(const std::string& name) const { return get(name) != 0; }
+    template <typename T>
+    Params& set(const std::string& name, T value) {  // any number: every value is kept as a double
+        values[name] = static_cast<double>(value);
+        return *this;
+    }
+    // Same workload, dtype and value of every parameter the workload takes.
+    bool operator==(const Params& other) const;
 };
 
 // ---------------------------------------------------------------------------------------------

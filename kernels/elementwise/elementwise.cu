@@ -45,10 +45,13 @@
 // [SECTION] Dispatch by kernel name, buffer specs
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_dtype.cuh"
-#include "kernels/common/gpu_elementwise.cuh"
-#include "kernels/common/gpu_testing.h"
+#include "kernels/elementwise/elementwise_gpu.cuh"
+#include "kernels/common/gpu_memory.cuh"
+#include "kernels/common/gpu_workload.h"
+#include "kernels/elementwise/elementwise_testing.h"
 #include "kernels/common/philox.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/workload.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -497,17 +500,6 @@ __global__ void fill_kernel(T* dst, int64_t n, uint64_t seed, uint32_t tensor_id
     }
 }
 
-template <typename T>
-__global__ void count_nonfinite_kernel(const T* src, int64_t n, unsigned long long* count) {
-    unsigned long long bad = 0;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-        bad += isfinite(to_float(src[i])) ? 0u : 1u;
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) bad += __shfl_xor_sync(0xFFFFFFFFu, bad, offset);
-    if ((threadIdx.x & 31) == 0 && bad) atomicAdd(count, bad);
-}
-
 // =============================================================================================
 // [SECTION] Launchers
 // =============================================================================================
@@ -516,7 +508,7 @@ bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<uintptr_
 // The row_kernel instance that runs p: elementwise::row_kernel_instance() (which the model's
 // register table also uses), falling back to the scalar path when a pointer is not 16-byte aligned.
 template <typename T, bool kFused, bool kSpill>
-const void* row_kernel_function(const Params& p, bool aligned) {
+const void* row_kernel_function(const ElementwiseParams& p, bool aligned) {
     const elementwise::RowInstance inst = elementwise::row_kernel_instance(p);
     const bool vector = inst.vector && aligned;
     if (inst.chunks_per_thread == 2)
@@ -527,7 +519,7 @@ const void* row_kernel_function(const Params& p, bool aligned) {
 }
 
 template <typename T, bool kFused, bool kSpill = false>
-void launch_row(const Params& p, const RowArgs& a, cudaStream_t stream, const char* name) {
+void launch_row(const ElementwiseParams& p, const RowArgs& a, cudaStream_t stream, const char* name) {
     const elementwise::LaunchShape shape = elementwise::row_kernel_shape(p);
     if (static_cast<int64_t>(shape.threads) * kRowChunksPerThread * kChunk < p.hidden)
         throw std::invalid_argument(std::string(name) + ": hidden " + std::to_string(p.hidden) +
@@ -545,7 +537,7 @@ void launch_row(const Params& p, const RowArgs& a, cudaStream_t stream, const ch
 }
 
 template <typename T, FlatOp kOp>
-void launch_flat(const Params& p, const FlatArgs& a, cudaStream_t stream, const char* name) {
+void launch_flat(const ElementwiseParams& p, const FlatArgs& a, cudaStream_t stream, const char* name) {
     const elementwise::LaunchShape shape = elementwise::flat_kernel_shape(p);
     if (shape.elements_per_block != static_cast<int64_t>(shape.threads) * flat_chunks_per_thread<T>() * kChunk ||
         shape.threads != kFlatThreads)
@@ -558,21 +550,21 @@ void launch_flat(const Params& p, const FlatArgs& a, cudaStream_t stream, const 
     check_launch(name);
 }
 
-RowArgs row_args(const Params& p, const void* x, const void* residual, const void* gamma, const void* beta,
+RowArgs row_args(const ElementwiseParams& p, const void* x, const void* residual, const void* gamma, const void* beta,
                  void* out) {
     return RowArgs{x, residual, gamma, beta, out, p.hidden, p.seed, dropout_threshold(p.dropout_p),
                    p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f};
 }
 
-FlatArgs flat_args(const Params& p, const void* in, const void* in2, const void* bias, void* out) {
+FlatArgs flat_args(const ElementwiseParams& p, const void* in, const void* in2, const void* bias, void* out) {
     return FlatArgs{in, in2, bias, out, p.rows * p.hidden, p.hidden, p.seed, dropout_threshold(p.dropout_p),
                     p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f};
 }
 
 // Bytes per launch (es = bytes per element, n = rows * hidden, H = hidden), as in the model:
 template <typename T>
-void launch_typed(const std::string& name, const Params& p, const ElementwiseBuffers& b, cudaStream_t s) {
-    if (p.workload == Workload::chain) {
+void launch_typed(const std::string& name, const ElementwiseParams& p, const ElementwiseBuffers& b, cudaStream_t s) {
+    if (p.chain) {
         if (name == "layernorm") {
             // read x n*es + gamma, beta 2H*es; write h1 n*es
             launch_row<T, false>(p, row_args(p, b.x, nullptr, b.gamma, b.beta, b.h1), s, "layernorm");
@@ -620,28 +612,12 @@ void fill_typed(void* dst, int64_t n, uint64_t seed, uint32_t tensor_id, bool ga
     check_launch("fill_inputs");
 }
 
-template <typename T>
-void count_typed(const void* src, int64_t n, unsigned long long* count, cudaStream_t s) {
-    if (n <= 0) return;
-    const int threads = 256;
-    const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, int64_t{1} << 14);
-    count_nonfinite_kernel<T><<<static_cast<unsigned>(blocks), threads, 0, s>>>(static_cast<const T*>(src), n, count);
-    check_launch("count_nonfinite");
-}
-
-float bf16_bits_to_float(uint16_t bits) {
-    const uint32_t w = static_cast<uint32_t>(bits) << 16;
-    float f;
-    std::memcpy(&f, &w, sizeof(f));
-    return f;
-}
-
 }  // namespace
 
 // =============================================================================================
 // [SECTION] Dispatch by kernel name, buffer specs
 // =============================================================================================
-void launch_kernel(const std::string& kernel_name, const Params& p, const ElementwiseBuffers& b, cudaStream_t stream) {
+void launch_kernel(const std::string& kernel_name, const ElementwiseParams& p, const ElementwiseBuffers& b, cudaStream_t stream) {
     switch (p.dtype) {
     case DType::f32: launch_typed<float>(kernel_name, p, b, stream); return;
     case DType::f16: launch_typed<__half>(kernel_name, p, b, stream); return;
@@ -649,7 +625,7 @@ void launch_kernel(const std::string& kernel_name, const Params& p, const Elemen
     }
 }
 
-RegisterUse row_kernel_attributes(const std::string& kernel_name, const Params& p) {
+RegisterUse row_kernel_attributes(const std::string& kernel_name, const ElementwiseParams& p) {
     const void* f = nullptr;
     auto pick = [&](auto zero) {
         using T = decltype(zero);
@@ -668,7 +644,7 @@ RegisterUse row_kernel_attributes(const std::string& kernel_name, const Params& 
     return r;
 }
 
-void fill_inputs(const Params& p, const ElementwiseBuffers& b, cudaStream_t stream) {
+void fill_inputs(const ElementwiseParams& p, const ElementwiseBuffers& b, cudaStream_t stream) {
     using elementwise::TensorId;
     const int64_t n = p.rows * p.hidden, h = p.hidden;
     struct Input {
@@ -691,40 +667,12 @@ void fill_inputs(const Params& p, const ElementwiseBuffers& b, cudaStream_t stre
     }
 }
 
-void count_nonfinite(const Params& p, const void* tensor, unsigned long long* count_device, cudaStream_t stream) {
-    count_nonfinite(p.dtype, tensor, p.rows * p.hidden, count_device, stream);
-}
-
-void count_nonfinite(DType t, const void* tensor, int64_t n, unsigned long long* count_device, cudaStream_t stream) {
-    switch (t) {
-    case DType::f32: count_typed<float>(tensor, n, count_device, stream); return;
-    case DType::f16: count_typed<__half>(tensor, n, count_device, stream); return;
-    case DType::bf16: count_typed<__nv_bfloat16>(tensor, n, count_device, stream); return;
-    }
-}
-
-void to_float(DType t, const void* host_bits, float* dst, uint64_t elements) {
-    switch (t) {
-    case DType::f32: std::memcpy(dst, host_bits, elements * sizeof(float)); return;
-    case DType::f16: {
-        const __half* src = static_cast<const __half*>(host_bits);
-        for (uint64_t i = 0; i < elements; ++i) dst[i] = __half2float(src[i]);
-        return;
-    }
-    case DType::bf16: {
-        const uint16_t* src = static_cast<const uint16_t*>(host_bits);
-        for (uint64_t i = 0; i < elements; ++i) dst[i] = bf16_bits_to_float(src[i]);
-        return;
-    }
-    }
-}
-
-std::vector<BufferSpec> buffer_specs(const std::string& variant, const Params& p) {
+std::vector<BufferSpec> buffer_specs(const std::string& variant, const ElementwiseParams& p) {
     const uint64_t n = static_cast<uint64_t>(p.rows) * static_cast<uint64_t>(p.hidden);
     const uint64_t h = static_cast<uint64_t>(p.hidden);
     using B = ElementwiseBuffers;
     std::vector<BufferSpec> specs{{"x", &B::x, n, false}};
-    if (p.workload == Workload::chain) {
+    if (p.chain) {
         specs.push_back({"residual", &B::residual, n, false});
         specs.push_back({"gamma", &B::gamma, h, false});
         specs.push_back({"beta", &B::beta, h, false});
@@ -741,4 +689,241 @@ std::vector<BufferSpec> buffer_specs(const std::string& variant, const Params& p
     return specs;
 }
 
+// =============================================================================================
+// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// =============================================================================================
+namespace {
+
+struct BufferSet {
+    std::vector<DeviceMemory> memory;
+    ElementwiseBuffers ptrs;
+};
+
+uint64_t set_bytes(const std::vector<BufferSpec>& specs, int es) {
+    uint64_t b = 0;
+    for (const BufferSpec& s : specs) b += s.elements * static_cast<uint64_t>(es);
+    return b;
+}
+
+BufferSet allocate_set(const std::vector<BufferSpec>& specs, int es) {
+    BufferSet set;
+    for (const BufferSpec& s : specs) {
+        set.memory.emplace_back(s.elements * static_cast<size_t>(es), s.name);
+        set.ptrs.*(s.member) = set.memory.back().get();
+    }
+    return set;
+}
+
+// Every buffer a variant writes gets 0xFF bytes: NaN in fp32, fp16 and bf16, so an element the
+// kernels leave unwritten shows up in count_nonfinite().
+void poison_set(const std::vector<BufferSpec>& specs, const BufferSet& set, int es, cudaStream_t s) {
+    for (const BufferSpec& spec : specs)
+        if (spec.output)
+            check(cudaMemsetAsync(set.ptrs.*(spec.member), 0xFF, spec.elements * static_cast<size_t>(es), s),
+                  "poisoning " + spec.name);
+}
+
+std::vector<std::string> kernel_names(const std::string& variant, const ElementwiseParams& p) {
+    const Schedule sched = p.chain ? elementwise::chain_schedule(variant, p) : elementwise::bias_gelu_schedule(variant, p);
+    std::vector<std::string> names;
+    for (const ScheduleKernel& k : sched.kernels) names.push_back(k.name);
+    return names;
+}
+
+// chain and bias_gelu: rows x hidden outputs, rotated buffer sets, rows checked against the
+// float64 reference (elementwise::reference_row).
+class ElementwiseGpu final : public GpuWorkload {
+public:
+    uint64_t bytes_per_set(const std::string& variant, const Params& p) const override {
+        const ElementwiseParams e = elementwise::to_elementwise(p);
+        return set_bytes(buffer_specs(variant, e), dtype_bytes(e.dtype));
+    }
+    std::string buffers_named(const std::string& variant, const Params& p) const override {
+        std::string names;
+        for (const BufferSpec& s : buffer_specs(variant, elementwise::to_elementwise(p)))
+            names += (names.empty() ? "" : ", ") + s.name;
+        return names;
+    }
+    L2Handling l2_handling() const override { return L2Handling::rotate_or_flush; }
+
+    void prepare(const std::string& variant, const Params& params, int sets, cudaStream_t) override {
+        const ElementwiseParams p = elementwise::to_elementwise(params);
+        const std::vector<BufferSpec> specs = buffer_specs(variant, p);
+        const int es = dtype_bytes(p.dtype);
+        const bool same = !sets_.empty() && static_cast<int>(sets_.size()) == sets && layout_ == layout_of(variant, p);
+        p_ = p;
+        specs_ = specs;
+        names_ = kernel_names(variant, p);
+        if (same) return;
+        release();
+        for (int i = 0; i < sets; ++i) sets_.push_back(allocate_set(specs, es));
+        layout_ = layout_of(variant, p);
+    }
+    void release() override {
+        sets_.clear();
+        layout_.clear();
+    }
+    uint64_t bytes_held() const override {
+        uint64_t held = 0;
+        for (const BufferSet& set : sets_)
+            for (const DeviceMemory& mem : set.memory) held += mem.bytes();
+        return held;
+    }
+
+    void fill_inputs(cudaStream_t s) override {
+        for (const BufferSet& set : sets_) gpu::fill_inputs(p_, set.ptrs, s);
+    }
+    void poison_outputs(cudaStream_t s) override {
+        for (const BufferSet& set : sets_) poison_set(specs_, set, dtype_bytes(p_.dtype), s);
+    }
+
+    size_t kernel_count() const override { return names_.size(); }
+    void launch_kernel(size_t k, int set, cudaStream_t s) override {
+        gpu::launch_kernel(names_[k], p_, sets_[static_cast<size_t>(set) % sets_.size()].ptrs, s);
+    }
+
+    void begin_check(const CheckBudget& budget) override { max_elements_ = budget.max_elements; }
+    // The sampled rows of out (first, last, evenly spaced) copied to the host; the whole of out
+    // scanned on the device for unwritten (poisoned) or non-finite elements.
+    void gather_output(cudaStream_t s, unsigned long long* counter) override {
+        const void* out = sets_[0].ptrs.out;
+        const int64_t elements = p_.rows * p_.hidden;
+        nonfinite_ = scan_nonfinite(p_.dtype, out, elements, counter, s);
+        rows_ = elementwise::rows_to_check(p_, max_elements_);
+        const size_t es = static_cast<size_t>(dtype_bytes(p_.dtype)), hidden = static_cast<size_t>(p_.hidden);
+        std::vector<unsigned char> bits(hidden * es);
+        got_.resize(rows_.size() * hidden);
+        for (size_t i = 0; i < rows_.size(); ++i) {
+            const unsigned char* src =
+                static_cast<const unsigned char*>(out) + static_cast<size_t>(rows_[i]) * hidden * es;
+            check(cudaMemcpy(bits.data(), src, hidden * es, cudaMemcpyDeviceToHost), "copying an output row");
+            to_float(p_.dtype, bits.data(), &got_[i * hidden], hidden);
+        }
+    }
+    GpuCheck finish_check() override {
+        const size_t hidden = static_cast<size_t>(p_.hidden);
+        std::vector<double> want(hidden);
+        ErrorSum errors;
+        for (size_t i = 0; i < rows_.size(); ++i) {
+            elementwise::reference_row(p_, rows_[i], want.data());
+            errors.add(&got_[i * hidden], want.data(), hidden);
+        }
+        GpuCheck c;
+        c.nonfinite = nonfinite_;
+        c.output_elements = p_.rows * p_.hidden;
+        c.elements = static_cast<int64_t>(rows_.size() * hidden);
+        c.max_abs = errors.max_abs;
+        c.rel_l2 = errors.rel_l2();
+        c.note = (static_cast<int64_t>(rows_.size()) == p_.rows
+                      ? "all " + std::to_string(p_.rows) + " rows"
+                      : std::to_string(rows_.size()) + " of " + std::to_string(p_.rows) +
+                            " rows sampled (first, last, evenly spaced)") +
+                 " vs the float64 CPU reference; whole output scanned for unwritten (poisoned) or non-finite elements";
+        return c;
+    }
+
+    // The model's spill traffic comes from ptxas's report for sm_90 (row_kernel_registers.inc).
+    // The binary on this device may differ (another architecture): say what the runtime reports
+    // for the instance that runs, registers and stack frame per thread.
+    std::string register_note(const Model& mod, const Params& params) const override {
+        const ElementwiseParams p = elementwise::to_elementwise(params);
+        std::string note;
+        for (const KernelModel& k : mod.kernels) {
+            if (k.registers.registers == 0) continue;
+            const RegisterUse here = row_kernel_attributes(k.name, p);
+            if (here.registers == k.registers.registers && here.stack_bytes == k.registers.stack_bytes) continue;
+            if (!note.empty()) note += "; ";
+            note += k.name + " on this device: " + std::to_string(here.registers) + " registers, " +
+                    std::to_string(here.stack_bytes) + " B of stack per thread (the model's " +
+                    std::to_string(k.registers.registers) + " and " + std::to_string(k.registers.stack_bytes) +
+                    " B are " + k.registers.source + ")";
+        }
+        return note;
+    }
+
+private:
+    static std::string layout_of(const std::string& variant, const ElementwiseParams& p) {
+        return (p.chain ? "chain " : "bias_gelu ") + variant + " " + to_string(p.dtype) + " " + std::to_string(p.rows) +
+               "x" + std::to_string(p.hidden);
+    }
+
+    ElementwiseParams p_;
+    std::vector<BufferSpec> specs_;
+    std::vector<std::string> names_;
+    std::vector<BufferSet> sets_;
+    std::string layout_;
+    int64_t max_elements_ = int64_t{1} << 22;
+    int64_t nonfinite_ = 0;
+    std::vector<int64_t> rows_;
+    std::vector<float> got_;
+};
+
+}  // namespace
+
+// =============================================================================================
+// [SECTION] Test entry points (elementwise_testing.h)
+// =============================================================================================
+VariantOutput run_variant_once(const std::string& variant, const Params& params) {
+    VariantOutput result;
+    try {
+        if (const std::string bad = validate(params); !bad.empty()) throw std::invalid_argument(bad);
+        const ElementwiseParams p = elementwise::to_elementwise(params);
+        Stream stream;
+        const cudaStream_t s = stream.get();
+        const std::vector<BufferSpec> specs = buffer_specs(variant, p);
+        const int es = dtype_bytes(p.dtype);
+        const BufferSet set = allocate_set(specs, es);
+        DeviceMemory counter(sizeof(unsigned long long));
+        gpu::fill_inputs(p, set.ptrs, s);
+        poison_set(specs, set, es, s);
+        for (const std::string& name : kernel_names(variant, p)) gpu::launch_kernel(name, p, set.ptrs, s);
+        check(cudaStreamSynchronize(s), "run of " + variant);
+        result.nonfinite =
+            scan_nonfinite(p.dtype, set.ptrs.out, p.rows * p.hidden, static_cast<unsigned long long*>(counter.get()), s);
+        const size_t n = static_cast<size_t>(p.rows * p.hidden);
+        std::vector<unsigned char> bits(n * static_cast<size_t>(es));
+        check(cudaMemcpy(bits.data(), set.ptrs.out, bits.size(), cudaMemcpyDeviceToHost), "copying the output");
+        result.out.resize(n);
+        to_float(p.dtype, bits.data(), result.out.data(), n);
+        result.ok = true;
+    } catch (const std::exception& e) {
+        result.error = e.what();
+    }
+    return result;
+}
+
+InputsOnHost download_inputs(const Params& params) {
+    InputsOnHost r;
+    try {
+        const ElementwiseParams p = elementwise::to_elementwise(params);
+        Stream stream;
+        const std::vector<BufferSpec> specs = buffer_specs("fused", p);
+        const int es = dtype_bytes(p.dtype);
+        const BufferSet set = allocate_set(specs, es);
+        gpu::fill_inputs(p, set.ptrs, stream.get());
+        check(cudaStreamSynchronize(stream.get()), "fill_inputs");
+        for (const BufferSpec& spec : specs) {
+            if (spec.output) continue;
+            std::vector<unsigned char> bits(spec.elements * static_cast<size_t>(es));
+            check(cudaMemcpy(bits.data(), set.ptrs.*(spec.member), bits.size(), cudaMemcpyDeviceToHost), "copy input");
+            std::vector<float> values(spec.elements);
+            to_float(p.dtype, bits.data(), values.data(), spec.elements);
+            r.tensors.emplace_back(spec.name, std::move(values));
+        }
+        r.ok = true;
+    } catch (const std::exception& e) {
+        r.error = e.what();
+    }
+    return r;
+}
+
+RegisterUse row_kernel_attributes(const std::string& kernel_name, const Params& p) {
+    return row_kernel_attributes(kernel_name, elementwise::to_elementwise(p));
+}
+
 }  // namespace kernels::gpu
+
+namespace kernels::elementwise::gpu {
+std::unique_ptr<GpuWorkload> make_chain_gpu() { return std::make_unique<kernels::gpu::ElementwiseGpu>(); }
+std::unique_ptr<GpuWorkload> make_bias_gelu_gpu() { return std::make_unique<kernels::gpu::ElementwiseGpu>(); }
+}  // namespace kernels::elementwise::gpu

@@ -22,7 +22,8 @@
 #pragma once
 
 #include "kernels/common/types.h"
-#include "kernels/workload.h"
+#include "kernels/common/schedule.h"
+#include "kernels/common/workload_def.h"
 
 #include <cstdint>
 #include <string>
@@ -30,8 +31,22 @@
 
 namespace kernels::elementwise {
 
-// The workloads this file implements (kAllWorkloads also holds attention).
-inline constexpr Workload kWorkloads[] = {Workload::chain, Workload::bias_gelu};
+// The two workloads' parameters (their WorkloadDefs: elementwise_def.cpp). The one mapping from
+// the app's Params is to_elementwise().
+struct ElementwiseParams {
+    bool chain = true;  // chain, else bias_gelu
+    DType dtype = DType::bf16;
+    int64_t rows = 4096;     // tokens (batch x sequence)
+    int64_t hidden = 4096;   // features per row
+    double dropout_p = 0.1;  // chain only
+    uint64_t seed = 1234;    // dropout mask and input data
+};
+ElementwiseParams to_elementwise(const Params& p);  // p.workload is chain or bias_gelu
+Params to_params(const ElementwiseParams& e);       // workload = chain or bias_gelu
+
+// rows x hidden is capped so the unfused chain's six tensors fit a classroom GPU at fp32 and the
+// CPU reference stays interactive when it checks sampled rows.
+inline constexpr double kMaxElements = 1073741824.0;  // 2^30
 
 // Tensor ids for input_value(); part of the data definition, keep stable.
 enum TensorId : uint32_t { kX = 1, kResidual = 2, kGamma = 3, kBeta = 4, kBias = 5 };
@@ -42,23 +57,23 @@ inline constexpr float kLayerNormEps = 1e-5f;
 // Inputs (host side; the GPU fills its buffers with the same function)
 // ---------------------------------------------------------------------------------------------
 // Value of element (row, col) of a rows x hidden input, rounded to p.dtype.
-float x_value(const Params& p, int64_t row, int64_t col);
-float residual_value(const Params& p, int64_t row, int64_t col);
+float x_value(const ElementwiseParams& p, int64_t row, int64_t col);
+float residual_value(const ElementwiseParams& p, int64_t row, int64_t col);
 // Per-feature vectors: gamma in [0.5, 1.5), beta and bias in [-1, 1), rounded to p.dtype.
-float gamma_value(const Params& p, int64_t col);
-float beta_value(const Params& p, int64_t col);
-float bias_value(const Params& p, int64_t col);
+float gamma_value(const ElementwiseParams& p, int64_t col);
+float beta_value(const ElementwiseParams& p, int64_t col);
+float bias_value(const ElementwiseParams& p, int64_t col);
 
 // ---------------------------------------------------------------------------------------------
 // CPU reference, float64 arithmetic on the dtype-rounded inputs
 // ---------------------------------------------------------------------------------------------
 double gelu(double x);
 // Writes p.hidden values of output row `row` into out.
-void reference_row(const Params& p, int64_t row, double* out);
+void reference_row(const ElementwiseParams& p, int64_t row, double* out);
 
 // Rows the correctness check compares: all rows when rows*hidden <= max_elements, otherwise the
 // first, the last and evenly spaced rows in between (the workloads are row-independent).
-std::vector<int64_t> rows_to_check(const Params& p, int64_t max_elements = int64_t{1} << 22);
+std::vector<int64_t> rows_to_check(const ElementwiseParams& p, int64_t max_elements = int64_t{1} << 22);
 
 // ---------------------------------------------------------------------------------------------
 // Model and schedule (called through workload.h's dispatch)
@@ -70,7 +85,7 @@ struct LaunchShape {
     int threads;
     int64_t elements_per_block;  // for flat (vectorised) kernels; rows kernels use hidden
 };
-LaunchShape row_kernel_shape(const Params& p);   // one block per row (layernorm, fused chain)
+LaunchShape row_kernel_shape(const ElementwiseParams& p);   // one block per row (layernorm, fused chain)
 // Which compiled row_kernel runs p: chunks of 8 elements per thread (2 or 4) and the vector
 // (16-byte moves) or scalar (ragged hidden) path. The launcher also takes the scalar path when a
 // buffer is not 16-byte aligned, which cudaMalloc'd buffers always are.
@@ -78,17 +93,17 @@ struct RowInstance {
     int chunks_per_thread = 4;
     bool vector = true;
 };
-RowInstance row_kernel_instance(const Params& p);
+RowInstance row_kernel_instance(const ElementwiseParams& p);
 // What ptxas made of that instance of `kernel` ("layernorm", "fused_chain", "fused_chain_spill")
 // for sm_90 (kernels/elementwise/row_kernel_registers.inc, checked against the compiler by ctest
 // and against the binary by a GPU test); empty for any other kernel.
-RegisterUse row_kernel_registers(const std::string& kernel, const Params& p);
-LaunchShape flat_kernel_shape(const Params& p);  // grid-stride-free flat kernels (gelu, add, ...)
+RegisterUse row_kernel_registers(const std::string& kernel, const ElementwiseParams& p);
+LaunchShape flat_kernel_shape(const ElementwiseParams& p);  // grid-stride-free flat kernels (gelu, add, ...)
 
-Schedule chain_schedule(const std::string& variant, const Params& p);
-Schedule bias_gelu_schedule(const std::string& variant, const Params& p);
+Schedule chain_schedule(const std::string& variant, const ElementwiseParams& p);
+Schedule bias_gelu_schedule(const std::string& variant, const ElementwiseParams& p);
 
 // FLOPs counted per element (documented in elementwise_model.cpp next to the numbers).
-double chain_flops(const std::string& kernel, const Params& p);
+double chain_flops(const std::string& kernel, const ElementwiseParams& p);
 
 }  // namespace kernels::elementwise

@@ -19,6 +19,7 @@
 //   layernorm 7 (sum 1, squared deviation 2, normalise and affine 4), gelu 5 (scale, erf, add,
 //   two multiplies), dropout 1 (scale), add 1, bias add 1.
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/workload.h"
 
 #include <stdexcept>
 
@@ -32,14 +33,14 @@ struct Sizes {
     uint64_t es, n, hidden, rows;
 };
 
-Sizes sizes(const Params& p) {
+Sizes sizes(const ElementwiseParams& p) {
     return {static_cast<uint64_t>(dtype_bytes(p.dtype)), static_cast<uint64_t>(p.rows) * static_cast<uint64_t>(p.hidden),
             static_cast<uint64_t>(p.hidden), static_cast<uint64_t>(p.rows)};
 }
 
 // A kernel whose block owns one whole row (LayerNorm must see the row to normalise it).
 // `per_row_inputs` are rows x hidden tensors, `vectors` are hidden-long tensors read once.
-void add_row_kernel(Schedule& s, const Params& p, const std::string& name, const std::vector<std::string>& per_row_inputs,
+void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& name, const std::vector<std::string>& per_row_inputs,
                     const std::vector<std::string>& vectors, double flops_per_element, const std::string& compute_what,
                     const std::string& output) {
     const Sizes z = sizes(p);
@@ -74,7 +75,7 @@ void add_row_kernel(Schedule& s, const Params& p, const std::string& name, const
 
 // A flat kernel: block b owns elements [b*E, (b+1)*E) of the flattened rows x hidden tensor; the
 // last block takes the ragged tail. `vector_input` (bias) is indexed by element % hidden.
-void add_flat_kernel(Schedule& s, const Params& p, const std::string& name, const std::vector<std::string>& inputs,
+void add_flat_kernel(Schedule& s, const ElementwiseParams& p, const std::string& name, const std::vector<std::string>& inputs,
                      const std::string& vector_input, double flops_per_element, const std::string& compute_what,
                      const std::string& output) {
     const Sizes z = sizes(p);
@@ -100,14 +101,14 @@ void add_flat_kernel(Schedule& s, const Params& p, const std::string& name, cons
     block(tail, 1, " (ragged tail block)");
 }
 
-void require_variant(const Params& p, const std::string& variant) {
-    if (!has_variant(p.workload, variant))
-        throw std::invalid_argument("unknown variant '" + variant + "' for workload " + to_string(p.workload));
+void require_variant(const ElementwiseParams& p, const std::string& variant) {
+    const char* workload = p.chain ? "chain" : "bias_gelu";
+    if (!has_variant(workload, variant)) throw std::invalid_argument(unknown_variant_message(workload, variant));
 }
 
 }  // namespace
 
-Schedule chain_schedule(const std::string& variant, const Params& p) {
+Schedule chain_schedule(const std::string& variant, const ElementwiseParams& p) {
     require_variant(p, variant);
     Schedule s;
     if (variant == "unfused") {
@@ -127,7 +128,7 @@ Schedule chain_schedule(const std::string& variant, const Params& p) {
     return s;
 }
 
-Schedule bias_gelu_schedule(const std::string& variant, const Params& p) {
+Schedule bias_gelu_schedule(const std::string& variant, const ElementwiseParams& p) {
     require_variant(p, variant);
     Schedule s;
     if (variant == "unfused") {
@@ -140,7 +141,7 @@ Schedule bias_gelu_schedule(const std::string& variant, const Params& p) {
     return s;
 }
 
-double chain_flops(const std::string& kernel, const Params& p) {
+double chain_flops(const std::string& kernel, const ElementwiseParams& p) {
     const double n = static_cast<double>(p.rows) * static_cast<double>(p.hidden);
     if (kernel == "layernorm") return kLayerNormFlops * n;
     if (kernel == "gelu") return kGeluFlops * n;

@@ -14,27 +14,27 @@ namespace kernels::elementwise {
 // ---------------------------------------------------------------------------------------------
 // Inputs
 // ---------------------------------------------------------------------------------------------
-static uint64_t element_index(const Params& p, int64_t row, int64_t col) {
+static uint64_t element_index(const ElementwiseParams& p, int64_t row, int64_t col) {
     return static_cast<uint64_t>(row) * static_cast<uint64_t>(p.hidden) + static_cast<uint64_t>(col);
 }
 
-float x_value(const Params& p, int64_t row, int64_t col) {
+float x_value(const ElementwiseParams& p, int64_t row, int64_t col) {
     return round_to_dtype(input_value(p.seed, kX, element_index(p, row, col)), p.dtype);
 }
 
-float residual_value(const Params& p, int64_t row, int64_t col) {
+float residual_value(const ElementwiseParams& p, int64_t row, int64_t col) {
     return round_to_dtype(input_value(p.seed, kResidual, element_index(p, row, col)), p.dtype);
 }
 
-float gamma_value(const Params& p, int64_t col) {
+float gamma_value(const ElementwiseParams& p, int64_t col) {
     return round_to_dtype(1.0f + 0.5f * input_value(p.seed, kGamma, static_cast<uint64_t>(col)), p.dtype);
 }
 
-float beta_value(const Params& p, int64_t col) {
+float beta_value(const ElementwiseParams& p, int64_t col) {
     return round_to_dtype(input_value(p.seed, kBeta, static_cast<uint64_t>(col)), p.dtype);
 }
 
-float bias_value(const Params& p, int64_t col) {
+float bias_value(const ElementwiseParams& p, int64_t col) {
     return round_to_dtype(input_value(p.seed, kBias, static_cast<uint64_t>(col)), p.dtype);
 }
 
@@ -43,7 +43,7 @@ float bias_value(const Params& p, int64_t col) {
 // ---------------------------------------------------------------------------------------------
 double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 
-static void chain_row(const Params& p, int64_t row, double* out) {
+static void chain_row(const ElementwiseParams& p, int64_t row, double* out) {
     const int64_t H = p.hidden;
     std::vector<double> x(static_cast<size_t>(H));
     double sum = 0;
@@ -61,24 +61,17 @@ static void chain_row(const Params& p, int64_t row, double* out) {
     }
 }
 
-static void bias_gelu_row(const Params& p, int64_t row, double* out) {
+static void bias_gelu_row(const ElementwiseParams& p, int64_t row, double* out) {
     for (int64_t c = 0; c < p.hidden; ++c)
         out[c] = gelu(static_cast<double>(x_value(p, row, c)) + static_cast<double>(bias_value(p, c)));
 }
 
-void reference_row(const Params& p, int64_t row, double* out) {
-    switch (p.workload) {
-    case Workload::chain: chain_row(p, row, out); return;
-    case Workload::bias_gelu: bias_gelu_row(p, row, out); return;
-    case Workload::attention: break;  // not elementwise: kernels/attention has its own reference
-    case Workload::skip: break;       // not elementwise: kernels/skip has its own reference
-    case Workload::launch: break;     // not elementwise: kernels/launch has its own reference
-    }
-    throw std::invalid_argument(std::string("elementwise::reference_row: ") + to_string(p.workload) +
-                                " is not an elementwise workload");
+void reference_row(const ElementwiseParams& p, int64_t row, double* out) {
+    if (p.chain) chain_row(p, row, out);
+    else bias_gelu_row(p, row, out);
 }
 
-std::vector<int64_t> rows_to_check(const Params& p, int64_t max_elements) {
+std::vector<int64_t> rows_to_check(const ElementwiseParams& p, int64_t max_elements) {
     std::vector<int64_t> rows;
     if (p.rows * p.hidden <= max_elements) {
         for (int64_t r = 0; r < p.rows; ++r) rows.push_back(r);

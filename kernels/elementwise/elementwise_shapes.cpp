@@ -34,7 +34,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-LaunchShape row_kernel_shape(const Params& p) {
+LaunchShape row_kernel_shape(const ElementwiseParams& p) {
     const int64_t hidden = std::max<int64_t>(p.hidden, 1);
     const int64_t chunks = ceil_div(hidden, kChunkElements);
     const int64_t chunks_per_thread = kRowBytesPerThread / (kChunkElements * dtype_bytes(p.dtype));  // 4 or 2
@@ -43,7 +43,7 @@ LaunchShape row_kernel_shape(const Params& p) {
     return LaunchShape{static_cast<uint64_t>(std::max<int64_t>(p.rows, 0)), static_cast<int>(threads), hidden};
 }
 
-RowInstance row_kernel_instance(const Params& p) {
+RowInstance row_kernel_instance(const ElementwiseParams& p) {
     const LaunchShape shape = row_kernel_shape(p);
     const int64_t hidden = std::max<int64_t>(p.hidden, 1);
     RowInstance r;
@@ -66,7 +66,7 @@ struct RowKernelRegisters {
 #include "kernels/elementwise/row_kernel_registers.inc"
 }  // namespace
 
-RegisterUse row_kernel_registers(const std::string& kernel, const Params& p) {
+RegisterUse row_kernel_registers(const std::string& kernel, const ElementwiseParams& p) {
     const RowInstance inst = row_kernel_instance(p);
     for (const RowKernelRegisters& r : kRowKernelRegisters)
         if (kernel == r.kernel && p.dtype == r.dtype && inst.chunks_per_thread == r.chunks_per_thread &&
@@ -75,7 +75,7 @@ RegisterUse row_kernel_registers(const std::string& kernel, const Params& p) {
     return {};
 }
 
-LaunchShape flat_kernel_shape(const Params& p) {
+LaunchShape flat_kernel_shape(const ElementwiseParams& p) {
     const int64_t elements = std::max<int64_t>(p.rows, 0) * std::max<int64_t>(p.hidden, 0);
     const int64_t per_thread = kFlatBytesPerThread / dtype_bytes(p.dtype);  // 32 (16-bit) or 16 (fp32): whole chunks
     const int64_t per_block = per_thread * kFlatThreads;

@@ -18,8 +18,8 @@
 // [SECTION] Workspace: buffers, graph, check
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_dtype.cuh"
-#include "kernels/common/gpu_elementwise.cuh"
 #include "kernels/common/gpu_memory.cuh"
+#include "kernels/common/gpu_workload.h"
 #include "kernels/common/philox.h"
 #include "kernels/launch/launch.h"
 #include "kernels/launch/launch_gpu.cuh"
@@ -127,11 +127,11 @@ template <typename T> struct GatherFn { template <typename... A> void operator()
 // [SECTION] Workspace: buffers, graph, check
 // =============================================================================================
 struct Workspace::Impl {
-    Params p;
+    LaunchParams p;
     bool prepared = false;
     DeviceMemory x, y;
     cudaGraphExec_t graph = nullptr;
-    Params graph_params;  // what `graph` was captured for
+    LaunchParams graph_params;  // what `graph` was captured for
 
     void drop_graph() {
         if (graph) (void)cudaGraphExecDestroy(graph);
@@ -143,7 +143,7 @@ struct Workspace::Impl {
 Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
 Workspace::~Workspace() = default;
 
-void Workspace::prepare(const Params& p) {
+void Workspace::prepare(const LaunchParams& p) {
     Impl& w = *impl_;
     const uint64_t bytes = static_cast<uint64_t>(p.elements) * static_cast<uint64_t>(dtype_bytes(p.dtype));
     if (!w.prepared || w.x.bytes() != bytes) {
@@ -218,7 +218,7 @@ void Workspace::run(const std::string& variant, cudaStream_t s) {
 
 Check Workspace::check_output(const std::string& variant, unsigned long long* counter, cudaStream_t s) const {
     const Impl& w = *impl_;
-    const Params& p = w.p;
+    const LaunchParams& p = w.p;
     Check r;
     check(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), s), "cudaMemsetAsync");
     kernels::gpu::count_nonfinite(p.dtype, w.y.get(), p.elements, counter, s);
@@ -258,5 +258,79 @@ Check Workspace::check_output(const std::string& variant, unsigned long long* co
              "); all of y scanned for unwritten (poisoned) or non-finite elements";
     return r;
 }
+
+}  // namespace kernels::launch::gpu
+
+// =============================================================================================
+// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// =============================================================================================
+namespace kernels::launch::gpu {
+namespace {
+
+// K dependent steps: timed as whole runs from an idle GPU (events between the launches would add
+// their own cost to each gap) and never L2-flushed (x and y stay in L2 between steps, as in a
+// real loop). The range profiler cannot profile a graph replay (on an H200, CUDA 13.0,
+// cuptiRangeProfilerStop failed with CUPTI_ERROR_UNKNOWN and the counters stayed off for the
+// session): the graph runs exactly the stream's K kernels on the same buffers, so those are counted.
+class LaunchGpu final : public GpuWorkload {
+public:
+    uint64_t bytes_per_set(const std::string&, const Params& params) const override {
+        const LaunchParams p = to_launch(params);
+        return 2 * static_cast<uint64_t>(p.elements) * static_cast<uint64_t>(dtype_bytes(p.dtype));
+    }
+    std::string buffers_named(const std::string&, const Params&) const override { return "x and y"; }
+    L2Handling l2_handling() const override { return L2Handling::keep; }
+    TimingStyle timing_style() const override { return TimingStyle::whole_run_idle; }
+
+    void prepare(const std::string& variant, const Params& params, int, cudaStream_t s) override {
+        variant_ = variant;
+        p_ = to_launch(params);
+        ws_.prepare(p_);
+        if (variant_ == "graph") ws_.build_graph(s);  // capture + instantiate, never timed
+    }
+    void release() override { ws_.release(); }
+    uint64_t bytes_held() const override { return ws_.bytes(); }
+    void fill_inputs(cudaStream_t s) override { ws_.fill_inputs(s); }
+    void poison_outputs(cudaStream_t s) override { ws_.poison_output(s); }
+
+    size_t kernel_count() const override { return static_cast<size_t>(launch::kernel_count(variant_, p_)); }
+    // Step k alone (the events fallback of the timeline); fused is its one kernel.
+    void launch_kernel(size_t k, int, cudaStream_t s) override {
+        if (variant_ == "fused") ws_.run("fused", s);
+        else ws_.launch_step(static_cast<int64_t>(k), s);
+    }
+    void launch_run(cudaStream_t s) override { ws_.run(variant_, s); }
+    void launch_counted_run(cudaStream_t s) override { ws_.run(variant_ == "graph" ? "stream" : variant_, s); }
+    std::string counted_run_note() const override {
+        return variant_ == "graph" ? "counted on the same K kernels launched one by one (the range profiler cannot "
+                                     "profile a graph replay)"
+                                   : "";
+    }
+    bool kernels_separable() const override { return variant_ != "graph"; }
+    std::string launches_text() const override {
+        if (variant_ == "stream") return std::to_string(p_.steps) + " cudaLaunchKernel calls";
+        if (variant_ == "graph")
+            return "one cudaGraphLaunch of " + std::to_string(p_.steps) + " kernel nodes, captured and instantiated "
+                                                                         "beforehand";
+        return "one launch";
+    }
+
+    void gather_output(cudaStream_t s, unsigned long long* counter) override {
+        check_ = ws_.check_output(variant_, counter, s);
+    }
+    GpuCheck finish_check() override {
+        return GpuCheck{check_.nonfinite, p_.elements, check_.max_abs, check_.rel_l2, check_.elements, check_.note};
+    }
+
+private:
+    Workspace ws_;
+    std::string variant_;
+    LaunchParams p_;
+    Check check_;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuWorkload> make_gpu_workload() { return std::make_unique<LaunchGpu>(); }
 
 }  // namespace kernels::launch::gpu

@@ -21,7 +21,8 @@
 #pragma once
 
 #include "kernels/common/types.h"
-#include "kernels/workload.h"
+#include "kernels/common/schedule.h"
+#include "kernels/common/workload_def.h"
 
 #include <cstdint>
 #include <string>
@@ -38,24 +39,33 @@ inline constexpr int64_t kMaxSteps = 1000;
 inline constexpr int64_t kMaxElements = int64_t{1} << 28;  // 1 GiB in fp32: far larger than any L2
 inline constexpr int kThreads = 256;                        // threads per block, one element per thread
 
+// The workload's parameters (its WorkloadDef: launch_def.cpp; the names "steps" and "elements" are
+// used by lessons: keep them). The one mapping from the app's Params is to_launch().
+struct LaunchParams {
+    DType dtype = DType::bf16;
+    int64_t steps = 100;       // K
+    int64_t elements = 65536;  // vector length
+    uint64_t seed = 1234;
+    bool operator==(const LaunchParams&) const = default;
+};
+LaunchParams to_launch(const Params& p);
+
 const std::vector<VariantInfo>& variants();
-// The ParamSpec table (names "steps" and "elements" are used by lessons: keep them).
-const std::vector<ParamSpec>& param_specs();
 // Kernels per run of a variant: K for stream and graph, 1 for fused.
-int64_t kernel_count(const std::string& variant, const Params& p);
-uint64_t blocks(const Params& p);  // ceil(elements / kThreads)
+int64_t kernel_count(const std::string& variant, const LaunchParams& p);
+uint64_t blocks(const LaunchParams& p);  // ceil(elements / kThreads)
 
 // Step k's kernel is called "step"; fused's "fused_steps".
-Schedule schedule(const std::string& variant, const Params& p);
-uint64_t min_bytes(const Params& p);  // x read once, y written once
+Schedule schedule(const std::string& variant, const LaunchParams& p);
+uint64_t min_bytes(const LaunchParams& p);  // x read once, y written once
 
 // Input element i (dtype-rounded), exactly what the GPU fills.
-float x_value(const Params& p, int64_t i);
+float x_value(const LaunchParams& p, int64_t i);
 // Output element i of `variant` (float64 math, rounded to fp32 after each fma as the GPU's fmaf
 // is, and to the dtype where the variant stores y).
-double reference_value(const std::string& variant, const Params& p, int64_t i);
+double reference_value(const std::string& variant, const LaunchParams& p, int64_t i);
 // Elements the GPU check compares: all when elements * steps is small, else evenly spaced ones
 // including the first and the last.
-std::vector<int64_t> elements_to_check(const Params& p, int64_t max_work = 50'000'000);
+std::vector<int64_t> elements_to_check(const LaunchParams& p, int64_t max_work = 50'000'000);
 
 }  // namespace kernels::launch

@@ -29,7 +29,7 @@ public:
 
     // Allocates x and y for p (kept while elements and dtype stay the same); drops a cached graph
     // that was built for other parameters.
-    void prepare(const Params& p);
+    void prepare(const LaunchParams& p);
     void release();
     uint64_t bytes() const;  // device memory held
 

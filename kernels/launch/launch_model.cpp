@@ -17,20 +17,6 @@ namespace kernels::launch {
 // =============================================================================================
 // [SECTION] Parameters and variants
 // =============================================================================================
-const std::vector<ParamSpec>& param_specs() {
-    static const std::vector<ParamSpec> specs{
-        {ParamId::steps, "steps", "K (dependent steps)", 1, static_cast<double>(kMaxSteps), true, true,
-         "How many times y = y*a + b is applied. Each step needs the previous one's y, so stream and graph\n"
-         "run K kernels one after another: K launches, K-1 gaps between kernels. fused runs one kernel."},
-        {ParamId::elements, "elements", "vector length", 1, static_cast<double>(kMaxElements), true, true,
-         "Values in y. Small vectors sit in L2 and a step takes less time than its launch: the launch cost\n"
-         "dominates. Large ones (more than the L2) make each step a trip through HBM, and launch cost fades."},
-        {ParamId::seed, "seed", "seed", 0, 9007199254740991.0, true, false,
-         "Seeds the random inputs. Same seed, same numbers, on GPU and CPU."},
-    };
-    return specs;
-}
-
 const std::vector<VariantInfo>& variants() {
     // `kernels` is the launch count at K = 1; stream and graph launch K kernels (kernel_count()).
     static const std::vector<VariantInfo> v{
@@ -39,19 +25,19 @@ const std::vector<VariantInfo>& variants() {
          1},
         {"graph", "the same K kernels captured once as a CUDA graph and replayed with one call: no driver call per "
                   "kernel, smaller gaps on the GPU, still K kernels and K trips of y through memory.",
-         1},
+         1, true},
         {"fused", "1 kernel: each thread loads x once, applies the K steps in registers and stores y once.", 1},
     };
     return v;
 }
 
-int64_t kernel_count(const std::string& variant, const Params& p) { return variant == "fused" ? 1 : p.steps; }
+int64_t kernel_count(const std::string& variant, const LaunchParams& p) { return variant == "fused" ? 1 : p.steps; }
 
-uint64_t blocks(const Params& p) {
+uint64_t blocks(const LaunchParams& p) {
     return (static_cast<uint64_t>(p.elements) + kThreads - 1) / kThreads;
 }
 
-uint64_t min_bytes(const Params& p) { return 2 * static_cast<uint64_t>(p.elements) * static_cast<uint64_t>(dtype_bytes(p.dtype)); }
+uint64_t min_bytes(const LaunchParams& p) { return 2 * static_cast<uint64_t>(p.elements) * static_cast<uint64_t>(dtype_bytes(p.dtype)); }
 
 // =============================================================================================
 // [SECTION] Schedule
@@ -66,7 +52,7 @@ void require_variant(const std::string& variant) {
 
 // One kernel over the vector: full blocks of kThreads elements as one event group, the ragged tail
 // block (elements % kThreads) as its own.
-void add_kernel(Schedule& s, const Params& p, const std::string& name, const std::string& in, double flops_per_element,
+void add_kernel(Schedule& s, const LaunchParams& p, const std::string& name, const std::string& in, double flops_per_element,
                 const std::string& compute_what) {
     const int kernel = static_cast<int>(s.kernels.size());
     s.kernels.push_back({name, blocks(p), kThreads, false});
@@ -86,7 +72,7 @@ void add_kernel(Schedule& s, const Params& p, const std::string& name, const std
 
 }  // namespace
 
-Schedule schedule(const std::string& variant, const Params& p) {
+Schedule schedule(const std::string& variant, const LaunchParams& p) {
     require_variant(variant);
     Schedule s;
     if (variant == "fused") {
@@ -106,11 +92,11 @@ Schedule schedule(const std::string& variant, const Params& p) {
 // =============================================================================================
 // [SECTION] CPU reference
 // =============================================================================================
-float x_value(const Params& p, int64_t i) {
+float x_value(const LaunchParams& p, int64_t i) {
     return round_to_dtype(input_value(p.seed, kX, static_cast<uint64_t>(i)), p.dtype);
 }
 
-double reference_value(const std::string& variant, const Params& p, int64_t i) {
+double reference_value(const std::string& variant, const LaunchParams& p, int64_t i) {
     require_variant(variant);
     const bool store_each_step = variant != "fused";
     const double a = kA, b = kB;
@@ -124,7 +110,7 @@ double reference_value(const std::string& variant, const Params& p, int64_t i) {
     return round_to_dtype(y, p.dtype);
 }
 
-std::vector<int64_t> elements_to_check(const Params& p, int64_t max_work) {
+std::vector<int64_t> elements_to_check(const LaunchParams& p, int64_t max_work) {
     std::vector<int64_t> out;
     const int64_t n = p.elements;
     const int64_t budget = std::max<int64_t>(2, max_work / std::max<int64_t>(p.steps, 1));

@@ -21,7 +21,7 @@
 #include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_dtype.cuh"
-#include "kernels/common/gpu_elementwise.cuh"
+#include "kernels/common/gpu_workload.h"
 #include "kernels/common/gpu_memory.cuh"
 #include "kernels/common/philox.h"
 #include "kernels/skip/skip.h"
@@ -250,7 +250,8 @@ int64_t Workspace::result_elements() const {
 std::string why_not_runnable(const std::string& variant, const SkipParams& p) {
     const attention::gpu::DeviceLimits dev = attention::gpu::device_limits();
     if (!dev.ok) return "no usable CUDA device: " + dev.error;
-    return device_refusal(variant, p, attention::gpu::device_facts(dev));
+    const DeviceInfo info = attention::gpu::device_info(dev);
+    return device_refusal(variant, p, DeviceBudget{info, static_cast<uint64_t>(std::max<int64_t>(dev.free_bytes, 0)), "free"});
 }
 
 Output run_once(const std::string& variant, const SkipParams& p) {
@@ -278,5 +279,84 @@ Output run_once(const std::string& variant, const SkipParams& p) {
     }
     return r;
 }
+
+}  // namespace kernels::skip::gpu
+
+// =============================================================================================
+// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// =============================================================================================
+namespace kernels::skip::gpu {
+namespace {
+
+// q, k, v, x in; attn_out and/or out written. Sampled (problem, row) pairs of the result (out, or
+// attn_out for the variant attention) against the float64 reference; the whole result scanned.
+class SkipGpu final : public GpuWorkload {
+public:
+    uint64_t bytes_per_set(const std::string& variant, const Params& params) const override {
+        return device_bytes(variant, to_skip(params));
+    }
+    std::string buffers_named(const std::string& variant, const Params&) const override {
+        return "q, k, v" + std::string(has_attn_out(variant) ? ", attn_out" : "") + (writes_out(variant) ? ", x, out" : "");
+    }
+    void prepare(const std::string& variant, const Params& params, int, cudaStream_t) override {
+        variant_ = variant;
+        p_ = to_skip(params);
+        ws_.prepare(variant, p_);
+    }
+    void release() override { ws_.release(); }
+    uint64_t bytes_held() const override { return ws_.bytes(); }
+    void fill_inputs(cudaStream_t s) override { ws_.fill_inputs(s); }
+    void poison_outputs(cudaStream_t s) override { ws_.poison_outputs(s); }
+    size_t kernel_count() const override { return ws_.kernel_count(); }
+    void launch_kernel(size_t k, int, cudaStream_t s) override { ws_.launch_kernel(k, s); }
+
+    void gather_output(cudaStream_t s, unsigned long long* counter) override {
+        nonfinite_ = kernels::gpu::scan_nonfinite(p_.attn.dtype, ws_.result(), ws_.result_elements(), counter, s);
+        rows_ = attention::rows_to_check(p_.attn);
+        const size_t d = static_cast<size_t>(p_.attn.d), es = static_cast<size_t>(dtype_bytes(p_.attn.dtype));
+        std::vector<unsigned char> bits(d * es);
+        got_.resize(rows_.size() * d);
+        for (size_t i = 0; i < rows_.size(); ++i) {
+            ws_.copy_result_row(rows_[i].head, rows_[i].row, bits.data());
+            kernels::gpu::to_float(p_.attn.dtype, bits.data(), &got_[i * d], d);
+        }
+    }
+    GpuCheck finish_check() override {
+        const size_t d = static_cast<size_t>(p_.attn.d);
+        std::vector<double> want(d);
+        kernels::gpu::ErrorSum errors;
+        for (size_t i = 0; i < rows_.size(); ++i) {
+            reference_result_row(variant_, p_, rows_[i].head, rows_[i].row, want.data());
+            errors.add(&got_[i * d], want.data(), d);
+        }
+        const int64_t all_rows = p_.attn.batch_heads * p_.attn.N;
+        const std::string what = writes_out(variant_) ? "out" : "attn_out";
+        GpuCheck c;
+        c.nonfinite = nonfinite_;
+        c.output_elements = ws_.result_elements();
+        c.elements = static_cast<int64_t>(rows_.size() * d);
+        c.max_abs = errors.max_abs;
+        c.rel_l2 = errors.rel_l2();
+        c.note = (static_cast<int64_t>(rows_.size()) == all_rows
+                      ? "all " + std::to_string(all_rows) + " rows of " + what
+                      : std::to_string(rows_.size()) + " of " + std::to_string(all_rows) + " rows of " + what +
+                            " sampled (first, last, evenly spaced rows of the first, middle and last heads)") +
+                 " vs the float64 CPU reference; all of " + what +
+                 " scanned for unwritten (poisoned) or non-finite elements";
+        return c;
+    }
+
+private:
+    Workspace ws_;
+    std::string variant_;
+    SkipParams p_;
+    int64_t nonfinite_ = 0;
+    std::vector<attention::RowRef> rows_;
+    std::vector<float> got_;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuWorkload> make_gpu_workload() { return std::make_unique<SkipGpu>(); }
 
 }  // namespace kernels::skip::gpu

@@ -26,7 +26,8 @@
 
 #include "kernels/attention/attention.h"
 #include "kernels/common/types.h"
-#include "kernels/workload.h"
+#include "kernels/common/schedule.h"
+#include "kernels/common/workload_def.h"
 
 #include <cstdint>
 #include <string>
@@ -65,7 +66,7 @@ std::string validate(const SkipParams& p);
 std::string validate(const std::string& variant, const SkipParams& p);
 // "" when `variant` can run p on `dev`: the base attention kernel's refusal (flash_tc below sm_80
 // or in fp32, tiles vs shared memory) and the buffers vs memory.
-std::string device_refusal(const std::string& variant, const SkipParams& p, const attention::DeviceFacts& dev);
+std::string device_refusal(const std::string& variant, const SkipParams& p, const DeviceBudget& dev);
 
 int64_t heads_per_batch(const SkipParams& p);  // batch_heads / batch
 // t_b of batch element b, and the coefficients in float64.

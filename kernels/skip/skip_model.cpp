@@ -104,11 +104,11 @@ std::string validate(const std::string& variant, const SkipParams& p) {
     return "";
 }
 
-std::string device_refusal(const std::string& variant, const SkipParams& p, const attention::DeviceFacts& dev) {
+std::string device_refusal(const std::string& variant, const SkipParams& p, const DeviceBudget& dev) {
     if (std::string bad = validate(variant, p); !bad.empty()) return bad;
     // The base kernel's limits (compute capability, shared memory); its memory check counts only
     // q, k, v, o, so ours below replaces it with this variant's buffers.
-    attention::DeviceFacts unlimited = dev;
+    DeviceBudget unlimited = dev;
     unlimited.memory_bytes = UINT64_MAX;
     if (std::string why = attention::device_refusal(base_variant(variant), p.attn, unlimited); !why.empty())
         return variant + " runs " + base_variant(variant) + ": " + why;
@@ -133,18 +133,16 @@ double c_out(double sigma_d, double t) { return sigma_d * t / std::sqrt(sigma_d 
 SkipParams to_skip(const Params& p) {
     SkipParams s;
     s.attn = attention::to_attention(p);
-    s.batch = p.batch;
-    s.sigma_d = p.sigma_d;
-    s.t = p.noise_t;
+    s.batch = p.get_int("batch");
+    s.sigma_d = p.get("sigma_d");
+    s.t = p.get("t");
     return s;
 }
 
 Params to_params(const SkipParams& s) {
     Params p = attention::to_params(s.attn);
-    p.workload = Workload::skip;
-    p.batch = s.batch;
-    p.sigma_d = s.sigma_d;
-    p.noise_t = s.t;
+    p.workload = "skip";
+    p.set("batch", static_cast<double>(s.batch)).set("sigma_d", s.sigma_d).set("t", s.t);
     return p;
 }
 

@@ -1,9 +1,10 @@
 // What the GPU backend needs from the elementwise CUDA file (kernels/elementwise/elementwise.cu):
 // which device buffers a variant uses, filling the inputs, launching one kernel by its model name,
-// and scanning an output for elements left unwritten. All functions throw CudaError on failure.
+// and its GpuWorkload (the GPU backend reaches it through WorkloadDef::make_gpu). All functions throw CudaError on failure.
 #pragma once
 
 #include "kernels/common/types.h"
+#include "kernels/elementwise/elementwise.h"
 
 #include <cuda_runtime.h>
 
@@ -12,6 +13,8 @@
 #include <vector>
 
 namespace kernels::gpu {
+
+using elementwise::ElementwiseParams;
 
 // Device tensors of one buffer set. Element type is Params::dtype; a null pointer is "not used".
 // Matrices are rows x hidden, row-major; gamma, beta, bias are hidden long.
@@ -38,24 +41,14 @@ struct BufferSpec {
     bool output;             // written by the variant's kernels (poisoned before the checked run)
 };
 
-std::vector<BufferSpec> buffer_specs(const std::string& variant, const Params& p);
+std::vector<BufferSpec> buffer_specs(const std::string& variant, const ElementwiseParams& p);
 
 // Fills every input of b (non-null) with input_value(seed, tensor id, index) rounded to the dtype,
 // bit-identical to elementwise::x_value() and friends on the host.
-void fill_inputs(const Params& p, const ElementwiseBuffers& b, cudaStream_t stream);
+void fill_inputs(const ElementwiseParams& p, const ElementwiseBuffers& b, cudaStream_t stream);
 
 // Launches the kernel that the model calls `kernel_name` ("layernorm", "gelu", "fused_chain", ...)
 // for p.workload. Throws std::invalid_argument for a name this workload does not have.
-void launch_kernel(const std::string& kernel_name, const Params& p, const ElementwiseBuffers& b, cudaStream_t stream);
-
-// Counts elements of a rows x hidden output that are NaN or infinite (poison 0xFF.. is NaN in
-// every dtype, so an unwritten element is counted). *count_device must hold one uint64.
-void count_nonfinite(const Params& p, const void* tensor, unsigned long long* count_device, cudaStream_t stream);
-// The same for any tensor of `elements` values of dtype t (the attention workload's O).
-void count_nonfinite(DType t, const void* tensor, int64_t elements, unsigned long long* count_device,
-                     cudaStream_t stream);
-
-// Reads a device tensor of p.dtype as floats (host conversion of fp16/bf16 bits).
-void to_float(DType t, const void* host_bits, float* dst, uint64_t elements);
+void launch_kernel(const std::string& kernel_name, const ElementwiseParams& p, const ElementwiseBuffers& b, cudaStream_t stream);
 
 }  // namespace kernels::gpu

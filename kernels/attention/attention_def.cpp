@@ -1,0 +1,208 @@
+// The attention workload as the rest of the program sees it (kernels/common/workload_def.h): its
+// parameters, variants, checks, schedule, refusals and the memory view's facts. The kernels, model
+// and CPU reference are the other files of this folder; attention.h says what each variant does.
+//
+// [SECTION] Parameters
+// [SECTION] Description, memory view, traffic
+// [SECTION] The definition
+#include "kernels/attention/attention.h"
+#include "kernels/common/format.h"
+#include "kernels/common/workload_def.h"
+
+#include <iterator>
+#include <memory>
+#include <stdexcept>
+
+namespace kernels {
+
+#if FUSIONLAB_HAVE_CUDA
+namespace attention::gpu {
+std::unique_ptr<GpuWorkload> make_gpu_workload();  // attention.cu
+}  // namespace attention::gpu
+#endif
+
+namespace attention {
+
+// =============================================================================================
+// [SECTION] Parameters
+// =============================================================================================
+// Ranges come from attention.h, which also validates the combination (one source).
+const ParamSpec& param(const std::string& name) {
+    static const std::vector<double> tiles(std::begin(kTileSizes), std::end(kTileSizes));
+    static const std::vector<ParamSpec> specs{
+        {"N", "N (sequence length)", 1, static_cast<double>(kMaxN), true, true,
+         "Rows of Q, K and V: tokens in the sequence. naive writes S and P, N x N each, to HBM and reads\n"
+         "them back, so its bytes grow as N^2; flash's bytes grow as N (K and V re-read N/Br times).",
+         1024},
+        {"d", "d (head dimension)", 1, static_cast<double>(kMaxD), true, true,
+         "Columns of Q, K, V per head. FLOPs are 4 N^2 d per head; flash_tc is built for d = 32, 64, 128,\n"
+         "the teaching kernel flash takes any d up to 128. Larger d means larger tiles in shared memory.",
+         64},
+        {"heads", "batch x heads", 1, static_cast<double>(kMaxBatchHeads), true, true,
+         "Independent attention problems (batch size times heads). Each gets its own grid rows:\n"
+         "few heads at small N leave SMs idle.",
+         16},
+        {"br", "Br (Q tile rows)", 16, 128, true, true,
+         "Rows of Q one flash thread block keeps on chip (Qi). K and V are read from HBM once per\n"
+         "block, so larger Br means fewer re-reads, but Qi, Sij and Oi must fit in shared memory.\n"
+         "flash_tc uses its own fixed tile.",
+         64, ParamKind::choice, tiles},
+        {"bc", "Bc (K/V tile rows)", 16, 128, true, true,
+         "Rows of K and V staged in shared memory per loop step (Kj, Vj). A tile that does not fit\n"
+         "shared memory is refused with the numbers. flash_tc uses its own fixed tile.",
+         64, ParamKind::choice, tiles},
+        {"causal", "causal mask", 0, 1, true, false,
+         "Query row r attends to keys 0..r only (decoder attention). flash skips key tiles wholly above\n"
+         "the diagonal, about half the FLOPs; naive still computes and stores the whole N x N.",
+         0, ParamKind::boolean},
+    };
+    for (const ParamSpec& s : specs)
+        if (s.name == name) return s;
+    throw std::logic_error("attention has no parameter '" + name + "'");
+}
+
+namespace {
+
+std::string validate_params(const Params& p) { return validate(to_attention(p)); }
+
+Schedule schedule_of(const std::string& variant, const Params& p) { return schedule(variant, to_attention(p)); }
+uint64_t min_bytes_of(const Params& p) { return min_bytes(to_attention(p)); }
+std::string refusal_of(const std::string& variant, const Params& p, const DeviceBudget& device) {
+    return device_refusal(variant, to_attention(p), device);
+}
+
+}  // namespace
+
+// =============================================================================================
+// [SECTION] Description, memory view, traffic
+// =============================================================================================
+std::string describe_shape(const AttentionParams& a, const std::string& kernel_variant) {
+    std::string text = std::to_string(a.batch_heads) + " heads, N=" + std::to_string(a.N) +
+                       ", d=" + std::to_string(a.d) + (a.causal ? ", causal" : "");
+    if (kernel_variant == "flash" || kernel_variant == "flash_tc") {
+        const Tile tile = flash_tile(kernel_variant, a);  // flash_tc's is fixed by d
+        text += ", tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);
+    }
+    return text;
+}
+
+std::vector<SramPart> flash_sram_parts(const std::string& kernel_variant, const AttentionParams& a,
+                                       const std::string& qi, const std::string& qi_note) {
+    const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+    const Tile tile = flash_tile(kernel_variant, a);
+    const uint64_t es = u(dtype_bytes(a.dtype)), Br = u(tile.Br), Bc = u(tile.Bc), d = u(a.d);
+    const std::string e = " x " + std::to_string(es) + " B";
+    std::vector<SramPart> parts;
+    if (kernel_variant == "flash_tc") {
+        // Qi once, Kj and Vj double-buffered for cp.async, rows + 8 (attention.h).
+        const uint64_t row = d + 8;
+        const std::string rs = std::to_string(row) + " (d + 8: ldmatrix padding)";
+        parts.push_back({qi, Br * row * es, "Br x " + rs + e + qi_note});
+        parts.push_back({"Kj x2", 2 * Bc * row * es, "2 stages x Bc x " + rs + e});
+        parts.push_back({"Vj x2", 2 * Bc * row * es, "2 stages x Bc x " + rs + e});
+        return parts;
+    }
+    const uint64_t ld = u(flash_tile_row_stride(a.d, a.dtype));
+    const std::string rs = std::to_string(ld) + " (d padded to an odd number of words)";
+    parts.push_back({qi, Br * ld * es, "Br x " + rs + e + qi_note});
+    parts.push_back({"Kj", Bc * ld * es, "Bc x " + rs + e});
+    parts.push_back({"Vj", Bc * ld * es, "Bc x " + rs + e});
+    parts.push_back({"Sij", Br * (Bc + 1) * 4, "Br x (Bc + 1) x 4 B (fp32, padded row)"});
+    parts.push_back({"Oi", Br * d * 4, "Br x d x 4 B (fp32 accumulator)"});
+    parts.push_back({"m, l", 3 * Br * 4, "3 x Br x 4 B (row max, row sum, rescale)"});
+    return parts;
+}
+
+// Flash and flash_tc read K and V of a head once per row block of Q (Tr times). When one head's K
+// and V fit in L2, the blocks working on a head at the same time share them there.
+std::string flash_traffic_reason(const std::string& variant, const AttentionParams& a, uint64_t bytes_read,
+                                 uint64_t l2) {
+    if (variant != "flash" && variant != "flash_tc") return "";
+    const Tile t = flash_tile(variant, a);
+    const uint64_t es = static_cast<uint64_t>(dtype_bytes(a.dtype));
+    const uint64_t kv_head = 2 * static_cast<uint64_t>(a.N * a.d) * es;
+    const uint64_t Tr = (static_cast<uint64_t>(a.N) + static_cast<uint64_t>(t.Br) - 1) / static_cast<uint64_t>(t.Br);
+    const uint64_t kv_once = kv_head * static_cast<uint64_t>(a.batch_heads);
+    std::string text = "K and V of one head = " + format_bytes(double(kv_head)) +
+                       (kv_head <= l2 ? " fit in the " : " do not fit in the ") + format_bytes(double(l2)) + " L2. ";
+    text += "The model charges the Tr = " + std::to_string(Tr) + " re-reads (one per " + std::to_string(t.Br) +
+            "-row block of Q) to DRAM: " + format_bytes(double(bytes_read)) + " read; reading K and V once would be " +
+            format_bytes(double(kv_once)) + ". ";
+    if (kv_head <= l2)
+        text += "The blocks of one head run at the same time, so after the first block loads a tile of K or V the "
+                "others find it in L2: DRAM sees roughly each K and V once.";
+    else
+        text += "K and V of a head do not fit, so only blocks running close together share tiles in L2.";
+    return text;
+}
+
+namespace {
+
+std::string describe_of(const Params& p, const std::string& variant) { return describe_shape(to_attention(p), variant); }
+
+// Q, K, V, O are batch_heads x N x d; naive's S and P are batch_heads x N x N.
+TensorFootprint footprint(const Params& p, const std::string& name) {
+    const AttentionParams a = to_attention(p);
+    const uint64_t es = static_cast<uint64_t>(dtype_bytes(a.dtype));
+    const std::string es_text = std::to_string(es) + " B";
+    const uint64_t bh = static_cast<uint64_t>(a.batch_heads), N = static_cast<uint64_t>(a.N);
+    if (name == "S" || name == "P")
+        return {bh * N * N * es, "batch_heads x N x N x " + es_text + " = " + std::to_string(a.batch_heads) + " x " +
+                                     std::to_string(a.N) + " x " + std::to_string(a.N) + " x " + es_text};
+    return {bh * N * static_cast<uint64_t>(a.d) * es,
+            "batch_heads x N x d x " + es_text + " = " + std::to_string(a.batch_heads) + " x " + std::to_string(a.N) +
+                " x " + std::to_string(a.d) + " x " + es_text};
+}
+
+// Flash kernels stage tiles in shared memory; naive's GEMMs are cuBLAS's (no threads_per_block in
+// the model), its softmax keeps a row in registers.
+OnChip on_chip(const std::string& variant, const Params&, const ScheduleKernel& kernel) {
+    if (variant != "naive") return OnChip::shared_memory;
+    return kernel.threads_per_block == 0 ? OnChip::library : OnChip::registers;
+}
+
+std::vector<SramPart> sram_parts(const std::string& variant, const Params& p, int) {
+    return flash_sram_parts(variant, to_attention(p), "Qi", "");
+}
+
+std::string traffic_reason(const Measurement& m, uint64_t l2) {
+    return flash_traffic_reason(m.job.variant, to_attention(m.job.params), m.bytes_read, l2);
+}
+
+}  // namespace
+}  // namespace attention
+
+// =============================================================================================
+// [SECTION] The definition
+// =============================================================================================
+const WorkloadDef& attention_workload() {
+    static const WorkloadDef def = [] {
+        WorkloadDef w;
+        w.name = "attention";
+        w.title = "attention: softmax(QK^T / sqrt(d)) V";
+        w.description =
+            "Scaled dot-product attention per head. naive runs it as a framework's eager mode does: a cuBLAS "
+            "GEMM writes S = QK^T to HBM, a softmax kernel writes P, a second GEMM reads P; flash (the teaching "
+            "kernel) and flash_tc (tensor cores) tile Q, K and V through shared memory with an online softmax, "
+            "so the N x N matrices S and P never reach HBM.";
+        using attention::param;
+        w.params = {param("N"), param("d"), param("heads"), param("br"), param("bc"), param("causal"), seed_param()};
+        w.variants = attention::variants();
+        w.validate = attention::validate_params;
+        w.schedule = attention::schedule_of;
+        w.min_bytes = attention::min_bytes_of;
+        w.device_refusal = attention::refusal_of;
+        w.describe = attention::describe_of;
+        w.footprint = attention::footprint;
+        w.on_chip = attention::on_chip;
+        w.sram_parts = attention::sram_parts;
+        w.traffic_gap_reason = attention::traffic_reason;
+#if FUSIONLAB_HAVE_CUDA
+        w.make_gpu = attention::gpu::make_gpu_workload;
+#endif
+        return w;
+    }();
+    return def;
+}
+
+}  // namespace kernels

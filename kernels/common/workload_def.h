@@ -1,0 +1,122 @@
+// What a workload is, to the rest of the program: one WorkloadDef per workload, defined in the
+// workload's own folder (kernels/<folder>/<name>_def.cpp) and listed once in kernels/registry.cpp.
+// The harness (kernels/common), the app and the views read workloads only through it: its
+// parameters, variants, validation, tile schedule (and so its model), minimum bytes, device
+// refusals, a one-line description of a parameter set, the memory view's facts, and its GPU side.
+// docs/ARCHITECTURE.md has the checklist for adding one. No CUDA, no GUI.
+#pragma once
+
+#include "kernels/common/schedule.h"
+#include "kernels/common/types.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kernels {
+
+// ---------------------------------------------------------------------------------------------
+// Parameters: one table drives the GUI controls, the CLI options, validation and export columns.
+// ---------------------------------------------------------------------------------------------
+// How a parameter is entered: a number in [min, max] (slider + typed value), one of a few listed
+// values (combo box; the CLI accepts only those), or on/off (checkbox; the CLI takes 0 or 1).
+enum class ParamKind { number, choice, boolean };
+
+struct ParamSpec {
+    std::string name;          // CLI option (--name), CSV / JSON / settings / lesson key: "rows"
+    std::string label;         // GUI label: "rows (tokens)"
+    double min = 0, max = 0;   // inclusive legal range
+    bool integer = true;
+    bool log_scale = false;    // slider moves in powers of two
+    std::string help;          // tooltip: what it is and why it matters
+    double default_value = 0;  // what Params{} reads before anything is set
+    ParamKind kind = ParamKind::number;
+    std::vector<double> choices = {};  // kind == choice: the legal values, ascending
+};
+
+// "" when `value` is legal for the spec (in range, whole when integer, one of the choices, 0 or 1
+// for a boolean), else a message naming the parameter, the value and what is legal.
+std::string check_param_value(const ParamSpec& spec, double value);
+// What is legal, as words: "1 .. 65536", "16, 32, 64 or 128", "0 or 1".
+std::string legal_values_text(const ParamSpec& spec);
+// A number as the messages print it: whole numbers without a decimal point, others as %g.
+std::string param_number_text(double v);
+
+// The seed every workload takes: its random inputs (and the chain's dropout mask) come from it.
+const ParamSpec& seed_param();
+
+// ---------------------------------------------------------------------------------------------
+// Variants
+// ---------------------------------------------------------------------------------------------
+struct VariantInfo {
+    std::string name;         // "unfused"
+    std::string description;  // one line for the GUI tooltip
+    int kernels = 1;          // kernel launches per run (a variant whose count depends on the
+                              // parameters says 1 here; its schedule has the real count)
+    // The kernels after the first are replayed from a CUDA graph (one cudaGraphLaunch): the
+    // simulated backend charges its per-node cost instead of a launch between them.
+    bool graph_replay = false;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Devices, as the refusals need them
+// ---------------------------------------------------------------------------------------------
+// A device and the memory a run may take on it: free memory now (a real GPU, plus what the
+// backend's own cached buffers hold) or the datasheet's total (a simulated one).
+struct DeviceBudget {
+    const DeviceInfo& device;
+    uint64_t memory_bytes = 0;
+    std::string memory_what = "free";  // "free" or "in total": how the refusal names it
+};
+
+// ---------------------------------------------------------------------------------------------
+// The memory view's facts
+// ---------------------------------------------------------------------------------------------
+// A tensor's size in HBM (its footprint, not its traffic) and the formula behind it.
+struct TensorFootprint {
+    uint64_t bytes = 0;
+    std::string formula;  // "batch_heads x N x d x 2 B = 16 x 1024 x 64 x 2 B"
+};
+
+// ---------------------------------------------------------------------------------------------
+// The definition
+// ---------------------------------------------------------------------------------------------
+class GpuWorkload;  // kernels/common/gpu_workload.h: the workload's device side (CUDA builds)
+
+struct WorkloadDef {
+    std::string name;         // "attention": --workload, settings, exports, lessons' @workload
+    std::string title;        // "Attention": the GUI's workload list
+    std::string description;  // a few sentences: what it computes and what fusion saves
+    std::vector<ParamSpec> params;
+    std::vector<VariantInfo> variants;
+
+    // Checks across parameters, after each value passed its spec ("batch must divide heads",
+    // "rows x hidden is too large"): "" or a message naming them. Optional.
+    std::string (*validate)(const Params& p) = nullptr;
+    // The variant's tile schedule: its model (FLOPs, bytes per buffer, spills) is the sum of it.
+    Schedule (*schedule)(const std::string& variant, const Params& p) = nullptr;
+    // The fewest bytes any implementation must move (each input read once, the output written once).
+    uint64_t (*min_bytes)(const Params& p) = nullptr;
+    // "" when the device can run the variant with p; else why not, with the numbers (a tile too
+    // large for shared memory, S and P larger than memory, a missing architecture). Optional.
+    std::string (*device_refusal)(const std::string& variant, const Params& p, const DeviceBudget& device) = nullptr;
+    // The sizes that matter, in one short line ("16 heads, N=4096, d=64, tile 64x64"): the
+    // variant's own facts (its tile) included when a variant is given. Without the dtype.
+    std::string (*describe)(const Params& p, const std::string& variant) = nullptr;
+    // The memory view: a buffer's footprint in HBM, where a kernel keeps its working set and,
+    // for kernels that stage tiles in shared memory, the parts of one block's allocation.
+    TensorFootprint (*footprint)(const Params& p, const std::string& buffer) = nullptr;
+    OnChip (*on_chip)(const std::string& variant, const Params& p, const ScheduleKernel& kernel) = nullptr;
+    std::vector<SramPart> (*sram_parts)(const std::string& variant, const Params& p, int kernel) = nullptr;
+    // Why measured DRAM bytes fall short of the model, beyond what every workload shares (L2
+    // reuse of re-read tiles). Optional.
+    std::string (*traffic_gap_reason)(const Measurement& m, uint64_t l2_bytes) = nullptr;
+    // The device side: nullptr in builds without CUDA.
+    std::unique_ptr<GpuWorkload> (*make_gpu)() = nullptr;
+
+    const ParamSpec* find_param(const std::string& param) const;
+    const VariantInfo* find_variant(const std::string& variant) const;
+};
+
+}  // namespace kernels

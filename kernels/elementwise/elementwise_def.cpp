@@ -1,0 +1,172 @@
+// The two elementwise workloads as the rest of the program sees them (kernels/common/workload_def.h):
+// chain (LayerNorm -> GELU -> Dropout -> residual add) and bias_gelu. Their kernels, model and CPU
+// reference are the other files of this folder; elementwise.h says what each variant does.
+#include "kernels/common/workload_def.h"
+#include "kernels/elementwise/elementwise.h"
+
+#include <cmath>
+#include <memory>
+
+namespace kernels {
+
+#if FUSIONLAB_HAVE_CUDA
+namespace elementwise::gpu {
+std::unique_ptr<GpuWorkload> make_chain_gpu();      // elementwise.cu
+std::unique_ptr<GpuWorkload> make_bias_gelu_gpu();  // elementwise.cu
+}  // namespace elementwise::gpu
+#endif
+
+namespace elementwise {
+
+ElementwiseParams to_elementwise(const Params& p) {
+    ElementwiseParams e;
+    e.chain = p.workload == "chain";
+    e.dtype = p.dtype;
+    e.rows = p.get_int("rows");
+    e.hidden = p.get_int("hidden");
+    e.dropout_p = e.chain ? p.get("dropout") : 0.0;
+    e.seed = static_cast<uint64_t>(std::llround(std::max(p.get("seed"), 0.0)));
+    return e;
+}
+
+Params to_params(const ElementwiseParams& e) {
+    Params p;
+    p.workload = e.chain ? "chain" : "bias_gelu";
+    p.dtype = e.dtype;
+    p.set("rows", e.rows).set("hidden", e.hidden).set("seed", e.seed);
+    if (e.chain) p.set("dropout", e.dropout_p);
+    return p;
+}
+
+namespace {
+
+// =============================================================================================
+// Parameters
+// =============================================================================================
+const ParamSpec kRows{"rows", "rows (tokens)", 1, 1048576, true, true,
+                      "Rows of the activation matrix: tokens = batch x sequence length.\n"
+                      "Every kernel's bytes grow linearly with rows x hidden.",
+                      4096};
+const ParamSpec kHidden{"hidden", "hidden size", 1, 16384, true, true,
+                        "Features per row (model width). LayerNorm normalises across one row, so a fused kernel\n"
+                        "keeps a whole row on chip: hidden x 4 bytes of registers per row.",
+                        4096};
+const ParamSpec kDropout{"dropout", "dropout p", 0, 0.99, false, false,
+                         "Probability of zeroing an element; kept elements are scaled by 1/(1-p).\n"
+                         "The mask is Philox(seed, index), regenerated in each kernel, never stored.",
+                         0.1};
+
+std::string validate_size(const Params& p) {
+    const double elements = p.get("rows") * p.get("hidden");
+    if (elements > kMaxElements)
+        return "rows x hidden = " + param_number_text(elements) + " elements is too large: at most " +
+               param_number_text(kMaxElements) + " (2^30)";
+    return "";
+}
+
+// =============================================================================================
+// Model, description, memory view
+// =============================================================================================
+Schedule chain(const std::string& variant, const Params& p) { return chain_schedule(variant, to_elementwise(p)); }
+Schedule bias_gelu(const std::string& variant, const Params& p) {
+    return bias_gelu_schedule(variant, to_elementwise(p));
+}
+
+uint64_t min_bytes_of(const Params& p) {
+    const ElementwiseParams e = to_elementwise(p);
+    const uint64_t es = static_cast<uint64_t>(dtype_bytes(e.dtype));
+    const uint64_t n = static_cast<uint64_t>(e.rows) * static_cast<uint64_t>(e.hidden);
+    const uint64_t h = static_cast<uint64_t>(e.hidden);
+    if (e.chain) return (2 * n + 2 * h + n) * es;  // read x, residual, gamma, beta; write out
+    return (n + h + n) * es;                       // read x, bias; write out
+}
+
+std::string describe(const Params& p, const std::string&) {
+    return std::to_string(p.get_int("rows")) + " x " + std::to_string(p.get_int("hidden"));
+}
+
+// Tensors are rows x hidden except the hidden-long vectors gamma, beta, bias.
+TensorFootprint footprint(const Params& p, const std::string& name) {
+    const ElementwiseParams e = to_elementwise(p);
+    const uint64_t es = static_cast<uint64_t>(dtype_bytes(e.dtype));
+    const std::string es_text = std::to_string(es) + " B";
+    if (name == "gamma" || name == "beta" || name == "bias")
+        return {static_cast<uint64_t>(e.hidden) * es,
+                "hidden x " + es_text + " = " + std::to_string(e.hidden) + " x " + es_text};
+    return {static_cast<uint64_t>(e.rows) * static_cast<uint64_t>(e.hidden) * es,
+            "rows x hidden x " + es_text + " = " + std::to_string(e.rows) + " x " + std::to_string(e.hidden) + " x " +
+                es_text};
+}
+
+// Each thread keeps its elements in registers.
+OnChip on_chip(const std::string&, const Params&, const ScheduleKernel&) { return OnChip::registers; }
+
+}  // namespace
+}  // namespace elementwise
+
+// =============================================================================================
+// The definitions
+// =============================================================================================
+const WorkloadDef& chain_workload() {
+    static const WorkloadDef def = [] {
+        WorkloadDef w;
+        w.name = "chain";
+        w.title = "LayerNorm -> GELU -> Dropout -> add";
+        w.description =
+            "A transformer block's elementwise tail on a rows x hidden activation: LayerNorm, GELU, dropout "
+            "and the residual add. Unfused, each of the four kernels reads its input from HBM and writes its "
+            "output back, so three intermediate tensors make the round trip; fused, a row is loaded once and "
+            "stored once: (9n + 2H) -> (3n + 2H) elements of traffic.";
+        w.params = {elementwise::kRows, elementwise::kHidden, elementwise::kDropout, seed_param()};
+        w.variants = {
+            {"unfused", "4 kernels: LayerNorm, GELU, Dropout, Add. Each reads its input from HBM and writes its output "
+                        "back: three intermediate tensors make the round trip.",
+             4},
+            {"fused", "1 kernel: each row is loaded once, normalised, activated, dropped out and added to the residual "
+                      "in registers, then stored once.",
+             1},
+            {"fused_spill", "The fused kernel built for twice the resident warps: capped at 32 registers, it spills "
+                            "part of the row to local memory (HBM-backed, cached in L1/L2) and reads it back: a fused "
+                            "kernel that spills is an unfused kernel in disguise.",
+             1}};
+        w.validate = elementwise::validate_size;
+        w.schedule = elementwise::chain;
+        w.min_bytes = elementwise::min_bytes_of;
+        w.describe = elementwise::describe;
+        w.footprint = elementwise::footprint;
+        w.on_chip = elementwise::on_chip;
+#if FUSIONLAB_HAVE_CUDA
+        w.make_gpu = elementwise::gpu::make_chain_gpu;
+#endif
+        return w;
+    }();
+    return def;
+}
+
+const WorkloadDef& bias_gelu_workload() {
+    static const WorkloadDef def = [] {
+        WorkloadDef w;
+        w.name = "bias_gelu";
+        w.title = "bias + GELU";
+        w.description =
+            "GELU(x + bias) on a rows x hidden activation, the epilogue of a transformer's first feed-forward "
+            "GEMM. Unfused, the bias add writes h to HBM and GELU reads it back; fused, h stays in registers: "
+            "(4n + H) -> (2n + H) elements of traffic.";
+        w.params = {elementwise::kRows, elementwise::kHidden, seed_param()};
+        w.variants = {{"unfused", "2 kernels: bias add writes h = x + bias to HBM, GELU reads it back.", 2},
+                      {"fused", "1 kernel: x + bias and GELU in registers; h never reaches HBM.", 1}};
+        w.validate = elementwise::validate_size;
+        w.schedule = elementwise::bias_gelu;
+        w.min_bytes = elementwise::min_bytes_of;
+        w.describe = elementwise::describe;
+        w.footprint = elementwise::footprint;
+        w.on_chip = elementwise::on_chip;
+#if FUSIONLAB_HAVE_CUDA
+        w.make_gpu = elementwise::gpu::make_bias_gelu_gpu;
+#endif
+        return w;
+    }();
+    return def;
+}
+
+}  // namespace kernels

@@ -1,0 +1,86 @@
+// The launch-overhead workload as the rest of the program sees it (kernels/common/workload_def.h):
+// K dependent steps y = y*a + b launched as K kernels, a replayed CUDA graph, or one fused kernel.
+// launch.h says what each variant does.
+#include "kernels/common/workload_def.h"
+#include "kernels/launch/launch.h"
+
+#include <cmath>
+#include <memory>
+
+namespace kernels {
+
+#if FUSIONLAB_HAVE_CUDA
+namespace launch::gpu {
+std::unique_ptr<GpuWorkload> make_gpu_workload();  // launch.cu
+}  // namespace launch::gpu
+#endif
+
+namespace launch {
+
+LaunchParams to_launch(const Params& p) {
+    LaunchParams l;
+    l.dtype = p.dtype;
+    l.steps = p.get_int("steps");
+    l.elements = p.get_int("elements");
+    l.seed = static_cast<uint64_t>(std::llround(std::max(p.get("seed"), 0.0)));
+    return l;
+}
+
+namespace {
+
+// The default vector (256 KiB in fp32) sits in L2, so each step costs little more than its launch.
+const ParamSpec kSteps{"steps", "K (dependent steps)", 1, static_cast<double>(kMaxSteps), true, true,
+                       "How many times y = y*a + b is applied. Each step needs the previous one's y, so stream and "
+                       "graph\nrun K kernels one after another: K launches, K-1 gaps between kernels. fused runs one "
+                       "kernel.",
+                       100};
+const ParamSpec kElements{"elements", "vector length", 1, static_cast<double>(kMaxElements), true, true,
+                          "Values in y. Small vectors sit in L2 and a step takes less time than its launch: the "
+                          "launch cost\ndominates. Large ones (more than the L2) make each step a trip through HBM, "
+                          "and launch cost fades.",
+                          65536};
+
+Schedule schedule_of(const std::string& variant, const Params& p) { return schedule(variant, to_launch(p)); }
+uint64_t min_bytes_of(const Params& p) { return min_bytes(to_launch(p)); }
+std::string describe_of(const Params& p, const std::string&) {
+    return "K=" + std::to_string(p.get_int("steps")) + ", n=" + std::to_string(p.get_int("elements"));
+}
+
+// x and y: one vector each.
+TensorFootprint footprint(const Params& p, const std::string&) {
+    const LaunchParams l = to_launch(p);
+    const std::string es = std::to_string(dtype_bytes(l.dtype)) + " B";
+    return {static_cast<uint64_t>(l.elements) * static_cast<uint64_t>(dtype_bytes(l.dtype)),
+            "elements x " + es + " = " + std::to_string(l.elements) + " x " + es};
+}
+
+OnChip on_chip(const std::string&, const Params&, const ScheduleKernel&) { return OnChip::registers; }
+
+}  // namespace
+}  // namespace launch
+
+const WorkloadDef& launch_workload() {
+    static const WorkloadDef def = [] {
+        WorkloadDef w;
+        w.name = "launch";
+        w.title = "launch overhead: K dependent steps";
+        w.description =
+            "K tiny dependent steps y = y*a + b on one vector. stream pays a kernel launch per step, graph "
+            "replays the K launches from a CUDA graph, fused runs the K steps in registers in one kernel: what "
+            "fusing saves here is K - 1 launches and the GPU's idle gaps between them.";
+        w.params = {launch::kSteps, launch::kElements, seed_param()};
+        w.variants = launch::variants();
+        w.schedule = launch::schedule_of;
+        w.min_bytes = launch::min_bytes_of;
+        w.describe = launch::describe_of;
+        w.footprint = launch::footprint;
+        w.on_chip = launch::on_chip;
+#if FUSIONLAB_HAVE_CUDA
+        w.make_gpu = launch::gpu::make_gpu_workload;
+#endif
+        return w;
+    }();
+    return def;
+}
+
+}  // namespace kernels
