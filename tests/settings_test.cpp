@@ -1,9 +1,9 @@
 // Settings: they survive a round trip; a corrupt or hand-broken file gives defaults plus a message
 // naming what was ignored, never a crash; saving is atomic and reports unwritable paths.
-#include "app/settings.h"
+#include "app/core/settings.h"
 
 #if defined(FUSIONLAB_HAVE_GUI)
-#include "app/panels_state.h"
+#include "app/core/panels_state.h"
 #endif
 #include "kernels/workload.h"
 
