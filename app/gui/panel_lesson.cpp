@@ -8,12 +8,14 @@
 
 #include "app/core/lesson_bundle.h"
 #include "app/core/lesson_player.h"
-#include "app/gui/panels.h"
+#include "app/gui/panel_parameters.h"
+#include "app/gui/view_tabs.h"
 #include "app/core/views.h"
 #include "kernels/workload.h"
 #include "viz/highlight.h"
 #include "viz/palette.h"
 #include "viz/theme.h"
+#include "viz/imgui_helpers.h"
 
 #include <imgui.h>
 
@@ -34,30 +36,19 @@ namespace {
 // [SECTION] Small helpers
 // =============================================================================================
 
-float em() { return ImGui::GetFontSize(); }
-bool light_theme() { return ImGui::GetStyle().Colors[ImGuiCol_WindowBg].x > 0.5f; }
-ImU32 error_color() { return light_theme() ? IM_COL32(176, 0, 0, 255) : IM_COL32(255, 115, 115, 255); }
+using viz::em;
+using viz::light_theme;
+ImU32 error_color() { return ImGui::ColorConvertFloat4ToU32(viz::error_color()); }
 ImU32 pending_color() { return ImGui::GetColorU32(ImGuiCol_TextDisabled); }
 // Live numbers stand out from the prose: blue on light, sky blue on dark (Okabe-Ito).
 ImU32 value_color() { return viz::rgb(light_theme() ? 0x0072B2 : 0x56B4E9); }
 ImU32 code_background() { return ImGui::GetColorU32(ImGuiCol_FrameBg); }
 
 void tooltip(const AppState& state, const std::string& text) {
-    if (!state.interactive || text.empty() || !ImGui::IsItemHovered()) return;
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(em() * 30);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
+    if (state.interactive) viz::tooltip(text);
 }
 
-void wrapped_error(const std::string& text) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(error_color()));
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::PopStyleColor();
-}
+void wrapped_error(const std::string& text) { viz::wrapped_colored(viz::error_color(), text); }
 
 // =============================================================================================
 // [SECTION] Prose
@@ -144,11 +135,7 @@ void draw_pieces(const AppState& state, const std::vector<Piece>& pieces, float 
         draw->AddText(p.font, p.font->FontSize, ImVec2(x + pad, y), p.color, p.text.c_str());
         if (!p.tip.empty() && state.interactive && ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(a, b)) {
             draw->AddLine(ImVec2(a.x, b.y), b, p.color, 1.0f);
-            ImGui::BeginTooltip();
-            ImGui::PushTextWrapPos(em() * 30);
-            ImGui::TextUnformatted(p.tip.c_str());
-            ImGui::PopTextWrapPos();
-            ImGui::EndTooltip();
+            viz::tooltip_box(p.tip);
         }
         x = b.x + (p.space_after ? space : 0);
     }

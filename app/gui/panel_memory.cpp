@@ -11,6 +11,7 @@
 #include "kernels/workload.h"
 #include "viz/highlight.h"
 #include "viz/memory_view.h"
+#include "viz/imgui_helpers.h"
 
 #include <imgui.h>
 
@@ -24,16 +25,8 @@ namespace app {
 
 namespace {
 
-float em() { return ImGui::GetFontSize(); }
-
-void tooltip(const std::string& text) {
-    if (!ImGui::IsItemHovered()) return;
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(em() * 34);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-}
+using viz::em;
+using viz::tooltip;
 
 // =============================================================================================
 // [SECTION] Players

@@ -11,6 +11,7 @@
 #include "viz/palette.h"
 #include "viz/roofline.h"
 #include "viz/theme.h"
+#include "viz/imgui_helpers.h"
 
 #include <imgui.h>
 
@@ -25,17 +26,8 @@ namespace {
 
 using kernels::Measurement;
 
-float em() { return ImGui::GetFontSize(); }
-viz::Theme theme_now() { return ImGui::GetStyle().Colors[ImGuiCol_WindowBg].x > 0.5f ? viz::Theme::light : viz::Theme::dark; }
-
-void hover_text(const std::string& text) {
-    if (text.empty() || !ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(em() * 36);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-}
+using viz::em;
+using viz::tooltip;
 
 std::string num(const char* fmt, double v) {
     char text[64];
@@ -140,7 +132,7 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     d.frame.x_title = "arithmetic intensity (FLOP / byte of DRAM traffic)";
     d.frame.y_title = "y: achieved FLOP/s";
     d.frame.format_y = [](double v) { return viz::si_tick(v); };
-    d.frame.theme = theme_now();
+    d.frame.theme = viz::current_theme();
     if (device.simulated) d.frame.watermark = "SIMULATED";
     d.bytes_per_s = in.roofs.bytes_per_s;
     d.memory_label = std::string("DRAM ") + kernels::format_gbps(in.roofs.bytes_per_s / 1e9) +
@@ -254,13 +246,13 @@ void draw_controls(AppState& state, const PlotInput& in, const std::vector<const
         why += "\nNo result has counter bytes now: ";
         why += shown.empty() ? std::string("nothing measured yet") : shown.front()->measured_bytes_note;
     }
-    hover_text(why);
+    tooltip(why);
     ImGui::SameLine();
     if (ImGui::SmallButton("clear trails")) {
         for (auto& [variant, trail] : state.roofline.trails)
             if (trail.size() > 1) trail.erase(trail.begin(), trail.end() - 1);
     }
-    hover_text("Forget the earlier points; new parameters start new trails.");
+    tooltip("Forget the earlier points; new parameters start new trails.");
     ImGui::SameLine();
     const LivePass& live = state.live;
     if (live.quick_running) ImGui::TextDisabled("measuring: quick pass (up to %d reps, no counters)...", kQuickReps);
@@ -285,7 +277,7 @@ std::string footer_line(const PlotInput& in) {
 
 void draw_footer(const PlotInput& in) {
     ImGui::TextDisabled("%s", footer_line(in).c_str());
-    hover_text(footer_text(in) + "\n\n" + "Measured ceilings (GPU): a device-to-device copy for bandwidth, cuBLAS fp16/bf16 GEMMs for the tensor "
+    tooltip(footer_text(in) + "\n\n" + "Measured ceilings (GPU): a device-to-device copy for bandwidth, cuBLAS fp16/bf16 GEMMs for the tensor "
                "roof, an FMA-chain kernel for FP32; measured once per device, driver and clocks and cached. "
                "Simulated GPUs: datasheet values.");
     for (const std::string& n : in.not_plotted) ImGui::TextWrapped("not plotted: %s", n.c_str());
@@ -329,11 +321,7 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
         } else {
             text = point_hover(m, in.roofs, state.roofline.use_measured);
         }
-        ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(em() * 40);
-        ImGui::TextUnformatted(text.c_str());
-        ImGui::PopTextWrapPos();
-        ImGui::EndTooltip();
+        viz::tooltip_box(text);
     } else if (hovered && hover.ridge) {
         ImGui::SetTooltip("ridge point = peak / bandwidth: left of it a kernel cannot reach the peak whatever it "
                           "does, because DRAM cannot feed it bytes fast enough");

@@ -10,6 +10,7 @@
 #include "kernels/workload.h"
 #include "viz/log_plot.h"
 #include "viz/theme.h"
+#include "viz/imgui_helpers.h"
 
 #include <imgui.h>
 
@@ -25,17 +26,8 @@ namespace {
 
 using kernels::Measurement;
 
-float em() { return ImGui::GetFontSize(); }
-viz::Theme theme_now() { return ImGui::GetStyle().Colors[ImGuiCol_WindowBg].x > 0.5f ? viz::Theme::light : viz::Theme::dark; }
-
-void hover_text(const std::string& text) {
-    if (text.empty() || !ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(em() * 34);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-}
+using viz::em;
+using viz::tooltip;
 
 const kernels::ParamSpec* spec_of(kernels::Workload w, kernels::ParamId id) { return kernels::find_param_spec(w, id); }
 
@@ -63,7 +55,7 @@ void param_combo(SweepState& s, kernels::Workload w) {
             }
         ImGui::EndCombo();
     }
-    hover_text("The size parameter the sweep varies; every other parameter keeps its value from the left panel.");
+    tooltip("The size parameter the sweep varies; every other parameter keeps its value from the left panel.");
 }
 
 void range_inputs(SweepState& s, kernels::Workload w) {
@@ -74,13 +66,13 @@ void range_inputs(SweepState& s, kernels::Workload w) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(em() * 4.5f);
     if (ImGui::InputInt("##from", &from, 0, 0)) s.from = std::clamp<double>(from, spec->min, spec->max);
-    hover_text("Smallest size: " + kernels::legal_values_text(*spec) + ". The sweep doubles it until 'to'.");
+    tooltip("Smallest size: " + kernels::legal_values_text(*spec) + ". The sweep doubles it until 'to'.");
     ImGui::SameLine();
     ImGui::TextUnformatted("to");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(em() * 4.5f);
     if (ImGui::InputInt("##to", &to, 0, 0)) s.to = std::clamp<double>(to, spec->min, spec->max);
-    hover_text("Largest size (" + kernels::legal_values_text(*spec) + ").");
+    tooltip("Largest size (" + kernels::legal_values_text(*spec) + ").");
 }
 
 void run_controls(AppState& state) {
@@ -88,7 +80,7 @@ void run_controls(AppState& state) {
     ImGui::SameLine();
     if (s.running) {
         if (ImGui::Button("Cancel")) s.cancel_requested = true;
-        hover_text("Stop the sweep; the sizes measured so far stay on the plot.");
+        tooltip("Stop the sweep; the sizes measured so far stay on the plot.");
         ImGui::SameLine();
         char text[64];
         std::snprintf(text, sizeof text, "%zu / %zu runs", s.results.size(), s.total);
@@ -96,7 +88,7 @@ void run_controls(AppState& state) {
     } else {
         if (ImGui::Button("Run sweep")) s.start_requested = true;
         const size_t sizes = sweep_values(s.from, s.to).size();
-        hover_text("Measures every selected variant at " + std::to_string(sizes) +
+        tooltip("Measures every selected variant at " + std::to_string(sizes) +
                    " sizes (x2 steps) through the runner, with the repetitions set on the left. Parameter changes "
                    "wait until it ends.");
     }
@@ -106,13 +98,13 @@ void export_controls(AppState& state) {
     SweepState& s = state.sweep;
     ImGui::BeginDisabled(s.results.empty() || s.running);
     if (ImGui::Button("CSV")) export_sweep(s, state.settings, "csv");
-    hover_text("One row per size and variant: parameters, device, time, bytes (modeled and measured).");
+    tooltip("One row per size and variant: parameters, device, time, bytes (modeled and measured).");
     ImGui::SameLine();
     if (ImGui::Button("JSON")) export_sweep(s, state.settings, "json");
-    hover_text("The same measurements as JSON.");
+    tooltip("The same measurements as JSON.");
     ImGui::SameLine();
     if (ImGui::Button("PNG")) state.png_requested = true;
-    hover_text("The window as it is now, this view included (F12 does the same).");
+    tooltip("The window as it is now, this view included (F12 does the same).");
     ImGui::EndDisabled();
     if (!s.message.empty()) {
         ImGui::SameLine();
@@ -214,7 +206,7 @@ void draw_curve_plot(const AppState& state, const char* id, const std::string& t
         frame.x_title.clear();
     }
     frame.format_y = std::move(format_y);
-    frame.theme = theme_now();
+    frame.theme = viz::current_theme();
     if (c.simulated) frame.watermark = "SIMULATED";
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton(id, size);
@@ -281,7 +273,7 @@ void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
         std::string why;
         for (const Measurement& m : s.results)
             if (!m.ok) why += m.job.variant + " " + point_params_text(m.job.params) + ": " + m.error + "\n";
-        hover_text(why);
+        tooltip(why);
     }
     if (c.time.empty()) return;
     const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -11,6 +11,7 @@
 #include "kernels/common/format.h"
 #include "kernels/common/timeline.h"
 #include "kernels/workload.h"
+#include "viz/imgui_helpers.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // SetItemUsingMouseWheel (1.86 keeps it internal)
@@ -23,10 +24,8 @@ namespace app {
 
 namespace {
 
-float em() { return ImGui::GetFontSize(); }
-
-bool light_theme() { return ImGui::GetStyle().Colors[ImGuiCol_WindowBg].x > 0.5f; }
-viz::Theme current_theme() { return light_theme() ? viz::Theme::light : viz::Theme::dark; }
+using viz::current_theme;
+using viz::em;
 
 std::string printf_text(const char* fmt, double v) {
     char buf[64];
@@ -116,11 +115,7 @@ void hover_tooltip(const std::vector<ShownRun>& runs, const viz::TimelineHover& 
                 viz::duration_text(std::max(0.0, spans[last].end_ms - spans[first].start_ms - busy)) +
                 "\nbytes (modeled) " + kernels::format_bytes(static_cast<double>(bytes));
     }
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(em() * 34);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
+    viz::tooltip_box(text);
 }
 
 // =============================================================================================
