@@ -55,6 +55,17 @@ std::string import_results(AppState& state, const std::string& path) {
 // [SECTION] Batches and results
 // ---------------------------------------------------------------------------------------------
 
+const std::string& ValidationCache::error(const kernels::Params& p) const {
+    if (!filled_ || !(params_ == p)) {
+        params_ = p;
+        error_ = kernels::validate(p);
+        filled_ = true;
+    }
+    return error_;
+}
+
+const std::string& params_error(const AppState& state) { return state.validation.error(state.settings.params); }
+
 void mark_changed(AppState& state, double now) {
     state.imported_from.clear();  // the user moved on from the imported numbers: measure live
     state.params_dirty = true;
@@ -125,7 +136,7 @@ void update_measurements(AppState& state, Runner& runner, double now) {
     if (!state.params_dirty || now - state.changed_at < kSubmitDebounceSeconds) return;
     const ResolvedBackend backend = resolve_backend(state.settings, runner);
     if (!backend.ready) return;  // try again next frame, once the GPU probe has answered
-    state.validation_error = kernels::validate(state.settings.params);
+    state.validation_error = params_error(state);
     state.params_dirty = false;
     if (!state.validation_error.empty()) return;  // shown in red beside the controls
     // A GPU measures quickly first, then fully; a model estimate is instant, so one full pass.

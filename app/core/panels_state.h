@@ -30,6 +30,18 @@ struct LivePass {
     size_t done = 0;              // results received of it
 };
 
+// kernels::validate() of the parameters last asked about, kept until they change: the panels ask
+// every frame, the answer changes only with the parameters.
+class ValidationCache {
+public:
+    const std::string& error(const kernels::Params& p) const;
+
+private:
+    mutable bool filled_ = false;
+    mutable kernels::Params params_;
+    mutable std::string error_;
+};
+
 struct InlineMessage {
     std::string text;
     bool error = false;
@@ -43,6 +55,7 @@ struct AppState {
 
     std::vector<kernels::Measurement> results;  // latest result per (workload, variant)
     std::string validation_error;                // why the current parameters are not measured
+    ValidationCache validation;                  // the current parameters' validate(): params_error()
     bool params_dirty = true;                    // parameters changed since the last batch
     double changed_at = -1e9;                    // ImGui time of the last change
     bool settings_dirty = false;
@@ -85,6 +98,10 @@ ResolvedBackend current_backend(const AppState& state, const Runner& runner);
 // Shows the measurements of a JSON export: the first one's workload and parameters, every
 // variant the file has for them. Returns "" or why not (the file's path and what is wrong).
 std::string import_results(AppState& state, const std::string& path);
+
+// Why the current parameters cannot be measured ("" when they can): kernels::validate(), computed
+// once per parameter change rather than once per frame.
+const std::string& params_error(const AppState& state);
 
 // Marks the parameters (and settings) changed now.
 void mark_changed(AppState& state, double now);

@@ -195,7 +195,7 @@ bool workload_combo(Settings& s) {
 
 // A variant the device cannot run with these parameters is shown disabled with the reason, never
 // hidden: the refusal (a tile larger than shared memory, S and P larger than GPU memory) is the lesson.
-bool variant_checkboxes(Settings& s, const ResolvedBackend& backend) {
+bool variant_checkboxes(Settings& s, const ResolvedBackend& backend, bool params_valid) {
     const kernels::Workload w = s.params.workload;
     label_above("variants", "Implementations of the same function. Each selected variant is measured "
                             "and shown side by side; the colour matches the charts.");
@@ -205,7 +205,7 @@ bool variant_checkboxes(Settings& s, const ResolvedBackend& backend) {
         bool on = std::find(chosen.begin(), chosen.end(), v.name) != chosen.end();
         color_swatch(variant_series(w, v.name));
         const bool last_one = on && chosen.size() == 1;  // keep at least one variant selected
-        const std::string refusal = backend.ready && kernels::validate(s.params).empty()
+        const std::string refusal = backend.ready && params_valid
                                         ? kernels::device_refusal(v.name, s.params, backend.device)
                                         : std::string();
         ImGui::BeginDisabled(last_one || !refusal.empty());
@@ -323,7 +323,7 @@ void draw_parameters_panel(AppState& state, const Runner& runner, const Resolved
     section_heading("Parameters");
     Settings& s = state.settings;
     bool changed = workload_combo(s);
-    changed |= variant_checkboxes(s, backend);
+    changed |= variant_checkboxes(s, backend, params_error(state).empty());
     for (const kernels::ParamSpec& spec : kernels::param_specs(s.params.workload))
         changed |= param_control(s.params, spec);
     changed |= dtype_combo(s.params);
@@ -331,8 +331,9 @@ void draw_parameters_panel(AppState& state, const Runner& runner, const Resolved
     changed |= reps_control(s);
     if (changed) mark_changed(state, ImGui::GetTime());
 
-    // Checked live (it is cheap) so the message appears as the value is typed.
-    const std::string why = kernels::validate(s.params);
+    // Checked as the value is typed (once per change: params_error keeps the answer) so the
+    // message appears at once.
+    const std::string& why = params_error(state);
     if (!why.empty()) wrapped_colored(error_color(), why + " \xE2\x80\x94 not measured");
 }
 
@@ -342,7 +343,7 @@ void draw_step_controls(AppState& state, const std::vector<std::string>& names, 
     bool changed = false;
     for (const std::string& name : names) {
         if (name == "workload") changed |= workload_combo(s);
-        else if (name == "variants") changed |= variant_checkboxes(s, backend);
+        else if (name == "variants") changed |= variant_checkboxes(s, backend, params_error(state).empty());
         else if (name == "dtype") changed |= dtype_combo(s.params);
         else if (name == "backend") changed |= backend_combo(s, runner, backend);
         else
@@ -350,7 +351,7 @@ void draw_step_controls(AppState& state, const std::vector<std::string>& names, 
                 if (name == spec.name) changed |= param_control(s.params, spec);
     }
     if (changed) mark_changed(state, ImGui::GetTime());
-    if (const std::string why = kernels::validate(s.params); !why.empty())
+    if (const std::string& why = params_error(state); !why.empty())
         wrapped_colored(error_color(), why + " \xE2\x80\x94 not measured");
 }
 

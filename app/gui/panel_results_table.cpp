@@ -278,7 +278,7 @@ void draw_results_table(const AppState& state, const ResolvedBackend& backend) {
     if (!ImGui::BeginTable("results", static_cast<int>(shown.size()) + 1, flags, ImVec2(table_w, 0))) return;
     ImGui::TableSetupColumn("metric", ImGuiTableColumnFlags_WidthFixed, metric_w);
     for (const Measurement* m : shown) ImGui::TableSetupColumn(m->job.variant.c_str(), ImGuiTableColumnFlags_WidthStretch);
-    const bool invalid = !kernels::validate(state.settings.params).empty();
+    const bool invalid = !params_error(state).empty();
     variant_header_row(shown, stale, invalid ? "earlier parameters" : "updating");
     error_row(shown);
     results_rows(shown, stale, backend);
