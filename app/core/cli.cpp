@@ -10,6 +10,7 @@
 //   [SECTION] bench: table
 //   [SECTION] bench: sweep
 //   [SECTION] GUI and shot
+//   [SECTION] lessons check / list
 //   [SECTION] Entry points
 #include "app/core/cli.h"
 
