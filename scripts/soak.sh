@@ -3,7 +3,7 @@
 # parameter changes, workload/variant/view switches, theme and font-scale changes, CSV/JSON/PNG
 # exports (and lesson steps once lessons exist). The binary prints the report: frame time
 # p50/p95/max, host RSS and GPU memory at start, after warm-up and at the end; it exits 1 on a
-# growth beyond the limits (app/soak.h) or a failed export, and a crash gives its signal's code.
+# growth beyond the limits (app/core/soak.h) or a failed export, and a crash gives its signal's code.
 #
 # Usage: scripts/soak.sh [SECONDS] [SEED] [WIDTHxHEIGHT] [-- extra fusionlab options, e.g. --sim H100]
 #   defaults: 600 s, seed 1, 1280x720. FUSIONLAB=path/to/fusionlab overrides the binary

@@ -1,6 +1,6 @@
 // Export: atomic writes leave the old file or the new one and never a temporary; CSV quotes what it
 // must; JSON parses back with every field; PNG decodes to the requested size and orientation.
-#include "app/export.h"
+#include "app/core/export.h"
 
 #include "kernels/common/backend.h"
 

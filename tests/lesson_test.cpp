@@ -2,9 +2,9 @@
 // steps) and app/lesson_bundle (atomic bundle folders). The shipped lessons themselves are also
 // parsed here; `fusionlab lessons check` and the headless renders run as ctest tests
 // (tests/lesson_tests.cmake).
-#include "app/lesson.h"
-#include "app/lesson_bundle.h"
-#include "app/lesson_player.h"
+#include "app/core/lesson.h"
+#include "app/core/lesson_bundle.h"
+#include "app/core/lesson_player.h"
 #include "kernels/common/format.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/workload.h"

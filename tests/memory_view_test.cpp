@@ -4,8 +4,8 @@
 // N = 16384) is printed as a benchmark figure (target <= 4 ms; not asserted: machines differ).
 #if defined(FUSIONLAB_HAVE_GUI)  // viz needs ImGui, which simulated-only CLI builds may lack
 
-#include "app/panel_memory.h"
-#include "app/panels_state.h"
+#include "app/gui/panel_memory.h"
+#include "app/core/panels_state.h"
 #include "kernels/common/backend.h"
 #include "kernels/memory_player.h"
 #include "viz/memory_view.h"

@@ -1,6 +1,6 @@
 // The runner on the simulated backend: results carry their jobs, newer batches make older results
 // stale, run_blocking answers every job, and a GPU job without a GPU fails with a reason.
-#include "app/runner.h"
+#include "app/core/runner.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,10 +1,8 @@
 // Settings: they survive a round trip; a corrupt or hand-broken file gives defaults plus a message
 // naming what was ignored, never a crash; saving is atomic and reports unwritable paths.
-#include "app/settings.h"
+#include "app/core/settings.h"
 
-#if defined(FUSIONLAB_HAVE_GUI)
-#include "app/panels_state.h"
-#endif
+#include "app/core/jobs.h"
 #include "kernels/workload.h"
 
 #include "temp_dir.h"
@@ -156,7 +154,6 @@ TEST_CASE("settings: saving under a file reports the error", "[settings]") {
     CHECK_FALSE(error.empty());
 }
 
-#if defined(FUSIONLAB_HAVE_GUI)  // panels_state.cpp is built with the GUI only
 TEST_CASE("settings: export file names are new, absolute and carry the workload", "[settings]") {
     TempDir dir;
     app::Settings s;
@@ -168,4 +165,3 @@ TEST_CASE("settings: export file names are new, absolute and carry the workload"
     std::ofstream(first) << "taken";
     CHECK(app::export_path(s, "csv") != first);
 }
-#endif

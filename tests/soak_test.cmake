@@ -1,4 +1,4 @@
-# The GUI soak test, short: 30 s of random actions under Xvfb (scripts/soak.sh, app/soak.h).
+# The GUI soak test, short: 30 s of random actions under Xvfb (scripts/soak.sh, app/core/soak.h).
 # Label `soak`: `ctest -L soak` runs it alone, `ctest -LE soak` skips it. The 10-minute version:
 # scripts/soak.sh 600 (figures in docs/RELIABILITY.md).
 if(UNIX)

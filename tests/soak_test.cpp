@@ -1,9 +1,9 @@
-// The soak driver (app/soak.h) without a window: its statistics, its memory probe, and a short
+// The soak driver (app/core/soak.h) without a window: its statistics, its memory probe, and a short
 // soak over real simulated results in which it changes the state, exports and reports.
-#include "app/soak.h"
+#include "app/core/soak.h"
 
-#include "app/runner.h"
-#include "app/settings.h"
+#include "app/core/runner.h"
+#include "app/core/settings.h"
 #include "kernels/workload.h"
 
 #include <catch2/catch.hpp>

@@ -1,11 +1,11 @@
-// The sweep (app/sweep.h) and the live loop's passes (app/panels_state.h) on the simulated backend:
+// The sweep (app/core/sweep.h) and the live loop's passes (app/core/panels_state.h) on the simulated backend:
 // x2 steps cover the range, every size x variant answers, sizes over the limit are skipped with a
 // reason, a bad range is refused, the sweep's results never reach the live results, a cancel
 // stops it, and the quick batch asks for few reps and no counters. Wall time is recorded.
 #if defined(FUSIONLAB_HAVE_GUI)  // panels_state is part of the GUI build
 
-#include "app/panels_state.h"
-#include "app/sweep.h"
+#include "app/core/panels_state.h"
+#include "app/core/sweep.h"
 #include "kernels/common/backend.h"
 
 #include <catch2/catch.hpp>

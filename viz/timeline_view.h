@@ -1,5 +1,5 @@
 // The timeline chart's visible window, as plain data without ImGui, so app state that holds one
-// (app/panel_timeline.h, via app/panels_state.h) also compiles in GUI-less builds.
+// (app/gui/panel_timeline.h, via app/core/panels_state.h) also compiles in GUI-less builds.
 #pragma once
 
 namespace viz {

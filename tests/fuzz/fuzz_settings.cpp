@@ -5,7 +5,7 @@
 // Properties: whatever was accepted is legal (parameters validate, font scale and reps in
 // range, the backend known), and what is accepted survives a save and a load unchanged with no
 // message (what the GUI writes it can read back).
-#include "app/settings.h"
+#include "app/core/settings.h"
 #include "kernels/common/backend.h"
 #include "kernels/workload.h"
 

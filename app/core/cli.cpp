@@ -1,0 +1,1309 @@
+// The command line. CLI11 reads the words; our own parsers turn them into values so every bad
+// input gets one line naming the option, the value and the legal range (exit 2), whatever part
+// of the input was wrong.
+//
+// Index:
+//   [SECTION] Small text helpers
+//   [SECTION] Value parsers
+//   [SECTION] Command-line definition and parsing
+//   [SECTION] info
+//   [SECTION] bench: table
+//   [SECTION] bench: sweep
+//   [SECTION] GUI and shot
+//   [SECTION] lessons check / list
+//   [SECTION] Entry points
+#include "app/core/cli.h"
+
+#include "app/core/export.h"
+#include "app/core/gui_options.h"
+#include "app/core/results_import.h"
+#include "app/core/lesson.h"
+#include "app/core/lesson_player.h"
+#include "app/core/platform.h"
+#include "app/core/runner.h"
+#include "app/core/soak.h"
+#include "app/core/views.h"
+#include "kernels/attention/attention.h"
+#include "kernels/common/backend.h"
+#include "kernels/common/dram_counters.h"
+#include "kernels/common/format.h"
+#include "kernels/common/timeline.h"
+#include "kernels/launch/launch.h"
+#include "kernels/common/sanitizer_run.h"
+#include "kernels/memory_player.h"
+#include "kernels/skip/skip.h"
+#include "kernels/workload.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <new>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+namespace app::cli {
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Small text helpers
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+std::string printf_string(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    char buffer[512];
+    const int n = std::vsnprintf(buffer, sizeof buffer, format, args);
+    va_end(args);
+    return n < 0 ? std::string() : std::string(buffer);
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (i) out += separator;
+        out += items[i];
+    }
+    return out;
+}
+
+std::string trim(const std::string& s) {
+    const auto first = s.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+// Control characters (a newline or escape pasted into a value) shown as \n, \t, \xNN, so an
+// error message that quotes what was typed stays one line on the terminal.
+std::string printable(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\n') out += "\\n";
+        else if (c == '\t') out += "\\t";
+        else if (u < 0x20 || u == 0x7F) out += printf_string("\\x%02X", unsigned(u));
+        else out += c;
+    }
+    return out;
+}
+
+// Display width in terminal columns: count UTF-8 code points, not bytes, so "µs" pads right.
+size_t display_width(const std::string& s) {
+    return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+std::string pad_right(const std::string& s, size_t width) {
+    const size_t w = display_width(s);
+    return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+std::string pad_left(const std::string& s, size_t width) {
+    const size_t w = display_width(s);
+    return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+std::string number_text(double v) {
+    if (v == std::floor(v) && std::fabs(v) < 9e18) return printf_string("%lld", static_cast<long long>(v));
+    return printf_string("%g", v);
+}
+
+std::string clock_text(int mhz) { return mhz > 0 ? std::to_string(mhz) + " MHz" : std::string("n/a"); }
+
+std::string legal_text(const kernels::ParamSpec& spec) {
+    if (spec.kind != kernels::ParamKind::number) return kernels::legal_values_text(spec);
+    return number_text(spec.min) + ".." + number_text(spec.max);
+}
+
+std::string sim_gpu_keys() {
+    std::vector<std::string> keys;
+    for (const auto& gpu : kernels::sim_gpus()) keys.push_back(gpu.key);
+    return join(keys, ", ");
+}
+
+// "--N: N (sequence length) (attention; 1..65536)" for --help.
+std::string param_option_help(const kernels::ParamSpec& spec) {
+    std::vector<std::string> users;
+    for (auto w : kernels::kAllWorkloads)
+        if (kernels::find_param_spec(w, spec.id)) users.emplace_back(kernels::to_string(w));
+    return std::string(spec.label) + " (" + join(users, ", ") + "; " + legal_text(spec) + ")";
+}
+
+std::string variant_names() {
+    std::vector<std::string> names;
+    for (auto w : kernels::kAllWorkloads)
+        for (const auto& v : kernels::variants(w))
+            if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
+    return join(names, ", ");
+}
+
+// The shape of one configuration for tables and messages: "4096 x 4096" (elementwise),
+// "64h N=4096 d=64 causal tile 128x64" (attention: the tile the variant's kernel really uses;
+// naive has none, flash_tc has a fixed one whatever --br/--bc say).
+std::string shape_text(const kernels::Params& p, const std::string& variant) {
+    if (p.workload == kernels::Workload::skip) {
+        char tsig[64];
+        std::snprintf(tsig, sizeof tsig, " t=%g sd=%g", p.noise_t, p.sigma_d);
+        std::string text = std::to_string(p.batch) + "x" +
+                           std::to_string(p.batch_heads / std::max<int64_t>(p.batch, 1)) + "h N=" +
+                           std::to_string(p.seq_len) + " d=" + std::to_string(p.head_dim) +
+                           (p.causal ? " causal" : "") + tsig;
+        if (kernels::skip::has_variant(variant) && kernels::skip::base_variant(variant) == "flash") {
+            const auto tile = kernels::attention::flash_tile("flash", kernels::attention::to_attention(p));
+            text += " tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);  // flash_tc's is fixed
+        }
+        return text;
+    }
+    if (p.workload == kernels::Workload::launch)
+        return "K=" + std::to_string(p.steps) + " n=" + std::to_string(p.elements);
+    if (p.workload != kernels::Workload::attention) return std::to_string(p.rows) + " x " + std::to_string(p.hidden);
+    std::string text = std::to_string(p.batch_heads) + "h N=" + std::to_string(p.seq_len) +
+                       " d=" + std::to_string(p.head_dim) + (p.causal ? " causal" : "");
+    if (variant == "flash" || variant == "flash_tc") {
+        const auto tile = kernels::attention::flash_tile(variant, kernels::attention::to_attention(p));
+        text += " tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);
+    }
+    return text;
+}
+
+std::string workload_names() {
+    std::vector<std::string> names;
+    for (auto w : kernels::kAllWorkloads) names.emplace_back(kernels::to_string(w));
+    return join(names, ", ");
+}
+
+const kernels::ParamSpec* find_spec(kernels::Workload w, kernels::ParamId id) { return kernels::find_param_spec(w, id); }
+
+// Splits each value at commas ourselves (CLI11's delimiter drops empty items, and "1,,2" is a
+// typo to report); "--rows 64 128" and "--rows '64, 128'" work too.
+std::vector<std::string> list_items(const std::vector<std::string>& values) {
+    std::vector<std::string> items;
+    for (const auto& value : values) {
+        if (trim(value).empty()) {
+            items.emplace_back();  // "1,,2" or "": reported as an empty value, never skipped
+            continue;
+        }
+        std::stringstream stream(value);
+        std::string item;
+        while (std::getline(stream, item, ',')) items.push_back(trim(item));
+        if (!value.empty() && value.back() == ',') items.emplace_back();
+    }
+    return items;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Value parsers
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+bool parse_whole(const std::string& text, int64_t& out) {
+    const std::string t = trim(text);
+    if (t.empty()) return false;
+    const char* first = t.data() + (t[0] == '+' ? 1 : 0);
+    const auto [end, ec] = std::from_chars(first, t.data() + t.size(), out);
+    return ec == std::errc() && end == t.data() + t.size();
+}
+
+bool parse_unsigned(const std::string& text, uint64_t& out) {
+    const std::string t = trim(text);
+    if (t.empty() || t[0] == '-') return false;
+    const char* first = t.data() + (t[0] == '+' ? 1 : 0);
+    const auto [end, ec] = std::from_chars(first, t.data() + t.size(), out);
+    return ec == std::errc() && end == t.data() + t.size();
+}
+
+bool parse_real(const std::string& text, double& out) {
+    const std::string t = trim(text);
+    if (t.empty()) return false;
+    const char* first = t.data() + (t[0] == '+' ? 1 : 0);
+    const auto [end, ec] = std::from_chars(first, t.data() + t.size(), out);
+    return ec == std::errc() && end == t.data() + t.size() && std::isfinite(out);
+}
+
+// The legal range of a parameter for the selected workloads: the tightest one, so every swept
+// combination is valid. Returns nullopt when no selected workload takes the parameter.
+std::optional<kernels::ParamSpec> spec_for(kernels::ParamId id, const std::vector<kernels::Workload>& workloads) {
+    std::optional<kernels::ParamSpec> merged;
+    for (auto w : workloads) {
+        const kernels::ParamSpec* spec = find_spec(w, id);
+        if (!spec) continue;
+        if (!merged) {
+            merged = *spec;
+        } else {
+            merged->min = std::max(merged->min, spec->min);
+            merged->max = std::min(merged->max, spec->max);
+        }
+    }
+    return merged;
+}
+
+std::string bad_value(const std::string& option, const std::string& value, const std::string& what,
+                      const std::string& legal) {
+    if (trim(value).empty()) return option + " has an empty value (legal: " + legal + ")";
+    return option + " '" + printable(value) + "' " + what + " (legal: " + legal + ")";
+}
+
+// One value of a spec'd parameter: whole numbers (no "1e3") for integer specs, 0/1 (or
+// true/false, on/off) for switches, then the spec's own check (range, listed choices) for every
+// selected workload that takes it.
+std::string parse_param_value(const std::string& option, const std::string& text, kernels::ParamId id,
+                              const std::vector<kernels::Workload>& workloads, double& out) {
+    const auto spec = spec_for(id, workloads);
+    const std::string legal = spec ? legal_text(*spec) : std::string("a number");
+    if (spec && spec->kind == kernels::ParamKind::boolean) {
+        const std::string t = trim(text);
+        if (t == "1" || t == "true" || t == "on") out = 1;
+        else if (t == "0" || t == "false" || t == "off") out = 0;
+        else return bad_value(option, text, "is not a switch", legal);
+        return "";
+    }
+    if (spec && spec->integer) {
+        if (spec->id == kernels::ParamId::seed) {
+            uint64_t whole = 0;  // the full unsigned range parses; the spec's range decides
+            if (!parse_unsigned(text, whole)) return bad_value(option, text, "is not a whole number", legal);
+            out = static_cast<double>(whole);
+        } else {
+            int64_t whole = 0;
+            if (!parse_whole(text, whole)) return bad_value(option, text, "is not a whole number", legal);
+            out = static_cast<double>(whole);
+        }
+    } else if (!parse_real(text, out)) {
+        return bad_value(option, text, "is not a number", legal);
+    }
+    if (!spec) return "";
+    for (auto w : workloads)
+        if (const kernels::ParamSpec* own = find_spec(w, id); own && !kernels::check_param_value(*own, out).empty())
+            return bad_value(option, text, own->kind == kernels::ParamKind::choice ? "is not one of the choices"
+                                                                                 : "is out of range",
+                             legal);
+    return "";
+}
+
+// A whole number in lo..hi; `unit` follows the range in the message ("1..86400 seconds").
+std::string parse_whole_in_range(const std::string& option, const std::string& text, int64_t lo, int64_t hi,
+                                 int64_t& out, const std::string& unit = "") {
+    const std::string legal = std::to_string(lo) + ".." + std::to_string(hi) + (unit.empty() ? "" : " " + unit);
+    int64_t value = 0;
+    if (!parse_whole(text, value)) return bad_value(option, text, "is not a whole number", legal);
+    if (value < lo || value > hi) return bad_value(option, text, "is out of range", legal);
+    out = value;
+    return "";
+}
+
+std::string parse_reps(const std::string& option, const std::string& text, int& out) {
+    int64_t value = 0;
+    std::string why = parse_whole_in_range(option, text, kernels::kMinReps, kernels::kMaxReps, value);
+    if (why.empty()) out = static_cast<int>(value);
+    return why;
+}
+
+// A comma list of names of one enum (workloads, dtypes), with "all" for every value when allowed.
+// Duplicates are dropped; an unknown name is an error naming the legal ones.
+template <typename T, size_t N, typename Parse>
+std::string parse_name_list(const std::string& option, const std::vector<std::string>& values, bool allow_all,
+                            const T (&all)[N], Parse parse, const char* what, std::vector<T>& out) {
+    std::vector<std::string> names;
+    for (T v : all) names.emplace_back(kernels::to_string(v));
+    const std::string legal = join(names, ", ") + (allow_all ? ", all" : "");
+    out.clear();
+    for (const auto& item : list_items(values)) {
+        if (allow_all && item == "all") {
+            out.assign(std::begin(all), std::end(all));
+            continue;
+        }
+        T v{};
+        if (!parse(item, v)) return bad_value(option, item, what, legal);
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    }
+    if (out.empty()) return option + " needs a value (legal: " + legal + ")";
+    return "";
+}
+
+std::string parse_workloads(const std::string& option, const std::vector<std::string>& values, bool allow_all,
+                            std::vector<kernels::Workload>& out) {
+    return parse_name_list(option, values, allow_all, kernels::kAllWorkloads, kernels::parse_workload,
+                           "is not a workload", out);
+}
+
+std::string parse_dtypes(const std::string& option, const std::vector<std::string>& values, bool allow_all,
+                         std::vector<kernels::DType>& out) {
+    return parse_name_list(option, values, allow_all, kernels::kAllDTypes, kernels::parse_dtype, "is not a dtype",
+                           out);
+}
+
+// "all" -> empty (every variant); otherwise each name must exist for every selected workload.
+std::string parse_variants(const std::string& option, const std::vector<std::string>& values,
+                           const std::vector<kernels::Workload>& workloads, std::vector<std::string>& out) {
+    std::vector<std::string> legal_names;
+    for (auto w : workloads)
+        for (const auto& v : kernels::variants(w))
+            if (std::find(legal_names.begin(), legal_names.end(), v.name) == legal_names.end())
+                legal_names.push_back(v.name);
+    const std::string legal = join(legal_names, ", ") + ", all";
+    out.clear();
+    bool all = false;
+    for (const auto& item : list_items(values)) {
+        if (item == "all") {
+            all = true;
+            continue;
+        }
+        for (auto w : workloads)
+            if (!kernels::has_variant(w, item))
+                return bad_value(option, item, std::string("is not a variant of ") + kernels::to_string(w), legal);
+        if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+    }
+    if (all) out.clear();
+    else if (out.empty()) return option + " needs a value (legal: " + legal + ")";
+    return "";
+}
+
+std::string parse_sim_gpu(const std::string& option, const std::string& text, std::string& out) {
+    const kernels::SimGpu* gpu = kernels::find_sim_gpu(trim(text));
+    if (!gpu) return bad_value(option, text, "is not a simulated GPU", sim_gpu_keys());
+    out = gpu->key;
+    return "";
+}
+
+std::string parse_font_scale(const std::string& option, const std::string& text, float& out) {
+    const std::string legal = printf_string("%g..%g", double(kMinFontScale), double(kMaxFontScale));
+    double value = 0;
+    if (!parse_real(text, value)) return bad_value(option, text, "is not a number", legal);
+    if (value < kMinFontScale || value > kMaxFontScale) return bad_value(option, text, "is out of range", legal);
+    out = static_cast<float>(value);
+    return "";
+}
+
+}  // namespace
+
+namespace {
+
+// --soak SECONDS (1..86400), --soak-seed N (whole, >= 0), --soak-size WxH, --soak-passes P (1..10);
+// seed, size and passes need --soak.
+std::string parse_soak(const std::string& seconds, const std::string& seed, const std::string& size,
+                       const std::string& passes, GuiOptions& o) {
+    if (seconds.empty()) {
+        if (!seed.empty() || !size.empty() || !passes.empty())
+            return "--soak-seed, --soak-size and --soak-passes need --soak SECONDS";
+        return "";
+    }
+    int64_t whole = 0;
+    if (std::string why = parse_whole_in_range("--soak", seconds, 1, 86400, whole, "seconds"); !why.empty()) return why;
+    o.soak_seconds = double(whole);
+    if (!seed.empty()) {
+        uint64_t value = 0;
+        if (!parse_unsigned(seed, value)) return bad_value("--soak-seed", seed, "is not a whole number", "0..2^64-1");
+        o.soak_seed = value;
+    }
+    if (!passes.empty()) {
+        int64_t value = 0;
+        if (std::string why = parse_whole_in_range("--soak-passes", passes, 1, 10, value); !why.empty()) return why;
+        o.soak_passes = static_cast<int>(value);
+    }
+    if (!size.empty()) return parse_size("--soak-size", size, o.soak_width, o.soak_height);
+    return "";
+}
+
+}  // namespace
+
+std::string parse_param_list(const std::string& option, const std::vector<std::string>& values,
+                             kernels::ParamId id, const std::vector<kernels::Workload>& workloads,
+                             std::vector<double>& out) {
+    const auto spec = spec_for(id, workloads);
+    const std::string legal = spec ? legal_text(*spec) : std::string("a number");
+    out.clear();
+    for (const auto& item : list_items(values)) {
+        double value = 0;
+        if (std::string problem = parse_param_value(option, item, id, workloads, value); !problem.empty())
+            return problem;
+        if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
+    }
+    if (out.empty()) return option + " needs a value (legal: " + legal + ")";
+    return "";
+}
+
+const std::vector<double>* given_values(const BenchOptions& o, kernels::ParamId id) {
+    for (const auto& given : o.params)
+        if (given.id == id) return &given.values;
+    return nullptr;
+}
+
+std::vector<kernels::Params> sweep_params(const BenchOptions& o, kernels::Workload w, kernels::DType t) {
+    kernels::Params base;
+    base.workload = w;
+    base.dtype = t;
+    std::vector<kernels::Params> sweep{base};
+    for (const auto& spec : kernels::param_specs(w)) {
+        const std::vector<double>* values = given_values(o, spec.id);
+        if (!values) continue;
+        std::vector<kernels::Params> next;
+        for (const auto& p : sweep)
+            for (double v : *values) {
+                kernels::Params q = p;
+                kernels::set_param(q, spec.id, v);
+                next.push_back(q);
+            }
+        sweep = std::move(next);
+    }
+    return sweep;
+}
+
+std::string parse_size(const std::string& option, const std::string& text, int& width, int& height) {
+    const std::string legal = printf_string("WIDTHxHEIGHT, each %d..%d, e.g. 1280x720", kMinShotSide, kMaxShotSide);
+    const std::string t = trim(text);
+    const auto x = t.find_first_of("xX");
+    int64_t w = 0, h = 0;
+    if (x == std::string::npos || !parse_whole(t.substr(0, x), w) || !parse_whole(t.substr(x + 1), h))
+        return bad_value(option, text, "is not a size", legal);
+    if (w < kMinShotSide || w > kMaxShotSide || h < kMinShotSide || h > kMaxShotSide)
+        return bad_value(option, text, "is out of range", legal);
+    width = static_cast<int>(w);
+    height = static_cast<int>(h);
+    return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Command-line definition and parsing
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// The raw words CLI11 collects; converted and checked by our parsers after CLI11 is done.
+struct RawArgs {
+    std::string gui_sim, gui_font_scale, gui_results, gui_lesson;
+    bool gui_classroom = false;
+    std::string lessons_action;
+    std::vector<std::string> lessons_files;
+    std::string gui_soak, gui_soak_seed, gui_soak_size, gui_soak_passes;  // hidden: the soak test (app/core/soak.h)
+    std::string info_sim;
+    struct {
+        std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
+        std::map<std::string, std::vector<std::string>> params;  // spec name -> words given
+        std::string reps, csv, json, sim, repeat;
+        bool kernels = false;
+        bool interactive = false;
+    } bench;
+    struct {
+        std::string out, size, font_scale, theme = "dark", workload = "chain", dtype, sim, reps;
+        std::map<std::string, std::string> params;  // spec name -> word given
+        std::string view = "results", variant, compare, step, results;
+        std::string lesson;
+        bool all_steps = false, classroom = false;
+    } shot;
+};
+
+// Every parser below returns "" or the message; the first message wins.
+struct Checker {
+    std::string error;
+    void operator()(const std::string& message) {
+        if (error.empty()) error = message;
+    }
+};
+
+// Parameter sets one bench sweep may hold per workload (each is one run of every variant).
+constexpr double kMaxSweepParamSets = 100000;
+
+std::string check_bench(const RawArgs& raw, BenchOptions& o) {
+    Checker check;
+    const auto& b = raw.bench;
+    const kernels::Params defaults;
+    check(parse_workloads("--workload", b.workload, true, o.workloads));
+    if (!check.error.empty()) return check.error;  // every later range depends on the workloads
+    check(parse_variants("--variant", b.variant, o.workloads, o.variants));
+    if (b.dtype.empty()) o.dtypes = {defaults.dtype};
+    else check(parse_dtypes("--dtype", b.dtype, true, o.dtypes));
+    for (const auto& spec : kernels::all_param_specs()) {
+        const auto given = b.params.find(spec.name);
+        if (given == b.params.end() || given->second.empty()) continue;
+        ParamValues values{spec.id, {}};
+        check(parse_param_list(std::string("--") + spec.name, given->second, spec.id, o.workloads, values.values));
+        o.params.push_back(std::move(values));
+    }
+    if (!b.reps.empty()) check(parse_reps("--reps", b.reps, o.reps));
+    if (!b.sim.empty()) check(parse_sim_gpu("--sim", b.sim, o.sim_gpu));
+    o.per_kernel = b.kernels;
+    o.interactive = b.interactive;
+    if (!b.repeat.empty()) {
+        int64_t value = 0;
+        if (std::string why = parse_whole_in_range("--repeat", b.repeat, 1, 100, value); !why.empty()) check(why);
+        else o.repeat = static_cast<int>(value);
+    }
+    if (!check.error.empty()) return check.error;
+
+    // A sweep is the product of the lists: refuse one too long to ever finish before building it
+    // (a few long lists multiply to billions of parameter sets and would exhaust memory here).
+    for (auto w : o.workloads) {
+        double runs = static_cast<double>(o.dtypes.size());
+        std::string lists;
+        for (const auto& spec : kernels::param_specs(w))
+            if (const std::vector<double>* values = given_values(o, spec.id); values && values->size() > 1) {
+                runs *= static_cast<double>(values->size());
+                lists += std::string(lists.empty() ? "" : ", ") + "--" + spec.name;
+            }
+        if (runs > kMaxSweepParamSets)
+            return std::string("the sweep of ") + kernels::to_string(w) + " has " + number_text(runs) +
+                   " parameter sets (the product of " + (lists.empty() ? std::string("--dtype") : lists) +
+                   "): at most " + number_text(kMaxSweepParamSets) + "; shorten the lists";
+    }
+
+    // Each value is in its range; the combinations must also pass the total-size limits.
+    for (auto w : o.workloads)
+        for (auto t : o.dtypes)
+            for (const auto& p : sweep_params(o, w, t))
+                if (std::string problem = kernels::validate(p); !problem.empty())
+                    return std::string(kernels::to_string(w)) + " " + shape_text(p, "") + ": " + problem;
+
+    // A typo in an export path must fail now, not after a long sweep.
+    o.csv = b.csv;
+    o.json = b.json;
+    if (!o.csv.empty())
+        if (std::string problem = check_writable(o.csv); !problem.empty()) return "--csv: " + problem;
+    if (!o.json.empty())
+        if (std::string problem = check_writable(o.json); !problem.empty()) return "--json: " + problem;
+    return "";
+}
+
+// One value where bench would take a list (shot measures one configuration).
+std::string parse_one_param(const std::string& option, const std::string& text, kernels::ParamId id,
+                            const std::vector<kernels::Workload>& workloads, kernels::Params& params) {
+    std::vector<double> values;
+    if (std::string problem = parse_param_list(option, {text}, id, workloads, values); !problem.empty())
+        return problem;
+    if (values.size() != 1) return option + " takes one value here, not a list";
+    kernels::set_param(params, id, values[0]);
+    return "";
+}
+
+// --view, --variant, --compare, --step: the memory animation's variant(s) and step.
+std::string check_shot_view(const std::string& view, const std::string& variant, const std::string& compare,
+                            const std::string& step, ShotOptions& o) {
+    if (!find_view(view)) return bad_value("--view", view, "is not a view", view_ids_text());
+    o.view = view;
+    const bool memory = view == "memory";
+    if (!memory && (!variant.empty() || !compare.empty() || !step.empty()))
+        return "--variant, --compare and --step choose what the memory animation shows: add --view memory";
+    const kernels::Workload w = o.params.workload;
+    for (const auto& [option, name] : {std::pair<const char*, const std::string&>{"--variant", variant}, {"--compare", compare}})
+        if (!name.empty() && !kernels::has_variant(w, name))
+            return bad_value(option, name, std::string("is not a variant of ") + kernels::to_string(w), variant_names());
+    if (!compare.empty() && compare == (variant.empty() ? kernels::variants(w).front().name : variant))
+        return "--compare " + compare + " is the variant already shown: compare with another one";
+    o.variant = variant;
+    o.compare = compare;
+    if (!memory) return "";
+    // A variant that cannot take these parameters (flash_tc in fp32) has no schedule to show.
+    const std::string shown = variant.empty() ? kernels::variants(w).front().name : variant;
+    size_t steps = 0;
+    for (const std::string& v : {shown, compare}) {
+        if (v.empty()) continue;
+        try {
+            const size_t n = kernels::MemoryPlayer(v, o.params).step_count();
+            if (v == shown) steps = n;
+        } catch (const std::invalid_argument& e) {
+            return std::string(v == shown ? "--variant " : "--compare ") + v + ": " + e.what();
+        }
+    }
+    if (step.empty()) return "";
+    int64_t value = 0;
+    if (!parse_whole(trim(step), value) || value < 0 || static_cast<uint64_t>(value) > steps)
+        return bad_value("--step", step, "is out of range",
+                         "0 .. " + std::to_string(steps) + " (" + shown + " has " + std::to_string(steps) +
+                             " steps with these parameters)");
+    o.step = value;
+    return "";
+}
+
+// `shot --lesson NAME [--step K | --all-steps] --out DIR`: the lesson sets workload, parameters
+// and view, so those options are refused; --step counts the lesson's steps from 1.
+std::string check_lesson_shot(const RawArgs& raw, ShotOptions& o) {
+    Checker check;
+    const auto& s = raw.shot;
+    for (const auto& [name, value] : s.params)
+        if (!value.empty()) return "--" + name + " is set by the lesson: drop it when using --lesson";
+    if (!s.dtype.empty() || !s.variant.empty() || !s.compare.empty() || s.view != "results")
+        return "--dtype, --variant, --compare and --view are set by the lesson: drop them when using --lesson";
+    if (!s.size.empty()) check(parse_size("--size", s.size, o.width, o.height));
+    if (!s.font_scale.empty()) check(parse_font_scale("--font-scale", s.font_scale, o.font_scale));
+    else if (s.classroom) o.font_scale = classroom_font_scale(static_cast<float>(o.height));
+    if (s.theme != "dark" && s.theme != "light") check(bad_value("--theme", s.theme, "is not a theme", "dark, light"));
+    o.theme = s.theme;
+    if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
+    if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
+    if (!check.error.empty()) return check.error;
+    std::vector<Lesson> lessons;
+    std::vector<LessonError> errors;
+    load_all_lessons(lessons, errors);
+    std::string why;
+    const Lesson* lesson = find_lesson(lessons, s.lesson, &why);
+    if (!lesson) {
+        // A lesson that exists but does not parse: its first error says why (by name or number).
+        for (const LessonError& e : errors) {
+            const std::string stem = std::filesystem::path(e.file).stem().string();
+            const bool numbered = !s.lesson.empty() && s.lesson.find_first_not_of("0123456789") == std::string::npos;
+            if (stem == s.lesson || (numbered && std::atoi(stem.c_str()) == std::atoi(s.lesson.c_str()) && std::isdigit(static_cast<unsigned char>(stem[0]))))
+                return e.text();
+        }
+        return "--lesson: " + why;
+    }
+    o.lesson = lesson->name;
+    o.all_steps = s.all_steps;
+    o.classroom = s.classroom;
+    const int n = static_cast<int>(lesson->steps.size());
+    if (s.all_steps && !s.step.empty()) return "--step and --all-steps: give one of them";
+    if (!s.step.empty()) {
+        int64_t k = 0;
+        if (!parse_whole(trim(s.step), k) || k < 1 || k > n)
+            return bad_value("--step", s.step, "is not a step of " + lesson->name, "1 .. " + std::to_string(n));
+        o.lesson_step = static_cast<int>(k - 1);
+    }
+    if (trim(s.out).empty()) return "--out DIR (the bundle folder) is required";
+    o.out = s.out;
+    std::error_code ec;
+    const std::filesystem::path target = std::filesystem::absolute(s.out, ec);
+    const std::filesystem::path parent = target.parent_path();
+    if (!std::filesystem::is_directory(parent, ec)) return "--out: folder " + parent.string() + " does not exist";
+    if (std::filesystem::exists(target, ec) && !std::filesystem::is_directory(target, ec))
+        return "--out: " + target.string() + " exists and is not a folder (a lesson bundle is a folder)";
+    return "";
+}
+
+std::string check_shot(const RawArgs& raw, ShotOptions& o) {
+    Checker check;
+    const auto& s = raw.shot;
+    if (!s.lesson.empty()) return check_lesson_shot(raw, o);
+    if (s.all_steps || s.classroom) return "--all-steps and --classroom need --lesson NAME";
+    std::vector<kernels::Workload> workloads;
+    check(parse_workloads("--workload", {s.workload}, false, workloads));
+    if (!check.error.empty()) return check.error;
+    if (workloads.size() != 1) return "--workload takes one workload (legal: " + workload_names() + ")";
+    o.params.workload = workloads[0];
+    if (!s.size.empty()) check(parse_size("--size", s.size, o.width, o.height));
+    if (!s.font_scale.empty()) check(parse_font_scale("--font-scale", s.font_scale, o.font_scale));
+    if (s.theme != "dark" && s.theme != "light") check(bad_value("--theme", s.theme, "is not a theme", "dark, light"));
+    o.theme = s.theme;
+    for (const auto& spec : kernels::all_param_specs()) {
+        const auto given = s.params.find(spec.name);
+        if (given == s.params.end() || given->second.empty()) continue;
+        check(parse_one_param(std::string("--") + spec.name, given->second, spec.id, workloads, o.params));
+    }
+    if (!s.dtype.empty()) {
+        std::vector<kernels::DType> dtypes;
+        check(parse_dtypes("--dtype", {s.dtype}, false, dtypes));
+        if (dtypes.size() == 1) o.params.dtype = dtypes[0];
+        else if (!dtypes.empty()) check("--dtype takes one dtype here, not a list");
+    }
+    if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
+    if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
+    if (!check.error.empty()) return check.error;
+    if (std::string problem = kernels::validate(o.params); !problem.empty()) return problem;
+    if (!s.results.empty()) {
+        // The file decides what is shown: its first parameter set (checked here, so a malformed
+        // file is bad input, exit 2, before any window opens).
+        std::vector<kernels::Measurement> imported;
+        if (std::string why = load_measurements_json(s.results, imported); !why.empty()) return "--results " + why;
+        o.results = s.results;
+        o.params = imported.front().job.params;
+    }
+    if (std::string problem = check_shot_view(s.view, s.variant, s.compare, s.step, o); !problem.empty()) return problem;
+    // Checked last so `shot --size 12x` names the size first; CLI11 does not require it for that reason.
+    if (trim(s.out).empty()) return "--out FILE.png is required";
+    o.out = s.out;
+    if (std::string problem = check_writable(o.out); !problem.empty()) return "--out: " + problem;
+    return "";
+}
+
+void define_bench(CLI::App& app, RawArgs& raw) {
+    CLI::App* bench = app.add_subcommand("bench", "Sweep workloads x variants x sizes; print a table, write CSV/JSON");
+    auto& b = raw.bench;
+    bench->add_option("--workload", b.workload, workload_names() + " or all (comma list)")->type_name("LIST");
+    bench->add_option("--variant", b.variant, "all, or variant names (comma list): " + variant_names())
+        ->type_name("LIST");
+    bench->add_option("--dtype", b.dtype, "fp32, fp16, bf16 or all (comma list)")->type_name("LIST");
+    for (const auto& spec : kernels::all_param_specs())
+        bench->add_option(std::string("--") + spec.name, b.params[spec.name], param_option_help(spec) + "; comma list")
+            ->type_name("LIST");
+    bench->add_option("--reps", b.reps, "timed repetitions (the GPU uses at least 20)")->type_name("N");
+    bench->add_option("--csv", b.csv, "write the measurements as CSV to this file")->type_name("FILE");
+    bench->add_option("--json", b.json, "write the measurements as JSON to this file")->type_name("FILE");
+    bench->add_option("--sim", b.sim, "use this simulated GPU (see `fusionlab info`)")->type_name("GPU");
+    bench->add_flag("--kernels", b.kernels, "add a row per kernel with its own bandwidth");
+    bench
+        ->add_option("--repeat", b.repeat, "run the whole sweep K times in one process, same order (1..100; default 1)")
+        ->type_name("K");
+    bench->add_flag("--interactive", b.interactive,
+                    "time like the GUI's first live pass: " + std::to_string(kernels::kQuickReps) +
+                        " reps, 1 warm-up, no counters (see the wall ms column)");
+}
+
+void define_shot(CLI::App& app, RawArgs& raw) {
+    CLI::App* shot = app.add_subcommand("shot", "Measure, render the main window headless and save it as PNG");
+    auto& s = raw.shot;
+    shot->add_option("--out", s.out, "PNG file to write (required)")->type_name("FILE");
+    shot->add_option("--size", s.size, "WIDTHxHEIGHT (default 1280x720)")->type_name("WxH");
+    shot->add_option("--font-scale", s.font_scale, "1 to 3 (default 1)")->type_name("S");
+    shot->add_option("--theme", s.theme, "dark or light")->type_name("NAME");
+    shot->add_option("--workload", s.workload, workload_names())->type_name("NAME");
+    shot->add_option("--dtype", s.dtype, "fp32, fp16 or bf16")->type_name("NAME");
+    for (const auto& spec : kernels::all_param_specs())
+        shot->add_option(std::string("--") + spec.name, s.params[spec.name], param_option_help(spec))->type_name("V");
+    shot->add_option("--sim", s.sim, "use this simulated GPU")->type_name("GPU");
+    shot->add_option("--reps", s.reps, "timed repetitions")->type_name("N");
+    shot->add_option("--view", s.view, "the tab to show: " + view_ids_text() + " (default results)")->type_name("NAME");
+    shot->add_option("--variant", s.variant, "memory view: the variant to show (default: the first)")->type_name("NAME");
+    shot->add_option("--compare", s.compare, "memory view: a second variant side by side")->type_name("NAME");
+    shot->add_option("--results", s.results,
+                     "draw the measurements of this JSON export (`bench --json` on a GPU machine) instead of "
+                     "measuring; its workload and parameters replace --workload and the sizes")
+        ->type_name("FILE");
+    shot->add_option("--step", s.step, "memory view: the schedule step to show (default: the middle); with --lesson: "
+                                       "the lesson step, from 1")->type_name("N");
+    shot->add_option("--lesson", s.lesson, "write a lesson bundle (PNG, CSV, JSON per step) into the --out folder")
+        ->type_name("NAME");
+    shot->add_flag("--all-steps", s.all_steps, "with --lesson: every step of the lesson");
+    shot->add_flag("--classroom", s.classroom, "with --lesson: the presenter view (large fonts)");
+}
+
+void define_lessons(CLI::App& app, RawArgs& raw) {
+    CLI::App* lessons = app.add_subcommand("lessons", "Check or list lesson files");
+    lessons->require_subcommand(1, 1);
+    CLI::App* check = lessons->add_subcommand("check", "Validate lesson files; errors as file:line: message (exit 2)");
+    check->add_option("files", raw.lessons_files, "lesson files (default: every shipped lesson)")->type_name("FILE");
+    check->callback([&raw] { raw.lessons_action = "check"; });
+    CLI::App* list = lessons->add_subcommand("list", "The shipped lessons: name, steps, title");
+    list->callback([&raw] { raw.lessons_action = "list"; });
+}
+
+}  // namespace
+
+ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    ParsedCommand cmd;
+    RawArgs raw;
+    CLI::App app("fusionlab: runs unfused and fused GPU kernels side by side and shows where the time goes.\n"
+                 "Without a command it opens the GUI.",
+                 "fusionlab");
+    app.require_subcommand(0, 1);
+    app.add_option("--sim", raw.gui_sim, "start the GUI on this simulated GPU")->type_name("GPU");
+    app.add_option("--font-scale", raw.gui_font_scale, "GUI font scale, 1 to 3 (projectors: 2)")->type_name("S");
+    app.add_option("--results", raw.gui_results, "open the GUI on the measurements of this JSON export")->type_name("FILE");
+    app.add_flag("--classroom", raw.gui_classroom, "start in classroom mode (lesson pane, presenter fonts; F5 toggles)");
+    app.add_option("--lesson", raw.gui_lesson, "open this lesson (name or number; see `fusionlab lessons list`)")
+        ->type_name("NAME");
+    // Hidden (group ""): the soak test scripts/soak.sh runs; not something a user needs in --help.
+    app.add_option("--soak", raw.gui_soak, "soak test: random GUI actions for SECONDS, then exit")->group("");
+    app.add_option("--soak-seed", raw.gui_soak_seed, "soak test: seed of the random actions")->group("");
+    app.add_option("--soak-size", raw.gui_soak_size, "soak test: window WIDTHxHEIGHT")->group("");
+    app.add_option("--soak-passes", raw.gui_soak_passes, "soak test: replay the same actions P times")->group("");
+    CLI::App* info = app.add_subcommand("info", "Device, driver, clocks, measured ceilings, simulated GPUs");
+    info->add_option("--sim", raw.info_sim, "describe this simulated GPU")->type_name("GPU");
+    define_bench(app, raw);
+    define_shot(app, raw);
+    define_lessons(app, raw);
+
+    try {
+        std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them last-first
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp& e) {
+        cmd.exit_code = app.exit(e, out, err);
+        return cmd;
+    } catch (const CLI::CallForAllHelp& e) {
+        cmd.exit_code = app.exit(e, out, err);
+        return cmd;
+    } catch (const CLI::ParseError& e) {
+        err << "fusionlab: " << printable(e.what()) << " (see fusionlab --help)\n";
+        cmd.exit_code = kExitUsage;
+        return cmd;
+    }
+
+    std::string problem;
+    std::string prefix = "fusionlab";
+    if (app.got_subcommand("bench")) {
+        cmd.command = Command::bench;
+        prefix = "fusionlab bench";
+        problem = check_bench(raw, cmd.bench);
+    } else if (app.got_subcommand("shot")) {
+        cmd.command = Command::shot;
+        prefix = "fusionlab shot";
+        problem = check_shot(raw, cmd.shot);
+    } else if (app.got_subcommand("lessons")) {
+        cmd.command = Command::lessons;
+        prefix = "fusionlab lessons";
+        cmd.lessons.action = raw.lessons_action;
+        cmd.lessons.files = raw.lessons_files;
+    } else if (app.got_subcommand("info")) {
+        cmd.command = Command::info;
+        prefix = "fusionlab info";
+        if (!raw.info_sim.empty()) problem = parse_sim_gpu("--sim", raw.info_sim, cmd.info.sim_gpu);
+    } else {
+        cmd.command = Command::gui;
+        Checker check;
+        if (!raw.gui_sim.empty()) check(parse_sim_gpu("--sim", raw.gui_sim, cmd.gui.sim_gpu));
+        if (!raw.gui_font_scale.empty()) check(parse_font_scale("--font-scale", raw.gui_font_scale, cmd.gui.font_scale));
+        if (!raw.gui_results.empty()) {
+            std::vector<kernels::Measurement> imported;
+            if (std::string why = load_measurements_json(raw.gui_results, imported); !why.empty())
+                check("--results " + why);
+            cmd.gui.results = raw.gui_results;
+        }
+        cmd.gui.classroom = raw.gui_classroom;
+        if (!raw.gui_lesson.empty()) {
+            std::vector<Lesson> lessons;
+            std::vector<LessonError> errors;
+            load_all_lessons(lessons, errors);
+            std::string why;
+            if (const Lesson* l = find_lesson(lessons, raw.gui_lesson, &why)) cmd.gui.lesson = l->name;
+            else check("--lesson: " + why);
+        }
+        check(parse_soak(raw.gui_soak, raw.gui_soak_seed, raw.gui_soak_size, raw.gui_soak_passes, cmd.gui));
+        problem = check.error;
+    }
+    if (!problem.empty()) {
+        err << prefix << ": " << printable(problem) << "\n";
+        cmd.exit_code = kExitUsage;
+    }
+    return cmd;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] info
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+void print_line(std::ostream& out, const std::string& label, const std::string& value) {
+    out << "  " << pad_right(label, 20) << value << "\n";
+}
+
+std::string bandwidth_text(double gbps) { return gbps > 0 ? kernels::format_gbps(gbps) : std::string("unknown"); }
+
+std::string tflops_or_unavailable(const std::optional<double>& v) {
+    return v ? printf_string("%.1f TFLOP/s", *v) : std::string("unavailable");
+}
+
+// Measured roofs beside the datasheet ones; a simulated GPU has only the datasheet (roofline).
+void print_compute_ceilings(std::ostream& out, const kernels::DeviceInfo& d) {
+    if (d.simulated) {
+        print_line(out, "compute ceilings", "datasheet values (simulated GPU: nothing measured)");
+        return;
+    }
+    print_line(out, "measured fp16 GEMM", tflops_or_unavailable(d.measured_fp16_gemm_tflops) +
+                                              printf_string("   (theoretical peak %.0f TFLOP/s)", d.peak_tensor_tflops));
+    print_line(out, "measured bf16 GEMM", tflops_or_unavailable(d.measured_bf16_gemm_tflops) +
+                                              printf_string("   (theoretical peak %.0f TFLOP/s)", d.peak_tensor_tflops));
+    print_line(out, "measured FP32 FMA", tflops_or_unavailable(d.measured_fp32_fma_tflops) +
+                                             printf_string("   (theoretical peak %.1f TFLOP/s)", d.peak_fp32_tflops));
+    print_line(out, "how", d.compute_ceiling_note);
+}
+
+void print_device(std::ostream& out, const kernels::DeviceInfo& d) {
+    print_line(out, "device", d.name + (d.simulated ? "   [SIMULATED: datasheet numbers, no GPU]" : ""));
+    print_line(out, "compute capability", printf_string("%d.%d, %d SMs", d.cc_major, d.cc_minor, d.sm_count));
+    print_line(out, "driver / runtime", d.driver + " / " + d.runtime);
+    print_line(out, "clocks", "SM " + clock_text(d.sm_clock_mhz) + ", memory " + clock_text(d.mem_clock_mhz) +
+                                  (d.mem_bus_bits > 0 ? printf_string(", %d-bit bus", d.mem_bus_bits) : ""));
+    print_line(out, "memory", kernels::format_bytes(double(d.global_mem_bytes)) + ", L2 " +
+                                  kernels::format_bytes(double(d.l2_bytes)));
+    print_line(out, "shared memory", kernels::format_bytes(double(d.smem_per_block)) + " per block, " +
+                                         kernels::format_bytes(double(d.smem_per_block_optin)) + " opt-in");
+    print_line(out, "peak bandwidth", bandwidth_text(d.peak_bw_gbps) +
+                                          (d.simulated ? " (datasheet)" : " (theoretical: clocks x bus width)"));
+    if (d.measured_copy_gbps)
+        print_line(out, "measured copy", kernels::format_gbps(*d.measured_copy_gbps) +
+                                             (d.ceiling_note.empty() ? "" : " (" + d.ceiling_note + ")"));
+    else
+        print_line(out, "measured copy",
+                   "unavailable" + (d.ceiling_note.empty() ? std::string() : ": " + d.ceiling_note));
+    print_line(out, "peak compute", printf_string("FP32 %.1f TFLOP/s, tensor fp16/bf16 %.0f TFLOP/s",
+                                                  d.peak_fp32_tflops, d.peak_tensor_tflops) +
+                                        (d.simulated ? " (datasheet)" : " (theoretical: clocks x SMs)"));
+    print_compute_ceilings(out, d);
+    if (d.simulated) print_line(out, "launch overhead", printf_string("%.1f us per kernel (model)", d.launch_overhead_us));
+    if (d.simulated)
+        print_line(out, "graph replay", printf_string("%.1f us per kernel node (model)", d.graph_kernel_us));
+    const BandwidthCeiling ceiling = bandwidth_ceiling(d);
+    print_line(out, "ceiling used", ceiling.gbps > 0 ? kernels::format_gbps(ceiling.gbps) + " (" + ceiling.source + ")"
+                                                     : std::string("unavailable"));
+}
+
+void print_sim_table(std::ostream& out) {
+    size_t key_width = 5, name_width = 6;
+    for (const auto& gpu : kernels::sim_gpus()) {
+        key_width = std::max(key_width, display_width(gpu.key) + 2);
+        name_width = std::max(name_width, display_width(gpu.info.name) + 2);
+    }
+    out << "\nsimulated GPUs (--sim KEY), datasheet numbers:\n";
+    out << "  " << pad_right("KEY", key_width) << pad_right("name", name_width) << pad_left("HBM", 10)
+        << pad_left("FP32", 14) << pad_left("tensor", 14) << pad_left("memory", 11) << pad_left("L2", 11)
+        << pad_left("SMs", 6) << pad_left("launch", 9) << pad_left("graph", 9) << "\n";
+    for (const auto& gpu : kernels::sim_gpus()) {
+        const auto& d = gpu.info;
+        out << "  " << pad_right(gpu.key, key_width) << pad_right(d.name, name_width)
+            << pad_left(bandwidth_text(d.peak_bw_gbps), 10)
+            << pad_left(printf_string("%.1f TFLOP/s", d.peak_fp32_tflops), 14)
+            << pad_left(printf_string("%.0f TFLOP/s", d.peak_tensor_tflops), 14)
+            << pad_left(kernels::format_bytes(double(d.global_mem_bytes)), 11)
+            << pad_left(kernels::format_bytes(double(d.l2_bytes)), 11) << pad_left(std::to_string(d.sm_count), 6)
+            << pad_left(printf_string("%.1f us", d.launch_overhead_us), 9)
+            << pad_left(printf_string("%.1f us", d.graph_kernel_us), 9) << "\n";
+    }
+}
+
+int run_info(const InfoOptions& o, std::ostream& out) {
+    out << "fusionlab " << kernels::build_type() << " build, CUDA kernels "
+        << (kernels::built_with_cuda() ? "built in" : "not built (simulated backend only)") << "\n\n";
+    if (!o.sim_gpu.empty()) {
+        out << "SIMULATED GPU '" << o.sim_gpu << "':\n";
+        print_device(out, kernels::find_sim_gpu(o.sim_gpu)->info);
+        return kExitOk;
+    }
+    // The runner's worker probes and owns the GPU backend, as in the GUI and bench.
+    Runner runner;
+    runner.wait_until_probed();
+    if (runner.gpu_available()) {
+        out << "GPU:\n";
+        print_device(out, runner.gpu_device());
+    } else {
+        out << "GPU: none usable: " << runner.gpu_status() << "\n"
+            << "  the app runs on a simulated GPU (default H100; pick one with --sim KEY)\n";
+    }
+    // Tried for real (initialisation and one small measured kernel): permission problems show here.
+    print_line(out, "hardware counters",
+               kernels::counters_status_line(!kernels::built_with_cuda() || runner.gpu_available()
+                                                 ? kernels::probe_hardware_counters(0)
+                                                 : "unavailable: no usable GPU"));
+    print_sim_table(out);
+    return kExitOk;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] bench: table
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+struct Column {
+    const char* title;
+    size_t width;
+    bool right;  // numbers right-aligned
+};
+
+// The shape column is as wide as the widest shape of the sweep (attention's are long).
+std::vector<Column> table_columns(size_t shape_width) {
+    return {
+        {"workload", 10, false},    {"variant", 9, false},   {"dtype", 6, false},
+        {"shape", std::max<size_t>(shape_width, 13), false}, {"median ms (min-max)", 24, false},
+        {"modeled bytes", 14, true}, {"DRAM bytes (measured)", 24, true}, {"GB/s", 11, true}, {"% ceil", 8, true},
+        {"TFLOP/s", 8, true},        {"wall ms", 9, true},   {"max err / rel err", 0, false},
+    };
+}
+
+std::string table_line(const std::vector<std::string>& cells, size_t shape_width) {
+    const auto columns = table_columns(shape_width);
+    std::string line;
+    for (size_t i = 0; i < cells.size() && i < columns.size(); ++i) {
+        const bool last = i + 1 == columns.size();
+        std::string cell = columns[i].right ? pad_left(cells[i], columns[i].width) : pad_right(cells[i], columns[i].width);
+        line += cell + (last ? "" : "  ");
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line;
+}
+
+std::string ms_text(double ms) {
+    if (ms >= 100) return printf_string("%.1f", ms);
+    if (ms >= 10) return printf_string("%.2f", ms);
+    if (ms >= 1) return printf_string("%.3f", ms);
+    return printf_string("%.4f", ms);
+}
+
+// A model estimate has no spread: say so instead of printing min = max.
+std::string time_cell(const kernels::TimeStats& t, bool simulated) {
+    if (simulated) return ms_text(t.median_ms) + " (model)";
+    return ms_text(t.median_ms) + " (" + ms_text(t.min_ms) + "-" + ms_text(t.max_ms) + ")";
+}
+
+std::string gbps_cell(double gbps) { return printf_string("%.1f", gbps); }
+
+std::string pct_cell(double gbps, const BandwidthCeiling& c) {
+    return c.gbps > 0 ? printf_string("%.1f%%", percent_of_ceiling(gbps, c)) : std::string("n/a");
+}
+
+std::string error_cell(const kernels::Measurement& m) {
+    if (m.checked) return printf_string("%.2e / %.2e", m.max_abs_error, m.rel_l2_error);
+    if (m.device.simulated) return "n/a (simulated)";
+    return "not checked" + (m.check_note.empty() ? std::string() : ": " + m.check_note);
+}
+
+std::string tflops_cell(double gflops) { return gflops > 0 ? printf_string("%.1f", gflops / 1e3) : std::string("-"); }
+
+void print_header(std::ostream& out, const kernels::Measurement& first, size_t shape_width) {
+    const auto& d = first.device;
+    const BandwidthCeiling ceiling = bandwidth_ceiling(d);
+    if (d.simulated) {
+        out << "**************************************************************************************\n"
+            << "  SIMULATED: times come from the model on a datasheet " << d.name << ",\n"
+            << "  not from a GPU. Outputs are not measured; errors are n/a.\n"
+            << "**************************************************************************************\n";
+    }
+    out << "device: " << d.name << " | driver " << d.driver << ", runtime " << d.runtime << " | clocks SM "
+        << clock_text(d.sm_clock_mhz) << ", memory " << clock_text(d.mem_clock_mhz) << " | backend "
+        << kernels::to_string(first.job.backend) << " | build " << first.build_type << "\n";
+    out << "ceiling: "
+        << (ceiling.gbps > 0 ? kernels::format_gbps(ceiling.gbps) + " (" + ceiling.source + ")" : "unavailable")
+        << (d.ceiling_note.empty() ? "" : " - " + d.ceiling_note) << "\n";
+    if (!first.timing_note.empty()) out << "timing: " << first.timing_note << "\n";
+    out << "measured DRAM bytes: " << first.measured_bytes_note << "\n\n";
+    std::vector<std::string> titles;
+    for (const auto& c : table_columns(shape_width)) titles.emplace_back(c.title);
+    out << table_line(titles, shape_width) << "\n";
+}
+
+// The launch lesson in one line under the row: time per step (whole run / K) and, from the
+// timeline run, how long the GPU sat idle between kernels.
+void print_launch_line(std::ostream& out, const kernels::Measurement& m) {
+    const auto& p = m.job.params;
+    const kernels::TimelineStats st = kernels::timeline_stats(m.timeline);
+    const std::string sim = m.device.simulated ? " (simulated)" : "";
+    const double per_step_us = m.time.median_ms * 1e3 / double(p.steps);
+    const int64_t launched = kernels::launch::kernel_count(m.job.variant, p);
+    out << "    per step " << printf_string(per_step_us < 0.1 ? "%.4f us" : "%.2f us", per_step_us) << sim << "; "
+        << launched << (launched == 1 ? " kernel" : " kernels")
+        << "; GPU idle between kernels: "
+        << (st.kernels > 1 ? printf_string("%.2f us median, ", st.median_gap_us) +
+                                 printf_string("%.2f us mean, ", st.mean_gap_us) + printf_string("%.2f us max", st.max_gap_us) +
+                                 printf_string(", %.0f %% of the run", st.span_ms > 0 ? 100.0 * st.idle_ms / st.span_ms : 0.0)
+                           : std::string(st.kernels == 1 ? "none (one kernel)" : "unavailable (no timeline)"))
+        << (m.timeline_source.empty() ? "" : " [" + m.timeline_source.substr(0, m.timeline_source.find(':')) + "]") << "\n";
+}
+
+void print_measurement(std::ostream& out, const kernels::Measurement& m, bool per_kernel, size_t shape_width) {
+    const auto& p = m.job.params;
+    std::vector<std::string> cells = {kernels::to_string(p.workload), m.job.variant, kernels::to_string(p.dtype),
+                                      shape_text(p, m.job.variant)};
+    if (!m.ok) {
+        // The shape can be wider than its column: keep the message on the same line after it.
+        out << table_line(cells, shape_width) << "  " << (m.refused ? "refused: " : "FAILED: ") << m.error << "\n";
+        return;
+    }
+    const BandwidthCeiling ceiling = bandwidth_ceiling(m.device);
+    cells.push_back(time_cell(m.time, m.device.simulated));
+    cells.push_back(kernels::format_bytes(double(m.bytes())));
+    cells.push_back(m.measured_bytes ? kernels::measured_vs_modeled(*m.measured_bytes, m.bytes()) : std::string("n/a"));
+    cells.push_back(gbps_cell(m.achieved_gbps()));
+    cells.push_back(pct_cell(m.achieved_gbps(), ceiling));
+    cells.push_back(tflops_cell(m.achieved_gflops()));
+    cells.push_back(m.wall_ms > 0 ? ms_text(m.wall_ms) : std::string("-"));
+    cells.push_back(error_cell(m));
+    out << table_line(cells, shape_width) << "\n";
+    if (p.workload == kernels::Workload::launch) print_launch_line(out, m);
+    if (!per_kernel) return;
+    // Each kernel against its own bytes: the unfused baseline is honest only if every one of its
+    // kernels runs near the ceiling by itself.
+    for (const auto& k : m.kernels) {
+        const double gbps = k.time.median_ms > 0 ? double(k.bytes) / (k.time.median_ms * 1e6) : 0.0;
+        out << table_line({"", "  kernel", "", k.name, time_cell(k.time, m.device.simulated), kernels::format_bytes(double(k.bytes)),
+                           "", gbps_cell(gbps), pct_cell(gbps, ceiling), "", "", ""},
+                          shape_width)
+            << "\n";
+    }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] bench: sweep
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+std::vector<kernels::Job> jobs_for(const BenchOptions& o, const kernels::Params& p, kernels::BackendKind backend,
+                                   const std::string& sim_gpu) {
+    std::vector<kernels::Job> jobs;
+    for (const auto& v : kernels::variants(p.workload)) {
+        if (!o.variants.empty() && std::find(o.variants.begin(), o.variants.end(), v.name) == o.variants.end())
+            continue;
+        kernels::Job job;
+        job.params = p;
+        job.variant = v.name;
+        job.backend = backend;
+        job.sim_gpu = sim_gpu;
+        job.reps = o.reps;
+        if (o.interactive) {  // the GUI's quick pass (app/core/panels_state.cpp make_quick_batch)
+            job.quick = true;
+            job.reps = std::min(o.reps, kernels::kQuickReps);
+            job.warmup = 1;
+            job.measure_counters = false;
+        }
+        jobs.push_back(job);
+    }
+    return jobs;
+}
+
+int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
+    Runner runner;
+    kernels::BackendKind backend = kernels::BackendKind::simulated;
+    std::string sim_gpu = o.sim_gpu;
+    if (sim_gpu.empty()) {
+        runner.wait_until_probed();
+        if (runner.gpu_available()) {
+            backend = kernels::BackendKind::gpu;
+        } else {
+            sim_gpu = "H100";
+            err << "fusionlab bench: no GPU (" << runner.gpu_status()
+                << "); using the simulated H100 (choose with --sim)\n";
+        }
+    }
+    if (backend == kernels::BackendKind::gpu && kernels::sanitizer_run())
+        err << "fusionlab bench: " << kernels::sanitizer_run_note() << "\n";
+
+    size_t shape_width = 0;
+    for (auto w : o.workloads)
+        for (auto t : o.dtypes)
+            for (const auto& p : sweep_params(o, w, t))
+                for (const auto& v : kernels::variants(w)) shape_width = std::max(shape_width, shape_text(p, v.name).size());
+
+    std::vector<kernels::Measurement> all;
+    int failures = 0;
+    // FUSIONLAB_HEAP_TRACE=1: after each parameter set, the C heap in use and the resident set on
+    // stderr, to tell a leak (in use grows with the jobs) from allocator retention.
+    const bool heap_trace = std::getenv("FUSIONLAB_HEAP_TRACE") != nullptr;
+    size_t jobs_done = 0;
+    for (int pass = 0; pass < o.repeat; ++pass)
+        for (auto w : o.workloads)
+            for (auto t : o.dtypes)
+                for (const auto& p : sweep_params(o, w, t)) {
+                    std::vector<kernels::Measurement> batch = runner.run_blocking(jobs_for(o, p, backend, sim_gpu));
+                    jobs_done += batch.size();
+                    if (heap_trace) {
+                        const auto heap = platform::heap_stats();
+                        const auto rss = host_rss_bytes(nullptr);
+                        err << "heap trace: " << jobs_done << " jobs, in use "
+                            << (heap ? std::to_string(heap->in_use >> 10) : std::string("?")) << " KiB, held free "
+                            << (heap ? std::to_string(heap->free_held >> 10) : std::string("?")) << " KiB, rss "
+                            << (rss ? std::to_string(*rss >> 10) : std::string("?")) << " KiB\n";
+                    }
+                    for (auto& m : batch) {
+                        if (all.empty()) print_header(out, m, shape_width);
+                        print_measurement(out, m, o.per_kernel, shape_width);
+                        out.flush();
+                        // A refusal (the device cannot run this variant here) is an answer, not a failure.
+                        if (!m.ok && !m.refused) {
+                            ++failures;
+                            err << "fusionlab bench: " << kernels::to_string(w) << " " << m.job.variant << " "
+                                << kernels::to_string(t) << " " << shape_text(p, m.job.variant) << ": " << m.error
+                                << "\n";
+                        }
+                        all.push_back(std::move(m));
+                    }
+                }
+
+    int code = failures ? kExitFailure : kExitOk;
+    if (!o.csv.empty()) {
+        if (std::string problem = export_csv(o.csv, all); !problem.empty()) {
+            err << "fusionlab bench: --csv: " << problem << "\n";
+            code = kExitFailure;
+        } else {
+            out << "\nwrote " << o.csv << " (" << all.size() << " rows)\n";
+        }
+    }
+    if (!o.json.empty()) {
+        if (std::string problem = export_json(o.json, all); !problem.empty()) {
+            err << "fusionlab bench: --json: " << problem << "\n";
+            code = kExitFailure;
+        } else {
+            out << (o.csv.empty() ? "\n" : "") << "wrote " << o.json << " (" << all.size() << " measurements)\n";
+        }
+    }
+    return code;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] GUI and shot
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+constexpr const char* kNoGuiMessage = "this build has no GUI (built with FUSIONLAB_GUI=OFF): use bench/info";
+
+int run_gui_command(const GuiOptions& o, const GuiEntryPoints& gui, std::ostream& err) {
+    if (gui.run_gui) return gui.run_gui(o);
+    err << "fusionlab: " << kNoGuiMessage << "\n";
+    return kExitFailure;
+}
+
+int run_shot_command(const ShotOptions& o, const GuiEntryPoints& gui, std::ostream& err) {
+    if (gui.run_shot) return gui.run_shot(o);
+    err << "fusionlab shot: " << kNoGuiMessage << "\n";
+    return kExitFailure;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] lessons check / list
+// ---------------------------------------------------------------------------------------------
+int run_lessons(const LessonsOptions& o, std::ostream& out, std::ostream& err) {
+    std::vector<std::string> files = o.files;
+    if (files.empty()) {
+        const std::string dir = lessons_dir();
+        if (!dir.empty()) files = lesson_files(dir);
+        if (files.empty()) {
+            err << "fusionlab lessons: no lesson files found (looked in $FUSIONLAB_LESSONS, ./lessons and the source "
+                   "tree's lessons/)\n";
+            return kExitUsage;
+        }
+    }
+    bool any_error = false;
+    for (const std::string& file : files) {
+        const LessonParse p = load_lesson(file);
+        for (const LessonError& e : p.errors) err << e.text() << "\n";
+        any_error = any_error || !p.ok();
+        if (o.action == "list") {
+            if (p.ok())
+                out << pad_right(p.lesson.name, 28) << pad_left(std::to_string(p.lesson.steps.size()), 3) << " steps  "
+                    << p.lesson.title << "\n";
+        } else if (p.ok()) {
+            out << "ok  " << file << " (" << p.lesson.steps.size() << " steps)\n";
+        }
+    }
+    return any_error ? kExitUsage : kExitOk;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Entry points
+// ---------------------------------------------------------------------------------------------
+int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err, const GuiEntryPoints& gui) {
+    if (cmd.exit_code >= 0) return cmd.exit_code;
+    switch (cmd.command) {
+        case Command::gui: return run_gui_command(cmd.gui, gui, err);
+        case Command::info: return run_info(cmd.info, out);
+        case Command::bench: return run_bench(cmd.bench, out, err);
+        case Command::shot: return run_shot_command(cmd.shot, gui, err);
+        case Command::lessons: return run_lessons(cmd.lessons, out, err);
+    }
+    return kExitFailure;
+}
+
+int main_entry(int argc, const char* const* argv, const GuiEntryPoints& gui) {
+    try {
+        std::vector<std::string> args;
+        for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+        const ParsedCommand cmd = parse_command_line(args, std::cout, std::cerr);
+        return run_command(cmd, std::cout, std::cerr, gui);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "fusionlab: out of host memory\n";
+    } catch (const std::exception& e) {
+        std::cerr << "fusionlab: " << e.what() << "\n";
+    }
+    return kExitFailure;
+}
+
+}  // namespace app::cli

@@ -1,0 +1,51 @@
+// What the `fusionlab` (GUI) and `fusionlab shot` commands are asked to do: parsed by the command
+// line (app/core/cli.cpp), carried out by the GUI shell (app/gui/gui.h) in builds that have one.
+#pragma once
+
+#include "kernels/common/types.h"
+
+#include <cstdint>
+#include <string>
+
+namespace app {
+
+struct GuiOptions {
+    std::string sim_gpu;      // non-empty: start on this simulated GPU even if a GPU is present
+    float font_scale = 0;     // 0: use the saved setting
+    std::string results;      // non-empty: start showing the measurements of this JSON export
+    bool classroom = false;   // --classroom: start in the presenter view (lesson pane open)
+    std::string lesson;       // --lesson NAME: open this lesson (at lesson_step, 0-based)
+    int lesson_step = 0;
+    // Hidden soak test (app/core/soak.h, scripts/soak.sh): > 0 runs random user actions for this many
+    // seconds in a window of soak_width x soak_height, prints the report and exits 0 or 1.
+    double soak_seconds = 0;
+    uint64_t soak_seed = 1;
+    int soak_width = 1280, soak_height = 720;
+    int soak_passes = 1;  // > 1: the same seeded actions replayed; memory judged over the replays
+};
+
+struct ShotOptions {
+    std::string out;                 // PNG path (required)
+    int width = 1280, height = 720;
+    float font_scale = 1.0f;
+    std::string theme = "dark";      // dark | light
+    kernels::Params params;          // what to measure before the shot
+    std::string sim_gpu;             // non-empty: simulated GPU; empty: GPU if present else H100
+    int reps = 20;
+    // --view memory: the memory-hierarchy animation tab at `step` of `variant` (and, when
+    // `compare` is set, that variant side by side); "results" is the measurements tab.
+    std::string view = "results";
+    std::string variant, compare;  // "" = the workload's first variant / no side by side
+    int64_t step = -1;             // -1 = the middle of the schedule
+    // Non-empty: draw the measurements of this JSON export (e.g. `fusionlab bench --json` on a GPU
+    // machine) instead of measuring; their workload and parameters replace params.
+    std::string results;
+    // --lesson NAME: a lesson bundle instead of one PNG; `out` is then the bundle folder. One
+    // step (lesson_step, 0-based) or every step (all_steps); classroom: the presenter view.
+    std::string lesson;
+    int lesson_step = 0;
+    bool all_steps = false;
+    bool classroom = false;
+};
+
+}  // namespace app

@@ -1,0 +1,44 @@
+// What the settings ask to be measured, with no GUI state: the backend they resolve to, one runner
+// job per selected variant, and where the next export goes. The live loop (app/core/panels_state.h)
+// and the sweep (app/core/sweep.h) both build their batches here.
+#pragma once
+
+#include "app/core/runner.h"
+#include "app/core/settings.h"
+#include "kernels/common/types.h"
+
+#include <string>
+#include <vector>
+
+namespace app {
+
+// The live loop on a GPU: when the parameters settle, a quick pass (kQuickReps timed reps, no
+// hardware counters, so N <= 8192 answers within ~300 ms) and, once it has answered for every
+// variant, a full pass with the user's reps and the counters. Simulated GPUs answer at once:
+// one full pass.
+inline constexpr int kQuickReps = kernels::kQuickReps;
+// The simulated GPU used when nothing else is chosen and no CUDA device exists.
+inline constexpr const char* kDefaultSimGpu = "H100";
+
+// Where jobs go, as chosen in the settings and allowed by what the runner found.
+struct ResolvedBackend {
+    bool ready = false;                   // false while the GPU probe is still running
+    kernels::BackendKind kind = kernels::BackendKind::simulated;
+    std::string sim_key;                  // when simulated
+    kernels::DeviceInfo device;           // what the numbers will come from
+};
+
+ResolvedBackend resolve_backend(const Settings& s, const Runner& runner);
+
+// Device name without the " (simulated)" suffix, for banners that already say so.
+std::string plain_device_name(const kernels::DeviceInfo& d);
+
+// One job per selected variant of the current workload.
+std::vector<kernels::Job> make_batch(const Settings& s, const ResolvedBackend& backend);
+// The same batch as the live loop's quick pass: kQuickReps reps, no counters, job.quick set.
+std::vector<kernels::Job> make_quick_batch(const Settings& s, const ResolvedBackend& backend);
+
+// File path for a new export of this extension ("csv", "json", "png").
+std::string export_path(const Settings& s, const std::string& extension);
+
+}  // namespace app

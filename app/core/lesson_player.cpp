@@ -1,0 +1,138 @@
+#include "app/core/lesson_player.h"
+
+#include "kernels/workload.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace app {
+
+void ensure_lessons_loaded(AppState& state) {
+    LessonPlayerState& lp = state.lesson;
+    if (lp.loaded) return;
+    load_all_lessons(lp.lessons, lp.load_errors);
+    lp.loaded = true;
+}
+
+void apply_step_state(AppState& state, const StepState& st) {
+    Settings& s = state.settings;
+    s.params = st.params;
+    s.variants[kernels::to_string(st.params.workload)] = st.variants;
+    state.requested_view = st.view;
+    state.highlight = st.highlight;
+    if (st.sweep) state.sweep_requested = true;
+    // The memory animation follows the lesson's variants: its first and, side by side, second one.
+    state.memory.variant = st.variants.empty() ? std::string() : st.variants.front();
+    state.memory.compare = st.variants.size() > 1 ? st.variants[1] : std::string();
+    state.memory.side_by_side = st.view == "memory" && st.variants.size() > 1;
+    state.memory.clock = 0;
+    // A step that shows the animation plays it (shots pick their still frame themselves).
+    state.memory.playing = st.view == "memory" && state.interactive;
+}
+
+void enter_step(AppState& state, int step, double now) {
+    LessonPlayerState& lp = state.lesson;
+    const Lesson* lesson = lp.current();
+    if (!lesson || lesson->steps.empty()) return;
+    lp.step = std::clamp(step, 0, static_cast<int>(lesson->steps.size()) - 1);
+    lp.revealed.clear();
+    const StepState& st = lesson->steps[static_cast<size_t>(lp.step)].state;
+    apply_step_state(state, st);
+    mark_changed(state, now);
+    // @measure: no debounce wait; otherwise the usual short pause lets fast stepping skip runs.
+    if (st.measure) state.changed_at = now - kSubmitDebounceSeconds;
+    lp.step_applied = true;
+    lp.step_entered_at = now;
+}
+
+bool highlight_pulsing(const AppState& state, double now) {
+    return state.interactive && !state.highlight.empty() && now - state.lesson.step_entered_at < kHighlightPulseSeconds;
+}
+
+float highlight_pulse(const AppState& state, double now) {
+    if (!highlight_pulsing(state, now)) return 0.0f;
+    return 0.5f + 0.5f * static_cast<float>(std::sin((now - state.lesson.step_entered_at) * 6.0));
+}
+
+void open_lesson(AppState& state, int index, int step, double now) {
+    LessonPlayerState& lp = state.lesson;
+    if (index < 0 || index >= static_cast<int>(lp.lessons.size())) return;
+    lp.open = true;
+    lp.lesson = index;
+    enter_step(state, step, now);
+}
+
+bool next_step(AppState& state, double now) {
+    const Lesson* l = state.lesson.current();
+    if (!l || state.lesson.step + 1 >= static_cast<int>(l->steps.size())) return false;
+    enter_step(state, state.lesson.step + 1, now);
+    return true;
+}
+
+bool previous_step(AppState& state, double now) {
+    if (!state.lesson.current() || state.lesson.step <= 0) return false;
+    enter_step(state, state.lesson.step - 1, now);
+    return true;
+}
+
+void reset_step(AppState& state, double now) { enter_step(state, state.lesson.step, now); }
+
+bool step_modified(const AppState& state) {
+    const LessonStep* step = state.lesson.current_step();
+    if (!step) return false;
+    const Settings& s = state.settings;
+    if (!(s.params == step->state.params)) return true;
+    return selected_variants(s) != step->state.variants;
+}
+
+float classroom_font_scale(float display_height) {
+    // 1.5x at 720 px, 2.25x at 1080 px: the 17 px body font becomes 1/28 of the screen height
+    // either way, readable from the back of a room, and the layout keeps the same ~50 em width.
+    const float scale = display_height / 480.0f;
+    return std::clamp(std::round(scale * 4.0f) / 4.0f, 1.25f, kMaxFontScale);
+}
+
+void set_classroom(AppState& state, bool on, float display_height) {
+    LessonPlayerState& lp = state.lesson;
+    if (on == lp.classroom) return;
+    lp.classroom = on;
+    if (on) {
+        lp.font_scale_before_classroom = state.settings.font_scale;
+        state.settings.font_scale = std::max(state.settings.font_scale, classroom_font_scale(display_height));
+        lp.open = true;
+    } else if (lp.font_scale_before_classroom > 0) {
+        state.settings.font_scale = lp.font_scale_before_classroom;
+    }
+}
+
+ExprContext expr_context(const AppState& state, const ResolvedBackend& backend, bool pending) {
+    ExprContext ctx;
+    ctx.params = state.settings.params;
+    ctx.selected = selected_variants(state.settings);
+    ctx.device = backend.ready ? &backend.device : nullptr;
+    ctx.results = &state.results;
+    ctx.pending = pending || state.params_dirty;
+    return ctx;
+}
+
+std::string spans_plain_text(const std::vector<ProseSpan>& spans, const ExprContext& ctx) {
+    std::string out;
+    for (const ProseSpan& s : spans) {
+        switch (s.kind) {
+        case ProseSpan::Kind::text: out += s.text; break;
+        case ProseSpan::Kind::bold: out += "**" + s.text + "**"; break;
+        case ProseSpan::Kind::code: out += "`" + s.text + "`"; break;
+        case ProseSpan::Kind::math: out += s.text; break;
+        case ProseSpan::Kind::expr: out += evaluate(s.expr, ctx).text; break;
+        }
+    }
+    return out;
+}
+
+std::string prose_plain_text(const std::vector<ProseBlock>& blocks, const ExprContext& ctx) {
+    std::string out;
+    for (const ProseBlock& b : blocks) out += (b.bullet ? "- " : "") + spans_plain_text(b.spans, ctx) + (b.bullet ? "\n" : "\n\n");
+    return out;
+}
+
+}  // namespace app

@@ -1,0 +1,183 @@
+// [SECTION] Backend shown and imported results
+// [SECTION] Batches and results
+// [SECTION] Export
+#include "app/core/panels_state.h"
+
+#include "app/core/export.h"
+#include "app/core/results_import.h"
+#include "kernels/common/backend.h"
+#include "kernels/workload.h"
+
+#include <algorithm>
+
+namespace app {
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Backend shown and imported results
+// ---------------------------------------------------------------------------------------------
+
+ResolvedBackend current_backend(const AppState& state, const Runner& runner) {
+    if (state.imported_from.empty() || state.results.empty()) return resolve_backend(state.settings, runner);
+    const kernels::Measurement& first = state.results.front();
+    ResolvedBackend r;
+    r.ready = true;
+    r.kind = first.job.backend;
+    r.sim_key = first.job.sim_gpu;
+    r.device = first.device;
+    return r;
+}
+
+std::string import_results(AppState& state, const std::string& path) {
+    std::vector<kernels::Measurement> all;
+    if (std::string why = load_measurements_json(path, all); !why.empty()) return why;
+    // The file may hold a bench sweep: show the first parameter set, all its variants.
+    const kernels::Params params = all.front().job.params;
+    const kernels::BackendKind kind = all.front().job.backend;
+    const std::string device = all.front().device.name, sim_gpu = all.front().job.sim_gpu;
+    std::vector<kernels::Measurement> shown;
+    std::vector<std::string> variants;
+    for (kernels::Measurement& m : all) {
+        if (!(m.job.params == params) || m.job.backend != kind || m.device.name != device) continue;
+        m.job.sim_gpu = sim_gpu;
+        variants.push_back(m.job.variant);
+        shown.push_back(std::move(m));
+    }
+    state.settings.params = shown.front().job.params;
+    state.settings.reps = shown.front().job.reps;
+    state.settings.variants[kernels::to_string(state.settings.params.workload)] = variants;
+    state.results = std::move(shown);
+    state.imported_from = path;
+    state.params_dirty = false;
+    return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Batches and results
+// ---------------------------------------------------------------------------------------------
+
+const std::string& ValidationCache::error(const kernels::Params& p) const {
+    if (!filled_ || !(params_ == p)) {
+        params_ = p;
+        error_ = kernels::validate(p);
+        filled_ = true;
+    }
+    return error_;
+}
+
+const std::string& params_error(const AppState& state) { return state.validation.error(state.settings.params); }
+
+void mark_changed(AppState& state, double now) {
+    state.imported_from.clear();  // the user moved on from the imported numbers: measure live
+    state.params_dirty = true;
+    state.settings_dirty = true;
+    state.changed_at = now;
+}
+
+void store_results(AppState& state, std::vector<kernels::Measurement> fresh) {
+    for (kernels::Measurement& m : fresh) {
+        auto same = [&](const kernels::Measurement& old) {
+            return old.job.params.workload == m.job.params.workload && old.job.variant == m.job.variant;
+        };
+        auto it = std::find_if(state.results.begin(), state.results.end(), same);
+        if (it != state.results.end()) *it = std::move(m);
+        else state.results.push_back(std::move(m));
+    }
+}
+
+namespace {
+
+void submit_live(AppState& state, Runner& runner, std::vector<kernels::Job> batch) {
+    state.live.count = batch.size();
+    state.live.done = 0;
+    state.live.first_id = runner.submit(std::move(batch));
+}
+
+// Counts the live batch's answers; when the quick pass has answered for every variant, the full
+// pass (user's reps, counters) goes out for the same parameters.
+void advance_live_pass(AppState& state, Runner& runner, const std::vector<kernels::Measurement>& fresh) {
+    LivePass& live = state.live;
+    for (const kernels::Measurement& m : fresh)
+        if (m.job.id >= live.first_id && m.job.id < live.first_id + live.count) ++live.done;
+    if (live.done < live.count) return;
+    if (live.quick_running) {
+        live.quick_running = false;
+        if (live.full_pending && !state.params_dirty) {
+            live.full_pending = false;
+            const ResolvedBackend backend = resolve_backend(state.settings, runner);
+            if (backend.ready) {
+                live.full_running = true;
+                submit_live(state, runner, make_batch(state.settings, backend));
+            }
+        }
+    } else {
+        live.full_running = false;
+    }
+}
+
+}  // namespace
+
+void update_measurements(AppState& state, Runner& runner, double now) {
+    std::vector<kernels::Measurement> fresh = runner.take_results();
+    take_sweep_results(state.sweep, fresh);  // the sweep's jobs go to the sweep view only
+    advance_live_pass(state, runner, fresh);
+    store_results(state, std::move(fresh));
+    if (state.sweep_requested) {
+        state.sweep_requested = false;
+        state.sweep.start_requested = true;
+    }
+    if (service_sweep(state.sweep, state.settings, resolve_backend(state.settings, runner), runner)) {
+        // Starting or cancelling a sweep supersedes the live batch in flight: measure the current
+        // parameters again once the sweep is over.
+        state.live = LivePass{};
+        state.params_dirty = true;
+        return;
+    }
+    if (state.sweep.running) return;  // parameter changes are measured when the sweep ends
+    if (!state.params_dirty || now - state.changed_at < kSubmitDebounceSeconds) return;
+    const ResolvedBackend backend = resolve_backend(state.settings, runner);
+    if (!backend.ready) return;  // try again next frame, once the GPU probe has answered
+    state.validation_error = params_error(state);
+    state.params_dirty = false;
+    if (!state.validation_error.empty()) return;  // shown in red beside the controls
+    // A GPU measures quickly first, then fully; a model estimate is instant, so one full pass.
+    const bool two_passes = backend.kind == kernels::BackendKind::gpu;
+    state.live.quick_running = two_passes;
+    state.live.full_pending = two_passes;
+    state.live.full_running = !two_passes;
+    submit_live(state, runner, two_passes ? make_quick_batch(state.settings, backend) : make_batch(state.settings, backend));
+}
+
+std::vector<const kernels::Measurement*> visible_results(const AppState& state) {
+    std::vector<const kernels::Measurement*> shown;
+    const kernels::Workload w = state.settings.params.workload;
+    for (const std::string& variant : selected_variants(state.settings))
+        for (const kernels::Measurement& m : state.results)
+            if (m.job.params.workload == w && m.job.variant == variant) shown.push_back(&m);
+    return shown;
+}
+
+bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBackend& backend) {
+    if (m.job.backend == kernels::BackendKind::gpu && backend.kind == kernels::BackendKind::gpu &&
+        m.device.name != backend.device.name)
+        return true;
+    // A quick-pass result is current: the full pass with the user's reps follows it.
+    if (!(m.job.params == s.params) || (!m.job.quick && m.job.reps != s.reps)) return true;
+    if (!backend.ready || m.job.backend != backend.kind) return true;
+    return backend.kind == kernels::BackendKind::simulated && m.job.sim_gpu != backend.sim_key;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Export
+// ---------------------------------------------------------------------------------------------
+
+InlineMessage export_results(const AppState& state, const std::string& extension) {
+    std::vector<kernels::Measurement> rows;
+    for (const kernels::Measurement* m : visible_results(state)) rows.push_back(*m);
+    if (rows.empty()) return {"nothing to export yet: no measurement has finished", true};
+    const std::string path = export_path(state.settings, extension);
+    const std::string error = extension == "json" ? export_json(path, rows) : export_csv(path, rows);
+    if (!error.empty()) return {error, true};
+    return {"saved " + path, false};
+}
+
+}  // namespace app

@@ -1,0 +1,126 @@
+// The GUI's state and the logic the panels share, kept apart from drawing so panels stay thin:
+// which backend the settings resolve to, turning the current parameters into a runner batch
+// (debounced, validated first), keeping the latest result per variant, and the export actions.
+#pragma once
+
+#include "app/core/lesson.h"
+#include "app/core/jobs.h"
+#include "app/core/sweep.h"
+#include "app/core/runner.h"
+#include "app/core/settings.h"
+#include "app/core/view_state.h"
+#include "kernels/common/types.h"
+
+#include <string>
+#include <vector>
+
+namespace app {
+
+// Seconds a parameter must stay unchanged before it is measured: dragging a slider sends one
+// batch when the hand stops, not one per frame.
+inline constexpr double kSubmitDebounceSeconds = 0.15;
+
+// Which pass of the live loop is in flight for the current parameters.
+struct LivePass {
+    bool quick_running = false;   // the quick batch was submitted and has not answered for all
+    bool full_pending = false;    // submit the full batch once the quick one has answered
+    bool full_running = false;
+    uint64_t first_id = 0;        // first job id of the batch in flight
+    size_t count = 0;             // jobs in it
+    size_t done = 0;              // results received of it
+};
+
+// kernels::validate() of the parameters last asked about, kept until they change: the panels ask
+// every frame, the answer changes only with the parameters.
+class ValidationCache {
+public:
+    const std::string& error(const kernels::Params& p) const;
+
+private:
+    mutable bool filled_ = false;
+    mutable kernels::Params params_;
+    mutable std::string error_;
+};
+
+struct InlineMessage {
+    std::string text;
+    bool error = false;
+};
+
+struct AppState {
+    Settings settings;
+    std::string settings_path;       // "" = do not persist (shots)
+    InlineMessage settings_message;  // a corrupt file, a failed save
+    std::string font_note;           // which font file is in use
+
+    std::vector<kernels::Measurement> results;  // latest result per (workload, variant)
+    std::string validation_error;                // why the current parameters are not measured
+    ValidationCache validation;                  // the current parameters' validate(): params_error()
+    bool params_dirty = true;                    // parameters changed since the last batch
+    double changed_at = -1e9;                    // ImGui time of the last change
+    bool settings_dirty = false;
+
+    // Requests the panels make and the frame loop services (they touch GL or the font atlas).
+    float applied_font_scale = 0;    // scale the atlas was built for
+    viz::Theme applied_theme = viz::Theme::dark;
+    bool png_requested = false;
+    InlineMessage export_message;
+
+    bool stack_by_kernel = false;    // bytes chart: one segment per kernel instead of per buffer
+    bool interactive = true;         // false in shots: no hover tooltips, nothing animated
+    MemoryPanelState memory;         // the memory-hierarchy animation (app/gui/panel_memory.h)
+    TimelinePanelState timeline;     // the kernel timeline (app/gui/panel_timeline.h)
+
+    // The right-hand tabs (app/core/views.h ids). A shot or a lesson step sets requested_view; the tab
+    // bar selects it on the next frame (every frame in shots). active_view: the tab shown last frame.
+    std::string requested_view;
+    std::string active_view = "results";
+    // Element a lesson step points at ("" = none); panels that own it draw a highlight ring.
+    std::string highlight;
+    // A lesson step asked for a sweep; the sweep view starts one and clears the flag.
+    bool sweep_requested = false;
+
+    // Measurements read from a JSON export (`--results F`) instead of measured here: the panels
+    // show them as measured on their own device; the first parameter change goes back to live.
+    std::string imported_from;
+    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/core/lesson.h).
+    LessonPlayerState lesson;
+
+    LivePass live;                   // quick pass, then full pass (kQuickReps)
+    RooflinePanelState roofline;     // trails and the modeled/measured toggle (app/gui/panel_roofline.h)
+    SweepState sweep;                // the sweep view's run and results (app/core/sweep.h)
+};
+
+// What the panels show: the imported results' device while state.imported_from is set, else
+// resolve_backend's.
+ResolvedBackend current_backend(const AppState& state, const Runner& runner);
+
+// Shows the measurements of a JSON export: the first one's workload and parameters, every
+// variant the file has for them. Returns "" or why not (the file's path and what is wrong).
+std::string import_results(AppState& state, const std::string& path);
+
+// Why the current parameters cannot be measured ("" when they can): kernels::validate(), computed
+// once per parameter change rather than once per frame.
+const std::string& params_error(const AppState& state);
+
+// Marks the parameters (and settings) changed now.
+void mark_changed(AppState& state, double now);
+
+// Called once per frame: collects finished results, and submits a new batch when the
+// parameters have been still for kSubmitDebounceSeconds and are valid. Never blocks.
+void update_measurements(AppState& state, Runner& runner, double now);
+
+// Stores results, replacing older ones of the same workload and variant.
+void store_results(AppState& state, std::vector<kernels::Measurement> fresh);
+
+// The results to show, in variant order: current workload, selected variants only.
+std::vector<const kernels::Measurement*> visible_results(const AppState& state);
+
+// True when `m` was measured with different parameters or backend than those now selected.
+bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBackend& backend);
+
+// Export actions: write next to the export folder with a timestamped name; the message says
+// "saved /path" or why not.
+InlineMessage export_results(const AppState& state, const std::string& extension);
+
+}  // namespace app

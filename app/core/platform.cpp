@@ -1,0 +1,178 @@
+// OS-specific calls, kept in one file so the rest of app/ builds anywhere (see platform.h).
+#include "app/core/platform.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#if defined(__linux__)
+#include <unistd.h>
+#endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace app::platform {
+
+namespace fs = std::filesystem;
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+std::optional<HeapStats> heap_stats() {
+    const struct mallinfo2 m = ::mallinfo2();
+    return HeapStats{static_cast<int64_t>(m.uordblks + m.hblkhd), static_cast<int64_t>(m.fordblks),
+                     static_cast<int64_t>(m.hblkhd)};
+}
+#else
+std::optional<HeapStats> heap_stats() { return std::nullopt; }
+#endif
+
+#if defined(__GLIBC__)
+void release_free_heap() { (void)::malloc_trim(0); }
+#else
+void release_free_heap() {}
+#endif
+
+#if defined(__linux__)
+std::optional<double> seconds_since_process_start() {
+    std::ifstream stat("/proc/self/stat"), uptime("/proc/uptime");
+    std::string line;
+    double up = 0;
+    if (!std::getline(stat, line) || !(uptime >> up)) return std::nullopt;
+    // Field 22 (starttime, clock ticks after boot); fields 3.. follow the ")" that ends the name.
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) return std::nullopt;
+    std::istringstream fields(line.substr(close + 1));
+    std::string field;
+    for (int i = 3; i <= 22; ++i)
+        if (!(fields >> field)) return std::nullopt;
+    const long ticks = ::sysconf(_SC_CLK_TCK);
+    if (ticks <= 0) return std::nullopt;
+    return up - std::stod(field) / static_cast<double>(ticks);
+}
+#else
+std::optional<double> seconds_since_process_start() { return std::nullopt; }
+#endif
+
+namespace {
+
+// The environment variable that marks a child we started under xvfb-run.
+constexpr const char* kReexecMarker = "FUSIONLAB_UNDER_XVFB";
+
+std::string env_or_empty(const char* name) {
+    const char* value = std::getenv(name);
+    return value ? std::string(value) : std::string();
+}
+
+bool is_file(const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec);
+}
+
+}  // namespace
+
+fs::path config_dir() {
+#if defined(_WIN32)
+    const std::string appdata = env_or_empty("APPDATA");
+    if (!appdata.empty()) return fs::path(appdata) / "fusionlab";
+    const std::string profile = env_or_empty("USERPROFILE");
+    if (!profile.empty()) return fs::path(profile) / "AppData" / "Roaming" / "fusionlab";
+    return {};
+#elif defined(__APPLE__)
+    const std::string home = env_or_empty("HOME");
+    if (home.empty()) return {};
+    return fs::path(home) / "Library" / "Application Support" / "fusionlab";
+#else
+    // XDG says a relative XDG_CONFIG_HOME is invalid and must be ignored.
+    const std::string xdg = env_or_empty("XDG_CONFIG_HOME");
+    if (!xdg.empty() && fs::path(xdg).is_absolute()) return fs::path(xdg) / "fusionlab";
+    const std::string home = env_or_empty("HOME");
+    if (home.empty()) return {};
+    return fs::path(home) / ".config" / "fusionlab";
+#endif
+}
+
+std::string find_on_path(const std::string& program) {
+#if defined(_WIN32)
+    const char separator = ';';
+    const std::vector<std::string> suffixes = {"", ".exe"};
+#else
+    const char separator = ':';
+    const std::vector<std::string> suffixes = {""};
+#endif
+    const std::string path = env_or_empty("PATH");
+    size_t start = 0;
+    while (start <= path.size()) {
+        size_t end = path.find(separator, start);
+        if (end == std::string::npos) end = path.size();
+        const std::string folder = path.substr(start, end - start);
+        if (!folder.empty()) {
+            for (const std::string& suffix : suffixes) {
+                const fs::path candidate = fs::path(folder) / (program + suffix);
+                if (is_file(candidate)) return candidate.string();
+            }
+        }
+        start = end + 1;
+    }
+    return {};
+}
+
+bool running_under_reexec() { return !env_or_empty(kReexecMarker).empty(); }
+
+#if defined(__linux__)
+
+namespace {
+
+// Our own argv, read back from the kernel so callers need not thread argc/argv through.
+std::vector<std::string> own_arguments() {
+    std::ifstream in("/proc/self/cmdline", std::ios::binary);
+    std::vector<std::string> args;
+    std::string arg;
+    while (std::getline(in, arg, '\0')) args.push_back(arg);
+    return args;
+}
+
+}  // namespace
+
+std::string reexec_under_xvfb(int screen_width, int screen_height) {
+    if (running_under_reexec())
+        return "already running under xvfb-run, and still no display could be opened";
+    const std::string xvfb_run = find_on_path("xvfb-run");
+    if (xvfb_run.empty())
+        return "no display found and xvfb-run is not installed: install it "
+               "(Debian/Ubuntu: sudo apt-get install xvfb xauth) or run on a desktop session";
+
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return "cannot find this program's path to re-run it under xvfb-run: " + ec.message();
+    std::vector<std::string> args = own_arguments();
+    if (args.empty()) return "cannot read this program's arguments to re-run it under xvfb-run";
+
+    // The virtual screen only has to hold a hidden window: shots render into an offscreen
+    // framebuffer, so any size works; 24-bit depth is what Mesa needs for an RGBA visual.
+    const std::string screen = "-screen 0 " + std::to_string(screen_width) + "x" +
+                               std::to_string(screen_height) + "x24";
+    std::vector<std::string> command = {xvfb_run, "-a", "-s", screen, self.string()};
+    command.insert(command.end(), args.begin() + 1, args.end());
+
+    std::vector<char*> argv;
+    for (std::string& s : command) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    ::setenv(kReexecMarker, "1", 1);
+    ::execv(xvfb_run.c_str(), argv.data());
+    return "could not run " + xvfb_run + ": " + std::error_code(errno, std::generic_category()).message();
+}
+
+#else
+
+std::string reexec_under_xvfb(int, int) {
+    return "no display could be opened; this system has no xvfb-run fallback: "
+           "run fusionlab from a desktop session";
+}
+
+#endif
+
+}  // namespace app::platform

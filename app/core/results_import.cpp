@@ -1,0 +1,276 @@
+// [SECTION] Field readers: each names the JSON path it failed on
+// [SECTION] One measurement
+// [SECTION] Entry points
+#include "app/core/results_import.h"
+
+#include "kernels/workload.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+
+namespace app {
+
+namespace {
+
+using json_t = nlohmann::json;
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Field readers
+// ---------------------------------------------------------------------------------------------
+// A malformed field: the message is the JSON path and what was expected.
+struct ImportError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw ImportError(path + ": " + what); }
+
+const json_t& member(const json_t& obj, const char* key, const std::string& path) {
+    if (!obj.is_object()) fail(path, "expected an object");
+    const auto it = obj.find(key);
+    if (it == obj.end()) fail(path + "." + key, "missing");
+    return *it;
+}
+
+// Optional members: absent or null leave the default.
+const json_t* optional_member(const json_t& obj, const char* key) {
+    if (!obj.is_object()) return nullptr;
+    const auto it = obj.find(key);
+    return it == obj.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::string text_or(const json_t& obj, const char* key, const std::string& path, std::string fallback = {}) {
+    const json_t* v = optional_member(obj, key);
+    if (!v) return fallback;
+    if (!v->is_string()) fail(path + "." + key, "expected text");
+    return v->get<std::string>();
+}
+
+double number_or(const json_t& obj, const char* key, const std::string& path, double fallback = 0) {
+    const json_t* v = optional_member(obj, key);
+    if (!v) return fallback;
+    if (v->is_boolean()) return v->get<bool>() ? 1 : 0;
+    if (!v->is_number()) fail(path + "." + key, "expected a number");
+    return v->get<double>();
+}
+
+template <typename Int>
+Int integer_or(const json_t& obj, const char* key, const std::string& path, Int fallback = 0) {
+    const json_t* v = optional_member(obj, key);
+    if (!v) return fallback;
+    if (!v->is_number_integer() && !v->is_number_unsigned()) fail(path + "." + key, "expected a whole number");
+    if constexpr (std::is_unsigned_v<Int>) {
+        if (v->is_number_integer() && v->get<int64_t>() < 0) fail(path + "." + key, "expected a value >= 0");
+    }
+    return v->get<Int>();
+}
+
+bool flag_or(const json_t& obj, const char* key, const std::string& path, bool fallback = false) {
+    const json_t* v = optional_member(obj, key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) fail(path + "." + key, "expected true or false");
+    return v->get<bool>();
+}
+
+std::optional<double> optional_number(const json_t& obj, const char* key, const std::string& path) {
+    if (!optional_member(obj, key)) return std::nullopt;
+    return number_or(obj, key, path);
+}
+
+std::optional<uint64_t> optional_bytes(const json_t& obj, const char* key, const std::string& path) {
+    if (!optional_member(obj, key)) return std::nullopt;
+    return integer_or<uint64_t>(obj, key, path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] One measurement
+// ---------------------------------------------------------------------------------------------
+kernels::DeviceInfo read_device(const json_t& j, const std::string& path) {
+    kernels::DeviceInfo d;
+    d.name = text_or(j, "name", path);
+    d.simulated = flag_or(j, "simulated", path);
+    d.driver = text_or(j, "driver", path);
+    d.runtime = text_or(j, "runtime", path);
+    const std::string cc = text_or(j, "compute_capability", path, "0.0");
+    if (std::sscanf(cc.c_str(), "%d.%d", &d.cc_major, &d.cc_minor) != 2)
+        fail(path + ".compute_capability", "'" + cc + "' is not MAJOR.MINOR");
+    d.sm_count = integer_or<int>(j, "sm_count", path);
+    d.sm_clock_mhz = integer_or<int>(j, "sm_clock_mhz", path);
+    d.mem_clock_mhz = integer_or<int>(j, "mem_clock_mhz", path);
+    d.mem_bus_bits = integer_or<int>(j, "mem_bus_bits", path);
+    d.global_mem_bytes = integer_or<int64_t>(j, "global_mem_bytes", path);
+    d.l2_bytes = integer_or<int64_t>(j, "l2_bytes", path);
+    d.smem_per_block = integer_or<int>(j, "smem_per_block", path);
+    d.smem_per_block_optin = integer_or<int>(j, "smem_per_block_optin", path);
+    d.peak_bw_gbps = number_or(j, "peak_bw_gbps", path);
+    d.peak_fp32_tflops = number_or(j, "peak_fp32_tflops", path);
+    d.peak_tensor_tflops = number_or(j, "peak_tensor_tflops", path);
+    d.launch_overhead_us = number_or(j, "launch_overhead_us", path);
+    d.measured_copy_gbps = optional_number(j, "measured_copy_gbps", path);
+    d.ceiling_note = text_or(j, "ceiling_note", path);
+    d.measured_fp16_gemm_tflops = optional_number(j, "measured_fp16_gemm_tflops", path);
+    d.measured_bf16_gemm_tflops = optional_number(j, "measured_bf16_gemm_tflops", path);
+    d.measured_fp32_fma_tflops = optional_number(j, "measured_fp32_fma_tflops", path);
+    d.compute_ceiling_note = text_or(j, "compute_ceiling_note", path);
+    d.graph_kernel_us = number_or(j, "graph_kernel_us", path, d.graph_kernel_us);
+    return d;
+}
+
+// The parameters an export lists are the spec'd ones of its workload: each is checked against
+// the spec, so a hand-edited file cannot smuggle an impossible size into the GUI.
+kernels::Params read_params(const json_t& j, kernels::Workload w, const std::string& path) {
+    kernels::Params p;
+    p.workload = w;
+    const std::string dtype = text_or(j, "dtype", path, kernels::to_string(p.dtype));
+    if (!kernels::parse_dtype(dtype, p.dtype)) fail(path + ".dtype", "'" + dtype + "' is not fp32, fp16 or bf16");
+    for (const kernels::ParamSpec& spec : kernels::param_specs(w)) {
+        if (!optional_member(j, spec.name)) continue;  // older exports: keep the default
+        const double value = number_or(j, spec.name, path);
+        if (std::string why = kernels::check_param_value(spec, value); !why.empty()) fail(path + "." + spec.name, why);
+        kernels::set_param(p, spec.id, value);
+    }
+    if (std::string why = kernels::validate(p); !why.empty()) fail(path, why);
+    return p;
+}
+
+kernels::TimeStats read_time(const json_t& j, const std::string& path) {
+    kernels::TimeStats t;
+    t.median_ms = number_or(j, "median_ms", path);
+    t.min_ms = number_or(j, "min_ms", path);
+    t.max_ms = number_or(j, "max_ms", path);
+    t.reps = integer_or<int>(j, "reps", path);
+    if (t.median_ms < 0 || t.min_ms < 0 || t.max_ms < 0) fail(path, "times must not be negative");
+    return t;
+}
+
+void read_kernels(const json_t& j, const std::string& path, kernels::Measurement& m) {
+    if (!j.is_array()) fail(path, "expected a list");
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string at = path + "[" + std::to_string(i) + "]";
+        kernels::KernelTime k;
+        k.name = text_or(j[i], "name", at);
+        if (const json_t* t = optional_member(j[i], "time")) k.time = read_time(*t, at + ".time");
+        k.bytes = integer_or<uint64_t>(j[i], "modeled_bytes", at);
+        m.kernels.push_back(std::move(k));
+    }
+}
+
+// The export's "timeline": {"source": ..., "spans": [{name, start_ms, end_ms, modeled_bytes}], and
+// summary numbers that are recomputed from the spans, so they are not read}.
+void read_timeline(const json_t& t, const std::string& tpath, kernels::Measurement& m) {
+    m.timeline_source = text_or(t, "source", tpath);
+    const json_t* spans = optional_member(t, "spans");
+    if (!spans) return;
+    const json_t& j = *spans;
+    const std::string path = tpath + ".spans";
+    if (!j.is_array()) fail(path, "expected a list");
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string at = path + "[" + std::to_string(i) + "]";
+        kernels::KernelSpan s;
+        s.name = text_or(j[i], "name", at);
+        s.start_ms = number_or(j[i], "start_ms", at);
+        s.end_ms = number_or(j[i], "end_ms", at);
+        s.bytes = integer_or<uint64_t>(j[i], "modeled_bytes", at);
+        if (!(s.end_ms >= s.start_ms)) fail(at, "end_ms is before start_ms");
+        m.timeline.push_back(std::move(s));
+    }
+}
+
+kernels::Measurement read_measurement(const json_t& j, const std::string& path) {
+    kernels::Measurement m;
+    const json_t& w = member(j, "workload", path);
+    if (!w.is_string()) fail(path + ".workload", "expected text");
+    const std::string workload = w.get<std::string>();
+    kernels::Workload wl{};
+    if (!kernels::parse_workload(workload, wl)) fail(path + ".workload", "'" + workload + "' is not a workload of this build");
+    m.job.variant = text_or(j, "variant", path);
+    if (!kernels::has_variant(wl, m.job.variant))
+        fail(path + ".variant", "'" + m.job.variant + "' is not a variant of " + kernels::to_string(wl));
+    m.job.params = read_params(member(j, "params", path), wl, path + ".params");
+    const std::string backend = text_or(j, "backend", path, "simulated");
+    if (backend != "gpu" && backend != "simulated") fail(path + ".backend", "'" + backend + "' is not gpu or simulated");
+    m.job.backend = backend == "gpu" ? kernels::BackendKind::gpu : kernels::BackendKind::simulated;
+    m.job.id = integer_or<uint64_t>(j, "job_id", path);
+    m.ok = flag_or(j, "ok", path);
+    m.refused = flag_or(j, "refused", path);
+    m.error = text_or(j, "error", path);
+    m.device = read_device(member(j, "device", path), path + ".device");
+    if (m.device.simulated != (m.job.backend == kernels::BackendKind::simulated))
+        fail(path + ".device.simulated", "disagrees with backend '" + backend + "'");
+    m.build_type = text_or(j, "build_type", path);
+    if (const json_t* t = optional_member(j, "time")) m.time = read_time(*t, path + ".time");
+    m.job.reps = std::max(m.time.reps, kernels::kMinReps);
+    if (const json_t* k = optional_member(j, "kernels")) read_kernels(*k, path + ".kernels", m);
+    if (const json_t* mod = optional_member(j, "modeled")) {
+        m.bytes_read = integer_or<uint64_t>(*mod, "bytes_read", path + ".modeled");
+        m.bytes_written = integer_or<uint64_t>(*mod, "bytes_written", path + ".modeled");
+        m.min_bytes = integer_or<uint64_t>(*mod, "min_bytes", path + ".modeled");
+        m.flops = number_or(*mod, "flops", path + ".modeled");
+    }
+    if (const json_t* mb = optional_member(j, "measured_bytes")) {
+        m.measured_bytes = optional_bytes(*mb, "bytes", path + ".measured_bytes");
+        m.measured_bytes_read = optional_bytes(*mb, "bytes_read", path + ".measured_bytes");
+        m.measured_bytes_written = optional_bytes(*mb, "bytes_written", path + ".measured_bytes");
+        m.measured_bytes_note = text_or(*mb, "note", path + ".measured_bytes", m.measured_bytes_note);
+    }
+    if (const json_t* c = optional_member(j, "check")) {
+        m.checked = flag_or(*c, "checked", path + ".check");
+        m.max_abs_error = number_or(*c, "max_abs_error", path + ".check");
+        m.rel_l2_error = number_or(*c, "rel_l2_error", path + ".check");
+        m.checked_elements = integer_or<int64_t>(*c, "checked_elements", path + ".check");
+        m.check_note = text_or(*c, "note", path + ".check");
+    }
+    m.timing_note = text_or(j, "timing_note", path);
+    if (const json_t* t = optional_member(j, "timeline")) read_timeline(*t, path + ".timeline", m);
+    return m;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Entry points
+// ---------------------------------------------------------------------------------------------
+std::string parse_measurements_json(const std::string& text, std::vector<kernels::Measurement>& out) {
+    out.clear();
+    json_t doc;
+    try {
+        doc = json_t::parse(text);
+    } catch (const json_t::parse_error& e) {
+        return std::string("not JSON: ") + e.what();
+    }
+    try {
+        if (text_or(doc, "tool", "$") != "fusionlab") fail("$.tool", "not a fusionlab export");
+        const json_t& list = member(doc, "measurements", "$");
+        if (!list.is_array()) fail("$.measurements", "expected a list");
+        std::vector<kernels::Measurement> read;
+        for (size_t i = 0; i < list.size(); ++i)
+            read.push_back(read_measurement(list[i], "$.measurements[" + std::to_string(i) + "]"));
+        if (read.empty()) fail("$.measurements", "the list is empty");
+        out = std::move(read);
+        return "";
+    } catch (const ImportError& e) {
+        return e.what();
+    } catch (const json_t::exception& e) {  // a number too large for its field, and the like
+        return std::string("malformed: ") + e.what();
+    }
+}
+
+std::string load_measurements_json(const std::string& path, std::vector<kernels::Measurement>& out) {
+    out.clear();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return path + ": cannot read: " + std::strerror(errno);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (std::string why = parse_measurements_json(text.str(), out); !why.empty()) return path + ": " + why;
+    return "";
+}
+
+}  // namespace app

@@ -1,0 +1,21 @@
+// Reading measurements back from a JSON export (app/core/export.cpp writes it): so numbers measured on
+// a GPU machine — `fusionlab bench --json F` there — can be drawn on a laptop without one
+// (`fusionlab shot --results F`, `fusionlab --results F`), labelled with the device they came from.
+#pragma once
+
+#include "kernels/common/types.h"
+
+#include <string>
+#include <vector>
+
+namespace app {
+
+// Parses an export's text. Returns "" and fills `out`, or a message naming what is wrong
+// ("measurements[2].params.N: 0 is out of range ..."); `out` is left empty on error. Measurements
+// that failed or were refused come back with ok == false and their error, as exported.
+std::string parse_measurements_json(const std::string& text, std::vector<kernels::Measurement>& out);
+
+// Reads and parses a file; the message names the path ("F: cannot read: No such file").
+std::string load_measurements_json(const std::string& path, std::vector<kernels::Measurement>& out);
+
+}  // namespace app

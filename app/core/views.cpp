@@ -1,0 +1,28 @@
+#include "app/core/views.h"
+
+namespace app {
+
+const std::vector<ViewInfo>& views() {
+    static const std::vector<ViewInfo> table = {
+        {"results", "Measurements", "time, bytes and FLOPs of each variant: charts and the results table"},
+        {"memory", "Memory animation", "the tile schedule played over HBM, L2 and the SMs' shared memory"},
+        {"timeline", "Timeline", "every kernel of one run on the GPU clock: the gaps between kernels are launch overhead"},
+        {"roofline", "Roofline", "each variant at (arithmetic intensity, achieved FLOP/s) under the memory and compute roofs"},
+        {"sweep", "Sweep", "time and bytes of every variant against a size parameter, on log axes"},
+    };
+    return table;
+}
+
+const ViewInfo* find_view(const std::string& id) {
+    for (const ViewInfo& v : views())
+        if (id == v.id) return &v;
+    return nullptr;
+}
+
+std::string view_ids_text() {
+    std::string text;
+    for (const ViewInfo& v : views()) text += (text.empty() ? "" : ", ") + std::string(v.id);
+    return text;
+}
+
+}  // namespace app

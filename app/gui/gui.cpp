@@ -1,0 +1,613 @@
+// [SECTION] GLFW: errors, window, GL loader
+// [SECTION] ImGui session: fonts, style, backends
+// [SECTION] Interactive frame loop (run_gui)
+// [SECTION] Headless shot (run_shot)
+#include "app/gui/gui.h"
+
+#include "app/core/export.h"
+#include "app/core/lesson_bundle.h"
+#include "app/core/lesson_player.h"
+#include "app/gui/panel_lesson.h"
+#include "app/gui/panel_roofline.h"
+#include "app/gui/main_window.h"
+#include "app/core/panels_state.h"
+#include "app/core/platform.h"
+#include "app/core/runner.h"
+#include "app/gui/screenshot.h"
+#include "app/core/settings.h"
+#include "app/core/soak.h"
+#include "app/core/views.h"
+#include "kernels/common/backend.h"
+#include "kernels/workload.h"
+#include "viz/theme.h"
+
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace app {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] GLFW
+// ---------------------------------------------------------------------------------------------
+
+// GLFW reports errors through a callback; keep the last one to explain a failed call.
+struct GlfwError {
+    int code = 0;
+    std::string text;
+};
+GlfwError g_last_glfw_error;
+
+void on_glfw_error(int code, const char* text) {
+    g_last_glfw_error = {code, text ? text : ""};
+}
+
+std::string last_glfw_error() {
+    if (!g_last_glfw_error.code) return "no details from GLFW";
+    return "GLFW error " + std::to_string(g_last_glfw_error.code) + ": " + g_last_glfw_error.text;
+}
+
+// glfwInit/glfwTerminate as a scope.
+struct GlfwSession {
+    bool ok = false;
+    GlfwSession() {
+        glfwSetErrorCallback(on_glfw_error);
+        ok = glfwInit() == GLFW_TRUE;
+    }
+    ~GlfwSession() {
+        if (ok) glfwTerminate();
+    }
+    GlfwSession(const GlfwSession&) = delete;
+    GlfwSession& operator=(const GlfwSession&) = delete;
+};
+
+// A window with a current OpenGL 3.3 core context whose functions glad has loaded.
+GLFWwindow* open_window(int width, int height, bool visible, std::string* error) {
+    glfwDefaultWindowHints();
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);  // required on macOS, harmless elsewhere
+    glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
+    GLFWwindow* window = glfwCreateWindow(width, height, "fusionlab", nullptr, nullptr);
+    if (!window) {
+        *error = "cannot open an OpenGL 3.3 window (" + last_glfw_error() + ")";
+        return nullptr;
+    }
+    glfwMakeContextCurrent(window);
+    if (gladLoadGL(glfwGetProcAddress) == 0) {
+        *error = "cannot load OpenGL 3.3 functions (glad)";
+        glfwDestroyWindow(window);
+        return nullptr;
+    }
+    return window;
+}
+
+// "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5 (Core Profile) Mesa 22.3.6": what draws the
+// frames, which frame times depend on (a software rasteriser or a GPU).
+std::string gl_renderer_text() {
+    const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    const auto* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+    return std::string(renderer ? renderer : "unknown renderer") + ", OpenGL " + (version ? version : "?");
+}
+
+std::string no_display_message() {
+    return "fusionlab: no display found (" + last_glfw_error() +
+           ").\n  Run the GUI under a virtual display:  xvfb-run -a fusionlab\n"
+           "  or take a screenshot without one:     fusionlab shot --out F.png\n"
+           "  or measure from the command line:     fusionlab bench\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] ImGui session
+// ---------------------------------------------------------------------------------------------
+
+// An ImGui context with the OpenGL3 renderer (and the GLFW platform backend when interactive).
+class ImGuiSession {
+public:
+    ImGuiSession(GLFWwindow* window, bool interactive) : interactive_(interactive) {
+        IMGUI_CHECKVERSION();
+        ImGui::CreateContext();
+        ImGui::GetIO().IniFilename = nullptr;  // layout is fixed; our settings live in settings.json
+        if (interactive_) ImGui_ImplGlfw_InitForOpenGL(window, true);
+        ImGui_ImplOpenGL3_Init("#version 330");
+    }
+    ~ImGuiSession() {
+        ImGui_ImplOpenGL3_Shutdown();
+        if (interactive_) ImGui_ImplGlfw_Shutdown();
+        ImGui::DestroyContext();
+    }
+    ImGuiSession(const ImGuiSession&) = delete;
+    ImGuiSession& operator=(const ImGuiSession&) = delete;
+
+    // Rebuilds fonts and style when the font scale or theme changed. Call between frames.
+    void apply_look(AppState& state) {
+        const Settings& s = state.settings;
+        const bool rescale = state.applied_font_scale != s.font_scale;
+        if (rescale) {
+            state.font_note = viz::load_fonts(s.font_scale).note;
+            // Before the first frame the renderer uploads the atlas itself; afterwards we must.
+            if (renderer_ready_) {
+                ImGui_ImplOpenGL3_DestroyFontsTexture();
+                ImGui_ImplOpenGL3_CreateFontsTexture();
+            }
+        }
+        if (rescale || state.applied_theme != s.theme) viz::apply_style(s.theme, s.font_scale);
+        state.applied_font_scale = s.font_scale;
+        state.applied_theme = s.theme;
+    }
+
+    void new_frame() {
+        ImGui_ImplOpenGL3_NewFrame();
+        renderer_ready_ = true;
+        if (interactive_) ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+    }
+
+private:
+    bool interactive_;
+    bool renderer_ready_ = false;
+};
+
+void clear_to_window_background() {
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Interactive frame loop
+// ---------------------------------------------------------------------------------------------
+
+// Seconds settings must stay unchanged before they are written (a slider drag writes once).
+constexpr double kSettingsSaveDelaySeconds = 1.0;
+
+void save_settings_if_due(AppState& state, double now, bool force) {
+    if (!state.settings_dirty || state.settings_path.empty()) return;
+    if (!force && now - state.changed_at < kSettingsSaveDelaySeconds) return;
+    state.settings_dirty = false;
+    // Classroom mode's presenter fonts are for this session only: save the user's own scale.
+    Settings saved = state.settings;
+    if (state.lesson.classroom && state.lesson.font_scale_before_classroom > 0)
+        saved.font_scale = state.lesson.font_scale_before_classroom;
+    if (std::string error = save_settings(state.settings_path, saved); !error.empty())
+        state.settings_message = {"settings not saved: " + error, true};
+}
+
+void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSession& session) {
+    session.apply_look(state);
+    session.new_frame();
+    const bool settings_were_dirty = state.settings_dirty;
+    handle_shortcuts(state);
+    handle_lesson_keys(state);
+    update_measurements(state, runner, ImGui::GetTime());
+    draw_main_window(state, runner);
+    ImGui::Render();
+    // View changes (font, theme, folder) mark settings dirty without touching parameters.
+    if (state.settings_dirty && !settings_were_dirty && !state.params_dirty) state.changed_at = ImGui::GetTime();
+
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glViewport(0, 0, fb_w, fb_h);
+    clear_to_window_background();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (state.png_requested) {
+        // Read before the swap: afterwards the back buffer's content is undefined.
+        state.png_requested = false;
+        const std::string path = export_path(state.settings, "png");
+        const std::string error = save_back_buffer_png(path, fb_w, fb_h);
+        state.export_message = error.empty() ? InlineMessage{"saved " + path, false} : InlineMessage{error, true};
+    }
+    // A lesson bundle captures this frame once its step's measurements are on screen.
+    service_lesson_bundle(state, runner, [&] { return read_pixels_rgba(GL_BACK, fb_w, fb_h); }, fb_w, fb_h);
+    glfwSwapBuffers(window);
+    save_settings_if_due(state, ImGui::GetTime(), false);
+}
+
+// Idle frames wait for input instead of spinning; while work is pending we keep redrawing so
+// results appear (and the spinner turns) without the user moving the mouse.
+void wait_for_events(const AppState& state, const Runner& runner) {
+    const bool animating = runner.busy() || !runner.gpu_probed() || state.params_dirty || state.settings_dirty ||
+                           state.memory.playing || lesson_bundle_running() ||
+                           highlight_pulsing(state, ImGui::GetTime());
+    glfwWaitEventsTimeout(animating ? 1.0 / 60.0 : 0.5);
+}
+
+}  // namespace
+
+int run_gui(const GuiOptions& opts) {
+    AppState state;
+    state.settings_path = default_settings_path();
+    if (std::string note = load_settings(state.settings_path, state.settings); !note.empty())
+        state.settings_message = {note, true};
+    if (!opts.sim_gpu.empty()) {
+        const kernels::SimGpu* gpu = kernels::find_sim_gpu(opts.sim_gpu);
+        if (!gpu) {
+            std::fprintf(stderr, "fusionlab: unknown simulated GPU '%s'\n", opts.sim_gpu.c_str());
+            return 1;
+        }
+        state.settings.backend = gpu->key;
+    }
+    if (opts.font_scale > 0) state.settings.font_scale = std::clamp(opts.font_scale, kMinFontScale, kMaxFontScale);
+    if (!opts.results.empty()) {
+        if (std::string why = import_results(state, opts.results); !why.empty()) {
+            std::fprintf(stderr, "fusionlab: %s\n", why.c_str());
+            return 1;
+        }
+    }
+    // Soak test: defaults, no settings file, scripted random actions (app/core/soak.h).
+    std::unique_ptr<SoakDriver> soak;
+    if (opts.soak_seconds > 0)
+        soak = std::make_unique<SoakDriver>(
+            SoakOptions{opts.soak_seconds, opts.soak_seed, opts.soak_width, opts.soak_height, 0.25, &std::cerr,
+                        opts.soak_passes},
+            state);
+    if (soak) {
+        // Lesson steps as a student clicks them: open the pane, pick a lesson, go next, back or jump.
+        soak->lesson_step = [](AppState& s, uint64_t random) {
+            ensure_lessons_loaded(s);
+            if (s.lesson.lessons.empty()) return;
+            s.lesson.open = true;
+            const double now = ImGui::GetTime();
+            const int lessons = static_cast<int>(s.lesson.lessons.size());
+            if (s.lesson.lesson < 0 || random % 5 == 0) {
+                open_lesson(s, static_cast<int>((random / 5) % static_cast<uint64_t>(lessons)), 0, now);
+            } else if (random % 5 == 1) {
+                previous_step(s, now);
+            } else if (random % 5 == 2) {
+                const int steps = static_cast<int>(s.lesson.lessons[static_cast<size_t>(s.lesson.lesson)].steps.size());
+                enter_step(s, static_cast<int>((random / 5) % static_cast<uint64_t>(steps)), now);
+            } else if (!next_step(s, now)) {
+                s.lesson.open = false;  // the end of a lesson: close the pane, as a student would
+            }
+        };
+    }
+
+    GlfwSession glfw;
+    if (!glfw.ok) {
+        std::fputs(no_display_message().c_str(), stderr);
+        return 1;
+    }
+    std::string error;
+    GLFWwindow* window = open_window(soak ? soak->width() : 1440, soak ? soak->height() : 900, true, &error);
+    if (!window) {
+        std::fprintf(stderr, "fusionlab: %s\n", error.c_str());
+        return 1;
+    }
+    glfwSwapInterval(soak ? 0 : 1);  // a soak times the frame's work, not the wait for vsync
+    if (soak) soak->set_renderer(gl_renderer_text());
+    if (opts.classroom || !opts.lesson.empty()) {
+        ensure_lessons_loaded(state);
+        std::string why;
+        const Lesson* lesson = find_lesson(state.lesson.lessons, opts.lesson.empty() ? "1" : opts.lesson, &why);
+        if (!lesson && !state.lesson.lessons.empty()) lesson = &state.lesson.lessons.front();
+        if (lesson) open_lesson(state, static_cast<int>(lesson - state.lesson.lessons.data()), opts.lesson_step, 0);
+        state.lesson.open = true;
+        if (opts.classroom) {
+            // A presenter wants the whole screen (sized to it first: without a window manager
+            // maximising does nothing); fonts follow the screen's height.
+            const GLFWvidmode* mode = glfwGetVideoMode(glfwGetPrimaryMonitor());
+            if (mode) glfwSetWindowSize(window, mode->width, mode->height);
+            glfwMaximizeWindow(window);
+            set_classroom(state, true, mode ? static_cast<float>(mode->height) : 900.0f);
+        }
+    }
+    int status = 0;
+    {
+        Runner runner;  // probes for a GPU on its own thread; the window opens meanwhile
+        ImGuiSession session(window, true);
+        if (soak) soak->jobs_running = [&runner] { return runner.busy(); };
+        while (!glfwWindowShouldClose(window) && !(soak && soak->done())) {
+            if (soak) {
+                glfwWaitEventsTimeout(std::max(soak->wait_seconds(), 1e-4));
+                soak->before_frame(state, ImGui::GetTime());
+                soak->frame_started();
+            } else {
+                wait_for_events(state, runner);
+            }
+            render_frame(window, state, runner, session);
+            if (soak) soak->frame_finished(state);
+        }
+        save_settings_if_due(state, 0, true);
+        if (soak) {
+            status = soak->finish(std::cout);
+            soak->jobs_running = nullptr;  // the runner goes first
+        }
+    }
+    glfwDestroyWindow(window);
+    return status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Headless shot
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// Frames rendered before reading pixels: ImGui hides a new auto-sized window on its first frame
+// and tables settle their column widths over the next ones.
+constexpr int kShotFrames = 4;
+
+std::string check_shot_options(const ShotOptions& opts, Settings& s) {
+    if (opts.out.empty()) return "shot needs an output file (--out F.png)";
+    if (opts.width < 1 || opts.height < 1)
+        return "image size " + std::to_string(opts.width) + "x" + std::to_string(opts.height) + " must be positive";
+    if (!(opts.font_scale >= kMinFontScale && opts.font_scale <= kMaxFontScale))
+        return "font scale " + std::to_string(opts.font_scale) + " is out of range: it must be between 1 and 3";
+    if (!viz::parse_theme(opts.theme, s.theme)) return "theme '" + opts.theme + "' is unknown: use dark or light";
+    if (std::string why = kernels::validate(opts.params); !why.empty()) return why;
+    if (!opts.sim_gpu.empty()) {
+        const kernels::SimGpu* gpu = kernels::find_sim_gpu(opts.sim_gpu);
+        if (!gpu) return "unknown simulated GPU '" + opts.sim_gpu + "'";
+        s.backend = gpu->key;
+    }
+    s.font_scale = opts.font_scale;
+    s.params = opts.params;
+    s.reps = opts.reps;
+    if (!find_view(opts.view)) return "view '" + opts.view + "' is unknown: use one of " + view_ids_text();
+    return check_writable(opts.out);
+}
+
+// The memory tab open at the requested step (the middle when none), the tile mid-flight.
+void setup_memory_view(const ShotOptions& opts, const kernels::Params& params, MemoryPanelState& memory) {
+    memory.full_width = true;
+    memory.variant = opts.variant;
+    memory.compare = opts.compare;
+    memory.side_by_side = !opts.compare.empty();
+    const std::string variant = opts.variant.empty() ? kernels::variants(params.workload).front().name : opts.variant;
+    try {
+        const size_t steps = kernels::MemoryPlayer(variant, params).step_count();
+        memory.pending_step = opts.step >= 0 ? opts.step : static_cast<int64_t>((steps + 1) / 2);
+    } catch (const std::invalid_argument&) {
+        memory.pending_step = 0;  // the panel shows why there is nothing to play
+    }
+}
+
+// A roofline shot shows what dragging does: the main size parameter at a quarter and a half of
+// its value is measured first, so each point has a trail of two real earlier positions.
+void seed_roofline_trail(AppState& state, Runner& runner, const ResolvedBackend& backend) {
+    const std::vector<kernels::ParamId> sizes = sweepable_params(state.settings.params.workload);
+    if (sizes.empty()) return;
+    const kernels::Params final_params = state.settings.params;
+    for (double fraction : {0.25, 0.5}) {
+        const double value = std::round(kernels::get_param(final_params, sizes.front()) * fraction);
+        state.settings.params = final_params;
+        kernels::set_param(state.settings.params, sizes.front(), value);
+        if (!kernels::validate(state.settings.params).empty()) continue;
+        store_results(state, runner.run_blocking(make_batch(state.settings, backend)));
+        update_roofline_trails(state);
+    }
+    state.settings.params = final_params;
+}
+
+// Renders the main window into `target` kShotFrames times; the last frame stays in it.
+void render_shot_frames(AppState& state, Runner& runner, ImGuiSession& session, const OffscreenTarget& target,
+                        int width, int height) {
+    for (int frame = 0; frame < kShotFrames; ++frame) {
+        session.apply_look(state);
+        ImGuiIO& io = ImGui::GetIO();
+        io.DisplaySize = ImVec2(static_cast<float>(width), static_cast<float>(height));
+        io.DisplayFramebufferScale = ImVec2(1, 1);
+        io.DeltaTime = 1.0f / 60.0f;
+        session.new_frame();
+        draw_main_window(state, runner);
+        ImGui::Render();
+        target.bind();
+        clear_to_window_background();
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    }
+    glFinish();
+}
+
+// The memory tab of a lesson step: the step's first variant (and second, side by side) at the
+// middle of its schedule, so a still picture shows a tile in flight.
+void setup_lesson_memory_view(AppState& state) {
+    MemoryPanelState& memory = state.memory;
+    const kernels::Params& p = state.settings.params;
+    const std::string variant = memory.variant.empty() ? kernels::variants(p.workload).front().name : memory.variant;
+    try {
+        memory.pending_step = static_cast<int64_t>((kernels::MemoryPlayer(variant, p).step_count() + 1) / 2);
+    } catch (const std::invalid_argument&) {
+        memory.pending_step = 0;  // the panel shows why there is nothing to play
+    }
+}
+
+// Measures and renders one lesson step into `target`; the bundle gets its picture and numbers.
+BundleStep shoot_lesson_step(AppState& state, Runner& runner, ImGuiSession& session, const OffscreenTarget& target,
+                             const ShotOptions& opts) {
+    const LessonStep& step = *state.lesson.current_step();
+    const ResolvedBackend backend = resolve_backend(state.settings, runner);
+    std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
+    for (const kernels::Measurement& m : results)
+        if (!m.ok)
+            std::fprintf(stderr, "fusionlab shot: step %d: %s %s: %s\n", state.lesson.step + 1, m.job.variant.c_str(),
+                         m.refused ? "refused" : "failed", m.error.c_str());
+    state.results.clear();
+    store_results(state, std::move(results));
+    state.params_dirty = false;
+    if (state.requested_view == "memory") setup_lesson_memory_view(state);
+    render_shot_frames(state, runner, session, target, opts.width, opts.height);
+
+    BundleStep out;
+    out.index = state.lesson.step;
+    out.title = step.title;
+    out.prose = prose_plain_text(step.prose, expr_context(state, backend, false));
+    out.settings = state.settings;
+    out.view = state.active_view;
+    out.highlight = state.highlight;
+    for (const kernels::Measurement* m : visible_results(state)) out.measurements.push_back(*m);
+    out.width = opts.width;
+    out.height = opts.height;
+    out.rgba = target.read_rgba();
+    return out;
+}
+
+// `shot --lesson NAME [--step K | --all-steps] --out DIR`: a lesson bundle, headless.
+int run_lesson_shot(const ShotOptions& opts) {
+    AppState state;
+    state.interactive = false;
+    Settings& s = state.settings;
+    if (!viz::parse_theme(opts.theme, s.theme)) {
+        std::fprintf(stderr, "fusionlab shot: theme '%s' is unknown: use dark or light\n", opts.theme.c_str());
+        return 1;
+    }
+    if (!opts.sim_gpu.empty()) {
+        const kernels::SimGpu* gpu = kernels::find_sim_gpu(opts.sim_gpu);
+        if (!gpu) {
+            std::fprintf(stderr, "fusionlab shot: unknown simulated GPU '%s'\n", opts.sim_gpu.c_str());
+            return 1;
+        }
+        s.backend = gpu->key;
+    }
+    s.font_scale = opts.font_scale;
+    s.reps = opts.reps;
+    ensure_lessons_loaded(state);
+    std::string why;
+    const Lesson* lesson = find_lesson(state.lesson.lessons, opts.lesson, &why);
+    if (!lesson) {
+        for (const LessonError& e : state.lesson.load_errors) std::fprintf(stderr, "%s\n", e.text().c_str());
+        std::fprintf(stderr, "fusionlab shot: --lesson: %s\n", why.c_str());
+        return 1;
+    }
+    const int index = static_cast<int>(lesson - state.lesson.lessons.data());
+    std::vector<int> steps;
+    if (opts.all_steps)
+        for (int i = 0; i < static_cast<int>(lesson->steps.size()); ++i) steps.push_back(i);
+    else
+        steps.push_back(std::clamp(opts.lesson_step, 0, static_cast<int>(lesson->steps.size()) - 1));
+
+    GlfwSession glfw;
+    if (!glfw.ok) {
+        const std::string reexec = platform::reexec_under_xvfb(std::max(opts.width, 640), std::max(opts.height, 480));
+        std::fprintf(stderr, "fusionlab shot: %s (%s)\n", reexec.c_str(), last_glfw_error().c_str());
+        return 1;
+    }
+    std::string error;
+    GLFWwindow* window = open_window(64, 64, false, &error);
+    if (!window) {
+        std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+        return 1;
+    }
+    int status = 0;
+    {
+        OffscreenTarget target;
+        if (error = target.create(opts.width, opts.height); !error.empty()) {
+            std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+            status = 1;
+        } else {
+            Runner runner;
+            runner.wait_until_probed();
+            BundleWriter writer;
+            error = writer.begin(opts.out, *lesson, resolve_backend(s, runner).device);
+            ImGuiSession session(window, false);
+            for (size_t i = 0; error.empty() && i < steps.size(); ++i) {
+                open_lesson(state, index, steps[i], 0);
+                state.lesson.classroom = opts.classroom;
+                error = writer.add_step(shoot_lesson_step(state, runner, session, target, opts));
+            }
+            if (error.empty()) error = writer.finish();
+            if (!error.empty()) {
+                std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+                status = 1;
+            } else {
+                std::printf("saved %s (%zu %s of %s, %dx%d, %zu files)\n", writer.dir().c_str(), steps.size(),
+                            steps.size() == 1 ? "step" : "steps", lesson->name.c_str(), opts.width, opts.height,
+                            writer.files().size());
+            }
+        }
+    }
+    glfwDestroyWindow(window);
+    return status;
+}
+
+}  // namespace
+
+int run_shot(const ShotOptions& opts) {
+    if (!opts.lesson.empty()) return run_lesson_shot(opts);
+    AppState state;
+    state.interactive = false;
+    if (std::string error = check_shot_options(opts, state.settings); !error.empty()) {
+        std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+        return 1;
+    }
+
+    GlfwSession glfw;
+    if (!glfw.ok) {
+        // No display: run ourselves again under a virtual X server when one can be had.
+        const std::string why = platform::reexec_under_xvfb(std::max(opts.width, 640), std::max(opts.height, 480));
+        std::fprintf(stderr, "fusionlab shot: %s (%s)\n", why.c_str(), last_glfw_error().c_str());
+        return 1;
+    }
+    std::string error;
+    GLFWwindow* window = open_window(64, 64, false, &error);
+    if (!window) {
+        std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+        return 1;
+    }
+    int status = 0;
+    {
+        OffscreenTarget target;
+        if (error = target.create(opts.width, opts.height); !error.empty()) {
+            std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+            status = 1;
+        } else {
+            Runner runner;
+            runner.wait_until_probed();
+            if (!opts.results.empty()) {
+                if (error = import_results(state, opts.results); !error.empty()) {
+                    std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+                    glfwDestroyWindow(window);
+                    return 1;
+                }
+            } else {
+                const ResolvedBackend backend = resolve_backend(state.settings, runner);
+                if (opts.view == "roofline") seed_roofline_trail(state, runner, backend);
+                std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
+                for (const kernels::Measurement& m : results)
+                    if (!m.ok)
+                        std::fprintf(stderr, "fusionlab shot: %s %s: %s\n", m.job.variant.c_str(),
+                                     m.refused ? "refused" : "failed", m.error.c_str());
+                store_results(state, std::move(results));
+            }
+            state.params_dirty = false;  // measured above; nothing to submit while rendering
+            state.requested_view = opts.view;
+            if (opts.view == "memory") setup_memory_view(opts, state.settings.params, state.memory);
+            if (opts.view == "sweep") {  // the main size parameter over its default range (app/core/sweep.h)
+                const ResolvedBackend backend = resolve_backend(state.settings, runner);
+                if (const std::string why = run_sweep_blocking(state.sweep, state.settings, backend, runner); !why.empty())
+                    std::fprintf(stderr, "fusionlab shot: sweep: %s\n", why.c_str());
+            }
+
+            ImGuiSession session(window, false);
+            render_shot_frames(state, runner, session, target, opts.width, opts.height);
+            error = export_png(opts.out, opts.width, opts.height, target.read_rgba());
+            if (!error.empty()) {
+                std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+                status = 1;
+            } else {
+                std::printf("saved %s (%dx%d)\n", opts.out.c_str(), opts.width, opts.height);
+                if (std::getenv("FUSIONLAB_PRINT_GL")) std::printf("GL renderer: %s\n", gl_renderer_text().c_str());
+            }
+        }
+    }
+    glfwDestroyWindow(window);
+    return status;
+}
+
+}  // namespace app

@@ -1,0 +1,244 @@
+// The time and bytes charts over viz/bar_chart.h.
+//
+// Index:
+//   [SECTION] Chart data
+//   [SECTION] Charts
+#include "app/gui/panel_charts.h"
+
+#include "app/core/panels_state.h"
+#include "app/gui/panel_helpers.h"
+#include "kernels/common/format.h"
+#include "kernels/common/timeline.h"
+#include "kernels/launch/launch.h"
+#include "kernels/workload.h"
+#include "viz/bar_chart.h"
+#include "viz/imgui_helpers.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace app {
+
+namespace {
+
+using kernels::Measurement;
+using viz::current_theme;
+using viz::em;
+using viz::error_color;
+using viz::tooltip;
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Chart data
+// ---------------------------------------------------------------------------------------------
+
+bool any_simulated(const std::vector<const Measurement*>& shown) {
+    for (const Measurement* m : shown)
+        if (m->device.simulated) return true;
+    return false;
+}
+
+std::string watermark_text(const std::vector<const Measurement*>& shown) {
+    return shown.empty() ? std::string() : shown.front()->device.simulated ? "SIMULATED" : "";
+}
+
+// Bytes of one variant split into series (buffers or kernels), in a stable legend order.
+struct ByteSeries {
+    std::vector<std::string> names;
+    std::vector<viz::StackedBar> bars;
+    std::vector<std::vector<std::string>> details;  // tooltip per bar and segment
+};
+
+int series_index(const std::vector<std::string>& names, const std::string& name) {
+    return static_cast<int>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+// Legend order follows the data flow: inputs (only read), intermediates (written, then read back),
+// outputs (only written); first appearance within each group. Kernels: launch order.
+std::vector<std::string> series_order(const std::vector<kernels::Model>& models, bool by_kernel) {
+    std::vector<std::string> names;
+    std::map<std::string, std::pair<bool, bool>> read_written;
+    std::map<std::string, uint64_t> bytes;
+    for (const kernels::Model& model : models)
+        for (const kernels::KernelModel& k : model.kernels) {
+            if (by_kernel) {
+                if (std::find(names.begin(), names.end(), k.name) == names.end()) names.push_back(k.name);
+                continue;
+            }
+            for (const kernels::BufferTraffic& b : k.buffers) {
+                if (std::find(names.begin(), names.end(), b.buffer) == names.end()) names.push_back(b.buffer);
+                read_written[b.buffer].first |= b.bytes_read > 0;
+                read_written[b.buffer].second |= b.bytes_written > 0;
+                bytes[b.buffer] += b.bytes_read + b.bytes_written;
+            }
+        }
+    if (!by_kernel) {
+        // Within a group the big tensors come first: they get the most distinct colours.
+        auto rank = [&](const std::string& n) {
+            const auto [read, written] = read_written[n];
+            return !written ? 0 : read ? 1 : 2;
+        };
+        std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+            return rank(a) != rank(b) ? rank(a) < rank(b) : bytes[a] > bytes[b];
+        });
+    }
+    return names;
+}
+
+ByteSeries byte_series(const std::vector<const Measurement*>& shown, bool by_kernel) {
+    ByteSeries out;
+    std::vector<kernels::Model> models;
+    for (const Measurement* m : shown) models.push_back(kernels::model(m->job.variant, m->job.params));
+    out.names = series_order(models, by_kernel);
+    for (size_t v = 0; v < shown.size(); ++v) {
+        // Per series: bytes read, bytes written, and which kernels touched it.
+        std::vector<uint64_t> read(out.names.size(), 0), written(out.names.size(), 0);
+        std::vector<std::string> touched_by(out.names.size());
+        for (const kernels::KernelModel& k : models[v].kernels) {
+            if (by_kernel) {
+                const size_t s = static_cast<size_t>(series_index(out.names, k.name));
+                read[s] += k.bytes_read();
+                written[s] += k.bytes_written();
+                continue;
+            }
+            for (const kernels::BufferTraffic& b : k.buffers) {
+                const size_t s = static_cast<size_t>(series_index(out.names, b.buffer));
+                read[s] += b.bytes_read;
+                written[s] += b.bytes_written;
+                std::string& who = touched_by[s];
+                if (b.bytes_written) who += (who.empty() ? "" : ", ") + ("written by " + k.name);
+                if (b.bytes_read) who += (who.empty() ? "" : ", ") + ("read by " + k.name);
+            }
+        }
+        viz::StackedBar bar;
+        bar.label = shown[v]->job.variant;
+        std::vector<std::string> details;
+        uint64_t total = 0;
+        for (size_t s = 0; s < out.names.size(); ++s) {
+            const uint64_t bytes = read[s] + written[s];
+            if (!bytes) continue;
+            total += bytes;
+            const std::string text = kernels::format_bytes(static_cast<double>(bytes));
+            bar.segments.push_back({static_cast<int>(s), static_cast<double>(bytes), text});
+            details.push_back(out.names[s] + ": " + text + "\nread " + kernels::format_bytes(static_cast<double>(read[s])) +
+                              ", written " + kernels::format_bytes(static_cast<double>(written[s])) +
+                              (touched_by[s].empty() ? std::string() : "\n" + touched_by[s]));
+        }
+        bar.total_text = kernels::format_bytes(static_cast<double>(total));
+        out.bars.push_back(bar);
+        out.details.push_back(details);
+    }
+    return out;
+}
+
+// Axis ticks for bytes are nice numbers of one binary unit (0, 50, 100 MiB), not of bytes.
+struct ByteUnit {
+    double size = 1;
+    const char* name = "B";
+};
+
+ByteUnit byte_unit(double max_bytes) {
+    static constexpr const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    ByteUnit unit;
+    for (int i = 1; i < 5 && max_bytes >= std::ldexp(1.0, 10 * i); ++i) unit = {std::ldexp(1.0, 10 * i), kNames[i]};
+    return unit;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Charts
+// ---------------------------------------------------------------------------------------------
+
+void draw_time_chart(const AppState& state, float width, float plot_height) {
+    const std::vector<const Measurement*> shown = visible_results(state);
+    std::vector<viz::RangeBar> bars;
+    std::vector<const Measurement*> plotted;
+    for (const Measurement* m : shown) {
+        if (!m->ok) continue;
+        viz::RangeBar b;
+        b.label = m->job.variant;
+        b.value = m->time.median_ms;
+        b.has_range = m->time.max_ms > m->time.min_ms;
+        b.lo = m->time.min_ms;
+        b.hi = m->time.max_ms;
+        b.value_text = kernels::format_time_ms(m->time.median_ms);
+        b.series = variant_series(m->job.params.workload, m->job.variant);
+        bars.push_back(b);
+        plotted.push_back(m);
+    }
+    viz::ChartFrame frame;
+    frame.title = any_simulated(plotted) ? "Time per variant (model estimate)" : "Time per variant (median, min-max)";
+    frame.format_tick = [](double v) { return kernels::format_time_ms(v); };
+    frame.watermark = watermark_text(plotted);
+    frame.theme = current_theme();
+    const ImVec2 size(width, std::max(plot_height, viz::preferred_chart_height(static_cast<int>(bars.size()))));
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const viz::ChartHover hover = viz::draw_range_bars(ImGui::GetWindowDrawList(), origin, size, frame, bars);
+    ImGui::Dummy(size);
+    if (hover.bar >= 0 && ImGui::IsItemHovered()) {
+        const Measurement& m = *plotted[static_cast<size_t>(hover.bar)];
+        viz::tooltip_box(m.job.variant + ": median " + kernels::format_time_ms(m.time.median_ms) + ", min " +
+                      kernels::format_time_ms(m.time.min_ms) + ", max " + kernels::format_time_ms(m.time.max_ms) +
+                      "\n" + std::to_string(kernels::launched_kernels(m.kernels)) + " kernel(s)\n" + m.timing_note);
+    }
+}
+
+void draw_bytes_chart(AppState& state, float width, float plot_height) {
+    const std::vector<const Measurement*> shown = visible_results(state);
+    std::vector<const Measurement*> plotted;
+    for (const Measurement* m : shown)
+        if (m->ok) plotted.push_back(m);
+    ByteSeries series = byte_series(plotted, state.stack_by_kernel);
+    double max_bytes = 0;
+    for (const Measurement* m : plotted) max_bytes = std::max(max_bytes, static_cast<double>(m->bytes()));
+    const ByteUnit unit = byte_unit(max_bytes);
+    for (viz::StackedBar& bar : series.bars)
+        for (viz::StackSegment& segment : bar.segments) segment.value /= unit.size;
+
+    viz::ChartFrame frame;
+    frame.title = state.stack_by_kernel ? "HBM bytes per variant (model), by kernel"
+                                        : "HBM bytes per variant (model), by buffer";
+    frame.format_tick = [unit](double v) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g %s", v, unit.name);
+        return std::string(text);
+    };
+    frame.watermark = watermark_text(plotted);
+    frame.theme = current_theme();
+    if (!plotted.empty()) {
+        frame.reference_value = static_cast<double>(plotted.front()->min_bytes) / unit.size;
+        frame.reference_label = "minimum";
+    }
+    const float legend = viz::legend_height(series.names, width);
+    // The "minimum" label takes a line of its own above the plot (viz::make_layout), which
+    // preferred_chart_height() does not count: without it one bar with a two-line legend no longer fits.
+    const float reference_line = frame.reference_value > 0 ? em() * 1.25f : 0.0f;
+    const float plot_h = std::max(plot_height, viz::preferred_chart_height(static_cast<int>(series.bars.size())) + reference_line);
+    const ImVec2 size(width, plot_h + legend + em() * 0.5f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const viz::ChartHover hover =
+        viz::draw_stacked_bars(ImGui::GetWindowDrawList(), origin, size, frame, series.bars, series.names);
+    ImGui::Dummy(size);
+    if (hover.bar >= 0 && ImGui::IsItemHovered()) {
+        const size_t b = static_cast<size_t>(hover.bar);
+        if (hover.segment >= 0) viz::tooltip_box(series.details[b][static_cast<size_t>(hover.segment)]);
+        else viz::tooltip_box(series.bars[b].label + ": " + series.bars[b].total_text + " in total; the dashed line is "
+                           "the minimum any implementation must move.");
+    }
+    ImGui::TextUnformatted("stack by");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("buffer", !state.stack_by_kernel)) state.stack_by_kernel = false;
+    tooltip("One segment per tensor in HBM. Intermediates (h1, h2, ...) exist only in unfused code: written by "
+            "one kernel and read back by the next.");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("kernel", state.stack_by_kernel)) state.stack_by_kernel = true;
+    tooltip("One segment per kernel launch.");
+}
+
+}  // namespace app

@@ -1,0 +1,387 @@
+// [SECTION] Players: which variants, rebuilt when the parameters change
+// [SECTION] Notes: modeled and measured time and bytes
+// [SECTION] Controls: play, pause, step, scrub, speed, side by side
+// [SECTION] The panel
+#include "app/gui/panel_memory.h"
+
+#include "app/core/lesson_player.h"
+#include "app/core/panels_state.h"
+#include "kernels/common/backend.h"
+#include "kernels/common/format.h"
+#include "kernels/workload.h"
+#include "viz/highlight.h"
+#include "viz/memory_view.h"
+#include "viz/imgui_helpers.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace app {
+
+namespace {
+
+using viz::em;
+using viz::tooltip;
+
+// =============================================================================================
+// [SECTION] Players
+// =============================================================================================
+std::string pick_variant(const std::string& wanted, kernels::Workload w, const std::vector<std::string>& selected,
+                         const std::string& avoid) {
+    if (!wanted.empty() && kernels::has_variant(w, wanted) && wanted != avoid) return wanted;
+    for (const std::string& v : selected)
+        if (v != avoid) return v;
+    for (const kernels::VariantInfo& v : kernels::variants(w))
+        if (v.name != avoid) return v.name;
+    return {};
+}
+
+std::shared_ptr<const kernels::MemoryPlayer> player_for(const std::shared_ptr<const kernels::MemoryPlayer>& cached,
+                                                       const std::string& variant, const kernels::Params& p,
+                                                       std::string& error) {
+    if (cached && cached->variant() == variant && cached->params() == p) return cached;
+    try {
+        return std::make_shared<const kernels::MemoryPlayer>(variant, p);
+    } catch (const std::exception& e) {
+        error = variant + ": " + e.what();
+        return nullptr;
+    }
+}
+
+void update_players(MemoryPanelState& m, const Settings& s) {
+    const kernels::Workload w = s.params.workload;
+    const std::vector<std::string> selected = selected_variants(s);
+    m.variant = pick_variant(m.variant, w, selected, "");
+    m.compare = pick_variant(m.compare, w, selected, m.variant);
+    m.error.clear();
+    m.player = player_for(m.player, m.variant, s.params, m.error);
+    m.other = m.side_by_side && !m.compare.empty() ? player_for(m.other, m.compare, s.params, m.error) : nullptr;
+}
+
+// When each step ends on the panel's clock. Alone, the clock counts steps (one event per unit).
+// Side by side it is modeled time: each kernel's modeled time (as the simulated backend computes
+// it) spread over its events in proportion to each event's own max(bytes / bandwidth, FLOPs /
+// peak), so two variants race at the pace the model gives them.
+std::vector<double> step_ends(const kernels::MemoryPlayer& player, const kernels::DeviceInfo& device, bool modeled_time) {
+    const size_t n = player.step_count();
+    std::vector<double> ends(n + 1, 0);
+    const kernels::Schedule& s = player.schedule();
+    if (!modeled_time || !(device.peak_bw_gbps > 0) || !(device.peak_fp32_tflops > 0)) {
+        for (size_t i = 0; i <= n; ++i) ends[i] = static_cast<double>(i);
+        return ends;
+    }
+    const kernels::Model& model = player.model();
+    std::vector<double> weight(n, 0), kernel_weight(s.kernels.size(), 0);
+    std::vector<size_t> kernel_events(s.kernels.size(), 0);
+    for (size_t i = 0; i < n; ++i) {
+        const kernels::TileEvent& e = s.events[i];
+        const auto k = static_cast<size_t>(e.kernel);
+        const double peak = (s.kernels[k].tensor_cores ? device.peak_tensor_tflops : device.peak_fp32_tflops) * 1e12;
+        const double reps = static_cast<double>(e.repeat);
+        weight[i] = std::max(static_cast<double>(e.bytes) * reps / (device.peak_bw_gbps * 1e9), e.flops * reps / peak);
+        kernel_weight[k] += weight[i];
+        ++kernel_events[k];
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const auto k = static_cast<size_t>(s.events[i].kernel);
+        const kernels::KernelModel& km = model.kernels[k];
+        const double kernel_ms = kernels::sim_kernel_ms(device, km);
+        const double share = kernel_weight[k] > 0 ? weight[i] / kernel_weight[k] : 1.0 / static_cast<double>(kernel_events[k]);
+        ends[i + 1] = ends[i] + kernel_ms * share;
+    }
+    return ends;
+}
+
+const MemoryPlayerTiming& timing_for(MemoryPlayerTiming& cache, const std::shared_ptr<const kernels::MemoryPlayer>& player,
+                                     const kernels::DeviceInfo& device, bool modeled_time) {
+    if (cache.player == player && cache.device == device.name && cache.modeled_time == modeled_time) return cache;
+    cache.player = player;
+    cache.device = device.name;
+    cache.modeled_time = modeled_time;
+    cache.ends = step_ends(*player, device, modeled_time);
+    const kernels::Model& model = player->model();
+    cache.modeled_ms = 0;
+    if (device.peak_bw_gbps > 0)
+        for (const kernels::KernelModel& k : model.kernels)
+            cache.modeled_ms += kernels::sim_kernel_ms(device, k);
+    cache.modeled_bytes = model.bytes();
+    return cache;
+}
+
+// The step and tile flight at clock `t`: the first step that ends at or after t, flown as far
+// as t is through it.
+void step_at(const std::vector<double>& ends, double t, size_t& step, float& flight) {
+    const size_t n = ends.size() - 1;
+    if (t <= 0 || n == 0) {
+        step = 0;
+        flight = 1;
+        return;
+    }
+    step = static_cast<size_t>(std::lower_bound(ends.begin() + 1, ends.end(), t) - ends.begin());
+    step = std::min(step, n);
+    const double span = ends[step] - ends[step - 1];
+    flight = span > 0 ? static_cast<float>(std::clamp((t - ends[step - 1]) / span, 0.0, 1.0)) : 1.0f;
+}
+
+struct Timelines {
+    std::vector<double> first, second;  // second empty when alone
+    bool modeled_time = false;
+    double end() const { return std::max(first.back(), second.empty() ? 0.0 : second.back()); }
+    // The next (or previous) step boundary of either variant strictly after (before) t.
+    double next_boundary(double t, bool forward) const {
+        double best = forward ? end() : 0.0;
+        for (const auto* ends : {&first, &second})
+            for (double b : *ends) {
+                if (forward && b > t + 1e-12) best = std::min(best, b);
+                if (!forward && b < t - 1e-12) best = std::max(best, b);
+            }
+        return best;
+    }
+};
+
+// What is being animated, for when the parameters panel is hidden (full width, shots).
+std::string parameters_line(const kernels::Params& p) {
+    std::string text = std::string(kernels::to_string(p.workload)) + ", ";
+    if (p.workload == kernels::Workload::skip) {
+        char tail[96];
+        std::snprintf(tail, sizeof tail, ", t %g, sigma_d %g, ", p.noise_t, p.sigma_d);
+        return text + std::to_string(p.batch_heads) + " heads in " + std::to_string(p.batch) + " batch elements, N " +
+               std::to_string(p.seq_len) + ", d " + std::to_string(p.head_dim) + (p.causal ? ", causal" : "") + tail +
+               kernels::to_string(p.dtype);
+    }
+    if (p.workload == kernels::Workload::attention)
+        text += std::to_string(p.batch_heads) + " heads, N " + std::to_string(p.seq_len) + ", d " +
+                std::to_string(p.head_dim) + ", Br " + std::to_string(p.tile_br) + ", Bc " + std::to_string(p.tile_bc) +
+                (p.causal ? ", causal" : "");
+    else
+        text += std::to_string(p.rows) + " rows x " + std::to_string(p.hidden) + " hidden";
+    return text + ", " + kernels::to_string(p.dtype);
+}
+
+// =============================================================================================
+// [SECTION] Notes
+// =============================================================================================
+const kernels::Measurement* measurement_of(const AppState& state, const kernels::MemoryPlayer& player) {
+    for (const kernels::Measurement& m : state.results)
+        if (m.ok && m.job.variant == player.variant() && m.job.params == player.params()) return &m;
+    return nullptr;
+}
+
+// Short lines under the view, each with a tooltip saying how the number was obtained.
+void add_notes(const AppState& state, const kernels::MemoryPlayer& player, const MemoryPlayerTiming& timing,
+               const kernels::DeviceInfo& device, viz::MemoryViewData& d) {
+    if (timing.modeled_ms > 0) {
+        d.notes.push_back("modeled: " + kernels::format_time_ms(timing.modeled_ms) + ", " +
+                          kernels::format_bytes(static_cast<double>(timing.modeled_bytes)) + " HBM");
+        d.note_tips.push_back("Modeled on " + device.name + ": for each kernel max(bytes / " +
+                              kernels::format_gbps(device.peak_bw_gbps) + ", FLOPs / peak) + launch cost " +
+                              "(the simulated backend's formula); bytes are the schedule's sum.");
+    }
+    const kernels::Measurement* m = measurement_of(state, player);
+    const kernels::Measurement* failed = nullptr;
+    for (const kernels::Measurement& r : state.results)
+        if (!r.ok && r.job.variant == player.variant() && r.job.params == player.params()) failed = &r;
+    if (!m && failed) {
+        d.notes.push_back(std::string("measured: ") + (failed->refused ? "refused by " : "failed on ") +
+                          plain_device_name(failed->device) + " (hover for why)");
+        d.note_tips.push_back(failed->error);
+    } else if (!m) {
+        d.notes.push_back("measured: none yet for these parameters");
+        d.note_tips.push_back("No finished measurement of " + player.variant() +
+                              " with exactly these parameters; the Measurements tab runs one when they settle.");
+    } else if (m->device.simulated) {
+        d.notes.push_back("measured: unavailable (simulated GPU)");
+        d.note_tips.push_back(plain_device_name(m->device) + " is simulated: no kernel ran, so there is no measured time "
+                              "or byte count; the modeled line is all there is.");
+    } else {
+        std::string line = "measured: " + kernels::format_time_ms(m->time.median_ms);
+        line += m->measured_bytes ? ", " + kernels::format_bytes(static_cast<double>(*m->measured_bytes)) + " DRAM" : "";
+        d.notes.push_back(line);
+        d.note_tips.push_back("Measured on " + m->device.name + ": median of " + std::to_string(m->time.reps) + " runs (" +
+                              kernels::format_time_ms(m->time.min_ms) + " .. " + kernels::format_time_ms(m->time.max_ms) +
+                              "). DRAM bytes: " +
+                              (m->measured_bytes ? kernels::format_count(static_cast<int64_t>(*m->measured_bytes)) +
+                                                       " (hardware counters)"
+                                                 : m->measured_bytes_note));
+    }
+}
+
+// =============================================================================================
+// [SECTION] Controls
+// =============================================================================================
+bool variant_combo(const char* id, std::string& variant, kernels::Workload w, const std::string& exclude) {
+    bool changed = false;
+    ImGui::SetNextItemWidth(em() * 7);
+    if (ImGui::BeginCombo(id, variant.c_str())) {
+        for (const kernels::VariantInfo& v : kernels::variants(w)) {
+            if (v.name == exclude) continue;
+            if (ImGui::Selectable(v.name.c_str(), v.name == variant)) {
+                variant = v.name;
+                changed = true;
+            }
+            tooltip(v.description);
+        }
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+
+void draw_controls(MemoryPanelState& m, const Timelines& lines, kernels::Workload w) {
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("variant");
+    ImGui::SameLine();
+    variant_combo("##memory_variant", m.variant, w, "");
+    tooltip("The variant whose tile schedule plays.");
+    ImGui::SameLine();
+    ImGui::Checkbox("side by side with", &m.side_by_side);
+    tooltip("Play a second variant of the same parameters next to the first, both on one clock of modeled time, "
+            "so their HBM byte counters race and the faster variant finishes first.");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!m.side_by_side);
+    variant_combo("##memory_compare", m.compare, w, m.variant);
+    ImGui::EndDisabled();
+
+    ImGui::SameLine();
+    ImGui::Checkbox("full width", &m.full_width);
+    tooltip("Give the animation the whole window; the parameters fold into a header above it.");
+
+    if (ImGui::Button("|<")) { m.clock = 0; m.playing = false; }
+    tooltip("Back to the start.");
+    ImGui::SameLine();
+    if (ImGui::Button("<")) { m.clock = lines.next_boundary(m.clock, false); m.playing = false; }
+    tooltip("Step back one event.");
+    ImGui::SameLine();
+    if (ImGui::Button(m.playing ? "Pause" : "Play", ImVec2(em() * 4, 0))) {
+        if (!m.playing && m.clock >= lines.end()) m.clock = 0;
+        m.playing = !m.playing;
+    }
+    tooltip("Play the schedule, one event after another.");
+    ImGui::SameLine();
+    if (ImGui::Button(">")) { m.clock = lines.next_boundary(m.clock, true); m.playing = false; }
+    tooltip("Step forward one event (side by side: to the next event of either variant).");
+    ImGui::SameLine();
+    if (ImGui::Button(">|")) { m.clock = lines.end(); m.playing = false; }
+    tooltip("Jump to the end: the counters then equal the model's totals.");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em() * 7);
+    ImGui::SliderFloat("##speed", &m.steps_per_second, 0.25f, 30.0f, "%.2g steps/s", ImGuiSliderFlags_Logarithmic);
+    tooltip("Playback speed, in steps of the first variant per second.");
+    ImGui::SameLine();
+    float clock = static_cast<float>(m.clock);
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    const std::string fmt = lines.modeled_time ? "%.4g ms of modeled time" : "step %.1f of " + std::to_string(lines.first.size() - 1);
+    if (ImGui::SliderFloat("##scrub", &clock, 0.0f, static_cast<float>(lines.end()), fmt.c_str())) {
+        m.clock = clock;
+        m.playing = false;
+    }
+    tooltip(lines.modeled_time ? "Scrub through modeled time: both variants run at the pace the model gives them, "
+                                 "so the one that finishes first is the faster one."
+                               : "Scrub through the schedule.");
+}
+
+void advance(MemoryPanelState& m, const Timelines& lines, bool interactive) {
+    if (!interactive || !m.playing) return;
+    // A whole run lasts (steps of the first variant) / speed seconds, whatever the clock's unit.
+    const double per_second = static_cast<double>(m.steps_per_second) * lines.first.back() /
+                              static_cast<double>(std::max<size_t>(lines.first.size() - 1, 1));
+    m.clock += per_second * static_cast<double>(ImGui::GetIO().DeltaTime);
+    if (m.clock >= lines.end()) {
+        m.clock = lines.end();
+        m.playing = false;
+    }
+}
+
+}  // namespace
+
+// =============================================================================================
+// [SECTION] The panel
+// =============================================================================================
+void draw_memory_panel(AppState& state, const ResolvedBackend& backend) {
+    MemoryPanelState& m = state.memory;
+    update_players(m, state.settings);
+    Timelines lines;
+    if (m.player) {
+        lines.modeled_time = m.other != nullptr;
+        lines.first = timing_for(m.first_timing, m.player, backend.device, lines.modeled_time).ends;
+        if (m.other) lines.second = timing_for(m.second_timing, m.other, backend.device, true).ends;
+        lines.modeled_time = lines.modeled_time && lines.first.back() != static_cast<double>(lines.first.size() - 1);
+        if (m.clock_was_time != lines.modeled_time) m.clock = 0;  // switched units: start over
+        m.clock_was_time = lines.modeled_time;
+        // A requested step (shots): its tile mid-flight, as a still picture should show it.
+        if (m.pending_step >= 0) {
+            const size_t step = std::min(static_cast<size_t>(m.pending_step), lines.first.size() - 1);
+            m.clock = step == 0 ? 0 : lines.first[step - 1] + 0.55 * (lines.first[step] - lines.first[step - 1]);
+            m.pending_step = -1;
+        }
+        m.clock = std::clamp(m.clock, 0.0, lines.end());
+    }
+    if (state.interactive && m.player) draw_controls(m, lines, state.settings.params.workload);
+    // Full width in the wide layout hides the parameters panel: say what is animated. (The narrow
+    // layout's folded "Parameters:" header already does.)
+    if (m.full_width && ImGui::GetIO().DisplaySize.x >= em() * 50) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("%s", parameters_line(state.settings.params).c_str());
+        ImGui::PopTextWrapPos();
+    }
+    if (!m.error.empty() || !m.player) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(m.error.empty() ? "no schedule to play for these parameters" : m.error.c_str());
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    advance(m, lines, state.interactive);
+
+    const auto start = std::chrono::steady_clock::now();
+    const viz::Theme theme = state.settings.theme;
+    std::vector<viz::MemoryViewData> views;
+    for (const auto& player : {m.player, m.other}) {
+        if (!player) continue;
+        size_t step = 0;
+        float flight = 1;
+        step_at(player == m.player ? lines.first : lines.second, m.clock, step, flight);
+        viz::MemoryViewData d = viz::memory_view_data(*player, step, flight, backend.device, theme);
+        add_notes(state, *player, player == m.player ? m.first_timing : m.second_timing, backend.device, d);
+        d.interactive = state.interactive;
+        d.highlight = state.highlight;
+        d.highlight_pulse = highlight_pulse(state, ImGui::GetTime());
+        views.push_back(std::move(d));
+    }
+
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    if (views.size() > 1) {
+        std::vector<const viz::MemoryViewData*> race;
+        for (const auto& v : views) race.push_back(&v);
+        const float race_em = viz::byte_race_em(avail.y);
+        const float h = viz::byte_race_height(race.size(), race_em);
+        viz::draw_byte_race(draw, origin, ImVec2(avail.x, h), race, race_em);
+        if (state.highlight == "memory.race")
+            viz::draw_highlight_ring(draw, origin, ImVec2(origin.x + avail.x, origin.y + h), em(), views.front().highlight_pulse);
+        origin.y += h + em() * 0.3f;
+        avail.y -= h + em() * 0.3f;
+    }
+    const float gap = em() * 1.0f;
+    const float w = (avail.x - gap * static_cast<float>(views.size() - 1)) / static_cast<float>(views.size());
+    double scale = 0;
+    for (const auto& v : views) {
+        const double fit = viz::memory_view_hbm_scale(ImVec2(w, avail.y), v);
+        scale = scale > 0 ? std::min(scale, fit) : fit;
+    }
+    for (auto& v : views) v.hbm_scale = scale;
+    for (size_t i = 0; i < views.size(); ++i)
+        viz::draw_memory_view(draw, ImVec2(origin.x + static_cast<float>(i) * (w + gap), origin.y), ImVec2(w, avail.y), views[i]);
+    if (views.size() > 1) {
+        const float x = origin.x + w + gap * 0.5f;
+        draw->AddLine(ImVec2(x, origin.y), ImVec2(x, origin.y + avail.y), ImGui::GetColorU32(ImGuiCol_Separator));
+    }
+    ImGui::Dummy(avail);
+    m.last_frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace app

@@ -1,0 +1,297 @@
+// The results table of the Measurements tab.
+//
+// Index:
+//   [SECTION] Results table pieces
+//   [SECTION] Table
+#include "app/gui/panel_results_table.h"
+
+#include "app/core/export.h"
+#include "app/core/panels_state.h"
+#include "app/gui/panel_helpers.h"
+#include "kernels/common/backend.h"
+#include "kernels/common/dram_counters.h"
+#include "kernels/common/format.h"
+#include "kernels/common/timeline.h"
+#include "kernels/launch/launch.h"
+#include "kernels/roofline.h"
+#include "kernels/workload.h"
+#include "viz/imgui_helpers.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace app {
+
+namespace {
+
+using kernels::Measurement;
+using viz::current_theme;
+using viz::em;
+using viz::error_color;
+using viz::tooltip;
+using viz::color_swatch;
+using viz::wrapped_colored;
+
+const kernels::VariantInfo* variant_info(kernels::Workload w, const std::string& variant) {
+    for (const kernels::VariantInfo& v : kernels::variants(w))
+        if (v.name == variant) return &v;
+    return nullptr;
+}
+
+std::string percent_text(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f %%", value);
+    return text;
+}
+
+std::string scientific_text(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2e", value);
+    return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Results table pieces
+// ---------------------------------------------------------------------------------------------
+
+// Right-aligns a value in its table cell so digits line up down a column.
+void cell_text(const std::string& text) {
+    const float w = ImGui::CalcTextSize(text.c_str()).x;
+    const float free = ImGui::GetContentRegionAvail().x - w;
+    if (free > 0) ImGui::SetCursorPosX(ImGui::GetCursorPosX() + free);
+    ImGui::TextUnformatted(text.c_str());
+}
+
+using CellFn = std::function<void(const Measurement&)>;
+
+// One metric, one row: the name (hover: what it is and its formula), then a cell per variant.
+void metric_row(const char* name, const std::string& help, const std::vector<const Measurement*>& shown,
+                const std::vector<bool>& stale, const CellFn& cell) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted(name);
+    tooltip(help);
+    for (size_t i = 0; i < shown.size(); ++i) {
+        ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
+        if (!shown[i]->ok) {
+            cell_text("-");
+            continue;
+        }
+        if (stale[i]) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        cell(*shown[i]);
+        if (stale[i]) ImGui::PopStyleColor();
+    }
+}
+
+// stale_note: what a greyed column means now ("updating", or "earlier parameters" when the
+// current ones are invalid and will not be measured).
+void variant_header_row(const std::vector<const Measurement*>& shown, const std::vector<bool>& stale,
+                        const std::string& stale_note) {
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TableHeader("metric");
+    for (size_t i = 0; i < shown.size(); ++i) {
+        const Measurement& m = *shown[i];
+        ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
+        ImGui::PushID(static_cast<int>(i));
+        color_swatch(variant_series(m.job.params.workload, m.job.variant));
+        const std::string title = m.job.variant + (stale[i] ? " (" + stale_note + ")" : "");
+        ImGui::TableHeader(title.c_str());
+        const kernels::VariantInfo* info = variant_info(m.job.params.workload, m.job.variant);
+        tooltip((info ? info->description : m.job.variant) +
+                (stale[i] ? "\nGreyed: measured with earlier settings (" + stale_note + ")." : std::string()));
+        ImGui::PopID();
+    }
+}
+
+void error_row(const std::vector<const Measurement*>& shown) {
+    bool any = false;
+    for (const Measurement* m : shown) any |= !m->ok;
+    if (!any) return;
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted("error");
+    for (size_t i = 0; i < shown.size(); ++i) {
+        if (shown[i]->ok) continue;
+        ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
+        wrapped_colored(error_color(), (shown[i]->refused ? "refused: " : "") + shown[i]->error);
+    }
+}
+
+std::string ceiling_help(const ResolvedBackend& backend) {
+    const BandwidthCeiling c = bandwidth_ceiling(backend.device);
+    std::string help = "Achieved bandwidth / ceiling x 100. The ceiling is the measured device-to-device copy "
+                       "bandwidth on a GPU, the datasheet peak bandwidth on a simulated GPU.";
+    if (c.gbps > 0) help += "\nNow: " + c.source + ", " + kernels::format_gbps(c.gbps) + ".";
+    else help += "\nNow: no ceiling available (" + backend.device.ceiling_note + ").";
+    return help;
+}
+
+void per_kernel_cell(const Measurement& m) {
+    const BandwidthCeiling ceiling = bandwidth_ceiling(m.device);
+    for (size_t k = 0; k < m.kernels.size(); ++k) {
+        const kernels::KernelTime& kt = m.kernels[k];
+        ImGui::PushID(static_cast<int>(k));
+        const std::string line = kt.name + "  " + kernels::format_time_ms(kt.time.median_ms);
+        cell_text(line);
+        const double gbps = kt.time.median_ms > 0 ? static_cast<double>(kt.bytes) / (kt.time.median_ms * 1e6) : 0;
+        std::string detail = kt.name + "\nmedian " + kernels::format_time_ms(kt.time.median_ms) + ", min " +
+                             kernels::format_time_ms(kt.time.min_ms) + ", max " +
+                             kernels::format_time_ms(kt.time.max_ms) + "\nmodeled bytes " +
+                             kernels::format_bytes(static_cast<double>(kt.bytes)) + "\nachieved " +
+                             kernels::format_gbps(gbps);
+        if (ceiling.gbps > 0) detail += " = " + percent_text(percent_of_ceiling(gbps, ceiling)) + " of " + ceiling.source;
+        tooltip(detail);
+        ImGui::PopID();
+    }
+}
+
+void results_rows(const std::vector<const Measurement*>& shown, const std::vector<bool>& stale,
+                  const ResolvedBackend& backend) {
+    const bool simulated = backend.kind == kernels::BackendKind::simulated;
+    metric_row("kernels", "Kernel launches per run. Unfused code launches one kernel per operation and passes "
+                          "each intermediate through HBM.", shown, stale,
+               [](const Measurement& m) { cell_text(std::to_string(kernels::launched_kernels(m.kernels))); });
+    metric_row("time (median)",
+               simulated ? "Model estimate: sum over kernels of max(bytes / bandwidth, FLOPs / peak) + launch cost."
+                         : "Median wall time of one run (all the variant's kernels), from CUDA events, after warm-up.",
+               shown, stale, [](const Measurement& m) {
+                   cell_text(kernels::format_time_ms(m.time.median_ms));
+                   tooltip(m.timing_note + (m.time.reps > 0 ? "\nrepetitions: " + std::to_string(m.time.reps) : ""));
+               });
+    const std::string spread_help = "Fastest and slowest repetition. A wide range means noise (clocks, other work). "
+                                    "Simulated: one estimate, so min = max = median.";
+    metric_row("time min", spread_help, shown, stale,
+               [](const Measurement& m) { cell_text(kernels::format_time_ms(m.time.min_ms)); });
+    metric_row("time max", spread_help, shown, stale,
+               [](const Measurement& m) { cell_text(kernels::format_time_ms(m.time.max_ms)); });
+    metric_row("HBM bytes (model)", "Bytes read + written in HBM, from the model: every tensor every kernel touches, "
+                                    "summed over kernels and buffers.", shown, stale, [](const Measurement& m) {
+                   cell_text(kernels::format_bytes(static_cast<double>(m.bytes())));
+                   tooltip("read " + kernels::format_bytes(static_cast<double>(m.bytes_read)) + ", written " +
+                           kernels::format_bytes(static_cast<double>(m.bytes_written)) + "\n= " +
+                           kernels::format_count(static_cast<int64_t>(m.bytes())) + " bytes");
+               });
+    metric_row("minimum bytes", "The fewest bytes any implementation must move: each input read once and the "
+                                "output written once.", shown, stale, [](const Measurement& m) {
+                   cell_text(kernels::format_bytes(static_cast<double>(m.min_bytes)));
+               });
+    metric_row("bytes / minimum", "HBM bytes (model) / minimum bytes: how much extra traffic the variant causes. "
+                                  "Fusion drives it towards 1.", shown, stale, [](const Measurement& m) {
+                   cell_text(m.min_bytes ? ratio_text(static_cast<double>(m.bytes()) / static_cast<double>(m.min_bytes))
+                                         : std::string("n/a"));
+               });
+    metric_row("FLOPs", "Floating-point operations counted by the model. Fusion saves bytes, not arithmetic: "
+                        "every variant does the same work.", shown, stale,
+               [](const Measurement& m) { cell_text(kernels::format_flops(m.flops)); });
+    metric_row("bandwidth", "Achieved bandwidth = HBM bytes (model) / median time.", shown, stale, [](const Measurement& m) {
+        cell_text(kernels::format_gbps(m.achieved_gbps()));
+        tooltip("compute: " + kernels::format_rate_flops(m.achieved_gflops() * 1e9));
+    });
+    metric_row("% of ceiling", ceiling_help(backend), shown, stale, [](const Measurement& m) {
+        const BandwidthCeiling c = bandwidth_ceiling(m.device);
+        cell_text(c.gbps > 0 ? percent_text(percent_of_ceiling(m.achieved_gbps(), c)) : "n/a");
+        tooltip(c.gbps > 0 ? kernels::format_gbps(m.achieved_gbps()) + " / " + kernels::format_gbps(c.gbps) + " (" +
+                                 c.source + ")"
+                           : "no ceiling: " + m.device.ceiling_note);
+    });
+    metric_row("% of compute roof", "Achieved FLOP/s / the compute ceiling the variant is held to x 100: the tensor "
+                                    "GEMM roof for variants on tensor cores (cuBLAS fp16/bf16, flash_tc), the FP32 FMA "
+                                    "roof otherwise. Measured ceilings on a GPU (cuBLAS GEMM, FMA-chain kernel, cached "
+                                    "per device), datasheet values on a simulated GPU.",
+               shown, stale, [](const Measurement& m) {
+                   const kernels::RoofSet roofs = kernels::roofs_for(m.device, m.job.params.dtype);
+                   const kernels::Roof& roof = kernels::roof_for_variant(roofs, m.job.variant, m.job.params);
+                   const double achieved = m.achieved_gflops() * 1e9;
+                   cell_text(roof.flops_per_s > 0 ? percent_text(100 * achieved / roof.flops_per_s) : "n/a");
+                   tooltip(kernels::format_rate_flops(achieved) + " / " + roof.name + " " +
+                           kernels::format_rate_flops(roof.flops_per_s) + "\n" + roof.source +
+                           (m.device.simulated ? "" : "\n" + m.device.compute_ceiling_note));
+               });
+    metric_row("wall time", "From the runner receiving the batch to this result: queueing behind the batch's earlier "
+                            "variants, buffer allocation, the check against the CPU reference, warm-up, the timed reps "
+                            "and the counters pass. What you wait for after a change.",
+               shown, stale, [](const Measurement& m) {
+                   cell_text(m.wall_ms > 0 ? kernels::format_time_ms(m.wall_ms) : std::string("n/a"));
+                   tooltip(m.job.quick ? "quick pass: " + std::to_string(m.time.reps) + " reps, no counters; the full "
+                                         "pass follows"
+                                       : "full pass: " + std::to_string(m.time.reps) + " reps" +
+                                             (m.job.measure_counters ? " + counters" : ""));
+               });
+    metric_row("max error", "Error versus the reference: the largest |output - reference| over the checked elements; the reference "
+                                         "is the float64 CPU implementation on the same inputs.",
+               shown, stale, [](const Measurement& m) {
+                   if (m.checked) {
+                       cell_text(scientific_text(m.max_abs_error));
+                       tooltip("relative L2 error " + scientific_text(m.rel_l2_error) + " over " +
+                               kernels::format_count(m.checked_elements) + " elements (" + m.check_note + ")");
+                   } else {
+                       cell_text(m.device.simulated ? "n/a: simulated" : "n/a");
+                       tooltip(m.check_note);
+                   }
+               });
+    metric_row("DRAM (counters)", "Measured DRAM bytes (read + written), counted by the GPU's hardware counters over one "
+                                  "run after an L2 flush, and their ratio to the modeled bytes. Below 1x: L2 served "
+                                  "some re-reads, or written lines were still in L2 when the run ended.",
+               shown, stale, [](const Measurement& m) {
+                   if (!m.measured_bytes) {
+                       cell_text("n/a");
+                       tooltip(m.measured_bytes_note);
+                       return;
+                   }
+                   cell_text(kernels::measured_vs_modeled(*m.measured_bytes, m.bytes()));
+                   std::string detail = kernels::explain_traffic_gap(m) + "\n\n";
+                   if (m.measured_bytes_read && m.measured_bytes_written)
+                       detail += "read " + kernels::measured_vs_modeled(*m.measured_bytes_read, m.bytes_read) +
+                                ", written " + kernels::measured_vs_modeled(*m.measured_bytes_written, m.bytes_written) +
+                                "\n";
+                   tooltip(detail + m.measured_bytes_note);
+               });
+    metric_row("per kernel", "Each kernel of the variant with its median time. Hover a line for min/max, its "
+                             "modeled bytes and achieved bandwidth.", shown, stale, per_kernel_cell);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Table
+// ---------------------------------------------------------------------------------------------
+
+void draw_results_table(const AppState& state, const ResolvedBackend& backend) {
+    const std::vector<const Measurement*> shown = visible_results(state);
+    if (shown.empty()) {
+        ImGui::TextDisabled("%s", backend.ready ? "measuring..." : "waiting for the GPU probe...");
+        return;
+    }
+    std::vector<bool> stale;
+    for (const Measurement* m : shown) stale.push_back(is_stale(*m, state.settings, backend));
+
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
+    const float metric_w = ImGui::CalcTextSize("HBM bytes (model)").x + em();
+    // On wide screens a full-width table puts values a screen away from their labels.
+    const float table_w = std::min(ImGui::GetContentRegionAvail().x, metric_w + em() * 16 * static_cast<float>(shown.size()));
+    if (!ImGui::BeginTable("results", static_cast<int>(shown.size()) + 1, flags, ImVec2(table_w, 0))) return;
+    ImGui::TableSetupColumn("metric", ImGuiTableColumnFlags_WidthFixed, metric_w);
+    for (const Measurement* m : shown) ImGui::TableSetupColumn(m->job.variant.c_str(), ImGuiTableColumnFlags_WidthStretch);
+    const bool invalid = !params_error(state).empty();
+    variant_header_row(shown, stale, invalid ? "earlier parameters" : "updating");
+    error_row(shown);
+    results_rows(shown, stale, backend);
+    ImGui::EndTable();
+}
+
+float results_table_height(const AppState& state) {
+    size_t kernel_lines = 1;
+    for (const Measurement* m : visible_results(state)) kernel_lines = std::max(kernel_lines, m->kernels.size());
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float row = ImGui::GetTextLineHeight() + style.CellPadding.y * 2 + 1;
+    constexpr int kMetricRows = 14;  // header + the metric rows of results_rows()
+    return row * static_cast<float>(kMetricRows) + ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kernel_lines - 1);
+}
+
+}  // namespace app

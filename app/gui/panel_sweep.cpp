@@ -1,0 +1,292 @@
+// [SECTION] Controls
+// [SECTION] Curves
+// [SECTION] Panel
+#include "app/gui/panel_sweep.h"
+
+#include "app/core/panels_state.h"
+#include "app/core/sweep.h"
+#include "app/gui/panel_roofline.h"
+#include "kernels/common/format.h"
+#include "kernels/workload.h"
+#include "viz/log_plot.h"
+#include "viz/theme.h"
+#include "viz/imgui_helpers.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+namespace app {
+
+namespace {
+
+using kernels::Measurement;
+
+using viz::em;
+using viz::tooltip;
+
+const kernels::ParamSpec* spec_of(kernels::Workload w, kernels::ParamId id) { return kernels::find_param_spec(w, id); }
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Controls
+// ---------------------------------------------------------------------------------------------
+void param_combo(SweepState& s, kernels::Workload w) {
+    const auto params = sweepable_params(w);
+    if (params.empty()) return;
+    if (std::find(params.begin(), params.end(), s.param) == params.end()) {
+        s.param = params.front();
+        s.from = s.to = 0;
+    }
+    if (s.from <= 0 || s.to <= 0) default_sweep_range(w, s.param, s.from, s.to);
+    float widest = 0;
+    for (kernels::ParamId id : params) widest = std::max(widest, ImGui::CalcTextSize(spec_of(w, id)->label).x);
+    ImGui::TextUnformatted("sweep");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(widest + ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.x * 3);
+    if (ImGui::BeginCombo("##sweep_param", spec_of(w, s.param)->label)) {
+        for (kernels::ParamId id : params)
+            if (ImGui::Selectable(spec_of(w, id)->label, id == s.param)) {
+                s.param = id;
+                default_sweep_range(w, id, s.from, s.to);
+            }
+        ImGui::EndCombo();
+    }
+    tooltip("The size parameter the sweep varies; every other parameter keeps its value from the left panel.");
+}
+
+void range_inputs(SweepState& s, kernels::Workload w) {
+    const kernels::ParamSpec* spec = spec_of(w, s.param);
+    int from = static_cast<int>(s.from), to = static_cast<int>(s.to);
+    ImGui::SameLine();
+    ImGui::TextUnformatted("from");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em() * 4.5f);
+    if (ImGui::InputInt("##from", &from, 0, 0)) s.from = std::clamp<double>(from, spec->min, spec->max);
+    tooltip("Smallest size: " + kernels::legal_values_text(*spec) + ". The sweep doubles it until 'to'.");
+    ImGui::SameLine();
+    ImGui::TextUnformatted("to");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em() * 4.5f);
+    if (ImGui::InputInt("##to", &to, 0, 0)) s.to = std::clamp<double>(to, spec->min, spec->max);
+    tooltip("Largest size (" + kernels::legal_values_text(*spec) + ").");
+}
+
+void run_controls(AppState& state) {
+    SweepState& s = state.sweep;
+    ImGui::SameLine();
+    if (s.running) {
+        if (ImGui::Button("Cancel")) s.cancel_requested = true;
+        tooltip("Stop the sweep; the sizes measured so far stay on the plot.");
+        ImGui::SameLine();
+        char text[64];
+        std::snprintf(text, sizeof text, "%zu / %zu runs", s.results.size(), s.total);
+        ImGui::ProgressBar(static_cast<float>(sweep_progress(s)), ImVec2(em() * 10, 0), text);
+    } else {
+        if (ImGui::Button("Run sweep")) s.start_requested = true;
+        const size_t sizes = sweep_values(s.from, s.to).size();
+        tooltip("Measures every selected variant at " + std::to_string(sizes) +
+                   " sizes (x2 steps) through the runner, with the repetitions set on the left. Parameter changes "
+                   "wait until it ends.");
+    }
+}
+
+void export_controls(AppState& state) {
+    SweepState& s = state.sweep;
+    ImGui::BeginDisabled(s.results.empty() || s.running);
+    if (ImGui::Button("CSV")) export_sweep(s, state.settings, "csv");
+    tooltip("One row per size and variant: parameters, device, time, bytes (modeled and measured).");
+    ImGui::SameLine();
+    if (ImGui::Button("JSON")) export_sweep(s, state.settings, "json");
+    tooltip("The same measurements as JSON.");
+    ImGui::SameLine();
+    if (ImGui::Button("PNG")) state.png_requested = true;
+    tooltip("The window as it is now, this view included (F12 does the same).");
+    ImGui::EndDisabled();
+    if (!s.message.empty()) {
+        ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, s.message_error ? ImVec4(1, 0.45f, 0.45f, 1) : ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextUnformatted(s.message.c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Curves
+// ---------------------------------------------------------------------------------------------
+struct Curves {
+    std::vector<viz::LogSeries> time, bytes;
+    std::vector<std::vector<const Measurement*>> time_src, bytes_src;  // per series, per point
+    double x_lo = 1e300, x_hi = 0, t_lo = 1e300, t_hi = 0, b_lo = 1e300, b_hi = 0;
+    bool simulated = false;
+};
+
+int series_of(kernels::Workload w, const std::string& variant) {
+    const auto& all = kernels::variants(w);
+    for (size_t i = 0; i < all.size(); ++i)
+        if (all[i].name == variant) return static_cast<int>(i);
+    return 0;
+}
+
+Curves make_curves(const SweepState& s) {
+    Curves c;
+    for (const kernels::VariantInfo& v : kernels::variants(s.workload)) {
+        viz::LogSeries t{v.name, series_of(s.workload, v.name), false, {}, {}};
+        viz::LogSeries b{v.name + " (model)", t.series, false, {}, {}};
+        viz::LogSeries bm{v.name + " (DRAM, counters)", t.series, true, {}, {}};
+        std::vector<const Measurement*> ts, bs, bms;
+        for (const Measurement& m : s.results) {
+            if (m.job.variant != v.name || !m.ok) continue;
+            const double x = kernels::get_param(m.job.params, s.swept);
+            c.simulated |= m.device.simulated;
+            c.x_lo = std::min(c.x_lo, x);
+            c.x_hi = std::max(c.x_hi, x);
+            t.x.push_back(x);
+            t.y.push_back(m.time.median_ms);
+            ts.push_back(&m);
+            b.x.push_back(x);
+            b.y.push_back(static_cast<double>(m.bytes()));
+            bs.push_back(&m);
+            c.t_lo = std::min(c.t_lo, m.time.median_ms);
+            c.t_hi = std::max(c.t_hi, m.time.median_ms);
+            c.b_lo = std::min(c.b_lo, static_cast<double>(m.bytes()));
+            c.b_hi = std::max(c.b_hi, static_cast<double>(m.bytes()));
+            if (m.measured_bytes) {
+                bm.x.push_back(x);
+                bm.y.push_back(static_cast<double>(*m.measured_bytes));
+                bms.push_back(&m);
+                c.b_lo = std::min(c.b_lo, static_cast<double>(*m.measured_bytes));
+                c.b_hi = std::max(c.b_hi, static_cast<double>(*m.measured_bytes));
+            }
+        }
+        if (t.x.empty()) continue;
+        // Results arrive in job order (size-major); sort each curve by x for clean lines.
+        c.time.push_back(t);
+        c.time_src.push_back(ts);
+        c.bytes.push_back(b);
+        c.bytes_src.push_back(bs);
+        if (!bm.x.empty()) {
+            c.bytes.push_back(bm);
+            c.bytes_src.push_back(bms);
+        }
+    }
+    return c;
+}
+
+std::string point_text(const SweepState& s, const Measurement& m) {
+    const kernels::ParamSpec* spec = spec_of(s.workload, s.swept);
+    std::string t = m.job.variant + " at " + spec->name + " = " +
+                    std::to_string(static_cast<int64_t>(kernels::get_param(m.job.params, s.swept))) + "\n";
+    t += "time " + kernels::format_time_ms(m.time.median_ms) +
+         (m.device.simulated ? " (simulated: model estimate)"
+                             : " (median of " + std::to_string(m.time.reps) + ", min " +
+                                   kernels::format_time_ms(m.time.min_ms) + ", max " + kernels::format_time_ms(m.time.max_ms) + ")") + "\n";
+    t += "bytes (model) " + kernels::format_bytes(static_cast<double>(m.bytes())) + "\n";
+    t += "DRAM (counters) " + (m.measured_bytes ? kernels::format_bytes(static_cast<double>(*m.measured_bytes))
+                                                : std::string("n/a: ") + m.measured_bytes_note) + "\n";
+    t += "achieved " + kernels::format_gbps(m.achieved_gbps()) + ", " + kernels::format_rate_flops(m.achieved_gflops() * 1e9);
+    return t;
+}
+
+void draw_curve_plot(const AppState& state, const char* id, const std::string& title, const std::string& y_title,
+                     std::function<std::string(double)> format_y, const std::vector<viz::LogSeries>& series,
+                     const std::vector<std::vector<const Measurement*>>& src, double y_lo, double y_hi,
+                     const Curves& c, ImVec2 size) {
+    const SweepState& s = state.sweep;
+    viz::LogPlotFrame frame;
+    frame.title = title;
+    frame.y_title = y_title;
+    frame.x_title = spec_of(s.workload, s.swept)->label;
+    if (size.y < em() * 14) {  // short (projector fonts): one line of titles, no x title
+        frame.y_title = title + " (x: " + spec_of(s.workload, s.swept)->name + ")";
+        frame.title.clear();
+        frame.x_title.clear();
+    }
+    frame.format_y = std::move(format_y);
+    frame.theme = viz::current_theme();
+    if (c.simulated) frame.watermark = "SIMULATED";
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton(id, size);
+    const bool hovered = state.interactive && ImGui::IsItemHovered();
+    const ImVec2 mouse = hovered ? ImGui::GetIO().MousePos : ImVec2(-FLT_MAX, -FLT_MAX);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const viz::LogPlotArea area = viz::draw_log_frame(draw, origin, size, frame, c.x_lo, c.x_hi, y_lo, y_hi);
+    int point = -1;
+    const int hit = viz::draw_log_series(draw, area, series, frame.theme, mouse, &point);
+    viz::draw_log_watermark(draw, area, frame);
+    if (hovered && hit >= 0 && point >= 0) {
+        ImGui::BeginTooltip();
+        ImGui::TextUnformatted(point_text(s, *src[static_cast<size_t>(hit)][static_cast<size_t>(point)]).c_str());
+        ImGui::EndTooltip();
+    }
+}
+
+std::string ms_tick(double ms) {
+    if (ms >= 1000) return viz::si_tick(ms / 1000) + " s";
+    if (ms >= 1) return viz::si_tick(ms) + " ms";
+    if (ms >= 1e-3) return viz::si_tick(ms * 1000) + " us";
+    return viz::si_tick(ms * 1e6) + " ns";
+}
+
+std::string byte_tick(double b) { return viz::si_tick(b) + "B"; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Panel
+// ---------------------------------------------------------------------------------------------
+void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
+    SweepState& s = state.sweep;
+    const kernels::Workload w = state.settings.params.workload;
+    if (sweepable_params(w).empty()) {
+        ImGui::TextWrapped("Workload %s has no size parameter to sweep.", kernels::to_string(w));
+        return;
+    }
+    param_combo(s, w);
+    range_inputs(s, w);
+    run_controls(state);
+    // The export buttons join the controls' line when there is room for them.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float export_w = ImGui::CalcTextSize("CSVJSONPNG").x + style.FramePadding.x * 6 + style.ItemSpacing.x * 3;
+    if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectMax().x + ImGui::GetCursorScreenPos().x > export_w)
+        ImGui::SameLine();
+    export_controls(state);
+    if (!backend.ready) ImGui::TextDisabled("waiting for the GPU probe...");
+    if (s.results.empty()) {
+        ImGui::TextWrapped("%s", s.running ? "measuring the first size..."
+                                           : "Press Run sweep: every selected variant is measured at each size "
+                                             "and drawn as time and bytes against size on log axes.");
+        return;
+    }
+    if (!spec_of(s.workload, s.swept)) return;  // results of a workload that no longer takes this parameter
+    const Curves c = make_curves(s);
+    if (s.workload != w)
+        ImGui::TextDisabled("showing the last sweep of %s; run again for %s", kernels::to_string(s.workload), kernels::to_string(w));
+    for (const std::string& why : s.skipped) ImGui::TextDisabled("skipped: %s", why.c_str());
+    size_t failed = 0;
+    for (const Measurement& m : s.results) failed += m.ok ? 0 : 1;
+    if (failed) {
+        ImGui::TextDisabled("%zu runs refused or failed (hover)", failed);
+        std::string why;
+        for (const Measurement& m : s.results)
+            if (!m.ok) why += m.job.variant + " " + point_params_text(m.job.params) + ": " + m.error + "\n";
+        tooltip(why);
+    }
+    if (c.time.empty()) return;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    // Side by side when wide, or when short (projector fonts): two stacked plots would not fit.
+    const bool side_by_side = avail.x > em() * 40 || avail.y < em() * 22;
+    const ImVec2 size = side_by_side ? ImVec2((avail.x - em()) * 0.5f, std::max(em() * 6, avail.y))
+                                     : ImVec2(avail.x, std::max(em() * 6, (avail.y - em()) * 0.5f));
+    const std::string dev = s.results.front().device.simulated ? " (simulated)" : "";
+    draw_curve_plot(state, "sweep_time", "Time vs size" + dev, "median time per run", ms_tick, c.time, c.time_src,
+                    c.t_lo, c.t_hi, c, size);
+    if (side_by_side) ImGui::SameLine();
+    draw_curve_plot(state, "sweep_bytes", "Bytes vs size" + dev, "bytes per run",
+                    byte_tick, c.bytes, c.bytes_src, c.b_lo, c.b_hi, c, size);
+}
+
+}  // namespace app

@@ -1,0 +1,225 @@
+// [SECTION] Rows: one per shown variant with a recorded timeline
+// [SECTION] Interaction: zoom, pan, fit
+// [SECTION] Hover tooltip
+// [SECTION] Summary table
+// [SECTION] The panel
+#include "app/gui/panel_timeline.h"
+
+#include "viz/timeline.h"
+
+#include "app/core/panels_state.h"
+#include "kernels/common/format.h"
+#include "kernels/common/timeline.h"
+#include "kernels/workload.h"
+#include "viz/imgui_helpers.h"
+
+#include <imgui.h>
+#include <imgui_internal.h>  // SetItemUsingMouseWheel (1.86 keeps it internal)
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace app {
+
+namespace {
+
+using viz::current_theme;
+using viz::em;
+
+std::string printf_text(const char* fmt, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+// =============================================================================================
+// [SECTION] Rows
+// =============================================================================================
+struct ShownRun {
+    const kernels::Measurement* m = nullptr;
+    kernels::TimelineStats stats;
+    bool stale = false;
+};
+
+int variant_series(const kernels::Measurement& m) {
+    const auto& vs = kernels::variants(m.job.params.workload);
+    for (size_t i = 0; i < vs.size(); ++i)
+        if (vs[i].name == m.job.variant) return static_cast<int>(i);
+    return 0;
+}
+
+std::string row_summary(const ShownRun& r) {
+    const double idle_pct = r.stats.span_ms > 0 ? 100.0 * r.stats.idle_ms / r.stats.span_ms : 0.0;
+    return std::to_string(r.stats.kernels) + (r.stats.kernels == 1 ? " kernel" : " kernels") +
+           (r.stats.kernels > 1 ? printf_text(", %.0f %% idle", idle_pct) : std::string()) +
+           (r.stale ? " (stale)" : "");
+}
+
+// =============================================================================================
+// [SECTION] Interaction: zoom, pan, fit
+// =============================================================================================
+// Wheel: zoom around the time under the cursor; drag: pan; double-click: fit. Clamped so the window
+// never becomes empty or absurdly small (1 ns).
+void interact(TimelinePanelState& tp, const viz::TimelineView& shown, const viz::TimelineLayout& layout) {
+    if (!ImGui::IsItemHovered() && !ImGui::IsItemActive()) return;
+    const ImGuiIO& io = ImGui::GetIO();
+    const float w = std::max(layout.plot_max.x - layout.plot_min.x, 1.0f);
+    const double span = shown.t1 - shown.t0;
+    viz::TimelineView v = shown;
+    if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+        tp.view = {};
+        return;
+    }
+    if (io.MouseWheel != 0 && ImGui::IsItemHovered()) {
+        const double at = shown.t0 + static_cast<double>((io.MousePos.x - layout.plot_min.x) / w) * span;
+        v = viz::zoom_view(v, at, io.MouseWheel);
+    }
+    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f))
+        v = viz::pan_view(v, io.MouseDelta.x, w);
+    if (v.t0 != shown.t0 || v.t1 != shown.t1) tp.view = v;
+}
+
+// =============================================================================================
+// [SECTION] Hover tooltip
+// =============================================================================================
+void hover_tooltip(const std::vector<ShownRun>& runs, const viz::TimelineHover& h) {
+    if (h.row < 0 || h.row >= static_cast<int>(runs.size())) return;
+    const kernels::Measurement& m = *runs[static_cast<size_t>(h.row)].m;
+    const auto& spans = m.timeline;
+    const auto first = static_cast<size_t>(h.bar_first), last = static_cast<size_t>(h.bar_last);
+    if (first >= spans.size() || last >= spans.size()) return;
+    std::string text = m.job.variant + "\n";
+    if (h.gap) {
+        text += "GPU idle for " + viz::duration_text(spans[last].start_ms - spans[first].end_ms) + " between kernel " +
+                std::to_string(first + 1) + " (" + spans[first].name + ") and kernel " + std::to_string(last + 1) + " (" +
+                spans[last].name + ").\nNo kernel of this run ran: the GPU waited for the next launch.";
+    } else if (first == last) {
+        const kernels::KernelSpan& k = spans[first];
+        text += "kernel " + std::to_string(first + 1) + " of " + std::to_string(spans.size()) + ": " + k.name +
+                "\nduration " + viz::duration_text(k.end_ms - k.start_ms) + ", starts at " + viz::duration_text(k.start_ms) +
+                "\nbytes (modeled) " + (k.bytes > 0 ? kernels::format_bytes(static_cast<double>(k.bytes)) : std::string("unknown"));
+        if (k.bytes > 0 && k.end_ms > k.start_ms)
+            text += " = " + kernels::format_gbps(static_cast<double>(k.bytes) / ((k.end_ms - k.start_ms) * 1e6));
+    } else {
+        double busy = 0;
+        uint64_t bytes = 0;
+        for (size_t i = first; i <= last; ++i) {
+            busy += spans[i].end_ms - spans[i].start_ms;
+            bytes += spans[i].bytes;
+        }
+        text += std::to_string(last - first + 1) + " kernels in one pixel (zoom in with the wheel): " +
+                std::to_string(first + 1) + " .. " + std::to_string(last + 1) + "\nfrom " +
+                viz::duration_text(spans[first].start_ms) + " to " + viz::duration_text(spans[last].end_ms) + ", busy " +
+                viz::duration_text(busy) + ", idle " +
+                viz::duration_text(std::max(0.0, spans[last].end_ms - spans[first].start_ms - busy)) +
+                "\nbytes (modeled) " + kernels::format_bytes(static_cast<double>(bytes));
+    }
+    viz::tooltip_box(text);
+}
+
+// =============================================================================================
+// [SECTION] Summary table
+// =============================================================================================
+void intro_text() {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted("One run of each variant: every kernel a coloured bar on a shared time axis (0 = the run's "
+                           "first kernel starts); grey hatched gaps are time the GPU ran none of the run's kernels "
+                           "(launch overhead), labelled where they fit. Wheel: zoom, drag: pan, double-click: fit.");
+    ImGui::PopTextWrapPos();
+}
+
+void summary_table(const std::vector<ShownRun>& runs) {
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+    if (!ImGui::BeginTable("timeline_summary", 7, flags)) return;
+    for (const char* h : {"variant", "kernels", "run (first start .. last end)", "GPU busy", "GPU idle", "median gap", "mean gap"})
+        ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (const ShownRun& r : runs) {
+        const kernels::TimelineStats& s = r.stats;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r.m->job.variant.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld", static_cast<long long>(s.kernels));
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(viz::duration_text(s.span_ms).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(viz::duration_text(s.busy_ms).c_str());
+        ImGui::TableNextColumn();
+        const double pct = s.span_ms > 0 ? 100.0 * s.idle_ms / s.span_ms : 0.0;
+        ImGui::TextUnformatted(s.kernels > 1 ? (viz::duration_text(s.idle_ms) + printf_text(" (%.0f %%)", pct)).c_str() : "-");
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(s.kernels > 1 ? viz::duration_text(s.median_gap_us * 1e-3).c_str() : "-");
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(s.kernels > 1 ? viz::duration_text(s.mean_gap_us * 1e-3).c_str() : "-");
+    }
+    ImGui::EndTable();
+}
+
+}  // namespace
+
+// =============================================================================================
+// [SECTION] The panel
+// =============================================================================================
+void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
+    std::vector<ShownRun> runs;
+    std::vector<std::string> missing;
+    for (const kernels::Measurement* m : visible_results(state)) {
+        if (!m->ok || m->timeline.empty()) {
+            missing.push_back(m->job.variant + ": " + (m->ok ? "no timeline recorded" : m->error));
+            continue;
+        }
+        runs.push_back({m, kernels::timeline_stats(m->timeline), is_stale(*m, state.settings, backend)});
+    }
+    if (runs.empty()) {
+        intro_text();
+        ImGui::TextDisabled("No timeline yet: measure a variant (the runner records one run of each after timing).");
+        for (const std::string& why : missing) ImGui::TextDisabled("%s", why.c_str());
+        return;
+    }
+
+    std::vector<viz::TimelineRow> rows;
+    bool simulated = false;
+    for (const ShownRun& r : runs) {
+        rows.push_back({r.m->job.variant, row_summary(r), r.m->timeline, variant_series(*r.m)});
+        simulated = simulated || r.m->device.simulated;
+    }
+    viz::TimelineFrame frame;
+    frame.title = std::string(kernels::to_string(runs.front().m->job.params.workload)) + " on " +
+                  plain_device_name(runs.front().m->device) + (simulated ? " (simulated: modeled kernels and gaps)" : "");
+    frame.watermark = simulated ? "SIMULATED" : "";
+    frame.theme = current_theme();
+
+    // Room below the chart: the table (header + one row per run) and one or two lines of source per run.
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float table_h = line * (1.25f * static_cast<float>(runs.size() + 1) + 2.0f * static_cast<float>(runs.size()) + 3.0f) +
+                          em();
+    const float avail_h = ImGui::GetContentRegionAvail().y;
+    // Never squeezed below its preferred height (the panel scrolls instead): rows must stay readable.
+    const float chart_h = std::max(viz::preferred_timeline_height(static_cast<int>(rows.size())), avail_h - table_h);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 size(ImGui::GetContentRegionAvail().x, chart_h);
+    TimelinePanelState& tp = state.timeline;
+    const viz::TimelineView shown = tp.view.t1 > tp.view.t0 ? tp.view : viz::fit_view(rows);
+    viz::TimelineLayout layout;
+    const viz::TimelineHover hover =
+        viz::draw_timeline(ImGui::GetWindowDrawList(), origin, size, frame, rows, shown, &layout);
+    ImGui::InvisibleButton("timeline_plot", size);
+    ImGui::SetItemUsingMouseWheel();  // the wheel zooms the timeline instead of scrolling the panel
+    if (state.interactive) {
+        interact(tp, shown, layout);
+        if (ImGui::IsItemHovered()) hover_tooltip(runs, hover);
+    }
+
+    summary_table(runs);
+    intro_text();
+    for (const ShownRun& r : runs) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextDisabled("%s: %s", r.m->job.variant.c_str(), r.m->timeline_source.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    for (const std::string& why : missing) ImGui::TextDisabled("%s", why.c_str());
+}
+
+}  // namespace app

@@ -1,0 +1,63 @@
+#include "viz/imgui_helpers.h"
+
+#include "viz/palette.h"
+#include "viz/theme.h"
+
+#include <cmath>
+
+namespace viz {
+
+float em() { return ImGui::GetFontSize(); }
+
+bool light_theme() { return ImGui::GetStyle().Colors[ImGuiCol_WindowBg].x > 0.5f; }
+Theme current_theme() { return light_theme() ? Theme::light : Theme::dark; }
+
+ImVec4 error_color() { return light_theme() ? ImVec4(0.69f, 0.0f, 0.0f, 1) : ImVec4(1.0f, 0.45f, 0.45f, 1); }
+ImVec4 success_color() { return light_theme() ? ImVec4(0.0f, 0.42f, 0.1f, 1) : ImVec4(0.5f, 0.9f, 0.55f, 1); }
+
+void tooltip_box(const std::string& text) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(em() * kTooltipWrapEm);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
+void tooltip(const std::string& text) {
+    if (text.empty() || !ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
+    tooltip_box(text);
+}
+
+void wrapped_colored(const ImVec4& color, const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+}
+
+void section_heading(const char* title) {
+    ImGui::PushFont(heading_font());
+    ImGui::TextUnformatted(title);
+    ImGui::PopFont();
+    ImGui::Separator();
+}
+
+void label_above(const char* label, const std::string& help) {
+    ImGui::TextUnformatted(label);
+    tooltip(help);
+}
+
+void color_swatch(int series) {
+    const float side = std::round(em() * 0.8f);
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float dy = (ImGui::GetTextLineHeight() - side) * 0.5f;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(ImVec2(at.x, at.y + dy), ImVec2(at.x + side, at.y + dy + side),
+                        series_color(series, current_theme()));
+    draw->AddRect(ImVec2(at.x, at.y + dy), ImVec2(at.x + side, at.y + dy + side), ImGui::GetColorU32(ImGuiCol_Text));
+    ImGui::Dummy(ImVec2(side, ImGui::GetTextLineHeight()));
+    ImGui::SameLine();
+}
+
+}  // namespace viz
