@@ -357,17 +357,20 @@ LessonExpr parse_expr_text(const std::string& inner) {
 std::string parse_inline(const std::string& line, int line_no, std::vector<ProseSpan>& out,
                          std::vector<std::string>* numbers) {
     std::string text;
+    std::string scanned;  // text with its {=definitions} blanked: what the number check reads
     auto flush = [&] {
         if (!text.empty()) {
             out.push_back({ProseSpan::Kind::text, text, {}, line_no});
-            for (std::string& n : typed_numbers(text)) numbers->push_back(std::move(n));
+            for (std::string& n : typed_numbers(scanned)) numbers->push_back(std::move(n));
         }
         text.clear();
+        scanned.clear();
     };
     for (size_t i = 0; i < line.size();) {
         const char c = line[i];
         if (c == '\\' && i + 1 < line.size() && std::string("{}$*`\\").find(line[i + 1]) != std::string::npos) {
             text += line[i + 1];
+            scanned += line[i + 1];
             i += 2;
             continue;
         }
@@ -394,10 +397,16 @@ std::string parse_inline(const std::string& line, int line_no, std::vector<Prose
                        " for the character itself)";
             }
             const std::string inner = line.substr(i + 1, close - i - 1);
+            // {=4}: a definition, the same on every device ("{=4} kernels"): plain text, part of
+            // the words around it ("({=2026-11-25})." wraps as one word), not checked.
+            if (c == '{' && !inner.empty() && inner[0] == '=') {
+                text += inner.substr(1);
+                scanned += ' ';
+                i = close + 1;
+                continue;
+            }
             flush();
-            // {=4}: a definition, the same on every device ("{=4} kernels"): plain text, not checked.
-            if (c == '{' && !inner.empty() && inner[0] == '=') out.push_back({ProseSpan::Kind::text, inner.substr(1), {}, line_no});
-            else if (c == '`') out.push_back({ProseSpan::Kind::code, inner, {}, line_no});
+            if (c == '`') out.push_back({ProseSpan::Kind::code, inner, {}, line_no});
             else if (c == '$') out.push_back({ProseSpan::Kind::math, render_math(inner), {}, line_no});
             else out.push_back({ProseSpan::Kind::expr, "", parse_expr_text(inner), line_no});
             i = close + 1;
@@ -405,6 +414,7 @@ std::string parse_inline(const std::string& line, int line_no, std::vector<Prose
         }
         if (c == '}') return "a } without its {: write \\} for the character itself";
         text += c;
+        scanned += c;
         ++i;
     }
     flush();
