@@ -49,7 +49,7 @@ TEST_CASE("launch: parameters are named steps and elements, with clear limits", 
     CHECK(steps->log_scale);
     CHECK(elements->log_scale);
     // The default vector fits in any simulated GPU's L2 (x and y); the largest does not.
-    const Params d = launch_params(Params{}.get_int("steps"), Params{}.get_int("elements"));
+    const Params d = launch_params(kernels::default_params("launch").get_int("steps"), kernels::default_params("launch").get_int("elements"));
     for (const auto& g : kernels::sim_gpus()) {
         CHECK(2 * d.get_int("elements") * 4 < g.info.l2_bytes);
         CHECK(static_cast<int64_t>(elements->max) * 4 > g.info.l2_bytes);

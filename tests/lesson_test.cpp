@@ -103,9 +103,9 @@ TEST_CASE("a valid lesson parses with its title, steps, state and prose", "[less
     CHECK(l.name == "07-x");
     CHECK(l.title == "Test lesson");
     CHECK(l.about == "One line.");
-    REQUIRE(l.get_int("steps").size() == 2);
+    REQUIRE(l.steps.size() == 2);
 
-    const LessonStep& a = l.get_int("steps")[0];
+    const LessonStep& a = l.steps[0];
     CHECK(a.line == 5);
     CHECK(a.state.params.workload == "chain");
     CHECK(a.state.params.dtype == kernels::DType::f32);
@@ -141,7 +141,7 @@ TEST_CASE("a valid lesson parses with its title, steps, state and prose", "[less
     CHECK(expr->expr.args == std::vector<std::string>{"fused"});
 
     // Step 2 inherits everything but the highlight and @measure.
-    const LessonStep& b = l.get_int("steps")[1];
+    const LessonStep& b = l.steps[1];
     CHECK(b.state.params.get_int("rows") == 1024);
     CHECK(b.state.params.get_int("hidden") == 512);
     CHECK(b.state.params.dtype == kernels::DType::f32);
@@ -203,6 +203,14 @@ TEST_CASE("every error class is reported with its line", "[lesson]") {
         {one_step("@workload chain\nx {ratio speed unfused fused}\n"), 4, "ratio of 'speed'"},
         {one_step("@workload chain\nx {model.buffer unfused S}\n"), 4, "moves no buffer named 'S'"},
         {one_step("@workload chain\nx {param N}\n"), 4, "unknown parameter 'N' of chain"},
+        {one_step("@workload chain\nx {model.tensor unfused S}\n"), 4, "moves no buffer named 'S'"},
+        // Verdicts: a comparison of live numbers (or constants) and two plain texts.
+        {one_step("@workload chain\nx {if measured.percent fused | a | b}\n"), 4, "no comparison"},
+        {one_step("@workload chain\nx {if measured.percent fused >= 85 | a}\n"), 4, "a condition and two texts"},
+        {one_step("@workload chain\nx {if >= 85 | a | b}\n"), 4, "needs a side on its left"},
+        {one_step("@workload chain\nx {if measured.percent flash >= 85 | a | b}\n"), 4, "unknown variant 'flash'"},
+        {one_step("@workload chain\nx {if device.name > 3 | a | b}\n"), 4, "'device.name' is not a number"},
+        {one_step("@workload chain\nx {if 1 < 2 < 3 | a | b}\n"), 4, "one comparison only"},
         // Each value legal, the combination too large: reported at the step's line.
         {"@lesson T\n\n@step Big\n@workload chain\n@param rows 1048576\n@param hidden 16384\ntext\n", 3, "too large"},
     };
@@ -215,6 +223,34 @@ TEST_CASE("every error class is reported with its line", "[lesson]") {
         CHECK(contains(e.message, c.message));
         CHECK(e.text() == "t.lesson:" + std::to_string(c.line) + ": " + e.message);
     }
+}
+
+TEST_CASE("a number typed into prose is a warning; {=N} marks a definition", "[lesson]") {
+    CHECK(typed_numbers("ridge ~412 FLOP/B, 3.5x and 4k tokens.") == std::vector<std::string>{"412", "3.5x", "4k"});
+    CHECK(typed_numbers("fp32 on an H100: L2, sm_90, kernels/PERF.md") == std::vector<std::string>{});
+    CHECK(typed_numbers("ends with 7.") == std::vector<std::string>{"7"});
+
+    const LessonParse p = parse_lesson("t.lesson", one_step("The ridge is ~412 FLOP/B.\n"
+                                                            "{=4} kernels, `sm_90`, $N^2 + 2$ and {model.bytes fused}.\n"
+                                                            "- **8 passes**\n"
+                                                            "@recall Why 16x?\n"
+                                                            "Because {if ratio bytes unfused fused > 2 | three | 3}.\n"
+                                                            "@end\n"));
+    REQUIRE(p.ok());  // warnings do not stop a lesson from loading
+    REQUIRE(p.warnings.size() == 4);
+    CHECK(p.warnings[0].line == 3);
+    CHECK(contains(p.warnings[0].text(), "t.lesson:3: warning: '412' typed into prose"));
+    CHECK(contains(p.warnings[0].message, "mark a definition {=412}"));
+    CHECK(p.warnings[1].line == 5);  // bold is prose too
+    CHECK(contains(p.warnings[1].message, "'8'"));
+    CHECK(p.warnings[2].line == 6);
+    CHECK(contains(p.warnings[2].message, "'16x' typed into a recall question"));
+    CHECK(p.warnings[3].line == 7);
+    CHECK(contains(p.warnings[3].message, "'3' typed into a verdict's text"));
+    // The definition shows as plain text, exactly as written.
+    const std::vector<ProseSpan>& spans = p.lesson.steps[0].prose[0].spans;
+    CHECK(std::any_of(spans.begin(), spans.end(),
+                      [](const ProseSpan& s) { return s.kind == ProseSpan::Kind::text && contains(s.text, "4 kernels"); }));
 }
 
 TEST_CASE("several errors in one file are all reported, in line order", "[lesson]") {
@@ -243,7 +279,7 @@ TEST_CASE("live expressions show modeled, measured, pending and unavailable valu
     ctx.device = &device;
     ctx.results = &results;
     auto eval = [&](const std::string& func, std::vector<std::string> args) {
-        return evaluate(LessonExpr{func, std::move(args), func}, ctx);
+        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
     };
 
     // Modeled numbers come from kernels::model for exactly these parameters.
@@ -292,6 +328,83 @@ TEST_CASE("live expressions show modeled, measured, pending and unavailable valu
     CHECK(eval("device.name", {}).state == ExprValue::State::pending);
 }
 
+TEST_CASE("a verdict compares live numbers: pending, unavailable, simulated as they are", "[lesson]") {
+    const kernels::Params p = chain_bf16(512, 768);
+    kernels::DeviceInfo device = simulated_h100();
+    device.peak_bw_gbps = 3350;
+    device.peak_tensor_tflops = 989;
+    device.l2_bytes = int64_t(50) << 20;
+    std::vector<kernels::Measurement> results;
+    ExprContext ctx;
+    ctx.params = p;
+    ctx.selected = {"unfused", "fused"};
+    ctx.device = &device;
+    ctx.results = &results;
+    auto verdict = [&](const std::string& source) {
+        const LessonParse parsed = parse_lesson("t.lesson", one_step("@workload chain\nx {" + source + "}\n"));
+        REQUIRE(parsed.ok());
+        return evaluate(parsed.lesson.steps[0].prose[0].spans.back().expr, ctx);
+    };
+    // Modeled: 9 tensors against 3, so the byte ratio is about 3.
+    CHECK(verdict("if ratio bytes unfused fused > 2.5 | three times | less").text == "three times");
+    CHECK(verdict("if ratio bytes unfused fused >= 3.5 | more | less, than three").text == "less, than three");
+    // Two expressions: an intermediate's footprint against the L2 (bytes with bytes).
+    CHECK(verdict("if model.tensor unfused h1 < device.l2 | fits | does not fit").text == "fits");
+    ctx.params = chain_bf16(8192, 8192);
+    CHECK(verdict("if model.tensor unfused h1 < device.l2 | fits | does not fit").text == "does not fit");
+    ctx.params = p;
+    // Measured: pending while measuring, the reason when it cannot be had, simulated when it is.
+    ctx.pending = true;
+    CHECK(verdict("if measured.percent fused >= 85 | at | below").state == ExprValue::State::pending);
+    ctx.pending = false;
+    CHECK(verdict("if measured.percent fused >= 85 | at | below").text == "unavailable: not measured yet");
+    // 1.5 GB in 1 ms: 1500 GB/s, 45 % of the 3350 GB/s datasheet ceiling; then 3000 GB/s, 90 %.
+    results.push_back(fake_measurement(p, "fused", 1.0, true));
+    results.back().bytes_read = 1'000'000'000;
+    results.back().bytes_written = 500'000'000;
+    results.back().device.peak_bw_gbps = 3350;
+    const ExprValue below = verdict("if measured.percent fused >= 85 | at the ceiling | below it");
+    CHECK(below.text == "below it");
+    CHECK(below.simulated);
+    CHECK(below.measured);
+    CHECK(verdict("if measured.percent fused < 50 | under half | over half").text == "under half");
+    results.back().bytes_read = 2'500'000'000;
+    CHECK(verdict("if measured.percent fused >= 85 | at the ceiling | below it").text == "at the ceiling");
+    CHECK(contains(verdict("if measured.bytes fused > 0 | a | b").text, "unavailable: hardware counters"));
+}
+
+TEST_CASE("footprint, traffic and the ridge the roofline draws", "[lesson]") {
+    const kernels::Params p = chain_bf16(4096, 4096);
+    kernels::DeviceInfo device = simulated_h100();
+    device.peak_bw_gbps = 4800;
+    device.peak_tensor_tflops = 989;
+    ExprContext ctx;
+    ctx.params = p;
+    ctx.device = &device;
+    auto eval = [&](const std::string& func, std::vector<std::string> args) {
+        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
+    };
+    // h1 is written once and read once: traffic twice its footprint.
+    const double tensor = 4096.0 * 4096 * 2;
+    CHECK(eval("model.tensor", {"unfused", "h1"}).number == tensor);
+    CHECK(eval("model.tensor", {"unfused", "h1"}).text == kernels::format_bytes(tensor));
+    CHECK(eval("model.buffer", {"unfused", "h1"}).number == 2 * tensor);
+    // Simulated: the datasheet's dense tensor rate over its bandwidth (989 / 4.8: 206 FLOP/B).
+    CHECK(eval("device.ridge", {}).text == "206 FLOP/B");
+    CHECK(contains(eval("device.tflops", {}).text, "989 TFLOP/s (datasheet, dense)"));
+    // A GPU: the measured GEMM of the step's dtype over the measured copy, as the roofline panel.
+    device.simulated = false;
+    device.peak_tensor_tflops = 1070;
+    device.measured_copy_gbps = 4000;
+    device.measured_bf16_gemm_tflops = 800;
+    device.measured_fp16_gemm_tflops = 760;
+    CHECK(eval("device.ridge", {}).text == "200 FLOP/B");
+    CHECK(eval("device.tflops", {}).text == "800 TFLOP/s (measured cuBLAS bf16 GEMM)");
+    ctx.params.dtype = kernels::DType::f16;
+    CHECK(eval("device.ridge", {}).text == "190 FLOP/B");
+    CHECK(*eval("device.ridge", {}).number == Approx(190));
+}
+
 TEST_CASE("spill expressions come from ptxas's table and the device's L1", "[lesson]") {
     const kernels::Params p = chain_bf16(8192, 8192);
     kernels::DeviceInfo h100 = simulated_h100();
@@ -300,7 +413,7 @@ TEST_CASE("spill expressions come from ptxas's table and the device's L1", "[les
     ctx.params = p;
     ctx.device = &h100;
     auto eval = [&](const std::string& func, std::vector<std::string> args) {
-        return evaluate(LessonExpr{func, std::move(args), func}, ctx);
+        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
     };
     const kernels::RegisterUse spill = kernels::elementwise::row_kernel_registers("fused_chain_spill", p);
     const kernels::RegisterUse fused = kernels::elementwise::row_kernel_registers("fused_chain", p);
@@ -336,11 +449,11 @@ TEST_CASE("refusal says why a tile does not fit, with the device's numbers", "[l
     ExprContext ctx;
     ctx.params = p;
     ctx.device = &device;
-    const ExprValue v = evaluate(LessonExpr{"refusal", {"flash"}, ""}, ctx);
+    const ExprValue v = evaluate(LessonExpr{"refusal", {"flash"}, "", {}}, ctx);
     CHECK(contains(v.text, "shared memory"));
-    ctx.params.set("br", ctx.params.set("bc", 16));
+    ctx.params.set("br", 16).set("bc", 16);
     ctx.params.set("d", 32);
-    CHECK(evaluate(LessonExpr{"refusal", {"flash"}, ""}, ctx).text == "runs on small");
+    CHECK(evaluate(LessonExpr{"refusal", {"flash"}, "", {}}, ctx).text == "runs on small");
 }
 
 TEST_CASE("every shipped lesson parses without errors", "[lesson]") {
@@ -357,9 +470,11 @@ TEST_CASE("every shipped lesson parses without errors", "[lesson]") {
         CHECK(!contains(f, "pending"));  // pending/ is not shipped
         const LessonParse p = load_lesson(f);
         for (const LessonError& e : p.errors) FAIL_CHECK(e.text());
-        CHECK(p.lesson.get_int("steps").size() >= 3);
+        // No number typed into a shipped lesson: each is live or marked a definition.
+        for (const LessonError& w : p.warnings) FAIL_CHECK(w.text());
+        CHECK(p.lesson.steps.size() >= 3);
         // Every step of a shipped lesson has at least one live number: nothing typed in.
-        for (const LessonStep& s : p.lesson.get_int("steps")) {
+        for (const LessonStep& s : p.lesson.steps) {
             bool live = false;
             for (const ProseBlock& b : s.prose)
                 for (const ProseSpan& span : b.spans) live = live || span.kind == ProseSpan::Kind::expr;
@@ -377,8 +492,8 @@ TEST_CASE("entering a step applies its state; R returns to it after the user cha
     state.lesson.loaded = true;
     open_lesson(state, 0, 0, 10.0);
     CHECK(state.lesson.open);
-    CHECK(state.settings.params == p.lesson.get_int("steps")[0].state.params);
-    CHECK(selected_variants(state.settings) == p.lesson.get_int("steps")[0].state.variants);
+    CHECK(state.settings.params == p.lesson.steps[0].state.params);
+    CHECK(selected_variants(state.settings) == p.lesson.steps[0].state.variants);
     CHECK(state.requested_view == "results");
     CHECK(state.highlight == "results.bytes_chart");
     CHECK(state.params_dirty);
@@ -447,8 +562,8 @@ TEST_CASE("a bundle holds every file of every step, and appears only when comple
 
     BundleWriter w;
     REQUIRE(w.begin(dir, p.lesson, device).empty());
-    REQUIRE(w.add_step(bundle_step(0, p.lesson.get_int("steps")[0].state.params)).empty());
-    REQUIRE(w.add_step(bundle_step(1, p.lesson.get_int("steps")[1].state.params)).empty());
+    REQUIRE(w.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
+    REQUIRE(w.add_step(bundle_step(1, p.lesson.steps[1].state.params)).empty());
     CHECK_FALSE(fs::exists(dir));  // nothing at the target before finish()
     REQUIRE(w.finish().empty());
     REQUIRE(fs::is_directory(dir));
@@ -473,7 +588,7 @@ TEST_CASE("a bundle holds every file of every step, and appears only when comple
     // A second bundle into the same folder replaces the first.
     BundleWriter again;
     REQUIRE(again.begin(dir, p.lesson, device).empty());
-    REQUIRE(again.add_step(bundle_step(0, p.lesson.get_int("steps")[0].state.params)).empty());
+    REQUIRE(again.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
     REQUIRE(again.finish().empty());
     CHECK_FALSE(fs::exists(fs::path(dir) / "step-02.png"));
     CHECK(fs::exists(fs::path(dir) / "step-01.png"));
@@ -490,8 +605,8 @@ TEST_CASE("a failed bundle leaves nothing behind", "[lesson]") {
     SECTION("a step fails half way") {
         BundleWriter w;
         REQUIRE(w.begin(dir, p.lesson, device).empty());
-        REQUIRE(w.add_step(bundle_step(0, p.lesson.get_int("steps")[0].state.params)).empty());
-        BundleStep broken = bundle_step(1, p.lesson.get_int("steps")[1].state.params);
+        REQUIRE(w.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
+        BundleStep broken = bundle_step(1, p.lesson.steps[1].state.params);
         broken.rgba.clear();  // no picture: the step cannot be written
         CHECK(contains(w.add_step(broken), "no image"));
         CHECK(contains(w.finish(), "not open"));
@@ -501,7 +616,7 @@ TEST_CASE("a failed bundle leaves nothing behind", "[lesson]") {
         {
             BundleWriter w;
             REQUIRE(w.begin(dir, p.lesson, device).empty());
-            REQUIRE(w.add_step(bundle_step(0, p.lesson.get_int("steps")[0].state.params)).empty());
+            REQUIRE(w.add_step(bundle_step(0, p.lesson.steps[0].state.params)).empty());
         }
         CHECK(tmp.entries().empty());
     }

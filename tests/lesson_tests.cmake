@@ -77,14 +77,20 @@ set(FL_LESSON_SCRIPT ${CMAKE_CURRENT_LIST_FILE})
 add_test(NAME lessons.check_shipped COMMAND fusionlab lessons check)
 set_tests_properties(lessons.check_shipped PROPERTIES
                      ENVIRONMENT "FUSIONLAB_LESSONS=${PROJECT_SOURCE_DIR}/lessons"
-                     PASS_REGULAR_EXPRESSION "ok +.*02-elementwise-chain.lesson")
+                     PASS_REGULAR_EXPRESSION "ok +.*02-elementwise-chain.lesson"
+                     FAIL_REGULAR_EXPRESSION "warning")
 add_test(NAME lessons.list COMMAND fusionlab lessons list)
 set_tests_properties(lessons.list PROPERTIES ENVIRONMENT "FUSIONLAB_LESSONS=${PROJECT_SOURCE_DIR}/lessons"
                      PASS_REGULAR_EXPRESSION "03-attention-memory-bound +[0-9]+ steps")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/broken.lesson "@lesson Broken\n@step One\n@view nowhere\ntext\n")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/typed.lesson "@lesson Typed\n@step One\nThe ridge is 412 FLOP/B, {=4} kernels.\n")
 if(COMMAND fl_cli_test)
   fl_cli_test(lessons_check_broken CODE 2 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/broken.lesson
               STDERR "broken.lesson:3: unknown view 'nowhere' \\(legal: results, memory")
+  # A number typed into prose: a warning with its line, and the lesson still passes (exit 0).
+  fl_cli_test(lessons_check_typed_number CODE 0 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/typed.lesson
+              STDERR "typed.lesson:3: warning: '412' typed into prose: write it as a live expression, or mark a definition \\{=412\\}"
+              STDOUT "ok .*typed.lesson \\(1 steps, 1 warning\\)")
   fl_cli_test(lessons_check_missing CODE 2 ARGS lessons check /nonexistent/x.lesson
               STDERR "/nonexistent/x.lesson:0: cannot read the file")
   fl_cli_test(shot_lesson_unknown CODE 2 ARGS shot --lesson nope --out x STDERR "--lesson: no lesson 'nope' \\(legal: ")

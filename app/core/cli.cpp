@@ -1265,13 +1265,16 @@ int run_lessons(const LessonsOptions& o, std::ostream& out, std::ostream& err) {
     for (const std::string& file : files) {
         const LessonParse p = load_lesson(file);
         for (const LessonError& e : p.errors) err << e.text() << "\n";
+        if (o.action == "check")
+            for (const LessonError& w : p.warnings) err << w.text() << "\n";
         any_error = any_error || !p.ok();
         if (o.action == "list") {
             if (p.ok())
                 out << pad_right(p.lesson.name, 28) << pad_left(std::to_string(p.lesson.steps.size()), 3) << " steps  "
                     << p.lesson.title << "\n";
         } else if (p.ok()) {
-            out << "ok  " << file << " (" << p.lesson.steps.size() << " steps)\n";
+            out << "ok  " << file << " (" << p.lesson.steps.size() << " steps"
+                << (p.warnings.empty() ? std::string() : ", " + std::to_string(p.warnings.size()) + (p.warnings.size() == 1 ? " warning" : " warnings")) << ")\n";
         }
     }
     return any_error ? kExitUsage : kExitOk;

@@ -10,6 +10,8 @@
 #include "app/core/export.h"
 #include "app/core/views.h"
 #include "kernels/common/format.h"
+#include "kernels/memory_player.h"
+#include "kernels/roofline.h"
 #include "kernels/workload.h"
 
 #include <algorithm>
@@ -146,6 +148,7 @@ const std::vector<ExprInfo>& expr_vocabulary() {
         {"model.kernels", "VARIANT", "kernel launches per run"},
         {"model.intensity", "VARIANT", "arithmetic intensity: model FLOPs / modeled bytes"},
         {"model.buffer", "VARIANT BUFFER", "modeled bytes one buffer (S, P, x, h1, ...) moves, read + written"},
+        {"model.tensor", "VARIANT BUFFER", "one buffer's footprint in HBM: its size, not its traffic"},
         {"model.min_bytes", "", "the fewest bytes any implementation must move"},
         {"model.registers", "VARIANT", "registers per thread of the variant's row kernel (ptxas; sm_90)"},
         {"model.spill_bytes", "VARIANT", "register-spill traffic to and from local memory (ptxas bytes x threads)"},
@@ -153,12 +156,13 @@ const std::vector<ExprInfo>& expr_vocabulary() {
         {"ratio", "time|bytes|flops|kernels|dram A B", "A's quantity / B's: time and dram measured, the rest modeled"},
         {"device.name", "", "the device the numbers come from"},
         {"device.bandwidth", "", "the bandwidth ceiling in use (measured copy, else datasheet)"},
-        {"device.tflops", "", "datasheet tensor-core peak (fp16/bf16)"},
-        {"device.ridge", "", "ridge point: tensor peak / bandwidth ceiling, in FLOP per byte"},
+        {"device.tflops", "", "the tensor-core roof the roofline draws: measured cuBLAS GEMM on a GPU, else the peak"},
+        {"device.ridge", "", "ridge point: that tensor roof / the bandwidth ceiling, in FLOP per byte (as on the roofline)"},
         {"device.smem", "", "shared memory one block may use (with opt-in)"},
         {"device.l2", "", "L2 cache size"},
         {"param", "NAME", "the current value of a parameter (N, d, rows, br, ...) or dtype"},
         {"refusal", "VARIANT", "why this device cannot run the variant with these parameters, or 'runs'"},
+        {"if", "A OP B | THEN | ELSE", "a verdict: THEN when the live comparison holds (OP: < <= > >=), else ELSE"},
     };
     return table;
 }
@@ -173,6 +177,7 @@ const ExprInfo* find_expr(const std::string& func) {
 
 size_t expected_args(const ExprInfo& e) {
     if (std::string(e.func) == "ratio") return 3;
+    if (std::string(e.func) == "if") return 0;  // checked on its own: check_if
     return words(e.args).size();
 }
 
@@ -300,11 +305,44 @@ std::string render_math(const std::string& src) {
     return out;
 }
 
+std::vector<std::string> typed_numbers(const std::string& text) {
+    auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+    std::vector<std::string> found;
+    for (size_t i = 0; i < text.size();) {
+        if (!word_char(text[i])) {
+            ++i;
+            continue;
+        }
+        size_t j = i;
+        while (j < text.size() && word_char(text[j])) ++j;
+        std::string word = text.substr(i, j - i);
+        while (!word.empty() && word.back() == '.') word.pop_back();  // a full stop ends a sentence
+        if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))) found.push_back(word);
+        i = j;
+    }
+    return found;
+}
+
 namespace {
 
 LessonExpr parse_expr_text(const std::string& inner) {
     LessonExpr e;
     e.source = trim(inner);
+    // A verdict: {if A OP B | THEN | ELSE}; the texts may hold spaces and commas.
+    if (e.source.rfind("if ", 0) == 0 || e.source == "if") {
+        std::vector<std::string> parts;
+        size_t start = 0;
+        for (size_t bar = e.source.find('|'); ; bar = e.source.find('|', start)) {
+            parts.push_back(e.source.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+            if (bar == std::string::npos) break;
+            start = bar + 1;
+        }
+        e.func = "if";
+        const std::vector<std::string> condition = words(parts.front().substr(2));
+        e.args = condition;
+        for (size_t i = 1; i < parts.size(); ++i) e.branches.push_back(trim(parts[i]));
+        return e;
+    }
     std::vector<std::string> parts = words(inner);
     if (!parts.empty()) {
         e.func = parts.front();
@@ -313,17 +351,26 @@ LessonExpr parse_expr_text(const std::string& inner) {
     return e;
 }
 
-// Splits one source line into styled spans. Returns "" or a message (an unclosed marker).
-std::string parse_inline(const std::string& line, int line_no, std::vector<ProseSpan>& out) {
+// Splits one source line into styled spans. Returns "" or a message (an unclosed marker). Numbers
+// typed into its plain or bold text (not code, maths, live expressions or {=definitions}) are
+// added to *numbers.
+std::string parse_inline(const std::string& line, int line_no, std::vector<ProseSpan>& out,
+                         std::vector<std::string>* numbers) {
     std::string text;
+    std::string scanned;  // text with its {=definitions} blanked: what the number check reads
     auto flush = [&] {
-        if (!text.empty()) out.push_back({ProseSpan::Kind::text, text, {}, line_no});
+        if (!text.empty()) {
+            out.push_back({ProseSpan::Kind::text, text, {}, line_no});
+            for (std::string& n : typed_numbers(scanned)) numbers->push_back(std::move(n));
+        }
         text.clear();
+        scanned.clear();
     };
     for (size_t i = 0; i < line.size();) {
         const char c = line[i];
         if (c == '\\' && i + 1 < line.size() && std::string("{}$*`\\").find(line[i + 1]) != std::string::npos) {
             text += line[i + 1];
+            scanned += line[i + 1];
             i += 2;
             continue;
         }
@@ -333,7 +380,7 @@ std::string parse_inline(const std::string& line, int line_no, std::vector<Prose
             flush();
             // Bold may hold code, maths and live numbers: **{ratio bytes a b} fewer bytes**.
             std::vector<ProseSpan> inner;
-            if (std::string why = parse_inline(line.substr(i + 2, close - i - 2), line_no, inner); !why.empty()) return why;
+            if (std::string why = parse_inline(line.substr(i + 2, close - i - 2), line_no, inner, numbers); !why.empty()) return why;
             for (ProseSpan& span : inner) {
                 if (span.kind == ProseSpan::Kind::text) span.kind = ProseSpan::Kind::bold;
                 out.push_back(std::move(span));
@@ -350,6 +397,14 @@ std::string parse_inline(const std::string& line, int line_no, std::vector<Prose
                        " for the character itself)";
             }
             const std::string inner = line.substr(i + 1, close - i - 1);
+            // {=4}: a definition, the same on every device ("{=4} kernels"): plain text, part of
+            // the words around it ("({=2026-11-25})." wraps as one word), not checked.
+            if (c == '{' && !inner.empty() && inner[0] == '=') {
+                text += inner.substr(1);
+                scanned += ' ';
+                i = close + 1;
+                continue;
+            }
             flush();
             if (c == '`') out.push_back({ProseSpan::Kind::code, inner, {}, line_no});
             else if (c == '$') out.push_back({ProseSpan::Kind::math, render_math(inner), {}, line_no});
@@ -359,6 +414,7 @@ std::string parse_inline(const std::string& line, int line_no, std::vector<Prose
         }
         if (c == '}') return "a } without its {: write \\} for the character itself";
         text += c;
+        scanned += c;
         ++i;
     }
     flush();
@@ -405,6 +461,11 @@ public:
 
 private:
     void error(int line, const std::string& message) { r_.errors.push_back({path_, line, message}); }
+    void warn_numbers(int line, const std::vector<std::string>& numbers, const char* where) {
+        for (const std::string& n : numbers)
+            r_.warnings.push_back({path_, line, "warning: '" + n + "' typed into " + where +
+                                                    ": write it as a live expression, or mark a definition {=" + n + "}"});
+    }
 
     LessonStep* step() { return in_step_ ? &r_.lesson.steps.back() : nullptr; }
 
@@ -418,8 +479,10 @@ private:
         }
         const bool bullet = t.size() > 1 && (t[0] == '-' || t[0] == '*') && t[1] == ' ';
         std::vector<ProseSpan> spans;
+        std::vector<std::string> numbers;
         // A line with a markup error still counts as prose (no second, misleading "no prose" error).
-        if (std::string why = parse_inline(bullet ? trim(t.substr(2)) : t, no, spans); !why.empty()) error(no, why);
+        if (std::string why = parse_inline(bullet ? trim(t.substr(2)) : t, no, spans, &numbers); !why.empty()) error(no, why);
+        warn_numbers(no, numbers, "prose");
         std::vector<ProseBlock>& blocks = prose_target();
         // A bullet is one line; the next plain line starts a new paragraph.
         if (bullet || !paragraph_open_ || blocks.back().bullet) {
@@ -590,7 +653,9 @@ private:
             if (arg.empty()) return error(no, "@recall needs its question on the same line");
             RecallQuestion q;
             q.line = no;
-            if (std::string why = parse_inline(arg, no, q.question); !why.empty()) error(no, why);
+            std::vector<std::string> numbers;
+            if (std::string why = parse_inline(arg, no, q.question, &numbers); !why.empty()) error(no, why);
+            warn_numbers(no, numbers, "a recall question");
             step()->recalls.push_back(std::move(q));
             recall_ = true;
             recall_line_ = no;
@@ -628,10 +693,12 @@ private:
                                       kernels::to_string(st.params.workload) + ": add @controls");
         }
         auto check_spans = [&](const std::vector<ProseSpan>& spans) {
-            for (const ProseSpan& span : spans)
-                if (span.kind == ProseSpan::Kind::expr)
-                    if (std::string why = check_expr(span.expr, st.params.workload); !why.empty())
-                        error(span.line, "{" + span.expr.source + "}: " + why);
+            for (const ProseSpan& span : spans) {
+                if (span.kind != ProseSpan::Kind::expr) continue;
+                if (std::string why = check_expr(span.expr, st.params.workload); !why.empty())
+                    error(span.line, "{" + span.expr.source + "}: " + why);
+                for (const std::string& b : span.expr.branches) warn_numbers(span.line, typed_numbers(b), "a verdict's text");
+            }
         };
         for (const ProseBlock& b : s.prose) check_spans(b.spans);
         for (const RecallQuestion& q : s.recalls) {
@@ -663,8 +730,9 @@ LessonParse parse_lesson(const std::string& path, const std::string& text) {
     int no = 0;
     while (std::getline(in, line)) parser.line(++no, line);
     parser.finish(no);
-    std::stable_sort(result.errors.begin(), result.errors.end(),
-                     [](const LessonError& a, const LessonError& b) { return a.line < b.line; });
+    auto by_line = [](const LessonError& a, const LessonError& b) { return a.line < b.line; };
+    std::stable_sort(result.errors.begin(), result.errors.end(), by_line);
+    std::stable_sort(result.warnings.begin(), result.warnings.end(), by_line);
     return result;
 }
 
@@ -685,8 +753,64 @@ LessonParse load_lesson(const std::string& path) {
 // [SECTION] Live expressions: evaluation
 // =============================================================================================
 
+namespace {
+
+bool is_comparison(const std::string& word) { return word == "<" || word == "<=" || word == ">" || word == ">="; }
+
+// The two sides of a verdict's condition: each a number or an expression's words.
+struct Condition {
+    std::vector<std::string> left, right;
+    std::string op;
+};
+
+// "" and the condition, or why the words are not "A OP B".
+std::string split_condition(const std::vector<std::string>& words_, Condition& c) {
+    size_t op = words_.size();
+    for (size_t i = 0; i < words_.size(); ++i)
+        if (is_comparison(words_[i])) {
+            if (op != words_.size()) return "one comparison only";
+            op = i;
+        }
+    if (op == words_.size()) return "no comparison: write {if A OP B | THEN | ELSE} with OP one of < <= > >=, spaced";
+    c.left.assign(words_.begin(), words_.begin() + static_cast<long>(op));
+    c.right.assign(words_.begin() + static_cast<long>(op) + 1, words_.end());
+    c.op = words_[op];
+    if (c.left.empty() || c.right.empty()) return "the comparison " + c.op + " needs a side on its left and its right";
+    return "";
+}
+
+bool literal(const std::vector<std::string>& side, double& value) { return side.size() == 1 && parse_number(side[0], value); }
+
+LessonExpr side_expr(const std::vector<std::string>& side) {
+    LessonExpr e;
+    e.func = side.front();
+    e.args.assign(side.begin() + 1, side.end());
+    e.source = join(side, " ");
+    return e;
+}
+
+}  // namespace
+
 std::string check_expr(const LessonExpr& e, kernels::Workload w) {
     if (e.func.empty()) return "empty expression (legal functions: " + func_names() + ")";
+    if (e.func == "if") {
+        if (e.branches.size() != 2)
+            return "if takes a condition and two texts: {if A OP B | shown when it holds | shown when not}";
+        Condition c;
+        if (std::string why = split_condition(e.args, c); !why.empty()) return why;
+        for (const std::vector<std::string>* side : {&c.left, &c.right}) {
+            double value = 0;
+            if (literal(*side, value)) continue;
+            const LessonExpr sub = side_expr(*side);
+            if (sub.func == "if" || sub.func == "device.name" || sub.func == "refusal" ||
+                (sub.func == "param" && sub.args.size() == 1 && sub.args[0] == "dtype"))
+                return "'" + sub.source + "' is not a number to compare";
+            if (std::string why = check_expr(sub, w); !why.empty()) return "'" + sub.source + "': " + why;
+        }
+        for (const std::string& b : e.branches)
+            if (b.find_first_of("{}") != std::string::npos) return "a verdict's texts are plain text: no { }";
+        return "";
+    }
     const ExprInfo* info = find_expr(e.func);
     if (!info) return "unknown function '" + e.func + "' (legal: " + func_names() + ")";
     const size_t want = expected_args(*info);
@@ -711,7 +835,7 @@ std::string check_expr(const LessonExpr& e, kernels::Workload w) {
     for (const std::string& v : variant_args)
         if (!kernels::has_variant(w, v))
             return "unknown variant '" + v + "' of " + kernels::to_string(w) + " (legal: " + variant_names(w) + ")";
-    if (e.func == "model.buffer") {
+    if (e.func == "model.buffer" || e.func == "model.tensor") {
         kernels::Params p;
         p.workload = w;
         bool found = false;
@@ -728,9 +852,23 @@ std::string check_expr(const LessonExpr& e, kernels::Workload w) {
 
 namespace {
 
-ExprValue value_text(std::string text) { return {ExprValue::State::value, std::move(text), false, false}; }
-ExprValue unavailable(const std::string& why) { return {ExprValue::State::unavailable, "unavailable: " + why, false, false}; }
-ExprValue pending() { return {ExprValue::State::pending, "measuring\xE2\x80\xA6", false, true}; }
+ExprValue value_text(std::string text, std::optional<double> number = std::nullopt) {
+    ExprValue v;
+    v.text = std::move(text);
+    v.number = number;
+    return v;
+}
+ExprValue unavailable(const std::string& why) {
+    ExprValue v = value_text("unavailable: " + why);
+    v.state = ExprValue::State::unavailable;
+    return v;
+}
+ExprValue pending() {
+    ExprValue v = value_text("measuring\xE2\x80\xA6");
+    v.state = ExprValue::State::pending;
+    v.measured = true;
+    return v;
+}
 
 std::string ratio_text(double v) { return printf_text(v >= 10 ? "%.1f\xC3\x97" : "%.2f\xC3\x97", v); }
 
@@ -758,8 +896,11 @@ const kernels::Measurement* find_measurement(const ExprContext& ctx, const std::
     return nullptr;
 }
 
-ExprValue measured(const kernels::Measurement& m, std::string text) {
-    return {ExprValue::State::value, std::move(text) + (m.device.simulated ? " (simulated)" : ""), m.device.simulated, true};
+ExprValue measured(const kernels::Measurement& m, std::string text, double number) {
+    ExprValue v = value_text(std::move(text) + (m.device.simulated ? " (simulated)" : ""), number);
+    v.simulated = m.device.simulated;
+    v.measured = true;
+    return v;
 }
 
 std::optional<kernels::Model> model_of(const std::string& variant, const kernels::Params& p, std::string* why) {
@@ -785,26 +926,38 @@ ExprValue evaluate_model(const LessonExpr& e, const ExprContext& ctx) {
     std::string why;
     const std::optional<kernels::Model> m = model_of(e.args[0], ctx.params, &why);
     if (!m) return unavailable(why);
-    if (e.func == "model.bytes") return value_text(kernels::format_bytes(static_cast<double>(m->bytes())));
-    if (e.func == "model.read") return value_text(kernels::format_bytes(static_cast<double>(m->bytes_read())));
-    if (e.func == "model.written") return value_text(kernels::format_bytes(static_cast<double>(m->bytes_written())));
-    if (e.func == "model.flops") return value_text(kernels::format_flops(m->flops()));
-    if (e.func == "model.kernels") return value_text(std::to_string(m->kernels.size()));
+    auto bytes_value = [](uint64_t b) { return value_text(kernels::format_bytes(static_cast<double>(b)), static_cast<double>(b)); };
+    if (e.func == "model.bytes") return bytes_value(m->bytes());
+    if (e.func == "model.read") return bytes_value(m->bytes_read());
+    if (e.func == "model.written") return bytes_value(m->bytes_written());
+    if (e.func == "model.flops") return value_text(kernels::format_flops(m->flops()), m->flops());
+    if (e.func == "model.kernels") return value_text(std::to_string(m->kernels.size()), static_cast<double>(m->kernels.size()));
     if (e.func == "model.registers" || e.func == "model.spill_bytes" || e.func == "model.spill_past_l1") {
         const kernels::KernelModel* k = nullptr;
         for (const auto& km : m->kernels)
             if (km.registers.registers > 0 && (!k || km.local_bytes() > k->local_bytes())) k = &km;
         if (!k) return unavailable(e.args[0] + "'s kernels are not in the register table (only the row kernels are)");
-        if (e.func == "model.registers") return value_text(std::to_string(k->registers.registers));
-        if (e.func == "model.spill_bytes") return value_text(kernels::format_bytes(static_cast<double>(m->local_bytes())));
+        if (e.func == "model.registers") return value_text(std::to_string(k->registers.registers), k->registers.registers);
+        if (e.func == "model.spill_bytes") return bytes_value(m->local_bytes());
         if (!ctx.device) return pending();
         const kernels::SpillEstimate est = kernels::spill_estimate(*k, *ctx.device);
-        return value_text(printf_text("%.0f %%", 100.0 * est.beyond_l1));
+        return value_text(printf_text("%.0f %%", 100.0 * est.beyond_l1), 100.0 * est.beyond_l1);
     }
     if (e.func == "model.intensity") {
         if (m->bytes() == 0) return unavailable("the model moves no bytes");
         const double ai = m->flops() / static_cast<double>(m->bytes());
-        return value_text(printf_text(ai >= 10 ? "%.0f FLOP/B" : "%.2f FLOP/B", ai));
+        return value_text(printf_text(ai >= 10 ? "%.0f FLOP/B" : "%.2f FLOP/B", ai), ai);
+    }
+    if (e.func == "model.tensor") {
+        // The footprint, as the memory view draws it (kernels/memory_player.h).
+        try {
+            const kernels::MemoryPlayer player(e.args[0], ctx.params);
+            for (const kernels::HbmTensor& t : player.tensors())
+                if (t.name == e.args[1] && !t.local) return bytes_value(t.bytes);
+        } catch (const std::exception& ex) {
+            return unavailable(ex.what());
+        }
+        return unavailable(e.args[0] + " has no tensor " + e.args[1] + " with these parameters");
     }
     // model.buffer
     uint64_t bytes = 0;
@@ -816,20 +969,22 @@ ExprValue evaluate_model(const LessonExpr& e, const ExprContext& ctx) {
                 found = true;
             }
     if (!found) return unavailable(e.args[0] + " moves no buffer " + e.args[1] + " with these parameters");
-    return value_text(kernels::format_bytes(static_cast<double>(bytes)));
+    return bytes_value(bytes);
 }
 
 ExprValue evaluate_measured(const LessonExpr& e, const ExprContext& ctx) {
     ExprValue why;
     const kernels::Measurement* m = find_measurement(ctx, e.args[0], why);
     if (!m) return why;
-    if (e.func == "measured.time") return measured(*m, kernels::format_time_ms(m->time.median_ms));
-    if (e.func == "measured.gbps") return measured(*m, kernels::format_gbps(m->achieved_gbps()));
-    if (e.func == "measured.tflops") return measured(*m, kernels::format_rate_flops(m->achieved_gflops() * 1e9));
+    if (e.func == "measured.time") return measured(*m, kernels::format_time_ms(m->time.median_ms), m->time.median_ms);
+    if (e.func == "measured.gbps") return measured(*m, kernels::format_gbps(m->achieved_gbps()), m->achieved_gbps());
+    if (e.func == "measured.tflops")
+        return measured(*m, kernels::format_rate_flops(m->achieved_gflops() * 1e9), m->achieved_gflops() / 1e3);
     if (e.func == "measured.percent") {
         const BandwidthCeiling c = bandwidth_ceiling(m->device);
         if (c.gbps <= 0) return unavailable("no bandwidth ceiling for this device");
-        return measured(*m, printf_text("%.0f %%", percent_of_ceiling(m->achieved_gbps(), c)) + " of " + c.source);
+        const double pct = percent_of_ceiling(m->achieved_gbps(), c);
+        return measured(*m, printf_text("%.0f %%", pct) + " of " + c.source, pct);
     }
     if (e.func == "measured.error") {
         if (!m->checked) {
@@ -837,15 +992,17 @@ ExprValue evaluate_measured(const LessonExpr& e, const ExprContext& ctx) {
             if (note.rfind("n/a: ", 0) == 0) note = note.substr(5);  // "n/a: simulated, ..." reads twice as "unavailable"
             return unavailable(note);
         }
-        return measured(*m, printf_text("%.1e", m->rel_l2_error));
+        return measured(*m, printf_text("%.1e", m->rel_l2_error), m->rel_l2_error);
     }
     if (!m->measured_bytes) return unavailable(m->measured_bytes_note.rfind("unavailable: ", 0) == 0
                                                    ? m->measured_bytes_note.substr(13)
                                                    : m->measured_bytes_note);
-    if (e.func == "measured.bytes") return measured(*m, kernels::format_bytes(static_cast<double>(*m->measured_bytes)));
+    const double counted = static_cast<double>(*m->measured_bytes);
+    if (e.func == "measured.bytes") return measured(*m, kernels::format_bytes(counted), counted);
     // measured.dram_ratio
     if (m->bytes() == 0) return unavailable("the model moves no bytes");
-    return measured(*m, printf_text("%.2f", static_cast<double>(*m->measured_bytes) / static_cast<double>(m->bytes())));
+    const double share = counted / static_cast<double>(m->bytes());
+    return measured(*m, printf_text("%.2f", share), share);
 }
 
 ExprValue evaluate_ratio(const LessonExpr& e, const ExprContext& ctx) {
@@ -858,11 +1015,13 @@ ExprValue evaluate_ratio(const LessonExpr& e, const ExprContext& ctx) {
         if (!b) return why;
         if (q == "time") {
             if (!(b->time.median_ms > 0)) return unavailable(e.args[2] + " took no measurable time");
-            return measured(*a, ratio_text(a->time.median_ms / b->time.median_ms));
+            const double r = a->time.median_ms / b->time.median_ms;
+            return measured(*a, ratio_text(r), r);
         }
         if (!a->measured_bytes || !b->measured_bytes) return unavailable("hardware counters: " + (a->measured_bytes ? b : a)->measured_bytes_note);
         if (*b->measured_bytes == 0) return unavailable(e.args[2] + " read no DRAM bytes");
-        return measured(*a, ratio_text(static_cast<double>(*a->measured_bytes) / static_cast<double>(*b->measured_bytes)));
+        const double r = static_cast<double>(*a->measured_bytes) / static_cast<double>(*b->measured_bytes);
+        return measured(*a, ratio_text(r), r);
     }
     std::string why;
     const std::optional<kernels::Model> a = model_of(e.args[1], ctx.params, &why);
@@ -871,24 +1030,58 @@ ExprValue evaluate_ratio(const LessonExpr& e, const ExprContext& ctx) {
     if (!b) return unavailable(why);
     const double denominator = model_quantity(*b, q);
     if (denominator <= 0) return unavailable(e.args[2] + " has no " + q);
-    return value_text(ratio_text(model_quantity(*a, q) / denominator));
+    const double r = model_quantity(*a, q) / denominator;
+    return value_text(ratio_text(r), r);
 }
 
 ExprValue evaluate_device(const LessonExpr& e, const ExprContext& ctx) {
     if (!ctx.device) return pending();
     const kernels::DeviceInfo& d = *ctx.device;
     if (e.func == "device.name") return value_text(d.name);
-    if (e.func == "device.smem") return value_text(kernels::format_bytes(d.smem_per_block_optin));
-    if (e.func == "device.l2") return value_text(kernels::format_bytes(static_cast<double>(d.l2_bytes)));
-    if (e.func == "device.tflops") {
-        if (d.peak_tensor_tflops <= 0) return unavailable("no tensor-core peak known for this device");
-        return value_text(printf_text("%.0f TFLOP/s", d.peak_tensor_tflops));
+    if (e.func == "device.smem") return value_text(kernels::format_bytes(d.smem_per_block_optin), d.smem_per_block_optin);
+    if (e.func == "device.l2") return value_text(kernels::format_bytes(static_cast<double>(d.l2_bytes)), static_cast<double>(d.l2_bytes));
+    if (e.func == "device.tflops" || e.func == "device.ridge") {
+        // The roofs the roofline view draws for the step's dtype: the measured cuBLAS GEMM and copy
+        // on a GPU, else the peak from clocks x SMs (GPU) or the datasheet's dense rate (simulated).
+        const kernels::RoofSet roofs = kernels::roofs_for(d, ctx.params.dtype);
+        const double tflops = roofs.tensor.flops_per_s / 1e12;
+        if (!(tflops > 0)) return unavailable("no tensor-core roof known for this device");
+        if (e.func == "device.tflops") {
+            const std::string source = roofs.tensor.measured ? "measured cuBLAS " + roofs.tensor.name.substr(12) + " GEMM"
+                                       : d.simulated         ? std::string("datasheet, dense")
+                                                             : std::string("clocks \xC3\x97 SMs, dense");
+            return value_text(printf_text("%.0f TFLOP/s", tflops) + " (" + source + ")", tflops);
+        }
+        if (!(roofs.bytes_per_s > 0)) return unavailable("no bandwidth known for this device");
+        const double ridge = roofs.tensor.flops_per_s / roofs.bytes_per_s;
+        return value_text(printf_text("%.0f FLOP/B", ridge), ridge);
     }
     const BandwidthCeiling c = bandwidth_ceiling(d);
     if (c.gbps <= 0) return unavailable("no bandwidth known for this device");
-    if (e.func == "device.bandwidth") return value_text(kernels::format_gbps(c.gbps) + " (" + c.source + ")");
-    if (d.peak_tensor_tflops <= 0) return unavailable("no tensor-core peak known for this device");
-    return value_text(printf_text("%.0f FLOP/B", d.peak_tensor_tflops * 1e12 / (c.gbps * 1e9)));
+    return value_text(kernels::format_gbps(c.gbps) + " (" + c.source + ")", c.gbps);
+}
+
+ExprValue evaluate_if(const LessonExpr& e, const ExprContext& ctx) {
+    Condition c;
+    split_condition(e.args, c);  // check_expr has passed
+    double x[2] = {0, 0};
+    bool simulated = false, was_measured = false;
+    const std::vector<std::string>* sides[2] = {&c.left, &c.right};
+    for (int i = 0; i < 2; ++i) {
+        if (literal(*sides[i], x[i])) continue;
+        const LessonExpr sub = side_expr(*sides[i]);
+        const ExprValue v = evaluate(sub, ctx);
+        if (v.state != ExprValue::State::value) return v;  // measuring, or why the verdict cannot be had
+        if (!v.number) return unavailable("{" + sub.source + "} is not a number");
+        x[i] = *v.number;
+        simulated = simulated || v.simulated;
+        was_measured = was_measured || v.measured;
+    }
+    const bool holds = c.op == "<" ? x[0] < x[1] : c.op == "<=" ? x[0] <= x[1] : c.op == ">" ? x[0] > x[1] : x[0] >= x[1];
+    ExprValue v = value_text(e.branches[holds ? 0 : 1]);
+    v.simulated = simulated;
+    v.measured = was_measured;
+    return v;
 }
 
 }  // namespace
@@ -898,18 +1091,20 @@ ExprValue evaluate(const LessonExpr& e, const ExprContext& ctx) {
     if (e.func.rfind("model.", 0) == 0) {
         if (e.func == "model.min_bytes") {
             if (std::string bad = kernels::validate(ctx.params); !bad.empty()) return unavailable(bad);
-            return value_text(kernels::format_bytes(static_cast<double>(kernels::min_bytes(ctx.params))));
+            const double b = static_cast<double>(kernels::min_bytes(ctx.params));
+            return value_text(kernels::format_bytes(b), b);
         }
         return evaluate_model(e, ctx);
     }
     if (e.func.rfind("measured.", 0) == 0) return evaluate_measured(e, ctx);
     if (e.func == "ratio") return evaluate_ratio(e, ctx);
+    if (e.func == "if") return evaluate_if(e, ctx);
     if (e.func.rfind("device.", 0) == 0) return evaluate_device(e, ctx);
     if (e.func == "param") {
         if (e.args[0] == "dtype") return value_text(kernels::to_string(ctx.params.dtype));
         const kernels::ParamSpec* spec = spec_named(ctx.params.workload, e.args[0]);
         const double v = kernels::get_param(ctx.params, spec->id);
-        return value_text(spec->integer ? kernels::format_count(static_cast<int64_t>(v)) : printf_text("%g", v));
+        return value_text(spec->integer ? kernels::format_count(static_cast<int64_t>(v)) : printf_text("%g", v), v);
     }
     // refusal
     if (!ctx.device) return pending();

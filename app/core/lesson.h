@@ -24,11 +24,14 @@ namespace app {
 // [SECTION] Data model
 // =============================================================================================
 
-// One `{...}` in prose: a function name and its arguments ("measured.time" "fused").
+// One `{...}` in prose: a function name and its arguments ("measured.time" "fused"). A verdict
+// `{if A >= B | then | else}` has func "if", the condition's words as args ("measured.percent",
+// "fused", ">=", "85") and the two texts in branches.
 struct LessonExpr {
     std::string func;
     std::vector<std::string> args;
     std::string source;  // the text between the braces, for messages
+    std::vector<std::string> branches;  // "if": the text shown when the condition holds, and when not
 };
 
 // A run of prose text with one style, or a live expression.
@@ -96,6 +99,9 @@ struct LessonError {
 struct LessonParse {
     Lesson lesson;
     std::vector<LessonError> errors;        // empty = valid
+    // Valid, but worth a look: a number typed into prose outside a live expression (write it as
+    // one, or mark a definition `{=4}`). `lessons check` prints them; the lesson still loads.
+    std::vector<LessonError> warnings;
     bool ok() const { return errors.empty(); }
 };
 
@@ -122,6 +128,11 @@ struct ExprInfo {
 };
 const std::vector<ExprInfo>& expr_vocabulary();
 
+// Numbers typed into a piece of prose text: each maximal run of letters, digits, '.', '_' that
+// starts with a digit ("412", "3.5", "4k", "16x"). Names with digits (fp32, H100, L2, sm_90) start
+// with a letter and are not numbers.
+std::vector<std::string> typed_numbers(const std::string& text);
+
 // Maths as readable Unicode: x^2 -> x², d_k -> dₖ, \sqrt -> √, a*b -> a·b. Characters without a
 // super/subscript form keep the ^ / _ notation.
 std::string render_math(const std::string& src);
@@ -136,6 +147,9 @@ struct ExprValue {
     std::string text;       // "0.142 ms", "measuring...", "unavailable: why"
     bool simulated = false; // the value comes from the simulated backend (the prose marks it)
     bool measured = false;  // measured (or simulated-measured) rather than modeled
+    // The number behind the text, for `{if ...}`: ms, bytes, FLOPs, GB/s, TFLOP/s, %, FLOP/B, a
+    // plain factor for ratios. Empty for text (device.name, refusal, dtype) and when not a value.
+    std::optional<double> number;
 };
 
 // Everything an expression may look at: the parameters on screen, the device the numbers come
