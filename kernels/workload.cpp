@@ -120,6 +120,18 @@ const WorkloadDef& workload_def(const std::string& name) {
     throw std::invalid_argument("unknown workload '" + name + "' (legal: " + workload_names_text() + ")");
 }
 
+std::vector<std::string> workload_names() {
+    std::vector<std::string> names;
+    for (const WorkloadDef* w : workloads()) names.push_back(w->name);
+    return names;
+}
+
+bool parse_workload(const std::string& text, std::string& out) {
+    const WorkloadDef* w = find_workload(text);
+    if (w) out = w->name;
+    return w != nullptr;
+}
+
 std::string workload_names_text() {
     std::string text;
     const auto& list = workloads();

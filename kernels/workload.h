@@ -24,6 +24,10 @@ const WorkloadDef* find_workload(const std::string& name);
 // The definition of p's workload (or of `name`); throws std::invalid_argument for an unknown name.
 const WorkloadDef& workload_def(const std::string& name);
 inline const WorkloadDef& workload_def(const Params& p) { return workload_def(p.workload); }
+// Every workload's name, in registry order.
+std::vector<std::string> workload_names();
+// True and the registry's spelling in `out` when `text` names a workload (case-insensitive).
+bool parse_workload(const std::string& text, std::string& out);
 // "chain, bias_gelu, attention, skip or launch"
 std::string workload_names_text();
 

@@ -144,7 +144,7 @@ fl_cli_test(bench_attention_refused CODE 0
 fl_cli_test(bench_attention_tiles CODE 0
             ARGS bench --workload attention --variant flash,flash_tc --N 1024 --d 64 --br 32 --bc 16 --dtype fp16
                  --sim H100
-            STDOUT "flash +fp16 +16h N=1024 d=64 tile 32x16.*flash_tc +fp16 +16h N=1024 d=64 tile 128x64")
+            STDOUT "flash +fp16 +16 heads, N=1024, d=64, tile 32x16.*flash_tc +fp16 +16 heads, N=1024, d=64, tile 128x64")
 fl_cli_test(attention_bad_br CODE 2 ARGS bench --workload attention --sim H100 --br 48
             STDERR "--br '48' is not one of the choices \\(legal: 16, 32, 64 or 128\\)")
 fl_cli_test(attention_bad_d CODE 2 ARGS bench --workload attention --sim H100 --d 0

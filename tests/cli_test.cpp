@@ -39,7 +39,7 @@ TEST_CASE("cli: bench defaults and sweeps", "[cli]") {
     REQUIRE(d.cmd.exit_code == -1);
     REQUIRE(d.cmd.command == app::cli::Command::bench);
     const kernels::Params defaults;
-    CHECK(d.cmd.bench.workloads.size() == std::size(kernels::kAllWorkloads));
+    CHECK(d.cmd.bench.workloads.size() == kernels::workloads().size());
     CHECK(d.cmd.bench.variants.empty());
     CHECK(d.cmd.bench.params.empty());  // nothing given: every workload's defaults
     const auto chain = app::cli::sweep_params(d.cmd.bench, "chain", defaults.dtype);
@@ -55,9 +55,8 @@ TEST_CASE("cli: bench defaults and sweeps", "[cli]") {
                           "--reps", "30", "--sim", "a100", "--kernels"});
     REQUIRE(s.cmd.exit_code == -1);
     const auto& b = s.cmd.bench;
-    CHECK(b.workloads == std::vector<kernels::Workload>{"bias_gelu"});
+    CHECK(b.workloads == std::vector<std::string>{"bias_gelu"});
     CHECK(b.variants == std::vector<std::string>{"fused"});
-    using kernels::ParamId;
     REQUIRE(app::cli::given_values(b, "rows"));
     CHECK(*app::cli::given_values(b, "rows") == std::vector<double>{64, 128, 256});
     CHECK(*app::cli::given_values(b, "hidden") == std::vector<double>{32, 48});
@@ -78,7 +77,7 @@ TEST_CASE("cli: attention options come from its ParamSpec table", "[cli][attenti
                           "--rows", "8", "--sim", "H100"});
     REQUIRE(p.cmd.exit_code == -1);
     const auto& b = p.cmd.bench;
-    CHECK(b.workloads == std::vector<kernels::Workload>{"attention"});
+    CHECK(b.workloads == std::vector<std::string>{"attention"});
     const auto sweep = app::cli::sweep_params(b, "attention", kernels::DType::f16);
     REQUIRE(sweep.size() == 4);  // 2 N x 2 causal; --rows is not an attention parameter: ignored
     for (const auto& q : sweep) {

@@ -415,8 +415,8 @@ TEST_CASE("spill expressions come from ptxas's table and the device's L1", "[les
     auto eval = [&](const std::string& func, std::vector<std::string> args) {
         return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
     };
-    const kernels::RegisterUse spill = kernels::elementwise::row_kernel_registers("fused_chain_spill", p);
-    const kernels::RegisterUse fused = kernels::elementwise::row_kernel_registers("fused_chain", p);
+    const kernels::RegisterUse spill = kernels::elementwise::row_kernel_registers("fused_chain_spill", kernels::elementwise::to_elementwise(p));
+    const kernels::RegisterUse fused = kernels::elementwise::row_kernel_registers("fused_chain", kernels::elementwise::to_elementwise(p));
     CHECK(eval("model.registers", {"fused_spill"}).text == std::to_string(spill.registers));
     CHECK(eval("model.registers", {"fused"}).text == std::to_string(fused.registers));
     const kernels::Model m = kernels::model("fused_spill", p);
@@ -438,7 +438,7 @@ TEST_CASE("refusal says why a tile does not fit, with the device's numbers", "[l
     kernels::Params p;
     p.workload = "attention";
     p.dtype = kernels::DType::f32;
-    p.set("br", p.set("bc", 128));
+    p.set("br", 128).set("bc", 128);
     p.set("d", 128);
     kernels::DeviceInfo device;
     device.name = "small";

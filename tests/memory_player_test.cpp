@@ -135,7 +135,7 @@ TEST_CASE("memory player: tensors and on-chip working set", "[memory_player]") {
     // Bad input: validate()'s message, not a crash.
     Params bad = p;
     bad.set("br", 48);
-    CHECK_THROWS_WITH(MemoryPlayer("flash", bad), Catch::Contains("Br = 48"));
+    CHECK_THROWS_WITH(MemoryPlayer("flash", bad), Catch::Contains("br = 48"));
     CHECK_THROWS_WITH(MemoryPlayer("fused", p), Catch::Contains("unknown variant"));
 }
 

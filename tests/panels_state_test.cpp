@@ -11,7 +11,7 @@ TEST_CASE("panels_state: params_error follows the parameters", "[panels_state]")
     CHECK(app::params_error(state) == kernels::validate(state.settings.params));
     CHECK(app::params_error(state).empty());
 
-    kernels::set_param(state.settings.params, kernels::ParamId::rows, 0);
+    state.settings.params.set("rows", 0);
     const std::string& bad = app::params_error(state);
     CHECK_FALSE(bad.empty());
     CHECK(bad == kernels::validate(state.settings.params));

@@ -10,7 +10,7 @@
 
 namespace {
 
-kernels::Job sim_job(kernels::Workload w, const std::string& variant, int64_t rows, int64_t hidden,
+kernels::Job sim_job(const std::string& w, const std::string& variant, int64_t rows, int64_t hidden,
                      const std::string& gpu = "H100") {
     kernels::Job job;
     job.params.workload = w;

@@ -57,7 +57,7 @@ TEST_CASE("soak: a short soak changes parameters, switches views and exports, th
 
         app::Runner runner;
         double now = 0;
-        std::set<kernels::Workload> workloads_seen;
+        std::set<std::string> workloads_seen;
         while (!soak.done()) {
             soak.before_frame(state, now);
             soak.frame_started();

@@ -133,55 +133,32 @@ std::string sim_gpu_keys() {
 // "--N: N (sequence length) (attention; 1..65536)" for --help.
 std::string param_option_help(const kernels::ParamSpec& spec) {
     std::vector<std::string> users;
-    for (auto w : kernels::kAllWorkloads)
-        if (kernels::find_param_spec(w, spec.id)) users.emplace_back(kernels::to_string(w));
+    for (const std::string& w : kernels::workload_names())
+        if (kernels::find_param_spec(w, spec.name)) users.emplace_back(w);
     return std::string(spec.label) + " (" + join(users, ", ") + "; " + legal_text(spec) + ")";
 }
 
 std::string variant_names() {
     std::vector<std::string> names;
-    for (auto w : kernels::kAllWorkloads)
+    for (const std::string& w : kernels::workload_names())
         for (const auto& v : kernels::variants(w))
             if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
     return join(names, ", ");
 }
 
-// The shape of one configuration for tables and messages: "4096 x 4096" (elementwise),
-// "64h N=4096 d=64 causal tile 128x64" (attention: the tile the variant's kernel really uses;
-// naive has none, flash_tc has a fixed one whatever --br/--bc say).
+// The shape of one configuration for tables and messages, from the workload's definition:
+// "4096 x 4096", "64 heads, N=4096, d=64, causal, tile 128x64" (the tile the variant's kernel
+// really uses: naive has none, flash_tc a fixed one whatever --br/--bc say).
 std::string shape_text(const kernels::Params& p, const std::string& variant) {
-    if (p.workload == kernels::Workload::skip) {
-        char tsig[64];
-        std::snprintf(tsig, sizeof tsig, " t=%g sd=%g", p.noise_t, p.sigma_d);
-        std::string text = std::to_string(p.batch) + "x" +
-                           std::to_string(p.batch_heads / std::max<int64_t>(p.batch, 1)) + "h N=" +
-                           std::to_string(p.seq_len) + " d=" + std::to_string(p.head_dim) +
-                           (p.causal ? " causal" : "") + tsig;
-        if (kernels::skip::has_variant(variant) && kernels::skip::base_variant(variant) == "flash") {
-            const auto tile = kernels::attention::flash_tile("flash", kernels::attention::to_attention(p));
-            text += " tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);  // flash_tc's is fixed
-        }
-        return text;
-    }
-    if (p.workload == kernels::Workload::launch)
-        return "K=" + std::to_string(p.steps) + " n=" + std::to_string(p.elements);
-    if (p.workload != kernels::Workload::attention) return std::to_string(p.rows) + " x " + std::to_string(p.hidden);
-    std::string text = std::to_string(p.batch_heads) + "h N=" + std::to_string(p.seq_len) +
-                       " d=" + std::to_string(p.head_dim) + (p.causal ? " causal" : "");
-    if (variant == "flash" || variant == "flash_tc") {
-        const auto tile = kernels::attention::flash_tile(variant, kernels::attention::to_attention(p));
-        text += " tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);
-    }
-    return text;
+    return kernels::workload_def(p).describe(p, variant);
 }
 
 std::string workload_names() {
     std::vector<std::string> names;
-    for (auto w : kernels::kAllWorkloads) names.emplace_back(kernels::to_string(w));
-    return join(names, ", ");
+    return join(kernels::workload_names(), ", ");
 }
 
-const kernels::ParamSpec* find_spec(kernels::Workload w, kernels::ParamId id) { return kernels::find_param_spec(w, id); }
+const kernels::ParamSpec* find_spec(std::string w, std::string id) { return kernels::find_param_spec(w, id); }
 
 // Splits each value at commas ourselves (CLI11's delimiter drops empty items, and "1,,2" is a
 // typo to report); "--rows 64 128" and "--rows '64, 128'" work too.
@@ -233,7 +210,7 @@ bool parse_real(const std::string& text, double& out) {
 
 // The legal range of a parameter for the selected workloads: the tightest one, so every swept
 // combination is valid. Returns nullopt when no selected workload takes the parameter.
-std::optional<kernels::ParamSpec> spec_for(kernels::ParamId id, const std::vector<kernels::Workload>& workloads) {
+std::optional<kernels::ParamSpec> spec_for(std::string id, const std::vector<std::string>& workloads) {
     std::optional<kernels::ParamSpec> merged;
     for (auto w : workloads) {
         const kernels::ParamSpec* spec = find_spec(w, id);
@@ -257,8 +234,8 @@ std::string bad_value(const std::string& option, const std::string& value, const
 // One value of a spec'd parameter: whole numbers (no "1e3") for integer specs, 0/1 (or
 // true/false, on/off) for switches, then the spec's own check (range, listed choices) for every
 // selected workload that takes it.
-std::string parse_param_value(const std::string& option, const std::string& text, kernels::ParamId id,
-                              const std::vector<kernels::Workload>& workloads, double& out) {
+std::string parse_param_value(const std::string& option, const std::string& text, std::string id,
+                              const std::vector<std::string>& workloads, double& out) {
     const auto spec = spec_for(id, workloads);
     const std::string legal = spec ? legal_text(*spec) : std::string("a number");
     if (spec && spec->kind == kernels::ParamKind::boolean) {
@@ -269,7 +246,7 @@ std::string parse_param_value(const std::string& option, const std::string& text
         return "";
     }
     if (spec && spec->integer) {
-        if (spec->id == kernels::ParamId::seed) {
+        if (spec->name == "seed") {
             uint64_t whole = 0;  // the full unsigned range parses; the spec's range decides
             if (!parse_unsigned(text, whole)) return bad_value(option, text, "is not a whole number", legal);
             out = static_cast<double>(whole);
@@ -310,11 +287,12 @@ std::string parse_reps(const std::string& option, const std::string& text, int& 
 
 // A comma list of names of one enum (workloads, dtypes), with "all" for every value when allowed.
 // Duplicates are dropped; an unknown name is an error naming the legal ones.
-template <typename T, size_t N, typename Parse>
+template <typename T, typename Parse, typename Name>
 std::string parse_name_list(const std::string& option, const std::vector<std::string>& values, bool allow_all,
-                            const T (&all)[N], Parse parse, const char* what, std::vector<T>& out) {
+                            const std::vector<T>& all, Parse parse, Name name_of, const char* what,
+                            std::vector<T>& out) {
     std::vector<std::string> names;
-    for (T v : all) names.emplace_back(kernels::to_string(v));
+    for (const T& v : all) names.emplace_back(name_of(v));
     const std::string legal = join(names, ", ") + (allow_all ? ", all" : "");
     out.clear();
     for (const auto& item : list_items(values)) {
@@ -331,20 +309,21 @@ std::string parse_name_list(const std::string& option, const std::vector<std::st
 }
 
 std::string parse_workloads(const std::string& option, const std::vector<std::string>& values, bool allow_all,
-                            std::vector<kernels::Workload>& out) {
-    return parse_name_list(option, values, allow_all, kernels::kAllWorkloads, kernels::parse_workload,
-                           "is not a workload", out);
+                            std::vector<std::string>& out) {
+    return parse_name_list(option, values, allow_all, kernels::workload_names(), kernels::parse_workload,
+                           [](const std::string& w) { return w; }, "is not a workload", out);
 }
 
 std::string parse_dtypes(const std::string& option, const std::vector<std::string>& values, bool allow_all,
                          std::vector<kernels::DType>& out) {
-    return parse_name_list(option, values, allow_all, kernels::kAllDTypes, kernels::parse_dtype, "is not a dtype",
-                           out);
+    const std::vector<kernels::DType> all(std::begin(kernels::kAllDTypes), std::end(kernels::kAllDTypes));
+    return parse_name_list(option, values, allow_all, all, kernels::parse_dtype,
+                           [](kernels::DType t) { return std::string(kernels::to_string(t)); }, "is not a dtype", out);
 }
 
 // "all" -> empty (every variant); otherwise each name must exist for every selected workload.
 std::string parse_variants(const std::string& option, const std::vector<std::string>& values,
-                           const std::vector<kernels::Workload>& workloads, std::vector<std::string>& out) {
+                           const std::vector<std::string>& workloads, std::vector<std::string>& out) {
     std::vector<std::string> legal_names;
     for (auto w : workloads)
         for (const auto& v : kernels::variants(w))
@@ -360,7 +339,7 @@ std::string parse_variants(const std::string& option, const std::vector<std::str
         }
         for (auto w : workloads)
             if (!kernels::has_variant(w, item))
-                return bad_value(option, item, std::string("is not a variant of ") + kernels::to_string(w), legal);
+                return bad_value(option, item, std::string("is not a variant of ") + w, legal);
         if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
     }
     if (all) out.clear();
@@ -417,7 +396,7 @@ std::string parse_soak(const std::string& seconds, const std::string& seed, cons
 }  // namespace
 
 std::string parse_param_list(const std::string& option, const std::vector<std::string>& values,
-                             kernels::ParamId id, const std::vector<kernels::Workload>& workloads,
+                             std::string id, const std::vector<std::string>& workloads,
                              std::vector<double>& out) {
     const auto spec = spec_for(id, workloads);
     const std::string legal = spec ? legal_text(*spec) : std::string("a number");
@@ -432,25 +411,25 @@ std::string parse_param_list(const std::string& option, const std::vector<std::s
     return "";
 }
 
-const std::vector<double>* given_values(const BenchOptions& o, kernels::ParamId id) {
+const std::vector<double>* given_values(const BenchOptions& o, std::string id) {
     for (const auto& given : o.params)
         if (given.id == id) return &given.values;
     return nullptr;
 }
 
-std::vector<kernels::Params> sweep_params(const BenchOptions& o, kernels::Workload w, kernels::DType t) {
+std::vector<kernels::Params> sweep_params(const BenchOptions& o, std::string w, kernels::DType t) {
     kernels::Params base;
     base.workload = w;
     base.dtype = t;
     std::vector<kernels::Params> sweep{base};
     for (const auto& spec : kernels::param_specs(w)) {
-        const std::vector<double>* values = given_values(o, spec.id);
+        const std::vector<double>* values = given_values(o, spec.name);
         if (!values) continue;
         std::vector<kernels::Params> next;
         for (const auto& p : sweep)
             for (double v : *values) {
                 kernels::Params q = p;
-                kernels::set_param(q, spec.id, v);
+                q.set(spec.name, v);
                 next.push_back(q);
             }
         sweep = std::move(next);
@@ -524,8 +503,8 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     for (const auto& spec : kernels::all_param_specs()) {
         const auto given = b.params.find(spec.name);
         if (given == b.params.end() || given->second.empty()) continue;
-        ParamValues values{spec.id, {}};
-        check(parse_param_list(std::string("--") + spec.name, given->second, spec.id, o.workloads, values.values));
+        ParamValues values{spec.name, {}};
+        check(parse_param_list(std::string("--") + spec.name, given->second, spec.name, o.workloads, values.values));
         o.params.push_back(std::move(values));
     }
     if (!b.reps.empty()) check(parse_reps("--reps", b.reps, o.reps));
@@ -545,12 +524,12 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
         double runs = static_cast<double>(o.dtypes.size());
         std::string lists;
         for (const auto& spec : kernels::param_specs(w))
-            if (const std::vector<double>* values = given_values(o, spec.id); values && values->size() > 1) {
+            if (const std::vector<double>* values = given_values(o, spec.name); values && values->size() > 1) {
                 runs *= static_cast<double>(values->size());
                 lists += std::string(lists.empty() ? "" : ", ") + "--" + spec.name;
             }
         if (runs > kMaxSweepParamSets)
-            return std::string("the sweep of ") + kernels::to_string(w) + " has " + number_text(runs) +
+            return std::string("the sweep of ") + w + " has " + number_text(runs) +
                    " parameter sets (the product of " + (lists.empty() ? std::string("--dtype") : lists) +
                    "): at most " + number_text(kMaxSweepParamSets) + "; shorten the lists";
     }
@@ -560,7 +539,7 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
         for (auto t : o.dtypes)
             for (const auto& p : sweep_params(o, w, t))
                 if (std::string problem = kernels::validate(p); !problem.empty())
-                    return std::string(kernels::to_string(w)) + " " + shape_text(p, "") + ": " + problem;
+                    return w + " " + shape_text(p, "") + ": " + problem;
 
     // A typo in an export path must fail now, not after a long sweep.
     o.csv = b.csv;
@@ -573,13 +552,13 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
 }
 
 // One value where bench would take a list (shot measures one configuration).
-std::string parse_one_param(const std::string& option, const std::string& text, kernels::ParamId id,
-                            const std::vector<kernels::Workload>& workloads, kernels::Params& params) {
+std::string parse_one_param(const std::string& option, const std::string& text, std::string id,
+                            const std::vector<std::string>& workloads, kernels::Params& params) {
     std::vector<double> values;
     if (std::string problem = parse_param_list(option, {text}, id, workloads, values); !problem.empty())
         return problem;
     if (values.size() != 1) return option + " takes one value here, not a list";
-    kernels::set_param(params, id, values[0]);
+    params.set(id, values[0]);
     return "";
 }
 
@@ -591,10 +570,10 @@ std::string check_shot_view(const std::string& view, const std::string& variant,
     const bool memory = view == "memory";
     if (!memory && (!variant.empty() || !compare.empty() || !step.empty()))
         return "--variant, --compare and --step choose what the memory animation shows: add --view memory";
-    const kernels::Workload w = o.params.workload;
+    const std::string w = o.params.workload;
     for (const auto& [option, name] : {std::pair<const char*, const std::string&>{"--variant", variant}, {"--compare", compare}})
         if (!name.empty() && !kernels::has_variant(w, name))
-            return bad_value(option, name, std::string("is not a variant of ") + kernels::to_string(w), variant_names());
+            return bad_value(option, name, std::string("is not a variant of ") + w, variant_names());
     if (!compare.empty() && compare == (variant.empty() ? kernels::variants(w).front().name : variant))
         return "--compare " + compare + " is the variant already shown: compare with another one";
     o.variant = variant;
@@ -681,7 +660,7 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     const auto& s = raw.shot;
     if (!s.lesson.empty()) return check_lesson_shot(raw, o);
     if (s.all_steps || s.classroom) return "--all-steps and --classroom need --lesson NAME";
-    std::vector<kernels::Workload> workloads;
+    std::vector<std::string> workloads;
     check(parse_workloads("--workload", {s.workload}, false, workloads));
     if (!check.error.empty()) return check.error;
     if (workloads.size() != 1) return "--workload takes one workload (legal: " + workload_names() + ")";
@@ -693,7 +672,7 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     for (const auto& spec : kernels::all_param_specs()) {
         const auto given = s.params.find(spec.name);
         if (given == s.params.end() || given->second.empty()) continue;
-        check(parse_one_param(std::string("--") + spec.name, given->second, spec.id, workloads, o.params));
+        check(parse_one_param(std::string("--") + spec.name, given->second, spec.name, workloads, o.params));
     }
     if (!s.dtype.empty()) {
         std::vector<kernels::DType> dtypes;
@@ -1066,17 +1045,11 @@ void print_header(std::ostream& out, const kernels::Measurement& first, size_t s
     out << table_line(titles, shape_width) << "\n";
 }
 
-// The launch lesson in one line under the row: time per step (whole run / K) and, from the
-// timeline run, how long the GPU sat idle between kernels.
-void print_launch_line(std::ostream& out, const kernels::Measurement& m) {
-    const auto& p = m.job.params;
+// The workload's note under the row (WorkloadDef::bench_note: the launch workload's time per step)
+// and, from the timeline run, how long the GPU sat idle between kernels.
+void print_bench_note(std::ostream& out, const kernels::Measurement& m, const std::string& note) {
     const kernels::TimelineStats st = kernels::timeline_stats(m.timeline);
-    const std::string sim = m.device.simulated ? " (simulated)" : "";
-    const double per_step_us = m.time.median_ms * 1e3 / double(p.steps);
-    const int64_t launched = kernels::launch::kernel_count(m.job.variant, p);
-    out << "    per step " << printf_string(per_step_us < 0.1 ? "%.4f us" : "%.2f us", per_step_us) << sim << "; "
-        << launched << (launched == 1 ? " kernel" : " kernels")
-        << "; GPU idle between kernels: "
+    out << "    " << note << "; GPU idle between kernels: "
         << (st.kernels > 1 ? printf_string("%.2f us median, ", st.median_gap_us) +
                                  printf_string("%.2f us mean, ", st.mean_gap_us) + printf_string("%.2f us max", st.max_gap_us) +
                                  printf_string(", %.0f %% of the run", st.span_ms > 0 ? 100.0 * st.idle_ms / st.span_ms : 0.0)
@@ -1086,7 +1059,7 @@ void print_launch_line(std::ostream& out, const kernels::Measurement& m) {
 
 void print_measurement(std::ostream& out, const kernels::Measurement& m, bool per_kernel, size_t shape_width) {
     const auto& p = m.job.params;
-    std::vector<std::string> cells = {kernels::to_string(p.workload), m.job.variant, kernels::to_string(p.dtype),
+    std::vector<std::string> cells = {p.workload, m.job.variant, kernels::to_string(p.dtype),
                                       shape_text(p, m.job.variant)};
     if (!m.ok) {
         // The shape can be wider than its column: keep the message on the same line after it.
@@ -1103,7 +1076,7 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     cells.push_back(m.wall_ms > 0 ? ms_text(m.wall_ms) : std::string("-"));
     cells.push_back(error_cell(m));
     out << table_line(cells, shape_width) << "\n";
-    if (p.workload == kernels::Workload::launch) print_launch_line(out, m);
+    if (const auto& def = kernels::workload_def(p); def.bench_note) print_bench_note(out, m, def.bench_note(m));
     if (!per_kernel) return;
     // Each kernel against its own bytes: the unfused baseline is honest only if every one of its
     // kernels runs near the ceiling by itself.
@@ -1196,7 +1169,7 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
                         // A refusal (the device cannot run this variant here) is an answer, not a failure.
                         if (!m.ok && !m.refused) {
                             ++failures;
-                            err << "fusionlab bench: " << kernels::to_string(w) << " " << m.job.variant << " "
+                            err << "fusionlab bench: " << w << " " << m.job.variant << " "
                                 << kernels::to_string(t) << " " << shape_text(p, m.job.variant) << ": " << m.error
                                 << "\n";
                         }

@@ -30,12 +30,12 @@ struct InfoOptions {
 
 // The values given for one spec'd parameter (--rows 64,128 / --N 4096 / --causal 0,1).
 struct ParamValues {
-    kernels::ParamId id;
+    std::string id;
     std::vector<double> values;
 };
 
 struct BenchOptions {
-    std::vector<kernels::Workload> workloads;
+    std::vector<std::string> workloads;
     std::vector<std::string> variants;    // empty: every variant of each workload
     std::vector<kernels::DType> dtypes;
     // Only the parameters given, in ParamSpec order. The sweep of a workload is the product of the
@@ -94,9 +94,9 @@ int run_lessons(const LessonsOptions& o, std::ostream& out, std::ostream& err);
 int main_entry(int argc, const char* const* argv, const GuiEntryPoints& gui = {});
 
 // The values given for `id` (nullptr when the option was not given).
-const std::vector<double>* given_values(const BenchOptions& o, kernels::ParamId id);
+const std::vector<double>* given_values(const BenchOptions& o, std::string id);
 // Every parameter set the bench sweeps for workload w and dtype t, in a stable order.
-std::vector<kernels::Params> sweep_params(const BenchOptions& o, kernels::Workload w, kernels::DType t);
+std::vector<kernels::Params> sweep_params(const BenchOptions& o, std::string w, kernels::DType t);
 
 // ---------------------------------------------------------------------------------------------
 // Value parsers (exposed for tests). Each returns "" or a one-line message naming the option.
@@ -104,7 +104,7 @@ std::vector<kernels::Params> sweep_params(const BenchOptions& o, kernels::Worklo
 // A comma list of values of one parameter, each checked against its spec (range, whole number,
 // listed choice, 0/1 switch) for every selected workload that takes it.
 std::string parse_param_list(const std::string& option, const std::vector<std::string>& items,
-                             kernels::ParamId id, const std::vector<kernels::Workload>& workloads,
+                             std::string id, const std::vector<std::string>& workloads,
                              std::vector<double>& out);
 // "1280x720" -> 1280, 720 (each kMinShotSide..kMaxShotSide).
 std::string parse_size(const std::string& option, const std::string& text, int& width, int& height);

@@ -170,55 +170,20 @@ double kernel_gbps(const kernels::KernelTime& k) {
     return k.time.median_ms > 0 ? static_cast<double>(k.bytes) / (k.time.median_ms * 1e6) : 0.0;
 }
 
-// A parameter's value as text, exactly (seed is a full 64-bit integer, so no round trip through double).
-std::string param_text(const kernels::Params& p, kernels::ParamId id) {
-    switch (id) {
-        case kernels::ParamId::rows: return std::to_string(p.rows);
-        case kernels::ParamId::hidden: return std::to_string(p.hidden);
-        case kernels::ParamId::dropout_p: return number(p.dropout_p);
-        case kernels::ParamId::seed: return std::to_string(p.seed);
-        case kernels::ParamId::causal: return p.causal ? "1" : "0";
-        case kernels::ParamId::batch_heads:
-        case kernels::ParamId::seq_len:
-        case kernels::ParamId::head_dim:
-        case kernels::ParamId::tile_br:
-        case kernels::ParamId::tile_bc: return number(kernels::get_param(p, id));
-        case kernels::ParamId::batch: return std::to_string(p.batch);
-        case kernels::ParamId::sigma_d: return number(p.sigma_d);
-        case kernels::ParamId::noise_t: return number(p.noise_t);
-        case kernels::ParamId::steps:
-        case kernels::ParamId::elements: return number(kernels::get_param(p, id));
-    }
-    return number(kernels::get_param(p, id));
+// A parameter's value as its spec says it is: whole numbers (seed: up to 2^53 - 1, exact in a
+// double) without a decimal point, switches as 0/1 (CSV) or true/false (JSON), others as numbers.
+std::string param_text(const kernels::Params& p, const kernels::ParamSpec& spec) {
+    if (spec.kind == kernels::ParamKind::boolean) return p.get_bool(spec.name) ? "1" : "0";
+    if (spec.integer) return std::to_string(p.get_int(spec.name));
+    return number(p.get(spec.name));
 }
 
-json_t param_json(const kernels::Params& p, kernels::ParamId id) {
-    switch (id) {
-        case kernels::ParamId::rows: return p.rows;
-        case kernels::ParamId::hidden: return p.hidden;
-        case kernels::ParamId::dropout_p: return p.dropout_p;
-        case kernels::ParamId::seed: return p.seed;
-        case kernels::ParamId::causal: return p.causal;
-        case kernels::ParamId::batch_heads: return p.batch_heads;
-        case kernels::ParamId::seq_len: return p.seq_len;
-        case kernels::ParamId::head_dim: return p.head_dim;
-        case kernels::ParamId::tile_br: return p.tile_br;
-        case kernels::ParamId::tile_bc: return p.tile_bc;
-        case kernels::ParamId::batch: return p.batch;
-        case kernels::ParamId::sigma_d: return p.sigma_d;
-        case kernels::ParamId::noise_t: return p.noise_t;
-        case kernels::ParamId::steps: return p.steps;
-        case kernels::ParamId::elements: return p.elements;
-    }
-    return kernels::get_param(p, id);
+json_t param_json(const kernels::Params& p, const kernels::ParamSpec& spec) {
+    if (spec.kind == kernels::ParamKind::boolean) return p.get_bool(spec.name);
+    if (spec.integer) return p.get_int(spec.name);
+    return p.get(spec.name);
 }
 
-// Only the parameters the workload reads: bias_gelu has no dropout, so its CSV cell stays empty.
-bool workload_uses(kernels::Workload w, kernels::ParamId id) {
-    for (const auto& spec : kernels::param_specs(w))
-        if (spec.id == id) return true;
-    return false;
-}
 
 }  // namespace
 
@@ -263,10 +228,11 @@ std::vector<CsvColumn> fixed_columns_after_params();   // reps .. error
 std::vector<CsvColumn> param_columns() {
     std::vector<CsvColumn> columns;
     for (const auto& spec : kernels::all_param_specs()) {
-        const kernels::ParamId id = spec.id;
-        columns.push_back({spec.name, [id](const kernels::Measurement& m, const std::string&) {
-                               return workload_uses(m.job.params.workload, id) ? param_text(m.job.params, id)
-                                                                               : std::string();
+        // Only the parameters the workload reads: bias_gelu has no dropout, so its cell stays empty.
+        const std::string id = spec.name;
+        columns.push_back({spec.name.c_str(), [id](const kernels::Measurement& m, const std::string&) {
+                               const kernels::ParamSpec* own = kernels::find_param_spec(m.job.params.workload, id);
+                               return own ? param_text(m.job.params, *own) : std::string();
                            }});
     }
     return columns;
@@ -296,7 +262,7 @@ std::vector<CsvColumn> fixed_columns_before_params() {
         {"mem_clock_mhz", [](const M& m, S) { return std::to_string(m.device.mem_clock_mhz); }},
         {"build_type", [](const M& m, S) { return m.build_type; }},
         {"backend", [](const M& m, S) { return std::string(kernels::to_string(m.job.backend)); }},
-        {"workload", [](const M& m, S) { return std::string(kernels::to_string(m.job.params.workload)); }},
+        {"workload", [](const M& m, S) { return m.job.params.workload; }},
         {"variant", [](const M& m, S) { return m.job.variant; }},
         {"dtype", [](const M& m, S) { return std::string(kernels::to_string(m.job.params.dtype)); }},
     };
@@ -418,7 +384,7 @@ json_t device_json(const kernels::DeviceInfo& d) {
 
 json_t params_json(const kernels::Params& p) {
     json_t out = {{"dtype", kernels::to_string(p.dtype)}};
-    for (const auto& spec : kernels::param_specs(p.workload)) out[spec.name] = param_json(p, spec.id);
+    for (const auto& spec : kernels::param_specs(p.workload)) out[spec.name] = param_json(p, spec);
     return out;
 }
 
@@ -467,7 +433,7 @@ json_t measurement_json(const kernels::Measurement& m) {
         {"device", device_json(m.device)},
         {"build_type", m.build_type},
         {"backend", kernels::to_string(m.job.backend)},
-        {"workload", kernels::to_string(m.job.params.workload)},
+        {"workload", m.job.params.workload},
         {"variant", m.job.variant},
         {"params", params_json(m.job.params)},
         {"time", time_json(m.time, m.ok)},

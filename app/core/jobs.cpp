@@ -88,7 +88,7 @@ std::string export_path(const Settings& s, const std::string& extension) {
     const std::time_t now = std::time(nullptr);
     if (const std::tm* local = std::localtime(&now)) std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", local);
     const fs::path folder = s.export_dir.empty() ? fs::path(".") : fs::path(s.export_dir);
-    const std::string stem = std::string("fusionlab-") + kernels::to_string(s.params.workload) + "-" + stamp;
+    const std::string stem = std::string("fusionlab-") + s.params.workload + "-" + stamp;
     // Two exports in the same second get distinct names instead of overwriting each other.
     std::error_code ec;
     fs::path candidate = folder / (stem + "." + extension);

@@ -68,25 +68,21 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
     return out;
 }
 
-std::string variant_names(kernels::Workload w) {
+std::string variant_names(std::string w) {
     std::vector<std::string> names;
     for (const auto& v : kernels::variants(w)) names.push_back(v.name);
     return join(names, ", ");
 }
 
-std::string param_names(kernels::Workload w) {
+std::string param_names(std::string w) {
     std::vector<std::string> names;
     for (const auto& spec : kernels::param_specs(w)) names.push_back(spec.name);
     return join(names, ", ");
 }
 
-std::string workload_names() {
-    std::vector<std::string> names;
-    for (kernels::Workload w : kernels::kAllWorkloads) names.emplace_back(kernels::to_string(w));
-    return join(names, ", ");
-}
+std::string workload_names() { return join(kernels::workload_names(), ", "); }
 
-const kernels::ParamSpec* spec_named(kernels::Workload w, const std::string& name) {
+const kernels::ParamSpec* spec_named(std::string w, const std::string& name) {
     for (const auto& spec : kernels::param_specs(w))
         if (name == spec.name) return &spec;
     return nullptr;
@@ -562,7 +558,7 @@ private:
         set_params_.clear();
     }
 
-    static std::vector<std::string> all_variants(kernels::Workload w) {
+    static std::vector<std::string> all_variants(std::string w) {
         std::vector<std::string> names;
         for (const auto& v : kernels::variants(w)) names.push_back(v.name);
         return names;
@@ -570,9 +566,9 @@ private:
 
     void step_directive(int no, const std::string& name, const std::string& arg) {
         StepState& st = step()->state;
-        const kernels::Workload w = st.params.workload;
+        const std::string w = st.params.workload;
         if (name == "workload") {
-            kernels::Workload parsed;
+            std::string parsed;
             if (!kernels::parse_workload(arg, parsed))
                 return error(no, "unknown workload '" + arg + "' (legal: " + workload_names() + ")");
             if (parsed != w || r_.lesson.steps.size() == 1) {
@@ -592,7 +588,7 @@ private:
             if (chosen.empty()) return error(no, "@variants needs at least one variant (legal: " + variant_names(w) + ")");
             for (const std::string& v : chosen)
                 if (!kernels::has_variant(w, v))
-                    return error(no, "unknown variant '" + v + "' of " + kernels::to_string(w) +
+                    return error(no, "unknown variant '" + v + "' of " + w +
                                          " (legal: " + variant_names(w) + "; put @workload first)");
             st.variants = chosen;
             variants_set_ = true;
@@ -603,14 +599,14 @@ private:
             if (parts.size() != 2) return error(no, "@param takes NAME VALUE, e.g. @param N 4096");
             const kernels::ParamSpec* spec = spec_named(w, parts[0]);
             if (!spec)
-                return error(no, "unknown parameter '" + parts[0] + "' for " + kernels::to_string(w) +
+                return error(no, "unknown parameter '" + parts[0] + "' for " + w +
                                      " (legal: " + param_names(w) + "; put @workload first)");
             double value = 0;
             if (!parse_number(parts[1], value))
                 return error(no, "bad value '" + parts[1] + "' for " + parts[0] + " (legal: " +
                                      kernels::legal_values_text(*spec) + ")");
             if (std::string why = kernels::check_param_value(*spec, value); !why.empty()) return error(no, why);
-            kernels::set_param(st.params, spec->id, value);
+            st.params.set(spec->name, value);
             set_params_.push_back(spec->name);
             return;
         }
@@ -676,7 +672,7 @@ private:
         for (const std::string& v : st.variants)
             if (!kernels::has_variant(st.params.workload, v))
                 error(s.line, "variant '" + v + "' (inherited) is not a variant of " +
-                                  kernels::to_string(st.params.workload) + ": add @variants");
+                                  st.params.workload + ": add @variants");
         if (!st.highlight.empty()) {
             const HighlightInfo* h = find_highlight(st.highlight);
             if (h && st.view != h->view)
@@ -690,7 +686,7 @@ private:
             for (const std::string& c : st.controls)
                 if (c != "dtype" && c != "variants" && c != "backend" && c != "workload" && !spec_named(st.params.workload, c))
                     error(s.line, "control '" + c + "' (inherited) is not a parameter of " +
-                                      kernels::to_string(st.params.workload) + ": add @controls");
+                                      st.params.workload + ": add @controls");
         }
         auto check_spans = [&](const std::vector<ProseSpan>& spans) {
             for (const ProseSpan& span : spans) {
@@ -791,7 +787,7 @@ LessonExpr side_expr(const std::vector<std::string>& side) {
 
 }  // namespace
 
-std::string check_expr(const LessonExpr& e, kernels::Workload w) {
+std::string check_expr(const LessonExpr& e, std::string w) {
     if (e.func.empty()) return "empty expression (legal functions: " + func_names() + ")";
     if (e.func == "if") {
         if (e.branches.size() != 2)
@@ -829,12 +825,12 @@ std::string check_expr(const LessonExpr& e, kernels::Workload w) {
         variant_args = {e.args[0]};
     } else if (e.func == "param") {
         if (e.args[0] != "dtype" && !spec_named(w, e.args[0]))
-            return "unknown parameter '" + e.args[0] + "' of " + kernels::to_string(w) + " (legal: dtype, " +
+            return "unknown parameter '" + e.args[0] + "' of " + w + " (legal: dtype, " +
                    param_names(w) + ")";
     }
     for (const std::string& v : variant_args)
         if (!kernels::has_variant(w, v))
-            return "unknown variant '" + v + "' of " + kernels::to_string(w) + " (legal: " + variant_names(w) + ")";
+            return "unknown variant '" + v + "' of " + w + " (legal: " + variant_names(w) + ")";
     if (e.func == "model.buffer" || e.func == "model.tensor") {
         kernels::Params p;
         p.workload = w;
@@ -1103,13 +1099,13 @@ ExprValue evaluate(const LessonExpr& e, const ExprContext& ctx) {
     if (e.func == "param") {
         if (e.args[0] == "dtype") return value_text(kernels::to_string(ctx.params.dtype));
         const kernels::ParamSpec* spec = spec_named(ctx.params.workload, e.args[0]);
-        const double v = kernels::get_param(ctx.params, spec->id);
+        const double v = ctx.params.get(spec->name);
         return value_text(spec->integer ? kernels::format_count(static_cast<int64_t>(v)) : printf_text("%g", v), v);
     }
     // refusal
     if (!ctx.device) return pending();
     if (std::string bad = kernels::validate(ctx.params); !bad.empty()) return unavailable(bad);
-    const std::string why = kernels::device_refusal(e.args[0], ctx.params, *ctx.device);
+    const std::string why = kernels::device_refusal(e.args[0], ctx.params, kernels::total_memory_budget(*ctx.device));
     return value_text(why.empty() ? "runs on " + ctx.device->name : why);
 }
 

@@ -165,7 +165,7 @@ struct ExprContext {
 ExprValue evaluate(const LessonExpr& e, const ExprContext& ctx);
 // "" when e is well formed for workload w (known function, right argument count, variants and
 // parameters of w); else the message.
-std::string check_expr(const LessonExpr& e, kernels::Workload w);
+std::string check_expr(const LessonExpr& e, std::string w);
 
 // =============================================================================================
 // [SECTION] Player state

@@ -17,7 +17,7 @@ void ensure_lessons_loaded(AppState& state) {
 void apply_step_state(AppState& state, const StepState& st) {
     Settings& s = state.settings;
     s.params = st.params;
-    s.variants[kernels::to_string(st.params.workload)] = st.variants;
+    s.variants[st.params.workload] = st.variants;
     state.requested_view = st.view;
     state.highlight = st.highlight;
     if (st.sweep) state.sweep_requested = true;

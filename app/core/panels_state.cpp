@@ -44,7 +44,7 @@ std::string import_results(AppState& state, const std::string& path) {
     }
     state.settings.params = shown.front().job.params;
     state.settings.reps = shown.front().job.reps;
-    state.settings.variants[kernels::to_string(state.settings.params.workload)] = variants;
+    state.settings.variants[state.settings.params.workload] = variants;
     state.results = std::move(shown);
     state.imported_from = path;
     state.params_dirty = false;
@@ -149,7 +149,7 @@ void update_measurements(AppState& state, Runner& runner, double now) {
 
 std::vector<const kernels::Measurement*> visible_results(const AppState& state) {
     std::vector<const kernels::Measurement*> shown;
-    const kernels::Workload w = state.settings.params.workload;
+    const std::string w = state.settings.params.workload;
     for (const std::string& variant : selected_variants(state.settings))
         for (const kernels::Measurement& m : state.results)
             if (m.job.params.workload == w && m.job.variant == variant) shown.push_back(&m);

@@ -126,16 +126,16 @@ kernels::DeviceInfo read_device(const json_t& j, const std::string& path) {
 
 // The parameters an export lists are the spec'd ones of its workload: each is checked against
 // the spec, so a hand-edited file cannot smuggle an impossible size into the GUI.
-kernels::Params read_params(const json_t& j, kernels::Workload w, const std::string& path) {
+kernels::Params read_params(const json_t& j, std::string w, const std::string& path) {
     kernels::Params p;
     p.workload = w;
     const std::string dtype = text_or(j, "dtype", path, kernels::to_string(p.dtype));
     if (!kernels::parse_dtype(dtype, p.dtype)) fail(path + ".dtype", "'" + dtype + "' is not fp32, fp16 or bf16");
     for (const kernels::ParamSpec& spec : kernels::param_specs(w)) {
-        if (!optional_member(j, spec.name)) continue;  // older exports: keep the default
-        const double value = number_or(j, spec.name, path);
+        if (!optional_member(j, spec.name.c_str())) continue;  // older exports: keep the default
+        const double value = number_or(j, spec.name.c_str(), path);
         if (std::string why = kernels::check_param_value(spec, value); !why.empty()) fail(path + "." + spec.name, why);
-        kernels::set_param(p, spec.id, value);
+        p.set(spec.name, value);
     }
     if (std::string why = kernels::validate(p); !why.empty()) fail(path, why);
     return p;
@@ -189,11 +189,11 @@ kernels::Measurement read_measurement(const json_t& j, const std::string& path) 
     const json_t& w = member(j, "workload", path);
     if (!w.is_string()) fail(path + ".workload", "expected text");
     const std::string workload = w.get<std::string>();
-    kernels::Workload wl{};
+    std::string wl{};
     if (!kernels::parse_workload(workload, wl)) fail(path + ".workload", "'" + workload + "' is not a workload of this build");
     m.job.variant = text_or(j, "variant", path);
     if (!kernels::has_variant(wl, m.job.variant))
-        fail(path + ".variant", "'" + m.job.variant + "' is not a variant of " + kernels::to_string(wl));
+        fail(path + ".variant", "'" + m.job.variant + "' is not a variant of " + wl);
     m.job.params = read_params(member(j, "params", path), wl, path + ".params");
     const std::string backend = text_or(j, "backend", path, "simulated");
     if (backend != "gpu" && backend != "simulated") fail(path + ".backend", "'" + backend + "' is not gpu or simulated");

@@ -22,9 +22,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::vector<std::string> selected_variants(const Settings& s) {
-    const kernels::Workload w = s.params.workload;
+    const std::string w = s.params.workload;
     std::vector<std::string> chosen;
-    if (auto it = s.variants.find(kernels::to_string(w)); it != s.variants.end())
+    if (auto it = s.variants.find(w); it != s.variants.end())
         for (const std::string& v : it->second)
             if (kernels::has_variant(w, v)) chosen.push_back(v);
     if (chosen.empty())
@@ -34,14 +34,13 @@ std::vector<std::string> selected_variants(const Settings& s) {
 
 std::string settings_to_json(const Settings& s) {
     json params = json::object();
-    params["workload"] = kernels::to_string(s.params.workload);
+    params["workload"] = s.params.workload;
     params["dtype"] = kernels::to_string(s.params.dtype);
     // Every workload's parameters, so switching workloads in the GUI keeps what was set for each.
     for (const kernels::ParamSpec& spec : kernels::all_param_specs()) {
-        const double value = kernels::get_param(s.params, spec.id);
+        const double value = s.params.get_or(spec.name, spec.default_value);
         if (spec.kind == kernels::ParamKind::boolean) params[spec.name] = value != 0;
-        else if (spec.id == kernels::ParamId::seed) params[spec.name] = s.params.seed;  // all 64 bits
-        else if (spec.integer) params[spec.name] = static_cast<int64_t>(value);  // 4096, not 4096.0
+        else if (spec.integer) params[spec.name] = std::llround(value);  // 4096, not 4096.0; seed up to 2^53 - 1
         else params[spec.name] = value;
     }
 
@@ -74,7 +73,7 @@ void read_params(const json& j, kernels::Params& p, Ignored& ignored) {
     if (!j.is_object()) { ignored.add("params"); return; }
     kernels::Params parsed;  // defaults
     if (auto it = j.find("workload"); it != j.end()) {
-        kernels::Workload w;
+        std::string w;
         if (it->is_string() && kernels::parse_workload(it->get<std::string>(), w)) parsed.workload = w;
         else ignored.add("params.workload");
     }
@@ -96,13 +95,13 @@ void read_params(const json& j, kernels::Params& p, Ignored& ignored) {
             value = it->get<double>();
             usable = kernels::check_param_value(spec, value).empty();
         }
-        if (usable) kernels::set_param(parsed, spec.id, value);
+        if (usable) parsed.set(spec.name, value);
         else ignored.add(std::string("params.") + spec.name);
     }
     // Each value may be in range while the combination is not (total size limit).
     if (!kernels::validate(parsed).empty()) {
         ignored.add("params (" + kernels::validate(parsed) + ")");
-        const kernels::Workload w = parsed.workload;
+        const std::string w = parsed.workload;
         parsed = kernels::Params{};
         parsed.workload = w;
     }
@@ -112,14 +111,14 @@ void read_params(const json& j, kernels::Params& p, Ignored& ignored) {
 void read_variants(const json& j, std::map<std::string, std::vector<std::string>>& out, Ignored& ignored) {
     if (!j.is_object()) { ignored.add("variants"); return; }
     for (const auto& [name, list] : j.items()) {
-        kernels::Workload w;
+        std::string w;
         if (!kernels::parse_workload(name, w) || !list.is_array()) { ignored.add("variants." + name); continue; }
         std::vector<std::string> chosen;
         for (const json& v : list) {
             if (v.is_string() && kernels::has_variant(w, v.get<std::string>())) chosen.push_back(v.get<std::string>());
             else ignored.add("variants." + name + " entry");
         }
-        out[kernels::to_string(w)] = chosen;
+        out[w] = chosen;
     }
 }
 

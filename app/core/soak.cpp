@@ -224,9 +224,8 @@ void SoakDriver::frame_started() { frame_start_ = Clock::now(); }
 void SoakDriver::count_shape(const kernels::Job& job) {
     const kernels::Params& p = job.params;
     std::ostringstream key;
-    key << kernels::to_string(p.workload) << ' ' << job.variant << ' ' << kernels::to_string(p.dtype) << ' ' << p.rows
-        << ' ' << p.hidden << ' ' << p.batch_heads << ' ' << p.seq_len << ' ' << p.head_dim << ' ' << p.tile_br << ' '
-        << p.tile_bc << ' ' << p.causal << ' ' << p.batch << ' ' << p.steps << ' ' << p.elements;
+    key << p.workload << ' ' << job.variant << ' ' << kernels::to_string(p.dtype);
+    for (const kernels::ParamSpec& spec : kernels::param_specs(p.workload)) key << ' ' << spec.name << '=' << p.get(spec.name);
     const size_t pass = static_cast<size_t>(pass_);
     if (shapes_seen_.insert(key.str()).second) ++report_.new_shapes_per_pass[pass];
 }
@@ -327,11 +326,11 @@ void SoakDriver::change_param(AppState& state) {
         value = std::uniform_real_distribution<double>(spec.min, spec.max)(rng_);
     }
     if (spec.integer) value = std::clamp(std::round(value), spec.min, spec.max);
-    kernels::set_param(state.settings.params, spec.id, value);
+    state.settings.params.set(spec.name, value);
     // Most changes stay measurable; an illegal combination (total size) is kept one time in five
     // so the "not measured" path is soaked too.
     if (!kernels::validate(state.settings.params).empty() && std::uniform_int_distribution<int>(0, 4)(rng_) != 0) {
-        const kernels::Workload w = state.settings.params.workload;
+        const std::string w = state.settings.params.workload;
         const kernels::DType t = state.settings.params.dtype;
         state.settings.params = kernels::Params{};
         state.settings.params.workload = w;
@@ -345,20 +344,20 @@ void SoakDriver::change_param(AppState& state) {
 }
 
 void SoakDriver::switch_workload(AppState& state) {
-    const size_t n = std::size(kernels::kAllWorkloads);
-    state.settings.params.workload = kernels::kAllWorkloads[std::uniform_int_distribution<size_t>(0, n - 1)(rng_)];
+    const std::vector<std::string> names = kernels::workload_names();
+    state.settings.params.workload = names[std::uniform_int_distribution<size_t>(0, names.size() - 1)(rng_)];
     ++report_.workload_switches;
 }
 
 void SoakDriver::toggle_variant(AppState& state) {
-    const kernels::Workload w = state.settings.params.workload;
+    const std::string w = state.settings.params.workload;
     const auto& all = kernels::variants(w);
     std::vector<std::string> chosen = selected_variants(state.settings);
     const std::string& name = all[std::uniform_int_distribution<size_t>(0, all.size() - 1)(rng_)].name;
     const auto it = std::find(chosen.begin(), chosen.end(), name);
     if (it == chosen.end()) chosen.push_back(name);
     else if (chosen.size() > 1) chosen.erase(it);  // the GUI keeps at least one selected
-    state.settings.variants[kernels::to_string(w)] = chosen;
+    state.settings.variants[w] = chosen;
     ++report_.variant_toggles;
 }
 

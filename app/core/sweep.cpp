@@ -14,33 +14,18 @@ namespace app {
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Parameters and values
 // ---------------------------------------------------------------------------------------------
-std::vector<kernels::ParamId> sweepable_params(kernels::Workload w) {
-    using kernels::ParamId;
-    std::vector<ParamId> preferred = w == kernels::Workload::attention
-                                         ? std::vector<ParamId>{ParamId::seq_len, ParamId::head_dim, ParamId::batch_heads}
-                                         : std::vector<ParamId>{ParamId::rows, ParamId::hidden};
-    std::vector<ParamId> out;
-    for (ParamId id : preferred) {
-        const kernels::ParamSpec* spec = kernels::find_param_spec(w, id);
-        if (spec && spec->kind == kernels::ParamKind::number && spec->integer) out.push_back(id);
-    }
-    // Any other workload: its integer, log-scaled size parameters in table order.
+// The workload's integer, log-scaled size parameters, in its table's order (N, d, heads; rows, hidden).
+std::vector<std::string> sweepable_params(const std::string& w) {
+    std::vector<std::string> out;
     for (const kernels::ParamSpec& spec : kernels::param_specs(w))
-        if (spec.kind == kernels::ParamKind::number && spec.integer && spec.log_scale &&
-            std::find(out.begin(), out.end(), spec.id) == out.end())
-            out.push_back(spec.id);
+        if (spec.kind == kernels::ParamKind::number && spec.integer && spec.log_scale) out.push_back(spec.name);
     return out;
 }
 
-void default_sweep_range(kernels::Workload w, kernels::ParamId id, double& from, double& to) {
-    using kernels::ParamId;
-    switch (id) {
-    case ParamId::seq_len: from = 256, to = 8192; break;
-    case ParamId::head_dim: from = 16, to = 128; break;
-    case ParamId::batch_heads: from = 1, to = 64; break;
-    default: from = 256, to = 16384; break;
-    }
+void default_sweep_range(const std::string& w, const std::string& id, double& from, double& to) {
+    from = 256, to = 16384;
     if (const kernels::ParamSpec* spec = kernels::find_param_spec(w, id)) {
+        if (spec->sweep_to > 0) from = spec->sweep_from, to = spec->sweep_to;
         from = std::clamp(from, spec->min, spec->max);
         to = std::clamp(to, spec->min, spec->max);
     }
@@ -59,9 +44,9 @@ std::vector<double> sweep_values(double from, double to) {
 std::string prepare_sweep(SweepState& state, const Settings& s, const ResolvedBackend& backend,
                           std::vector<kernels::Job>& batch) {
     if (!backend.ready) return "the GPU probe has not answered yet";
-    const kernels::Workload w = s.params.workload;
+    const std::string w = s.params.workload;
     const auto allowed = sweepable_params(w);
-    if (allowed.empty()) return std::string("workload ") + kernels::to_string(w) + " has no size parameter to sweep";
+    if (allowed.empty()) return std::string("workload ") + w + " has no size parameter to sweep";
     if (std::find(allowed.begin(), allowed.end(), state.param) == allowed.end()) {
         state.param = allowed.front();
         state.from = state.to = 0;
@@ -82,7 +67,7 @@ std::string prepare_sweep(SweepState& state, const Settings& s, const ResolvedBa
     if (one.empty()) return "no variant selected";
     for (double v : sweep_values(state.from, state.to)) {
         kernels::Params p = s.params;
-        kernels::set_param(p, state.param, v);
+        p.set(state.param, v);
         if (std::string why = kernels::validate(p); !why.empty()) {
             state.skipped.push_back(why);
             continue;
@@ -159,7 +144,7 @@ void export_sweep(SweepState& state, const Settings& s, const std::string& exten
     }
     std::string path = export_path(s, extension);
     // fusionlab-attention-20261122-031500.csv -> fusionlab-attention-sweep-20261122-031500.csv
-    const std::string stem = std::string("fusionlab-") + kernels::to_string(s.params.workload) + "-";
+    const std::string stem = std::string("fusionlab-") + s.params.workload + "-";
     if (const size_t at = path.rfind(stem); at != std::string::npos) path.insert(at + stem.size(), "sweep-");
     const std::string error = extension == "json" ? export_json(path, state.results) : export_csv(path, state.results);
     state.message = error.empty() ? "saved " + path : error;

@@ -18,7 +18,7 @@ struct ResolvedBackend;  // app/core/jobs.h
 
 struct SweepState {
     // What to sweep (the GUI's controls). from/to = 0: the defaults for the parameter.
-    kernels::ParamId param = kernels::ParamId::seq_len;
+    std::string param = "N";
     double from = 0, to = 0;
     // Requests from the panel (or a lesson step), serviced by service_sweep() each frame.
     bool start_requested = false;
@@ -28,8 +28,8 @@ struct SweepState {
     bool cancelled = false;
     uint64_t first_id = 0;
     size_t total = 0;
-    kernels::Workload workload = kernels::Workload::attention;
-    kernels::ParamId swept = kernels::ParamId::seq_len;
+    std::string workload = "attention";
+    std::string swept = "N";
     std::vector<double> values;       // the sizes, ascending
     std::vector<std::string> skipped; // sizes left out and why (too large for the size limit)
     std::vector<kernels::Measurement> results;
@@ -39,9 +39,9 @@ struct SweepState {
 
 // The size parameters a sweep can vary for w (integer, log-scaled sliders), the main one first:
 // attention N, then d, batch x heads; chain / bias_gelu rows, then hidden.
-std::vector<kernels::ParamId> sweepable_params(kernels::Workload w);
+std::vector<std::string> sweepable_params(const std::string& w);
 // The range offered by default: N 256..8192, rows 256..16384, hidden 256..16384, ... (inside the spec).
-void default_sweep_range(kernels::Workload w, kernels::ParamId id, double& from, double& to);
+void default_sweep_range(const std::string& w, const std::string& id, double& from, double& to);
 // from, 2 from, 4 from, ... up to to (inclusive when a power-of-two multiple); from <= to.
 std::vector<double> sweep_values(double from, double to);
 

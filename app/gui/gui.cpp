@@ -382,13 +382,13 @@ void setup_memory_view(const ShotOptions& opts, const kernels::Params& params, M
 // A roofline shot shows what dragging does: the main size parameter at a quarter and a half of
 // its value is measured first, so each point has a trail of two real earlier positions.
 void seed_roofline_trail(AppState& state, Runner& runner, const ResolvedBackend& backend) {
-    const std::vector<kernels::ParamId> sizes = sweepable_params(state.settings.params.workload);
+    const std::vector<std::string> sizes = sweepable_params(state.settings.params.workload);
     if (sizes.empty()) return;
     const kernels::Params final_params = state.settings.params;
     for (double fraction : {0.25, 0.5}) {
-        const double value = std::round(kernels::get_param(final_params, sizes.front()) * fraction);
+        const double value = std::round(final_params.get(sizes.front()) * fraction);
         state.settings.params = final_params;
-        kernels::set_param(state.settings.params, sizes.front(), value);
+        state.settings.params.set(sizes.front(), value);
         if (!kernels::validate(state.settings.params).empty()) continue;
         store_results(state, runner.run_blocking(make_batch(state.settings, backend)));
         update_roofline_trails(state);

@@ -30,14 +30,7 @@ using viz::em;
 // What the collapsed parameters header says, so a projector audience knows what is measured.
 std::string parameters_summary(const Settings& s, const ResolvedBackend& backend) {
     const kernels::Params& p = s.params;
-    const std::string shape =
-        p.workload == kernels::Workload::launch
-            ? "K " + std::to_string(p.steps) + " steps, " + std::to_string(p.elements) + " elements"
-        : p.workload == kernels::Workload::attention || p.workload == kernels::Workload::skip
-            ? std::to_string(p.batch_heads) + " heads, N " + std::to_string(p.seq_len) + ", d " +
-                  std::to_string(p.head_dim) + (p.causal ? ", causal" : "")
-            : std::to_string(p.rows) + " x " + std::to_string(p.hidden);
-    std::string text = std::string(kernels::to_string(p.workload)) + ", " + shape + ", " + kernels::to_string(p.dtype);
+    std::string text = p.workload + ", " + kernels::workload_def(p).describe(p, "") + ", " + kernels::to_string(p.dtype);
     if (backend.ready)
         text += backend.kind == kernels::BackendKind::gpu ? ", GPU" : ", simulated " + backend.sim_key;
     return text;

@@ -6,7 +6,7 @@
 
 namespace app {
 
-int variant_series(kernels::Workload w, const std::string& variant) {
+int variant_series(std::string w, const std::string& variant) {
     const auto& all = kernels::variants(w);
     for (size_t i = 0; i < all.size(); ++i)
         if (all[i].name == variant) return static_cast<int>(i);

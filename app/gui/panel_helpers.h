@@ -10,7 +10,7 @@ namespace app {
 
 // The colour index of a variant: its position in the workload's variant list, so a variant
 // keeps its colour whatever else is selected.
-int variant_series(kernels::Workload w, const std::string& variant);
+int variant_series(std::string w, const std::string& variant);
 
 // "1.85x".
 std::string ratio_text(double value);

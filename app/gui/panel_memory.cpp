@@ -31,7 +31,7 @@ using viz::tooltip;
 // =============================================================================================
 // [SECTION] Players
 // =============================================================================================
-std::string pick_variant(const std::string& wanted, kernels::Workload w, const std::vector<std::string>& selected,
+std::string pick_variant(const std::string& wanted, std::string w, const std::vector<std::string>& selected,
                          const std::string& avoid) {
     if (!wanted.empty() && kernels::has_variant(w, wanted) && wanted != avoid) return wanted;
     for (const std::string& v : selected)
@@ -54,7 +54,7 @@ std::shared_ptr<const kernels::MemoryPlayer> player_for(const std::shared_ptr<co
 }
 
 void update_players(MemoryPanelState& m, const Settings& s) {
-    const kernels::Workload w = s.params.workload;
+    const std::string w = s.params.workload;
     const std::vector<std::string> selected = selected_variants(s);
     m.variant = pick_variant(m.variant, w, selected, "");
     m.compare = pick_variant(m.compare, w, selected, m.variant);
@@ -144,25 +144,6 @@ struct Timelines {
     }
 };
 
-// What is being animated, for when the parameters panel is hidden (full width, shots).
-std::string parameters_line(const kernels::Params& p) {
-    std::string text = std::string(kernels::to_string(p.workload)) + ", ";
-    if (p.workload == kernels::Workload::skip) {
-        char tail[96];
-        std::snprintf(tail, sizeof tail, ", t %g, sigma_d %g, ", p.noise_t, p.sigma_d);
-        return text + std::to_string(p.batch_heads) + " heads in " + std::to_string(p.batch) + " batch elements, N " +
-               std::to_string(p.seq_len) + ", d " + std::to_string(p.head_dim) + (p.causal ? ", causal" : "") + tail +
-               kernels::to_string(p.dtype);
-    }
-    if (p.workload == kernels::Workload::attention)
-        text += std::to_string(p.batch_heads) + " heads, N " + std::to_string(p.seq_len) + ", d " +
-                std::to_string(p.head_dim) + ", Br " + std::to_string(p.tile_br) + ", Bc " + std::to_string(p.tile_bc) +
-                (p.causal ? ", causal" : "");
-    else
-        text += std::to_string(p.rows) + " rows x " + std::to_string(p.hidden) + " hidden";
-    return text + ", " + kernels::to_string(p.dtype);
-}
-
 // =============================================================================================
 // [SECTION] Notes
 // =============================================================================================
@@ -214,7 +195,7 @@ void add_notes(const AppState& state, const kernels::MemoryPlayer& player, const
 // =============================================================================================
 // [SECTION] Controls
 // =============================================================================================
-bool variant_combo(const char* id, std::string& variant, kernels::Workload w, const std::string& exclude) {
+bool variant_combo(const char* id, std::string& variant, std::string w, const std::string& exclude) {
     bool changed = false;
     ImGui::SetNextItemWidth(em() * 7);
     if (ImGui::BeginCombo(id, variant.c_str())) {
@@ -231,7 +212,7 @@ bool variant_combo(const char* id, std::string& variant, kernels::Workload w, co
     return changed;
 }
 
-void draw_controls(MemoryPanelState& m, const Timelines& lines, kernels::Workload w) {
+void draw_controls(MemoryPanelState& m, const Timelines& lines, std::string w) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("variant");
     ImGui::SameLine();
@@ -325,7 +306,8 @@ void draw_memory_panel(AppState& state, const ResolvedBackend& backend) {
     // layout's folded "Parameters:" header already does.)
     if (m.full_width && ImGui::GetIO().DisplaySize.x >= em() * 50) {
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextDisabled("%s", parameters_line(state.settings.params).c_str());
+        const std::string line = kernels::describe(state.settings.params, m.player ? m.player->variant() : "");
+        ImGui::TextDisabled("%s", line.c_str());
         ImGui::PopTextWrapPos();
     }
     if (!m.error.empty() || !m.player) {

@@ -39,33 +39,6 @@ using viz::label_above;
 using viz::section_heading;
 using viz::wrapped_colored;
 
-std::string workload_description(kernels::Workload w) {
-    switch (w) {
-    case kernels::Workload::chain:
-        return "LayerNorm -> GELU -> Dropout -> residual add on a rows x hidden activation, as after a "
-               "transformer block's attention. Unfused: 4 kernels, each reading and writing HBM. "
-               "Fused: 1 kernel keeps each row on chip.";
-    case kernels::Workload::bias_gelu:
-        return "y = GELU(x + bias), the MLP epilogue. Unfused: a bias kernel, then a GELU kernel "
-               "(the sum makes a round trip through HBM). Fused: one kernel.";
-    case kernels::Workload::attention:
-        return "O = softmax(Q K^T / sqrt(d)) V for each of batch x heads problems. naive: 3 kernels, the N x N "
-               "scores S and probabilities P written to HBM and read back. flash: one kernel streams tiles of K "
-               "and V through shared memory with an online softmax, so S and P never leave the chip. flash_tc: "
-               "the same loop on tensor cores.";
-    case kernels::Workload::skip:
-        return "Consistency-model skip connection out = c_skip(t) x + c_out(t) attention(q, k, v), one t per batch "
-               "element. two_pass: the attention kernel writes attn_out to HBM and a skip kernel reads it back with "
-               "x. fused: the attention kernel's epilogue loads the x tile and writes out once, so attn_out never "
-               "reaches HBM. teaching_*: the same on the teaching kernel.";
-    case kernels::Workload::launch:
-        return "K dependent steps y = y*a + b on one vector. stream: K kernel launches, each a driver call and a "
-               "gap on the GPU. graph: the K kernels captured once as a CUDA graph and replayed (smaller gaps). "
-               "fused: one kernel applies the K steps in registers. See the Timeline tab for the gaps.";
-    }
-    return {};
-}
-
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Parameters panel pieces
 // ---------------------------------------------------------------------------------------------
@@ -115,10 +88,10 @@ bool param_typed(const kernels::ParamSpec& spec, double& value) {
 // A switch (causal): one checkbox with the label beside it.
 bool param_checkbox(kernels::Params& params, const kernels::ParamSpec& spec) {
     const std::string help = param_help(spec);
-    bool on = kernels::get_param(params, spec.id) != 0;
-    const bool changed = ImGui::Checkbox(spec.label, &on);
+    bool on = params.get(spec.name) != 0;
+    const bool changed = ImGui::Checkbox(spec.label.c_str(), &on);
     tooltip(help);
-    if (changed) kernels::set_param(params, spec.id, on ? 1 : 0);
+    if (changed) params.set(spec.name, on ? 1 : 0);
     return changed;
 }
 
@@ -131,14 +104,14 @@ std::string choice_text(double v) {
 // One of a few listed values (tile sizes): a combo box, so only legal values can be picked.
 bool param_choice_combo(kernels::Params& params, const kernels::ParamSpec& spec) {
     const std::string help = param_help(spec);
-    label_above(spec.label, help);
-    const double value = kernels::get_param(params, spec.id);
+    label_above(spec.label.c_str(), help);
+    const double value = params.get(spec.name);
     ImGui::SetNextItemWidth(-FLT_MIN);
     bool changed = false;
     if (ImGui::BeginCombo("##choice", choice_text(value).c_str())) {
         for (double choice : spec.choices)
             if (ImGui::Selectable(choice_text(choice).c_str(), choice == value) && choice != value) {
-                kernels::set_param(params, spec.id, choice);
+                params.set(spec.name, choice);
                 changed = true;
             }
         ImGui::EndCombo();
@@ -148,7 +121,7 @@ bool param_choice_combo(kernels::Params& params, const kernels::ParamSpec& spec)
 }
 
 bool param_control(kernels::Params& params, const kernels::ParamSpec& spec) {
-    ImGui::PushID(spec.name);
+    ImGui::PushID(spec.name.c_str());
     if (spec.kind != kernels::ParamKind::number) {
         const bool changed = spec.kind == kernels::ParamKind::boolean ? param_checkbox(params, spec)
                                                                       : param_choice_combo(params, spec);
@@ -156,8 +129,8 @@ bool param_control(kernels::Params& params, const kernels::ParamSpec& spec) {
         return changed;
     }
     const std::string help = param_help(spec);
-    label_above(spec.label, help);
-    double value = kernels::get_param(params, spec.id);
+    label_above(spec.label.c_str(), help);
+    double value = params.get(spec.name);
     const float full = ImGui::GetContentRegionAvail().x;
     const bool one_line = full >= em() * 14;
     const float input_w = one_line ? std::max(em() * 6.5f, full * 0.4f) : full;
@@ -169,34 +142,34 @@ bool param_control(kernels::Params& params, const kernels::ParamSpec& spec) {
     ImGui::SetNextItemWidth(input_w);
     changed |= param_typed(spec, value);
     tooltip("Type an exact value. Values outside the range are not measured; the reason shows in red below.");
-    if (changed) kernels::set_param(params, spec.id, value);
+    if (changed) params.set(spec.name, value);
     ImGui::PopID();
     return changed;
 }
 
 bool workload_combo(Settings& s) {
-    label_above("workload", workload_description(s.params.workload));
+    label_above("workload", kernels::workload_def(s.params.workload).description);
     ImGui::SetNextItemWidth(-FLT_MIN);
     bool changed = false;
-    if (ImGui::BeginCombo("##workload", kernels::to_string(s.params.workload))) {
-        for (kernels::Workload w : kernels::kAllWorkloads) {
-            if (ImGui::Selectable(kernels::to_string(w), w == s.params.workload) && w != s.params.workload) {
+    if (ImGui::BeginCombo("##workload", s.params.workload.c_str())) {
+        for (const std::string& w : kernels::workload_names()) {
+            if (ImGui::Selectable(w.c_str(), w == s.params.workload) && w != s.params.workload) {
                 // Shared sizes carry over; the new workload reads the fields its specs name.
                 s.params.workload = w;
                 changed = true;
             }
-            tooltip(workload_description(w));
+            tooltip(kernels::workload_def(w).description);
         }
         ImGui::EndCombo();
     }
-    tooltip(workload_description(s.params.workload));
+    tooltip(kernels::workload_def(s.params.workload).description);
     return changed;
 }
 
 // A variant the device cannot run with these parameters is shown disabled with the reason, never
 // hidden: the refusal (a tile larger than shared memory, S and P larger than GPU memory) is the lesson.
 bool variant_checkboxes(Settings& s, const ResolvedBackend& backend, bool params_valid) {
-    const kernels::Workload w = s.params.workload;
+    const std::string w = s.params.workload;
     label_above("variants", "Implementations of the same function. Each selected variant is measured "
                             "and shown side by side; the colour matches the charts.");
     std::vector<std::string> chosen = selected_variants(s);
@@ -206,7 +179,8 @@ bool variant_checkboxes(Settings& s, const ResolvedBackend& backend, bool params
         color_swatch(variant_series(w, v.name));
         const bool last_one = on && chosen.size() == 1;  // keep at least one variant selected
         const std::string refusal = backend.ready && params_valid
-                                        ? kernels::device_refusal(v.name, s.params, backend.device)
+                                        ? kernels::device_refusal(v.name, s.params,
+                                                                  kernels::total_memory_budget(backend.device))
                                         : std::string();
         ImGui::BeginDisabled(last_one || !refusal.empty());
         if (ImGui::Checkbox(v.name.c_str(), &on)) {
@@ -216,12 +190,14 @@ bool variant_checkboxes(Settings& s, const ResolvedBackend& backend, bool params
                                   : std::find(chosen.begin(), chosen.end(), other.name) != chosen.end();
                 if (keep) next.push_back(other.name);
             }
-            s.variants[kernels::to_string(w)] = next;
+            s.variants[w] = next;
             changed = true;
         }
         ImGui::EndDisabled();
-        const int64_t launches =
-            w == kernels::Workload::launch ? kernels::launch::kernel_count(v.name, s.params) : v.kernels;
+        // The schedule knows launches that depend on the parameters (K steps): built only under the mouse.
+        const size_t launches = params_valid && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)
+                                    ? kernels::schedule(v.name, s.params).kernels.size()
+                                    : static_cast<size_t>(v.kernels);
         tooltip(v.description + "\nKernel launches per run: " + std::to_string(launches) +
                 (last_one ? "\n(At least one variant stays selected.)" : "") +
                 (refusal.empty() ? "" : "\n\nCannot run on " + plain_device_name(backend.device) + ": " + refusal));

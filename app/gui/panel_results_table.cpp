@@ -37,7 +37,7 @@ using viz::tooltip;
 using viz::color_swatch;
 using viz::wrapped_colored;
 
-const kernels::VariantInfo* variant_info(kernels::Workload w, const std::string& variant) {
+const kernels::VariantInfo* variant_info(std::string w, const std::string& variant) {
     for (const kernels::VariantInfo& v : kernels::variants(w))
         if (v.name == variant) return &v;
     return nullptr;

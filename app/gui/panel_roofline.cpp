@@ -35,7 +35,7 @@ std::string num(const char* fmt, double v) {
     return text;
 }
 
-int series_of(kernels::Workload w, const std::string& variant) {
+int series_of(std::string w, const std::string& variant) {
     const auto& all = kernels::variants(w);
     for (size_t i = 0; i < all.size(); ++i)
         if (all[i].name == variant) return static_cast<int>(i);
@@ -59,8 +59,8 @@ std::string point_params_text(const kernels::Params& p) {
     // Every parameter of the workload's table but the seed, as name=value.
     std::string text;
     for (const kernels::ParamSpec& spec : kernels::param_specs(p.workload)) {
-        if (spec.id == kernels::ParamId::seed) continue;
-        const double v = kernels::get_param(p, spec.id);
+        if (spec.name == "seed") continue;
+        const double v = p.get(spec.name);
         char value[32];
         if (spec.integer) std::snprintf(value, sizeof value, "%lld", static_cast<long long>(v));
         else std::snprintf(value, sizeof value, "%g", v);
@@ -73,7 +73,7 @@ std::string point_params_text(const kernels::Params& p) {
 void update_roofline_trails(AppState& state) {
     RooflinePanelState& r = state.roofline;
     const kernels::Params& now = state.settings.params;
-    std::string context = std::string(kernels::to_string(now.workload)) + "|" + kernels::to_string(now.dtype);
+    std::string context = now.workload + "|" + kernels::to_string(now.dtype);
     for (const Measurement* m : visible_results(state)) context += "|" + m->device.name;
     // The trail compares like with like: a new workload, dtype or device starts afresh.
     if (context != r.context) {
@@ -127,7 +127,7 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     const kernels::DeviceInfo& device = !shown.empty() && shown.front()->ok ? shown.front()->device : backend.device;
     in.roofs = kernels::roofs_for(device, p.dtype);
     viz::RooflineData& d = in.data;
-    d.frame.title = std::string("Roofline: ") + kernels::to_string(p.workload) + ", " + kernels::to_string(p.dtype) +
+    d.frame.title = std::string("Roofline: ") + p.workload + ", " + kernels::to_string(p.dtype) +
                     " on " + plain_device_name(device);
     d.frame.x_title = "arithmetic intensity (FLOP / byte of DRAM traffic)";
     d.frame.y_title = "y: achieved FLOP/s";

@@ -29,12 +29,12 @@ using kernels::Measurement;
 using viz::em;
 using viz::tooltip;
 
-const kernels::ParamSpec* spec_of(kernels::Workload w, kernels::ParamId id) { return kernels::find_param_spec(w, id); }
+const kernels::ParamSpec* spec_of(std::string w, std::string id) { return kernels::find_param_spec(w, id); }
 
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Controls
 // ---------------------------------------------------------------------------------------------
-void param_combo(SweepState& s, kernels::Workload w) {
+void param_combo(SweepState& s, std::string w) {
     const auto params = sweepable_params(w);
     if (params.empty()) return;
     if (std::find(params.begin(), params.end(), s.param) == params.end()) {
@@ -43,13 +43,13 @@ void param_combo(SweepState& s, kernels::Workload w) {
     }
     if (s.from <= 0 || s.to <= 0) default_sweep_range(w, s.param, s.from, s.to);
     float widest = 0;
-    for (kernels::ParamId id : params) widest = std::max(widest, ImGui::CalcTextSize(spec_of(w, id)->label).x);
+    for (std::string id : params) widest = std::max(widest, ImGui::CalcTextSize(spec_of(w, id)->label.c_str()).x);
     ImGui::TextUnformatted("sweep");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(widest + ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.x * 3);
-    if (ImGui::BeginCombo("##sweep_param", spec_of(w, s.param)->label)) {
-        for (kernels::ParamId id : params)
-            if (ImGui::Selectable(spec_of(w, id)->label, id == s.param)) {
+    if (ImGui::BeginCombo("##sweep_param", spec_of(w, s.param)->label.c_str())) {
+        for (std::string id : params)
+            if (ImGui::Selectable(spec_of(w, id)->label.c_str(), id == s.param)) {
                 s.param = id;
                 default_sweep_range(w, id, s.from, s.to);
             }
@@ -58,7 +58,7 @@ void param_combo(SweepState& s, kernels::Workload w) {
     tooltip("The size parameter the sweep varies; every other parameter keeps its value from the left panel.");
 }
 
-void range_inputs(SweepState& s, kernels::Workload w) {
+void range_inputs(SweepState& s, std::string w) {
     const kernels::ParamSpec* spec = spec_of(w, s.param);
     int from = static_cast<int>(s.from), to = static_cast<int>(s.to);
     ImGui::SameLine();
@@ -124,7 +124,7 @@ struct Curves {
     bool simulated = false;
 };
 
-int series_of(kernels::Workload w, const std::string& variant) {
+int series_of(std::string w, const std::string& variant) {
     const auto& all = kernels::variants(w);
     for (size_t i = 0; i < all.size(); ++i)
         if (all[i].name == variant) return static_cast<int>(i);
@@ -140,7 +140,7 @@ Curves make_curves(const SweepState& s) {
         std::vector<const Measurement*> ts, bs, bms;
         for (const Measurement& m : s.results) {
             if (m.job.variant != v.name || !m.ok) continue;
-            const double x = kernels::get_param(m.job.params, s.swept);
+            const double x = m.job.params.get(s.swept);
             c.simulated |= m.device.simulated;
             c.x_lo = std::min(c.x_lo, x);
             c.x_hi = std::max(c.x_hi, x);
@@ -179,7 +179,7 @@ Curves make_curves(const SweepState& s) {
 std::string point_text(const SweepState& s, const Measurement& m) {
     const kernels::ParamSpec* spec = spec_of(s.workload, s.swept);
     std::string t = m.job.variant + " at " + spec->name + " = " +
-                    std::to_string(static_cast<int64_t>(kernels::get_param(m.job.params, s.swept))) + "\n";
+                    std::to_string(static_cast<int64_t>(m.job.params.get(s.swept))) + "\n";
     t += "time " + kernels::format_time_ms(m.time.median_ms) +
          (m.device.simulated ? " (simulated: model estimate)"
                              : " (median of " + std::to_string(m.time.reps) + ", min " +
@@ -240,9 +240,9 @@ std::string byte_tick(double b) { return viz::si_tick(b) + "B"; }
 // ---------------------------------------------------------------------------------------------
 void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
     SweepState& s = state.sweep;
-    const kernels::Workload w = state.settings.params.workload;
+    const std::string w = state.settings.params.workload;
     if (sweepable_params(w).empty()) {
-        ImGui::TextWrapped("Workload %s has no size parameter to sweep.", kernels::to_string(w));
+        ImGui::TextWrapped("Workload %s has no size parameter to sweep.", w.c_str());
         return;
     }
     param_combo(s, w);
@@ -264,7 +264,7 @@ void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
     if (!spec_of(s.workload, s.swept)) return;  // results of a workload that no longer takes this parameter
     const Curves c = make_curves(s);
     if (s.workload != w)
-        ImGui::TextDisabled("showing the last sweep of %s; run again for %s", kernels::to_string(s.workload), kernels::to_string(w));
+        ImGui::TextDisabled("showing the last sweep of %s; run again for %s", s.workload.c_str(), w.c_str());
     for (const std::string& why : s.skipped) ImGui::TextDisabled("skipped: %s", why.c_str());
     size_t failed = 0;
     for (const Measurement& m : s.results) failed += m.ok ? 0 : 1;

@@ -186,7 +186,7 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
         simulated = simulated || r.m->device.simulated;
     }
     viz::TimelineFrame frame;
-    frame.title = std::string(kernels::to_string(runs.front().m->job.params.workload)) + " on " +
+    frame.title = runs.front().m->job.params.workload + " on " +
                   plain_device_name(runs.front().m->device) + (simulated ? " (simulated: modeled kernels and gaps)" : "");
     frame.watermark = simulated ? "SIMULATED" : "";
     frame.theme = current_theme();

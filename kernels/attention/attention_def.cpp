@@ -33,15 +33,15 @@ const ParamSpec& param(const std::string& name) {
         {"N", "N (sequence length)", 1, static_cast<double>(kMaxN), true, true,
          "Rows of Q, K and V: tokens in the sequence. naive writes S and P, N x N each, to HBM and reads\n"
          "them back, so its bytes grow as N^2; flash's bytes grow as N (K and V re-read N/Br times).",
-         1024},
+         1024, ParamKind::number, {}, 256, 8192},
         {"d", "d (head dimension)", 1, static_cast<double>(kMaxD), true, true,
          "Columns of Q, K, V per head. FLOPs are 4 N^2 d per head; flash_tc is built for d = 32, 64, 128,\n"
          "the teaching kernel flash takes any d up to 128. Larger d means larger tiles in shared memory.",
-         64},
+         64, ParamKind::number, {}, 16, 128},
         {"heads", "batch x heads", 1, static_cast<double>(kMaxBatchHeads), true, true,
          "Independent attention problems (batch size times heads). Each gets its own grid rows:\n"
          "few heads at small N leave SMs idle.",
-         16},
+         16, ParamKind::number, {}, 1, 64},
         {"br", "Br (Q tile rows)", 16, 128, true, true,
          "Rows of Q one flash thread block keeps on chip (Qi). K and V are read from HBM once per\n"
          "block, so larger Br means fewer re-reads, but Qi, Sij and Oi must fit in shared memory.\n"
@@ -181,10 +181,10 @@ const WorkloadDef& attention_workload() {
         w.name = "attention";
         w.title = "attention: softmax(QK^T / sqrt(d)) V";
         w.description =
-            "Scaled dot-product attention per head. naive runs it as a framework's eager mode does: a cuBLAS "
-            "GEMM writes S = QK^T to HBM, a softmax kernel writes P, a second GEMM reads P; flash (the teaching "
-            "kernel) and flash_tc (tensor cores) tile Q, K and V through shared memory with an online softmax, "
-            "so the N x N matrices S and P never reach HBM.";
+            "O = softmax(Q K^T / sqrt(d)) V for each of batch x heads problems. naive: 3 kernels, the N x N "
+            "scores S and probabilities P written to HBM and read back. flash: one kernel streams tiles of K "
+            "and V through shared memory with an online softmax, so S and P never leave the chip. flash_tc: "
+            "the same loop on tensor cores.";
         using attention::param;
         w.params = {param("N"), param("d"), param("heads"), param("br"), param("bc"), param("causal"), seed_param()};
         w.variants = attention::variants();

@@ -116,9 +116,7 @@ public:
         if (std::string why = validate(job.params); !why.empty()) return why;
         if (!has_variant(job.params.workload, job.variant))
             return unknown_variant_message(job.params.workload, job.variant);
-        return device_refusal(job.variant, job.params,
-                              DeviceBudget{gpu_.info, static_cast<uint64_t>(std::max<int64_t>(gpu_.info.global_mem_bytes, 0)),
-                                           "in total"});
+        return device_refusal(job.variant, job.params, total_memory_budget(gpu_.info));
     }
 
     Measurement run(const Job& job, const CancelToken&) override {

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kernels {
@@ -43,7 +44,14 @@ struct Params {
     double get(const std::string& name) const;
     int64_t get_int(const std::string& name) const;  // rounded to the nearest whole number
     bool get_bool(const std::string& name) const { return get(name) != 0; }
+    // The value set for `name` whichever workload takes it, else `fallback` (settings keep every
+    // workload's values, so switching workloads keeps what was set for each).
+    double get_or(const std::string& name, double fallback) const {
+        const auto it = values.find(name);
+        return it != values.end() ? it->second : fallback;
+    }
     template <typename T>
+        requires std::is_arithmetic_v<T>
     Params& set(const std::string& name, T value) {  // any number: every value is kept as a double
         values[name] = static_cast<double>(value);
         return *this;

@@ -33,6 +33,8 @@ struct ParamSpec {
     double default_value = 0;  // what Params{} reads before anything is set
     ParamKind kind = ParamKind::number;
     std::vector<double> choices = {};  // kind == choice: the legal values, ascending
+    // The sweep view's default range for it (0, 0: 256 .. 16384, clamped to min .. max).
+    double sweep_from = 0, sweep_to = 0;
 };
 
 // "" when `value` is legal for the spec (in range, whole when integer, one of the choices, 0 or 1
@@ -69,6 +71,11 @@ struct DeviceBudget {
     uint64_t memory_bytes = 0;
     std::string memory_what = "free";  // "free" or "in total": how the refusal names it
 };
+// The whole of the device's memory: a simulated GPU's datasheet, or a real one judged without
+// asking what is free now (lessons, the simulated backend).
+inline DeviceBudget total_memory_budget(const DeviceInfo& d) {
+    return DeviceBudget{d, d.global_mem_bytes > 0 ? static_cast<uint64_t>(d.global_mem_bytes) : 0, "in total"};
+}
 
 // ---------------------------------------------------------------------------------------------
 // The memory view's facts
@@ -112,6 +119,10 @@ struct WorkloadDef {
     // Why measured DRAM bytes fall short of the model, beyond what every workload shares (L2
     // reuse of re-read tiles). Optional.
     std::string (*traffic_gap_reason)(const Measurement& m, uint64_t l2_bytes) = nullptr;
+    // A few words under the bench's row for a measurement, when the workload has something to say
+    // there ("per step 2.10 us; 100 kernels"); the bench adds the GPU's idle gaps from the
+    // timeline. Optional.
+    std::string (*bench_note)(const Measurement& m) = nullptr;
     // The device side: nullptr in builds without CUDA.
     std::unique_ptr<GpuWorkload> (*make_gpu)() = nullptr;
 

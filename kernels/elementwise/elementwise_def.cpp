@@ -113,10 +113,9 @@ const WorkloadDef& chain_workload() {
         w.name = "chain";
         w.title = "LayerNorm -> GELU -> Dropout -> add";
         w.description =
-            "A transformer block's elementwise tail on a rows x hidden activation: LayerNorm, GELU, dropout "
-            "and the residual add. Unfused, each of the four kernels reads its input from HBM and writes its "
-            "output back, so three intermediate tensors make the round trip; fused, a row is loaded once and "
-            "stored once: (9n + 2H) -> (3n + 2H) elements of traffic.";
+            "LayerNorm -> GELU -> Dropout -> residual add on a rows x hidden activation, as after a "
+            "transformer block's attention. Unfused: 4 kernels, each reading and writing HBM. "
+            "Fused: 1 kernel keeps each row on chip.";
         w.params = {elementwise::kRows, elementwise::kHidden, elementwise::kDropout, seed_param()};
         w.variants = {
             {"unfused", "4 kernels: LayerNorm, GELU, Dropout, Add. Each reads its input from HBM and writes its output "
@@ -149,9 +148,8 @@ const WorkloadDef& bias_gelu_workload() {
         w.name = "bias_gelu";
         w.title = "bias + GELU";
         w.description =
-            "GELU(x + bias) on a rows x hidden activation, the epilogue of a transformer's first feed-forward "
-            "GEMM. Unfused, the bias add writes h to HBM and GELU reads it back; fused, h stays in registers: "
-            "(4n + H) -> (2n + H) elements of traffic.";
+            "y = GELU(x + bias), the MLP epilogue. Unfused: a bias kernel, then a GELU kernel "
+            "(the sum makes a round trip through HBM). Fused: one kernel.";
         w.params = {elementwise::kRows, elementwise::kHidden, seed_param()};
         w.variants = {{"unfused", "2 kernels: bias add writes h = x + bias to HBM, GELU reads it back.", 2},
                       {"fused", "1 kernel: x + bias and GELU in registers; h never reaches HBM.", 1}};

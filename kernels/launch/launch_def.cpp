@@ -5,6 +5,7 @@
 #include "kernels/launch/launch.h"
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 
 namespace kernels {
@@ -56,6 +57,17 @@ TensorFootprint footprint(const Params& p, const std::string&) {
 
 OnChip on_chip(const std::string&, const Params&, const ScheduleKernel&) { return OnChip::registers; }
 
+// The launch lesson in a few words: time per step (whole run / K) and how many kernels ran it.
+std::string bench_note(const Measurement& m) {
+    const LaunchParams p = to_launch(m.job.params);
+    const double per_step_us = m.time.median_ms * 1e3 / static_cast<double>(p.steps);
+    const int64_t launched = kernel_count(m.job.variant, p);
+    char text[96];
+    std::snprintf(text, sizeof text, per_step_us < 0.1 ? "per step %.4f us" : "per step %.2f us", per_step_us);
+    return text + std::string(m.device.simulated ? " (simulated)" : "") + "; " + std::to_string(launched) +
+           (launched == 1 ? " kernel" : " kernels");
+}
+
 }  // namespace
 }  // namespace launch
 
@@ -65,9 +77,9 @@ const WorkloadDef& launch_workload() {
         w.name = "launch";
         w.title = "launch overhead: K dependent steps";
         w.description =
-            "K tiny dependent steps y = y*a + b on one vector. stream pays a kernel launch per step, graph "
-            "replays the K launches from a CUDA graph, fused runs the K steps in registers in one kernel: what "
-            "fusing saves here is K - 1 launches and the GPU's idle gaps between them.";
+            "K dependent steps y = y*a + b on one vector. stream: K kernel launches, each a driver call and a "
+            "gap on the GPU. graph: the K kernels captured once as a CUDA graph and replayed (smaller gaps). "
+            "fused: one kernel applies the K steps in registers. See the Timeline tab for the gaps.";
         w.params = {launch::kSteps, launch::kElements, seed_param()};
         w.variants = launch::variants();
         w.schedule = launch::schedule_of;
@@ -75,6 +87,7 @@ const WorkloadDef& launch_workload() {
         w.describe = launch::describe_of;
         w.footprint = launch::footprint;
         w.on_chip = launch::on_chip;
+        w.bench_note = launch::bench_note;
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = launch::gpu::make_gpu_workload;
 #endif

@@ -89,10 +89,10 @@ const WorkloadDef& skip_workload() {
         w.name = "skip";
         w.title = "skip connection: c_skip x + c_out attention";
         w.description =
-            "The consistency-model skip connection out = c_skip(t) x + c_out(t) F, with F an attention "
-            "(q, k, v). two_pass writes attn_out to HBM and a skip kernel reads it back with x; fused applies "
-            "the skip in the attention kernel's epilogue, so attn_out's write and read (2 tensors of "
-            "batch x heads x N x d) never happen.";
+            "Consistency-model skip connection out = c_skip(t) x + c_out(t) attention(q, k, v), one t per batch "
+            "element. two_pass: the attention kernel writes attn_out to HBM and a skip kernel reads it back with "
+            "x. fused: the attention kernel's epilogue loads the x tile and writes out once, so attn_out never "
+            "reaches HBM. teaching_*: the same on the teaching kernel.";
         using attention::param;
         w.params = {param("N"),   param("d"),  param("heads"),  skip::kBatch, skip::kNoiseT,
                     skip::kSigmaD, param("br"), param("bc"), param("causal"), seed_param()};

@@ -80,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (cmd.exit_code == -1 && !e.empty()) fail("accepted command line but wrote to stderr", args, e);
     if (cmd.exit_code == -1 && cmd.command == app::cli::Command::bench) {
         // Accepted bench options hold only legal values: every swept parameter set validates.
-        for (kernels::Workload w : cmd.bench.workloads)
+        for (const std::string& w : cmd.bench.workloads)
             for (kernels::DType t : cmd.bench.dtypes)
                 for (const kernels::Params& p : app::cli::sweep_params(cmd.bench, w, t))
                     if (std::string why = kernels::validate(p); !why.empty())

@@ -34,16 +34,16 @@ void fuzz_param_list(fuzz::ByteReader& in) {
     const auto& specs = kernels::all_param_specs();
     const kernels::ParamSpec& spec = specs[in.next() % specs.size()];
     const uint8_t mask = in.next();
-    std::vector<kernels::Workload> workloads;
+    std::vector<std::string> workloads;
     size_t bit = 0;
-    for (kernels::Workload w : kernels::kAllWorkloads)
+    for (const std::string& w : kernels::workload_names())
         if (mask & (1u << (bit++ % 8))) workloads.push_back(w);
-    if (workloads.empty()) workloads.assign(std::begin(kernels::kAllWorkloads), std::end(kernels::kAllWorkloads));
+    if (workloads.empty()) workloads = kernels::workload_names();
 
     const std::string text = in.rest();
     const std::string option = std::string("--") + spec.name;
     std::vector<double> values;
-    const std::string problem = app::cli::parse_param_list(option, fuzz::split_lines(text), spec.id, workloads, values);
+    const std::string problem = app::cli::parse_param_list(option, fuzz::split_lines(text), spec.name, workloads, values);
     if (!problem.empty()) {
         check_message(option, problem, text);
         return;
@@ -53,10 +53,10 @@ void fuzz_param_list(fuzz::ByteReader& in) {
         if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
             values.begin() + static_cast<std::ptrdiff_t>(i))
             fail("a value is repeated", text);
-        for (kernels::Workload w : workloads)
-            if (const kernels::ParamSpec* own = kernels::find_param_spec(w, spec.id))
+        for (const std::string& w : workloads)
+            if (const kernels::ParamSpec* own = kernels::find_param_spec(w, spec.name))
                 if (std::string why = kernels::check_param_value(*own, values[i]); !why.empty())
-                    fail("accepted an illegal value for " + std::string(kernels::to_string(w)) + ": " + why, text);
+                    fail("accepted an illegal value for " + w + ": " + why, text);
     }
 }
 
@@ -78,11 +78,10 @@ void fuzz_names(const std::string& text) {
         kernels::DType back{};
         if (!kernels::parse_dtype(kernels::to_string(t), back) || back != t) fail("dtype does not round-trip", text);
     }
-    kernels::Workload w{};
+    std::string w;
     if (kernels::parse_workload(text, w)) {
-        kernels::Workload back{};
-        if (!kernels::parse_workload(kernels::to_string(w), back) || back != w)
-            fail("workload does not round-trip", text);
+        std::string back;
+        if (!kernels::parse_workload(w, back) || back != w) fail("workload does not round-trip", text);
     }
 }
 
