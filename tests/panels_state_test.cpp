@@ -1,0 +1,77 @@
+// The live loop's passes (app/panels_state.h) on the simulated backend: the quick batch asks for
+// few reps, one warm-up and no counters, and is not stale for the parameters it measured; a
+// simulated GPU answers with one full pass and no quick one.
+#if defined(FUSIONLAB_HAVE_GUI)  // panels_state is part of the GUI build
+
+#include "app/panels_state.h"
+#include "kernels/common/backend.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+namespace {
+
+app::ResolvedBackend sim_backend(const std::string& key = "H100") {
+    app::ResolvedBackend b;
+    b.ready = true;
+    b.kind = kernels::BackendKind::simulated;
+    b.sim_key = key;
+    b.device = kernels::find_sim_gpu(key)->info;
+    return b;
+}
+
+app::Settings attention_settings() {
+    app::Settings s;
+    s.backend = "H100";
+    s.params.workload = kernels::Workload::attention;
+    s.params.dtype = kernels::DType::f16;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("live loop: the quick batch asks for few reps, one warm-up and no counters", "[panels_state][live]") {
+    app::Settings s = attention_settings();
+    s.reps = 50;
+    const auto quick = app::make_quick_batch(s, sim_backend());
+    const auto full = app::make_batch(s, sim_backend());
+    REQUIRE(quick.size() == full.size());
+    for (size_t i = 0; i < quick.size(); ++i) {
+        CHECK(quick[i].quick);
+        CHECK(quick[i].reps == app::kQuickReps);
+        CHECK(quick[i].warmup == 1);
+        CHECK_FALSE(quick[i].measure_counters);
+        CHECK_FALSE(full[i].quick);
+        CHECK(full[i].reps == 50);
+        CHECK(full[i].measure_counters);
+    }
+    // A quick result of the current parameters is not stale although its reps differ.
+    kernels::Measurement m;
+    m.job = quick.front();
+    CHECK_FALSE(app::is_stale(m, s, sim_backend()));
+    m.job.quick = false;
+    CHECK(app::is_stale(m, s, sim_backend()));
+}
+
+TEST_CASE("live loop: a simulated GPU answers with one full pass", "[panels_state][live]") {
+    app::Runner runner;
+    runner.wait_until_probed();
+    app::AppState state;
+    state.settings = attention_settings();
+    app::mark_changed(state, 0.0);
+    app::update_measurements(state, runner, 1.0);  // after the debounce
+    CHECK(state.live.full_running);
+    CHECK_FALSE(state.live.quick_running);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (state.live.full_running && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        app::update_measurements(state, runner, 1.0);
+    }
+    CHECK_FALSE(state.live.full_running);
+    REQUIRE(app::visible_results(state).size() == app::selected_variants(state.settings).size());
+    for (const kernels::Measurement* m : app::visible_results(state)) CHECK_FALSE(m->job.quick);
+}
+
+#endif  // FUSIONLAB_HAVE_GUI
