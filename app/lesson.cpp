@@ -930,7 +930,9 @@ std::string lessons_dir(std::string* why_not) {
     std::error_code ec;
     if (const char* env = std::getenv("FUSIONLAB_LESSONS"); env && *env) {
         if (fs::is_directory(env, ec)) return env;
-        if (why_not) *why_not = "$FUSIONLAB_LESSONS is '" + std::string(env) + "', which is not a folder (unset it to use the installed lessons)";
+        if (why_not)
+            *why_not = "$FUSIONLAB_LESSONS is '" + std::string(env) +
+                       "', which is not a folder (unset it to use the installed lessons)";
         return "";
     }
     // Installed: <prefix>/bin/fusionlab finds <prefix>/share/fusionlab/lessons, wherever it is run from.
@@ -942,7 +944,7 @@ std::string lessons_dir(std::string* why_not) {
     if (!built.empty() && fs::is_directory(built, ec)) return built;
     if (why_not)
         *why_not = "no lessons folder found (looked in $FUSIONLAB_LESSONS, " + std::string(FUSIONLAB_DATA_FROM_BIN) +
-                   "/lessons beside the program and the source tree's lessons/): set FUSIONLAB_LESSONS or reinstall";
+                   "/lessons from the program's folder and the source tree's lessons/): set FUSIONLAB_LESSONS or reinstall";
     return "";
 }
 

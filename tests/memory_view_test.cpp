@@ -99,11 +99,12 @@ TEST_CASE("memory view: naive draws S and P in HBM, flash never creates them", "
 }
 
 // The cost of a frame must not grow with N: the byte counters are prefix sums over the schedule
-// (not a walk over it), and HBM draws at most 24 x 24 cells per tensor whatever its tile count.
-// N = 16384 has 256 times the S tiles of N = 1024 (and 16 times the flash steps), so a draw list
-// that followed the tiles would be far larger; the bound allows text of other widths (more
-// digits) and nothing more. The CPU time per frame is printed as a benchmark figure (target
-// <= 4 ms; not asserted: machines differ).
+// (not a walk over it), and HBM draws at most 24 x 24 cells per tensor, with grid lines only
+// where cells are 4 px or wider, whatever its tile count. N = 16384 has 256 times the S tiles of
+// N = 1024, so a draw list that followed the tiles would be far larger (a grid line per tile
+// nearly doubles it); the bound allows text of other widths (more digits) and little more. The
+// CPU time per frame is printed as a benchmark figure (target <= 4 ms; not asserted: machines
+// differ).
 TEST_CASE("memory view: N = 16384 side by side draws no more than N = 1024, and counts the model's bytes (benchmark)",
           "[viz][memory_view]") {
     HeadlessContext ctx;
