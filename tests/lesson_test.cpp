@@ -1,5 +1,5 @@
-// Tests of app/lesson.{h,cpp} (format, parser, live expressions), app/lesson_player (applying
-// steps) and app/lesson_bundle (atomic bundle folders). The shipped lessons themselves are also
+// Tests of app/core/lesson.{h,cpp} (format, parser, live expressions), app/core/lesson_player (applying
+// steps) and app/core/lesson_bundle (atomic bundle folders). The shipped lessons themselves are also
 // parsed here; `fusionlab lessons check` and the headless renders run as ctest tests
 // (tests/lesson_tests.cmake).
 #include "app/core/lesson.h"

@@ -109,6 +109,10 @@ if(COMMAND fl_cli_test)
             shot_lesson_bad_out shot_lesson_with_params gui_unknown_lesson)
     set_tests_properties(cli.${t} PROPERTIES ENVIRONMENT "FUSIONLAB_LESSONS=${PROJECT_SOURCE_DIR}/lessons")
   endforeach()
+  # A $FUSIONLAB_LESSONS that is not a folder is named, not replaced by the installed lessons.
+  fl_cli_test(lessons_env_not_a_folder CODE 2 ARGS lessons list
+              STDERR "^fusionlab lessons: \\$FUSIONLAB_LESSONS is '/nonexistent/lessons', which is not a folder")
+  set_tests_properties(cli.lessons_env_not_a_folder PROPERTIES ENVIRONMENT "FUSIONLAB_LESSONS=/nonexistent/lessons")
 endif()
 
 # Every step of every shipped lesson renders headless (simulated H100) into a complete bundle.

@@ -1,7 +1,8 @@
 // viz memory view: draws from a player's step in a headless ImGui frame (no window, no GL);
-// different steps draw differently; the end of the schedule shows the model's totals; and the
-// CPU cost of one frame (data preparation + draw-list build, two variants side by side at
-// N = 16384) is printed as a benchmark figure (target <= 4 ms; not asserted: machines differ).
+// different steps draw differently; the end of the schedule shows the model's totals; a frame at
+// N = 16384 draws no more than one at N = 1024; and the CPU cost of one frame (data preparation +
+// draw-list build, two variants side by side at N = 16384) is printed as a benchmark figure
+// (target <= 4 ms; not asserted: machines differ).
 #if defined(FUSIONLAB_HAVE_GUI)  // viz needs ImGui, which simulated-only CLI builds may lack
 
 #include "app/gui/panel_memory.h"
@@ -97,33 +98,68 @@ TEST_CASE("memory view: naive draws S and P in HBM, flash never creates them", "
     CHECK(names(viz::memory_view_data(flash, 1, 1, h100(), viz::Theme::dark)) == "Q K V O ");
 }
 
-TEST_CASE("memory view: CPU frame time at N = 16384, two variants side by side (benchmark)", "[viz][memory_view]") {
+// The cost of a frame must not grow with N: the byte counters are prefix sums over the schedule
+// (not a walk over it), and HBM draws at most 24 x 24 cells per tensor, with grid lines only
+// where cells are 4 px or wider, whatever its tile count. N = 16384 has 256 times the S tiles of
+// N = 1024, so a draw list that followed the tiles would be far larger (a grid line per tile
+// nearly doubles it); the bound allows text of other widths (more digits) and little more. The
+// CPU time per frame is printed as a benchmark figure (target <= 4 ms; not asserted: machines
+// differ).
+TEST_CASE("memory view: N = 16384 side by side draws no more than N = 1024, and counts the model's bytes (benchmark)",
+          "[viz][memory_view]") {
     HeadlessContext ctx;
     for (bool causal : {false, true}) {
-        const kernels::MemoryPlayer naive("naive", attention(16384, causal)), flash("flash", attention(16384, causal));
         constexpr int kFrames = 200;
+        int most_vertices[2] = {0, 0};  // N = 1024, N = 16384
         double total_ms = 0;
-        for (int f = 0; f < kFrames; ++f)
-            ctx.frame([&](ImDrawList* d) {
+        for (int n = 0; n < 2; ++n) {
+            const int64_t N = n == 0 ? 1024 : 16384;
+            const kernels::MemoryPlayer naive("naive", attention(N, causal)), flash("flash", attention(N, causal));
+            uint64_t last_read[2] = {0, 0}, last_written[2] = {0, 0};
+            for (int f = 0; f <= kFrames; ++f) {
                 const auto start = std::chrono::steady_clock::now();
-                const float t = static_cast<float>(f) / kFrames;
+                const float t = static_cast<float>(f) / kFrames;  // f = kFrames: the last step
                 const auto step = [&](const kernels::MemoryPlayer& p) {
                     return static_cast<size_t>(t * static_cast<float>(p.step_count()));
                 };
                 viz::MemoryViewData a = viz::memory_view_data(naive, step(naive), t, h100(), viz::Theme::dark);
                 viz::MemoryViewData b = viz::memory_view_data(flash, step(flash), t, h100(), viz::Theme::dark);
-                const ImVec2 half(940, 900);
-                const double scale = std::min(viz::memory_view_hbm_scale(half, a), viz::memory_view_hbm_scale(half, b));
-                a.hbm_scale = b.hbm_scale = scale;
-                viz::draw_byte_race(d, ImVec2(0, 0), ImVec2(1900, viz::byte_race_height(2)), {&a, &b});
-                viz::draw_memory_view(d, ImVec2(0, 100), half, a);
-                viz::draw_memory_view(d, ImVec2(960, 100), half, b);
-                total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-            });
-        std::printf("memory view frame (data + draw list), naive | flash side by side, N=16384%s: %.3f ms mean over "
-                    "%d frames (%zu + %zu steps)\n",
-                    causal ? " causal" : "", total_ms / kFrames, kFrames, naive.step_count(), flash.step_count());
-        CHECK(total_ms > 0);
+                const int vertices = ctx.frame([&](ImDrawList* d) {
+                    const ImVec2 half(940, 900);
+                    const double scale = std::min(viz::memory_view_hbm_scale(half, a), viz::memory_view_hbm_scale(half, b));
+                    a.hbm_scale = b.hbm_scale = scale;
+                    viz::draw_byte_race(d, ImVec2(0, 0), ImVec2(1900, viz::byte_race_height(2)), {&a, &b});
+                    viz::draw_memory_view(d, ImVec2(0, 100), half, a);
+                    viz::draw_memory_view(d, ImVec2(960, 100), half, b);
+                });
+                if (n == 1) total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+                most_vertices[n] = std::max(most_vertices[n], vertices);
+                // The counters only grow, and never past the schedule's totals.
+                int i = 0;
+                for (const viz::MemoryViewData* v : {&a, &b}) {
+                    CHECK(v->read >= last_read[i]);
+                    CHECK(v->written >= last_written[i]);
+                    CHECK(v->read <= v->total_read);
+                    CHECK(v->written <= v->total_written);
+                    last_read[i] = v->read;
+                    last_written[i++] = v->written;
+                }
+            }
+            // At the last step the counters are the model's totals (bytes in the billions at N = 16384).
+            for (const kernels::MemoryPlayer* p : {&naive, &flash}) {
+                const kernels::Model model = kernels::model(p->variant(), p->params());
+                const viz::MemoryViewData end = viz::memory_view_data(*p, p->step_count(), 1, h100(), viz::Theme::dark);
+                CHECK(end.read == model.bytes_read());
+                CHECK(end.written == model.bytes_written());
+            }
+            if (n == 1)
+                std::printf("memory view frame (data + draw list), naive | flash side by side, N=16384%s: %.3f ms mean over "
+                            "%d frames (%zu + %zu steps), at most %d vertices (N=1024: %d)\n",
+                            causal ? " causal" : "", total_ms / (kFrames + 1), kFrames + 1, naive.step_count(),
+                            flash.step_count(), most_vertices[1], most_vertices[0]);
+        }
+        CHECK(most_vertices[0] > 1000);
+        CHECK(most_vertices[1] <= most_vertices[0] * 5 / 4);
     }
 }
 

@@ -70,7 +70,26 @@ TEST_CASE("simulated run refuses invalid parameters with the validation message"
 TEST_CASE("a simulated-only build explains why there is no GPU backend", "[sim]") {
     std::string why;
     auto gpu = make_gpu_backend(&why);
-    if (!gpu) CHECK_FALSE(why.empty());
+#if defined(FUSIONLAB_HAVE_CUDA)
+    CHECK(built_with_cuda());
+    if (gpu) {
+        // A GPU machine: the backend is the real device, with the driver's numbers, not a datasheet.
+        const DeviceInfo& d = gpu->device();
+        CHECK_FALSE(d.simulated);
+        CHECK_FALSE(d.name.empty());
+        CHECK(d.cc_major >= 7);  // the oldest architecture built is sm_75
+        CHECK(d.sm_count > 0);
+        CHECK(d.global_mem_bytes > 0);
+        CHECK(d.peak_bw_gbps > 0);
+    } else {
+        CHECK_FALSE(why.empty());  // no driver, no device: said, not silent
+    }
+#else
+    // No CUDA kernels in this build: never a GPU backend, and the reason says how to get one.
+    CHECK_FALSE(built_with_cuda());
+    REQUIRE_FALSE(gpu);
+    CHECK_THAT(why, Catch::Contains("no CUDA kernels") && Catch::Contains("install the CUDA toolkit"));
+#endif
 }
 
 namespace {

@@ -1,7 +1,7 @@
-// The sweep (app/core/sweep.h) and the live loop's passes (app/core/panels_state.h) on the simulated backend:
-// x2 steps cover the range, every size x variant answers, sizes over the limit are skipped with a
-// reason, a bad range is refused, the sweep's results never reach the live results, a cancel
-// stops it, and the quick batch asks for few reps and no counters. Wall time is recorded.
+// The sweep (app/core/sweep.h) on the simulated backend: x2 steps cover the range, every size x
+// variant answers, sizes over the limit are skipped with a reason, a bad range is refused, the
+// sweep's results never reach the live results, and a cancel stops it. Wall time is recorded. (The
+// live loop's passes are tested in panels_state_test.cpp.)
 #if defined(FUSIONLAB_HAVE_GUI)  // panels_state is part of the GUI build
 
 #include "app/core/panels_state.h"
@@ -98,48 +98,6 @@ TEST_CASE("sweep: through the frame loop, results go to the sweep only; cancel s
     CHECK_FALSE(state.sweep.running);
     CHECK(state.sweep.cancelled);
     CHECK(state.sweep.message.find("cancelled") != std::string::npos);
-}
-
-TEST_CASE("live loop: the quick batch asks for few reps, one warm-up and no counters", "[sweep]") {
-    app::Settings s = attention_settings();
-    s.reps = 50;
-    const auto quick = app::make_quick_batch(s, sim_backend());
-    const auto full = app::make_batch(s, sim_backend());
-    REQUIRE(quick.size() == full.size());
-    for (size_t i = 0; i < quick.size(); ++i) {
-        CHECK(quick[i].quick);
-        CHECK(quick[i].reps == app::kQuickReps);
-        CHECK(quick[i].warmup == 1);
-        CHECK_FALSE(quick[i].measure_counters);
-        CHECK_FALSE(full[i].quick);
-        CHECK(full[i].reps == 50);
-        CHECK(full[i].measure_counters);
-    }
-    // A quick result of the current parameters is not stale although its reps differ.
-    kernels::Measurement m;
-    m.job = quick.front();
-    CHECK_FALSE(app::is_stale(m, s, sim_backend()));
-    m.job.quick = false;
-    CHECK(app::is_stale(m, s, sim_backend()));
-}
-
-TEST_CASE("live loop: a simulated GPU answers with one full pass", "[sweep]") {
-    app::Runner runner;
-    runner.wait_until_probed();
-    app::AppState state;
-    state.settings = attention_settings();
-    app::mark_changed(state, 0.0);
-    app::update_measurements(state, runner, 1.0);  // after the debounce
-    CHECK(state.live.full_running);
-    CHECK_FALSE(state.live.quick_running);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (state.live.full_running && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        app::update_measurements(state, runner, 1.0);
-    }
-    CHECK_FALSE(state.live.full_running);
-    REQUIRE(app::visible_results(state).size() == app::selected_variants(state.settings).size());
-    for (const kernels::Measurement* m : app::visible_results(state)) CHECK_FALSE(m->job.quick);
 }
 
 #endif  // FUSIONLAB_HAVE_GUI

@@ -957,6 +957,11 @@ int run_info(const InfoOptions& o, std::ostream& out) {
                kernels::counters_status_line(!kernels::built_with_cuda() || runner.gpu_available()
                                                  ? kernels::probe_hardware_counters(0)
                                                  : "unavailable: no usable GPU"));
+    // Where the lessons come from: a lab's install is checked with `fusionlab info`.
+    std::string why;
+    const std::string lessons = lessons_dir(&why);
+    print_line(out, "lessons", lessons.empty() ? "none: " + why
+                                               : lessons + " (" + std::to_string(lesson_files(lessons).size()) + " files)");
     print_sim_table(out);
     return kExitOk;
 }
@@ -1226,11 +1231,11 @@ int run_shot_command(const ShotOptions& o, const GuiEntryPoints& gui, std::ostre
 int run_lessons(const LessonsOptions& o, std::ostream& out, std::ostream& err) {
     std::vector<std::string> files = o.files;
     if (files.empty()) {
-        const std::string dir = lessons_dir();
+        std::string why;
+        const std::string dir = lessons_dir(&why);
         if (!dir.empty()) files = lesson_files(dir);
         if (files.empty()) {
-            err << "fusionlab lessons: no lesson files found (looked in $FUSIONLAB_LESSONS, ./lessons and the source "
-                   "tree's lessons/)\n";
+            err << "fusionlab lessons: " << (dir.empty() ? why : "no lesson files in " + dir) << "\n";
             return kExitUsage;
         }
     }

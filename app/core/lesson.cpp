@@ -8,6 +8,7 @@
 #include "app/core/lesson.h"
 
 #include "app/core/export.h"
+#include "app/core/platform.h"
 #include "app/core/views.h"
 #include "kernels/common/format.h"
 #include "kernels/memory_player.h"
@@ -25,6 +26,9 @@
 
 #ifndef FUSIONLAB_LESSONS_DIR
 #define FUSIONLAB_LESSONS_DIR ""
+#endif
+#ifndef FUSIONLAB_DATA_FROM_BIN
+#define FUSIONLAB_DATA_FROM_BIN "../share/fusionlab"
 #endif
 
 namespace app {
@@ -1113,12 +1117,25 @@ ExprValue evaluate(const LessonExpr& e, const ExprContext& ctx) {
 // [SECTION] Finding lesson files
 // =============================================================================================
 
-std::string lessons_dir() {
+std::string lessons_dir(std::string* why_not) {
     std::error_code ec;
-    if (const char* env = std::getenv("FUSIONLAB_LESSONS"); env && *env) return env;
-    if (fs::is_directory("lessons", ec) && !lesson_files("lessons").empty()) return "lessons";
+    if (const char* env = std::getenv("FUSIONLAB_LESSONS"); env && *env) {
+        if (fs::is_directory(env, ec)) return env;
+        if (why_not)
+            *why_not = "$FUSIONLAB_LESSONS is '" + std::string(env) +
+                       "', which is not a folder (unset it to use the installed lessons)";
+        return "";
+    }
+    // Installed: <prefix>/bin/fusionlab finds <prefix>/share/fusionlab/lessons, wherever it is run from.
+    if (const fs::path exe = platform::executable_path(); !exe.empty()) {
+        const fs::path installed = (exe.parent_path() / FUSIONLAB_DATA_FROM_BIN / "lessons").lexically_normal();
+        if (!lesson_files(installed.string()).empty()) return installed.string();
+    }
     const std::string built = FUSIONLAB_LESSONS_DIR;
     if (!built.empty() && fs::is_directory(built, ec)) return built;
+    if (why_not)
+        *why_not = "no lessons folder found (looked in $FUSIONLAB_LESSONS, " + std::string(FUSIONLAB_DATA_FROM_BIN) +
+                   "/lessons from the program's folder and the source tree's lessons/): set FUSIONLAB_LESSONS or reinstall";
     return "";
 }
 
@@ -1134,9 +1151,10 @@ std::vector<std::string> lesson_files(const std::string& dir) {
 void load_all_lessons(std::vector<Lesson>& lessons, std::vector<LessonError>& errors) {
     lessons.clear();
     errors.clear();
-    const std::string dir = lessons_dir();
+    std::string why;
+    const std::string dir = lessons_dir(&why);
     if (dir.empty()) {
-        errors.push_back({"lessons", 0, "no lessons folder found: set FUSIONLAB_LESSONS or run from the source tree"});
+        errors.push_back({"lessons", 0, why});
         return;
     }
     for (const std::string& file : lesson_files(dir)) {

@@ -201,9 +201,11 @@ struct LessonPlayerState {
 // [SECTION] Finding lesson files
 // =============================================================================================
 
-// The folder of shipped lessons: $FUSIONLAB_LESSONS, else ./lessons, else the source tree's
-// lessons/ this binary was built from. "" when none exists.
-std::string lessons_dir();
+// The folder of shipped lessons: $FUSIONLAB_LESSONS, else the installed share/fusionlab/lessons
+// beside this program's bin/, else the source tree's lessons/ this binary was built from; the
+// same from any current folder. "" when none exists, with why_not saying so (and naming a
+// $FUSIONLAB_LESSONS that is not a folder).
+std::string lessons_dir(std::string* why_not = nullptr);
 // Every *.lesson file directly in `dir` (not pending/), sorted by name.
 std::vector<std::string> lesson_files(const std::string& dir);
 // Loads every shipped lesson: valid ones into lessons, errors into errors.

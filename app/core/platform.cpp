@@ -124,6 +124,12 @@ bool running_under_reexec() { return !env_or_empty(kReexecMarker).empty(); }
 
 #if defined(__linux__)
 
+fs::path executable_path() {
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : self;
+}
+
 namespace {
 
 // Our own argv, read back from the kernel so callers need not thread argc/argv through.
@@ -167,6 +173,10 @@ std::string reexec_under_xvfb(int screen_width, int screen_height) {
 }
 
 #else
+
+// Not known here (Windows would use GetModuleFileNameW, macOS _NSGetExecutablePath; untested, so
+// not written): the lessons are then found through $FUSIONLAB_LESSONS or the source tree.
+fs::path executable_path() { return {}; }
 
 std::string reexec_under_xvfb(int, int) {
     return "no display could be opened; this system has no xvfb-run fallback: "

@@ -38,6 +38,10 @@ std::optional<double> seconds_since_process_start();
 // Returns an empty path when no home folder can be found (settings then stay in memory).
 std::filesystem::path config_dir();
 
+// This running program's own file (Linux: /proc/self/exe, links resolved), so data installed
+// beside it (../share/fusionlab) is found from any current folder. Empty where not known.
+std::filesystem::path executable_path();
+
 // Full path of `program` found on PATH, or "" when it is not there.
 std::string find_on_path(const std::string& program);
 

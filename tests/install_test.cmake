@@ -1,0 +1,254 @@
+# Install tests (README "Install for a classroom"). Two roles, like cli_test.cmake:
+#  - included by tests/CMakeLists.txt: registers install.tree and install.package_deb;
+#  - run as `cmake -P install_test.cmake -DFL_MODE=tree|deb ...`: one test's steps.
+#
+# tree: `cmake --install` into a fresh prefix, then from another folder the installed binary's
+#       `info` and `lessons check` name the installed lessons, `lessons list` lists the 8 shipped
+#       lessons, and `shot` (under xvfb-run, like the GUI smoke tests) writes a PNG that png_check
+#       accepts.
+# deb:  cpack -G DEB into a fresh folder; `dpkg-deb -c` lists the binary, every lesson, the
+#       palette and the docs; Depends names the package of every shared library the binary needs
+#       (the CUDA toolkit's cuBLAS/CUPTI excepted: README says what a CUDA-built .deb needs); the
+#       package unpacked with `dpkg -x` finds its own lessons.
+
+if(CMAKE_SCRIPT_MODE_FILE)
+  cmake_policy(VERSION 3.24)
+  # Runs a command in FL_WORK/elsewhere with $FUSIONLAB_LESSONS unset; fails unless it exits 0.
+  function(fl_run_installed exe)
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=FUSIONLAB_LESSONS "${exe}" ${ARGN}
+                    WORKING_DIRECTORY "${FL_WORK}/elsewhere"
+                    RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+    if(NOT code EQUAL 0)
+      message(FATAL_ERROR "${exe} ${ARGN} (in ${FL_WORK}/elsewhere) exited ${code}\n  stdout: ${out}\n  stderr: ${err}")
+    endif()
+    set(out "${out}" PARENT_SCOPE)
+  endfunction()
+
+  # The lessons the installed binary must find: the source tree's *.lesson files, by name.
+  function(fl_expected_lessons var)
+    file(GLOB files RELATIVE "${FL_SOURCE_DIR}/lessons" "${FL_SOURCE_DIR}/lessons/*.lesson")
+    list(LENGTH files n)
+    if(NOT n EQUAL 8)
+      message(FATAL_ERROR "expected the 8 shipped lessons in ${FL_SOURCE_DIR}/lessons, found ${n}: ${files}")
+    endif()
+    set(${var} ${files} PARENT_SCOPE)
+  endfunction()
+
+  # `lessons check` names each file it read: all of them must lie in `dir`, none in the source tree.
+  function(fl_check_lessons_from exe dir)
+    fl_expected_lessons(expected)
+    fl_run_installed("${exe}" lessons check)
+    foreach(lesson IN LISTS expected)
+      string(FIND "${out}" "ok  ${dir}/${lesson} (" at)
+      if(at EQUAL -1)
+        message(FATAL_ERROR "`fusionlab lessons check` did not read ${dir}/${lesson}\n  stdout: ${out}")
+      endif()
+    endforeach()
+    string(FIND "${out}" "${FL_SOURCE_DIR}/lessons/" at)
+    if(NOT at EQUAL -1)
+      message(FATAL_ERROR "the installed binary read lessons from the source tree\n  stdout: ${out}")
+    endif()
+  endfunction()
+
+  file(REMOVE_RECURSE "${FL_WORK}")
+  file(MAKE_DIRECTORY "${FL_WORK}/elsewhere")
+  file(REAL_PATH "${FL_WORK}" FL_WORK)  # the binary sees its own path with links resolved
+
+  if(FL_MODE STREQUAL "tree")
+    set(prefix "${FL_WORK}/prefix")
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=DESTDIR
+                            "${CMAKE_COMMAND}" --install "${FL_BUILD_DIR}" --prefix "${prefix}" --config "${FL_CONFIG}"
+                    RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT code EQUAL 0)
+      message(FATAL_ERROR "cmake --install failed (exit ${code})\n${out}\n${err}")
+    endif()
+    set(exe "${prefix}/${FL_BINDIR}/fusionlab")
+    set(share "${prefix}/${FL_DATADIR}/fusionlab")
+    foreach(f "${exe}" "${share}/assets/palettes/okabe-ito.gpl" "${prefix}/${FL_DOCDIR}/README.md"
+              "${prefix}/${FL_DOCDIR}/lessons/README.md")
+      if(NOT EXISTS "${f}")
+        message(FATAL_ERROR "cmake --install did not install ${f}\n${out}")
+      endif()
+    endforeach()
+    if(EXISTS "${share}/assets/screenshots")
+      message(FATAL_ERROR "the README screenshots are not runtime assets: ${share}/assets/screenshots should not be installed")
+    endif()
+
+    # info says where the lessons are; check reads them from the installed tree.
+    fl_run_installed("${exe}" info)
+    string(FIND "${out}" "${share}/lessons (8 files)" at)
+    if(at EQUAL -1 OR NOT out MATCHES "\n  lessons +/")
+      message(FATAL_ERROR "`fusionlab info` does not name the installed lessons (${share}/lessons, 8 files)\n  stdout: ${out}")
+    endif()
+    fl_check_lessons_from("${exe}" "${share}/lessons")
+    # list: one line per lesson, "NAME  N steps  TITLE", in file order.
+    fl_expected_lessons(expected)
+    fl_run_installed("${exe}" lessons list)
+    string(REGEX MATCHALL "[^\n]+ steps  [^\n]+" rows "${out}")
+    list(LENGTH rows n)
+    if(NOT n EQUAL 8)
+      message(FATAL_ERROR "`fusionlab lessons list` listed ${n} lessons, expected 8\n  stdout: ${out}")
+    endif()
+    foreach(lesson IN LISTS expected)
+      string(REGEX REPLACE "\\.lesson$" "" name "${lesson}")
+      if(NOT out MATCHES "(^|\n)${name} +[1-9][0-9]* steps  ")
+        message(FATAL_ERROR "`fusionlab lessons list` does not list ${name}\n  stdout: ${out}")
+      endif()
+    endforeach()
+    # A $FUSIONLAB_LESSONS that is not a folder is named, not silently replaced by the installed lessons.
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env "FUSIONLAB_LESSONS=${FL_WORK}/missing" "${exe}" lessons list
+                    WORKING_DIRECTORY "${FL_WORK}/elsewhere"
+                    RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+    string(FIND "${err}" "$FUSIONLAB_LESSONS is '${FL_WORK}/missing', which is not a folder" at)
+    if(NOT code EQUAL 2 OR at EQUAL -1)
+      message(FATAL_ERROR "FUSIONLAB_LESSONS=missing folder: expected exit 2 naming it, got ${code}\n  stderr: ${err}")
+    endif()
+
+    if(FL_GUI)
+      find_program(XVFB_RUN xvfb-run)
+      if(NOT XVFB_RUN)
+        message(FATAL_ERROR "xvfb-run not found: the installed `fusionlab shot` renders under a virtual X server. "
+                            "Install it (Debian/Ubuntu: sudo apt-get install xvfb xauth) and run ctest again.")
+      endif()
+      execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=FUSIONLAB_LESSONS
+                              "${XVFB_RUN}" -a -s "-screen 0 1280x1024x24"
+                              "${exe}" shot --out shot.png --size 640x360 --sim H100
+                      WORKING_DIRECTORY "${FL_WORK}/elsewhere"
+                      RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 180)
+      if(NOT code EQUAL 0 OR NOT EXISTS "${FL_WORK}/elsewhere/shot.png")
+        message(FATAL_ERROR "the installed `fusionlab shot --out shot.png` failed (exit ${code}) or wrote no "
+                            "${FL_WORK}/elsewhere/shot.png\n  stdout: ${out}\n  stderr: ${err}")
+      endif()
+      execute_process(COMMAND "${FL_CHECK}" "${FL_WORK}/elsewhere/shot.png" 640 360
+                      RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+      if(NOT code EQUAL 0)
+        message(FATAL_ERROR "the installed binary's screenshot failed its check: ${err}${out}")
+      endif()
+      message(STATUS "${out}")
+    endif()
+
+  elseif(FL_MODE STREQUAL "deb")
+    find_program(DPKG_DEB dpkg-deb)
+    find_program(DPKG dpkg)
+    if(NOT DPKG_DEB OR NOT DPKG)
+      message(STATUS "SKIPPED: dpkg-deb not found (the .deb is built and checked on Debian and Ubuntu)")
+      return()
+    endif()
+    execute_process(COMMAND "${FL_CPACK}" --config "${FL_BUILD_DIR}/CPackConfig.cmake" -G DEB -C "${FL_CONFIG}"
+                            -B "${FL_WORK}/package"
+                    RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    file(GLOB debs "${FL_WORK}/package/fusionlab_*.deb")
+    list(LENGTH debs n)
+    if(NOT code EQUAL 0 OR NOT n EQUAL 1)
+      message(FATAL_ERROR "cpack -G DEB failed (exit ${code}, ${n} .deb files)\n${out}\n${err}")
+    endif()
+    list(GET debs 0 deb)
+    execute_process(COMMAND "${DPKG_DEB}" -c "${deb}" RESULT_VARIABLE code OUTPUT_VARIABLE contents ERROR_VARIABLE err)
+    if(NOT code EQUAL 0)
+      message(FATAL_ERROR "dpkg-deb -c ${deb} failed: ${err}")
+    endif()
+    message(STATUS "${deb}:\n${contents}")
+    fl_expected_lessons(expected)
+    set(share "./usr/${FL_DATADIR}/fusionlab")
+    set(wanted "./usr/${FL_BINDIR}/fusionlab" "${share}/assets/palettes/okabe-ito.gpl" "./usr/${FL_DOCDIR}/README.md")
+    foreach(lesson IN LISTS expected)
+      list(APPEND wanted "${share}/lessons/${lesson}")
+    endforeach()
+    foreach(path IN LISTS wanted)
+      string(FIND "${contents}" " ${path}\n" at)
+      if(at EQUAL -1)
+        message(FATAL_ERROR "${deb} lacks ${path}")
+      endif()
+    endforeach()
+    if(contents MATCHES "screenshots/")
+      message(FATAL_ERROR "${deb} carries the README screenshots, which the app does not need")
+    endif()
+
+    # Unpacked, the packaged binary finds the packaged lessons (relative to its own bin/).
+    execute_process(COMMAND "${DPKG_DEB}" -x "${deb}" "${FL_WORK}/root" RESULT_VARIABLE code ERROR_VARIABLE err)
+    if(NOT code EQUAL 0)
+      message(FATAL_ERROR "dpkg-deb -x ${deb} failed: ${err}")
+    endif()
+    set(exe "${FL_WORK}/root/usr/${FL_BINDIR}/fusionlab")
+    fl_check_lessons_from("${exe}" "${FL_WORK}/root/usr/${FL_DATADIR}/fusionlab/lessons")
+
+    # Control fields: the name, and a Depends that names the package of every library it links.
+    execute_process(COMMAND "${DPKG_DEB}" -f "${deb}" Package Depends OUTPUT_VARIABLE fields)
+    message(STATUS "${fields}")
+    if(NOT fields MATCHES "(^|\n)Package: fusionlab\n")
+      message(FATAL_ERROR "${deb}: the package is not named fusionlab:\n${fields}")
+    endif()
+    string(REGEX REPLACE ".*Depends: ([^\n]*).*" "\\1" depends "${fields}")
+    string(REGEX REPLACE "\\([^)]*\\)" "" depends_names "${depends}")
+    string(REGEX MATCHALL "[^ ,|]+" depends_names "${depends_names}")
+    execute_process(COMMAND ldd "${exe}" OUTPUT_VARIABLE ldd_out RESULT_VARIABLE code)
+    execute_process(COMMAND objdump -p "${exe}" OUTPUT_VARIABLE dyn)
+    string(REGEX MATCHALL "NEEDED +[^\n]+" needed "${dyn}")
+    if(NOT code EQUAL 0 OR NOT needed)
+      message(FATAL_ERROR "cannot read the shared libraries ${exe} needs (ldd exit ${code}, objdump -p)")
+    endif()
+    string(REGEX MATCHALL "[^\n]+" ldd_lines "${ldd_out}")
+    foreach(line IN LISTS ldd_lines)
+      if(line MATCHES "^[ \t]*([^ ]+) => (/[^ ]+)")
+        set("path_of_${CMAKE_MATCH_1}" "${CMAKE_MATCH_2}")
+      endif()
+    endforeach()
+    foreach(line IN LISTS needed)
+      string(REGEX REPLACE "NEEDED +" "" soname "${line}")
+      string(STRIP "${soname}" soname)
+      set(path "${path_of_${soname}}")
+      if(soname MATCHES "^lib(cublas|cublasLt|cupti|nvperf_host)\\.so")
+        message(STATUS "${soname}: from the CUDA toolkit (${path}), not in Depends unless FUSIONLAB_DEB_CUDA_DEPENDS "
+                       "names it: see README, Install for a classroom")
+        continue()
+      endif()
+      set(owner "")
+      # The dynamic loader itself (named NEEDED by binaries that link CUDA's static runtime): ldd
+      # prints it without "=>"; Debian ships it in libc6.
+      if(soname MATCHES "^ld-linux")
+        set(owner "libc6")
+      endif()
+      # Debian 12 has merged /usr: dpkg knows some libraries under /lib, others under /usr/lib.
+      string(REGEX REPLACE "^/usr/" "/" other "${path}")
+      if(other STREQUAL path)
+        set(other "/usr${path}")
+      endif()
+      foreach(p "${path}" "${other}")
+        if(path AND owner STREQUAL "")
+          execute_process(COMMAND "${DPKG}" -S "${p}" OUTPUT_VARIABLE owner_out ERROR_QUIET RESULT_VARIABLE code)
+          if(code EQUAL 0)
+            string(REGEX MATCH "^[^:, ]+" owner "${owner_out}")
+          endif()
+        endif()
+      endforeach()
+      if(owner STREQUAL "")
+        message(FATAL_ERROR "${exe} needs ${soname} (${path}), which no installed package provides")
+      endif()
+      if(NOT owner IN_LIST depends_names)
+        message(FATAL_ERROR "${exe} needs ${soname} from package ${owner}, which Depends does not name: ${depends}")
+      endif()
+      message(STATUS "${soname}: ${owner} (in Depends)")
+    endforeach()
+  else()
+    message(FATAL_ERROR "install_test.cmake: unknown FL_MODE '${FL_MODE}'")
+  endif()
+  return()
+endif()
+
+# ---- included: the tests ---------------------------------------------------------------------
+set(_fl_install_defs -DFL_BUILD_DIR=${CMAKE_BINARY_DIR} -DFL_SOURCE_DIR=${PROJECT_SOURCE_DIR} -DFL_CONFIG=$<CONFIG>
+    -DFL_BINDIR=${CMAKE_INSTALL_BINDIR} -DFL_DATADIR=${CMAKE_INSTALL_DATADIR} -DFL_DOCDIR=${CMAKE_INSTALL_DOCDIR}
+    )
+if(FUSIONLAB_GUI)
+  list(APPEND _fl_install_defs -DFL_GUI=1 -DFL_CHECK=$<TARGET_FILE:fl_png_check>)
+endif()
+add_test(NAME install.tree
+         COMMAND ${CMAKE_COMMAND} -DFL_MODE=tree -DFL_WORK=${CMAKE_BINARY_DIR}/install_test/tree ${_fl_install_defs}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/install_test.cmake)
+add_test(NAME install.package_deb
+         COMMAND ${CMAKE_COMMAND} -DFL_MODE=deb -DFL_WORK=${CMAKE_BINARY_DIR}/install_test/deb -DFL_CPACK=${CMAKE_CPACK_COMMAND}
+                 ${_fl_install_defs} -P ${CMAKE_CURRENT_SOURCE_DIR}/install_test.cmake)
+# Both install the whole build (install_manifest.txt is written in the build folder): one at a time.
+set_tests_properties(install.tree install.package_deb PROPERTIES TIMEOUT 300 LABELS install
+                     RESOURCE_LOCK fusionlab_install)
+set_tests_properties(install.package_deb PROPERTIES SKIP_REGULAR_EXPRESSION "SKIPPED: dpkg-deb not found")
