@@ -11,7 +11,7 @@ B=.device/bin; F=$B/fusionlab
 chmod +x $B/*
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.mem --format=csv,noheader; } | tee "$OUT/tests.log"
 timeout 200 $B/fusionlab_gpu_tests >> "$OUT/tests.log" 2>&1; echo "gpu tests rc=$?" | tee -a "$OUT/tests.log"
-timeout 200 compute-sanitizer --tool memcheck $B/fusionlab_gpu_tests "[elementwise],[attention]~[timing]" 2>&1 | tail -3 | tee -a "$OUT/tests.log"
+FUSIONLAB_SANITIZER_RUN=1 timeout 200 compute-sanitizer --tool memcheck $B/fusionlab_gpu_tests "[elementwise],[attention]~[timing]" 2>&1 | tail -3 | tee -a "$OUT/tests.log"
 timeout 60 $F info | tee "$OUT/info.txt"
 timeout 120 $F bench --workload chain,bias_gelu --variant all --rows 8192 --hidden 8192 --dtype bf16,fp16,fp32 \
   --reps 50 --kernels --csv "$OUT/elementwise.csv" | tee "$OUT/bench.txt"
