@@ -7,6 +7,8 @@
 #include "kernels/common/backend.h"
 #include "kernels/workload.h"
 
+#include "sim_settings.h"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -28,26 +30,8 @@ TEST_CASE("panels_state: params_error follows the parameters", "[panels_state]")
     CHECK(app::params_error(state).empty());
 }
 
-namespace {
-
-app::ResolvedBackend sim_backend(const std::string& key = "H100") {
-    app::ResolvedBackend b;
-    b.ready = true;
-    b.kind = kernels::BackendKind::simulated;
-    b.sim_key = key;
-    b.device = kernels::find_sim_gpu(key)->info;
-    return b;
-}
-
-app::Settings attention_settings() {
-    app::Settings s;
-    s.backend = "H100";
-    s.params.workload = "attention";
-    s.params.dtype = kernels::DType::f16;
-    return s;
-}
-
-}  // namespace
+using fl_test::attention_settings;
+using fl_test::sim_backend;
 
 TEST_CASE("live loop: the quick batch asks for few reps, one warm-up and no counters", "[panels_state][live]") {
     app::Settings s = attention_settings();

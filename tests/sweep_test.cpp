@@ -8,31 +8,15 @@
 #include "app/core/sweep.h"
 #include "kernels/common/backend.h"
 
+#include "sim_settings.h"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <thread>
 
-namespace {
-
-app::ResolvedBackend sim_backend(const std::string& key = "H100") {
-    app::ResolvedBackend b;
-    b.ready = true;
-    b.kind = kernels::BackendKind::simulated;
-    b.sim_key = key;
-    b.device = kernels::find_sim_gpu(key)->info;
-    return b;
-}
-
-app::Settings attention_settings() {
-    app::Settings s;
-    s.backend = "H100";
-    s.params.workload = "attention";
-    s.params.dtype = kernels::DType::f16;
-    return s;
-}
-
-}  // namespace
+using fl_test::attention_settings;
+using fl_test::sim_backend;
 
 TEST_CASE("sweep: x2 steps from 'from' up to 'to'", "[sweep]") {
     CHECK(app::sweep_values(256, 8192) == std::vector<double>{256, 512, 1024, 2048, 4096, 8192});

@@ -30,6 +30,7 @@
 #include <backends/imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -459,6 +460,39 @@ BundleStep shoot_lesson_step(AppState& state, Runner& runner, ImGuiSession& sess
 }
 
 // `shot --lesson NAME [--step K | --all-steps] --out DIR`: a lesson bundle, headless.
+// What both headless paths need before drawing: GLFW (or the advice to run under xvfb-run), a
+// hidden window for the GL context, an offscreen target of the shot's size and a probed runner.
+// `draw` renders and saves; its return value is the exit status.
+int with_headless_frame(const ShotOptions& opts,
+                        const std::function<int(Runner&, GLFWwindow*, OffscreenTarget&)>& draw) {
+    GlfwSession glfw;
+    if (!glfw.ok) {
+        // No display: run ourselves again under a virtual X server when one can be had.
+        const std::string why = platform::reexec_under_xvfb(std::max(opts.width, 640), std::max(opts.height, 480));
+        std::fprintf(stderr, "fusionlab shot: %s (%s)\n", why.c_str(), last_glfw_error().c_str());
+        return 1;
+    }
+    std::string error;
+    GLFWwindow* window = open_window(64, 64, false, &error);
+    if (!window) {
+        std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+        return 1;
+    }
+    int status = 1;
+    {
+        OffscreenTarget target;
+        if (error = target.create(opts.width, opts.height); !error.empty()) {
+            std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+        } else {
+            Runner runner;
+            runner.wait_until_probed();
+            status = draw(runner, window, target);
+        }
+    }
+    glfwDestroyWindow(window);
+    return status;
+}
+
 int run_lesson_shot(const ShotOptions& opts) {
     AppState state;
     state.interactive = false;
@@ -492,48 +526,25 @@ int run_lesson_shot(const ShotOptions& opts) {
     else
         steps.push_back(std::clamp(opts.lesson_step, 0, static_cast<int>(lesson->steps.size()) - 1));
 
-    GlfwSession glfw;
-    if (!glfw.ok) {
-        const std::string reexec = platform::reexec_under_xvfb(std::max(opts.width, 640), std::max(opts.height, 480));
-        std::fprintf(stderr, "fusionlab shot: %s (%s)\n", reexec.c_str(), last_glfw_error().c_str());
-        return 1;
-    }
-    std::string error;
-    GLFWwindow* window = open_window(64, 64, false, &error);
-    if (!window) {
-        std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
-        return 1;
-    }
-    int status = 0;
-    {
-        OffscreenTarget target;
-        if (error = target.create(opts.width, opts.height); !error.empty()) {
-            std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
-            status = 1;
-        } else {
-            Runner runner;
-            runner.wait_until_probed();
-            BundleWriter writer;
-            error = writer.begin(opts.out, *lesson, resolve_backend(s, runner).device);
-            ImGuiSession session(window, false);
-            for (size_t i = 0; error.empty() && i < steps.size(); ++i) {
-                open_lesson(state, index, steps[i], 0);
-                state.lesson.classroom = opts.classroom;
-                error = writer.add_step(shoot_lesson_step(state, runner, session, target, opts));
-            }
-            if (error.empty()) error = writer.finish();
-            if (!error.empty()) {
-                std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
-                status = 1;
-            } else {
-                std::printf("saved %s (%zu %s of %s, %dx%d, %zu files)\n", writer.dir().c_str(), steps.size(),
-                            steps.size() == 1 ? "step" : "steps", lesson->name.c_str(), opts.width, opts.height,
-                            writer.files().size());
-            }
+    return with_headless_frame(opts, [&](Runner& runner, GLFWwindow* window, OffscreenTarget& target) {
+        BundleWriter writer;
+        std::string error = writer.begin(opts.out, *lesson, resolve_backend(s, runner).device);
+        ImGuiSession session(window, false);
+        for (size_t i = 0; error.empty() && i < steps.size(); ++i) {
+            open_lesson(state, index, steps[i], 0);
+            state.lesson.classroom = opts.classroom;
+            error = writer.add_step(shoot_lesson_step(state, runner, session, target, opts));
         }
-    }
-    glfwDestroyWindow(window);
-    return status;
+        if (error.empty()) error = writer.finish();
+        if (!error.empty()) {
+            std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+            return 1;
+        }
+        std::printf("saved %s (%zu %s of %s, %dx%d, %zu files)\n", writer.dir().c_str(), steps.size(),
+                    steps.size() == 1 ? "step" : "steps", lesson->name.c_str(), opts.width, opts.height,
+                    writer.files().size());
+        return 0;
+    });
 }
 
 }  // namespace
@@ -547,67 +558,41 @@ int run_shot(const ShotOptions& opts) {
         return 1;
     }
 
-    GlfwSession glfw;
-    if (!glfw.ok) {
-        // No display: run ourselves again under a virtual X server when one can be had.
-        const std::string why = platform::reexec_under_xvfb(std::max(opts.width, 640), std::max(opts.height, 480));
-        std::fprintf(stderr, "fusionlab shot: %s (%s)\n", why.c_str(), last_glfw_error().c_str());
-        return 1;
-    }
-    std::string error;
-    GLFWwindow* window = open_window(64, 64, false, &error);
-    if (!window) {
-        std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
-        return 1;
-    }
-    int status = 0;
-    {
-        OffscreenTarget target;
-        if (error = target.create(opts.width, opts.height); !error.empty()) {
-            std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
-            status = 1;
-        } else {
-            Runner runner;
-            runner.wait_until_probed();
-            if (!opts.results.empty()) {
-                if (error = import_results(state, opts.results); !error.empty()) {
-                    std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
-                    glfwDestroyWindow(window);
-                    return 1;
-                }
-            } else {
-                const ResolvedBackend backend = resolve_backend(state.settings, runner);
-                if (opts.view == "roofline") seed_roofline_trail(state, runner, backend);
-                std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
-                for (const kernels::Measurement& m : results)
-                    if (!m.ok)
-                        std::fprintf(stderr, "fusionlab shot: %s %s: %s\n", m.job.variant.c_str(),
-                                     m.refused ? "refused" : "failed", m.error.c_str());
-                store_results(state, std::move(results));
-            }
-            state.params_dirty = false;  // measured above; nothing to submit while rendering
-            state.requested_view = opts.view;
-            if (opts.view == "memory") setup_memory_view(opts, state.settings.params, state.memory);
-            if (opts.view == "sweep") {  // the main size parameter over its default range (app/core/sweep.h)
-                const ResolvedBackend backend = resolve_backend(state.settings, runner);
-                if (const std::string why = run_sweep_blocking(state.sweep, state.settings, backend, runner); !why.empty())
-                    std::fprintf(stderr, "fusionlab shot: sweep: %s\n", why.c_str());
-            }
-
-            ImGuiSession session(window, false);
-            render_shot_frames(state, runner, session, target, opts.width, opts.height);
-            error = export_png(opts.out, opts.width, opts.height, target.read_rgba());
-            if (!error.empty()) {
+    return with_headless_frame(opts, [&](Runner& runner, GLFWwindow* window, OffscreenTarget& target) {
+        if (!opts.results.empty()) {
+            if (std::string error = import_results(state, opts.results); !error.empty()) {
                 std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
-                status = 1;
-            } else {
-                std::printf("saved %s (%dx%d)\n", opts.out.c_str(), opts.width, opts.height);
-                if (std::getenv("FUSIONLAB_PRINT_GL")) std::printf("GL renderer: %s\n", gl_renderer_text().c_str());
+                return 1;
             }
+        } else {
+            const ResolvedBackend backend = resolve_backend(state.settings, runner);
+            if (opts.view == "roofline") seed_roofline_trail(state, runner, backend);
+            std::vector<kernels::Measurement> results = runner.run_blocking(make_batch(state.settings, backend));
+            for (const kernels::Measurement& m : results)
+                if (!m.ok)
+                    std::fprintf(stderr, "fusionlab shot: %s %s: %s\n", m.job.variant.c_str(),
+                                 m.refused ? "refused" : "failed", m.error.c_str());
+            store_results(state, std::move(results));
         }
-    }
-    glfwDestroyWindow(window);
-    return status;
+        state.params_dirty = false;  // measured above; nothing to submit while rendering
+        state.requested_view = opts.view;
+        if (opts.view == "memory") setup_memory_view(opts, state.settings.params, state.memory);
+        if (opts.view == "sweep") {  // the main size parameter over its default range (app/core/sweep.h)
+            const ResolvedBackend backend = resolve_backend(state.settings, runner);
+            if (const std::string why = run_sweep_blocking(state.sweep, state.settings, backend, runner); !why.empty())
+                std::fprintf(stderr, "fusionlab shot: sweep: %s\n", why.c_str());
+        }
+
+        ImGuiSession session(window, false);
+        render_shot_frames(state, runner, session, target, opts.width, opts.height);
+        if (std::string error = export_png(opts.out, opts.width, opts.height, target.read_rgba()); !error.empty()) {
+            std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+            return 1;
+        }
+        std::printf("saved %s (%dx%d)\n", opts.out.c_str(), opts.width, opts.height);
+        if (std::getenv("FUSIONLAB_PRINT_GL")) std::printf("GL renderer: %s\n", gl_renderer_text().c_str());
+        return 0;
+    });
 }
 
 }  // namespace app

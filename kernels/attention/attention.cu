@@ -1158,7 +1158,7 @@ SharedReference reference_for(const AttentionParams& a, double max_mults) {
     return last.reference;
 }
 
-class AttentionGpu final : public GpuWorkload {
+class AttentionGpu final : public WorkspaceGpuWorkload<Workspace> {
 public:
     uint64_t bytes_per_set(const std::string& variant, const Params& params) const override {
         const AttentionParams a = to_attention(params);
@@ -1173,12 +1173,6 @@ public:
         a_ = to_attention(params);
         ws_.prepare(variant, a_);
     }
-    void release() override { ws_.release(); }
-    uint64_t bytes_held() const override { return ws_.bytes(); }
-    void fill_inputs(cudaStream_t s) override { ws_.fill_inputs(s); }
-    void poison_outputs(cudaStream_t s) override { ws_.poison_outputs(s); }
-    size_t kernel_count() const override { return ws_.kernel_count(); }
-    void launch_kernel(size_t k, int, cudaStream_t s) override { ws_.launch_kernel(k, s); }
 
     void begin_check(const CheckBudget& budget) override {
         max_mults_ = budget.max_mults;
@@ -1220,7 +1214,6 @@ public:
     }
 
 private:
-    Workspace ws_;
     AttentionParams a_;
     double max_mults_ = 4e8;
     SharedReference reference_;

@@ -98,6 +98,23 @@ public:
     virtual std::string register_note(const Model& /*model*/, const Params& /*p*/) const { return ""; }
 };
 
+// The buffer calls forwarded to a workspace class with the usual members (release, bytes,
+// fill_inputs, poison_outputs, kernel_count, launch_kernel(k, stream)): attention's and skip's
+// GpuWorkloads hold one buffer set, so the set index is not used.
+template <typename Workspace>
+class WorkspaceGpuWorkload : public GpuWorkload {
+public:
+    void release() override { ws_.release(); }
+    uint64_t bytes_held() const override { return ws_.bytes(); }
+    void fill_inputs(cudaStream_t stream) override { ws_.fill_inputs(stream); }
+    void poison_outputs(cudaStream_t stream) override { ws_.poison_outputs(stream); }
+    size_t kernel_count() const override { return ws_.kernel_count(); }
+    void launch_kernel(size_t k, int, cudaStream_t stream) override { ws_.launch_kernel(k, stream); }
+
+protected:
+    Workspace ws_;
+};
+
 namespace gpu {
 
 // Counts NaN/inf elements of a device tensor into *count_device (zeroed first by the caller's

@@ -290,7 +290,7 @@ namespace {
 
 // q, k, v, x in; attn_out and/or out written. Sampled (problem, row) pairs of the result (out, or
 // attn_out for the variant attention) against the float64 reference; the whole result scanned.
-class SkipGpu final : public GpuWorkload {
+class SkipGpu final : public WorkspaceGpuWorkload<Workspace> {
 public:
     uint64_t bytes_per_set(const std::string& variant, const Params& params) const override {
         return device_bytes(variant, to_skip(params));
@@ -303,12 +303,6 @@ public:
         p_ = to_skip(params);
         ws_.prepare(variant, p_);
     }
-    void release() override { ws_.release(); }
-    uint64_t bytes_held() const override { return ws_.bytes(); }
-    void fill_inputs(cudaStream_t s) override { ws_.fill_inputs(s); }
-    void poison_outputs(cudaStream_t s) override { ws_.poison_outputs(s); }
-    size_t kernel_count() const override { return ws_.kernel_count(); }
-    void launch_kernel(size_t k, int, cudaStream_t s) override { ws_.launch_kernel(k, s); }
 
     void gather_output(cudaStream_t s, unsigned long long* counter) override {
         nonfinite_ = kernels::gpu::scan_nonfinite(p_.attn.dtype, ws_.result(), ws_.result_elements(), counter, s);
@@ -347,7 +341,6 @@ public:
     }
 
 private:
-    Workspace ws_;
     std::string variant_;
     SkipParams p_;
     int64_t nonfinite_ = 0;
