@@ -180,7 +180,7 @@ TEST_CASE("describe: one line per parameter set, from the workload's definition"
     p = default_params("launch");
     CHECK(describe(p) == "launch: K=100, n=65536, bf16");
     p = default_params("skip");
-    CHECK(describe(p, "teaching_fused") == "skip teaching_fused: 4 x 4 heads, N=1024, d=64, t=1, sigma_d=0.5, tile 64x64, bf16");
+    CHECK(describe(p, "teaching_fused") == "skip teaching_fused: 4x4 heads, N=1024, d=64, t=1, sigma_d=0.5, tile 64x64, bf16");
     for (const WorkloadDef* w : workloads()) {
         CHECK_FALSE(w->description.empty());
         CHECK_FALSE(w->title.empty());

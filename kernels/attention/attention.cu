@@ -31,6 +31,7 @@
 // [SECTION] Skip epilogue entry point (attention_epilogue.cuh)
 // [SECTION] Workspace (attention_workspace.cuh)
 // [SECTION] Entry points (attention_gpu.h)
+// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_gpu.h"

@@ -43,6 +43,8 @@
 // [SECTION] Kernels: input fill, output scan
 // [SECTION] Launchers
 // [SECTION] Dispatch by kernel name, buffer specs
+// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// [SECTION] Test entry points (elementwise_testing.h)
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_dtype.cuh"
 #include "kernels/elementwise/elementwise_gpu.cuh"

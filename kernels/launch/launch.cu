@@ -16,6 +16,7 @@
 // [SECTION] Kernels
 // [SECTION] Launchers
 // [SECTION] Workspace: buffers, graph, check
+// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_dtype.cuh"
 #include "kernels/common/gpu_memory.cuh"

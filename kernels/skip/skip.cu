@@ -16,6 +16,7 @@
 // [SECTION] Buffers and launches
 // [SECTION] Workspace (skip_workspace.cuh)
 // [SECTION] Entry points (skip_gpu.h)
+// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_gpu.h"
 #include "kernels/attention/attention_workspace.cuh"
