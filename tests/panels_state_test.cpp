@@ -30,6 +30,22 @@ TEST_CASE("panels_state: params_error follows the parameters", "[panels_state]")
     CHECK(app::params_error(state).empty());
 }
 
+TEST_CASE("panels_state: a variant's refusal is kept until the parameters or the device change", "[panels_state]") {
+    app::ValidationCache cache;
+    kernels::Params p = kernels::default_params("attention");
+    p.dtype = kernels::DType::f32;
+    p.set("br", 128).set("bc", 128).set("d", 128);  // the teaching kernel's tiles do not fit 228 KiB in fp32
+    const kernels::DeviceInfo& h100 = kernels::find_sim_gpu("H100")->info;
+    const std::string& flash = cache.refusal(p, h100, "flash");
+    CHECK_THAT(flash, Catch::Contains("shared memory"));
+    CHECK(&cache.refusal(p, h100, "flash") == &flash);  // asked again: the kept answer
+    CHECK_THAT(cache.refusal(p, h100, "flash_tc"), Catch::Contains("fp16 or bf16"));
+    p.set("br", 16).set("bc", 16);
+    CHECK(cache.refusal(p, h100, "flash").empty());  // new parameters: asked anew
+    p.dtype = kernels::DType::f16;
+    CHECK(cache.refusal(p, kernels::find_sim_gpu("V100")->info, "flash_tc").find("8.0") != std::string::npos);
+}
+
 using fl_test::attention_settings;
 using fl_test::sim_backend;
 

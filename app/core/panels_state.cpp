@@ -64,6 +64,18 @@ const std::string& ValidationCache::error(const kernels::Params& p) const {
     return error_;
 }
 
+const std::string& ValidationCache::refusal(const kernels::Params& p, const kernels::DeviceInfo& device,
+                                            const std::string& variant) const {
+    if (!(refusal_params_ == p) || refusal_device_ != device.name) {
+        refusal_params_ = p;
+        refusal_device_ = device.name;
+        refusals_.clear();
+    }
+    const auto it = refusals_.find(variant);
+    if (it != refusals_.end()) return it->second;
+    return refusals_[variant] = kernels::device_refusal(variant, p, kernels::total_memory_budget(device));
+}
+
 const std::string& params_error(const AppState& state) { return state.validation.error(state.settings.params); }
 
 void mark_changed(AppState& state, double now) {

@@ -30,16 +30,23 @@ struct LivePass {
     size_t done = 0;              // results received of it
 };
 
-// kernels::validate() of the parameters last asked about, kept until they change: the panels ask
-// every frame, the answer changes only with the parameters.
+// kernels::validate() of the parameters last asked about, and each variant's device refusal on the
+// device last asked about, kept until they change: the panels ask every frame, the answers change
+// only with the parameters (or the backend).
 class ValidationCache {
 public:
     const std::string& error(const kernels::Params& p) const;
+    // kernels::device_refusal() against the device's whole memory ("" when it can run).
+    const std::string& refusal(const kernels::Params& p, const kernels::DeviceInfo& device,
+                               const std::string& variant) const;
 
 private:
     mutable bool filled_ = false;
     mutable kernels::Params params_;
     mutable std::string error_;
+    mutable kernels::Params refusal_params_;
+    mutable std::string refusal_device_;
+    mutable std::map<std::string, std::string> refusals_;  // by variant
 };
 
 struct InlineMessage {

@@ -168,7 +168,8 @@ bool workload_combo(Settings& s) {
 
 // A variant the device cannot run with these parameters is shown disabled with the reason, never
 // hidden: the refusal (a tile larger than shared memory, S and P larger than GPU memory) is the lesson.
-bool variant_checkboxes(Settings& s, const ResolvedBackend& backend, bool params_valid) {
+bool variant_checkboxes(Settings& s, const ResolvedBackend& backend, bool params_valid,
+                        const ValidationCache& validation) {
     const std::string w = s.params.workload;
     label_above("variants", "Implementations of the same function. Each selected variant is measured "
                             "and shown side by side; the colour matches the charts.");
@@ -179,8 +180,7 @@ bool variant_checkboxes(Settings& s, const ResolvedBackend& backend, bool params
         color_swatch(variant_series(w, v.name));
         const bool last_one = on && chosen.size() == 1;  // keep at least one variant selected
         const std::string refusal = backend.ready && params_valid
-                                        ? kernels::device_refusal(v.name, s.params,
-                                                                  kernels::total_memory_budget(backend.device))
+                                        ? validation.refusal(s.params, backend.device, v.name)
                                         : std::string();
         ImGui::BeginDisabled(last_one || !refusal.empty());
         if (ImGui::Checkbox(v.name.c_str(), &on)) {
@@ -299,7 +299,7 @@ void draw_parameters_panel(AppState& state, const Runner& runner, const Resolved
     section_heading("Parameters");
     Settings& s = state.settings;
     bool changed = workload_combo(s);
-    changed |= variant_checkboxes(s, backend, params_error(state).empty());
+    changed |= variant_checkboxes(s, backend, params_error(state).empty(), state.validation);
     for (const kernels::ParamSpec& spec : kernels::param_specs(s.params.workload))
         changed |= param_control(s.params, spec);
     changed |= dtype_combo(s.params);
@@ -319,7 +319,7 @@ void draw_step_controls(AppState& state, const std::vector<std::string>& names, 
     bool changed = false;
     for (const std::string& name : names) {
         if (name == "workload") changed |= workload_combo(s);
-        else if (name == "variants") changed |= variant_checkboxes(s, backend, params_error(state).empty());
+        else if (name == "variants") changed |= variant_checkboxes(s, backend, params_error(state).empty(), state.validation);
         else if (name == "dtype") changed |= dtype_combo(s.params);
         else if (name == "backend") changed |= backend_combo(s, runner, backend);
         else
