@@ -109,6 +109,8 @@ static std::string lower(std::string s) {
 }
 
 const WorkloadDef* find_workload(const std::string& name) {
+    for (const WorkloadDef* w : workloads())  // the registry's own spelling: no copy (Params::get asks often)
+        if (w->name == name) return w;
     const std::string key = lower(name);
     for (const WorkloadDef* w : workloads())
         if (w->name == key) return w;
