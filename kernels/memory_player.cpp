@@ -3,7 +3,7 @@
 // [SECTION] On-chip working set
 #include "kernels/memory_player.h"
 
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "kernels/common/types.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <cstdint>
 #include <string>

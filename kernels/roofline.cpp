@@ -4,7 +4,7 @@
 #include "kernels/roofline.h"
 
 #include "kernels/common/format.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <algorithm>
 #include <cmath>

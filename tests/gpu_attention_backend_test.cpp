@@ -5,7 +5,7 @@
 #include "kernels/attention/attention.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/sanitizer_run.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 

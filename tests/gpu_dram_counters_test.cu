@@ -5,7 +5,7 @@
 #include "kernels/common/backend.h"
 #include "kernels/common/cupti_detach.h"
 #include "kernels/common/dram_counters.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>

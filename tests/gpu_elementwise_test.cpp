@@ -7,7 +7,7 @@
 #include "kernels/common/gpu_testing.h"
 #include "kernels/elementwise/elementwise_testing.h"
 #include "kernels/elementwise/elementwise.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 

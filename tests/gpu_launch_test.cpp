@@ -6,7 +6,7 @@
 #include "kernels/common/timeline.h"
 #include "kernels/launch/launch.h"
 #include "kernels/launch/launch_gpu.cuh"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>

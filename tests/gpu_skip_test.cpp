@@ -8,7 +8,7 @@
 #include "kernels/common/sanitizer_run.h"
 #include "kernels/skip/skip.h"
 #include "kernels/skip/skip_gpu.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -5,7 +5,7 @@
 #include "kernels/common/timeline.h"
 #include "kernels/launch/launch.h"
 #include "kernels/memory_player.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -7,7 +7,7 @@
 #include "app/core/lesson_player.h"
 #include "kernels/common/format.h"
 #include "kernels/elementwise/elementwise.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 #include "temp_dir.h"
 
 #include <catch2/catch.hpp>

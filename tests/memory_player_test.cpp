@@ -3,7 +3,7 @@
 // attention included); the counters only grow; shared-memory parts sum to the kernel's allocation.
 #include "kernels/attention/attention.h"
 #include "kernels/memory_player.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -5,7 +5,7 @@
 #include "app/core/panels_state.h"
 
 #include "kernels/common/backend.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include "sim_settings.h"
 

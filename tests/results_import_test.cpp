@@ -5,7 +5,7 @@
 
 #include "app/core/export.h"
 #include "kernels/common/backend.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include "temp_dir.h"
 

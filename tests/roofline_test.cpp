@@ -3,7 +3,7 @@
 // of measured vs modeled DRAM bytes names the reason with computed numbers.
 #include "kernels/common/backend.h"
 #include "kernels/roofline.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 

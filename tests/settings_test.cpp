@@ -3,7 +3,7 @@
 #include "app/core/settings.h"
 
 #include "app/core/jobs.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include "temp_dir.h"
 

@@ -4,7 +4,7 @@
 
 #include "app/core/runner.h"
 #include "app/core/settings.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 

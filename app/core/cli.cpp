@@ -32,7 +32,7 @@
 #include "kernels/common/sanitizer_run.h"
 #include "kernels/memory_player.h"
 #include "kernels/skip/skip.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <CLI/CLI.hpp>
 

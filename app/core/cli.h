@@ -6,7 +6,7 @@
 
 #include "app/core/gui_options.h"
 #include "app/core/settings.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 #include "kernels/common/types.h"
 
 #include <cstdint>

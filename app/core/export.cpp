@@ -13,7 +13,7 @@
 #include "kernels/common/backend.h"
 #include "kernels/common/timeline.h"
 #include "kernels/roofline.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <nlohmann/json.hpp>
 #include <stb/stb_image_write.h>

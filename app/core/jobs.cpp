@@ -4,7 +4,7 @@
 #include "app/core/jobs.h"
 
 #include "kernels/common/backend.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <algorithm>
 #include <ctime>

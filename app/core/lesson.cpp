@@ -13,7 +13,7 @@
 #include "kernels/common/format.h"
 #include "kernels/memory_player.h"
 #include "kernels/roofline.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <algorithm>
 #include <cctype>

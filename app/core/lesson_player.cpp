@@ -1,6 +1,6 @@
 #include "app/core/lesson_player.h"
 
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include "app/core/export.h"
 #include "app/core/results_import.h"
 #include "kernels/common/backend.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // [SECTION] Entry points
 #include "app/core/results_import.h"
 
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <nlohmann/json.hpp>
 

@@ -5,7 +5,7 @@
 #include "app/core/export.h"
 #include "app/core/platform.h"
 #include "kernels/common/backend.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <nlohmann/json.hpp>
 

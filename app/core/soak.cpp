@@ -7,7 +7,7 @@
 #include "app/core/platform.h"
 #include "app/core/views.h"
 #include "kernels/common/gpu_memory_info.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 #include "app/core/runner.h"
 #include "app/core/settings.h"
 #include "kernels/common/types.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <string>
 #include <vector>

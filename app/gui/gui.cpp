@@ -18,7 +18,7 @@
 #include "app/core/soak.h"
 #include "app/core/views.h"
 #include "kernels/common/backend.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 #include "viz/theme.h"
 
 #include <glad/gl.h>

@@ -10,7 +10,7 @@
 #include "app/gui/panel_toolbar.h"
 #include "app/gui/view_tabs.h"
 #include "kernels/common/backend.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>

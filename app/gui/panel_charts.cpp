@@ -10,7 +10,7 @@
 #include "kernels/common/format.h"
 #include "kernels/common/timeline.h"
 #include "kernels/launch/launch.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 #include "viz/bar_chart.h"
 #include "viz/imgui_helpers.h"
 

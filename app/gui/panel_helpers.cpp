@@ -1,6 +1,6 @@
 #include "app/gui/panel_helpers.h"
 
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <cstdio>
 

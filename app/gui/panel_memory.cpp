@@ -8,7 +8,7 @@
 #include "app/core/panels_state.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/format.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 #include "viz/highlight.h"
 #include "viz/memory_view.h"
 #include "viz/imgui_helpers.h"

@@ -12,7 +12,7 @@
 #include "kernels/common/backend.h"
 #include "kernels/common/format.h"
 #include "kernels/launch/launch.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>

@@ -14,7 +14,7 @@
 #include "kernels/common/timeline.h"
 #include "kernels/launch/launch.h"
 #include "kernels/roofline.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>

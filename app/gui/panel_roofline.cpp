@@ -7,7 +7,7 @@
 #include "app/core/panels_state.h"
 #include "kernels/common/format.h"
 #include "kernels/roofline.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 #include "viz/palette.h"
 #include "viz/roofline.h"
 #include "viz/theme.h"

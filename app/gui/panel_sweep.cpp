@@ -7,7 +7,7 @@
 #include "app/core/sweep.h"
 #include "app/gui/panel_roofline.h"
 #include "kernels/common/format.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 #include "viz/log_plot.h"
 #include "viz/theme.h"
 #include "viz/imgui_helpers.h"

@@ -10,7 +10,7 @@
 #include "app/core/panels_state.h"
 #include "kernels/common/format.h"
 #include "kernels/common/timeline.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "kernels/common/types.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <atomic>
 #include <memory>

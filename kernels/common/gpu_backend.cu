@@ -24,7 +24,7 @@
 #include "kernels/common/output_check.h"
 #include "kernels/common/sanitizer_run.h"
 #include "kernels/common/timeline.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <cuda_runtime.h>
 

@@ -6,7 +6,7 @@
 // reports. Numbers are estimates and every Measurement says so.
 #include "kernels/common/backend.h"
 #include "kernels/common/timeline.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <algorithm>
 #include <cctype>

@@ -29,7 +29,7 @@ float round_to_dtype(float v, DType t);
 // ---------------------------------------------------------------------------------------------
 // Parameters of a run
 // ---------------------------------------------------------------------------------------------
-// One parameter set: which workload (its registry name, kernels/workload.h), the element type, and
+// One parameter set: which workload (its registry name, kernels/common/registry.h), the element type, and
 // the workload's parameters by ParamSpec::name ("rows", "N", "steps", ...). A parameter that was
 // never set reads as its spec's default, so Params{} is the chain workload a first-time user sees.
 // Values of other workloads' parameters may stay in `values` (the GUI keeps N while the user looks

@@ -1,5 +1,5 @@
 // What a workload is, to the rest of the program: one WorkloadDef per workload, defined in the
-// workload's own folder (kernels/<folder>/<name>_def.cpp) and listed once in kernels/registry.cpp.
+// workload's own folder (kernels/<folder>/<name>_def.cpp) and listed once in kernels/common/workload_list.cpp.
 // The harness (kernels/common), the app and the views read workloads only through it: its
 // parameters, variants, validation, tile schedule (and so its model), minimum bytes, device
 // refusals, a one-line description of a parameter set, the memory view's facts, and its GPU side.

@@ -53,7 +53,7 @@
 #include "kernels/elementwise/elementwise_testing.h"
 #include "kernels/common/philox.h"
 #include "kernels/elementwise/elementwise.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

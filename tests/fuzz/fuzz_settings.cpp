@@ -7,7 +7,7 @@
 // message (what the GUI writes it can read back).
 #include "app/core/settings.h"
 #include "kernels/common/backend.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,5 +1,5 @@
 // The workload registry and the questions everything else asks of a workload by name: which
-// workloads exist (kernels/registry.cpp lists them), their parameters and variants, validation,
+// workloads exist (kernels/common/workload_list.cpp lists them), their parameters and variants, validation,
 // the tile schedule and model, minimum bytes, device refusals and a one-line description. Each
 // answer comes from the workload's WorkloadDef (kernels/common/workload_def.h), defined in its
 // folder; nothing here names a workload. No CUDA, no GUI.

@@ -1,6 +1,6 @@
 // The registry: every workload, one line each, in the order the GUI and `--workload all` list them.
 // A new workload adds its line here and nothing else outside its folder (docs/ARCHITECTURE.md).
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 namespace kernels {
 

@@ -1,11 +1,11 @@
 // The registry's lookups and the questions every workload answers through its WorkloadDef
-// (kernels/workload.h). The list itself is kernels/registry.cpp.
+// (kernels/common/registry.h). The list itself is kernels/common/workload_list.cpp.
 //
 // [SECTION] Parameter values: Params, checks, legal values
 // [SECTION] Registry lookups
 // [SECTION] Validation
 // [SECTION] Variants, schedule, model, refusals, description
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <algorithm>
 #include <cctype>
