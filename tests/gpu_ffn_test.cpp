@@ -152,7 +152,11 @@ TEST_CASE("gpu ffn: the backend checks, times and traces every variant", "[gpu][
             CHECK(kernels::aggregated_count(m.kernels[0].name) == v.kernels);
             const bool graph_without_cupti =
                 v.graph_replay && m.timeline_source.rfind("CUDA events around the whole graph replay", 0) == 0;
-            CHECK(static_cast<int64_t>(m.timeline.size()) == (graph_without_cupti ? 1 : v.kernels));
+            // At small M cuBLAS and cuBLASLt split K and add a reduction kernel (H100, CUDA 13.0: M = 1
+            // at d_model 1024 ran 3 kernels for epilogue's 2): the timeline may hold more than the model.
+            if (graph_without_cupti) CHECK(m.timeline.size() == 1);
+            else if (M >= 2048) CHECK(static_cast<int64_t>(m.timeline.size()) == v.kernels);
+            else CHECK(static_cast<int64_t>(m.timeline.size()) >= v.kernels);
             CHECK(m.timing_note.find("each rep starts on an idle GPU") != std::string::npos);
             const kernels::TimelineStats st = kernels::timeline_stats(m.timeline);
             std::printf("ffn %-17s M=%-5lld %s: %.4f ms; timeline %lld kernels, busy %.4f ms, idle %.1f %% (%s)\n",
@@ -171,13 +175,12 @@ TEST_CASE("gpu ffn timing: the epilogue against the same two cuBLASLt GEMMs alon
         p.M = M;
         p.d_model = 4096;
         p.d_ff = 16384;
-        const double plain = kernels::ffn::gpu::time_lt_gemms_ms(p, false, 30);
-        const double with = kernels::ffn::gpu::time_lt_gemms_ms(p, true, 30);
-        const double tflops = 2 * kernels::ffn::gemm_flops(p) / (with * 1e9);
+        const kernels::ffn::gpu::LtTimes t = kernels::ffn::gpu::time_lt_gemms(p, 30);
+        const double tflops = 2 * kernels::ffn::gemm_flops(p) / (t.with_epilogues_ms * 1e9);
         std::printf("ffn lt gemms M=%-5lld d_model=4096 d_ff=16384 %s: alone %.4f ms, with epilogues %.4f ms (%+.1f %%), "
-                    "%.0f TFLOP/s\n",
-                    static_cast<long long>(M), kernels::to_string(p.dtype), plain, with, 100.0 * (with / plain - 1),
-                    tflops);
-        CHECK(with > 0);
+                    "%.0f TFLOP/s (interleaved reps, medians)\n",
+                    static_cast<long long>(M), kernels::to_string(p.dtype), t.alone_ms, t.with_epilogues_ms,
+                    100.0 * (t.with_epilogues_ms / t.alone_ms - 1), tflops);
+        CHECK(t.with_epilogues_ms > 0);
     }
 }

@@ -13,6 +13,10 @@
 //   epilogue_graph     the epilogue's two cublasLtMatmul calls captured once per buffer set into a
 //                      CUDA graph (instantiated and uploaded outside any timing), one cudaGraphLaunch
 //                      per run.
+// At small M the libraries may split K: a GEMM is then two kernels on the GPU, the MMA writing
+// partial sums to the workspace and a reduction kernel that sums them and applies the epilogue (H100,
+// CUDA 13.0: the second GEMM at M <= 256). The timeline shows them; the model's schedule shows the
+// GEMM as the one library call it is.
 // Row-major matrices through column-major cuBLAS: C (rows x N) = A (rows x K) · B (K x N) row-major
 // is Cᵀ = Bᵀ Aᵀ column-major, so every call passes B first (m = N, n = rows, k = K) and the bias
 // runs along the column-major rows (N of them), which is what the epilogues broadcast.
@@ -502,21 +506,23 @@ public:
         return check_;
     }
 
-    // The timing of the two cuBLASLt GEMMs alone or with their epilogues (ffn_gpu.h).
-    double time_lt(const FfnParams& p, bool epilogues, int reps, cudaStream_t s) {
+    // The timing of the two cuBLASLt GEMMs alone and with their epilogues, alternating (ffn_gpu.h).
+    LtTimes time_lt(const FfnParams& p, int reps, cudaStream_t s) {
         Params params;
         params.workload = "ffn";
         params.dtype = p.dtype;
         params.set("M", p.M).set("d_model", p.d_model).set("d_ff", p.d_ff).set("seed", p.seed);
         prepare("epilogue", params, 1, s);
         fill_inputs(s);
-        LtPair pair(lt_, p, epilogues);
+        LtPair plain(lt_, p, false);
         cudaEvent_t a = nullptr, b = nullptr;
         check(cudaEventCreate(&a), "cudaEventCreate");
         check(cudaEventCreate(&b), "cudaEventCreate");
-        std::vector<double> times;
-        for (int r = -3; r < reps; ++r) {
-            Set& set = sets_[static_cast<size_t>(r + 3) % sets_.size()];
+        std::vector<double> alone, with;
+        size_t set_index = 0;
+        auto one = [&](bool epilogues) {
+            Set& set = sets_[set_index++ % sets_.size()];
+            LtPair& pair = epilogues ? *lt_pair_ : plain;
             check(cudaEventRecord(a, s), "cudaEventRecord");
             pair.gemm1->run(set.x, set.W1, set.act, epilogues ? set.b1 : nullptr, workspace_.get(), s);
             pair.gemm2->run(set.act, set.W2, set.out, epilogues ? set.b2 : nullptr, workspace_.get(), s);
@@ -524,12 +530,21 @@ public:
             check(cudaEventSynchronize(b), "cudaEventSynchronize");
             float ms = 0;
             check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
-            if (r >= 0) times.push_back(ms);
+            return static_cast<double>(ms);
+        };
+        for (int r = -3; r < reps; ++r) {
+            const double t_alone = one(false), t_with = one(true);
+            if (r < 0) continue;
+            alone.push_back(t_alone);
+            with.push_back(t_with);
         }
         (void)cudaEventDestroy(a);
         (void)cudaEventDestroy(b);
-        std::sort(times.begin(), times.end());
-        return times.empty() ? 0.0 : times[times.size() / 2];
+        auto median = [](std::vector<double>& v) {
+            std::sort(v.begin(), v.end());
+            return v.empty() ? 0.0 : v[v.size() / 2];
+        };
+        return LtTimes{median(alone), median(with)};
     }
 
 private:
@@ -611,12 +626,12 @@ private:
 
 std::unique_ptr<GpuWorkload> make_gpu_workload() { return std::make_unique<FfnGpu>(); }
 
-double time_lt_gemms_ms(const FfnParams& p, bool with_epilogues, int reps) {
+LtTimes time_lt_gemms(const FfnParams& p, int reps) {
     kernels::gpu::Stream stream;
     FfnGpu w;
-    const double ms = w.time_lt(p, with_epilogues, reps, stream.get());
-    check(cudaStreamSynchronize(stream.get()), "time_lt_gemms_ms");
-    return ms;
+    const LtTimes t = w.time_lt(p, reps, stream.get());
+    check(cudaStreamSynchronize(stream.get()), "time_lt_gemms");
+    return t;
 }
 
 }  // namespace kernels::ffn::gpu

@@ -104,7 +104,8 @@ OnChip on_chip(const std::string&, const Params&, const ScheduleKernel& k) {
 
 // Under the bench's row: how much of the model's bytes are weights, and each kernel's time on the
 // GPU clock from the timeline (the timed reps give one time for the whole run), with the
-// elementwise kernels' share of the copy ceiling.
+// elementwise kernels' share of the copy ceiling. At small M the libraries split K and add a
+// reduction kernel: the timeline then has more kernels than the model and keeps their own names.
 std::string bench_note(const Measurement& m) {
     const FfnParams p = to_ffn(m.job.params);
     const uint64_t es = static_cast<uint64_t>(dtype_bytes(p.dtype));
@@ -114,15 +115,20 @@ std::string bench_note(const Measurement& m) {
     std::snprintf(head, sizeof head, "weights %.0f%% of the model's bytes", total > 0 ? 100.0 * weights / total : 0.0);
     std::string text = head;
     if (m.timeline.empty() || m.device.simulated) return text;
+    const size_t modeled = schedule(m.job.variant, p).kernels.size();
+    if (m.timeline.size() != modeled)
+        text += "; " + std::to_string(m.timeline.size()) + " kernels on the GPU for the model's " +
+                std::to_string(modeled) + " (the library split K and added a reduction kernel)";
     text += "; kernels on the GPU clock:";
     for (const KernelSpan& k : m.timeline) {
         const double us = (k.end_ms - k.start_ms) * 1e3;
+        const std::string name = k.name.size() > 28 ? k.name.substr(0, 25) + "..." : k.name;
         char cell[128];
-        if (k.name.rfind("gemm", 0) != 0 && m.device.measured_copy_gbps && us > 0)
-            std::snprintf(cell, sizeof cell, " %s %.2f us (%.0f%% of copy)", k.name.c_str(), us,
+        if (k.name.rfind("gemm", 0) != 0 && k.bytes > 0 && m.device.measured_copy_gbps && us > 0)
+            std::snprintf(cell, sizeof cell, " %s %.2f us (%.0f%% of copy)", name.c_str(), us,
                           100.0 * static_cast<double>(k.bytes) / (us * 1e3) / *m.device.measured_copy_gbps);
         else
-            std::snprintf(cell, sizeof cell, " %s %.2f us", k.name.c_str(), us);
+            std::snprintf(cell, sizeof cell, " %s %.2f us", name.c_str(), us);
         text += cell;
     }
     return text;

@@ -12,9 +12,13 @@ namespace kernels::ffn::gpu {
 
 std::unique_ptr<GpuWorkload> make_gpu_workload();
 
-// Median of `reps` back-to-back runs (CUDA events, one buffer set) of the epilogue variant's two
-// cuBLASLt GEMMs: with their epilogues (GELU_BIAS, BIAS) or without (DEFAULT: the same GEMMs
-// alone). Milliseconds.
-double time_lt_gemms_ms(const FfnParams& p, bool with_epilogues, int reps);
+// The epilogue variant's two cuBLASLt GEMMs with their epilogues (GELU_BIAS, BIAS) and without
+// (DEFAULT: the same GEMMs alone), `reps` runs of each, alternating run by run so that clock
+// changes under a long GEMM load (power, heat) hit both alike: medians in milliseconds (CUDA events
+// around each run, one buffer set, back to back after 3 warm-up runs of each).
+struct LtTimes {
+    double alone_ms = 0, with_epilogues_ms = 0;
+};
+LtTimes time_lt_gemms(const FfnParams& p, int reps);
 
 }  // namespace kernels::ffn::gpu

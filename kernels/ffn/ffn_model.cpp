@@ -24,6 +24,8 @@
 // sees them: each row panel of A and column panel of B once (the CTAs that share a panel find it
 // in L2; what each CTA's loads request from L2 is (r + c) K es per tile, shown in the words), the
 // bias slice once per tile column, each output tile once.
+// At small M cuBLAS(Lt) may split K and add a reduction kernel (and its partial sums through the
+// workspace): the GPU then runs more kernels than the schedule shows (ffn.cu says when).
 // FLOPs: 2 M N K per GEMM; bias 1 and GELU 5 per element (as the elementwise workloads count).
 //
 // [SECTION] Variants and checks
