@@ -127,7 +127,7 @@ fl_cli_test(bench_sim_exports CODE 0
             ARGS bench --sim H100 --workload all --rows 64 --hidden 1000 --csv ${_fl_csv} --json ${_fl_json}
             STDOUT "SIMULATED.*chain +unfused.*bias_gelu +fused"
             DEFS "-DFL_REMOVE=${_fl_csv}|${_fl_json}" "-DFL_FILES=${_fl_csv}|${_fl_json}"
-                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=16 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=17)
+                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=20 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=21)
 fl_cli_test(bench_sim_sweep_kernels CODE 0
             ARGS bench --sim A100 --workload chain --variant unfused --rows 8,16 --hidden 32,64 --dtype fp32,bf16 --kernels
             STDOUT "layernorm.*dropout")
@@ -174,6 +174,14 @@ fl_cli_test(shot_memory_skip_fp32_refused CODE 2 ARGS shot --out x.png --view me
 # ---- bad-input table (README.md "Bad input"): rows without a test elsewhere -------------------
 fl_cli_test(total_size_too_large CODE 2 ARGS bench --sim H100 --rows 131072 --hidden 16384
             STDERR "rows x hidden = .* elements is too large: at most")
+fl_cli_test(ffn_d_ff_not_multiple_of_8 CODE 2 ARGS bench --sim H100 --workload ffn --d_model 1024 --d_ff 1004
+            STDERR "d_ff = 1004 is not a multiple of 8.*try 1008")
+fl_cli_test(ffn_d_model_not_multiple_of_8 CODE 2 ARGS bench --sim H100 --workload ffn --d_model 1001
+            STDERR "d_model = 1001 is not a multiple of 8")
+fl_cli_test(ffn_d_ff_too_small CODE 2 ARGS bench --sim H100 --workload ffn --d_ff 100
+            STDERR "d_ff = 100 is out of range: 256 .. 32768 \\(0 means 4 x d_model\\)")
+fl_cli_test(bench_ffn_sim CODE 0 ARGS bench --sim H100 --workload ffn --variant all --M 1,8192 --d_model 1024 --kernels
+            STDOUT "ffn +unfused.*weights .* of the model.s bytes.*ffn +epilogue_graph")
 fl_cli_test(shot_out_unwritable CODE 2 ARGS shot --sim H100 --out /nonexistent/dir/x.png STDERR "--out: ")
 fl_cli_test(soak_not_a_number CODE 2 ARGS --soak abc STDERR "--soak 'abc' is not a whole number \\(legal: 1\\.\\.86400 seconds\\)")
 fl_cli_test(soak_out_of_range CODE 2 ARGS --soak 0 STDERR "--soak '0' is out of range")

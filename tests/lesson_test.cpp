@@ -460,7 +460,7 @@ TEST_CASE("every shipped lesson parses without errors", "[lesson]") {
     const std::string dir = std::string(FL_SOURCE_DIR) + "/lessons";
     const std::vector<std::string> files = lesson_files(dir);
     CHECK(files.size() >= 5);
-    for (const char* required : {"02-", "03-", "04-", "07-", "08-"}) {
+    for (const char* required : {"02-", "03-", "04-", "07-", "08-", "09-"}) {
         INFO(required);
         CHECK(std::any_of(files.begin(), files.end(),
                           [&](const std::string& f) { return fs::path(f).filename().string().rfind(required, 0) == 0; }));

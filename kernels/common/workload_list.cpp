@@ -10,6 +10,7 @@ const WorkloadDef& bias_gelu_workload();
 const WorkloadDef& attention_workload();
 const WorkloadDef& skip_workload();
 const WorkloadDef& launch_workload();
+const WorkloadDef& ffn_workload();
 
 const std::vector<const WorkloadDef*>& workloads() {
     static const std::vector<const WorkloadDef*> list{
@@ -18,6 +19,7 @@ const std::vector<const WorkloadDef*>& workloads() {
         &attention_workload(),
         &skip_workload(),
         &launch_workload(),
+        &ffn_workload(),
     };
     return list;
 }
