@@ -4,7 +4,7 @@
 // float64 reference's rounding points, and the simulated backend's estimates.
 #include "kernels/common/backend.h"
 #include "kernels/ffn/ffn.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -8,7 +8,7 @@
 #include "kernels/common/timeline.h"
 #include "kernels/ffn/ffn.h"
 #include "kernels/ffn/ffn_gpu.h"
-#include "kernels/workload.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>

@@ -98,7 +98,8 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
         d.kernel_blocks = k.blocks;
         d.kernel = "kernel " + std::to_string(kernel + 1) + " of " + std::to_string(kernels_list.size()) + ": " +
                    k.name + ", " + kernels::format_count(static_cast<int64_t>(k.blocks)) +
-                   (k.threads_per_block ? " blocks" : " heads (cuBLAS picks the blocks)");
+                   (k.threads_per_block ? " blocks"
+                    : " " + (k.blocks_are.empty() ? std::string("units (the library picks its blocks)") : k.blocks_are));
     }
     d.on_chip = player.on_chip(kernel);
     d.on_chip_note = player.on_chip_note(kernel);

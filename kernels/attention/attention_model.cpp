@@ -301,6 +301,7 @@ void add_naive_kernels(Schedule& s, const AttentionParams& p) {
     // cuBLAS runs fp16/bf16 GEMMs on tensor cores; fp32 stays on the FP32 pipes (default math mode).
     const bool tc = p.dtype != DType::f32;
     s.kernels.push_back({"gemm_qk", bh, 0, tc});
+    s.kernels.back().blocks_are = "heads (cuBLAS picks the blocks)";
     s.events.push_back({EventKind::load, 0, "Q", N * d * es, 0, bh, "load Q of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::load, 0, "K", N * d * es, 0, bh, "load K of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::compute, 0, "", 0, gemm_flops, bh, "compute S = Q Kᵀ / sqrt(d) (cuBLAS GEMM)"});
@@ -315,6 +316,7 @@ void add_naive_kernels(Schedule& s, const AttentionParams& p) {
     s.events.push_back({EventKind::store, 1, "P", N * es, 0, bh * N, "store P row to HBM"});
 
     s.kernels.push_back({"gemm_pv", bh, 0, tc});
+    s.kernels.back().blocks_are = "heads (cuBLAS picks the blocks)";
     s.events.push_back({EventKind::load, 2, "P", N * N * es, 0, bh, "load P (N x N) of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::load, 2, "V", N * d * es, 0, bh, "load V of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::compute, 2, "", 0, gemm_flops, bh, "compute O = P V (cuBLAS GEMM)"});

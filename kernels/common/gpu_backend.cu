@@ -516,6 +516,16 @@ private:
         m.timing_note += std::string("; ") + phases;
     }
 
+    // Reads the flush buffer (when plan_l2() chose a flush) so that what the last rep touched leaves
+    // L2 with clean lines; on the stream, outside any rep's events.
+    void flush_l2() {
+        if (flush_.get() == nullptr) return;
+        l2_flush_kernel<<<info_.sm_count * 4, 256, 0, stream_->get()>>>(static_cast<const uint4*>(flush_.get()),
+                                                                        static_cast<int64_t>(flush_.bytes() / 16),
+                                                                        static_cast<unsigned*>(counter_.get()));
+        check_launch("l2_flush_kernel");
+    }
+
     // Timing of a whole_run_idle workload (launch overhead): an event between every launch would
     // add its own cost to each gap, so each rep is bracketed by two events only, and it starts on an
     // idle GPU (the stream is synchronised first) so the host's rate of issuing launches is inside
@@ -533,6 +543,7 @@ private:
                 (void)cudaStreamSynchronize(s);
                 throw Cancelled{};
             }
+            flush_l2();  // when plan_l2() chose a flush: before the rep, outside its events
             check(cudaStreamSynchronize(s), "idle GPU before a timed rep");
             check(cudaEventRecord(events_[2 * static_cast<size_t>(r)], s), "cudaEventRecord");
             w.launch_run(s);
@@ -543,13 +554,21 @@ private:
         for (int r = 0; r < reps; ++r)
             whole.push_back(elapsed_ms(events_[2 * static_cast<size_t>(r)], events_[2 * static_cast<size_t>(r) + 1]));
         m.time = summarize(whole);
-        // One row for the run's kernels: the mean per kernel (rep time / kernels), launch gaps included.
+        // No events between the kernels, so one row: K launches of one kernel (the launch workload's
+        // steps) as the mean per kernel, rep time / K, launch gaps included; different kernels as the
+        // whole run with all their bytes (the timeline, when recorded, has each kernel's own span).
         const size_t count = mod.kernels.size();
-        const double per = 1.0 / static_cast<double>(std::max<size_t>(count, 1));
         const KernelModel& k0 = mod.kernels.front();
-        m.kernels.push_back(KernelTime{k0.name + (count > 1 ? " x" + std::to_string(count) : std::string()),
-                                       {m.time.median_ms * per, m.time.min_ms * per, m.time.max_ms * per, m.time.reps},
-                                       k0.bytes_read() + k0.bytes_written()});
+        const bool same = std::all_of(mod.kernels.begin(), mod.kernels.end(),
+                                      [&](const KernelModel& k) { return k.name == k0.name; });
+        if (same) {
+            const double per = 1.0 / static_cast<double>(std::max<size_t>(count, 1));
+            m.kernels.push_back(KernelTime{k0.name + (count > 1 ? " x" + std::to_string(count) : std::string()),
+                                           {m.time.median_ms * per, m.time.min_ms * per, m.time.max_ms * per, m.time.reps},
+                                           k0.bytes_read() + k0.bytes_written()});
+        } else {
+            m.kernels.push_back(KernelTime{"whole run (" + std::to_string(count) + " kernels)", m.time, mod.bytes()});
+        }
     }
 
     // One more, untimed run after the timed reps with CUPTI kernel activity records on: each
@@ -688,13 +707,6 @@ private:
         warmup_used_ = warmup;
         const size_t per_rep = kernels_per_rep + 1;
         events_.reserve(per_rep * static_cast<size_t>(reps));
-        auto flush_l2 = [&] {
-            if (flush_.get() == nullptr) return;
-            l2_flush_kernel<<<info_.sm_count * 4, 256, 0, s>>>(static_cast<const uint4*>(flush_.get()),
-                                                               static_cast<int64_t>(flush_.bytes() / 16),
-                                                               static_cast<unsigned*>(counter_.get()));
-            check_launch("l2_flush_kernel");
-        };
         for (int i = 0; i < warmup; ++i) {
             flush_l2();
             for (size_t k = 0; k < kernels_per_rep; ++k) launch(k, i, s);

@@ -55,6 +55,9 @@ struct ScheduleKernel {
     // takes the tensor peak for its FLOPs instead of the FP32 peak.
     bool tensor_cores = false;
     RegisterUse registers = {};  // known for the row kernels (the ones that can spill); else empty
+    // A library kernel (threads_per_block 0) picks its own grid: what `blocks` counts instead
+    // ("heads", "128 x 128 output tiles of the model"), for the animation's label.
+    std::string blocks_are = {};
 };
 
 struct Schedule {

@@ -23,9 +23,9 @@
 //
 // Timing: each rep starts on an idle GPU and is bracketed by one event before its first launch and
 // one after its last (TimingStyle::whole_run_idle), the same for all four variants, so the host's
-// launch work is inside the time as it is in a decode step. Reps rotate through buffer sets (the
-// harness's, or this file's own when the harness would flush instead: a whole-run rep has no place
-// for a flush), like the layers of a model: a rep never finds its weights in L2.
+// launch work is inside the time as it is in a decode step. Reps rotate through the harness's buffer
+// sets, or, when those would need more than 8, the harness flushes L2 before each rep (outside its
+// events): either way a rep never finds its weights in L2, as a model's next layer would not.
 //
 // [SECTION] Library handles and errors
 // [SECTION] unfused: cuBLAS GEMM, bias, GELU, cuBLAS GEMM, bias
@@ -294,21 +294,11 @@ public:
 
     void prepare(const std::string& variant, const Params& params, int sets, cudaStream_t s) override {
         const FfnParams p = to_ffn(params);
-        // Own rotation when the harness gave one set for a working set that fits in L2 (it would
-        // flush between reps, which a whole-run rep cannot have): enough copies, like the layers
-        // of a model, that a cycle spans 3x the L2.
-        int device = 0;
-        int l2 = 0;
-        check(cudaGetDevice(&device), "cudaGetDevice");
-        check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute");
+        // The harness's L2 decision: up to 8 rotated sets when they span 3x the L2, else one set
+        // and an L2 flush before each rep (outside its events), so no rep finds its weights in L2.
         uint64_t set_bytes = 0;
         for (const std::string& b : buffers(variant)) set_bytes += aligned(buffer_elements(p, b) * dtype_bytes(p.dtype));
-        int n = std::max(sets, 1);
-        own_rotation_ = false;
-        if (n == 1 && set_bytes < 2 * static_cast<uint64_t>(l2)) {
-            n = static_cast<int>(std::min<uint64_t>((3 * static_cast<uint64_t>(l2) + set_bytes - 1) / set_bytes, 512));
-            own_rotation_ = n > 1;
-        }
+        const int n = std::max(sets, 1);
         const bool same = arena_.get() && p == p_ && variant == variant_ && n == static_cast<int>(sets_.size());
         if (!same) {
             drop_graphs();
@@ -436,9 +426,6 @@ public:
                                                              : std::string("2 cublasGemmEx calls and ") +
                                                                    std::to_string(kernel_count() - 2) +
                                                                    " elementwise kernels");
-        if (own_rotation_)
-            text += "; no flush between reps: " + std::to_string(sets_.size()) +
-                    " copies of the buffers (like a model's layers) rotate so that no rep finds its weights in L2";
         return text;
     }
 
@@ -606,7 +593,6 @@ private:
     cublasLtHandle_t lt_ = nullptr;
     DeviceMemory arena_, workspace_;
     std::vector<Set> sets_;
-    bool own_rotation_ = false;
     size_t next_ = 0, last_ = 0;
     std::string variant_;
     FfnParams p_;

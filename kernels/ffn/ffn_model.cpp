@@ -153,6 +153,7 @@ void add_gemm(Schedule& s, const FfnParams& p, const std::string& name, const st
     const int k = static_cast<int>(s.kernels.size());
     const uint64_t tiles_m = (rows + TM - 1) / TM, tiles_n = (N + TN - 1) / TN;
     s.kernels.push_back({name, tiles_m * tiles_n, 0, p.dtype != DType::f32});
+    s.kernels.back().blocks_are = "output tiles of the model's 128 x 128 (the library picks its own)";
     const auto row_classes = tile_classes(rows, TM), col_classes = tile_classes(N, TN);
     // Operand panels: HBM sees each once; the CTAs that share one read it from L2.
     for (const auto& [r, count] : row_classes)
