@@ -172,6 +172,23 @@ void draw_time_chart(const AppState& state, float width, float plot_height) {
         bars.push_back(b);
         plotted.push_back(m);
     }
+    // PyTorch's reference rows after ours, hatched (app/core/reference.h): never in our ratios.
+    const std::vector<const ReferenceRow*> reference = shown_reference(state);
+    std::vector<const ReferenceRow*> reference_bars;
+    for (const ReferenceRow* r : reference) {
+        if (!r->has_time) continue;
+        viz::RangeBar b;
+        b.label = reference_short_label(*r);
+        b.value = r->time.median_ms;
+        b.has_range = r->time.max_ms > r->time.min_ms;
+        b.lo = r->time.min_ms;
+        b.hi = r->time.max_ms;
+        // Beside model estimates, say which bars were timed on a GPU.
+        b.value_text = kernels::format_time_ms(r->time.median_ms) + (any_simulated(plotted) ? " measured" : "");
+        b.reference = true;
+        bars.push_back(b);
+        reference_bars.push_back(r);
+    }
     viz::ChartFrame frame;
     frame.title = any_simulated(plotted) ? "Time per variant (model estimate)" : "Time per variant (median, min-max)";
     frame.format_tick = [](double v) { return kernels::format_time_ms(v); };
@@ -181,7 +198,13 @@ void draw_time_chart(const AppState& state, float width, float plot_height) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const viz::ChartHover hover = viz::draw_range_bars(ImGui::GetWindowDrawList(), origin, size, frame, bars);
     ImGui::Dummy(size);
-    if (hover.bar >= 0 && ImGui::IsItemHovered()) {
+    if (hover.bar >= static_cast<int>(plotted.size()) && ImGui::IsItemHovered()) {
+        const ReferenceRow& r = *reference_bars[static_cast<size_t>(hover.bar) - plotted.size()];
+        viz::tooltip_box("Reference, not fusionlab: " + reference_caption(r) + "\nmedian " +
+                         kernels::format_time_ms(r.time.median_ms) + ", min " + kernels::format_time_ms(r.time.min_ms) +
+                         ", max " + kernels::format_time_ms(r.time.max_ms) + " (" + std::to_string(r.time.reps) +
+                         " reps, CUDA events)\n" + r.note + "\n" + r.command);
+    } else if (hover.bar >= 0 && ImGui::IsItemHovered()) {
         const Measurement& m = *plotted[static_cast<size_t>(hover.bar)];
         viz::tooltip_box(m.job.variant + ": median " + kernels::format_time_ms(m.time.median_ms) + ", min " +
                       kernels::format_time_ms(m.time.min_ms) + ", max " + kernels::format_time_ms(m.time.max_ms) +

@@ -128,6 +128,7 @@ void draw_results_page(AppState& state, const ResolvedBackend& backend) {
     draw_results_table(state, backend);
     ImGui::EndGroup();
     ring_if_highlighted(state, "results.table");
+    draw_reference_rows(state);
 }
 
 }  // namespace app

@@ -15,6 +15,7 @@
 #include "kernels/launch/launch.h"
 #include "kernels/roofline.h"
 #include "kernels/workload.h"
+#include "viz/bar_chart.h"
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>
@@ -285,13 +286,110 @@ void draw_results_table(const AppState& state, const ResolvedBackend& backend) {
     ImGui::EndTable();
 }
 
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Reference rows
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// One caption for the block when every row shares framework, device and day; else each row's own.
+std::string reference_block_caption(const std::vector<const ReferenceRow*>& rows) {
+    const ReferenceRow& first = *rows.front();
+    for (const ReferenceRow* r : rows)
+        if (r->framework_version != first.framework_version || r->device != first.device ||
+            reference_day(*r) != reference_day(first))
+            return "Reference, not fusionlab (scripts/torch_reference.py):";
+    return "Reference, not fusionlab: " + first.framework + " " + first.framework_version.substr(0, first.framework_version.find('+')) +
+           ", measured on " + first.device + ", " + reference_day(first);
+}
+
+}  // namespace
+
+void draw_reference_rows(const AppState& state) {
+    std::string why;
+    const std::vector<const ReferenceRow*> rows = shown_reference(state, &why);
+    if (rows.empty()) {
+        if (!why.empty()) {
+            ImGui::TextDisabled("%s", why.c_str());
+            tooltip("Reference rows show what a user would run instead (PyTorch eager, torch.compile, SDPA flash / "
+                    "cuDNN, a CUDA graph), timed by scripts/torch_reference.py on a GPU the way fusionlab times its "
+                    "kernels, in their own style beside ours and never in our ratios.");
+        }
+        return;
+    }
+    ImGui::TextDisabled("%s", reference_block_caption(rows).c_str());
+    tooltip("Timed by scripts/torch_reference.py (" + state.reference.path + "): warm-up, CUDA events around each "
+            "repetition, median, random inputs, the same shapes and dtype. Bandwidth and FLOP/s use fusionlab's "
+            "minimum bytes and FLOPs for these parameters (PyTorch has no model). Not fusionlab's kernels: never "
+            "in the ratios above.");
+    const kernels::Params& p = state.settings.params;
+    const double flops = reference_flops(p), bytes = static_cast<double>(kernels::min_bytes(p));
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp;
+    const float table_w = std::min(ImGui::GetContentRegionAvail().x, em() * 44);
+    if (!ImGui::BeginTable("reference", 4, flags, ImVec2(table_w, 0))) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TableSetupColumn("reference", ImGuiTableColumnFlags_WidthStretch, 1.6f);
+    ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("min - max", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("at min bytes", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const ReferenceRow& r = *rows[i];
+        ImGui::PushID(static_cast<int>(i));
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        const float swatch = ImGui::GetTextLineHeight() * 0.8f;
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        const float dy = (ImGui::GetTextLineHeight() - swatch) * 0.5f;
+        viz::draw_reference_box(ImGui::GetWindowDrawList(), ImVec2(at.x, at.y + dy), ImVec2(at.x + swatch, at.y + dy + swatch),
+                                current_theme());
+        ImGui::Dummy(ImVec2(swatch, swatch));
+        ImGui::SameLine();
+        ImGui::TextUnformatted(r.label.c_str());
+        tooltip(reference_caption(r) + "\n" + r.note + (r.driver.empty() ? "" : "\ndriver " + r.driver) + "\n" + r.command);
+        if (!r.has_time) {
+            ImGui::TableSetColumnIndex(1);
+            ImGui::TextUnformatted("unavailable");
+            tooltip(r.error);
+            ImGui::PopID();
+            continue;
+        }
+        ImGui::TableSetColumnIndex(1);
+        cell_text(kernels::format_time_ms(r.time.median_ms));
+        tooltip(std::to_string(r.time.reps) + " reps after " + std::to_string(r.warmup) + " warm-up runs, CUDA events");
+        ImGui::TableSetColumnIndex(2);
+        cell_text(kernels::format_time_ms(r.time.min_ms) + " - " + kernels::format_time_ms(r.time.max_ms));
+        ImGui::TableSetColumnIndex(3);
+        const double gbps = bytes / (r.time.median_ms * 1e6);
+        cell_text(kernels::format_gbps(gbps));
+        std::string detail = "minimum bytes " + kernels::format_bytes(bytes) + " / median time";
+        if (flops > 0) {
+            detail += '\n';
+            detail += kernels::format_rate_flops(flops / (r.time.median_ms * 1e-3));
+            detail += " at fusionlab's " + kernels::format_flops(flops) + " FLOPs";
+        }
+        tooltip(detail);
+        ImGui::PopID();
+    }
+    ImGui::PopStyleColor();
+    ImGui::EndTable();
+}
+
+float reference_rows_height(const AppState& state) {
+    std::string why;
+    const size_t n = shown_reference(state, &why).size();
+    if (n == 0) return why.empty() ? 0.0f : ImGui::GetTextLineHeightWithSpacing();
+    const float row = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2 + 1;
+    return ImGui::GetTextLineHeightWithSpacing() + row * static_cast<float>(n + 1) + ImGui::GetStyle().ItemSpacing.y;
+}
+
 float results_table_height(const AppState& state) {
     size_t kernel_lines = 1;
     for (const Measurement* m : visible_results(state)) kernel_lines = std::max(kernel_lines, m->kernels.size());
     const ImGuiStyle& style = ImGui::GetStyle();
     const float row = ImGui::GetTextLineHeight() + style.CellPadding.y * 2 + 1;
     constexpr int kMetricRows = 14;  // header + the metric rows of results_rows()
-    return row * static_cast<float>(kMetricRows) + ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kernel_lines - 1);
+    return row * static_cast<float>(kMetricRows) + ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kernel_lines - 1) +
+           reference_rows_height(state);
 }
 
 }  // namespace app
