@@ -95,7 +95,8 @@ std::vector<Rect> draw_roofs(ImDrawList* draw, const LogPlotArea& a, const Roofl
     return labels;
 }
 
-bool draw_ridge(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, const ChartColors& colors, ImVec2 mouse) {
+bool draw_ridge(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, const ChartColors& colors, ImVec2 mouse,
+                std::vector<Rect>& labels) {
     double top = 0;
     for (const RooflineRoof& r : d.roofs) top = std::max(top, r.flops_per_s);
     if (!(top > 0) || !(d.bytes_per_s > 0)) return false;
@@ -117,6 +118,7 @@ bool draw_ridge(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, c
     const ImVec2 at(tx, a.plot_max.y - font - pad);
     draw->AddRectFilled(ImVec2(at.x - pad, at.y), ImVec2(at.x + w + pad, at.y + font), colors.background);
     draw->AddText(at, colors.text, text);
+    labels.emplace_back(ImVec2(at.x - pad, at.y), ImVec2(at.x + w + pad, at.y + font));
     return std::hypot(mouse.x - p.x, mouse.y - p.y) < r * 2.5f;
 }
 
@@ -144,8 +146,8 @@ RooflineHover draw_roofline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
     const LogPlotArea a = draw_log_frame(draw, origin, size, d.frame, x_lo, x_hi, y_lo, y_hi);
     if (!a.fits) return hover;
     const ChartColors colors = chart_colors(d.frame.theme);
-    const std::vector<Rect> roof_labels = draw_roofs(draw, a, d, colors);
-    hover.ridge = draw_ridge(draw, a, d, colors, mouse);
+    std::vector<Rect> roof_labels = draw_roofs(draw, a, d, colors);
+    hover.ridge = draw_ridge(draw, a, d, colors, mouse, roof_labels);
 
     const float font = ImGui::GetFontSize(), radius = std::max(4.0f, font * 0.42f), thick = std::max(2.0f, font / 7.0f);
     float best = radius * 2.2f;
@@ -191,7 +193,7 @@ RooflineHover draw_roofline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
         const ImVec2 s = a.to_screen(p.at.intensity, p.at.flops_per_s);
         const ImU32 c = p.reference ? colors.text_dim : series_color(p.series, d.frame.theme);
         if (p.reference) {
-            const float r = radius * 1.25f;
+            const float r = radius * 1.15f;
             const ImVec2 up(s.x, s.y - r), right(s.x + r, s.y), down(s.x, s.y + r), left(s.x - r, s.y);
             draw->AddQuadFilled(up, right, down, left, colors.background);
             draw->AddQuad(up, right, down, left, c, thick);
@@ -201,6 +203,11 @@ RooflineHover draw_roofline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
         } else {
             draw->AddCircleFilled(s, radius, colors.background);
             draw->AddCircle(s, radius, c, 0, thick * 1.2f);
+        }
+        if (const float dist = std::hypot(mouse.x - s.x, mouse.y - s.y); dist < best) {
+            best = dist;
+            hover.point = static_cast<int>(i);
+            hover.trail = -1;
         }
         if (p.label.empty()) continue;  // a neighbour's label names it (several reference rows in one spot)
         // Label beside the point: the first of above-right, below-right, above-left, below-left
@@ -214,6 +221,7 @@ RooflineHover draw_roofline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
                                      {s.x - off - w, s.y + off + font},   {s.x - off - w, s.y - off - font * 2},
                                      {s.x + off, s.y + off + font * 2},   {s.x + off, s.y - off - font * 3}};
         ImVec2 at = candidates[0];
+        bool found = false;
         for (const ImVec2& c2 : candidates) {
             const ImVec2 lo(c2.x - 2, c2.y), hi(c2.x + w + 2, c2.y + font);
             const bool inside = lo.x >= a.plot_min.x && hi.x <= a.plot_max.x && lo.y >= a.plot_min.y && hi.y <= a.plot_max.y;
@@ -222,18 +230,16 @@ RooflineHover draw_roofline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
                 clear &= hi.x < plo.x || lo.x > phi.x || hi.y < plo.y || lo.y > phi.y;
             if (inside && clear) {
                 at = c2;
+                found = true;
                 break;
             }
         }
+        // A reference point with no clear spot goes unlabelled (the panel lists the reference rows
+        // under the plot); fusionlab's own points always get theirs.
+        if (!found && p.reference) continue;
         placed.emplace_back(ImVec2(at.x - 2, at.y), ImVec2(at.x + w + 2, at.y + font));
         draw->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + w + 2, at.y + font), colors.background);
         draw->AddText(at, c, p.label.c_str());
-        const float dist = std::hypot(mouse.x - s.x, mouse.y - s.y);
-        if (dist < best) {
-            best = dist;
-            hover.point = static_cast<int>(i);
-            hover.trail = -1;
-        }
     }
     draw->PopClipRect();
     draw_log_watermark(draw, a, d.frame);

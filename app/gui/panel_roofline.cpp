@@ -119,6 +119,7 @@ struct PlotInput {
     std::vector<std::string> not_plotted;     // variants without a point, and why
     kernels::RoofSet roofs;
     std::vector<const ReferenceRow*> reference;  // parallel to data.points after plotted.size()
+    std::string reference_path;
     double reference_flops = 0, reference_bytes = 0;
 };
 
@@ -179,6 +180,7 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     // PyTorch's rows as hollow diamonds: fusionlab's FLOPs and minimum bytes for these parameters
     // (PyTorch has no model), its measured time.
     in.reference_flops = reference_flops(p);
+    in.reference_path = state.reference.path;
     in.reference_bytes = static_cast<double>(kernels::min_bytes(p));
     if (in.reference_flops > 0 && in.reference_bytes > 0)
         for (const ReferenceRow* row : shown_reference(state)) {
@@ -300,12 +302,32 @@ std::string footer_line(const PlotInput& in) {
                            : "roofs: " + std::to_string(measured) + " of 3 measured, the rest datasheet (hover)";
 }
 
+// The reference rows' line under the plot: what the diamonds are, and their names (a crowded plot
+// leaves some diamonds unlabelled).
+// The reference rows' line under the plot: what the diamonds are (one line; the names, which a
+// crowded plot may leave off some diamonds, on hover).
+std::string reference_footer(const PlotInput& in) {
+    if (in.reference.empty()) return "";
+    const ReferenceRow& first = *in.reference.front();
+    return "diamonds: " + first.framework + " reference, not fusionlab; " + first.device + ", " + reference_day(first);
+}
+
 void draw_footer(const PlotInput& in) {
     ImGui::TextDisabled("%s", footer_line(in).c_str());
     tooltip(footer_text(in) + "\n\n" + "Measured ceilings (GPU): a device-to-device copy for bandwidth, cuBLAS fp16/bf16 GEMMs for the tensor "
                "roof, an FMA-chain kernel for FP32; measured once per device, driver and clocks and cached. "
                "Simulated GPUs: datasheet values.");
     for (const std::string& n : in.not_plotted) ImGui::TextWrapped("not plotted: %s", n.c_str());
+    if (const std::string line = reference_footer(in); !line.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", line.c_str());
+        ImGui::PopStyleColor();
+        std::string names;
+        for (const ReferenceRow* r : in.reference) names += "\n  " + reference_caption(*r);
+        tooltip("What a user would run instead, timed by scripts/torch_reference.py (" + in.reference_path + "):" +
+                names + "\nPyTorch has no traffic model, so a diamond's intensity is fusionlab's FLOPs over the "
+                "fewest bytes any implementation moves; hover a diamond for its numbers.");
+    }
 }
 
 }  // namespace
@@ -329,6 +351,8 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
     float footer = ImGui::GetTextLineHeightWithSpacing();
     for (const std::string& n : in.not_plotted)
         footer += ImGui::CalcTextSize(("not plotted: " + n).c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
+    if (const std::string line = reference_footer(in); !line.empty())
+        footer += ImGui::CalcTextSize(line.c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
     const ImVec2 size(avail.x, std::max(em() * 6, avail.y - footer));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("roofline_plot", size);
