@@ -1133,7 +1133,7 @@ void print_reference(std::ostream& out, const ReferenceFile& file, const std::ve
         if (rows.empty()) out << "  reference  " << where << ": " << why << "\n";
         const double flops = rows.empty() ? 0 : reference_flops(p), bytes = static_cast<double>(kernels::min_bytes(p));
         for (const ReferenceRow* r : rows) {
-            out << "  reference  " << where << "  " << pad_right(r->label, 26);
+            out << "  reference  " << where << "  " << pad_right(r->label, 33);
             if (!r->has_time) {
                 out << "unavailable: " << r->error;
             } else {
