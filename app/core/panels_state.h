@@ -94,6 +94,8 @@ struct AppState {
     // PyTorch reference rows (`--reference F`, app/core/reference.h): shown beside the results in their
     // own style, never in our ratios; empty: the results area shows how to make a file.
     ReferenceFile reference;
+    std::string reference_input;     // the results area's "load..." field
+    InlineMessage reference_message;
     // The lesson player: loaded lessons, current lesson and step, classroom mode (app/core/lesson.h).
     LessonPlayerState lesson;
 

@@ -19,6 +19,7 @@
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -302,25 +303,72 @@ std::string reference_block_caption(const std::vector<const ReferenceRow*>& rows
            ", measured on " + first.device + ", " + reference_day(first);
 }
 
+// "load...": a path field in a popup; a file that does not read leaves the current one and says why.
+void reference_loader(AppState& state) {
+    if (!state.interactive) return;  // shots: nothing to click
+    ImGui::SameLine();
+    if (ImGui::SmallButton(state.reference.path.empty() ? "load..." : "other file...")) {
+        state.reference_input = state.reference.path;
+        state.reference_message = {};
+        ImGui::OpenPopup("reference_file");
+    }
+    tooltip("Read a reference file written by scripts/torch_reference.py (same as --reference FILE).");
+    if (!ImGui::BeginPopup("reference_file")) return;
+    ImGui::TextUnformatted("PyTorch reference file (scripts/torch_reference.py writes one):");
+    ImGui::SetNextItemWidth(em() * 26);
+    const bool enter = ImGui::InputTextWithHint("##reference_path", "path/to/reference.json", &state.reference_input,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if (ImGui::Button("Load") || enter) {
+        ReferenceFile read;
+        if (std::string why = load_reference_json(state.reference_input, read); !why.empty()) {
+            state.reference_message = {why, true};
+        } else {
+            state.reference = std::move(read);
+            state.reference_message = {};
+            ImGui::CloseCurrentPopup();
+        }
+    }
+    if (!state.reference.path.empty()) {
+        ImGui::SameLine();
+        if (ImGui::Button("Remove")) {
+            state.reference = ReferenceFile{};
+            ImGui::CloseCurrentPopup();
+        }
+    }
+    if (!state.reference_message.text.empty()) {
+        ImGui::PushTextWrapPos(em() * 34);
+        wrapped_colored(error_color(), state.reference_message.text);
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::EndPopup();
+}
+
 }  // namespace
 
-void draw_reference_rows(const AppState& state) {
+void draw_reference_rows(AppState& state) {
     std::string why;
     const std::vector<const ReferenceRow*> rows = shown_reference(state, &why);
     if (rows.empty()) {
         if (!why.empty()) {
+            ImGui::PushTextWrapPos(0.0f);
             ImGui::TextDisabled("%s", why.c_str());
+            ImGui::PopTextWrapPos();
             tooltip("Reference rows show what a user would run instead (PyTorch eager, torch.compile, SDPA flash / "
                     "cuDNN, a CUDA graph), timed by scripts/torch_reference.py on a GPU the way fusionlab times its "
                     "kernels, in their own style beside ours and never in our ratios.");
+            reference_loader(state);
         }
         return;
     }
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("%s", reference_block_caption(rows).c_str());
+    ImGui::PopTextWrapPos();
     tooltip("Timed by scripts/torch_reference.py (" + state.reference.path + "): warm-up, CUDA events around each "
             "repetition, median, random inputs, the same shapes and dtype. Bandwidth and FLOP/s use fusionlab's "
             "minimum bytes and FLOPs for these parameters (PyTorch has no model). Not fusionlab's kernels: never "
             "in the ratios above.");
+    reference_loader(state);
     const kernels::Params& p = state.settings.params;
     const double flops = reference_flops(p), bytes = static_cast<double>(kernels::min_bytes(p));
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp;
