@@ -257,6 +257,17 @@ std::string reference_caption(const ReferenceRow& row) {
     return row.label + ", measured on " + row.device + ", " + reference_day(row);
 }
 
+std::string reference_source(const std::vector<const ReferenceRow*>& rows) {
+    if (rows.empty()) return "";
+    const ReferenceRow& first = *rows.front();
+    for (const ReferenceRow* r : rows)
+        if (r->framework_version != first.framework_version || r->device != first.device ||
+            reference_day(*r) != reference_day(first))
+            return first.framework + ", several devices or dates (hover)";
+    return first.framework + " " + first.framework_version.substr(0, first.framework_version.find('+')) +
+           ", measured on " + first.device + ", " + reference_day(first);
+}
+
 double reference_flops(const kernels::Params& p) {
     thread_local kernels::Params cached_params;
     thread_local double cached = -1;

@@ -73,6 +73,9 @@ inline constexpr const char* kNoReferenceHint =
 std::string reference_short_label(const ReferenceRow& row);
 // "PyTorch 2.11 eager, measured on NVIDIA H100 80GB HBM3, 2026-11-25"
 std::string reference_caption(const ReferenceRow& row);
+// What several rows share: "PyTorch 2.11.0, measured on NVIDIA H100 80GB HBM3, 2026-11-25" when they
+// share framework version, device and day; else "PyTorch, several devices or dates (hover)".
+std::string reference_source(const std::vector<const ReferenceRow*>& rows);
 // "2026-11-25" (the date part of row.date)
 std::string reference_day(const ReferenceRow& row);
 

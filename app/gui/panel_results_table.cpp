@@ -292,17 +292,6 @@ void draw_results_table(const AppState& state, const ResolvedBackend& backend) {
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-// One caption for the block when every row shares framework, device and day; else each row's own.
-std::string reference_block_caption(const std::vector<const ReferenceRow*>& rows) {
-    const ReferenceRow& first = *rows.front();
-    for (const ReferenceRow* r : rows)
-        if (r->framework_version != first.framework_version || r->device != first.device ||
-            reference_day(*r) != reference_day(first))
-            return "Reference, not fusionlab (scripts/torch_reference.py):";
-    return "Reference, not fusionlab: " + first.framework + " " + first.framework_version.substr(0, first.framework_version.find('+')) +
-           ", measured on " + first.device + ", " + reference_day(first);
-}
-
 // "load...": a path field in a popup; a file that does not read leaves the current one and says why.
 void reference_loader(AppState& state) {
     if (!state.interactive) return;  // shots: nothing to click
@@ -362,7 +351,7 @@ void draw_reference_rows(AppState& state) {
         return;
     }
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("%s", reference_block_caption(rows).c_str());
+    ImGui::TextDisabled("Reference, not fusionlab: %s", reference_source(rows).c_str());
     ImGui::PopTextWrapPos();
     tooltip("Timed by scripts/torch_reference.py (" + state.reference.path + "): warm-up, CUDA events around each "
             "repetition, median, random inputs, the same shapes and dtype. Bandwidth and FLOP/s use fusionlab's "
