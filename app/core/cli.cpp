@@ -1139,8 +1139,8 @@ void print_reference(std::ostream& out, const ReferenceFile& file, const std::ve
             } else {
                 const double s = r->time.median_ms * 1e-3;
                 out << ms_text(r->time.median_ms) << " ms (" << ms_text(r->time.min_ms) << "-" << ms_text(r->time.max_ms)
-                    << ")  " << printf_string("%.1f GB/s at minimum bytes", bytes / s / 1e9);
-                if (flops > 0) out << printf_string(", %.1f TFLOP/s", flops / s / 1e12);
+                    << ")  " << kernels::format_gbps(bytes / s / 1e9) << " at minimum bytes";
+                if (flops > 0) out << ", " << kernels::format_rate_flops(flops / s);
             }
             out << "; measured on " << r->device << ", " << reference_day(*r) << "\n";
         }
