@@ -117,6 +117,24 @@ fl_cli_test(shot_results_missing CODE 2 ARGS shot --out x.png --results no-such-
 fl_cli_test(shot_results_not_json CODE 2 ARGS shot --out x.png --results ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.cmake
             STDERR "--results .*cli_test.cmake: not JSON")
 fl_cli_test(gui_results_missing CODE 2 ARGS --results no-such-export.json STDERR "--results no-such-export.json: cannot read")
+# --reference: the PyTorch rows of scripts/torch_reference.py; a missing or malformed file is bad input,
+# named with the field, before anything runs. tests/data/torch_reference_test.json is hand-written test data.
+set(_fl_ref ${CMAKE_CURRENT_SOURCE_DIR}/data/torch_reference_test.json)
+fl_cli_test(reference_missing CODE 2 ARGS bench --sim H100 --reference no-such-reference.json
+            STDERR "--reference no-such-reference.json: cannot read")
+fl_cli_test(reference_not_json CODE 2 ARGS shot --out x.png --reference ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.cmake
+            STDERR "--reference .*cli_test.cmake: not JSON")
+fl_cli_test(reference_not_a_reference_file CODE 2
+            ARGS shot --out x.png --reference ${PROJECT_SOURCE_DIR}/assets/measurements/h200-chain-8192.json
+            STDERR "--reference .*h200-chain-8192.json: \\$.tool: not a reference file")
+fl_cli_test(gui_reference_missing CODE 2 ARGS --reference no-such-reference.json
+            STDERR "--reference no-such-reference.json: cannot read")
+fl_cli_test(bench_reference CODE 0
+            ARGS bench --sim H100 --workload chain --rows 64 --hidden 1000 --reference ${_fl_ref}
+            STDOUT "PyTorch reference rows from .*not fusionlab's kernels.*reference +chain bf16 64 x 1000 +PyTorch 9.9 eager +0.5000 ms \\(0.4000-0.7000\\) .*GB/s at minimum bytes.*measured on Test GPU \\(hand-written test data\\), 2026-01-02.*PyTorch 9.9 torch.compile +0.2500 ms.*1 rows of workloads this build does not have: a_future_workload")
+fl_cli_test(bench_reference_none CODE 0
+            ARGS bench --sim H100 --workload chain --rows 128 --hidden 1000 --reference ${_fl_ref}
+            STDOUT "reference +chain bf16 128 x 1000: no PyTorch reference for these parameters in .*run scripts/torch_reference.py")
 fl_cli_test(info_sim_unknown CODE 2 ARGS info --sim XYZ STDERR "--sim 'XYZ' is not a simulated GPU")
 fl_cli_test(gui_font_scale CODE 2 ARGS --font-scale 9 STDERR "--font-scale '9' is out of range \\(legal: 1\\.\\.3\\)")
 

@@ -125,11 +125,12 @@ void draw_reference(ImDrawList* draw, const Layout& L, const ChartFrame& frame, 
     draw->AddLine(ImVec2(x, top + L.font), ImVec2(x, L.plot_min.y), colors.text, thickness);
 }
 
-void draw_row_label(ImDrawList* draw, const Layout& L, size_t row, const std::string& label, const ChartColors& colors) {
+void draw_row_label(ImDrawList* draw, const Layout& L, size_t row, const std::string& label, const ChartColors& colors,
+                    bool dim = false) {
     const float w = text_width(label);
     const ImVec2 pos(std::max(L.title_pos.x, L.plot_min.x - L.pad - w), L.row_center(row) - L.font * 0.5f);
     draw->PushClipRect(ImVec2(L.title_pos.x, L.plot_min.y), ImVec2(L.plot_min.x - L.pad * 0.5f, L.plot_max.y), true);
-    draw->AddText(pos, colors.text, label.c_str());
+    draw->AddText(pos, dim ? colors.text_dim : colors.text, label.c_str());
     draw->PopClipRect();
 }
 
@@ -167,6 +168,18 @@ bool hovering(ImVec2 a, ImVec2 b) { return ImGui::IsMouseHoveringRect(a, b, fals
 
 }  // namespace
 
+void draw_reference_box(ImDrawList* draw, ImVec2 a, ImVec2 z, Theme theme) {
+    const ChartColors colors = chart_colors(theme);
+    const float font = ImGui::GetFontSize(), step = std::max(4.0f, std::round(font * 0.45f));
+    const float line = std::max(1.0f, font / 12.0f);
+    draw->AddRectFilled(a, z, colors.background);
+    draw->PushClipRect(a, z, true);
+    for (float x = a.x - (z.y - a.y); x < z.x; x += step)  // 45-degree hatching
+        draw->AddLine(ImVec2(x, z.y), ImVec2(x + (z.y - a.y), a.y), colors.text_dim, line);
+    draw->PopClipRect();
+    draw->AddRect(a, z, colors.text_dim, 0, 0, line * 2);
+}
+
 float legend_height(const std::vector<std::string>& series_names, float width) {
     return layout_legend(nullptr, ImVec2(0, 0), width, series_names, Theme::dark, 0);
 }
@@ -203,15 +216,26 @@ ChartHover draw_range_bars(ImDrawList* draw, ImVec2 origin, ImVec2 size, const C
             const RangeBar& b = bars[i];
             const float cy = L.row_center(i);
             const ImVec2 a(L.plot_min.x, cy - L.bar_h * 0.5f), z(L.x_of(b.value), cy + L.bar_h * 0.5f);
-            draw->AddRectFilled(a, z, series_color(b.series, frame.theme));
-            draw->AddRect(a, z, colors.axis);
+            if (b.reference && (i == 0 || !bars[i - 1].reference)) {  // dashed line above the reference group
+                const float y = std::round(L.plot_min.y + static_cast<float>(i) * L.row_h);
+                const float dash = L.font * 0.4f;
+                for (float x = origin.x; x < L.plot_max.x; x += dash * 2)
+                    draw->AddLine(ImVec2(x, y), ImVec2(std::min(x + dash, L.plot_max.x), y), colors.text_dim,
+                                  std::max(1.0f, L.font / 14.0f));
+            }
+            if (b.reference) {
+                draw_reference_box(draw, a, z, frame.theme);
+            } else {
+                draw->AddRectFilled(a, z, series_color(b.series, frame.theme));
+                draw->AddRect(a, z, colors.axis);
+            }
             if (b.has_range) {
                 const float x0 = L.x_of(b.lo), x1 = L.x_of(b.hi), cap = L.bar_h * 0.35f;
                 draw->AddLine(ImVec2(x0, cy), ImVec2(x1, cy), colors.whisker, whisker_w);
                 draw->AddLine(ImVec2(x0, cy - cap), ImVec2(x0, cy + cap), colors.whisker, whisker_w);
                 draw->AddLine(ImVec2(x1, cy - cap), ImVec2(x1, cy + cap), colors.whisker, whisker_w);
             }
-            draw_row_label(draw, L, i, b.label, colors);
+            draw_row_label(draw, L, i, b.label, colors, b.reference);
             draw_value_text(draw, L, i, b.has_range ? std::max(b.value, b.hi) : b.value, b.value_text, colors);
             const float row_top = L.plot_min.y + static_cast<float>(i) * L.row_h;
             if (hovering(ImVec2(origin.x, row_top), ImVec2(origin.x + size.x, row_top + L.row_h)))

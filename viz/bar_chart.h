@@ -33,6 +33,10 @@ struct RangeBar {
     double lo = 0, hi = 0;
     std::string value_text;  // printed after the bar: "1.23 ms"
     int series = 0;          // colour index (series_color)
+    // A reference bar (what a framework does, measured elsewhere): hatched and outlined in a
+    // neutral colour, its label dimmed, below a dashed line that parts it from the chart's own bars.
+    // Reference bars come after the others.
+    bool reference = false;
 };
 
 struct StackSegment {
@@ -51,6 +55,10 @@ struct ChartHover {
     int bar = -1;      // index of the bar under the mouse, or -1
     int segment = -1;  // stacked charts: index into that bar's segments, or -1
 };
+
+// A hatched, outlined rectangle in a neutral colour: how a reference bar is drawn (exposed so a
+// legend can show the same swatch).
+void draw_reference_box(ImDrawList* draw, ImVec2 a, ImVec2 z, Theme theme);
 
 // Both draw inside the rectangle [origin, origin + size) and never outside it.
 ChartHover draw_range_bars(ImDrawList* draw, ImVec2 origin, ImVec2 size, const ChartFrame& frame,

@@ -48,11 +48,15 @@ void data_range(const RooflineData& d, double& x_lo, double& x_hi, double& y_lo,
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Roofs and ridge
 // ---------------------------------------------------------------------------------------------
-void draw_roofs(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, const ChartColors& colors) {
+using Rect = std::pair<ImVec2, ImVec2>;
+
+// Returns the rectangles of the labels it drew, so point labels can stay clear of them.
+std::vector<Rect> draw_roofs(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, const ChartColors& colors) {
+    std::vector<Rect> labels;
     const float font = ImGui::GetFontSize(), thick = std::max(2.5f, font / 6.0f), pad = font * 0.3f;
     const bool compact = a.plot_max.y - a.plot_min.y < font * 9;  // short plot: short labels
     const double bw = d.bytes_per_s;
-    if (!(bw > 0)) return;
+    if (!(bw > 0)) return labels;
     std::vector<RooflineRoof> roofs = d.roofs;
     std::sort(roofs.begin(), roofs.end(), [](const auto& l, const auto& r) { return l.flops_per_s > r.flops_per_s; });
     const double top = roofs.empty() ? a.y.hi : roofs.front().flops_per_s;
@@ -71,6 +75,7 @@ void draw_roofs(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, c
         const ImVec2 at(std::max(a.plot_min.x + pad, a.plot_max.x - w - pad), ty);
         draw->AddRectFilled(ImVec2(at.x - pad, at.y), ImVec2(at.x + w + pad, at.y + font), colors.background);
         draw->AddText(at, colors.text, label.c_str());
+        labels.emplace_back(ImVec2(at.x - pad, at.y), ImVec2(at.x + w + pad, at.y + font));
     }
     draw->PopClipRect();
     // Memory roof label, rotated text is not available: placed just under the diagonal's lower part.
@@ -85,10 +90,13 @@ void draw_roofs(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, c
         }
         const float x = std::min(p.x + pad * 2, a.plot_max.x - text_w(memory_label) - pad);
         draw->AddText(ImVec2(x, p.y + pad), colors.text, memory_label.c_str());
+        labels.emplace_back(ImVec2(x, p.y + pad), ImVec2(x + text_w(memory_label), p.y + pad + font));
     }
+    return labels;
 }
 
-bool draw_ridge(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, const ChartColors& colors, ImVec2 mouse) {
+bool draw_ridge(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, const ChartColors& colors, ImVec2 mouse,
+                std::vector<Rect>& labels) {
     double top = 0;
     for (const RooflineRoof& r : d.roofs) top = std::max(top, r.flops_per_s);
     if (!(top > 0) || !(d.bytes_per_s > 0)) return false;
@@ -110,6 +118,7 @@ bool draw_ridge(ImDrawList* draw, const LogPlotArea& a, const RooflineData& d, c
     const ImVec2 at(tx, a.plot_max.y - font - pad);
     draw->AddRectFilled(ImVec2(at.x - pad, at.y), ImVec2(at.x + w + pad, at.y + font), colors.background);
     draw->AddText(at, colors.text, text);
+    labels.emplace_back(ImVec2(at.x - pad, at.y), ImVec2(at.x + w + pad, at.y + font));
     return std::hypot(mouse.x - p.x, mouse.y - p.y) < r * 2.5f;
 }
 
@@ -137,8 +146,8 @@ RooflineHover draw_roofline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
     const LogPlotArea a = draw_log_frame(draw, origin, size, d.frame, x_lo, x_hi, y_lo, y_hi);
     if (!a.fits) return hover;
     const ChartColors colors = chart_colors(d.frame.theme);
-    draw_roofs(draw, a, d, colors);
-    hover.ridge = draw_ridge(draw, a, d, colors, mouse);
+    std::vector<Rect> roof_labels = draw_roofs(draw, a, d, colors);
+    hover.ridge = draw_ridge(draw, a, d, colors, mouse, roof_labels);
 
     const float font = ImGui::GetFontSize(), radius = std::max(4.0f, font * 0.42f), thick = std::max(2.0f, font / 7.0f);
     float best = radius * 2.2f;
@@ -171,25 +180,48 @@ RooflineHover draw_roofline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
         arrow(draw, a.to_screen(pf.at.intensity, pf.at.flops_per_s), a.to_screen(pt.at.intensity, pt.at.flops_per_s),
               colors.text, thick, font * 0.7f, radius * 1.6f);
     }
-    std::vector<std::pair<ImVec2, ImVec2>> placed;  // label rectangles drawn so far
+    // Label rectangles to keep clear of: the roofs' labels, every marker, the labels drawn so far.
+    std::vector<Rect> placed = roof_labels;
+    for (const RooflinePoint& p : d.points)
+        if (valid(p.at)) {
+            const ImVec2 s = a.to_screen(p.at.intensity, p.at.flops_per_s);
+            placed.emplace_back(ImVec2(s.x - radius, s.y - radius), ImVec2(s.x + radius, s.y + radius));
+        }
     for (size_t i = 0; i < d.points.size(); ++i) {
         const RooflinePoint& p = d.points[i];
         if (!valid(p.at)) continue;
         const ImVec2 s = a.to_screen(p.at.intensity, p.at.flops_per_s);
-        const ImU32 c = series_color(p.series, d.frame.theme);
-        if (p.measured_bytes) {
+        const ImU32 c = p.reference ? colors.text_dim : series_color(p.series, d.frame.theme);
+        if (p.reference) {
+            const float r = radius * 1.15f;
+            const ImVec2 up(s.x, s.y - r), right(s.x + r, s.y), down(s.x, s.y + r), left(s.x - r, s.y);
+            draw->AddQuadFilled(up, right, down, left, colors.background);
+            draw->AddQuad(up, right, down, left, c, thick);
+        } else if (p.measured_bytes) {
             draw->AddCircleFilled(s, radius, c);
             draw->AddCircle(s, radius, colors.text, 0, thick * 0.6f);
         } else {
             draw->AddCircleFilled(s, radius, colors.background);
             draw->AddCircle(s, radius, c, 0, thick * 1.2f);
         }
+        if (const float dist = std::hypot(mouse.x - s.x, mouse.y - s.y); dist < best) {
+            best = dist;
+            hover.point = static_cast<int>(i);
+            hover.trail = -1;
+        }
+        if (p.label.empty()) continue;  // a neighbour's label names it (several reference rows in one spot)
         // Label beside the point: the first of above-right, below-right, above-left, below-left
         // that stays inside the plot and clear of the labels already placed.
         const float w = text_w(p.label), off = radius * 1.3f;
-        const ImVec2 candidates[] = {{s.x + off, s.y - off - font}, {s.x + off, s.y + off},
-                                     {s.x - off - w, s.y - off - font}, {s.x - off - w, s.y + off}};
+        // Beside the point first; then right or left of it, one line further out each time.
+        const ImVec2 candidates[] = {{s.x + off, s.y - off - font},       {s.x + off, s.y + off},
+                                     {s.x - off - w, s.y - off - font},   {s.x - off - w, s.y + off},
+                                     {s.x + off * 1.5f, s.y - font * 0.5f}, {s.x - off * 1.5f - w, s.y - font * 0.5f},
+                                     {s.x + off, s.y + off + font},       {s.x + off, s.y - off - font * 2},
+                                     {s.x - off - w, s.y + off + font},   {s.x - off - w, s.y - off - font * 2},
+                                     {s.x + off, s.y + off + font * 2},   {s.x + off, s.y - off - font * 3}};
         ImVec2 at = candidates[0];
+        bool found = false;
         for (const ImVec2& c2 : candidates) {
             const ImVec2 lo(c2.x - 2, c2.y), hi(c2.x + w + 2, c2.y + font);
             const bool inside = lo.x >= a.plot_min.x && hi.x <= a.plot_max.x && lo.y >= a.plot_min.y && hi.y <= a.plot_max.y;
@@ -198,18 +230,16 @@ RooflineHover draw_roofline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
                 clear &= hi.x < plo.x || lo.x > phi.x || hi.y < plo.y || lo.y > phi.y;
             if (inside && clear) {
                 at = c2;
+                found = true;
                 break;
             }
         }
+        // A reference point with no clear spot goes unlabelled (the panel lists the reference rows
+        // under the plot); fusionlab's own points always get theirs.
+        if (!found && p.reference) continue;
         placed.emplace_back(ImVec2(at.x - 2, at.y), ImVec2(at.x + w + 2, at.y + font));
         draw->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + w + 2, at.y + font), colors.background);
         draw->AddText(at, c, p.label.c_str());
-        const float dist = std::hypot(mouse.x - s.x, mouse.y - s.y);
-        if (dist < best) {
-            best = dist;
-            hover.point = static_cast<int>(i);
-            hover.trail = -1;
-        }
     }
     draw->PopClipRect();
     draw_log_watermark(draw, a, d.frame);

@@ -26,11 +26,14 @@ struct RooflineMark {
 };
 
 struct RooflinePoint {
-    std::string label;        // "flash_tc"
+    std::string label;        // "flash_tc"; "" when a neighbour's label names this point too
     int series = 0;           // colour
     RooflineMark at;
     bool measured_bytes = false;     // intensity from counter bytes: filled; modeled: hollow ring
     std::vector<RooflineMark> trail;  // earlier positions, oldest first
+    // A reference point (a framework measured elsewhere): a hollow diamond in a neutral colour with
+    // a dimmed label; never the end of an arrow.
+    bool reference = false;
 };
 
 struct RooflineData {

@@ -17,21 +17,19 @@
 #include "app/core/export.h"
 #include "app/core/gui_options.h"
 #include "app/core/results_import.h"
+#include "app/core/reference.h"
 #include "app/core/lesson.h"
 #include "app/core/lesson_player.h"
 #include "app/core/platform.h"
 #include "app/core/runner.h"
 #include "app/core/soak.h"
 #include "app/core/views.h"
-#include "kernels/attention/attention.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
 #include "kernels/common/timeline.h"
-#include "kernels/launch/launch.h"
 #include "kernels/common/sanitizer_run.h"
 #include "kernels/memory_player.h"
-#include "kernels/skip/skip.h"
 #include "kernels/common/registry.h"
 
 #include <CLI/CLI.hpp>
@@ -458,7 +456,7 @@ namespace {
 
 // The raw words CLI11 collects; converted and checked by our parsers after CLI11 is done.
 struct RawArgs {
-    std::string gui_sim, gui_font_scale, gui_results, gui_lesson;
+    std::string gui_sim, gui_font_scale, gui_results, gui_reference, gui_lesson;
     bool gui_classroom = false;
     std::string lessons_action;
     std::vector<std::string> lessons_files;
@@ -467,14 +465,14 @@ struct RawArgs {
     struct {
         std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
         std::map<std::string, std::vector<std::string>> params;  // spec name -> words given
-        std::string reps, csv, json, sim, repeat;
+        std::string reps, csv, json, sim, repeat, reference;
         bool kernels = false;
         bool interactive = false;
     } bench;
     struct {
         std::string out, size, font_scale, theme = "dark", workload = "chain", dtype, sim, reps;
         std::map<std::string, std::string> params;  // spec name -> word given
-        std::string view = "results", variant, compare, step, results;
+        std::string view = "results", variant, compare, step, results, reference;
         std::string lesson;
         bool all_steps = false, classroom = false;
     } shot;
@@ -487,6 +485,15 @@ struct Checker {
         if (error.empty()) error = message;
     }
 };
+
+// --reference FILE: read now, so a malformed file is bad input (exit 2) before anything runs.
+std::string check_reference(const std::string& file, std::string& out) {
+    if (file.empty()) return "";
+    ReferenceFile read;
+    if (std::string why = load_reference_json(file, read); !why.empty()) return "--reference " + why;
+    out = file;
+    return "";
+}
 
 // Parameter sets one bench sweep may hold per workload (each is one run of every variant).
 constexpr double kMaxSweepParamSets = 100000;
@@ -509,6 +516,7 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     }
     if (!b.reps.empty()) check(parse_reps("--reps", b.reps, o.reps));
     if (!b.sim.empty()) check(parse_sim_gpu("--sim", b.sim, o.sim_gpu));
+    check(check_reference(b.reference, o.reference));
     o.per_kernel = b.kernels;
     o.interactive = b.interactive;
     if (!b.repeat.empty()) {
@@ -617,6 +625,7 @@ std::string check_lesson_shot(const RawArgs& raw, ShotOptions& o) {
     o.theme = s.theme;
     if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
     if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
+    check(check_reference(s.reference, o.reference));
     if (!check.error.empty()) return check.error;
     std::vector<Lesson> lessons;
     std::vector<LessonError> errors;
@@ -682,6 +691,7 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     }
     if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
     if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
+    check(check_reference(s.reference, o.reference));
     if (!check.error.empty()) return check.error;
     if (std::string problem = kernels::validate(o.params); !problem.empty()) return problem;
     if (!s.results.empty()) {
@@ -715,6 +725,9 @@ void define_bench(CLI::App& app, RawArgs& raw) {
     bench->add_option("--json", b.json, "write the measurements as JSON to this file")->type_name("FILE");
     bench->add_option("--sim", b.sim, "use this simulated GPU (see `fusionlab info`)")->type_name("GPU");
     bench->add_flag("--kernels", b.kernels, "add a row per kernel with its own bandwidth");
+    bench->add_option("--reference", b.reference,
+                      "print the PyTorch rows of this file (scripts/torch_reference.py) that match, under the table")
+        ->type_name("FILE");
     bench
         ->add_option("--repeat", b.repeat, "run the whole sweep K times in one process, same order (1..100; default 1)")
         ->type_name("K");
@@ -742,6 +755,9 @@ void define_shot(CLI::App& app, RawArgs& raw) {
     shot->add_option("--results", s.results,
                      "draw the measurements of this JSON export (`bench --json` on a GPU machine) instead of "
                      "measuring; its workload and parameters replace --workload and the sizes")
+        ->type_name("FILE");
+    shot->add_option("--reference", s.reference,
+                     "draw the PyTorch reference rows of this file (scripts/torch_reference.py) beside the results")
         ->type_name("FILE");
     shot->add_option("--step", s.step, "memory view: the schedule step to show (default: the middle); with --lesson: "
                                        "the lesson step, from 1")->type_name("N");
@@ -773,6 +789,9 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
     app.add_option("--sim", raw.gui_sim, "start the GUI on this simulated GPU")->type_name("GPU");
     app.add_option("--font-scale", raw.gui_font_scale, "GUI font scale, 1 to 3 (projectors: 2)")->type_name("S");
     app.add_option("--results", raw.gui_results, "open the GUI on the measurements of this JSON export")->type_name("FILE");
+    app.add_option("--reference", raw.gui_reference,
+                   "show the PyTorch reference rows of this file (scripts/torch_reference.py) beside the results")
+        ->type_name("FILE");
     app.add_flag("--classroom", raw.gui_classroom, "start in classroom mode (lesson pane, presenter fonts; F5 toggles)");
     app.add_option("--lesson", raw.gui_lesson, "open this lesson (name or number; see `fusionlab lessons list`)")
         ->type_name("NAME");
@@ -832,6 +851,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
                 check("--results " + why);
             cmd.gui.results = raw.gui_results;
         }
+        check(check_reference(raw.gui_reference, cmd.gui.reference));
         cmd.gui.classroom = raw.gui_classroom;
         if (!raw.gui_lesson.empty()) {
             std::vector<Lesson> lessons;
@@ -1094,6 +1114,39 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     }
 }
 
+// The reference rows under the table: one line per PyTorch row that matches a measured parameter
+// set (on the same GPU, or any device when the table is simulated), labelled as not ours.
+void print_reference(std::ostream& out, const ReferenceFile& file, const std::vector<kernels::Measurement>& all) {
+    out << "\nPyTorch reference rows from " << file.path
+        << " (scripts/torch_reference.py): not fusionlab's kernels, never in its ratios\n";
+    std::vector<kernels::Params> seen;
+    for (const kernels::Measurement& m : all) {
+        const kernels::Params& p = m.job.params;
+        if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+        seen.push_back(p);
+        std::string why;
+        const std::vector<const ReferenceRow*> rows = reference_rows_for(file, p, m.device, &why);
+        const std::string where = p.workload + " " + kernels::to_string(p.dtype) + " " + shape_text(p, "");
+        if (rows.empty()) out << "  reference  " << where << ": " << why << "\n";
+        const double flops = rows.empty() ? 0 : reference_flops(p), bytes = static_cast<double>(kernels::min_bytes(p));
+        for (const ReferenceRow* r : rows) {
+            out << "  reference  " << where << "  " << pad_right(r->label, 33);
+            if (!r->has_time) {
+                out << "unavailable: " << r->error;
+            } else {
+                const double s = r->time.median_ms * 1e-3;
+                out << ms_text(r->time.median_ms) << " ms (" << ms_text(r->time.min_ms) << "-" << ms_text(r->time.max_ms)
+                    << ")  " << kernels::format_gbps(bytes / s / 1e9) << " at minimum bytes";
+                if (flops > 0) out << ", " << kernels::format_rate_flops(flops / s);
+            }
+            out << "; measured on " << r->device << ", " << reference_day(*r) << "\n";
+        }
+    }
+    if (file.skipped_rows)
+        out << "  (" << file.skipped_rows << " rows of workloads this build does not have: " << file.skipped_workloads
+            << ")\n";
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -1182,6 +1235,13 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
                     }
                 }
 
+    if (!o.reference.empty()) {
+        ReferenceFile reference;
+        if (std::string why = load_reference_json(o.reference, reference); !why.empty())
+            err << "fusionlab bench: --reference " << why << "\n";  // checked at parse time; changed since
+        else
+            print_reference(out, reference, all);
+    }
     int code = failures ? kExitFailure : kExitOk;
     if (!o.csv.empty()) {
         if (std::string problem = export_csv(o.csv, all); !problem.empty()) {

@@ -44,6 +44,7 @@ struct BenchOptions {
     std::vector<ParamValues> params;
     int reps = kernels::Job{}.reps;
     std::string csv, json;                // empty: not written
+    std::string reference;                // --reference FILE: PyTorch rows printed under the table
     std::string sim_gpu;                  // empty: the GPU when present, else the simulated H100
     bool per_kernel = false;              // --kernels: a sub-row per kernel
     // --interactive: each job as the GUI's quick live pass (app/core/panels_state.h kQuickReps reps, one

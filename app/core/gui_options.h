@@ -13,6 +13,7 @@ struct GuiOptions {
     std::string sim_gpu;      // non-empty: start on this simulated GPU even if a GPU is present
     float font_scale = 0;     // 0: use the saved setting
     std::string results;      // non-empty: start showing the measurements of this JSON export
+    std::string reference;    // non-empty: PyTorch reference rows (scripts/torch_reference.py's file)
     bool classroom = false;   // --classroom: start in the presenter view (lesson pane open)
     std::string lesson;       // --lesson NAME: open this lesson (at lesson_step, 0-based)
     int lesson_step = 0;
@@ -40,6 +41,8 @@ struct ShotOptions {
     // Non-empty: draw the measurements of this JSON export (e.g. `fusionlab bench --json` on a GPU
     // machine) instead of measuring; their workload and parameters replace params.
     std::string results;
+    // Non-empty: PyTorch reference rows to draw beside the measurements (app/core/reference.h).
+    std::string reference;
     // --lesson NAME: a lesson bundle instead of one PNG; `out` is then the bundle folder. One
     // step (lesson_step, 0-based) or every step (all_steps); classroom: the presenter view.
     std::string lesson;

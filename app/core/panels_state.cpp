@@ -168,6 +168,18 @@ std::vector<const kernels::Measurement*> visible_results(const AppState& state) 
     return shown;
 }
 
+std::vector<const ReferenceRow*> shown_reference(const AppState& state, std::string* why_none) {
+    if (why_none) why_none->clear();
+    const kernels::Measurement* first = nullptr;
+    for (const kernels::Measurement* m : visible_results(state))
+        if (m->ok) {
+            first = m;
+            break;
+        }
+    if (!first) return {};  // nothing of ours to stand beside yet
+    return reference_rows_for(state.reference, first->job.params, first->device, why_none);
+}
+
 bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBackend& backend) {
     if (m.job.backend == kernels::BackendKind::gpu && backend.kind == kernels::BackendKind::gpu &&
         m.device.name != backend.device.name)

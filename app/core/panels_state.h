@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/core/lesson.h"
+#include "app/core/reference.h"
 #include "app/core/jobs.h"
 #include "app/core/sweep.h"
 #include "app/core/runner.h"
@@ -90,6 +91,11 @@ struct AppState {
     // Measurements read from a JSON export (`--results F`) instead of measured here: the panels
     // show them as measured on their own device; the first parameter change goes back to live.
     std::string imported_from;
+    // PyTorch reference rows (`--reference F`, app/core/reference.h): shown beside the results in their
+    // own style, never in our ratios; empty: the results area shows how to make a file.
+    ReferenceFile reference;
+    std::string reference_input;     // the results area's "load..." field
+    InlineMessage reference_message;
     // The lesson player: loaded lessons, current lesson and step, classroom mode (app/core/lesson.h).
     LessonPlayerState lesson;
 
@@ -105,6 +111,10 @@ ResolvedBackend current_backend(const AppState& state, const Runner& runner);
 // Shows the measurements of a JSON export: the first one's workload and parameters, every
 // variant the file has for them. Returns "" or why not (the file's path and what is wrong).
 std::string import_results(AppState& state, const std::string& path);
+
+// The reference rows to show beside the visible results (their parameters, dtype and device; see
+// reference_rows_for). `why_none` gets the one-line hint when there are none and something is shown.
+std::vector<const ReferenceRow*> shown_reference(const AppState& state, std::string* why_none = nullptr);
 
 // Why the current parameters cannot be measured ("" when they can): kernels::validate(), computed
 // once per parameter change rather than once per frame.

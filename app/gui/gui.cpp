@@ -252,6 +252,12 @@ int run_gui(const GuiOptions& opts) {
             return 1;
         }
     }
+    if (!opts.reference.empty()) {
+        if (std::string why = load_reference_json(opts.reference, state.reference); !why.empty()) {
+            std::fprintf(stderr, "fusionlab: --reference %s\n", why.c_str());
+            return 1;
+        }
+    }
     // Soak test: defaults, no settings file, scripted random actions (app/core/soak.h).
     std::unique_ptr<SoakDriver> soak;
     if (opts.soak_seconds > 0)
@@ -497,6 +503,11 @@ int run_lesson_shot(const ShotOptions& opts) {
     AppState state;
     state.interactive = false;
     Settings& s = state.settings;
+    if (!opts.reference.empty())
+        if (std::string error = load_reference_json(opts.reference, state.reference); !error.empty()) {
+            std::fprintf(stderr, "fusionlab shot: --reference %s\n", error.c_str());
+            return 1;
+        }
     if (!viz::parse_theme(opts.theme, s.theme)) {
         std::fprintf(stderr, "fusionlab shot: theme '%s' is unknown: use dark or light\n", opts.theme.c_str());
         return 1;
@@ -557,6 +568,11 @@ int run_shot(const ShotOptions& opts) {
         std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
         return 1;
     }
+    if (!opts.reference.empty())
+        if (std::string error = load_reference_json(opts.reference, state.reference); !error.empty()) {
+            std::fprintf(stderr, "fusionlab shot: --reference %s\n", error.c_str());
+            return 1;
+        }
 
     return with_headless_frame(opts, [&](Runner& runner, GLFWwindow* window, OffscreenTarget& target) {
         if (!opts.results.empty()) {

@@ -9,7 +9,6 @@
 #include "app/gui/panel_helpers.h"
 #include "kernels/common/format.h"
 #include "kernels/common/timeline.h"
-#include "kernels/launch/launch.h"
 #include "kernels/common/registry.h"
 #include "viz/bar_chart.h"
 #include "viz/imgui_helpers.h"
@@ -172,6 +171,23 @@ void draw_time_chart(const AppState& state, float width, float plot_height) {
         bars.push_back(b);
         plotted.push_back(m);
     }
+    // PyTorch's reference rows after ours, hatched (app/core/reference.h): never in our ratios.
+    const std::vector<const ReferenceRow*> reference = shown_reference(state);
+    std::vector<const ReferenceRow*> reference_bars;
+    for (const ReferenceRow* r : reference) {
+        if (!r->has_time) continue;
+        viz::RangeBar b;
+        b.label = reference_short_label(*r);
+        b.value = r->time.median_ms;
+        b.has_range = r->time.max_ms > r->time.min_ms;
+        b.lo = r->time.min_ms;
+        b.hi = r->time.max_ms;
+        // Beside model estimates, say which bars were timed on a GPU.
+        b.value_text = kernels::format_time_ms(r->time.median_ms) + (any_simulated(plotted) ? " measured" : "");
+        b.reference = true;
+        bars.push_back(b);
+        reference_bars.push_back(r);
+    }
     viz::ChartFrame frame;
     frame.title = any_simulated(plotted) ? "Time per variant (model estimate)" : "Time per variant (median, min-max)";
     frame.format_tick = [](double v) { return kernels::format_time_ms(v); };
@@ -181,7 +197,26 @@ void draw_time_chart(const AppState& state, float width, float plot_height) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const viz::ChartHover hover = viz::draw_range_bars(ImGui::GetWindowDrawList(), origin, size, frame, bars);
     ImGui::Dummy(size);
-    if (hover.bar >= 0 && ImGui::IsItemHovered()) {
+    const bool chart_hovered = ImGui::IsItemHovered();
+    if (!reference_bars.empty()) {  // what the hatched bars are, under the chart
+        const float swatch = ImGui::GetTextLineHeight() * 0.8f;
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        const float dy = (ImGui::GetTextLineHeight() - swatch) * 0.5f;
+        viz::draw_reference_box(ImGui::GetWindowDrawList(), ImVec2(at.x, at.y + dy),
+                                ImVec2(at.x + swatch, at.y + dy + swatch), current_theme());
+        ImGui::Dummy(ImVec2(swatch, swatch));
+        ImGui::SameLine();
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - swatch - ImGui::GetStyle().ItemSpacing.x);
+        ImGui::TextDisabled("reference, not fusionlab: %s", reference_source(reference_bars).c_str());
+        ImGui::PopTextWrapPos();
+    }
+    if (hover.bar >= static_cast<int>(plotted.size()) && chart_hovered) {
+        const ReferenceRow& r = *reference_bars[static_cast<size_t>(hover.bar) - plotted.size()];
+        viz::tooltip_box("Reference, not fusionlab: " + reference_caption(r) + "\nmedian " +
+                         kernels::format_time_ms(r.time.median_ms) + ", min " + kernels::format_time_ms(r.time.min_ms) +
+                         ", max " + kernels::format_time_ms(r.time.max_ms) + " (" + std::to_string(r.time.reps) +
+                         " reps, CUDA events)\n" + r.note + "\n" + r.command);
+    } else if (hover.bar >= 0 && chart_hovered) {
         const Measurement& m = *plotted[static_cast<size_t>(hover.bar)];
         viz::tooltip_box(m.job.variant + ": median " + kernels::format_time_ms(m.time.median_ms) + ", min " +
                       kernels::format_time_ms(m.time.min_ms) + ", max " + kernels::format_time_ms(m.time.max_ms) +

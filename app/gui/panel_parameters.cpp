@@ -11,7 +11,6 @@
 #include "app/gui/panel_helpers.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/format.h"
-#include "kernels/launch/launch.h"
 #include "kernels/common/registry.h"
 #include "viz/imgui_helpers.h"
 

@@ -9,7 +9,6 @@
 #include "app/gui/panel_toolbar.h"
 #include "kernels/common/format.h"
 #include "kernels/common/timeline.h"
-#include "kernels/launch/launch.h"
 #include "viz/highlight.h"
 #include "viz/imgui_helpers.h"
 #include "viz/theme.h"
@@ -128,6 +127,7 @@ void draw_results_page(AppState& state, const ResolvedBackend& backend) {
     draw_results_table(state, backend);
     ImGui::EndGroup();
     ring_if_highlighted(state, "results.table");
+    draw_reference_rows(state);
 }
 
 }  // namespace app

@@ -12,12 +12,13 @@
 #include "kernels/common/dram_counters.h"
 #include "kernels/common/format.h"
 #include "kernels/common/timeline.h"
-#include "kernels/launch/launch.h"
 #include "kernels/roofline.h"
 #include "kernels/common/registry.h"
+#include "viz/bar_chart.h"
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -285,13 +286,146 @@ void draw_results_table(const AppState& state, const ResolvedBackend& backend) {
     ImGui::EndTable();
 }
 
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Reference rows
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// "load...": a path field in a popup; a file that does not read leaves the current one and says why.
+void reference_loader(AppState& state) {
+    if (!state.interactive) return;  // shots: nothing to click
+    ImGui::SameLine();
+    if (ImGui::SmallButton(state.reference.path.empty() ? "load..." : "other file...")) {
+        state.reference_input = state.reference.path;
+        state.reference_message = {};
+        ImGui::OpenPopup("reference_file");
+    }
+    tooltip("Read a reference file written by scripts/torch_reference.py (same as --reference FILE).");
+    if (!ImGui::BeginPopup("reference_file")) return;
+    ImGui::TextUnformatted("PyTorch reference file (scripts/torch_reference.py writes one):");
+    ImGui::SetNextItemWidth(em() * 26);
+    const bool enter = ImGui::InputTextWithHint("##reference_path", "path/to/reference.json", &state.reference_input,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if (ImGui::Button("Load") || enter) {
+        ReferenceFile read;
+        if (std::string why = load_reference_json(state.reference_input, read); !why.empty()) {
+            state.reference_message = {why, true};
+        } else {
+            state.reference = std::move(read);
+            state.reference_message = {};
+            ImGui::CloseCurrentPopup();
+        }
+    }
+    if (!state.reference.path.empty()) {
+        ImGui::SameLine();
+        if (ImGui::Button("Remove")) {
+            state.reference = ReferenceFile{};
+            ImGui::CloseCurrentPopup();
+        }
+    }
+    if (!state.reference_message.text.empty()) {
+        ImGui::PushTextWrapPos(em() * 34);
+        wrapped_colored(error_color(), state.reference_message.text);
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::EndPopup();
+}
+
+}  // namespace
+
+void draw_reference_rows(AppState& state) {
+    std::string why;
+    const std::vector<const ReferenceRow*> rows = shown_reference(state, &why);
+    if (rows.empty()) {
+        if (!why.empty()) {
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextDisabled("%s", why.c_str());
+            ImGui::PopTextWrapPos();
+            tooltip("Reference rows show what a user would run instead (PyTorch eager, torch.compile, SDPA flash / "
+                    "cuDNN, a CUDA graph), timed by scripts/torch_reference.py on a GPU the way fusionlab times its "
+                    "kernels, in their own style beside ours and never in our ratios.");
+            reference_loader(state);
+        }
+        return;
+    }
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("Reference, not fusionlab: %s", reference_source(rows).c_str());
+    ImGui::PopTextWrapPos();
+    tooltip("Timed by scripts/torch_reference.py (" + state.reference.path + "): warm-up, CUDA events around each "
+            "repetition, median, random inputs, the same shapes and dtype. Bandwidth and FLOP/s use fusionlab's "
+            "minimum bytes and FLOPs for these parameters (PyTorch has no model). Not fusionlab's kernels: never "
+            "in the ratios above.");
+    reference_loader(state);
+    const kernels::Params& p = state.settings.params;
+    const double flops = reference_flops(p), bytes = static_cast<double>(kernels::min_bytes(p));
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp;
+    const float table_w = std::min(ImGui::GetContentRegionAvail().x, em() * 44);
+    if (!ImGui::BeginTable("reference", 4, flags, ImVec2(table_w, 0))) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TableSetupColumn("reference", ImGuiTableColumnFlags_WidthStretch, 1.6f);
+    ImGui::TableSetupColumn("median", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("min - max", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("at min bytes", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const ReferenceRow& r = *rows[i];
+        ImGui::PushID(static_cast<int>(i));
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        const float swatch = ImGui::GetTextLineHeight() * 0.8f;
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        const float dy = (ImGui::GetTextLineHeight() - swatch) * 0.5f;
+        viz::draw_reference_box(ImGui::GetWindowDrawList(), ImVec2(at.x, at.y + dy), ImVec2(at.x + swatch, at.y + dy + swatch),
+                                current_theme());
+        ImGui::Dummy(ImVec2(swatch, swatch));
+        ImGui::SameLine();
+        ImGui::TextUnformatted(r.label.c_str());
+        tooltip(reference_caption(r) + "\n" + r.note + (r.driver.empty() ? "" : "\ndriver " + r.driver) + "\n" + r.command);
+        if (!r.has_time) {
+            ImGui::TableSetColumnIndex(1);
+            ImGui::TextUnformatted("unavailable");
+            tooltip(r.error);
+            ImGui::PopID();
+            continue;
+        }
+        ImGui::TableSetColumnIndex(1);
+        cell_text(kernels::format_time_ms(r.time.median_ms));
+        tooltip(std::to_string(r.time.reps) + " reps after " + std::to_string(r.warmup) + " warm-up runs, CUDA events");
+        ImGui::TableSetColumnIndex(2);
+        cell_text(kernels::format_time_ms(r.time.min_ms) + " - " + kernels::format_time_ms(r.time.max_ms));
+        ImGui::TableSetColumnIndex(3);
+        const double gbps = bytes / (r.time.median_ms * 1e6);
+        cell_text(kernels::format_gbps(gbps));
+        std::string detail = "minimum bytes " + kernels::format_bytes(bytes) + " / median time";
+        if (flops > 0) {
+            detail += '\n';
+            detail += kernels::format_rate_flops(flops / (r.time.median_ms * 1e-3));
+            detail += " at fusionlab's " + kernels::format_flops(flops) + " FLOPs";
+        }
+        tooltip(detail);
+        ImGui::PopID();
+    }
+    ImGui::PopStyleColor();
+    ImGui::EndTable();
+}
+
+float reference_rows_height(const AppState& state) {
+    std::string why;
+    const size_t n = shown_reference(state, &why).size();
+    if (n == 0) return why.empty() ? 0.0f : ImGui::GetTextLineHeightWithSpacing();
+    const float row = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2 + 1;
+    return ImGui::GetTextLineHeightWithSpacing() + row * static_cast<float>(n + 1) + ImGui::GetStyle().ItemSpacing.y;
+}
+
 float results_table_height(const AppState& state) {
     size_t kernel_lines = 1;
     for (const Measurement* m : visible_results(state)) kernel_lines = std::max(kernel_lines, m->kernels.size());
     const ImGuiStyle& style = ImGui::GetStyle();
     const float row = ImGui::GetTextLineHeight() + style.CellPadding.y * 2 + 1;
     constexpr int kMetricRows = 14;  // header + the metric rows of results_rows()
-    return row * static_cast<float>(kMetricRows) + ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kernel_lines - 1);
+    return row * static_cast<float>(kMetricRows) + ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kernel_lines - 1) +
+           reference_rows_height(state);
 }
 
 }  // namespace app

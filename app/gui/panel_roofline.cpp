@@ -118,6 +118,9 @@ struct PlotInput {
     std::vector<const Measurement*> plotted;  // parallel to data.points
     std::vector<std::string> not_plotted;     // variants without a point, and why
     kernels::RoofSet roofs;
+    std::vector<const ReferenceRow*> reference;  // parallel to data.points after plotted.size()
+    std::string reference_path;
+    double reference_flops = 0, reference_bytes = 0;
 };
 
 PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
@@ -174,6 +177,30 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
         d.points.push_back(pt);
         in.plotted.push_back(m);
     }
+    // PyTorch's rows as hollow diamonds: fusionlab's FLOPs and minimum bytes for these parameters
+    // (PyTorch has no model), its measured time.
+    in.reference_flops = reference_flops(p);
+    in.reference_path = state.reference.path;
+    in.reference_bytes = static_cast<double>(kernels::min_bytes(p));
+    if (in.reference_flops > 0 && in.reference_bytes > 0)
+        for (const ReferenceRow* row : shown_reference(state)) {
+            if (!row->has_time) continue;
+            viz::RooflinePoint pt;
+            pt.label = reference_short_label(*row);
+            pt.reference = true;
+            pt.at = {kernels::arithmetic_intensity(in.reference_flops, in.reference_bytes),
+                     in.reference_flops / (row->time.median_ms * 1e-3)};
+            in.reference.push_back(row);
+            // Rows that land on one spot (eager and compile within 30%) share one label.
+            for (size_t k = d.points.size(); k-- > in.plotted.size();)
+                if (!d.points[k].label.empty() && std::max(d.points[k].at.flops_per_s, pt.at.flops_per_s) <
+                                                      1.3 * std::min(d.points[k].at.flops_per_s, pt.at.flops_per_s)) {
+                    d.points[k].label += ", " + pt.label;
+                    pt.label.clear();
+                    break;
+                }
+            d.points.push_back(pt);
+        }
     // Arrows from the unfused baseline to each fused variant (teaching_* variants from their own
     // two-pass baseline); a variant that is neither (skip's plain attention) gets none.
     auto index_of = [&](const std::string& name) {
@@ -275,12 +302,32 @@ std::string footer_line(const PlotInput& in) {
                            : "roofs: " + std::to_string(measured) + " of 3 measured, the rest datasheet (hover)";
 }
 
+// The reference rows' line under the plot: what the diamonds are, and their names (a crowded plot
+// leaves some diamonds unlabelled).
+// The reference rows' line under the plot: what the diamonds are (one line; the names, which a
+// crowded plot may leave off some diamonds, on hover).
+std::string reference_footer(const PlotInput& in) {
+    if (in.reference.empty()) return "";
+    const ReferenceRow& first = *in.reference.front();
+    return "diamonds: " + first.framework + " reference, not fusionlab; " + first.device + ", " + reference_day(first);
+}
+
 void draw_footer(const PlotInput& in) {
     ImGui::TextDisabled("%s", footer_line(in).c_str());
     tooltip(footer_text(in) + "\n\n" + "Measured ceilings (GPU): a device-to-device copy for bandwidth, cuBLAS fp16/bf16 GEMMs for the tensor "
                "roof, an FMA-chain kernel for FP32; measured once per device, driver and clocks and cached. "
                "Simulated GPUs: datasheet values.");
     for (const std::string& n : in.not_plotted) ImGui::TextWrapped("not plotted: %s", n.c_str());
+    if (const std::string line = reference_footer(in); !line.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", line.c_str());
+        ImGui::PopStyleColor();
+        std::string names;
+        for (const ReferenceRow* r : in.reference) names += "\n  " + reference_caption(*r);
+        tooltip("What a user would run instead, timed by scripts/torch_reference.py (" + in.reference_path + "):" +
+                names + "\nPyTorch has no traffic model, so a diamond's intensity is fusionlab's FLOPs over the "
+                "fewest bytes any implementation moves; hover a diamond for its numbers.");
+    }
 }
 
 }  // namespace
@@ -304,13 +351,24 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
     float footer = ImGui::GetTextLineHeightWithSpacing();
     for (const std::string& n : in.not_plotted)
         footer += ImGui::CalcTextSize(("not plotted: " + n).c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
+    if (const std::string line = reference_footer(in); !line.empty())
+        footer += ImGui::CalcTextSize(line.c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
     const ImVec2 size(avail.x, std::max(em() * 6, avail.y - footer));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("roofline_plot", size);
     const bool hovered = state.interactive && ImGui::IsItemHovered();
     const ImVec2 mouse = hovered ? ImGui::GetIO().MousePos : ImVec2(-FLT_MAX, -FLT_MAX);
     const viz::RooflineHover hover = viz::draw_roofline(ImGui::GetWindowDrawList(), origin, size, in.data, mouse);
-    if (hovered && hover.point >= 0) {
+    if (hovered && hover.point >= static_cast<int>(in.plotted.size())) {
+        const ReferenceRow& r = *in.reference[static_cast<size_t>(hover.point) - in.plotted.size()];
+        const double intensity = kernels::arithmetic_intensity(in.reference_flops, in.reference_bytes);
+        viz::tooltip_box("Reference, not fusionlab: " + reference_caption(r) + "\n\nintensity = fusionlab's FLOPs / "
+                         "minimum bytes = " + kernels::format_flops(in.reference_flops) + " / " +
+                         kernels::format_bytes(in.reference_bytes) + " = " + num("%.3g", intensity) +
+                         " FLOP/B (PyTorch has no traffic model: the fewest bytes any implementation moves)\n"
+                         "achieved = FLOPs / median " + kernels::format_time_ms(r.time.median_ms) + " = " +
+                         kernels::format_rate_flops(in.reference_flops / (r.time.median_ms * 1e-3)) + "\n" + r.note);
+    } else if (hovered && hover.point >= 0) {
         const Measurement& m = *in.plotted[static_cast<size_t>(hover.point)];
         std::string text;
         if (hover.trail >= 0) {
