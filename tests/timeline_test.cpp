@@ -62,6 +62,8 @@ TEST_CASE("timeline: identical kernel names become one row, mean per kernel", "[
     CHECK(rows[1].name == "tail");
     CHECK(kernels::aggregated_count(rows[0].name) == 1000);
     CHECK(kernels::aggregated_count("gelu") == 1);
+    CHECK(kernels::aggregated_count("whole run (5 kernels)") == 5);  // timed without events between kernels
+    CHECK(kernels::aggregated_count("whole run (x kernels)") == 1);
     CHECK(kernels::launched_kernels(rows) == 1001);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace kernels {
 
@@ -39,6 +40,13 @@ std::vector<KernelTime> aggregate_kernel_times(const std::vector<KernelTime>& ke
 }
 
 int64_t aggregated_count(const std::string& row_name) {
+    // A whole run timed without events between its kernels: "whole run (5 kernels)".
+    constexpr const char* kWholeRun = "whole run (";
+    if (row_name.rfind(kWholeRun, 0) == 0) {
+        char* end = nullptr;
+        const long long n = std::strtoll(row_name.c_str() + std::strlen(kWholeRun), &end, 10);
+        return end && std::strcmp(end, " kernels)") == 0 && n > 0 ? static_cast<int64_t>(n) : 1;
+    }
     const size_t x = row_name.rfind(" x");
     if (x == std::string::npos || x + 2 >= row_name.size()) return 1;
     char* end = nullptr;

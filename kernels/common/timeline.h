@@ -19,7 +19,8 @@ namespace kernels {
 // time is the mean per kernel (median, min and max each divided by N after summing) and whose bytes
 // are one kernel's (the mean). Rows with a unique name pass through unchanged.
 std::vector<KernelTime> aggregate_kernel_times(const std::vector<KernelTime>& kernels);
-// "step x1000" -> 1000; "gelu" -> 1.
+// "step x1000" -> 1000; "whole run (5 kernels)" (a run timed without events between kernels) -> 5;
+// "gelu" -> 1.
 int64_t aggregated_count(const std::string& row_name);
 // Kernels launched per run behind (possibly aggregated) rows: the sum of aggregated_count().
 int64_t launched_kernels(const std::vector<KernelTime>& rows);
