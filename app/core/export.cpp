@@ -439,11 +439,16 @@ json_t measurement_json(const kernels::Measurement& m) {
         {"time", time_json(m.time, m.ok)},
         {"kernels", kernels_out},
         {"modeled",
-         {{"bytes_read", m.bytes_read},
+         {{"bytes_read", m.bytes_read},  // DRAM <-> L2 (the L2 reuse model)
           {"bytes_written", m.bytes_written},
           {"bytes", m.bytes()},
+          {"l2_bytes_read", m.l2_bytes_read},  // L2 <-> SM
+          {"l2_bytes_written", m.l2_bytes_written},
+          {"shared_bytes", m.shared_bytes},
+          {"dram_model", m.dram_model_note},
           {"min_bytes", m.min_bytes},
           {"flops", m.flops}}},
+        {"limiter", m.limiter},
         {"measured_bytes",
          {{"bytes", m.measured_bytes ? json_t(*m.measured_bytes) : json_t()},
           {"bytes_read", m.measured_bytes_read ? json_t(*m.measured_bytes_read) : json_t()},
