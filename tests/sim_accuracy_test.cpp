@@ -192,3 +192,61 @@ TEST_CASE("modeled DRAM bytes and simulated times agree with every committed mea
         std::printf("%d points: DRAM within bounds %d, time within 25%% %d\n", n, dram_ok, time_ok);
     }
 }
+
+// Points between the recordings: the model at sizes nobody measured, against what the measured
+// neighbours imply (each expectation's derivation beside it). ±25 % like the recorded points.
+TEST_CASE("simulated times between the recorded sizes follow the measurements", "[sim][accuracy]") {
+    struct Point {
+        const char* gpu;
+        Params params;
+        const char* variant;
+        double expected_ms;
+        const char* derivation;
+    };
+    auto attn = [](int64_t heads, int64_t N, int64_t d) {
+        Params p;
+        p.workload = "attention";
+        p.dtype = DType::f16;
+        p.set("heads", double(heads)).set("N", double(N)).set("d", double(d));
+        return p;
+    };
+    auto chain = [](int64_t rows) {
+        Params p;
+        p.workload = "chain";
+        p.dtype = DType::bf16;
+        p.set("rows", double(rows)).set("hidden", 8192);
+        return p;
+    };
+    auto launch = [](int64_t steps) {
+        Params p;
+        p.workload = "launch";
+        p.dtype = DType::f32;
+        p.set("steps", double(steps)).set("elements", 65536);
+        return p;
+    };
+    const std::vector<Point> points{
+        {"H100", attn(64, 3072, 64), "flash_tc", 1.144 * (3072.0 * 3072) / (4096.0 * 4096),
+         "FLOPs scale with N^2: N = 4096's 1.144 ms x (3072/4096)^2"},
+        {"H100", attn(64, 3072, 128), "flash", 108.5 * (3072.0 * 3072) / (4096.0 * 4096),
+         "shared-memory traffic scales with N^2: N = 4096's 108.5 ms x (3072/4096)^2"},
+        {"H100", attn(64, 3072, 64), "naive", (0.8108 + 3.250) / 2 * (3072.0 * 3072) / ((2048.0 * 2048 + 4096.0 * 4096) / 2),
+         "S and P scale with N^2: the mean of N = 2048 and 4096 per N^2"},
+        {"H100", chain(4096), "unfused", 0.4209 / 2, "half the rows of the 8192 x 8192 run: half its bytes"},
+        {"H100", chain(4096), "fused", 0.1488 / 2, "half the rows of the 8192 x 8192 run"},
+        {"H100", launch(500), "stream", 500 * (3.975 / 1000), "K = 1000's 3.97 us per launch, 500 launches"},
+        {"H100", launch(500), "graph", 500 * (1.311 / 1000), "K = 1000's 1.31 us per graph node"},
+        {"H200", attn(32, 6144, 64), "flash_tc", 1.158 * (32.0 * 6144 * 6144) / (64.0 * 4096 * 4096),
+         "FLOPs against N = 4096 x 64 heads (1.158 ms on the H200)"},
+    };
+    for (const Point& pt : points) {
+        INFO(pt.gpu << " " << pt.variant << " " << describe(pt.params) << ": " << pt.derivation);
+        Job job;
+        job.params = pt.params;
+        job.variant = pt.variant;
+        const Measurement m = make_sim_backend(*find_sim_gpu(pt.gpu))->run(job, {});
+        REQUIRE(m.ok);
+        INFO("simulated " << m.time.median_ms << " ms, expected " << pt.expected_ms << " ms; " << m.limiter);
+        CHECK(m.time.median_ms / pt.expected_ms >= 0.75);
+        CHECK(m.time.median_ms / pt.expected_ms <= 1.25);
+    }
+}
