@@ -285,6 +285,9 @@ std::vector<CsvColumn> fixed_columns_after_params() {
         {"kernel_times", [](const M& m, S) { return if_ok(m, kernel_times_text(m)); }},
         {"modeled_bytes_read", [](const M& m, S) { return std::to_string(m.bytes_read); }},
         {"modeled_bytes_written", [](const M& m, S) { return std::to_string(m.bytes_written); }},
+        // modeled_bytes_* are DRAM bytes (the L2 reuse model); these are the other two levels.
+        {"modeled_l2_bytes", [](const M& m, S) { return std::to_string(m.l2_bytes_read + m.l2_bytes_written); }},
+        {"modeled_shared_bytes", [](const M& m, S) { return std::to_string(m.shared_bytes); }},
         {"min_bytes", [](const M& m, S) { return std::to_string(m.min_bytes); }},
         {"flops", [](const M& m, S) { return number(m.flops); }},
         {"measured_bytes",
@@ -319,6 +322,7 @@ std::vector<CsvColumn> fixed_columns_after_params() {
         {"rel_l2_error", [](const M& m, S) { return m.checked ? number(m.rel_l2_error) : std::string(); }},
         {"check_note", [](const M& m, S) { return m.check_note; }},
         {"timing_note", [](const M& m, S) { return m.timing_note; }},
+        {"limiter", [](const M& m, S) { return m.limiter; }},
         {"ok", [](const M& m, S) { return std::string(m.ok ? "true" : "false"); }},
         {"refused", [](const M& m, S) { return std::string(m.refused ? "true" : "false"); }},
         {"error", [](const M& m, S) { return m.error; }},
