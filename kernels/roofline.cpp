@@ -129,15 +129,16 @@ std::string percent(double fraction) {
     return text;
 }
 
-// Buffers a variant writes and then reads again (intermediates between kernels) that fit in L2:
-// the next kernel can find them there instead of in DRAM.
+// Buffers a variant writes and then reads again (intermediates between kernels) that the L2 reuse
+// model still sends through DRAM (larger than half the L2) although they fit in the whole L2: the
+// next kernel may find part of them there.
 std::string intermediate_reason(const Measurement& m, uint64_t l2) {
     if (!validate(m.job.params).empty() || !has_variant(m.job.params.workload, m.job.variant)) return "";
     std::map<std::string, BufferTraffic> total;
-    for (const KernelModel& k : model(m.job.variant, m.job.params).kernels)
+    for (const KernelModel& k : model(m.job.variant, m.job.params, l2).kernels)
         for (const BufferTraffic& b : k.buffers) {
             BufferTraffic& t = total[b.buffer];
-            t.bytes_read += b.bytes_read;
+            t.bytes_read += b.dram_read;
             t.bytes_written += b.bytes_written;
         }
     std::string fits, too_big;
@@ -149,7 +150,7 @@ std::string intermediate_reason(const Measurement& m, uint64_t l2) {
     std::string text;
     if (!fits.empty())
         text += "Intermediates written and read back: " + fits + " fit in the " + bytes_text(double(l2)) +
-                " L2, so the next kernel reads them from L2, not DRAM. ";
+                " L2 (the model counts them from DRAM above half of it), so the next kernel may read them from L2. ";
     if (!too_big.empty())
         text += "Intermediates larger than L2: " + too_big + " make the round trip through DRAM. ";
     return text;

@@ -179,7 +179,8 @@ TEST_CASE("measurements_csv: one header, one row per measurement, quoted fields"
     for (const char* name : {"timestamp", "device", "simulated", "driver", "runtime", "compute_capability",
                              "sm_clock_mhz", "mem_clock_mhz", "build_type", "backend", "workload", "variant", "dtype",
                              "rows", "hidden", "dropout", "seed", "N", "d", "heads", "br", "bc", "causal", "reps", "median_ms", "min_ms", "max_ms",
-                             "modeled_bytes_read", "modeled_bytes_written", "min_bytes", "flops", "achieved_gbps",
+                             "modeled_bytes_read", "modeled_bytes_written", "modeled_l2_bytes", "modeled_shared_bytes",
+                             "min_bytes", "flops", "achieved_gbps", "limiter",
                              "ceiling_gbps", "ceiling_source", "pct_of_ceiling", "achieved_gflops", "checked",
                              "max_abs_error", "rel_l2_error", "check_note", "timing_note", "ok", "refused", "error"})
         CHECK(std::find(header.begin(), header.end(), name) != header.end());

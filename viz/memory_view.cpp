@@ -706,17 +706,21 @@ void draw_flight(const Pen& pen, const MemoryViewData& d, const std::vector<Tens
                       exact_bytes(d.event_bytes * d.repeat) +
                       (local ? (load ? " reloaded from local memory (through L1 and L2)"
                                      : " spilled to local memory (through L1 and L2)")
-                             : (load ? " read from HBM" : " written to HBM")));
+                             : (load ? " read through L2" : " written through L2")));
 }
 
 void draw_footer(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d) {
-    const std::string line = "HBM read " + bytes_text(d.read) + " of " + bytes_text(d.total_read) + "   written " +
+    // The schedule's events are the loads and stores the kernels ask for (L2 <-> SM); DRAM bytes
+    // come from the L2 reuse model and are the results table's "HBM bytes (model)".
+    const std::string line = "L2<->SM read " + bytes_text(d.read) + " of " + bytes_text(d.total_read) + "   written " +
                              bytes_text(d.written) + " of " + bytes_text(d.total_written);
     pen.text_fit(min, pen.c.text, line, max.x - min.x, bold_font());
     pen.tip(min, ImVec2(max.x, min.y + pen.em * 1.2f),
             "Running totals over all blocks, from the model: read " + exact_bytes(d.read) + " of " +
                 exact_bytes(d.total_read) + ", written " + exact_bytes(d.written) + " of " + exact_bytes(d.total_written) +
-                ". At the last step they equal the model's totals (the results table's modeled bytes).");
+                ". These are the loads and stores the kernels ask for, between L2 and the SMs; at the last step they "
+                "equal the model's L2<->SM totals. DRAM (HBM) sees less where blocks running together share a tile or "
+                "an intermediate stays in L2: the results table's \"HBM bytes (model)\".");
     float y = min.y + pen.em * 1.25f;
     if (d.local_total > 0) {
         const std::string spills =

@@ -1102,6 +1102,8 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     cells.push_back(error_cell(m));
     out << table_line(cells, shape_width) << "\n";
     if (const auto& def = kernels::workload_def(p); def.bench_note) print_bench_note(out, m, def.bench_note(m));
+    // A simulated row says what sets its time ("bound by shared-memory bandwidth: ...").
+    if (!m.limiter.empty()) out << "    " << m.limiter << "\n";
     if (!per_kernel) return;
     // Each kernel against its own bytes: the unfused baseline is honest only if every one of its
     // kernels runs near the ceiling by itself.

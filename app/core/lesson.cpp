@@ -139,11 +139,14 @@ const std::vector<ExprInfo>& expr_vocabulary() {
         {"measured.percent", "VARIANT", "achieved bandwidth as % of the device's copy ceiling (or datasheet peak)"},
         {"measured.tflops", "VARIANT", "achieved FLOP rate: model FLOPs / measured median time"},
         {"measured.bytes", "VARIANT", "DRAM bytes read + written, from the hardware counters"},
-        {"measured.dram_ratio", "VARIANT", "counter bytes / modeled bytes (what the caches did)"},
+        {"measured.dram_ratio", "VARIANT", "counter bytes / modeled L2<->SM bytes (what the caches did)"},
+        {"measured.dram_vs_model", "VARIANT", "counter bytes / modeled DRAM bytes (how well the L2 reuse model did)"},
         {"measured.error", "VARIANT", "relative L2 error against the float64 CPU reference"},
-        {"model.bytes", "VARIANT", "modeled HBM bytes read + written (sum of the tile schedule)"},
-        {"model.read", "VARIANT", "modeled HBM bytes read"},
-        {"model.written", "VARIANT", "modeled HBM bytes written"},
+        {"model.bytes", "VARIANT", "modeled bytes the loads and stores ask for, L2<->SM (sum of the tile schedule)"},
+        {"model.read", "VARIANT", "modeled L2<->SM bytes read"},
+        {"model.written", "VARIANT", "modeled L2<->SM bytes written"},
+        {"model.dram", "VARIANT", "modeled DRAM (HBM) bytes read + written, from the L2 reuse model"},
+        {"model.shared", "VARIANT", "modeled shared-memory bytes (on chip, 128 B per wavefront)"},
         {"model.flops", "VARIANT", "modeled FLOPs"},
         {"model.kernels", "VARIANT", "kernel launches per run"},
         {"model.intensity", "VARIANT", "arithmetic intensity: model FLOPs / modeled bytes"},
@@ -930,6 +933,8 @@ ExprValue evaluate_model(const LessonExpr& e, const ExprContext& ctx) {
     if (e.func == "model.bytes") return bytes_value(m->bytes());
     if (e.func == "model.read") return bytes_value(m->bytes_read());
     if (e.func == "model.written") return bytes_value(m->bytes_written());
+    if (e.func == "model.dram") return bytes_value(m->dram_bytes());
+    if (e.func == "model.shared") return bytes_value(m->shared_bytes());
     if (e.func == "model.flops") return value_text(kernels::format_flops(m->flops()), m->flops());
     if (e.func == "model.kernels") return value_text(std::to_string(m->kernels.size()), static_cast<double>(m->kernels.size()));
     if (e.func == "model.registers" || e.func == "model.spill_bytes" || e.func == "model.spill_past_l1") {
@@ -999,9 +1004,12 @@ ExprValue evaluate_measured(const LessonExpr& e, const ExprContext& ctx) {
                                                    : m->measured_bytes_note);
     const double counted = static_cast<double>(*m->measured_bytes);
     if (e.func == "measured.bytes") return measured(*m, kernels::format_bytes(counted), counted);
-    // measured.dram_ratio
-    if (m->bytes() == 0) return unavailable("the model moves no bytes");
-    const double share = counted / static_cast<double>(m->bytes());
+    // measured.dram_ratio: against what the loop asks for (L2 <-> SM, model.bytes);
+    // measured.dram_vs_model: against the modeled DRAM bytes (the L2 reuse model, model.dram).
+    const uint64_t l2 = m->l2_bytes_read + m->l2_bytes_written;
+    const double modeled = static_cast<double>(e.func == "measured.dram_vs_model" ? m->bytes() : (l2 > 0 ? l2 : m->bytes()));
+    if (modeled <= 0) return unavailable("the model moves no bytes");
+    const double share = counted / modeled;
     return measured(*m, printf_text("%.2f", share), share);
 }
 

@@ -214,7 +214,31 @@ kernels::Measurement read_measurement(const json_t& j, const std::string& path) 
         m.bytes_written = integer_or<uint64_t>(*mod, "bytes_written", path + ".modeled");
         m.min_bytes = integer_or<uint64_t>(*mod, "min_bytes", path + ".modeled");
         m.flops = number_or(*mod, "flops", path + ".modeled");
+        m.shared_bytes = integer_or<uint64_t>(*mod, "shared_bytes", path + ".modeled");
+        m.dram_model_note = text_or(*mod, "dram_model", path + ".modeled");
+        if (optional_member(*mod, "l2_bytes_read")) {
+            m.l2_bytes_read = integer_or<uint64_t>(*mod, "l2_bytes_read", path + ".modeled");
+            m.l2_bytes_written = integer_or<uint64_t>(*mod, "l2_bytes_written", path + ".modeled");
+        } else {
+            // A recording from before the three levels: its modeled bytes are L2 <-> SM bytes. DRAM
+            // bytes come from this build's L2 reuse model for the recorded GPU's L2, and say so.
+            m.l2_bytes_read = m.bytes_read;
+            m.l2_bytes_written = m.bytes_written;
+            try {
+                if (kernels::validate(m.job.params).empty() && kernels::has_variant(m.job.params.workload, m.job.variant)) {
+                    const kernels::Model model = kernels::model(
+                        m.job.variant, m.job.params, static_cast<uint64_t>(std::max<int64_t>(m.device.l2_bytes, 0)));
+                    m.bytes_read = model.dram_read();
+                    m.bytes_written = model.dram_written();
+                    m.shared_bytes = model.shared_bytes();
+                    m.dram_model_note = model.l2_note + " (recomputed: the recording predates the DRAM model)";
+                }
+            } catch (const std::exception&) {
+                // The recording's parameters are not valid in this build: keep its numbers.
+            }
+        }
     }
+    m.limiter = text_or(j, "limiter", path);
     if (const json_t* mb = optional_member(j, "measured_bytes")) {
         m.measured_bytes = optional_bytes(*mb, "bytes", path + ".measured_bytes");
         m.measured_bytes_read = optional_bytes(*mb, "bytes_read", path + ".measured_bytes");

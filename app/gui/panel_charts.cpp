@@ -92,7 +92,10 @@ std::vector<std::string> series_order(const std::vector<kernels::Model>& models,
 ByteSeries byte_series(const std::vector<const Measurement*>& shown, bool by_kernel) {
     ByteSeries out;
     std::vector<kernels::Model> models;
-    for (const Measurement* m : shown) models.push_back(kernels::model(m->job.variant, m->job.params));
+    // DRAM bytes (the L2 reuse model for the measurement's GPU): what "HBM bytes" means everywhere.
+    for (const Measurement* m : shown)
+        models.push_back(kernels::model(m->job.variant, m->job.params,
+                                        m->device.l2_bytes > 0 ? static_cast<uint64_t>(m->device.l2_bytes) : kernels::kDefaultL2Bytes));
     out.names = series_order(models, by_kernel);
     for (size_t v = 0; v < shown.size(); ++v) {
         // Per series: bytes read, bytes written, and which kernels touched it.
@@ -101,14 +104,14 @@ ByteSeries byte_series(const std::vector<const Measurement*>& shown, bool by_ker
         for (const kernels::KernelModel& k : models[v].kernels) {
             if (by_kernel) {
                 const size_t s = static_cast<size_t>(series_index(out.names, k.name));
-                read[s] += k.bytes_read();
-                written[s] += k.bytes_written();
+                read[s] += k.dram_read();
+                written[s] += k.dram_written();
                 continue;
             }
             for (const kernels::BufferTraffic& b : k.buffers) {
                 const size_t s = static_cast<size_t>(series_index(out.names, b.buffer));
-                read[s] += b.bytes_read;
-                written[s] += b.bytes_written;
+                read[s] += b.dram_read;
+                written[s] += b.dram_written;
                 std::string& who = touched_by[s];
                 if (b.bytes_written) who += (who.empty() ? "" : ", ") + ("written by " + k.name);
                 if (b.bytes_read) who += (who.empty() ? "" : ", ") + ("read by " + k.name);
@@ -237,8 +240,8 @@ void draw_bytes_chart(AppState& state, float width, float plot_height) {
         for (viz::StackSegment& segment : bar.segments) segment.value /= unit.size;
 
     viz::ChartFrame frame;
-    frame.title = state.stack_by_kernel ? "HBM bytes per variant (model), by kernel"
-                                        : "HBM bytes per variant (model), by buffer";
+    frame.title = state.stack_by_kernel ? "HBM (DRAM) bytes per variant (model), by kernel"
+                                        : "HBM (DRAM) bytes per variant (model), by buffer";
     frame.format_tick = [unit](double v) {
         char text[32];
         std::snprintf(text, sizeof text, "%g %s", v, unit.name);

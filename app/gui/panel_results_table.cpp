@@ -171,12 +171,17 @@ void results_rows(const std::vector<const Measurement*>& shown, const std::vecto
                [](const Measurement& m) { cell_text(kernels::format_time_ms(m.time.min_ms)); });
     metric_row("time max", spread_help, shown, stale,
                [](const Measurement& m) { cell_text(kernels::format_time_ms(m.time.max_ms)); });
-    metric_row("HBM bytes (model)", "Bytes read + written in HBM, from the model: every tensor every kernel touches, "
-                                    "summed over kernels and buffers.", shown, stale, [](const Measurement& m) {
+    metric_row("HBM bytes (model)", "DRAM bytes read + written, from the model: the tile schedule's loads and stores "
+                                    "(L2 <-> SM) through the L2 reuse model (re-reads by blocks running together and "
+                                    "intermediates that fit in L2 come from L2). What the DRAM counters measure.",
+               shown, stale, [](const Measurement& m) {
                    cell_text(kernels::format_bytes(static_cast<double>(m.bytes())));
-                   tooltip("read " + kernels::format_bytes(static_cast<double>(m.bytes_read)) + ", written " +
+                   tooltip("DRAM read " + kernels::format_bytes(static_cast<double>(m.bytes_read)) + ", written " +
                            kernels::format_bytes(static_cast<double>(m.bytes_written)) + "\n= " +
-                           kernels::format_count(static_cast<int64_t>(m.bytes())) + " bytes");
+                           kernels::format_count(static_cast<int64_t>(m.bytes())) + " bytes\nL2 <-> SM: " +
+                           kernels::format_bytes(static_cast<double>(m.l2_bytes_read + m.l2_bytes_written)) +
+                           (m.shared_bytes ? "; shared memory: " + kernels::format_bytes(static_cast<double>(m.shared_bytes)) : std::string()) +
+                           (m.dram_model_note.empty() ? std::string() : "\n" + m.dram_model_note));
                });
     metric_row("minimum bytes", "The fewest bytes any implementation must move: each input read once and the "
                                 "output written once.", shown, stale, [](const Measurement& m) {

@@ -166,7 +166,7 @@ std::vector<SramPart> sram_parts(const std::string& variant, const Params& p, in
 }
 
 std::string traffic_reason(const Measurement& m, uint64_t l2) {
-    return flash_traffic_reason(m.job.variant, to_attention(m.job.params), m.bytes_read, l2);
+    return flash_traffic_reason(m.job.variant, to_attention(m.job.params), m.l2_bytes_read > 0 ? m.l2_bytes_read : m.bytes_read, l2);
 }
 
 }  // namespace

@@ -249,15 +249,43 @@ void add_kv_iterations(Schedule& s, int k, const AttentionParams& p, const Tile&
                                         std::to_string(n) + " tiles, one after another";
     const double mults = static_cast<double>(c.rows) * static_cast<double>(cols) * static_cast<double>(d);
     const std::string diag = (p.causal && j_end == c.tiles) ? "; causal mask on the diagonal tile" : "";
-    s.events.push_back({EventKind::load, k, "K", cols * d * es, 0, repeat, "load Kj, Vj into SRAM (" + jj + ")" + suffix});
+    // Shared memory, in 128-byte wavefronts (one per conflict-free or broadcast warp access):
+    const uint64_t rows = c.rows, W = 128;
+    const bool tc = s.kernels[static_cast<size_t>(k)].mma_sync;
+    uint64_t kv_smem = 0, s_smem = 0, softmax_smem = 0, pv_smem = 0;
+    if (tc) {
+        // flash_tc: cp.async stores Kj, Vj once; every warp (16 rows of Qi each) reads all of Kj
+        // and Vj through ldmatrix; Sij and Pij stay in registers.
+        const uint64_t warps = ceil_div(rows, 16);
+        kv_smem = 2 * cols * d * es;
+        s_smem = warps * cols * d * es;
+        pv_smem = warps * cols * d * es;
+    } else {
+        // The teaching kernel, per warp of 32 consecutive outputs: Sij reads Qi (broadcast) and Kj
+        // (padded rows: conflict-free) for each of d terms, then stores Sij; the row update reads
+        // Sij twice and writes Pij; Oi reads Pij (broadcast) and Vj per key, rescale, Oi in and out.
+        kv_smem = ceil_div(2 * cols * d, 32) * W;
+        s_smem = ceil_div(rows * cols, 32) * (2 * d + 1) * W;
+        softmax_smem = ceil_div(rows * cols, 32) * 3 * W;
+        pv_smem = ceil_div(rows * d, 32) * (2 * cols + 3 * n) * W;
+    }
+    const double exps = static_cast<double>(rows) * static_cast<double>(cols) + static_cast<double>(rows * n);
+    TileEvent ke{EventKind::load, k, "K", cols * d * es, 0, repeat, "load Kj, Vj into SRAM (" + jj + ")" + suffix};
+    ke.shared_bytes = kv_smem;
+    s.events.push_back(ke);
     s.events.push_back({EventKind::load, k, "V", cols * d * es, 0, repeat, "load Kj, Vj into SRAM (" + jj + ")" + suffix});
-    s.events.push_back({EventKind::compute, k, "", 0, 2 * mults, repeat,
-                        "compute Sij = Qi Kjᵀ / sqrt(d) (" + jj + diag + ")" + suffix});
-    s.events.push_back({EventKind::compute, k, "", 0, 0, repeat,
-                        "update m, l: m_new = max(m, rowmax Sij), Pij = exp(Sij - m_new), l = l e^(m - m_new) + "
-                        "rowsum Pij (" + jj + ")" + suffix});
-    s.events.push_back({EventKind::compute, k, "", 0, 2 * mults, repeat,
-                        "accumulate Oi = Oi e^(m - m_new) + Pij Vj (" + jj + ")" + suffix});
+    TileEvent se{EventKind::compute, k, "", 0, 2 * mults, repeat, "compute Sij = Qi Kjᵀ / sqrt(d) (" + jj + diag + ")" + suffix};
+    se.shared_bytes = s_smem;
+    s.events.push_back(se);
+    TileEvent me{EventKind::compute, k, "", 0, 0, repeat,
+                 "update m, l: m_new = max(m, rowmax Sij), Pij = exp(Sij - m_new), l = l e^(m - m_new) + "
+                 "rowsum Pij (" + jj + ")" + suffix};
+    me.shared_bytes = softmax_smem;
+    me.sfu_ops = exps;
+    s.events.push_back(me);
+    TileEvent oe{EventKind::compute, k, "", 0, 2 * mults, repeat, "accumulate Oi = Oi e^(m - m_new) + Pij Vj (" + jj + ")" + suffix};
+    oe.shared_bytes = pv_smem;
+    s.events.push_back(oe);
 }
 
 void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionParams& p) {
@@ -265,7 +293,9 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
     const uint64_t es = es_of(p), d = u(p.d), bh = u(p.batch_heads), Tr = ceil_div(u(p.N), u(t.Br));
     const int k = static_cast<int>(s.kernels.size());
     const bool tc = variant == "flash_tc";  // mma.sync; the teaching kernel's products are FP32 FMAs
-    s.kernels.push_back({variant, Tr * bh, tc ? flash_tc_threads(p.d) : flash_threads(), tc});
+    ScheduleKernel kernel{variant, Tr * bh, tc ? flash_tc_threads(p.d) : flash_threads(), tc};
+    kernel.mma_sync = tc;  // hand-written mma.sync, not a library GEMM
+    s.kernels.push_back(kernel);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     // Every iteration of the j-loop is its own group of events when the schedule stays small: a
     // non-causal run has one or two block classes, so up to kUnfoldedTiles tiles each (N = 16384 with
@@ -310,9 +340,15 @@ void add_naive_kernels(Schedule& s, const AttentionParams& p) {
     const int threads = softmax_threads(p);
     s.kernels.push_back({"softmax", bh * N, threads, false});
     s.events.push_back({EventKind::load, 1, "S", N * es, 0, bh * N, "load S row into registers"});
-    s.events.push_back({EventKind::compute, 1, "", 0, 0, bh * N,
-                        p.causal ? "compute P = softmax(S row), keys after the query masked"
-                                 : "compute P = softmax(S row): max, exp, sum, divide"});
+    TileEvent softmax{EventKind::compute, 1, "", 0, 0, bh * N,
+                      p.causal ? "compute P = softmax(S row), keys after the query masked"
+                               : "compute P = softmax(S row): max, exp, sum, divide"};
+    // Per element: load and convert, max, subtract, exp2, sum, multiply, convert and store, with
+    // the warp and block reductions: about 36 instructions (calibrated: the H200's softmax at
+    // N = 4096 and 8192, 1.45 and 1.84 ms, is issue-bound), and one exp2.
+    softmax.instructions = 36.0 * static_cast<double>(N);
+    softmax.sfu_ops = static_cast<double>(N);
+    s.events.push_back(softmax);
     s.events.push_back({EventKind::store, 1, "P", N * es, 0, bh * N, "store P row to HBM"});
 
     s.kernels.push_back({"gemm_pv", bh, 0, tc});

@@ -46,22 +46,60 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not);
 bool built_with_cuda();
 
 // ---------------------------------------------------------------------------------------------
-// Simulated backend: datasheet GPUs, time = sum over kernels of
-// max(bytes / bandwidth, FLOPs / peak) + launch overhead.
+// Simulated backend: each kernel's time is its slowest resource (DRAM, L2, shared memory,
+// tensor-core MMA, FP32 FMA, SFU), plus launch or graph-replay cost; the result names it.
 // ---------------------------------------------------------------------------------------------
+// What a simulated GPU achieves, resource by resource. Calibrated from measurements where we
+// have them (H100: assets/measurements/h100-bench-2026-11-25; H200: kernels/PERF.md), from the
+// datasheet and the H100's measured-to-datasheet ratios elsewhere. `source` says which, per GPU;
+// sim_backend.cpp has each constant's source next to it.
+struct SimCalibration {
+    double dram_gbps = 0;         // DRAM bandwidth a 16-byte-vector kernel reaches (the copy kernel)
+    double narrow_dram_gbps = 0;  // the same for kernels whose threads move 4 bytes per access
+    double l2_gbps = 0;           // L2 <-> SM bandwidth
+    double shared_gbps = 0;       // shared-memory wavefront bytes per second (128 B per wavefront)
+    double gemm_tflops = 0;       // library tensor-core GEMM (cuBLAS), fp16/bf16, fp32 accumulate
+    double mma_sync_tflops = 0;   // hand-written mma.sync kernels with a softmax between products
+    double fp32_tflops = 0;       // FP32 FMA (2 FLOPs each)
+    double sfu_per_s = 0;         // exp2 and other SFU results per second
+    double issue_per_s = 0;       // thread instructions issued per second (4 warp-instructions per
+                                  // clock per SM x the share of issue slots a streaming kernel keeps busy)
+    double first_launch_us = 0;   // the first launch of a run timed from an idle GPU
+    double host_launch_us = 0;    // the host's cost per dependent launch on a stream
+    double gpu_gap_us = 0;        // a kernel's start-up on the GPU when launches are queued ahead
+    double graph_launch_us = 0;   // one cudaGraphLaunch from an idle GPU
+    double graph_node_us = 0;     // per kernel node of a replayed graph
+    std::string source;           // "measured on an H100, 2026-11-25 (...)"
+};
+
 struct SimGpu {
     std::string key;          // "H100" (CLI --sim value)
     DeviceInfo info;          // datasheet numbers, simulated = true
+    SimCalibration cal;
 };
+
+// The calibration of a device: a simulated GPU's own; for a real one, the simulated GPU of the
+// same name when there is one, with its measured ceilings (copy, GEMM, FMA) where known, else
+// datasheet ratios from its DeviceInfo.
+SimCalibration calibration_for(const DeviceInfo& d);
+
+// One kernel priced resource by resource: each resource's time, the largest (busy_ms), and which.
+struct KernelPrice {
+    double dram_ms = 0, l2_ms = 0, shared_ms = 0, tensor_ms = 0, fp32_ms = 0, sfu_ms = 0, issue_ms = 0;
+    double busy_ms = 0;
+    std::string limiter;  // "DRAM bandwidth", "L2 bandwidth", "shared-memory bandwidth", ...
+    std::string detail;   // "1.06 GiB at 2986 GB/s = 0.377 ms"
+};
+KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device);
 
 const std::vector<SimGpu>& sim_gpus();
 const SimGpu* find_sim_gpu(const std::string& key);  // case-insensitive; nullptr if unknown
 std::unique_ptr<Backend> make_sim_backend(const SimGpu& gpu);
 
-// The estimate the simulated backend reports for one kernel (exposed for tests and lessons).
+// A two-roof estimate: max(bytes / datasheet bandwidth, FLOPs / datasheet peak) + one launch.
 double sim_kernel_ms(const DeviceInfo& gpu, double flops, uint64_t bytes, bool tensor_cores);
-// The same for one kernel of a model: its HBM bytes plus the share of its spill traffic that
-// leaves the SM (spill_estimate), charged at HBM bandwidth.
+// One kernel of a model as the simulated backend prices it (price_kernel on calibration_for(gpu))
+// plus the GPU-side start-up of a queued kernel.
 double sim_kernel_ms(const DeviceInfo& gpu, const KernelModel& k);
 
 // Build type compiled into this binary ("Release", "Debug", ...).

@@ -438,10 +438,15 @@ private:
         const WorkloadDef& def = workload_def(p);
         GpuWorkload& w = workload_for(def);
 
-        const Model mod = model(job.variant, p);
+        // Modeled bytes at every level; DRAM from the L2 reuse model for this GPU's L2.
+        const Model mod = model(job.variant, p, static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 0)));
         m.flops = mod.flops();
-        m.bytes_read = mod.bytes_read();
-        m.bytes_written = mod.bytes_written();
+        m.bytes_read = mod.dram_read();
+        m.bytes_written = mod.dram_written();
+        m.l2_bytes_read = mod.bytes_read();
+        m.l2_bytes_written = mod.bytes_written();
+        m.shared_bytes = mod.shared_bytes();
+        m.dram_model_note = mod.l2_note;
         m.min_bytes = min_bytes(p);
         note_spills(mod, p, w, m);
         quick_ = job.quick;
@@ -565,9 +570,9 @@ private:
             const double per = 1.0 / static_cast<double>(std::max<size_t>(count, 1));
             m.kernels.push_back(KernelTime{k0.name + (count > 1 ? " x" + std::to_string(count) : std::string()),
                                            {m.time.median_ms * per, m.time.min_ms * per, m.time.max_ms * per, m.time.reps},
-                                           k0.bytes_read() + k0.bytes_written()});
+                                           k0.dram_bytes()});
         } else {
-            m.kernels.push_back(KernelTime{"whole run (" + std::to_string(count) + " kernels)", m.time, mod.bytes()});
+            m.kernels.push_back(KernelTime{"whole run (" + std::to_string(count) + " kernels)", m.time, mod.dram_bytes()});
         }
     }
 
@@ -589,7 +594,7 @@ private:
         std::vector<uint64_t> bytes;
         for (const KernelModel& k : mod.kernels) {
             names.push_back(k.name);
-            bytes.push_back(k.bytes_read() + k.bytes_written());
+            bytes.push_back(k.dram_bytes());
         }
         const auto run_all = [&] {
             if (launch_all) launch_all();
@@ -743,7 +748,7 @@ private:
         m.time = summarize(whole);
         for (size_t k = 0; k < kernels_per_rep; ++k)
             m.kernels.push_back(KernelTime{mod.kernels[k].name, summarize(per_kernel[k]),
-                                           mod.kernels[k].bytes_read() + mod.kernels[k].bytes_written()});
+                                           mod.kernels[k].dram_bytes()});
     }
 
     int device_index_ = 0;

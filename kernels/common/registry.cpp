@@ -204,7 +204,16 @@ std::string unknown_variant_message(const std::string& workload, const std::stri
 
 Schedule schedule(const std::string& variant, const Params& p) { return workload_def(p).schedule(variant, p); }
 
-Model model(const std::string& variant, const Params& p) { return model_from_schedule(schedule(variant, p)); }
+Model model(const std::string& variant, const Params& p, uint64_t l2_bytes) {
+    Model m = model_from_schedule(schedule(variant, p));
+    const WorkloadDef& w = workload_def(p);
+    std::function<uint64_t(const std::string&)> footprint;
+    if (w.footprint)
+        footprint = [&](const std::string& buffer) { return w.footprint(p, buffer).bytes; };
+    apply_l2_reuse(m, l2_bytes, footprint);
+    if (w.l2_reuse) w.l2_reuse(variant, p, l2_bytes, m);
+    return m;
+}
 
 uint64_t min_bytes(const Params& p) { return workload_def(p).min_bytes(p); }
 

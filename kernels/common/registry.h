@@ -57,7 +57,11 @@ bool has_variant(const std::string& workload, const std::string& variant);
 std::string unknown_variant_message(const std::string& workload, const std::string& variant);
 
 Schedule schedule(const std::string& variant, const Params& p);
-Model model(const std::string& variant, const Params& p);
+// The model at every level: L2<->SM and on-chip bytes summed from the schedule, DRAM bytes from the
+// L2 reuse model (apply_l2_reuse and the workload's own l2_reuse hook) for an L2 of `l2_bytes`.
+// Without a device: kDefaultL2Bytes, the H100's 50 MiB.
+inline constexpr uint64_t kDefaultL2Bytes = 50ull << 20;
+Model model(const std::string& variant, const Params& p, uint64_t l2_bytes = kDefaultL2Bytes);
 // The fewest bytes any implementation must move (each input read once, the output written once).
 uint64_t min_bytes(const Params& p);
 

@@ -18,6 +18,27 @@ uint64_t KernelModel::bytes_written() const {
     return b;
 }
 
+uint64_t KernelModel::dram_read() const {
+    uint64_t b = 0;
+    for (const BufferTraffic& t : buffers) b += t.dram_read;
+    return b;
+}
+
+uint64_t KernelModel::dram_written() const {
+    uint64_t b = 0;
+    for (const BufferTraffic& t : buffers) b += t.dram_written;
+    return b;
+}
+
+const char* to_string(Level level) {
+    switch (level) {
+        case Level::l2: return "L2<->SM";
+        case Level::shared: return "shared memory";
+        case Level::local: return "local (spills)";
+    }
+    return "?";
+}
+
 double Model::flops() const {
     double f = 0;
     for (const KernelModel& k : kernels) f += k.flops;
@@ -36,6 +57,30 @@ uint64_t Model::bytes_written() const {
     return b;
 }
 
+uint64_t Model::dram_read() const {
+    uint64_t b = 0;
+    for (const KernelModel& k : kernels) b += k.dram_read();
+    return b;
+}
+
+uint64_t Model::dram_written() const {
+    uint64_t b = 0;
+    for (const KernelModel& k : kernels) b += k.dram_written();
+    return b;
+}
+
+uint64_t Model::shared_bytes() const {
+    uint64_t b = 0;
+    for (const KernelModel& k : kernels) b += k.shared_bytes;
+    return b;
+}
+
+double Model::sfu_ops() const {
+    double f = 0;
+    for (const KernelModel& k : kernels) f += k.sfu_ops;
+    return f;
+}
+
 uint64_t Model::local_bytes() const {
     uint64_t b = 0;
     for (const KernelModel& k : kernels) b += k.local_bytes();
@@ -51,14 +96,23 @@ Model model_from_schedule(const Schedule& s) {
         km.blocks = k.blocks;
         km.threads_per_block = k.threads_per_block;
         km.registers = k.registers;
+        km.mma_sync = k.mma_sync;
+        km.access_bytes = k.access_bytes;
         m.kernels.push_back(std::move(km));
     }
     for (const TileEvent& e : s.events) {
         KernelModel& k = m.kernels.at(static_cast<size_t>(e.kernel));
         k.flops += e.flops * static_cast<double>(e.repeat);
+        k.sfu_ops += e.sfu_ops * static_cast<double>(e.repeat);
+        k.shared_bytes += e.shared_bytes * e.repeat;
+        k.instructions += e.instructions * static_cast<double>(e.repeat);
         if (e.kind == EventKind::compute) continue;
-        if (e.local) {
+        if (e.where() == Level::local) {
             (e.kind == EventKind::load ? k.local_read : k.local_written) += e.bytes * e.repeat;
+            continue;
+        }
+        if (e.where() == Level::shared) {
+            k.shared_bytes += e.bytes * e.repeat;
             continue;
         }
         auto it = std::find_if(k.buffers.begin(), k.buffers.end(),
@@ -66,7 +120,80 @@ Model model_from_schedule(const Schedule& s) {
         if (it == k.buffers.end()) it = k.buffers.insert(k.buffers.end(), BufferTraffic{e.buffer, 0, 0});
         (e.kind == EventKind::load ? it->bytes_read : it->bytes_written) += e.bytes * e.repeat;
     }
+    for (KernelModel& k : m.kernels)
+        for (BufferTraffic& b : k.buffers) {
+            b.dram_read = b.bytes_read;
+            b.dram_written = b.bytes_written;
+        }
     return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The L2 reuse model (rules in schedule.h)
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+std::string mib_text(double bytes) {
+    char text[48];
+    if (bytes >= 1024.0 * 1024.0) std::snprintf(text, sizeof text, "%.1f MiB", bytes / (1024.0 * 1024.0));
+    else std::snprintf(text, sizeof text, "%.0f KiB", bytes / 1024.0);
+    return text;
+}
+
+const BufferTraffic* find_buffer(const KernelModel& k, const std::string& name) {
+    for (const BufferTraffic& b : k.buffers)
+        if (b.buffer == name) return &b;
+    return nullptr;
+}
+
+}  // namespace
+
+std::string l2_reuse_rules_text(uint64_t l2_bytes) {
+    return "DRAM bytes from the L2 reuse model (" + mib_text(double(l2_bytes)) +
+           " L2): (1) in one kernel a buffer comes from DRAM at most once, since the blocks that re-read a tile run "
+           "at the same time; (2) an intermediate the previous kernel wrote is read from L2 when it fits in half "
+           "of it (" + mib_text(double(l2_bytes / 2)) + "); (3) a buffer rewritten while it fits there reaches "
+           "DRAM once, every other write once per kernel, dirty lines included.";
+}
+
+void apply_l2_reuse(Model& m, uint64_t l2_bytes, const std::function<uint64_t(const std::string&)>& footprint) {
+    const uint64_t half_l2 = l2_bytes / 2;
+    for (size_t ki = 0; ki < m.kernels.size(); ++ki) {
+        KernelModel& k = m.kernels[ki];
+        for (BufferTraffic& b : k.buffers) {
+            const uint64_t fp = footprint ? footprint(b.buffer) : 0;
+            b.dram_read = b.bytes_read;
+            b.dram_written = b.bytes_written;
+            b.dram_rule.clear();
+            const bool fits = fp > 0 && fp <= half_l2;
+            if (b.bytes_read > 0) {
+                const BufferTraffic* prev = ki > 0 ? find_buffer(m.kernels[ki - 1], b.buffer) : nullptr;
+                if (prev && prev->bytes_written > 0 && fits) {
+                    b.dram_read = 0;
+                    b.dram_rule = b.buffer + " read from L2: the previous kernel wrote it and its " + mib_text(double(fp)) +
+                                  " fit in half the L2";
+                } else if (fp > 0 && b.bytes_read > fp) {
+                    b.dram_read = fp;
+                    b.dram_rule = b.buffer + " read " + mib_text(double(b.bytes_read)) + " from L2, " +
+                                  mib_text(double(fp)) + " from DRAM (concurrent blocks share it)";
+                }
+            }
+            if (b.bytes_written > 0) {
+                bool rewritten_later = false;
+                for (size_t kj = ki + 1; kj < m.kernels.size() && fits; ++kj)
+                    if (const BufferTraffic* later = find_buffer(m.kernels[kj], b.buffer); later && later->bytes_written > 0)
+                        rewritten_later = true;
+                if (rewritten_later) {
+                    b.dram_written = 0;
+                    if (!b.dram_rule.empty()) b.dram_rule += "; ";
+                    b.dram_rule += b.buffer + " rewritten in L2 by a later kernel: it reaches DRAM once, at the last write";
+                } else if (fp > 0 && b.bytes_written > fp) {
+                    b.dram_written = fp;
+                }
+            }
+        }
+    }
+    m.l2_note = l2_reuse_rules_text(l2_bytes);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include "kernels/common/types.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,16 @@ enum class EventKind { load, compute, store };
 // The buffer name of register spills: per-thread local memory (kLocalBuffer events have local set).
 inline constexpr const char* kLocalBuffer = "local";
 
+// Where an event's bytes move (DESIGN.md "Traffic at three levels"). DRAM<->L2 bytes are not
+// events: they follow from the events' L2<->SM bytes by the L2 reuse model (apply_l2_reuse below).
+enum class Level {
+    l2,      // a tensor's loads and stores as the kernel issues them: L2 <-> SM (the default)
+    shared,  // on chip: shared-memory bytes as the banks serve them (one 128-byte wavefront per
+             // conflict-free or broadcast warp access), written and read by the block itself
+    local,   // register spills to local memory (the same as local = true)
+};
+const char* to_string(Level level);
+
 struct TileEvent {
     EventKind kind;
     int kernel;            // index into Schedule::kernels
@@ -34,6 +45,21 @@ struct TileEvent {
     // Local memory lives in HBM but goes through L1 and L2, which often hold it, so this traffic
     // is counted apart from the HBM bytes (KernelModel::local_read/local_written, spill_estimate).
     bool local = false;
+    // Which level the bytes move at: L2<->SM unless the event says shared (or local above).
+    Level level = Level::l2;
+    // Special-function-unit operations of ONE block for this event (exp2 of the online softmax):
+    // the simulated backend prices them at the SFU rate. Compute events.
+    double sfu_ops = 0;
+    // Shared-memory bytes of ONE block for this event, as the banks serve them (128 B per
+    // wavefront), for events whose own bytes are at another level: a compute step's operand reads
+    // from shared memory, a tile's store into it after its L2 load. Summed into shared_bytes.
+    uint64_t shared_bytes = 0;
+    // Thread instructions of ONE block for this event when issue, not a pipe, bounds it (the fused
+    // chain's ~54 per element, measured with ncu; a dependent FMA loop's counter and branch).
+    // 0: not known, and the simulated backend prices the FLOPs alone. Compute events.
+    double instructions = 0;
+
+    Level where() const { return local ? Level::local : level; }
 };
 
 // What ptxas made of one kernel instance, per thread. Compile-time facts: they differ by GPU
@@ -58,6 +84,12 @@ struct ScheduleKernel {
     // A library kernel (threads_per_block 0) picks its own grid: what `blocks` counts instead
     // ("heads", "128 x 128 output tiles of the model"), for the animation's label.
     std::string blocks_are = {};
+    // Its tensor-core products are warp-level mma.sync written in the kernel (flash_tc), not a
+    // library GEMM: the simulated backend prices them at the mma.sync rate, below the GEMM's.
+    bool mma_sync = false;
+    // Bytes each thread moves per global load or store (16: 128-bit vectors). Narrow accesses keep
+    // fewer bytes in flight and reach less DRAM bandwidth (SimCalibration::narrow_dram_gbps).
+    int access_bytes = 16;
 };
 
 struct Schedule {
@@ -70,7 +102,10 @@ struct Schedule {
 // ---------------------------------------------------------------------------------------------
 struct BufferTraffic {
     std::string buffer;
-    uint64_t bytes_read = 0, bytes_written = 0;
+    uint64_t bytes_read = 0, bytes_written = 0;  // L2 <-> SM: the sum of the buffer's events
+    // DRAM <-> L2: from the L2 reuse model (apply_l2_reuse); equal to the L2 bytes until it runs.
+    uint64_t dram_read = 0, dram_written = 0;
+    std::string dram_rule = "";  // which rule set the DRAM bytes, in words ("" when DRAM = L2 bytes)
 };
 
 struct KernelModel {
@@ -82,21 +117,61 @@ struct KernelModel {
     int threads_per_block = 0;
     RegisterUse registers;
     uint64_t local_read = 0, local_written = 0;  // spill traffic (TileEvent::local), all blocks
-    uint64_t bytes_read() const;
+    uint64_t shared_bytes = 0;  // on chip: shared-memory bytes (Level::shared events), all blocks
+    double sfu_ops = 0;         // exp2 and other SFU operations, all blocks
+    double instructions = 0;    // thread instructions where known (TileEvent::instructions), all blocks
+    bool mma_sync = false;      // copied from ScheduleKernel
+    int access_bytes = 16;      // copied from ScheduleKernel
+    uint64_t bytes_read() const;     // L2 <-> SM
     uint64_t bytes_written() const;
+    uint64_t l2_bytes() const { return bytes_read() + bytes_written(); }
+    uint64_t dram_read() const;      // DRAM <-> L2 (the L2 reuse model)
+    uint64_t dram_written() const;
+    uint64_t dram_bytes() const { return dram_read() + dram_written(); }
     uint64_t local_bytes() const { return local_read + local_written; }
 };
 
 struct Model {
     std::vector<KernelModel> kernels;
     double flops() const;
-    uint64_t bytes_read() const;     // HBM tensors, without spill traffic
+    // L2 <-> SM: what the kernels' loads and stores ask for (tensors, without spill traffic).
+    uint64_t bytes_read() const;
     uint64_t bytes_written() const;
     uint64_t bytes() const { return bytes_read() + bytes_written(); }
+    // DRAM <-> L2: what the DRAM counters measure ("HBM bytes"), from the L2 reuse model.
+    uint64_t dram_read() const;
+    uint64_t dram_written() const;
+    uint64_t dram_bytes() const { return dram_read() + dram_written(); }
+    uint64_t shared_bytes() const;   // on chip: shared-memory bytes of every kernel
     uint64_t local_bytes() const;    // spill traffic of every kernel
+    double sfu_ops() const;
+    // The L2 reuse rules that set the DRAM bytes, in words, for the views ("" before they ran).
+    std::string l2_note;
 };
 
+// The model of a schedule: every level summed from its events. DRAM bytes start equal to the L2
+// bytes (no reuse); apply_l2_reuse() replaces them.
 Model model_from_schedule(const Schedule& s);
+
+// ---------------------------------------------------------------------------------------------
+// The L2 reuse model: DRAM <-> L2 bytes per buffer from the L2 <-> SM bytes. Generic rules, in
+// this order, for a device with `l2_bytes` of L2 and buffers of `footprint(buffer)` bytes (0 when
+// not known: the rule that needs it does not apply):
+//  1. Re-reads by concurrent blocks. Within one kernel a buffer is read from DRAM at most once:
+//     DRAM read = min(L2 read, footprint). The blocks that re-read a tile (flash's query tiles of
+//     one head re-reading its K and V) are launched next to each other and run at the same time,
+//     so all but the first find it in L2. A workload whose re-readers are far apart in launch
+//     order says so through WorkloadDef::l2_reuse.
+//  2. Intermediates. A buffer the previous kernel of the run wrote and this one reads comes from
+//     L2 when it fits in half the L2 (H100 and H200 split L2 into two partitions; the other
+//     traffic of the writer evicts the rest): DRAM read = 0. Larger ones make the round trip.
+//  3. Writes. A buffer written more than once while it fits in half the L2 reaches DRAM once, at
+//     its last writer; otherwise each kernel's writes reach DRAM once (min(L2 written,
+//     footprint)). Lines still dirty when the run ends are counted too: they are written back.
+// ---------------------------------------------------------------------------------------------
+void apply_l2_reuse(Model& m, uint64_t l2_bytes, const std::function<uint64_t(const std::string&)>& footprint);
+// The rules above as one paragraph with the device's numbers, for the views and notes.
+std::string l2_reuse_rules_text(uint64_t l2_bytes);
 
 // Where a kernel's spill traffic goes, estimated for a device: local memory is cached in L1, so
 // the share of it that leaves the SM is about the share of the resident threads' stack frames

@@ -1,9 +1,14 @@
-// Simulated backend: datasheet GPUs. Each kernel of a variant costs
-//   max(bytes / bandwidth, FLOPs / peak) + one launch,
-// where peak is the tensor-core peak for kernels the model marks tensor_cores (fp16/bf16 GEMMs,
-// flash_tc) and the FP32 peak otherwise,
-// summed over the variant's kernels, with bytes and FLOPs from the same model the GPU side
-// reports. Numbers are estimates and every Measurement says so.
+// Simulated backend: datasheet GPUs calibrated against measurements. Each kernel of a variant
+// costs the time of its slowest resource (price_kernel):
+//   DRAM bytes (the L2 reuse model) / achievable DRAM bandwidth   (narrow accesses: lower)
+//   L2<->SM bytes / L2 bandwidth
+//   shared-memory bytes (128 B per wavefront) / shared-memory bandwidth
+//   tensor-core FLOPs / GEMM rate (library GEMMs) or mma.sync rate (hand-written kernels)
+//   FP32 FLOPs / FMA rate;  SFU operations (exp2) / SFU rate
+// plus its launch: back to back, the GPU-side start-up of a queued kernel; timed from an idle GPU
+// (WorkloadDef::timed_from_idle), the first launch from idle and then the host's launch rate or a
+// graph's per-node cost, whichever is slower than the kernel. Every result names its limiter.
+// Estimates, and every Measurement says so.
 #include "kernels/common/backend.h"
 #include "kernels/common/timeline.h"
 #include "kernels/common/registry.h"
@@ -11,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <map>
 
 #ifndef FUSIONLAB_BUILD_TYPE
 #define FUSIONLAB_BUILD_TYPE "unknown"
@@ -21,19 +27,12 @@ namespace kernels {
 const char* build_type() { return FUSIONLAB_BUILD_TYPE; }
 
 // ---------------------------------------------------------------------------------------------
-// Datasheet GPUs (vendor datasheets: SXM parts; tensor = dense fp16/bf16 with fp32 accumulate).
-// Launch cost: the typical gap a dependent kernel launched from C++ adds on that generation.
-// Graph cost: the gap per kernel node when the kernels are replayed as a CUDA graph (no driver call
-// per kernel); about 1 us per kernel as measured on an H200 (NOTES.md anchors: 0.98 us per kernel),
-// older generations a little more. Both are estimates, and every simulated number says so.
+// Datasheet GPUs (vendor datasheets: SXM parts; tensor = dense fp16/bf16 with fp32 accumulate)
+// and their calibration. `launch_overhead_us` and `graph_kernel_us` of DeviceInfo carry the
+// host's cost per dependent launch and a replayed graph's per-node cost (SimCalibration has both).
 // ---------------------------------------------------------------------------------------------
-static SimGpu with_graph_cost(SimGpu g, double graph_us) {
-    g.info.graph_kernel_us = graph_us;
-    return g;
-}
-
 static SimGpu make(const char* key, const char* name, int ccM, int ccm, int sms, double bw, double fp32,
-                   double tensor, int64_t mem_gib, int64_t l2_mib, int smem_optin_kib, int sm_mhz, double launch_us) {
+                   double tensor, int64_t mem_gib, int64_t l2_mib, int smem_optin_kib, int sm_mhz) {
     SimGpu g;
     g.key = key;
     DeviceInfo& d = g.info;
@@ -52,19 +51,117 @@ static SimGpu make(const char* key, const char* name, int ccM, int ccm, int sms,
     d.peak_bw_gbps = bw;
     d.peak_fp32_tflops = fp32;
     d.peak_tensor_tflops = tensor;
-    d.launch_overhead_us = launch_us;
     d.ceiling_note = "datasheet peak bandwidth (simulated GPU: nothing measured)";
     return g;
 }
 
+// Shared memory serves one 128-byte wavefront per clock per SM (32 banks x 4 B; CUDA C++
+// Programming Guide, "Shared Memory" of compute capabilities 5.x-9.0).
+static double shared_peak_gbps(const DeviceInfo& d) { return 128.0 * d.sm_count * d.sm_clock_mhz * 1e6 / 1e9; }
+// SFU: 16 exp2 / rsqrt / ... results per clock per SM (Programming Guide, "Arithmetic
+// Instructions" throughput table, cc 7.0-9.0).
+static double sfu_peak_per_s(const DeviceInfo& d) { return 16.0 * d.sm_count * d.sm_clock_mhz * 1e6; }
+// Issue: 4 schedulers per SM, one warp-instruction (32 thread instructions) per clock each; a
+// streaming kernel keeps 70-73 % of the slots busy (ncu on the fused chain, H200, PERF.md "Measured
+// (step 5, ncu)"): 0.72 of the peak.
+inline constexpr double kIssueEfficiency = 0.72;
+static double issue_per_s(const DeviceInfo& d) { return kIssueEfficiency * 128.0 * d.sm_count * d.sm_clock_mhz * 1e6; }
+
+// The fraction of the shared-memory peak the teaching flash kernels' scalar loop reaches:
+// calibrated on the H100 (flash, N = 4096, d = 64 and 128, 64 heads, 2026-11-25: 44.8 and 108.5 ms
+// against 33.4 TB/s of wavefronts; the d = 128 kernel holds fewer blocks per SM and reaches less).
+// Used for every GPU: the same code issues the same wavefronts.
+inline constexpr double kSharedEfficiency = 0.66;
+// mma.sync FA2 loop (flash_tc) as a fraction of the cuBLAS GEMM rate on Hopper: 255 of 770.7
+// TFLOP/s measured on the H100 (flash_tc 240-259 TFLOP/s at N = 4096; H200: 240 at N = 8192, PERF.md).
+// On Ampere and Ada mma.sync is the GEMMs' own path and FA2 reaches 50-70 % of the datasheet
+// tensor peak (the FlashAttention-2 paper's A100 numbers): 0.6 of the datasheet there.
+inline constexpr double kHopperMmaSyncTflops = 255.0;
+inline constexpr double kPreHopperMmaSyncFraction = 0.6;
+
+// Calibration from the datasheet alone, by the H100's measured-to-datasheet ratios:
+// copy 2986 / 3350 GB/s = 0.891; 4-byte accesses 2385 / 2986 = 0.80 of that; cuBLAS GEMM
+// 770.7 / 989 = 0.78; FMA 65.1 / 67 = 0.97. L2: 2.3x the DRAM bandwidth (an assumption; nothing
+// here measures L2 bandwidth, and no bench row is bound by it). Launch costs: the H100's, scaled by
+// the generation's launch cost in `host_launch_us`.
+static SimCalibration datasheet_calibration(const DeviceInfo& d, double host_launch_us, double graph_node_us) {
+    SimCalibration c;
+    c.dram_gbps = 0.891 * d.peak_bw_gbps;
+    c.narrow_dram_gbps = 0.80 * c.dram_gbps;
+    c.l2_gbps = 2.3 * c.dram_gbps;
+    c.shared_gbps = kSharedEfficiency * shared_peak_gbps(d);
+    c.gemm_tflops = 0.78 * d.peak_tensor_tflops;
+    c.mma_sync_tflops = d.cc_major >= 9 ? kHopperMmaSyncTflops * d.peak_tensor_tflops / 989.0
+                                        : kPreHopperMmaSyncFraction * d.peak_tensor_tflops;
+    c.fp32_tflops = 0.97 * d.peak_fp32_tflops;
+    c.sfu_per_s = sfu_peak_per_s(d);
+    c.issue_per_s = issue_per_s(d);
+    c.host_launch_us = host_launch_us;
+    c.first_launch_us = host_launch_us + 1.8;  // H100: 5.8 us from idle against 4.0 per launch
+    c.gpu_gap_us = 1.2;
+    c.graph_launch_us = host_launch_us - 0.2;  // H100: 3.8 against 4.0
+    c.graph_node_us = graph_node_us;
+    c.source = "datasheet, with the H100's measured-to-datasheet ratios (not measured on this GPU)";
+    return c;
+}
+
+static SimGpu with_cal(SimGpu g, const SimCalibration& c) {
+    g.cal = c;
+    g.info.launch_overhead_us = c.host_launch_us;
+    g.info.graph_kernel_us = c.graph_node_us;
+    return g;
+}
+
+// H100 SXM5, measured 2026-11-25 (assets/measurements/h100-bench-2026-11-25, `fusionlab info`
+// and `fusionlab bench` on an H100 80GB HBM3, driver 580.159.04, SM 1980 MHz).
+static SimCalibration h100_calibration(const DeviceInfo& d) {
+    SimCalibration c = datasheet_calibration(d, 4.0, 1.3);
+    c.dram_gbps = 2986;          // device-to-device copy kernel, 16-byte vectors: 2984-2988 GB/s
+    c.narrow_dram_gbps = 2385;   // launch graph, n = 16M fp32 (4 B per thread): 2382-2388 GB/s
+    c.gemm_tflops = 770.7;       // cuBLAS fp16 8192^3 (bf16: 804.8)
+    c.mma_sync_tflops = kHopperMmaSyncTflops;
+    c.fp32_tflops = 65.1;        // FMA-chain kernel
+    c.first_launch_us = 5.8;     // launch stream K = 1, n = 65536: 6.02 us for a 0.2 us kernel
+    c.host_launch_us = 4.0;      // launch stream K = 100 and 1000, n = 65536: 4.22 and 3.97 us per step
+    c.gpu_gap_us = 1.2;          // CUPTI: idle between queued kernels 1.12-1.57 us (launch stream, n = 16M)
+    c.graph_launch_us = 3.8;     // launch graph K = 1, n = 65536: 4.02 us
+    c.graph_node_us = 1.3;       // launch graph K = 100 and 1000, n = 65536: 1.33 and 1.31 us per step
+    c.source = "calibrated on an H100 80GB HBM3, 2026-11-25 (assets/measurements/h100-bench-2026-11-25)";
+    return c;
+}
+
+// H200 SXM, measured 2026-11-22 (kernels/PERF.md: copy 4051-4076 GB/s, cuBLAS fp16 752.8 and
+// bf16 790.2 TFLOP/s, FMA 65.1 TFLOP/s; launch K = 100, n = 65536: 3.28 us per stream step, 1.34
+// per graph node; the same SMs and clocks as the H100, so the same mma.sync and SFU rates).
+static SimCalibration h200_calibration(const DeviceInfo& d) {
+    SimCalibration c = h100_calibration(d);
+    c.dram_gbps = 4060;
+    c.narrow_dram_gbps = 0.80 * c.dram_gbps;  // the H100's ratio (not measured on the H200)
+    c.l2_gbps = 2.3 * c.dram_gbps;
+    c.gemm_tflops = 752.8;
+    c.host_launch_us = 3.3;
+    c.graph_node_us = 1.34;
+    c.source = "calibrated on an H200, 2026-11-22 (kernels/PERF.md); first-launch costs from the H100";
+    return c;
+}
+
 const std::vector<SimGpu>& sim_gpus() {
-    static const std::vector<SimGpu> gpus{
-        with_graph_cost(make("V100", "Tesla V100 SXM2 32GB", 7, 0, 80, 900, 15.7, 125, 32, 6, 96, 1530, 4.0), 1.5),
-        with_graph_cost(make("A100", "A100 SXM4 80GB", 8, 0, 108, 2039, 19.5, 312, 80, 40, 163, 1410, 3.0), 1.2),
-        with_graph_cost(make("H100", "H100 SXM5 80GB", 9, 0, 132, 3350, 67, 989, 80, 50, 227, 1980, 2.5), 1.0),
-        with_graph_cost(make("H200", "H200 SXM 141GB", 9, 0, 132, 4800, 67, 989, 141, 60, 227, 1980, 2.5), 1.0),
-        with_graph_cost(make("RTX4090", "GeForce RTX 4090", 8, 9, 128, 1008, 82.6, 165, 24, 72, 99, 2520, 2.5), 1.0),
-    };
+    static const std::vector<SimGpu> gpus = [] {
+        // Launch cost per dependent launch by generation (estimates): V100 4.0, A100 3.0, Ada 2.5 us;
+        // graph node 1.5, 1.2, 1.0 us.
+        SimGpu v100 = make("V100", "Tesla V100 SXM2 32GB", 7, 0, 80, 900, 15.7, 125, 32, 6, 96, 1530);
+        SimGpu a100 = make("A100", "A100 SXM4 80GB", 8, 0, 108, 2039, 19.5, 312, 80, 40, 163, 1410);
+        SimGpu h100 = make("H100", "H100 SXM5 80GB", 9, 0, 132, 3350, 67, 989, 80, 50, 227, 1980);
+        SimGpu h200 = make("H200", "H200 SXM 141GB", 9, 0, 132, 4800, 67, 989, 141, 60, 227, 1980);
+        SimGpu ada = make("RTX4090", "GeForce RTX 4090", 8, 9, 128, 1008, 82.6, 165, 24, 72, 99, 2520);
+        return std::vector<SimGpu>{
+            with_cal(v100, datasheet_calibration(v100.info, 4.0, 1.5)),
+            with_cal(a100, datasheet_calibration(a100.info, 3.0, 1.2)),
+            with_cal(h100, h100_calibration(h100.info)),
+            with_cal(h200, h200_calibration(h200.info)),
+            with_cal(ada, datasheet_calibration(ada.info, 2.5, 1.0)),
+        };
+    }();
     return gpus;
 }
 
@@ -79,11 +176,85 @@ const SimGpu* find_sim_gpu(const std::string& key) {
     return nullptr;
 }
 
-// Spill traffic that leaves the SM is charged at HBM bandwidth (an upper bound: L2 may hold some
-// of it); what L1 holds costs nothing here.
+SimCalibration calibration_for(const DeviceInfo& d) {
+    for (const SimGpu& g : sim_gpus())
+        if (g.info.name == d.name) return g.cal;
+    // A real GPU: the simulated one of its generation where the name says so, else its datasheet;
+    // its own measured ceilings replace the corresponding constants.
+    SimCalibration c = datasheet_calibration(d, d.launch_overhead_us > 0 ? d.launch_overhead_us : 4.0,
+                                             d.graph_kernel_us > 0 ? d.graph_kernel_us : 1.3);
+    for (const SimGpu& g : sim_gpus())
+        if (d.name.find(g.key) != std::string::npos) c = g.cal;
+    if (d.measured_copy_gbps && *d.measured_copy_gbps > 0) {
+        c.narrow_dram_gbps *= *d.measured_copy_gbps / c.dram_gbps;
+        c.dram_gbps = *d.measured_copy_gbps;
+    }
+    if (d.measured_fp16_gemm_tflops && *d.measured_fp16_gemm_tflops > 0) c.gemm_tflops = *d.measured_fp16_gemm_tflops;
+    if (d.measured_fp32_fma_tflops && *d.measured_fp32_fma_tflops > 0) c.fp32_tflops = *d.measured_fp32_fma_tflops;
+    return c;
+}
+
+namespace {
+
+std::string ms_text(double ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, ms >= 1 ? "%.3f ms" : "%.2f us", ms >= 1 ? ms : ms * 1e3);
+    return text;
+}
+
+std::string gib_text(double bytes) {
+    char text[32];
+    if (bytes >= double(1ull << 30)) std::snprintf(text, sizeof text, "%.2f GiB", bytes / double(1ull << 30));
+    else std::snprintf(text, sizeof text, "%.1f MiB", bytes / double(1ull << 20));
+    return text;
+}
+
+}  // namespace
+
+KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device) {
+    KernelPrice p;
+    // Spill traffic that leaves the SM is charged at DRAM bandwidth (an upper bound: L2 may hold
+    // some of it); what L1 holds costs nothing here.
+    const double spill = static_cast<double>(spill_estimate(k, device).beyond_l1_bytes);
+    const double dram = static_cast<double>(k.dram_bytes()) + spill;
+    const double dram_gbps = k.access_bytes < 8 ? c.narrow_dram_gbps : c.dram_gbps;
+    const double l2 = static_cast<double>(k.l2_bytes()) + spill;
+    p.dram_ms = dram / (dram_gbps * 1e9) * 1e3;
+    p.l2_ms = l2 / (c.l2_gbps * 1e9) * 1e3;
+    p.shared_ms = static_cast<double>(k.shared_bytes) / (c.shared_gbps * 1e9) * 1e3;
+    const double tensor_rate = k.mma_sync ? c.mma_sync_tflops : c.gemm_tflops;
+    if (k.tensor_cores) p.tensor_ms = k.flops / (tensor_rate * 1e12) * 1e3;
+    else p.fp32_ms = k.flops / (c.fp32_tflops * 1e12) * 1e3;
+    p.sfu_ms = c.sfu_per_s > 0 ? k.sfu_ops / c.sfu_per_s * 1e3 : 0;
+    p.issue_ms = c.issue_per_s > 0 ? k.instructions / c.issue_per_s * 1e3 : 0;
+    char text[160];
+    auto pick = [&](double ms, const char* name, const std::string& what) {
+        if (ms <= p.busy_ms && !p.limiter.empty()) return;
+        p.busy_ms = ms;
+        p.limiter = name;
+        p.detail = what + " = " + ms_text(ms);
+    };
+    std::snprintf(text, sizeof text, " at %.0f GB/s", dram_gbps);
+    pick(p.dram_ms, "DRAM bandwidth", gib_text(dram) + " of DRAM traffic" + text);
+    std::snprintf(text, sizeof text, " at %.0f GB/s", c.l2_gbps);
+    pick(p.l2_ms, "L2 bandwidth", gib_text(l2) + " between L2 and the SMs" + text);
+    std::snprintf(text, sizeof text, " at %.1f TB/s", c.shared_gbps / 1e3);
+    pick(p.shared_ms, "shared-memory bandwidth", gib_text(double(k.shared_bytes)) + " of shared-memory wavefronts" + text);
+    std::snprintf(text, sizeof text, "%.3g TFLOP on tensor cores at %.0f TFLOP/s (%s)", k.flops / 1e12, tensor_rate,
+                  k.mma_sync ? "mma.sync" : "library GEMM");
+    pick(p.tensor_ms, "tensor-core MMA issue", text);
+    std::snprintf(text, sizeof text, "%.3g TFLOP of FP32 FMA at %.1f TFLOP/s", k.flops / 1e12, c.fp32_tflops);
+    pick(p.fp32_ms, "FP32 FMA issue", text);
+    std::snprintf(text, sizeof text, "%.3g G exp2 at %.0f G/s", k.sfu_ops / 1e9, c.sfu_per_s / 1e9);
+    pick(p.sfu_ms, "SFU (exp2) issue", text);
+    std::snprintf(text, sizeof text, "%.3g G thread instructions at %.1f T/s", k.instructions / 1e9, c.issue_per_s / 1e12);
+    pick(p.issue_ms, "instruction issue", text);
+    return p;
+}
+
 double sim_kernel_ms(const DeviceInfo& gpu, const KernelModel& k) {
-    return sim_kernel_ms(gpu, k.flops, k.bytes_read() + k.bytes_written() + spill_estimate(k, gpu).beyond_l1_bytes,
-                         k.tensor_cores);
+    const SimCalibration c = calibration_for(gpu);
+    return price_kernel(c, k, gpu).busy_ms + c.gpu_gap_us * 1e-3;
 }
 
 double sim_kernel_ms(const DeviceInfo& gpu, double flops, uint64_t bytes, bool tensor_cores) {
@@ -91,14 +262,6 @@ double sim_kernel_ms(const DeviceInfo& gpu, double flops, uint64_t bytes, bool t
     const double peak = (tensor_cores ? gpu.peak_tensor_tflops : gpu.peak_fp32_tflops) * 1e12;
     const double compute_s = flops / peak;
     return (std::max(memory_s, compute_s) + gpu.launch_overhead_us * 1e-6) * 1e3;
-}
-
-// The gap before each kernel of this job after the first: a replayed graph's per-node cost for the
-// variant that replays a CUDA graph (VariantInfo::graph_replay), one launch otherwise. The first kernel always costs one launch
-// (a graph replay is one cudaGraphLaunch, which costs about what a kernel launch does).
-static double sim_gap_us(const DeviceInfo& gpu, const Job& job) {
-    const VariantInfo* v = workload_def(job.params).find_variant(job.variant);
-    return v && v->graph_replay ? gpu.graph_kernel_us : gpu.launch_overhead_us;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -124,8 +287,9 @@ public:
         m.job = job;
         m.device = gpu_.info;
         m.build_type = build_type();
-        m.timing_note = "simulated: sum over kernels of max(bytes/bandwidth, FLOPs/peak) + launch cost; "
-                        "a model estimate, not a measurement";
+        m.timing_note = "simulated: each kernel takes the time of its slowest resource (DRAM, L2, shared memory, "
+                        "tensor-core MMA, FP32 FMA, SFU) plus its launch; calibration: " + gpu_.cal.source +
+                        "; a model estimate, not a measurement";
         m.check_note = "n/a: simulated, no kernel ran";
         m.measured_bytes_note = "unavailable: simulated GPU has no counters";
         if (std::string why = unavailable_reason(job); !why.empty()) {
@@ -133,45 +297,80 @@ public:
             m.refused = validate(job.params).empty();  // a device limit, not bad input
             return m;
         }
-        const Model model = kernels::model(job.variant, job.params);
-        const double gap_us = sim_gap_us(gpu_.info, job);
-        double total_ms = 0;
+        const Model model = kernels::model(job.variant, job.params, static_cast<uint64_t>(std::max<int64_t>(gpu_.info.l2_bytes, 0)));
+        const SimCalibration& c = gpu_.cal;
+        const WorkloadDef& def = workload_def(job.params);
+        const VariantInfo* v = def.find_variant(job.variant);
+        const bool graph = v && v->graph_replay;
+        const bool from_idle = def.timed_from_idle;
+        double total_ms = 0, launch_ms = 0;
         std::vector<std::string> names;
         std::vector<double> busy_ms;
         std::vector<uint64_t> bytes;
+        std::map<std::string, double> by_limiter;  // time each resource sets, summed over kernels
+        std::map<std::string, std::string> detail;
         const ModelSpills spills = model_spills(model, gpu_.info);
+        double gap_us = c.gpu_gap_us;
         for (const KernelModel& k : model.kernels) {
-            // sim_kernel_ms() charges one launch; after the first kernel, swap it for this job's gap.
-            const double busy = sim_kernel_ms(gpu_.info, k) - gpu_.info.launch_overhead_us * 1e-3;
-            const double ms = busy + (names.empty() ? gpu_.info.launch_overhead_us : gap_us) * 1e-3;
+            const KernelPrice price = price_kernel(c, k, gpu_.info);
+            const double busy = price.busy_ms;
+            // The kernel's step: back to back, busy + the queued kernel's start-up. From idle: the
+            // first launch, then the slower of the kernel and the host's (or the graph's) rate.
+            double step = busy + c.gpu_gap_us * 1e-3;
+            if (from_idle) {
+                if (names.empty()) step = busy + (graph ? c.graph_launch_us : c.first_launch_us) * 1e-3;
+                else if (graph) step = std::max(busy, c.graph_node_us * 1e-3);
+                else step = std::max(busy + c.gpu_gap_us * 1e-3, c.host_launch_us * 1e-3);
+                if (names.size() == 1) gap_us = (step - busy) * 1e3;
+            }
+            launch_ms += step - busy;
+            by_limiter[price.limiter] += busy;
+            if (detail[price.limiter].empty() || busy > 0) detail[price.limiter] = k.name + ": " + price.detail;
             KernelTime kt;
             kt.name = k.name;
-            kt.time = {ms, ms, ms, 0};
-            kt.bytes = k.bytes_read() + k.bytes_written();
+            kt.time = {step, step, step, 0};
+            kt.bytes = k.dram_bytes();
             m.kernels.push_back(kt);
             names.push_back(k.name);
             busy_ms.push_back(busy);
             bytes.push_back(kt.bytes);
-            total_ms += ms;
+            total_ms += step;
         }
         m.kernels = aggregate_kernel_times(m.kernels);
         m.timeline = modeled_timeline(names, busy_ms, bytes, gap_us);
         char gap_text[64];
         std::snprintf(gap_text, sizeof gap_text, "%.2f us", gap_us);
-        m.timeline_source = std::string("simulated: kernel = max(bytes/bandwidth, FLOPs/peak), gap = ") + gap_text +
-                            (gap_us == gpu_.info.graph_kernel_us && gap_us != gpu_.info.launch_overhead_us
-                                 ? " (graph replay cost per kernel)"
-                                 : " (launch cost)");
+        m.timeline_source = std::string("simulated: kernel = its slowest resource, gap = ") + gap_text +
+                            (graph && from_idle ? " (graph replay cost per kernel)" : " (launch cost)");
         m.time = {total_ms, total_ms, total_ms, 0};
+        // The limiter of the run: the resource that sets the most time, launches included.
+        std::string limiter = "launch cost";
+        double limiter_ms = launch_ms;
+        for (const auto& [name, ms] : by_limiter)
+            if (ms > limiter_ms) limiter = name, limiter_ms = ms;
+        char share[96];
+        std::snprintf(share, sizeof share, " (%.0f%% of the %s)", total_ms > 0 ? 100.0 * limiter_ms / total_ms : 0.0,
+                      ms_text(total_ms).c_str());
+        if (limiter == "launch cost")
+            m.limiter = std::string("bound by ") + (graph && from_idle ? "graph-replay cost" : "launch cost") + ": " +
+                        std::to_string(model.kernels.size()) + (model.kernels.size() == 1 ? " kernel" : " kernels") +
+                        ", " + ms_text(launch_ms) + " of launches and gaps" + share;
+        else
+            m.limiter = "bound by " + limiter + ": " + detail[limiter] + share;
+        m.timing_note += "; " + m.limiter;
         m.flops = model.flops();
-        m.bytes_read = model.bytes_read();
-        m.bytes_written = model.bytes_written();
+        m.bytes_read = model.dram_read();
+        m.bytes_written = model.dram_written();
+        m.l2_bytes_read = model.bytes_read();
+        m.l2_bytes_written = model.bytes_written();
+        m.shared_bytes = model.shared_bytes();
+        m.dram_model_note = model.l2_note;
         m.min_bytes = min_bytes(job.params);
         m.local_bytes = model.local_bytes();
         m.local_beyond_l1_bytes = spills.beyond_l1_bytes;
         m.spill_note = spills.note;
         if (m.local_bytes > 0)
-            m.timing_note += "; spill traffic beyond L1 (estimate) charged at HBM bandwidth";
+            m.timing_note += "; spill traffic beyond L1 (estimate) charged at DRAM bandwidth";
         m.ok = true;
         return m;
     }

@@ -157,9 +157,17 @@ struct Measurement {
     DeviceInfo device;
     TimeStats time;              // whole variant, all its kernels
     std::vector<KernelTime> kernels;
-    // Modeled (from the schedule).
+    // Modeled (from the schedule). bytes_read / bytes_written are DRAM <-> L2 bytes ("HBM bytes",
+    // what the counters measure) from the L2 reuse model; l2_bytes_* are the L2 <-> SM bytes the
+    // kernels' loads and stores ask for; shared_bytes the on-chip shared-memory traffic.
     double flops = 0;
     uint64_t bytes_read = 0, bytes_written = 0;
+    uint64_t l2_bytes_read = 0, l2_bytes_written = 0;
+    uint64_t shared_bytes = 0;
+    std::string dram_model_note;  // the L2 reuse rules that gave bytes_read / bytes_written
+    // Simulated results: the resource that sets the time, with its numbers ("bound by shared-memory
+    // bandwidth: ..."), for the whole run (the kernel that takes longest names it). "" when measured.
+    std::string limiter;
     uint64_t min_bytes = 0;      // the fewest bytes any implementation must move
     // Register spills (modeled, not in bytes_read/written): traffic to the threads' local memory,
     // and how much of it leaves the SM by spill_estimate() for this device ("" when none spills).

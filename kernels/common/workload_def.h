@@ -116,6 +116,15 @@ struct WorkloadDef {
     TensorFootprint (*footprint)(const Params& p, const std::string& buffer) = nullptr;
     OnChip (*on_chip)(const std::string& variant, const Params& p, const ScheduleKernel& kernel) = nullptr;
     std::vector<SramPart> (*sram_parts)(const std::string& variant, const Params& p, int kernel) = nullptr;
+    // The L2 reuse only the workload knows, applied after the generic rules of apply_l2_reuse
+    // (kernels/common/schedule.h) on a device with `l2_bytes` of L2: it may change a buffer's
+    // dram_read / dram_written and says why in its dram_rule. Optional: the generic rules alone
+    // give every workload DRAM bytes.
+    void (*l2_reuse)(const std::string& variant, const Params& p, uint64_t l2_bytes, Model& m) = nullptr;
+    // The GPU backend times its runs from an idle GPU (one event pair around all launches, so the
+    // host's launch rate is inside the time): the simulated backend charges the first launch from
+    // idle and the host's per-launch cost the same way. Default: kernels back to back.
+    bool timed_from_idle = false;
     // Why measured DRAM bytes fall short of the model, beyond what every workload shares (L2
     // reuse of re-read tiles). Optional.
     std::string (*traffic_gap_reason)(const Measurement& m, uint64_t l2_bytes) = nullptr;

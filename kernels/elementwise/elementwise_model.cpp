@@ -68,8 +68,11 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
                             z.rows,
                             "reload spilled registers (" + std::to_string(regs.spill_load_bytes) + " B per thread)", true});
     }
-    s.events.push_back({EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(z.hidden), z.rows,
-                        compute_what});
+    TileEvent compute{EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(z.hidden), z.rows, compute_what};
+    // The fused chain issues about 54 instructions per element (ncu, H200, PERF.md "Measured (step
+    // 5, ncu)"): at 6 bytes per element that, not DRAM, sets its time on an H200.
+    if (name == "fused_chain" || name == "fused_chain_spill") compute.instructions = 54.0 * static_cast<double>(z.hidden);
+    s.events.push_back(compute);
     s.events.push_back({EventKind::store, k, output, z.hidden * z.es, 0, z.rows, "store " + output + " row to HBM"});
 }
 

@@ -88,6 +88,7 @@ const WorkloadDef& launch_workload() {
         w.footprint = launch::footprint;
         w.on_chip = launch::on_chip;
         w.bench_note = launch::bench_note;
+        w.timed_from_idle = true;  // one event pair around all launches, from an idle GPU
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = launch::gpu::make_gpu_workload;
 #endif

@@ -1,0 +1,252 @@
+// The model against the committed measurements of real GPUs (assets/measurements): modeled DRAM
+// bytes (the L2 reuse model) within 15 % of the DRAM counters, and the simulated backend's time
+// within 25 % of the measured median, for every point of every recording. The model runs here,
+// fresh: nothing is replayed from a recording. Points the model cannot bring within bounds are
+// listed below with the reason (kernels/PERF.md, "Model vs measurement", says the same).
+// FL_ACCURACY_TABLE=<file> writes the markdown table PERF.md carries.
+#include "app/core/results_import.h"
+#include "kernels/common/backend.h"
+#include "kernels/common/registry.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace kernels;
+
+namespace {
+
+const std::vector<std::string>& recordings() {
+    static const std::vector<std::string> files{
+        "assets/measurements/h100-bench-2026-11-25/elementwise.json",
+        "assets/measurements/h100-bench-2026-11-25/attention.json",
+        "assets/measurements/h100-bench-2026-11-25/attention_causal.json",
+        "assets/measurements/h100-bench-2026-11-25/skip.json",
+        "assets/measurements/h100-bench-2026-11-25/launch.json",
+        "assets/measurements/h100-chain-8192-spill.json",
+        "assets/measurements/h200-attention-N4096-d64.json",
+        "assets/measurements/h200-attention-N8192-d64.json",
+        "assets/measurements/h200-chain-8192.json",
+        "assets/measurements/h200-launch-K100-n65536.json",
+    };
+    return files;
+}
+
+std::vector<Measurement> load_all() {
+    std::vector<Measurement> all;
+    for (const std::string& f : recordings()) {
+        std::vector<Measurement> ms;
+        const std::string err = app::load_measurements_json(std::string(FL_SOURCE_DIR) + "/" + f, ms);
+        INFO(f << ": " << err);
+        REQUIRE(err.empty());
+        for (Measurement& m : ms)
+            if (m.ok) all.push_back(std::move(m));
+    }
+    return all;
+}
+
+const SimGpu& sim_for(const DeviceInfo& d) {
+    const SimGpu* g = find_sim_gpu(d.name.find("H200") != std::string::npos ? "H200" : "H100");
+    REQUIRE(g != nullptr);
+    return *g;
+}
+
+Measurement simulate(const Measurement& real) {
+    auto backend = make_sim_backend(sim_for(real.device));
+    Job job = real.job;
+    job.backend = BackendKind::simulated;
+    return backend->run(job, CancelToken{});
+}
+
+// The DRAM counters' known artifacts, with the tolerance they need:
+// - The counters flush L2 with a buffer they cudaMemset first; up to ~17 MiB of its lines are still
+//   dirty when the profiled run starts and are written back inside it (attention and the fused
+//   chain read +16 to +20 MiB of writes on the H100's 50 MiB L2, +21 MiB on the H200's 60 MiB,
+//   whatever N and d are; kernels/common/dram_counters.cu): up to 40 % of the L2.
+// - The range profiler holds 64 ranges (one per kernel): runs of more kernels count only the first
+//   64, so launch stream/graph at K = 100 and 1000 read 64 kernels' bytes.
+// - A run moving 1 MiB or less reads a few hundred KiB of other traffic (launch n = 65536).
+constexpr double kCounterResidueOfL2 = 0.4;
+constexpr int kProfilerRanges = 64;
+
+double modeled_dram_as_counted(const Measurement& real, const Model& model) {
+    if (model.kernels.size() <= static_cast<size_t>(kProfilerRanges)) return static_cast<double>(model.dram_bytes());
+    double b = 0;
+    for (size_t k = 0; k < static_cast<size_t>(kProfilerRanges); ++k) b += static_cast<double>(model.kernels[k].dram_bytes());
+    (void)real;
+    return b;
+}
+
+bool dram_agrees(double modeled, double measured, double l2_bytes) {
+    return std::abs(measured - modeled) <= 0.15 * modeled || std::abs(measured - modeled) <= kCounterResidueOfL2 * l2_bytes;
+}
+
+// Known misses of the simulated time, with the reason. Key: "workload variant params".
+struct KnownMiss {
+    const char* workload;
+    const char* variant;
+    const char* param;  // "name=value" that selects the point ("" for every point of the variant);
+                        // "dtype=fp32" selects by dtype
+    const char* why;
+};
+const std::vector<KnownMiss>& known_time_misses() {
+    static const std::vector<KnownMiss> misses{
+        {"skip", "teaching_fused", "d=128",
+         "the teaching kernel with the skip epilogue runs 1.57x longer than without it at d = 128 (1.44x at d = 64) for "
+         "the same shared-memory traffic: its occupancy or registers change, which the model does not know"},
+        {"launch", "graph", "steps=10,elements=65536",
+         "a 10-node graph replay measured 31.1 us (min 21.8, max 117.8) against 4.0 us for one node and 1.31 us per "
+         "node at K = 100 and 1000: the model's first launch plus 1.3 us per node gives 15.6 us"},
+        {"chain", "fused_spill", "dtype=fp32",
+         "the register table (ptxas) has no spills for the fp32 instance, yet the counters read 1.6x the model's "
+         "bytes: local-memory traffic the table does not show"},
+    };
+    return misses;
+}
+
+std::string point_name(const Measurement& m) {
+    return m.job.params.workload + " " + m.job.variant + " " + describe(m.job.params);
+}
+
+const KnownMiss* known_miss(const Measurement& m) {
+    for (const KnownMiss& k : known_time_misses()) {
+        if (m.job.params.workload != k.workload || m.job.variant != k.variant) continue;
+        const std::string sel = k.param;
+        if (sel.empty()) return &k;
+        bool all = true;
+        for (size_t at = 0; at < sel.size();) {
+            const size_t end = std::min(sel.find(',', at), sel.size());
+            const std::string one = sel.substr(at, end - at);
+            const size_t eq = one.find('=');
+            const std::string name = one.substr(0, eq), value = one.substr(eq + 1);
+            all = all && (name == "dtype" ? std::string(to_string(m.job.params.dtype)) == value
+                                          : m.job.params.get(name) == std::stod(value));
+            at = end + 1;
+        }
+        if (all) return &k;
+    }
+    return nullptr;
+}
+
+std::string mib(double b) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%.1f", b / (1024.0 * 1024.0));
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("modeled DRAM bytes and simulated times agree with every committed measurement", "[sim][accuracy]") {
+    const std::vector<Measurement> all = load_all();
+    REQUIRE(all.size() >= 60);
+    std::string table =
+        "| device | point | modeled DRAM MiB | measured DRAM MiB | ratio | simulated ms | measured ms | ratio | limiter |\n"
+        "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+    int dram_ok = 0, time_ok = 0, n = 0;
+    for (const Measurement& real : all) {
+        ++n;
+        const Measurement sim = simulate(real);
+        INFO(point_name(real) << " on " << real.device.name);
+        REQUIRE(sim.ok);
+        const Model model = kernels::model(real.job.variant, real.job.params, static_cast<uint64_t>(real.device.l2_bytes));
+        // Spill traffic that leaves L1 (spill_estimate) reaches DRAM too: the counters count it.
+        const double modeled = modeled_dram_as_counted(real, model) + static_cast<double>(sim.local_beyond_l1_bytes);
+        const double time_ratio = sim.time.median_ms / real.time.median_ms;
+        char row[768];
+        std::snprintf(row, sizeof row, "| %s | %s | %s | %s | %s | %.4g | %.4g | %.2f | %s |\n",
+                      real.device.name.find("H200") != std::string::npos ? "H200" : "H100", point_name(real).c_str(),
+                      mib(modeled).c_str(), real.measured_bytes ? mib(double(*real.measured_bytes)).c_str() : "-",
+                      real.measured_bytes ? (std::to_string(double(*real.measured_bytes) / modeled).substr(0, 4)).c_str() : "-",
+                      sim.time.median_ms, real.time.median_ms, time_ratio, sim.limiter.substr(0, sim.limiter.find(':')).c_str());
+        table += row;
+        const KnownMiss* miss = known_miss(real);
+        if (real.measured_bytes) {
+            const bool ok = dram_agrees(modeled, static_cast<double>(*real.measured_bytes), static_cast<double>(real.device.l2_bytes));
+            if (miss && std::string(miss->workload) == "chain") {
+                dram_ok += ok;
+                CHECK_FALSE(ok);
+            } else {
+                dram_ok += ok;
+                INFO("modeled DRAM " << mib(modeled) << " MiB, measured " << mib(double(*real.measured_bytes)) << " MiB");
+                CHECK(ok);
+            }
+        }
+        const bool in_time = time_ratio >= 0.75 && time_ratio <= 1.25;
+        time_ok += in_time;
+        INFO("simulated " << sim.time.median_ms << " ms, measured " << real.time.median_ms << " ms; " << sim.limiter);
+        if (miss) {
+            INFO("known miss: " << miss->why);
+            CHECK_FALSE(in_time);  // a fixed miss leaves the list
+        } else {
+            CHECK(in_time);
+        }
+    }
+    if (const char* path = std::getenv("FL_ACCURACY_TABLE")) {
+        std::ofstream out(path);
+        out << table;
+        std::printf("%d points: DRAM within bounds %d, time within 25%% %d\n", n, dram_ok, time_ok);
+    }
+}
+
+// Points between the recordings: the model at sizes nobody measured, against what the measured
+// neighbours imply (each expectation's derivation beside it). ±25 % like the recorded points.
+TEST_CASE("simulated times between the recorded sizes follow the measurements", "[sim][accuracy]") {
+    struct Point {
+        const char* gpu;
+        Params params;
+        const char* variant;
+        double expected_ms;
+        const char* derivation;
+    };
+    auto attn = [](int64_t heads, int64_t N, int64_t d) {
+        Params p;
+        p.workload = "attention";
+        p.dtype = DType::f16;
+        p.set("heads", double(heads)).set("N", double(N)).set("d", double(d));
+        return p;
+    };
+    auto chain = [](int64_t rows) {
+        Params p;
+        p.workload = "chain";
+        p.dtype = DType::bf16;
+        p.set("rows", double(rows)).set("hidden", 8192);
+        return p;
+    };
+    auto launch = [](int64_t steps) {
+        Params p;
+        p.workload = "launch";
+        p.dtype = DType::f32;
+        p.set("steps", double(steps)).set("elements", 65536);
+        return p;
+    };
+    const std::vector<Point> points{
+        {"H100", attn(64, 3072, 64), "flash_tc", 1.144 * (3072.0 * 3072) / (4096.0 * 4096),
+         "FLOPs scale with N^2: N = 4096's 1.144 ms x (3072/4096)^2"},
+        {"H100", attn(64, 3072, 128), "flash", 108.5 * (3072.0 * 3072) / (4096.0 * 4096),
+         "shared-memory traffic scales with N^2: N = 4096's 108.5 ms x (3072/4096)^2"},
+        {"H100", attn(64, 3072, 64), "naive", (0.8108 + 3.250) / 2 * (3072.0 * 3072) / ((2048.0 * 2048 + 4096.0 * 4096) / 2),
+         "S and P scale with N^2: the mean of N = 2048 and 4096 per N^2"},
+        {"H100", chain(4096), "unfused", 0.4209 / 2, "half the rows of the 8192 x 8192 run: half its bytes"},
+        {"H100", chain(4096), "fused", 0.1488 / 2, "half the rows of the 8192 x 8192 run"},
+        {"H100", launch(500), "stream", 500 * (3.975 / 1000), "K = 1000's 3.97 us per launch, 500 launches"},
+        {"H100", launch(500), "graph", 500 * (1.311 / 1000), "K = 1000's 1.31 us per graph node"},
+        {"H200", attn(32, 6144, 64), "flash_tc", 1.158 * (32.0 * 6144 * 6144) / (64.0 * 4096 * 4096),
+         "FLOPs against N = 4096 x 64 heads (1.158 ms on the H200)"},
+    };
+    for (const Point& pt : points) {
+        INFO(pt.gpu << " " << pt.variant << " " << describe(pt.params) << ": " << pt.derivation);
+        Job job;
+        job.params = pt.params;
+        job.variant = pt.variant;
+        const Measurement m = make_sim_backend(*find_sim_gpu(pt.gpu))->run(job, {});
+        REQUIRE(m.ok);
+        INFO("simulated " << m.time.median_ms << " ms, expected " << pt.expected_ms << " ms; " << m.limiter);
+        CHECK(m.time.median_ms / pt.expected_ms >= 0.75);
+        CHECK(m.time.median_ms / pt.expected_ms <= 1.25);
+    }
+}

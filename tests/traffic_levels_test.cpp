@@ -1,0 +1,155 @@
+// Traffic at three levels (DESIGN.md): L2<->SM bytes summed from the schedule's events, DRAM bytes
+// from the L2 reuse model (kernels/common/schedule.h apply_l2_reuse), shared-memory bytes and SFU
+// operations on chip, each against a closed form; and the simulated backend naming the resource
+// that bounds each kind of kernel.
+#include "kernels/common/backend.h"
+#include "kernels/common/registry.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kernels;
+
+namespace {
+
+constexpr uint64_t kL2 = 50ull << 20;  // the H100's
+
+Params attention(int64_t heads, int64_t N, int64_t d, int br = 64, int bc = 64) {
+    Params p;
+    p.workload = "attention";
+    p.dtype = DType::f16;
+    p.set("heads", static_cast<double>(heads)).set("N", static_cast<double>(N)).set("d", static_cast<double>(d));
+    p.set("br", br).set("bc", bc);
+    return p;
+}
+
+Params chain(int64_t rows, int64_t hidden) {
+    Params p;
+    p.workload = "chain";
+    p.dtype = DType::bf16;
+    p.set("rows", static_cast<double>(rows)).set("hidden", static_cast<double>(hidden));
+    return p;
+}
+
+Params launch(int64_t steps, int64_t elements) {
+    Params p;
+    p.workload = "launch";
+    p.dtype = DType::f32;
+    p.set("steps", static_cast<double>(steps)).set("elements", static_cast<double>(elements));
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("levels: flash_tc reads K and V from L2 once per row block, from DRAM once", "[levels][attention]") {
+    const uint64_t heads = 64, N = 4096, d = 64, es = 2, T = heads * N * d * es;  // one tensor: 32 MiB
+    const Model m = model("flash_tc", attention(heads, N, d), kL2);
+    const uint64_t Tr = N / 128, tiles = heads * Tr * (N / 64);
+    // L2 <-> SM: Q once, K and V once per row block (Tr times), O once.
+    CHECK(m.bytes() == T + 2 * Tr * T + T);
+    // DRAM: the row blocks of a head run together, so K and V come from DRAM once (rule 1).
+    CHECK(m.dram_read() == 3 * T);
+    CHECK(m.dram_written() == T);
+    for (const BufferTraffic& b : m.kernels[0].buffers)
+        if (b.buffer == "K" || b.buffer == "V") CHECK_THAT(b.dram_rule, Catch::Contains("concurrent blocks"));
+    // On chip: per (row block, key tile), cp.async stores Kj and Vj once and each of the 8 warps
+    // reads both through ldmatrix: (8 x 2 + 2) x 64 x d x 2 B.
+    CHECK(m.shared_bytes() == tiles * (8 * 2 + 2) * 64 * d * es);
+    // exp2 of every score, plus one rescale per row and key tile.
+    CHECK(m.sfu_ops() == Approx(double(heads * N * N + heads * N * (N / 64))));
+    CHECK(m.kernels[0].mma_sync);
+    CHECK_THAT(m.l2_note, Catch::Contains("50.0 MiB L2"));
+}
+
+TEST_CASE("levels: the teaching kernel's shared-memory wavefronts, tile by tile", "[levels][attention]") {
+    const uint64_t heads = 4, N = 1024, d = 64, B = 64;
+    const Model m = model("flash", attention(heads, N, d), kL2);
+    const uint64_t tiles = heads * (N / B) * (N / B), warp_iters = B * B / 32;
+    // Kj, Vj stored; Sij: Qi (broadcast) and Kj per term and one store; row update: 3 per score;
+    // Oi: Pij and Vj per key, plus rescale and Oi in and out. 128 B each.
+    const uint64_t per_tile = (2 * B * d / 32 + warp_iters * (2 * d + 1) + warp_iters * 3 + (B * d / 32) * (2 * B + 3)) * 128;
+    CHECK(m.shared_bytes() == tiles * per_tile);
+    CHECK_FALSE(m.kernels[0].mma_sync);
+}
+
+TEST_CASE("levels: intermediates that fit in half the L2 do not reach DRAM, larger ones do", "[levels][chain]") {
+    // rows x hidden = 1024 x 1024 bf16: h1, h2, h3 are 2 MiB each, below half of 50 MiB.
+    const uint64_t n = 1024 * 1024, H = 1024;
+    const Model small = model("unfused", chain(1024, 1024), kL2);
+    CHECK(small.bytes() == (9 * n + 2 * H) * 2);  // L2 <-> SM: unchanged
+    // DRAM: x, residual, gamma, beta read; h1, h2, h3 and out written (each dirty line reaches DRAM).
+    CHECK(small.dram_read() == (2 * n + 2 * H) * 2);
+    CHECK(small.dram_written() == 4 * n * 2);
+    // 8192 x 8192: each intermediate is 128 MiB and makes the round trip.
+    const Model big = model("unfused", chain(8192, 8192), kL2);
+    CHECK(big.dram_bytes() == big.bytes());
+}
+
+TEST_CASE("levels: a vector rewritten in L2 by K kernels reaches DRAM once", "[levels][launch]") {
+    const Model small = model("stream", launch(10, 65536), kL2);
+    CHECK(small.bytes() == 10 * 2 * 65536 * 4);
+    CHECK(small.dram_read() == 65536 * 4);     // x, by the first kernel
+    CHECK(small.dram_written() == 65536 * 4);  // y, once, at the last write
+    CHECK(small.kernels.front().dram_written() == 0);
+    CHECK(small.kernels.back().dram_written() == 65536 * 4);
+    const Model big = model("stream", launch(10, 16 << 20), kL2);  // 64 MiB: no room in L2
+    CHECK(big.dram_bytes() == big.bytes());
+}
+
+TEST_CASE("levels: a schedule that says nothing new gets DRAM = L2 bytes, and rule 1 from footprints", "[levels]") {
+    // A workload written against the old API: events without a level, no footprint known.
+    Schedule s;
+    s.kernels.push_back({"k", 4, 128, false});
+    s.events.push_back({EventKind::load, 0, "a", 1000, 0, 4, "load a"});
+    s.events.push_back({EventKind::compute, 0, "", 0, 10, 4, "compute"});
+    s.events.push_back({EventKind::store, 0, "b", 500, 0, 4, "store b"});
+    Model m = model_from_schedule(s);
+    CHECK(m.dram_read() == 4000);
+    CHECK(m.dram_written() == 2000);
+    CHECK(m.shared_bytes() == 0);
+    apply_l2_reuse(m, kL2, nullptr);
+    CHECK(m.dram_bytes() == m.bytes());
+    // With footprints: the four blocks re-read one 1000-byte `a`, so DRAM reads it once.
+    apply_l2_reuse(m, kL2, [](const std::string& b) { return b == "a" ? uint64_t{1000} : uint64_t{2000}; });
+    CHECK(m.dram_read() == 1000);
+    CHECK(m.dram_written() == 2000);
+    // Shared-memory events count on chip, not at L2.
+    s.events.push_back({EventKind::load, 0, "tile", 256, 0, 4, "read tile from shared memory", false, Level::shared});
+    const Model with_shared = model_from_schedule(s);
+    CHECK(with_shared.shared_bytes() == 1024);
+    CHECK(with_shared.bytes() == m.bytes());
+}
+
+TEST_CASE("the simulator names the limiter of each kind of kernel", "[levels][sim]") {
+    auto run = [](const char* gpu, const Params& p, const char* variant) {
+        Job job;
+        job.params = p;
+        job.variant = variant;
+        return make_sim_backend(*find_sim_gpu(gpu))->run(job, {});
+    };
+    // naive: the GEMMs stream S and P at DRAM bandwidth; the softmax's ~36 instructions per element
+    // bind just before its bytes (1.61 against 1.44 ms; measured 1.64 ms on the H100).
+    const Model naive = model("naive", attention(64, 4096, 64), kL2);
+    const SimGpu& h100 = *find_sim_gpu("H100");
+    CHECK(price_kernel(h100.cal, naive.kernels[0], h100.info).limiter == "DRAM bandwidth");
+    CHECK(price_kernel(h100.cal, naive.kernels[2], h100.info).limiter == "DRAM bandwidth");
+    CHECK(price_kernel(h100.cal, naive.kernels[1], h100.info).limiter == "instruction issue");
+    CHECK_THAT(run("H100", attention(64, 4096, 64), "naive").limiter, Catch::StartsWith("bound by instruction issue: softmax"));
+    CHECK_THAT(run("H100", attention(64, 4096, 64), "flash").limiter, Catch::StartsWith("bound by shared-memory bandwidth"));
+    CHECK_THAT(run("H100", attention(64, 4096, 64), "flash_tc").limiter,
+               Catch::StartsWith("bound by tensor-core MMA issue") && Catch::Contains("mma.sync"));
+    CHECK_THAT(run("H200", chain(8192, 8192), "fused").limiter, Catch::StartsWith("bound by instruction issue"));
+    CHECK_THAT(run("H100", launch(1000, 65536), "stream").limiter, Catch::StartsWith("bound by launch cost"));
+    CHECK_THAT(run("H100", launch(1000, 65536), "graph").limiter, Catch::StartsWith("bound by graph-replay cost"));
+    // Datasheet GPUs get a limiter and their calibration's source too.
+    const Measurement a100 = run("A100", attention(16, 2048, 64), "flash_tc");
+    REQUIRE(a100.ok);
+    CHECK_THAT(a100.limiter, Catch::StartsWith("bound by "));
+    CHECK_THAT(a100.timing_note, Catch::Contains("datasheet"));
+    for (const SimGpu& g : sim_gpus()) {
+        INFO(g.key);
+        CHECK(g.cal.dram_gbps > 0);
+        CHECK(g.cal.dram_gbps < g.info.peak_bw_gbps);  // achievable, not the datasheet
+        CHECK(g.cal.mma_sync_tflops <= g.cal.gemm_tflops);
+        CHECK_FALSE(g.cal.source.empty());
+    }
+}
