@@ -309,6 +309,7 @@ public:
         std::vector<uint64_t> bytes;
         std::map<std::string, double> by_limiter;  // time each resource sets, summed over kernels
         std::map<std::string, std::string> detail;
+        std::map<std::string, double> longest;  // the busiest kernel's time under each limiter
         const ModelSpills spills = model_spills(model, gpu_.info);
         double gap_us = c.gpu_gap_us;
         for (const KernelModel& k : model.kernels) {
@@ -325,7 +326,11 @@ public:
             }
             launch_ms += step - busy;
             by_limiter[price.limiter] += busy;
-            if (detail[price.limiter].empty() || busy > 0) detail[price.limiter] = k.name + ": " + price.detail;
+            // The kernel that spends the most time under this limiter speaks for it.
+            if (detail[price.limiter].empty() || busy > longest[price.limiter]) {
+                detail[price.limiter] = k.name + ": " + price.detail;
+                longest[price.limiter] = busy;
+            }
             KernelTime kt;
             kt.name = k.name;
             kt.time = {step, step, step, 0};

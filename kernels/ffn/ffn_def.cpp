@@ -158,6 +158,7 @@ const WorkloadDef& ffn_workload() {
         w.footprint = ffn::footprint;
         w.on_chip = ffn::on_chip;
         w.bench_note = ffn::bench_note;
+        w.timed_from_idle = true;  // ffn.cu times every variant as whole runs from an idle GPU, as a decode step runs
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = ffn::gpu::make_gpu_workload;
 #endif
