@@ -252,7 +252,10 @@ TEST_CASE("the backend's run() fills a checked, timed measurement", "[gpu][backe
                 CHECK(m.kernels[k].name == model.kernels[k].name);
                 CHECK(m.kernels[k].time.median_ms > 0);
             }
-            CHECK(m.bytes() == model.bytes());
+            // The measurement carries the model at both levels: DRAM (the L2 reuse model for this
+            // device's L2) as its bytes, and what the kernels' loads and stores ask for.
+            CHECK(m.bytes() == kernels::model(v.name, job.params, static_cast<uint64_t>(m.device.l2_bytes)).dram_bytes());
+            CHECK(m.l2_bytes_read + m.l2_bytes_written == model.bytes());
             CHECK(m.min_bytes == kernels::min_bytes(job.params));
             CHECK(m.flops > 0);
             CHECK(!m.timing_note.empty());

@@ -154,8 +154,11 @@ TEST_CASE("gpu launch: backend times K launches, one row per kernel name, a K-ke
             // The traced run's kernels take no longer than a timed run's; its span can hold one tracer
             // stall (seen on H200 under CUPTI: one 0.3-0.9 ms gap per traced run), so the busy time
             // and the median gap are what is bounded, not the span.
-            CHECK(st.busy_ms <= m.time.max_ms * 1.5 + 0.05);
-            if (st.kernels > 2) CHECK(st.median_gap_us < 50.0);
+            // (Times under compute-sanitizer are the instrumentation's, not the kernels': not bounded there.)
+            if (!sanitized) {
+                CHECK(st.busy_ms <= m.time.max_ms * 1.5 + 0.05);
+                if (st.kernels > 2) CHECK(st.median_gap_us < 50.0);
+            }
             std::printf("launch %-6s K=%-4lld median %.4f ms = %.2f us per kernel; timeline %lld kernels, busy %.4f ms, "
                         "mean gap %.2f us (%s)\n",
                         variant, static_cast<long long>(steps), m.time.median_ms,

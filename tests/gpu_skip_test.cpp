@@ -214,7 +214,10 @@ TEST_CASE("GPU backend runs skip: checked, timed per kernel like the model", "[g
         const kernels::Model model = kernels::model(v.name, job.params);
         REQUIRE(m.kernels.size() == model.kernels.size());
         for (size_t k = 0; k < model.kernels.size(); ++k) CHECK(m.kernels[k].name == model.kernels[k].name);
-        CHECK(m.bytes() == model.bytes());
+        // The measurement carries the model at both levels: DRAM (the L2 reuse model for this
+        // device's L2) as its bytes, and what the kernels' loads and stores ask for.
+        CHECK(m.bytes() == kernels::model(v.name, job.params, static_cast<uint64_t>(m.device.l2_bytes)).dram_bytes());
+        CHECK(m.l2_bytes_read + m.l2_bytes_written == model.bytes());
     }
     // A bad batch is a validation error, not a refusal.
     kernels::Job bad;
