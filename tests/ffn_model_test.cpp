@@ -272,9 +272,13 @@ TEST_CASE("ffn: simulated H100: GEMMs memory-bound at decode, compute-bound at p
         CHECK(m.ok);
         CHECK(m.time.median_ms > 0);
     }
-    // Decode: two weight matrices (256 MiB bf16) at ~3.35 TB/s, whatever the variant.
-    CHECK(time(1, "unfused") == Approx(time(1, "epilogue")).epsilon(0.1));
-    CHECK(time(1, "epilogue") > 0.07);
+    // Decode: two weight matrices (256 MiB bf16) read at the calibrated ~2.99 TB/s, whatever the
+    // variant; what fusion saves is the 3 extra launches from an idle GPU (measured on an H100,
+    // 2026-11-25: unfused 0.1150 ms, epilogue 0.1040 ms, 1.11x).
+    const double gain_decode = time(1, "unfused") / time(1, "epilogue");
+    CHECK(gain_decode > 1.02);
+    CHECK(gain_decode < 1.25);
+    CHECK(time(1, "epilogue") > 0.085);  // 256 MiB / 2986 GB/s = 90 us of reading the weights
     // Prefill: the epilogue saves the intermediates' bytes but the GEMMs' FLOPs dominate.
     const double gain_prefill = time(8192, "unfused") / time(8192, "epilogue");
     CHECK(gain_prefill > 1.0);

@@ -153,7 +153,7 @@ void add_gemm(Schedule& s, const FfnParams& p, const std::string& name, const st
     const int k = static_cast<int>(s.kernels.size());
     const uint64_t tiles_m = (rows + TM - 1) / TM, tiles_n = (N + TN - 1) / TN;
     s.kernels.push_back({name, tiles_m * tiles_n, 0, p.dtype != DType::f32});
-    s.kernels.back().blocks_are = "output tiles of the model's 128 x 128 (the library picks its own)";
+    s.kernels.back().blocks_are = "tiles of 128x128 (cuBLAS picks its own)";
     const auto row_classes = tile_classes(rows, TM), col_classes = tile_classes(N, TN);
     // Operand panels: HBM sees each once; the CTAs that share one read it from L2.
     for (const auto& [r, count] : row_classes)
@@ -179,11 +179,11 @@ void add_gemm(Schedule& s, const FfnParams& p, const std::string& name, const st
             const std::string tile = num(r) + " x " + num(cols);
             const std::string shape = ragged(r, TM, "rows") + ragged(cols, TN, "columns");
             s.events.push_back({EventKind::compute, k, "", 0, 2.0 * outputs * static_cast<double>(K), repeat,
-                                num(ksteps) + " k-steps: load a " + a + " tile (" + num(r) + " x " + num(u(kTileK)) +
-                                    ") and a " + b + " tile (" + num(u(kTileK)) + " x " + num(cols) +
-                                    ") into shared memory (" + num((r + cols) * u(kTileK) * es) +
-                                    " B from L2), MMA into the fp32 accumulator tile " + tile + " of " + product +
-                                    " in registers (" + library + ")" + shape});
+                                "MMA into the fp32 accumulator tile " + tile + " of " + product + " in registers, " +
+                                    num(ksteps) + " k-steps each loading a " + a + " tile (" + num(r) + " x " +
+                                    num(u(kTileK)) + ") and a " + b + " tile (" + num(u(kTileK)) + " x " + num(cols) +
+                                    ") into shared memory (" + num((r + cols) * u(kTileK) * es) + " B from L2; " +
+                                    library + ")" + shape});
             if (ep == Epilogue::bias_gelu)
                 s.events.push_back({EventKind::compute, k, "", 0, (kBiasFlops + kGeluFlops) * outputs, repeat,
                                     "epilogue: add " + bias + " and apply GELU to the accumulator tile in registers "
@@ -192,9 +192,9 @@ void add_gemm(Schedule& s, const FfnParams& p, const std::string& name, const st
                 s.events.push_back({EventKind::compute, k, "", 0, kBiasFlops * outputs, repeat,
                                     "epilogue: add " + bias + " to the accumulator tile in registers" + shape});
             s.events.push_back({EventKind::store, k, c, r * cols * es, 0, repeat,
-                                "store the " + c + " tile (" + tile + ", rounded to " + to_string(p.dtype) +
-                                    ") to HBM once" +
-                                    (ep == Epilogue::none ? ": the next kernel reads it back" : std::string()) + shape});
+                                "store the " + c + " tile to HBM once" +
+                                    (ep == Epilogue::none ? ": the next kernel reads it back" : std::string()) + " (" +
+                                    tile + ", rounded to " + to_string(p.dtype) + ")" + shape});
         }
 }
 
