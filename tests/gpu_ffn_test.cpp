@@ -10,6 +10,8 @@
 #include "kernels/ffn/ffn_gpu.h"
 #include "kernels/common/registry.h"
 
+#include "gpu_backend_fixture.h"
+
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
@@ -30,24 +32,8 @@ Params ffn_params(int64_t M, int64_t d_model, int64_t d_ff, DType t, uint64_t se
     return p;
 }
 
-kernels::Backend& backend() {
-    static std::unique_ptr<kernels::Backend> b = [] {
-        std::string why;
-        auto made = kernels::make_gpu_backend(&why);
-        if (!made) FAIL("no GPU backend: " << why);
-        return made;
-    }();
-    return *b;
-}
-
 kernels::Measurement run_job(const Params& p, const std::string& variant, int reps = 20) {
-    kernels::Job job;
-    job.params = p;
-    job.variant = variant;
-    job.backend = kernels::BackendKind::gpu;
-    job.reps = reps;
-    job.measure_counters = false;
-    return backend().run(job, {});
+    return fl_test::run_gpu_job(p, variant, reps);
 }
 
 bool bf16_ok() {

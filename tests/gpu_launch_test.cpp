@@ -8,6 +8,8 @@
 #include "kernels/launch/launch_gpu.cuh"
 #include "kernels/common/registry.h"
 
+#include "gpu_backend_fixture.h"
+
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
@@ -32,24 +34,8 @@ Params launch_params(int64_t steps, int64_t elements, DType t, uint64_t seed = 7
 
 double tolerance(DType t) { return t == DType::f32 ? 1e-6 : 1e-3; }
 
-kernels::Backend& backend() {
-    static std::unique_ptr<kernels::Backend> b = [] {
-        std::string why;
-        auto made = kernels::make_gpu_backend(&why);
-        if (!made) FAIL("no GPU backend: " << why);
-        return made;
-    }();
-    return *b;
-}
-
 kernels::Measurement run_job(const Params& p, const std::string& variant, int reps = 20) {
-    kernels::Job job;
-    job.params = p;
-    job.variant = variant;
-    job.backend = kernels::BackendKind::gpu;
-    job.reps = reps;
-    job.measure_counters = false;
-    return backend().run(job, {});
+    return fl_test::run_gpu_job(p, variant, reps);
 }
 
 }  // namespace
