@@ -823,7 +823,7 @@ std::string check_expr(const LessonExpr& e, std::string w) {
     std::vector<std::string> variant_args;
     const std::string arg_kind = info->args;
     if (e.func == "ratio") {
-        static const char* kQuantities[] = {"time", "bytes", "flops", "kernels", "dram"};
+        static const char* kQuantities[] = {"time", "bytes", "flops", "kernels", "dram", "model_dram"};
         bool ok = false;
         for (const char* q : kQuantities) ok = ok || e.args[0] == q;
         if (!ok) return "ratio of '" + e.args[0] + "'? (legal: time, bytes, flops, kernels, dram)";
@@ -922,6 +922,7 @@ std::optional<kernels::Model> model_of(const std::string& variant, const kernels
 double model_quantity(const kernels::Model& m, const std::string& q) {
     if (q == "bytes") return static_cast<double>(m.bytes());
     if (q == "flops") return m.flops();
+    if (q == "model_dram") return static_cast<double>(m.dram_bytes());
     return static_cast<double>(m.kernels.size());
 }
 
