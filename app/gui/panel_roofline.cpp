@@ -201,25 +201,16 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
                 }
             d.points.push_back(pt);
         }
-    // Arrows from the unfused baseline to each fused variant (teaching_* variants from their own
-    // two-pass baseline); a variant that is neither (skip's plain attention) gets none.
+    // An arrow from the variant each one improves on (its definition says which) to it.
     auto index_of = [&](const std::string& name) {
         for (size_t i = 0; i < in.plotted.size(); ++i)
             if (in.plotted[i]->job.variant == name) return static_cast<int>(i);
         return -1;
     };
-    std::string baseline = kernels::variants(p.workload).front().name;
-    for (const char* name : {"unfused", "naive", "two_pass", "stream"})
-        if (kernels::has_variant(p.workload, name)) {
-            baseline = name;
-            break;
-        }
+    const kernels::WorkloadDef& def = kernels::workload_def(p);
     for (size_t j = 0; j < in.plotted.size(); ++j) {
-        const std::string& v = in.plotted[j]->job.variant;
-        const bool fused_kind = v.find("fused") != std::string::npos && v.find("unfused") == std::string::npos;
-        if (v == baseline || !(fused_kind || v.rfind("flash", 0) == 0 || v == "graph")) continue;
-        const int from = v.rfind("teaching_", 0) == 0 && index_of("teaching_two_pass") >= 0 ? index_of("teaching_two_pass")
-                                                                                              : index_of(baseline);
+        const kernels::VariantInfo* v = def.find_variant(in.plotted[j]->job.variant);
+        const int from = v && !v->improves_on.empty() ? index_of(v->improves_on) : -1;
         if (from >= 0 && from != static_cast<int>(j)) d.arrows.emplace_back(from, static_cast<int>(j));
     }
     return in;

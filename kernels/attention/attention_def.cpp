@@ -187,7 +187,7 @@ const WorkloadDef& attention_workload() {
             "the same loop on tensor cores.";
         using attention::param;
         w.params = {param("N"), param("d"), param("heads"), param("br"), param("bc"), param("causal"), seed_param()};
-        w.variants = attention::variants();
+        w.variants = improving_on(attention::variants(), "naive");
         w.validate = attention::validate_params;
         w.schedule = attention::schedule_of;
         w.min_bytes = attention::min_bytes_of;

@@ -59,7 +59,17 @@ struct VariantInfo {
     // The kernels after the first are replayed from a CUDA graph (one cudaGraphLaunch): the
     // simulated backend charges its per-node cost instead of a launch between them.
     bool graph_replay = false;
+    // The variant this one improves on ("" for a baseline, or one compared with nothing): the
+    // roofline draws an arrow from it to this one.
+    std::string improves_on = {};
 };
+
+// Every variant but `baseline` improves on `baseline` (VariantInfo::improves_on).
+inline std::vector<VariantInfo> improving_on(std::vector<VariantInfo> variants, const std::string& baseline) {
+    for (VariantInfo& v : variants)
+        if (v.name != baseline) v.improves_on = baseline;
+    return variants;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Devices, as the refusals need them

@@ -149,7 +149,7 @@ const WorkloadDef& ffn_workload() {
             "epilogue_graph: those 2 replayed from a CUDA graph. Small M (decode): the weights and the launches set "
             "the time; large M (prefill): the GEMMs' FLOPs.";
         w.params = {ffn::kTokens, ffn::kModel, ffn::kFf, seed_param()};
-        w.variants = ffn::variants();
+        w.variants = improving_on(ffn::variants(), "unfused");
         w.validate = ffn::validate_of;
         w.schedule = ffn::schedule_of;
         w.min_bytes = ffn::min_bytes_of;

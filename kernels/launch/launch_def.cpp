@@ -81,7 +81,7 @@ const WorkloadDef& launch_workload() {
             "gap on the GPU. graph: the K kernels captured once as a CUDA graph and replayed (smaller gaps). "
             "fused: one kernel applies the K steps in registers. See the Timeline tab for the gaps.";
         w.params = {launch::kSteps, launch::kElements, seed_param()};
-        w.variants = launch::variants();
+        w.variants = improving_on(launch::variants(), "stream");
         w.schedule = launch::schedule_of;
         w.min_bytes = launch::min_bytes_of;
         w.describe = launch::describe_of;

@@ -96,7 +96,9 @@ const WorkloadDef& skip_workload() {
         using attention::param;
         w.params = {param("N"),   param("d"),  param("heads"),  skip::kBatch, skip::kNoiseT,
                     skip::kSigmaD, param("br"), param("bc"), param("causal"), seed_param()};
-        w.variants = skip::variants();
+        w.variants = skip::variants();  // attention alone and the two-pass variants are baselines
+        for (VariantInfo& v : w.variants)
+            if (skip::is_fused(v.name)) v.improves_on = skip::base_variant(v.name) == "flash" ? "teaching_two_pass" : "two_pass";
         w.validate = skip::validate_params;
         w.schedule = skip::schedule_of;
         w.min_bytes = skip::min_bytes_of;
