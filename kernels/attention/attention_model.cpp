@@ -181,7 +181,7 @@ AttentionParams to_attention(const Params& p) {
     auto tile = [](int64_t v) { return v < 0 || v > 1 << 20 ? -1 : static_cast<int>(v); };
     a.Br = tile(p.get_int("br"));
     a.Bc = tile(p.get_int("bc"));
-    a.seed = static_cast<uint64_t>(std::llround(std::max(p.get("seed"), 0.0)));
+    a.seed = seed_of(p);
     return a;
 }
 

@@ -33,6 +33,8 @@ const ParamSpec& seed_param() {
     return seed;
 }
 
+uint64_t seed_of(const Params& p) { return static_cast<uint64_t>(std::llround(std::max(p.get("seed"), 0.0))); }
+
 double Params::get(const std::string& name) const {
     const ParamSpec* spec = find_param_spec(workload, name);
     if (!spec)

@@ -47,6 +47,8 @@ std::string param_number_text(double v);
 
 // The seed every workload takes: its random inputs (and the chain's dropout mask) come from it.
 const ParamSpec& seed_param();
+// Its value as the Philox key every workload's inputs use (the spec keeps it in 0 .. 2^53 - 1).
+uint64_t seed_of(const Params& p);
 
 // ---------------------------------------------------------------------------------------------
 // Variants

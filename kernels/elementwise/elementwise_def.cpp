@@ -25,7 +25,7 @@ ElementwiseParams to_elementwise(const Params& p) {
     e.rows = p.get_int("rows");
     e.hidden = p.get_int("hidden");
     e.dropout_p = e.chain ? p.get("dropout") : 0.0;
-    e.seed = static_cast<uint64_t>(std::llround(std::max(p.get("seed"), 0.0)));
+    e.seed = seed_of(p);
     return e;
 }
 

@@ -26,7 +26,7 @@ FfnParams to_ffn(const Params& p) {
     f.d_model = p.get_int("d_model");
     const int64_t d_ff = p.get_int("d_ff");
     f.d_ff = d_ff == 0 ? 4 * f.d_model : d_ff;
-    f.seed = static_cast<uint64_t>(std::llround(std::max(p.get("seed"), 0.0)));
+    f.seed = seed_of(p);
     return f;
 }
 

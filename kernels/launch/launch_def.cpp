@@ -23,7 +23,7 @@ LaunchParams to_launch(const Params& p) {
     l.dtype = p.dtype;
     l.steps = p.get_int("steps");
     l.elements = p.get_int("elements");
-    l.seed = static_cast<uint64_t>(std::llround(std::max(p.get("seed"), 0.0)));
+    l.seed = seed_of(p);
     return l;
 }
 
