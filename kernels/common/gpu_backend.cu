@@ -392,12 +392,8 @@ private:
         return *w;
     }
 
-    // Spill traffic of the model for this device, and what the compiled kernels here report.
+    // What the compiled kernels on this device report beside the model's spill traffic.
     void note_spills(const Model& mod, const Params& p, const GpuWorkload& w, Measurement& m) const {
-        const ModelSpills spills = model_spills(mod, info_);
-        m.local_bytes = spills.local_bytes;
-        m.local_beyond_l1_bytes = spills.beyond_l1_bytes;
-        m.spill_note = spills.note;
         if (std::string here = w.register_note(mod, p); !here.empty())
             m.spill_note += (m.spill_note.empty() ? "" : "; ") + here;
     }
@@ -440,14 +436,7 @@ private:
 
         // Modeled bytes at every level; DRAM from the L2 reuse model for this GPU's L2.
         const Model mod = model(job.variant, p, static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 0)));
-        m.flops = mod.flops();
-        m.bytes_read = mod.dram_read();
-        m.bytes_written = mod.dram_written();
-        m.l2_bytes_read = mod.bytes_read();
-        m.l2_bytes_written = mod.bytes_written();
-        m.shared_bytes = mod.shared_bytes();
-        m.dram_model_note = mod.l2_note;
-        m.min_bytes = min_bytes(p);
+        record_model(mod, p, info_, m);
         note_spills(mod, p, w, m);
         quick_ = job.quick;
 

@@ -219,6 +219,21 @@ Model model(const std::string& variant, const Params& p, uint64_t l2_bytes) {
 
 uint64_t min_bytes(const Params& p) { return workload_def(p).min_bytes(p); }
 
+void record_model(const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m) {
+    m.flops = mod.flops();
+    m.bytes_read = mod.dram_read();
+    m.bytes_written = mod.dram_written();
+    m.l2_bytes_read = mod.bytes_read();
+    m.l2_bytes_written = mod.bytes_written();
+    m.shared_bytes = mod.shared_bytes();
+    m.dram_model_note = mod.l2_note;
+    m.min_bytes = min_bytes(p);
+    const ModelSpills spills = model_spills(mod, device);
+    m.local_bytes = spills.local_bytes;
+    m.local_beyond_l1_bytes = spills.beyond_l1_bytes;
+    m.spill_note = spills.note;
+}
+
 std::string device_refusal(const std::string& variant, const Params& p, const DeviceBudget& device) {
     const WorkloadDef& w = workload_def(p);
     return w.device_refusal ? w.device_refusal(variant, p, device) : "";

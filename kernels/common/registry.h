@@ -65,6 +65,10 @@ Model model(const std::string& variant, const Params& p, uint64_t l2_bytes = kDe
 // The fewest bytes any implementation must move (each input read once, the output written once).
 uint64_t min_bytes(const Params& p);
 
+// The modeled side of a measurement, as both backends report it: FLOPs, DRAM bytes (the L2 reuse
+// model's), L2<->SM and shared bytes, the minimum bytes, and the register spills on this device.
+void record_model(const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m);
+
 // "" when `variant` can run p on this device and memory budget; else why not, with the numbers.
 // Parameter errors are validate()'s, not this.
 std::string device_refusal(const std::string& variant, const Params& p, const DeviceBudget& device);

@@ -310,7 +310,6 @@ public:
         std::map<std::string, double> by_limiter;  // time each resource sets, summed over kernels
         std::map<std::string, std::string> detail;
         std::map<std::string, double> longest;  // the busiest kernel's time under each limiter
-        const ModelSpills spills = model_spills(model, gpu_.info);
         double gap_us = c.gpu_gap_us;
         for (const KernelModel& k : model.kernels) {
             const KernelPrice price = price_kernel(c, k, gpu_.info);
@@ -363,17 +362,7 @@ public:
         else
             m.limiter = "bound by " + limiter + ": " + detail[limiter] + share;
         m.timing_note += "; " + m.limiter;
-        m.flops = model.flops();
-        m.bytes_read = model.dram_read();
-        m.bytes_written = model.dram_written();
-        m.l2_bytes_read = model.bytes_read();
-        m.l2_bytes_written = model.bytes_written();
-        m.shared_bytes = model.shared_bytes();
-        m.dram_model_note = model.l2_note;
-        m.min_bytes = min_bytes(job.params);
-        m.local_bytes = model.local_bytes();
-        m.local_beyond_l1_bytes = spills.beyond_l1_bytes;
-        m.spill_note = spills.note;
+        record_model(model, job.params, gpu_.info, m);
         if (m.local_bytes > 0)
             m.timing_note += "; spill traffic beyond L1 (estimate) charged at DRAM bandwidth";
         m.ok = true;
