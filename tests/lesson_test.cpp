@@ -5,6 +5,7 @@
 #include "app/core/lesson.h"
 #include "app/core/lesson_bundle.h"
 #include "app/core/lesson_player.h"
+#include "kernels/common/backend.h"
 #include "kernels/common/format.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/common/registry.h"
@@ -638,4 +639,53 @@ TEST_CASE("a failed bundle leaves nothing behind", "[lesson]") {
         CHECK(fs::exists(tmp.path / "bundle" / "notes.txt"));
         CHECK(tmp.entries() == std::vector<std::string>{"bundle"});
     }
+}
+
+TEST_CASE("intensity at L2 and at DRAM, and the limiter the calibrated model names", "[lesson]") {
+    kernels::Params p;
+    p.workload = "attention";
+    p.dtype = kernels::DType::f16;
+    p.set("N", 4096);
+    p.set("d", 64);
+    p.set("heads", 16);
+    const kernels::SimGpu* h100 = kernels::find_sim_gpu("H100");
+    const kernels::SimGpu* h200 = kernels::find_sim_gpu("H200");
+    REQUIRE(h100);
+    REQUIRE(h200);
+    std::vector<kernels::Measurement> results;
+    ExprContext ctx;
+    ctx.params = p;
+    ctx.selected = {"naive", "flash", "flash_tc"};
+    ctx.device = &h100->info;
+    ctx.results = &results;
+    auto eval = [&](const std::string& func, std::vector<std::string> args) {
+        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
+    };
+    // L2 intensity counts what the loads ask for; DRAM intensity what the L2 reuse model lets through.
+    const kernels::Model tc = kernels::model("flash_tc", p);
+    CHECK(*eval("model.intensity", {"flash_tc"}).number == Approx(tc.flops() / static_cast<double>(tc.bytes())));
+    CHECK(*eval("model.dram_intensity", {"flash_tc"}).number == Approx(tc.flops() / static_cast<double>(tc.dram_bytes())));
+    CHECK(*eval("model.dram_intensity", {"flash_tc"}).number > 10 * *eval("model.intensity", {"flash_tc"}).number);
+    // The teaching kernel is bound by shared memory on both simulated GPUs (kernels/PERF.md measures it so).
+    CHECK(eval("model.limiter", {"flash"}).text == "shared-memory bandwidth");
+    ctx.device = &h200->info;
+    CHECK(eval("model.limiter", {"flash"}).text == "shared-memory bandwidth");
+    CHECK(eval("model.limiter", {"flash_tc"}).text != "DRAM bandwidth");
+    ctx.device = nullptr;
+    CHECK(eval("model.limiter", {"flash"}).state == ExprValue::State::pending);
+    ctx.device = &h100->info;
+
+    // Measured DRAM intensity: model FLOPs over the counters' bytes; without counters, one reason.
+    kernels::Measurement m = fake_measurement(p, "flash_tc", 1.0, false);
+    m.flops = 2e9;
+    kernels::DeviceInfo gpu = h100->info;  // a real GPU: a measurement counts for the device it was taken on
+    gpu.name = "GPU";
+    gpu.simulated = false;
+    m.device = gpu;
+    ctx.device = &gpu;
+    results.push_back(m);
+    CHECK(eval("measured.dram_intensity", {"flash_tc"}).text == "unavailable: hardware counters not collected");
+    results.back().measured_bytes = 1000000;
+    CHECK(eval("measured.dram_intensity", {"flash_tc"}).text == "2000 FLOP/B");
+    CHECK(eval("ratio", {"dram", "flash_tc", "flash_tc"}).text == "1.00\xC3\x97");
 }

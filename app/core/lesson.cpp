@@ -14,6 +14,7 @@
 #include "kernels/memory_player.h"
 #include "kernels/roofline.h"
 #include "kernels/common/registry.h"
+#include "kernels/common/backend.h"
 
 #include <algorithm>
 #include <cctype>
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -142,6 +144,7 @@ const std::vector<ExprInfo>& expr_vocabulary() {
         {"measured.dram_ratio", "VARIANT", "counter bytes / modeled L2<->SM bytes (what the caches did)"},
         {"measured.dram_vs_model", "VARIANT", "counter bytes / modeled DRAM bytes (how well the L2 reuse model did)"},
         {"measured.error", "VARIANT", "relative L2 error against the float64 CPU reference"},
+        {"measured.dram_intensity", "VARIANT", "model FLOPs / DRAM bytes the counters read (the roofline's DRAM intensity, measured)"},
         {"model.bytes", "VARIANT", "modeled bytes the loads and stores ask for, L2<->SM (sum of the tile schedule)"},
         {"model.read", "VARIANT", "modeled L2<->SM bytes read"},
         {"model.written", "VARIANT", "modeled L2<->SM bytes written"},
@@ -149,14 +152,16 @@ const std::vector<ExprInfo>& expr_vocabulary() {
         {"model.shared", "VARIANT", "modeled shared-memory bytes (on chip, 128 B per wavefront)"},
         {"model.flops", "VARIANT", "modeled FLOPs"},
         {"model.kernels", "VARIANT", "kernel launches per run"},
-        {"model.intensity", "VARIANT", "arithmetic intensity: model FLOPs / modeled bytes"},
+        {"model.intensity", "VARIANT", "arithmetic intensity at L2: model FLOPs / modeled L2<->SM bytes"},
+        {"model.dram_intensity", "VARIANT", "arithmetic intensity at DRAM: model FLOPs / modeled DRAM bytes (L2 reuse model)"},
+        {"model.limiter", "VARIANT", "the resource the calibrated model says sets the variant's time on this device"},
         {"model.buffer", "VARIANT BUFFER", "modeled bytes one buffer (S, P, x, h1, ...) moves, read + written"},
         {"model.tensor", "VARIANT BUFFER", "one buffer's footprint in HBM: its size, not its traffic"},
         {"model.min_bytes", "", "the fewest bytes any implementation must move"},
         {"model.registers", "VARIANT", "registers per thread of the variant's row kernel (ptxas; sm_90)"},
         {"model.spill_bytes", "VARIANT", "register-spill traffic to and from local memory (ptxas bytes x threads)"},
         {"model.spill_past_l1", "VARIANT", "share of the spill traffic L1 cannot hold on this device (estimate)"},
-        {"ratio", "time|bytes|flops|kernels|dram A B", "A's quantity / B's: time and dram measured, the rest modeled"},
+        {"ratio", "time|bytes|flops|kernels|dram|model_dram A B", "A's quantity / B's: time and dram measured, the rest modeled"},
         {"device.name", "", "the device the numbers come from"},
         {"device.bandwidth", "", "the bandwidth ceiling in use (measured copy, else datasheet)"},
         {"device.tflops", "", "the tensor-core roof the roofline draws: measured cuBLAS GEMM on a GPU, else the peak"},
@@ -826,7 +831,7 @@ std::string check_expr(const LessonExpr& e, std::string w) {
         static const char* kQuantities[] = {"time", "bytes", "flops", "kernels", "dram", "model_dram"};
         bool ok = false;
         for (const char* q : kQuantities) ok = ok || e.args[0] == q;
-        if (!ok) return "ratio of '" + e.args[0] + "'? (legal: time, bytes, flops, kernels, dram)";
+        if (!ok) return "ratio of '" + e.args[0] + "'? (legal: time, bytes, flops, kernels, dram, model_dram)";
         variant_args = {e.args[1], e.args[2]};
     } else if (arg_kind.rfind("VARIANT", 0) == 0) {
         variant_args = {e.args[0]};
@@ -919,6 +924,33 @@ std::optional<kernels::Model> model_of(const std::string& variant, const kernels
     }
 }
 
+// Why a measurement has no counter bytes, without the note's own "unavailable: " (the value adds it).
+std::string counters_note(const kernels::Measurement& m) {
+    const std::string& note = m.measured_bytes_note;
+    return note.rfind("unavailable: ", 0) == 0 ? note.substr(13) : note;
+}
+
+ExprValue intensity_value(double flop_per_byte) {
+    return value_text(printf_text(flop_per_byte >= 10 ? "%.0f FLOP/B" : "%.2f FLOP/B", flop_per_byte), flop_per_byte);
+}
+
+// The calibrated simulator's verdict for this device (kernels/common/sim_backend.cpp): each kernel
+// priced resource by resource; the resource that sets the most time over the run names the limiter.
+// On a real GPU this is the model's claim beside the measurement, not a measurement.
+std::string model_limiter(const kernels::Model& m, const kernels::DeviceInfo& device) {
+    const kernels::SimCalibration cal = kernels::calibration_for(device);
+    std::map<std::string, double> busy;
+    for (const kernels::KernelModel& k : m.kernels) {
+        const kernels::KernelPrice price = kernels::price_kernel(cal, k, device);
+        busy[price.limiter] += price.busy_ms;
+    }
+    std::string limiter = "nothing (the model runs no kernel)";
+    double longest = -1;
+    for (const auto& [name, ms] : busy)
+        if (ms > longest) limiter = name, longest = ms;
+    return limiter;
+}
+
 double model_quantity(const kernels::Model& m, const std::string& q) {
     if (q == "bytes") return static_cast<double>(m.bytes());
     if (q == "flops") return m.flops();
@@ -949,10 +981,15 @@ ExprValue evaluate_model(const LessonExpr& e, const ExprContext& ctx) {
         const kernels::SpillEstimate est = kernels::spill_estimate(*k, *ctx.device);
         return value_text(printf_text("%.0f %%", 100.0 * est.beyond_l1), 100.0 * est.beyond_l1);
     }
-    if (e.func == "model.intensity") {
-        if (m->bytes() == 0) return unavailable("the model moves no bytes");
-        const double ai = m->flops() / static_cast<double>(m->bytes());
-        return value_text(printf_text(ai >= 10 ? "%.0f FLOP/B" : "%.2f FLOP/B", ai), ai);
+    if (e.func == "model.intensity" || e.func == "model.dram_intensity") {
+        const uint64_t bytes = e.func == "model.intensity" ? m->bytes() : m->dram_bytes();
+        if (bytes == 0) return unavailable("the model moves no bytes");
+        const double ai = m->flops() / static_cast<double>(bytes);
+        return intensity_value(ai);
+    }
+    if (e.func == "model.limiter") {
+        if (!ctx.device) return pending();
+        return value_text(model_limiter(*m, *ctx.device));
     }
     if (e.func == "model.tensor") {
         // The footprint, as the memory view draws it (kernels/memory_player.h).
@@ -1000,11 +1037,14 @@ ExprValue evaluate_measured(const LessonExpr& e, const ExprContext& ctx) {
         }
         return measured(*m, printf_text("%.1e", m->rel_l2_error), m->rel_l2_error);
     }
-    if (!m->measured_bytes) return unavailable(m->measured_bytes_note.rfind("unavailable: ", 0) == 0
-                                                   ? m->measured_bytes_note.substr(13)
-                                                   : m->measured_bytes_note);
+    if (!m->measured_bytes) return unavailable(counters_note(*m));
     const double counted = static_cast<double>(*m->measured_bytes);
     if (e.func == "measured.bytes") return measured(*m, kernels::format_bytes(counted), counted);
+    if (e.func == "measured.dram_intensity") {
+        if (!(counted > 0)) return unavailable("the counters read no DRAM bytes");
+        const ExprValue v = intensity_value(m->flops / counted);
+        return measured(*m, v.text, *v.number);
+    }
     // measured.dram_ratio: against what the loop asks for (L2 <-> SM, model.bytes);
     // measured.dram_vs_model: against the modeled DRAM bytes (the L2 reuse model, model.dram).
     const uint64_t l2 = m->l2_bytes_read + m->l2_bytes_written;
@@ -1027,7 +1067,7 @@ ExprValue evaluate_ratio(const LessonExpr& e, const ExprContext& ctx) {
             const double r = a->time.median_ms / b->time.median_ms;
             return measured(*a, ratio_text(r), r);
         }
-        if (!a->measured_bytes || !b->measured_bytes) return unavailable("hardware counters: " + (a->measured_bytes ? b : a)->measured_bytes_note);
+        if (!a->measured_bytes || !b->measured_bytes) return unavailable(counters_note(*(a->measured_bytes ? b : a)));
         if (*b->measured_bytes == 0) return unavailable(e.args[2] + " read no DRAM bytes");
         const double r = static_cast<double>(*a->measured_bytes) / static_cast<double>(*b->measured_bytes);
         return measured(*a, ratio_text(r), r);
