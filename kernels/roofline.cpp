@@ -3,6 +3,7 @@
 // [SECTION] Measured vs modeled DRAM bytes
 #include "kernels/roofline.h"
 
+#include "kernels/common/backend.h"
 #include "kernels/common/format.h"
 #include "kernels/common/registry.h"
 
@@ -62,12 +63,22 @@ Roof tensor_roof(const DeviceInfo& d, DType dtype) {
         r.name = "tensor GEMM " + which;
         r.flops_per_s = **gemm * 1e12;
         r.measured = true;
+        r.kind = "measured";
         r.source = "measured: cuBLAS " + which + " GEMM, fp32 accumulate (" + tflops_text(**gemm) + ")";
+    } else if (d.simulated) {
+        const SimCalibration c = calibration_for(d);
+        const bool bf16 = dtype == DType::bf16 || (dtype == DType::f32 && c.gemm_bf16_tflops > c.gemm_tflops);
+        const double tflops = bf16 ? c.gemm_bf16_tflops : c.gemm_tflops;
+        which = bf16 ? "bf16" : "fp16";
+        r.name = "tensor GEMM " + which;
+        r.flops_per_s = tflops * 1e12;
+        r.kind = "calibrated";
+        r.source = "calibrated: cuBLAS " + which + " GEMM (" + tflops_text(tflops) + "), " + c.source;
     } else {
         r.name = "tensor fp16/bf16";
         r.flops_per_s = d.peak_tensor_tflops * 1e12;
-        r.source = (d.simulated ? "datasheet" : "theoretical (clocks x SMs)") + std::string(", dense fp16/bf16 (") +
-                   tflops_text(d.peak_tensor_tflops) + ")";
+        r.kind = "theoretical";
+        r.source = "theoretical (clocks x SMs), dense fp16/bf16 (" + tflops_text(d.peak_tensor_tflops) + ")";
     }
     return r;
 }
@@ -78,11 +89,17 @@ Roof fp32_roof(const DeviceInfo& d) {
     if (d.measured_fp32_fma_tflops && *d.measured_fp32_fma_tflops > 0) {
         r.flops_per_s = *d.measured_fp32_fma_tflops * 1e12;
         r.measured = true;
+        r.kind = "measured";
         r.source = "measured: FMA-chain kernel (" + tflops_text(*d.measured_fp32_fma_tflops) + ")";
+    } else if (d.simulated) {
+        const SimCalibration c = calibration_for(d);
+        r.flops_per_s = c.fp32_tflops * 1e12;
+        r.kind = "calibrated";
+        r.source = "calibrated: FMA-chain kernel (" + tflops_text(c.fp32_tflops) + "), " + c.source;
     } else {
         r.flops_per_s = d.peak_fp32_tflops * 1e12;
-        r.source = (d.simulated ? "datasheet" : "theoretical (clocks x SMs x FP32 lanes)") + std::string(" (") +
-                   tflops_text(d.peak_fp32_tflops) + ")";
+        r.kind = "theoretical";
+        r.source = "theoretical (clocks x SMs x FP32 lanes) (" + tflops_text(d.peak_fp32_tflops) + ")";
     }
     return r;
 }
@@ -94,11 +111,18 @@ RoofSet roofs_for(const DeviceInfo& d, DType dtype) {
     if (d.measured_copy_gbps && *d.measured_copy_gbps > 0) {
         s.bytes_per_s = *d.measured_copy_gbps * 1e9;
         s.memory_measured = true;
+        s.memory_kind = "measured";
         s.memory_source = "measured: device-to-device copy (" + format_gbps(*d.measured_copy_gbps) + ")";
+    } else if (d.simulated) {
+        // The copy rate the simulator prices DRAM traffic at: a kernel at the copy ceiling sits on this roof.
+        const SimCalibration c = calibration_for(d);
+        s.bytes_per_s = c.dram_gbps * 1e9;
+        s.memory_kind = "calibrated";
+        s.memory_source = "calibrated: device-to-device copy (" + format_gbps(c.dram_gbps) + "), " + c.source;
     } else {
         s.bytes_per_s = d.peak_bw_gbps * 1e9;
-        s.memory_source = (d.simulated ? "datasheet" : "theoretical (clocks x bus width)") + std::string(" (") +
-                          format_gbps(d.peak_bw_gbps) + ")";
+        s.memory_kind = "theoretical";
+        s.memory_source = "theoretical (clocks x bus width) (" + format_gbps(d.peak_bw_gbps) + ")";
     }
     s.tensor = tensor_roof(d, dtype);
     s.fp32 = fp32_roof(d);

@@ -36,20 +36,24 @@ const char* to_string(Bound b);
 struct Roof {
     std::string name;         // "tensor GEMM bf16", "FP32 FMA"
     double flops_per_s = 0;   // 0: unknown
-    bool measured = false;    // false: datasheet / theoretical
+    bool measured = false;    // false: calibrated / datasheet / theoretical
+    std::string kind;         // "measured", "calibrated" (a simulated GPU: measured on that model), "datasheet", "theoretical"
     std::string source;       // "measured: cuBLAS bf16 GEMM 8192^3" / "datasheet"
 };
 
 struct RoofSet {
     double bytes_per_s = 0;   // memory roof
     bool memory_measured = false;
+    std::string memory_kind;  // as Roof::kind
     std::string memory_source;
     Roof tensor;              // matrix units (fp16/bf16 in, fp32 accumulate)
     Roof fp32;                // FP32 FMA pipes
 };
 
-// Measured ceilings where the device has them, datasheet values otherwise. The tensor roof is
-// the GEMM of `dtype` (fp32 data: the faster of fp16 and bf16, labelled so).
+// Measured ceilings where the device has them; on a simulated GPU its calibration (copy, cuBLAS
+// GEMM and FMA rates measured on a card of that model, kernels/common/sim_backend.cpp), so the
+// roofs are the ones its simulated times obey; datasheet / theoretical values otherwise. The tensor
+// roof is the GEMM of `dtype` (fp32 data: the faster of fp16 and bf16, labelled so).
 RoofSet roofs_for(const DeviceInfo& d, DType dtype);
 
 // The compute roof a variant is held to: tensor when any of its kernels runs on tensor cores

@@ -192,7 +192,7 @@ TEST_CASE("measurements_csv: one header, one row per measurement, quoted fields"
     CHECK(good[column_index(header, "hidden")] == "1024");
     CHECK(good[column_index(header, "seed")] == "9007199254740991");
     CHECK(good[column_index(header, "simulated")] == "true");
-    CHECK(good[column_index(header, "ceiling_source")] == "datasheet peak");
+    CHECK(good[column_index(header, "ceiling_source")] == "calibrated copy");  // simulated: the calibration's copy rate
     CHECK(good[column_index(header, "ok")] == "true");
     CHECK(std::stoull(good[column_index(header, "modeled_bytes_read")]) == ms[0].bytes_read);
     CHECK(std::stod(good[column_index(header, "median_ms")]) == Approx(ms[0].time.median_ms));
@@ -276,7 +276,7 @@ TEST_CASE("measurements_json: parses back with the device, params and per-kernel
     CHECK(good["modeled"]["bytes_read"].get<uint64_t>() == ms[0].bytes_read);
     CHECK(good["modeled"]["bytes_written"].get<uint64_t>() == ms[0].bytes_written);
     CHECK(good["modeled"]["flops"].get<double>() == Approx(ms[0].flops));
-    CHECK(good["achieved"]["ceiling_source"] == "datasheet peak");
+    CHECK(good["achieved"]["ceiling_source"] == "calibrated copy");
     CHECK(good["achieved"]["gbps"].get<double>() == Approx(ms[0].achieved_gbps()));
     REQUIRE(good["kernels"].size() == ms[0].kernels.size());
     REQUIRE_FALSE(ms[0].kernels.empty());

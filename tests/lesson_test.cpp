@@ -359,9 +359,10 @@ TEST_CASE("a verdict compares live numbers: pending, unavailable, simulated as t
     CHECK(verdict("if measured.percent fused >= 85 | at | below").state == ExprValue::State::pending);
     ctx.pending = false;
     CHECK(verdict("if measured.percent fused >= 85 | at | below").text == "unavailable: not measured yet");
-    // 1.5 GB in 1 ms: 1500 GB/s, 45 % of the 3350 GB/s datasheet ceiling; then 3000 GB/s, 90 %.
+    // 1.2 GB in 1 ms: 1200 GB/s, 40 % of the simulated H100's calibrated copy ceiling (2986 GB/s,
+    // not the 3350 GB/s datasheet); then 3000 GB/s, at it.
     results.push_back(fake_measurement(p, "fused", 1.0, true));
-    results.back().bytes_read = 1'000'000'000;
+    results.back().bytes_read = 700'000'000;
     results.back().bytes_written = 500'000'000;
     results.back().device.peak_bw_gbps = 3350;
     const ExprValue below = verdict("if measured.percent fused >= 85 | at the ceiling | below it");
@@ -390,9 +391,10 @@ TEST_CASE("footprint, traffic and the ridge the roofline draws", "[lesson]") {
     CHECK(eval("model.tensor", {"unfused", "h1"}).number == tensor);
     CHECK(eval("model.tensor", {"unfused", "h1"}).text == kernels::format_bytes(tensor));
     CHECK(eval("model.buffer", {"unfused", "h1"}).number == 2 * tensor);
-    // Simulated: the datasheet's dense tensor rate over its bandwidth (989 / 4.8: 206 FLOP/B).
-    CHECK(eval("device.ridge", {}).text == "206 FLOP/B");
-    CHECK(contains(eval("device.tflops", {}).text, "989 TFLOP/s (datasheet, dense)"));
+    // Simulated: the calibrated roofs of the card it is named after, the H100's measured cuBLAS bf16
+    // GEMM over its measured copy (804.8 / 2.986: 270 FLOP/B), not the datasheet's 989 / 4.8.
+    CHECK(eval("device.ridge", {}).text == "270 FLOP/B");
+    CHECK(contains(eval("device.tflops", {}).text, "805 TFLOP/s (calibrated cuBLAS bf16 GEMM)"));
     // A GPU: the measured GEMM of the step's dtype over the measured copy, as the roofline panel.
     device.simulated = false;
     device.peak_tensor_tflops = 1070;

@@ -31,15 +31,26 @@ TEST_CASE("roofline: attainable is min(peak, intensity x bandwidth); ridge = pea
     CHECK(std::string(to_string(Bound::memory)) == "memory");
 }
 
-TEST_CASE("roofline: simulated roofs are datasheet values, measured ceilings win on a GPU", "[roofline]") {
+TEST_CASE("roofline: simulated roofs are the calibration's rates, measured ceilings win on a GPU", "[roofline]") {
+    // The simulated H100 and H200 draw what their cards measured (copy, cuBLAS GEMM, FMA chain),
+    // the same rates the simulator prices kernels at, so a kernel at the copy ceiling sits on the roof.
     const DeviceInfo& h100 = find_sim_gpu("H100")->info;
     RoofSet r = roofs_for(h100, DType::bf16);
-    CHECK(r.bytes_per_s == 3350e9);
+    CHECK(r.bytes_per_s == 2986e9);
+    CHECK(r.bytes_per_s == calibration_for(h100).dram_gbps * 1e9);
     CHECK_FALSE(r.memory_measured);
-    CHECK(r.tensor.flops_per_s == 989e12);
-    CHECK(r.fp32.flops_per_s == 67e12);
+    CHECK(r.memory_kind == "calibrated");
+    CHECK(r.tensor.flops_per_s == Approx(804.8e12));
+    CHECK(roofs_for(h100, DType::f16).tensor.flops_per_s == Approx(770.7e12));
+    CHECK(r.fp32.flops_per_s == Approx(65.1e12));
     CHECK_FALSE(r.tensor.measured);
-    CHECK(r.tensor.source.find("datasheet") != std::string::npos);
+    CHECK(r.tensor.kind == "calibrated");
+    CHECK(r.tensor.source.find("H100") != std::string::npos);
+    CHECK(roofs_for(find_sim_gpu("H200")->info, DType::bf16).bytes_per_s == 4060e9);
+    // A simulated GPU nobody measured: the datasheet times the H100's measured-to-datasheet ratios.
+    const DeviceInfo& a100 = find_sim_gpu("A100")->info;
+    CHECK(roofs_for(a100, DType::bf16).bytes_per_s == Approx(0.891 * 2039e9));
+    CHECK(calibration_for(a100).source.find("not measured on this GPU") != std::string::npos);
 
     DeviceInfo gpu = h100;
     gpu.simulated = false;

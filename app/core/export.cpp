@@ -132,6 +132,12 @@ std::string write_file_atomic(const std::string& path, const std::string& bytes)
 // ---------------------------------------------------------------------------------------------
 BandwidthCeiling bandwidth_ceiling(const kernels::DeviceInfo& d) {
     if (d.measured_copy_gbps && *d.measured_copy_gbps > 0) return {*d.measured_copy_gbps, "measured copy"};
+    // A simulated GPU: the copy rate its calibration prices DRAM at (measured on a card of that model
+    // where we have one), so a simulated kernel at the copy ceiling reads 100 %, as on the GPU.
+    if (d.simulated) {
+        const kernels::SimCalibration c = kernels::calibration_for(d);
+        if (c.dram_gbps > 0) return {c.dram_gbps, "calibrated copy"};
+    }
     if (d.peak_bw_gbps > 0) return {d.peak_bw_gbps, "datasheet peak"};
     return {0, "unavailable"};
 }

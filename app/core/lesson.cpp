@@ -163,8 +163,8 @@ const std::vector<ExprInfo>& expr_vocabulary() {
         {"model.spill_past_l1", "VARIANT", "share of the spill traffic L1 cannot hold on this device (estimate)"},
         {"ratio", "time|bytes|flops|kernels|dram|model_dram A B", "A's quantity / B's: time and dram measured, the rest modeled"},
         {"device.name", "", "the device the numbers come from"},
-        {"device.bandwidth", "", "the bandwidth ceiling in use (measured copy, else datasheet)"},
-        {"device.tflops", "", "the tensor-core roof the roofline draws: measured cuBLAS GEMM on a GPU, else the peak"},
+        {"device.bandwidth", "", "the bandwidth ceiling in use (measured copy; simulated: the calibrated copy; else datasheet)"},
+        {"device.tflops", "", "the tensor-core roof the roofline draws: the cuBLAS GEMM measured on this GPU (simulated: on a card of that model), else the peak"},
         {"device.ridge", "", "ridge point: that tensor roof / the bandwidth ceiling, in FLOP per byte (as on the roofline)"},
         {"device.smem", "", "shared memory one block may use (with opt-in)"},
         {"device.l2", "", "L2 cache size"},
@@ -1096,9 +1096,9 @@ ExprValue evaluate_device(const LessonExpr& e, const ExprContext& ctx) {
         const double tflops = roofs.tensor.flops_per_s / 1e12;
         if (!(tflops > 0)) return unavailable("no tensor-core roof known for this device");
         if (e.func == "device.tflops") {
-            const std::string source = roofs.tensor.measured ? "measured cuBLAS " + roofs.tensor.name.substr(12) + " GEMM"
-                                       : d.simulated         ? std::string("datasheet, dense")
-                                                             : std::string("clocks \xC3\x97 SMs, dense");
+            const std::string source = roofs.tensor.kind == "theoretical"
+                                           ? std::string("clocks \xC3\x97 SMs, dense")
+                                           : roofs.tensor.kind + " cuBLAS " + roofs.tensor.name.substr(12) + " GEMM";
             return value_text(printf_text("%.0f TFLOP/s", tflops) + " (" + source + ")", tflops);
         }
         if (!(roofs.bytes_per_s > 0)) return unavailable("no bandwidth known for this device");

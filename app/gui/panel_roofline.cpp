@@ -110,7 +110,7 @@ void update_roofline_trails(AppState& state) {
 namespace {
 
 std::string roof_label(const kernels::Roof& r) {
-    return r.name + " " + kernels::format_rate_flops(r.flops_per_s) + (r.measured ? " (measured)" : " (datasheet)");
+    return r.name + " " + kernels::format_rate_flops(r.flops_per_s) + " (" + r.kind + ")";
 }
 
 struct PlotInput {
@@ -139,7 +139,7 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     if (device.simulated) d.frame.watermark = "SIMULATED";
     d.bytes_per_s = in.roofs.bytes_per_s;
     d.memory_label = std::string("DRAM ") + kernels::format_gbps(in.roofs.bytes_per_s / 1e9) +
-                     (in.roofs.memory_measured ? " (measured copy)" : " (datasheet)");
+                     " (" + in.roofs.memory_kind + " copy)";
     d.memory_short_label = "DRAM " + viz::si_tick(in.roofs.bytes_per_s) + "B/s";
     if (in.roofs.tensor.flops_per_s > 0)
         d.roofs.push_back({roof_label(in.roofs.tensor), in.roofs.tensor.flops_per_s,

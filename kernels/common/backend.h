@@ -58,7 +58,8 @@ struct SimCalibration {
     double narrow_dram_gbps = 0;  // the same for kernels whose threads move 4 bytes per access
     double l2_gbps = 0;           // L2 <-> SM bandwidth
     double shared_gbps = 0;       // shared-memory wavefront bytes per second (128 B per wavefront)
-    double gemm_tflops = 0;       // library tensor-core GEMM (cuBLAS), fp16/bf16, fp32 accumulate
+    double gemm_tflops = 0;       // library tensor-core GEMM (cuBLAS), fp16, fp32 accumulate
+    double gemm_bf16_tflops = 0;  // the same in bf16 (the roofline's bf16 tensor roof)
     double mma_sync_tflops = 0;   // hand-written mma.sync kernels with a softmax between products
     double fp32_tflops = 0;       // FP32 FMA (2 FLOPs each)
     double sfu_per_s = 0;         // exp2 and other SFU results per second

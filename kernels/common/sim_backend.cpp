@@ -81,7 +81,7 @@ inline constexpr double kPreHopperMmaSyncFraction = 0.6;
 
 // Calibration from the datasheet alone, by the H100's measured-to-datasheet ratios:
 // copy 2986 / 3350 GB/s = 0.891; 4-byte accesses 2385 / 2986 = 0.80 of that; cuBLAS GEMM
-// 770.7 / 989 = 0.78; FMA 65.1 / 67 = 0.97. L2: 2.3x the DRAM bandwidth (an assumption; nothing
+// 770.7 / 989 = 0.78 (bf16 804.8 / 989 = 0.814); FMA 65.1 / 67 = 0.97. L2: 2.3x the DRAM bandwidth (an assumption; nothing
 // here measures L2 bandwidth, and no bench row is bound by it). Launch costs: the H100's, scaled by
 // the generation's launch cost in `host_launch_us`.
 static SimCalibration datasheet_calibration(const DeviceInfo& d, double host_launch_us, double graph_node_us) {
@@ -91,6 +91,7 @@ static SimCalibration datasheet_calibration(const DeviceInfo& d, double host_lau
     c.l2_gbps = 2.3 * c.dram_gbps;
     c.shared_gbps = kSharedEfficiency * shared_peak_gbps(d);
     c.gemm_tflops = 0.78 * d.peak_tensor_tflops;
+    c.gemm_bf16_tflops = 0.814 * d.peak_tensor_tflops;  // H100: bf16 804.8 / 989
     c.mma_sync_tflops = d.cc_major >= 9 ? kHopperMmaSyncTflops * d.peak_tensor_tflops / 989.0
                                         : kPreHopperMmaSyncFraction * d.peak_tensor_tflops;
     c.fp32_tflops = 0.97 * d.peak_fp32_tflops;
@@ -118,7 +119,8 @@ static SimCalibration h100_calibration(const DeviceInfo& d) {
     SimCalibration c = datasheet_calibration(d, 4.0, 1.3);
     c.dram_gbps = 2986;          // device-to-device copy kernel, 16-byte vectors: 2984-2988 GB/s
     c.narrow_dram_gbps = 2385;   // launch graph, n = 16M fp32 (4 B per thread): 2382-2388 GB/s
-    c.gemm_tflops = 770.7;       // cuBLAS fp16 8192^3 (bf16: 804.8)
+    c.gemm_tflops = 770.7;       // cuBLAS fp16 8192^3
+    c.gemm_bf16_tflops = 804.8;  // cuBLAS bf16 8192^3
     c.mma_sync_tflops = kHopperMmaSyncTflops;
     c.fp32_tflops = 65.1;        // FMA-chain kernel
     c.first_launch_us = 5.8;     // launch stream K = 1, n = 65536: 6.02 us for a 0.2 us kernel
@@ -139,6 +141,7 @@ static SimCalibration h200_calibration(const DeviceInfo& d) {
     c.narrow_dram_gbps = 0.80 * c.dram_gbps;  // the H100's ratio (not measured on the H200)
     c.l2_gbps = 2.3 * c.dram_gbps;
     c.gemm_tflops = 752.8;
+    c.gemm_bf16_tflops = 790.2;
     c.host_launch_us = 3.3;
     c.graph_node_us = 1.34;
     c.source = "calibrated on an H200, 2026-11-22 (kernels/PERF.md); first-launch costs from the H100";
@@ -190,6 +193,7 @@ SimCalibration calibration_for(const DeviceInfo& d) {
         c.dram_gbps = *d.measured_copy_gbps;
     }
     if (d.measured_fp16_gemm_tflops && *d.measured_fp16_gemm_tflops > 0) c.gemm_tflops = *d.measured_fp16_gemm_tflops;
+    if (d.measured_bf16_gemm_tflops && *d.measured_bf16_gemm_tflops > 0) c.gemm_bf16_tflops = *d.measured_bf16_gemm_tflops;
     if (d.measured_fp32_fma_tflops && *d.measured_fp32_fma_tflops > 0) c.fp32_tflops = *d.measured_fp32_fma_tflops;
     return c;
 }
