@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdlib>
+#include <functional>
 #include <string>
 
 namespace {
@@ -123,4 +124,84 @@ TEST_CASE("DRAM counters through the backend: fused chain bf16 8192x8192 moves a
     REQUIRE(quiet.ok);
     CHECK_FALSE(quiet.measured_bytes.has_value());
     CHECK(quiet.measured_bytes_note.find("not measured") != std::string::npos);
+}
+
+namespace {
+__global__ void idle_kernel(int64_t spin_ns, unsigned* never) {
+    // Touches no memory (the store is never taken); with spin_ns > 0 it waits that long, so the
+    // range stays open while nothing of ours moves a byte.
+    for (int64_t waited = 0; waited < spin_ns; waited += 1000) __nanosleep(1000);
+    if (spin_ns < 0) *never = 1;
+}
+}  // namespace
+
+__global__ void sum_kernel(const float4* __restrict__ src, int64_t n, float* never) {
+    float acc = 0;
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) acc += src[i].x + src[i].w;
+    if (acc == -1.2345f && never) *never = acc;  // never taken: keeps the loads, writes nothing
+}
+
+std::function<void()> sum_kernel_launch(const float4* src, size_t bytes, cudaStream_t stream) {
+    return [=] { sum_kernel<<<1024, 256, 0, stream>>>(src, static_cast<int64_t>(bytes / 16), nullptr); };
+}
+
+TEST_CASE("DRAM counters: what a range counts when the kernel moves nothing", "[gpu][counters]") {
+    // The floor of the counters (kernels/PERF.md, "Counters vs Nsight Compute"): an idle kernel,
+    // short and long, under today's flush and under the old read-only one, and a 64 MiB copy.
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    kernels::DramCounters counters(0);
+    if (const std::string why = counters.availability(); !why.empty()) {
+        if (blocked_by_machine(why)) {
+            WARN("hardware counters not readable here: " << why);
+            return;
+        }
+        FAIL(why);
+    }
+    cudaStream_t stream = nullptr;
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+    constexpr size_t kBytes = size_t{64} << 20;
+    float4 *src = nullptr, *dst = nullptr;
+    REQUIRE(cudaMalloc(&src, kBytes) == cudaSuccess);
+    REQUIRE(cudaMalloc(&dst, kBytes) == cudaSuccess);
+    REQUIRE(cudaMemset(src, 1, kBytes) == cudaSuccess);
+    REQUIRE(cudaMemset(dst, 0, kBytes) == cudaSuccess);
+    const auto idle = [&](int64_t ns) { return [&, ns] { idle_kernel<<<132, 32, 0, stream>>>(ns, nullptr); }; };
+    const auto copy = [&] { copy_kernel<<<1024, 256, 0, stream>>>(src, dst, static_cast<int64_t>(kBytes / 16)); };
+    auto mib = [](uint64_t b) { return static_cast<double>(b) / (1 << 20); };
+    for (const char* flush : {"discard", "read"}) {
+        ::setenv("FUSIONLAB_COUNTER_FLUSH", flush, 1);
+        const kernels::DramBytes short_idle = counters.measure(idle(0), stream);
+        const kernels::DramBytes long_idle = counters.measure(idle(2'000'000), stream);
+        const kernels::DramBytes copied = counters.measure(copy, stream);
+        REQUIRE(short_idle.ok);
+        REQUIRE(long_idle.ok);
+        REQUIRE(copied.ok);
+        WARN("flush " << flush << ": idle kernel read " << mib(short_idle.read) << " MiB, written " << mib(short_idle.written)
+                      << " MiB; idle 2 ms: read " << mib(long_idle.read) << ", written " << mib(long_idle.written)
+                      << "; 64 MiB copy: read " << mib(copied.read) << ", written " << mib(copied.written));
+        // A kernel that reads nothing reads (almost) nothing: the flush is outside the range.
+        CHECK(mib(short_idle.read) < 1.0);
+        CHECK(mib(copied.read) == Approx(64.0).epsilon(0.05));
+    }
+    // A kernel that only reads: any write it counts is a line someone left dirty before the range.
+    // Before it: nothing, then 20 copies (as a bench's timed reps leave the copy's output behind).
+    for (const char* flush : {"discard", "read", "nomemset", "nomemset2", "none"}) {
+        ::setenv("FUSIONLAB_COUNTER_FLUSH", flush, 1);
+        const kernels::DramBytes quiet = counters.measure(sum_kernel_launch(src, kBytes, stream), stream);
+        for (int i = 0; i < 20; ++i) copy();
+        REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+        const kernels::DramBytes after_copies = counters.measure(sum_kernel_launch(src, kBytes, stream), stream);
+        const kernels::DramBytes copy_after_copies = counters.measure(copy, stream);
+        REQUIRE(quiet.ok);
+        REQUIRE(after_copies.ok);
+        WARN("flush " << flush << ": 64 MiB read-only kernel read " << mib(quiet.read) << " MiB, written " << mib(quiet.written)
+                      << " MiB; after 20 copies: read " << mib(after_copies.read) << ", written " << mib(after_copies.written)
+                      << "; a copy after 20 copies: read " << mib(copy_after_copies.read) << ", written " << mib(copy_after_copies.written));
+        if (std::string(flush) != "none") CHECK(mib(quiet.read) == Approx(64.0).epsilon(0.05));
+    }
+    ::unsetenv("FUSIONLAB_COUNTER_FLUSH");
+    (void)cudaStreamDestroy(stream);
+    (void)cudaFree(src);
+    (void)cudaFree(dst);
 }

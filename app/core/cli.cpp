@@ -889,7 +889,12 @@ std::string tflops_or_unavailable(const std::optional<double>& v) {
 // Measured roofs beside the datasheet ones; a simulated GPU has only the datasheet (roofline).
 void print_compute_ceilings(std::ostream& out, const kernels::DeviceInfo& d) {
     if (d.simulated) {
-        print_line(out, "compute ceilings", "datasheet values (simulated GPU: nothing measured)");
+        // The roofs the roofline draws for a simulated GPU: its calibration (kernels/roofline.h).
+        const kernels::SimCalibration c = kernels::calibration_for(d);
+        print_line(out, "GEMM fp16", printf_string("%.1f TFLOP/s calibrated   (datasheet %.0f TFLOP/s)", c.gemm_tflops, d.peak_tensor_tflops));
+        print_line(out, "GEMM bf16", printf_string("%.1f TFLOP/s calibrated", c.gemm_bf16_tflops));
+        print_line(out, "FP32 FMA", printf_string("%.1f TFLOP/s calibrated   (datasheet %.1f TFLOP/s)", c.fp32_tflops, d.peak_fp32_tflops));
+        print_line(out, "calibration", c.source);
         return;
     }
     print_line(out, "measured fp16 GEMM", tflops_or_unavailable(d.measured_fp16_gemm_tflops) +
@@ -902,7 +907,7 @@ void print_compute_ceilings(std::ostream& out, const kernels::DeviceInfo& d) {
 }
 
 void print_device(std::ostream& out, const kernels::DeviceInfo& d) {
-    print_line(out, "device", d.name + (d.simulated ? "   [SIMULATED: datasheet numbers, no GPU]" : ""));
+    print_line(out, "device", d.name + (d.simulated ? "   [SIMULATED: datasheet and calibrated numbers, no GPU]" : ""));
     print_line(out, "compute capability", printf_string("%d.%d, %d SMs", d.cc_major, d.cc_minor, d.sm_count));
     print_line(out, "driver / runtime", d.driver + " / " + d.runtime);
     print_line(out, "clocks", "SM " + clock_text(d.sm_clock_mhz) + ", memory " + clock_text(d.mem_clock_mhz) +
@@ -952,6 +957,14 @@ void print_sim_table(std::ostream& out) {
             << pad_left(printf_string("%.1f us", d.launch_overhead_us), 9)
             << pad_left(printf_string("%.1f us", d.graph_kernel_us), 9) << "\n";
     }
+    // What the simulator and the roofline use instead of the datasheet's bandwidth and GEMM rates.
+    out << "\ncalibration (the simulator's and the roofline's copy and GEMM rates):\n";
+    for (const auto& gpu : kernels::sim_gpus())
+        out << "  " << pad_right(gpu.key, key_width)
+            << pad_right(printf_string("copy %.0f GB/s, GEMM fp16 %.0f / bf16 %.0f TFLOP/s", gpu.cal.dram_gbps,
+                                       gpu.cal.gemm_tflops, gpu.cal.gemm_bf16_tflops),
+                         52)
+            << gpu.cal.source << "\n";
 }
 
 int run_info(const InfoOptions& o, std::ostream& out) {
@@ -1053,7 +1066,7 @@ void print_header(std::ostream& out, const kernels::Measurement& first, size_t s
     const BandwidthCeiling ceiling = bandwidth_ceiling(d);
     if (d.simulated) {
         out << "**************************************************************************************\n"
-            << "  SIMULATED: times come from the model on a datasheet " << d.name << ",\n"
+            << "  SIMULATED: times come from the calibrated model of a " << d.name << ",\n"
             << "  not from a GPU. Outputs are not measured; errors are n/a.\n"
             << "**************************************************************************************\n";
     }

@@ -11,6 +11,7 @@
 // [SECTION] One measurement
 // [SECTION] DramCounters
 #include "kernels/common/dram_counters.h"
+#include "kernels/common/env.h"
 
 #include "kernels/common/cupti_detach.h"
 
@@ -75,6 +76,23 @@ void cuda_check(cudaError_t e, const std::string& what) {
     // Out of memory for the flush buffer may pass; anything else stays.
     throw CounterFailure{"unavailable: " + what + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")",
                          e != cudaErrorMemoryAllocation};
+}
+
+// Drops the scratch buffer's lines from L2 without writing them back (PTX discard.global.L2, sm_80+:
+// the line's data becomes undefined; the buffer is scratch). Why: a memset leaves up to ~40 % of L2
+// dirty with the scratch's last lines, and a read pass over the same buffer *hits* those lines
+// instead of replacing them, so they stayed dirty until the measured run's own writes evicted them:
+// +16 to +21 MiB of DRAM writes counted in every run, whatever its size (kernels/PERF.md, "The
+// counters' constant extra writes"). Each thread discards whole 128-byte lines.
+__global__ void counters_l2_discard_kernel(char* scratch, int64_t lines) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < lines; i += stride)
+        asm volatile("discard.global.L2 [%0], 128;" ::"l"(scratch + i * 128) : "memory");
+#else
+    (void)scratch;
+    (void)lines;
+#endif
 }
 
 // Reads the scratch buffer so L2 holds only clean lines of it; sink keeps the loads alive.
@@ -306,8 +324,16 @@ struct DramCounters::State {
 
         const size_t flush_bytes = 4 * static_cast<size_t>(std::max<int64_t>(l2_bytes, 1 << 20));
         Scratch flush(flush_bytes + sizeof(unsigned));
-        cuda_check(cudaMemsetAsync(flush.ptr, 0, flush_bytes + sizeof(unsigned), stream), "cudaMemsetAsync");
+        // FUSIONLAB_COUNTER_FLUSH (kernels/PERF.md, "Counters vs Nsight Compute"): how L2 is
+        // emptied before each pass. read: memset the scratch once, then a read pass (the flush
+        // before 2026-11-25); discard: memset + discard.global.L2 of the scratch; nomemset: a read
+        // pass over scratch never written; nomemset2: two such passes; none: no flush.
+        const char* mode_env = std::getenv("FUSIONLAB_COUNTER_FLUSH");
+        const std::string mode = mode_env && *mode_env ? mode_env : "discard";
+        if (mode == "read" || mode == "discard")
+            cuda_check(cudaMemsetAsync(flush.ptr, 0, flush_bytes + sizeof(unsigned), stream), "cudaMemsetAsync");
         unsigned* sink = reinterpret_cast<unsigned*>(static_cast<char*>(flush.ptr) + flush_bytes);
+        const bool discard_scratch = mode == "discard";
         int sms = 0;
         cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
 
@@ -350,10 +376,21 @@ struct DramCounters::State {
         DramBytes result;
         for (int pass = 0;; ++pass) {
             if (pass > 64) throw CounterFailure{"unavailable: the range profiler never reported all passes submitted", false};
-            // The flush runs and finishes before Start, so it is in no profiled range.
-            counters_l2_flush_kernel<<<sms * 4, 256, 0, stream>>>(static_cast<const uint4*>(flush.ptr),
-                                                                   static_cast<int64_t>(flush_bytes / 16), sink);
-            cuda_check(cudaGetLastError(), "launching the L2 flush");
+            // The flush runs and finishes before Start, so it is in no profiled range. Writing 4x L2
+            // of scratch evicts every line the runs before left (their dirty lines are written back
+            // here, outside the range); discarding the scratch's lines then leaves no dirty line at
+            // all for the measured run to write back inside it.
+            if (discard_scratch) {
+                cuda_check(cudaMemsetAsync(flush.ptr, 0, flush_bytes, stream), "cudaMemsetAsync (L2 flush)");
+                counters_l2_discard_kernel<<<sms * 4, 256, 0, stream>>>(static_cast<char*>(flush.ptr),
+                                                                         static_cast<int64_t>(flush_bytes / 128));
+                cuda_check(cudaGetLastError(), "launching the L2 discard");
+            } else if (mode != "none") {
+                for (int i = 0; i < (mode == "nomemset2" ? 2 : 1); ++i)
+                    counters_l2_flush_kernel<<<sms * 4, 256, 0, stream>>>(static_cast<const uint4*>(flush.ptr),
+                                                                           static_cast<int64_t>(flush_bytes / 16), sink);
+                cuda_check(cudaGetLastError(), "launching the L2 flush");
+            }
             cuda_check(cudaStreamSynchronize(stream), "the L2 flush");
             CUpti_RangeProfiler_Start_Params start{};
             start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;

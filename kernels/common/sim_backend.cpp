@@ -51,7 +51,7 @@ static SimGpu make(const char* key, const char* name, int ccM, int ccm, int sms,
     d.peak_bw_gbps = bw;
     d.peak_fp32_tflops = fp32;
     d.peak_tensor_tflops = tensor;
-    d.ceiling_note = "datasheet peak bandwidth (simulated GPU: nothing measured)";
+    d.ceiling_note = "simulated GPU: the copy rate of its calibration, not measured on this machine";
     return g;
 }
 
