@@ -15,6 +15,8 @@
 //             ldmatrix; Sij stays in registers and becomes the A operand of Pij Vj without a trip
 //             through shared memory; Kj+1, Vj+1 are copied in with cp.async while tile j computes.
 //             d in {32, 64, 128}, tile Br = 128 (8 warps), Bc = 64.
+//   flash_wgmma  The same loop on Hopper's wgmma and TMA with warp roles: its own file,
+//             attention_wgmma.cu, built for sm_90a only (its header comment has its versions).
 // Both flash kernels take an optional skip-connection epilogue (attention_epilogue.cuh, for
 // kernels/skip): instead of storing O they load the x tile into SRAM (Qi's space, free by then) and
 // write out = c_skip x + c_out O, so O never reaches HBM. flash_tc prefetches the x tile with
@@ -35,6 +37,7 @@
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_gpu.h"
+#include "kernels/attention/attention_wgmma.cuh"
 #include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_dtype.cuh"
@@ -821,6 +824,17 @@ void launch_flash_tc(const AttentionParams& p, const void* Q, const void* K, con
 // =============================================================================================
 // [SECTION] Buffers, launch, checks
 // =============================================================================================
+}  // namespace
+
+#if !FUSIONLAB_HAVE_WGMMA
+// Builds whose architecture list has no 90 have no flash_wgmma kernel; runnable_on() refuses it first.
+void launch_flash_wgmma(const AttentionParams&, const void*, const void*, const void*, void*, cudaStream_t) {
+    throw std::invalid_argument("flash_wgmma is not in this build (no sm_90a code)");
+}
+#endif
+
+namespace {
+
 struct Buffers {
     DeviceMemory q, k, v, o, s, p;  // s, p: naive only
 };
@@ -846,6 +860,11 @@ DeviceLimits query_limits() {
 }
 
 std::string runnable_on(const std::string& variant, const AttentionParams& p, const DeviceLimits& dev) {
+#if !FUSIONLAB_HAVE_WGMMA
+    if (variant == "flash_wgmma" && validate(variant, p).empty())
+        return "flash_wgmma is not in this build: its kernel is sm_90a code, built only when FUSIONLAB_CUDA_ARCHS "
+               "contains 90";
+#endif
     const DeviceInfo info = device_info(dev);
     return device_refusal(variant, p, DeviceBudget{info, static_cast<uint64_t>(std::max<int64_t>(dev.free_bytes, 0)), "free"});
 }
@@ -888,7 +907,7 @@ void poison_outputs(const AttentionParams& p, const Buffers& b, cudaStream_t str
 
 size_t kernel_count_of(const std::string& variant) {
     if (variant == "naive") return 3;
-    if (variant == "flash" || variant == "flash_tc") return 1;
+    if (variant == "flash" || variant == "flash_tc" || variant == "flash_wgmma") return 1;
     throw std::invalid_argument("unknown attention variant '" + variant + "'");
 }
 
@@ -903,6 +922,8 @@ void launch_kernel_of(const std::string& variant, size_t k, const AttentionParam
         else launch_gemm_pv(p, b.p.get(), b.v.get(), b.o.get(), stream);
     } else if (variant == "flash") {
         launch_flash(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
+    } else if (variant == "flash_wgmma") {
+        launch_flash_wgmma(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
     } else {
         launch_flash_tc(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
     }
