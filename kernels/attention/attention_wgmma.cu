@@ -28,10 +28,20 @@
 //       consumers take 240, room for Sij (Bc / 2 floats per thread), Oi (d / 2) and Pij.
 //     Online softmax on exp2 with the scale folded in: Pij = exp2(Sij log2(e)/sqrt(d) - m log2(e)/sqrt(d)),
 //       one FFMA and one MUFU.EX2 per element. Causal: key tiles wholly above the diagonal are never
-//       loaded; a warpgroup whose 64 rows end before a tile starts skips its products too.
-//   Left for later (kernels/PERF.md): overlapping one warpgroup's softmax with the other's GEMMs by
-//   named barriers (FA3's ping-pong), the intra-warpgroup pipeline (S of tile j+1 issued before the
-//   softmax of tile j), a persistent grid, and storing Oi through shared memory with TMA.
+//       loaded; a warpgroup whose 64 rows end before a tile starts skipped its products too (v2
+//       drops that: both warpgroups take every turn, which keeps the ping-pong's count simple).
+//   v2  Softmax off the tensor cores' critical path. What changes: (a) each warpgroup issues
+//       Sij of tile j and Pij-1 Vj-1 of the previous tile together, and runs the softmax of tile j
+//       while Pij-1 Vj-1 is still on the tensor cores (Oi is rescaled, and Pij packed into the A
+//       registers, after that product finishes); (b) with two consumer warpgroups, named barriers
+//       1 and 2 pass a turn between them (FA3's "ping-pong"): a warpgroup issues its wgmmas only
+//       in its turn, so one's softmax runs while the other's products run. Why: v1's warpgroups each
+//       went GEMM -> softmax -> GEMM and the tensor cores idled during the exp2s unless the two
+//       warpgroups happened to fall out of step; at d = 64 the MUFU's exp2s (16 per clock per SM)
+//       take about as long as the products, so hiding them is most of the remaining gap.
+//       v1 -> v2 on the H100 at N = 4096, 64 heads, fp16: kernels/PERF.md.
+//   Left for later (kernels/PERF.md): a persistent grid with the tail balanced, Br = 192 (three
+//   consumer warpgroups) for d = 64, storing Oi through shared memory with TMA, and the skip epilogue.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
@@ -140,6 +150,23 @@ template <int kRegs> __device__ __forceinline__ void setmaxnreg_inc() {
 template <int kRegs> __device__ __forceinline__ void setmaxnreg_dec() {
 #if FL_WGMMA_DEVICE
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+#endif
+}
+
+// Named barriers 1 and 2 between the two consumer warpgroups (0 is __syncthreads): sync waits
+// until `count` threads have arrived, arrive only counts this warp in.
+__device__ __forceinline__ void named_bar_sync(int id, int count) {
+#if FL_WGMMA_DEVICE
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+#else
+    (void)id; (void)count;
+#endif
+}
+__device__ __forceinline__ void named_bar_arrive(int id, int count) {
+#if FL_WGMMA_DEVICE
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+#else
+    (void)id; (void)count;
 #endif
 }
 
@@ -341,104 +368,160 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     const int g = lane / 4, t = lane % 4;
     const int wg_row0 = row0 + 64 * w;
     const int q_row = wg_row0 + warp * 16 + g;  // this thread's first row (second: + 8)
-    // Tiles this warpgroup multiplies: causal rows stop at their own diagonal; rows all past N none.
-    const int wg_tiles = wg_row0 >= N ? 0 : (causal ? (min(N, wg_row0 + 64) + kBc - 1) / kBc : tiles);
 
     constexpr int kSRegs = kBc / 2, kORegs = D / 2;  // per thread: 64 rows x N / 128 threads
     float acc_s[kSRegs];
     float acc_o[kORegs];
+    uint32_t p_frag[kBc / 16][4];  // Pij as the A operand of Pij Vj: two elements per register
 #pragma unroll
     for (int r = 0; r < kORegs; ++r) acc_o[r] = 0.0f;
+#pragma unroll
+    for (int r = 0; r < kSRegs; ++r) acc_s[r] = 0.0f;
     float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
+    float rescale[2] = {1.0f, 1.0f};
 
     const uint32_t q_base = smem_u32(smem + w * L::kSlabs * L::kQSlab);
-    mbar_wait(q_full, 0);
 
-    for (int j = 0; j < tiles; ++j) {
-        const int stage = j % kStages;
-        mbar_wait(&full[stage], (j / kStages) & 1);  // Kj, Vj have landed in SRAM
-        if (j < wg_tiles) {
-            const uint32_t k_base = smem_u32(smem + L::kK + stage * L::kKVBytes);
-            const uint32_t v_base = smem_u32(smem + L::kV + stage * L::kKVBytes);
-
-            // compute Sij = Qi Kjᵀ: d / 16 wgmma steps, SRAM -> tensor cores, fp32 in registers
+    // Issues Sij = Qi Kjᵀ for tile j (slot `stage`): d / 16 wgmma steps, SRAM -> tensor cores.
+    auto issue_s = [&](int stage) {
+        const uint32_t k_base = smem_u32(smem + L::kK + stage * L::kKVBytes);
 #pragma unroll
-            for (int r = 0; r < kSRegs; ++r) acc_s[r] = 0.0f;
-            fence_regs(acc_s);
-            wgmma_fence();
+        for (int k = 0; k < D / 16; ++k) {
+            const uint32_t col = static_cast<uint32_t>((k % 4) * 32);  // 16 elements further along the swizzled row
+            const uint64_t a = sw128_desc(q_base + (k / 4) * L::kQSlab + col, 16, 1024);
+            const uint64_t b = sw128_desc(k_base + (k / 4) * L::kKVSlab + col, 16, 1024);
+            wgmma_ss<T, kBc>(acc_s, a, b, k > 0 ? 1 : 0);
+        }
+        wgmma_commit();
+    };
+    // Issues Oi += Pij Vj for the tile in slot `stage`: Pij from registers, Vj SRAM -> tensor cores.
+    auto issue_pv = [&](int stage) {
+        const uint32_t v_base = smem_u32(smem + L::kV + stage * L::kKVBytes);
 #pragma unroll
-            for (int k = 0; k < D / 16; ++k) {
-                const uint32_t col = static_cast<uint32_t>((k % 4) * 32);  // 16 elements further along the swizzled row
-                const uint64_t a = sw128_desc(q_base + (k / 4) * L::kQSlab + col, 16, 1024);
-                const uint64_t b = sw128_desc(k_base + (k / 4) * L::kKVSlab + col, 16, 1024);
-                wgmma_ss<T, kBc>(acc_s, a, b, k > 0 ? 1 : 0);
-            }
-            wgmma_commit();
-            wgmma_wait<0>();
-            fence_regs(acc_s);
-
-            // mask keys past N (ragged last tile) and, causal, keys after the query
-            const int col0 = j * kBc;
-            if (col0 + kBc > N || (causal && col0 + kBc - 1 > wg_row0)) {
+        for (int kk = 0; kk < kBc / 16; ++kk) wgmma_rs<T, D>(acc_o, p_frag[kk], sw128_desc(v_base + kk * 16 * 128, L::kKVSlab, 1024));
+        wgmma_commit();
+    };
+    // Mask, then update m, l: Pij = exp2(Sij scale - m_new scale) in place in acc_s; the factor
+    // that rescales Oi is kept for when the previous tile's Pij Vj has finished.
+    auto softmax = [&](int j) {
+        const int col0 = j * kBc;
+        if (col0 + kBc > N || (causal && col0 + kBc - 1 > wg_row0)) {  // keys past N, or after the query
 #pragma unroll
-                for (int n = 0; n < kBc / 8; ++n)
+            for (int n = 0; n < kBc / 8; ++n)
 #pragma unroll
-                    for (int e = 0; e < 4; ++e) {
-                        const int key = col0 + n * 8 + 2 * t + (e & 1), query = q_row + (e >= 2 ? 8 : 0);
-                        if (key >= N || (causal && key > query)) acc_s[n * 4 + e] = -INFINITY;
-                    }
-            }
-
-            // update m, l: row max over the quad, Pij = exp2(Sij scale - m_new scale), rescale Oi
+                for (int e = 0; e < 4; ++e) {
+                    const int key = col0 + n * 8 + 2 * t + (e & 1), query = q_row + (e >= 2 ? 8 : 0);
+                    if (key >= N || (causal && key > query)) acc_s[n * 4 + e] = -INFINITY;
+                }
+        }
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            float mx = m_run[half];
+#pragma unroll
+            for (int n = 0; n < kBc / 8; ++n) mx = fmaxf(mx, fmaxf(acc_s[n * 4 + 2 * half], acc_s[n * 4 + 2 * half + 1]));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            // Tile 0 holds key 0, which every row sees (rows past N too): mx is finite from tile 0 on.
+            const float mx_scaled = mx * scale_log2;
+            rescale[half] = fast_exp2(m_run[half] * scale_log2 - mx_scaled);
+            m_run[half] = mx;
+            float row_sum = 0.0f;
+#pragma unroll
+            for (int n = 0; n < kBc / 8; ++n)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    float& v = acc_s[n * 4 + 2 * half + e];
+                    v = fast_exp2(fmaf(v, scale_log2, -mx_scaled));
+                    row_sum += v;
+                }
+            l_run[half] = l_run[half] * rescale[half] + row_sum;  // this thread's columns; the quad is summed at the end
+        }
+    };
+    // After the previous Pij Vj has finished: Oi *= e^(m - m_new), and this tile's Pij into p_frag.
+    auto rescale_and_pack = [&]() {
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                float mx = m_run[half];
-#pragma unroll
-                for (int n = 0; n < kBc / 8; ++n) mx = fmaxf(mx, fmaxf(acc_s[n * 4 + 2 * half], acc_s[n * 4 + 2 * half + 1]));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                // Tile 0 holds key 0, which every row sees: mx is finite from the first tile on.
-                const float mx_scaled = mx * scale_log2;
-                const float rescale = fast_exp2(m_run[half] * scale_log2 - mx_scaled);
-                m_run[half] = mx;
-                float row_sum = 0.0f;
-#pragma unroll
-                for (int n = 0; n < kBc / 8; ++n)
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        float& s = acc_s[n * 4 + 2 * half + e];
-                        s = fast_exp2(fmaf(s, scale_log2, -mx_scaled));
-                        row_sum += s;
-                    }
-                l_run[half] = l_run[half] * rescale + row_sum;  // this thread's columns; the quad is summed at the end
-#pragma unroll
-                for (int n = 0; n < D / 8; ++n) {
-                    acc_o[n * 4 + 2 * half] *= rescale;
-                    acc_o[n * 4 + 2 * half + 1] *= rescale;
-                }
+                acc_o[n * 4 + 2 * half] *= rescale[half];
+                acc_o[n * 4 + 2 * half + 1] *= rescale[half];
             }
-
-            // accumulate Oi += Pij Vj: Pij from the S registers (A operand), Vj SRAM -> tensor cores
-            uint32_t p_frag[kBc / 16][4];
 #pragma unroll
-            for (int kk = 0; kk < kBc / 16; ++kk) {
-                p_frag[kk][0] = pack2<T>(acc_s[8 * kk + 0], acc_s[8 * kk + 1]);
-                p_frag[kk][1] = pack2<T>(acc_s[8 * kk + 2], acc_s[8 * kk + 3]);
-                p_frag[kk][2] = pack2<T>(acc_s[8 * kk + 4], acc_s[8 * kk + 5]);
-                p_frag[kk][3] = pack2<T>(acc_s[8 * kk + 6], acc_s[8 * kk + 7]);
-            }
-            fence_regs(acc_o);
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < kBc / 16; ++kk) {
-                const uint64_t b = sw128_desc(v_base + kk * 16 * 128, L::kKVSlab, 1024);
-                wgmma_rs<T, D>(acc_o, p_frag[kk], b);
-            }
-            wgmma_commit();
-            wgmma_wait<0>();
-            fence_regs(acc_o);
+        for (int kk = 0; kk < kBc / 16; ++kk) {
+            p_frag[kk][0] = pack2<T>(acc_s[8 * kk + 0], acc_s[8 * kk + 1]);
+            p_frag[kk][1] = pack2<T>(acc_s[8 * kk + 2], acc_s[8 * kk + 3]);
+            p_frag[kk][2] = pack2<T>(acc_s[8 * kk + 4], acc_s[8 * kk + 5]);
+            p_frag[kk][3] = pack2<T>(acc_s[8 * kk + 6], acc_s[8 * kk + 7]);
         }
-        mbar_arrive(&empty[stage]);  // this thread is done with the slot: the producer may refill it
+    };
+    // The wgmma reads p_frag's registers while it runs: they stay live (nothing else may be put in
+    // them) until the wait that follows it.
+    auto keep_p_frag = [&]() {
+#pragma unroll
+        for (int kk = 0; kk < kBc / 16; ++kk)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(p_frag[kk][r])::"memory");
+    };
+    // Ping-pong between two consumer warpgroups (named barriers 1 and 2): a warpgroup issues its
+    // wgmmas only in its turn and then hands the turn over, so one's softmax runs while the other's
+    // products keep the tensor cores busy. Each warpgroup issues tiles + 1 times; warpgroup 0 goes
+    // first (warpgroup 1 hands it the first turn) and warpgroup 1 does not hand over after its last.
+    const int phases = tiles + 1;
+    auto my_turn = [&]() {
+        if constexpr (kWG == 2) named_bar_sync(1 + w, 256);
+    };
+    auto hand_over = [&](int phase) {
+        if constexpr (kWG == 2)
+            if (w == 0 || phase + 1 < phases) named_bar_arrive(2 - w, 256);
+    };
+    if constexpr (kWG == 2)
+        if (w == 1) named_bar_arrive(1, 256);  // warpgroup 0 takes the first turn
+
+    mbar_wait(q_full, 0);  // Qi has landed in SRAM
+    // Tile 0: Sij alone (nothing to accumulate yet).
+    mbar_wait(&full[0], 0);  // K0, V0 have landed in SRAM
+    my_turn();
+    fence_regs(acc_s);
+    wgmma_fence();
+    issue_s(0);
+    hand_over(0);
+    wgmma_wait<0>();
+    fence_regs(acc_s);
+    softmax(0);
+    rescale_and_pack();
+    // Tile j: Sij of tile j and Pij Vj of tile j - 1 go to the tensor cores together; the softmax of
+    // tile j runs while the products of tile j - 1 finish.
+    for (int j = 1; j < tiles; ++j) {
+        const int stage = j % kStages, prev = (j - 1) % kStages;
+        mbar_wait(&full[stage], (j / kStages) & 1);  // Kj, Vj have landed in SRAM
+        my_turn();
+        fence_regs(acc_s);
+        fence_regs(acc_o);
+        wgmma_fence();
+        issue_s(stage);
+        issue_pv(prev);
+        hand_over(j);
+        wgmma_wait<1>();  // Sij is done; Pij-1 Vj-1 may still run
+        fence_regs(acc_s);
+        softmax(j);
+        wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
+        fence_regs(acc_o);
+        keep_p_frag();
+        mbar_arrive(&empty[prev]);  // this thread is done with slot j - 1: the producer may refill it
+        rescale_and_pack();
+    }
+    // The last tile's Pij Vj.
+    {
+        const int last = (tiles - 1) % kStages;
+        my_turn();
+        fence_regs(acc_o);
+        wgmma_fence();
+        issue_pv(last);
+        hand_over(tiles);
+        wgmma_wait<0>();
+        fence_regs(acc_o);
+        keep_p_frag();
+        mbar_arrive(&empty[last]);
     }
 
     // store Oi = Oi / l (l summed over the quad that shares each row): registers -> HBM
