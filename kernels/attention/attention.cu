@@ -35,6 +35,7 @@
 // [SECTION] Entry points (attention_gpu.h)
 // [SECTION] The GPU workload (kernels/common/gpu_workload.h)
 #include "kernels/attention/attention.h"
+#include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_gpu.h"
 #include "kernels/attention/attention_wgmma.cuh"
@@ -105,14 +106,6 @@ template <typename T> __device__ __forceinline__ void store8(T* dst, const float
         *reinterpret_cast<uint4*>(dst) = raw;
     }
 }
-
-__device__ __forceinline__ float fast_exp2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
-constexpr float kLog2e = 1.4426950408889634f;
 
 // Block-wide reductions through 32 floats of shared memory; every thread gets the result.
 template <bool kMax> __device__ float block_reduce(float v, float* scratch) {
@@ -550,18 +543,6 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
 #else
     (void)c; (void)a; (void)b0; (void)b1;
 #endif
-}
-
-template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
-    uint32_t r;
-    if constexpr (std::is_same_v<T, __half>) {
-        const __half2 h = __floats2half2_rn(lo, hi);
-        r = *reinterpret_cast<const uint32_t*>(&h);
-    } else {
-        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-        r = *reinterpret_cast<const uint32_t*>(&h);
-    }
-    return r;
 }
 
 // Copies `rows` x D elements starting at global row `row0` (of N) into a padded shared tile

@@ -46,6 +46,7 @@
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
 #include "kernels/attention/attention.h"
+#include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_wgmma.cuh"
 #include "kernels/common/gpu_check.cuh"
 
@@ -263,24 +264,6 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 #else
     (void)d; (void)a; (void)b;
 #endif
-}
-
-__device__ __forceinline__ float fast_exp2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
-template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
-    uint32_t r;
-    if constexpr (std::is_same_v<T, __half>) {
-        const __half2 h = __floats2half2_rn(lo, hi);
-        r = *reinterpret_cast<const uint32_t*>(&h);
-    } else {
-        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-        r = *reinterpret_cast<const uint32_t*>(&h);
-    }
-    return r;
 }
 
 // =============================================================================================
@@ -599,7 +582,7 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
           "flash_wgmma: allowing " + std::to_string(L::kBytes) + " bytes of shared memory");
     const dim3 grid(static_cast<unsigned>((p.N + L::kBr - 1) / L::kBr), static_cast<unsigned>(p.batch_heads));
     kernel<<<grid, L::kThreads, L::kBytes, stream>>>(mq, mk, mv, static_cast<T*>(O), static_cast<int>(p.N), p.causal ? 1 : 0,
-                                                     1.4426950408889634f / std::sqrt(static_cast<float>(p.d)));
+                                                     kLog2e / std::sqrt(static_cast<float>(p.d)));
     check_launch("flash_wgmma_kernel");
 }
 
