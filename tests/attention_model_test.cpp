@@ -142,11 +142,75 @@ TEST_CASE("flash_tc uses its own tile, whatever Br and Bc say", "[attention][mod
     CHECK(schedule("flash_tc", p).kernels[0].threads_per_block == flash_tc_threads(128));
 }
 
+TEST_CASE("flash_wgmma takes Br, Bc in {64, 128}; its bytes are flash's with the same tile", "[attention][model]") {
+    for (int Br : {64, 128})
+        for (int Bc : {64, 128})
+            for (bool causal : {false, true}) {
+                const AttentionParams p = make(8, 1000, 128, DType::f16, causal, Br, Bc);
+                CAPTURE(Br, Bc, causal);
+                REQUIRE(validate("flash_wgmma", p).empty());
+                const Tile t = flash_tile("flash_wgmma", p);
+                CHECK((t.Br == Br && t.Bc == Bc));
+                const Model w = model("flash_wgmma", p), f = model("flash", p);
+                CHECK(w.bytes_read() == f.bytes_read());
+                CHECK(w.bytes_written() == f.bytes_written());
+                CHECK(w.flops() == Approx(f.flops()));
+                const Schedule s = schedule("flash_wgmma", p);
+                CHECK(s.kernels[0].threads_per_block == 128 * (Br / 64 + 1));  // producer + consumer warpgroups
+                CHECK(s.kernels[0].tensor_cores);
+                const bool ring = std::any_of(s.events.begin(), s.events.end(), [](const TileEvent& e) {
+                    return e.what.find("filling the ring") != std::string::npos;
+                });
+                CHECK(ring);
+            }
+    AttentionParams p = make(1, 64, 64, DType::f16, false, 32, 64);
+    CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("Br = 32"));
+    p = make(1, 64, 64, DType::f16, false, 64, 16);
+    CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("Bc = 16"));
+    p = make(1, 64, 96, DType::f16, false, 64, 64);
+    CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("d = 96"));
+    p = make(1, 64, 64, DType::f32, false, 64, 64);
+    CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("fp16 or bf16"));
+}
+
+TEST_CASE("flash_wgmma's ring: as many stages as fit in 227 KiB, at most 4, and the bytes add up", "[attention][smem]") {
+    // d = 128, Bc = 128: a stage (Kj + Vj) is 64 KiB, so 3 fit beside Qi; smaller tiles get 4.
+    CHECK(flash_wgmma_stages(128, 128, 128, 2) == 3);
+    CHECK(flash_wgmma_stages(64, 128, 128, 2) == 3);
+    CHECK(flash_wgmma_stages(128, 64, 128, 2) == 4);
+    CHECK(flash_wgmma_stages(128, 128, 64, 2) == 4);
+    const AttentionParams p = make(1, 4096, 128, DType::f16, false, 128, 128);
+    CHECK(flash_smem_bytes("flash_wgmma", p) == (128 + 2 * 3 * 128) * 128 * 2 + 1152);
+    CHECK(flash_smem_bytes("flash_wgmma", p) <= 232448);
+    uint64_t parts = 0;
+    for (const SramPart& part : flash_sram_parts("flash_wgmma", p, "Qi", "")) parts += part.bytes;
+    CHECK(parts == flash_smem_bytes("flash_wgmma", p));
+}
+
+TEST_CASE("flash_wgmma runs on compute capability 9.0 only, and says so", "[attention][refusal]") {
+    const AttentionParams p = make(1, 1024, 64, DType::f16, false, 128, 128);
+    DeviceInfo dev;
+    dev.name = "A100";
+    dev.cc_major = 8;
+    dev.smem_per_block = 49152;
+    dev.smem_per_block_optin = 232448;
+    const DeviceBudget a100{dev, uint64_t{80} << 30, "total"};
+    CHECK_THAT(device_refusal("flash_wgmma", p, a100), Catch::Contains("compute capability 9.0") && Catch::Contains("A100 is 8.0"));
+    dev.name = "B200";
+    dev.cc_major = 10;
+    CHECK_THAT(device_refusal("flash_wgmma", p, DeviceBudget{dev, uint64_t{80} << 30, "total"}), Catch::Contains("10.0"));
+    dev.name = "H100";
+    dev.cc_major = 9;
+    CHECK(device_refusal("flash_wgmma", p, DeviceBudget{dev, uint64_t{80} << 30, "total"}).empty());
+}
+
 TEST_CASE("every schedule's events sum to its model, cover every block, and are named", "[attention][schedule]") {
     for (const VariantInfo& v : variants())
         for (bool causal : {false, true})
             for (int64_t N : {int64_t{1}, int64_t{257}, int64_t{5000}}) {
-                const AttentionParams p = make(2, N, 64, DType::bf16, causal, 32, 16);
+                // flash_wgmma takes only its own tiles (64 or 128).
+                const AttentionParams p = v.name == "flash_wgmma" ? make(2, N, 64, DType::bf16, causal, 128, 64)
+                                                                  : make(2, N, 64, DType::bf16, causal, 32, 16);
                 CAPTURE(v.name, causal, N);
                 const Schedule s = schedule(v.name, p);
                 const Model m = model(v.name, p);

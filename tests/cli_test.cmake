@@ -145,7 +145,7 @@ fl_cli_test(bench_sim_exports CODE 0
             ARGS bench --sim H100 --workload all --rows 64 --hidden 1000 --csv ${_fl_csv} --json ${_fl_json}
             STDOUT "SIMULATED.*chain +unfused.*bias_gelu +fused"
             DEFS "-DFL_REMOVE=${_fl_csv}|${_fl_json}" "-DFL_FILES=${_fl_csv}|${_fl_json}"
-                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=20 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=21)
+                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=21 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=22)
 fl_cli_test(bench_sim_sweep_kernels CODE 0
             ARGS bench --sim A100 --workload chain --variant unfused --rows 8,16 --hidden 32,64 --dtype fp32,bf16 --kernels
             STDOUT "layernorm.*dropout")
@@ -163,6 +163,16 @@ fl_cli_test(bench_attention_tiles CODE 0
             ARGS bench --workload attention --variant flash,flash_tc --N 1024 --d 64 --br 32 --bc 16 --dtype fp16
                  --sim H100
             STDOUT "flash +fp16 +16 heads, N=1024, d=64, tile 32x16.*flash_tc +fp16 +16 heads, N=1024, d=64, tile 128x64")
+# flash_wgmma takes --br/--bc from {64, 128} and runs on compute capability 9.0 only: refused rows, exit 0.
+fl_cli_test(bench_wgmma_tile_refused CODE 0
+            ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 64 --br 32 --bc 64 --dtype fp16 --sim H100
+            STDOUT "flash_wgmma .*refused: flash_wgmma takes Br = 64 or 128 .*not Br = 32")
+fl_cli_test(bench_wgmma_not_hopper CODE 0
+            ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 64 --br 128 --bc 128 --dtype fp16 --sim A100
+            STDOUT "flash_wgmma .*refused: flash_wgmma needs compute capability 9.0.*is 8.0")
+fl_cli_test(bench_wgmma_tile CODE 0
+            ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 128 --br 128 --bc 64 --dtype bf16 --sim H100
+            STDOUT "flash_wgmma +bf16 +16 heads, N=1024, d=128, tile 128x64, 4 stages")
 fl_cli_test(attention_bad_br CODE 2 ARGS bench --workload attention --sim H100 --br 48
             STDERR "--br '48' is not one of the choices \\(legal: 16, 32, 64 or 128\\)")
 fl_cli_test(attention_bad_d CODE 2 ARGS bench --workload attention --sim H100 --d 0

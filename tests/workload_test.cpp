@@ -149,11 +149,14 @@ TEST_CASE("attention: validate() names the parameter and what is legal", "[param
 
 TEST_CASE("attention: variants, model dispatch and min bytes", "[variants][attention]") {
     const auto& v = variants("attention");
-    REQUIRE(v.size() == 3);
+    REQUIRE(v.size() == 4);
     CHECK(v[0].name == "naive");
     CHECK(v[0].kernels == 3);
     CHECK(v[1].name == "flash");
     CHECK(v[2].name == "flash_tc");
+    CHECK(v[2].improves_on == "naive");
+    CHECK(v[3].name == "flash_wgmma");
+    CHECK(v[3].improves_on == "flash_tc");  // the ladder's last step: mma.sync -> wgmma
     Params p;
     p.workload = "attention";
     p.dtype = DType::f16;
@@ -166,6 +169,8 @@ TEST_CASE("attention: variants, model dispatch and min bytes", "[variants][atten
     CHECK(naive.kernels[2].tensor_cores);
     CHECK_FALSE(model("flash", p).kernels.at(0).tensor_cores);
     CHECK(model("flash_tc", p).kernels.at(0).tensor_cores);
+    CHECK(model("flash_wgmma", p).kernels.at(0).tensor_cores);
+    CHECK_FALSE(model("flash_wgmma", p).kernels.at(0).mma_sync);  // priced at the GEMM rate
     p.dtype = DType::f32;
     CHECK_FALSE(model("naive", p).kernels[0].tensor_cores);  // cuBLAS default math: true fp32
 }

@@ -15,6 +15,8 @@
 //             ldmatrix; Sij stays in registers and becomes the A operand of Pij Vj without a trip
 //             through shared memory; Kj+1, Vj+1 are copied in with cp.async while tile j computes.
 //             d in {32, 64, 128}, tile Br = 128 (8 warps), Bc = 64.
+//   flash_wgmma  The same loop on Hopper's wgmma and TMA with warp roles: its own file,
+//             attention_wgmma.cu, built for sm_90a only (its header comment has its versions).
 // Both flash kernels take an optional skip-connection epilogue (attention_epilogue.cuh, for
 // kernels/skip): instead of storing O they load the x tile into SRAM (Qi's space, free by then) and
 // write out = c_skip x + c_out O, so O never reaches HBM. flash_tc prefetches the x tile with
@@ -33,8 +35,10 @@
 // [SECTION] Entry points (attention_gpu.h)
 // [SECTION] The GPU workload (kernels/common/gpu_workload.h)
 #include "kernels/attention/attention.h"
+#include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_gpu.h"
+#include "kernels/attention/attention_wgmma.cuh"
 #include "kernels/attention/attention_workspace.cuh"
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_dtype.cuh"
@@ -102,14 +106,6 @@ template <typename T> __device__ __forceinline__ void store8(T* dst, const float
         *reinterpret_cast<uint4*>(dst) = raw;
     }
 }
-
-__device__ __forceinline__ float fast_exp2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
-constexpr float kLog2e = 1.4426950408889634f;
 
 // Block-wide reductions through 32 floats of shared memory; every thread gets the result.
 template <bool kMax> __device__ float block_reduce(float v, float* scratch) {
@@ -549,18 +545,6 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
 #endif
 }
 
-template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
-    uint32_t r;
-    if constexpr (std::is_same_v<T, __half>) {
-        const __half2 h = __floats2half2_rn(lo, hi);
-        r = *reinterpret_cast<const uint32_t*>(&h);
-    } else {
-        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-        r = *reinterpret_cast<const uint32_t*>(&h);
-    }
-    return r;
-}
-
 // Copies `rows` x D elements starting at global row `row0` (of N) into a padded shared tile
 // [rows][D + 8] with 16-byte cp.async; rows past N are zero-filled.
 template <typename T, int D, int kRows>
@@ -821,6 +805,17 @@ void launch_flash_tc(const AttentionParams& p, const void* Q, const void* K, con
 // =============================================================================================
 // [SECTION] Buffers, launch, checks
 // =============================================================================================
+}  // namespace
+
+#if !FUSIONLAB_HAVE_WGMMA
+// Builds whose architecture list has no 90 have no flash_wgmma kernel; runnable_on() refuses it first.
+void launch_flash_wgmma(const AttentionParams&, const void*, const void*, const void*, void*, cudaStream_t) {
+    throw std::invalid_argument("flash_wgmma is not in this build (no sm_90a code)");
+}
+#endif
+
+namespace {
+
 struct Buffers {
     DeviceMemory q, k, v, o, s, p;  // s, p: naive only
 };
@@ -846,6 +841,11 @@ DeviceLimits query_limits() {
 }
 
 std::string runnable_on(const std::string& variant, const AttentionParams& p, const DeviceLimits& dev) {
+#if !FUSIONLAB_HAVE_WGMMA
+    if (variant == "flash_wgmma" && validate(variant, p).empty())
+        return "flash_wgmma is not in this build: its kernel is sm_90a code, built only when FUSIONLAB_CUDA_ARCHS "
+               "contains 90";
+#endif
     const DeviceInfo info = device_info(dev);
     return device_refusal(variant, p, DeviceBudget{info, static_cast<uint64_t>(std::max<int64_t>(dev.free_bytes, 0)), "free"});
 }
@@ -888,7 +888,7 @@ void poison_outputs(const AttentionParams& p, const Buffers& b, cudaStream_t str
 
 size_t kernel_count_of(const std::string& variant) {
     if (variant == "naive") return 3;
-    if (variant == "flash" || variant == "flash_tc") return 1;
+    if (variant == "flash" || variant == "flash_tc" || variant == "flash_wgmma") return 1;
     throw std::invalid_argument("unknown attention variant '" + variant + "'");
 }
 
@@ -903,6 +903,8 @@ void launch_kernel_of(const std::string& variant, size_t k, const AttentionParam
         else launch_gemm_pv(p, b.p.get(), b.v.get(), b.o.get(), stream);
     } else if (variant == "flash") {
         launch_flash(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
+    } else if (variant == "flash_wgmma") {
+        launch_flash_wgmma(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
     } else {
         launch_flash_tc(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
     }

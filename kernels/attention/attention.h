@@ -16,6 +16,10 @@
 //   flash_tc  1 kernel, the same loop on tensor cores (mma.sync m16n8k16 + ldmatrix + cp.async,
 //             sm_80+), fp16/bf16 with fp32 accumulation, d in {32, 64, 128}; its tile is fixed per d
 //             (flash_tc_tile()).
+//   flash_wgmma  1 kernel for sm_90a (H100, H200): K and V tiles brought in by TMA into a ring of
+//             shared-memory stages by a producer warp; one or two consumer warpgroups of 64 rows of
+//             Qi each run S = Qi Kjᵀ and Oi += Pij Vj on wgmma (fp16/bf16, fp32 accumulate); online
+//             softmax on exp2. d in {64, 128}; Br in {64, 128} (consumer warpgroups), Bc in {64, 128}.
 //
 // FLOPs are the two matrix products' multiply-adds (2 per multiply-add), as the paper and the
 // anchors count them; the softmax's elementwise operations are not counted. Each kernel is charged
@@ -77,6 +81,18 @@ Tile flash_tile(const std::string& variant, const AttentionParams& p);
 Tile flash_tc_tile(int64_t d);
 int flash_tc_threads(int64_t d);  // 32 per 16 rows of Qi: each warp owns 16 rows
 int flash_threads();              // the teaching kernel's block size
+
+// flash_wgmma's tile comes from p.Br, p.Bc (Br: 64 rows per consumer warpgroup). The shared-memory
+// ring holds as many (Kj, Vj) stages as fit in the 227 KiB a Hopper block may opt in to, at most 4.
+inline constexpr int kWgmmaTileSizes[] = {64, 128};
+inline constexpr int64_t kWgmmaSmemLimit = 232448;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, sm_90
+inline constexpr int64_t kWgmmaSmemExtra = 1024 + 128;  // alignment of the 128-byte swizzle (1024) + mbarriers
+constexpr int flash_wgmma_stages(int64_t Br, int64_t Bc, int64_t d, int64_t es) {
+    const int64_t room = kWgmmaSmemLimit - kWgmmaSmemExtra - Br * d * es;
+    const int64_t fit = room / (2 * Bc * d * es);
+    return static_cast<int>(fit < 2 ? 2 : (fit > 4 ? 4 : fit));
+}
+int flash_wgmma_threads(int Br);  // a producer warpgroup + Br / 64 consumer warpgroups of 128 threads
 // Row stride (elements) of the teaching kernel's Qi, Kj, Vj tiles in shared memory: d padded to an
 // odd number of 4-byte words, so a warp reading one column of 32 rows hits 32 different banks.
 int64_t flash_tile_row_stride(int64_t d, DType t);
@@ -93,6 +109,8 @@ int softmax_threads(const AttentionParams& p);       // a multiple of 32, <= 102
 //             ((Br Bc + Br d + 3 Br) 4)
 //   flash_tc: Qi once, Kj and Vj double-buffered for cp.async, rows padded by 8 elements (16 bytes)
 //             against ldmatrix bank conflicts: (Br + 4 Bc) (d + 8) es
+//   flash_wgmma: Qi once, `stages` (Kj, Vj) pairs in the TMA ring, unpadded (128-byte swizzle
+//             instead), 1024 bytes of alignment and the mbarriers: (Br + 2 stages Bc) d es + 1152
 uint64_t flash_smem_bytes(const std::string& variant, const AttentionParams& p);
 // "" when the block's shared memory fits this device (smem_optin: after cudaFuncSetAttribute),
 // else: "flash with Br=128, Bc=128, d=128, fp32 needs 329216 bytes of shared memory per block;

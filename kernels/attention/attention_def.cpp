@@ -36,7 +36,7 @@ const ParamSpec& param(const std::string& name) {
          1024, ParamKind::number, {}, 256, 8192},
         {"d", "d (head dimension)", 1, static_cast<double>(kMaxD), true, true,
          "Columns of Q, K, V per head. FLOPs are 4 N^2 d per head; flash_tc is built for d = 32, 64, 128,\n"
-         "the teaching kernel flash takes any d up to 128. Larger d means larger tiles in shared memory.",
+         "flash_wgmma for d = 64, 128, the teaching kernel flash takes any d up to 128. Larger d means larger tiles in shared memory.",
          64, ParamKind::number, {}, 16, 128},
         {"heads", "batch x heads", 1, static_cast<double>(kMaxBatchHeads), true, true,
          "Independent attention problems (batch size times heads). Each gets its own grid rows:\n"
@@ -45,11 +45,12 @@ const ParamSpec& param(const std::string& name) {
         {"br", "Br (Q tile rows)", 16, 128, true, true,
          "Rows of Q one flash thread block keeps on chip (Qi). K and V are read from HBM once per\n"
          "block, so larger Br means fewer re-reads, but Qi, Sij and Oi must fit in shared memory.\n"
-         "flash_tc uses its own fixed tile.",
+         "flash_wgmma takes 64 or 128 (one or two consumer warpgroups); flash_tc uses its own fixed tile.",
          64, ParamKind::choice, tiles},
         {"bc", "Bc (K/V tile rows)", 16, 128, true, true,
          "Rows of K and V staged in shared memory per loop step (Kj, Vj). A tile that does not fit\n"
-         "shared memory is refused with the numbers. flash_tc uses its own fixed tile.",
+         "shared memory is refused with the numbers. flash_wgmma takes 64 or 128; flash_tc uses its own\n"
+         "fixed tile.",
          64, ParamKind::choice, tiles},
         {"causal", "causal mask", 0, 1, true, false,
          "Query row r attends to keys 0..r only (decoder attention). flash skips key tiles wholly above\n"
@@ -79,9 +80,11 @@ std::string refusal_of(const std::string& variant, const Params& p, const Device
 std::string describe_shape(const AttentionParams& a, const std::string& kernel_variant) {
     std::string text = std::to_string(a.batch_heads) + " heads, N=" + std::to_string(a.N) +
                        ", d=" + std::to_string(a.d) + (a.causal ? ", causal" : "");
-    if (kernel_variant == "flash" || kernel_variant == "flash_tc") {
+    if (kernel_variant == "flash" || kernel_variant == "flash_tc" || kernel_variant == "flash_wgmma") {
         const Tile tile = flash_tile(kernel_variant, a);  // flash_tc's is fixed by d
         text += ", tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);
+        if (kernel_variant == "flash_wgmma")
+            text += ", " + std::to_string(flash_wgmma_stages(tile.Br, tile.Bc, a.d, dtype_bytes(a.dtype))) + " stages";
     }
     return text;
 }
@@ -93,6 +96,17 @@ std::vector<SramPart> flash_sram_parts(const std::string& kernel_variant, const 
     const uint64_t es = u(dtype_bytes(a.dtype)), Br = u(tile.Br), Bc = u(tile.Bc), d = u(a.d);
     const std::string e = " x " + std::to_string(es) + " B";
     std::vector<SramPart> parts;
+    if (kernel_variant == "flash_wgmma") {
+        // Qi once, the TMA ring's stages of (Kj, Vj), unpadded: the 128-byte swizzle spreads the rows.
+        const uint64_t st = u(flash_wgmma_stages(tile.Br, tile.Bc, a.d, dtype_bytes(a.dtype)));
+        const std::string rs = "d = " + std::to_string(d) + " (128-byte swizzle, no padding)";
+        parts.push_back({qi, Br * d * es, "Br x " + rs + e + qi_note});
+        parts.push_back({"Kj x" + std::to_string(st), st * Bc * d * es, std::to_string(st) + " ring stages x Bc x " + rs + e});
+        parts.push_back({"Vj x" + std::to_string(st), st * Bc * d * es, std::to_string(st) + " ring stages x Bc x " + rs + e});
+        parts.push_back({"align, mbarriers", u(kWgmmaSmemExtra),
+                         "1024 B to reach the swizzle's 1024-byte boundary + 128 B of mbarriers (full, empty per stage; Qi)"});
+        return parts;
+    }
     if (kernel_variant == "flash_tc") {
         // Qi once, Kj and Vj double-buffered for cp.async, rows + 8 (attention.h).
         const uint64_t row = d + 8;
@@ -117,7 +131,7 @@ std::vector<SramPart> flash_sram_parts(const std::string& kernel_variant, const 
 // and V fit in L2, the blocks working on a head at the same time share them there.
 std::string flash_traffic_reason(const std::string& variant, const AttentionParams& a, uint64_t bytes_read,
                                  uint64_t l2) {
-    if (variant != "flash" && variant != "flash_tc") return "";
+    if (variant != "flash" && variant != "flash_tc" && variant != "flash_wgmma") return "";
     const Tile t = flash_tile(variant, a);
     const uint64_t es = static_cast<uint64_t>(dtype_bytes(a.dtype));
     const uint64_t kv_head = 2 * static_cast<uint64_t>(a.N * a.d) * es;
@@ -184,7 +198,8 @@ const WorkloadDef& attention_workload() {
             "O = softmax(Q K^T / sqrt(d)) V for each of batch x heads problems. naive: 3 kernels, the N x N "
             "scores S and probabilities P written to HBM and read back. flash: one kernel streams tiles of K "
             "and V through shared memory with an online softmax, so S and P never leave the chip. flash_tc: "
-            "the same loop on tensor cores.";
+            "the same loop on tensor cores. flash_wgmma: the same loop on Hopper's wgmma, fed by TMA copies "
+            "into a ring of shared-memory stages by a producer warp.";
         using attention::param;
         w.params = {param("N"), param("d"), param("heads"), param("br"), param("bc"), param("causal"), seed_param()};
         w.variants = improving_on(attention::variants(), "naive");

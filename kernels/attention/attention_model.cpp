@@ -9,8 +9,10 @@
 //            softmax   read S (N² es)                   write P (N² es)
 //            gemm_pv   read P (N² es), V (N d es)       write O (N d es)  => (4 N² + 4 N d) es
 //   flash,   read Qi once per block (Σ r_i d es = N d es), Kj and Vj once per (block, j)
-//   flash_tc (2 Σ_i Σ_{j<J_i} c_j d es: non-causal 2 Tr N d es, i.e. K and V are read Tr times),
-//            write Oi once (N d es). m and l live on chip and are never written.
+//   flash_tc, (2 Σ_i Σ_{j<J_i} c_j d es: non-causal 2 Tr N d es, i.e. K and V are read Tr times),
+//   flash_wgmma  write Oi once (N d es). m and l live on chip and are never written. flash_wgmma's
+//            TMA copies whole boxes (rows past N are zero-filled on chip, not read from HBM), so
+//            its bytes are the same.
 // cuBLAS re-reads tiles of its operands through L2; the model charges each operand once (the
 // compulsory HBM traffic), which is what a well-tiled GEMM achieves on these sizes.
 //
@@ -39,6 +41,8 @@ const std::vector<VariantInfo>& variants() {
         {"naive", "cuBLAS S = QKᵀ, softmax kernel, cuBLAS O = PV: S and P (N x N) go through HBM", 3},
         {"flash", "teaching kernel: tiles of K, V stream through shared memory past Qi; online softmax", 1},
         {"flash_tc", "the same loop on tensor cores (mma.sync, ldmatrix, cp.async), fp16/bf16", 1},
+        {"flash_wgmma", "Hopper (sm_90a): TMA ring of K, V tiles, producer warp + consumer warpgroups, wgmma", 1, false,
+         "flash_tc"},
     };
     return v;
 }
@@ -79,7 +83,8 @@ std::string validate(const AttentionParams& p) {
 }
 
 std::string validate(const std::string& variant, const AttentionParams& p) {
-    if (!has_variant(variant)) return "unknown attention variant '" + variant + "': naive, flash or flash_tc";
+    if (!has_variant(variant))
+        return "unknown attention variant '" + variant + "': naive, flash, flash_tc or flash_wgmma";
     if (std::string bad = validate(p); !bad.empty()) return bad;
     if (variant == "flash_tc") {
         if (p.dtype == DType::f32)
@@ -87,6 +92,22 @@ std::string validate(const std::string& variant, const AttentionParams& p) {
         if (p.d != 32 && p.d != 64 && p.d != 128)
             return "flash_tc is built for d = 32, 64 or 128, not d = " + std::to_string(p.d) +
                    "; the teaching kernel flash takes any d <= 128";
+    }
+    if (variant == "flash_wgmma") {
+        if (p.dtype == DType::f32)
+            return "flash_wgmma runs on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use flash or naive";
+        if (p.d != 64 && p.d != 128)
+            return "flash_wgmma is built for d = 64 or 128, not d = " + std::to_string(p.d) +
+                   "; the teaching kernel flash takes any d <= 128";
+        const auto offered = [](int b) {
+            return std::find(std::begin(kWgmmaTileSizes), std::end(kWgmmaTileSizes), b) != std::end(kWgmmaTileSizes);
+        };
+        if (!offered(p.Br))
+            return "flash_wgmma takes Br = 64 or 128 (64 rows of Qi per consumer warpgroup, one or two warpgroups), not Br = " +
+                   std::to_string(p.Br);
+        if (!offered(p.Bc))
+            return "flash_wgmma takes Bc = 64 or 128 (the N of its wgmma m64nBck16 for S = Qi Kj^T), not Bc = " +
+                   std::to_string(p.Bc);
     }
     return "";
 }
@@ -97,10 +118,11 @@ std::string validate(const std::string& variant, const AttentionParams& p) {
 Tile flash_tc_tile(int64_t) { return {128, 64}; }
 int flash_tc_threads(int64_t d) { return flash_tc_tile(d).Br / 16 * 32; }
 int flash_threads() { return 128; }
+int flash_wgmma_threads(int Br) { return 128 * (Br / 64 + 1); }
 
 Tile flash_tile(const std::string& variant, const AttentionParams& p) {
     if (variant == "flash_tc") return flash_tc_tile(p.d);
-    if (variant == "flash") return {p.Br, p.Bc};
+    if (variant == "flash" || variant == "flash_wgmma") return {p.Br, p.Bc};
     throw std::invalid_argument("variant '" + variant + "' has no flash tile");
 }
 
@@ -118,6 +140,10 @@ uint64_t flash_smem_bytes(const std::string& variant, const AttentionParams& p) 
     const uint64_t es = es_of(p), Br = u(t.Br), Bc = u(t.Bc), d = u(p.d);
     // Qi + 2 stages of (Kj, Vj); rows padded by 16 bytes so ldmatrix's 8 rows hit different banks.
     if (variant == "flash_tc") return (Br + 4 * Bc) * (d + 8) * es;
+    // Qi + the TMA ring's stages of (Kj, Vj), unpadded (128-byte swizzle), alignment and mbarriers.
+    if (variant == "flash_wgmma")
+        return (Br + 2 * u(flash_wgmma_stages(t.Br, t.Bc, p.d, p.dtype == DType::f32 ? 4 : 2)) * Bc) * d * es +
+               u(kWgmmaSmemExtra);
     const uint64_t ld = u(flash_tile_row_stride(p.d, p.dtype));
     return (Br + 2 * Bc) * ld * es                // Qi, Kj, Vj in the input dtype
            + (Br * (Bc + 1) + Br * d + 3 * Br) * 4;  // Sij (padded rows), Oi, m, l, rescale in fp32
@@ -148,6 +174,10 @@ std::string device_refusal(const std::string& variant, const AttentionParams& p,
     if (variant == "flash_tc" && dev.cc_major < 8)
         return "flash_tc needs compute capability 8.0 or newer (mma.sync m16n8k16 with bf16, cp.async); " + dev.name +
                " is " + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor);
+    if (variant == "flash_wgmma" && !(dev.cc_major == 9 && dev.cc_minor == 0))
+        return "flash_wgmma needs compute capability 9.0 (H100, H200): wgmma, TMA and setmaxnreg exist only in "
+               "sm_90a code, which runs on 9.0 alone; " + dev.name + " is " + std::to_string(dev.cc_major) + "." +
+               std::to_string(dev.cc_minor) + ". flash_tc runs on 8.0 and newer";
     if (variant != "naive")
         if (std::string refusal = flash_smem_refusal(variant, p, dev.smem_per_block, dev.smem_per_block_optin);
             !refusal.empty())
@@ -252,8 +282,17 @@ void add_kv_iterations(Schedule& s, int k, const AttentionParams& p, const Tile&
     // Shared memory, in 128-byte wavefronts (one per conflict-free or broadcast warp access):
     const uint64_t rows = c.rows, W = 128;
     const bool tc = s.kernels[static_cast<size_t>(k)].mma_sync;
+    const bool wgmma = s.kernels[static_cast<size_t>(k)].name == "flash_wgmma";
     uint64_t kv_smem = 0, s_smem = 0, softmax_smem = 0, pv_smem = 0;
-    if (tc) {
+    if (wgmma) {
+        // flash_wgmma: TMA stores Kj, Vj once (whole boxes of Bc rows, zero-filled past N); each
+        // consumer warpgroup's wgmma reads its 64 rows of Qi and all of Kj for Sij, and all of Vj
+        // for Pij Vj (128-byte swizzle: conflict-free); Sij and Pij stay in registers.
+        const uint64_t wgs = u(t.Br) / 64;
+        kv_smem = 2 * n * Bc * d * es;
+        s_smem = wgs * n * (64 + Bc) * d * es;
+        pv_smem = wgs * n * Bc * d * es;
+    } else if (tc) {
         // flash_tc: cp.async stores Kj, Vj once; every warp (16 rows of Qi each) reads all of Kj
         // and Vj through ldmatrix; Sij and Pij stay in registers.
         const uint64_t warps = ceil_div(rows, 16);
@@ -270,6 +309,36 @@ void add_kv_iterations(Schedule& s, int k, const AttentionParams& p, const Tile&
         pv_smem = ceil_div(rows * d, 32) * (2 * cols + 3 * n) * W;
     }
     const double exps = static_cast<double>(rows) * static_cast<double>(cols) + static_cast<double>(rows * n);
+    if (wgmma) {
+        // The producer warp's TMA copies into the ring: the first `stages` tiles fill it without
+        // waiting; every later one waits until the consumers free its slot (the ring drains at the end).
+        const uint64_t stages = u(flash_wgmma_stages(t.Br, t.Bc, p.d, static_cast<int64_t>(es)));
+        const std::string ring = j_end <= stages      ? "filling the ring of " + std::to_string(stages) + " slots"
+                                 : j_begin >= stages ? "each waits for the consumers to free slot j mod " + std::to_string(stages)
+                                                     : "the ring of " + std::to_string(stages) + " slots fills, then each waits for a free slot";
+        const std::string copy = "load Kj, Vj into SRAM: the producer warp's TMA copies (" + jj + "; " + ring + ")" + suffix;
+        TileEvent ke{EventKind::load, k, "K", cols * d * es, 0, repeat, copy};
+        ke.shared_bytes = kv_smem;
+        s.events.push_back(ke);
+        s.events.push_back({EventKind::load, k, "V", cols * d * es, 0, repeat, copy});
+        const std::string wgs = std::to_string(t.Br / 64) + (t.Br == 64 ? " consumer warpgroup" : " consumer warpgroups");
+        TileEvent se{EventKind::compute, k, "", 0, 2 * mults, repeat,
+                     "compute Sij = Qi Kjᵀ / sqrt(d) on wgmma: " + wgs + ", " + std::to_string(d / 16) + " steps of m64n" +
+                         std::to_string(Bc) + "k16 each (" + jj + diag + ")" + suffix};
+        se.shared_bytes = s_smem;
+        s.events.push_back(se);
+        TileEvent me{EventKind::compute, k, "", 0, 0, repeat,
+                     "update m, l in the " + wgs + "' registers: m_new = max(m, rowmax Sij), Pij = exp2((Sij - m_new) "
+                     "log2(e) / sqrt(d)), l = l e^(m - m_new) + rowsum Pij (" + jj + ")" + suffix};
+        me.sfu_ops = exps;
+        s.events.push_back(me);
+        TileEvent oe{EventKind::compute, k, "", 0, 2 * mults, repeat,
+                     "accumulate Oi = Oi e^(m - m_new) + Pij Vj on wgmma, Pij from registers: " + std::to_string(Bc / 16) +
+                         " steps of m64n" + std::to_string(d) + "k16 (" + jj + ")" + suffix};
+        oe.shared_bytes = pv_smem;
+        s.events.push_back(oe);
+        return;
+    }
     TileEvent ke{EventKind::load, k, "K", cols * d * es, 0, repeat, "load Kj, Vj into SRAM (" + jj + ")" + suffix};
     ke.shared_bytes = kv_smem;
     s.events.push_back(ke);
@@ -293,8 +362,10 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
     const uint64_t es = es_of(p), d = u(p.d), bh = u(p.batch_heads), Tr = ceil_div(u(p.N), u(t.Br));
     const int k = static_cast<int>(s.kernels.size());
     const bool tc = variant == "flash_tc";  // mma.sync; the teaching kernel's products are FP32 FMAs
-    ScheduleKernel kernel{variant, Tr * bh, tc ? flash_tc_threads(p.d) : flash_threads(), tc};
-    kernel.mma_sync = tc;  // hand-written mma.sync, not a library GEMM
+    const bool wgmma = variant == "flash_wgmma";
+    ScheduleKernel kernel{variant, Tr * bh,
+                          tc ? flash_tc_threads(p.d) : wgmma ? flash_wgmma_threads(t.Br) : flash_threads(), tc || wgmma};
+    kernel.mma_sync = tc;  // hand-written mma.sync, not a library GEMM; wgmma runs at the GEMM's rate
     s.kernels.push_back(kernel);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     // Every iteration of the j-loop is its own group of events when the schedule stays small: a
@@ -307,7 +378,8 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
     for (const BlockClass& c : classes) {
         const uint64_t repeat = c.count * bh;
         const std::string suffix = block_suffix(c, t, Tr);
-        s.events.push_back({EventKind::load, k, "Q", c.rows * d * es, 0, repeat, "load Qi into SRAM" + suffix});
+        s.events.push_back({EventKind::load, k, "Q", c.rows * d * es, 0, repeat,
+                            (wgmma ? "load Qi into SRAM: the producer warp's TMA copy" : "load Qi into SRAM") + suffix});
         // Few tiles (or a small schedule): every iteration shown. Many: the first two, the middle
         // folded, the last two.
         if (unfold || c.tiles <= 5) {
@@ -319,7 +391,8 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
             add_kv_iterations(s, k, p, t, c, c.tiles - 2, c.tiles - 1, repeat, suffix);
             add_kv_iterations(s, k, p, t, c, c.tiles - 1, c.tiles, repeat, suffix);
         }
-        s.events.push_back({EventKind::store, k, "O", c.rows * d * es, 0, repeat, "store Oi (Oi / l)" + suffix});
+        s.events.push_back({EventKind::store, k, "O", c.rows * d * es, 0, repeat,
+                            (wgmma ? "store Oi (Oi / l) from the consumer warpgroups' registers" : "store Oi (Oi / l)") + suffix});
     }
 }
 

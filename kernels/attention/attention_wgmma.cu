@@ -1,0 +1,616 @@
+// flash_wgmma: attention on Hopper's asynchronous machinery (sm_90a only), O = softmax(Q Kᵀ / sqrt(d)) V.
+//
+// Names from Dao et al. (FlashAttention, 2022, and FlashAttention-3, 2024): one thread block owns
+// Br rows of Q (Qi) and walks the Tc tiles Kj, Vj of Bc keys; m and l are the running row max and
+// row sum; Tr = ceil(N / Br) blocks per head.
+//
+// Versions (each computes the same function; the one in this file is the last):
+//   v1  Warp roles and the TMA ring. What changes from flash_tc (attention.cu): the block is one
+//       producer warpgroup and Br / 64 consumer warpgroups. One thread of the producer issues TMA
+//       bulk tensor copies (cp.async.bulk.tensor) of Qi and of every (Kj, Vj) into a ring of
+//       `stages` shared-memory slots; each slot has a "full" mbarrier (the copy engine counts the
+//       bytes in) and an "empty" mbarrier (every consumer thread arrives when it has finished reading
+//       the slot). The copy engine writes rows past N as zeros, so ragged N needs no branch on the
+//       loads, only the mask of columns >= N. Why: cp.async in flash_tc cost every thread address
+//       arithmetic and issue slots in the middle of the math; here the math warps never compute an
+//       address, and the ring is deeper than flash_tc's two stages.
+//     S = Qi Kjᵀ and Oi += Pij Vj are wgmma.mma_async, 64 rows per warpgroup (m64nBck16 and
+//       m64ndk16): the A and B tiles are read by the tensor cores straight from shared memory through
+//       matrix descriptors (Qi and Kj both K-major; Vj is the B operand "transposed", MN-major), and
+//       Pij goes from the S accumulator registers to the A operand registers of the second product,
+//       as in flash_tc. Why: mma.sync feeds 16x8x16 per warp from registers that ldmatrix filled;
+//       wgmma feeds 64xNx16 per warpgroup from shared memory, so no ldmatrix and the tensor cores
+//       run at Hopper's full rate (mma.sync reaches about two thirds of it).
+//     The tiles are stored by TMA with the 128-byte swizzle (rows of 64 elements, 128 bytes; d = 128
+//       is two such column slabs), the layout wgmma reads without bank conflicts, so no padding.
+//     Register reallocation (setmaxnreg): with two consumer warpgroups (384 threads, at most 168
+//       registers each at launch) the producer gives its registers back (24 per thread) and the
+//       consumers take 240, room for Sij (Bc / 2 floats per thread), Oi (d / 2) and Pij.
+//     Online softmax on exp2 with the scale folded in: Pij = exp2(Sij log2(e)/sqrt(d) - m log2(e)/sqrt(d)),
+//       one FFMA and one MUFU.EX2 per element. Causal: key tiles wholly above the diagonal are never
+//       loaded; a warpgroup whose 64 rows end before a tile starts skipped its products too (v2
+//       drops that: both warpgroups take every turn, which keeps the ping-pong's count simple).
+//   v2  Softmax off the tensor cores' critical path. What changes: (a) each warpgroup issues
+//       Sij of tile j and Pij-1 Vj-1 of the previous tile together, and runs the softmax of tile j
+//       while Pij-1 Vj-1 is still on the tensor cores (Oi is rescaled, and Pij packed into the A
+//       registers, after that product finishes); (b) with two consumer warpgroups, named barriers
+//       1 and 2 pass a turn between them (FA3's "ping-pong"): a warpgroup issues its wgmmas only
+//       in its turn, so one's softmax runs while the other's products run. Why: v1's warpgroups each
+//       went GEMM -> softmax -> GEMM and the tensor cores idled during the exp2s unless the two
+//       warpgroups happened to fall out of step; at d = 64 the MUFU's exp2s (16 per clock per SM)
+//       take about as long as the products, so hiding them is most of the remaining gap.
+//       v1 -> v2 on the H100 at N = 4096, 64 heads, fp16: kernels/PERF.md.
+//   Left for later (kernels/PERF.md): a persistent grid with the tail balanced, Br = 192 (three
+//   consumer warpgroups) for d = 64, storing Oi through shared memory with TMA, and the skip epilogue.
+//
+// Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
+// cores", "registers -> HBM".
+#include "kernels/attention/attention.h"
+#include "kernels/attention/attention_device.cuh"
+#include "kernels/attention/attention_wgmma.cuh"
+#include "kernels/common/gpu_check.cuh"
+
+#include <cuda.h>  // CUtensorMap and its enums only: the driver function comes through cudaGetDriverEntryPointByVersion
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+
+#include <cmath>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+// The kernel is compiled for sm_90a only (CMakeLists.txt); the guard keeps any other target honest.
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define FL_WGMMA_DEVICE 1
+#else
+#define FL_WGMMA_DEVICE 0
+#endif
+
+namespace kernels::attention::gpu {
+
+using kernels::gpu::check;
+using kernels::gpu::check_launch;
+
+namespace {
+
+// =============================================================================================
+// [SECTION] PTX wrappers: mbarrier, TMA, wgmma, setmaxnreg
+// =============================================================================================
+__device__ __forceinline__ uint32_t smem_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+#if FL_WGMMA_DEVICE
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count));
+#else
+    (void)bar; (void)count;
+#endif
+}
+// The producer's arrival: one arrival, and `bytes` more for the copy engine to count in.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+#if FL_WGMMA_DEVICE
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+#else
+    (void)bar; (void)bytes;
+#endif
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+#if FL_WGMMA_DEVICE
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+#else
+    (void)bar;
+#endif
+}
+// Waits until the phase with this parity has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+#if FL_WGMMA_DEVICE
+    asm volatile(
+        "{\n"
+        ".reg .pred done;\n"
+        "WAIT:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        "@!done bra WAIT;\n"
+        "}\n" ::"r"(smem_u32(bar)),
+        "r"(parity)
+        : "memory");
+#else
+    (void)bar; (void)parity;
+#endif
+}
+
+// HBM -> SRAM (TMA): one box of the 3-d tensor map (column c0, row c1, head c2) into `dst`; the copy
+// engine adds the box's bytes to `bar`'s transaction count when they have landed.
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1, int c2) {
+#if FL_WGMMA_DEVICE
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
+            smem_u32(dst)),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2)
+        : "memory");
+#else
+    (void)dst; (void)map; (void)bar; (void)c0; (void)c1; (void)c2;
+#endif
+}
+
+__device__ __forceinline__ void tma_prefetch_map(const CUtensorMap* map) {
+#if FL_WGMMA_DEVICE
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+#else
+    (void)map;
+#endif
+}
+
+template <int kRegs> __device__ __forceinline__ void setmaxnreg_inc() {
+#if FL_WGMMA_DEVICE
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+#endif
+}
+template <int kRegs> __device__ __forceinline__ void setmaxnreg_dec() {
+#if FL_WGMMA_DEVICE
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+#endif
+}
+
+// Named barriers 1 and 2 between the two consumer warpgroups (0 is __syncthreads): sync waits
+// until `count` threads have arrived, arrive only counts this warp in.
+__device__ __forceinline__ void named_bar_sync(int id, int count) {
+#if FL_WGMMA_DEVICE
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+#else
+    (void)id; (void)count;
+#endif
+}
+__device__ __forceinline__ void named_bar_arrive(int id, int count) {
+#if FL_WGMMA_DEVICE
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+#else
+    (void)id; (void)count;
+#endif
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+#if FL_WGMMA_DEVICE
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wgmma_commit() {
+#if FL_WGMMA_DEVICE
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#endif
+}
+template <int kPending> __device__ __forceinline__ void wgmma_wait() {
+#if FL_WGMMA_DEVICE
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+// Keeps the compiler from moving reads or writes of accumulator registers across the asynchronous
+// wgmma that owns them.
+template <int kN> __device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+    for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+
+// Shared-memory matrix descriptor with the 128-byte swizzle: start address, leading and stride byte
+// offsets (each >> 4), layout type 1 in bits 62-63. K-major tiles (Qi, Kj): rows of 128 bytes, 8-row
+// core groups 1024 bytes apart (stride offset), the leading offset unused. MN-major (Vj read as
+// K x N with N = d contiguous): 8 keys of 128 bytes per 1024-byte group (stride offset), the next 64
+// columns of d one column slab further (leading offset).
+__device__ __forceinline__ uint64_t sw128_desc(uint32_t addr, uint32_t leading, uint32_t stride) {
+    return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | static_cast<uint64_t>((leading >> 4) & 0x3FFF) << 16 |
+           static_cast<uint64_t>((stride >> 4) & 0x3FFF) << 32 | uint64_t{1} << 62;
+}
+
+#define FL_WG_D32                                                                                                  \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
+    "%23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define FL_WG_D64                                                                                                  \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
+    "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "   \
+    "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define FL_WG_OUT32(d)                                                                                             \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),  \
+        "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),    \
+        "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),   \
+        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+#define FL_WG_OUT64(d)                                                                                             \
+    FL_WG_OUT32(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]),   \
+        "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]),   \
+        "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),   \
+        "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),   \
+        "+f"(d[63])
+
+// SRAM -> tensor cores: d (64 x N, fp32) (+)= A (64 x 16, descriptor) Bᵀ (N x 16, descriptor), both K-major;
+// accumulate = 0 overwrites d. A, B, P: the operand numbers after d's registers.
+#define FL_WGMMA_SS(N, DREGS, OUT, TY, A, B, P)                                                                    \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " P ", 0;\n"                                                 \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " " DREGS ", " A ", " B              \
+                 ", p, 1, 1, 0, 0;\n}\n"                                                                         \
+                 : OUT(d)                                                                                          \
+                 : "l"(a), "l"(b), "r"(accumulate))
+// Registers + SRAM -> tensor cores: d (64 x N) += A (64 x 16: four registers of two elements per thread)
+// B (16 x N, descriptor, MN-major: the transpose flag set).
+#define FL_WGMMA_RS(N, DREGS, OUT, TY, A0, A1, A2, A3, B, P)                                                       \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " P ", 0;\n"                                                 \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " " DREGS ", {" A0 ", " A1 ", " A2    \
+                 ", " A3 "}, " B ", p, 1, 1, 1;\n}\n"                                                            \
+                 : OUT(d)                                                                                          \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1))
+
+template <typename T, int kN>
+__device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], uint64_t a, uint64_t b, int accumulate) {
+#if FL_WGMMA_DEVICE
+    constexpr bool kHalf = std::is_same_v<T, __half>;
+    if constexpr (kN == 64 && kHalf) FL_WGMMA_SS(64, FL_WG_D32, FL_WG_OUT32, "f16", "%32", "%33", "%34");
+    else if constexpr (kN == 64) FL_WGMMA_SS(64, FL_WG_D32, FL_WG_OUT32, "bf16", "%32", "%33", "%34");
+    else if constexpr (kN == 128 && kHalf) FL_WGMMA_SS(128, FL_WG_D64, FL_WG_OUT64, "f16", "%64", "%65", "%66");
+    else FL_WGMMA_SS(128, FL_WG_D64, FL_WG_OUT64, "bf16", "%64", "%65", "%66");
+#else
+    (void)d; (void)a; (void)b; (void)accumulate;
+#endif
+}
+
+template <typename T, int kN>
+__device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)[4], uint64_t b) {
+#if FL_WGMMA_DEVICE
+    constexpr bool kHalf = std::is_same_v<T, __half>;
+    if constexpr (kN == 64 && kHalf) FL_WGMMA_RS(64, FL_WG_D32, FL_WG_OUT32, "f16", "%32", "%33", "%34", "%35", "%36", "%37");
+    else if constexpr (kN == 64) FL_WGMMA_RS(64, FL_WG_D32, FL_WG_OUT32, "bf16", "%32", "%33", "%34", "%35", "%36", "%37");
+    else if constexpr (kN == 128 && kHalf)
+        FL_WGMMA_RS(128, FL_WG_D64, FL_WG_OUT64, "f16", "%64", "%65", "%66", "%67", "%68", "%69");
+    else FL_WGMMA_RS(128, FL_WG_D64, FL_WG_OUT64, "bf16", "%64", "%65", "%66", "%67", "%68", "%69");
+#else
+    (void)d; (void)a; (void)b;
+#endif
+}
+
+// =============================================================================================
+// [SECTION] The kernel
+// =============================================================================================
+// Shared memory, from a 1024-byte boundary (the 128-byte swizzle repeats every 8 rows = 1024 bytes):
+//   Qi:           Br / 64 warpgroup tiles x d / 64 column slabs, each 64 rows x 128 bytes
+//   Kj[stage]:    d / 64 column slabs of Bc rows x 128 bytes
+//   Vj[stage]:    the same
+//   mbarriers:    full[stage], empty[stage], q_full
+template <typename T, int D, int kBc, int kWG, int kStages> struct WgmmaLayout {
+    static constexpr int kBr = 64 * kWG;
+    static constexpr int kSlabs = D / 64;                       // 128-byte column slabs of a row
+    static constexpr int kQSlab = 64 * 128;                     // 64 rows of one slab
+    static constexpr int kQBytes = kBr * D * 2;
+    static constexpr int kKVSlab = kBc * 128;                   // Bc rows of one slab
+    static constexpr int kKVBytes = kBc * D * 2;                // one of Kj, Vj
+    static constexpr int kK = kQBytes;                          // offsets from the aligned base
+    static constexpr int kV = kK + kStages * kKVBytes;
+    static constexpr int kBars = kV + kStages * kKVBytes;
+    static constexpr int kBytes = kBars + 128 + 1024;           // + mbarriers + alignment slack
+    static constexpr int kThreads = 128 * (kWG + 1);
+};
+
+template <typename T, int D, int kBc, int kWG, int kStages>
+__global__ void __launch_bounds__(128 * (kWG + 1), 1)
+    flash_wgmma_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
+                       const __grid_constant__ CUtensorMap map_v, T* __restrict__ O, int N, int causal,
+                       float scale_log2) {
+#if FL_WGMMA_DEVICE
+    using L = WgmmaLayout<T, D, kBc, kWG, kStages>;
+    constexpr int kBr = L::kBr;
+    extern __shared__ unsigned char wgmma_smem_raw[];
+    unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(wgmma_smem_raw) + 1023) & ~uintptr_t{1023});
+    uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBars);  // [kStages]: Kj, Vj landed
+    uint64_t* empty = full + kStages;                                // [kStages]: every consumer done with the slot
+    uint64_t* q_full = empty + kStages;                              // Qi landed
+
+    const int tid = static_cast<int>(threadIdx.x), wg = tid / 128;
+    const int Tr = static_cast<int>(gridDim.x);
+    // Causal: the row blocks with the most key tiles start first, so the short ones fill the tail.
+    const int i = causal ? Tr - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x);
+    const int head = static_cast<int>(blockIdx.y);
+    const int row0 = i * kBr;
+    const int kv_end = causal ? min(N, row0 + kBr) : N;  // keys this block may attend to
+    const int tiles = (kv_end + kBc - 1) / kBc;          // Tc, or fewer when causal
+
+    if (tid == 0) {
+        for (int s = 0; s < kStages; ++s) {
+            mbar_init(&full[s], 1);             // the producer's arrive_expect_tx
+            mbar_init(&empty[s], 128 * kWG);    // every consumer thread
+        }
+        mbar_init(q_full, 1);
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the copy engine
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        // ---- producer warpgroup: one thread issues every copy; the others only give registers back
+        if constexpr (kWG > 1) setmaxnreg_dec<24>();
+        if (tid == 0) {
+            tma_prefetch_map(&map_q);
+            tma_prefetch_map(&map_k);
+            tma_prefetch_map(&map_v);
+            mbar_arrive_expect_tx(q_full, L::kQBytes);
+            for (int w = 0; w < kWG; ++w)
+                for (int s = 0; s < L::kSlabs; ++s)
+                    tma_load(smem + (w * L::kSlabs + s) * L::kQSlab, &map_q, q_full, s * 64, row0 + w * 64, head);  // HBM -> SRAM (TMA): Qi
+            for (int j = 0; j < tiles; ++j) {
+                const int stage = j % kStages;
+                if (j >= kStages) mbar_wait(&empty[stage], ((j / kStages) - 1) & 1);  // the slot's previous tile is consumed
+                mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
+                for (int s = 0; s < L::kSlabs; ++s) {
+                    tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
+                    tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                }
+            }
+        }
+        return;
+    }
+
+    // ---- consumer warpgroup w: rows row0 + 64 w .. + 63 of Qi; warp `warp` of it owns 16 of them
+    if constexpr (kWG > 1) setmaxnreg_inc<240>();
+    const int w = wg - 1, lt = tid - 128 * wg, warp = lt / 32, lane = lt % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int wg_row0 = row0 + 64 * w;
+    const int q_row = wg_row0 + warp * 16 + g;  // this thread's first row (second: + 8)
+
+    constexpr int kSRegs = kBc / 2, kORegs = D / 2;  // per thread: 64 rows x N / 128 threads
+    float acc_s[kSRegs];
+    float acc_o[kORegs];
+    uint32_t p_frag[kBc / 16][4];  // Pij as the A operand of Pij Vj: two elements per register
+#pragma unroll
+    for (int r = 0; r < kORegs; ++r) acc_o[r] = 0.0f;
+#pragma unroll
+    for (int r = 0; r < kSRegs; ++r) acc_s[r] = 0.0f;
+    float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
+    float rescale[2] = {1.0f, 1.0f};
+
+    const uint32_t q_base = smem_u32(smem + w * L::kSlabs * L::kQSlab);
+
+    // Issues Sij = Qi Kjᵀ for tile j (slot `stage`): d / 16 wgmma steps, SRAM -> tensor cores.
+    auto issue_s = [&](int stage) {
+        const uint32_t k_base = smem_u32(smem + L::kK + stage * L::kKVBytes);
+#pragma unroll
+        for (int k = 0; k < D / 16; ++k) {
+            const uint32_t col = static_cast<uint32_t>((k % 4) * 32);  // 16 elements further along the swizzled row
+            const uint64_t a = sw128_desc(q_base + (k / 4) * L::kQSlab + col, 16, 1024);
+            const uint64_t b = sw128_desc(k_base + (k / 4) * L::kKVSlab + col, 16, 1024);
+            wgmma_ss<T, kBc>(acc_s, a, b, k > 0 ? 1 : 0);
+        }
+        wgmma_commit();
+    };
+    // Issues Oi += Pij Vj for the tile in slot `stage`: Pij from registers, Vj SRAM -> tensor cores.
+    auto issue_pv = [&](int stage) {
+        const uint32_t v_base = smem_u32(smem + L::kV + stage * L::kKVBytes);
+#pragma unroll
+        for (int kk = 0; kk < kBc / 16; ++kk) wgmma_rs<T, D>(acc_o, p_frag[kk], sw128_desc(v_base + kk * 16 * 128, L::kKVSlab, 1024));
+        wgmma_commit();
+    };
+    // Mask, then update m, l: Pij = exp2(Sij scale - m_new scale) in place in acc_s; the factor
+    // that rescales Oi is kept for when the previous tile's Pij Vj has finished.
+    auto softmax = [&](int j) {
+        const int col0 = j * kBc;
+        if (col0 + kBc > N || (causal && col0 + kBc - 1 > wg_row0)) {  // keys past N, or after the query
+#pragma unroll
+            for (int n = 0; n < kBc / 8; ++n)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int key = col0 + n * 8 + 2 * t + (e & 1), query = q_row + (e >= 2 ? 8 : 0);
+                    if (key >= N || (causal && key > query)) acc_s[n * 4 + e] = -INFINITY;
+                }
+        }
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            float mx = m_run[half];
+#pragma unroll
+            for (int n = 0; n < kBc / 8; ++n) mx = fmaxf(mx, fmaxf(acc_s[n * 4 + 2 * half], acc_s[n * 4 + 2 * half + 1]));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            // Tile 0 holds key 0, which every row sees (rows past N too): mx is finite from tile 0 on.
+            const float mx_scaled = mx * scale_log2;
+            rescale[half] = fast_exp2(m_run[half] * scale_log2 - mx_scaled);
+            m_run[half] = mx;
+            float row_sum = 0.0f;
+#pragma unroll
+            for (int n = 0; n < kBc / 8; ++n)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    float& v = acc_s[n * 4 + 2 * half + e];
+                    v = fast_exp2(fmaf(v, scale_log2, -mx_scaled));
+                    row_sum += v;
+                }
+            l_run[half] = l_run[half] * rescale[half] + row_sum;  // this thread's columns; the quad is summed at the end
+        }
+    };
+    // After the previous Pij Vj has finished: Oi *= e^(m - m_new), and this tile's Pij into p_frag.
+    auto rescale_and_pack = [&]() {
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                acc_o[n * 4 + 2 * half] *= rescale[half];
+                acc_o[n * 4 + 2 * half + 1] *= rescale[half];
+            }
+#pragma unroll
+        for (int kk = 0; kk < kBc / 16; ++kk) {
+            p_frag[kk][0] = pack2<T>(acc_s[8 * kk + 0], acc_s[8 * kk + 1]);
+            p_frag[kk][1] = pack2<T>(acc_s[8 * kk + 2], acc_s[8 * kk + 3]);
+            p_frag[kk][2] = pack2<T>(acc_s[8 * kk + 4], acc_s[8 * kk + 5]);
+            p_frag[kk][3] = pack2<T>(acc_s[8 * kk + 6], acc_s[8 * kk + 7]);
+        }
+    };
+    // The wgmma reads p_frag's registers while it runs: they stay live (nothing else may be put in
+    // them) until the wait that follows it.
+    auto keep_p_frag = [&]() {
+#pragma unroll
+        for (int kk = 0; kk < kBc / 16; ++kk)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(p_frag[kk][r])::"memory");
+    };
+    // Ping-pong between two consumer warpgroups (named barriers 1 and 2): a warpgroup issues its
+    // wgmmas only in its turn and then hands the turn over, so one's softmax runs while the other's
+    // products keep the tensor cores busy. Each warpgroup issues tiles + 1 times; warpgroup 0 goes
+    // first (warpgroup 1 hands it the first turn) and warpgroup 1 does not hand over after its last.
+    const int phases = tiles + 1;
+    auto my_turn = [&]() {
+        if constexpr (kWG == 2) named_bar_sync(1 + w, 256);
+    };
+    auto hand_over = [&](int phase) {
+        if constexpr (kWG == 2)
+            if (w == 0 || phase + 1 < phases) named_bar_arrive(2 - w, 256);
+    };
+    if constexpr (kWG == 2)
+        if (w == 1) named_bar_arrive(1, 256);  // warpgroup 0 takes the first turn
+
+    mbar_wait(q_full, 0);  // Qi has landed in SRAM
+    // Tile 0: Sij alone (nothing to accumulate yet).
+    mbar_wait(&full[0], 0);  // K0, V0 have landed in SRAM
+    my_turn();
+    fence_regs(acc_s);
+    wgmma_fence();
+    issue_s(0);
+    hand_over(0);
+    wgmma_wait<0>();
+    fence_regs(acc_s);
+    softmax(0);
+    rescale_and_pack();
+    // Tile j: Sij of tile j and Pij Vj of tile j - 1 go to the tensor cores together; the softmax of
+    // tile j runs while the products of tile j - 1 finish.
+    for (int j = 1; j < tiles; ++j) {
+        const int stage = j % kStages, prev = (j - 1) % kStages;
+        mbar_wait(&full[stage], (j / kStages) & 1);  // Kj, Vj have landed in SRAM
+        my_turn();
+        fence_regs(acc_s);
+        fence_regs(acc_o);
+        wgmma_fence();
+        issue_s(stage);
+        issue_pv(prev);
+        hand_over(j);
+        wgmma_wait<1>();  // Sij is done; Pij-1 Vj-1 may still run
+        fence_regs(acc_s);
+        softmax(j);
+        wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
+        fence_regs(acc_o);
+        keep_p_frag();
+        mbar_arrive(&empty[prev]);  // this thread is done with slot j - 1: the producer may refill it
+        rescale_and_pack();
+    }
+    // The last tile's Pij Vj.
+    {
+        const int last = (tiles - 1) % kStages;
+        my_turn();
+        fence_regs(acc_o);
+        wgmma_fence();
+        issue_pv(last);
+        hand_over(tiles);
+        wgmma_wait<0>();
+        fence_regs(acc_o);
+        keep_p_frag();
+        mbar_arrive(&empty[last]);
+    }
+
+    // store Oi = Oi / l (l summed over the quad that shares each row): registers -> HBM
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+        float l = l_run[half];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        const int query = q_row + half * 8;
+        if (query >= N) continue;
+        const float inv = 1.0f / l;
+        T* out = O + (static_cast<size_t>(head) * static_cast<size_t>(N) + static_cast<size_t>(query)) * D;
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n)
+            *reinterpret_cast<uint32_t*>(out + n * 8 + 2 * t) =
+                pack2<T>(acc_o[n * 4 + 2 * half] * inv, acc_o[n * 4 + 2 * half + 1] * inv);  // registers -> HBM: Oi
+    }
+#else
+    (void)map_q; (void)map_k; (void)map_v; (void)O; (void)N; (void)causal; (void)scale_log2;
+    __trap();  // compiled for sm_90a only; the host refuses every other device (device_refusal)
+#endif
+}
+
+// =============================================================================================
+// [SECTION] Tensor maps and launch
+// =============================================================================================
+// cuTensorMapEncodeTiled from the driver the runtime already loaded, so nothing links libcuda.
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+    static std::once_flag once;
+    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+    static std::string error;
+    std::call_once(once, [] {
+        void* p = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found);
+        if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr)
+            error = std::string("the driver has no cuTensorMapEncodeTiled (") + cudaGetErrorString(e) + ")";
+        else
+            fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+    });
+    if (!fn) throw std::runtime_error("flash_wgmma: " + error);
+    return fn;
+}
+
+// [batch_heads][N][d] as a 3-d tensor (d, N, batch_heads), boxes of 64 columns (128 bytes, the
+// swizzle's width) x `box_rows` rows of one head: rows past N come in as zeros, never the next head's.
+CUtensorMap make_map(const void* base, DType dtype, int64_t N, int64_t d, int64_t heads, int box_rows) {
+    CUtensorMap map{};
+    const cuuint64_t dims[3] = {static_cast<cuuint64_t>(d), static_cast<cuuint64_t>(N), static_cast<cuuint64_t>(heads)};
+    const cuuint64_t strides[2] = {static_cast<cuuint64_t>(d) * 2, static_cast<cuuint64_t>(N * d) * 2};  // bytes, dims 1 and 2
+    const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(box_rows), 1};
+    const cuuint32_t elem_strides[3] = {1, 1, 1};
+    const CUresult r = encode_tiled()(&map, dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                      3, const_cast<void*>(base), dims, strides, box, elem_strides,
+                                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        throw std::runtime_error("flash_wgmma: cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) +
+                                 ") for N = " + std::to_string(N) + ", d = " + std::to_string(d));
+    return map;
+}
+
+template <typename T, int D, int kBc, int kWG>
+void launch_typed(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream) {
+    constexpr int kStages = flash_wgmma_stages(64 * kWG, kBc, D, 2);
+    using L = WgmmaLayout<T, D, kBc, kWG, kStages>;
+    static_assert(L::kBytes <= kWgmmaSmemLimit, "flash_wgmma: the tile does not fit in shared memory");
+    if (static_cast<uint64_t>(L::kBytes) != flash_smem_bytes("flash_wgmma", p))
+        throw std::logic_error("flash_wgmma: the kernel's shared memory differs from the model's flash_smem_bytes()");
+    const CUtensorMap mq = make_map(Q, p.dtype, p.N, D, p.batch_heads, 64);
+    const CUtensorMap mk = make_map(K, p.dtype, p.N, D, p.batch_heads, kBc);
+    const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
+    auto kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages>;
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes),
+          "flash_wgmma: allowing " + std::to_string(L::kBytes) + " bytes of shared memory");
+    const dim3 grid(static_cast<unsigned>((p.N + L::kBr - 1) / L::kBr), static_cast<unsigned>(p.batch_heads));
+    kernel<<<grid, L::kThreads, L::kBytes, stream>>>(mq, mk, mv, static_cast<T*>(O), static_cast<int>(p.N), p.causal ? 1 : 0,
+                                                     kLog2e / std::sqrt(static_cast<float>(p.d)));
+    check_launch("flash_wgmma_kernel");
+}
+
+template <typename T, int D>
+void launch_tile(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream) {
+    if (p.Br == 128 && p.Bc == 128) launch_typed<T, D, 128, 2>(p, Q, K, V, O, stream);
+    else if (p.Br == 128 && p.Bc == 64) launch_typed<T, D, 64, 2>(p, Q, K, V, O, stream);
+    else if (p.Br == 64 && p.Bc == 128) launch_typed<T, D, 128, 1>(p, Q, K, V, O, stream);
+    else if (p.Br == 64 && p.Bc == 64) launch_typed<T, D, 64, 1>(p, Q, K, V, O, stream);
+    else
+        throw std::invalid_argument("flash_wgmma: no kernel for Br = " + std::to_string(p.Br) + ", Bc = " + std::to_string(p.Bc) +
+                                    " (Br and Bc in {64, 128})");
+}
+
+template <typename T>
+void launch_d(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream) {
+    if (p.d == 64) launch_tile<T, 64>(p, Q, K, V, O, stream);
+    else if (p.d == 128) launch_tile<T, 128>(p, Q, K, V, O, stream);
+    else throw std::invalid_argument("flash_wgmma: d = " + std::to_string(p.d) + " is not 64 or 128");
+}
+
+}  // namespace
+
+void launch_flash_wgmma(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O,
+                        cudaStream_t stream) {
+    if (p.dtype == DType::f16) launch_d<__half>(p, Q, K, V, O, stream);
+    else if (p.dtype == DType::bf16) launch_d<__nv_bfloat16>(p, Q, K, V, O, stream);
+    else throw std::invalid_argument("flash_wgmma runs in fp16 or bf16 only");
+}
+
+}  // namespace kernels::attention::gpu
