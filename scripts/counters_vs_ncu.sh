@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The in-app DRAM counters (CUPTI range profiler, kernels/common/dram_counters.cu) against Nsight
 # Compute on the same kernels, on a GPU machine. Issue 18, item 6; kernels/PERF.md, "Counters vs
-# Nsight Compute". For each point: fusionlab's counters with today's flush (memset + discard of the
-# scratch) and with the old one (FUSIONLAB_COUNTER_FLUSH=read), then ncu's dram__bytes_read.sum and
+# Nsight Compute". For each point: fusionlab's counters with today's flush (read passes inside the
+# profiling session, before and after the run) and with the old one (FUSIONLAB_COUNTER_FLUSH=read), then ncu's dram__bytes_read.sum and
 # dram__bytes_write.sum with its own cache control (flush and invalidate before each kernel).
 # Usage (repo root, .device/ from scripts/device_prepare.sh): bash scripts/counters_vs_ncu.sh [OUTDIR]
 set -u
@@ -15,7 +15,7 @@ export LD_LIBRARY_PATH=$PWD/.device/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/
 
 chain=(--workload chain --rows 8192 --hidden 8192 --dtype bf16)
 attn=(--workload attention --N 1024,4096 --d 64 --heads 64 --dtype fp16)
-for flush in discard read; do
+for flush in session read; do
     FUSIONLAB_COUNTER_FLUSH=$flush "$bin" bench "${chain[@]}" --variant unfused,fused --reps 5 --json "$out/chain-$flush.json" > "$out/chain-$flush.txt" 2>&1
     FUSIONLAB_COUNTER_FLUSH=$flush "$bin" bench "${attn[@]}" --variant naive,flash_tc --reps 5 --json "$out/attention-$flush.json" > "$out/attention-$flush.txt" 2>&1
 done

@@ -54,11 +54,16 @@ std::string describe_cupti_failure(const std::string& call, int code, const std:
 bool cupti_failure_is_permanent(int code) { return code != kCuptiHardwareBusy; }
 
 std::string measured_bytes_note(const DramBytes& d) {
+    const std::string passes = std::to_string(d.passes) + (d.passes == 1 ? " pass" : " passes");
+    if (!d.flushed_in_session)
+        return std::string("CUPTI range profiler, ") + kDramReadMetric + " + " + kDramWriteMetric +
+               ", one run after an L2 flush (a 4x L2 read outside the profiled range, FUSIONLAB_COUNTER_FLUSH=read); " +
+               passes + ". Writes include about 20 MiB of lines the profiler's start left dirty (kernels/PERF.md)";
     return std::string("CUPTI range profiler, ") + kDramReadMetric + " + " + kDramWriteMetric +
-           ", one run after an L2 flush (a 4x L2 read outside the profiled range); " + std::to_string(d.passes) +
-           (d.passes == 1 ? " pass" : " passes") +
-           ". Reads below the model mean L2 hits; writes can read low because lines still dirty in L2 when the "
-           "run ends are written back later";
+           ", one run between two L2 flushes in the profiled session (the first's range dropped); " + passes +
+           ". Writes include " + format_bytes(static_cast<double>(d.written_after)) +
+           " the run left dirty in L2, written back by the flush after it (Nsight Compute counts a kernel's writes "
+           "without them). Reads below the model mean L2 hits";
 }
 
 std::string measured_vs_modeled(uint64_t measured, uint64_t modeled) {

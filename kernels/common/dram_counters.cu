@@ -78,23 +78,6 @@ void cuda_check(cudaError_t e, const std::string& what) {
                          e != cudaErrorMemoryAllocation};
 }
 
-// Drops the scratch buffer's lines from L2 without writing them back (PTX discard.global.L2, sm_80+:
-// the line's data becomes undefined; the buffer is scratch). Why: a memset leaves up to ~40 % of L2
-// dirty with the scratch's last lines, and a read pass over the same buffer *hits* those lines
-// instead of replacing them, so they stayed dirty until the measured run's own writes evicted them:
-// +16 to +21 MiB of DRAM writes counted in every run, whatever its size (kernels/PERF.md, "The
-// counters' constant extra writes"). Each thread discards whole 128-byte lines.
-__global__ void counters_l2_discard_kernel(char* scratch, int64_t lines) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < lines; i += stride)
-        asm volatile("discard.global.L2 [%0], 128;" ::"l"(scratch + i * 128) : "memory");
-#else
-    (void)scratch;
-    (void)lines;
-#endif
-}
-
 // Reads the scratch buffer so L2 holds only clean lines of it; sink keeps the loads alive.
 __global__ void counters_l2_flush_kernel(const uint4* __restrict__ src, int64_t vectors, unsigned* sink) {
     unsigned acc = 0;
@@ -317,25 +300,30 @@ struct DramCounters::State {
     };
 
     DramBytes measure(const std::function<void()>& launch, cudaStream_t stream) {
-        // Enough ranges for any variant here (a range per kernel launch); dropped ranges are reported.
+        // A range per kernel launch (the run's, and the two flushes'); dropped ranges are reported.
         constexpr size_t kMaxRanges = 64;
         const char* metrics[] = {kDramReadMetric, kDramWriteMetric};
         cuda_check(cudaSetDevice(device), "cudaSetDevice");
 
         const size_t flush_bytes = 4 * static_cast<size_t>(std::max<int64_t>(l2_bytes, 1 << 20));
-        Scratch flush(flush_bytes + sizeof(unsigned));
-        // FUSIONLAB_COUNTER_FLUSH (kernels/PERF.md, "Counters vs Nsight Compute"): how L2 is
-        // emptied before each pass. read: memset the scratch once, then a read pass (the flush
-        // before 2026-11-25); discard: memset + discard.global.L2 of the scratch; nomemset: a read
-        // pass over scratch never written; nomemset2: two such passes; none: no flush.
-        const char* mode_env = std::getenv("FUSIONLAB_COUNTER_FLUSH");
-        const std::string mode = mode_env && *mode_env ? mode_env : "discard";
-        if (mode == "read" || mode == "discard")
-            cuda_check(cudaMemsetAsync(flush.ptr, 0, flush_bytes + sizeof(unsigned), stream), "cudaMemsetAsync");
-        unsigned* sink = reinterpret_cast<unsigned*>(static_cast<char*>(flush.ptr) + flush_bytes);
-        const bool discard_scratch = mode == "discard";
         int sms = 0;
         cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+        Scratch flush(flush_bytes + sizeof(unsigned));
+        cuda_check(cudaMemsetAsync(flush.ptr, 0, flush_bytes + sizeof(unsigned), stream), "cudaMemsetAsync");
+        unsigned* sink = reinterpret_cast<unsigned*>(static_cast<char*>(flush.ptr) + flush_bytes);
+        // Where L2 is emptied (kernels/PERF.md, "Counters vs Nsight Compute"). Starting the range
+        // profiler leaves about 20 MiB of dirty lines in L2 on an H100 (a kernel that only reads
+        // 64 MiB counted 20 MiB of writes whatever flush ran before Start; an idle kernel, none):
+        // so the flush runs inside the session, as range 0, and is dropped from the sums; a second
+        // read pass after the run, the last range, writes back what the run left dirty, and only
+        // its writes count (they are the run's). FUSIONLAB_COUNTER_FLUSH=read: the flush before
+        // 2026-11-25, a read pass before Start, kept to reproduce the +16 to +21 MiB it let in.
+        const bool flush_in_session = !env_is("FUSIONLAB_COUNTER_FLUSH", "read");
+        const auto flush_l2 = [&](const char* what) {
+            counters_l2_flush_kernel<<<sms * 4, 256, 0, stream>>>(static_cast<const uint4*>(flush.ptr),
+                                                                   static_cast<int64_t>(flush_bytes / 16), sink);
+            cuda_check(cudaGetLastError(), what);
+        };
 
         // Declared before the session: CUPTI may touch the counter data image until Disable, so it
         // must outlive the session (locals are destroyed in reverse order).
@@ -376,27 +364,18 @@ struct DramCounters::State {
         DramBytes result;
         for (int pass = 0;; ++pass) {
             if (pass > 64) throw CounterFailure{"unavailable: the range profiler never reported all passes submitted", false};
-            // The flush runs and finishes before Start, so it is in no profiled range. Writing 4x L2
-            // of scratch evicts every line the runs before left (their dirty lines are written back
-            // here, outside the range); discarding the scratch's lines then leaves no dirty line at
-            // all for the measured run to write back inside it.
-            if (discard_scratch) {
-                cuda_check(cudaMemsetAsync(flush.ptr, 0, flush_bytes, stream), "cudaMemsetAsync (L2 flush)");
-                counters_l2_discard_kernel<<<sms * 4, 256, 0, stream>>>(static_cast<char*>(flush.ptr),
-                                                                         static_cast<int64_t>(flush_bytes / 128));
-                cuda_check(cudaGetLastError(), "launching the L2 discard");
-            } else if (mode != "none") {
-                for (int i = 0; i < (mode == "nomemset2" ? 2 : 1); ++i)
-                    counters_l2_flush_kernel<<<sms * 4, 256, 0, stream>>>(static_cast<const uint4*>(flush.ptr),
-                                                                           static_cast<int64_t>(flush_bytes / 16), sink);
-                cuda_check(cudaGetLastError(), "launching the L2 flush");
+            if (!flush_in_session) {  // the old flush: before Start, in no range
+                flush_l2("launching the L2 flush");
+                cuda_check(cudaStreamSynchronize(stream), "the L2 flush");
             }
-            cuda_check(cudaStreamSynchronize(stream), "the L2 flush");
             CUpti_RangeProfiler_Start_Params start{};
             start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
             start.pRangeProfilerObject = session.object;
             cupti_check(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+            if (flush_in_session) flush_l2("launching the L2 flush (range 0)");  // evict what L2 holds now
             launch();
+            cuda_check(cudaGetLastError(), "launching the measured kernels");
+            if (flush_in_session) flush_l2("launching the L2 flush (last range)");  // write back what the run left dirty
             cuda_check(cudaGetLastError(), "launching the measured kernels");
             cuda_check(cudaStreamSynchronize(stream), "the measured run");
             CUpti_RangeProfiler_Stop_Params stop{};
@@ -421,12 +400,13 @@ struct DramCounters::State {
         info.pCounterDataImage = counter_data.data();
         info.counterDataImageSize = counter_data.size();
         cupti_check(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-        if (info.numTotalRanges == 0)
+        const size_t flush_ranges = flush_in_session ? 2 : 0;
+        if (info.numTotalRanges <= flush_ranges)
             throw CounterFailure{"unavailable: the range profiler recorded no kernel (did the callable launch any?)",
                                  false};
 
-        double read = 0, written = 0;
-        for (size_t r = 0; r < info.numTotalRanges; ++r) {
+        double read = 0, written = 0, written_after = 0;
+        for (size_t r = flush_in_session ? 1 : 0; r < info.numTotalRanges; ++r) {
             CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri{};
             ri.structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE;
             ri.pCounterDataImage = counter_data.data();
@@ -445,13 +425,19 @@ struct DramCounters::State {
             ev.numMetrics = 2;
             ev.pMetricValues = values;
             cupti_check(cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
+            if (flush_in_session && r + 1 == info.numTotalRanges) {
+                written_after += values[1];  // the closing flush: its reads are its own, its writes the run's
+                continue;
+            }
             read += values[0];
             written += values[1];
         }
         result.ok = true;
         result.read = static_cast<uint64_t>(std::llround(read));
-        result.written = static_cast<uint64_t>(std::llround(written));
-        result.ranges = static_cast<int>(info.numTotalRanges);
+        result.written = static_cast<uint64_t>(std::llround(written + written_after));
+        result.written_after = static_cast<uint64_t>(std::llround(written_after));
+        result.flushed_in_session = flush_in_session;
+        result.ranges = static_cast<int>(info.numTotalRanges - flush_ranges);
         return result;
     }
 };

@@ -28,7 +28,11 @@ struct DramBytes {
     bool ok = false;
     uint64_t read = 0, written = 0;
     int passes = 0;         // replay passes the counters needed (1 for these two metrics on Hopper)
-    int ranges = 0;         // kernels profiled (auto range: one range per kernel launch)
+    int ranges = 0;         // the run's kernels profiled (auto range: one range per kernel launch)
+    // Of `written`: the lines the run left dirty in L2, written back by the read pass after it (a
+    // range of its own). Nsight Compute counts a kernel's writes without them.
+    uint64_t written_after = 0;
+    bool flushed_in_session = false;  // false: FUSIONLAB_COUNTER_FLUSH=read, the old flush
     std::string error;      // "unavailable: <why>" when !ok
     uint64_t total() const { return read + written; }
 };
@@ -46,8 +50,10 @@ public:
     const std::string& availability();
 
     // Measures one run of `launch`, which enqueues kernels on `stream` and does not synchronise.
-    // Before each replay pass, L2 is flushed by reading a scratch buffer of 4x the L2 size outside
-    // the profiled range, so cache lines left by earlier work neither hide reads nor add writebacks.
+    // In each replay pass, a read pass over a scratch buffer of 4x the L2 size runs inside the
+    // profiling session before the run (its range is dropped: lines left by earlier work, and by the
+    // profiler's start, neither hide reads nor add writebacks) and another after it (only its writes
+    // count: the lines the run left dirty).
     // `launch` may run more than once (one run per replay pass); it must be safe to repeat.
     DramBytes measure(const std::function<void()>& launch, CUstream_st* stream);
 
