@@ -5,6 +5,7 @@
 //     improves on), for every workload, at every step (an even sample of 120 on long schedules)
 //     with the tile early, midway and late in its flight (HBM -> L2, L2 -> SM);
 //   - the same at font scale 1, and one variant alone at font scale 2;
+//   - the roofline of every workload at font scale 1 and 2;
 //   - every lesson step in classroom mode (presenter fonts) whose view records labels.
 // The issue's examples were at step 20 of flash | naive, N = 1024: "load 2.00 KiB" covered
 // "S 32.0 MiB" and "area ~ bytes (s", "registers: each thr", "+255 block" were cut.
@@ -217,6 +218,25 @@ TEST_CASE("legible in class: memory view at font scale 1 side by side, and alone
             else
                 for (const kernels::VariantInfo& v : kernels::variants(w))
                     check_memory_view(ui, state, runner, v.name, "", {0.55}, problems);
+        }
+    }
+    INFO(problems.text());
+    CHECK(problems.count == 0);
+}
+
+TEST_CASE("legible in class: the roofline of every workload at font scale 1 and 2", "[viz][labels][roofline]") {
+    app::Runner runner;
+    runner.wait_until_probed();
+    Problems problems;
+    for (float scale : {1.0f, 2.0f}) {
+        Headless ui(scale);
+        for (const std::string& w : kernels::workload_names()) {
+            app::AppState state;
+            measure(state, runner, params_of(w), scale);
+            state.requested_view = "roofline";
+            const Headless::Recorded labels = ui.frame(state, runner);
+            CHECK(labels.labels.size() >= 3);  // the roofs' labels at least
+            problems.check(w + " roofline, font " + std::to_string(scale), labels);
         }
     }
     INFO(problems.text());
