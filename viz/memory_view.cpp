@@ -481,7 +481,9 @@ double fit_scale(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, I
         }
         best = std::max(best, lo);
     }
-    return best;
+    // The bisection ends on the edge of fitting; the view lays out at another origin, whose
+    // rounding may tip it over (then every tensor lost its counters to the short labels).
+    return best * 0.995;
 }
 
 std::vector<TensorBox> layout_tensors(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max, double k) {
