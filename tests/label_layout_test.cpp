@@ -107,6 +107,17 @@ void measure(app::AppState& state, app::Runner& runner, const kernels::Params& p
     state.params_dirty = false;
 }
 
+// Every workload measured at `scale` (a fresh app state each), handed to check(ui, state, workload).
+template <class Check>
+void each_workload(app::Runner& runner, float scale, Check check) {
+    Headless ui(scale);
+    for (const std::string& w : kernels::workload_names()) {
+        app::AppState state;
+        measure(state, runner, params_of(w), scale);
+        check(ui, state, w);
+    }
+}
+
 // Each variant beside the one its definition says it improves on; the first two when none does.
 std::vector<std::pair<std::string, std::string>> pairs_of(const std::string& workload) {
     std::vector<std::pair<std::string, std::string>> out;
@@ -190,14 +201,11 @@ TEST_CASE("legible in class: memory view side by side at 1280x720, font scale 2,
           "[viz][labels][memory_view]") {
     app::Runner runner;
     runner.wait_until_probed();
-    Headless ui(2.0f);
     Problems problems;
-    for (const std::string& w : kernels::workload_names()) {
-        app::AppState state;
-        measure(state, runner, params_of(w), 2.0f);
+    each_workload(runner, 2.0f, [&](Headless& ui, app::AppState& state, const std::string& w) {
         for (const auto& [variant, compare] : pairs_of(w))
             check_memory_view(ui, state, runner, variant, compare, {0.2, 0.55, 0.85}, problems);
-    }
+    });
     INFO(problems.text());
     CHECK(problems.frames > 500);
     CHECK(problems.count == 0);
@@ -207,19 +215,12 @@ TEST_CASE("legible in class: memory view at font scale 1 side by side, and alone
     app::Runner runner;
     runner.wait_until_probed();
     Problems problems;
-    for (float scale : {1.0f, 2.0f}) {
-        Headless ui(scale);
-        for (const std::string& w : kernels::workload_names()) {
-            app::AppState state;
-            measure(state, runner, params_of(w), scale);
-            if (scale == 1.0f)
-                for (const auto& [variant, compare] : pairs_of(w))
-                    check_memory_view(ui, state, runner, variant, compare, {0.55}, problems);
-            else
-                for (const kernels::VariantInfo& v : kernels::variants(w))
-                    check_memory_view(ui, state, runner, v.name, "", {0.55}, problems);
-        }
-    }
+    each_workload(runner, 1.0f, [&](Headless& ui, app::AppState& state, const std::string& w) {
+        for (const auto& [variant, compare] : pairs_of(w)) check_memory_view(ui, state, runner, variant, compare, {0.55}, problems);
+    });
+    each_workload(runner, 2.0f, [&](Headless& ui, app::AppState& state, const std::string& w) {
+        for (const kernels::VariantInfo& v : kernels::variants(w)) check_memory_view(ui, state, runner, v.name, "", {0.55}, problems);
+    });
     INFO(problems.text());
     CHECK(problems.count == 0);
 }
@@ -228,17 +229,13 @@ TEST_CASE("legible in class: the roofline of every workload at font scale 1 and 
     app::Runner runner;
     runner.wait_until_probed();
     Problems problems;
-    for (float scale : {1.0f, 2.0f}) {
-        Headless ui(scale);
-        for (const std::string& w : kernels::workload_names()) {
-            app::AppState state;
-            measure(state, runner, params_of(w), scale);
+    for (float scale : {1.0f, 2.0f})
+        each_workload(runner, scale, [&](Headless& ui, app::AppState& state, const std::string& w) {
             state.requested_view = "roofline";
             const Headless::Recorded labels = ui.frame(state, runner);
             CHECK(labels.labels.size() >= 3);  // the roofs' labels at least
             problems.check(w + " roofline, font " + std::to_string(scale), labels);
-        }
-    }
+        });
     INFO(problems.text());
     CHECK(problems.count == 0);
 }

@@ -87,6 +87,15 @@ void check_totals(const std::string& variant, const Params& p) {
     }
 }
 
+Params chain_params(int64_t rows, int64_t hidden) {
+    Params p;
+    p.workload = "chain";
+    p.set("rows", rows);
+    p.set("hidden", hidden);
+    p.dtype = kernels::DType::bf16;
+    return p;
+}
+
 Params attention_params(int64_t N, int64_t br, int64_t bc, bool causal, kernels::DType t) {
     Params p;
     p.workload = "attention";
@@ -208,11 +217,7 @@ TEST_CASE("memory player: flash's K tile crosses DRAM -> L2 once, then each row 
 }
 
 TEST_CASE("memory player: a smaller L2 sends an intermediate through DRAM", "[memory_player][levels]") {
-    Params p;
-    p.workload = "chain";
-    p.set("rows", 1024);
-    p.set("hidden", 1024);
-    p.dtype = kernels::DType::bf16;
+    const Params p = chain_params(1024, 1024);
     // h1 is 2 MiB: it fits in half of a 50 MiB L2 and is read back from there, not in half of 2 MiB.
     const MemoryPlayer big("unfused", p, 50ull << 20), small("unfused", p, 2ull << 20);
     const auto h1 = static_cast<size_t>(big.tensor_index("h1"));
@@ -222,11 +227,7 @@ TEST_CASE("memory player: a smaller L2 sends an intermediate through DRAM", "[me
 }
 
 TEST_CASE("memory player: a kernel that spills has a local-memory tensor, apart from HBM", "[memory_player]") {
-    Params p;
-    p.workload = "chain";
-    p.set("rows", 8192);
-    p.set("hidden", 8192);
-    p.dtype = kernels::DType::bf16;
+    const Params p = chain_params(8192, 8192);
     const MemoryPlayer spill("fused_spill", p), fused("fused", p);
     int local = -1;
     for (size_t t = 0; t < spill.tensors().size(); ++t)
