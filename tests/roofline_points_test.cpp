@@ -45,7 +45,7 @@ TEST_CASE("roofline points: the lowest roof at the point's intensities bounds it
     kernels::RoofSet roofs;
     roofs.bytes_per_s = 3e12;
     roofs.l2_bytes_per_s = 7e12;
-    kernels::Roof tensor{"tensor", 989e12, false, "datasheet"};
+    kernels::Roof tensor{"tensor", 989e12, false, "datasheet", "datasheet"};
     app::RooflineLevels p;
     p.dram_intensity = 1000;  // DRAM roof 3000 T: above the tensor roof
     p.l2_intensity = 62.5;    // L2 roof 437.5 T: the lowest
