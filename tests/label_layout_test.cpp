@@ -5,7 +5,7 @@
 //     improves on), for every workload, at every step (an even sample of 120 on long schedules)
 //     with the tile early, midway and late in its flight (HBM -> L2, L2 -> SM);
 //   - the same at font scale 1, and one variant alone at font scale 2;
-//   - the roofline of every workload at font scale 1 and 2;
+//   - the roofline of every workload at font scale 1 and 2, every roof and point labelled;
 //   - every lesson step in classroom mode (presenter fonts) whose view records labels.
 // The issue's examples were at step 20 of flash | naive, N = 1024: "load 2.00 KiB" covered
 // "S 32.0 MiB" and "area ~ bytes (s", "registers: each thr", "+255 block" were cut.
@@ -15,6 +15,7 @@
 #include "app/core/jobs.h"
 #include "app/core/lesson_player.h"
 #include "app/core/panels_state.h"
+#include "app/core/roofline_points.h"
 #include "app/core/runner.h"
 #include "app/gui/main_window.h"
 #include "kernels/common/registry.h"
@@ -26,6 +27,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -229,11 +231,46 @@ TEST_CASE("legible in class: the roofline of every workload at font scale 1 and 
     app::Runner runner;
     runner.wait_until_probed();
     Problems problems;
+    // Beside each workload's defaults, two crowded plots: attention at N = 4096 (README's example:
+    // four variants near the roofs) and ffn at decode (M = 1), each with a trail from N/4, N/2.
+    kernels::Params attention = params_of("attention"), decode = params_of("ffn");
+    attention.set("N", 4096);
+    decode.set("M", 1);
+    for (float scale : {1.0f, 2.0f})
+        for (const kernels::Params& p : {attention, decode}) {
+            Headless ui(scale);
+            app::AppState state;
+            const std::string size = p.workload == "attention" ? "N" : "M";
+            for (double fraction : {0.25, 0.5, 1.0}) {  // as `shot --view roofline` seeds the trail
+                kernels::Params at = p;
+                at.set(size, std::max(1.0, std::round(p.get(size) * fraction)));
+                measure(state, runner, at, scale);
+                app::update_roofline_trails(state);
+            }
+            state.requested_view = "roofline";
+            const Headless::Recorded labels = ui.frame(state, runner);
+            problems.check(kernels::describe(p) + " roofline, font " + std::to_string(scale), labels);
+            CHECK(std::count_if(labels.labels.begin(), labels.labels.end(),
+                                [](const viz::PlacedLabel& l) { return l.where == "roofline: point"; }) ==
+                  static_cast<long>(kernels::variants(p.workload).size()));
+        }
     for (float scale : {1.0f, 2.0f})
         each_workload(runner, scale, [&](Headless& ui, app::AppState& state, const std::string& w) {
             state.requested_view = "roofline";
             const Headless::Recorded labels = ui.frame(state, runner);
-            CHECK(labels.labels.size() >= 3);  // the roofs' labels at least
+            // Nothing dropped for want of room: both compute roofs, both memory roofs and every
+            // variant that has a point (some FLOPs) carry their labels.
+            const auto count = [&](const char* where) {
+                return std::count_if(labels.labels.begin(), labels.labels.end(),
+                                     [&](const viz::PlacedLabel& l) { return l.where == std::string("roofline: ") + where; });
+            };
+            long points = 0;
+            for (const kernels::Measurement* m : app::visible_results(state)) points += m->ok && m->flops > 0;
+            INFO(w << " at font " << scale);
+            CHECK(count("compute roof") == 2);
+            CHECK(count("DRAM roof") == 1);
+            CHECK(count("L2 roof") == 1);
+            CHECK(count("point") == points);
             problems.check(w + " roofline, font " + std::to_string(scale), labels);
         });
     INFO(problems.text());

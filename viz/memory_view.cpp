@@ -351,7 +351,8 @@ Boxes layout(const Pen& pen, ImVec2 o, ImVec2 size, const MemoryViewData& d) {
     }
     const float l2_h = kL2BandEm * em;
     const float rest = size.y - header_h - footer_h - l2_h - gap * 3;
-    const float hbm_h = rest * 0.55f;
+    // The SMs take what their contents need (or a third); HBM, whose squares scale, the rest.
+    const float hbm_h = rest - std::max(kWideBodyEm * em, rest * 0.34f);
     b.hbm_min = ImVec2(o.x, b.header_max.y);
     b.hbm_max = ImVec2(o.x + size.x, b.hbm_min.y + hbm_h);
     b.l2_min = ImVec2(o.x, b.hbm_max.y + gap);
@@ -466,9 +467,9 @@ std::vector<std::vector<size_t>> candidate_orders(const std::vector<MemTensor>& 
     return {given, largest};
 }
 
-// The largest scale (px per sqrt(byte)) at which some order's flow fits (bisection); at the
-// smallest, whatever overflows is clipped.
-double fit_scale(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max) {
+// The largest scale (px per sqrt(byte)) at which some order's flow fits with labels of this
+// compactness (bisection); 0 when none does.
+double fit_scale_at(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max, int compact) {
     std::vector<TensorBox> boxes;
     double largest = 1;
     for (const MemTensor& t : ts) largest = std::max(largest, static_cast<double>(t.bytes));
@@ -477,13 +478,25 @@ double fit_scale(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, I
         double hi = (max.y - min.y) / std::sqrt(largest), lo = 0;
         for (int i = 0; i < 24; ++i) {
             const double mid = (lo + hi) * 0.5;
-            (flow(pen, ts, order, min, max, mid, pen.em * 1.2f, boxes) ? lo : hi) = mid;
+            (flow(pen, ts, order, min, max, mid, pen.em * 1.2f, boxes, compact) ? lo : hi) = mid;
         }
         best = std::max(best, lo);
     }
+    return best;
+}
+
+// The scale the view draws at: the largest with three label lines, unless shorter labels allow
+// squares more than twice as large (a short view, where full labels would leave every tensor at
+// its minimum size and S no bigger than Q). At the smallest, whatever overflows is clipped.
+double fit_scale(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max) {
+    double k = fit_scale_at(pen, ts, min, max, 0);
+    for (int compact : {1, 2}) {
+        const double shorter = fit_scale_at(pen, ts, min, max, compact);
+        if (shorter > 2 * k) k = shorter;
+    }
     // The bisection ends on the edge of fitting; the view lays out at another origin, whose
     // rounding may tip it over (then every tensor lost its counters to the short labels).
-    return best * 0.995;
+    return k * 0.995;
 }
 
 std::vector<TensorBox> layout_tensors(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max, double k) {
@@ -608,7 +621,9 @@ void draw_tensor_square(const Pen& pen, const MemTensor& t, const TensorBox& b, 
 void draw_tensor_labels(const Pen& pen, const MemTensor& t, const TensorBox& b, ImVec2 area_min, ImVec2 area_max,
                         bool current, bool loading) {
     if (b.label_inside) {
-        const float lw = std::max({pen.width(tensor_label(t), bold_font()), pen.width(read_label(t)), pen.width(written_label(t))});
+        const float lw = b.compact ? pen.width(tensor_label(t, b.compact), bold_font())
+                                   : std::max({pen.width(tensor_label(t), bold_font()), pen.width(read_label(t)),
+                                               pen.width(written_label(t))});
         pen.draw->AddRectFilled(ImVec2(b.label.x - 3, b.label.y - 2),
                                 ImVec2(b.label.x + lw + 3, b.label.y + pen.em * (b.compact ? 1.3f : 3.5f)),
                                 with_alpha(pen.c.background, 0.8f), pen.em * 0.2f);

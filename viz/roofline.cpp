@@ -108,13 +108,16 @@ void draw_compute_roofs(const Canvas& c, const RooflineData& d, const std::vecto
         const std::string& label = compact && !roofs[i].short_label.empty() ? roofs[i].short_label : roofs[i].label;
         const float w = text_w(label), above = l.y - c.font - c.pad, below = l.y + c.pad;
         std::vector<ImVec2> spots;
-        for (float x = c.a.plot_max.x - w - c.pad; x >= std::max(l.x, c.a.plot_min.x); x -= w * 0.25f) {
-            spots.emplace_back(x, i == 0 ? above : below);
-            spots.emplace_back(x, i == 0 ? below : above);
-        }
+        // From the right end leftwards, as far as the ridge (a long label may start left of it).
+        const float right = c.a.plot_max.x - w - c.pad, leftmost = std::max(std::min(l.x, right), c.a.plot_min.x + c.pad);
+        // Beside the line first, then a line and two further out (points crowd under a roof).
+        for (float out = 0; out <= 2; ++out)
+            for (float x = right; x >= leftmost; x -= w * 0.25f) {
+                spots.emplace_back(x, i == 0 ? above - out * c.font : below + out * c.font);
+                spots.emplace_back(x, i == 0 ? below + out * c.font : above - out * c.font);
+            }
         // A short plot (projector fonts) may leave no room beside the line: then on it, on a backing.
-        for (float x = c.a.plot_max.x - w - c.pad; x >= std::max(l.x, c.a.plot_min.x); x -= w * 0.25f)
-            spots.emplace_back(x, l.y - c.font * 0.5f);
+        for (float x = right; x >= leftmost; x -= w * 0.25f) spots.emplace_back(x, l.y - c.font * 0.5f);
         ImVec2 at;
         if (c.place(spots, label, &at)) c.label(at, c.colors.text, label, "compute roof");
     }
@@ -127,9 +130,16 @@ void memory_roof_label(const Canvas& c, const std::string& label, double bytes_p
     if (label.empty()) return;
     const float w = text_w(label);
     std::vector<ImVec2> spots;
+    // Beside the line first, then a line and two further off it; last on it (a short plot).
+    for (float out = 0; out <= 2; ++out)
+        for (double x = c.a.x.lo * 1.3; x < top / bytes_per_s; x *= 1.25) {
+            const ImVec2 p = c.a.to_screen(x, x * bytes_per_s);
+            const float off = c.pad * 0.5f + out * c.font;
+            spots.push_back(under ? ImVec2(p.x + c.pad, p.y + off) : ImVec2(p.x - c.pad - w, p.y - off - c.font));
+        }
     for (double x = c.a.x.lo * 1.3; x < top / bytes_per_s; x *= 1.25) {
         const ImVec2 p = c.a.to_screen(x, x * bytes_per_s);
-        spots.push_back(under ? ImVec2(p.x + c.pad, p.y + c.pad * 0.5f) : ImVec2(p.x - c.pad - w, p.y - c.pad * 0.5f - c.font));
+        spots.push_back(ImVec2(p.x - w * 0.5f, p.y - c.font * 0.5f));
     }
     ImVec2 at;
     if (c.place(spots, label, &at)) c.label(at, col, label, under ? "DRAM roof" : "L2 roof");
@@ -332,9 +342,12 @@ void draw_point_label(const Canvas& c, const RooflinePoint& p, const RooflineDat
     // A crowded plot (a short one at projector fonts): further out, the nearest free spot first,
     // with a thin line back to the point.
     std::vector<ImVec2> far;
-    for (int dy = -5; dy <= 5; ++dy)
-        for (float dx : {off, off + f * 2, off + f * 4, -off - w, -off - w - f * 2, -off - w - f * 4})
-            far.emplace_back(s.x + dx, s.y + static_cast<float>(dy) * f - f * 0.5f);
+    for (int dy = -12; dy <= 12; ++dy)
+        for (int k = 0; k <= 30; k += 2) {
+            const float dx = static_cast<float>(k) * f;
+            far.emplace_back(s.x + off + dx, s.y + static_cast<float>(dy) * f - f * 0.5f);
+            far.emplace_back(s.x - off - w - dx, s.y + static_cast<float>(dy) * f - f * 0.5f);
+        }
     const auto distance = [&](ImVec2 q) { return std::hypot(q.x + w * 0.5f - s.x, q.y + f * 0.5f - s.y); };
     std::stable_sort(far.begin(), far.end(), [&](ImVec2 l, ImVec2 r) { return distance(l) < distance(r); });
     // A reference point with no clear spot goes unlabelled (the panel lists the reference rows

@@ -219,14 +219,13 @@ std::string legend_text() {
 // One short line (projector fonts leave little height); the sources in full on hover.
 std::string footer_line(const PlotInput& in) {
     const kernels::RoofSet& r = in.roofs;
-    const int measured = int(r.memory_measured) + int(r.tensor.measured) + int(r.fp32.measured);
-    return measured == 3 ? "roofs: measured on this GPU (hover for how)"
-           : measured == 0 ? "roofs: datasheet values (hover for the numbers)"
-                           : "roofs: " + std::to_string(measured) + " of 3 measured, the rest datasheet (hover)";
+    // Where each roof comes from, in a word (the sources in full on hover).
+    const std::string kinds = r.memory_kind == r.tensor.kind && r.tensor.kind == r.fp32.kind
+                                  ? r.memory_kind
+                                  : "DRAM " + r.memory_kind + ", tensor " + r.tensor.kind + ", FP32 " + r.fp32.kind;
+    return "roofs: " + kinds + (r.l2_bytes_per_s > 0 ? "; L2 an estimate" : "") + " (hover for the sources)";
 }
 
-// The reference rows' line under the plot: what the diamonds are, and their names (a crowded plot
-// leaves some diamonds unlabelled).
 // The reference rows' line under the plot: what the diamonds are (one line; the names, which a
 // crowded plot may leave off some diamonds, on hover).
 std::string reference_footer(const PlotInput& in) {
