@@ -1,5 +1,6 @@
 // [SECTION] Tensors in HBM: footprints and formulas
 // [SECTION] Running sums
+// [SECTION] DRAM bytes per step: the reuse model spread over the events
 // [SECTION] On-chip working set
 #include "kernels/memory_player.h"
 
@@ -19,19 +20,24 @@ uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
 // =============================================================================================
 // [SECTION] Tensors in HBM
 // =============================================================================================
-MemoryPlayer::MemoryPlayer(const std::string& variant, const Params& params) : variant_(variant), params_(params) {
+MemoryPlayer::MemoryPlayer(const std::string& variant, const Params& params, uint64_t l2_bytes)
+    : variant_(variant), params_(params), l2_bytes_(l2_bytes) {
     if (std::string bad = validate(params); !bad.empty()) throw std::invalid_argument(bad);
     if (!has_variant(params.workload, variant))
         throw std::invalid_argument(unknown_variant_message(params.workload, variant));
     schedule_ = kernels::schedule(variant, params);
-    model_ = model_from_schedule(schedule_);
+    model_ = kernels::model(schedule_, variant, params, l2_bytes);
     build_tensors();
     build_prefix_sums();
+    build_dram_sums();
 }
+
+// An event whose bytes lie in a tensor (L2<->SM or register spills), not on chip or compute.
+static bool moves_tensor(const TileEvent& e) { return e.kind != EventKind::compute && e.where() != Level::shared; }
 
 void MemoryPlayer::build_tensors() {
     for (const TileEvent& e : schedule_.events) {
-        if (e.kind == EventKind::compute) continue;
+        if (!moves_tensor(e)) continue;
         int index = tensor_index(e.buffer);
         if (index < 0) {
             HbmTensor t;
@@ -76,6 +82,7 @@ void MemoryPlayer::build_prefix_sums() {
     written_.assign((steps + 1) * n, 0);
     detail_offset_.assign(steps * n, 0);
     flops_.assign(steps + 1, 0);
+    shared_.assign(steps + 1, 0);
     std::vector<uint64_t> offset(n, 0);  // the detailed block's bytes so far, per tensor
     for (size_t s = 0; s < steps; ++s) {
         const TileEvent& e = schedule_.events[s];
@@ -84,7 +91,10 @@ void MemoryPlayer::build_prefix_sums() {
                     written_.begin() + static_cast<std::ptrdiff_t>((s + 1) * n));
         std::copy(offset.begin(), offset.end(), detail_offset_.begin() + static_cast<std::ptrdiff_t>(s * n));
         flops_[s + 1] = flops_[s] + e.flops * static_cast<double>(e.repeat);
-        if (e.kind == EventKind::compute) continue;
+        // Shared memory as model_from_schedule counts it: the event's own bytes when it moves at
+        // that level, plus the shared-memory side of any event (a compute step's operand reads).
+        shared_[s + 1] = shared_[s] + (e.shared_bytes + (e.kind != EventKind::compute && e.where() == Level::shared ? e.bytes : 0)) * e.repeat;
+        if (!moves_tensor(e)) continue;
         const size_t t = static_cast<size_t>(tensor_index(e.buffer));
         (e.kind == EventKind::load ? read_ : written_)[(s + 1) * n + t] += e.bytes * e.repeat;
         offset[t] += e.bytes;
@@ -119,9 +129,89 @@ uint64_t MemoryPlayer::local_read_after(size_t step) const { return sum_after(re
 uint64_t MemoryPlayer::local_written_after(size_t step) const { return sum_after(written_, step, true); }
 double MemoryPlayer::flops_after(size_t step) const { return flops_[std::min(step, step_count())]; }
 
+uint64_t MemoryPlayer::dram_read_after(size_t step, size_t tensor) const {
+    return dram_read_[std::min(step, step_count()) * tensors_.size() + tensor];
+}
+uint64_t MemoryPlayer::dram_written_after(size_t step, size_t tensor) const {
+    return dram_written_[std::min(step, step_count()) * tensors_.size() + tensor];
+}
+uint64_t MemoryPlayer::total_dram_read_after(size_t step) const { return sum_after(dram_read_, step, false); }
+uint64_t MemoryPlayer::total_dram_written_after(size_t step) const { return sum_after(dram_written_, step, false); }
+uint64_t MemoryPlayer::shared_after(size_t step) const { return shared_[std::min(step, step_count())]; }
+
 uint64_t MemoryPlayer::detail_offset_before(size_t step, size_t tensor) const {
     if (step == 0 || step > step_count()) return 0;
     return detail_offset_[(step - 1) * tensors_.size() + tensor];
+}
+
+// =============================================================================================
+// [SECTION] DRAM bytes per step
+// =============================================================================================
+// Each kernel's DRAM bytes of a buffer (read and written apart), spread over its events by their
+// share of its L2<->SM bytes: the running DRAM sum after an event is floor(L2 so far x DRAM / L2),
+// exact at the kernel's last event of the buffer.
+void MemoryPlayer::build_dram_sums() {
+    const size_t n = tensors_.size(), steps = step_count();
+    dram_read_.assign((steps + 1) * n, 0);
+    dram_written_.assign((steps + 1) * n, 0);
+    event_dram_.assign(steps, 0);
+    // L2 bytes so far and DRAM bytes charged so far, per (kernel, tensor, read or write).
+    const size_t kernels_n = model_.kernels.size();
+    std::vector<uint64_t> l2_so_far(kernels_n * n * 2, 0), dram_so_far(kernels_n * n * 2, 0);
+    for (size_t s = 0; s < steps; ++s) {
+        std::copy_n(dram_read_.begin() + static_cast<std::ptrdiff_t>(s * n), n,
+                    dram_read_.begin() + static_cast<std::ptrdiff_t>((s + 1) * n));
+        std::copy_n(dram_written_.begin() + static_cast<std::ptrdiff_t>(s * n), n,
+                    dram_written_.begin() + static_cast<std::ptrdiff_t>((s + 1) * n));
+        const TileEvent& e = schedule_.events[s];
+        if (!moves_tensor(e) || e.where() == Level::local) continue;  // spills: local memory, not the reuse model
+        const auto t = static_cast<size_t>(tensor_index(e.buffer));
+        const auto k = static_cast<size_t>(e.kernel);
+        const BufferTraffic* b = nullptr;
+        for (const BufferTraffic& candidate : model_.kernels.at(k).buffers)
+            if (candidate.buffer == e.buffer) b = &candidate;
+        if (!b) continue;
+        const bool load = e.kind == EventKind::load;
+        const uint64_t l2_total = load ? b->bytes_read : b->bytes_written;
+        const uint64_t dram_total = load ? b->dram_read : b->dram_written;
+        const size_t slot = (k * n + t) * 2 + (load ? 0 : 1);
+        l2_so_far[slot] += e.bytes * e.repeat;
+        const uint64_t due = l2_so_far[slot] >= l2_total
+                                 ? dram_total
+                                 : static_cast<uint64_t>(static_cast<long double>(l2_so_far[slot]) *
+                                                         static_cast<long double>(dram_total) /
+                                                         static_cast<long double>(l2_total));
+        event_dram_[s] = due - std::min(due, dram_so_far[slot]);
+        dram_so_far[slot] = std::max(due, dram_so_far[slot]);
+        (load ? dram_read_ : dram_written_)[(s + 1) * n + t] += event_dram_[s];
+    }
+}
+
+uint64_t MemoryPlayer::event_l2_bytes(size_t step) const {
+    const TileEvent* e = current_event(step);
+    return e && moves_tensor(*e) && !e->local ? e->bytes * e->repeat : 0;
+}
+
+uint64_t MemoryPlayer::event_dram_bytes(size_t step) const {
+    return step == 0 || step > step_count() ? 0 : event_dram_[step - 1];
+}
+
+std::string MemoryPlayer::event_dram_rule(size_t step) const {
+    const TileEvent* e = current_event(step);
+    if (!e || !moves_tensor(*e)) return "";
+    for (const BufferTraffic& b : model_.kernels.at(static_cast<size_t>(e->kernel)).buffers)
+        if (b.buffer == e->buffer) return b.dram_rule;
+    return "";
+}
+
+std::vector<size_t> MemoryPlayer::kernel_tensors(int kernel) const {
+    std::vector<size_t> out;
+    for (const TileEvent& e : schedule_.events) {
+        if (e.kernel != kernel || !moves_tensor(e) || e.where() == Level::local) continue;
+        const auto t = static_cast<size_t>(tensor_index(e.buffer));
+        if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+    }
+    return out;
 }
 
 // =============================================================================================

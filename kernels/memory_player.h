@@ -1,5 +1,13 @@
 // The memory-hierarchy animation's model side (no GUI): turns a variant's tile schedule into the
-// steps the animation plays, with the running HBM bytes read and written per tensor.
+// steps the animation plays, with running byte counters at each level (DESIGN.md "Traffic at three
+// levels"): per tensor, the L2<->SM bytes its loads and stores ask for and the DRAM<->L2 bytes the
+// L2 reuse model charges for them; per step, the shared-memory bytes of all blocks.
+//
+// DRAM bytes per step: the reuse model gives each kernel's DRAM bytes per buffer (read and written
+// apart); the player spreads them over that buffer's events in proportion to their L2<->SM bytes.
+// flash's "load Kj" by 256 blocks of 16 heads then costs 16 tiles of DRAM and 256 of L2: each tile
+// crosses DRAM -> L2 once and the other 15 row blocks of its head find it there. The running DRAM
+// sums after the last step are the model's DRAM totals.
 //
 // One step is one schedule event, seen through one thread block "in detail" (the block whose
 // loop the event describes) while the other blocks doing the same event are counted, not drawn:
@@ -40,12 +48,15 @@ struct HbmTensor {
 class MemoryPlayer {
 public:
     // Throws std::invalid_argument with validate()'s message when variant or params are invalid.
-    MemoryPlayer(const std::string& variant, const Params& params);
+    // `l2_bytes`: the device's L2, which the reuse model's DRAM bytes depend on.
+    MemoryPlayer(const std::string& variant, const Params& params, uint64_t l2_bytes = kDefaultL2Bytes);
 
     const std::string& variant() const { return variant_; }
     const Params& params() const { return params_; }
+    uint64_t l2_bytes() const { return l2_bytes_; }
     const Schedule& schedule() const { return schedule_; }
-    const Model& model() const { return model_; }  // model_from_schedule(schedule()), built once
+    // kernels::model() of schedule() for this L2: every level, DRAM from the reuse model; built once.
+    const Model& model() const { return model_; }
     const std::vector<HbmTensor>& tensors() const { return tensors_; }
 
     // Steps are 0..step_count(): step 0 is before anything ran, step s has run events 0..s-1
@@ -55,14 +66,30 @@ public:
     // Index into tensors() of an event's buffer, or -1 (compute).
     int tensor_index(const std::string& buffer) const;
 
-    // All blocks, after `step` steps. The totals are HBM tensors only; local_*: register spills.
+    // All blocks, after `step` steps. read/written: L2<->SM bytes (the loads and stores the kernels
+    // ask for); dram_*: DRAM<->L2 bytes (the reuse model's share of them). The totals are tensors
+    // only; local_*: register spills; shared_after: on-chip shared-memory bytes.
     uint64_t read_after(size_t step, size_t tensor) const;
     uint64_t written_after(size_t step, size_t tensor) const;
+    uint64_t dram_read_after(size_t step, size_t tensor) const;
+    uint64_t dram_written_after(size_t step, size_t tensor) const;
     uint64_t total_read_after(size_t step) const;
     uint64_t total_written_after(size_t step) const;
+    uint64_t total_dram_read_after(size_t step) const;
+    uint64_t total_dram_written_after(size_t step) const;
     uint64_t local_read_after(size_t step) const;
     uint64_t local_written_after(size_t step) const;
+    uint64_t shared_after(size_t step) const;
     double flops_after(size_t step) const;
+    // The current event of `step` (all blocks): its L2<->SM bytes and the DRAM bytes among them
+    // (loads: brought into L2 from DRAM; stores: written back to DRAM), and the reuse rule that
+    // set them ("" when DRAM = L2 bytes).
+    uint64_t event_l2_bytes(size_t step) const;
+    uint64_t event_dram_bytes(size_t step) const;
+    std::string event_dram_rule(size_t step) const;
+    // The tensors `kernel` reads or writes (indices into tensors(), no register spills): the
+    // data it wants L2 to hold, which the animation draws against the L2's size.
+    std::vector<size_t> kernel_tensors(int kernel) const;
     // Bytes of `tensor` the detailed block has moved in the current block class before `step`'s
     // event: where in the tensor its next tile lies (the j loop walks along K and V).
     uint64_t detail_offset_before(size_t step, size_t tensor) const;
@@ -79,13 +106,18 @@ private:
     void build_prefix_sums();
     uint64_t sum_after(const std::vector<uint64_t>& sums, size_t step, bool local) const;
 
+    void build_dram_sums();
+
     std::string variant_;
     Params params_;
+    uint64_t l2_bytes_ = kDefaultL2Bytes;
     Schedule schedule_;
     Model model_;
     std::vector<HbmTensor> tensors_;
     // (step_count + 1) x tensors, row-major: running sums over all blocks.
-    std::vector<uint64_t> read_, written_;
+    std::vector<uint64_t> read_, written_, dram_read_, dram_written_;
+    std::vector<uint64_t> event_dram_;     // step_count: each event's DRAM bytes, all blocks
+    std::vector<uint64_t> shared_;         // step_count + 1
     std::vector<uint64_t> detail_offset_;  // step_count x tensors
     std::vector<double> flops_;            // step_count + 1
 };

@@ -126,6 +126,12 @@ RoofSet roofs_for(const DeviceInfo& d, DType dtype) {
     }
     s.tensor = tensor_roof(d, dtype);
     s.fp32 = fp32_roof(d);
+    const SimCalibration cal = calibration_for(d);
+    if (cal.l2_gbps > 0) {
+        s.l2_bytes_per_s = cal.l2_gbps * 1e9;
+        s.l2_source = "the simulator's calibration (" + format_gbps(cal.l2_gbps) +
+                      ", scaled from the DRAM bandwidth: an estimate, not measured; kernels/common/sim_backend.cpp)";
+    }
     return s;
 }
 

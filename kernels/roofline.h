@@ -3,7 +3,10 @@
 //   attainable FLOP/s      = min(peak FLOP/s, I x bandwidth)
 //   ridge point            = peak / bandwidth: below it the memory roof bounds a kernel
 // The roofs come from the device: measured ceilings on a GPU (copy kernel, cuBLAS GEMM, FMA
-// kernel), datasheet values on a simulated GPU, each labelled with where it came from.
+// kernel), datasheet values on a simulated GPU, each labelled with where it came from. A second
+// memory roof, L2 <-> SM bandwidth, comes from the simulated backend's calibration: with it a
+// kernel is a point per level (a hierarchical roofline, as Nsight Compute draws): FLOPs / DRAM
+// bytes against the DRAM roof, FLOPs / L2 <-> SM bytes against the L2 roof.
 // Also here: why measured DRAM bytes differ from the model (computed from the model's buffers,
 // the L2 size and the counters), for the roofline hover and the results table.
 #pragma once
@@ -42,10 +45,12 @@ struct Roof {
 };
 
 struct RoofSet {
-    double bytes_per_s = 0;   // memory roof
+    double bytes_per_s = 0;   // memory roof: DRAM
     bool memory_measured = false;
     std::string memory_kind;  // as Roof::kind
     std::string memory_source;
+    double l2_bytes_per_s = 0;  // L2 <-> SM roof (0: unknown)
+    std::string l2_source;
     Roof tensor;              // matrix units (fp16/bf16 in, fp32 accumulate)
     Roof fp32;                // FP32 FMA pipes
 };
@@ -53,7 +58,9 @@ struct RoofSet {
 // Measured ceilings where the device has them; on a simulated GPU its calibration (copy, cuBLAS
 // GEMM and FMA rates measured on a card of that model, kernels/common/sim_backend.cpp), so the
 // roofs are the ones its simulated times obey; datasheet / theoretical values otherwise. The tensor
-// roof is the GEMM of `dtype` (fp32 data: the faster of fp16 and bf16, labelled so).
+// roof is the GEMM of `dtype` (fp32 data: the faster of fp16 and bf16, labelled so). The L2 roof is
+// the calibration's L2 bandwidth (calibration_for in kernels/common/backend.h), which no kernel here
+// measures: its source says so.
 RoofSet roofs_for(const DeviceInfo& d, DType dtype);
 
 // The compute roof a variant is held to: tensor when any of its kernels runs on tensor cores

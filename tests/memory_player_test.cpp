@@ -1,6 +1,8 @@
 // The animation's counters are the model: after the last step, the bytes read and written per
-// tensor equal model()'s per-buffer totals, for every workload and variant (ragged and causal
-// attention included); the counters only grow; shared-memory parts sum to the kernel's allocation.
+// tensor equal model()'s per-buffer totals at every level (L2<->SM, DRAM from the reuse model,
+// shared memory), for every workload and variant (ragged and causal attention included); the
+// counters only grow; a tile of flash's K crosses DRAM once and L2 once per row block;
+// shared-memory parts sum to the kernel's allocation.
 #include "kernels/attention/attention.h"
 #include "kernels/memory_player.h"
 #include "kernels/common/registry.h"
@@ -17,7 +19,7 @@ using kernels::MemoryPlayer;
 using kernels::Params;
 
 struct Totals {
-    uint64_t read = 0, written = 0;
+    uint64_t read = 0, written = 0, dram_read = 0, dram_written = 0;
 };
 
 std::map<std::string, Totals> model_totals(const std::string& variant, const Params& p) {
@@ -26,6 +28,8 @@ std::map<std::string, Totals> model_totals(const std::string& variant, const Par
         for (const kernels::BufferTraffic& b : k.buffers) {
             out[b.buffer].read += b.bytes_read;
             out[b.buffer].written += b.bytes_written;
+            out[b.buffer].dram_read += b.dram_read;
+            out[b.buffer].dram_written += b.dram_written;
         }
     return out;
 }
@@ -58,18 +62,38 @@ void check_totals(const std::string& variant, const Params& p) {
         REQUIRE(expected.count(name) == 1);
         CHECK(player.read_after(last, t) == expected.at(name).read);
         CHECK(player.written_after(last, t) == expected.at(name).written);
+        CHECK(player.dram_read_after(last, t) == expected.at(name).dram_read);
+        CHECK(player.dram_written_after(last, t) == expected.at(name).dram_written);
         CHECK(player.read_after(0, t) == 0);
         CHECK(player.written_after(0, t) == 0);
+        CHECK(player.dram_read_after(0, t) == 0);
     }
     CHECK(hbm_tensors == expected.size());
     const kernels::Model& m = model;
     CHECK(player.total_read_after(last) == m.bytes_read());
     CHECK(player.total_written_after(last) == m.bytes_written());
+    CHECK(player.total_dram_read_after(last) == m.dram_read());
+    CHECK(player.total_dram_written_after(last) == m.dram_written());
+    CHECK(player.shared_after(last) == m.shared_bytes());
     CHECK(player.flops_after(last) == Approx(m.flops()));
     for (size_t s = 1; s <= last; ++s) {
         CHECK(player.total_read_after(s) >= player.total_read_after(s - 1));
         CHECK(player.total_written_after(s) >= player.total_written_after(s - 1));
+        CHECK(player.total_dram_read_after(s) >= player.total_dram_read_after(s - 1));
+        CHECK(player.total_dram_written_after(s) >= player.total_dram_written_after(s - 1));
+        CHECK(player.shared_after(s) >= player.shared_after(s - 1));
+        // An event never takes more from DRAM than it moves between L2 and the SMs.
+        CHECK(player.event_dram_bytes(s) <= player.event_l2_bytes(s));
     }
+}
+
+Params chain_params(int64_t rows, int64_t hidden) {
+    Params p;
+    p.workload = "chain";
+    p.set("rows", rows);
+    p.set("hidden", hidden);
+    p.dtype = kernels::DType::bf16;
+    return p;
 }
 
 Params attention_params(int64_t N, int64_t br, int64_t bc, bool causal, kernels::DType t) {
@@ -162,12 +186,48 @@ TEST_CASE("memory player: non-causal flash shows every Kj, Vj iteration as its o
     CHECK(folded);
 }
 
+TEST_CASE("memory player: flash's K tile crosses DRAM -> L2 once, then each row block of its head hits L2",
+          "[memory_player][levels]") {
+    // 3 heads, N = 1024, 64 x 64 tiles: 16 row blocks per head share each K tile.
+    const Params p = attention_params(1024, 64, 64, false, kernels::DType::f16);
+    const MemoryPlayer player("flash", p);
+    const int k = player.tensor_index("K");
+    REQUIRE(k >= 0);
+    size_t loads = 0;
+    for (size_t s = 1; s <= player.step_count(); ++s) {
+        const kernels::TileEvent* e = player.current_event(s);
+        if (e->buffer != "K" || e->kind != kernels::EventKind::load) continue;
+        ++loads;
+        CHECK(player.event_l2_bytes(s) == 3u * 16u * 64u * 64u * 2u);  // every block's tile, through L2
+        CHECK(player.event_dram_bytes(s) == 3u * 64u * 64u * 2u);       // one tile per head from DRAM
+        CHECK_FALSE(player.event_dram_rule(s).empty());
+    }
+    CHECK(loads == 16);
+    const uint64_t k_bytes = player.tensors()[static_cast<size_t>(k)].bytes;
+    CHECK(player.dram_read_after(player.step_count(), static_cast<size_t>(k)) == k_bytes);
+    CHECK(player.read_after(player.step_count(), static_cast<size_t>(k)) == 16 * k_bytes);
+    // The teaching kernel stages its tiles in shared memory: the on-chip counter grows with them.
+    CHECK(player.shared_after(player.step_count()) > 0);
+    // The kernel wants Q, K, V and O in L2; naive's softmax wants S and P.
+    CHECK(player.kernel_tensors(0).size() == 4);
+    const MemoryPlayer naive("naive", p);
+    std::vector<std::string> softmax;
+    for (size_t t : naive.kernel_tensors(1)) softmax.push_back(naive.tensors()[t].name);
+    CHECK(softmax == std::vector<std::string>{"S", "P"});
+}
+
+TEST_CASE("memory player: a smaller L2 sends an intermediate through DRAM", "[memory_player][levels]") {
+    const Params p = chain_params(1024, 1024);
+    // h1 is 2 MiB: it fits in half of a 50 MiB L2 and is read back from there, not in half of 2 MiB.
+    const MemoryPlayer big("unfused", p, 50ull << 20), small("unfused", p, 2ull << 20);
+    const auto h1 = static_cast<size_t>(big.tensor_index("h1"));
+    CHECK(big.dram_read_after(big.step_count(), h1) == 0);
+    CHECK(small.dram_read_after(small.step_count(), h1) == small.read_after(small.step_count(), h1));
+    CHECK(small.l2_bytes() == 2ull << 20);
+}
+
 TEST_CASE("memory player: a kernel that spills has a local-memory tensor, apart from HBM", "[memory_player]") {
-    Params p;
-    p.workload = "chain";
-    p.set("rows", 8192);
-    p.set("hidden", 8192);
-    p.dtype = kernels::DType::bf16;
+    const Params p = chain_params(8192, 8192);
     const MemoryPlayer spill("fused_spill", p), fused("fused", p);
     int local = -1;
     for (size_t t = 0; t < spill.tensors().size(); ++t)

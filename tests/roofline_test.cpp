@@ -68,6 +68,17 @@ TEST_CASE("roofline: simulated roofs are the calibration's rates, measured ceili
     CHECK(roofs_for(gpu, DType::f32).tensor.flops_per_s == 700e12);  // the faster one for fp32 data
 }
 
+TEST_CASE("roofline: the L2 roof is the calibration's L2 bandwidth, above the DRAM roof, and says it is not measured",
+          "[roofline][levels]") {
+    for (const char* key : {"H100", "H200", "A100"}) {
+        const DeviceInfo& d = find_sim_gpu(key)->info;
+        const RoofSet r = roofs_for(d, DType::bf16);
+        CHECK(r.l2_bytes_per_s == calibration_for(d).l2_gbps * 1e9);
+        CHECK(r.l2_bytes_per_s > r.bytes_per_s);
+        CHECK(r.l2_source.find("not measured") != std::string::npos);
+    }
+}
+
 TEST_CASE("roofline: tensor-core variants meet the tensor roof, others the FP32 roof", "[roofline]") {
     const RoofSet r = roofs_for(find_sim_gpu("H100")->info, DType::f16);
     Params p;

@@ -1,8 +1,10 @@
-// The roofline and log-series plots draw from plain data in a headless ImGui context: the point,
-// a trail mark and the ridge can each be found under the mouse; zero or tiny data and tiny
+// The roofline and log-series plots draw from plain data in a headless ImGui context: the point's
+// DRAM circle and L2 square, a trail mark, the ridge and the legend can each be found under the
+// mouse; the labels it records stay apart and inside the plot; zero or tiny data and tiny
 // rectangles draw without failing; the legend gives way to direct labels in short plots.
 #if defined(FUSIONLAB_HAVE_GUI)
 
+#include "viz/label_layout.h"
 #include "viz/log_plot.h"
 #include "viz/roofline.h"
 #include "viz/theme.h"
@@ -10,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cfloat>
 
 namespace {
@@ -41,9 +44,21 @@ viz::RooflineData h100_like() {
     d.frame.title = "Roofline";
     d.bytes_per_s = 3.35e12;
     d.memory_label = "DRAM 3350 GB/s";
+    d.l2_bytes_per_s = 7.7e12;
+    d.l2_label = "L2 -> SM 7700 GB/s (model estimate)";
     d.roofs = {{"tensor 989 TFLOP/s", 989e12, "tensor 989T"}, {"FP32 67 TFLOP/s", 67e12, "FP32 67T"}};
-    viz::RooflinePoint naive{"naive", 0, {30, 100e12}, false, {}};
-    viz::RooflinePoint flash{"flash", 1, {120, 300e12}, true, {{100, 250e12}, {110, 280e12}}};
+    viz::RooflinePoint naive;
+    naive.label = "naive";
+    naive.at = {30, 100e12};
+    naive.l2_at = {30, 100e12};  // no reuse: both levels at one intensity
+    viz::RooflinePoint flash;
+    flash.label = "flash";
+    flash.series = 1;
+    flash.at = {120, 300e12};
+    flash.measured_bytes = true;
+    flash.model_at = {100, 300e12};
+    flash.l2_at = {8, 300e12};    // K and V re-read from L2: far left of the DRAM circle
+    flash.trail = {{100, 250e12}, {110, 280e12}};
     d.points = {naive, flash};
     d.arrows = {{0, 1}};
     return d;
@@ -68,6 +83,22 @@ TEST_CASE("roofline view: a point, a trail mark and the ridge are found under th
     CHECK(found_somewhere(f.draw(), origin, size, d, [](const viz::RooflineHover& h) { return h.point == 0 && h.trail == -1; }));
     CHECK(found_somewhere(f.draw(), origin, size, d, [](const viz::RooflineHover& h) { return h.point == 1 && h.trail == 0; }));
     CHECK(found_somewhere(f.draw(), origin, size, d, [](const viz::RooflineHover& h) { return h.ridge; }));
+    CHECK(found_somewhere(f.draw(), origin, size, d, [](const viz::RooflineHover& h) { return h.point == 1 && h.l2; }));
+    CHECK(found_somewhere(f.draw(), origin, size, d, [](const viz::RooflineHover& h) { return h.legend; }));
+}
+
+TEST_CASE("roofline view: roofs, legend and points are labelled, apart and inside the plot", "[viz][labels]") {
+    Frame f;
+    const viz::RooflineData d = h100_like();
+    viz::LabelRecording recording;
+    viz::draw_roofline(f.draw(), ImVec2(10, 10), ImVec2(700, 450), d, ImVec2(-FLT_MAX, -FLT_MAX));
+    std::vector<std::string> texts;
+    for (const viz::PlacedLabel& l : recording.labels) texts.push_back(l.text);
+    for (const char* want : {"tensor 989 TFLOP/s", "FP32 67 TFLOP/s", "DRAM 3350 GB/s", "L2 -> SM 7700 GB/s (model estimate)",
+                             "DRAM (model)", "DRAM (counters)", "L2 -> SM", "naive", "flash"})
+        CHECK(std::find(texts.begin(), texts.end(), want) != texts.end());
+    INFO(viz::label_problems(recording.labels).size());
+    CHECK(viz::label_problems(recording.labels).empty());
 }
 
 TEST_CASE("roofline view: empty, zero and tiny inputs draw without failing", "[viz]") {

@@ -1,18 +1,24 @@
 // [SECTION] Data: a player step -> plain data
-// [SECTION] Drawing helpers: text, tooltips, colours
+// [SECTION] Pen: labels that record their rectangles, tooltips, colours
 // [SECTION] Layout: header, HBM, L2, SMs, footer
-// [SECTION] HBM: tensors as grids of tiles
-// [SECTION] L2 band and SMs (shared memory to scale, registers)
-// [SECTION] The moving tile, the footer, the byte race
+// [SECTION] Header: variant, step, what the step does
+// [SECTION] HBM: tensors as grids of tiles, DRAM bytes
+// [SECTION] L2: its size, the kernel's data against it, hit or miss
+// [SECTION] SMs: shared memory to scale, registers, the other SMs
+// [SECTION] The moving tile: HBM -> L2 -> SM and back
+// [SECTION] Footer: bytes per level, notes
+// [SECTION] The view, the byte race
 #include "viz/memory_view.h"
 
 #include "kernels/common/format.h"
 #include "viz/highlight.h"
+#include "viz/label_layout.h"
 #include "viz/palette.h"
 #include "viz/theme.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace viz {
 
@@ -34,10 +40,25 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
     d.step_count = player.step_count();
     d.flight = std::clamp(flight, 0.0f, 1.0f);
     d.theme = theme;
+    const size_t last = player.step_count();
     for (size_t t = 0; t < player.tensors().size(); ++t) {
         const kernels::HbmTensor& h = player.tensors()[t];
-        MemTensor m{h.name, h.formula, h.bytes, player.read_after(step, t), player.written_after(step, t),
-                    h.total_read, h.total_written, h.tile_bytes, h.input, 0, static_cast<int>(t), h.local};
+        MemTensor m;
+        m.name = h.name;
+        m.formula = h.formula;
+        m.bytes = h.bytes;
+        m.read = player.read_after(step, t);
+        m.written = player.written_after(step, t);
+        m.total_read = h.total_read;
+        m.total_written = h.total_written;
+        m.dram_read = player.dram_read_after(step, t);
+        m.dram_written = player.dram_written_after(step, t);
+        m.total_dram_read = player.dram_read_after(last, t);
+        m.total_dram_written = player.dram_written_after(last, t);
+        m.tile_bytes = h.tile_bytes;
+        m.input = h.input;
+        m.series = static_cast<int>(t);
+        m.local = h.local;
         if (h.local) {
             // What the GPU reserves: a stack frame for every thread that can be resident.
             const kernels::ScheduleKernel& k = player.schedule().kernels.at(static_cast<size_t>(h.kernel));
@@ -55,14 +76,20 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
         }
         d.tensors.push_back(m);
     }
-    const size_t last = player.step_count();
     d.read = player.total_read_after(step);
     d.written = player.total_written_after(step);
     d.total_read = player.total_read_after(last);
     d.total_written = player.total_written_after(last);
+    d.dram_read = player.total_dram_read_after(step);
+    d.dram_written = player.total_dram_written_after(step);
+    d.total_dram_read = player.total_dram_read_after(last);
+    d.total_dram_written = player.total_dram_written_after(last);
+    d.shared = player.shared_after(step);
+    d.total_shared = player.shared_after(last);
     d.local_read = player.local_read_after(step);
     d.local_written = player.local_written_after(step);
     d.local_total = player.local_read_after(last) + player.local_written_after(last);
+    d.l2_note = player.model().l2_note;
     const kernels::TileEvent* current = player.current_event(step);
     const size_t current_kernel = current ? static_cast<size_t>(current->kernel) : 0;
     if (current_kernel < player.schedule().kernels.size()) {
@@ -84,6 +111,9 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
         d.tensor = player.tensor_index(e->buffer);
         d.event_bytes = e->bytes;
         d.repeat = e->repeat;
+        d.event_l2_bytes = player.event_l2_bytes(step);
+        d.event_dram_bytes = player.event_dram_bytes(step);
+        d.event_dram_rule = player.event_dram_rule(step);
         d.event_flops = e->flops;
         d.what = e->what;
         // "ᵀ" is not in every UI font: write the transpose the way a keyboard does.
@@ -92,6 +122,7 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
     } else {
         d.what = "ready: nothing has moved yet (press play or step forward)";
     }
+    d.l2_tensors = player.kernel_tensors(kernel);
     const auto& kernels_list = player.schedule().kernels;
     if (!kernels_list.empty()) {
         const kernels::ScheduleKernel& k = kernels_list[static_cast<size_t>(kernel)];
@@ -114,7 +145,7 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
 }
 
 // =============================================================================================
-// [SECTION] Drawing helpers
+// [SECTION] Pen
 // =============================================================================================
 namespace {
 
@@ -124,6 +155,9 @@ std::string bytes_text(uint64_t b) { return format_bytes(static_cast<double>(b))
 std::string exact_bytes(uint64_t b) {
     return kernels::format_count(static_cast<int64_t>(b)) + " bytes (" + bytes_text(b) + ")";
 }
+std::string count_text(uint64_t n) { return kernels::format_count(static_cast<int64_t>(n)); }
+
+LabelRect rect_of(ImVec2 a, ImVec2 b) { return {a.x, a.y, b.x, b.y}; }
 
 struct Pen {
     ImDrawList* draw;
@@ -131,6 +165,7 @@ struct Pen {
     Theme theme;
     float em;
     bool interactive;
+    LabelLayout* labels = nullptr;  // every label drawn is recorded here (null: measuring only)
 
     // Text drawn at this font's size times em / the UI font size: the diagram shrinks as a whole
     // when a large projector font would not leave it room.
@@ -139,22 +174,43 @@ struct Pen {
         ImFont* f = font ? font : ImGui::GetFont();
         return f->CalcTextSizeA(px(f), FLT_MAX, 0, s.c_str());
     }
-    void text(ImVec2 at, ImU32 col, const std::string& s, ImFont* font = nullptr) const {
+    float width(const std::string& s, ImFont* font = nullptr) const { return text_size(s, font).x; }
+    float line_h(ImFont* font = nullptr) const { return px(font ? font : ImGui::GetFont()); }
+
+    // Draws one label at `at` and records the rectangle it covers as belonging to the box
+    // [box_min, box_max] (`where` names the part of the view, for the checks' messages). `full`:
+    // the whole text when `s` is a shortened form of it.
+    LabelRect label(ImVec2 at, ImU32 col, const std::string& s, ImVec2 box_min, ImVec2 box_max, const char* where,
+                    ImFont* font = nullptr, const std::string& full = "") const {
+        if (s.empty()) return {};
         ImFont* f = font ? font : ImGui::GetFont();
         draw->AddText(f, px(f), at, col, s.c_str());
+        const LabelRect r{at.x, at.y, at.x + width(s, f), at.y + px(f)};
+        if (labels) labels->add(s, r, rect_of(box_min, box_max), where, full);
+        return r;
     }
-    // Text that must stay inside max_w: cut with an ellipsis.
-    void text_fit(ImVec2 at, ImU32 col, std::string s, float max_w, ImFont* font = nullptr) const {
-        if (max_w <= 0) return;
-        while (s.size() > 1 && text_size(s, font).x > max_w) {
+    // `s` shortened with "..." until it fits max_w ("" when not even one character does).
+    std::string elide(std::string s, float max_w, ImFont* font = nullptr) const {
+        if (width(s, font) <= max_w) return s;
+        while (!s.empty()) {
             s.pop_back();
             while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();  // whole UTF-8
-            if (text_size(s + "...", font).x <= max_w) {
-                s += "...";
-                break;
-            }
+            while (!s.empty() && s.back() == ' ') s.pop_back();
+            if (!s.empty() && width(s + "...", font) <= max_w) return s + "...";
         }
-        text(at, col, s, font);
+        return "";
+    }
+    // A label that must stay within max_w: shortened with "..." (the whole text recorded as `full`).
+    LabelRect label_fit(ImVec2 at, ImU32 col, const std::string& s, float max_w, ImVec2 box_min, ImVec2 box_max,
+                        const char* where, ImFont* font = nullptr) const {
+        const std::string shown = elide(s, max_w, font);
+        return label(at, col, shown, box_min, box_max, where, font, shown == s ? "" : s);
+    }
+    // The first of `texts` (longest wording first) that fits max_w; "" when none does.
+    std::string first_fitting(const std::vector<std::string>& texts, float max_w, ImFont* font = nullptr) const {
+        for (const std::string& t : texts)
+            if (width(t, font) <= max_w) return t;
+        return "";
     }
     void tip(ImVec2 a, ImVec2 b, const std::string& s) const {
         if (!interactive || !ImGui::IsMouseHoveringRect(a, b)) return;
@@ -165,6 +221,35 @@ struct Pen {
         ImGui::EndTooltip();
     }
 };
+
+// Words of `s` in at most `max_lines` lines of max_w: the last line takes every word left and is
+// shortened with "..." when they do not fit (a single word longer than a line is shortened too).
+std::vector<std::string> wrap_lines(const Pen& pen, const std::string& s, float max_w, int max_lines, ImFont* font) {
+    std::vector<std::string> words;
+    for (size_t at = 0; at < s.size();) {
+        size_t end = s.find(' ', at);
+        if (end == std::string::npos) end = s.size();
+        if (end > at) words.push_back(s.substr(at, end - at));
+        at = end + 1;
+    }
+    std::vector<std::string> lines;
+    std::string line;
+    size_t i = 0;
+    for (; i < words.size(); ++i) {
+        const std::string tried = line.empty() ? words[i] : line + " " + words[i];
+        if (line.empty() || pen.width(tried, font) <= max_w) {
+            line = tried;
+            continue;
+        }
+        if (static_cast<int>(lines.size()) + 1 >= max_lines) break;  // the last line takes the rest
+        lines.push_back(line);
+        line = words[i];
+    }
+    for (; i < words.size(); ++i) line += " " + words[i];
+    lines.push_back(line);
+    for (std::string& l : lines) l = pen.elide(l, max_w, font);
+    return lines;
+}
 
 ImU32 with_alpha(ImU32 col, float alpha) {
     const ImU32 a = static_cast<ImU32>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f);
@@ -181,6 +266,35 @@ ImU32 tensor_color(int i, Theme t) {
     return series_color(kOrder[i % 7], t);
 }
 
+// How much of the current event's traffic crosses DRAM: 0 = all of it stays between L2 and the
+// SMs (a hit, or a store that stays in L2), 1 = all of it crosses (a miss, a write-back).
+double dram_share(const MemoryViewData& d) {
+    return d.event_l2_bytes ? static_cast<double>(d.event_dram_bytes) / static_cast<double>(d.event_l2_bytes) : 0.0;
+}
+bool moves_data(const MemoryViewData& d) {
+    return d.has_event && d.kind != kernels::EventKind::compute && d.tensor >= 0 &&
+           static_cast<size_t>(d.tensor) < d.tensors.size();
+}
+bool moves_local(const MemoryViewData& d) { return moves_data(d) && d.tensors[static_cast<size_t>(d.tensor)].local; }
+
+// The hit-or-miss tag of the current event, long and short: "1 in 16 from DRAM" / "1/16 DRAM".
+struct Tag {
+    std::string full, brief;
+};
+Tag dram_tag(const MemoryViewData& d) {
+    const double f = dram_share(d);
+    const bool load = d.kind == kernels::EventKind::load;
+    if (f >= 0.999) return load ? Tag{"miss: from DRAM", "miss"} : Tag{"written back to DRAM", "to DRAM"};
+    if (f <= 0.001) return load ? Tag{"hit: already in L2", "hit"} : Tag{"stays in L2", "stays"};
+    const double inverse = 1.0 / f;
+    const long n = std::lround(inverse);
+    const std::string to = load ? " from DRAM" : " to DRAM";
+    if (n >= 2 && std::fabs(inverse - static_cast<double>(n)) < 0.02 * inverse)
+        return {"1 in " + std::to_string(n) + to, "1/" + std::to_string(n) + (load ? " DRAM" : " out")};
+    const std::string pct = std::to_string(static_cast<int>(std::lround(f * 100))) + "%";
+    return {pct + to, pct + (load ? " DRAM" : " out")};
+}
+
 // =============================================================================================
 // [SECTION] Layout
 // =============================================================================================
@@ -190,25 +304,43 @@ struct Boxes {
     ImVec2 l2_min, l2_max;
     ImVec2 sms_min, sms_max;
     ImVec2 footer_min, footer_max;
+    bool wide = false;       // HBM | L2 | SMs side by side (L2 an upright column)
+    int what_lines = 1;      // the header's line of what the step does, wrapped
 };
 
-Boxes layout(ImVec2 o, ImVec2 size, const MemoryViewData& d, float em) {
+std::string what_text(const MemoryViewData& d) {
+    std::string what = d.what;
+    if (d.has_event && d.repeat > 1) what += "  x " + count_text(d.repeat) + " blocks";
+    return what;
+}
+
+// Counters per level take two lines (name, value); the spill line and each note one.
+int footer_lines(const MemoryViewData& d) { return 2 + static_cast<int>(d.notes.size()) + (d.local_total > 0 ? 1 : 0); }
+
+// Heights in em: the header (title in the heading font, the step, the step's words), the footer,
+// the L2 band, and the least the body needs: side by side the SMs (title, shared memory, its
+// "does not fit" line, registers); stacked HBM, L2 and the SMs.
+float header_em(int what_lines) { return kHeadingRatio * 1.2f + 1.25f * (1.0f + static_cast<float>(what_lines)) + 0.2f; }
+float footer_em(const MemoryViewData& d) { return 1.25f * static_cast<float>(footer_lines(d)) + 0.3f; }
+constexpr float kGapEm = 0.4f, kL2BandEm = 2.6f, kWideBodyEm = 7.4f, kTallBodyEm = 15.0f;
+
+Boxes layout(const Pen& pen, ImVec2 o, ImVec2 size, const MemoryViewData& d) {
     Boxes b;
-    const float line = em * 1.25f;
-    const float header_h = heading_font()->FontSize * (em / ImGui::GetFontSize()) * 1.2f + line * 2.2f;
-    const float footer_h = line * static_cast<float>(1 + d.notes.size() + (d.local_total > 0 ? 1 : 0)) + em * 0.3f;
-    const float l2_h = line * 1.3f;
-    const float gap = em * 0.4f;
+    const float em = pen.em;
+    // The step's words wrap to a second line rather than lose their end (ffn's GEMM events).
+    b.what_lines = pen.width(what_text(d), bold_font()) <= size.x ? 1 : 2;
+    const float header_h = header_em(b.what_lines) * em, footer_h = footer_em(d) * em, gap = kGapEm * em;
     b.header_min = o;
     b.header_max = ImVec2(o.x + size.x, o.y + header_h);
     b.footer_min = ImVec2(o.x, o.y + size.y - footer_h);
     b.footer_max = ImVec2(o.x + size.x, o.y + size.y);
     const float body_h = size.y - header_h - footer_h - gap;
-    if (size.x > body_h * 3.0f) {
+    if (size.x > body_h * 3.0f || body_h < kTallBodyEm * em) {
         // Wide and short (a projector font on a small window, or side by side): HBM | L2 | SMs
         // left to right, so the squares keep the height they need.
-        const float l2_w = em * 5.5f;
-        const float hbm_w = (size.x - l2_w - gap * 2) * 0.52f;
+        b.wide = true;
+        const float l2_w = em * 6.0f;
+        const float hbm_w = (size.x - l2_w - gap * 2) * 0.5f;
         b.hbm_min = ImVec2(o.x, b.header_max.y);
         b.hbm_max = ImVec2(o.x + hbm_w, b.header_max.y + body_h);
         b.l2_min = ImVec2(b.hbm_max.x + gap, b.hbm_min.y);
@@ -217,8 +349,10 @@ Boxes layout(ImVec2 o, ImVec2 size, const MemoryViewData& d, float em) {
         b.sms_max = ImVec2(o.x + size.x, b.hbm_max.y);
         return b;
     }
-    const float rest = std::max(size.y - header_h - footer_h - l2_h - gap * 3, em * 6);
-    const float hbm_h = rest * 0.66f;
+    const float l2_h = kL2BandEm * em;
+    const float rest = size.y - header_h - footer_h - l2_h - gap * 3;
+    // The SMs take what their contents need (or a third); HBM, whose squares scale, the rest.
+    const float hbm_h = rest - std::max(kWideBodyEm * em, rest * 0.34f);
     b.hbm_min = ImVec2(o.x, b.header_max.y);
     b.hbm_max = ImVec2(o.x + size.x, b.hbm_min.y + hbm_h);
     b.l2_min = ImVec2(o.x, b.hbm_max.y + gap);
@@ -228,31 +362,37 @@ Boxes layout(ImVec2 o, ImVec2 size, const MemoryViewData& d, float em) {
     return b;
 }
 
+// =============================================================================================
+// [SECTION] Header
+// =============================================================================================
 void draw_header(const Pen& pen, const Boxes& b, const MemoryViewData& d) {
     const float w = b.header_max.x - b.header_min.x;
     ImVec2 at = b.header_min;
     const std::string title = d.title + (d.simulated ? "  (model; simulated GPU)" : "  (model)");
-    pen.text_fit(at, pen.c.text, title, w, heading_font());
-    pen.tip(at, ImVec2(at.x + pen.text_size(title, heading_font()).x, at.y + pen.px(heading_font())),
-            "The variant's tile schedule from the model (kernels/), the same loop as its CUDA kernel. One thread "
-            "block is followed in detail; the other blocks doing the same step are counted in the byte counters.");
+    const LabelRect t = pen.label_fit(at, pen.c.text, title, w, b.header_min, b.header_max, "title", heading_font());
+    pen.tip(at, ImVec2(t.x1, t.y1),
+            title + "\nThe variant's tile schedule from the model (kernels/), the same loop as its CUDA kernel. One "
+                    "thread block is followed in detail; the other blocks doing the same step are counted in the byte "
+                    "counters.");
     at.y += pen.px(heading_font()) * 1.2f;
     const std::string step = "step " + std::to_string(d.step) + " / " + std::to_string(d.step_count) +
                              (d.kernel.empty() ? "" : "  |  " + d.kernel);
-    pen.text_fit(at, pen.c.text_dim, step, w);
-    pen.tip(at, ImVec2(at.x + w, at.y + pen.em), "Each step is one event of the schedule (a load, a compute or a "
-                                                  "store of one block); " +
-                                                      std::to_string(d.step_count) + " steps in all.");
+    pen.label_fit(at, pen.c.text_dim, step, w, b.header_min, b.header_max, "step");
+    pen.tip(at, ImVec2(at.x + w, at.y + pen.em),
+            step + "\nEach step is one event of the schedule (a load, a compute or a store of one block); " +
+                std::to_string(d.step_count) + " steps in all.");
     at.y += pen.em * 1.25f;
     const ImU32 what_col = d.has_event ? accent(pen.theme) : pen.c.text_dim;
-    std::string what = d.what;
-    if (d.has_event && d.repeat > 1) what += "   x " + kernels::format_count(static_cast<int64_t>(d.repeat)) + " blocks";
-    pen.text_fit(at, pen.theme == Theme::dark ? what_col : pen.c.text, what, w, bold_font());
-    pen.tip(at, ImVec2(at.x + w, at.y + pen.em), d.what + (d.has_event ? "\n\nOne block moves " +
-                                                                             exact_bytes(d.event_bytes) + "; " +
-                                                                             kernels::format_count(static_cast<int64_t>(d.repeat)) +
-                                                                             " blocks do exactly this step."
-                                                                       : std::string()));
+    const ImVec2 what_at = at;
+    for (const std::string& line : wrap_lines(pen, what_text(d), w, b.what_lines, bold_font())) {
+        pen.label(at, pen.theme == Theme::dark ? what_col : pen.c.text, line, b.header_min, b.header_max, "what",
+                  bold_font(), line == what_text(d) ? "" : what_text(d));
+        at.y += pen.em * 1.25f;
+    }
+    pen.tip(what_at, ImVec2(what_at.x + w, at.y),
+            d.what + (d.has_event ? "\n\nOne block moves " + exact_bytes(d.event_bytes) + "; " + count_text(d.repeat) +
+                                        " blocks do exactly this step."
+                                  : std::string()));
 }
 
 // =============================================================================================
@@ -273,8 +413,13 @@ struct TensorBox {
 std::string tensor_label(const MemTensor& t, int compact = 0) {
     return compact >= 2 ? t.name : t.name + "  " + bytes_text(t.bytes);
 }
-std::string read_label(const MemTensor& t) { return (t.local ? "reloaded " : "read ") + bytes_text(t.read); }
-std::string written_label(const MemTensor& t) { return (t.local ? "spilled " : "wrote ") + bytes_text(t.written); }
+// A tensor's counters in HBM are its DRAM bytes; register spills count local-memory traffic.
+std::string read_label(const MemTensor& t) {
+    return t.local ? "reloaded " + bytes_text(t.read) : "read " + bytes_text(t.dram_read);
+}
+std::string written_label(const MemTensor& t) {
+    return t.local ? "spilled " + bytes_text(t.written) : "wrote " + bytes_text(t.dram_written);
+}
 
 // Flow layout: squares whose area is proportional to bytes (k px per sqrt(byte), at least
 // min_side), rows wrapping. A square with room for its three label lines carries them inside,
@@ -287,9 +432,9 @@ bool flow(const Pen& pen, const std::vector<MemTensor>& ts, const std::vector<si
     bool fits = true;
     for (size_t i : order) {
         const float side = std::max(min_side, static_cast<float>(k * std::sqrt(static_cast<double>(ts[i].bytes))));
-        const float label_w = compact ? pen.text_size(tensor_label(ts[i], compact)).x
-                                      : std::max({pen.text_size(tensor_label(ts[i])).x, pen.text_size(read_label(ts[i])).x,
-                                                  pen.text_size(written_label(ts[i])).x});
+        const float label_w = compact ? pen.width(tensor_label(ts[i], compact), bold_font())
+                                      : std::max({pen.width(tensor_label(ts[i]), bold_font()), pen.width(read_label(ts[i])),
+                                                  pen.width(written_label(ts[i]))});
         const bool inside = side >= label_w + pen.em * 0.6f && side >= label_h + pen.em * 0.6f;
         const float col_w = inside ? side : side + pen.em * 0.4f + label_w;
         const float col_h = inside ? side : std::max(side, label_h);
@@ -322,9 +467,9 @@ std::vector<std::vector<size_t>> candidate_orders(const std::vector<MemTensor>& 
     return {given, largest};
 }
 
-// The largest scale (px per sqrt(byte)) at which some order's flow fits (bisection); at the
-// smallest, whatever overflows is clipped.
-double fit_scale(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max) {
+// The largest scale (px per sqrt(byte)) at which some order's flow fits with labels of this
+// compactness (bisection); 0 when none does.
+double fit_scale_at(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max, int compact) {
     std::vector<TensorBox> boxes;
     double largest = 1;
     for (const MemTensor& t : ts) largest = std::max(largest, static_cast<double>(t.bytes));
@@ -333,11 +478,25 @@ double fit_scale(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, I
         double hi = (max.y - min.y) / std::sqrt(largest), lo = 0;
         for (int i = 0; i < 24; ++i) {
             const double mid = (lo + hi) * 0.5;
-            (flow(pen, ts, order, min, max, mid, pen.em * 1.2f, boxes) ? lo : hi) = mid;
+            (flow(pen, ts, order, min, max, mid, pen.em * 1.2f, boxes, compact) ? lo : hi) = mid;
         }
         best = std::max(best, lo);
     }
     return best;
+}
+
+// The scale the view draws at: the largest with three label lines, unless shorter labels allow
+// squares more than twice as large (a short view, where full labels would leave every tensor at
+// its minimum size and S no bigger than Q). At the smallest, whatever overflows is clipped.
+double fit_scale(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max) {
+    double k = fit_scale_at(pen, ts, min, max, 0);
+    for (int compact : {1, 2}) {
+        const double shorter = fit_scale_at(pen, ts, min, max, compact);
+        if (shorter > 2 * k) k = shorter;
+    }
+    // The bisection ends on the edge of fitting; the view lays out at another origin, whose
+    // rounding may tip it over (then every tensor lost its counters to the short labels).
+    return k * 0.995;
 }
 
 std::vector<TensorBox> layout_tensors(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max, double k) {
@@ -349,7 +508,7 @@ std::vector<TensorBox> layout_tensors(const Pen& pen, const std::vector<MemTenso
     for (int compact : {0, 1, 2})
         for (const auto& order : orders)
             if (!fits) fits = flow(pen, ts, order, min, max, k, pen.em * 1.2f, boxes, compact);
-    if (!fits) flow(pen, ts, orders[1], min, max, k, pen.em * 1.2f, boxes);  // clipped: the fullest labels
+    if (!fits) flow(pen, ts, orders[1], min, max, k, pen.em * 1.2f, boxes, 2);  // clipped: the shortest labels
     for (size_t i = 0; i < ts.size(); ++i) {
         TensorBox& b = boxes[i];
         b.tiles = ts[i].tile_bytes ? std::max<uint64_t>(1, (ts[i].bytes + ts[i].tile_bytes - 1) / ts[i].tile_bytes) : 1;
@@ -374,6 +533,10 @@ ImVec2 tile_cell(const TensorBox& b, float at, ImVec2* cell_max) {
     return cmin;
 }
 
+std::string times_text(uint64_t part, uint64_t whole) {
+    return std::to_string(static_cast<double>(part) / static_cast<double>(whole)).substr(0, 5);
+}
+
 std::string tensor_tip(const MemTensor& t, const TensorBox& b) {
     if (t.local)
         return "Local memory: each thread's private stack frame, where ptxas puts the registers it could not "
@@ -382,119 +545,270 @@ std::string tensor_tip(const MemTensor& t, const TensorBox& b) {
                exact_bytes(t.bytes) + " reserved = " + t.formula + "\n\nSpilled so far: " + exact_bytes(t.written) +
                " of " + exact_bytes(t.total_written) + "\nReloaded so far: " + exact_bytes(t.read) + " of " +
                exact_bytes(t.total_read) +
-               "\n\nNot in the HBM counters below: how much of it leaves the SM is an estimate (footer); the "
+               "\n\nNot in the DRAM counters: how much of it leaves the SM is an estimate (footer); the "
                "measured DRAM bytes say what really reached HBM.";
     std::string s = t.name + " in HBM: " + exact_bytes(t.bytes) + "\n= " + t.formula + "\n\n";
     s += t.input ? "An input: it exists before the kernels run.\n"
                  : "Written by this variant (it exists only because the variant writes it to HBM).\n";
-    s += "Read so far: " + exact_bytes(t.read) + " of " + exact_bytes(t.total_read) + "\n";
-    s += "Written so far: " + exact_bytes(t.written) + " of " + exact_bytes(t.total_written) + "\n";
-    if (t.total_read > t.bytes && t.bytes)
-        s += "Read " + std::to_string(static_cast<double>(t.total_read) / static_cast<double>(t.bytes)).substr(0, 5) +
-             " times over: each block streams it again.\n";
+    s += "\nDRAM (what crosses between HBM and L2; the counters measure it):\n";
+    s += "  read so far " + exact_bytes(t.dram_read) + " of " + exact_bytes(t.total_dram_read) + "\n";
+    s += "  written so far " + exact_bytes(t.dram_written) + " of " + exact_bytes(t.total_dram_written) + "\n";
+    s += "L2 -> SM (what the blocks' loads and stores ask for):\n";
+    s += "  read so far " + exact_bytes(t.read) + " of " + exact_bytes(t.total_read) + "\n";
+    s += "  written so far " + exact_bytes(t.written) + " of " + exact_bytes(t.total_written) + "\n";
+    if (t.total_read > t.bytes && t.bytes) {
+        s += "The blocks read it " + times_text(t.total_read, t.bytes) + " times over";
+        s += t.total_dram_read < t.total_read ? "; DRAM delivers it " + times_text(t.total_dram_read, t.bytes) +
+                                                    " times: the re-reads hit L2.\n"
+                                              : ", each time from DRAM.\n";
+    }
     s += "\nArea is proportional to bytes. One cell = one block's tile of " + exact_bytes(t.tile_bytes) + " (" +
-         kernels::format_count(static_cast<int64_t>(b.tiles)) + " tiles" +
+         count_text(b.tiles) + " tiles" +
          (static_cast<uint64_t>(b.cells_x * b.cells_y) < b.tiles ? "; a drawn cell stands for several" : "") + ").";
     return s;
+}
+
+// The scale note beside the box's title: the longest wording that fits, or none (its tooltip
+// says it all).
+void draw_hbm_title(const Pen& pen, ImVec2 min, ImVec2 max, bool enlarged) {
+    const std::string label = "HBM (DRAM)";
+    const ImVec2 at(min.x + pen.em * 0.4f, min.y + pen.em * 0.2f);
+    const LabelRect r = pen.label(at, pen.c.text, label, min, max, "HBM title", bold_font());
+    const float note_x = r.x1 + pen.em;
+    const std::string note = pen.first_fitting({enlarged ? "area ~ bytes (smallest enlarged to be seen)" : "area ~ bytes",
+                                                "area ~ bytes"},
+                                               max.x - note_x - pen.em * 0.4f);
+    pen.label(ImVec2(note_x, at.y), pen.c.text_dim, note, min, max, "HBM scale note");
+    pen.tip(min, ImVec2(max.x, min.y + pen.em * 1.3f),
+            "High-bandwidth memory, the GPU's DRAM: large and far. What crosses between it and L2 is what the "
+            "DRAM counters measure; the counters under each tensor add up the bytes the L2 reuse model sends "
+            "through DRAM so far (the L2 -> SM bytes, often several times more, are in the footer and each "
+            "tensor's tooltip).\nArea is proportional to bytes" +
+                std::string(enlarged ? "; tensors too small to see are drawn at a minimum size." : "."));
+}
+
+void draw_tensor_square(const Pen& pen, const MemTensor& t, const TensorBox& b, bool current, bool from_dram) {
+    const ImU32 col = tensor_color(t.series, pen.theme);
+    const float w = b.max.x - b.min.x, h = b.max.y - b.min.y;
+    if (t.input) {
+        pen.draw->AddRectFilled(b.min, b.max, with_alpha(col, 0.55f));
+    } else if (t.bytes) {  // fills top-down as it is written: S and P appear in HBM
+        const uint64_t written = t.local ? t.written : t.dram_written;
+        const float f = static_cast<float>(std::min(1.0, static_cast<double>(written) / static_cast<double>(t.bytes)));
+        pen.draw->AddRectFilled(b.min, ImVec2(b.max.x, b.min.y + h * f), with_alpha(col, 0.75f));
+    }
+    if (b.cells_x * b.cells_y > 1 && w / static_cast<float>(b.cells_x) >= 4.0f) {
+        const ImU32 grid = with_alpha(pen.c.background, 0.45f);
+        for (int x = 1; x < b.cells_x; ++x) {
+            const float gx = b.min.x + w * static_cast<float>(x) / static_cast<float>(b.cells_x);
+            pen.draw->AddLine(ImVec2(gx, b.min.y), ImVec2(gx, b.max.y), grid);
+        }
+        for (int y = 1; y < b.cells_y; ++y) {
+            const float gy = b.min.y + h * static_cast<float>(y) / static_cast<float>(b.cells_y);
+            pen.draw->AddLine(ImVec2(b.min.x, gy), ImVec2(b.max.x, gy), grid);
+        }
+    }
+    pen.draw->AddRect(b.min, b.max, col, 0, 0, std::max(1.0f, pen.em * 0.1f));
+    // The current tile's cell is lit only when its bytes cross DRAM: a hit leaves HBM alone.
+    if (current && from_dram) {
+        ImVec2 cmax;
+        const ImVec2 cmin = tile_cell(b, t.tile_at, &cmax);
+        pen.draw->AddRect(ImVec2(cmin.x - 1, cmin.y - 1), ImVec2(cmax.x + 1, cmax.y + 1), accent(pen.theme), 0, 0,
+                          std::max(2.0f, pen.em * 0.15f));
+    }
+}
+
+void draw_tensor_labels(const Pen& pen, const MemTensor& t, const TensorBox& b, ImVec2 area_min, ImVec2 area_max,
+                        bool current, bool loading) {
+    if (b.label_inside) {
+        const float lw = b.compact ? pen.width(tensor_label(t, b.compact), bold_font())
+                                   : std::max({pen.width(tensor_label(t), bold_font()), pen.width(read_label(t)),
+                                               pen.width(written_label(t))});
+        pen.draw->AddRectFilled(ImVec2(b.label.x - 3, b.label.y - 2),
+                                ImVec2(b.label.x + lw + 3, b.label.y + pen.em * (b.compact ? 1.3f : 3.5f)),
+                                with_alpha(pen.c.background, 0.8f), pen.em * 0.2f);
+    }
+    pen.label(b.label, current && b.compact ? accent(pen.theme) : pen.c.text, tensor_label(t, b.compact), area_min, area_max,
+              "HBM tensor", bold_font());
+    if (b.compact) return;
+    const ImU32 lit = accent(pen.theme);
+    pen.label(ImVec2(b.label.x, b.label.y + pen.em * 1.15f), current && loading ? lit : pen.c.text_dim, read_label(t),
+              area_min, area_max, "HBM tensor");
+    pen.label(ImVec2(b.label.x, b.label.y + pen.em * 2.3f), current && !loading ? lit : pen.c.text_dim, written_label(t),
+              area_min, area_max, "HBM tensor");
 }
 
 void draw_hbm(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d, std::vector<TensorBox>& boxes) {
     pen.draw->AddRectFilled(min, max, with_alpha(pen.c.grid, 0.35f), pen.em * 0.3f);
     pen.draw->AddRect(min, max, pen.c.axis, pen.em * 0.3f);
-    const std::string label = "HBM (GPU memory)";
-    pen.text(ImVec2(min.x + pen.em * 0.4f, min.y + pen.em * 0.2f), pen.c.text, label, bold_font());
-    pen.tip(min, ImVec2(min.x + pen.text_size(label, bold_font()).x + pen.em, min.y + pen.em * 1.3f),
-            "High-bandwidth memory: large and far. Every byte a kernel reads or writes here costs bandwidth; the "
-            "counters under each tensor add up the bytes all blocks moved so far.");
     const ImVec2 area_min(min.x + pen.em * 0.5f, min.y + pen.em * 1.5f), area_max(max.x - pen.em * 0.5f, max.y - pen.em * 0.2f);
     const double k = d.hbm_scale > 0 ? d.hbm_scale : fit_scale(pen, d.tensors, area_min, area_max);
     boxes = layout_tensors(pen, d.tensors, area_min, area_max, k);
-    // Say how to read the squares; tensors too small to see are drawn at a minimum size.
     bool enlarged = false;
     for (const MemTensor& t : d.tensors) enlarged = enlarged || k * std::sqrt(static_cast<double>(t.bytes)) < pen.em * 1.2f;
-    const std::string scale_note = enlarged ? "area ~ bytes (smallest enlarged to be seen)" : "area ~ bytes";
-    const float note_x = min.x + pen.em * 0.4f + pen.text_size(label, bold_font()).x + pen.em;
-    pen.text_fit(ImVec2(note_x, min.y + pen.em * 0.2f), pen.c.text_dim, scale_note, max.x - note_x - pen.em * 0.4f);
+    draw_hbm_title(pen, min, max, enlarged);
+    // Only the bytes that cross DRAM light HBM up: a load served by L2 leaves it dark.
+    const bool from_dram = moves_local(d) || d.event_dram_bytes > 0;
     for (size_t i = 0; i < d.tensors.size(); ++i) {
         const MemTensor& t = d.tensors[i];
         const TensorBox& b = boxes[i];
-        const ImU32 col = tensor_color(t.series, pen.theme);
-        const float w = b.max.x - b.min.x, h = b.max.y - b.min.y;
-        if (t.input) {
-            pen.draw->AddRectFilled(b.min, b.max, with_alpha(col, 0.55f));
-        } else if (t.bytes) {  // fills top-down as it is written: S and P appear in HBM
-            const float f = static_cast<float>(std::min(1.0, static_cast<double>(t.written) / static_cast<double>(t.bytes)));
-            pen.draw->AddRectFilled(b.min, ImVec2(b.max.x, b.min.y + h * f), with_alpha(col, 0.75f));
-        }
-        if (b.cells_x * b.cells_y > 1 && w / static_cast<float>(b.cells_x) >= 4.0f) {
-            const ImU32 grid = with_alpha(pen.c.background, 0.45f);
-            for (int x = 1; x < b.cells_x; ++x) {
-                const float gx = b.min.x + w * static_cast<float>(x) / static_cast<float>(b.cells_x);
-                pen.draw->AddLine(ImVec2(gx, b.min.y), ImVec2(gx, b.max.y), grid);
-            }
-            for (int y = 1; y < b.cells_y; ++y) {
-                const float gy = b.min.y + h * static_cast<float>(y) / static_cast<float>(b.cells_y);
-                pen.draw->AddLine(ImVec2(b.min.x, gy), ImVec2(b.max.x, gy), grid);
-            }
-        }
-        pen.draw->AddRect(b.min, b.max, col, 0, 0, std::max(1.0f, pen.em * 0.1f));
-        if (d.has_event && static_cast<int>(i) == d.tensor) {
-            ImVec2 cmax;
-            const ImVec2 cmin = tile_cell(b, t.tile_at, &cmax);
-            pen.draw->AddRect(ImVec2(cmin.x - 1, cmin.y - 1), ImVec2(cmax.x + 1, cmax.y + 1), accent(pen.theme), 0, 0,
-                              std::max(2.0f, pen.em * 0.15f));
-        }
-        if (b.label_inside) {
-            const float lw = std::max({pen.text_size(tensor_label(t), bold_font()).x, pen.text_size(read_label(t)).x,
-                                       pen.text_size(written_label(t)).x});
-            pen.draw->AddRectFilled(ImVec2(b.label.x - 3, b.label.y - 2),
-                                    ImVec2(b.label.x + lw + 3, b.label.y + pen.em * (b.compact ? 1.3f : 3.5f)),
-                                    with_alpha(pen.c.background, 0.8f), pen.em * 0.2f);
-        }
-        const bool moving = d.has_event && static_cast<int>(i) == d.tensor;
-        pen.text(b.label, moving && b.compact ? accent(pen.theme) : pen.c.text, tensor_label(t, b.compact), bold_font());
-        const ImU32 counter = moving ? accent(pen.theme) : pen.c.text_dim;
-        const bool is_read = moving && d.kind == kernels::EventKind::load;
-        if (!b.compact) {
-            pen.text(ImVec2(b.label.x, b.label.y + pen.em * 1.15f), is_read ? counter : pen.c.text_dim, read_label(t));
-            pen.text(ImVec2(b.label.x, b.label.y + pen.em * 2.3f), moving && !is_read ? counter : pen.c.text_dim,
-                     written_label(t));
-        }
+        const bool current = moves_data(d) && static_cast<int>(i) == d.tensor && from_dram;
+        draw_tensor_square(pen, t, b, moves_data(d) && static_cast<int>(i) == d.tensor, from_dram);
+        draw_tensor_labels(pen, t, b, min, max, current, d.kind == kernels::EventKind::load);
         pen.tip(b.min, ImVec2(b.min.x + b.col_w, std::max(b.max.y, b.label.y + pen.em * (b.compact ? 1.2f : 3.4f))),
                 tensor_tip(t, b));
     }
 }
 
 // =============================================================================================
-// [SECTION] L2 band and SMs
+// [SECTION] L2
 // =============================================================================================
-void draw_l2(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d) {
-    const bool moving = d.has_event && d.kind != kernels::EventKind::compute;
-    pen.draw->AddRectFilled(min, max, with_alpha(moving ? accent(pen.theme) : pen.c.grid, moving ? 0.25f : 0.5f),
-                            pen.em * 0.3f);
-    pen.draw->AddRect(min, max, pen.c.axis, pen.em * 0.3f);
-    const std::string size = d.l2_bytes ? bytes_text(d.l2_bytes) : std::string("(size unknown)");
-    if (max.y - min.y > max.x - min.x) {  // an upright band: the words stacked
-        const std::string lines[] = {"L2 cache", size, "all " + std::to_string(d.sm_count), "SMs share it"};
-        float y = center(min, max).y - pen.em * 2.4f;
-        for (const std::string& l : lines) {
-            pen.text_fit(ImVec2(min.x + pen.em * 0.3f, y), pen.c.text, l, max.x - min.x - pen.em * 0.4f);
-            y += pen.em * 1.2f;
-        }
-    } else {
-        const std::string label = "L2 cache  " + size + "  shared by all " + std::to_string(d.sm_count) + " SMs";
-        pen.text_fit(ImVec2(min.x + pen.em * 0.4f, center(min, max).y - pen.em * 0.5f), pen.c.text, label,
-                     max.x - min.x - pen.em);
-    }
-    pen.tip(min, max, "L2: " + (d.l2_bytes ? exact_bytes(d.l2_bytes) : std::string("size not reported")) +
-                          " on chip, between HBM and every SM. Every HBM byte passes through it; data read again "
-                          "while still in L2 (gamma, beta, bias after the first block) costs no HBM traffic, which is "
-                          "why the schedule charges those vectors once.");
+// Where the L2's drawing put things the moving tile needs: the current tensor's place on the bar.
+struct L2Boxes {
+    ImVec2 bar_min, bar_max;
+    ImVec2 tile = ImVec2(0, 0);  // the current tensor's segment centre (the bar's centre if none)
+};
+
+// The current kernel's data against the L2's size: "8.00 MiB = 16% of L2" / "512 MiB = 10x L2".
+uint64_t l2_data_bytes(const MemoryViewData& d) {
+    uint64_t sum = 0;
+    for (size_t t : d.l2_tensors) sum += d.tensors.at(t).bytes;
+    return sum;
+}
+std::string l2_share_text(const MemoryViewData& d) {
+    if (!d.l2_bytes) return "";
+    const double share = static_cast<double>(l2_data_bytes(d)) / static_cast<double>(d.l2_bytes);
+    if (share < 1.0) return std::to_string(static_cast<int>(std::lround(share * 100))) + "% of L2";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1fx L2", share);
+    return text;
 }
 
+std::string l2_tip(const MemoryViewData& d) {
+    std::string names;
+    for (size_t t : d.l2_tensors) names += (names.empty() ? "" : ", ") + d.tensors[t].name + " " + bytes_text(d.tensors[t].bytes);
+    std::string s = "L2: " + (d.l2_bytes ? exact_bytes(d.l2_bytes) : std::string("size not reported")) +
+                    " on chip, between HBM and all " + std::to_string(d.sm_count) +
+                    " SMs. Every byte an SM loads or stores passes through it; only what L2 does not hold "
+                    "crosses to DRAM.\n\nThe bar: this kernel's tensors (" + (names.empty() ? "none" : names) +
+                    ") against the L2's size; the tick marks half of it. Blocks that run at the same time share "
+                    "the tiles they re-read whatever the size; an intermediate stays for the next kernel only "
+                    "when it fits in that half.";
+    if (!d.l2_note.empty()) s += "\n\n" + d.l2_note;
+    if (moves_data(d) && !moves_local(d)) {
+        s += "\n\nThis step: " + bytes_text(d.event_l2_bytes) + " between L2 and the SMs, " + bytes_text(d.event_dram_bytes) +
+             (d.kind == kernels::EventKind::load ? " of it brought from DRAM (" : " of it written back to DRAM (") +
+             dram_tag(d).full + ")";
+        if (!d.event_dram_rule.empty()) s += ".\nRule: " + d.event_dram_rule;
+    }
+    return s;
+}
+
+// The bar: capacity along its length, the kernel's tensors stacked from its start (clipped at
+// the end when they are more than the L2), a tick at half. Upright bars fill from the bottom.
+L2Boxes draw_l2_bar(const Pen& pen, ImVec2 a, ImVec2 z, const MemoryViewData& d, bool upright) {
+    L2Boxes out{a, z, center(a, z)};
+    pen.draw->AddRectFilled(a, z, with_alpha(pen.c.background, 0.9f));
+    const float len = upright ? z.y - a.y : z.x - a.x;
+    const double capacity = static_cast<double>(std::max<uint64_t>(d.l2_bytes, 1));
+    const auto segment = [&](float from, float to) {
+        return upright ? std::make_pair(ImVec2(a.x, z.y - to), ImVec2(z.x, z.y - from))
+                       : std::make_pair(ImVec2(a.x + from, a.y), ImVec2(a.x + to, z.y));
+    };
+    float at = 0;
+    for (size_t t : d.l2_tensors) {
+        const MemTensor& m = d.tensors[t];
+        const float w = static_cast<float>(static_cast<double>(m.bytes) / capacity) * len;
+        const float end = std::min(at + std::max(w, 1.0f), len);
+        if (end > at) {
+            const auto [smin, smax] = segment(at, end);
+            const bool current = moves_data(d) && static_cast<int>(t) == d.tensor;
+            pen.draw->AddRectFilled(smin, smax, with_alpha(tensor_color(m.series, pen.theme), current ? 0.9f : 0.55f));
+            if (current) {
+                pen.draw->AddRect(smin, smax, accent(pen.theme), 0, 0, std::max(2.0f, pen.em * 0.15f));
+                out.tile = center(smin, smax);
+            }
+        }
+        at = end;
+    }
+    const float half = len * 0.5f;
+    const auto [hmin, hmax] = segment(half, half);
+    pen.draw->AddLine(hmin, hmax, pen.c.text_dim, std::max(1.5f, pen.em * 0.1f));
+    pen.draw->AddRect(a, z, pen.c.axis);
+    return out;
+}
+
+// The hit-or-miss tag of a moving tile, the longest wording that fits `room`.
+std::string l2_tag(const Pen& pen, const MemoryViewData& d, float room) {
+    if (!moves_data(d) || moves_local(d)) return "";
+    const Tag tag = dram_tag(d);
+    return pen.first_fitting({tag.full, tag.brief}, room, bold_font());
+}
+
+// A band across the view: its name and size, the tag and the kernel's share on one line, the
+// bar under them.
+L2Boxes draw_l2_band(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d) {
+    const float y = min.y + pen.em * 0.12f, x_end = max.x - pen.em * 0.4f;
+    ImVec2 at(min.x + pen.em * 0.4f, y);
+    const std::string size = d.l2_bytes ? bytes_text(d.l2_bytes) : std::string("(size unknown)");
+    const LabelRect name = pen.label(at, pen.c.text, pen.first_fitting({"L2 cache " + size, "L2 " + size, "L2"}, x_end - at.x, bold_font()),
+                                     min, max, "L2", bold_font());
+    at.x = name.x1 + pen.em;
+    const std::string share = l2_share_text(d);
+    const std::string data = pen.first_fitting({"kernel's data " + bytes_text(l2_data_bytes(d)) + " = " + share, share},
+                                               x_end - at.x);
+    const float data_x = x_end - pen.width(data);
+    const std::string tag = l2_tag(pen, d, data_x - at.x - pen.em);
+    pen.label(at, accent(pen.theme), tag, min, max, "L2 tag", bold_font());
+    pen.label(ImVec2(data_x, y), pen.c.text_dim, data, min, max, "L2 data");
+    const ImVec2 bar_min(min.x + pen.em * 0.4f, y + pen.em * 1.2f), bar_max(max.x - pen.em * 0.4f, max.y - pen.em * 0.2f);
+    return draw_l2_bar(pen, bar_min, ImVec2(bar_max.x, std::max(bar_max.y, bar_min.y + 2)), d, false);
+}
+
+// An upright column (side by side): name, size, then the bar, the kernel's share and the tag
+// under it, each on its own line.
+L2Boxes draw_l2_column(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d) {
+    const float x = min.x + pen.em * 0.3f, room = max.x - min.x - pen.em * 0.6f, line = pen.em * 1.2f;
+    const std::string size = d.l2_bytes ? bytes_text(d.l2_bytes) : std::string("?");
+    pen.label(ImVec2(x, min.y + pen.em * 0.2f), pen.c.text, pen.first_fitting({"L2 cache", "L2"}, room, bold_font()), min, max,
+              "L2", bold_font());
+    pen.label_fit(ImVec2(x, min.y + pen.em * 0.2f + line), pen.c.text, size, room, min, max, "L2");
+    const float bottom = max.y - pen.em * 0.2f;
+    const std::string tag = l2_tag(pen, d, room);
+    const std::string share = pen.first_fitting({l2_share_text(d)}, room);
+    float y = bottom - line * static_cast<float>((tag.empty() ? 0 : 1) + (share.empty() ? 0 : 1));
+    const float bar_top = min.y + pen.em * 0.2f + line * 2 + pen.em * 0.2f, bar_bottom = y - pen.em * 0.2f;
+    L2Boxes out{};
+    if (bar_bottom - bar_top > pen.em) {
+        const float bar_w = std::min(room, pen.em * 2.2f);
+        const float bx = min.x + (max.x - min.x - bar_w) * 0.5f;
+        out = draw_l2_bar(pen, ImVec2(bx, bar_top), ImVec2(bx + bar_w, bar_bottom), d, true);
+    } else {
+        out = {ImVec2(x, bar_top), ImVec2(x + room, std::max(bar_bottom, bar_top)), ImVec2(center(min, max))};
+        y = bar_top;
+    }
+    pen.label(ImVec2(x, y), pen.c.text_dim, share, min, max, "L2 data");
+    if (!share.empty()) y += line;
+    pen.label(ImVec2(x, y), accent(pen.theme), tag, min, max, "L2 tag", bold_font());
+    return out;
+}
+
+L2Boxes draw_l2(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d, bool upright) {
+    const bool moving = moves_data(d) && !moves_local(d);
+    pen.draw->AddRectFilled(min, max, with_alpha(moving ? accent(pen.theme) : pen.c.grid, moving ? 0.18f : 0.5f), pen.em * 0.3f);
+    pen.draw->AddRect(min, max, pen.c.axis, pen.em * 0.3f);
+    const L2Boxes out = upright ? draw_l2_column(pen, min, max, d) : draw_l2_band(pen, min, max, d);
+    pen.tip(min, max, l2_tip(d));
+    return out;
+}
+
+// =============================================================================================
+// [SECTION] SMs
+// =============================================================================================
 // Shared memory of the detailed SM, to scale: the bar's full width is the per-block limit;
 // parts beyond it overflow the SM box in red.
-void draw_shared_memory(const Pen& pen, ImVec2 min, ImVec2 max, float overflow_room, const MemoryViewData& d) {
+void draw_shared_memory(const Pen& pen, ImVec2 min, ImVec2 max, float overflow_room, const MemoryViewData& d,
+                        ImVec2 sm_min, ImVec2 sm_max) {
     const float w = max.x - min.x;
     // The box is the per-block limit. When the working set overflows it, the scale shrinks so the
     // whole set (limit included) fits the SM plus the room beside it.
@@ -506,18 +820,24 @@ void draw_shared_memory(const Pen& pen, ImVec2 min, ImVec2 max, float overflow_r
     const float limit_x = to_scale ? min.x + static_cast<float>(static_cast<double>(d.smem_limit) * px_per_byte) : max.x;
     pen.draw->AddRectFilled(min, ImVec2(limit_x, max.y), with_alpha(pen.c.background, 0.9f));
     pen.draw->AddRect(min, ImVec2(limit_x, max.y), pen.c.axis);
-    const std::string limit = "shared mem " + (d.smem_limit ? bytes_text(d.smem_limit) : std::string("?")) + "/block";
+    const std::string limit = d.smem_limit ? bytes_text(d.smem_limit) : std::string("?");
     pen.tip(min, max, "Shared memory: on-chip SRAM of one SM, " + exact_bytes(d.smem_limit) +
                           " per block with opt-in (" + exact_bytes(d.smem_default) + " without). The bar's width is "
                           "that limit; the working set is drawn to the same scale.\n\n" + d.on_chip_note);
+    const ImVec2 text_at(min.x + pen.em * 0.3f, min.y + pen.em * 0.1f);
+    const float room = w - pen.em * 0.4f;
     if (d.on_chip == kernels::OnChip::library) {
         for (float x = min.x; x < max.x; x += pen.em * 0.6f)
             pen.draw->AddLine(ImVec2(x, max.y), ImVec2(std::min(x + (max.y - min.y), max.x), min.y), with_alpha(pen.c.grid, 0.9f));
-        pen.text_fit(ImVec2(min.x + pen.em * 0.3f, min.y + pen.em * 0.1f), pen.c.text, limit + ": cuBLAS tiles", w);
+        const std::string s = pen.first_fitting({"shared mem " + limit + "/block: cuBLAS tiles", "smem: cuBLAS tiles", "cuBLAS tiles"}, room);
+        const ImVec2 sz = pen.text_size(s);
+        pen.draw->AddRectFilled(text_at, ImVec2(text_at.x + sz.x, text_at.y + sz.y), with_alpha(pen.c.background, 0.9f));
+        pen.label(text_at, pen.c.text, s, min, max, "shared memory");
         return;
     }
     if (d.on_chip == kernels::OnChip::registers || d.sram_needed == 0 || d.smem_limit == 0) {
-        pen.text_fit(ImVec2(min.x + pen.em * 0.3f, min.y + pen.em * 0.1f), pen.c.text_dim, limit + ": not used", w);
+        pen.label(text_at, pen.c.text_dim, pen.first_fitting({"shared mem " + limit + "/block: not used", "smem: not used", "not used"}, room),
+                  min, max, "shared memory");
         return;
     }
     float x = min.x;
@@ -530,59 +850,73 @@ void draw_shared_memory(const Pen& pen, ImVec2 min, ImVec2 max, float overflow_r
         const ImU32 col = part.touched ? accent(pen.theme) : series_color(1, pen.theme);
         pen.draw->AddRectFilled(pmin, pmax, with_alpha(col, part.touched ? 0.85f : 0.55f));
         pen.draw->AddRect(pmin, pmax, pen.c.background);
-        if (pmax.x - pmin.x > pen.text_size(part.name).x + 4)
-            pen.text(ImVec2(pmin.x + 2, pmin.y + (pmax.y - pmin.y - pen.em) * 0.5f), text_color_on(col), part.name);
+        if (pmax.x - pmin.x > pen.width(part.name) + 4 && pmax.y - pmin.y >= pen.em)
+            pen.label(ImVec2(pmin.x + 2, pmin.y + (pmax.y - pmin.y - pen.em) * 0.5f), text_color_on(col), part.name, pmin, pmax,
+                      "shared memory part");
         pen.tip(pmin, pmax, part.name + ": " + exact_bytes(part.bytes) + "\n= " + part.formula +
                                 (over ? "\n\nThis part lies beyond the SM's limit." : ""));
         x += pw;
     }
     const bool overflows = d.sram_needed > d.smem_limit;
-    const std::string need = limit + ", uses " + bytes_text(d.sram_needed);
-    pen.text_fit(ImVec2(min.x + pen.em * 0.3f, min.y + pen.em * 0.05f), overflows ? overflow_color(pen.theme) : pen.c.text,
-                 need, w + (overflows ? overflow_room : 0));
+    const std::string uses = bytes_text(d.sram_needed);
+    const float need_room = room + (overflows ? overflow_room : 0);
+    const std::string need = pen.first_fitting({"shared mem " + limit + "/block, uses " + uses, "smem " + limit + ", uses " + uses,
+                                                "uses " + uses + " of " + limit, "uses " + uses},
+                                               need_room);
+    pen.label(ImVec2(text_at.x, min.y + pen.em * 0.05f), overflows ? overflow_color(pen.theme) : pen.c.text, need, sm_min,
+              ImVec2(sm_max.x + overflow_room, sm_max.y), "shared memory");
     if (overflows) {
         const float end = std::min(x, max.x + overflow_room);
         pen.draw->AddRect(ImVec2(limit_x, bar_top), ImVec2(end, max.y), overflow_color(pen.theme), 0, 0, std::max(2.0f, pen.em * 0.15f));
         pen.draw->AddLine(ImVec2(limit_x, min.y - pen.em * 0.2f), ImVec2(limit_x, max.y + pen.em * 0.2f),
                           overflow_color(pen.theme), std::max(3.0f, pen.em * 0.2f));
         const std::string ratio = std::to_string(static_cast<double>(d.sram_needed) / static_cast<double>(d.smem_limit)).substr(0, 4);
-        const std::string msg = "does not fit: " + ratio + "x the limit";
-        pen.text_fit(ImVec2(min.x + pen.em * 0.3f, max.y + pen.em * 0.15f), overflow_color(pen.theme), msg,
-                     w + overflow_room, bold_font());
+        const std::string msg = pen.first_fitting({"does not fit: " + ratio + "x the limit", "does not fit: " + ratio + "x",
+                                                   ratio + "x the limit"},
+                                                  need_room, bold_font());
+        pen.label(ImVec2(text_at.x, max.y + pen.em * 0.15f), overflow_color(pen.theme), msg, sm_min,
+                  ImVec2(sm_max.x + overflow_room, sm_max.y), "shared memory", bold_font());
         pen.tip(ImVec2(limit_x, bar_top), ImVec2(end, max.y),
                 "The working set needs " + exact_bytes(d.sram_needed) + ", the SM allows " + exact_bytes(d.smem_limit) +
                     " per block: the kernel cannot launch. Choose smaller Br, Bc or a 2-byte dtype.");
     }
 }
 
+// What the registers hold, in the longest wording that fits the box (side by side at projector
+// fonts it is narrow).
+std::string registers_text(const Pen& pen, const MemoryViewData& d, float room) {
+    const bool spills = d.local_total > 0 && d.stack_bytes > 0;
+    if (spills) {
+        const std::string regs = std::to_string(d.registers), stack = std::to_string(d.stack_bytes);
+        return pen.first_fitting({"registers: " + regs + "/thread, spill " + stack + " B/thread", "regs " + regs + ", spill " + stack + " B",
+                                  "spill " + stack + " B", "spill"},
+                                 room);
+    }
+    if (d.on_chip == kernels::OnChip::registers) {
+        std::string parts;
+        for (const MemSramPart& p : d.sram) parts += (parts.empty() ? "" : ", ") + p.name + " " + bytes_text(p.bytes);
+        return pen.first_fitting({"registers: " + parts, "registers", "regs"}, room);
+    }
+    if (d.on_chip == kernels::OnChip::shared_memory)
+        return pen.first_fitting({"registers: each thread's slice of Sij, Oi", "registers: slices of Sij, Oi", "registers", "regs"}, room);
+    return pen.first_fitting({"registers", "regs"}, room);
+}
+
 void draw_registers(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d) {
     pen.draw->AddRectFilled(min, max, with_alpha(pen.c.background, 0.9f));
     pen.draw->AddRect(min, max, pen.c.axis);
-    std::string s = "registers";
     const bool spills = d.local_total > 0 && d.stack_bytes > 0;
     const bool spills_out = spills && d.spill_beyond_l1 > 0;  // L1 cannot hold the resident threads' frames
-    if (spills) {
-        // The longest wording that fits the box: side by side at projector fonts it is narrow.
-        const std::string regs = std::to_string(d.registers), stack = std::to_string(d.stack_bytes);
-        const float room = max.x - min.x - pen.em * 0.6f;
-        for (const std::string& text : {"registers: " + regs + "/thread, spill " + stack + " B/thread",
-                                        "regs " + regs + ", spill " + stack + " B", "spill " + stack + " B"}) {
-            s = text;
-            if (pen.text_size(s).x <= room) break;
-        }
-    } else if (d.on_chip == kernels::OnChip::registers)
-        for (const MemSramPart& p : d.sram) s += (s == "registers" ? ": " : ", ") + p.name + " " + bytes_text(p.bytes);
-    else if (d.on_chip == kernels::OnChip::shared_memory)
-        s += ": each thread's slice of Sij, Oi";
     ImU32 text_col = pen.c.text;
     if (spills) {
         const ImU32 col = spills_out ? overflow_color(pen.theme) : accent(pen.theme);
         pen.draw->AddRect(min, max, col, 0, 0, std::max(2.0f, pen.em * 0.15f));
         if (pen.theme == Theme::dark || spills_out) text_col = col;
     }
-    pen.text_fit(ImVec2(min.x + pen.em * 0.3f, center(min, max).y - pen.em * 0.5f), text_col, s,
-                 max.x - min.x - pen.em * 0.6f);
+    pen.label(ImVec2(min.x + pen.em * 0.3f, center(min, max).y - pen.em * 0.5f), text_col,
+              registers_text(pen, d, max.x - min.x - pen.em * 0.6f), min, max, "registers");
     std::string tip = "Registers: the fastest storage, private to each thread.";
+    if (d.on_chip == kernels::OnChip::shared_memory) tip += " Each thread keeps its slice of Sij and Oi here.";
     if (spills)
         tip += "\n\n" + std::to_string(d.registers) + " registers per thread are too few for what this kernel holds: "
                "ptxas keeps " + std::to_string(d.stack_bytes) + " B per thread in local memory instead (a spill). " +
@@ -600,6 +934,51 @@ struct SmBoxes {
     ImVec2 reg_min, reg_max;
 };
 
+void draw_detail_title(const Pen& pen, ImVec2 min, float detail_w, ImVec2 box_max, bool computing, const MemoryViewData& d) {
+    // The full title when it fits the box, else the short one (side by side at projector fonts).
+    const float room = detail_w - pen.em * 0.8f;
+    const std::string title = pen.first_fitting({"SM 0: the block we follow", "SM 0 (followed)", "SM 0"}, room, bold_font());
+    const LabelRect r = pen.label(ImVec2(min.x + pen.em * 0.4f, min.y + pen.em * 0.2f), pen.c.text, title, min, box_max,
+                                  "SM 0", bold_font());
+    const std::string f = d.event_flops > 0 ? kernels::format_flops(d.event_flops) + " / block" : "computing";
+    const float fx = min.x + detail_w - pen.em * 0.5f - pen.width(f);
+    if (computing && fx > (r.empty() ? min.x : r.x1) + pen.em)
+        pen.label(ImVec2(fx, min.y + pen.em * 0.2f), accent(pen.theme), f, min, box_max, "SM 0");
+}
+
+// The other SMs: same step, other blocks; counted, not drawn in detail.
+void draw_other_sms(const Pen& pen, ImVec2 min, ImVec2 max, int others, const MemoryViewData& d, bool computing) {
+    const float gap = pen.em * 0.5f;
+    const float ow = (max.x - min.x - gap * static_cast<float>(others - 1)) / static_cast<float>(others);
+    if (ow < pen.em * 3) return;
+    const uint64_t busy = d.has_event ? std::min<uint64_t>(d.repeat, static_cast<uint64_t>(std::max(d.sm_count, 1))) : 0;
+    const ImU32 lit = with_alpha(accent(pen.theme), 0.22f);
+    // "+255 blocks" along the bottom: the line the boxes' own labels must stay above.
+    const std::string more = d.has_event && d.repeat > 1 ? "+" + count_text(d.repeat - 1) : "";
+    const std::string more_text = more.empty() ? "" : pen.first_fitting({more + " blocks", more}, max.x - min.x - pen.em * 0.5f, bold_font());
+    for (int i = 0; i < others; ++i) {
+        const ImVec2 a(min.x + static_cast<float>(i) * (ow + gap), min.y), b(a.x + ow, max.y);
+        const bool active = static_cast<uint64_t>(i + 1) < busy;
+        pen.draw->AddRectFilled(a, b, active && computing ? lit : with_alpha(pen.c.grid, active ? 0.35f : 0.15f), pen.em * 0.3f);
+        pen.draw->AddRect(a, b, with_alpha(pen.c.axis, active ? 1.0f : 0.4f), pen.em * 0.3f);
+        const std::string name = i + 1 == others && d.sm_count > others + 1
+                                     ? "SM " + std::to_string(i + 1) + ".." + std::to_string(d.sm_count - 1)
+                                     : "SM " + std::to_string(i + 1);
+        const float room = ow - pen.em * 0.5f;
+        const float label_bottom = more_text.empty() ? b.y : b.y - pen.em * 1.5f;
+        if (a.y + pen.em * 1.2f <= label_bottom)
+            pen.label_fit(ImVec2(a.x + pen.em * 0.3f, a.y + pen.em * 0.2f), pen.c.text_dim, name, room, a, b, "other SMs");
+        if (a.y + pen.em * 2.5f <= label_bottom)
+            pen.label(ImVec2(a.x + pen.em * 0.3f, a.y + pen.em * 1.5f), pen.c.text_dim,
+                      pen.first_fitting({active ? "same step" : "idle", active ? "same" : "idle"}, room), a, b, "other SMs");
+        pen.tip(a, b, "Other SMs run other blocks. This step is done by " + count_text(d.repeat) + " identical blocks in all (" +
+                          count_text(d.kernel_blocks) + " in the kernel, " + std::to_string(d.sm_count) +
+                          " SMs): they are counted in the byte counters, not drawn.");
+    }
+    pen.label(ImVec2(min.x + pen.em * 0.3f, max.y - pen.em * 1.4f), pen.c.text, more_text, min, max, "other SMs", bold_font(),
+              more_text == more + " blocks" ? "" : more + " blocks");
+}
+
 SmBoxes draw_sms(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d) {
     SmBoxes out;
     const float w = max.x - min.x, gap = pen.em * 0.5f;
@@ -613,13 +992,7 @@ SmBoxes draw_sms(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d
     pen.draw->AddRectFilled(out.detail_min, out.detail_max, computing ? lit : with_alpha(pen.c.grid, 0.35f), pen.em * 0.3f);
     pen.draw->AddRect(out.detail_min, out.detail_max, computing ? accent(pen.theme) : pen.c.axis, pen.em * 0.3f, 0,
                       computing ? std::max(2.0f, pen.em * 0.18f) : 1.0f);
-    {
-        // The full title when it fits the box, else the short one (side by side at projector fonts).
-        const float room = detail_w - pen.em * 0.8f;
-        const std::string title = pen.text_size("SM 0: the block we follow", bold_font()).x <= room ? "SM 0: the block we follow"
-                                                                                                     : "SM 0 (followed)";
-        pen.text_fit(ImVec2(min.x + pen.em * 0.4f, min.y + pen.em * 0.2f), pen.c.text, title, room, bold_font());
-    }
+    draw_detail_title(pen, min, detail_w, out.detail_max, computing, d);
     const float inner_x0 = min.x + pen.em * 0.5f, inner_x1 = out.detail_max.x - pen.em * 0.5f;
     const float top = min.y + pen.em * 1.6f, bottom = max.y - pen.em * 0.4f;
     // Registers along the bottom, one line tall; shared memory above them, with a line between
@@ -631,97 +1004,135 @@ SmBoxes draw_sms(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d
     out.reg_min = reg_min;
     out.reg_max = reg_max;
     draw_registers(pen, reg_min, reg_max, d);
-    draw_shared_memory(pen, out.smem_min, out.smem_max, overflow_room, d);
-    const float title_w = pen.text_size("SM 0: the block we follow", bold_font()).x;
-    const std::string f = d.event_flops > 0 ? kernels::format_flops(d.event_flops) + " / block" : "computing";
-    if (computing && title_w + pen.text_size(f).x + pen.em * 1.5f < detail_w)
-        pen.text(ImVec2(inner_x1 - pen.text_size(f).x, min.y + pen.em * 0.2f), accent(pen.theme), f);
+    draw_shared_memory(pen, out.smem_min, out.smem_max, overflow_room, d, out.detail_min, out.detail_max);
     pen.tip(out.detail_min, ImVec2(out.detail_max.x, out.detail_min.y + pen.em * 1.5f),
             "A streaming multiprocessor running the block this animation follows. " + d.kernel +
                 (computing ? "\nComputing now: " + kernels::format_flops(d.event_flops * static_cast<double>(d.repeat)) +
                                  " over all blocks in this step."
-                           : ""));
-
-    // The other SMs: same step, other blocks; counted, not drawn in detail.
-    const float x0 = out.detail_max.x + gap + overflow_room;
-    const float ow = (max.x - x0 - gap * static_cast<float>(others - 1)) / static_cast<float>(others);
-    if (ow < pen.em * 3) return out;
-    const uint64_t busy = d.has_event ? std::min<uint64_t>(d.repeat, static_cast<uint64_t>(std::max(d.sm_count, 1))) : 0;
-    for (int i = 0; i < others; ++i) {
-        const ImVec2 a(x0 + static_cast<float>(i) * (ow + gap), min.y), b(a.x + ow, max.y);
-        const bool active = static_cast<uint64_t>(i + 1) < busy;
-        pen.draw->AddRectFilled(a, b, active && computing ? lit : with_alpha(pen.c.grid, active ? 0.35f : 0.15f), pen.em * 0.3f);
-        pen.draw->AddRect(a, b, with_alpha(pen.c.axis, active ? 1.0f : 0.4f), pen.em * 0.3f);
-        const std::string name = i + 1 == others && d.sm_count > others + 1
-                                     ? "SM " + std::to_string(i + 1) + ".." + std::to_string(d.sm_count - 1)
-                                     : "SM " + std::to_string(i + 1);
-        pen.text_fit(ImVec2(a.x + pen.em * 0.3f, a.y + pen.em * 0.2f), pen.c.text_dim, name, ow - pen.em * 0.5f);
-        pen.text_fit(ImVec2(a.x + pen.em * 0.3f, a.y + pen.em * 1.5f), pen.c.text_dim, active ? "same step" : "idle",
-                     ow - pen.em * 0.5f);
-        pen.tip(a, b, "Other SMs run other blocks. This step is done by " +
-                          kernels::format_count(static_cast<int64_t>(d.repeat)) + " identical blocks in all (" +
-                          kernels::format_count(static_cast<int64_t>(d.kernel_blocks)) + " in the kernel, " +
-                          std::to_string(d.sm_count) + " SMs): they are counted in the byte counters, not drawn.");
-    }
-    if (d.has_event && d.repeat > 1) {
-        const std::string more = "+" + kernels::format_count(static_cast<int64_t>(d.repeat - 1)) + " blocks";
-        pen.text_fit(ImVec2(x0 + pen.em * 0.3f, max.y - pen.em * 1.4f), pen.c.text, more, max.x - x0 - pen.em * 0.5f, bold_font());
-    }
+                           : "") +
+                (d.total_shared ? "\nShared memory so far, all blocks: " + exact_bytes(d.shared) + " of " + exact_bytes(d.total_shared)
+                                : ""));
+    draw_other_sms(pen, ImVec2(out.detail_max.x + gap + overflow_room, min.y), max, others, d, computing);
     return out;
 }
 
 // =============================================================================================
-// [SECTION] The moving tile, the footer, the byte race
+// [SECTION] The moving tile
 // =============================================================================================
-// The tile flies between its cell in HBM (kept inside the HBM box: a tensor the layout had to
-// clip must not pull the flight over the footer) and where the kernel keeps it on chip.
-void draw_flight(const Pen& pen, const MemoryViewData& d, const std::vector<TensorBox>& boxes, const SmBoxes& sm,
-                 ImVec2 hbm_min, ImVec2 hbm_max) {
-    if (!d.has_event || d.kind == kernels::EventKind::compute || d.tensor < 0 ||
-        static_cast<size_t>(d.tensor) >= boxes.size())
-        return;
+// The tile's path: a load crosses HBM -> L2 when its bytes come from DRAM, then L2 -> SM (a hit
+// starts in L2); a store goes SM -> L2, then L2 -> HBM when it is written back. Register spills
+// go between the SM and local memory directly (through L1 and L2, which the model does not split).
+std::vector<ImVec2> flight_path(const MemoryViewData& d, ImVec2 hbm, ImVec2 l2, ImVec2 chip) {
+    const bool load = d.kind == kernels::EventKind::load;
+    if (moves_local(d)) return load ? std::vector<ImVec2>{hbm, chip} : std::vector<ImVec2>{chip, hbm};
+    const bool dram = d.event_dram_bytes > 0;
+    if (load) return dram ? std::vector<ImVec2>{hbm, l2, chip} : std::vector<ImVec2>{l2, chip};
+    return dram ? std::vector<ImVec2>{chip, l2, hbm} : std::vector<ImVec2>{chip, l2};
+}
+
+// The point `t` (0..1) along a path whose legs take equal time.
+ImVec2 along(const std::vector<ImVec2>& path, float t) {
+    const float legs = static_cast<float>(path.size() - 1);
+    const float at = std::clamp(t, 0.0f, 1.0f) * legs;
+    const size_t leg = std::min(static_cast<size_t>(at), path.size() - 2);
+    return lerp(path[leg], path[leg + 1], at - static_cast<float>(leg));
+}
+
+// The tile's label beside it, at the first spot no other label covers inside the body; none
+// when there is no such spot (the header says what moves, the tooltip how many bytes).
+void draw_flight_label(const Pen& pen, const std::string& label, ImVec2 a, ImVec2 z, ImVec2 body_min, ImVec2 body_max) {
+    const ImVec2 size = pen.text_size(label, bold_font());
+    const float g = pen.em * 0.3f, pad = 2;
+    const float mid_y = (a.y + z.y - size.y) * 0.5f, mid_x = (a.x + z.x - size.x) * 0.5f;
+    const ImVec2 spots[] = {{z.x + g, a.y}, {a.x - g - size.x, a.y}, {z.x + g, mid_y},           {a.x - g - size.x, mid_y},
+                            {mid_x, a.y - g - size.y}, {mid_x, z.y + g}, {z.x + g, z.y + g},   {a.x - g - size.x, a.y - g - size.y}};
+    std::vector<LabelRect> candidates;
+    for (const ImVec2& s : spots) candidates.push_back({s.x - pad, s.y - 1, s.x + size.x + pad, s.y + size.y + 1});
+    const int pick = pen.labels ? pen.labels->first_free(candidates, rect_of(body_min, body_max)) : 0;
+    if (pick < 0) return;
+    const LabelRect& r = candidates[static_cast<size_t>(pick)];
+    pen.draw->AddRectFilled(ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), with_alpha(pen.c.background, 0.9f), pen.em * 0.2f);
+    pen.label(ImVec2(r.x0 + pad, r.y0 + 1), pen.c.text, label, body_min, body_max, "moving tile", bold_font());
+}
+
+void draw_flight(const Pen& pen, const MemoryViewData& d, const std::vector<TensorBox>& boxes, const L2Boxes& l2,
+                 const SmBoxes& sm, ImVec2 hbm_min, ImVec2 hbm_max, ImVec2 body_min, ImVec2 body_max) {
+    if (!moves_data(d) || static_cast<size_t>(d.tensor) >= boxes.size()) return;
+    const MemTensor& t = d.tensors[static_cast<size_t>(d.tensor)];
     const TensorBox& b = boxes[static_cast<size_t>(d.tensor)];
     ImVec2 cmax;
-    const ImVec2 cmin = tile_cell(b, d.tensors[static_cast<size_t>(d.tensor)].tile_at, &cmax);
+    const ImVec2 cmin = tile_cell(b, t.tile_at, &cmax);
     const ImVec2 cell = center(cmin, cmax);
+    // Kept inside the HBM box: a tensor the layout had to clip must not pull the flight over the footer.
     const ImVec2 hbm(std::clamp(cell.x, hbm_min.x, hbm_max.x), std::clamp(cell.y, hbm_min.y, hbm_max.y));
     // Tiles land where the kernel keeps them: shared memory, or registers (elementwise, softmax).
     const ImVec2 chip = d.on_chip == kernels::OnChip::registers ? center(sm.reg_min, sm.reg_max) : center(sm.smem_min, sm.smem_max);
-    const bool load = d.kind == kernels::EventKind::load;
-    const bool local = d.tensors[static_cast<size_t>(d.tensor)].local;
-    const ImVec2 from = load ? hbm : chip, to = load ? chip : hbm;
-    const ImU32 col = tensor_color(d.tensors[static_cast<size_t>(d.tensor)].series, pen.theme);
-    pen.draw->AddLine(from, to, with_alpha(accent(pen.theme), 0.6f), std::max(1.5f, pen.em * 0.1f));
+    const std::vector<ImVec2> path = flight_path(d, hbm, l2.tile, chip);
+    const ImU32 line = with_alpha(accent(pen.theme), 0.6f);
+    for (size_t i = 0; i + 1 < path.size(); ++i) pen.draw->AddLine(path[i], path[i + 1], line, std::max(1.5f, pen.em * 0.1f));
     const float side = std::max(pen.em * 1.1f, std::min(cmax.x - cmin.x, pen.em * 2.0f));
-    const ImVec2 at = lerp(from, to, d.flight);
+    const ImVec2 at = along(path, d.flight);
     const ImVec2 a(at.x - side * 0.5f, at.y - side * 0.5f), z(at.x + side * 0.5f, at.y + side * 0.5f);
-    pen.draw->AddRectFilled(a, z, col);
+    pen.draw->AddRectFilled(a, z, tensor_color(t.series, pen.theme));
     pen.draw->AddRect(a, z, accent(pen.theme), 0, 0, std::max(2.0f, pen.em * 0.15f));
-    const std::string label = (local ? (load ? "reload " : "spill ") : (load ? "load " : "store ")) + bytes_text(d.event_bytes);
-    const ImVec2 label_at(z.x + pen.em * 0.3f, a.y), label_size = pen.text_size(label, bold_font());
-    pen.draw->AddRectFilled(ImVec2(label_at.x - 2, label_at.y - 1), ImVec2(label_at.x + label_size.x + 2, label_at.y + label_size.y + 1),
-                            with_alpha(pen.c.background, 0.9f), pen.em * 0.2f);
-    pen.text(label_at, pen.c.text, label, bold_font());
-    pen.tip(a, z, label + " per block, x " + kernels::format_count(static_cast<int64_t>(d.repeat)) + " blocks = " +
-                      exact_bytes(d.event_bytes * d.repeat) +
-                      (local ? (load ? " reloaded from local memory (through L1 and L2)"
-                                     : " spilled to local memory (through L1 and L2)")
-                             : (load ? " read through L2" : " written through L2")));
+    const bool load = d.kind == kernels::EventKind::load;
+    const std::string label = (t.local ? (load ? "reload " : "spill ") : (load ? "load " : "store ")) + bytes_text(d.event_bytes);
+    draw_flight_label(pen, label, a, z, body_min, body_max);
+    pen.tip(a, z, label + " per block, x " + count_text(d.repeat) + " blocks = " + exact_bytes(d.event_bytes * d.repeat) +
+                      (t.local ? (load ? " reloaded from local memory (through L1 and L2)" : " spilled to local memory (through L1 and L2)")
+                               : (load ? " read from L2; " : " written to L2; ") + exact_bytes(d.event_dram_bytes) +
+                                     (load ? " of it brought from DRAM (" : " of it written back to DRAM (") + dram_tag(d).full + ")"));
+}
+
+// =============================================================================================
+// [SECTION] Footer
+// =============================================================================================
+struct LevelCounter {
+    std::string name;           // "DRAM (HBM)"
+    uint64_t so_far = 0, total = 0;
+    std::string tip;
+};
+
+std::vector<LevelCounter> level_counters(const MemoryViewData& d) {
+    std::vector<LevelCounter> out;
+    out.push_back({"DRAM (HBM)", d.dram_read + d.dram_written, d.total_dram_read + d.total_dram_written,
+                   "DRAM <-> L2, all blocks so far: read " + exact_bytes(d.dram_read) + " of " + exact_bytes(d.total_dram_read) +
+                       ", written " + exact_bytes(d.dram_written) + " of " + exact_bytes(d.total_dram_written) +
+                       ". What the L2 reuse model sends through DRAM: the bytes the DRAM counters measure, the results "
+                       "table's \"DRAM bytes (model)\".\n\n" + d.l2_note});
+    out.push_back({"L2 -> SM", d.read + d.written, d.total_read + d.total_written,
+                   "L2 <-> SM, all blocks so far: read " + exact_bytes(d.read) + " of " + exact_bytes(d.total_read) + ", written " +
+                       exact_bytes(d.written) + " of " + exact_bytes(d.total_written) +
+                       ". The loads and stores the kernels ask for; at the last step they equal the model's L2 <-> SM "
+                       "totals. DRAM sees less where blocks running together share a tile or an intermediate stays in L2."});
+    out.push_back({"shared mem", d.shared, d.total_shared,
+                   "On chip: shared-memory bytes of all blocks so far, " + exact_bytes(d.shared) + " of " +
+                       exact_bytes(d.total_shared) + ", counted as the banks serve them (128 B per warp wavefront). "
+                       "Kernels that keep their tiles in registers, or cuBLAS (whose tiles the model does not know), "
+                       "count none."});
+    return out;
+}
+
+// Two lines per level: its name, then "so far / total" in the longest form that fits its column.
+void draw_level_counters(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d) {
+    const std::vector<LevelCounter> levels = level_counters(d);
+    const float col_w = (max.x - min.x) / static_cast<float>(levels.size()), room = col_w - pen.em * 0.6f;
+    for (size_t i = 0; i < levels.size(); ++i) {
+        const LevelCounter& l = levels[i];
+        const ImVec2 a(min.x + col_w * static_cast<float>(i), min.y), z(a.x + col_w, min.y + pen.em * 2.5f);
+        pen.label_fit(a, pen.c.text, l.name, room, a, z, "level counters", bold_font());
+        const std::string value = pen.first_fitting({bytes_text(l.so_far) + " of " + bytes_text(l.total),
+                                                     bytes_text(l.so_far) + " / " + bytes_text(l.total), bytes_text(l.so_far)},
+                                                    room);
+        pen.label(ImVec2(a.x, a.y + pen.em * 1.2f), pen.c.text, value, a, z, "level counters");
+        pen.tip(a, z, l.tip);
+    }
 }
 
 void draw_footer(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d) {
-    // The schedule's events are the loads and stores the kernels ask for (L2 <-> SM); DRAM bytes
-    // come from the L2 reuse model and are the results table's "HBM bytes (model)".
-    const std::string line = "L2<->SM read " + bytes_text(d.read) + " of " + bytes_text(d.total_read) + "   written " +
-                             bytes_text(d.written) + " of " + bytes_text(d.total_written);
-    pen.text_fit(min, pen.c.text, line, max.x - min.x, bold_font());
-    pen.tip(min, ImVec2(max.x, min.y + pen.em * 1.2f),
-            "Running totals over all blocks, from the model: read " + exact_bytes(d.read) + " of " +
-                exact_bytes(d.total_read) + ", written " + exact_bytes(d.written) + " of " + exact_bytes(d.total_written) +
-                ". These are the loads and stores the kernels ask for, between L2 and the SMs; at the last step they "
-                "equal the model's L2<->SM totals. DRAM (HBM) sees less where blocks running together share a tile or "
-                "an intermediate stays in L2: the results table's \"HBM bytes (model)\".");
-    float y = min.y + pen.em * 1.25f;
+    draw_level_counters(pen, min, max, d);
+    float y = min.y + pen.em * 2.5f;
+    const float w = max.x - min.x;
     if (d.local_total > 0) {
         const std::string spills =
             "spills: " + bytes_text(d.local_read + d.local_written) + " of " + bytes_text(d.local_total) +
@@ -729,47 +1140,61 @@ void draw_footer(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d
             (d.spill_beyond_l1 > 0 ? "~" + std::to_string(static_cast<int>(std::lround(d.spill_beyond_l1 * 100))) +
                                          "% past L1 (estimate)"
                                    : std::string("L1 holds it (estimate)"));
-        pen.text_fit(ImVec2(min.x, y), d.spill_beyond_l1 > 0 ? overflow_color(pen.theme) : pen.c.text_dim, spills,
-                     max.x - min.x);
+        pen.label_fit(ImVec2(min.x, y), d.spill_beyond_l1 > 0 ? overflow_color(pen.theme) : pen.c.text_dim, spills, w, min, max,
+                      "footer");
         pen.tip(ImVec2(min.x, y), ImVec2(max.x, y + pen.em * 1.2f),
-                "Register spills so far: " + exact_bytes(d.local_written) + " spilled, " + exact_bytes(d.local_read) +
+                spills + "\nRegister spills so far: " + exact_bytes(d.local_written) + " spilled, " + exact_bytes(d.local_read) +
                     " reloaded, " + exact_bytes(d.local_total) + " in the whole run.\n\n" + d.spill_note +
                     "\n\nA fused kernel that spills is an unfused kernel in disguise: the intermediates it kept "
                     "out of HBM come back as local-memory traffic.");
         y += pen.em * 1.25f;
     }
     for (size_t i = 0; i < d.notes.size(); ++i) {
-        pen.text_fit(ImVec2(min.x, y), pen.c.text_dim, d.notes[i], max.x - min.x);
-        pen.tip(ImVec2(min.x, y), ImVec2(max.x, y + pen.em * 1.2f), i < d.note_tips.size() ? d.note_tips[i] : d.notes[i]);
+        pen.label_fit(ImVec2(min.x, y), pen.c.text_dim, d.notes[i], w, min, max, "footer");
+        pen.tip(ImVec2(min.x, y), ImVec2(max.x, y + pen.em * 1.2f),
+                d.notes[i] + "\n" + (i < d.note_tips.size() ? d.note_tips[i] : std::string()));
         y += pen.em * 1.25f;
     }
 }
 
-// The diagram's "em": the UI font size, unless the view is too small for ~26 x 19 of them
-// (projector fonts on a small window); never below 60 % of a 1x font, past which text is unreadable.
-float view_em(ImVec2 size) {
+// The diagram's "em": the UI font size, unless the view is too small for 26 of them across or for
+// its header, footer and the least body side by side down (projector fonts on a small window);
+// never below 60 % of a 1x font, past which text is unreadable.
+float view_em(ImVec2 size, const MemoryViewData& d) {
     const float ui = ImGui::GetFontSize(), smallest = kBaseFontPx * 0.6f;
-    return std::max(std::min({ui, size.x / 26.0f, size.y / 19.0f}), std::min(ui, smallest));
+    const float down = header_em(2) + footer_em(d) + kGapEm + kWideBodyEm;
+    return std::max(std::min({ui, size.x / 26.0f, size.y / down}), std::min(ui, smallest));
 }
 
 }  // namespace
 
+// =============================================================================================
+// [SECTION] The view, the byte race
+// =============================================================================================
 void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const MemoryViewData& d) {
-    const float em = view_em(size);
+    const float em = view_em(size, d);
     if (size.x < em * 8 || size.y < em * 10) return;
-    const Pen pen{draw, chart_colors(d.theme), d.theme, em, d.interactive};
+    LabelLayout labels("memory " + d.title);
+    const Pen pen{draw, chart_colors(d.theme), d.theme, em, d.interactive, &labels};
     draw->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
-    const Boxes b = layout(origin, size, d, em);
+    const Boxes b = layout(pen, origin, size, d);
+    const LabelRect view = rect_of(origin, ImVec2(origin.x + size.x, origin.y + size.y));
+    labels.add_part("header", rect_of(b.header_min, b.header_max), view);
+    labels.add_part("HBM", rect_of(b.hbm_min, b.hbm_max), view);
+    labels.add_part("L2", rect_of(b.l2_min, b.l2_max), view);
+    labels.add_part("SMs", rect_of(b.sms_min, b.sms_max), view);
+    labels.add_part("footer", rect_of(b.footer_min, b.footer_max), view);
     draw_header(pen, b, d);
     std::vector<TensorBox> boxes;
     draw->PushClipRect(b.hbm_min, b.hbm_max, true);  // at the smallest scale the flow may overflow
     draw_hbm(pen, b.hbm_min, b.hbm_max, d, boxes);
     draw->PopClipRect();
-    draw_l2(pen, b.l2_min, b.l2_max, d);
+    const L2Boxes l2 = draw_l2(pen, b.l2_min, b.l2_max, d, b.wide);
     const SmBoxes sm = draw_sms(pen, b.sms_min, b.sms_max, d);
-    draw_flight(pen, d, boxes, sm, b.hbm_min, b.hbm_max);
+    draw_flight(pen, d, boxes, l2, sm, b.hbm_min, b.hbm_max, b.hbm_min, b.sms_max);
     draw_footer(pen, b.footer_min, b.footer_max, d);
     draw->PopClipRect();
+    record_labels(labels);
     // Lesson highlight: the ring drawn just inside the part, so the view's edges never clip it.
     const auto ring = [&](ImVec2 a, ImVec2 z) {
         const float in = em * 0.35f;
@@ -782,9 +1207,9 @@ void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const Memory
 }
 
 double memory_view_hbm_scale(ImVec2 size, const MemoryViewData& d) {
-    const float em = view_em(size);
+    const float em = view_em(size, d);
     const Pen pen{nullptr, chart_colors(d.theme), d.theme, em, false};
-    const Boxes b = layout(ImVec2(0, 0), size, d, em);
+    const Boxes b = layout(pen, ImVec2(0, 0), size, d);
     return fit_scale(pen, d.tensors, ImVec2(b.hbm_min.x + em * 0.5f, b.hbm_min.y + em * 1.5f),
                      ImVec2(b.hbm_max.x - em * 0.5f, b.hbm_max.y - em * 0.2f));
 }
@@ -803,38 +1228,43 @@ void draw_byte_race(ImDrawList* draw, ImVec2 origin, ImVec2 size, const std::vec
     if (views.empty()) return;
     const float em = race_em > 0 ? race_em : ImGui::GetFontSize();
     const Theme theme = views[0]->theme;
-    const Pen pen{draw, chart_colors(theme), theme, em, views[0]->interactive};
+    LabelLayout labels("byte race");
+    const Pen pen{draw, chart_colors(theme), theme, em, views[0]->interactive, &labels};
+    const ImVec2 box_max(origin.x + size.x, origin.y + size.y);
     uint64_t scale = 1;
     float label_w = 0;
     for (const MemoryViewData* v : views) {
-        scale = std::max(scale, v->total_read + v->total_written);
-        label_w = std::max(label_w, pen.text_size(v->title, bold_font()).x);
+        scale = std::max(scale, v->total_dram_read + v->total_dram_written);
+        label_w = std::max(label_w, pen.width(v->title, bold_font()));
     }
     label_w += em;
-    const float value_w = pen.text_size("000.0 MiB of 000.0 MiB").x + em;
+    const float value_w = pen.width("000.0 MiB of 000.0 MiB DRAM") + em;
     const float bar_w = size.x - label_w - value_w;
     if (bar_w < em * 4) return;
     for (size_t i = 0; i < views.size(); ++i) {
         const MemoryViewData& v = *views[i];
         const float y = origin.y + em * 0.2f + static_cast<float>(i) * em * 1.6f;
-        pen.text(ImVec2(origin.x, y), pen.c.text, v.title, bold_font());
+        pen.label(ImVec2(origin.x, y), pen.c.text, v.title, origin, box_max, "title", bold_font());
         const ImVec2 a(origin.x + label_w, y), z(a.x + bar_w, y + em * 1.2f);
         const auto x_of = [&](uint64_t bytes) {
             return a.x + static_cast<float>(static_cast<double>(bytes) / static_cast<double>(scale)) * bar_w;
         };
+        const uint64_t total = v.total_dram_read + v.total_dram_written;
         draw->AddRectFilled(a, z, with_alpha(pen.c.grid, 0.4f));
         const ImU32 col = series_color(static_cast<int>(i), theme);
-        draw->AddRectFilled(a, ImVec2(x_of(v.read), z.y), col);
-        draw->AddRectFilled(ImVec2(x_of(v.read), a.y), ImVec2(x_of(v.read + v.written), z.y), with_alpha(col, 0.55f));
-        draw->AddLine(ImVec2(x_of(v.total_read + v.total_written), a.y - 2), ImVec2(x_of(v.total_read + v.total_written), z.y + 2),
-                      pen.c.text, 2.0f);
-        pen.text(ImVec2(z.x + em * 0.5f, y), pen.c.text,
-                 bytes_text(v.read + v.written) + " of " + bytes_text(v.total_read + v.total_written));
-        pen.tip(a, z, v.title + ": HBM bytes moved so far (solid: read " + exact_bytes(v.read) + "; light: written " +
-                          exact_bytes(v.written) + "). The tick marks its total, " +
+        draw->AddRectFilled(a, ImVec2(x_of(v.dram_read), z.y), col);
+        draw->AddRectFilled(ImVec2(x_of(v.dram_read), a.y), ImVec2(x_of(v.dram_read + v.dram_written), z.y), with_alpha(col, 0.55f));
+        draw->AddLine(ImVec2(x_of(total), a.y - 2), ImVec2(x_of(total), z.y + 2), pen.c.text, 2.0f);
+        pen.label(ImVec2(z.x + em * 0.5f, y), pen.c.text, bytes_text(v.dram_read + v.dram_written) + " of " + bytes_text(total) + " DRAM",
+                  origin, box_max, "value");
+        pen.tip(a, z, v.title + ": DRAM (HBM) bytes moved so far, by the L2 reuse model (solid: read " + exact_bytes(v.dram_read) +
+                          "; light: written " + exact_bytes(v.dram_written) + "). The tick marks its total, " + exact_bytes(total) +
+                          ".\nBetween L2 and the SMs it moves " + exact_bytes(v.read + v.written) + " so far, " +
                           exact_bytes(v.total_read + v.total_written) +
-                          ". Both variants step through the same fraction of their schedules.");
+                          " in all.\nBoth variants run on one clock of modeled time: the shorter bar at the end moved fewer "
+                          "DRAM bytes, the one that finishes first is the faster.");
     }
+    record_labels(labels);
 }
 
 }  // namespace viz

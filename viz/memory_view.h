@@ -1,11 +1,18 @@
-// The memory-hierarchy animation, drawn with ImDrawList from plain data: HBM with each tensor as a
-// grid of tiles (area in proportion to its bytes), the L2 band, several SMs each with shared memory
-// (capacity to scale: a working set larger than the SM's per-block limit overflows the box) and
-// registers, the current tile flying HBM -> SM on loads and back on stores, the SM lit on compute,
-// and running HBM byte counters per tensor. Every element explains itself in a tooltip.
+// The memory-hierarchy animation, drawn with ImDrawList from plain data, one box per level of
+// DESIGN.md's "Traffic at three levels":
+//   HBM (DRAM)  each tensor as a grid of tiles (area in proportion to its bytes) with its running
+//               DRAM bytes: what the reuse model lets reach DRAM, what the counters measure;
+//   L2          its size, the current kernel's tensors drawn against it (and half of it, where an
+//               intermediate stays for the next kernel), and whether the moving tile came from
+//               DRAM (a miss: the tile crosses HBM -> L2 once) or was already there (a hit);
+//   SMs         shared memory to scale (a working set larger than the per-block limit overflows
+//               the box), registers, the SM lit on compute.
+// The current tile flies HBM -> L2 -> SM on loads (from L2 only on a hit) and back on stores; the
+// footer counts bytes per level (DRAM, L2 -> SM, shared memory). Every element explains itself in
+// a tooltip, and every label records its rectangle (viz/label_layout.h).
 //
 // memory_view_data() turns a kernels::MemoryPlayer step into that plain data; draw_memory_view()
-// draws it. byte_race() draws two or more variants' running byte totals on one scale.
+// draws it. draw_byte_race() draws two or more variants' running DRAM bytes on one scale.
 #pragma once
 
 #include "kernels/common/types.h"
@@ -22,8 +29,10 @@ namespace viz {
 struct MemTensor {
     std::string name, formula;
     uint64_t bytes = 0;                      // footprint
-    uint64_t read = 0, written = 0;          // so far, all blocks
+    uint64_t read = 0, written = 0;          // L2 <-> SM so far, all blocks
     uint64_t total_read = 0, total_written = 0;
+    uint64_t dram_read = 0, dram_written = 0;            // DRAM <-> L2 so far (the reuse model)
+    uint64_t total_dram_read = 0, total_dram_written = 0;
     uint64_t tile_bytes = 0;                 // one block's tile: the grid's cell
     bool input = false;                      // exists before the run
     float tile_at = 0;                       // where the detailed block's current tile lies, 0..1
@@ -44,6 +53,9 @@ struct MemoryViewData {
     std::vector<MemTensor> tensors;
     uint64_t l2_bytes = 0;
     int sm_count = 0;
+    // The current kernel's tensors (indices into tensors): the data it wants L2 to hold.
+    std::vector<size_t> l2_tensors;
+    std::string l2_note;                     // the reuse rules with this L2's numbers
 
     // The current kernel's working set on one SM.
     kernels::OnChip on_chip = kernels::OnChip::registers;
@@ -59,13 +71,19 @@ struct MemoryViewData {
     kernels::EventKind kind = kernels::EventKind::compute;
     int tensor = -1;                         // index into tensors, -1 for compute
     uint64_t event_bytes = 0, repeat = 0;    // one block's bytes; how many blocks do it
+    // All blocks: the event's L2 <-> SM bytes and the DRAM bytes among them (a load's misses, a
+    // store's write-back), and the reuse rule that set them.
+    uint64_t event_l2_bytes = 0, event_dram_bytes = 0;
+    std::string event_dram_rule;
     double event_flops = 0;
     std::string what;                        // the animation's words
     std::string kernel;                      // "gemm_qk (1 of 3), 16 blocks"
     uint64_t kernel_blocks = 0;
     float flight = 1;                        // 0..1: how far the moving tile has flown
 
-    uint64_t read = 0, written = 0, total_read = 0, total_written = 0;  // HBM tensors
+    uint64_t read = 0, written = 0, total_read = 0, total_written = 0;  // L2 <-> SM, all tensors
+    uint64_t dram_read = 0, dram_written = 0, total_dram_read = 0, total_dram_written = 0;  // DRAM <-> L2
+    uint64_t shared = 0, total_shared = 0;   // on chip: shared-memory bytes
     // Register spills so far and in all, and where they go on this device (spill_estimate), or "".
     uint64_t local_read = 0, local_written = 0, local_total = 0;
     std::string spill_note;
@@ -93,10 +111,11 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
 // The largest HBM scale at which `data`'s tensors fit a view of this size.
 double memory_view_hbm_scale(ImVec2 size, const MemoryViewData& data);
 
-// Draws inside [origin, origin + size) and never outside it.
+// Draws inside [origin, origin + size) and never outside it; its labels go to the open
+// LabelRecording, if any (viz/label_layout.h).
 void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const MemoryViewData& data);
 
-// Racing byte counters: one bar per view, all on the scale of the largest total.
+// Racing DRAM byte counters: one bar per view, all on the scale of the largest total.
 // `em` is the text size (0: the UI font's); a short view passes a smaller one so the race leaves
 // the diagrams their height at projector font scales.
 void draw_byte_race(ImDrawList* draw, ImVec2 origin, ImVec2 size, const std::vector<const MemoryViewData*>& views,

@@ -25,7 +25,7 @@ struct MemoryPlayerTiming {
     bool modeled_time = false;   // ends in modeled ms (side by side) or in steps
     std::vector<double> ends;    // when each step ends on the panel's clock; ends[0] = 0
     double modeled_ms = 0;       // the simulated backend's formula on this device (0: no datasheet)
-    uint64_t modeled_bytes = 0;
+    uint64_t modeled_bytes = 0;  // DRAM bytes (the L2 reuse model for this device's L2)
 };
 
 struct MemoryPanelState {
@@ -37,6 +37,9 @@ struct MemoryPanelState {
     double clock = 0;
     bool clock_was_time = false;  // the unit clock was last in
     int64_t pending_step = -1;    // >= 0: show this step of the first variant next frame (shots)
+    // How far that step's tile has flown, 0..1: a still picture shows it mid-flight; a test
+    // also looks at its first leg (HBM -> L2) and its last (L2 -> SM).
+    double pending_flight = 0.55;
     bool playing = false;
     float steps_per_second = 2.0f;
     bool tab_active = false;      // the panel's tab was shown last frame (AppState::active_view == "memory")

@@ -9,6 +9,7 @@
 #include "app/core/lesson_player.h"
 #include "app/gui/panel_lesson.h"
 #include "app/gui/panel_roofline.h"
+#include "app/core/roofline_points.h"
 #include "app/gui/main_window.h"
 #include "app/core/panels_state.h"
 #include "app/core/platform.h"

@@ -41,26 +41,30 @@ std::string pick_variant(const std::string& wanted, std::string w, const std::ve
     return {};
 }
 
+// The player of `variant`, rebuilt when the parameters or the device's L2 (which sets its DRAM
+// bytes) change.
 std::shared_ptr<const kernels::MemoryPlayer> player_for(const std::shared_ptr<const kernels::MemoryPlayer>& cached,
                                                        const std::string& variant, const kernels::Params& p,
-                                                       std::string& error) {
-    if (cached && cached->variant() == variant && cached->params() == p) return cached;
+                                                       uint64_t l2_bytes, std::string& error) {
+    if (cached && cached->variant() == variant && cached->params() == p && cached->l2_bytes() == l2_bytes) return cached;
     try {
-        return std::make_shared<const kernels::MemoryPlayer>(variant, p);
+        return std::make_shared<const kernels::MemoryPlayer>(variant, p, l2_bytes);
     } catch (const std::exception& e) {
         error = variant + ": " + e.what();
         return nullptr;
     }
 }
 
-void update_players(MemoryPanelState& m, const Settings& s) {
+void update_players(MemoryPanelState& m, const Settings& s, const kernels::DeviceInfo& device) {
     const std::string w = s.params.workload;
     const std::vector<std::string> selected = selected_variants(s);
     m.variant = pick_variant(m.variant, w, selected, "");
     m.compare = pick_variant(m.compare, w, selected, m.variant);
     m.error.clear();
-    m.player = player_for(m.player, m.variant, s.params, m.error);
-    m.other = m.side_by_side && !m.compare.empty() ? player_for(m.other, m.compare, s.params, m.error) : nullptr;
+    // The model's DRAM bytes depend on the L2 they are reused in; without a device, the H100's.
+    const uint64_t l2 = device.l2_bytes > 0 ? static_cast<uint64_t>(device.l2_bytes) : kernels::kDefaultL2Bytes;
+    m.player = player_for(m.player, m.variant, s.params, l2, m.error);
+    m.other = m.side_by_side && !m.compare.empty() ? player_for(m.other, m.compare, s.params, l2, m.error) : nullptr;
 }
 
 // When each step ends on the panel's clock. Alone, the clock counts steps (one event per unit).
@@ -109,7 +113,7 @@ const MemoryPlayerTiming& timing_for(MemoryPlayerTiming& cache, const std::share
     if (device.peak_bw_gbps > 0)
         for (const kernels::KernelModel& k : model.kernels)
             cache.modeled_ms += kernels::sim_kernel_ms(device, k);
-    cache.modeled_bytes = model.bytes();
+    cache.modeled_bytes = model.dram_bytes();
     return cache;
 }
 
@@ -158,10 +162,10 @@ void add_notes(const AppState& state, const kernels::MemoryPlayer& player, const
                const kernels::DeviceInfo& device, viz::MemoryViewData& d) {
     if (timing.modeled_ms > 0) {
         d.notes.push_back("modeled: " + kernels::format_time_ms(timing.modeled_ms) + ", " +
-                          kernels::format_bytes(static_cast<double>(timing.modeled_bytes)) + " HBM");
-        d.note_tips.push_back("Modeled on " + device.name + ": for each kernel max(bytes / " +
-                              kernels::format_gbps(device.peak_bw_gbps) + ", FLOPs / peak) + launch cost " +
-                              "(the simulated backend's formula); bytes are the schedule's sum.");
+                          kernels::format_bytes(static_cast<double>(timing.modeled_bytes)) + " DRAM");
+        d.note_tips.push_back("Modeled on " + device.name + ": each kernel priced by its slowest resource (DRAM, L2, "
+                              "shared memory, tensor cores, FP32, SFU, issue) plus its launch cost, as the simulated "
+                              "backend does; DRAM bytes are the schedule's loads and stores through the L2 reuse model.");
     }
     const kernels::Measurement* m = measurement_of(state, player);
     const kernels::Measurement* failed = nullptr;
@@ -221,7 +225,7 @@ void draw_controls(MemoryPanelState& m, const Timelines& lines, std::string w) {
     ImGui::SameLine();
     ImGui::Checkbox("side by side with", &m.side_by_side);
     tooltip("Play a second variant of the same parameters next to the first, both on one clock of modeled time, "
-            "so their HBM byte counters race and the faster variant finishes first.");
+            "so their DRAM byte counters race and the faster variant finishes first.");
     ImGui::SameLine();
     ImGui::BeginDisabled(!m.side_by_side);
     variant_combo("##memory_compare", m.compare, w, m.variant);
@@ -284,7 +288,7 @@ void advance(MemoryPanelState& m, const Timelines& lines, bool interactive) {
 // =============================================================================================
 void draw_memory_panel(AppState& state, const ResolvedBackend& backend) {
     MemoryPanelState& m = state.memory;
-    update_players(m, state.settings);
+    update_players(m, state.settings, backend.device);
     Timelines lines;
     if (m.player) {
         lines.modeled_time = m.other != nullptr;
@@ -296,7 +300,8 @@ void draw_memory_panel(AppState& state, const ResolvedBackend& backend) {
         // A requested step (shots): its tile mid-flight, as a still picture should show it.
         if (m.pending_step >= 0) {
             const size_t step = std::min(static_cast<size_t>(m.pending_step), lines.first.size() - 1);
-            m.clock = step == 0 ? 0 : lines.first[step - 1] + 0.55 * (lines.first[step] - lines.first[step - 1]);
+            const double flight = std::clamp(m.pending_flight, 0.0, 1.0);
+            m.clock = step == 0 ? 0 : lines.first[step - 1] + flight * (lines.first[step] - lines.first[step - 1]);
             m.pending_step = -1;
         }
         m.clock = std::clamp(m.clock, 0.0, lines.end());

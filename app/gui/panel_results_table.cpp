@@ -1,8 +1,9 @@
 // The results table of the Measurements tab.
 //
 // Index:
-//   [SECTION] Results table pieces
+//   [SECTION] Results table pieces (bytes at each level: DRAM, L2 -> SM, shared)
 //   [SECTION] Table
+//   [SECTION] Reference rows
 #include "app/gui/panel_results_table.h"
 
 #include "app/core/export.h"
@@ -152,11 +153,55 @@ void per_kernel_cell(const Measurement& m) {
     }
 }
 
+std::string bytes_cell(uint64_t bytes) { return kernels::format_bytes(static_cast<double>(bytes)); }
+
+// The widest metric name: the first column's width.
+constexpr const char* kWidestMetric = "L2 -> SM bytes (model)";
+
+// Traffic at the three levels (DESIGN.md), one row each, from the outside in: DRAM <-> L2 (what
+// the counters measure; "HBM" means this), L2 <-> SM (what the loads and stores ask for), shared
+// memory (on chip).
+void bytes_rows(const std::vector<const Measurement*>& shown, const std::vector<bool>& stale) {
+    metric_row("DRAM bytes (model)", "DRAM (HBM) bytes read + written, from the model: the tile schedule's loads and "
+                                     "stores (L2 <-> SM) through the L2 reuse model (re-reads by blocks running together "
+                                     "and intermediates that fit in half the L2 come from L2). What the DRAM counters "
+                                     "measure; the bandwidth, the ratio to the minimum and the simulated DRAM time use it.",
+               shown, stale, [](const Measurement& m) {
+                   cell_text(bytes_cell(m.bytes()));
+                   tooltip("DRAM read " + bytes_cell(m.bytes_read) + ", written " + bytes_cell(m.bytes_written) + "\n= " +
+                           kernels::format_count(static_cast<int64_t>(m.bytes())) + " bytes" +
+                           (m.dram_model_note.empty() ? std::string() : "\n" + m.dram_model_note));
+               });
+    metric_row("L2 -> SM bytes (model)", "Bytes between L2 and the SMs, read + written: every load and store the kernels "
+                                         "ask for, the sum of the tile schedule. More than the DRAM bytes where blocks "
+                                         "re-read tiles that L2 serves (flash's K and V) or an intermediate stays in L2. "
+                                         "Priced at L2 bandwidth by the simulator; no counter here measures it.",
+               shown, stale, [](const Measurement& m) {
+                   const uint64_t l2 = m.l2_bytes_read + m.l2_bytes_written;
+                   cell_text(bytes_cell(l2));
+                   tooltip("L2 -> SM read " + bytes_cell(m.l2_bytes_read) + ", SM -> L2 written " + bytes_cell(m.l2_bytes_written) +
+                           "\n= " + kernels::format_count(static_cast<int64_t>(l2)) + " bytes" +
+                           (m.bytes() ? ", " + ratio_text(static_cast<double>(l2) / static_cast<double>(m.bytes())) +
+                                            " the DRAM bytes"
+                                      : std::string()));
+               });
+    metric_row("shared bytes (model)", "On chip: shared-memory bytes of all blocks, as the banks serve them (128 B per "
+                                       "warp wavefront): the teaching kernels' operand reads and tile stores. Kernels that "
+                                       "keep their data in registers, and cuBLAS (whose tiles the model does not know), "
+                                       "count none.",
+               shown, stale, [](const Measurement& m) {
+                   cell_text(bytes_cell(m.shared_bytes));
+                   tooltip(m.shared_bytes ? kernels::format_count(static_cast<int64_t>(m.shared_bytes)) + " bytes of shared-memory "
+                                                                                                          "wavefronts"
+                                          : "no shared-memory traffic in the model: registers, or a library kernel's own tiles");
+               });
+}
+
 void results_rows(const std::vector<const Measurement*>& shown, const std::vector<bool>& stale,
                   const ResolvedBackend& backend) {
     const bool simulated = backend.kind == kernels::BackendKind::simulated;
     metric_row("kernels", "Kernel launches per run. Unfused code launches one kernel per operation and passes "
-                          "each intermediate through HBM.", shown, stale,
+                          "each intermediate through memory (DRAM, or L2 when it fits in half of it).", shown, stale,
                [](const Measurement& m) { cell_text(std::to_string(kernels::launched_kernels(m.kernels))); });
     metric_row("time (median)",
                simulated ? "Model estimate: sum over kernels of max(bytes / bandwidth, FLOPs / peak) + launch cost."
@@ -171,23 +216,12 @@ void results_rows(const std::vector<const Measurement*>& shown, const std::vecto
                [](const Measurement& m) { cell_text(kernels::format_time_ms(m.time.min_ms)); });
     metric_row("time max", spread_help, shown, stale,
                [](const Measurement& m) { cell_text(kernels::format_time_ms(m.time.max_ms)); });
-    metric_row("HBM bytes (model)", "DRAM bytes read + written, from the model: the tile schedule's loads and stores "
-                                    "(L2 <-> SM) through the L2 reuse model (re-reads by blocks running together and "
-                                    "intermediates that fit in L2 come from L2). What the DRAM counters measure.",
-               shown, stale, [](const Measurement& m) {
-                   cell_text(kernels::format_bytes(static_cast<double>(m.bytes())));
-                   tooltip("DRAM read " + kernels::format_bytes(static_cast<double>(m.bytes_read)) + ", written " +
-                           kernels::format_bytes(static_cast<double>(m.bytes_written)) + "\n= " +
-                           kernels::format_count(static_cast<int64_t>(m.bytes())) + " bytes\nL2 <-> SM: " +
-                           kernels::format_bytes(static_cast<double>(m.l2_bytes_read + m.l2_bytes_written)) +
-                           (m.shared_bytes ? "; shared memory: " + kernels::format_bytes(static_cast<double>(m.shared_bytes)) : std::string()) +
-                           (m.dram_model_note.empty() ? std::string() : "\n" + m.dram_model_note));
-               });
+    bytes_rows(shown, stale);
     metric_row("minimum bytes", "The fewest bytes any implementation must move: each input read once and the "
                                 "output written once.", shown, stale, [](const Measurement& m) {
                    cell_text(kernels::format_bytes(static_cast<double>(m.min_bytes)));
                });
-    metric_row("bytes / minimum", "HBM bytes (model) / minimum bytes: how much extra traffic the variant causes. "
+    metric_row("bytes / minimum", "DRAM bytes (model) / minimum bytes: how much extra traffic the variant causes. "
                                   "Fusion drives it towards 1.", shown, stale, [](const Measurement& m) {
                    cell_text(m.min_bytes ? ratio_text(static_cast<double>(m.bytes()) / static_cast<double>(m.min_bytes))
                                          : std::string("n/a"));
@@ -195,7 +229,7 @@ void results_rows(const std::vector<const Measurement*>& shown, const std::vecto
     metric_row("FLOPs", "Floating-point operations counted by the model. Fusion saves bytes, not arithmetic: "
                         "every variant does the same work.", shown, stale,
                [](const Measurement& m) { cell_text(kernels::format_flops(m.flops)); });
-    metric_row("bandwidth", "Achieved bandwidth = HBM bytes (model) / median time.", shown, stale, [](const Measurement& m) {
+    metric_row("bandwidth", "Achieved DRAM bandwidth = DRAM bytes (model) / median time.", shown, stale, [](const Measurement& m) {
         cell_text(kernels::format_gbps(m.achieved_gbps()));
         tooltip("compute: " + kernels::format_rate_flops(m.achieved_gflops() * 1e9));
     });
@@ -278,7 +312,7 @@ void draw_results_table(const AppState& state, const ResolvedBackend& backend) {
     for (const Measurement* m : shown) stale.push_back(is_stale(*m, state.settings, backend));
 
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
-    const float metric_w = ImGui::CalcTextSize("HBM bytes (model)").x + em();
+    const float metric_w = ImGui::CalcTextSize(kWidestMetric).x + em();
     // On wide screens a full-width table puts values a screen away from their labels.
     const float table_w = std::min(ImGui::GetContentRegionAvail().x, metric_w + em() * 16 * static_cast<float>(shown.size()));
     if (!ImGui::BeginTable("results", static_cast<int>(shown.size()) + 1, flags, ImVec2(table_w, 0))) return;
@@ -428,7 +462,7 @@ float results_table_height(const AppState& state) {
     for (const Measurement* m : visible_results(state)) kernel_lines = std::max(kernel_lines, m->kernels.size());
     const ImGuiStyle& style = ImGui::GetStyle();
     const float row = ImGui::GetTextLineHeight() + style.CellPadding.y * 2 + 1;
-    constexpr int kMetricRows = 14;  // header + the metric rows of results_rows()
+    constexpr int kMetricRows = 16;  // header + the metric rows of results_rows()
     return row * static_cast<float>(kMetricRows) + ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kernel_lines - 1) +
            reference_rows_height(state);
 }

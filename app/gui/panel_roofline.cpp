@@ -1,10 +1,10 @@
-// [SECTION] Trails
-// [SECTION] Plot data
-// [SECTION] Hover text
+// [SECTION] Plot data: each result at its DRAM and its L2 intensity, the roofs
+// [SECTION] Controls and footer
 // [SECTION] Panel
 #include "app/gui/panel_roofline.h"
 
 #include "app/core/panels_state.h"
+#include "app/core/roofline_points.h"
 #include "kernels/common/format.h"
 #include "kernels/roofline.h"
 #include "kernels/common/registry.h"
@@ -35,6 +35,11 @@ std::string num(const char* fmt, double v) {
     return text;
 }
 
+// "3.35 TB/s": a memory roof's short label, three digits.
+std::string rate_short(double bytes_per_s) {
+    return bytes_per_s >= 1e12 ? num("%.3g TB/s", bytes_per_s / 1e12) : num("%.3g GB/s", bytes_per_s / 1e9);
+}
+
 int series_of(std::string w, const std::string& variant) {
     const auto& all = kernels::variants(w);
     for (size_t i = 0; i < all.size(); ++i)
@@ -42,67 +47,7 @@ int series_of(std::string w, const std::string& variant) {
     return 0;
 }
 
-// The bytes a point's intensity uses: counter bytes when asked for and present.
-double point_bytes(const Measurement& m, bool use_measured, bool* measured) {
-    *measured = use_measured && m.measured_bytes.has_value() && *m.measured_bytes > 0;
-    return *measured ? static_cast<double>(*m.measured_bytes) : static_cast<double>(m.bytes());
-}
-
-double achieved_flops(const Measurement& m) { return m.time.median_ms > 0 ? m.flops / (m.time.median_ms * 1e-3) : 0.0; }
-
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// [SECTION] Trails
-// ---------------------------------------------------------------------------------------------
-std::string point_params_text(const kernels::Params& p) {
-    // Every parameter of the workload's table but the seed, as name=value.
-    std::string text;
-    for (const kernels::ParamSpec& spec : kernels::param_specs(p.workload)) {
-        if (spec.name == "seed") continue;
-        const double v = p.get(spec.name);
-        char value[32];
-        if (spec.integer) std::snprintf(value, sizeof value, "%lld", static_cast<long long>(v));
-        else std::snprintf(value, sizeof value, "%g", v);
-        if (!text.empty()) text += ' ';
-        text.append(spec.name).append("=").append(value);
-    }
-    return text;
-}
-
-void update_roofline_trails(AppState& state) {
-    RooflinePanelState& r = state.roofline;
-    const kernels::Params& now = state.settings.params;
-    std::string context = now.workload + "|" + kernels::to_string(now.dtype);
-    for (const Measurement* m : visible_results(state)) context += "|" + m->device.name;
-    // The trail compares like with like: a new workload, dtype or device starts afresh.
-    if (context != r.context) {
-        r.context = context;
-        r.trails.clear();
-        r.seen_job.clear();
-        r.seen_params.clear();
-    }
-    for (const Measurement* m : visible_results(state)) {
-        if (!m->ok) continue;
-        const std::string& v = m->job.variant;
-        auto seen = r.seen_job.find(v);
-        if (seen != r.seen_job.end() && seen->second == m->job.id) continue;
-        auto params = r.seen_params.find(v);
-        r.seen_job[v] = m->job.id;
-        const bool moved = params == r.seen_params.end() || !(params->second == m->job.params);
-        bool measured = false;
-        const double bytes = point_bytes(*m, r.use_measured, &measured);
-        RooflineTrailMark mark{kernels::arithmetic_intensity(m->flops, bytes), achieved_flops(*m),
-                               point_params_text(m->job.params)};
-        std::vector<RooflineTrailMark>& trail = r.trails[v];
-        // The trail's last entry is the current position; a re-measurement of the same parameters
-        // (quick pass -> full pass) replaces it, new parameters push a new one.
-        if (moved || trail.empty()) trail.push_back(mark);
-        else trail.back() = mark;
-        if (trail.size() > kRooflineTrail + 1) trail.erase(trail.begin());
-        r.seen_params[v] = m->job.params;
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Plot data
@@ -132,7 +77,7 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     viz::RooflineData& d = in.data;
     d.frame.title = std::string("Roofline: ") + p.workload + ", " + kernels::to_string(p.dtype) +
                     " on " + plain_device_name(device);
-    d.frame.x_title = "arithmetic intensity (FLOP / byte of DRAM traffic)";
+    d.frame.x_title = "arithmetic intensity (FLOP per byte: circles DRAM, squares L2 -> SM)";
     d.frame.y_title = "y: achieved FLOP/s";
     d.frame.format_y = [](double v) { return viz::si_tick(v); };
     d.frame.theme = viz::current_theme();
@@ -140,7 +85,12 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     d.bytes_per_s = in.roofs.bytes_per_s;
     d.memory_label = std::string("DRAM ") + kernels::format_gbps(in.roofs.bytes_per_s / 1e9) +
                      " (" + in.roofs.memory_kind + " copy)";
-    d.memory_short_label = "DRAM " + viz::si_tick(in.roofs.bytes_per_s) + "B/s";
+    d.memory_short_label = "DRAM " + rate_short(in.roofs.bytes_per_s);
+    if (in.roofs.l2_bytes_per_s > 0) {
+        d.l2_bytes_per_s = in.roofs.l2_bytes_per_s;
+        d.l2_label = "L2 -> SM " + kernels::format_gbps(in.roofs.l2_bytes_per_s / 1e9) + " (model estimate)";
+        d.l2_short_label = "L2 " + rate_short(in.roofs.l2_bytes_per_s);
+    }
     if (in.roofs.tensor.flops_per_s > 0)
         d.roofs.push_back({roof_label(in.roofs.tensor), in.roofs.tensor.flops_per_s,
                            "tensor " + viz::si_tick(in.roofs.tensor.flops_per_s)});
@@ -153,24 +103,23 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
             in.not_plotted.push_back(m->job.variant + ": " + (m->refused ? "refused: " : "failed: ") + m->error);
             continue;
         }
-        bool measured = false;
-        const double bytes = point_bytes(*m, r.use_measured, &measured);
-        const double intensity = kernels::arithmetic_intensity(m->flops, bytes);
-        const double flops = achieved_flops(*m);
+        const RooflineLevels at = roofline_levels(*m, r.use_measured);
         if (!(m->flops > 0)) {
             in.not_plotted.push_back(m->job.variant + ": the model counts 0 FLOPs, so it has no place on a log "
                                      "axis (pure data movement: the memory roof is all that applies)");
             continue;
         }
-        if (!(intensity > 0) || !(flops > 0)) {
+        if (!(at.dram_intensity > 0) || !(at.flops_per_s > 0)) {
             in.not_plotted.push_back(m->job.variant + ": no time or no bytes to divide by");
             continue;
         }
         viz::RooflinePoint pt;
         pt.label = m->job.variant;
         pt.series = series_of(p.workload, m->job.variant);
-        pt.at = {intensity, flops};
-        pt.measured_bytes = measured;
+        pt.at = {at.dram_intensity, at.flops_per_s};
+        pt.measured_bytes = at.dram_measured;
+        pt.model_at = {at.model_dram_intensity, at.flops_per_s};
+        pt.l2_at = {at.l2_intensity, at.flops_per_s};
         if (auto it = r.trails.find(m->job.variant); it != r.trails.end() && it->second.size() > 1)
             for (size_t i = 0; i + 1 < it->second.size(); ++i)
                 pt.trail.push_back({it->second[i].intensity, it->second[i].flops_per_s});
@@ -217,39 +166,8 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// [SECTION] Hover text
+// [SECTION] Controls and footer
 // ---------------------------------------------------------------------------------------------
-std::string point_hover(const Measurement& m, const kernels::RoofSet& roofs, bool use_measured) {
-    bool measured = false;
-    const double bytes = point_bytes(m, use_measured, &measured);
-    const double intensity = kernels::arithmetic_intensity(m.flops, bytes);
-    const double achieved = achieved_flops(m);
-    const kernels::Roof& roof = kernels::roof_for_variant(roofs, m.job.variant, m.job.params);
-    const double attainable = kernels::attainable_flops(intensity, roof.flops_per_s, roofs.bytes_per_s);
-    const double ridge = kernels::ridge_point(roof.flops_per_s, roofs.bytes_per_s);
-    const kernels::Bound bound = kernels::bound_by(intensity, roof.flops_per_s, roofs.bytes_per_s);
-    std::string t = m.job.variant + "   " + point_params_text(m.job.params) + "\n\n";
-    t += "FLOPs (model) = " + kernels::format_flops(m.flops) + "\n";
-    t += std::string("bytes (") + (measured ? "measured DRAM, counters" : "modeled") +
-         ") = " + kernels::format_bytes(bytes) + "\n";
-    t += "time (median) = " + kernels::format_time_ms(m.time.median_ms) +
-         (m.device.simulated ? "  [simulated: model estimate]" : "  (" + std::to_string(m.time.reps) + " reps)") + "\n\n";
-    t += "intensity = FLOPs / bytes = " + kernels::format_flops(m.flops) + " / " + kernels::format_bytes(bytes) + " = " +
-         num("%.3g", intensity) + " FLOP/B\n";
-    t += "attainable = min(peak, intensity x BW) = min(" + kernels::format_rate_flops(roof.flops_per_s) + ", " +
-         num("%.3g", intensity) + " x " + kernels::format_gbps(roofs.bytes_per_s / 1e9) + ") = " +
-         kernels::format_rate_flops(attainable) + "\n";
-    t += "achieved = FLOPs / time = " + kernels::format_rate_flops(achieved) + " = " +
-         num("%.0f", attainable > 0 ? 100 * achieved / attainable : 0) + "% of attainable\n";
-    t += std::string(kernels::to_string(bound)) + "-bound: the ridge of the " + roof.name + " roof is at " +
-         num("%.3g", ridge) + " FLOP/B" + (intensity < 1 ? "; intensity below 1 FLOP/B: every byte feeds less than "
-                                                          "one operation, so only fewer bytes make it faster" : "") +
-         "\n";
-    if (m.measured_bytes) t += "\nDRAM counters: " + kernels::explain_traffic_gap(m);
-    else t += "\nDRAM counters: " + m.measured_bytes_note;
-    return t;
-}
-
 void draw_controls(AppState& state, const PlotInput& in, const std::vector<const Measurement*>& shown) {
     bool any_measured = false;
     for (const Measurement* m : shown) any_measured |= m->ok && m->measured_bytes.has_value();
@@ -258,8 +176,10 @@ void draw_controls(AppState& state, const PlotInput& in, const std::vector<const
     if (ImGui::Checkbox(any_measured ? "use measured DRAM bytes" : "use measured DRAM bytes (none: hover)", &shown_value))
         state.roofline.use_measured = shown_value;
     ImGui::EndDisabled();
-    std::string why = "On: a point's intensity is FLOPs / the DRAM bytes the hardware counters measured (filled "
-                      "dot). Off, or without counters: FLOPs / the modeled bytes (hollow ring).";
+    std::string why = "On: a point's DRAM intensity is FLOPs / the DRAM bytes the hardware counters measured (filled "
+                      "circle; a small ring stays at the modeled intensity). Off, or without counters: FLOPs / the "
+                      "modeled DRAM bytes (hollow circle). The L2 squares are modeled either way: no counter here "
+                      "measures L2 <-> SM bytes.";
     if (!any_measured) {
         why += "\nNo result has counter bytes now: ";
         why += shown.empty() ? std::string("nothing measured yet") : shown.front()->measured_bytes_note;
@@ -280,21 +200,32 @@ void draw_controls(AppState& state, const PlotInput& in, const std::vector<const
 
 std::string footer_text(const PlotInput& in) {
     const kernels::RoofSet& r = in.roofs;
-    return "roofs: memory " + r.memory_source + "; " + r.tensor.name + ": " + r.tensor.source + "; " + r.fp32.name +
-           ": " + r.fp32.source;
+    return "roofs: DRAM " + r.memory_source + "; L2 -> SM " + (r.l2_source.empty() ? std::string("unknown") : r.l2_source) +
+           "; " + r.tensor.name + ": " + r.tensor.source + "; " + r.fp32.name + ": " + r.fp32.source;
+}
+
+// What the legend's markers mean, and why a kernel has two points.
+std::string legend_text() {
+    return "A hierarchical roofline (as Nsight Compute draws one): each variant is drawn once per memory level, at the "
+           "same achieved FLOP/s.\n"
+           "  circle: FLOPs / DRAM bytes, against the DRAM roof (solid line). Hollow: modeled bytes (the L2 reuse "
+           "model); filled: bytes the hardware counters measured, with a small ring left at the modeled intensity.\n"
+           "  square: FLOPs / L2 -> SM bytes (what the kernels' loads and stores ask for), against the L2 roof (dashed: "
+           "the simulator's estimate of L2 bandwidth, not measured).\n"
+           "A kernel is held by the lowest roof at its own intensities: a square far left of its circle means the "
+           "blocks re-read data that L2 serves (flash's K and V), so L2 bandwidth, not DRAM, may be the limit.";
 }
 
 // One short line (projector fonts leave little height); the sources in full on hover.
 std::string footer_line(const PlotInput& in) {
     const kernels::RoofSet& r = in.roofs;
-    const int measured = int(r.memory_measured) + int(r.tensor.measured) + int(r.fp32.measured);
-    return measured == 3 ? "roofs: measured on this GPU (hover for how)"
-           : measured == 0 ? "roofs: datasheet values (hover for the numbers)"
-                           : "roofs: " + std::to_string(measured) + " of 3 measured, the rest datasheet (hover)";
+    // Where each roof comes from, in a word (the sources in full on hover).
+    const std::string kinds = r.memory_kind == r.tensor.kind && r.tensor.kind == r.fp32.kind
+                                  ? r.memory_kind
+                                  : "DRAM " + r.memory_kind + ", tensor " + r.tensor.kind + ", FP32 " + r.fp32.kind;
+    return "roofs: " + kinds + (r.l2_bytes_per_s > 0 ? "; L2 an estimate" : "") + " (hover for the sources)";
 }
 
-// The reference rows' line under the plot: what the diamonds are, and their names (a crowded plot
-// leaves some diamonds unlabelled).
 // The reference rows' line under the plot: what the diamonds are (one line; the names, which a
 // crowded plot may leave off some diamonds, on hover).
 std::string reference_footer(const PlotInput& in) {
@@ -333,7 +264,7 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
     // Short of height (projector fonts on a small screen): the tab already says "Roofline".
     if (ImGui::GetContentRegionAvail().y < em() * 16) {
         in.data.frame.title.clear();
-        in.data.frame.y_title = "achieved FLOP/s (y) against FLOP per DRAM byte (x)";
+        in.data.frame.y_title = "achieved FLOP/s (y) against FLOP per byte (x): circles DRAM, squares L2";
         in.data.frame.x_title.clear();
     }
     draw_controls(state, in, shown);
@@ -365,12 +296,14 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
         if (hover.trail >= 0) {
             const auto& trail = state.roofline.trails.at(m.job.variant);
             const RooflineTrailMark& mark = trail[static_cast<size_t>(hover.trail)];
-            text = m.job.variant + ", earlier: " + mark.params + "\nintensity " + num("%.3g", mark.intensity) +
+            text = m.job.variant + ", earlier: " + mark.params + "\nDRAM intensity " + num("%.3g", mark.intensity) +
                    " FLOP/B, achieved " + kernels::format_rate_flops(mark.flops_per_s);
         } else {
-            text = point_hover(m, in.roofs, state.roofline.use_measured);
+            text = roofline_point_text(m, in.roofs, state.roofline.use_measured);
         }
         viz::tooltip_box(text);
+    } else if (hovered && hover.legend) {
+        viz::tooltip_box(legend_text());
     } else if (hovered && hover.ridge) {
         ImGui::SetTooltip("ridge point = peak / bandwidth: left of it a kernel cannot reach the peak whatever it "
                           "does, because DRAM cannot feed it bytes fast enough");

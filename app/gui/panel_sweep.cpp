@@ -5,7 +5,7 @@
 
 #include "app/core/panels_state.h"
 #include "app/core/sweep.h"
-#include "app/gui/panel_roofline.h"
+#include "app/core/roofline_points.h"
 #include "kernels/common/format.h"
 #include "kernels/common/registry.h"
 #include "viz/log_plot.h"

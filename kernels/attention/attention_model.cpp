@@ -408,7 +408,7 @@ void add_naive_kernels(Schedule& s, const AttentionParams& p) {
     s.events.push_back({EventKind::load, 0, "Q", N * d * es, 0, bh, "load Q of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::load, 0, "K", N * d * es, 0, bh, "load K of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::compute, 0, "", 0, gemm_flops, bh, "compute S = Q Kᵀ / sqrt(d) (cuBLAS GEMM)"});
-    s.events.push_back({EventKind::store, 0, "S", N * N * es, 0, bh, "store S (N x N) to HBM"});
+    s.events.push_back({EventKind::store, 0, "S", N * N * es, 0, bh, "store S (N x N)"});
 
     const int threads = softmax_threads(p);
     s.kernels.push_back({"softmax", bh * N, threads, false});
@@ -422,14 +422,14 @@ void add_naive_kernels(Schedule& s, const AttentionParams& p) {
     softmax.instructions = 36.0 * static_cast<double>(N);
     softmax.sfu_ops = static_cast<double>(N);
     s.events.push_back(softmax);
-    s.events.push_back({EventKind::store, 1, "P", N * es, 0, bh * N, "store P row to HBM"});
+    s.events.push_back({EventKind::store, 1, "P", N * es, 0, bh * N, "store P row"});
 
     s.kernels.push_back({"gemm_pv", bh, 0, tc});
     s.kernels.back().blocks_are = "heads (cuBLAS picks the blocks)";
     s.events.push_back({EventKind::load, 2, "P", N * N * es, 0, bh, "load P (N x N) of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::load, 2, "V", N * d * es, 0, bh, "load V of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::compute, 2, "", 0, gemm_flops, bh, "compute O = P V (cuBLAS GEMM)"});
-    s.events.push_back({EventKind::store, 2, "O", N * d * es, 0, bh, "store O of one head to HBM"});
+    s.events.push_back({EventKind::store, 2, "O", N * d * es, 0, bh, "store O of one head"});
 }
 
 }  // namespace

@@ -207,7 +207,11 @@ std::string unknown_variant_message(const std::string& workload, const std::stri
 Schedule schedule(const std::string& variant, const Params& p) { return workload_def(p).schedule(variant, p); }
 
 Model model(const std::string& variant, const Params& p, uint64_t l2_bytes) {
-    Model m = model_from_schedule(schedule(variant, p));
+    return model(schedule(variant, p), variant, p, l2_bytes);
+}
+
+Model model(const Schedule& s, const std::string& variant, const Params& p, uint64_t l2_bytes) {
+    Model m = model_from_schedule(s);
     const WorkloadDef& w = workload_def(p);
     std::function<uint64_t(const std::string&)> footprint;
     if (w.footprint)

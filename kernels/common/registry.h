@@ -62,6 +62,8 @@ Schedule schedule(const std::string& variant, const Params& p);
 // Without a device: kDefaultL2Bytes, the H100's 50 MiB.
 inline constexpr uint64_t kDefaultL2Bytes = 50ull << 20;
 Model model(const std::string& variant, const Params& p, uint64_t l2_bytes = kDefaultL2Bytes);
+// The same from a schedule already built (the memory animation plays the schedule it models).
+Model model(const Schedule& s, const std::string& variant, const Params& p, uint64_t l2_bytes = kDefaultL2Bytes);
 // The fewest bytes any implementation must move (each input read once, the output written once).
 uint64_t min_bytes(const Params& p);
 

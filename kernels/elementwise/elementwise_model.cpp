@@ -73,7 +73,7 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
     // 5, ncu)"): at 6 bytes per element that, not DRAM, sets its time on an H200.
     if (name == "fused_chain" || name == "fused_chain_spill") compute.instructions = 54.0 * static_cast<double>(z.hidden);
     s.events.push_back(compute);
-    s.events.push_back({EventKind::store, k, output, z.hidden * z.es, 0, z.rows, "store " + output + " row to HBM"});
+    s.events.push_back({EventKind::store, k, output, z.hidden * z.es, 0, z.rows, "store " + output + " row"});
 }
 
 // A flat kernel: block b owns elements [b*E, (b+1)*E) of the flattened rows x hidden tensor; the
@@ -98,7 +98,7 @@ void add_flat_kernel(Schedule& s, const ElementwiseParams& p, const std::string&
         s.events.push_back({EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(elements), repeat,
                             compute_what + suffix});
         s.events.push_back({EventKind::store, k, output, elements * z.es, 0, repeat,
-                            "store " + output + " tile to HBM" + suffix});
+                            "store " + output + " tile" + suffix});
     };
     block(per_block, full, "");
     block(tail, 1, " (ragged tail block)");

@@ -192,7 +192,7 @@ void add_gemm(Schedule& s, const FfnParams& p, const std::string& name, const st
                 s.events.push_back({EventKind::compute, k, "", 0, kBiasFlops * outputs, repeat,
                                     "epilogue: add " + bias + " to the accumulator tile in registers" + shape});
             s.events.push_back({EventKind::store, k, c, r * cols * es, 0, repeat,
-                                "store the " + c + " tile to HBM once" +
+                                "store the " + c + " tile once" +
                                     (ep == Epilogue::none ? ": the next kernel reads it back" : std::string()) + " (" +
                                     tile + ", rounded to " + to_string(p.dtype) + ")" + shape});
         }
@@ -218,10 +218,10 @@ void add_flat(Schedule& s, const FfnParams& p, const std::string& name, const st
     auto block = [&](uint64_t elements, uint64_t repeat, const char* suffix) {
         if (repeat == 0 || elements == 0) return;
         s.events.push_back({EventKind::load, k, in, elements * es, 0, repeat,
-                            "load " + in + " tile from HBM into registers (the previous kernel stored it)" + suffix});
+                            "load " + in + " tile into registers (the previous kernel stored it)" + suffix});
         s.events.push_back({EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(elements), repeat,
                             compute_what + suffix});
-        s.events.push_back({EventKind::store, k, out, elements * es, 0, repeat, "store " + out + " tile to HBM" + suffix});
+        s.events.push_back({EventKind::store, k, out, elements * es, 0, repeat, "store " + out + " tile" + suffix});
     };
     block(per_block, n / per_block, "");
     block(n % per_block, 1, " (ragged tail block)");

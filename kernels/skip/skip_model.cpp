@@ -176,7 +176,7 @@ void retarget_attention_store(Schedule& s, bool fused) {
         const std::string suffix = suffix_of(e);
         if (!fused) {
             events.push_back({e.kind, e.kernel, "attn_out", e.bytes, 0, e.repeat,
-                              "write attn_out tile Oi / l to HBM" + suffix});
+                              "write attn_out tile Oi / l" + suffix});
             continue;
         }
         // The x tile has Oi's shape and bytes (rows x d: one head's d columns of x for those rows).
@@ -185,7 +185,7 @@ void retarget_attention_store(Schedule& s, bool fused) {
         events.push_back({EventKind::compute, e.kernel, "", 0, 0, e.repeat,
                           "compute c_skip(t_b)*x + c_out(t_b)*Oi / l in registers (t_b: this block's batch element)" + suffix});
         events.push_back({EventKind::store, e.kernel, "out", e.bytes, 0, e.repeat,
-                          "write out tile = c_skip*x + c_out*O to HBM (O = Oi / l, never stored)" + suffix});
+                          "write out tile = c_skip*x + c_out*O (O = Oi / l, never stored)" + suffix});
     }
     s.events = std::move(events);
 }
@@ -215,7 +215,7 @@ void add_skip_kernel(Schedule& s, const SkipParams& p) {
         s.events.push_back({EventKind::compute, k, "", 0, 3.0 * static_cast<double>(elements), repeat,
                             "compute c_skip(t_b)*x + c_out(t_b)*attn_out in registers" + which});
         s.events.push_back({EventKind::store, k, "out", elements * es, 0, repeat,
-                            "write out tile = c_skip*x + c_out*O to HBM" + which});
+                            "write out tile = c_skip*x + c_out*O" + which});
     };
     if (full > 0)
         add_block(per_block, full, " (" + std::to_string(full) + (full == 1 ? " block of " : " blocks of ") +

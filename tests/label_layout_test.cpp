@@ -1,0 +1,323 @@
+// Legible in class: the real main window, drawn headless (an ImGui context with the app's fonts,
+// no window, no GL) at 1280 x 720, records every label the memory view, its byte race and the
+// roofline draw (viz/label_layout.h); no label may cover another or leave its box.
+//   - memory view, font scale 2, two variants side by side (each variant beside the one it
+//     improves on), for every workload, at every step (an even sample of 120 on long schedules)
+//     with the tile early, midway and late in its flight (HBM -> L2, L2 -> SM);
+//   - the same at font scale 1, and one variant alone at font scale 2;
+//   - the roofline of every workload at font scale 1 and 2, every roof and point labelled;
+//   - every lesson step in classroom mode (presenter fonts) whose view records labels.
+// The examples were at step 20 of flash | naive, N = 1024: "load 2.00 KiB" covered
+// "S 32.0 MiB" and "area ~ bytes (s", "registers: each thr", "+255 block" were cut.
+// Also here: the layout's own rules (overlap, inside, free spots).
+#if defined(FUSIONLAB_HAVE_GUI)  // viz needs ImGui, which simulated-only CLI builds may lack
+
+#include "app/core/jobs.h"
+#include "app/core/lesson_player.h"
+#include "app/core/panels_state.h"
+#include "app/core/roofline_points.h"
+#include "app/core/runner.h"
+#include "app/gui/main_window.h"
+#include "kernels/common/registry.h"
+#include "kernels/memory_player.h"
+#include "viz/label_layout.h"
+#include "viz/theme.h"
+
+#include <catch2/catch.hpp>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr float kWidth = 1280, kHeight = 720;
+
+// An ImGui context with the app's fonts at `scale`, drawing whole main windows.
+struct Headless {
+    explicit Headless(float scale) {
+        ImGui::CreateContext();
+        ImGuiIO& io = ImGui::GetIO();
+        io.IniFilename = nullptr;
+        io.DisplaySize = ImVec2(kWidth, kHeight);
+        io.DeltaTime = 1.0f / 60.0f;
+        viz::load_fonts(scale);
+        viz::apply_style(viz::Theme::dark, scale);
+    }
+    ~Headless() { ImGui::DestroyContext(); }
+    Headless(const Headless&) = delete;
+    Headless& operator=(const Headless&) = delete;
+
+    struct Recorded {
+        std::vector<viz::PlacedLabel> labels;
+        std::vector<viz::PlacedPart> parts;
+    };
+    // Two frames (a tab switched to shows from its second), the labels and parts of the last.
+    Recorded frame(app::AppState& state, app::Runner& runner) {
+        Recorded out;
+        for (int i = 0; i < 2; ++i) {
+            viz::LabelRecording recording;
+            ImGui::NewFrame();
+            app::draw_main_window(state, runner);
+            ImGui::Render();
+            out = {std::move(recording.labels), std::move(recording.parts)};
+        }
+        return out;
+    }
+};
+
+// Keeps the first problems of many frames, each with the frame it came from.
+struct Problems {
+    std::vector<std::string> lines;
+    size_t frames = 0, labels = 0, count = 0, tile_labels = 0;
+    void check(const std::string& where, const Headless::Recorded& got) {
+        ++frames;
+        labels += got.labels.size();
+        for (const auto& l : got.labels) tile_labels += l.where.find("moving tile") != std::string::npos;
+        for (const std::string& p : viz::label_problems(got.labels, got.parts)) {
+            ++count;
+            if (lines.size() < 25) lines.push_back(where + ": " + p);
+        }
+    }
+    std::string text() const {
+        std::string s = std::to_string(count) + " problems in " + std::to_string(frames) + " frames (" +
+                        std::to_string(labels) + " labels, " + std::to_string(tile_labels) + " tile labels)";
+        for (const std::string& l : lines) s += "\n  " + l;
+        return s;
+    }
+};
+
+kernels::Params params_of(const std::string& workload) {
+    kernels::Params p = kernels::default_params(workload);
+    if (workload == "attention") p.set("N", 1024);  // the example
+    return p;
+}
+
+// The app state of a shot: simulated H100, this workload measured, nothing left to submit.
+void measure(app::AppState& state, app::Runner& runner, const kernels::Params& p, float font_scale) {
+    state.interactive = false;
+    state.settings.backend = "H100";
+    state.settings.font_scale = font_scale;
+    state.applied_font_scale = font_scale;
+    state.settings.params = p;
+    state.results.clear();
+    const app::ResolvedBackend backend = app::resolve_backend(state.settings, runner);
+    app::store_results(state, runner.run_blocking(app::make_batch(state.settings, backend)));
+    state.params_dirty = false;
+}
+
+// Every workload measured at `scale` (a fresh app state each), handed to check(ui, state, workload).
+template <class Check>
+void each_workload(app::Runner& runner, float scale, Check check) {
+    Headless ui(scale);
+    for (const std::string& w : kernels::workload_names()) {
+        app::AppState state;
+        measure(state, runner, params_of(w), scale);
+        check(ui, state, w);
+    }
+}
+
+// Each variant beside the one its definition says it improves on; the first two when none does.
+std::vector<std::pair<std::string, std::string>> pairs_of(const std::string& workload) {
+    std::vector<std::pair<std::string, std::string>> out;
+    const auto& vs = kernels::variants(workload);
+    for (const kernels::VariantInfo& v : vs)
+        if (!v.improves_on.empty()) out.emplace_back(v.name, v.improves_on);
+    if (out.empty() && vs.size() > 1) out.emplace_back(vs[0].name, vs[1].name);
+    return out;
+}
+
+// Every step, or an even sample of `most` of them with the first and the last.
+std::vector<size_t> steps_of(size_t count, size_t most) {
+    std::vector<size_t> out;
+    if (count + 1 <= most) {
+        for (size_t s = 0; s <= count; ++s) out.push_back(s);
+        return out;
+    }
+    for (size_t i = 0; i < most; ++i) out.push_back(i * count / (most - 1));
+    return out;
+}
+
+// The memory view of `variant` (beside `compare` when not empty) at every step and flight.
+void check_memory_view(Headless& ui, app::AppState& state, app::Runner& runner, const std::string& variant,
+                       const std::string& compare, const std::vector<double>& flights, Problems& problems) {
+    state.requested_view = "memory";
+    state.memory.full_width = true;
+    state.memory.variant = variant;
+    state.memory.compare = compare;
+    state.memory.side_by_side = !compare.empty();
+    const kernels::MemoryPlayer player(variant, state.settings.params);
+    for (size_t step : steps_of(player.step_count(), 120))
+        for (double flight : flights) {
+            state.memory.pending_step = static_cast<int64_t>(step);
+            state.memory.pending_flight = flight;
+            char where[160];
+            std::snprintf(where, sizeof where, "%s %s%s%s, font %.1f, step %zu, flight %.2f", state.settings.params.workload.c_str(),
+                          variant.c_str(), compare.empty() ? "" : " | ", compare.c_str(),
+                          static_cast<double>(state.settings.font_scale), step, flight);
+            problems.check(where, ui.frame(state, runner));
+        }
+}
+
+}  // namespace
+
+TEST_CASE("label layout: overlap, inside and the first free spot", "[viz][labels]") {
+    const viz::LabelRect a{0, 0, 100, 20}, below{0, 20, 100, 40}, across{50, 10, 150, 30};
+    CHECK_FALSE(viz::labels_overlap(a, below));  // one line under the other
+    CHECK(viz::labels_overlap(a, across));
+    CHECK(viz::label_inside(a, {0, 0, 100, 20}));
+    CHECK_FALSE(viz::label_inside(across, {0, 0, 100, 100}));
+    viz::LabelLayout layout("test");
+    layout.add("S 32.0 MiB", a, {0, 0, 200, 200}, "HBM");
+    // Parts: inside their view, apart from each other.
+    layout.add_part("HBM", {0, 0, 200, 100}, {0, 0, 200, 300});
+    layout.add_part("L2", {0, 100, 200, 150}, {0, 0, 200, 300});
+    CHECK(viz::label_problems({}, layout.parts()).empty());
+    layout.add_part("SMs", {0, 140, 200, 320}, {0, 0, 200, 300});
+    CHECK(viz::label_problems({}, layout.parts()).size() == 2);  // over L2, out of the view
+    layout.block({150, 150, 160, 160});
+    CHECK_FALSE(layout.is_free(across));
+    CHECK(layout.is_free(below));
+    CHECK_FALSE(layout.is_free({155, 155, 170, 170}));
+    CHECK(layout.first_free({across, {0, 190, 100, 210}, below}, {0, 0, 200, 200}) == 2);
+    CHECK(layout.first_free({across}, {0, 0, 200, 200}) == -1);
+    layout.add("load 2.00 KiB", across, {0, 0, 120, 200}, "flight");
+    const std::vector<std::string> problems = viz::label_problems(layout.labels());
+    REQUIRE(problems.size() == 2);  // it covers S, and it leaves its box
+    CHECK(problems[0].find("'load 2.00 KiB' (test: flight) covers 'S 32.0 MiB' (test: HBM)") != std::string::npos);
+    CHECK(problems[1].find("'load 2.00 KiB' [50,10]-[150,30] leaves its box [0,0]-[120,200]") != std::string::npos);
+    // A recording collects what views record while it is open, and nothing after.
+    {
+        viz::LabelRecording recording;
+        viz::record_labels(layout);
+        CHECK(recording.labels.size() == 2);
+        CHECK(recording.parts.size() == 3);
+    }
+    viz::record_labels(layout);  // no recording open: nothing happens
+}
+
+TEST_CASE("legible in class: memory view side by side at 1280x720, font scale 2, every workload and step",
+          "[viz][labels][memory_view]") {
+    app::Runner runner;
+    runner.wait_until_probed();
+    Problems problems;
+    each_workload(runner, 2.0f, [&](Headless& ui, app::AppState& state, const std::string& w) {
+        for (const auto& [variant, compare] : pairs_of(w))
+            check_memory_view(ui, state, runner, variant, compare, {0.2, 0.55, 0.85}, problems);
+    });
+    INFO(problems.text());
+    CHECK(problems.frames > 500);
+    CHECK(problems.count == 0);
+}
+
+TEST_CASE("legible in class: memory view at font scale 1 side by side, and alone at 2", "[viz][labels][memory_view]") {
+    app::Runner runner;
+    runner.wait_until_probed();
+    Problems problems;
+    each_workload(runner, 1.0f, [&](Headless& ui, app::AppState& state, const std::string& w) {
+        for (const auto& [variant, compare] : pairs_of(w)) check_memory_view(ui, state, runner, variant, compare, {0.55}, problems);
+    });
+    each_workload(runner, 2.0f, [&](Headless& ui, app::AppState& state, const std::string& w) {
+        for (const kernels::VariantInfo& v : kernels::variants(w)) check_memory_view(ui, state, runner, v.name, "", {0.55}, problems);
+    });
+    INFO(problems.text());
+    CHECK(problems.count == 0);
+}
+
+TEST_CASE("legible in class: the roofline of every workload at font scale 1 and 2", "[viz][labels][roofline]") {
+    app::Runner runner;
+    runner.wait_until_probed();
+    Problems problems;
+    // Beside each workload's defaults, two crowded plots: attention at N = 4096 (README's example:
+    // four variants near the roofs) and ffn at decode (M = 1), each with a trail from N/4, N/2.
+    kernels::Params attention = params_of("attention"), decode = params_of("ffn");
+    attention.set("N", 4096);
+    decode.set("M", 1);
+    for (float scale : {1.0f, 2.0f})
+        for (const kernels::Params& p : {attention, decode}) {
+            Headless ui(scale);
+            app::AppState state;
+            const std::string size = p.workload == "attention" ? "N" : "M";
+            for (double fraction : {0.25, 0.5, 1.0}) {  // as `shot --view roofline` seeds the trail
+                kernels::Params at = p;
+                at.set(size, std::max(1.0, std::round(p.get(size) * fraction)));
+                measure(state, runner, at, scale);
+                app::update_roofline_trails(state);
+            }
+            state.requested_view = "roofline";
+            const Headless::Recorded labels = ui.frame(state, runner);
+            problems.check(kernels::describe(p) + " roofline, font " + std::to_string(scale), labels);
+            CHECK(std::count_if(labels.labels.begin(), labels.labels.end(),
+                                [](const viz::PlacedLabel& l) { return l.where == "roofline: point"; }) ==
+                  static_cast<long>(kernels::variants(p.workload).size()));
+        }
+    for (float scale : {1.0f, 2.0f})
+        each_workload(runner, scale, [&](Headless& ui, app::AppState& state, const std::string& w) {
+            state.requested_view = "roofline";
+            const Headless::Recorded labels = ui.frame(state, runner);
+            // Nothing dropped for want of room: both compute roofs, both memory roofs and every
+            // variant that has a point (some FLOPs) carry their labels.
+            const auto count = [&](const char* where) {
+                return std::count_if(labels.labels.begin(), labels.labels.end(),
+                                     [&](const viz::PlacedLabel& l) { return l.where == std::string("roofline: ") + where; });
+            };
+            long points = 0;
+            for (const kernels::Measurement* m : app::visible_results(state)) points += m->ok && m->flops > 0;
+            INFO(w << " at font " << scale);
+            CHECK(count("compute roof") == 2);
+            CHECK(count("DRAM roof") == 1);
+            CHECK(count("L2 roof") == 1);
+            CHECK(count("point") == points);
+            problems.check(w + " roofline, font " + std::to_string(scale), labels);
+        });
+    INFO(problems.text());
+    CHECK(problems.count == 0);
+}
+
+TEST_CASE("legible in class: every lesson step in classroom mode at 1280x720", "[viz][labels][lesson]") {
+    app::Runner runner;
+    runner.wait_until_probed();
+    app::AppState state;
+    state.interactive = false;
+    app::ensure_lessons_loaded(state);
+    REQUIRE_FALSE(state.lesson.lessons.empty());
+    Problems problems;
+    const float scale = app::classroom_font_scale(kHeight);
+    Headless ui(scale);
+    size_t recorded = 0;
+    for (size_t l = 0; l < state.lesson.lessons.size(); ++l)
+        for (size_t s = 0; s < state.lesson.lessons[l].steps.size(); ++s) {
+            app::open_lesson(state, static_cast<int>(l), static_cast<int>(s), 0);
+            state.lesson.classroom = true;
+            state.settings.backend = "H100";
+            state.settings.font_scale = scale;
+            state.applied_font_scale = scale;
+            state.results.clear();
+            const app::ResolvedBackend backend = app::resolve_backend(state.settings, runner);
+            app::store_results(state, runner.run_blocking(app::make_batch(state.settings, backend)));
+            state.params_dirty = false;
+            if (state.requested_view == "memory") {
+                try {
+                    state.memory.pending_step = static_cast<int64_t>(
+                        (kernels::MemoryPlayer(state.memory.variant.empty() ? kernels::variants(state.settings.params.workload).front().name
+                                                                            : state.memory.variant,
+                                               state.settings.params)
+                             .step_count() + 1) / 2);
+                } catch (const std::invalid_argument&) {
+                    state.memory.pending_step = 0;
+                }
+            }
+            const Headless::Recorded labels = ui.frame(state, runner);
+            recorded += labels.labels.empty() ? 0 : 1;
+            problems.check(state.lesson.lessons[l].name + " step " + std::to_string(s + 1) + " (" + state.requested_view + ")",
+                           labels);
+        }
+    INFO(problems.text());
+    CHECK(recorded > 5);  // the lessons' memory and roofline steps
+    CHECK(problems.count == 0);
+}
+
+#endif
