@@ -54,6 +54,14 @@ TEST_CASE("measured bytes beside the model", "[counters]") {
     const std::string note = kernels::measured_bytes_note(d);
     CHECK(note.find("dram__bytes_read.sum + dram__bytes_write.sum") != std::string::npos);
     CHECK(note.find("1 pass") != std::string::npos);
+    CHECK(note.find("profiler's start") != std::string::npos);  // the old flush says what it lets in
+    // Today's flush: the note gives what the run left dirty, and says when the ranges ran out.
+    d.flushed_in_session = true;
+    d.written_after = uint64_t{3} << 20;
+    CHECK(kernels::measured_bytes_note(d).find("Writes include 3.00 MiB the run left dirty") != std::string::npos);
+    d.truncated = true;
+    d.ranges = 1022;
+    CHECK(kernels::measured_bytes_note(d).find("only the first 1022 kernels") != std::string::npos);
     CHECK(kernels::counters_status_line("").rfind("readable", 0) == 0);
     CHECK(kernels::counters_status_line("unavailable: x") == "unavailable: x");
 }

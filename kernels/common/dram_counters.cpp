@@ -59,6 +59,10 @@ std::string measured_bytes_note(const DramBytes& d) {
         return std::string("CUPTI range profiler, ") + kDramReadMetric + " + " + kDramWriteMetric +
                ", one run after an L2 flush (a 4x L2 read outside the profiled range, FUSIONLAB_COUNTER_FLUSH=read); " +
                passes + ". Writes include about 20 MiB of lines the profiler's start left dirty (kernels/PERF.md)";
+    if (d.truncated)
+        return std::string("CUPTI range profiler, ") + kDramReadMetric + " + " + kDramWriteMetric +
+               ": only the first " + std::to_string(d.ranges) + " kernels of the run (the profiler's ranges ran out), "
+               "after an L2 flush in the profiled session; " + passes;
     return std::string("CUPTI range profiler, ") + kDramReadMetric + " + " + kDramWriteMetric +
            ", one run between two L2 flushes in the profiled session (the first's range dropped); " + passes +
            ". Writes include " + format_bytes(static_cast<double>(d.written_after)) +

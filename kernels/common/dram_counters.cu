@@ -300,8 +300,9 @@ struct DramCounters::State {
     };
 
     DramBytes measure(const std::function<void()>& launch, cudaStream_t stream) {
-        // A range per kernel launch (the run's, and the two flushes'); dropped ranges are reported.
-        constexpr size_t kMaxRanges = 64;
+        // A range per kernel launch (the run's, and the two flushes'): the launch workload's longest
+        // run is 1000 kernels. A run longer than this is counted on its first kernels (said in the note).
+        constexpr size_t kMaxRanges = 1024;
         const char* metrics[] = {kDramReadMetric, kDramWriteMetric};
         cuda_check(cudaSetDevice(device), "cudaSetDevice");
 
@@ -400,7 +401,10 @@ struct DramCounters::State {
         info.pCounterDataImage = counter_data.data();
         info.counterDataImageSize = counter_data.size();
         cupti_check(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-        const size_t flush_ranges = flush_in_session ? 2 : 0;
+        // Every range recorded: the closing flush may not have fit (a run of more kernels than ranges).
+        const bool full = info.numTotalRanges >= kMaxRanges;
+        const bool closing_flush = flush_in_session && !full;
+        const size_t flush_ranges = (flush_in_session ? 1 : 0) + (closing_flush ? 1 : 0);
         if (info.numTotalRanges <= flush_ranges)
             throw CounterFailure{"unavailable: the range profiler recorded no kernel (did the callable launch any?)",
                                  false};
@@ -425,7 +429,7 @@ struct DramCounters::State {
             ev.numMetrics = 2;
             ev.pMetricValues = values;
             cupti_check(cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
-            if (flush_in_session && r + 1 == info.numTotalRanges) {
+            if (closing_flush && r + 1 == info.numTotalRanges) {
                 written_after += values[1];  // the closing flush: its reads are its own, its writes the run's
                 continue;
             }
@@ -438,6 +442,7 @@ struct DramCounters::State {
         result.written_after = static_cast<uint64_t>(std::llround(written_after));
         result.flushed_in_session = flush_in_session;
         result.ranges = static_cast<int>(info.numTotalRanges - flush_ranges);
+        result.truncated = full;
         return result;
     }
 };

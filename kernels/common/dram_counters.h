@@ -33,6 +33,7 @@ struct DramBytes {
     // range of its own). Nsight Compute counts a kernel's writes without them.
     uint64_t written_after = 0;
     bool flushed_in_session = false;  // false: FUSIONLAB_COUNTER_FLUSH=read, the old flush
+    bool truncated = false;           // the run had more kernels than the profiler's ranges: the first `ranges` counted
     std::string error;      // "unavailable: <why>" when !ok
     uint64_t total() const { return read + written; }
 };
