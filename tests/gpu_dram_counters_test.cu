@@ -26,6 +26,19 @@ bool blocked_by_machine(const std::string& why) {
     return why.find("no permission") != std::string::npos || why.find("busy") != std::string::npos;
 }
 
+// False (with a warning) when the machine, not this program, keeps the counters closed; any other
+// failure to open them fails the test.
+bool readable_here(kernels::DramCounters& counters) {
+    const std::string why = counters.availability();
+    if (why.empty()) return true;
+    if (blocked_by_machine(why)) {
+        WARN("hardware counters not readable here: " << why);
+        return false;
+    }
+    FAIL(why);
+    return false;
+}
+
 }  // namespace
 
 TEST_CASE("DRAM counters: a 256 MiB copy reads its size and writes about its size", "[gpu][counters]") {
@@ -36,13 +49,7 @@ TEST_CASE("DRAM counters: a 256 MiB copy reads its size and writes about its siz
         ~Unset() { ::unsetenv("FUSIONLAB_CUPTI_DETACH"); }
     } unset;
     kernels::DramCounters counters(0);
-    if (const std::string why = counters.availability(); !why.empty()) {
-        if (blocked_by_machine(why)) {
-            WARN("hardware counters not readable here: " << why);
-            return;
-        }
-        FAIL(why);
-    }
+    if (!readable_here(counters)) return;
     constexpr size_t kBytes = size_t{256} << 20;
     float4 *src = nullptr, *dst = nullptr;
     REQUIRE(cudaMalloc(&src, kBytes) == cudaSuccess);
@@ -135,6 +142,8 @@ __global__ void idle_kernel(int64_t spin_ns, unsigned* never) {
 }
 }  // namespace
 
+namespace {
+
 __global__ void sum_kernel(const float4* __restrict__ src, int64_t n, float* never) {
     float acc = 0;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -146,18 +155,14 @@ std::function<void()> sum_kernel_launch(const float4* src, size_t bytes, cudaStr
     return [=] { sum_kernel<<<1024, 256, 0, stream>>>(src, static_cast<int64_t>(bytes / 16), nullptr); };
 }
 
+}  // namespace
+
 TEST_CASE("DRAM counters: what a range counts when the kernel moves nothing", "[gpu][counters]") {
     // The floor of the counters (kernels/PERF.md, "Counters vs Nsight Compute"): an idle kernel,
     // short and long, under today's flush and under the old read-only one, and a 64 MiB copy.
     REQUIRE(cudaSetDevice(0) == cudaSuccess);
     kernels::DramCounters counters(0);
-    if (const std::string why = counters.availability(); !why.empty()) {
-        if (blocked_by_machine(why)) {
-            WARN("hardware counters not readable here: " << why);
-            return;
-        }
-        FAIL(why);
-    }
+    if (!readable_here(counters)) return;
     cudaStream_t stream = nullptr;
     REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
     constexpr size_t kBytes = size_t{64} << 20;
