@@ -880,7 +880,9 @@ const kernels::Measurement* find_measurement(const ExprContext& ctx, const std::
     if (ctx.results)
         for (const kernels::Measurement& m : *ctx.results) {
             if (m.job.variant != variant || !(m.job.params == ctx.params)) continue;
-            if (ctx.device && m.device.name != ctx.device->name) continue;
+            if (ctx.device && m.device.name != ctx.device->name &&
+                !(ctx.fallback_device && m.device.name == ctx.fallback_device->name))
+                continue;
             if (!m.ok) {
                 why = unavailable(m.error.empty() ? "the run failed" : m.error);
                 return nullptr;
@@ -900,8 +902,12 @@ const kernels::Measurement* find_measurement(const ExprContext& ctx, const std::
 }
 
 ExprValue measured(const kernels::Measurement& m, std::string text, double number) {
-    ExprValue v = value_text(std::move(text) + (m.device.simulated ? " (simulated)" : ""), number);
+    ExprValue v = value_text(std::move(text) + (m.device.simulated ? " (simulated)"
+                                                : m.recorded()      ? " (recorded " + m.recorded_date + ")"
+                                                                    : ""),
+                             number);
     v.simulated = m.device.simulated;
+    if (m.recorded()) v.recorded = m.source_label();
     v.measured = true;
     return v;
 }
@@ -1075,6 +1081,7 @@ ExprValue evaluate_if(const LessonExpr& e, const ExprContext& ctx) {
     split_condition(e.args, c);  // check_expr has passed
     double x[2] = {0, 0};
     bool simulated = false, was_measured = false;
+    std::string recorded;
     const std::vector<std::string>* sides[2] = {&c.left, &c.right};
     for (int i = 0; i < 2; ++i) {
         if (literal(*sides[i], x[i])) continue;
@@ -1085,11 +1092,13 @@ ExprValue evaluate_if(const LessonExpr& e, const ExprContext& ctx) {
         x[i] = *v.number;
         simulated = simulated || v.simulated;
         was_measured = was_measured || v.measured;
+        if (!v.recorded.empty()) recorded = v.recorded;
     }
     const bool holds = c.op == "<" ? x[0] < x[1] : c.op == "<=" ? x[0] <= x[1] : c.op == ">" ? x[0] > x[1] : x[0] >= x[1];
     ExprValue v = value_text(e.branches[holds ? 0 : 1]);
     v.simulated = simulated;
     v.measured = was_measured;
+    v.recorded = recorded;
     return v;
 }
 

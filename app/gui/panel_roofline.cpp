@@ -136,7 +136,7 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     d.frame.y_title = "y: achieved FLOP/s";
     d.frame.format_y = [](double v) { return viz::si_tick(v); };
     d.frame.theme = viz::current_theme();
-    if (device.simulated) d.frame.watermark = "SIMULATED";
+    d.frame.watermark = results_watermark(shown);  // SIMULATED, RECORDED <date>, or both
     d.bytes_per_s = in.roofs.bytes_per_s;
     d.memory_label = std::string("DRAM ") + kernels::format_gbps(in.roofs.bytes_per_s / 1e9) +
                      (in.roofs.memory_measured ? " (measured copy)" : " (datasheet)");
@@ -233,7 +233,9 @@ std::string point_hover(const Measurement& m, const kernels::RoofSet& roofs, boo
     t += std::string("bytes (") + (measured ? "measured DRAM, counters" : "modeled") +
          ") = " + kernels::format_bytes(bytes) + "\n";
     t += "time (median) = " + kernels::format_time_ms(m.time.median_ms) +
-         (m.device.simulated ? "  [simulated: model estimate]" : "  (" + std::to_string(m.time.reps) + " reps)") + "\n\n";
+         (m.device.simulated ? "  [simulated: model estimate]"
+          : m.recorded()     ? "  (" + std::to_string(m.time.reps) + " reps, " + m.source_label() + ")"
+                             : "  (" + std::to_string(m.time.reps) + " reps)") + "\n\n";
     t += "intensity = FLOPs / bytes = " + kernels::format_flops(m.flops) + " / " + kernels::format_bytes(bytes) + " = " +
          num("%.3g", intensity) + " FLOP/B\n";
     t += "attainable = min(peak, intensity x BW) = min(" + kernels::format_rate_flops(roof.flops_per_s) + ", " +
