@@ -121,6 +121,7 @@ struct PlotInput {
     std::vector<const ReferenceRow*> reference;  // parallel to data.points after plotted.size()
     std::string reference_path;
     double reference_flops = 0, reference_bytes = 0;
+    std::string recorded_date;  // the roofs are the recording's GPU's, measured that day
 };
 
 PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
@@ -129,6 +130,7 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     const std::vector<const Measurement*> shown = visible_results(state);
     const kernels::DeviceInfo& device = !shown.empty() && shown.front()->ok ? shown.front()->device : backend.device;
     in.roofs = kernels::roofs_for(device, p.dtype);
+    if (backend.kind == kernels::BackendKind::recorded) in.recorded_date = backend.recording_date;
     viz::RooflineData& d = in.data;
     d.frame.title = std::string("Roofline: ") + p.workload + ", " + kernels::to_string(p.dtype) +
                     " on " + plain_device_name(device);
@@ -290,6 +292,7 @@ std::string footer_text(const PlotInput& in) {
 std::string footer_line(const PlotInput& in) {
     const kernels::RoofSet& r = in.roofs;
     const int measured = int(r.memory_measured) + int(r.tensor.measured) + int(r.fp32.measured);
+    if (measured == 3 && !in.recorded_date.empty()) return "roofs: measured on the recorded GPU, " + in.recorded_date + " (hover)";
     return measured == 3 ? "roofs: measured on this GPU (hover for how)"
            : measured == 0 ? "roofs: datasheet values (hover for the numbers)"
                            : "roofs: " + std::to_string(measured) + " of 3 measured, the rest datasheet (hover)";
