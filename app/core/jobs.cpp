@@ -21,14 +21,6 @@ namespace fs = std::filesystem;
 // [SECTION] Backend choice
 // ---------------------------------------------------------------------------------------------
 
-std::string plain_device_name(const kernels::DeviceInfo& d) {
-    const std::string suffix = " (simulated)";
-    const std::string& n = d.name;
-    if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
-        return n.substr(0, n.size() - suffix.size());
-    return n;
-}
-
 namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }

@@ -45,7 +45,7 @@ std::string backend_names_text();
 std::string backend_setting_label(const std::string& setting);
 
 // Device name without the " (simulated)" suffix, for banners that already say so.
-std::string plain_device_name(const kernels::DeviceInfo& d);
+using kernels::plain_device_name;
 
 // One job per selected variant of the current workload.
 std::vector<kernels::Job> make_batch(const Settings& s, const ResolvedBackend& backend);

@@ -27,9 +27,6 @@
 #ifndef FUSIONLAB_LESSONS_DIR
 #define FUSIONLAB_LESSONS_DIR ""
 #endif
-#ifndef FUSIONLAB_DATA_FROM_BIN
-#define FUSIONLAB_DATA_FROM_BIN "../share/fusionlab"
-#endif
 
 namespace app {
 
@@ -1136,25 +1133,11 @@ ExprValue evaluate(const LessonExpr& e, const ExprContext& ctx) {
 // =============================================================================================
 
 std::string lessons_dir(std::string* why_not) {
-    std::error_code ec;
-    if (const char* env = std::getenv("FUSIONLAB_LESSONS"); env && *env) {
-        if (fs::is_directory(env, ec)) return env;
-        if (why_not)
-            *why_not = "$FUSIONLAB_LESSONS is '" + std::string(env) +
-                       "', which is not a folder (unset it to use the installed lessons)";
-        return "";
-    }
-    // Installed: <prefix>/bin/fusionlab finds <prefix>/share/fusionlab/lessons, wherever it is run from.
-    if (const fs::path exe = platform::executable_path(); !exe.empty()) {
-        const fs::path installed = (exe.parent_path() / FUSIONLAB_DATA_FROM_BIN / "lessons").lexically_normal();
-        if (!lesson_files(installed.string()).empty()) return installed.string();
-    }
-    const std::string built = FUSIONLAB_LESSONS_DIR;
-    if (!built.empty() && fs::is_directory(built, ec)) return built;
-    if (why_not)
-        *why_not = "no lessons folder found (looked in $FUSIONLAB_LESSONS, " + std::string(FUSIONLAB_DATA_FROM_BIN) +
-                   "/lessons from the program's folder and the source tree's lessons/): set FUSIONLAB_LESSONS or reinstall";
-    return "";
+    // Installed: <prefix>/bin/fusionlab finds <prefix>/share/fusionlab/lessons (when it holds lessons),
+    // wherever it is run from.
+    return platform::data_dir(
+        "FUSIONLAB_LESSONS", "lessons", FUSIONLAB_LESSONS_DIR,
+        [](const std::string& dir) { return !lesson_files(dir).empty(); }, "lessons", "lessons/", why_not);
 }
 
 std::vector<std::string> lesson_files(const std::string& dir) {

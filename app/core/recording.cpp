@@ -4,6 +4,7 @@
 #include "app/core/recording.h"
 
 #include "app/core/export.h"
+#include "app/core/json_fields.h"
 #include "app/core/platform.h"
 #include "app/core/results_import.h"
 #include "kernels/common/backend.h"
@@ -26,9 +27,6 @@
 
 #ifndef FUSIONLAB_RECORDINGS_DIR
 #define FUSIONLAB_RECORDINGS_DIR ""
-#endif
-#ifndef FUSIONLAB_DATA_FROM_BIN
-#define FUSIONLAB_DATA_FROM_BIN "../share/fusionlab"
 #endif
 
 namespace app {
@@ -114,21 +112,12 @@ kernels::Measurement rounded_for_file(kernels::Measurement m) {
     return m;
 }
 
-struct RecordingError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw RecordingError(path + ": " + what); }
-
-const json_t& member(const json_t& obj, const char* key, const std::string& path) {
-    if (!obj.is_object()) fail(path, "expected an object");
-    const auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) fail(path + "." + key, "missing");
-    return *it;
-}
+using json_fields::fail;
+using json_fields::member;
+using RecordingError = json_fields::FieldError;
 
 std::string text(const json_t& obj, const char* key, const std::string& path, bool required) {
-    if (!required && (!obj.contains(key) || obj.at(key).is_null())) return "";
+    if (!required && !json_fields::optional_member(obj, key)) return "";
     const json_t& v = member(obj, key, path);
     if (!v.is_string()) fail(path + "." + key, "expected text");
     return v.get<std::string>();
@@ -297,24 +286,13 @@ std::string load_recording(const std::string& path, Recording& out, bool allow_r
 // =============================================================================================
 
 std::string recordings_dir(std::string* why_not) {
-    std::error_code ec;
-    if (const char* env = std::getenv("FUSIONLAB_RECORDINGS"); env && *env) {
-        if (fs::is_directory(env, ec)) return env;
-        if (why_not)
-            *why_not = "$FUSIONLAB_RECORDINGS is '" + std::string(env) +
-                       "', which is not a folder (unset it to use the shipped recordings)";
-        return "";
-    }
-    if (const fs::path exe = platform::executable_path(); !exe.empty()) {
-        const fs::path installed = (exe.parent_path() / FUSIONLAB_DATA_FROM_BIN / "assets" / "recordings").lexically_normal();
-        if (fs::is_directory(installed, ec)) return installed.string();
-    }
-    const std::string built = FUSIONLAB_RECORDINGS_DIR;
-    if (!built.empty() && fs::is_directory(built, ec)) return built;
-    if (why_not)
-        *why_not = "no recordings folder found (looked in $FUSIONLAB_RECORDINGS, " + std::string(FUSIONLAB_DATA_FROM_BIN) +
-                   "/assets/recordings from the program's folder and the source tree's assets/recordings)";
-    return "";
+    return platform::data_dir(
+        "FUSIONLAB_RECORDINGS", "assets/recordings", FUSIONLAB_RECORDINGS_DIR,
+        [](const std::string& dir) {
+            std::error_code ec;
+            return fs::is_directory(dir, ec);
+        },
+        "recordings", "assets/recordings/", why_not);
 }
 
 RecordingCatalog load_recordings(const std::string& dir) {

@@ -3,6 +3,7 @@
 // [SECTION] Entry points
 #include "app/core/results_import.h"
 
+#include "app/core/json_fields.h"
 #include "kernels/common/registry.h"
 
 #include <nlohmann/json.hpp>
@@ -26,26 +27,10 @@ using json_t = nlohmann::json;
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Field readers
 // ---------------------------------------------------------------------------------------------
-// A malformed field: the message is the JSON path and what was expected.
-struct ImportError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw ImportError(path + ": " + what); }
-
-const json_t& member(const json_t& obj, const char* key, const std::string& path) {
-    if (!obj.is_object()) fail(path, "expected an object");
-    const auto it = obj.find(key);
-    if (it == obj.end()) fail(path + "." + key, "missing");
-    return *it;
-}
-
-// Optional members: absent or null leave the default.
-const json_t* optional_member(const json_t& obj, const char* key) {
-    if (!obj.is_object()) return nullptr;
-    const auto it = obj.find(key);
-    return it == obj.end() || it->is_null() ? nullptr : &*it;
-}
+using json_fields::fail;
+using json_fields::member;
+using json_fields::optional_member;
+using ImportError = json_fields::FieldError;
 
 std::string text_or(const json_t& obj, const char* key, const std::string& path, std::string fallback = {}) {
     const json_t* v = optional_member(obj, key);

@@ -103,16 +103,17 @@ TimeStats summarize(std::vector<double> samples_ms) {
     return s;
 }
 
-static std::string without_simulated_suffix(const std::string& name) {
+std::string plain_device_name(const DeviceInfo& d) {
     const std::string suffix = " (simulated)";
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-        return name.substr(0, name.size() - suffix.size());
-    return name;
+    const std::string& n = d.name;
+    if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return n.substr(0, n.size() - suffix.size());
+    return n;
 }
 
 std::string Measurement::source_label() const {
     if (recorded()) return "recorded on " + device.name + ", " + recorded_date;
-    if (device.simulated) return "simulated on " + without_simulated_suffix(device.name);
+    if (device.simulated) return "simulated on " + plain_device_name(device);
     return "measured on " + device.name;
 }
 

@@ -94,6 +94,9 @@ struct DeviceInfo {
     std::string compute_ceiling_note = "not measured";
 };
 
+// The device's name without the " (simulated)" suffix, for labels that already say so.
+std::string plain_device_name(const DeviceInfo& d);
+
 // ---------------------------------------------------------------------------------------------
 // Measurements
 // ---------------------------------------------------------------------------------------------
