@@ -297,6 +297,8 @@ TEST_CASE("exports say recorded with the device and date, and read back as recor
 
 TEST_CASE("malformed recordings: one message naming the field, and nothing is loaded", "[recording]") {
     const std::string good = read_text(kFixture);
+    std::string huge_number = good;  // out_of_range from the JSON reader itself, not a parse_error
+    huge_number.replace(huge_number.find("\"reps\":10"), 9, "\"reps\":5e428800");
     struct Case {
         const char* what;
         std::string text;
@@ -305,6 +307,7 @@ TEST_CASE("malformed recordings: one message naming the field, and nothing is lo
     const std::vector<Case> cases = {
         {"not JSON", "{\"tool\": \"fusionlab\", oops}", "not JSON"},
         {"truncated", good.substr(0, good.size() / 2), "not JSON (truncated? it ends too early)"},
+        {"a number too large for a double", huge_number, "not JSON: "},
         {"an export, not a recording", edited([](auto& d) { d.erase("recording"); }), "$.recording: missing"},
         {"another tool", edited([](auto& d) { d["tool"] = "other"; }), "$.tool: not a fusionlab file"},
         {"newer format", edited([](auto& d) { d["recording"]["format"] = 2; }), "$.recording.format: 2 is not a format"},

@@ -180,7 +180,6 @@ std::vector<PlannedJob> plan_point(kernels::Backend& sim, const RecordPoint& poi
         job.params = point.params;
         job.variant = v.name;
         job.backend = kernels::BackendKind::simulated;
-        job.sim_gpu = sim.device().name;
         const kernels::Measurement estimate = sim.run(job, kernels::CancelToken{});
         job.backend = backend;
         job.sim_gpu = sim_gpu;

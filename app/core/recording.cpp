@@ -254,6 +254,8 @@ std::string parse_recording_json(const std::string& text, Recording& out, bool a
         // An error at the very end of the text: the file stops mid-way (a copy cut short, a full disk).
         const bool at_end = e.byte + 1 >= text.size() || std::string(e.what()).find("end of input") != std::string::npos;
         return std::string("not JSON") + (at_end ? " (truncated? it ends too early)" : "") + ": " + e.what();
+    } catch (const json_t::exception& e) {  // a number too large for a double (out_of_range 406)
+        return std::string("not JSON: ") + e.what();
     }
     Recording r;
     try {
@@ -330,12 +332,14 @@ RecordingCatalog load_recordings(const std::string& dir) {
 }
 
 std::shared_ptr<const RecordingCatalog> recordings() {
+    // By the value of $FUSIONLAB_RECORDINGS: the GUI asks every frame, and the folder is looked for
+    // (and read) once per value, not once per frame.
     static std::mutex mutex;
-    static std::map<std::string, std::shared_ptr<const RecordingCatalog>> loaded;  // by folder
-    const std::string dir = recordings_dir();
+    static std::map<std::string, std::shared_ptr<const RecordingCatalog>> loaded;
+    const char* env = std::getenv("FUSIONLAB_RECORDINGS");
     std::lock_guard<std::mutex> lock(mutex);
-    auto& slot = loaded[dir];
-    if (!slot) slot = std::make_shared<const RecordingCatalog>(load_recordings(dir));
+    auto& slot = loaded[env ? env : ""];
+    if (!slot) slot = std::make_shared<const RecordingCatalog>(load_recordings(recordings_dir()));
     return slot;
 }
 

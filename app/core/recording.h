@@ -109,8 +109,8 @@ struct RecordingCatalog {
 
 // Every DIR/*/recording.json, each read whole or refused whole with its message.
 RecordingCatalog load_recordings(const std::string& dir);
-// The recordings of recordings_dir(), read once per folder per process (the GUI, bench and the runner
-// share them). Thread-safe.
+// The recordings of recordings_dir(), read once per process (per value of $FUSIONLAB_RECORDINGS); the
+// GUI, bench and the runner share them. Thread-safe.
 std::shared_ptr<const RecordingCatalog> recordings();
 // A recording by key ("h100-2026-11-25"), label ("H100 (recorded 2026-11-25)") or card ("h100": the
 // newest of that card), case-insensitive; nullptr when none matches.

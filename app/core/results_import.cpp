@@ -261,7 +261,7 @@ std::string parse_measurements_json(const std::string& text, std::vector<kernels
     json_t doc;
     try {
         doc = json_t::parse(text);
-    } catch (const json_t::parse_error& e) {
+    } catch (const json_t::exception& e) {  // a syntax error, or a number too large for a double (out_of_range)
         return std::string("not JSON: ") + e.what();
     }
     try {
