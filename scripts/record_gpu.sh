@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
         --budget) budget="$2"; shift 2 ;;
         --sim) sim="$2"; shift 2 ;;
         --list) list=1; shift ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "record_gpu.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
