@@ -12,9 +12,11 @@ install(TARGETS fusionlab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The lessons the player and `fusionlab lessons` read. pending/ (drafts) stays out.
 install(DIRECTORY lessons/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fusionlab/lessons
         FILES_MATCHING PATTERN "*.lesson" PATTERN "pending" EXCLUDE)
-# Data a teacher uses beside the app: the chart palette (for slides) and the real-GPU recordings
-# (`fusionlab shot --results FILE`). The README screenshots are not needed at run time.
+# Data a teacher uses beside the app: the chart palette (for slides), the real-GPU measurements
+# (`fusionlab shot --results FILE`) and the recordings the recorded backend replays (--backend,
+# the backend menu). The README screenshots are not needed at run time.
 install(DIRECTORY assets/palettes assets/measurements DESTINATION ${CMAKE_INSTALL_DATADIR}/fusionlab/assets)
+install(DIRECTORY assets/recordings DESTINATION ${CMAKE_INSTALL_DATADIR}/fusionlab/assets OPTIONAL)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES lessons/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/lessons)
 install(FILES docs/RELIABILITY.md kernels/PERF.md assets/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/notes

@@ -13,7 +13,13 @@ if(CMAKE_SCRIPT_MODE_FILE)
   foreach(f IN LISTS FL_REMOVE)
     file(REMOVE "${f}")
   endforeach()
-  execute_process(COMMAND "${FL_EXE}" ${args}
+  # FL_ENV: NAME=VALUE|NAME=VALUE set for the command (cmake -E env).
+  set(env_prefix "")
+  if(DEFINED FL_ENV)
+    string(REPLACE "|" ";" env_list "${FL_ENV}")
+    set(env_prefix ${CMAKE_COMMAND} -E env ${env_list})
+  endif()
+  execute_process(COMMAND ${env_prefix} "${FL_EXE}" ${args}
                   RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
   set(shown "fusionlab ${args}\n  exit: ${code}\n  stdout: ${out}\n  stderr: ${err}")
   if(NOT code STREQUAL "${FL_CODE}")
@@ -136,6 +142,32 @@ fl_cli_test(bench_reference_none CODE 0
             ARGS bench --sim H100 --workload chain --rows 128 --hidden 1000 --reference ${_fl_ref}
             STDOUT "reference +chain bf16 128 x 1000: no PyTorch reference for these parameters in .*run scripts/torch_reference.py")
 fl_cli_test(info_sim_unknown CODE 2 ARGS info --sim XYZ STDERR "--sim 'XYZ' is not a simulated GPU")
+# --backend and recordings of real GPUs (assets/recordings; tests/data/recordings* are hand-made test
+# data, not measurements). A broken recording is named with its field and left out; the rest goes on.
+set(_fl_recordings ${CMAKE_CURRENT_SOURCE_DIR}/data/recordings)
+set(_fl_broken ${CMAKE_CURRENT_SOURCE_DIR}/data/recordings-broken)
+fl_cli_test(backend_unknown CODE 2 ARGS bench --backend nope
+            STDERR "--backend 'nope' is not a backend \\(legal: gpu, V100, .*H100.*h100-2026-11-25")
+fl_cli_test(backend_and_sim CODE 2 ARGS bench --sim H100 --backend H200 STDERR "--sim and --backend: give one of them")
+fl_cli_test(gui_backend_unknown CODE 2 ARGS --backend nope STDERR "--backend 'nope' is not a backend")
+fl_cli_test(shot_backend_unknown CODE 2 ARGS shot --out x.png --backend h100-1999-01-01
+            STDERR "--backend 'h100-1999-01-01' is not a backend")
+fl_cli_test(recording_broken_listed CODE 0 ARGS info DEFS "-DFL_ENV=FUSIONLAB_RECORDINGS=${_fl_broken}"
+            STDOUT "recordings .*recordings-broken \\(1 readable\\).*h100-2026-01-02 +H100 \\(recorded 2026-01-02\\).*not loaded: .*h200-2026-01-03/recording.json: not JSON \\(truncated\\? it ends too early\\)")
+fl_cli_test(recording_broken_not_a_backend CODE 2 ARGS bench --backend h200-2026-01-03
+            DEFS "-DFL_ENV=FUSIONLAB_RECORDINGS=${_fl_broken}" STDERR "--backend 'h200-2026-01-03' is not a backend")
+fl_cli_test(bench_recorded CODE 0 ARGS bench --backend h100-2026-01-02 --workload chain --variant all --rows 8192,4096 --hidden 8192
+            DEFS "-DFL_ENV=FUSIONLAB_RECORDINGS=${_fl_recordings}"
+            STDOUT "RECORDED: rows tagged .*chain +unfused +bf16 +8192 x 8192 .*\\[recorded 2026-01-02\\].*chain +unfused +bf16 +4096 x 8192 .*\\(model\\).*\\[simulated\\]")
+fl_cli_test(bench_recorded_shipped CODE 0 ARGS bench --backend recorded:h100 --workload attention --N 4096 --heads 16 --dtype fp16
+            STDOUT "measured on NVIDIA H100 80GB HBM3 on 2026-11-25.*attention +flash_tc +fp16 .*\\[recorded 2026-11-25\\]")
+# fusionlab record: the points it would measure, and a rehearsal on a simulated GPU.
+fl_cli_test(record_list CODE 0 ARGS record --list --sim H100 STDOUT "lesson 01-roofline step 1.*[0-9]+ points, [0-9]+ jobs; estimated")
+fl_cli_test(record_no_out CODE 2 ARGS record --sim H100 STDERR "--out DIR is required")
+fl_cli_test(record_out_missing CODE 2 ARGS record --out /nonexistent/dir STDERR "--out: folder /nonexistent/dir does not exist")
+fl_cli_test(record_bad_budget CODE 2 ARGS record --list --budget 0 STDERR "--budget '0' is out of range")
+fl_cli_test(record_rehearsal CODE 0 ARGS record --sim H100 --reps 3 --out ${CMAKE_CURRENT_BINARY_DIR}
+            STDOUT "REHEARSAL on the simulated H100.*wrote .*/h100-[0-9-]+/recording.json .*measurements of [0-9]+ points")
 fl_cli_test(gui_font_scale CODE 2 ARGS --font-scale 9 STDERR "--font-scale '9' is out of range \\(legal: 1\\.\\.3\\)")
 
 # Working runs.

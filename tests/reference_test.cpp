@@ -159,3 +159,8 @@ TEST_CASE("reference FLOPs are fusionlab's count for the parameters") {
     CHECK(app::reference_flops(p) == Approx(kernels::model("fused", p).flops()));
     CHECK(app::reference_flops(p) > 0);
 }
+
+TEST_CASE("reference file: a number too large for a double is refused as not JSON, never thrown") {
+    app::ReferenceFile out;
+    CHECK(app::parse_reference_json(R"({"tool": "fusionlab-reference", "rows": [1e999]})", out).rfind("not JSON: ", 0) == 0);
+}

@@ -151,3 +151,9 @@ TEST_CASE("loading a file names it when it cannot be read or parsed") {
     CHECK(app::load_measurements_json(good, out).empty());
     CHECK(out.size() == kernels::variants("attention").size());
 }
+
+TEST_CASE("an export with a number too large for a double is refused as not JSON, never thrown") {
+    std::vector<kernels::Measurement> out;
+    CHECK(app::parse_measurements_json(R"({"tool": "fusionlab", "measurements": [5e428800]})", out).rfind("not JSON: ", 0) == 0);
+    CHECK(out.empty());
+}

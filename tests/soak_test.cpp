@@ -6,6 +6,8 @@
 #include "app/core/settings.h"
 #include "kernels/common/registry.h"
 
+#include "sim_settings.h"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -63,8 +65,7 @@ TEST_CASE("soak: a short soak changes parameters, switches views and exports, th
             soak.frame_started();
             // What the frame loop would do: measure what is selected (simulated) when it changed.
             if (state.params_dirty && kernels::validate(state.settings.params).empty()) {
-                const app::ResolvedBackend backend{true, kernels::BackendKind::simulated, "H100",
-                                                   kernels::find_sim_gpu("H100")->info};
+                const app::ResolvedBackend backend = fl_test::sim_backend("H100");
                 app::store_results(state, runner.run_blocking(app::make_batch(state.settings, backend)));
                 state.params_dirty = false;
             }

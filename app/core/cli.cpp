@@ -11,6 +11,7 @@
 //   [SECTION] bench: sweep
 //   [SECTION] GUI and shot
 //   [SECTION] lessons check / list
+//   [SECTION] record
 //   [SECTION] Entry points
 #include "app/core/cli.h"
 
@@ -20,7 +21,10 @@
 #include "app/core/reference.h"
 #include "app/core/lesson.h"
 #include "app/core/lesson_player.h"
+#include "app/core/jobs.h"
 #include "app/core/platform.h"
+#include "app/core/record.h"
+#include "app/core/recording.h"
 #include "app/core/runner.h"
 #include "app/core/soak.h"
 #include "app/core/views.h"
@@ -352,6 +356,15 @@ std::string parse_sim_gpu(const std::string& option, const std::string& text, st
     return "";
 }
 
+// --backend: "gpu", a simulated GPU, or a recording (app/core/jobs.h backend_setting).
+std::string parse_backend(const std::string& option, const std::string& text, std::string& out) {
+    std::string why;
+    const std::string setting = backend_setting(text, &why);
+    if (setting.empty()) return option + " '" + printable(text) + "' " + why;
+    out = setting;
+    return "";
+}
+
 std::string parse_font_scale(const std::string& option, const std::string& text, float& out) {
     const std::string legal = printf_string("%g..%g", double(kMinFontScale), double(kMaxFontScale));
     double value = 0;
@@ -456,6 +469,7 @@ namespace {
 
 // The raw words CLI11 collects; converted and checked by our parsers after CLI11 is done.
 struct RawArgs {
+    std::string gui_backend;
     std::string gui_sim, gui_font_scale, gui_results, gui_reference, gui_lesson;
     bool gui_classroom = false;
     std::string lessons_action;
@@ -465,12 +479,16 @@ struct RawArgs {
     struct {
         std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
         std::map<std::string, std::vector<std::string>> params;  // spec name -> words given
-        std::string reps, csv, json, sim, repeat, reference;
+        std::string reps, csv, json, sim, repeat, reference, backend;
         bool kernels = false;
         bool interactive = false;
     } bench;
     struct {
-        std::string out, size, font_scale, theme = "dark", workload = "chain", dtype, sim, reps;
+        std::string out, reps, warmup, budget, sim, via;
+        bool list = false;
+    } record;
+    struct {
+        std::string out, size, font_scale, theme = "dark", workload = "chain", dtype, sim, reps, backend;
         std::map<std::string, std::string> params;  // spec name -> word given
         std::string view = "results", variant, compare, step, results, reference;
         std::string lesson;
@@ -516,6 +534,9 @@ std::string check_bench(const RawArgs& raw, BenchOptions& o) {
     }
     if (!b.reps.empty()) check(parse_reps("--reps", b.reps, o.reps));
     if (!b.sim.empty()) check(parse_sim_gpu("--sim", b.sim, o.sim_gpu));
+    if (!b.sim.empty() && !b.backend.empty()) check("--sim and --backend: give one of them");
+    if (!b.backend.empty()) check(parse_backend("--backend", b.backend, o.backend));
+    else if (!o.sim_gpu.empty()) o.backend = o.sim_gpu;
     check(check_reference(b.reference, o.reference));
     o.per_kernel = b.kernels;
     o.interactive = b.interactive;
@@ -624,6 +645,8 @@ std::string check_lesson_shot(const RawArgs& raw, ShotOptions& o) {
     if (s.theme != "dark" && s.theme != "light") check(bad_value("--theme", s.theme, "is not a theme", "dark, light"));
     o.theme = s.theme;
     if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
+    if (!s.sim.empty() && !s.backend.empty()) check("--sim and --backend: give one of them");
+    if (!s.backend.empty()) check(parse_backend("--backend", s.backend, o.backend));
     if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
     check(check_reference(s.reference, o.reference));
     if (!check.error.empty()) return check.error;
@@ -690,6 +713,8 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
         else if (!dtypes.empty()) check("--dtype takes one dtype here, not a list");
     }
     if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
+    if (!s.sim.empty() && !s.backend.empty()) check("--sim and --backend: give one of them");
+    if (!s.backend.empty()) check(parse_backend("--backend", s.backend, o.backend));
     if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
     check(check_reference(s.reference, o.reference));
     if (!check.error.empty()) return check.error;
@@ -710,6 +735,37 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     return "";
 }
 
+std::string check_record(const RawArgs& raw, const std::vector<std::string>& args, RecordOptions& o) {
+    Checker check;
+    const auto& r = raw.record;
+    if (!r.reps.empty()) check(parse_reps("--reps", r.reps, o.reps));
+    if (!r.warmup.empty()) {
+        int64_t value = 0;
+        if (std::string why = parse_whole_in_range("--warmup", r.warmup, 0, 100, value); !why.empty()) check(why);
+        else o.warmup = static_cast<int>(value);
+    }
+    if (!r.budget.empty()) {
+        double value = 0;
+        if (!parse_real(trim(r.budget), value)) check(bad_value("--budget", r.budget, "is not a number", "1..86400 s"));
+        else if (value < 1 || value > 86400) check(bad_value("--budget", r.budget, "is out of range", "1..86400 s"));
+        else o.budget_s = value;
+    }
+    if (!r.sim.empty()) check(parse_sim_gpu("--sim", r.sim, o.sim_gpu));
+    o.list = r.list;
+    if (!check.error.empty()) return check.error;
+    if (!o.list) {
+        if (trim(r.out).empty()) return "--out DIR is required (the recording goes to DIR/<card>-<date>/)";
+        std::error_code ec;
+        if (!std::filesystem::is_directory(r.out, ec)) return "--out: folder " + r.out + " does not exist";
+        o.out = r.out;
+    }
+    // The header keeps the exact command: the script that ran it, then fusionlab's own words.
+    std::string words = "fusionlab";
+    for (const std::string& a : args) words += " " + (a.find_first_of(" \"'") == std::string::npos ? a : "'" + a + "'");
+    o.command = r.via.empty() ? words : r.via + ": " + words;
+    return "";
+}
+
 void define_bench(CLI::App& app, RawArgs& raw) {
     CLI::App* bench = app.add_subcommand("bench", "Sweep workloads x variants x sizes; print a table, write CSV/JSON");
     auto& b = raw.bench;
@@ -724,6 +780,10 @@ void define_bench(CLI::App& app, RawArgs& raw) {
     bench->add_option("--csv", b.csv, "write the measurements as CSV to this file")->type_name("FILE");
     bench->add_option("--json", b.json, "write the measurements as JSON to this file")->type_name("FILE");
     bench->add_option("--sim", b.sim, "use this simulated GPU (see `fusionlab info`)")->type_name("GPU");
+    bench->add_option("--backend", b.backend,
+                      "gpu, a simulated GPU (H100), or a recording of a real GPU (h100-2026-11-25, "
+                      "\"H100 (recorded 2026-11-25)\", recorded:h100); `fusionlab info` lists them")
+        ->type_name("NAME");
     bench->add_flag("--kernels", b.kernels, "add a row per kernel with its own bandwidth");
     bench->add_option("--reference", b.reference,
                       "print the PyTorch rows of this file (scripts/torch_reference.py) that match, under the table")
@@ -748,6 +808,7 @@ void define_shot(CLI::App& app, RawArgs& raw) {
     for (const auto& spec : kernels::all_param_specs())
         shot->add_option(std::string("--") + spec.name, s.params[spec.name], param_option_help(spec))->type_name("V");
     shot->add_option("--sim", s.sim, "use this simulated GPU")->type_name("GPU");
+    shot->add_option("--backend", s.backend, "gpu, a simulated GPU or a recording (see bench --help)")->type_name("NAME");
     shot->add_option("--reps", s.reps, "timed repetitions")->type_name("N");
     shot->add_option("--view", s.view, "the tab to show: " + view_ids_text() + " (default results)")->type_name("NAME");
     shot->add_option("--variant", s.variant, "memory view: the variant to show (default: the first)")->type_name("NAME");
@@ -765,6 +826,22 @@ void define_shot(CLI::App& app, RawArgs& raw) {
         ->type_name("NAME");
     shot->add_flag("--all-steps", s.all_steps, "with --lesson: every step of the lesson");
     shot->add_flag("--classroom", s.classroom, "with --lesson: the presenter view (large fonts)");
+}
+
+void define_record(CLI::App& app, RawArgs& raw) {
+    CLI::App* record = app.add_subcommand(
+        "record", "Measure every lesson step and the GUI's sweeps on this GPU into a recording (scripts/record_gpu.sh)");
+    auto& r = raw.record;
+    record->add_option("--out", r.out, "folder; writes OUT/<card>-<date>/recording.json (required unless --list)")
+        ->type_name("DIR");
+    record->add_option("--reps", r.reps, "timed repetitions per variant, taken as asked (default 10)")->type_name("N");
+    record->add_option("--warmup", r.warmup, "warm-up runs per variant (default 2)")->type_name("N");
+    record->add_option("--budget", r.budget, "seconds: start no point expected to end later (default: no limit)")
+        ->type_name("S");
+    record->add_option("--sim", r.sim, "rehearse on this simulated GPU (a file the app will not load)")->type_name("GPU");
+    record->add_flag("--list", r.list, "print the points and the time they should take; measure nothing");
+    record->add_option("--via", r.via, "how this command was started (the script), for the recording's header")
+        ->type_name("TEXT");
 }
 
 void define_lessons(CLI::App& app, RawArgs& raw) {
@@ -787,6 +864,9 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
                  "fusionlab");
     app.require_subcommand(0, 1);
     app.add_option("--sim", raw.gui_sim, "start the GUI on this simulated GPU")->type_name("GPU");
+    app.add_option("--backend", raw.gui_backend,
+                   "start the GUI on this backend: gpu, a simulated GPU, or a recording (see bench --help)")
+        ->type_name("NAME");
     app.add_option("--font-scale", raw.gui_font_scale, "GUI font scale, 1 to 3 (projectors: 2)")->type_name("S");
     app.add_option("--results", raw.gui_results, "open the GUI on the measurements of this JSON export")->type_name("FILE");
     app.add_option("--reference", raw.gui_reference,
@@ -805,6 +885,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
     define_bench(app, raw);
     define_shot(app, raw);
     define_lessons(app, raw);
+    define_record(app, raw);
 
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them last-first
@@ -836,6 +917,10 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         prefix = "fusionlab lessons";
         cmd.lessons.action = raw.lessons_action;
         cmd.lessons.files = raw.lessons_files;
+    } else if (app.got_subcommand("record")) {
+        cmd.command = Command::record;
+        prefix = "fusionlab record";
+        problem = check_record(raw, args, cmd.record);
     } else if (app.got_subcommand("info")) {
         cmd.command = Command::info;
         prefix = "fusionlab info";
@@ -844,6 +929,8 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         cmd.command = Command::gui;
         Checker check;
         if (!raw.gui_sim.empty()) check(parse_sim_gpu("--sim", raw.gui_sim, cmd.gui.sim_gpu));
+        if (!raw.gui_sim.empty() && !raw.gui_backend.empty()) check("--sim and --backend: give one of them");
+        if (!raw.gui_backend.empty()) check(parse_backend("--backend", raw.gui_backend, cmd.gui.backend));
         if (!raw.gui_font_scale.empty()) check(parse_font_scale("--font-scale", raw.gui_font_scale, cmd.gui.font_scale));
         if (!raw.gui_results.empty()) {
             std::vector<kernels::Measurement> imported;
@@ -967,6 +1054,19 @@ void print_sim_table(std::ostream& out) {
             << gpu.cal.source << "\n";
 }
 
+// The recordings found at start-up (--backend NAME picks one), and any file that could not be read.
+void print_recordings(std::ostream& out) {
+    std::string why;
+    const std::string dir = recordings_dir(&why);
+    const auto catalog = recordings();
+    print_line(out, "recordings", dir.empty() ? "none: " + why
+                                              : dir + " (" + std::to_string(catalog->recordings.size()) + " readable)");
+    for (const auto& r : catalog->recordings)
+        out << "    " << pad_right(r->key, 18) << r->label() << ": " << r->measurements.size() << " measurements on "
+            << r->device.name << ", driver " << r->device.driver << " (--backend " << r->key << ")\n";
+    for (const std::string& e : catalog->errors) out << "    not loaded: " << e << "\n";
+}
+
 int run_info(const InfoOptions& o, std::ostream& out) {
     out << "fusionlab " << kernels::build_type() << " build, CUDA kernels "
         << (kernels::built_with_cuda() ? "built in" : "not built (simulated backend only)") << "\n\n";
@@ -995,6 +1095,7 @@ int run_info(const InfoOptions& o, std::ostream& out) {
     const std::string lessons = lessons_dir(&why);
     print_line(out, "lessons", lessons.empty() ? "none: " + why
                                                : lessons + " (" + std::to_string(lesson_files(lessons).size()) + " files)");
+    print_recordings(out);
     print_sim_table(out);
     return kExitOk;
 }
@@ -1064,7 +1165,16 @@ std::string tflops_cell(double gflops) { return gflops > 0 ? printf_string("%.1f
 void print_header(std::ostream& out, const kernels::Measurement& first, size_t shape_width) {
     const auto& d = first.device;
     const BandwidthCeiling ceiling = bandwidth_ceiling(d);
-    if (d.simulated) {
+    if (first.job.backend == kernels::BackendKind::recorded) {
+        const auto r = find_recording(first.job.recording);
+        out << "**************************************************************************************\n"
+            << "  RECORDED: rows tagged [recorded DATE] were measured on "
+            << (r ? r->device.name + " on " + r->date : std::string("a real GPU")) << ",\n"
+            << "  read from " << (r ? r->path : first.job.recording) << ", not measured now;\n"
+            << "  rows tagged [simulated] are not in the recording: the calibrated "
+            << (r ? r->card : first.job.sim_gpu) << " model's estimates.\n"
+            << "**************************************************************************************\n";
+    } else if (d.simulated) {
         out << "**************************************************************************************\n"
             << "  SIMULATED: times come from the calibrated model of a " << d.name << ",\n"
             << "  not from a GPU. Outputs are not measured; errors are n/a.\n"
@@ -1104,6 +1214,8 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
         out << table_line(cells, shape_width) << "  " << (m.refused ? "refused: " : "FAILED: ") << m.error << "\n";
         return;
     }
+    // A recorded backend's rows say which kind each is: recorded (with the day) or simulated.
+    const std::string tag = m.job.backend == kernels::BackendKind::recorded ? "  [" + m.source_tag() + "]" : "";
     const BandwidthCeiling ceiling = bandwidth_ceiling(m.device);
     cells.push_back(time_cell(m.time, m.device.simulated));
     cells.push_back(kernels::format_bytes(double(m.bytes())));
@@ -1113,7 +1225,7 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     cells.push_back(tflops_cell(m.achieved_gflops()));
     cells.push_back(m.wall_ms > 0 ? ms_text(m.wall_ms) : std::string("-"));
     cells.push_back(error_cell(m));
-    out << table_line(cells, shape_width) << "\n";
+    out << table_line(cells, shape_width) << tag << "\n";
     if (const auto& def = kernels::workload_def(p); def.bench_note) print_bench_note(out, m, def.bench_note(m));
     // A simulated row says what sets its time ("bound by shared-memory bandwidth: ...").
     if (!m.limiter.empty()) out << "    " << m.limiter << "\n";
@@ -1169,8 +1281,7 @@ void print_reference(std::ostream& out, const ReferenceFile& file, const std::ve
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-std::vector<kernels::Job> jobs_for(const BenchOptions& o, const kernels::Params& p, kernels::BackendKind backend,
-                                   const std::string& sim_gpu) {
+std::vector<kernels::Job> jobs_for(const BenchOptions& o, const kernels::Params& p, const ResolvedBackend& backend) {
     std::vector<kernels::Job> jobs;
     for (const auto& v : kernels::variants(p.workload)) {
         if (!o.variants.empty() && std::find(o.variants.begin(), o.variants.end(), v.name) == o.variants.end())
@@ -1178,8 +1289,9 @@ std::vector<kernels::Job> jobs_for(const BenchOptions& o, const kernels::Params&
         kernels::Job job;
         job.params = p;
         job.variant = v.name;
-        job.backend = backend;
-        job.sim_gpu = sim_gpu;
+        job.backend = backend.kind;
+        job.sim_gpu = backend.sim_key;
+        job.recording = backend.recording;
         job.reps = o.reps;
         if (o.interactive) {  // the GUI's quick pass (app/core/panels_state.cpp make_quick_batch)
             job.quick = true;
@@ -1194,18 +1306,18 @@ std::vector<kernels::Job> jobs_for(const BenchOptions& o, const kernels::Params&
 
 int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
     Runner runner;
-    kernels::BackendKind backend = kernels::BackendKind::simulated;
-    std::string sim_gpu = o.sim_gpu;
-    if (sim_gpu.empty()) {
-        runner.wait_until_probed();
-        if (runner.gpu_available()) {
-            backend = kernels::BackendKind::gpu;
-        } else {
-            sim_gpu = "H100";
-            err << "fusionlab bench: no GPU (" << runner.gpu_status()
-                << "); using the simulated H100 (choose with --sim)\n";
-        }
+    Settings chosen;
+    chosen.backend = o.backend;
+    if (o.backend.empty() || o.backend == "gpu") runner.wait_until_probed();
+    ResolvedBackend resolved = resolve_backend(chosen, runner);
+    if (o.backend == "gpu" && resolved.kind != kernels::BackendKind::gpu) {
+        err << "fusionlab bench: --backend gpu: no GPU (" << runner.gpu_status() << ")\n";
+        return kExitFailure;
     }
+    if (o.backend.empty() && resolved.kind == kernels::BackendKind::simulated)
+        err << "fusionlab bench: no GPU (" << runner.gpu_status()
+            << "); using the simulated H100 (choose with --sim or --backend)\n";
+    const kernels::BackendKind backend = resolved.kind;
     if (backend == kernels::BackendKind::gpu && kernels::sanitizer_run())
         err << "fusionlab bench: " << kernels::sanitizer_run_note() << "\n";
 
@@ -1225,7 +1337,7 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
         for (auto w : o.workloads)
             for (auto t : o.dtypes)
                 for (const auto& p : sweep_params(o, w, t)) {
-                    std::vector<kernels::Measurement> batch = runner.run_blocking(jobs_for(o, p, backend, sim_gpu));
+                    std::vector<kernels::Measurement> batch = runner.run_blocking(jobs_for(o, p, resolved));
                     jobs_done += batch.size();
                     if (heap_trace) {
                         const auto heap = platform::heap_stats();
@@ -1344,6 +1456,7 @@ int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err, 
         case Command::bench: return run_bench(cmd.bench, out, err);
         case Command::shot: return run_shot_command(cmd.shot, gui, err);
         case Command::lessons: return run_lessons(cmd.lessons, out, err);
+        case Command::record: return run_record(cmd.record, out, err);
     }
     return kExitFailure;
 }

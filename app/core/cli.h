@@ -5,6 +5,7 @@
 #pragma once
 
 #include "app/core/gui_options.h"
+#include "app/core/record.h"
 #include "app/core/settings.h"
 #include "kernels/common/registry.h"
 #include "kernels/common/types.h"
@@ -46,6 +47,9 @@ struct BenchOptions {
     std::string csv, json;                // empty: not written
     std::string reference;                // --reference FILE: PyTorch rows printed under the table
     std::string sim_gpu;                  // empty: the GPU when present, else the simulated H100
+    // --backend (or --sim): a Settings::backend ("gpu", a simulated GPU key, "recorded:KEY"); empty:
+    // the GPU when present, else the simulated H100.
+    std::string backend;
     bool per_kernel = false;              // --kernels: a sub-row per kernel
     // --interactive: each job as the GUI's quick live pass (app/core/panels_state.h kQuickReps reps, one
     // warm-up, no counters), so the wall-time column shows what a slider drag waits.
@@ -61,7 +65,7 @@ struct LessonsOptions {
     std::vector<std::string> files;
 };
 
-enum class Command { gui, info, bench, shot, lessons };
+enum class Command { gui, info, bench, shot, lessons, record };
 
 struct ParsedCommand {
     Command command = Command::gui;
@@ -70,6 +74,7 @@ struct ParsedCommand {
     BenchOptions bench;
     ShotOptions shot;
     LessonsOptions lessons;
+    RecordOptions record;
     // -1: go on and run `command`. Otherwise stop with this code: help was printed (0) or an
     // error message was (2).
     int exit_code = -1;

@@ -268,6 +268,10 @@ std::vector<CsvColumn> fixed_columns_before_params() {
         {"mem_clock_mhz", [](const M& m, S) { return std::to_string(m.device.mem_clock_mhz); }},
         {"build_type", [](const M& m, S) { return m.build_type; }},
         {"backend", [](const M& m, S) { return std::string(kernels::to_string(m.job.backend)); }},
+        // Where the numbers come from: "recorded on NVIDIA H100 80GB HBM3, 2026-11-25", "simulated on
+        // H100 SXM5 80GB", "measured on ..."; recorded_date is set for recorded rows only.
+        {"source", [](const M& m, S) { return m.source_label(); }},
+        {"recorded_date", [](const M& m, S) { return m.recorded_date; }},
         {"workload", [](const M& m, S) { return m.job.params.workload; }},
         {"variant", [](const M& m, S) { return m.job.variant; }},
         {"dtype", [](const M& m, S) { return std::string(kernels::to_string(m.job.params.dtype)); }},
@@ -363,7 +367,9 @@ namespace {
 
 json_t optional_number(bool present, double v) { return present ? json_t(v) : json_t(); }
 
-json_t device_json(const kernels::DeviceInfo& d) {
+}  // namespace
+
+json_t device_json_object(const kernels::DeviceInfo& d) {
     return {
         {"name", d.name},
         {"simulated", d.simulated},
@@ -392,6 +398,8 @@ json_t device_json(const kernels::DeviceInfo& d) {
     };
 }
 
+namespace {
+
 json_t params_json(const kernels::Params& p) {
     json_t out = {{"dtype", kernels::to_string(p.dtype)}};
     for (const auto& spec : kernels::param_specs(p.workload)) out[spec.name] = param_json(p, spec);
@@ -406,10 +414,12 @@ json_t time_json(const kernels::TimeStats& t, bool ok) {
 }
 
 // One run's kernels on the GPU clock (or modeled), with the busy/idle summary the gaps give.
-json_t timeline_json(const kernels::Measurement& m) {
+// Compact: the spans and their source only (the summary is recomputed from the spans).
+json_t timeline_json(const kernels::Measurement& m, bool compact) {
     json_t spans = json_t::array();
     for (const auto& k : m.timeline)
         spans.push_back({{"name", k.name}, {"start_ms", k.start_ms}, {"end_ms", k.end_ms}, {"modeled_bytes", k.bytes}});
+    if (compact) return {{"source", m.timeline_source}, {"spans", spans}};
     const kernels::TimelineStats st = kernels::timeline_stats(m.timeline);
     return {{"source", m.timeline_source},
             {"kernels", st.kernels},
@@ -422,80 +432,82 @@ json_t timeline_json(const kernels::Measurement& m) {
             {"spans", spans}};
 }
 
-json_t measurement_json(const kernels::Measurement& m) {
+}  // namespace
+
+json_t measurement_json_object(const kernels::Measurement& m, bool compact) {
     const BandwidthCeiling ceiling = bandwidth_ceiling(m.device);
     const kernels::Roof roof = compute_roof(m);
     json_t kernels_out = json_t::array();
     for (const auto& k : m.kernels) {
-        const double gbps = kernel_gbps(k);
-        kernels_out.push_back({{"name", k.name},
-                               {"time", time_json(k.time, m.ok)},
-                               {"modeled_bytes", k.bytes},
-                               {"achieved_gbps", optional_number(m.ok, gbps)},
-                               {"pct_of_ceiling", optional_number(m.ok && ceiling.gbps > 0,
-                                                                  percent_of_ceiling(gbps, ceiling))}});
+        json_t one = {{"name", k.name}, {"time", time_json(k.time, m.ok)}, {"modeled_bytes", k.bytes}};
+        if (!compact) {
+            const double gbps = kernel_gbps(k);
+            one["achieved_gbps"] = optional_number(m.ok, gbps);
+            one["pct_of_ceiling"] = optional_number(m.ok && ceiling.gbps > 0, percent_of_ceiling(gbps, ceiling));
+        }
+        kernels_out.push_back(std::move(one));
     }
-    return {
-        {"job_id", m.job.id},
-        {"ok", m.ok},
-        {"refused", m.refused},
-        {"error", m.error},
-        {"device", device_json(m.device)},
-        {"build_type", m.build_type},
-        {"backend", kernels::to_string(m.job.backend)},
-        {"workload", m.job.params.workload},
-        {"variant", m.job.variant},
-        {"params", params_json(m.job.params)},
-        {"time", time_json(m.time, m.ok)},
-        {"kernels", kernels_out},
-        {"modeled",
-         {{"bytes_read", m.bytes_read},  // DRAM <-> L2 (the L2 reuse model)
-          {"bytes_written", m.bytes_written},
-          {"bytes", m.bytes()},
-          {"l2_bytes_read", m.l2_bytes_read},  // L2 <-> SM
-          {"l2_bytes_written", m.l2_bytes_written},
-          {"shared_bytes", m.shared_bytes},
-          {"dram_model", m.dram_model_note},
-          {"min_bytes", m.min_bytes},
-          {"flops", m.flops}}},
-        {"limiter", m.limiter},
-        {"measured_bytes",
-         {{"bytes", m.measured_bytes ? json_t(*m.measured_bytes) : json_t()},
-          {"bytes_read", m.measured_bytes_read ? json_t(*m.measured_bytes_read) : json_t()},
-          {"bytes_written", m.measured_bytes_written ? json_t(*m.measured_bytes_written) : json_t()},
-          {"note", m.measured_bytes_note}}},
-        {"achieved",
-         {{"gbps", optional_number(m.ok, m.achieved_gbps())},
-          {"min_bytes_gbps", optional_number(m.ok, min_bytes_gbps(m))},
-          {"gflops", optional_number(m.ok, m.achieved_gflops())},
-          {"ceiling_gbps", optional_number(ceiling.gbps > 0, ceiling.gbps)},
-          {"ceiling_source", ceiling.source},
-          {"pct_of_ceiling", optional_number(m.ok && ceiling.gbps > 0,
-                                             percent_of_ceiling(m.achieved_gbps(), ceiling))},
-          {"compute_roof_tflops", optional_number(roof.flops_per_s > 0, roof.flops_per_s / 1e12)},
-          {"compute_roof_source", roof.name + ": " + roof.source},
-          {"pct_of_compute_roof", optional_number(m.ok && roof.flops_per_s > 0,
-                                                  100 * m.achieved_gflops() * 1e9 / roof.flops_per_s)}}},
-        {"wall_ms", optional_number(m.wall_ms > 0, m.wall_ms)},
-        {"check",
-         {{"checked", m.checked},
-          {"max_abs_error", optional_number(m.checked, m.max_abs_error)},
-          {"rel_l2_error", optional_number(m.checked, m.rel_l2_error)},
-          {"checked_elements", m.checked_elements},
-          {"note", m.check_note}}},
-        {"timing_note", m.timing_note},
-        {"timeline", timeline_json(m)},
-    };
+    json_t out;
+    if (!compact) out["job_id"] = m.job.id;
+    out["ok"] = m.ok;
+    out["refused"] = m.refused;
+    out["error"] = m.error;
+    if (!compact) out["device"] = device_json_object(m.device);
+    if (!compact) out["build_type"] = m.build_type;
+    out["backend"] = kernels::to_string(m.job.backend);
+    // A recorded row: the day its numbers were measured on `device` (a recording, not this run).
+    if (m.recorded()) out["recorded_date"] = m.recorded_date;
+    out["workload"] = m.job.params.workload;
+    out["variant"] = m.job.variant;
+    out["params"] = params_json(m.job.params);
+    out["time"] = time_json(m.time, m.ok);
+    out["kernels"] = kernels_out;
+    if (!compact) {
+        out["modeled"] = {{"bytes_read", m.bytes_read},  // DRAM <-> L2 (the L2 reuse model)
+                          {"bytes_written", m.bytes_written},
+                          {"bytes", m.bytes()},
+                          {"l2_bytes_read", m.l2_bytes_read},  // L2 <-> SM
+                          {"l2_bytes_written", m.l2_bytes_written},
+                          {"shared_bytes", m.shared_bytes},
+                          {"dram_model", m.dram_model_note},
+                          {"min_bytes", m.min_bytes},
+                          {"flops", m.flops}};
+        out["limiter"] = m.limiter;
+    }
+    out["measured_bytes"] = {{"bytes", m.measured_bytes ? json_t(*m.measured_bytes) : json_t()},
+                             {"bytes_read", m.measured_bytes_read ? json_t(*m.measured_bytes_read) : json_t()},
+                             {"bytes_written", m.measured_bytes_written ? json_t(*m.measured_bytes_written) : json_t()},
+                             {"note", m.measured_bytes_note}};
+    if (!compact) {
+        out["achieved"] = {{"gbps", optional_number(m.ok, m.achieved_gbps())},
+                           {"min_bytes_gbps", optional_number(m.ok, min_bytes_gbps(m))},
+                           {"gflops", optional_number(m.ok, m.achieved_gflops())},
+                           {"ceiling_gbps", optional_number(ceiling.gbps > 0, ceiling.gbps)},
+                           {"ceiling_source", ceiling.source},
+                           {"pct_of_ceiling", optional_number(m.ok && ceiling.gbps > 0,
+                                                              percent_of_ceiling(m.achieved_gbps(), ceiling))},
+                           {"compute_roof_tflops", optional_number(roof.flops_per_s > 0, roof.flops_per_s / 1e12)},
+                           {"compute_roof_source", roof.name + ": " + roof.source},
+                           {"pct_of_compute_roof", optional_number(m.ok && roof.flops_per_s > 0,
+                                                                   100 * m.achieved_gflops() * 1e9 / roof.flops_per_s)}};
+    }
+    out["wall_ms"] = optional_number(m.wall_ms > 0, m.wall_ms);
+    out["check"] = {{"checked", m.checked},
+                    {"max_abs_error", optional_number(m.checked, m.max_abs_error)},
+                    {"rel_l2_error", optional_number(m.checked, m.rel_l2_error)},
+                    {"checked_elements", m.checked_elements},
+                    {"note", m.check_note}};
+    out["timing_note"] = m.timing_note;
+    out["timeline"] = timeline_json(m, compact);
+    return out;
 }
-
-}  // namespace
 
 std::string measurements_json(const std::vector<kernels::Measurement>& ms) {
     json_t doc = {{"tool", "fusionlab"},
                           {"exported_at", utc_timestamp()},
                           {"build_type", kernels::build_type()},
                           {"measurements", json_t::array()}};
-    for (const auto& m : ms) doc["measurements"].push_back(measurement_json(m));
+    for (const auto& m : ms) doc["measurements"].push_back(measurement_json_object(m));
     // Replace invalid UTF-8 (a device name or an error string from a driver) instead of throwing.
     return doc.dump(2, ' ', false, json_t::error_handler_t::replace) + "\n";
 }

@@ -5,6 +5,8 @@
 
 #include "kernels/common/types.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,6 +36,13 @@ std::string write_file_atomic(const std::string& path, const std::string& bytes)
 // parameters, time stats, modeled bytes and FLOPs, achieved rates, error vs reference.
 std::string measurements_csv(const std::vector<kernels::Measurement>& ms);
 std::string measurements_json(const std::vector<kernels::Measurement>& ms);  // pretty-printed
+
+// The JSON objects measurements_json writes, for documents that embed measurements (a recording,
+// app/core/recording.h). `compact` leaves out the device (the document carries it once), the job id,
+// the build type, and what a reader recomputes from this build's model (modeled bytes and FLOPs,
+// achieved rates, ceilings, the simulated limiter): results_import reads both forms.
+nlohmann::ordered_json measurement_json_object(const kernels::Measurement& m, bool compact = false);
+nlohmann::ordered_json device_json_object(const kernels::DeviceInfo& d);
 
 std::string export_csv(const std::string& path, const std::vector<kernels::Measurement>& ms);
 std::string export_json(const std::string& path, const std::vector<kernels::Measurement>& ms);

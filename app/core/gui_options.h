@@ -11,6 +11,7 @@ namespace app {
 
 struct GuiOptions {
     std::string sim_gpu;      // non-empty: start on this simulated GPU even if a GPU is present
+    std::string backend;      // non-empty (--backend): this Settings::backend, a recording included
     float font_scale = 0;     // 0: use the saved setting
     std::string results;      // non-empty: start showing the measurements of this JSON export
     std::string reference;    // non-empty: PyTorch reference rows (scripts/torch_reference.py's file)
@@ -32,6 +33,7 @@ struct ShotOptions {
     std::string theme = "dark";      // dark | light
     kernels::Params params;          // what to measure before the shot
     std::string sim_gpu;             // non-empty: simulated GPU; empty: GPU if present else H100
+    std::string backend;             // non-empty (--backend): this Settings::backend, a recording included
     int reps = 20;
     // --view memory: the memory-hierarchy animation tab at `step` of `variant` (and, when
     // `compare` is set, that variant side by side); "results" is the measurements tab.

@@ -3,6 +3,8 @@
 // [SECTION] Export paths
 #include "app/core/jobs.h"
 
+#include "app/core/recording.h"
+
 #include "kernels/common/backend.h"
 #include "kernels/common/registry.h"
 
@@ -19,16 +21,62 @@ namespace fs = std::filesystem;
 // [SECTION] Backend choice
 // ---------------------------------------------------------------------------------------------
 
-std::string plain_device_name(const kernels::DeviceInfo& d) {
-    const std::string suffix = " (simulated)";
-    const std::string& n = d.name;
-    if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
-        return n.substr(0, n.size() - suffix.size());
-    return n;
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+std::string backend_setting(const std::string& word, std::string* why_not) {
+    std::string w = word;
+    while (!w.empty() && w.front() == ' ') w.erase(w.begin());
+    while (!w.empty() && w.back() == ' ') w.pop_back();
+    if (w == "gpu" || w == "GPU") return "gpu";
+    const bool sim_prefix = starts_with(w, "sim:");
+    const bool recorded_prefix = starts_with(w, kRecordedBackendPrefix);
+    if (!recorded_prefix)
+        if (const kernels::SimGpu* gpu = kernels::find_sim_gpu(sim_prefix ? w.substr(4) : w)) return gpu->key;
+    if (!sim_prefix) {
+        const std::string name = recorded_prefix ? w.substr(std::string(kRecordedBackendPrefix).size()) : w;
+        const std::shared_ptr<const Recording> r = find_recording(name);
+        // A bare card ("H100") names the simulated GPU (above); a recording by card needs the prefix.
+        if (r && (recorded_prefix || name != r->card)) return kRecordedBackendPrefix + r->key;
+    }
+    if (why_not) *why_not = "is not a backend (legal: " + backend_names_text() + ")";
+    return "";
+}
+
+std::string backend_names_text() {
+    std::string out = "gpu";
+    for (const kernels::SimGpu& g : kernels::sim_gpus()) out += ", " + g.key;
+    for (const auto& r : recordings()->recordings) out += ", " + r->key;
+    return out;
+}
+
+std::string backend_setting_label(const std::string& setting) {
+    if (setting.empty() || setting == "gpu") return "GPU";
+    if (starts_with(setting, kRecordedBackendPrefix)) {
+        const auto r = find_recording(setting.substr(std::string(kRecordedBackendPrefix).size()));
+        return r ? r->label() : setting;
+    }
+    return "simulated " + setting;
 }
 
 ResolvedBackend resolve_backend(const Settings& s, const Runner& runner) {
     ResolvedBackend r;
+    if (starts_with(s.backend, kRecordedBackendPrefix)) {
+        // A recording that is gone (a file removed since the settings were saved) falls through to
+        // the automatic choice below.
+        if (const auto rec = find_recording(s.backend.substr(std::string(kRecordedBackendPrefix).size()))) {
+            r.ready = true;
+            r.kind = kernels::BackendKind::recorded;
+            r.sim_key = rec->card;
+            r.device = rec->device;
+            r.recording = rec->key;
+            r.recording_date = rec->date;
+            return r;
+        }
+    }
     const kernels::SimGpu* chosen_sim = s.backend.empty() || s.backend == "gpu" ? nullptr
                                                                                 : kernels::find_sim_gpu(s.backend);
     if (!chosen_sim) {
@@ -61,7 +109,8 @@ std::vector<kernels::Job> make_batch(const Settings& s, const ResolvedBackend& b
         job.params = s.params;
         job.variant = variant;
         job.backend = backend.kind;
-        if (backend.kind == kernels::BackendKind::simulated) job.sim_gpu = backend.sim_key;
+        if (backend.kind != kernels::BackendKind::gpu) job.sim_gpu = backend.sim_key;
+        if (backend.kind == kernels::BackendKind::recorded) job.recording = backend.recording;
         job.reps = s.reps;
         batch.push_back(job);
     }

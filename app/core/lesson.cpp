@@ -29,9 +29,6 @@
 #ifndef FUSIONLAB_LESSONS_DIR
 #define FUSIONLAB_LESSONS_DIR ""
 #endif
-#ifndef FUSIONLAB_DATA_FROM_BIN
-#define FUSIONLAB_DATA_FROM_BIN "../share/fusionlab"
-#endif
 
 namespace app {
 
@@ -885,7 +882,9 @@ const kernels::Measurement* find_measurement(const ExprContext& ctx, const std::
     if (ctx.results)
         for (const kernels::Measurement& m : *ctx.results) {
             if (m.job.variant != variant || !(m.job.params == ctx.params)) continue;
-            if (ctx.device && m.device.name != ctx.device->name) continue;
+            if (ctx.device && m.device.name != ctx.device->name &&
+                !(ctx.fallback_device && m.device.name == ctx.fallback_device->name))
+                continue;
             if (!m.ok) {
                 why = unavailable(m.error.empty() ? "the run failed" : m.error);
                 return nullptr;
@@ -905,8 +904,12 @@ const kernels::Measurement* find_measurement(const ExprContext& ctx, const std::
 }
 
 ExprValue measured(const kernels::Measurement& m, std::string text, double number) {
-    ExprValue v = value_text(std::move(text) + (m.device.simulated ? " (simulated)" : ""), number);
+    ExprValue v = value_text(std::move(text) + (m.device.simulated ? " (simulated)"
+                                                : m.recorded()      ? " (recorded " + m.recorded_date + ")"
+                                                                    : ""),
+                             number);
     v.simulated = m.device.simulated;
+    if (m.recorded()) v.recorded = m.source_label();
     v.measured = true;
     return v;
 }
@@ -1115,6 +1118,7 @@ ExprValue evaluate_if(const LessonExpr& e, const ExprContext& ctx) {
     split_condition(e.args, c);  // check_expr has passed
     double x[2] = {0, 0};
     bool simulated = false, was_measured = false;
+    std::string recorded;
     const std::vector<std::string>* sides[2] = {&c.left, &c.right};
     for (int i = 0; i < 2; ++i) {
         if (literal(*sides[i], x[i])) continue;
@@ -1125,11 +1129,13 @@ ExprValue evaluate_if(const LessonExpr& e, const ExprContext& ctx) {
         x[i] = *v.number;
         simulated = simulated || v.simulated;
         was_measured = was_measured || v.measured;
+        if (!v.recorded.empty()) recorded = v.recorded;
     }
     const bool holds = c.op == "<" ? x[0] < x[1] : c.op == "<=" ? x[0] <= x[1] : c.op == ">" ? x[0] > x[1] : x[0] >= x[1];
     ExprValue v = value_text(e.branches[holds ? 0 : 1]);
     v.simulated = simulated;
     v.measured = was_measured;
+    v.recorded = recorded;
     return v;
 }
 
@@ -1167,25 +1173,11 @@ ExprValue evaluate(const LessonExpr& e, const ExprContext& ctx) {
 // =============================================================================================
 
 std::string lessons_dir(std::string* why_not) {
-    std::error_code ec;
-    if (const char* env = std::getenv("FUSIONLAB_LESSONS"); env && *env) {
-        if (fs::is_directory(env, ec)) return env;
-        if (why_not)
-            *why_not = "$FUSIONLAB_LESSONS is '" + std::string(env) +
-                       "', which is not a folder (unset it to use the installed lessons)";
-        return "";
-    }
-    // Installed: <prefix>/bin/fusionlab finds <prefix>/share/fusionlab/lessons, wherever it is run from.
-    if (const fs::path exe = platform::executable_path(); !exe.empty()) {
-        const fs::path installed = (exe.parent_path() / FUSIONLAB_DATA_FROM_BIN / "lessons").lexically_normal();
-        if (!lesson_files(installed.string()).empty()) return installed.string();
-    }
-    const std::string built = FUSIONLAB_LESSONS_DIR;
-    if (!built.empty() && fs::is_directory(built, ec)) return built;
-    if (why_not)
-        *why_not = "no lessons folder found (looked in $FUSIONLAB_LESSONS, " + std::string(FUSIONLAB_DATA_FROM_BIN) +
-                   "/lessons from the program's folder and the source tree's lessons/): set FUSIONLAB_LESSONS or reinstall";
-    return "";
+    // Installed: <prefix>/bin/fusionlab finds <prefix>/share/fusionlab/lessons (when it holds lessons),
+    // wherever it is run from.
+    return platform::data_dir(
+        "FUSIONLAB_LESSONS", "lessons", FUSIONLAB_LESSONS_DIR,
+        [](const std::string& dir) { return !lesson_files(dir).empty(); }, "lessons", "lessons/", why_not);
 }
 
 std::vector<std::string> lesson_files(const std::string& dir) {

@@ -147,6 +147,7 @@ struct ExprValue {
     std::string text;       // "0.142 ms", "measuring...", "unavailable: why"
     bool simulated = false; // the value comes from the simulated backend (the prose marks it)
     bool measured = false;  // measured (or simulated-measured) rather than modeled
+    std::string recorded;   // read from a recording: "recorded on NVIDIA H100 80GB HBM3, 2026-11-25" (prose marks it)
     // The number behind the text, for `{if ...}`: ms, bytes, FLOPs, GB/s, TFLOP/s, %, FLOP/B, a
     // plain factor for ratios. Empty for text (device.name, refusal, dtype) and when not a value.
     std::optional<double> number;
@@ -158,6 +159,9 @@ struct ExprContext {
     kernels::Params params;
     std::vector<std::string> selected;                  // selected variants
     const kernels::DeviceInfo* device = nullptr;        // nullptr while the backend is unknown
+    // A recorded backend: the simulated GPU its results fall back to where the recording lacks the
+    // parameters (their device), beside `device`, the recording's GPU. nullptr otherwise.
+    const kernels::DeviceInfo* fallback_device = nullptr;
     const std::vector<kernels::Measurement>* results = nullptr;
     bool pending = false;                               // a batch is queued or running
 };

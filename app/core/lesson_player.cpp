@@ -1,5 +1,6 @@
 #include "app/core/lesson_player.h"
 
+#include "kernels/common/backend.h"
 #include "kernels/common/registry.h"
 
 #include <algorithm>
@@ -110,6 +111,8 @@ ExprContext expr_context(const AppState& state, const ResolvedBackend& backend, 
     ctx.params = state.settings.params;
     ctx.selected = selected_variants(state.settings);
     ctx.device = backend.ready ? &backend.device : nullptr;
+    if (backend.ready && backend.kind == kernels::BackendKind::recorded)
+        if (const kernels::SimGpu* gpu = kernels::find_sim_gpu(backend.sim_key)) ctx.fallback_device = &gpu->info;
     ctx.results = &state.results;
     ctx.pending = pending || state.params_dirty;
     return ctx;

@@ -4,6 +4,7 @@
 #include "app/core/panels_state.h"
 
 #include "app/core/export.h"
+#include "app/core/recording.h"
 #include "app/core/results_import.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/registry.h"
@@ -24,6 +25,8 @@ ResolvedBackend current_backend(const AppState& state, const Runner& runner) {
     r.kind = first.job.backend;
     r.sim_key = first.job.sim_gpu;
     r.device = first.device;
+    r.recording = first.job.recording;
+    r.recording_date = first.recorded_date;
     return r;
 }
 
@@ -180,6 +183,43 @@ std::vector<const ReferenceRow*> shown_reference(const AppState& state, std::str
     return reference_rows_for(state.reference, first->job.params, first->device, why_none);
 }
 
+namespace {
+
+void source_kinds(const std::vector<const kernels::Measurement*>& shown, bool& simulated, std::string& recorded) {
+    simulated = false;
+    recorded.clear();
+    for (const kernels::Measurement* m : shown) {
+        if (m->recorded()) recorded = m->recorded_date;
+        else if (m->device.simulated) simulated = true;
+    }
+}
+
+}  // namespace
+
+std::string results_source_caption(const std::vector<const kernels::Measurement*>& shown) {
+    bool simulated = false;
+    std::string recorded;
+    source_kinds(shown, simulated, recorded);
+    if (recorded.empty()) return simulated ? "model estimate" : "";
+    return "recorded " + recorded + (simulated ? " + model estimate" : "");
+}
+
+std::string results_watermark(const std::vector<const kernels::Measurement*>& shown) {
+    bool simulated = false;
+    std::string recorded;
+    source_kinds(shown, simulated, recorded);
+    if (recorded.empty()) return simulated ? "SIMULATED" : "";
+    return "RECORDED " + recorded + (simulated ? " + SIMULATED" : "");
+}
+
+std::string recording_line(const ResolvedBackend& backend) {
+    if (backend.kind != kernels::BackendKind::recorded) return "";
+    const std::shared_ptr<const Recording> r = find_recording(backend.recording);
+    if (!r) return "recorded on " + backend.device.name + (backend.recording_date.empty() ? "" : ", " + backend.recording_date);
+    return r->label() + ": measured on " + r->device.name + " (driver " + r->device.driver + ", CUDA " +
+           r->device.runtime + ") on " + r->date + ", read from " + r->path;
+}
+
 bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBackend& backend) {
     if (m.job.backend == kernels::BackendKind::gpu && backend.kind == kernels::BackendKind::gpu &&
         m.device.name != backend.device.name)
@@ -187,6 +227,7 @@ bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBa
     // A quick-pass result is current: the full pass with the user's reps follows it.
     if (!(m.job.params == s.params) || (!m.job.quick && m.job.reps != s.reps)) return true;
     if (!backend.ready || m.job.backend != backend.kind) return true;
+    if (backend.kind == kernels::BackendKind::recorded) return m.job.recording != backend.recording;
     return backend.kind == kernels::BackendKind::simulated && m.job.sim_gpu != backend.sim_key;
 }
 

@@ -133,6 +133,16 @@ void store_results(AppState& state, std::vector<kernels::Measurement> fresh);
 // The results to show, in variant order: current workload, selected variants only.
 std::vector<const kernels::Measurement*> visible_results(const AppState& state);
 
+// Where shown numbers come from, for the captions and watermarks of charts: "" (all measured here),
+// "model estimate" (all simulated), "recorded 2026-11-25" (all read from a recording) or both joined
+// with " + " when a recorded backend fell back to the model for some variants.
+std::string results_source_caption(const std::vector<const kernels::Measurement*>& shown);
+// The same in capitals for a watermark across a plot: "SIMULATED", "RECORDED 2026-11-25", both.
+std::string results_watermark(const std::vector<const kernels::Measurement*>& shown);
+// The recording a recorded backend answers from, as a line for banners and tooltips: "H100 (recorded
+// 2026-11-25): measured on NVIDIA H100 80GB HBM3, driver ..., read from FILE"; "" for other backends.
+std::string recording_line(const ResolvedBackend& backend);
+
 // True when `m` was measured with different parameters or backend than those now selected.
 bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBackend& backend);
 

@@ -9,6 +9,10 @@
 #include <system_error>
 #include <vector>
 
+#ifndef FUSIONLAB_DATA_FROM_BIN
+#define FUSIONLAB_DATA_FROM_BIN "../share/fusionlab"
+#endif
+
 #if defined(__linux__)
 #include <unistd.h>
 #endif
@@ -121,6 +125,33 @@ std::string find_on_path(const std::string& program) {
 }
 
 bool running_under_reexec() { return !env_or_empty(kReexecMarker).empty(); }
+
+std::string data_dir(const char* env, const std::string& installed, const std::string& built,
+                     bool (*usable)(const std::string& dir), const std::string& what, const std::string& built_name,
+                     std::string* why_not) {
+    std::error_code ec;
+    if (const char* value = std::getenv(env); value && *value) {
+        if (fs::is_directory(value, ec)) return value;
+        if (why_not) {
+            std::string text = "$";
+            text.append(env).append(" is '").append(value).append("', which is not a folder (unset it to use the installed ");
+            *why_not = text.append(what).append(")");
+        }
+        return "";
+    }
+    if (const fs::path exe = executable_path(); !exe.empty()) {
+        const fs::path at = (exe.parent_path() / FUSIONLAB_DATA_FROM_BIN / installed).lexically_normal();
+        if (usable(at.string())) return at.string();
+    }
+    if (!built.empty() && fs::is_directory(built, ec)) return built;
+    if (why_not) {
+        std::string text = "no ";
+        text.append(what).append(" folder found (looked in $").append(env).append(", ").append(FUSIONLAB_DATA_FROM_BIN);
+        text.append("/").append(installed).append(" from the program's folder and the source tree's ").append(built_name);
+        *why_not = text.append("): set ").append(env).append(" or reinstall");
+    }
+    return "";
+}
 
 #if defined(__linux__)
 

@@ -42,6 +42,15 @@ std::filesystem::path config_dir();
 // beside it (../share/fusionlab) is found from any current folder. Empty where not known.
 std::filesystem::path executable_path();
 
+// A folder of data the app ships (lessons, recordings): the one $<env> names when it is set (why_not
+// says so when that is not a folder), else <prefix>/share/fusionlab/<installed> beside this program's
+// bin/ when `usable` accepts it (an install, the .deb), else `built` (the source tree this binary was
+// built from) when it is a folder. "" and why_not when none is; `what` ("lessons") and `built_name`
+// ("lessons/") word the messages.
+std::string data_dir(const char* env, const std::string& installed, const std::string& built,
+                     bool (*usable)(const std::string& dir), const std::string& what, const std::string& built_name,
+                     std::string* why_not);
+
 // Full path of `program` found on PATH, or "" when it is not there.
 std::string find_on_path(const std::string& program);
 

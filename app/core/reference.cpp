@@ -154,7 +154,7 @@ std::string parse_reference_json(const std::string& input, ReferenceFile& out) {
     json_t doc;
     try {
         doc = json_t::parse(input);
-    } catch (const json_t::parse_error& e) {
+    } catch (const json_t::exception& e) {  // a syntax error, or a number too large for a double (out_of_range)
         return std::string("not JSON: ") + e.what();
     }
     try {

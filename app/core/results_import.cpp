@@ -3,6 +3,7 @@
 // [SECTION] Entry points
 #include "app/core/results_import.h"
 
+#include "app/core/json_fields.h"
 #include "kernels/common/registry.h"
 
 #include <nlohmann/json.hpp>
@@ -26,26 +27,10 @@ using json_t = nlohmann::json;
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Field readers
 // ---------------------------------------------------------------------------------------------
-// A malformed field: the message is the JSON path and what was expected.
-struct ImportError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw ImportError(path + ": " + what); }
-
-const json_t& member(const json_t& obj, const char* key, const std::string& path) {
-    if (!obj.is_object()) fail(path, "expected an object");
-    const auto it = obj.find(key);
-    if (it == obj.end()) fail(path + "." + key, "missing");
-    return *it;
-}
-
-// Optional members: absent or null leave the default.
-const json_t* optional_member(const json_t& obj, const char* key) {
-    if (!obj.is_object()) return nullptr;
-    const auto it = obj.find(key);
-    return it == obj.end() || it->is_null() ? nullptr : &*it;
-}
+using json_fields::fail;
+using json_fields::member;
+using json_fields::optional_member;
+using ImportError = json_fields::FieldError;
 
 std::string text_or(const json_t& obj, const char* key, const std::string& path, std::string fallback = {}) {
     const json_t* v = optional_member(obj, key);
@@ -184,7 +169,7 @@ void read_timeline(const json_t& t, const std::string& tpath, kernels::Measureme
     }
 }
 
-kernels::Measurement read_measurement(const json_t& j, const std::string& path) {
+kernels::Measurement read_measurement(const json_t& j, const std::string& path, const kernels::DeviceInfo* device) {
     kernels::Measurement m;
     const json_t& w = member(j, "workload", path);
     if (!w.is_string()) fail(path + ".workload", "expected text");
@@ -196,15 +181,24 @@ kernels::Measurement read_measurement(const json_t& j, const std::string& path) 
         fail(path + ".variant", "'" + m.job.variant + "' is not a variant of " + wl);
     m.job.params = read_params(member(j, "params", path), wl, path + ".params");
     const std::string backend = text_or(j, "backend", path, "simulated");
-    if (backend != "gpu" && backend != "simulated") fail(path + ".backend", "'" + backend + "' is not gpu or simulated");
-    m.job.backend = backend == "gpu" ? kernels::BackendKind::gpu : kernels::BackendKind::simulated;
+    if (!kernels::parse_backend_kind(backend, m.job.backend))
+        fail(path + ".backend", "'" + backend + "' is not gpu, simulated or recorded");
     m.job.id = integer_or<uint64_t>(j, "job_id", path);
     m.ok = flag_or(j, "ok", path);
     m.refused = flag_or(j, "refused", path);
     m.error = text_or(j, "error", path);
-    m.device = read_device(member(j, "device", path), path + ".device");
-    if (m.device.simulated != (m.job.backend == kernels::BackendKind::simulated))
+    if (device && !optional_member(j, "device")) m.device = *device;
+    else m.device = read_device(member(j, "device", path), path + ".device");
+    m.recorded_date = text_or(j, "recorded_date", path);
+    if (m.recorded() && (m.job.backend != kernels::BackendKind::recorded || m.device.simulated))
+        fail(path + ".recorded_date", "only a recorded row of a real GPU has one (backend '" + backend + "')");
+    // A recorded backend answers with the recording's GPU (recorded_date set) or, where the recording
+    // lacks the parameters, with the simulated GPU of its kind.
+    if (m.job.backend != kernels::BackendKind::recorded &&
+        m.device.simulated != (m.job.backend == kernels::BackendKind::simulated))
         fail(path + ".device.simulated", "disagrees with backend '" + backend + "'");
+    if (m.job.backend == kernels::BackendKind::recorded && !m.device.simulated && !m.recorded())
+        fail(path + ".recorded_date", "missing (a recorded row of a real GPU says when it was measured)");
     m.build_type = text_or(j, "build_type", path);
     if (const json_t* t = optional_member(j, "time")) m.time = read_time(*t, path + ".time");
     m.job.reps = std::max(m.time.reps, kernels::kMinReps);
@@ -267,7 +261,7 @@ std::string parse_measurements_json(const std::string& text, std::vector<kernels
     json_t doc;
     try {
         doc = json_t::parse(text);
-    } catch (const json_t::parse_error& e) {
+    } catch (const json_t::exception& e) {  // a syntax error, or a number too large for a double (out_of_range)
         return std::string("not JSON: ") + e.what();
     }
     try {
@@ -276,7 +270,7 @@ std::string parse_measurements_json(const std::string& text, std::vector<kernels
         if (!list.is_array()) fail("$.measurements", "expected a list");
         std::vector<kernels::Measurement> read;
         for (size_t i = 0; i < list.size(); ++i)
-            read.push_back(read_measurement(list[i], "$.measurements[" + std::to_string(i) + "]"));
+            read.push_back(read_measurement(list[i], "$.measurements[" + std::to_string(i) + "]", nullptr));
         if (read.empty()) fail("$.measurements", "the list is empty");
         out = std::move(read);
         return "";
@@ -284,6 +278,35 @@ std::string parse_measurements_json(const std::string& text, std::vector<kernels
         return e.what();
     } catch (const json_t::exception& e) {  // a number too large for its field, and the like
         return std::string("malformed: ") + e.what();
+    }
+}
+
+std::string read_device_json(const nlohmann::json& j, const std::string& path, kernels::DeviceInfo& out) {
+    try {
+        if (!j.is_object()) fail(path, "expected an object");
+        out = read_device(j, path);
+        return "";
+    } catch (const ImportError& e) {
+        return e.what();
+    } catch (const json_t::exception& e) {
+        return path + ": malformed: " + e.what();
+    }
+}
+
+std::string read_measurement_list(const nlohmann::json& list, const std::string& path,
+                                  const kernels::DeviceInfo* device, std::vector<kernels::Measurement>& out) {
+    try {
+        if (!list.is_array()) fail(path, "expected a list");
+        std::vector<kernels::Measurement> read;
+        read.reserve(list.size());
+        for (size_t i = 0; i < list.size(); ++i)
+            read.push_back(read_measurement(list[i], path + "[" + std::to_string(i) + "]", device));
+        out = std::move(read);
+        return "";
+    } catch (const ImportError& e) {
+        return e.what();
+    } catch (const json_t::exception& e) {
+        return path + ": malformed: " + e.what();
     }
 }
 

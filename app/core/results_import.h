@@ -5,6 +5,8 @@
 
 #include "kernels/common/types.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <string>
 #include <vector>
 
@@ -17,5 +19,15 @@ std::string parse_measurements_json(const std::string& text, std::vector<kernels
 
 // Reads and parses a file; the message names the path ("F: cannot read: No such file").
 std::string load_measurements_json(const std::string& path, std::vector<kernels::Measurement>& out);
+
+// For documents that embed measurements (a recording, app/core/recording.h). Each returns "" or the
+// JSON path of the bad field and what is wrong ("$.device.sm_count: expected a whole number"), and
+// leaves `out` as it was on error.
+// A device object as export's device_json writes it; `path` names it in messages.
+std::string read_device_json(const nlohmann::json& j, const std::string& path, kernels::DeviceInfo& out);
+// A list of measurement objects (full or compact, export.h's measurement_json). Objects without a
+// "device" take `device` (nullptr: each must have its own).
+std::string read_measurement_list(const nlohmann::json& list, const std::string& path,
+                                  const kernels::DeviceInfo* device, std::vector<kernels::Measurement>& out);
 
 }  // namespace app

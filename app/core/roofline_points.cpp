@@ -129,7 +129,9 @@ std::string roofline_point_text(const Measurement& m, const kernels::RoofSet& ro
     std::string t = m.job.variant + "   " + point_params_text(m.job.params) + "\n\n";
     t += "FLOPs (model) = " + kernels::format_flops(m.flops) + "\n";
     t += "time (median) = " + kernels::format_time_ms(m.time.median_ms) +
-         (m.device.simulated ? "  [simulated: model estimate]" : "  (" + std::to_string(m.time.reps) + " reps)") + "\n";
+         (m.device.simulated ? "  [simulated: model estimate]"
+          : m.recorded()     ? "  (" + std::to_string(m.time.reps) + " reps, " + m.source_label() + ")"
+                             : "  (" + std::to_string(m.time.reps) + " reps)") + "\n";
     t += "achieved = FLOPs / time = " + kernels::format_rate_flops(p.flops_per_s) + "\n\n";
     t += level_text("DRAM (circle)", p.dram_measured ? "measured, counters" : "model, L2 reuse rules", m.flops, p.dram_bytes,
                     p.dram_intensity, roof, roofs.bytes_per_s);

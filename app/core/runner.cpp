@@ -9,6 +9,8 @@
 #include "app/core/runner.h"
 
 #include "app/core/platform.h"
+#include "app/core/recorded_backend.h"
+#include "app/core/recording.h"
 
 #include <algorithm>
 #include <exception>
@@ -131,6 +133,16 @@ kernels::Backend* Runner::backend_for(const kernels::Job& job, std::string* erro
     if (job.backend == kernels::BackendKind::gpu) {
         if (!gpu_) *error = "no GPU backend: " + gpu_status();
         return gpu_.get();
+    }
+    if (job.backend == kernels::BackendKind::recorded) {
+        const std::shared_ptr<const Recording> r = find_recording(job.recording);
+        if (!r) {
+            *error = "no recording '" + job.recording + "' (fusionlab info lists the recordings it found)";
+            return nullptr;
+        }
+        auto& slot = recorded_[r->key];
+        if (!slot) slot = make_recorded_backend(r, error);
+        return slot.get();
     }
     const auto& gpus = kernels::sim_gpus();
     const kernels::SimGpu* gpu = kernels::find_sim_gpu(job.sim_gpu);

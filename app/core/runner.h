@@ -13,6 +13,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -70,6 +71,7 @@ private:
     std::unique_ptr<kernels::Backend> gpu_;
     kernels::DeviceInfo gpu_info_;  // copy for other threads: backends may refine theirs per run
     std::vector<std::unique_ptr<kernels::Backend>> sims_;  // one per sim_gpus() entry, lazily
+    std::map<std::string, std::unique_ptr<kernels::Backend>> recorded_;  // by recording key, lazily
     std::thread thread_;
 };
 

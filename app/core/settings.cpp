@@ -4,6 +4,7 @@
 
 #include "app/core/export.h"
 #include "app/core/platform.h"
+#include "app/core/jobs.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/registry.h"
 
@@ -142,8 +143,11 @@ std::string settings_from_json(const std::string& text, Settings& out) {
     if (auto it = doc.find("params"); it != doc.end()) read_params(*it, out.params, ignored);
     if (auto it = doc.find("variants"); it != doc.end()) read_variants(*it, out.variants, ignored);
     if (auto it = doc.find("backend"); it != doc.end()) {
+        // "", "gpu", a simulated GPU's key or "recorded:" + a recording found at start-up.
         const bool usable = it->is_string() && (it->get<std::string>().empty() || it->get<std::string>() == "gpu" ||
-                                                kernels::find_sim_gpu(it->get<std::string>()) != nullptr);
+                                                kernels::find_sim_gpu(it->get<std::string>()) != nullptr ||
+                                                (it->get<std::string>().rfind(kRecordedBackendPrefix, 0) == 0 &&
+                                                 !backend_setting(it->get<std::string>(), nullptr).empty()));
         if (usable) out.backend = it->get<std::string>();
         else ignored.add("backend");
     }

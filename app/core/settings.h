@@ -27,7 +27,7 @@ struct Settings {
     Theme theme = Theme::dark;
     kernels::Params params;                                  // includes the workload
     std::map<std::string, std::vector<std::string>> variants; // workload name -> selected variants
-    std::string backend;     // "gpu", or a simulated GPU key ("H100"); "" = GPU if present
+    std::string backend;     // "gpu", a simulated GPU key ("H100") or "recorded:" + a recording's key; "" = GPU if present
     int reps = 50;
     std::string export_dir;  // "" = current folder
 

@@ -246,6 +246,7 @@ int run_gui(const GuiOptions& opts) {
         }
         state.settings.backend = gpu->key;
     }
+    if (!opts.backend.empty()) state.settings.backend = opts.backend;  // checked by the command line
     if (opts.font_scale > 0) state.settings.font_scale = std::clamp(opts.font_scale, kMinFontScale, kMaxFontScale);
     if (!opts.results.empty()) {
         if (std::string why = import_results(state, opts.results); !why.empty()) {
@@ -365,6 +366,7 @@ std::string check_shot_options(const ShotOptions& opts, Settings& s) {
         if (!gpu) return "unknown simulated GPU '" + opts.sim_gpu + "'";
         s.backend = gpu->key;
     }
+    if (!opts.backend.empty()) s.backend = opts.backend;
     s.font_scale = opts.font_scale;
     s.params = opts.params;
     s.reps = opts.reps;
@@ -521,6 +523,7 @@ int run_lesson_shot(const ShotOptions& opts) {
         }
         s.backend = gpu->key;
     }
+    if (!opts.backend.empty()) s.backend = opts.backend;
     s.font_scale = opts.font_scale;
     s.reps = opts.reps;
     ensure_lessons_loaded(state);

@@ -32,7 +32,9 @@ std::string parameters_summary(const Settings& s, const ResolvedBackend& backend
     const kernels::Params& p = s.params;
     std::string text = p.workload + ", " + kernels::workload_def(p).describe(p, "") + ", " + kernels::to_string(p.dtype);
     if (backend.ready)
-        text += backend.kind == kernels::BackendKind::gpu ? ", GPU" : ", simulated " + backend.sim_key;
+        text += backend.kind == kernels::BackendKind::gpu        ? std::string(", GPU")
+                : backend.kind == kernels::BackendKind::recorded ? ", recorded " + backend.sim_key + " " + backend.recording_date
+                                                                 : ", simulated " + backend.sim_key;
     return text;
 }
 

@@ -38,13 +38,18 @@ void draw_banner(const AppState& state, const Runner& runner, const ResolvedBack
     if (backend.ready && backend.kind == kernels::BackendKind::simulated)
         lines.push_back("SIMULATED \xE2\x80\x94 " + plain_device_name(backend.device) +
                         ": times are model estimates, not measurements");
+    const bool recorded = backend.ready && backend.kind == kernels::BackendKind::recorded && state.imported_from.empty();
+    if (recorded)
+        lines.push_back("RECORDED \xE2\x80\x94 " + backend.device.name + ", " + backend.recording_date +
+                        "; what it lacks: simulated " + backend.sim_key);
     const bool imported = !state.imported_from.empty();
     if (imported)
         lines.push_back("IMPORTED \xE2\x80\x94 measured on " + plain_device_name(backend.device) +
                         (backend.device.simulated || backend.device.driver.empty() ? "" : " (" + backend.device.driver + ")") + ", read from " +
                         std::filesystem::path(state.imported_from).filename().string() +
                         "; change a parameter to measure here");
-    const bool no_gpu = runner.gpu_probed() && !runner.gpu_available() && !imported;
+    // A recording was chosen to be shown: whether this machine has a GPU is not news (the tooltip says).
+    const bool no_gpu = runner.gpu_probed() && !runner.gpu_available() && !imported && !recorded;
     // The reason can be a long driver error: the banner names it in a few words, the tooltip in full.
     if (no_gpu) {
         std::string why = first_clause(runner.gpu_status());
@@ -76,9 +81,12 @@ void draw_banner(const AppState& state, const Runner& runner, const ResolvedBack
         y += line_heights[i];
     }
     ImGui::Dummy(ImVec2(width, height));
-    tooltip("Simulated numbers come from the same byte and FLOP model as a GPU run, divided by the datasheet "
-            "bandwidth and peak: they show trends, not this machine's speed. Every export and screenshot made "
-            "from them says so." + (no_gpu ? "\n\nWhy no GPU: " + runner.gpu_status() : std::string()));
+    tooltip((recorded ? recording_line(backend) + "\nEach number says whether it is recorded or simulated.\n\n"
+                      : std::string()) +
+            "Simulated numbers come from the same byte and FLOP model as a GPU run, priced resource by resource on "
+            "a calibrated GPU: they show trends, not this machine's speed. Every export and screenshot made "
+            "from them says so." +
+            (runner.gpu_probed() && !runner.gpu_available() ? "\n\nWhy no GPU: " + runner.gpu_status() : std::string()));
 }
 
 }  // namespace app

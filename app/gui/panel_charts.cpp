@@ -11,11 +11,13 @@
 #include "kernels/common/timeline.h"
 #include "kernels/common/registry.h"
 #include "viz/bar_chart.h"
+#include "viz/theme.h"
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -42,8 +44,20 @@ bool any_simulated(const std::vector<const Measurement*>& shown) {
     return false;
 }
 
-std::string watermark_text(const std::vector<const Measurement*>& shown) {
-    return shown.empty() ? std::string() : shown.front()->device.simulated ? "SIMULATED" : "";
+std::string watermark_text(const std::vector<const Measurement*>& shown) { return results_watermark(shown); }
+
+// The time chart's title, the longest that fits the chart's width: where the numbers come from
+// first in full ("recorded 2026-11-25 + model estimate"), then shorter.
+std::string time_chart_title(const std::vector<const Measurement*>& plotted, float width) {
+    const std::string source = results_source_caption(plotted);
+    if (source.empty()) return "Time per variant (median, min-max)";
+    const bool recorded = source.rfind("recorded", 0) == 0;
+    const bool mixed = recorded && source.find('+') != std::string::npos;
+    const std::string brief = mixed ? "recorded + model" : recorded ? "recorded" : "model estimate";
+    ImFont* font = viz::heading_font();
+    for (const std::string& title : {"Time per variant (" + source + ")", "Time (" + source + ")", "Time (" + brief + ")"})
+        if (!font || font->CalcTextSizeA(font->FontSize, FLT_MAX, 0.0f, title.c_str()).x <= width) return title;
+    return "Time (" + brief + ")";
 }
 
 // Bytes of one variant split into series (buffers or kernels), in a stable legend order.
@@ -170,6 +184,8 @@ void draw_time_chart(const AppState& state, float width, float plot_height) {
         b.lo = m->time.min_ms;
         b.hi = m->time.max_ms;
         b.value_text = kernels::format_time_ms(m->time.median_ms);
+        // A recorded backend's bars: which ones are the model's (the recording lacks them).
+        if (m->job.backend == kernels::BackendKind::recorded && m->device.simulated) b.value_text += " (model)";
         b.series = variant_series(m->job.params.workload, m->job.variant);
         bars.push_back(b);
         plotted.push_back(m);
@@ -192,7 +208,7 @@ void draw_time_chart(const AppState& state, float width, float plot_height) {
         reference_bars.push_back(r);
     }
     viz::ChartFrame frame;
-    frame.title = any_simulated(plotted) ? "Time per variant (model estimate)" : "Time per variant (median, min-max)";
+    frame.title = time_chart_title(plotted, width);
     frame.format_tick = [](double v) { return kernels::format_time_ms(v); };
     frame.watermark = watermark_text(plotted);
     frame.theme = current_theme();
@@ -247,7 +263,9 @@ void draw_bytes_chart(AppState& state, float width, float plot_height) {
         std::snprintf(text, sizeof text, "%g %s", v, unit.name);
         return std::string(text);
     };
-    frame.watermark = watermark_text(plotted);
+    // Modeled bytes: marked only where the time beside them is the model's (a recording's bytes are
+    // this build's model for the recorded GPU either way).
+    frame.watermark = any_simulated(plotted) ? "SIMULATED" : "";
     frame.theme = current_theme();
     if (!plotted.empty()) {
         frame.reference_value = static_cast<double>(plotted.front()->min_bytes) / unit.size;

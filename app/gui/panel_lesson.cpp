@@ -85,6 +85,7 @@ std::string expr_tip(const LessonExpr& e, const ExprValue& v) {
     if (v.state == ExprValue::State::pending) tip += "\nThe measurement for these parameters is running.";
     else if (v.state == ExprValue::State::unavailable) tip += "\n" + v.text;
     else if (v.simulated) tip += "\nSimulated: the model's bytes and FLOPs over the datasheet GPU, not a measurement.";
+    else if (!v.recorded.empty()) tip += "\nRecorded: " + v.recorded + " (read from a recording, not measured now).";
     else if (v.measured) tip += "\nMeasured now on this GPU (CUDA events, median of the repetitions).";
     else tip += "\nComputed by the model from the tile schedule for the parameters on screen.";
     return tip;

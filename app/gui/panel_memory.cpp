@@ -184,10 +184,11 @@ void add_notes(const AppState& state, const kernels::MemoryPlayer& player, const
         d.note_tips.push_back(plain_device_name(m->device) + " is simulated: no kernel ran, so there is no measured time "
                               "or byte count; the modeled line is all there is.");
     } else {
-        std::string line = "measured: " + kernels::format_time_ms(m->time.median_ms);
+        std::string line = (m->recorded() ? "recorded " + m->recorded_date + ": " : std::string("measured: ")) +
+                           kernels::format_time_ms(m->time.median_ms);
         line += m->measured_bytes ? ", " + kernels::format_bytes(static_cast<double>(*m->measured_bytes)) + " DRAM" : "";
         d.notes.push_back(line);
-        d.note_tips.push_back("Measured on " + m->device.name + ": median of " + std::to_string(m->time.reps) + " runs (" +
+        d.note_tips.push_back((m->recorded() ? "Recorded on " + m->device.name + ", " + m->recorded_date : "Measured on " + m->device.name) + ": median of " + std::to_string(m->time.reps) + " runs (" +
                               kernels::format_time_ms(m->time.min_ms) + " .. " + kernels::format_time_ms(m->time.max_ms) +
                               "). DRAM bytes: " +
                               (m->measured_bytes ? kernels::format_count(static_cast<int64_t>(*m->measured_bytes)) +

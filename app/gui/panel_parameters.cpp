@@ -8,6 +8,7 @@
 #include "app/gui/panel_parameters.h"
 
 #include "app/core/panels_state.h"
+#include "app/core/recording.h"
 #include "app/gui/panel_helpers.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/format.h"
@@ -231,14 +232,19 @@ bool dtype_combo(kernels::Params& p) {
 std::string backend_label(const ResolvedBackend& b) {
     if (!b.ready) return "probing for a CUDA GPU...";
     if (b.kind == kernels::BackendKind::gpu) return "GPU: " + b.device.name;
+    if (b.kind == kernels::BackendKind::recorded) return b.sim_key + " (recorded " + b.recording_date + ")";
     return "Simulated: " + plain_device_name(b.device);
 }
 
 bool backend_combo(Settings& s, const Runner& runner, const ResolvedBackend& current) {
     const std::string help =
         "Where the numbers come from.\nGPU: the real kernels, timed with CUDA events.\n"
-        "Simulated: a datasheet GPU; time = sum over kernels of max(bytes / bandwidth, FLOPs / peak) "
-        "+ launch cost. Pick one any time, also when a GPU is present, to compare generations.";
+        "Recorded: measurements taken on a real GPU for every lesson step and the sweeps (assets/recordings), "
+        "shown labelled recorded with the GPU and the date; parameters the recording lacks fall back to the "
+        "simulated GPU of that kind, labelled simulated.\n"
+        "Simulated: a calibrated GPU; each kernel takes the time of its slowest resource (DRAM, L2, shared "
+        "memory, tensor cores, FP32, SFU) + launch cost. Pick one any time, also when a GPU is present, to "
+        "compare generations.";
     label_above("backend", help);
     ImGui::SetNextItemWidth(-FLT_MIN);
     bool changed = false;
@@ -252,6 +258,23 @@ bool backend_combo(Settings& s, const Runner& runner, const ResolvedBackend& cur
         } else {
             ImGui::Selectable(("GPU: none (" + runner.gpu_status() + ")").c_str(), false,
                               ImGuiSelectableFlags_Disabled);
+        }
+        // Recordings of real GPUs found at start-up (assets/recordings); an unreadable file is listed
+        // disabled with the reason, never half-loaded.
+        const auto catalog = recordings();
+        for (const auto& r : catalog->recordings) {
+            const bool selected = current.kind == kernels::BackendKind::recorded && current.recording == r->key;
+            if (ImGui::Selectable(r->label().c_str(), selected) && !selected) {
+                s.backend = kRecordedBackendPrefix + r->key;
+                changed = true;
+            }
+            tooltip("Measured on " + r->device.name + " (driver " + r->device.driver + ") on " + r->date + ": " +
+                    std::to_string(r->measurements.size()) + " measurements, every lesson step and the sweeps. "
+                    "Other parameters: the simulated " + r->card + ".\n" + r->path);
+        }
+        for (const std::string& e : catalog->errors) {
+            ImGui::Selectable("recording not loaded (hover)", false, ImGuiSelectableFlags_Disabled);
+            if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) viz::tooltip_box(e);
         }
         for (const kernels::SimGpu& g : kernels::sim_gpus()) {
             const bool selected = current.kind == kernels::BackendKind::simulated && current.sim_key == g.key;

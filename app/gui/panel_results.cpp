@@ -88,8 +88,14 @@ std::string takeaway(const std::vector<const Measurement*>& shown) {
         if (!slow || m->time.median_ms > slow->time.median_ms) slow = m;
     }
     if (!fast || fast == slow) return {};
+    // A recorded backend may set a recording beside the model's estimate: the ratio says so.
+    const std::string how = fast->device.simulated && slow->device.simulated ? " (model estimate)"
+                            : fast->device.simulated != slow->device.simulated
+                                ? " (" + (fast->device.simulated ? slow : fast)->source_tag() + " vs model estimate)"
+                            : fast->recorded() ? " (recorded " + fast->recorded_date + ")"
+                                               : "";
     std::string text = fast->job.variant + " is " + ratio_text(slow->time.median_ms / fast->time.median_ms) +
-                       " faster than " + slow->job.variant + (fast->device.simulated ? " (model estimate)" : "");
+                       " faster than " + slow->job.variant + how;
     if (fast->bytes() && fast->bytes() < slow->bytes())
         text += ": it moves " + kernels::format_bytes(static_cast<double>(fast->bytes())) + " of HBM traffic instead of " +
                 kernels::format_bytes(static_cast<double>(slow->bytes())) + " (" +

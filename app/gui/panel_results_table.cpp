@@ -197,15 +197,39 @@ void bytes_rows(const std::vector<const Measurement*>& shown, const std::vector<
                });
 }
 
+// A recorded backend mixes recorded and simulated columns: the first row says which each is.
+bool has_source_row(const std::vector<const Measurement*>& shown) {
+    for (const Measurement* m : shown)
+        if (m->recorded() || m->job.backend == kernels::BackendKind::recorded) return true;
+    return false;
+}
+
+void source_row(const std::vector<const Measurement*>& shown, const std::vector<bool>& stale) {
+    metric_row("source", "Where the column's numbers come from. recorded: measured on a real GPU on that day and "
+                         "read from a recording (assets/recordings), not measured now. simulated: the recording lacks "
+                         "these parameters, so the calibrated model of that GPU estimates them.",
+               shown, stale, [](const Measurement& m) {
+                   // The date where the column has room for it; the device and file in the tooltip.
+                   const std::string full = m.source_tag().empty() ? std::string("measured") : m.source_tag();
+                   const bool fits = ImGui::CalcTextSize(full.c_str()).x <= ImGui::GetContentRegionAvail().x;
+                   cell_text(fits ? full : m.recorded() ? std::string("recorded") : full);
+                   tooltip(m.source_label() + "\n" + m.timing_note);
+               });
+}
+
 void results_rows(const std::vector<const Measurement*>& shown, const std::vector<bool>& stale,
                   const ResolvedBackend& backend) {
     const bool simulated = backend.kind == kernels::BackendKind::simulated;
+    if (has_source_row(shown)) source_row(shown, stale);
     metric_row("kernels", "Kernel launches per run. Unfused code launches one kernel per operation and passes "
                           "each intermediate through memory (DRAM, or L2 when it fits in half of it).", shown, stale,
                [](const Measurement& m) { cell_text(std::to_string(kernels::launched_kernels(m.kernels))); });
     metric_row("time (median)",
                simulated ? "Model estimate: sum over kernels of max(bytes / bandwidth, FLOPs / peak) + launch cost."
-                         : "Median wall time of one run (all the variant's kernels), from CUDA events, after warm-up.",
+               : backend.kind == kernels::BackendKind::recorded
+                   ? "Recorded columns: the median of the recording's timed runs on its GPU, from CUDA events, after "
+                     "warm-up. Simulated columns: the calibrated model's estimate."
+                   : "Median wall time of one run (all the variant's kernels), from CUDA events, after warm-up.",
                shown, stale, [](const Measurement& m) {
                    cell_text(kernels::format_time_ms(m.time.median_ms));
                    tooltip(m.timing_note + (m.time.reps > 0 ? "\nrepetitions: " + std::to_string(m.time.reps) : ""));
@@ -463,7 +487,8 @@ float results_table_height(const AppState& state) {
     const ImGuiStyle& style = ImGui::GetStyle();
     const float row = ImGui::GetTextLineHeight() + style.CellPadding.y * 2 + 1;
     constexpr int kMetricRows = 16;  // header + the metric rows of results_rows()
-    return row * static_cast<float>(kMetricRows) + ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kernel_lines - 1) +
+    const int rows = kMetricRows + (has_source_row(visible_results(state)) ? 1 : 0);
+    return row * static_cast<float>(rows) + ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kernel_lines - 1) +
            reference_rows_height(state);
 }
 

@@ -66,6 +66,7 @@ struct PlotInput {
     std::vector<const ReferenceRow*> reference;  // parallel to data.points after plotted.size()
     std::string reference_path;
     double reference_flops = 0, reference_bytes = 0;
+    std::string recorded_date;  // the roofs are the recording's GPU's, measured that day
 };
 
 PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
@@ -74,6 +75,7 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     const std::vector<const Measurement*> shown = visible_results(state);
     const kernels::DeviceInfo& device = !shown.empty() && shown.front()->ok ? shown.front()->device : backend.device;
     in.roofs = kernels::roofs_for(device, p.dtype);
+    if (backend.kind == kernels::BackendKind::recorded) in.recorded_date = backend.recording_date;
     viz::RooflineData& d = in.data;
     d.frame.title = std::string("Roofline: ") + p.workload + ", " + kernels::to_string(p.dtype) +
                     " on " + plain_device_name(device);
@@ -81,7 +83,7 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     d.frame.y_title = "y: achieved FLOP/s";
     d.frame.format_y = [](double v) { return viz::si_tick(v); };
     d.frame.theme = viz::current_theme();
-    if (device.simulated) d.frame.watermark = "SIMULATED";
+    d.frame.watermark = results_watermark(shown);  // SIMULATED, RECORDED <date>, or both
     d.bytes_per_s = in.roofs.bytes_per_s;
     d.memory_label = std::string("DRAM ") + kernels::format_gbps(in.roofs.bytes_per_s / 1e9) +
                      " (" + in.roofs.memory_kind + " copy)";
@@ -220,6 +222,9 @@ std::string legend_text() {
 std::string footer_line(const PlotInput& in) {
     const kernels::RoofSet& r = in.roofs;
     // Where each roof comes from, in a word (the sources in full on hover).
+    const bool all_measured = r.memory_measured && r.tensor.measured && r.fp32.measured;
+    if (all_measured && !in.recorded_date.empty())
+        return "roofs: measured on the recorded GPU, " + in.recorded_date + (r.l2_bytes_per_s > 0 ? "; L2 an estimate" : "") + " (hover)";
     const std::string kinds = r.memory_kind == r.tensor.kind && r.tensor.kind == r.fp32.kind
                                   ? r.memory_kind
                                   : "DRAM " + r.memory_kind + ", tensor " + r.tensor.kind + ", FP32 " + r.fp32.kind;

@@ -69,16 +69,22 @@ void draw_status_line(const AppState& state, const Runner& runner, const Resolve
         ImGui::TextUnformatted(what);
         ImGui::SameLine();
     }
-    const std::vector<std::string> parts =
+    std::vector<std::string> parts =
         backend.ready ? device_parts(backend.device) : std::vector<std::string>{"device: probing"};
+    // A recording: what it is comes first, so the narrowest status line still says "recorded".
+    if (backend.ready && backend.kind == kernels::BackendKind::recorded)
+        parts.insert(parts.begin(), "recorded " + backend.recording_date + " (else simulated " + backend.sim_key + ")");
     const std::string all = join_fitting(parts, 1e9f);
     const InlineMessage& note = state.settings_message;
     // A settings problem takes the room of the less important device details.
     const float note_w = note.text.empty() ? 0.0f : std::min(ImGui::CalcTextSize(note.text.c_str()).x + em() * 2,
                                                              ImGui::GetContentRegionAvail().x * 0.5f);
     ImGui::TextUnformatted(join_fitting(parts, ImGui::GetContentRegionAvail().x - note_w).c_str());
+    const std::string recording = recording_line(backend);
     tooltip(all + "\n\nWhere the numbers come from: device, driver version, clocks (as the driver reports them; "
-                  "simulated: the datasheet boost clock) and compute capability.\n" + state.font_note);
+                  "simulated: the datasheet boost clock) and compute capability." +
+            (recording.empty() ? std::string() : "\n" + recording + "; numbers it lacks are simulated.") + "\n" +
+            state.font_note);
     if (!note.text.empty()) {
         ImGui::SameLine();
         ImGui::PushStyleColor(ImGuiCol_Text, note.error ? error_color() : ImGui::GetStyleColorVec4(ImGuiCol_Text));

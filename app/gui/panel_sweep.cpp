@@ -122,6 +122,7 @@ struct Curves {
     std::vector<std::vector<const Measurement*>> time_src, bytes_src;  // per series, per point
     double x_lo = 1e300, x_hi = 0, t_lo = 1e300, t_hi = 0, b_lo = 1e300, b_hi = 0;
     bool simulated = false;
+    std::string watermark;  // SIMULATED, RECORDED <date>, or both
 };
 
 int series_of(std::string w, const std::string& variant) {
@@ -173,6 +174,10 @@ Curves make_curves(const SweepState& s) {
             c.bytes_src.push_back(bms);
         }
     }
+    std::vector<const Measurement*> all;
+    for (const Measurement& m : s.results)
+        if (m.ok) all.push_back(&m);
+    c.watermark = results_watermark(all);
     return c;
 }
 
@@ -182,7 +187,7 @@ std::string point_text(const SweepState& s, const Measurement& m) {
                     std::to_string(static_cast<int64_t>(m.job.params.get(s.swept))) + "\n";
     t += "time " + kernels::format_time_ms(m.time.median_ms) +
          (m.device.simulated ? " (simulated: model estimate)"
-                             : " (median of " + std::to_string(m.time.reps) + ", min " +
+                             : std::string(m.recorded() ? " (" + m.source_label() + ";" : " (") + " median of " + std::to_string(m.time.reps) + ", min " +
                                    kernels::format_time_ms(m.time.min_ms) + ", max " + kernels::format_time_ms(m.time.max_ms) + ")") + "\n";
     t += "bytes (model) " + kernels::format_bytes(static_cast<double>(m.bytes())) + "\n";
     t += "DRAM (counters) " + (m.measured_bytes ? kernels::format_bytes(static_cast<double>(*m.measured_bytes))
@@ -207,7 +212,7 @@ void draw_curve_plot(const AppState& state, const char* id, const std::string& t
     }
     frame.format_y = std::move(format_y);
     frame.theme = viz::current_theme();
-    if (c.simulated) frame.watermark = "SIMULATED";
+    frame.watermark = c.watermark;
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton(id, size);
     const bool hovered = state.interactive && ImGui::IsItemHovered();
@@ -281,7 +286,10 @@ void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
     const bool side_by_side = avail.x > em() * 40 || avail.y < em() * 22;
     const ImVec2 size = side_by_side ? ImVec2((avail.x - em()) * 0.5f, std::max(em() * 6, avail.y))
                                      : ImVec2(avail.x, std::max(em() * 6, (avail.y - em()) * 0.5f));
-    const std::string dev = s.results.front().device.simulated ? " (simulated)" : "";
+    std::vector<const Measurement*> all;
+    for (const Measurement& m : s.results) all.push_back(&m);
+    const std::string source = results_source_caption(all);
+    const std::string dev = source.empty() ? "" : " (" + (source == "model estimate" ? std::string("simulated") : source) + ")";
     draw_curve_plot(state, "sweep_time", "Time vs size" + dev, "median time per run", ms_tick, c.time, c.time_src,
                     c.t_lo, c.t_hi, c, size);
     if (side_by_side) ImGui::SameLine();

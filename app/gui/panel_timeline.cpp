@@ -181,14 +181,18 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
 
     std::vector<viz::TimelineRow> rows;
     bool simulated = false;
+    std::vector<const kernels::Measurement*> shown_runs;
     for (const ShownRun& r : runs) {
         rows.push_back({r.m->job.variant, row_summary(r), r.m->timeline, variant_series(*r.m)});
         simulated = simulated || r.m->device.simulated;
+        shown_runs.push_back(r.m);
     }
     viz::TimelineFrame frame;
-    frame.title = runs.front().m->job.params.workload + " on " +
-                  plain_device_name(runs.front().m->device) + (simulated ? " (simulated: modeled kernels and gaps)" : "");
-    frame.watermark = simulated ? "SIMULATED" : "";
+    const kernels::Measurement& first = *runs.front().m;
+    frame.title = first.job.params.workload + " on " + plain_device_name(first.device) +
+                  (first.recorded() ? " (recorded " + first.recorded_date + ")" : "") +
+                  (simulated ? " (simulated: modeled kernels and gaps)" : "");
+    frame.watermark = results_watermark(shown_runs);
     frame.theme = current_theme();
 
     // Room below the chart: the table (header + one row per run) and one or two lines of source per run.

@@ -526,7 +526,7 @@ private:
     // the interval, as it is for any program that launches its steps one by one.
     void time_whole_runs(const Job& job, const CancelToken& cancel, const Model& mod, GpuWorkload& w, Measurement& m) {
         const cudaStream_t s = stream_->get();
-        const int reps = job.quick ? std::max(job.reps, kMinReps) : gpu_timed_reps(job.reps);
+        const int reps = job.quick || job.reps_as_asked ? std::max(job.reps, kMinReps) : gpu_timed_reps(job.reps);
         const int warmup = std::max(gpu_warmup_runs(job.warmup), 1);
         warmup_used_ = warmup;
         quick_budget_note_.clear();
@@ -681,9 +681,10 @@ private:
                       Measurement& m, double checked_run_ms = -1) {
         const cudaStream_t s = stream_->get();
         const size_t kernels_per_rep = mod.kernels.size();
-        // A quick (interactive) job takes its reps as asked; a full one at least kMinGpuTimedReps
+        // A quick (interactive) job and a recording's (reps_as_asked) take their reps as asked; a full
+        // one at least kMinGpuTimedReps
         // (a sanitizer run: 1, kernels/common/sanitizer_run.h).
-        int reps = job.quick ? std::max(job.reps, kMinReps) : gpu_timed_reps(job.reps);
+        int reps = job.quick || job.reps_as_asked ? std::max(job.reps, kMinReps) : gpu_timed_reps(job.reps);
         int warmup = gpu_warmup_runs(job.warmup);
         quick_budget_note_.clear();
         if (job.quick && checked_run_ms > 0 && !sanitizer_run()) {

@@ -73,7 +73,23 @@ bool parse_dtype(const std::string& s, DType& out) {
     return false;
 }
 
-const char* to_string(BackendKind b) { return b == BackendKind::gpu ? "gpu" : "simulated"; }
+const char* to_string(BackendKind b) {
+    switch (b) {
+    case BackendKind::gpu: return "gpu";
+    case BackendKind::simulated: return "simulated";
+    case BackendKind::recorded: return "recorded";
+    }
+    return "?";
+}
+
+bool parse_backend_kind(const std::string& s, BackendKind& out) {
+    for (BackendKind b : {BackendKind::gpu, BackendKind::simulated, BackendKind::recorded})
+        if (s == to_string(b)) {
+            out = b;
+            return true;
+        }
+    return false;
+}
 
 TimeStats summarize(std::vector<double> samples_ms) {
     TimeStats s;
@@ -85,6 +101,25 @@ TimeStats summarize(std::vector<double> samples_ms) {
     s.max_ms = samples_ms.back();
     s.median_ms = n % 2 ? samples_ms[n / 2] : 0.5 * (samples_ms[n / 2 - 1] + samples_ms[n / 2]);
     return s;
+}
+
+std::string plain_device_name(const DeviceInfo& d) {
+    const std::string suffix = " (simulated)";
+    const std::string& n = d.name;
+    if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return n.substr(0, n.size() - suffix.size());
+    return n;
+}
+
+std::string Measurement::source_label() const {
+    if (recorded()) return "recorded on " + device.name + ", " + recorded_date;
+    if (device.simulated) return "simulated on " + plain_device_name(device);
+    return "measured on " + device.name;
+}
+
+std::string Measurement::source_tag() const {
+    if (recorded()) return "recorded " + recorded_date;
+    return device.simulated ? "simulated" : "";
 }
 
 double Measurement::achieved_gbps() const {

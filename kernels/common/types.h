@@ -94,6 +94,9 @@ struct DeviceInfo {
     std::string compute_ceiling_note = "not measured";
 };
 
+// The device's name without the " (simulated)" suffix, for labels that already say so.
+std::string plain_device_name(const DeviceInfo& d);
+
 // ---------------------------------------------------------------------------------------------
 // Measurements
 // ---------------------------------------------------------------------------------------------
@@ -120,8 +123,13 @@ struct KernelSpan {
     uint64_t bytes = 0;      // modeled bytes read + written by this kernel
 };
 
-enum class BackendKind { gpu, simulated };
-const char* to_string(BackendKind b);
+// gpu: real kernels here. simulated: the model on a calibrated GPU. recorded: measurements taken
+// earlier on a real GPU and shipped as a recording (app/core/recording.h), the simulated GPU of the
+// same kind wherever the recording lacks the parameters.
+enum class BackendKind { gpu, simulated, recorded };
+const char* to_string(BackendKind b);  // "gpu", "simulated", "recorded"
+// The inverse; false for anything else.
+bool parse_backend_kind(const std::string& s, BackendKind& out);
 
 // Timed repetitions a job may ask for (a GPU backend times at least 20 whatever is asked).
 inline constexpr int kMinReps = 1;
@@ -136,6 +144,7 @@ struct Job {
     std::string variant;         // "unfused" / "fused"
     BackendKind backend = BackendKind::simulated;
     std::string sim_gpu = "H100";  // simulated GPU key when backend == simulated
+    std::string recording;         // recording key ("h100-2026-11-25") when backend == recorded
     int reps = 50;               // timed repetitions (GPU: at least 20 are used)
     int warmup = 5;
     // GPU: after the timed reps, one more run with the hardware counters (CUPTI range profiler)
@@ -145,6 +154,10 @@ struct Job {
     // `reps` as asked (down to kMinReps) instead of its floor of 20, and the job carries no
     // counters; a full pass with the user's reps and the counters follows when the hand stops.
     bool quick = false;
+    // A recording (`fusionlab record`) cut to fit a device budget: the GPU backend times `reps` as
+    // asked (at least kMinReps) instead of its floor of 20, with the warm-up, the CPU check, the
+    // timeline and the counters of a full job.
+    bool reps_as_asked = false;
 };
 
 struct Measurement {
@@ -195,7 +208,17 @@ struct Measurement {
     // batch's earlier jobs, buffer allocation, the CPU check, timing, counters): what a GUI user
     // waits. 0 when not run through the runner.
     double wall_ms = 0;
+    // Read from a recording of a real GPU (app/core/recording.h) rather than measured now: the day it
+    // was measured ("2026-11-25"); `device` is the GPU it was measured on. Empty for a result made
+    // here (measured or simulated). Every view and export that shows the numbers says so.
+    std::string recorded_date;
 
+    bool recorded() const { return !recorded_date.empty(); }
+    // Where the numbers come from, in a few words for labels: "recorded on NVIDIA H100 80GB HBM3,
+    // 2026-11-25", "simulated on H100 SXM5 80GB", "measured on NVIDIA H100 80GB HBM3".
+    std::string source_label() const;
+    // The short tag a chart or a table cell carries: "recorded 2026-11-25", "simulated", "" (measured here).
+    std::string source_tag() const;
     uint64_t bytes() const { return bytes_read + bytes_written; }
     // Achieved rates from the median time; 0 when time is 0.
     double achieved_gbps() const;

@@ -3,8 +3,10 @@
 // message, never a crash or an exception.
 //
 // Properties: whatever was accepted is legal (parameters validate, font scale and reps in
-// range, the backend known), and what is accepted survives a save and a load unchanged with no
-// message (what the GUI writes it can read back).
+// range, the backend known: the GPU, a simulated GPU or a recording found at start-up), and what
+// is accepted survives a save and a load unchanged with no message (what the GUI writes it can
+// read back).
+#include "app/core/jobs.h"
 #include "app/core/settings.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/registry.h"
@@ -30,7 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (std::string why = kernels::validate(s.params); !why.empty()) fail("accepted invalid parameters: " + why, text);
     if (!(s.font_scale >= app::kMinFontScale && s.font_scale <= app::kMaxFontScale)) fail("font scale out of range", text);
     if (s.reps < app::kMinReps || s.reps > app::kMaxReps) fail("reps out of range", text);
-    if (!s.backend.empty() && s.backend != "gpu" && !kernels::find_sim_gpu(s.backend)) fail("unknown backend kept", text);
+    const bool recorded = s.backend.rfind(app::kRecordedBackendPrefix, 0) == 0 && !app::backend_setting(s.backend, nullptr).empty();
+    if (!s.backend.empty() && s.backend != "gpu" && !kernels::find_sim_gpu(s.backend) && !recorded)
+        fail("unknown backend kept", text);
 
     app::Settings again;
     const std::string note = app::settings_from_json(app::settings_to_json(s), again);
