@@ -145,6 +145,10 @@ struct Job {
     // `reps` as asked (down to kMinReps) instead of its floor of 20, and the job carries no
     // counters; a full pass with the user's reps and the counters follows when the hand stops.
     bool quick = false;
+    // Simulated backend: run the variant's arithmetic on the CPU for the error against the float64
+    // reference (kernels/common/emulate.h; up to kEmulationSeconds a job). Off where no error is shown
+    // (the sweep). A GPU job always checks its output before its time is shown.
+    bool emulate = true;
 };
 
 struct Measurement {
