@@ -147,6 +147,7 @@ struct ExprValue {
     std::string text;       // "0.142 ms", "measuring...", "unavailable: why"
     bool simulated = false; // the value comes from the simulated backend (the prose marks it)
     bool measured = false;  // measured (or simulated-measured) rather than modeled
+    bool emulated = false;  // computed on the CPU in the variant's emulated arithmetic (a simulated GPU's error)
     // The number behind the text, for `{if ...}`: ms, bytes, FLOPs, GB/s, TFLOP/s, %, FLOP/B, a
     // plain factor for ratios. Empty for text (device.name, refusal, dtype) and when not a value.
     std::optional<double> number;
