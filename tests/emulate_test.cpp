@@ -77,6 +77,8 @@ TEST_CASE("emulate_check: the GPU check's rows, else its quick pass's; quick job
     CHECK(e.rows < static_cast<int64_t>(attention::rows_to_check(a, kFullCheck.max_mults).size()));
     const EmulatedCheck q = emulate_check(attention_job("flash_tc", 2048, 64, true), {});
     CHECK(q.rows == e.rows);
+    // Every variant on the same rows, whichever alone would fit the full check (flash_tc would here).
+    for (const char* v : {"naive", "flash", "flash_tc"}) CHECK(emulate_check(attention_job(v, 1024, 16), {}).rows == 150);
     // Neither fits: the reason, with the estimate.
     const EmulatedCheck no = emulate_check(attention_job("naive", 65536, 64), {});
     CHECK_FALSE(no.computed);
@@ -84,7 +86,7 @@ TEST_CASE("emulate_check: the GPU check's rows, else its quick pass's; quick job
 }
 
 TEST_CASE("the reference rows are computed once for every variant of a parameter set", "[emulate]") {
-    Job flash = attention_job("flash", 512, 3);
+    Job flash = attention_job("flash", 512, 2);
     flash.params.set("seed", 4242);  // parameters no other test uses: nothing shared yet
     Job naive = flash;
     naive.variant = "naive";

@@ -132,11 +132,16 @@ EmulatedCheck emulate_check(const Job& job, const std::function<bool()>& cancell
             return r;
         }
         // The GPU check's rows for this job; when they would take too long, its quick pass's rows.
+        // Every variant of the workload decides (the costliest one's estimate), so the variants
+        // shown side by side are compared on the same rows, as the GPU check compares them.
         std::vector<CheckBudget> budgets{check_budget(job.quick)};
         if (!job.quick) budgets.push_back(kQuickCheck);
-        for (const CheckBudget& check : budgets) {
-            r = def.emulate(job.variant, job.params, EmulationBudget{check, max_seconds, cancelled});
-            if (r.computed || r.estimated_s <= max_seconds) return r;  // done, or stopped for another reason
+        for (size_t i = 0; i < budgets.size(); ++i) {
+            double costliest = 0;
+            for (const VariantInfo& v : def.variants)  // estimates only: a limit of 0 runs nothing
+                costliest = std::max(costliest, def.emulate(v.name, job.params, EmulationBudget{budgets[i], 0.0, {}}).estimated_s);
+            if (costliest > max_seconds && i + 1 < budgets.size()) continue;
+            return def.emulate(job.variant, job.params, EmulationBudget{budgets[i], max_seconds, cancelled});
         }
     } catch (const std::exception& e) {
         r = EmulatedCheck{};
