@@ -40,7 +40,7 @@ TEST_CASE("a warp's butterfly sum adds in its own order, not lane after lane", "
     CHECK(emu::butterfly_sum(lanes) == 30.0f);
 }
 
-TEST_CASE("fp32 FMA through double matches a single rounding; GEMM rows match GEMM dots bit for bit", "[emulate]") {
+TEST_CASE("fp32 FMA rounds to nearest, a tensor-core k-step toward zero; GEMM rows match GEMM dots bit for bit", "[emulate]") {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(-2.0f, 2.0f);
     int differ = 0;
@@ -49,6 +49,12 @@ TEST_CASE("fp32 FMA through double matches a single rounding; GEMM rows match GE
         differ += emu::fma32(a, b, c) != std::fma(a, b, c);
     }
     CHECK(differ == 0);  // a double-rounding tie is a 2^-29 event
+
+    // A tensor-core k-step truncates its fp32 sum (round toward zero), where an FFMA rounds to nearest.
+    CHECK(emu::mma_step(1.0f, 0x1.8p-24) == 1.0f);
+    CHECK(emu::mma_step(-1.0f, -0x1.8p-24) == -1.0f);
+    CHECK(emu::fma32(1.0f, 1.0f, 0x1.8p-24f) == 1.0f + 0x1p-23f);
+    CHECK(emu::mma_step(1.0f, 0x1p-23) == 1.0f + 0x1p-23f);  // exact sums stay exact
 
     const int64_t K = 70, N = 9;  // a ragged last k-step of 6
     std::vector<float> a(K), B(K * N), row(N);

@@ -15,10 +15,12 @@
 //             rounded twice, which differs from one rounding only in rare ties (one ulp).
 //             ex2.approx, rcp.approx, rsqrtf: the correctly rounded value (the hardware's is within
 //             about 2 ulp of fp32).
-//             Tensor-core MMA (mma.sync, cuBLAS): each k-step of 16 products summed exactly, then added
-//             to the fp32 accumulator with one rounding. The hardware aligns the products to the
-//             largest exponent and truncates a few bits below fp32 (Fasi et al., "Numerical behavior
-//             of NVIDIA tensor cores", 2021): the last fp32 bit may differ, far below fp16/bf16.
+//             Tensor-core MMA (mma.sync, cuBLAS): each k-step of 16 products summed exactly, added to
+//             the fp32 accumulator and rounded toward zero. Tensor cores normalise their fp32 sums by
+//             truncation (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor cores",
+//             PeerJ Comput. Sci. 2021: V100, T4, A100); with it ffn's errors at d_model = 4096 come out
+//             as the H100's (4e-4 to 9e-4 in bf16), with round-to-nearest 2 to 10 times smaller
+//             (kernels/PERF.md). Not modeled: the truncation of aligned products inside a k-step.
 //             Library GEMMs (cuBLAS, cuBLASLt) in fp32: one sequential FMA chain along K (the library
 //             may split K and add the parts in another order).
 // So the emulated error is the GPU's in magnitude, not bit for bit (kernels/PERF.md compares them).
@@ -139,8 +141,12 @@ inline double dot16_exact(const float* a, const float* b, int n = 16) {
     for (int k = 0; k < n; ++k) s += static_cast<double>(a[k]) * static_cast<double>(b[k]);
     return s;
 }
-// The accumulator after one MMA k-step: one rounding to fp32.
-inline float mma_step(float acc, double step) { return static_cast<float>(static_cast<double>(acc) + step); }
+// The accumulator after one MMA k-step: rounded to fp32 toward zero.
+inline float mma_step(float acc, double step) {
+    const double sum = static_cast<double>(acc) + step;
+    const float nearest = static_cast<float>(sum);
+    return std::fabs(static_cast<double>(nearest)) > std::fabs(sum) ? std::nextafter(nearest, 0.0f) : nearest;
+}
 
 // A library GEMM's accumulation of one output, a[k] times b[k * stride] along K: one fp32 FMA chain
 // in K order (fp32), or tensor-core k-steps of 16 (fp16/bf16; a ragged last step is zero-padded).
