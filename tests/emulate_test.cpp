@@ -92,7 +92,7 @@ TEST_CASE("emulate_check: the GPU check's rows, else its quick pass's; quick job
 }
 
 TEST_CASE("the reference rows are computed once for every variant of a parameter set", "[emulate]") {
-    Job flash = attention_job("flash", 512, 2);
+    Job flash = attention_job("flash", 256, 2);
     flash.params.set("seed", 4242);  // parameters no other test uses: nothing shared yet
     Job naive = flash;
     naive.variant = "naive";
@@ -108,7 +108,7 @@ TEST_CASE("the reference rows are computed once for every variant of a parameter
 }
 
 TEST_CASE("an emulation stops when its job goes stale", "[emulate]") {
-    const EmulatedCheck e = emulate_check(attention_job("flash", 512, 2), [] { return true; });
+    const EmulatedCheck e = emulate_check(attention_job("flash", 256, 2), [] { return true; });
     CHECK_FALSE(e.computed);
     CHECK_THAT(e.why_not, Catch::Contains("cancelled"));
 }
