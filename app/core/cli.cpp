@@ -1056,7 +1056,7 @@ std::string pct_cell(double gbps, const BandwidthCeiling& c) {
 
 std::string error_cell(const kernels::Measurement& m) {
     if (m.checked) return printf_string("%.2e / %.2e", m.max_abs_error, m.rel_l2_error) + (m.device.simulated ? " (CPU)" : "");
-    if (m.device.simulated) return "n/a (simulated)";
+    if (m.device.simulated) return m.check_note.empty() ? "n/a (simulated)" : m.check_note;  // "not emulated: ~2 s ..."
     return "not checked" + (m.check_note.empty() ? std::string() : ": " + m.check_note);
 }
 
