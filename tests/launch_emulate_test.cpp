@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
 #include <string>
 
 using namespace kernels;
@@ -37,6 +38,17 @@ TEST_CASE("emulated launch in bf16: rounding after every kernel stalls the strea
     p.dtype = DType::f32;
     p.steps = 1;
     for (int64_t i = 0; i < p.elements; ++i) CHECK(emulate_value("stream", p, i) == emulate_value("fused", p, i));
+}
+
+TEST_CASE("elements_checked counts elements_to_check without listing them", "[emulate][launch]") {
+    for (int64_t steps : {1, 7, 100, 1000})
+        for (int64_t n : std::initializer_list<int64_t>{1, 2, 255, 65536, 1000003, int64_t{1} << 24}) {
+            LaunchParams p;
+            p.steps = steps;
+            p.elements = n;
+            for (int64_t work : std::initializer_list<int64_t>{50'000'000, 1000, 1})
+                CHECK(elements_checked(p, work) == static_cast<int64_t>(elements_to_check(p, work).size()));
+        }
 }
 
 TEST_CASE("emulated launch compares the GPU check's elements; the time limit gives the reason", "[emulate][launch]") {
