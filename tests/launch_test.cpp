@@ -31,6 +31,7 @@ kernels::Measurement simulate(const Params& p, const std::string& variant, const
     kernels::Job job;
     job.params = p;
     job.variant = variant;
+    job.emulate = false;  // times, gaps and limiters (launch_emulate_test has the arithmetic)
     return backend->run(job, {});
 }
 

@@ -318,6 +318,20 @@ TEST_CASE("live expressions show modeled, measured, pending and unavailable valu
     CHECK(t.text == kernels::format_time_ms(0.5) + " (simulated)");
     CHECK(eval("ratio", {"time", "unfused", "fused"}).text == "3.00\xC3\x97 (simulated)");
 
+    // A simulated error is computed on the CPU (the variant's emulated arithmetic) and says so; one
+    // that was not computed gives the reason.
+    results.back().check_note = "not emulated: ~2.0 s on the CPU at this size (256 sampled rows; the limit is 0.5 s)";
+    CHECK(eval("measured.error", {"unfused"}).text ==
+          "unavailable: not emulated: ~2.0 s on the CPU at this size (256 sampled rows; the limit is 0.5 s)");
+    results.back().checked = true;
+    results.back().rel_l2_error = 3.14e-3;
+    const ExprValue error = eval("measured.error", {"unfused"});
+    CHECK(error.text == "3.1e-03 (computed on the CPU)");
+    CHECK(error.emulated);
+    CHECK_FALSE(error.simulated);
+    REQUIRE(error.number);
+    CHECK(*error.number == 3.14e-3);
+
     // Counters not collected: unavailable with the measurement's own reason.
     CHECK(eval("measured.bytes", {"fused"}).text == "unavailable: hardware counters not collected");
     // A failed run: its error.

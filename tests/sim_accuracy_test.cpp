@@ -59,6 +59,7 @@ const SimGpu& sim_for(const DeviceInfo& d) {
 Measurement simulate(const Measurement& real) {
     auto backend = make_sim_backend(sim_for(real.device));
     Job job = real.job;
+    job.emulate = false;  // times and bytes only
     job.backend = BackendKind::simulated;
     return backend->run(job, CancelToken{});
 }
@@ -243,6 +244,7 @@ TEST_CASE("simulated times between the recorded sizes follow the measurements", 
         Job job;
         job.params = pt.params;
         job.variant = pt.variant;
+        job.emulate = false;  // times and bytes only
         const Measurement m = make_sim_backend(*find_sim_gpu(pt.gpu))->run(job, {});
         REQUIRE(m.ok);
         INFO("simulated " << m.time.median_ms << " ms, expected " << pt.expected_ms << " ms; " << m.limiter);

@@ -46,8 +46,9 @@ TEST_CASE("simulated run: fused chain beats unfused, bound by instruction issue,
     CHECK(u.device.simulated);
     CHECK(u.kernels.size() == 4);
     CHECK(f.kernels.size() == 1);
-    CHECK_FALSE(u.checked);
-    CHECK_THAT(u.check_note, Catch::Contains("simulated"));
+    // No kernel ran; the arithmetic did, on the CPU: the quick check's 32 rows (256 would take ~0.6 s).
+    CHECK(u.checked);
+    CHECK_THAT(u.check_note, Catch::StartsWith("computed on the CPU (emulated bf16 arithmetic, 32 sampled rows): "));
     // 9n against 3n DRAM bytes, but the fused chain's ~54 instructions per element bind before its
     // bytes on the H200 (PERF.md: 0.1409 ms measured against 0.3092 for unfused, 2.19x).
     CHECK_THAT(u.limiter, Catch::StartsWith("bound by DRAM bandwidth"));
@@ -211,4 +212,26 @@ TEST_CASE("simulated skip: every variant estimated from the model, fused between
     CHECK(by_variant["fused"].time.median_ms >= by_variant["attention"].time.median_ms);
     CHECK(by_variant["two_pass"].time.median_ms > by_variant["fused"].time.median_ms);
     CHECK(by_variant["two_pass"].kernels.size() == 2);
+}
+
+TEST_CASE("simulated run: the error is computed on the CPU where that is quick, else it says why not", "[sim][emulate]") {
+    auto backend = make_sim_backend(*find_sim_gpu("H100"));
+    Job job;
+    job.params = default_params("attention");
+    job.params.dtype = DType::f16;
+    job.params.set("N", 256).set("d", 64).set("heads", 2);  // ~0.06 s: far from the limit on a busy CPU
+    job.variant = "flash";
+    const Measurement m = backend->run(job, {});
+    REQUIRE(m.ok);
+    CHECK(m.checked);
+    CHECK(m.checked_elements == 2 * 256 * 64);
+    CHECK(m.rel_l2_error > 1e-4);
+    CHECK(m.rel_l2_error < 3e-4);
+    CHECK_THAT(m.check_note, Catch::StartsWith("computed on the CPU (emulated fp16 arithmetic, all 512 rows): all 512 "
+                                               "rows of O vs the float64 CPU reference; "));
+    job.params.set("N", 65536).set("heads", 64);
+    const Measurement big = backend->run(job, {});
+    REQUIRE(big.ok);
+    CHECK_FALSE(big.checked);
+    CHECK_THAT(big.check_note, Catch::StartsWith("not emulated: ~") && Catch::Contains("s on the CPU at this size"));
 }

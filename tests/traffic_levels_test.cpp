@@ -124,6 +124,7 @@ TEST_CASE("the simulator names the limiter of each kind of kernel", "[levels][si
         Job job;
         job.params = p;
         job.variant = variant;
+        job.emulate = false;  // the limiter only
         return make_sim_backend(*find_sim_gpu(gpu))->run(job, {});
     };
     // naive: the GEMMs stream S and P at DRAM bandwidth; the softmax's ~36 instructions per element

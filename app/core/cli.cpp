@@ -30,6 +30,7 @@
 #include "app/core/views.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/dram_counters.h"
+#include "kernels/common/emulate.h"
 #include "kernels/common/format.h"
 #include "kernels/common/timeline.h"
 #include "kernels/common/sanitizer_run.h"
@@ -1155,8 +1156,8 @@ std::string pct_cell(double gbps, const BandwidthCeiling& c) {
 }
 
 std::string error_cell(const kernels::Measurement& m) {
-    if (m.checked) return printf_string("%.2e / %.2e", m.max_abs_error, m.rel_l2_error);
-    if (m.device.simulated) return "n/a (simulated)";
+    if (m.checked) return printf_string("%.2e / %.2e", m.max_abs_error, m.rel_l2_error) + (m.device.simulated ? " (CPU)" : "");
+    if (m.device.simulated) return m.check_note.empty() ? "n/a (simulated)" : m.check_note;  // "not emulated: ~2 s ..."
     return "not checked" + (m.check_note.empty() ? std::string() : ": " + m.check_note);
 }
 
@@ -1177,7 +1178,9 @@ void print_header(std::ostream& out, const kernels::Measurement& first, size_t s
     } else if (d.simulated) {
         out << "**************************************************************************************\n"
             << "  SIMULATED: times come from the calibrated model of a " << d.name << ",\n"
-            << "  not from a GPU. Outputs are not measured; errors are n/a.\n"
+            << "  not from a GPU. Errors are computed on the CPU: each variant's arithmetic emulated in\n"
+            << "  its dtype on the rows a GPU check samples (n/a where that takes over "
+            << kernels::kEmulationSeconds << " s).\n"
             << "**************************************************************************************\n";
     }
     out << "device: " << d.name << " | driver " << d.driver << ", runtime " << d.runtime << " | clocks SM "

@@ -1038,6 +1038,11 @@ ExprValue evaluate_measured(const LessonExpr& e, const ExprContext& ctx) {
             if (note.rfind("n/a: ", 0) == 0) note = note.substr(5);  // "n/a: simulated, ..." reads twice as "unavailable"
             return unavailable(note);
         }
+        if (m->device.simulated) {  // no kernel ran: the variant's arithmetic emulated on the CPU
+            ExprValue v = value_text(printf_text("%.1e", m->rel_l2_error) + " (computed on the CPU)", m->rel_l2_error);
+            v.emulated = true;
+            return v;
+        }
         return measured(*m, printf_text("%.1e", m->rel_l2_error), m->rel_l2_error);
     }
     if (!m->measured_bytes) return unavailable(counters_note(*m));

@@ -148,6 +148,7 @@ struct ExprValue {
     bool simulated = false; // the value comes from the simulated backend (the prose marks it)
     bool measured = false;  // measured (or simulated-measured) rather than modeled
     std::string recorded;   // read from a recording: "recorded on NVIDIA H100 80GB HBM3, 2026-11-25" (prose marks it)
+    bool emulated = false;  // computed on the CPU in the variant's emulated arithmetic (a simulated GPU's error)
     // The number behind the text, for `{if ...}`: ms, bytes, FLOPs, GB/s, TFLOP/s, %, FLOP/B, a
     // plain factor for ratios. Empty for text (device.name, refusal, dtype) and when not a value.
     std::optional<double> number;

@@ -75,6 +75,7 @@ std::string prepare_sweep(SweepState& state, const Settings& s, const ResolvedBa
         state.values.push_back(v);
         for (kernels::Job job : one) {
             job.params = p;
+            job.emulate = false;  // a simulated sweep draws times and bytes, no errors: no CPU arithmetic
             batch.push_back(job);
         }
     }

@@ -84,6 +84,8 @@ std::string expr_tip(const LessonExpr& e, const ExprValue& v) {
     std::string tip = "{" + e.source + "}: " + what + ".";
     if (v.state == ExprValue::State::pending) tip += "\nThe measurement for these parameters is running.";
     else if (v.state == ExprValue::State::unavailable) tip += "\n" + v.text;
+    else if (v.emulated) tip += "\nComputed on this CPU: the variant's arithmetic emulated in its dtype and order of operations "
+                                "on the rows a GPU check samples, against the float64 reference (no kernel ran).";
     else if (v.simulated) tip += "\nSimulated: the model's bytes and FLOPs over the datasheet GPU, not a measurement.";
     else if (!v.recorded.empty()) tip += "\nRecorded: " + v.recorded + " (read from a recording, not measured now).";
     else if (v.measured) tip += "\nMeasured now on this GPU (CUDA events, median of the repetitions).";

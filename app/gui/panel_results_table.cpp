@@ -288,7 +288,8 @@ void results_rows(const std::vector<const Measurement*>& shown, const std::vecto
                                              (m.job.measure_counters ? " + counters" : ""));
                });
     metric_row("max error", "Error versus the reference: the largest |output - reference| over the checked elements; the reference "
-                                         "is the float64 CPU implementation on the same inputs.",
+                                         "is the float64 CPU implementation on the same inputs. On a simulated GPU no kernel ran: "
+                                         "the variant's arithmetic is emulated on the CPU (its dtype, its order of operations).",
                shown, stale, [](const Measurement& m) {
                    if (m.checked) {
                        cell_text(scientific_text(m.max_abs_error));

@@ -154,6 +154,16 @@ float q_value(const AttentionParams& p, int64_t head, int64_t row, int64_t col);
 float k_value(const AttentionParams& p, int64_t head, int64_t row, int64_t col);
 float v_value(const AttentionParams& p, int64_t head, int64_t row, int64_t col);
 
+// K and V of one head ([N][d] each, dtype-rounded), regenerated on the first row of a head and kept
+// (per thread) for the next rows of the same head and parameters.
+struct HeadInputs {
+    uint64_t seed = 0;
+    int64_t N = -1, d = -1, head = -1;
+    DType dtype = DType::f32;
+    std::vector<float> K, V;  // [N][d]
+};
+const HeadInputs& head_inputs(const AttentionParams& p, int64_t head);
+
 // Row `row` of P = softmax(Q Kᵀ / sqrt(d)) for one head: N values (0 above the diagonal if causal).
 void reference_probabilities(const AttentionParams& p, int64_t head, int64_t row, double* P);
 // Row `row` of O for one head: d values.

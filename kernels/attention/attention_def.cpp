@@ -6,6 +6,7 @@
 // [SECTION] Description, memory view, traffic
 // [SECTION] The definition
 #include "kernels/attention/attention.h"
+#include "kernels/attention/attention_emulate.h"
 #include "kernels/common/format.h"
 #include "kernels/common/workload_def.h"
 
@@ -179,6 +180,10 @@ std::vector<SramPart> sram_parts(const std::string& variant, const Params& p, in
     return flash_sram_parts(variant, to_attention(p), "Qi", "");
 }
 
+EmulatedCheck emulate_of(const std::string& variant, const Params& p, const EmulationBudget& budget) {
+    return emulate(variant, to_attention(p), budget);
+}
+
 std::string traffic_reason(const Measurement& m, uint64_t l2) {
     return flash_traffic_reason(m.job.variant, to_attention(m.job.params), m.l2_bytes_read > 0 ? m.l2_bytes_read : m.bytes_read, l2);
 }
@@ -212,6 +217,7 @@ const WorkloadDef& attention_workload() {
         w.on_chip = attention::on_chip;
         w.sram_parts = attention::sram_parts;
         w.traffic_gap_reason = attention::traffic_reason;
+        w.emulate = attention::emulate_of;
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = attention::gpu::make_gpu_workload;
 #endif

@@ -31,18 +31,9 @@ float v_value(const AttentionParams& p, int64_t head, int64_t row, int64_t col) 
 // ---------------------------------------------------------------------------------------------
 // Reference
 // ---------------------------------------------------------------------------------------------
-namespace {
-
 // K and V of one head, regenerated once and kept for the next rows of the same head: the checks
 // walk sampled rows head by head, and regenerating N x d Philox values per row made the check's
 // cost the same ~0.5 s at every N (H200 live-loop measurement, PERF.md "Live loop").
-struct HeadInputs {
-    uint64_t seed = 0;
-    int64_t N = -1, d = -1, head = -1;
-    DType dtype = DType::f32;
-    std::vector<float> K, V;  // [N][d]
-};
-
 const HeadInputs& head_inputs(const AttentionParams& p, int64_t head) {
     thread_local HeadInputs cache;
     if (cache.seed == p.seed && cache.N == p.N && cache.d == p.d && cache.head == head && cache.dtype == p.dtype)
@@ -62,8 +53,6 @@ const HeadInputs& head_inputs(const AttentionParams& p, int64_t head) {
         }
     return cache;
 }
-
-}  // namespace
 
 void reference_probabilities(const AttentionParams& p, int64_t head, int64_t row, double* P) {
     const int64_t keys = p.causal ? row + 1 : p.N;  // causal: keys 0..row

@@ -278,11 +278,8 @@ std::string oom_message(uint64_t needed, const std::string& what) {
 // =============================================================================================
 struct Cancelled {};
 
-// The CPU reference's budget for the check that precedes every timing. A full job samples up to
-// 4e8 multiply-adds of attention rows (~0.5 s on one core at N = 8192) or 4M elementwise outputs; a
-// quick job (the GUI's first pass while a slider moves) fewer, so the answer comes within ~300 ms.
-// Every configuration is still checked before its time is shown; the full pass re-checks more.
-constexpr CheckBudget kFullCheck{4e8, int64_t{1} << 22}, kQuickCheck{2e7, int64_t{1} << 18};
+// The CPU reference's budget for the check that precedes every timing: kFullCheck or kQuickCheck
+// (kernels/common/output_check.h, shared with the simulated backend's CPU emulation).
 // GPU time the quick pass spends on timed reps (at least one rep whatever its length).
 constexpr double kQuickTimedBudgetMs = 60;
 
@@ -454,7 +451,7 @@ private:
         // Correctness first: one run on poisoned outputs; what the check needs is copied now (the
         // reps overwrite it) and compared with the float64 reference before this job reports a time.
         t = std::chrono::steady_clock::now();
-        w.begin_check(job.quick ? kQuickCheck : kFullCheck);
+        w.begin_check(check_budget(job.quick));
         w.launch_run(s);
         check(cudaStreamSynchronize(s), "checked run of " + job.variant);
         const double checked_run_ms = ms_since(t);

@@ -1,6 +1,6 @@
 // Output checks every workload's device side shares (kernels/common/gpu_workload.h): counting
-// NaN/inf (unwritten poison) in a device tensor, raw dtype bits to float on the host, and the error
-// sums against the float64 reference.
+// NaN/inf (unwritten poison) in a device tensor and raw dtype bits to float on the host (the error
+// sums against the float64 reference are kernels/common/output_check.h's ErrorSum).
 #include "kernels/common/gpu_check.cuh"
 #include "kernels/common/gpu_dtype.cuh"
 #include "kernels/common/gpu_workload.h"
@@ -74,20 +74,5 @@ void to_float(DType t, const void* host_bits, float* dst, uint64_t elements) {
     }
     }
 }
-
-void ErrorSum::add(const float* got, const double* want, size_t n) {
-    for (size_t c = 0; c < n; ++c) {
-        const double e = static_cast<double>(got[c]) - want[c];
-        if (!std::isfinite(e)) {
-            max_abs = err2 = INFINITY;
-            continue;
-        }
-        max_abs = std::max(max_abs, std::fabs(e));
-        err2 += e * e;
-        ref2 += want[c] * want[c];
-    }
-}
-
-double ErrorSum::rel_l2() const { return ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0); }
 
 }  // namespace kernels::gpu

@@ -15,6 +15,7 @@
 // Every call throws (CudaError, std::runtime_error) on failure; the harness catches.
 #pragma once
 
+#include "kernels/common/output_check.h"
 #include "kernels/common/schedule.h"
 #include "kernels/common/types.h"
 
@@ -37,12 +38,6 @@ enum class TimingStyle {
     kernel_events,   // a CUDA event at every kernel boundary: per-kernel times, reps queued back to back
     whole_run_idle,  // one event before the first launch and one after the last, on an idle GPU: the
                      // host's launch rate is inside the time (events between launches would add their cost)
-};
-
-// The CPU reference's budget for the check (a quick job's is smaller; kernels/common/gpu_backend.cu).
-struct CheckBudget {
-    double max_mults = 4e8;               // multiply-adds of reference rows (attention)
-    int64_t max_elements = int64_t{1} << 22;  // reference elements (row-wise workloads)
 };
 
 // The check of one checked run against the float64 CPU reference.
@@ -125,13 +120,8 @@ int64_t scan_nonfinite(DType t, const void* tensor, int64_t elements, unsigned l
                        cudaStream_t stream);
 void to_float(DType t, const void* host_bits, float* dst, uint64_t elements);
 
-// Max absolute and relative L2 error of checked values against the reference; a non-finite
-// difference makes both infinite.
-struct ErrorSum {
-    double max_abs = 0, err2 = 0, ref2 = 0;
-    void add(const float* got, const double* want, size_t n);
-    double rel_l2() const;
-};
+// The error sums every check reports (kernels/common/output_check.h).
+using ErrorSum = kernels::ErrorSum;
 
 }  // namespace gpu
 

@@ -10,6 +10,7 @@
 // graph's per-node cost, whichever is slower than the kernel. Every result names its limiter.
 // Estimates, and every Measurement says so.
 #include "kernels/common/backend.h"
+#include "kernels/common/emulate.h"
 #include "kernels/common/timeline.h"
 #include "kernels/common/registry.h"
 
@@ -286,7 +287,7 @@ public:
         return device_refusal(job.variant, job.params, total_memory_budget(gpu_.info));
     }
 
-    Measurement run(const Job& job, const CancelToken&) override {
+    Measurement run(const Job& job, const CancelToken& cancel) override {
         Measurement m;
         m.job = job;
         m.device = gpu_.info;
@@ -369,6 +370,9 @@ public:
         record_model(model, job.params, gpu_.info, m);
         if (m.local_bytes > 0)
             m.timing_note += "; spill traffic beyond L1 (estimate) charged at DRAM bandwidth";
+        // No kernel ran, but the variant's arithmetic can: emulated on the CPU, on this thread (the
+        // runner's), within kEmulationSeconds, against the float64 reference (kernels/common/emulate.h).
+        record_emulated_check(emulate_check(job, [&cancel] { return cancel.cancelled(); }), job.params.dtype, m);
         m.ok = true;
         return m;
     }

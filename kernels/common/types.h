@@ -158,6 +158,10 @@ struct Job {
     // asked (at least kMinReps) instead of its floor of 20, with the warm-up, the CPU check, the
     // timeline and the counters of a full job.
     bool reps_as_asked = false;
+    // Simulated backend: run the variant's arithmetic on the CPU for the error against the float64
+    // reference (kernels/common/emulate.h; up to kEmulationSeconds a job). Off where no error is shown
+    // (the sweep). A GPU job always checks its output before its time is shown.
+    bool emulate = true;
 };
 
 struct Measurement {

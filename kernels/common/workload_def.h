@@ -102,7 +102,9 @@ struct TensorFootprint {
 // ---------------------------------------------------------------------------------------------
 // The definition
 // ---------------------------------------------------------------------------------------------
-class GpuWorkload;  // kernels/common/gpu_workload.h: the workload's device side (CUDA builds)
+class GpuWorkload;      // kernels/common/gpu_workload.h: the workload's device side (CUDA builds)
+struct EmulationBudget;  // kernels/common/emulate.h: the variant's arithmetic on the CPU
+struct EmulatedCheck;
 
 struct WorkloadDef {
     std::string name;         // "attention": --workload, settings, exports, lessons' @workload
@@ -145,6 +147,11 @@ struct WorkloadDef {
     // there ("per step 2.10 us; 100 kernels"); the bench adds the GPU's idle gaps from the
     // timeline. Optional.
     std::string (*bench_note)(const Measurement& m) = nullptr;
+    // The variant's arithmetic on the CPU (kernels/common/emulate.h): its output on the rows the GPU
+    // check samples with budget.check, in the variant's own rounding and order of operations, against
+    // the float64 reference; or why not (too slow for budget.max_seconds). The simulated backend shows
+    // it as the computed error. Optional: without it simulated results say there is no emulation.
+    EmulatedCheck (*emulate)(const std::string& variant, const Params& p, const EmulationBudget& budget) = nullptr;
     // The device side: nullptr in builds without CUDA.
     std::unique_ptr<GpuWorkload> (*make_gpu)() = nullptr;
 

@@ -71,6 +71,17 @@ double gelu(double x);
 // Writes p.hidden values of output row `row` into out.
 void reference_row(const ElementwiseParams& p, int64_t row, double* out);
 
+// ---------------------------------------------------------------------------------------------
+// The kernels' arithmetic on the CPU (elementwise_emulate.cpp; kernels/common/emulate.h)
+// ---------------------------------------------------------------------------------------------
+// GELU as the device computes it (A&S 7.1.26 erf, rcp.approx, ex2.approx) in fp32: ffn's GELU
+// kernels are these too.
+float gpu_gelu(float x);
+// Output row `row` of `variant` as its kernels compute it, rounded where they store: hidden values.
+void emulate_row(const std::string& variant, const ElementwiseParams& p, int64_t row, float* out);
+// WorkloadDef::emulate of chain and bias_gelu: out on rows_to_check(p, budget) against the reference.
+EmulatedCheck emulate(const std::string& variant, const ElementwiseParams& p, const EmulationBudget& budget);
+
 // Rows the correctness check compares: all rows when rows*hidden <= max_elements, otherwise the
 // first, the last and evenly spaced rows in between (the workloads are row-independent).
 std::vector<int64_t> rows_to_check(const ElementwiseParams& p, int64_t max_elements = int64_t{1} << 22);

@@ -1,6 +1,7 @@
 // The two elementwise workloads as the rest of the program sees them (kernels/common/workload_def.h):
 // chain (LayerNorm -> GELU -> Dropout -> residual add) and bias_gelu. Their kernels, model and CPU
 // reference are the other files of this folder; elementwise.h says what each variant does.
+#include "kernels/common/emulate.h"
 #include "kernels/common/workload_def.h"
 #include "kernels/elementwise/elementwise.h"
 
@@ -98,6 +99,10 @@ TensorFootprint footprint(const Params& p, const std::string& name) {
                 es_text};
 }
 
+EmulatedCheck emulate_of(const std::string& variant, const Params& p, const EmulationBudget& budget) {
+    return emulate(variant, to_elementwise(p), budget);
+}
+
 // Each thread keeps its elements in registers.
 OnChip on_chip(const std::string&, const Params&, const ScheduleKernel&) { return OnChip::registers; }
 
@@ -135,6 +140,7 @@ const WorkloadDef& chain_workload() {
         w.describe = elementwise::describe;
         w.footprint = elementwise::footprint;
         w.on_chip = elementwise::on_chip;
+        w.emulate = elementwise::emulate_of;
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = elementwise::gpu::make_chain_gpu;
 #endif
@@ -161,6 +167,7 @@ const WorkloadDef& bias_gelu_workload() {
         w.describe = elementwise::describe;
         w.footprint = elementwise::footprint;
         w.on_chip = elementwise::on_chip;
+        w.emulate = elementwise::emulate_of;
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = elementwise::gpu::make_bias_gelu_gpu;
 #endif

@@ -131,4 +131,12 @@ void reference_rows(const std::string& variant, const FfnParams& p, const Weight
 // the last (one when M = 1), at most 64.
 std::vector<int64_t> rows_to_check(const FfnParams& p, double max_mults);
 
+// ---------------------------------------------------------------------------------------------
+// The variants' arithmetic on the CPU (ffn_emulate.cpp; kernels/common/emulate.h)
+// ---------------------------------------------------------------------------------------------
+// Output row `row` of `variant` as its GEMMs and elementwise kernels compute it, rounded where they
+// store (w: generate_weights(p)); and WorkloadDef::emulate: out on rows_to_check(p, budget).
+void emulate_row(const std::string& variant, const FfnParams& p, const Weights& w, int64_t row, float* out);
+EmulatedCheck emulate(const std::string& variant, const FfnParams& p, const EmulationBudget& budget);
+
 }  // namespace kernels::ffn

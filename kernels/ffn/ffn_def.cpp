@@ -1,6 +1,7 @@
 // The feed-forward block as the rest of the program sees it (kernels/common/workload_def.h):
 // out = GELU(x·W1 + b1)·W2 + b2 as 5, 4 or 2 kernels, or 2 replayed from a CUDA graph.
 // ffn.h says what each variant does; ffn_model.cpp counts its bytes.
+#include "kernels/common/emulate.h"
 #include "kernels/common/format.h"
 #include "kernels/common/workload_def.h"
 #include "kernels/ffn/ffn.h"
@@ -102,6 +103,10 @@ OnChip on_chip(const std::string&, const Params&, const ScheduleKernel& k) {
     return k.name.rfind("gemm", 0) == 0 ? OnChip::library : OnChip::registers;
 }
 
+EmulatedCheck emulate_of(const std::string& variant, const Params& p, const EmulationBudget& budget) {
+    return emulate(variant, to_ffn(p), budget);
+}
+
 // Under the bench's row: how much of the model's bytes are weights, and each kernel's time on the
 // GPU clock from the timeline (the timed reps give one time for the whole run), with the
 // elementwise kernels' share of the copy ceiling. At small M the libraries split K and add a
@@ -158,6 +163,7 @@ const WorkloadDef& ffn_workload() {
         w.footprint = ffn::footprint;
         w.on_chip = ffn::on_chip;
         w.bench_note = ffn::bench_note;
+        w.emulate = ffn::emulate_of;
         w.timed_from_idle = true;  // ffn.cu times every variant as whole runs from an idle GPU, as a decode step runs
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = ffn::gpu::make_gpu_workload;

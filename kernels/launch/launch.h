@@ -67,5 +67,12 @@ double reference_value(const std::string& variant, const LaunchParams& p, int64_
 // Elements the GPU check compares: all when elements * steps is small, else evenly spaced ones
 // including the first and the last.
 std::vector<int64_t> elements_to_check(const LaunchParams& p, int64_t max_work = 50'000'000);
+// How many: elements_to_check(p, max_work).size() without building the list.
+int64_t elements_checked(const LaunchParams& p, int64_t max_work = 50'000'000);
+
+// Element i of `variant` as its kernels compute it (fp32 FMAs, rounded where they store y), and
+// WorkloadDef::emulate: y on elements_to_check(p) against the reference (launch_emulate.cpp).
+float emulate_value(const std::string& variant, const LaunchParams& p, int64_t i);
+EmulatedCheck emulate(const std::string& variant, const LaunchParams& p, const EmulationBudget& budget);
 
 }  // namespace kernels::launch

@@ -1,6 +1,7 @@
 // The launch-overhead workload as the rest of the program sees it (kernels/common/workload_def.h):
 // K dependent steps y = y*a + b launched as K kernels, a replayed CUDA graph, or one fused kernel.
 // launch.h says what each variant does.
+#include "kernels/common/emulate.h"
 #include "kernels/common/workload_def.h"
 #include "kernels/launch/launch.h"
 
@@ -57,6 +58,10 @@ TensorFootprint footprint(const Params& p, const std::string&) {
 
 OnChip on_chip(const std::string&, const Params&, const ScheduleKernel&) { return OnChip::registers; }
 
+EmulatedCheck emulate_of(const std::string& variant, const Params& p, const EmulationBudget& budget) {
+    return emulate(variant, to_launch(p), budget);
+}
+
 // The launch lesson in a few words: time per step (whole run / K) and how many kernels ran it.
 std::string bench_note(const Measurement& m) {
     const LaunchParams p = to_launch(m.job.params);
@@ -88,6 +93,7 @@ const WorkloadDef& launch_workload() {
         w.footprint = launch::footprint;
         w.on_chip = launch::on_chip;
         w.bench_note = launch::bench_note;
+        w.emulate = launch::emulate_of;
         w.timed_from_idle = true;  // one event pair around all launches, from an idle GPU
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = launch::gpu::make_gpu_workload;

@@ -117,18 +117,29 @@ double reference_value(const std::string& variant, const LaunchParams& p, int64_
     return round_to_dtype(y, p.dtype);
 }
 
+// The stride of the checked elements: 1 (all of them) when elements * steps is small, else evenly
+// spaced with a stride that is not a multiple of the block size.
+static int64_t check_stride(const LaunchParams& p, int64_t max_work) {
+    const int64_t budget = std::max<int64_t>(2, max_work / std::max<int64_t>(p.steps, 1));
+    return p.elements <= budget ? 1 : p.elements / budget + 1;
+}
+
+int64_t elements_checked(const LaunchParams& p, int64_t max_work) {
+    const int64_t n = p.elements, stride = check_stride(p, max_work);
+    const int64_t spaced = (n + stride - 1) / stride;  // 0, stride, ... below n
+    return spaced + ((spaced - 1) * stride != n - 1 ? 1 : 0);  // and the last element
+}
+
 std::vector<int64_t> elements_to_check(const LaunchParams& p, int64_t max_work) {
     std::vector<int64_t> out;
     const int64_t n = p.elements;
-    const int64_t budget = std::max<int64_t>(2, max_work / std::max<int64_t>(p.steps, 1));
-    if (n <= budget) {
+    const int64_t stride = check_stride(p, max_work);
+    if (stride == 1) {
         out.resize(static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = i;
         return out;
     }
-    // Evenly spaced with a stride that is not a multiple of the block size, plus the last element
-    // (the ragged tail block's last thread).
-    const int64_t stride = n / budget + 1;
+    // Plus the last element (the ragged tail block's last thread).
     for (int64_t i = 0; i < n; i += stride) out.push_back(i);
     if (out.back() != n - 1) out.push_back(n - 1);
     return out;

@@ -305,9 +305,11 @@ public:
         ws_.prepare(variant, p_);
     }
 
+    // The job's budget picks the sampled rows, as attention's check does (a quick pass checks fewer).
+    void begin_check(const CheckBudget& budget) override { max_mults_ = budget.max_mults; }
     void gather_output(cudaStream_t s, unsigned long long* counter) override {
         nonfinite_ = kernels::gpu::scan_nonfinite(p_.attn.dtype, ws_.result(), ws_.result_elements(), counter, s);
-        rows_ = attention::rows_to_check(p_.attn);
+        rows_ = attention::rows_to_check(p_.attn, max_mults_);
         const size_t d = static_cast<size_t>(p_.attn.d), es = static_cast<size_t>(dtype_bytes(p_.attn.dtype));
         std::vector<unsigned char> bits(d * es);
         got_.resize(rows_.size() * d);
@@ -344,6 +346,7 @@ public:
 private:
     std::string variant_;
     SkipParams p_;
+    double max_mults_ = kFullCheck.max_mults;
     int64_t nonfinite_ = 0;
     std::vector<attention::RowRef> rows_;
     std::vector<float> got_;

@@ -91,6 +91,10 @@ void reference_out_row(const SkipParams& p, int64_t bh, int64_t row, double* out
 // What the variant writes as its result: out, or attn_out for the variant attention.
 void reference_result_row(const std::string& variant, const SkipParams& p, int64_t bh, int64_t row, double* out);
 
+// The variant's arithmetic on the CPU on the rows the GPU check samples (skip_emulate.cpp;
+// kernels/common/emulate.h): WorkloadDef::emulate.
+EmulatedCheck emulate(const std::string& variant, const SkipParams& p, const EmulationBudget& budget);
+
 // ---------------------------------------------------------------------------------------------
 // The skip kernel of the two-pass variants (elementwise over out in [batch, N, C] order)
 // ---------------------------------------------------------------------------------------------

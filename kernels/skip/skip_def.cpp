@@ -3,6 +3,7 @@
 // attention kernel's epilogue. Its attention parameters are the attention workload's (same names,
 // same specs); skip.h says what each variant does.
 #include "kernels/attention/attention.h"
+#include "kernels/common/emulate.h"
 #include "kernels/common/workload_def.h"
 #include "kernels/skip/skip.h"
 
@@ -39,6 +40,9 @@ const ParamSpec kNoiseT{"t", "t (largest noise level)", 0, kMaxT, false, false,
                         1.0};
 
 std::string validate_params(const Params& p) { return validate(to_skip(p)); }
+EmulatedCheck emulate_of(const std::string& variant, const Params& p, const EmulationBudget& budget) {
+    return emulate(variant, to_skip(p), budget);
+}
 Schedule schedule_of(const std::string& variant, const Params& p) { return schedule(variant, to_skip(p)); }
 uint64_t min_bytes_of(const Params& p) { return min_bytes(to_skip(p)); }
 std::string refusal_of(const std::string& variant, const Params& p, const DeviceBudget& device) {
@@ -107,6 +111,7 @@ const WorkloadDef& skip_workload() {
         w.footprint = skip::footprint;
         w.on_chip = skip::on_chip;
         w.sram_parts = skip::sram_parts;
+        w.emulate = skip::emulate_of;
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = skip::gpu::make_gpu_workload;
 #endif

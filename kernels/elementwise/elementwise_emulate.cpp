@@ -1,0 +1,193 @@
+// The elementwise kernels' arithmetic on the CPU (kernels/common/emulate.h), one output row at a
+// time, as elementwise.cu computes it:
+//   layernorm / fused_chain (row kernels): the row's sum in the block's order (each thread's chunks
+//     in order, a warp butterfly, then the warps' sums one after another), mean = sum * (1 / hidden);
+//     the squared deviations the same way (d * d + sq contracted to one FMA); rstd = rsqrtf(sq *
+//     (1 / hidden) + eps) (one FMA); h = fma((x - mean) rstd, gamma, beta); fused_chain then GELU,
+//     dropout (Philox mask, times 1 / (1 - p) in fp32) and + residual in registers, one store.
+//   gelu, dropout, add, bias_add, fused_bias_gelu (flat kernels): one element at a time in fp32,
+//     each kernel's output rounded to the dtype where it is stored.
+//   GELU: elementwise.cu's Abramowitz & Stegun 7.1.26 form with rcp.approx and ex2.approx (its erf
+//     differs from the reference's by up to 1.5e-7: part of the error shown), x - q not contracted.
+#include "kernels/common/emulate.h"
+#include "kernels/common/philox.h"
+#include "kernels/elementwise/elementwise.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace kernels::elementwise {
+
+float gpu_gelu(float x) {
+    constexpr float kP = 0.3275911f * 0.70710678118654752f;
+    constexpr float kA1 = 0.5f * 0.254829592f, kA2 = 0.5f * -0.284496736f, kA3 = 0.5f * 1.421413741f,
+                    kA4 = 0.5f * -1.453152027f, kA5 = 0.5f * 1.061405429f;
+    constexpr float kHalfLog2e = -0.5f * 1.4426950408889634f;
+    const float t = emu::rcp_ftz(emu::fma32(kP, std::fabs(x), 1.0f));
+    const float poly = t * emu::fma32(emu::fma32(emu::fma32(emu::fma32(kA5, t, kA4), t, kA3), t, kA2), t, kA1);
+    const float q = x * poly * emu::exp2_ftz(x * x * kHalfLog2e);
+    return x >= 0.0f ? x - q : q;
+}
+
+namespace {
+
+// gamma and beta of the last parameter set (every row uses them: regenerated once, not per row).
+struct Columns {
+    std::vector<float> gamma, beta, bias;
+};
+
+float keep_scale(const ElementwiseParams& p) {
+    return p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f;
+}
+
+// The row kernel's block sum (elementwise.cu block_sum): thread t's values in its order, a warp
+// butterfly, then the warps' sums added one after another.
+float row_block_sum(const std::vector<float>& per_thread) {
+    float total = 0.0f;
+    float lanes[32];
+    for (size_t w = 0; w < per_thread.size() / 32; ++w) {
+        std::copy(per_thread.begin() + static_cast<std::ptrdiff_t>(w * 32),
+                  per_thread.begin() + static_cast<std::ptrdiff_t>(w * 32 + 32), lanes);
+        total += emu::butterfly_sum(lanes);
+    }
+    return total;
+}
+
+// LayerNorm of one row in the row kernel's order: h = fma((x - mean) rstd, gamma, beta).
+void layernorm(const ElementwiseParams& p, const Columns& cols, const std::vector<float>& x, std::vector<float>& h) {
+    const int64_t H = p.hidden;
+    const int threads = row_kernel_shape(p).threads;
+    const int cpt = row_kernel_instance(p).chunks_per_thread;
+    const int64_t stride = static_cast<int64_t>(threads) * 8;
+    std::vector<float> per_thread(static_cast<size_t>(threads));
+    auto for_each_of_thread = [&](int tid, auto&& f) {
+        for (int c = 0; c < cpt; ++c)
+            for (int i = 0; i < 8; ++i) {
+                const int64_t col = static_cast<int64_t>(tid) * 8 + c * stride + i;
+                if (col < H) f(x[static_cast<size_t>(col)]);  // past the row: loaded as 0, adds nothing
+            }
+    };
+    for (int tid = 0; tid < threads; ++tid) {
+        float sum = 0.0f;
+        for_each_of_thread(tid, [&](float v) { sum += v; });
+        per_thread[static_cast<size_t>(tid)] = sum;
+    }
+    const float inv_hidden = 1.0f / static_cast<float>(H);
+    const float mean = row_block_sum(per_thread) * inv_hidden;
+    for (int tid = 0; tid < threads; ++tid) {
+        float sq = 0.0f;
+        for_each_of_thread(tid, [&](float v) {
+            const float d = v - mean;
+            sq = emu::fma32(d, d, sq);
+        });
+        per_thread[static_cast<size_t>(tid)] = sq;
+    }
+    const float rstd = emu::rsqrt(emu::fma32(row_block_sum(per_thread), inv_hidden, kLayerNormEps));
+    h.resize(static_cast<size_t>(H));
+    for (int64_t c = 0; c < H; ++c) {
+        const size_t i = static_cast<size_t>(c);
+        h[i] = emu::fma32((x[i] - mean) * rstd, cols.gamma[i], cols.beta[i]);
+    }
+}
+
+void emulate_chain_row(const std::string& variant, const ElementwiseParams& p, const Columns& cols, int64_t row,
+                       float* out) {
+    const int64_t H = p.hidden;
+    const DType t = p.dtype;
+    const bool fused = variant != "unfused";  // fused and fused_spill: the same code, the same arithmetic
+    std::vector<float> x(static_cast<size_t>(H)), h;
+    for (int64_t c = 0; c < H; ++c) x[static_cast<size_t>(c)] = x_value(p, row, c);
+    layernorm(p, cols, x, h);
+    const uint32_t threshold = dropout_threshold(p.dropout_p);
+    const float scale = keep_scale(p);
+    const uint64_t e0 = static_cast<uint64_t>(row) * static_cast<uint64_t>(H);
+    Philox4 mask{};
+    uint64_t group = ~uint64_t{0};
+    for (int64_t c = 0; c < H; ++c) {
+        const uint64_t e = e0 + static_cast<uint64_t>(c);
+        if ((e >> 3) != group) mask = dropout_block(p.seed, e), group = e >> 3;
+        const bool keep = dropout_u16(mask, static_cast<int>(e & 7)) >= threshold;
+        const float res = residual_value(p, row, c);
+        float v = h[static_cast<size_t>(c)];
+        if (fused) {
+            v = gpu_gelu(v);
+            v = keep ? v * scale : 0.0f;
+            v += res;
+        } else {
+            v = round_to_dtype(v, t);                                   // layernorm stores h1
+            v = round_to_dtype(gpu_gelu(v), t);                         // gelu stores h2
+            v = round_to_dtype(keep ? v * scale : 0.0f, t);             // dropout stores h3
+            v += res;                                                   // add
+        }
+        out[c] = round_to_dtype(v, t);
+    }
+}
+
+void emulate_bias_gelu_row(const std::string& variant, const ElementwiseParams& p, const Columns& cols, int64_t row,
+                           float* out) {
+    const DType t = p.dtype;
+    for (int64_t c = 0; c < p.hidden; ++c) {
+        const float h = x_value(p, row, c) + cols.bias[static_cast<size_t>(c)];
+        out[c] = round_to_dtype(gpu_gelu(variant == "unfused" ? round_to_dtype(h, t) : h), t);  // unfused stores h
+    }
+}
+
+Columns columns(const ElementwiseParams& p) {
+    Columns cols;
+    const size_t H = static_cast<size_t>(p.hidden);
+    if (p.chain) {
+        cols.gamma.resize(H);
+        cols.beta.resize(H);
+        for (size_t c = 0; c < H; ++c) {
+            cols.gamma[c] = gamma_value(p, static_cast<int64_t>(c));
+            cols.beta[c] = beta_value(p, static_cast<int64_t>(c));
+        }
+    } else {
+        cols.bias.resize(H);
+        for (size_t c = 0; c < H; ++c) cols.bias[c] = bias_value(p, static_cast<int64_t>(c));
+    }
+    return cols;
+}
+
+}  // namespace
+
+void emulate_row(const std::string& variant, const ElementwiseParams& p, int64_t row, float* out) {
+    const Columns cols = columns(p);
+    if (p.chain) emulate_chain_row(variant, p, cols, row, out);
+    else emulate_bias_gelu_row(variant, p, cols, row, out);
+}
+
+EmulatedCheck emulate(const std::string& variant, const ElementwiseParams& p, const EmulationBudget& budget) {
+    const std::vector<int64_t> rows = rows_to_check(p, budget.check.max_elements);
+    const double H = static_cast<double>(p.hidden), n = static_cast<double>(rows.size()) * H;
+    RowCheck c;
+    c.rows = static_cast<int64_t>(rows.size());
+    c.width = p.hidden;
+    c.all_rows = p.rows;
+    c.dtype = p.dtype;
+    c.what = "rows";
+    c.how = "first, last, evenly spaced";
+    // Inputs (Philox) dominate: the reference regenerates x, residual, gamma, beta and the mask per
+    // element (bias_gelu: x and bias); the emulation x and residual (x), a mask call per 8 elements
+    // (measured: chain 128 ns per element of reference, 73 of emulation; bias_gelu 65 and 40 in bf16,
+    // about twice that in fp16, whose rounding is slower).
+    c.setup_s = (p.chain ? 2 : 1) * H * kInputSeconds;
+    c.reference_s = n * ((p.chain ? 5 : 2) * kInputSeconds + kElementSeconds);
+    c.emulation_s = n * ((p.chain ? 2.125 : 1) * kInputSeconds + kElementSeconds);
+    c.reference_key = std::string(p.chain ? "chain " : "bias_gelu ") + std::to_string(p.rows) + "x" +
+                      std::to_string(p.hidden) + " " + to_string(p.dtype) + " dropout " +
+                      std::to_string(p.chain ? p.dropout_p : 0.0) + " seed " + std::to_string(p.seed) + " rows " +
+                      std::to_string(rows.size());
+    auto cols = std::make_shared<Columns>();
+    c.setup = [&] { *cols = columns(p); };
+    c.reference = [&](int64_t i, double* want) { reference_row(p, rows[static_cast<size_t>(i)], want); };
+    c.emulate = [&](int64_t i, float* got) {
+        if (p.chain) emulate_chain_row(variant, p, *cols, rows[static_cast<size_t>(i)], got);
+        else emulate_bias_gelu_row(variant, p, *cols, rows[static_cast<size_t>(i)], got);
+    };
+    return run_row_check(c, budget);
+}
+
+}  // namespace kernels::elementwise

@@ -1,0 +1,83 @@
+// The skip workload's arithmetic on the CPU (kernels/skip/skip_emulate.cpp): t = 0 is exact, the
+// attention variant is attention's flash_tc, two_pass rounds attn_out once more than fused, fp32 is
+// tight, the GPU check's rows and the time limit.
+#include "kernels/attention/attention_emulate.h"
+#include "kernels/common/emulate.h"
+#include "kernels/common/output_check.h"
+#include "kernels/skip/skip.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace kernels;
+using namespace kernels::skip;
+
+namespace {
+
+SkipParams params(DType t, double noise) {
+    SkipParams p;
+    p.attn.batch_heads = 4;
+    p.attn.N = 192;
+    p.attn.d = 64;
+    p.attn.dtype = t;
+    p.attn.Br = 32;
+    p.attn.Bc = 32;
+    p.batch = 2;
+    p.t = noise;
+    p.sigma_d = 0.5;
+    return p;
+}
+
+EmulatedCheck run(const std::string& variant, const SkipParams& p) {
+    const EmulatedCheck e = emulate(variant, p, EmulationBudget{kFullCheck, 30.0, {}});
+    REQUIRE(e.computed);
+    return e;
+}
+
+}  // namespace
+
+TEST_CASE("emulated skip: t = 0 gives out = x exactly; attention is flash_tc's O", "[emulate][skip]") {
+    for (const char* v : {"two_pass", "fused", "teaching_two_pass", "teaching_fused"}) {
+        const EmulatedCheck e = run(v, params(DType::f16, 0.0));
+        CHECK(e.max_abs == 0.0);  // c_skip = 1, c_out = 0: out is x bit for bit, as on the GPU
+        CHECK(e.rel_l2 == 0.0);
+    }
+    const SkipParams p = params(DType::f16, 2.0);
+    const EmulatedCheck a = run("attention", p);
+    const EmulatedCheck tc = attention::emulate("flash_tc", p.attn, EmulationBudget{kFullCheck, 30.0, {}});
+    CHECK(a.rel_l2 == tc.rel_l2);
+    CHECK(a.max_abs == tc.max_abs);
+    CHECK_THAT(a.note, Catch::Contains("rows of attn_out"));
+}
+
+TEST_CASE("emulated skip: fp16 errors of the size rounding makes, fp32 far tighter", "[emulate][skip]") {
+    const SkipParams p = params(DType::f16, 2.0);
+    const EmulatedCheck two = run("two_pass", p), fused = run("fused", p);
+    const EmulatedCheck teaching = run("teaching_fused", p);
+    // out rounded to fp16 (H100 at N = 4096: 2.07e-4 for every variant); two_pass rounds attn_out too,
+    // scaled by c_out < 1 it barely shows.
+    for (const EmulatedCheck* e : {&two, &fused, &teaching}) {
+        CHECK(e->rel_l2 > 1.5e-4);
+        CHECK(e->rel_l2 < 2.6e-4);
+    }
+    CHECK(two.rel_l2 != fused.rel_l2);
+    const SkipParams p32 = params(DType::f32, 2.0);
+    const EmulatedCheck f32 = run("teaching_fused", p32);
+    CHECK(f32.rel_l2 < relative_tolerance(DType::f32));
+    CHECK(f32.rel_l2 < teaching.rel_l2 / 100);
+}
+
+TEST_CASE("emulated skip compares the GPU check's rows; the time limit gives the reason", "[emulate][skip]") {
+    SkipParams p = params(DType::f16, 1.0);
+    p.attn.batch_heads = 64;
+    p.batch = 8;
+    p.attn.N = 16384;
+    for (const CheckBudget& b : {kFullCheck, kQuickCheck}) {
+        const EmulatedCheck e = emulate("fused", p, EmulationBudget{b, 0.0, {}});
+        CHECK(e.rows == static_cast<int64_t>(attention::rows_to_check(p.attn, b.max_mults).size()));
+    }
+    const EmulatedCheck slow = emulate("two_pass", p, EmulationBudget{kFullCheck, 0.5, {}});
+    CHECK_FALSE(slow.computed);
+    CHECK_THAT(slow.why_not, Catch::StartsWith("not emulated: ~"));
+}
