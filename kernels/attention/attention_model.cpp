@@ -396,6 +396,10 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
                           tc ? flash_tc_threads(t.Br, t.Bc, p.d) : wgmma ? flash_wgmma_threads(t.Br) : flash_threads(), tc || wgmma};
     kernel.mma_sync = tc;  // hand-written mma.sync, not a library GEMM; wgmma runs at the GEMM's rate
     if (tc) kernel.registers = flash_tc_registers(p);
+    // flash_wgmma's exp2s mostly do not hide under its products (H100: 0.631 ms at d = 64 against
+    // 0.357 + 0.257 ms of tensor and exp2 floors, kernels/PERF.md); flash_tc's calibrated mma.sync
+    // rate already includes its softmax.
+    kernel.sfu_between_mma = wgmma;
     s.kernels.push_back(kernel);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     // Every iteration of the j-loop is its own group of events when the schedule stays small: a
