@@ -1,6 +1,8 @@
 // The attention model's byte and FLOP totals (summed from the tile schedule) against closed forms,
 // parameter checks, and the shared-memory refusal message.
 #include "kernels/attention/attention.h"
+#include "kernels/common/backend.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 
@@ -54,6 +56,13 @@ Visit brute_force_visits(int64_t N, int64_t d, int64_t Br, int64_t Bc, bool caus
         }
     }
     return v;
+}
+
+// Keys visited by a block that walks `tiles` key tiles of Bc (the last ragged at N).
+double d_keys(int64_t N, int64_t Bc, int tiles) {
+    double k = 0;
+    for (int j = 0; j < tiles; ++j) k += static_cast<double>(std::min<int64_t>(Bc, N - j * Bc));
+    return k;
 }
 
 }  // namespace
@@ -425,4 +434,75 @@ TEST_CASE("bad attention parameters give a message naming the parameter and the 
     CHECK(validate("flash", p).empty());
     CHECK_THAT(validate("flash3", p), Catch::Contains("unknown attention variant 'flash3'"));
     CHECK_THROWS_WITH(schedule("flash3", p), Catch::Contains("unknown attention variant"));
+}
+
+TEST_CASE("one flash_wgmma block, lane by lane: the turns, the ring and the work add up", "[attention][schedule]") {
+    const SimGpu* h100 = find_sim_gpu("H100");
+    REQUIRE(h100 != nullptr);
+    const DeviceInfo& dev = h100->info;
+    const SimCalibration c = calibration_for(dev);
+    for (int Br : kWgmmaTileSizes)
+        for (int Bc : kWgmmaTileSizes)
+            for (bool causal : {false, true}) {
+                const AttentionParams p = make(64, 4096, 64, DType::f16, causal, Br, Bc);
+                CAPTURE(Br, Bc, causal);
+                const BlockTimeline t = flash_wgmma_block_timeline(p, dev);
+                const int wgs = Br / 64;
+                REQUIRE(t.lanes.size() == static_cast<size_t>(1 + 2 * wgs));  // producer, then wgmma and softmax per warpgroup
+                CHECK(t.lanes[0].label == "producer: TMA");
+                // Every lane's spans in order, none overlapping the next.
+                for (const BlockLane& lane : t.lanes)
+                    for (size_t i = 0; i + 1 < lane.spans.size(); ++i) {
+                        CHECK(lane.spans[i].start_ms <= lane.spans[i].end_ms);
+                        CHECK(lane.spans[i].end_ms <= lane.spans[i + 1].start_ms + 1e-12);
+                    }
+                // The tiles: the last full row block's (causal: up to its diagonal), one TMA copy each after Qi.
+                const int64_t row0 = (4096 / Br - 1) * Br;
+                const int tiles = static_cast<int>(((causal ? row0 + Br : 4096) + Bc - 1) / Bc);
+                CHECK(t.lanes[0].spans.size() == static_cast<size_t>(1 + tiles));
+                // One warpgroup's products at a time: the wgmma lanes never overlap each other.
+                std::vector<KernelSpan> mma;
+                for (int w = 0; w < wgs; ++w)
+                    for (const KernelSpan& s : t.lanes[static_cast<size_t>(1 + 2 * w)].spans)
+                        if (s.name.rfind("store", 0) != 0) mma.push_back(s);
+                std::sort(mma.begin(), mma.end(), [](const KernelSpan& a, const KernelSpan& b) { return a.start_ms < b.start_ms; });
+                double mma_ms = 0;
+                for (size_t i = 0; i < mma.size(); ++i) {
+                    mma_ms += mma[i].end_ms - mma[i].start_ms;
+                    if (i + 1 < mma.size()) CHECK(mma[i].end_ms <= mma[i + 1].start_ms + 1e-12);
+                }
+                // Their time is the block's FLOPs at one SM's share of the GEMM rate: 2 products of
+                // 2 x rows x keys x d each, over every visited (row, key) pair of the block.
+                const double flops = 2.0 * 2.0 * Br * d_keys(4096, Bc, tiles) * 64;
+                CHECK(mma_ms == Approx(flops / (c.gemm_tflops * 1e12 / dev.sm_count) * 1e3).epsilon(1e-9));
+                // A tile is used after its copy lands, and a slot is refilled only after every
+                // warpgroup's Pij Vj of the tile it held.
+                const int stages = flash_wgmma_stages(Br, Bc, 64, 2);
+                const std::vector<KernelSpan>& copies = t.lanes[0].spans;
+                for (int j = 0; j < tiles; ++j) {
+                    const double landed = copies[static_cast<size_t>(1 + j)].end_ms;
+                    for (int w = 0; w < wgs; ++w)
+                        CHECK(t.lanes[static_cast<size_t>(1 + 2 * w)].spans[static_cast<size_t>(j)].start_ms >= landed - 1e-12);
+                    if (j >= stages)
+                        for (int w = 0; w < wgs; ++w)  // Pij Vj of tile j - stages is issued at turn j - stages + 1
+                            CHECK(copies[static_cast<size_t>(1 + j)].start_ms >=
+                                  t.lanes[static_cast<size_t>(1 + 2 * w)].spans[static_cast<size_t>(j - stages + 1)].end_ms - 1e-12);
+                }
+                CHECK(t.tensor_busy > 0);
+                CHECK(t.tensor_busy <= 1.0 + 1e-9);
+                CHECK(t.block_ms > 0);
+                // Two warpgroups: a softmax of one runs while the other's products run.
+                if (wgs == 2) {
+                    bool overlap = false;
+                    for (const KernelSpan& sm : t.lanes[2].spans)
+                        for (const KernelSpan& g : t.lanes[3].spans)
+                            overlap = overlap || (sm.start_ms < g.end_ms && g.start_ms < sm.end_ms);
+                    CHECK(overlap);
+                }
+            }
+    // Only flash_wgmma has lanes; parameters it cannot take are refused.
+    const Params params = to_params(make(4, 1024, 64, DType::f16, false, 128, 128));
+    CHECK_FALSE(workload_def(params).block_timeline("flash_wgmma", params, dev).lanes.empty());
+    CHECK(workload_def(params).block_timeline("flash_tc", params, dev).lanes.empty());
+    CHECK_THROWS_WITH(flash_wgmma_block_timeline(make(1, 64, 64, DType::f16, false, 32, 64), dev), Catch::Contains("Br = 32"));
 }

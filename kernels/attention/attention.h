@@ -190,6 +190,16 @@ std::vector<RowRef> rows_to_check(const AttentionParams& p, double max_mults = 4
 Schedule schedule(const std::string& variant, const AttentionParams& p);
 Model model(const std::string& variant, const AttentionParams& p);
 
+// One flash_wgmma block as its warpgroups spend it, for the timeline view (BlockTimeline,
+// kernels/common/workload_def.h): the producer's TMA copies into the ring of `stages` slots, and each
+// consumer warpgroup's wgmma turns (Sij with Pij-1 Vj-1) and softmax, tile by tile, for the row block
+// with the most key tiles. The work of each step is the schedule's (64 rows per warpgroup; an exp2
+// per score), priced at one SM's share of the device's calibrated rates (calibration_for: the GEMM
+// rate, the SFU, L2): the schedule v2 intends, with the softmax of one warpgroup under the other's
+// products wherever the turns allow. Lanes: "producer: TMA", then per warpgroup "WG k: wgmma" and
+// "WG k: softmax". Throws std::invalid_argument when flash_wgmma cannot take p (validate's message).
+BlockTimeline flash_wgmma_block_timeline(const AttentionParams& p, const DeviceInfo& device);
+
 // The FLOPs attention needs (what the anchors report TFLOP/s against): 4 N² d per head, and for
 // causal 2 N (N + 1) d (only pairs c <= r), times batch_heads.
 double nominal_flops(const AttentionParams& p);

@@ -183,6 +183,14 @@ std::vector<SramPart> sram_parts(const std::string& variant, const Params& p, in
     return flash_sram_parts(variant, to_attention(p), "Qi", "");
 }
 
+// flash_wgmma's warps have roles (a producer of TMA copies, consumer warpgroups): one block lane by
+// lane. The other variants have none; parameters flash_wgmma cannot take give none either.
+BlockTimeline block_timeline(const std::string& variant, const Params& p, const DeviceInfo& device) {
+    const AttentionParams a = to_attention(p);
+    if (variant != "flash_wgmma" || !validate(variant, a).empty()) return {};
+    return flash_wgmma_block_timeline(a, device);
+}
+
 std::string traffic_reason(const Measurement& m, uint64_t l2) {
     return flash_traffic_reason(m.job.variant, to_attention(m.job.params), m.l2_bytes_read > 0 ? m.l2_bytes_read : m.bytes_read, l2);
 }
@@ -216,6 +224,7 @@ const WorkloadDef& attention_workload() {
         w.on_chip = attention::on_chip;
         w.sram_parts = attention::sram_parts;
         w.traffic_gap_reason = attention::traffic_reason;
+        w.block_timeline = attention::block_timeline;
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = attention::gpu::make_gpu_workload;
 #endif
