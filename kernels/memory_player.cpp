@@ -248,16 +248,21 @@ uint64_t MemoryPlayer::sram_bytes(int kernel) const {
 }
 
 std::string MemoryPlayer::on_chip_note(int kernel) const {
+    const RegisterUse r = kernel >= 0 && static_cast<size_t>(kernel) < schedule_.kernels.size()
+                              ? schedule_.kernels[static_cast<size_t>(kernel)].registers
+                              : RegisterUse{};
     switch (on_chip(kernel)) {
-        case OnChip::shared_memory:
-            return "tiles staged in shared memory; must fit the SM's per-block limit or the kernel cannot launch";
+        case OnChip::shared_memory: {
+            std::string note = "tiles staged in shared memory; must fit the SM's per-block limit or the kernel cannot launch";
+            if (r.registers > 0)  // flash_tc: its accumulators live in registers (the table in the model)
+                note += "; each thread keeps its accumulators in " + std::to_string(r.registers) + " registers" +
+                        (r.spills() ? " and " + std::to_string(r.stack_bytes) + " B of stack" : "") + " (" + r.source + ")";
+            return note;
+        }
         case OnChip::library:
             return "cuBLAS chooses its own tiles and shared memory: the model charges each operand once";
         case OnChip::registers: break;
     }
-    const RegisterUse r = kernel >= 0 && static_cast<size_t>(kernel) < schedule_.kernels.size()
-                              ? schedule_.kernels[static_cast<size_t>(kernel)].registers
-                              : RegisterUse{};
     if (r.spills())
         return "each thread keeps its elements in registers, but at " + std::to_string(r.registers) +
                " registers per thread they do not fit: " + std::to_string(r.stack_bytes) +

@@ -150,6 +150,7 @@ bench_sweeps() {  # for tool $1
   if [ "$QUICK" = 1 ]; then
     echo "--workload all --variant all --dtype bf16 --rows 33 --hidden 100 --N 100 --d 64 --heads 2 --batch 1 --steps 7 --elements 1000 --reps 1"
     echo "--workload attention --variant flash --dtype fp16 --N 100 --d 64 --br 16,128 --bc 16,128 --heads 1 --reps 1"
+    echo "--workload attention --variant flash_tc --dtype fp16 --N 129 --d 64,128 --br 16,128 --bc 64,128 --heads 1 --causal 0,1 --reps 1"
   elif [ "$1" = racecheck ]; then
     # racecheck tracks every shared-memory access (the teaching kernels run ~0.8 s per launch under
     # it), so the full cross product does not finish in a 10-minute slot. Split per workload, fewer
@@ -159,6 +160,8 @@ bench_sweeps() {  # for tool $1
     echo "--workload attention --variant all --dtype all --N 17,100 --d 64 --heads 1 --causal 0,1 --reps 1"
     echo "--workload attention --variant all --dtype fp16 --N 100 --d 32,80,128 --heads 1 --reps 1"
     echo "--workload attention --variant flash --dtype fp16,fp32 --N 100 --d 64 --br 16,32,64,128 --bc 16,32,64,128 --heads 1 --causal 1 --reps 1"
+    # flash_tc: every tile (16 or 32 rows per warp), ragged N = 129 (a row and a key past 128)
+    echo "--workload attention --variant flash_tc --dtype fp16 --N 129 --d 64,128 --br 16,32,64,128 --bc 64,128 --heads 1 --causal 0,1 --reps 1"
     echo "--workload skip --variant all --dtype fp16,fp32 --N 100 --d 64 --heads 1 --batch 1 --causal 0,1 --reps 1"
     echo "--workload launch --variant all --dtype all --steps 1,7 --elements 1,1000 --reps 1"
   else
@@ -168,6 +171,9 @@ bench_sweeps() {  # for tool $1
     echo "--workload attention --variant all --dtype all --N 17,257 --d 32,80,128 --heads 2 --causal 0,1 --reps 1"
     # flash: every tile size (Br x Bc); a tile that does not fit shared memory is refused, not run.
     echo "--workload attention --variant flash --dtype all --N 100 --d 64,128 --br 16,32,64,128 --bc 16,32,64,128 --heads 1 --causal 0,1 --reps 1"
+    # flash_tc: every tile it offers (16 or 32 rows per warp), and skip's epilogue on it.
+    echo "--workload attention --variant flash_tc --dtype fp16,bf16 --N 129 --d 32,64,128 --br 16,32,64,128 --bc 64,128 --heads 1 --causal 0,1 --reps 1"
+    echo "--workload skip --variant fused,two_pass --dtype fp16 --N 129 --d 64,128 --br 16,32,64,128 --bc 64,128 --heads 2 --batch 1 --reps 1"
   fi
 }
 

@@ -1,6 +1,8 @@
 // The attention model's byte and FLOP totals (summed from the tile schedule) against closed forms,
 // parameter checks, and the shared-memory refusal message.
 #include "kernels/attention/attention.h"
+#include "kernels/common/backend.h"
+#include "kernels/common/registry.h"
 
 #include <catch2/catch.hpp>
 
@@ -54,6 +56,13 @@ Visit brute_force_visits(int64_t N, int64_t d, int64_t Br, int64_t Bc, bool caus
         }
     }
     return v;
+}
+
+// Keys visited by a block that walks `tiles` key tiles of Bc (the last ragged at N).
+double d_keys(int64_t N, int64_t Bc, int tiles) {
+    double k = 0;
+    for (int j = 0; j < tiles; ++j) k += static_cast<double>(std::min<int64_t>(Bc, N - j * Bc));
+    return k;
 }
 
 }  // namespace
@@ -132,14 +141,108 @@ TEST_CASE("flash causal: tiles above the diagonal are skipped, exactly", "[atten
     }
 }
 
-TEST_CASE("flash_tc uses its own tile, whatever Br and Bc say", "[attention][model]") {
-    const AttentionParams p = make(8, 4096, 128, DType::f16, false, 16, 16);
-    const Tile t = flash_tile("flash_tc", p);
-    CHECK(t.Br == flash_tc_tile(128).Br);
-    const uint64_t Tr = (4096 + static_cast<uint64_t>(t.Br) - 1) / static_cast<uint64_t>(t.Br);
-    const Model m = model("flash_tc", p);
-    CHECK(m.bytes_read() == 8 * (4096 * 128 + 2 * Tr * 4096 * 128) * 2);
-    CHECK(schedule("flash_tc", p).kernels[0].threads_per_block == flash_tc_threads(128));
+TEST_CASE("flash_tc takes the user's tile: its bytes and FLOPs are flash's with that tile", "[attention][model]") {
+    for (int Br : kTileSizes)
+        for (int Bc : kTcTileSizes)
+            for (int64_t d : {int64_t{32}, int64_t{64}, int64_t{128}})
+                for (bool causal : {false, true})
+                    for (int64_t N : {int64_t{1}, int64_t{1000}, int64_t{4096}}) {
+                        const AttentionParams p = make(3, N, d, DType::f16, causal, Br, Bc);
+                        CAPTURE(Br, Bc, d, causal, N);
+                        REQUIRE(validate("flash_tc", p).empty());
+                        const Tile t = flash_tile("flash_tc", p);
+                        CHECK((t.Br == Br && t.Bc == Bc));
+                        // The same loop as flash: Qi once, Kj and Vj once per (block, visited tile), Oi once.
+                        const Visit v = brute_force_visits(N, d, Br, Bc, causal);
+                        const Schedule s = schedule("flash_tc", p);
+                        CHECK(sum_event_bytes(s, EventKind::load, "Q") == 3 * static_cast<uint64_t>(N * d) * 2);
+                        CHECK(sum_event_bytes(s, EventKind::load, "K") == 3 * v.kv_rows * static_cast<uint64_t>(d) * 2);
+                        CHECK(sum_event_bytes(s, EventKind::load, "V") == 3 * v.kv_rows * static_cast<uint64_t>(d) * 2);
+                        CHECK(sum_event_bytes(s, EventKind::store, "O") == 3 * static_cast<uint64_t>(N * d) * 2);
+                        CHECK(sum_event_flops(s) == Approx(3 * 4.0 * v.mults));
+                        // One block per Br rows; a warp per 16 rows, or per 32 at Br = 128 where both m16
+                        // tiles' Sij and Oi fit in registers.
+                        const int warp_rows = Br == 128 && tc_has_warp_rows_32(d, Bc) ? 32 : 16;
+                        CHECK(flash_tc_warp_rows(Br, Bc, d) == warp_rows);
+                        CHECK(s.kernels[0].threads_per_block == Br / warp_rows * 32);
+                        CHECK(s.kernels[0].blocks == 3 * static_cast<uint64_t>((N + Br - 1) / Br));
+                        CHECK(s.kernels[0].mma_sync);
+                        // The register need of the instance that runs it, from ptxas (sm_90): every tile
+                        // offered has one, and it is at most the 255 a thread may have.
+                        const RegisterUse r = flash_tc_registers(p);
+                        CHECK(r.registers > 0);
+                        CHECK(r.registers <= 255);
+                        CHECK(s.kernels[0].registers.registers == r.registers);
+                        CHECK(flash_tc_registers(p, true).registers > 0);
+                    }
+    // Which instances have 32 rows per warp: Sij (Bc / 2) and Oi (d / 2) of two m16 tiles in registers.
+    CHECK(tc_has_warp_rows_32(64, 64));
+    CHECK(tc_has_warp_rows_32(64, 128));
+    CHECK(tc_has_warp_rows_32(128, 64));
+    CHECK_FALSE(tc_has_warp_rows_32(128, 128));
+    CHECK_FALSE(tc_has_warp_rows_32(32, 64));
+    // Bc is unrolled at compile time: 16 and 32 are refused with the reason, Br 16 and 32 are taken.
+    CHECK_THAT(validate("flash_tc", make(1, 64, 64, DType::f16, false, 64, 32)), Catch::Contains("Bc = 32"));
+    CHECK_THAT(validate("flash_tc", make(1, 64, 64, DType::f16, false, 64, 16)), Catch::Contains("Bc = 64 or 128"));
+    CHECK(validate("flash_tc", make(1, 64, 64, DType::f16, false, 16, 64)).empty());
+}
+
+TEST_CASE("flash_tc's shared-memory reads per tile: every warp reads all of Kj and Vj", "[attention][model]") {
+    // N = 4096, one head, d = 64, fp16, non-causal. Per (block, tile): cp.async stores Kj and Vj
+    // (2 Bc d es); each warp reads Kj for Sij and Vj for Pij Vj (2 Bc d es per warp); with 32 rows per
+    // warp the warp also reads its 32 rows of Qi again (Br d es per block).
+    for (int Br : kTileSizes)
+        for (int Bc : kTcTileSizes) {
+            const AttentionParams p = make(1, 4096, 64, DType::f16, false, Br, Bc);
+            CAPTURE(Br, Bc);
+            const uint64_t blocks = 4096 / static_cast<uint64_t>(Br), tiles = 4096 / static_cast<uint64_t>(Bc);
+            const uint64_t rows = static_cast<uint64_t>(flash_tc_warp_rows(Br, Bc, 64));
+            const uint64_t warps = static_cast<uint64_t>(Br) / rows, tile = static_cast<uint64_t>(Bc) * 64 * 2;
+            const uint64_t per_tile = 2 * tile + 2 * warps * tile + (rows == 32 ? static_cast<uint64_t>(Br) * 64 * 2 : 0);
+            CHECK(model("flash_tc", p).shared_bytes() == blocks * tiles * per_tile);
+        }
+}
+
+TEST_CASE("flash_tc's tiles against shared memory: what fits an H100, an A100 and an RTX 3090", "[attention][smem]") {
+    // Qi, then two stages of Kj and Vj, rows padded by 8 elements: (Br + 4 Bc) (d + 8) es.
+    auto need = [](int Br, int Bc, int64_t d) {
+        return static_cast<uint64_t>(Br + 4 * Bc) * static_cast<uint64_t>(d + 8) * 2;
+    };
+    CHECK(flash_smem_bytes("flash_tc", make(1, 64, 128, DType::f16, false, 128, 128)) == need(128, 128, 128));
+    CHECK(need(128, 128, 128) == 174080);
+    DeviceInfo dev;
+    dev.cc_major = 9;
+    dev.name = "H100";
+    dev.smem_per_block = 49152;
+    dev.smem_per_block_optin = 232448;
+    for (int Br : kTileSizes)
+        for (int Bc : kTcTileSizes)
+            for (int64_t d : {int64_t{32}, int64_t{64}, int64_t{128}}) {
+                const AttentionParams p = make(1, 1024, d, DType::bf16, false, Br, Bc);
+                CAPTURE(Br, Bc, d);
+                CHECK(flash_smem_bytes("flash_tc", p) == need(Br, Bc, d));
+                CHECK(device_refusal("flash_tc", p, DeviceBudget{dev, uint64_t{80} << 30, "total"}).empty());
+                uint64_t parts = 0;
+                for (const SramPart& part : flash_sram_parts("flash_tc", p, "Qi", "")) parts += part.bytes;
+                CHECK(parts == need(Br, Bc, d));
+            }
+    // The A100 (163 KiB per block with opt-in) refuses the largest tile at d = 128, with the numbers.
+    dev.cc_major = 8;
+    dev.name = "A100";
+    dev.smem_per_block_optin = 166912;
+    const AttentionParams big = make(1, 1024, 128, DType::f16, false, 128, 128);
+    const std::string why = device_refusal("flash_tc", big, DeviceBudget{dev, uint64_t{80} << 30, "total"});
+    CHECK_THAT(why, Catch::Contains("Br=128, Bc=128, d=128") && Catch::Contains("needs 174080 bytes") &&
+                        Catch::Contains("166912 with opt-in"));
+    CHECK(device_refusal("flash_tc", make(1, 1024, 128, DType::f16, false, 64, 128), DeviceBudget{dev, uint64_t{80} << 30, "total"})
+              .empty());
+    // An RTX 3090 (sm_86: 99 KiB with opt-in) refuses Bc = 128 at d = 128 whatever Br is.
+    dev.cc_minor = 6;
+    dev.smem_per_block_optin = 101376;
+    for (int Br : kTileSizes)
+        CHECK_FALSE(device_refusal("flash_tc", make(1, 1024, 128, DType::f16, false, Br, 128),
+                                   DeviceBudget{dev, uint64_t{24} << 30, "total"})
+                        .empty());
 }
 
 TEST_CASE("flash_wgmma takes Br, Bc in {64, 128}; its bytes are flash's with the same tile", "[attention][model]") {
@@ -208,8 +311,9 @@ TEST_CASE("every schedule's events sum to its model, cover every block, and are 
     for (const VariantInfo& v : variants())
         for (bool causal : {false, true})
             for (int64_t N : {int64_t{1}, int64_t{257}, int64_t{5000}}) {
-                // flash_wgmma takes only its own tiles (64 or 128).
+                // flash_wgmma takes only its own tiles (64 or 128), flash_tc Bc = 64 or 128.
                 const AttentionParams p = v.name == "flash_wgmma" ? make(2, N, 64, DType::bf16, causal, 128, 64)
+                                          : v.name == "flash_tc"  ? make(2, N, 64, DType::bf16, causal, 32, 64)
                                                                   : make(2, N, 64, DType::bf16, causal, 32, 16);
                 CAPTURE(v.name, causal, N);
                 const Schedule s = schedule(v.name, p);
@@ -283,8 +387,8 @@ TEST_CASE("the flash shared-memory need and the refusal message carry the number
     p.Br = p.Bc = 16;
     CHECK(flash_smem_bytes("flash", p) <= 49152);
     // flash_tc: Qi plus two stages of Kj, Vj, in fp16.
-    CHECK(flash_smem_bytes("flash_tc", p) ==
-          static_cast<uint64_t>(flash_tc_tile(128).Br + 4 * flash_tc_tile(128).Bc) * (128 + 8) * 2);
+    p.Bc = 64;
+    CHECK(flash_smem_bytes("flash_tc", p) == static_cast<uint64_t>(16 + 4 * 64) * (128 + 8) * 2);
 }
 
 TEST_CASE("the teaching kernel's tile rows are an odd number of words", "[attention][smem]") {
@@ -330,4 +434,75 @@ TEST_CASE("bad attention parameters give a message naming the parameter and the 
     CHECK(validate("flash", p).empty());
     CHECK_THAT(validate("flash3", p), Catch::Contains("unknown attention variant 'flash3'"));
     CHECK_THROWS_WITH(schedule("flash3", p), Catch::Contains("unknown attention variant"));
+}
+
+TEST_CASE("one flash_wgmma block, lane by lane: the turns, the ring and the work add up", "[attention][schedule]") {
+    const SimGpu* h100 = find_sim_gpu("H100");
+    REQUIRE(h100 != nullptr);
+    const DeviceInfo& dev = h100->info;
+    const SimCalibration c = calibration_for(dev);
+    for (int Br : kWgmmaTileSizes)
+        for (int Bc : kWgmmaTileSizes)
+            for (bool causal : {false, true}) {
+                const AttentionParams p = make(64, 4096, 64, DType::f16, causal, Br, Bc);
+                CAPTURE(Br, Bc, causal);
+                const BlockTimeline t = flash_wgmma_block_timeline(p, dev);
+                const int wgs = Br / 64;
+                REQUIRE(t.lanes.size() == static_cast<size_t>(1 + 2 * wgs));  // producer, then wgmma and softmax per warpgroup
+                CHECK(t.lanes[0].label == "producer: TMA");
+                // Every lane's spans in order, none overlapping the next.
+                for (const BlockLane& lane : t.lanes)
+                    for (size_t i = 0; i + 1 < lane.spans.size(); ++i) {
+                        CHECK(lane.spans[i].start_ms <= lane.spans[i].end_ms);
+                        CHECK(lane.spans[i].end_ms <= lane.spans[i + 1].start_ms + 1e-12);
+                    }
+                // The tiles: the last full row block's (causal: up to its diagonal), one TMA copy each after Qi.
+                const int64_t row0 = (4096 / Br - 1) * Br;
+                const int tiles = static_cast<int>(((causal ? row0 + Br : 4096) + Bc - 1) / Bc);
+                CHECK(t.lanes[0].spans.size() == static_cast<size_t>(1 + tiles));
+                // One warpgroup's products at a time: the wgmma lanes never overlap each other.
+                std::vector<KernelSpan> mma;
+                for (int w = 0; w < wgs; ++w)
+                    for (const KernelSpan& s : t.lanes[static_cast<size_t>(1 + 2 * w)].spans)
+                        if (s.name.rfind("store", 0) != 0) mma.push_back(s);
+                std::sort(mma.begin(), mma.end(), [](const KernelSpan& a, const KernelSpan& b) { return a.start_ms < b.start_ms; });
+                double mma_ms = 0;
+                for (size_t i = 0; i < mma.size(); ++i) {
+                    mma_ms += mma[i].end_ms - mma[i].start_ms;
+                    if (i + 1 < mma.size()) CHECK(mma[i].end_ms <= mma[i + 1].start_ms + 1e-12);
+                }
+                // Their time is the block's FLOPs at one SM's share of the GEMM rate: 2 products of
+                // 2 x rows x keys x d each, over every visited (row, key) pair of the block.
+                const double flops = 2.0 * 2.0 * Br * d_keys(4096, Bc, tiles) * 64;
+                CHECK(mma_ms == Approx(flops / (c.gemm_tflops * 1e12 / dev.sm_count) * 1e3).epsilon(1e-9));
+                // A tile is used after its copy lands, and a slot is refilled only after every
+                // warpgroup's Pij Vj of the tile it held.
+                const int stages = flash_wgmma_stages(Br, Bc, 64, 2);
+                const std::vector<KernelSpan>& copies = t.lanes[0].spans;
+                for (int j = 0; j < tiles; ++j) {
+                    const double landed = copies[static_cast<size_t>(1 + j)].end_ms;
+                    for (int w = 0; w < wgs; ++w)
+                        CHECK(t.lanes[static_cast<size_t>(1 + 2 * w)].spans[static_cast<size_t>(j)].start_ms >= landed - 1e-12);
+                    if (j >= stages)
+                        for (int w = 0; w < wgs; ++w)  // Pij Vj of tile j - stages is issued at turn j - stages + 1
+                            CHECK(copies[static_cast<size_t>(1 + j)].start_ms >=
+                                  t.lanes[static_cast<size_t>(1 + 2 * w)].spans[static_cast<size_t>(j - stages + 1)].end_ms - 1e-12);
+                }
+                CHECK(t.tensor_busy > 0);
+                CHECK(t.tensor_busy <= 1.0 + 1e-9);
+                CHECK(t.block_ms > 0);
+                // Two warpgroups: a softmax of one runs while the other's products run.
+                if (wgs == 2) {
+                    bool overlap = false;
+                    for (const KernelSpan& sm : t.lanes[2].spans)
+                        for (const KernelSpan& g : t.lanes[3].spans)
+                            overlap = overlap || (sm.start_ms < g.end_ms && g.start_ms < sm.end_ms);
+                    CHECK(overlap);
+                }
+            }
+    // Only flash_wgmma has lanes; parameters it cannot take are refused.
+    const Params params = to_params(make(4, 1024, 64, DType::f16, false, 128, 128));
+    CHECK_FALSE(workload_def(params).block_timeline("flash_wgmma", params, dev).lanes.empty());
+    CHECK(workload_def(params).block_timeline("flash_tc", params, dev).lanes.empty());
+    CHECK_THROWS_WITH(flash_wgmma_block_timeline(make(1, 64, 64, DType::f16, false, 32, 64), dev), Catch::Contains("Br = 32"));
 }

@@ -190,11 +190,19 @@ fl_cli_test(bench_attention_sim CODE 0
 fl_cli_test(bench_attention_refused CODE 0
             ARGS bench --workload attention --N 1024 --d 128 --dtype fp32 --br 128 --bc 128 --sim H100
             STDOUT "flash .*refused: flash with Br=128, Bc=128, d=128, fp32 needs [0-9]+ bytes of shared memory")
-# The shape column names the tile each kernel really uses: flash takes --br/--bc, flash_tc has its own.
+# The shape column names the tile each kernel uses, from --br/--bc: flash_tc adds its warps.
 fl_cli_test(bench_attention_tiles CODE 0
-            ARGS bench --workload attention --variant flash,flash_tc --N 1024 --d 64 --br 32 --bc 16 --dtype fp16
+            ARGS bench --workload attention --variant flash,flash_tc --N 1024 --d 64 --br 128 --bc 64 --dtype fp16
                  --sim H100
-            STDOUT "flash +fp16 +16 heads, N=1024, d=64, tile 32x16.*flash_tc +fp16 +16 heads, N=1024, d=64, tile 128x64")
+            STDOUT "flash +fp16 +16 heads, N=1024, d=64, tile 128x64.*flash_tc +fp16 +16 heads, N=1024, d=64, tile 128x64 \\([48] warps x (16|32) rows\\)")
+# flash_tc unrolls Bc at compile time (64 or 128): other Bc are refused rows, exit 0; a tile too big
+# for the device's shared memory is refused with the bytes (the A100's 163 KiB at 128 x 128, d = 128).
+fl_cli_test(bench_tc_bc_refused CODE 0
+            ARGS bench --workload attention --variant flash_tc --N 1024 --d 64 --br 64 --bc 32 --dtype fp16 --sim H100
+            STDOUT "flash_tc .*refused: flash_tc takes Bc = 64 or 128 .*not Bc = 32")
+fl_cli_test(bench_tc_tile_refused CODE 0
+            ARGS bench --workload attention --variant flash_tc --N 1024 --d 128 --br 128 --bc 128 --dtype fp16 --sim A100
+            STDOUT "flash_tc .*refused: flash_tc with Br=128, Bc=128, d=128, fp16 needs 174080 bytes of shared memory")
 # flash_wgmma takes --br/--bc from {64, 128} and runs on compute capability 9.0 only: refused rows, exit 0.
 fl_cli_test(bench_wgmma_tile_refused CODE 0
             ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 64 --br 32 --bc 64 --dtype fp16 --sim H100

@@ -1,5 +1,5 @@
 // Every attention variant on the GPU against the float64 CPU reference: random inputs (never
-// zeros), poisoned outputs, ragged N, every tile size offered, causal and not, d in {32, 64, 128}
+// zeros), poisoned outputs, ragged N, every tile offered (flash and flash_tc), causal and not, d in {32, 64, 128}
 // (the teaching kernel also odd d), fp32 / fp16 / bf16; plus the refusals.
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_gpu.h"
@@ -73,7 +73,7 @@ TEST_CASE("flash: ragged N, any d up to 128", "[gpu][attention]") {
                 }
 }
 
-TEST_CASE("flash_tc matches the reference: fp16, bf16, d 32/64/128, ragged N, causal", "[gpu][attention]") {
+TEST_CASE("flash_tc matches the reference: every tile, fp16, bf16, d 32/64/128, ragged N, causal", "[gpu][attention]") {
     const DeviceLimits dev = device_limits();
     REQUIRE(dev.ok);
     if (dev.cc_major < 8) {
@@ -82,10 +82,34 @@ TEST_CASE("flash_tc matches the reference: fp16, bf16, d 32/64/128, ragged N, ca
         return;
     }
     uint64_t seed = 400;
+    // Every tile offered (Br any tile size: 16 or 32 rows per warp; Bc 64 or 128): N = 1 (one row,
+    // one key), 17 and 100 (ragged inside the first tile), 129 and 257 (one row past 128 and 256:
+    // the last row block and the last key tile hold one row).
     for (DType t : {DType::f16, DType::bf16})
         for (int64_t d : {32, 64, 128})
-            for (int64_t N : {1, 17, 64, 100, 129, 257, 1000})
-                for (bool causal : {false, true}) check_variant("flash_tc", make(2, N, d, t, causal, 64, 64, seed++));
+            for (int Br : kTileSizes)
+                for (int Bc : kTcTileSizes)
+                    for (int64_t N : {1, 17, 100, 129, 257})
+                        for (bool causal : {false, true}) {
+                            const AttentionParams p = make(2, N, d, t, causal, Br, Bc, seed++);
+                            if (!can_run("flash_tc", p)) {  // shared memory of a smaller GPU
+                                CHECK_THAT(why_not_runnable("flash_tc", p), Catch::Contains("bytes of shared memory"));
+                                continue;
+                            }
+                            check_variant("flash_tc", p);
+                        }
+}
+
+TEST_CASE("flash_tc: one tile over many key tiles and row blocks, every tile", "[gpu][attention]") {
+    if (device_limits().cc_major < 8) return;
+    uint64_t seed = 450;
+    for (int Br : kTileSizes)
+        for (int Bc : kTcTileSizes)
+            for (int64_t d : {64, 128})
+                for (bool causal : {false, true}) {
+                    const AttentionParams p = make(3, 1000, d, causal ? DType::bf16 : DType::f16, causal, Br, Bc, seed++);
+                    if (can_run("flash_tc", p)) check_variant("flash_tc", p);
+                }
 }
 
 TEST_CASE("longer sequences: all variants agree with the reference on sampled rows", "[gpu][attention]") {
@@ -96,6 +120,8 @@ TEST_CASE("longer sequences: all variants agree with the reference on sampled ro
         if (device_limits().cc_major >= 8) {
             check_variant("flash_tc", make(4, 2048, 128, DType::bf16, causal, 64, 64, seed++));
             check_variant("flash_tc", make(4, 4097, 64, DType::f16, causal, 64, 64, seed++));
+            check_variant("flash_tc", make(4, 4097, 64, DType::f16, causal, 128, 128, seed++));
+            check_variant("flash_tc", make(4, 4097, 128, DType::bf16, causal, 128, 64, seed++));
         }
     }
 }
@@ -126,6 +152,11 @@ TEST_CASE("refusals say why, with the numbers, and nothing runs", "[gpu][attenti
                    Catch::Contains("fp16 or bf16"));
         CHECK_THAT(why_not_runnable("flash_tc", make(1, 64, 96, DType::f16, false, 64, 64, 1)),
                    Catch::Contains("d = 96"));
+        CHECK_THAT(why_not_runnable("flash_tc", make(1, 64, 64, DType::f16, false, 64, 32, 1)),
+                   Catch::Contains("Bc = 32"));
+        const Output r = run_once("flash_tc", make(1, 64, 64, DType::f16, false, 64, 16, 1));
+        CHECK_FALSE(r.ok);
+        CHECK_THAT(r.error, Catch::Contains("Bc = 16"));
     }
     SECTION("bad parameters") {
         const Output r = run_once("flash", make(1, 0, 64, DType::f16, false, 64, 64, 1));

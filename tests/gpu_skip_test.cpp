@@ -92,6 +92,26 @@ TEST_CASE("skip two_pass and fused on flash_tc match the reference: fp16, bf16, 
                     }
 }
 
+TEST_CASE("skip two_pass and fused on flash_tc: every tile flash_tc offers", "[gpu][skip]") {
+    if (!tensor_cores()) return;
+    // The fused epilogue loads the x tile into Qi's place: during the last key tile when each warp
+    // keeps its Qi fragments in registers (16 rows per warp), after the loop when it re-reads them
+    // (32 rows per warp, Br = 128); N = 1 (one key tile), 129 and 300 (ragged, several tiles).
+    uint64_t seed = 50;
+    for (const char* v : {"two_pass", "fused"})
+        for (int64_t d : {32, 64, 128})
+            for (int Br : kernels::attention::kTileSizes)
+                for (int Bc : kernels::attention::kTcTileSizes)
+                    for (int64_t N : {1, 129, 300})
+                        for (bool causal : {false, true}) {
+                            const SkipParams p = make(4, 2, N, d, seed % 2 ? DType::bf16 : DType::f16, causal,
+                                                      causal ? 1.0 : 0.5, 0.8, Br, Bc, seed);
+                            ++seed;
+                            if (!why_not_runnable(v, p).empty()) continue;  // a tile too big for shared memory
+                            check_variant(v, p);
+                        }
+}
+
 // Every Br x Bc of a teaching variant in one dtype, causal and not, at a ragged N = 100. One test
 // case per variant and dtype (six, not one) so a compute-sanitizer run can spread the ~300
 // launches over processes (scripts/gpu_sanitize.sh --parallel shards by test case).

@@ -112,6 +112,13 @@ fl_gui_shot_test(gui_roofline_chain_scale2 1280x720 "--sim|H100|--view|roofline|
 fl_gui_shot_test(gui_sweep_attention 1280x720 "--sim|H200|--view|sweep|--workload|attention")
 fl_gui_shot_test(gui_sweep_bias_gelu_light 1024x768 "--sim|A100|--view|sweep|--workload|bias_gelu|--theme|light")
 
+# The timeline with flash_wgmma shown: one block lane by lane under the kernels (2 consumer warpgroups),
+# and at 2x in the light theme with one warpgroup, causal, bf16.
+fl_gui_shot_test(gui_timeline_wgmma_block 1280x720
+                 "--sim|H100|--view|timeline|--workload|attention|--N|4096|--heads|64|--dtype|fp16|--br|128|--bc|128")
+fl_gui_shot_test(gui_timeline_wgmma_block_scale2 1280x720
+                 "--sim|H200|--view|timeline|--workload|attention|--N|4096|--d|128|--dtype|bf16|--br|64|--bc|128|--causal|1|--font-scale|2|--theme|light")
+
 # The memory-hierarchy animation: two steps of flash vs naive side by side render, and differ
 # (step 40 at N = 1024: the issue's example, inside flash's j-loop now that every tile is a step).
 add_executable(fl_png_diff png_diff.cpp)

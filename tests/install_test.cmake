@@ -3,7 +3,7 @@
 #  - run as `cmake -P install_test.cmake -DFL_MODE=tree|deb ...`: one test's steps.
 #
 # tree: `cmake --install` into a fresh prefix, then from another folder the installed binary's
-#       `info` and `lessons check` name the installed lessons, `lessons list` lists the 9 shipped
+#       `info` and `lessons check` name the installed lessons, `lessons list` lists the 10 shipped
 #       lessons, and `shot` (under xvfb-run, like the GUI smoke tests) writes a PNG that png_check
 #       accepts.
 # deb:  cpack -G DEB into a fresh folder; `dpkg-deb -c` lists the binary, every lesson, the
@@ -28,8 +28,8 @@ if(CMAKE_SCRIPT_MODE_FILE)
   function(fl_expected_lessons var)
     file(GLOB files RELATIVE "${FL_SOURCE_DIR}/lessons" "${FL_SOURCE_DIR}/lessons/*.lesson")
     list(LENGTH files n)
-    if(NOT n EQUAL 9)
-      message(FATAL_ERROR "expected the 9 shipped lessons in ${FL_SOURCE_DIR}/lessons, found ${n}: ${files}")
+    if(NOT n EQUAL 10)
+      message(FATAL_ERROR "expected the 10 shipped lessons in ${FL_SOURCE_DIR}/lessons, found ${n}: ${files}")
     endif()
     set(${var} ${files} PARENT_SCOPE)
   endfunction()
@@ -76,7 +76,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
 
     # info says where the lessons are; check reads them from the installed tree.
     fl_run_installed("${exe}" info)
-    string(FIND "${out}" "${share}/lessons (9 files)" at)
+    string(FIND "${out}" "${share}/lessons (10 files)" at)
     if(at EQUAL -1 OR NOT out MATCHES "\n  lessons +/")
       message(FATAL_ERROR "`fusionlab info` does not name the installed lessons (${share}/lessons, 9 files)\n  stdout: ${out}")
     endif()
@@ -86,8 +86,8 @@ if(CMAKE_SCRIPT_MODE_FILE)
     fl_run_installed("${exe}" lessons list)
     string(REGEX MATCHALL "[^\n]+ steps  [^\n]+" rows "${out}")
     list(LENGTH rows n)
-    if(NOT n EQUAL 9)
-      message(FATAL_ERROR "`fusionlab lessons list` listed ${n} lessons, expected 9\n  stdout: ${out}")
+    if(NOT n EQUAL 10)
+      message(FATAL_ERROR "`fusionlab lessons list` listed ${n} lessons, expected 10\n  stdout: ${out}")
     endif()
     foreach(lesson IN LISTS expected)
       string(REGEX REPLACE "\\.lesson$" "" name "${lesson}")

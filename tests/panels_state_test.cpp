@@ -43,6 +43,8 @@ TEST_CASE("panels_state: a variant's refusal is kept until the parameters or the
     p.set("br", 16).set("bc", 16);
     CHECK(cache.refusal(p, h100, "flash").empty());  // new parameters: asked anew
     p.dtype = kernels::DType::f16;
+    CHECK_THAT(cache.refusal(p, h100, "flash_tc"), Catch::Contains("Bc = 64 or 128"));  // Bc = 16: not built
+    p.set("bc", 64);
     CHECK(cache.refusal(p, kernels::find_sim_gpu("V100")->info, "flash_tc").find("8.0") != std::string::npos);
 }
 

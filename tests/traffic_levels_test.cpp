@@ -42,8 +42,9 @@ Params launch(int64_t steps, int64_t elements) {
 
 TEST_CASE("levels: flash_tc reads K and V from L2 once per row block, from DRAM once", "[levels][attention]") {
     const uint64_t heads = 64, N = 4096, d = 64, es = 2, T = heads * N * d * es;  // one tensor: 32 MiB
-    const Model m = model("flash_tc", attention(heads, N, d), kL2);
-    const uint64_t Tr = N / 128, tiles = heads * Tr * (N / 64);
+    // Tile 64 x 64: 4 warps of 16 rows (attention_model_test checks every tile's shared bytes).
+    const Model m = model("flash_tc", attention(heads, N, d, 64, 64), kL2);
+    const uint64_t Tr = N / 64, tiles = heads * Tr * (N / 64);
     // L2 <-> SM: Q once, K and V once per row block (Tr times), O once.
     CHECK(m.bytes() == T + 2 * Tr * T + T);
     // DRAM: the row blocks of a head run together, so K and V come from DRAM once (rule 1).
@@ -51,9 +52,9 @@ TEST_CASE("levels: flash_tc reads K and V from L2 once per row block, from DRAM 
     CHECK(m.dram_written() == T);
     for (const BufferTraffic& b : m.kernels[0].buffers)
         if (b.buffer == "K" || b.buffer == "V") CHECK_THAT(b.dram_rule, Catch::Contains("concurrent blocks"));
-    // On chip: per (row block, key tile), cp.async stores Kj and Vj once and each of the 8 warps
-    // reads both through ldmatrix: (8 x 2 + 2) x 64 x d x 2 B.
-    CHECK(m.shared_bytes() == tiles * (8 * 2 + 2) * 64 * d * es);
+    // On chip: per (row block, key tile), cp.async stores Kj and Vj once and each of the 4 warps
+    // (16 rows each) reads both through ldmatrix: (4 x 2 + 2) x 64 x d x 2 B.
+    CHECK(m.shared_bytes() == tiles * (4 * 2 + 2) * 64 * d * es);
     // exp2 of every score, plus one rescale per row and key tile.
     CHECK(m.sfu_ops() == Approx(double(heads * N * N + heads * N * (N / 64))));
     CHECK(m.kernels[0].mma_sync);

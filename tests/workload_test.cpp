@@ -181,6 +181,7 @@ TEST_CASE("describe: one line per parameter set, from the workload's definition"
     p = default_params("attention");
     p.dtype = DType::f16;
     CHECK(describe(p, "flash") == "attention flash: 16 heads, N=1024, d=64, tile 64x64, fp16");
+    CHECK(describe(p, "flash_tc") == "attention flash_tc: 16 heads, N=1024, d=64, tile 64x64 (4 warps x 16 rows), fp16");
     CHECK(describe(p) == "attention: 16 heads, N=1024, d=64, fp16");
     p = default_params("launch");
     CHECK(describe(p) == "launch: K=100, n=65536, bf16");

@@ -155,7 +155,7 @@ const std::vector<ExprInfo>& expr_vocabulary() {
         {"model.buffer", "VARIANT BUFFER", "modeled bytes one buffer (S, P, x, h1, ...) moves, read + written"},
         {"model.tensor", "VARIANT BUFFER", "one buffer's footprint in HBM: its size, not its traffic"},
         {"model.min_bytes", "", "the fewest bytes any implementation must move"},
-        {"model.registers", "VARIANT", "registers per thread of the variant's row kernel (ptxas; sm_90)"},
+        {"model.registers", "VARIANT", "registers per thread of the variant's row kernel or flash_tc (ptxas; sm_90)"},
         {"model.spill_bytes", "VARIANT", "register-spill traffic to and from local memory (ptxas bytes x threads)"},
         {"model.spill_past_l1", "VARIANT", "share of the spill traffic L1 cannot hold on this device (estimate)"},
         {"ratio", "time|bytes|flops|kernels|dram|model_dram A B", "A's quantity / B's: time and dram measured, the rest modeled"},
@@ -977,7 +977,7 @@ ExprValue evaluate_model(const LessonExpr& e, const ExprContext& ctx) {
         const kernels::KernelModel* k = nullptr;
         for (const auto& km : m->kernels)
             if (km.registers.registers > 0 && (!k || km.local_bytes() > k->local_bytes())) k = &km;
-        if (!k) return unavailable(e.args[0] + "'s kernels are not in the register table (only the row kernels are)");
+        if (!k) return unavailable(e.args[0] + "'s kernels are not in the register tables (the row kernels and flash_tc are)");
         if (e.func == "model.registers") return value_text(std::to_string(k->registers.registers), k->registers.registers);
         if (e.func == "model.spill_bytes") return bytes_value(m->local_bytes());
         if (!ctx.device) return pending();

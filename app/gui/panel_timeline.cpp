@@ -2,6 +2,7 @@
 // [SECTION] Interaction: zoom, pan, fit
 // [SECTION] Hover tooltip
 // [SECTION] Summary table
+// [SECTION] One block, lane by lane (WorkloadDef::block_timeline)
 // [SECTION] The panel
 #include "app/gui/panel_timeline.h"
 
@@ -157,6 +158,55 @@ void summary_table(const std::vector<ShownRun>& runs) {
     ImGui::EndTable();
 }
 
+// =============================================================================================
+// [SECTION] One block, lane by lane (WorkloadDef::block_timeline)
+// =============================================================================================
+// For a variant whose warps have roles (flash_wgmma): one block of it, each lane a row, modeled from
+// its schedule at the device's calibrated rates. Drawn once, for the first shown run that has lanes.
+kernels::BlockTimeline find_block_lanes(const std::vector<const kernels::Measurement*>& shown) {
+    for (const kernels::Measurement* m : shown) {
+        if (!m->ok) continue;
+        const kernels::WorkloadDef& def = kernels::workload_def(m->job.params);
+        if (!def.block_timeline) continue;
+        kernels::BlockTimeline bt = def.block_timeline(m->job.variant, m->job.params, m->device);
+        if (!bt.lanes.empty()) return bt;
+    }
+    return {};
+}
+
+// Its height: the chart's rows and about three lines of note.
+float block_lanes_height(const kernels::BlockTimeline& bt) {
+    if (bt.lanes.empty()) return 0;
+    return viz::preferred_timeline_height(static_cast<int>(bt.lanes.size())) + ImGui::GetTextLineHeightWithSpacing() * 4;
+}
+
+void draw_block_lanes(const kernels::BlockTimeline& bt) {
+    if (bt.lanes.empty()) return;
+    std::vector<viz::TimelineRow> rows;
+    for (const kernels::BlockLane& lane : bt.lanes) rows.push_back({lane.label, lane.summary, lane.spans, lane.kind});
+    viz::TimelineFrame frame;
+    frame.title = bt.title;
+    frame.watermark = "MODEL";
+    frame.theme = current_theme();
+    ImGui::Spacing();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 size(ImGui::GetContentRegionAvail().x, viz::preferred_timeline_height(static_cast<int>(rows.size())));
+    const viz::TimelineHover hover = viz::draw_timeline(ImGui::GetWindowDrawList(), origin, size, frame, rows, viz::fit_view(rows));
+    ImGui::InvisibleButton("block_lanes_plot", size);
+    if (ImGui::IsItemHovered() && hover.row >= 0 && hover.bar_first >= 0) {
+        const viz::TimelineRow& row = rows[static_cast<size_t>(hover.row)];
+        const kernels::KernelSpan& a = row.spans[static_cast<size_t>(hover.bar_first)];
+        const kernels::KernelSpan& b = row.spans[static_cast<size_t>(hover.bar_last)];
+        viz::tooltip_box(row.label + "\n" +
+                         (hover.gap ? "waits " + viz::duration_text(b.start_ms - a.end_ms) + " between " + a.name + " and " + b.name
+                                    : a.name + ": " + viz::duration_text(a.end_ms - a.start_ms) + ", from " +
+                                          viz::duration_text(a.start_ms)));
+    }
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", bt.note.c_str());
+    ImGui::PopTextWrapPos();
+}
+
 }  // namespace
 
 // =============================================================================================
@@ -200,8 +250,10 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
     const float table_h = line * (1.25f * static_cast<float>(runs.size() + 1) + 2.0f * static_cast<float>(runs.size()) + 3.0f) +
                           em();
     const float avail_h = ImGui::GetContentRegionAvail().y;
+    const kernels::BlockTimeline block = find_block_lanes(visible_results(state));
     // Never squeezed below its preferred height (the panel scrolls instead): rows must stay readable.
-    const float chart_h = std::max(viz::preferred_timeline_height(static_cast<int>(rows.size())), avail_h - table_h);
+    const float chart_h = std::max(viz::preferred_timeline_height(static_cast<int>(rows.size())),
+                                   avail_h - table_h - block_lanes_height(block));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 size(ImGui::GetContentRegionAvail().x, chart_h);
     TimelinePanelState& tp = state.timeline;
@@ -215,6 +267,7 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
         interact(tp, shown, layout);
         if (ImGui::IsItemHovered()) hover_tooltip(runs, hover);
     }
+    draw_block_lanes(block);  // right under the kernels, before their table: the panel scrolls
 
     summary_table(runs);
     intro_text();

@@ -14,8 +14,8 @@
 //             rescaled and accumulated on chip and stored once. Any d <= 128, Br, Bc in {16,32,64,128}
 //             when the tiles fit in shared memory.
 //   flash_tc  1 kernel, the same loop on tensor cores (mma.sync m16n8k16 + ldmatrix + cp.async,
-//             sm_80+), fp16/bf16 with fp32 accumulation, d in {32, 64, 128}; its tile is fixed per d
-//             (flash_tc_tile()).
+//             sm_80+), fp16/bf16 with fp32 accumulation, d in {32, 64, 128}; Br in {16, 32, 64, 128}
+//             (one warp per 16 or 32 rows), Bc in {64, 128}, when the tiles fit in shared memory.
 //   flash_wgmma  1 kernel for sm_90a (H100, H200): K and V tiles brought in by TMA into a ring of
 //             shared-memory stages by a producer warp; one or two consumer warpgroups of 64 rows of
 //             Qi each run S = Qi Kjᵀ and Oi += Pij Vj on wgmma (fp16/bf16, fp32 accumulate); online
@@ -76,11 +76,24 @@ std::string validate(const std::string& variant, const AttentionParams& p);
 struct Tile {
     int Br, Bc;
 };
-// The tile a variant's kernel really uses: flash takes p.Br, p.Bc; flash_tc has one tile per d.
+// The tile a flash kernel uses: p.Br x p.Bc for every one of them (each says which it takes).
 Tile flash_tile(const std::string& variant, const AttentionParams& p);
-Tile flash_tc_tile(int64_t d);
-int flash_tc_threads(int64_t d);  // 32 per 16 rows of Qi: each warp owns 16 rows
-int flash_threads();              // the teaching kernel's block size
+int flash_threads();  // the teaching kernel's block size
+
+// flash_tc takes Br from the tile sizes (kTileSizes) and Bc from kTcTileSizes: Bc is unrolled at
+// compile time (its Sij accumulator, Bc / 2 floats per thread and m16 tile), Br is not (a block is
+// Br / rows-per-warp warps running the same code).
+inline constexpr int kTcTileSizes[] = {64, 128};
+// The (d, Bc) pairs with an instance whose warps own 32 rows (two m16 tiles sharing every Kj and Vj
+// fragment): Sij and Oi of both tiles, Bc + d floats per thread, must stay in registers.
+constexpr bool tc_has_warp_rows_32(int64_t d, int64_t Bc) { return d >= 64 && d + Bc <= 192; }
+// Rows of Qi each warp of flash_tc owns, 16 or 32, and the block size (32 threads per warp).
+int flash_tc_warp_rows(int Br, int Bc, int64_t d);
+int flash_tc_threads(int Br, int Bc, int64_t d);
+// What ptxas made of the flash_tc instance that runs p (with or without the skip epilogue):
+// registers, stack frame and spill bytes per thread, from kernels/attention/flash_tc_registers.inc
+// (scripts/kernel_registers.py, sm_90). Empty (registers 0) for parameters flash_tc does not take.
+RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue = false);
 
 // flash_wgmma's tile comes from p.Br, p.Bc (Br: 64 rows per consumer warpgroup). The shared-memory
 // ring holds as many (Kj, Vj) stages as fit in the 227 KiB a Hopper block may opt in to, at most 4.
@@ -186,6 +199,16 @@ std::vector<RowRef> rows_to_check(const AttentionParams& p, double max_mults = 4
 // tiles") whose bytes and FLOPs are those iterations' sum, so totals stay exact.
 Schedule schedule(const std::string& variant, const AttentionParams& p);
 Model model(const std::string& variant, const AttentionParams& p);
+
+// One flash_wgmma block as its warpgroups spend it, for the timeline view (BlockTimeline,
+// kernels/common/workload_def.h): the producer's TMA copies into the ring of `stages` slots, and each
+// consumer warpgroup's wgmma turns (Sij with Pij-1 Vj-1) and softmax, tile by tile, for the row block
+// with the most key tiles. The work of each step is the schedule's (64 rows per warpgroup; an exp2
+// per score), priced at one SM's share of the device's calibrated rates (calibration_for: the GEMM
+// rate, the SFU, L2): the schedule v2 intends, with the softmax of one warpgroup under the other's
+// products wherever the turns allow. Lanes: "producer: TMA", then per warpgroup "WG k: wgmma" and
+// "WG k: softmax". Throws std::invalid_argument when flash_wgmma cannot take p (validate's message).
+BlockTimeline flash_wgmma_block_timeline(const AttentionParams& p, const DeviceInfo& device);
 
 // The FLOPs attention needs (what the anchors report TFLOP/s against): 4 N² d per head, and for
 // causal 2 N (N + 1) d (only pairs c <= r), times batch_heads.

@@ -46,12 +46,13 @@ const ParamSpec& param(const std::string& name) {
         {"br", "Br (Q tile rows)", 16, 128, true, true,
          "Rows of Q one flash thread block keeps on chip (Qi). K and V are read from HBM once per\n"
          "block, so larger Br means fewer re-reads, but Qi, Sij and Oi must fit in shared memory.\n"
-         "flash_wgmma takes 64 or 128 (one or two consumer warpgroups); flash_tc uses its own fixed tile.",
+         "flash_tc gives each warp 16 rows (32 at Br = 128 where registers allow); flash_wgmma takes 64\n"
+         "or 128 (one or two consumer warpgroups).",
          64, ParamKind::choice, tiles},
         {"bc", "Bc (K/V tile rows)", 16, 128, true, true,
          "Rows of K and V staged in shared memory per loop step (Kj, Vj). A tile that does not fit\n"
-         "shared memory is refused with the numbers. flash_wgmma takes 64 or 128; flash_tc uses its own\n"
-         "fixed tile.",
+         "shared memory is refused with the numbers. flash_tc and flash_wgmma take 64 or 128 (their\n"
+         "scores Sij live in registers, Bc / 2 per thread and 16 rows).",
          64, ParamKind::choice, tiles},
         {"causal", "causal mask", 0, 1, true, false,
          "Query row r attends to keys 0..r only (decoder attention). flash skips key tiles wholly above\n"
@@ -82,8 +83,11 @@ std::string describe_shape(const AttentionParams& a, const std::string& kernel_v
     std::string text = std::to_string(a.batch_heads) + " heads, N=" + std::to_string(a.N) +
                        ", d=" + std::to_string(a.d) + (a.causal ? ", causal" : "");
     if (kernel_variant == "flash" || kernel_variant == "flash_tc" || kernel_variant == "flash_wgmma") {
-        const Tile tile = flash_tile(kernel_variant, a);  // flash_tc's is fixed by d
+        const Tile tile = flash_tile(kernel_variant, a);
         text += ", tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);
+        if (kernel_variant == "flash_tc")
+            text += " (" + std::to_string(flash_tc_threads(tile.Br, tile.Bc, a.d) / 32) + " warps x " +
+                    std::to_string(flash_tc_warp_rows(tile.Br, tile.Bc, a.d)) + " rows)";
         if (kernel_variant == "flash_wgmma")
             text += ", " + std::to_string(flash_wgmma_stages(tile.Br, tile.Bc, a.d, dtype_bytes(a.dtype))) + " stages";
     }
@@ -184,6 +188,14 @@ EmulatedCheck emulate_of(const std::string& variant, const Params& p, const Emul
     return emulate(variant, to_attention(p), budget);
 }
 
+// flash_wgmma's warps have roles (a producer of TMA copies, consumer warpgroups): one block lane by
+// lane. The other variants have none; parameters flash_wgmma cannot take give none either.
+BlockTimeline block_timeline(const std::string& variant, const Params& p, const DeviceInfo& device) {
+    const AttentionParams a = to_attention(p);
+    if (variant != "flash_wgmma" || !validate(variant, a).empty()) return {};
+    return flash_wgmma_block_timeline(a, device);
+}
+
 std::string traffic_reason(const Measurement& m, uint64_t l2) {
     return flash_traffic_reason(m.job.variant, to_attention(m.job.params), m.l2_bytes_read > 0 ? m.l2_bytes_read : m.bytes_read, l2);
 }
@@ -218,6 +230,9 @@ const WorkloadDef& attention_workload() {
         w.sram_parts = attention::sram_parts;
         w.traffic_gap_reason = attention::traffic_reason;
         w.emulate = attention::emulate_of;
+}
+
+        w.block_timeline = attention::block_timeline;
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = attention::gpu::make_gpu_workload;
 #endif

@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace kernels::attention {
@@ -92,6 +93,9 @@ std::string validate(const std::string& variant, const AttentionParams& p) {
         if (p.d != 32 && p.d != 64 && p.d != 128)
             return "flash_tc is built for d = 32, 64 or 128, not d = " + std::to_string(p.d) +
                    "; the teaching kernel flash takes any d <= 128";
+        if (std::find(std::begin(kTcTileSizes), std::end(kTcTileSizes), p.Bc) == std::end(kTcTileSizes))
+            return "flash_tc takes Bc = 64 or 128 (its Sij accumulator, Bc / 2 floats per thread, is unrolled when "
+                   "the kernel is compiled), not Bc = " + std::to_string(p.Bc) + "; the teaching kernel flash takes any Bc";
     }
     if (variant == "flash_wgmma") {
         if (p.dtype == DType::f32)
@@ -115,14 +119,36 @@ std::string validate(const std::string& variant, const AttentionParams& p) {
 // =============================================================================================
 // [SECTION] Tiles and shared memory
 // =============================================================================================
-Tile flash_tc_tile(int64_t) { return {128, 64}; }
-int flash_tc_threads(int64_t d) { return flash_tc_tile(d).Br / 16 * 32; }
+int flash_tc_warp_rows(int Br, int Bc, int64_t d) {
+    // Experiment switch (kernels/PERF.md): FUSIONLAB_FLASH_TC_WARP_ROWS=16 keeps 16 rows per warp.
+    if (const char* v = std::getenv("FUSIONLAB_FLASH_TC_WARP_ROWS"); v != nullptr && std::string(v) == "16") return 16;
+    return Br == 128 && tc_has_warp_rows_32(d, Bc) ? 32 : 16;
+}
+int flash_tc_threads(int Br, int Bc, int64_t d) { return Br / flash_tc_warp_rows(Br, Bc, d) * 32; }
+
+namespace {
+struct FlashTcRegisters {
+    DType dtype;
+    int d, Bc, warp_rows;
+    bool skip;
+    int registers, stack_bytes, spill_store_bytes, spill_load_bytes;
+};
+#include "kernels/attention/flash_tc_registers.inc"
+}  // namespace
+
+RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue) {
+    if (!validate("flash_tc", p).empty()) return {};
+    const int rows = flash_tc_warp_rows(p.Br, p.Bc, p.d);
+    for (const FlashTcRegisters& r : kFlashTcRegisters)
+        if (r.dtype == p.dtype && r.d == p.d && r.Bc == p.Bc && r.warp_rows == rows && r.skip == skip_epilogue)
+            return RegisterUse{r.registers, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes, kFlashTcRegistersSource};
+    return {};
+}
 int flash_threads() { return 128; }
 int flash_wgmma_threads(int Br) { return 128 * (Br / 64 + 1); }
 
 Tile flash_tile(const std::string& variant, const AttentionParams& p) {
-    if (variant == "flash_tc") return flash_tc_tile(p.d);
-    if (variant == "flash" || variant == "flash_wgmma") return {p.Br, p.Bc};
+    if (variant == "flash" || variant == "flash_tc" || variant == "flash_wgmma") return {p.Br, p.Bc};
     throw std::invalid_argument("variant '" + variant + "' has no flash tile");
 }
 
@@ -293,11 +319,12 @@ void add_kv_iterations(Schedule& s, int k, const AttentionParams& p, const Tile&
         s_smem = wgs * n * (64 + Bc) * d * es;
         pv_smem = wgs * n * Bc * d * es;
     } else if (tc) {
-        // flash_tc: cp.async stores Kj, Vj once; every warp (16 rows of Qi each) reads all of Kj
-        // and Vj through ldmatrix; Sij and Pij stay in registers.
-        const uint64_t warps = ceil_div(rows, 16);
+        // flash_tc: cp.async stores Kj, Vj once; every warp (16 or 32 rows of Qi each) reads all of
+        // Kj and Vj through ldmatrix; Sij and Pij stay in registers. With 32 rows per warp Qi's
+        // fragments do not stay in registers either: each tile reads them again.
+        const uint64_t warp_rows = u(flash_tc_warp_rows(t.Br, t.Bc, p.d)), warps = ceil_div(rows, warp_rows);
         kv_smem = 2 * cols * d * es;
-        s_smem = warps * cols * d * es;
+        s_smem = warps * cols * d * es + (warp_rows == 32 ? n * rows * d * es : 0);
         pv_smem = warps * cols * d * es;
     } else {
         // The teaching kernel, per warp of 32 consecutive outputs: Sij reads Qi (broadcast) and Kj
@@ -343,7 +370,9 @@ void add_kv_iterations(Schedule& s, int k, const AttentionParams& p, const Tile&
     ke.shared_bytes = kv_smem;
     s.events.push_back(ke);
     s.events.push_back({EventKind::load, k, "V", cols * d * es, 0, repeat, "load Kj, Vj into SRAM (" + jj + ")" + suffix});
-    TileEvent se{EventKind::compute, k, "", 0, 2 * mults, repeat, "compute Sij = Qi Kjᵀ / sqrt(d) (" + jj + diag + ")" + suffix};
+    const std::string on = tc ? " on mma.sync, " + std::to_string(flash_tc_warp_rows(t.Br, t.Bc, p.d)) + " rows per warp" : "";
+    TileEvent se{EventKind::compute, k, "", 0, 2 * mults, repeat,
+                 "compute Sij = Qi Kjᵀ / sqrt(d)" + on + " (" + jj + diag + ")" + suffix};
     se.shared_bytes = s_smem;
     s.events.push_back(se);
     TileEvent me{EventKind::compute, k, "", 0, 0, repeat,
@@ -364,8 +393,13 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
     const bool tc = variant == "flash_tc";  // mma.sync; the teaching kernel's products are FP32 FMAs
     const bool wgmma = variant == "flash_wgmma";
     ScheduleKernel kernel{variant, Tr * bh,
-                          tc ? flash_tc_threads(p.d) : wgmma ? flash_wgmma_threads(t.Br) : flash_threads(), tc || wgmma};
+                          tc ? flash_tc_threads(t.Br, t.Bc, p.d) : wgmma ? flash_wgmma_threads(t.Br) : flash_threads(), tc || wgmma};
     kernel.mma_sync = tc;  // hand-written mma.sync, not a library GEMM; wgmma runs at the GEMM's rate
+    if (tc) kernel.registers = flash_tc_registers(p);
+    // flash_wgmma's exp2s mostly do not hide under its products (H100: 0.631 ms at d = 64 against
+    // 0.357 + 0.257 ms of tensor and exp2 floors, kernels/PERF.md); flash_tc's calibrated mma.sync
+    // rate already includes its softmax.
+    kernel.sfu_between_mma = wgmma;
     s.kernels.push_back(kernel);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     // Every iteration of the j-loop is its own group of events when the schedule stays small: a

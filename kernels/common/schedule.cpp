@@ -97,6 +97,7 @@ Model model_from_schedule(const Schedule& s) {
         km.threads_per_block = k.threads_per_block;
         km.registers = k.registers;
         km.mma_sync = k.mma_sync;
+        km.sfu_between_mma = k.sfu_between_mma;
         km.access_bytes = k.access_bytes;
         m.kernels.push_back(std::move(km));
     }

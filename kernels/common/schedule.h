@@ -87,6 +87,10 @@ struct ScheduleKernel {
     // Its tensor-core products are warp-level mma.sync written in the kernel (flash_tc), not a
     // library GEMM: the simulated backend prices them at the mma.sync rate, below the GEMM's.
     bool mma_sync = false;
+    // Its exp2s (sfu_ops) run on the same warps between its tensor-core products and mostly do not
+    // hide under them (flash_wgmma: measured at about the sum of its tensor and exp2 floors at d = 64,
+    // kernels/PERF.md): the simulated backend adds the SFU time to the tensor time.
+    bool sfu_between_mma = false;
     // Bytes each thread moves per global load or store (16: 128-bit vectors). Narrow accesses keep
     // fewer bytes in flight and reach less DRAM bandwidth (SimCalibration::narrow_dram_gbps).
     int access_bytes = 16;
@@ -121,6 +125,7 @@ struct KernelModel {
     double sfu_ops = 0;         // exp2 and other SFU operations, all blocks
     double instructions = 0;    // thread instructions where known (TileEvent::instructions), all blocks
     bool mma_sync = false;      // copied from ScheduleKernel
+    bool sfu_between_mma = false;  // copied from ScheduleKernel
     int access_bytes = 16;      // copied from ScheduleKernel
     uint64_t bytes_read() const;     // L2 <-> SM
     uint64_t bytes_written() const;

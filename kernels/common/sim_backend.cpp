@@ -232,7 +232,10 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
     else p.fp32_ms = k.flops / (c.fp32_tflops * 1e12) * 1e3;
     p.sfu_ms = c.sfu_per_s > 0 ? k.sfu_ops / c.sfu_per_s * 1e3 : 0;
     p.issue_ms = c.issue_per_s > 0 ? k.instructions / c.issue_per_s * 1e3 : 0;
-    char text[160];
+    // Exp2s between the products (ScheduleKernel::sfu_between_mma): the tensor cores wait for them.
+    const bool serial_sfu = k.tensor_cores && k.sfu_between_mma && p.sfu_ms > 0;
+    if (serial_sfu) p.tensor_ms += p.sfu_ms;
+    char text[200];
     auto pick = [&](double ms, const char* name, const std::string& what) {
         if (ms <= p.busy_ms && !p.limiter.empty()) return;
         p.busy_ms = ms;
@@ -247,7 +250,13 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
     pick(p.shared_ms, "shared-memory bandwidth", gib_text(double(k.shared_bytes)) + " of shared-memory wavefronts" + text);
     std::snprintf(text, sizeof text, "%.3g TFLOP on tensor cores at %.0f TFLOP/s (%s)", k.flops / 1e12, tensor_rate,
                   k.mma_sync ? "mma.sync" : "library GEMM");
-    pick(p.tensor_ms, "tensor-core MMA issue", text);
+    std::string tensor_what = text;
+    if (serial_sfu) {
+        std::snprintf(text, sizeof text, ", then %.3g G exp2 between the products at %.0f G/s", k.sfu_ops / 1e9,
+                      c.sfu_per_s / 1e9);
+        tensor_what += text;
+    }
+    pick(p.tensor_ms, serial_sfu ? "tensor-core MMA and exp2 in turn" : "tensor-core MMA issue", tensor_what);
     std::snprintf(text, sizeof text, "%.3g TFLOP of FP32 FMA at %.1f TFLOP/s", k.flops / 1e12, c.fp32_tflops);
     pick(p.fp32_ms, "FP32 FMA issue", text);
     std::snprintf(text, sizeof text, "%.3g G exp2 at %.0f G/s", k.sfu_ops / 1e9, c.sfu_per_s / 1e9);

@@ -100,6 +100,23 @@ struct TensorFootprint {
 };
 
 // ---------------------------------------------------------------------------------------------
+// One thread block, lane by lane: for kernels whose warps have roles (a producer of copies,
+// consumers of them), what each lane does over one block's life, modeled. The timeline view draws
+// it under the kernel timeline. Spans in ms from the block's start.
+// ---------------------------------------------------------------------------------------------
+struct BlockLane {
+    std::string label, summary;      // "WG 1: wgmma", "busy 71 %"
+    std::vector<KernelSpan> spans;   // what it does, in order
+    int kind = 0;                    // colour: 0 copies, 1 tensor-core products, 2 softmax (or other work)
+};
+struct BlockTimeline {
+    std::vector<BlockLane> lanes;    // empty: the variant has none
+    double block_ms = 0;
+    double tensor_busy = 0;          // fraction of block_ms the tensor cores run
+    std::string title, note;         // the chart's title; which block, the rates, what to trust
+};
+
+// ---------------------------------------------------------------------------------------------
 // The definition
 // ---------------------------------------------------------------------------------------------
 class GpuWorkload;      // kernels/common/gpu_workload.h: the workload's device side (CUDA builds)
@@ -152,6 +169,9 @@ struct WorkloadDef {
     // the float64 reference; or why not (too slow for budget.max_seconds). The simulated backend shows
     // it as the computed error. Optional: without it simulated results say there is no emulation.
     EmulatedCheck (*emulate)(const std::string& variant, const Params& p, const EmulationBudget& budget) = nullptr;
+    // One block of the variant lane by lane on `device` (BlockTimeline above), for variants whose
+    // warps have roles; empty lanes for the others. Optional.
+    BlockTimeline (*block_timeline)(const std::string& variant, const Params& p, const DeviceInfo& device) = nullptr;
     // The device side: nullptr in builds without CUDA.
     std::unique_ptr<GpuWorkload> (*make_gpu)() = nullptr;
 

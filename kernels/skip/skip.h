@@ -16,10 +16,11 @@
 //
 // Variants (names fixed: the lessons use them):
 //   attention          flash_tc alone, writing attn_out: the baseline every other variant is timed against
+//                      (flash_tc and flash take the tile Br x Bc from the parameters, as in kernels/attention)
 //   two_pass           flash_tc writes attn_out; a skip kernel reads attn_out and x and writes out
 //   fused              flash_tc's epilogue loads the x tile into SRAM and writes out once:
 //                      attn_out never reaches HBM
-//   teaching_two_pass  the same on the teaching kernel flash (any d, Br/Bc from the parameters)
+//   teaching_two_pass  the same on the teaching kernel flash (any d and tile)
 //   teaching_fused
 // Large t: c_skip -> 0 and c_out -> σ_d, so out -> σ_d attention (exactly attention for σ_d = 1).
 #pragma once

@@ -49,15 +49,15 @@ std::string refusal_of(const std::string& variant, const Params& p, const Device
     return device_refusal(variant, to_skip(p), device);
 }
 
-// "4x4 heads, N=1024, d=64, t=1, sigma_d=0.5": batch x heads per element (and the teaching kernel's tile).
+// "4x4 heads, N=1024, d=64, t=1, sigma_d=0.5, tile 64x64": batch x heads per element and the tile.
 std::string describe_of(const Params& p, const std::string& variant) {
     const SkipParams s = to_skip(p);
     const std::string kernel = has_variant(variant) ? base_variant(variant) : "";
     std::string text = std::to_string(s.batch) + "x" + std::to_string(heads_per_batch(s)) + " heads, N=" +
                        std::to_string(s.attn.N) + ", d=" + std::to_string(s.attn.d) + (s.attn.causal ? ", causal" : "") +
                        ", t=" + param_number_text(s.t) + ", sigma_d=" + param_number_text(s.sigma_d);
-    if (kernel == "flash") {
-        const attention::Tile tile = attention::flash_tile("flash", s.attn);  // flash_tc's is fixed
+    if (!kernel.empty()) {
+        const attention::Tile tile = attention::flash_tile(kernel, s.attn);
         text += ", tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);
     }
     return text;

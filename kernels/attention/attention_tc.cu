@@ -1,0 +1,459 @@
+// flash_tc: attention on tensor cores with mma.sync (sm_80+), O = softmax(Q Kᵀ / sqrt(d)) V.
+//
+// The teaching kernel's loop (attention.cu, flash) on tensor cores. What changes: each warp owns 16
+// or 32 rows of Qi (one or two m16 tiles); Sij and the Oi update are mma.sync m16n8k16 (fp16/bf16
+// in, fp32 accumulate) fed by ldmatrix; Sij stays in registers and becomes the A operand of Pij Vj
+// without a trip through shared memory; Kj+1, Vj+1 are copied in with cp.async while tile j
+// computes (two stages). d in {32, 64, 128}.
+//
+// The tile is the user's (p.Br, p.Bc; kernels/attention/attention.h says which are offered):
+//   Bc    a template parameter: the Sij accumulator (Bc / 2 floats per thread and m16 tile) and the
+//         loops over key tiles are unrolled, so each Bc is its own instance.
+//   Br    not a template parameter: a block is Br / (16 x rows tiles) warps, and every warp runs the
+//         same code on its own rows, so one instance serves every Br (blockDim says how many warps).
+//   rows per warp (flash_tc_warp_rows()): 32 where registers allow it and the tile is tall enough;
+//         the two m16 tiles of a warp share every Kj and Vj fragment ldmatrix brings in, so the
+//         shared-memory reads per MMA halve.
+// Instances: dtype (2) x d (3) x Bc (2) x rows per warp x the skip epilogue (2): 36, as
+// tc_has_warp_rows_32() (attention.h) gives the (d, Bc) pairs with a 32-row instance.
+//
+// Versions (kernels/PERF.md has each one's numbers on an H100):
+//   v1  The tile from the parameters (before it, one 128 x 64 tile of 8 warps); 32 rows per warp at
+//       Br = 128 where registers allow: the best tile at d = 64 (128 x 128) and d = 128 (128 x 64).
+//   v2  The softmax scale folded into the exp2 (one FFMA instead of an FMUL and an FADD per score;
+//       m is kept in units of the raw scores): 3% at d = 64.
+//   Left for later: fragment loads pipelined ahead of the MMAs, and the softmax's serial reductions
+//   as trees (ncu: latency-bound, 2 warps per scheduler, the tensor pipe 42% busy).
+//
+// Every move between memory levels has a one-line comment in the words the animation uses.
+#include "kernels/attention/attention.h"
+#include "kernels/attention/attention_device.cuh"
+#include "kernels/attention/attention_epilogue.cuh"
+#include "kernels/attention/attention_tc.cuh"
+#include "kernels/common/gpu_check.cuh"
+#include "kernels/common/gpu_dtype.cuh"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace kernels::attention::gpu {
+
+using kernels::gpu::check;
+using kernels::gpu::check_launch;
+using kernels::gpu::to_float;
+
+namespace {
+
+// =============================================================================================
+// [SECTION] mma.sync, ldmatrix, cp.async
+// =============================================================================================
+// Fragment layouts of mma.sync.m16n8k16 (g = lane / 4, t = lane % 4):
+//   A 16x16 (row): a0 (g, 2t..2t+1), a1 (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..)
+//   B 16x8 (col):  b0 (k = 2t..2t+1, n = g), b1 (k = 2t+8.., n = g)
+//   C 16x8 fp32:   c0, c1 (g, 2t..2t+1), c2, c3 (g+8, 2t..2t+1)
+// The C fragments of two neighbouring 8-key tiles of Sij are exactly the A fragment of Pij for
+// those 16 keys, so P never leaves registers.
+constexpr int kTcMaxThreads = 256;  // Br = 128 with 16 rows per warp: 8 warps
+
+[[maybe_unused]] __device__ __forceinline__ uint32_t smem_addr(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes global -> shared without a register round trip; `valid` false fills zeros.
+[[maybe_unused]] __device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(valid ? 16 : 0));
+#else
+    (void)dst; (void)src; (void)valid;
+#endif
+}
+[[maybe_unused]] __device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+template <int kPending> __device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+#endif
+}
+
+[[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr(p)));
+#else
+    (void)p; r[0] = r[1] = r[2] = r[3] = 0;
+#endif
+}
+[[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr(p)));
+#else
+    (void)p; r[0] = r[1] = r[2] = r[3] = 0;
+#endif
+}
+
+template <typename T>
+__device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same_v<T, __half>)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                     "{%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                     "{%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+    (void)c; (void)a; (void)b0; (void)b1;
+#endif
+}
+
+// Copies `rows` x D elements starting at global row `row0` (of N) into a padded shared tile
+// [rows][D + 8] with 16-byte cp.async, `threads` threads taking turns; rows past N are zero-filled.
+template <typename T, int D>
+__device__ __forceinline__ void cp_async_tile(T* dst, const T* src, int row0, int rows, int N, int tid, int threads) {
+    constexpr int kChunksPerRow = D / 8, kLd = D + 8;
+    for (int c = tid; c < rows * kChunksPerRow; c += threads) {
+        const int r = c / kChunksPerRow, ch = c % kChunksPerRow;
+        const bool valid = row0 + r < N;
+        const T* from = valid ? src + static_cast<size_t>(row0 + r) * D + ch * 8 : src;
+        cp_async16(dst + r * kLd + ch * 8, from, valid);
+    }
+}
+
+// The skip epilogue's x tile: `rows` rows of attention problem bh from [batch, N, heads D] into a
+// padded shared tile [rows][D + 8] (Qi's layout); rows past N are zero-filled.
+template <typename T, int D>
+__device__ __forceinline__ void cp_async_x_tile(T* dst, const T* x, const SkipEpilogue& ep, int bh, int row0, int rows,
+                                                int N, int tid, int threads) {
+    constexpr int kChunksPerRow = D / 8, kLd = D + 8;
+    for (int c = tid; c < rows * kChunksPerRow; c += threads) {
+        const int r = c / kChunksPerRow, ch = c % kChunksPerRow;
+        const bool valid = row0 + r < N;
+        const T* from = valid ? x + bnc_row_offset(ep, bh, row0 + r, N, D) + ch * 8 : x;
+        cp_async16(dst + r * kLd + ch * 8, from, valid);
+    }
+}
+
+// =============================================================================================
+// [SECTION] The kernel
+// =============================================================================================
+// Blocks per SM the register budget is cut for (__launch_bounds__ with 256 threads): 2 gives 128
+// registers per thread, 1 gives 255. d = 64, Bc = 64 with 16 rows per warp fits 2 (ptxas sm_90:
+// 48 bytes spilled outside the mma loops), so one block's softmax phase overlaps the other's mma
+// phase: 194 -> 237 TFLOP/s at N = 4096 (H200, PERF.md). Larger accumulators (Sij: Bc / 2, Oi:
+// d / 2 floats per thread and m16 tile) take 1.
+constexpr int tc_min_blocks(int d, int bc, int mt) { return mt * (bc / 2 + d / 2) + (mt == 1 ? d / 4 : 0) <= 80 ? 2 : 1; }
+
+template <typename T, int D, int BC, int MT, bool kSkip>
+__global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
+    flash_tc_kernel(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O, int N,
+                    bool causal, float scale_log2, SkipEpilogue ep) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    constexpr int kLd = D + 8;              // padded row: 8 rows of an ldmatrix hit 8 different bank groups
+    constexpr int kDTiles = D / 8;          // 8-wide column tiles of Oi
+    constexpr int kSTiles = BC / 8;         // 8-wide key tiles of Sij
+    constexpr bool kQInRegisters = MT == 1;  // two m16 tiles re-read Qi's fragments from SRAM instead
+    const int threads = static_cast<int>(blockDim.x);
+    const int Br = threads / 32 * 16 * MT;  // rows of Qi: 16 x MT per warp
+    extern __shared__ __align__(16) unsigned char tc_smem[];
+    T* Qs = reinterpret_cast<T*>(tc_smem);  // [Br][kLd]
+    T* Ks = Qs + Br * kLd;                  // [2][Bc][kLd]
+    T* Vs = Ks + 2 * BC * kLd;              // [2][Bc][kLd]
+
+    const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int row0 = static_cast<int>(blockIdx.x) * Br;
+    const int wrow = warp * 16 * MT;  // this warp's first row within Qi
+    const size_t head = static_cast<size_t>(blockIdx.y) * static_cast<size_t>(N) * D;
+    const T* Qh = Q + head;
+    const T* Kh = K + head;
+    const T* Vh = V + head;
+
+    const int kv_end = causal ? min(N, row0 + Br) : N;  // keys this block may attend to
+    const int tiles = (kv_end + BC - 1) / BC;
+
+    cp_async_tile<T, D>(Qs, Qh, row0, Br, N, tid, threads);  // load Qi into SRAM
+    cp_async_commit();
+    cp_async_tile<T, D>(Ks, Kh, 0, BC, N, tid, threads);  // load Kj, Vj into SRAM (j = 0, stage 0)
+    cp_async_tile<T, D>(Vs, Vh, 0, BC, N, tid, threads);
+    cp_async_commit();
+
+    float acc_o[MT][kDTiles][4] = {};
+    float m_run[MT][2], l_run[MT][2];  // rows g and g + 8 of each of this warp's m16 tiles
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) m_run[mt][0] = m_run[mt][1] = -INFINITY, l_run[mt][0] = l_run[mt][1] = 0.0f;
+    uint32_t q_frag[kQInRegisters ? D / 16 : 1][4];
+    const int q_row = row0 + wrow + g;  // this thread's first query row (then + 8, + 16, + 24)
+
+    for (int j = 0; j < tiles; ++j) {
+        const int stage = j & 1;
+        if (j + 1 < tiles) {
+            const int next = (j + 1) & 1;
+            cp_async_tile<T, D>(Ks + next * BC * kLd, Kh, (j + 1) * BC, BC, N, tid, threads);  // load Kj+1, Vj+1 into SRAM while tile j computes
+            cp_async_tile<T, D>(Vs + next * BC * kLd, Vh, (j + 1) * BC, BC, N, tid, threads);
+            cp_async_commit();
+            cp_async_wait<1>();  // everything but the newest group has landed: Qi and Kj, Vj
+        } else {
+            cp_async_wait<0>();
+        }
+        __syncthreads();
+        if constexpr (kQInRegisters) {
+            if (j == 0) {
+#pragma unroll
+                for (int kk = 0; kk < D / 16; ++kk)
+                    ldmatrix_x4(q_frag[kk], Qs + (wrow + lane % 16) * kLd + kk * 16 + (lane / 16) * 8);
+            }
+            if constexpr (kSkip) {
+                if (j > 0 && j + 1 == tiles) {
+                    // Qs was last read at j = 0: load the x tile into SRAM in its place while the last tile computes
+                    cp_async_x_tile<T, D>(Qs, static_cast<const T*>(ep.x), ep, static_cast<int>(blockIdx.y), row0, Br, N,
+                                          tid, threads);
+                    cp_async_commit();
+                }
+            }
+        }
+        const T* Kt = Ks + stage * BC * kLd;
+        const T* Vt = Vs + stage * BC * kLd;
+
+        // compute Sij = Qi Kjᵀ: this warp's 16 x MT rows x Bc keys, fp32 in registers; each Kj
+        // fragment from SRAM feeds the MT m16 tiles
+        float acc_s[MT][kSTiles][4] = {};
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk) {
+            uint32_t a[MT][4];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                if constexpr (kQInRegisters) {
+#pragma unroll
+                    for (int r = 0; r < 4; ++r) a[mt][r] = q_frag[kk][r];
+                } else {
+                    ldmatrix_x4(a[mt], Qs + (wrow + mt * 16 + lane % 16) * kLd + kk * 16 + (lane / 16) * 8);
+                }
+            }
+#pragma unroll
+            for (int nb = 0; nb < BC / 16; ++nb) {
+                uint32_t b[4];
+                ldmatrix_x4(b, Kt + (nb * 16 + (lane / 16) * 8 + lane % 8) * kLd + kk * 16 + ((lane / 8) % 2) * 8);
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                    mma_16816<T>(acc_s[mt][2 * nb], a[mt], b[0], b[1]);
+                    mma_16816<T>(acc_s[mt][2 * nb + 1], a[mt], b[2], b[3]);
+                }
+            }
+        }
+
+        // mask keys past N (ragged last tile) and, causal, keys after the query (scores unscaled:
+        // the scale is folded into the exp2 below)
+        const int col0 = j * BC;
+        const bool needs_mask = col0 + BC > N || (causal && col0 + BC - 1 > row0);
+        if (needs_mask) {
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int n = 0; n < kSTiles; ++n)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        const int key = col0 + n * 8 + 2 * t + (e & 1), query = q_row + mt * 16 + (e >= 2 ? 8 : 0);
+                        if (key >= N || (causal && key > query)) acc_s[mt][n][e] = -INFINITY;
+                    }
+        }
+
+        // update m, l: row max over the 4 threads of a quad (m in units of the raw scores),
+        // Pij = exp2(Sij log2(e)/sqrt(d) - m log2(e)/sqrt(d)) as one FFMA and one exp2, rescale Oi
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                float mx = m_run[mt][half];
+#pragma unroll
+                for (int n = 0; n < kSTiles; ++n)
+                    mx = fmaxf(mx, fmaxf(acc_s[mt][n][2 * half], acc_s[mt][n][2 * half + 1]));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+                // Tile 0 holds key 0, which every row sees: mx is finite from the first step on.
+                const float rescale = fast_exp2((m_run[mt][half] - mx) * scale_log2);
+                m_run[mt][half] = mx;
+                const float mx_scaled = mx * scale_log2;
+                float row_sum = 0.0f;
+#pragma unroll
+                for (int n = 0; n < kSTiles; ++n) {
+                    acc_s[mt][n][2 * half] = fast_exp2(fmaf(acc_s[mt][n][2 * half], scale_log2, -mx_scaled));
+                    acc_s[mt][n][2 * half + 1] = fast_exp2(fmaf(acc_s[mt][n][2 * half + 1], scale_log2, -mx_scaled));
+                    row_sum += acc_s[mt][n][2 * half] + acc_s[mt][n][2 * half + 1];
+                }
+                l_run[mt][half] = l_run[mt][half] * rescale + row_sum;  // this thread's columns; the quad is summed at the end
+#pragma unroll
+                for (int dn = 0; dn < kDTiles; ++dn) {
+                    acc_o[mt][dn][2 * half] *= rescale;
+                    acc_o[mt][dn][2 * half + 1] *= rescale;
+                }
+            }
+
+        // accumulate Oi += Pij Vj: Pij straight from the Sij registers, Vj through ldmatrix.trans;
+        // each Vj fragment feeds the MT m16 tiles
+#pragma unroll
+        for (int kk = 0; kk < BC / 16; ++kk) {
+            uint32_t a[MT][4];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                a[mt][0] = pack2<T>(acc_s[mt][2 * kk][0], acc_s[mt][2 * kk][1]);
+                a[mt][1] = pack2<T>(acc_s[mt][2 * kk][2], acc_s[mt][2 * kk][3]);
+                a[mt][2] = pack2<T>(acc_s[mt][2 * kk + 1][0], acc_s[mt][2 * kk + 1][1]);
+                a[mt][3] = pack2<T>(acc_s[mt][2 * kk + 1][2], acc_s[mt][2 * kk + 1][3]);
+            }
+#pragma unroll
+            for (int nb = 0; nb < D / 16; ++nb) {
+                uint32_t b[4];
+                ldmatrix_x4_trans(b, Vt + (kk * 16 + lane % 8 + ((lane / 8) % 2) * 8) * kLd + nb * 16 + (lane / 16) * 8);
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                    mma_16816<T>(acc_o[mt][2 * nb], a[mt], b[0], b[1]);
+                    mma_16816<T>(acc_o[mt][2 * nb + 1], a[mt], b[2], b[3]);
+                }
+            }
+        }
+        __syncthreads();  // stage j & 1 is refilled by the next iteration's copy
+    }
+
+    if constexpr (kSkip) {
+        // Skip epilogue: out = c_skip x + c_out Oi / l from registers and the x tile in SRAM; O never stored.
+        const int bh = static_cast<int>(blockIdx.y);
+        if (!kQInRegisters || tiles == 1) {
+            // Qi was read until the last tile (or there was no earlier tile to hide it behind): load
+            // the x tile into SRAM now, in Qi's place
+            cp_async_x_tile<T, D>(Qs, static_cast<const T*>(ep.x), ep, bh, row0, Br, N, tid, threads);
+            cp_async_commit();
+        }
+        cp_async_wait<0>();
+        __syncthreads();
+        const SkipCoefficients k = skip_coefficients(ep, bh);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                float l = l_run[mt][half];
+                l += __shfl_xor_sync(0xffffffffu, l, 1);
+                l += __shfl_xor_sync(0xffffffffu, l, 2);
+                const float inv = 1.0f / l;
+                const int query = q_row + mt * 16 + half * 8;
+                if (query >= N) continue;
+                const T* xs = Qs + (wrow + mt * 16 + g + half * 8) * kLd;
+                T* out = static_cast<T*>(ep.out) + bnc_row_offset(ep, bh, query, N, D);
+#pragma unroll
+                for (int dn = 0; dn < kDTiles; ++dn) {
+                    const int c = dn * 8 + 2 * t;
+                    *reinterpret_cast<uint32_t*>(out + c) =
+                        pack2<T>(skip_value(to_float(xs[c]), acc_o[mt][dn][2 * half] * inv, k),
+                                 skip_value(to_float(xs[c + 1]), acc_o[mt][dn][2 * half + 1] * inv, k));  // write out tile to HBM
+                }
+            }
+        return;
+    }
+    // store Oi = Oi / l (l summed over the quad that shares each row)
+    (void)ep;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            float l = l_run[mt][half];
+            l += __shfl_xor_sync(0xffffffffu, l, 1);
+            l += __shfl_xor_sync(0xffffffffu, l, 2);
+            const float inv = 1.0f / l;
+            const int query = q_row + mt * 16 + half * 8;
+            if (query >= N) continue;
+            T* out = O + head + static_cast<size_t>(query) * D;
+#pragma unroll
+            for (int dn = 0; dn < kDTiles; ++dn)
+                *reinterpret_cast<uint32_t*>(out + dn * 8 + 2 * t) =
+                    pack2<T>(acc_o[mt][dn][2 * half] * inv, acc_o[mt][dn][2 * half + 1] * inv);  // store Oi
+        }
+#else
+    (void)Q; (void)K; (void)V; (void)O; (void)N; (void)causal; (void)scale_log2; (void)ep;
+    __trap();  // the host refuses flash_tc below sm_80 (why_not_runnable), so this never runs
+#endif
+}
+
+// =============================================================================================
+// [SECTION] Launch
+// =============================================================================================
+// HBM per head, as flash with the same Br, Bc: Qi once, Kj and Vj once per (block, j), Oi once.
+template <typename T, int D, int BC, int MT, bool kSkip>
+void launch_instance(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
+                     const SkipEpilogue& ep) {
+    const Tile tile = flash_tile("flash_tc", p);
+    const int threads = flash_tc_threads(tile.Br, tile.Bc, p.d);
+    if (threads > kTcMaxThreads || tile.Br != threads / 32 * 16 * MT || tile.Bc != BC)
+        throw std::logic_error("flash_tc: the kernel's tile differs from the model's (flash_tc_threads)");
+    const int smem = static_cast<int>(flash_smem_bytes("flash_tc", p));
+    const dim3 grid(static_cast<unsigned>((p.N + tile.Br - 1) / tile.Br), static_cast<unsigned>(p.batch_heads));
+    check(cudaFuncSetAttribute(flash_tc_kernel<T, D, BC, MT, kSkip>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+          "flash_tc: allowing " + std::to_string(smem) + " bytes of shared memory");
+    flash_tc_kernel<T, D, BC, MT, kSkip><<<grid, threads, static_cast<size_t>(smem), stream>>>(
+        static_cast<const T*>(Q), static_cast<const T*>(K), static_cast<const T*>(V), static_cast<T*>(O),
+        static_cast<int>(p.N), p.causal, kLog2e / std::sqrt(static_cast<float>(p.d)), ep);
+    check_launch("flash_tc_kernel");
+}
+
+template <typename T, int D, int BC, bool kSkip>
+void launch_rows(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
+                 const SkipEpilogue& ep) {
+    if (flash_tc_warp_rows(p.Br, p.Bc, p.d) == 32) {
+        // The model picks 32 rows only where tc_has_warp_rows_32() built an instance.
+        if constexpr (tc_has_warp_rows_32(D, BC)) return launch_instance<T, D, BC, 2, kSkip>(p, Q, K, V, O, stream, ep);
+        else throw std::logic_error("flash_tc: no 32-row instance for this d and Bc");
+    }
+    launch_instance<T, D, BC, 1, kSkip>(p, Q, K, V, O, stream, ep);
+}
+
+template <typename T, int D, bool kSkip>
+void launch_bc(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
+               const SkipEpilogue& ep) {
+    switch (p.Bc) {
+    case 64: launch_rows<T, D, 64, kSkip>(p, Q, K, V, O, stream, ep); return;
+    case 128: launch_rows<T, D, 128, kSkip>(p, Q, K, V, O, stream, ep); return;
+    default: throw std::invalid_argument("flash_tc: Bc = " + std::to_string(p.Bc) + " is not built (64 or 128)");
+    }
+}
+
+template <typename T, bool kSkip>
+void launch_d(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
+              const SkipEpilogue& ep) {
+    switch (p.d) {
+    case 32: launch_bc<T, 32, kSkip>(p, Q, K, V, O, stream, ep); return;
+    case 64: launch_bc<T, 64, kSkip>(p, Q, K, V, O, stream, ep); return;
+    case 128: launch_bc<T, 128, kSkip>(p, Q, K, V, O, stream, ep); return;
+    default: throw std::invalid_argument("flash_tc: d = " + std::to_string(p.d) + " is not 32, 64 or 128");
+    }
+}
+
+}  // namespace
+
+void launch_flash_tc(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
+                     const SkipEpilogue& ep) {
+    // The skip epilogue is its own instance, so the plain kernel's code (and registers) are what they
+    // were without it: a runtime branch cost attention's own flash_tc 1.1% (H200, N = 4096, PERF.md).
+    const bool skip = ep.x != nullptr;
+    if (p.dtype == DType::f16 && skip) launch_d<__half, true>(p, Q, K, V, O, stream, ep);
+    else if (p.dtype == DType::f16) launch_d<__half, false>(p, Q, K, V, O, stream, ep);
+    else if (p.dtype == DType::bf16 && skip) launch_d<__nv_bfloat16, true>(p, Q, K, V, O, stream, ep);
+    else if (p.dtype == DType::bf16) launch_d<__nv_bfloat16, false>(p, Q, K, V, O, stream, ep);
+    else throw std::invalid_argument("flash_tc runs in fp16 or bf16 only");
+}
+
+}  // namespace kernels::attention::gpu

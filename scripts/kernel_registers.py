@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Writes the register tables of the model from the compiler's own report.
+
+The model shows what ptxas made of the kernels whose register use the lessons and views talk about:
+registers, stack frame, spill stores and loads per thread. Those are facts of one compiler and one
+architecture, so they come from `nvcc -Xptxas -v` for sm_90, never typed by hand. Two tables:
+
+  kernels/elementwise/row_kernel_registers.inc   every row_kernel instance (spill traffic of the
+                                                 fused_spill variant, the memory animation's local memory)
+  kernels/attention/flash_tc_registers.inc       every flash_tc instance (the register need of each
+                                                 tile the user may choose)
+
+  scripts/kernel_registers.py            print the tables
+  scripts/kernel_registers.py --write    rewrite both files
+  scripts/kernel_registers.py --check    exit 1 if a committed file differs from the compiler,
+                                         77 (skipped) when nvcc's CUDA version is not the files'
+Environment: NVCC (default: nvcc on PATH, then /usr/local/cuda/bin/nvcc).
+"""
+import difflib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ARCH = "sm_90"
+DTYPES = {"float": "DType::f32", "__half": "DType::f16", "__nv_bfloat16": "DType::bf16"}
+# row_kernel<T, kCpt, kVector, kFused, kSpill> -> the model's kernel name
+ROW_NAMES = {("false", "false"): "layernorm", ("true", "false"): "fused_chain", ("true", "true"): "fused_chain_spill"}
+
+
+def row_kernel_row(name):
+    m = re.search(r"row_kernel<([\w:]+), (\d+), (true|false), (true|false), (true|false)>", name)
+    if not m:
+        return None
+    t, cpt, vector, fused, spill = m.groups()
+    kernel = ROW_NAMES.get((fused, spill))
+    return None if kernel is None else '"%s", %s, %s, %s' % (kernel, DTYPES[t], cpt, vector)
+
+
+def flash_tc_row(name):
+    m = re.search(r"flash_tc_kernel<([\w:]+), (\d+), (\d+), (\d+), (true|false)>", name)
+    if not m:
+        return None
+    t, d, bc, mt, skip = m.groups()
+    return "%s, %s, %s, %d, %s" % (DTYPES[t], d, bc, 16 * int(mt), skip)
+
+
+TABLES = [
+    {
+        "source": os.path.join("kernels", "elementwise", "elementwise.cu"),
+        "file": os.path.join("kernels", "elementwise", "row_kernel_registers.inc"),
+        "row": row_kernel_row,
+        "what": "every row_kernel instance in kernels/elementwise/elementwise.cu",
+        "key": "{kernel, dtype, chunks per thread, vector path",
+        "source_name": "kRowKernelRegistersSource",
+        "array": "constexpr RowKernelRegisters kRowKernelRegisters[] = {",
+        # The model knows only the row kernels' register use there: any other kernel of the file that
+        # spills would be traffic it cannot show, so say so loudly.
+        "others_must_not_spill": True,
+    },
+    {
+        "source": os.path.join("kernels", "attention", "attention_tc.cu"),
+        "file": os.path.join("kernels", "attention", "flash_tc_registers.inc"),
+        "row": flash_tc_row,
+        "what": "every flash_tc_kernel instance in kernels/attention/attention_tc.cu",
+        "key": "{dtype, d, Bc, rows per warp, skip epilogue",
+        "source_name": "kFlashTcRegistersSource",
+        "array": "constexpr FlashTcRegisters kFlashTcRegisters[] = {",
+        "others_must_not_spill": False,
+    },
+]
+
+
+def nvcc_path():
+    found = os.environ.get("NVCC") or shutil.which("nvcc")
+    if not found and os.path.exists("/usr/local/cuda/bin/nvcc"):
+        found = "/usr/local/cuda/bin/nvcc"
+    if not found:
+        sys.exit("kernel_registers: nvcc not found (set NVCC)")
+    return found
+
+
+def cuda_version(nvcc):
+    out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, check=True).stdout
+    m = re.search(r"release (\d+\.\d+)", out)
+    return m.group(1) if m else "unknown"
+
+
+def demangle(names):
+    cxxfilt = shutil.which("c++filt")
+    if not cxxfilt:
+        sys.exit("kernel_registers: c++filt not found (binutils)")
+    out = subprocess.run([cxxfilt], input="\n".join(names), capture_output=True, text=True, check=True).stdout
+    return out.splitlines()
+
+
+def ptxas_report(nvcc, source):
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [nvcc, "-cubin", "-arch=" + ARCH, "-O3", "-std=c++20", "--expt-relaxed-constexpr", "-I" + ROOT,
+               "-DFUSIONLAB_HAVE_CUDA=1", "-Xptxas", "-v", os.path.join(ROOT, source),
+               "-o", os.path.join(tmp, "out.cubin")]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit("kernel_registers: nvcc failed:\n" + run.stderr)
+        return run.stderr
+
+
+def parse(report):
+    """[(mangled, registers, stack, spill stores, spill loads)] of every entry function."""
+    entries, current, props = [], None, {}
+    for line in report.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            current, props = m.group(1), {}
+            continue
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m and current:
+            props["stack"], props["stores"], props["loads"] = (int(g) for g in m.groups())
+            continue
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current:
+            entries.append((current, int(m.group(1)), props.get("stack", 0), props.get("stores", 0),
+                            props.get("loads", 0)))
+            current = None
+    return entries
+
+
+def table(nvcc, spec, version):
+    entries = parse(ptxas_report(nvcc, spec["source"]))
+    rows, other_spills = [], []
+    for (mangled, regs, stack, stores, loads), name in zip(entries, demangle([e[0] for e in entries])):
+        key = spec["row"](name)
+        if key is None:
+            if stores or loads:
+                other_spills.append(name)
+            continue
+        rows.append("    {%s, %d, %d, %d, %d}," % (key, regs, stack, stores, loads))
+    if other_spills and spec["others_must_not_spill"]:
+        sys.exit("kernel_registers: kernels other than the table's spill:\n  " + "\n  ".join(other_spills))
+    head = [
+        "// Generated by scripts/kernel_registers.py from `nvcc -Xptxas -v` (CUDA %s) for %s; do not edit." %
+        (version, ARCH),
+        "// Per thread, for %s:" % spec["what"],
+        "// %s, registers, stack frame bytes, spill store bytes," % spec["key"],
+        "//  spill load bytes}. ctest kernel_registers_current checks it against the compiler.",
+        'constexpr const char* %s = "ptxas (CUDA %s), %s";' % (spec["source_name"], version, ARCH),
+        spec["array"],
+    ]
+    return "\n".join(head + sorted(rows) + ["};", ""])
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode not in ("", "--write", "--check"):
+        sys.exit(__doc__)
+    nvcc = nvcc_path()
+    version = cuda_version(nvcc)
+    stale = False
+    for spec in TABLES:
+        path = os.path.join(ROOT, spec["file"])
+        committed = open(path).read() if os.path.exists(path) else ""
+        if mode == "--check":
+            m = re.search(r"CUDA (\d+\.\d+)", committed)
+            if m and m.group(1) != version:
+                print("kernel_registers: %s is from CUDA %s, this nvcc is %s: not compared (skipped)" %
+                      (spec["file"], m.group(1), version))
+                sys.exit(77)
+        text = table(nvcc, spec, version)
+        if mode == "--write":
+            open(path, "w").write(text)
+            print("wrote " + path)
+        elif mode == "--check":
+            if text != committed:
+                stale = True
+                sys.stdout.write("kernel_registers: %s is out of date; run scripts/kernel_registers.py --write\n" %
+                                 spec["file"])
+                sys.stdout.writelines(difflib.unified_diff(committed.splitlines(True), text.splitlines(True),
+                                                           "committed", "compiler"))
+            else:
+                print("kernel_registers: %s matches the compiler" % spec["file"])
+        else:
+            sys.stdout.write(text)
+    if stale:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
