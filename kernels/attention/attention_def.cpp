@@ -230,8 +230,6 @@ const WorkloadDef& attention_workload() {
         w.sram_parts = attention::sram_parts;
         w.traffic_gap_reason = attention::traffic_reason;
         w.emulate = attention::emulate_of;
-}
-
         w.block_timeline = attention::block_timeline;
 #if FUSIONLAB_HAVE_CUDA
         w.make_gpu = attention::gpu::make_gpu_workload;

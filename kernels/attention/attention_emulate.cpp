@@ -125,7 +125,7 @@ void flash_row(const AttentionParams& p, const float* q, const HeadInputs& kv, i
 // ---------------------------------------------------------------------------------------------
 void flash_tc_row(const AttentionParams& p, const float* q, const HeadInputs& kv, int64_t row, float* o) {
     const int64_t N = p.N, d = p.d;
-    const Tile tile = flash_tc_tile(d);
+    const Tile tile = flash_tile("flash_tc", p);
     const int64_t Bc = tile.Bc;
     const DType t = p.dtype;
     const float scale_log2 = kLog2e / std::sqrt(static_cast<float>(d));
@@ -189,7 +189,7 @@ int64_t flash_keys(const AttentionParams& p, int64_t row) {
     return std::min(p.N, (kv_end + tile.Bc - 1) / tile.Bc * tile.Bc);
 }
 int64_t flash_tc_keys(const AttentionParams& p, int64_t row) {
-    const Tile tile = flash_tc_tile(p.d);
+    const Tile tile = flash_tile("flash_tc", p);
     const int64_t row0 = row / tile.Br * tile.Br;
     const int64_t kv_end = p.causal ? std::min<int64_t>(p.N, row0 + tile.Br) : p.N;
     return (kv_end + tile.Bc - 1) / tile.Bc * tile.Bc;
