@@ -181,6 +181,8 @@ TEST_CASE("emulated flash_tc reproduces the H100's recorded error", "[emulate][a
     AttentionParams p = small(DType::f16);
     p.batch_heads = 64;
     p.N = 1024;
+    p.Br = 128;  // the recording's flash_tc ran its 128 x 64 tile (its rows say "br": 128)
+    p.Bc = 64;
     const EmulatedCheck e = run("flash_tc", p);  // the same 1536 rows as the GPU's full check
     CHECK(e.rows == 1536);
     CHECK(e.rel_l2 == Approx(gpu_rel).epsilon(0.02));
