@@ -161,7 +161,23 @@ TEST_CASE("emulated attention above the time limit says how long it would take, 
     CHECK(e.estimated_s > 0.5);
     CHECK_THAT(e.why_not, Catch::StartsWith("not emulated: ~") && Catch::Contains("s on the CPU at this size") &&
                               Catch::Contains("the limit is 0.5 s"));
-    CHECK_THAT(emulate("flash_wgmma", p, generous()).why_not, Catch::Contains("no CPU emulation of flash_wgmma"));
+}
+
+TEST_CASE("emulated flash_wgmma: the tensor-core arithmetic on its own tile, fp16 error, exact without rounding", "[emulate][attention]") {
+    AttentionParams p = small(DType::f16);
+    p.N = 1000;  // ragged: the last tile of keys is partial
+    p.Br = 128;
+    p.Bc = 128;
+    const EmulatedCheck half = emulate("flash_wgmma", p, generous());
+    INFO(half.why_not);
+    REQUIRE(half.computed);
+    // fp16 storage and P rounded for the second product: an error of fp16's size, not zero, not more.
+    CHECK(half.rel_l2 > 5e-5);
+    CHECK(half.rel_l2 < 1e-3);
+    p.causal = true;
+    const EmulatedCheck causal = emulate("flash_wgmma", p, generous());
+    REQUIRE(causal.computed);
+    CHECK(causal.rel_l2 < 1e-3);
 }
 
 TEST_CASE("emulated flash_tc reproduces the H100's recorded error", "[emulate][attention]") {

@@ -1,6 +1,5 @@
 // The attention kernels' arithmetic on the CPU (attention_emulate.h), one row of O at a time, in
-// the order attention.cu computes it. Each kernel is a row function and one line of kKernels: a new
-// kernel (flash_wgmma) adds both and nothing else.
+// the order attention.cu computes it. Each kernel is a row function and one line of kKernels.
 //
 //   naive     S = round(alpha * (q Kᵀ)) with cuBLAS's fp32 accumulation (tensor-core k-steps of 16 for
 //             fp16/bf16, one FMA chain in fp32), stored in the dtype; the softmax kernel's x = S log2e,
@@ -14,6 +13,8 @@
 //             (columns 2t, 2t+1 of each 8-key tile) and summed over the quad at the end; Oi rescaled,
 //             then Pij rounded to the dtype (the A operand of the second mma) times Vj in k-steps of 16
 //             keys; O = Oi times 1 / l.
+//   flash_wgmma the same arithmetic on its own tile (Br x Bc from br, bc): wgmma's accumulators
+//             have mma.sync's layout per warp, so l is summed the same way.
 #include "kernels/attention/attention_emulate.h"
 
 #include <algorithm>
@@ -123,9 +124,13 @@ void flash_row(const AttentionParams& p, const float* q, const HeadInputs& kv, i
 // ---------------------------------------------------------------------------------------------
 // flash_tc: mma.sync m16n8k16 (attention.cu flash_tc_kernel)
 // ---------------------------------------------------------------------------------------------
-void flash_tc_row(const AttentionParams& p, const float* q, const HeadInputs& kv, int64_t row, float* o) {
+// flash_tc and flash_wgmma share this arithmetic: the same k-steps of 16, the same accumulator layout
+// (a thread holds columns 2t, 2t+1 of each 8-key group, so its l is partial and the quad sums it
+// once at the end), Pij rounded to the dtype as the A operand of the second product, O times 1 / l.
+// Only the tile differs: `variant` picks it.
+void mma_row(const char* variant, const AttentionParams& p, const float* q, const HeadInputs& kv, int64_t row, float* o) {
     const int64_t N = p.N, d = p.d;
-    const Tile tile = flash_tile("flash_tc", p);
+    const Tile tile = flash_tile(variant, p);
     const int64_t Bc = tile.Bc;
     const DType t = p.dtype;
     const float scale_log2 = kLog2e / std::sqrt(static_cast<float>(d));
@@ -188,12 +193,22 @@ int64_t flash_keys(const AttentionParams& p, int64_t row) {
     const int64_t kv_end = row0 + std::min<int64_t>(tile.Br, p.N - row0);
     return std::min(p.N, (kv_end + tile.Bc - 1) / tile.Bc * tile.Bc);
 }
-int64_t flash_tc_keys(const AttentionParams& p, int64_t row) {
-    const Tile tile = flash_tile("flash_tc", p);
+void flash_tc_row(const AttentionParams& p, const float* q, const HeadInputs& kv, int64_t row, float* o) {
+    mma_row("flash_tc", p, q, kv, row, o);
+}
+// flash_wgmma (attention_wgmma.cu): wgmma m64nNk16 in the accumulator layout above.
+void flash_wgmma_row(const AttentionParams& p, const float* q, const HeadInputs& kv, int64_t row, float* o) {
+    mma_row("flash_wgmma", p, q, kv, row, o);
+}
+
+int64_t mma_keys(const char* variant, const AttentionParams& p, int64_t row) {
+    const Tile tile = flash_tile(variant, p);
     const int64_t row0 = row / tile.Br * tile.Br;
     const int64_t kv_end = p.causal ? std::min<int64_t>(p.N, row0 + tile.Br) : p.N;
     return (kv_end + tile.Bc - 1) / tile.Bc * tile.Bc;
 }
+int64_t flash_tc_keys(const AttentionParams& p, int64_t row) { return mma_keys("flash_tc", p, row); }
+int64_t flash_wgmma_keys(const AttentionParams& p, int64_t row) { return mma_keys("flash_wgmma", p, row); }
 
 struct KernelEmulation {
     const char* kernel;
@@ -209,6 +224,7 @@ const KernelEmulation kKernels[] = {
     {"naive", naive_row, all_keys, 1.5e-9},
     {"flash", flash_row, flash_keys, 2.0e-9},
     {"flash_tc", flash_tc_row, flash_tc_keys, 0.9e-9},
+    {"flash_wgmma", flash_wgmma_row, flash_wgmma_keys, 0.9e-9},
 };
 
 const KernelEmulation& find_kernel(const std::string& kernel) {
