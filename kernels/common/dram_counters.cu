@@ -299,10 +299,13 @@ struct DramCounters::State {
         Scratch& operator=(const Scratch&) = delete;
     };
 
-    DramBytes measure(const std::function<void()>& launch, cudaStream_t stream) {
-        // A range per kernel launch (the run's, and the two flushes'): the launch workload's longest
-        // run is 1000 kernels. A run longer than this is counted on its first kernels (said in the note).
-        constexpr size_t kMaxRanges = 1024;
+    DramBytes measure(const std::function<void()>& launch, cudaStream_t stream, size_t kernels) {
+        // A range per kernel launch: the run's, and the two flushes'. Sized to the run (the counter
+        // image and the profiler's setup grow with it: 1024 ranges made every measurement of a short
+        // run about a second slower on the H100); a run of more kernels than it said is counted on
+        // its first kernels (said in the note).
+        // Twice the kernels it names, plus some, for libraries that launch more than one (cuBLAS).
+        const size_t kMaxRanges = 2 * std::clamp<size_t>(kernels, 1, 1024) + 8;
         const char* metrics[] = {kDramReadMetric, kDramWriteMetric};
         cuda_check(cudaSetDevice(device), "cudaSetDevice");
 
@@ -468,7 +471,7 @@ const std::string& DramCounters::availability() {
     return s.availability;
 }
 
-DramBytes DramCounters::measure(const std::function<void()>& launch, CUstream_st* stream) {
+DramBytes DramCounters::measure(const std::function<void()>& launch, CUstream_st* stream, size_t kernels) {
     DramBytes d;
     if (const std::string& why = availability(); !why.empty()) {
         d.error = why;
@@ -476,7 +479,7 @@ DramBytes DramCounters::measure(const std::function<void()>& launch, CUstream_st
     }
     try {
         if (state_->host == nullptr) state_->initialise();  // released after the previous measurement
-        d = state_->measure(launch, stream);
+        d = state_->measure(launch, stream, kernels);
     } catch (const CounterFailure& f) {
         // No permission shows up at Enable on some drivers: remember it so later jobs skip the work.
         if (f.permanent) state_->availability = f.message;

@@ -56,7 +56,8 @@ public:
     // profiler's start, neither hide reads nor add writebacks) and another after it (only its writes
     // count: the lines the run left dirty).
     // `launch` may run more than once (one run per replay pass); it must be safe to repeat.
-    DramBytes measure(const std::function<void()>& launch, CUstream_st* stream);
+    // `kernels`: how many kernels one run launches (the profiler keeps a range for each, plus two).
+    DramBytes measure(const std::function<void()>& launch, CUstream_st* stream, size_t kernels = 1);
 
 private:
     struct State;

@@ -482,7 +482,7 @@ private:
         const double timeline_ms = ms_since(t);
 
         t = std::chrono::steady_clock::now();
-        measure_dram_bytes(job, [&] { w.launch_counted_run(s); }, m);
+        measure_dram_bytes(job, [&] { w.launch_counted_run(s); }, w.kernel_count(), m);
         if (m.measured_bytes)
             if (std::string note = w.counted_run_note(); !note.empty()) m.measured_bytes_note += "; " + note;
 
@@ -640,7 +640,7 @@ private:
     // serialises and replays, so it never shares a run with timing). The counters flush L2 first.
     // A failure leaves measured_bytes empty and says why in the note; DramCounters caches failures
     // that cannot go away, so later jobs do not retry an impossible initialisation.
-    void measure_dram_bytes(const Job& job, const std::function<void()>& launch_all, Measurement& m) {
+    void measure_dram_bytes(const Job& job, const std::function<void()>& launch_all, size_t kernels, Measurement& m) {
         if (!job.measure_counters) {
             m.measured_bytes_note = "not measured: the job did not ask for hardware counters";
             return;
@@ -656,7 +656,7 @@ private:
             return;
         }
         cupti_attached_ = cupti_attached_ || counters_.availability().empty();
-        const DramBytes d = counters_.measure(launch_all, stream_->get());
+        const DramBytes d = counters_.measure(launch_all, stream_->get(), kernels);
         if (!d.ok) {
             m.measured_bytes_note = d.error;
             return;
