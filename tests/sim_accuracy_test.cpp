@@ -4,6 +4,7 @@
 // fresh: nothing is replayed from a recording. Points the model cannot bring within bounds are
 // listed below with the reason (kernels/PERF.md, "Model vs measurement", says the same).
 // FL_ACCURACY_TABLE=<file> writes the markdown table PERF.md carries.
+#include "app/core/recording.h"
 #include "app/core/results_import.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/registry.h"
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -284,4 +286,46 @@ TEST_CASE("simulated flash_wgmma follows its H100 measurements", "[sim][accuracy
         CHECK(m.time.median_ms / pt.measured_ms <= 1.25);
         CHECK_THAT(m.limiter, Catch::Contains("exp2"));
     }
+}
+
+// The model against the H100 recording (assets/recordings/h100-2026-11-25: every lesson step and the
+// default sweeps, flash_tc and flash_wgmma at the tiles the points ask for). Not yet held to ±25 %
+// point by point: the simulator prices flash_tc the same at every tile (no occupancy model) and the
+// teaching kernels at large tiles poorly, and small grids start slower than their share of the GPU
+// (kernels/PERF.md, "Simulator vs the recording"). This case
+// holds the share that is within ±25 % so it cannot fall back unnoticed, and writes the table with
+// FL_RECORDING_TABLE=<file>.
+TEST_CASE("simulated H100 against the H100 recording: the share of points within 25 %", "[sim][accuracy]") {
+    app::Recording rec;
+    const std::string err =
+        app::load_recording(std::string(FL_SOURCE_DIR) + "/assets/recordings/h100-2026-11-25/recording.json", rec);
+    INFO(err);
+    REQUIRE(err.empty());
+    int total = 0, within = 0;
+    std::string table = "| point | variant | simulated | recorded | ratio |\n|---|---|---|---|---|\n";
+    std::map<std::string, std::pair<int, int>> by_variant;  // within, total
+    for (const Measurement& real : rec.measurements) {
+        if (!real.ok || !(real.time.median_ms > 0)) continue;
+        const Measurement sim = simulate(real);
+        if (!sim.ok) continue;
+        const double ratio = sim.time.median_ms / real.time.median_ms;
+        const bool ok = ratio >= 0.75 && ratio <= 1.25;
+        ++total;
+        within += ok;
+        auto& v = by_variant[real.job.params.workload + " " + real.job.variant];
+        v.first += ok;
+        ++v.second;
+        char row[256];
+        std::snprintf(row, sizeof row, "| %s | %s | %.4g ms | %.4g ms | %.2f%s |\n", describe(real.job.params).c_str(),
+                      real.job.variant.c_str(), sim.time.median_ms, real.time.median_ms, ratio, ok ? "" : " (out)");
+        table += row;
+    }
+    std::string summary;
+    for (const auto& [name, v] : by_variant) summary += name + " " + std::to_string(v.first) + "/" + std::to_string(v.second) + "; ";
+    WARN(within << " of " << total << " recorded points within 25 %: " << summary);
+    if (const char* out = std::getenv("FL_RECORDING_TABLE")) std::ofstream(out) << table;
+    REQUIRE(total > 300);
+    // 2026-11-25: 208 of 388 (0.54; kernels/PERF.md, "Simulator vs the recording"); the floor sits
+    // just below it, so a change that loses points fails here.
+    CHECK(static_cast<double>(within) / total >= 0.52);
 }
