@@ -22,7 +22,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -937,23 +936,6 @@ ExprValue intensity_value(double flop_per_byte) {
     return value_text(printf_text(flop_per_byte >= 10 ? "%.0f FLOP/B" : "%.2f FLOP/B", flop_per_byte), flop_per_byte);
 }
 
-// The calibrated simulator's verdict for this device (kernels/common/sim_backend.cpp): each kernel
-// priced resource by resource; the resource that sets the most time over the run names the limiter.
-// On a real GPU this is the model's claim beside the measurement, not a measurement.
-std::string model_limiter(const kernels::Model& m, const kernels::DeviceInfo& device) {
-    const kernels::SimCalibration cal = kernels::calibration_for(device);
-    std::map<std::string, double> busy;
-    for (const kernels::KernelModel& k : m.kernels) {
-        const kernels::KernelPrice price = kernels::price_kernel(cal, k, device);
-        busy[price.limiter] += price.busy_ms;
-    }
-    std::string limiter = "nothing (the model runs no kernel)";
-    double longest = -1;
-    for (const auto& [name, ms] : busy)
-        if (ms > longest) limiter = name, longest = ms;
-    return limiter;
-}
-
 double model_quantity(const kernels::Model& m, const std::string& q) {
     if (q == "bytes") return static_cast<double>(m.bytes());
     if (q == "flops") return m.flops();
@@ -992,7 +974,9 @@ ExprValue evaluate_model(const LessonExpr& e, const ExprContext& ctx) {
     }
     if (e.func == "model.limiter") {
         if (!ctx.device) return pending();
-        return value_text(model_limiter(*m, *ctx.device));
+        // The calibrated simulator's verdict for this device (kernels/common/sim_backend.cpp's
+        // price_run, as a simulated run names its limiter); on a GPU a model claim, not a measurement.
+        return value_text(kernels::price_run(kernels::calibration_for(*ctx.device), e.args[0], ctx.params, *m, *ctx.device).limiter);
     }
     if (e.func == "model.tensor") {
         // The footprint, as the memory view draws it (kernels/memory_player.h).

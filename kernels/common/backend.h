@@ -93,6 +93,24 @@ struct KernelPrice {
 };
 KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device);
 
+// A whole run priced as the simulated backend times it: each kernel's price and step (busy + its
+// launch or queue gap), and the resource that sets the most time over the run, launches included.
+struct RunPrice {
+    std::vector<KernelPrice> kernels;  // in launch order
+    std::vector<double> step_ms;       // each kernel's share of the run's time
+    double total_ms = 0, launch_ms = 0;
+    double gap_us = 0;                 // the gap between kernels the timeline draws
+    bool graph_replay = false;         // a graph replayed from an idle GPU
+    bool launch_bound = false;         // launches and gaps set more time than any resource
+    std::string limiter;               // "shared-memory bandwidth", ..., "launch cost", "graph-replay cost"
+    double limiter_ms = 0;
+    std::string limiter_detail;        // "kernel: what it prices", the busiest kernel under it ("" when launch bound)
+};
+RunPrice price_run(const SimCalibration& c, const Model& model, const DeviceInfo& device, bool graph, bool from_idle);
+// The variant's graph replay and its workload's idle-GPU timing from its definition.
+RunPrice price_run(const SimCalibration& c, const std::string& variant, const Params& p, const Model& model,
+                   const DeviceInfo& device);
+
 const std::vector<SimGpu>& sim_gpus();
 const SimGpu* find_sim_gpu(const std::string& key);  // case-insensitive; nullptr if unknown
 std::unique_ptr<Backend> make_sim_backend(const SimGpu& gpu);

@@ -280,6 +280,53 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
     return p;
 }
 
+RunPrice price_run(const SimCalibration& c, const Model& model, const DeviceInfo& device, bool graph, bool from_idle) {
+    RunPrice run;
+    run.graph_replay = graph && from_idle;
+    run.gap_us = c.gpu_gap_us;
+    std::map<std::string, double> by_limiter;  // time each resource sets, summed over kernels
+    std::map<std::string, double> longest;     // the busiest kernel's time under each limiter
+    std::map<std::string, std::string> detail;
+    for (const KernelModel& k : model.kernels) {
+        const KernelPrice price = price_kernel(c, k, device);
+        const double busy = price.busy_ms;
+        // The kernel's step: back to back, busy + the queued kernel's start-up. From idle: the
+        // first launch, then the slower of the kernel and the host's (or the graph's) rate.
+        double step = busy + c.gpu_gap_us * 1e-3;
+        if (from_idle) {
+            if (run.kernels.empty()) step = busy + (graph ? c.graph_launch_us : c.first_launch_us) * 1e-3;
+            else if (graph) step = std::max(busy, c.graph_node_us * 1e-3);
+            else step = std::max(busy + c.gpu_gap_us * 1e-3, c.host_launch_us * 1e-3);
+            if (run.kernels.size() == 1) run.gap_us = (step - busy) * 1e3;
+        }
+        run.launch_ms += step - busy;
+        by_limiter[price.limiter] += busy;
+        // The kernel that spends the most time under this limiter speaks for it.
+        if (detail[price.limiter].empty() || busy > longest[price.limiter]) {
+            detail[price.limiter] = k.name + ": " + price.detail;
+            longest[price.limiter] = busy;
+        }
+        run.kernels.push_back(price);
+        run.step_ms.push_back(step);
+        run.total_ms += step;
+    }
+    // The limiter of the run: the resource that sets the most time, launches included.
+    run.launch_bound = true;
+    run.limiter_ms = run.launch_ms;
+    for (const auto& [name, ms] : by_limiter)
+        if (ms > run.limiter_ms) run.limiter = name, run.limiter_ms = ms, run.launch_bound = false;
+    if (run.launch_bound) run.limiter = run.graph_replay ? "graph-replay cost" : "launch cost";
+    else run.limiter_detail = detail[run.limiter];
+    return run;
+}
+
+RunPrice price_run(const SimCalibration& c, const std::string& variant, const Params& p, const Model& model,
+                   const DeviceInfo& device) {
+    const WorkloadDef& def = workload_def(p);
+    const VariantInfo* v = def.find_variant(variant);
+    return price_run(c, model, device, v && v->graph_replay, def.timed_from_idle);
+}
+
 double sim_kernel_ms(const DeviceInfo& gpu, const KernelModel& k) {
     const SimCalibration c = calibration_for(gpu);
     return price_kernel(c, k, gpu).busy_ms + c.gpu_gap_us * 1e-3;
@@ -326,69 +373,37 @@ public:
             return m;
         }
         const Model model = kernels::model(job.variant, job.params, static_cast<uint64_t>(std::max<int64_t>(gpu_.info.l2_bytes, 0)));
-        const SimCalibration& c = gpu_.cal;
-        const WorkloadDef& def = workload_def(job.params);
-        const VariantInfo* v = def.find_variant(job.variant);
-        const bool graph = v && v->graph_replay;
-        const bool from_idle = def.timed_from_idle;
-        double total_ms = 0, launch_ms = 0;
+        const RunPrice run = price_run(gpu_.cal, job.variant, job.params, model, gpu_.info);
         std::vector<std::string> names;
         std::vector<double> busy_ms;
         std::vector<uint64_t> bytes;
-        std::map<std::string, double> by_limiter;  // time each resource sets, summed over kernels
-        std::map<std::string, std::string> detail;
-        std::map<std::string, double> longest;  // the busiest kernel's time under each limiter
-        double gap_us = c.gpu_gap_us;
-        for (const KernelModel& k : model.kernels) {
-            const KernelPrice price = price_kernel(c, k, gpu_.info);
-            const double busy = price.busy_ms;
-            // The kernel's step: back to back, busy + the queued kernel's start-up. From idle: the
-            // first launch, then the slower of the kernel and the host's (or the graph's) rate.
-            double step = busy + c.gpu_gap_us * 1e-3;
-            if (from_idle) {
-                if (names.empty()) step = busy + (graph ? c.graph_launch_us : c.first_launch_us) * 1e-3;
-                else if (graph) step = std::max(busy, c.graph_node_us * 1e-3);
-                else step = std::max(busy + c.gpu_gap_us * 1e-3, c.host_launch_us * 1e-3);
-                if (names.size() == 1) gap_us = (step - busy) * 1e3;
-            }
-            launch_ms += step - busy;
-            by_limiter[price.limiter] += busy;
-            // The kernel that spends the most time under this limiter speaks for it.
-            if (detail[price.limiter].empty() || busy > longest[price.limiter]) {
-                detail[price.limiter] = k.name + ": " + price.detail;
-                longest[price.limiter] = busy;
-            }
+        for (size_t i = 0; i < model.kernels.size(); ++i) {
+            const KernelModel& k = model.kernels[i];
             KernelTime kt;
             kt.name = k.name;
-            kt.time = {step, step, step, 0};
+            kt.time = {run.step_ms[i], run.step_ms[i], run.step_ms[i], 0};
             kt.bytes = k.dram_bytes();
             m.kernels.push_back(kt);
             names.push_back(k.name);
-            busy_ms.push_back(busy);
+            busy_ms.push_back(run.kernels[i].busy_ms);
             bytes.push_back(kt.bytes);
-            total_ms += step;
         }
         m.kernels = aggregate_kernel_times(m.kernels);
-        m.timeline = modeled_timeline(names, busy_ms, bytes, gap_us);
+        m.timeline = modeled_timeline(names, busy_ms, bytes, run.gap_us);
         char gap_text[64];
-        std::snprintf(gap_text, sizeof gap_text, "%.2f us", gap_us);
+        std::snprintf(gap_text, sizeof gap_text, "%.2f us", run.gap_us);
         m.timeline_source = std::string("simulated: kernel = its slowest resource, gap = ") + gap_text +
-                            (graph && from_idle ? " (graph replay cost per kernel)" : " (launch cost)");
-        m.time = {total_ms, total_ms, total_ms, 0};
-        // The limiter of the run: the resource that sets the most time, launches included.
-        std::string limiter = "launch cost";
-        double limiter_ms = launch_ms;
-        for (const auto& [name, ms] : by_limiter)
-            if (ms > limiter_ms) limiter = name, limiter_ms = ms;
+                            (run.graph_replay ? " (graph replay cost per kernel)" : " (launch cost)");
+        m.time = {run.total_ms, run.total_ms, run.total_ms, 0};
         char share[96];
-        std::snprintf(share, sizeof share, " (%.0f%% of the %s)", total_ms > 0 ? 100.0 * limiter_ms / total_ms : 0.0,
-                      ms_text(total_ms).c_str());
-        if (limiter == "launch cost")
-            m.limiter = std::string("bound by ") + (graph && from_idle ? "graph-replay cost" : "launch cost") + ": " +
-                        std::to_string(model.kernels.size()) + (model.kernels.size() == 1 ? " kernel" : " kernels") +
-                        ", " + ms_text(launch_ms) + " of launches and gaps" + share;
+        std::snprintf(share, sizeof share, " (%.0f%% of the %s)", run.total_ms > 0 ? 100.0 * run.limiter_ms / run.total_ms : 0.0,
+                      ms_text(run.total_ms).c_str());
+        if (run.launch_bound)
+            m.limiter = "bound by " + run.limiter + ": " + std::to_string(model.kernels.size()) +
+                        (model.kernels.size() == 1 ? " kernel" : " kernels") + ", " + ms_text(run.launch_ms) +
+                        " of launches and gaps" + share;
         else
-            m.limiter = "bound by " + limiter + ": " + detail[limiter] + share;
+            m.limiter = "bound by " + run.limiter + ": " + run.limiter_detail + share;
         m.timing_note += "; " + m.limiter;
         record_model(model, job.params, gpu_.info, m);
         if (m.local_bytes > 0)
