@@ -106,24 +106,33 @@ Roof fp32_roof(const DeviceInfo& d) {
 
 }  // namespace
 
-RoofSet roofs_for(const DeviceInfo& d, DType dtype) {
-    RoofSet s;
+MemoryRoof memory_roof(const DeviceInfo& d) {
+    MemoryRoof r;
     if (d.measured_copy_gbps && *d.measured_copy_gbps > 0) {
-        s.bytes_per_s = *d.measured_copy_gbps * 1e9;
-        s.memory_measured = true;
-        s.memory_kind = "measured";
-        s.memory_source = "measured: device-to-device copy (" + format_gbps(*d.measured_copy_gbps) + ")";
+        r.bytes_per_s = *d.measured_copy_gbps * 1e9;
+        r.kind = "measured";
+        r.source = "measured: device-to-device copy (" + format_gbps(*d.measured_copy_gbps) + ")";
     } else if (d.simulated) {
         // The copy rate the simulator prices DRAM traffic at: a kernel at the copy ceiling sits on this roof.
         const SimCalibration c = calibration_for(d);
-        s.bytes_per_s = c.dram_gbps * 1e9;
-        s.memory_kind = "calibrated";
-        s.memory_source = "calibrated: device-to-device copy (" + format_gbps(c.dram_gbps) + "), " + c.source;
+        r.bytes_per_s = c.dram_gbps * 1e9;
+        r.kind = "calibrated";
+        r.source = "calibrated: device-to-device copy (" + format_gbps(c.dram_gbps) + "), " + c.source;
     } else {
-        s.bytes_per_s = d.peak_bw_gbps * 1e9;
-        s.memory_kind = "theoretical";
-        s.memory_source = "theoretical (clocks x bus width) (" + format_gbps(d.peak_bw_gbps) + ")";
+        r.bytes_per_s = d.peak_bw_gbps * 1e9;
+        r.kind = "theoretical";
+        r.source = "theoretical (clocks x bus width) (" + format_gbps(d.peak_bw_gbps) + ")";
     }
+    return r;
+}
+
+RoofSet roofs_for(const DeviceInfo& d, DType dtype) {
+    RoofSet s;
+    const MemoryRoof memory = memory_roof(d);
+    s.bytes_per_s = memory.bytes_per_s;
+    s.memory_measured = memory.kind == "measured";
+    s.memory_kind = memory.kind;
+    s.memory_source = memory.source;
     s.tensor = tensor_roof(d, dtype);
     s.fp32 = fp32_roof(d);
     const SimCalibration cal = calibration_for(d);

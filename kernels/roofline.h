@@ -63,6 +63,14 @@ struct RoofSet {
 // measures: its source says so.
 RoofSet roofs_for(const DeviceInfo& d, DType dtype);
 
+// The DRAM (copy) roof alone, as roofs_for draws it and the results' "% of ceiling" divides by.
+struct MemoryRoof {
+    double bytes_per_s = 0;
+    std::string kind;    // "measured", "calibrated" (a simulated GPU), "theoretical"
+    std::string source;  // "measured: device-to-device copy (2986 GB/s)", ...
+};
+MemoryRoof memory_roof(const DeviceInfo& d);
+
 // The compute roof a variant is held to: tensor when any of its kernels runs on tensor cores
 // (cuBLAS fp16/bf16 GEMMs, flash_tc), FP32 otherwise.
 const Roof& roof_for_variant(const RoofSet& roofs, const std::string& variant, const Params& p);

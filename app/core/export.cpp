@@ -131,15 +131,12 @@ std::string write_file_atomic(const std::string& path, const std::string& bytes)
 // [SECTION] Shared helpers (ceiling, numbers, parameters)
 // ---------------------------------------------------------------------------------------------
 BandwidthCeiling bandwidth_ceiling(const kernels::DeviceInfo& d) {
-    if (d.measured_copy_gbps && *d.measured_copy_gbps > 0) return {*d.measured_copy_gbps, "measured copy"};
-    // A simulated GPU: the copy rate its calibration prices DRAM at (measured on a card of that model
-    // where we have one), so a simulated kernel at the copy ceiling reads 100 %, as on the GPU.
-    if (d.simulated) {
-        const kernels::SimCalibration c = kernels::calibration_for(d);
-        if (c.dram_gbps > 0) return {c.dram_gbps, "calibrated copy"};
-    }
-    if (d.peak_bw_gbps > 0) return {d.peak_bw_gbps, "datasheet peak"};
-    return {0, "unavailable"};
+    // The roofline's DRAM roof (kernels/roofline.h), so "% of ceiling" and the roof are one number:
+    // a simulated GPU's calibrated copy, so a simulated kernel at the copy ceiling reads 100 %.
+    const kernels::MemoryRoof roof = kernels::memory_roof(d);
+    if (!(roof.bytes_per_s > 0)) return {0, "unavailable"};
+    const char* source = roof.kind == "measured" ? "measured copy" : roof.kind == "calibrated" ? "calibrated copy" : "datasheet peak";
+    return {roof.bytes_per_s / 1e9, source};
 }
 
 double percent_of_ceiling(double gbps, const BandwidthCeiling& c) {
