@@ -196,20 +196,26 @@ void source_kinds(const std::vector<const kernels::Measurement*>& shown, bool& s
 
 }  // namespace
 
-std::string results_source_caption(const std::vector<const kernels::Measurement*>& shown) {
+namespace {
+
+// "<recorded_word> DATE", "<simulated_word>", both joined by " + ", or "" when everything shown was measured now.
+std::string source_text(const std::vector<const kernels::Measurement*>& shown, const char* recorded_word,
+                        const char* simulated_word) {
     bool simulated = false;
     std::string recorded;
     source_kinds(shown, simulated, recorded);
-    if (recorded.empty()) return simulated ? "model estimate" : "";
-    return "recorded " + recorded + (simulated ? " + model estimate" : "");
+    if (recorded.empty()) return simulated ? simulated_word : "";
+    return recorded_word + (" " + recorded) + (simulated ? std::string(" + ") + simulated_word : "");
+}
+
+}  // namespace
+
+std::string results_source_caption(const std::vector<const kernels::Measurement*>& shown) {
+    return source_text(shown, "recorded", "model estimate");
 }
 
 std::string results_watermark(const std::vector<const kernels::Measurement*>& shown) {
-    bool simulated = false;
-    std::string recorded;
-    source_kinds(shown, simulated, recorded);
-    if (recorded.empty()) return simulated ? "SIMULATED" : "";
-    return "RECORDED " + recorded + (simulated ? " + SIMULATED" : "");
+    return source_text(shown, "RECORDED", "SIMULATED");
 }
 
 std::string recording_line(const ResolvedBackend& backend) {
