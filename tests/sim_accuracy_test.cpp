@@ -99,9 +99,6 @@ struct KnownMiss {
 };
 const std::vector<KnownMiss>& known_time_misses() {
     static const std::vector<KnownMiss> misses{
-        {"skip", "teaching_fused", "d=128",
-         "the teaching kernel with the skip epilogue runs 1.57x longer than without it at d = 128 (1.44x at d = 64) for "
-         "the same shared-memory traffic: its occupancy or registers change, which the model does not know"},
         {"launch", "graph", "steps=10,elements=65536",
          "a 10-node graph replay measured 31.1 us (min 21.8, max 117.8) against 4.0 us for one node and 1.31 us per "
          "node at K = 100 and 1000: the model's first launch plus 1.3 us per node gives 15.6 us"},
@@ -325,7 +322,8 @@ TEST_CASE("simulated H100 against the H100 recording: the share of points within
     WARN(within << " of " << total << " recorded points within 25 %: " << summary);
     if (const char* out = std::getenv("FL_RECORDING_TABLE")) std::ofstream(out) << table;
     REQUIRE(total > 300);
-    // 2026-11-25: 208 of 388 (0.54; kernels/PERF.md, "Simulator vs the recording"); the floor sits
-    // just below it, so a change that loses points fails here.
-    CHECK(static_cast<double>(within) / total >= 0.52);
+    // 2026-11-25: 208 of 388 (0.54); with occupancy, lone-block latency and one-wave overlap in the
+    // model (2026-11-27): 365 of 388 (0.94; kernels/PERF.md, "Simulator vs the recording"). The floor
+    // sits just below it, so a change that loses points fails here.
+    CHECK(static_cast<double>(within) / total >= 0.93);
 }

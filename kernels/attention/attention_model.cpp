@@ -386,6 +386,45 @@ void add_kv_iterations(Schedule& s, int k, const AttentionParams& p, const Tile&
     s.events.push_back(oe);
 }
 
+// How a flash block runs, for the simulator's occupancy and latency model (schedule.h, BlockShape).
+// saturating_warps, from the H100 recording (assets/recordings/h100-2026-11-25) where every SM holds
+// at most one block (1 to 16 heads at N = 1024): a lone block runs (saturating_warps / its warps)^1.5
+// times slower than at the SM's full rate. The teaching kernel's 4-warp block: 864-904 us against
+// 415 us of shared-memory wavefronts, its serial steps below taken out (1.75x): 6. flash_tc's blocks
+// of 1, 2 and 4 warps of 16 rows: 17x, 8x and 2.5x their full-rate time (Br = 16, 32, 64; 25.1 us
+// alone at 64 x 64, 1.5 us a key tile and 1.4 us of start): 6.6-8, so 7; with 32 rows per warp
+// (Br = 128, 4 warps) 1.7x: 5.5 (two m16 tiles share each fragment: more independent MMAs a warp). flash_wgmma's block is built to fill
+// its SM alone (one block per SM by its shared memory and registers): 0. memory_trips: Qi, then the
+// first Kj and Vj, arrive before the loop can start, and Oi leaves after it.
+BlockShape flash_block_shape(const std::string& variant, const AttentionParams& p, const std::vector<BlockClass>& classes) {
+    BlockShape b;
+    b.shared_bytes = flash_smem_bytes(variant, p);
+    // flash_tc's warps of 32 rows issue two independent MMA chains per fragment: half the warps do.
+    b.saturating_warps = variant == "flash" ? 6 : variant == "flash_tc" ? (flash_tc_warp_rows(p.Br, p.Bc, p.d) == 32 ? 5.5 : 7.0) : 0;
+    // flash_tc issues Qi, K0 and V0 as one group of cp.async: one trip before its loop, not two.
+    b.memory_trips = variant == "flash_tc" ? 2 : 3;
+    // Causal: the row blocks visit 1..Tc key tiles; the last one works longest.
+    double total = 0, longest = 0, blocks = 0, tiles = 0;
+    for (const BlockClass& c : classes) {
+        const double work = static_cast<double>(c.rows) * static_cast<double>((c.tiles - 1) * u(flash_tile(variant, p).Bc) + c.last_cols);
+        total += work * static_cast<double>(c.count);
+        blocks += static_cast<double>(c.count);
+        tiles += static_cast<double>(c.tiles * c.count);
+        longest = std::max(longest, work);
+    }
+    if (total > 0) b.longest_block = longest * blocks / total;
+    if (variant == "flash") {
+        // The teaching loop's steps wait on each other: Kj, Vj are loaded without a prefetch, four
+        // __syncthreads a step, and one thread per row runs the softmax's serial max and sum. The
+        // recording's lone blocks (1-16 heads at N = 1024, Bc 16-128, d 16-128) spend about 4.4 us
+        // a step beyond their work: 8700 cycles at 1980 MHz.
+        b.serial_steps = blocks > 0 ? static_cast<uint64_t>(tiles / blocks + 0.5) : 0;
+        b.step_cycles = 8700;
+    }
+    b.source = "H100 recording 2026-11-25, 1-8 heads at N = 1024 (one block per SM)";
+    return b;
+}
+
 void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionParams& p) {
     const Tile t = flash_tile(variant, p);
     const uint64_t es = es_of(p), d = u(p.d), bh = u(p.batch_heads), Tr = ceil_div(u(p.N), u(t.Br));
@@ -400,8 +439,9 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
     // 0.357 + 0.257 ms of tensor and exp2 floors, kernels/PERF.md); flash_tc's calibrated mma.sync
     // rate already includes its softmax.
     kernel.sfu_between_mma = wgmma;
-    s.kernels.push_back(kernel);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
+    kernel.block = flash_block_shape(variant, p, classes);
+    s.kernels.push_back(kernel);
     // Every iteration of the j-loop is its own group of events when the schedule stays small: a
     // non-causal run has one or two block classes, so up to kUnfoldedTiles tiles each (N = 16384 with
     // Bc = 64 is 256 tiles, 1282 events). Causal runs have a class per row block (Tr classes with
@@ -437,8 +477,14 @@ void add_naive_kernels(Schedule& s, const AttentionParams& p) {
     const double gemm_flops = 2.0 * static_cast<double>(N) * static_cast<double>(N) * static_cast<double>(d);
     // cuBLAS runs fp16/bf16 GEMMs on tensor cores; fp32 stays on the FP32 pipes (default math mode).
     const bool tc = p.dtype != DType::f32;
+    // A cuBLAS GEMM's tiles load A and B, run their k-loop and store C: three dependent trips to
+    // memory, the shortest such kernel (the H100 recording: 2.8-3.7 us for one head at N = 1024).
+    BlockShape gemm_block;
+    gemm_block.memory_trips = 3;
+    gemm_block.source = "cuBLAS: load A and B tiles, k-loop, store C";
     s.kernels.push_back({"gemm_qk", bh, 0, tc});
     s.kernels.back().blocks_are = "heads (cuBLAS picks the blocks)";
+    s.kernels.back().block = gemm_block;
     s.events.push_back({EventKind::load, 0, "Q", N * d * es, 0, bh, "load Q of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::load, 0, "K", N * d * es, 0, bh, "load K of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::compute, 0, "", 0, gemm_flops, bh, "compute S = Q Kᵀ / sqrt(d) (cuBLAS GEMM)"});
@@ -446,6 +492,7 @@ void add_naive_kernels(Schedule& s, const AttentionParams& p) {
 
     const int threads = softmax_threads(p);
     s.kernels.push_back({"softmax", bh * N, threads, false});
+    s.kernels.back().block.memory_trips = 2;  // the row, then (after the max and the sum) P's store
     s.events.push_back({EventKind::load, 1, "S", N * es, 0, bh * N, "load S row into registers"});
     TileEvent softmax{EventKind::compute, 1, "", 0, 0, bh * N,
                       p.causal ? "compute P = softmax(S row), keys after the query masked"
@@ -460,6 +507,7 @@ void add_naive_kernels(Schedule& s, const AttentionParams& p) {
 
     s.kernels.push_back({"gemm_pv", bh, 0, tc});
     s.kernels.back().blocks_are = "heads (cuBLAS picks the blocks)";
+    s.kernels.back().block = gemm_block;
     s.events.push_back({EventKind::load, 2, "P", N * N * es, 0, bh, "load P (N x N) of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::load, 2, "V", N * d * es, 0, bh, "load V of one head (cuBLAS tiles)"});
     s.events.push_back({EventKind::compute, 2, "", 0, gemm_flops, bh, "compute O = P V (cuBLAS GEMM)"});

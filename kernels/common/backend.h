@@ -62,6 +62,7 @@ struct SimCalibration {
     double gemm_bf16_tflops = 0;  // the same in bf16 (the roofline's bf16 tensor roof)
     double mma_sync_tflops = 0;   // hand-written mma.sync kernels with a softmax between products
     double fp32_tflops = 0;       // FP32 FMA (2 FLOPs each)
+    double sgemm_tflops = 0;      // a library FP32 GEMM (cuBLAS SGEMM)
     double sfu_per_s = 0;         // exp2 and other SFU results per second
     double issue_per_s = 0;       // thread instructions issued per second (4 warp-instructions per
                                   // clock per SM x the share of issue slots a streaming kernel keeps busy)
@@ -70,6 +71,8 @@ struct SimCalibration {
     double gpu_gap_us = 0;        // a kernel's start-up on the GPU when launches are queued ahead
     double graph_launch_us = 0;   // one cudaGraphLaunch from an idle GPU
     double graph_node_us = 0;     // per kernel node of a replayed graph
+    double host_library_us = 0;   // the host's cost of one library GEMM call (cuBLASLt) in a run timed from idle
+    double memory_latency_us = 0; // one dependent trip to DRAM: a kernel's first bytes, a block's first loads
     std::string source;           // "measured on an H100, 2026-11-25 (...)"
 };
 
@@ -85,10 +88,19 @@ struct SimGpu {
 SimCalibration calibration_for(const DeviceInfo& d);
 
 // One kernel priced resource by resource: each resource's time, the largest (busy_ms), and which.
+// The on-chip resources (shared memory, tensor cores, FMA, SFU, issue) are priced per SM: each SM
+// runs its share of the blocks, `resident_blocks` at a time, and a wave of blocks takes the longer
+// of their work at the SM's full rate and the time one block needs alone when too few warps share
+// the SM to hide its latencies (ScheduleKernel::block). The per-resource times below are the
+// whole-GPU throughput times; `onchip_ms` is what the blocks' waves make of the largest of them.
 struct KernelPrice {
     double dram_ms = 0, l2_ms = 0, shared_ms = 0, tensor_ms = 0, fp32_ms = 0, sfu_ms = 0, issue_ms = 0;
+    double onchip_ms = 0;       // the slowest on-chip resource after occupancy and latency
+    int resident_blocks = 0;    // blocks per SM at once (0: not known, a library kernel)
+    int waves = 0;              // rounds of resident blocks on the busiest SM
+    bool latency_bound = false; // a wave waited on one block's latency, not on the SM's throughput
     double busy_ms = 0;
-    std::string limiter;  // "DRAM bandwidth", "L2 bandwidth", "shared-memory bandwidth", ...
+    std::string limiter;  // "DRAM bandwidth", "L2 bandwidth", "shared-memory bandwidth", ..., "occupancy"
     std::string detail;   // "1.06 GiB at 2986 GB/s = 0.377 ms"
 };
 KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device);

@@ -99,6 +99,7 @@ Model model_from_schedule(const Schedule& s) {
         km.mma_sync = k.mma_sync;
         km.sfu_between_mma = k.sfu_between_mma;
         km.access_bytes = k.access_bytes;
+        km.block = k.block;
         m.kernels.push_back(std::move(km));
     }
     for (const TileEvent& e : s.events) {
@@ -229,6 +230,17 @@ int resident_threads_per_sm(int threads_per_block, int registers, const DeviceIn
         blocks = std::min(blocks, sm.registers / (per_thread * 32 * warps));
     }
     return std::max(blocks, 1) * threads_per_block;
+}
+
+int resident_blocks_per_sm(int threads_per_block, int registers, uint64_t shared_bytes, const DeviceInfo& device) {
+    if (threads_per_block <= 0) return 0;
+    int blocks = resident_threads_per_sm(threads_per_block, registers, device) / threads_per_block;
+    if (shared_bytes > 0) {
+        const SmLimits sm = sm_limits(device.cc_major, device.cc_minor);
+        const uint64_t per_block = shared_bytes + (device.cc_major >= 8 ? kSharedReservedPerBlock : 0);
+        blocks = std::min<int>(blocks, static_cast<int>(static_cast<uint64_t>(sm.shared_bytes) / per_block));
+    }
+    return std::max(blocks, 1);
 }
 
 SpillEstimate spill_estimate(const KernelModel& k, const DeviceInfo& device) {

@@ -73,6 +73,37 @@ struct RegisterUse {
     bool spills() const { return spill_store_bytes > 0 || spill_load_bytes > 0; }
 };
 
+// How one block of a kernel runs, for the simulator's occupancy and latency model (price_kernel in
+// kernels/common/sim_backend.cpp): how many blocks share an SM, and how fast a block runs when its
+// SM has too few warps to hide the latency of its own dependent instructions. Zero means unknown:
+// the simulator then prices the kernel by its throughput alone.
+struct BlockShape {
+    uint64_t shared_bytes = 0;  // shared memory per block (with the opt-in above 48 KiB), for occupancy
+    // Resident warps per SM this kernel's code needs to reach its full rate (its pipes' rate in the
+    // calibration): below it each warp waits on its own dependent loads, shuffles and MMAs. A block
+    // of w warps alone on an SM runs (saturating_warps / w)^1.5 times slower than at the SM's rate
+    // (sim_backend.cpp, kLoneBlockExponent). Calibrated per kernel from runs with one block per SM
+    // (the workload's schedule says which).
+    double saturating_warps = 0;
+    // Dependent trips to memory a block makes that nothing of its own overlaps: its first loads (Qi,
+    // then Kj: two), a row kernel's load before its reductions, the store at its end. Each costs the
+    // device's memory latency (SimCalibration::memory_latency_us) on the block's critical path.
+    int memory_trips = 0;
+    // The longest block's on-chip work over the mean block's (causal attention: the last row block
+    // visits every key tile, twice the mean): the kernel lasts at least as long as that block alone.
+    double longest_block = 1.0;
+    // A main loop whose steps wait on each other through barriers and serial chains that the
+    // block's own warps cannot overlap (the teaching flash kernel: load Kj, Vj, then __syncthreads,
+    // then one thread per row for the softmax): each of its `serial_steps` costs `step_cycles` on
+    // the block's critical path, on top of its work. 0: none (pipelined loops such as flash_tc's).
+    uint64_t serial_steps = 0;
+    double step_cycles = 0;
+    // The share of its calibrated rates this kernel instance reaches, where a measurement shows it
+    // slower than its twin for a reason no other field carries (1: as calibrated).
+    double rate_share = 1.0;
+    std::string source;  // where the numbers above come from, for the notes
+};
+
 struct ScheduleKernel {
     std::string name;      // "layernorm", "gelu", ..., "fused_chain"
     uint64_t blocks = 0;   // thread blocks launched
@@ -94,6 +125,7 @@ struct ScheduleKernel {
     // Bytes each thread moves per global load or store (16: 128-bit vectors). Narrow accesses keep
     // fewer bytes in flight and reach less DRAM bandwidth (SimCalibration::narrow_dram_gbps).
     int access_bytes = 16;
+    BlockShape block = {};  // occupancy and latency (unknown for library kernels)
 };
 
 struct Schedule {
@@ -127,6 +159,7 @@ struct KernelModel {
     bool mma_sync = false;      // copied from ScheduleKernel
     bool sfu_between_mma = false;  // copied from ScheduleKernel
     int access_bytes = 16;      // copied from ScheduleKernel
+    BlockShape block;           // copied from ScheduleKernel
     uint64_t bytes_read() const;     // L2 <-> SM
     uint64_t bytes_written() const;
     uint64_t l2_bytes() const { return bytes_read() + bytes_written(); }
@@ -207,20 +240,27 @@ ModelSpills model_spills(const Model& m, const DeviceInfo& device);
 // launch bounds from it too (elementwise.cu, fused_chain_spill).
 struct SmLimits {
     int max_threads, max_blocks, registers, l1_shared_bytes;  // l1_shared: the unified L1 / shared array
+    int shared_bytes;  // the most of that array shared memory may take (blocks on one SM together)
 };
 constexpr SmLimits sm_limits(int cc_major, int cc_minor) {
     const int cc = cc_major * 10 + cc_minor;
-    if (cc >= 120) return {1536, 32, 65536, 128 << 10};
-    if (cc >= 90) return {2048, 32, 65536, 256 << 10};
-    if (cc == 89) return {1536, 24, 65536, 128 << 10};
-    if (cc == 86) return {1536, 16, 65536, 128 << 10};
-    if (cc >= 80) return {2048, 32, 65536, 192 << 10};
-    if (cc == 75) return {1024, 16, 65536, 96 << 10};
-    return {2048, 32, 65536, 128 << 10};
+    if (cc >= 120) return {1536, 32, 65536, 128 << 10, 100 << 10};
+    if (cc >= 90) return {2048, 32, 65536, 256 << 10, 228 << 10};
+    if (cc == 89) return {1536, 24, 65536, 128 << 10, 100 << 10};
+    if (cc == 86) return {1536, 16, 65536, 128 << 10, 100 << 10};
+    if (cc >= 80) return {2048, 32, 65536, 192 << 10, 164 << 10};
+    if (cc == 75) return {1024, 16, 65536, 96 << 10, 64 << 10};
+    return {2048, 32, 65536, 128 << 10, 96 << 10};
 }
+// The driver keeps 1 KiB of shared memory per block for itself on sm_80 and newer (CUDA C++
+// Programming Guide, "Shared Memory" of compute capability 8.x and 9.0).
+inline constexpr int kSharedReservedPerBlock = 1024;
 // Threads of a kernel resident on one SM, from the SM's thread, block and register limits (shared
 // memory is not counted: the kernels that spill use a few hundred bytes).
 int resident_threads_per_sm(int threads_per_block, int registers, const DeviceInfo& device);
+// Blocks of a kernel resident on one SM at once, from its threads, registers and shared memory
+// (BlockShape::shared_bytes); at least 1 (a block that fits no SM is refused before it is priced).
+int resident_blocks_per_sm(int threads_per_block, int registers, uint64_t shared_bytes, const DeviceInfo& device);
 
 // ---------------------------------------------------------------------------------------------
 // On chip: what one block of a kernel keeps there (the memory view draws it)

@@ -15,9 +15,11 @@
 #include "kernels/common/registry.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <cstdio>
 #include <map>
+#include <vector>
 
 #ifndef FUSIONLAB_BUILD_TYPE
 #define FUSIONLAB_BUILD_TYPE "unknown"
@@ -73,11 +75,12 @@ static double issue_per_s(const DeviceInfo& d) { return kIssueEfficiency * 128.0
 // against 33.4 TB/s of wavefronts; the d = 128 kernel holds fewer blocks per SM and reaches less).
 // Used for every GPU: the same code issues the same wavefronts.
 inline constexpr double kSharedEfficiency = 0.66;
-// mma.sync FA2 loop (flash_tc) as a fraction of the cuBLAS GEMM rate on Hopper: 255 of 770.7
-// TFLOP/s measured on the H100 (flash_tc 240-259 TFLOP/s at N = 4096; H200: 240 at N = 8192, PERF.md).
+// mma.sync FA2 loop (flash_tc) on Hopper: 270 TFLOP/s of tensor-core issue, with its ldmatrix reads
+// partly in turn (kMmaSyncSharedInTurn): together 240-259 TFLOP/s measured on the H100 at N = 4096
+// (128 x 64 tile) and 240 on the H200 at N = 8192 (PERF.md), 220 at the 64 x 64 tile.
 // On Ampere and Ada mma.sync is the GEMMs' own path and FA2 reaches 50-70 % of the datasheet
 // tensor peak (the FlashAttention-2 paper's A100 numbers): 0.6 of the datasheet there.
-inline constexpr double kHopperMmaSyncTflops = 255.0;
+inline constexpr double kHopperMmaSyncTflops = 270.0;
 inline constexpr double kPreHopperMmaSyncFraction = 0.6;
 
 // Calibration from the datasheet alone, by the H100's measured-to-datasheet ratios:
@@ -96,13 +99,16 @@ static SimCalibration datasheet_calibration(const DeviceInfo& d, double host_lau
     c.mma_sync_tflops = d.cc_major >= 9 ? kHopperMmaSyncTflops * d.peak_tensor_tflops / 989.0
                                         : kPreHopperMmaSyncFraction * d.peak_tensor_tflops;
     c.fp32_tflops = 0.97 * d.peak_fp32_tflops;
+    c.sgemm_tflops = 0.75 * d.peak_fp32_tflops;  // H200: cuBLAS SGEMM 8192^3 50 TFLOP/s of 67 (NOTES.md)
     c.sfu_per_s = sfu_peak_per_s(d);
     c.issue_per_s = issue_per_s(d);
     c.host_launch_us = host_launch_us;
     c.first_launch_us = host_launch_us + 1.8;  // H100: 5.8 us from idle against 4.0 per launch
-    c.gpu_gap_us = 1.2;
+    c.gpu_gap_us = 3.0;
     c.graph_launch_us = host_launch_us - 0.2;  // H100: 3.8 against 4.0
     c.graph_node_us = graph_node_us;
+    c.host_library_us = 4 * host_launch_us;    // H100: 16 us a cuBLASLt call against 4.0 a launch
+    c.memory_latency_us = 0.8;                 // H100's (no other GPU's is measured here)
     c.source = "datasheet, with the H100's measured-to-datasheet ratios (not measured on this GPU)";
     return c;
 }
@@ -126,9 +132,11 @@ static SimCalibration h100_calibration(const DeviceInfo& d) {
     c.fp32_tflops = 65.1;        // FMA-chain kernel
     c.first_launch_us = 5.8;     // launch stream K = 1, n = 65536: 6.02 us for a 0.2 us kernel
     c.host_launch_us = 4.0;      // launch stream K = 100 and 1000, n = 65536: 4.22 and 3.97 us per step
-    c.gpu_gap_us = 1.2;          // CUPTI: idle between queued kernels 1.12-1.57 us (launch stream, n = 16M)
+    c.gpu_gap_us = 3.0;          // CUDA events around a queued kernel against its CUPTI span: +2.4-3.5 us (recording)
     c.graph_launch_us = 3.8;     // launch graph K = 1, n = 65536: 4.02 us
     c.graph_node_us = 1.3;       // launch graph K = 100 and 1000, n = 65536: 1.33 and 1.31 us per step
+    c.host_library_us = 16.0;    // ffn from idle, M = 1, d_model = 1024: two cuBLASLt calls, 38.8 us
+    c.memory_latency_us = 0.8;   // bias_gelu fused, 4 MiB: events 5.4 us = 3.0 gap + 1.4 of bandwidth + ~1 of latency
     c.source = "calibrated on an H100 80GB HBM3, 2026-11-25 (assets/measurements/h100-bench-2026-11-25)";
     return c;
 }
@@ -216,6 +224,20 @@ std::string gib_text(double bytes) {
 
 }  // namespace
 
+// The share of a kernel's shorter phase (DRAM or on-chip) that adds to its longer one when all its
+// blocks run in one wave; divided by the number of waves beyond it (price_kernel).
+inline constexpr double kOneWaveOverlapLoss = 0.5;
+// A block of w warps alone on its SM runs (saturating_warps / w)^1.5 times slower than at the SM's
+// full rate: fewer warps hide less latency, and each of them also takes a larger share of the
+// block's copies and waits at the same barriers. Fitted on flash_tc at N = 1024, 16 heads, tiles of
+// 1, 2 and 4 warps (H100 recording: 23x, 8.6x and 2.7x its full-rate time; a linear law gives 8x,
+// 4x and 2x).
+inline constexpr double kLoneBlockExponent = 1.5;
+// The share of the shorter of mma.sync and its ldmatrix reads that adds to the longer: flash_tc's
+// 64 x 64 tile (16 rows a warp: twice the shared reads per product) measured 1.25 ms at N = 8192, 16
+// heads, where its 128 x 64 tile (32 rows) took 1.14 ms for the same products (H100, 2026-11-25).
+inline constexpr double kMmaSyncSharedInTurn = 0.2;
+
 KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device) {
     KernelPrice p;
     // Spill traffic that leaves the SM is charged at DRAM bandwidth (an upper bound: L2 may hold
@@ -224,59 +246,162 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
     const double dram = static_cast<double>(k.dram_bytes()) + spill;
     const double dram_gbps = k.access_bytes < 8 ? c.narrow_dram_gbps : c.dram_gbps;
     const double l2 = static_cast<double>(k.l2_bytes()) + spill;
-    p.dram_ms = dram / (dram_gbps * 1e9) * 1e3;
+    const double latency_ms = c.memory_latency_us * 1e-3;
+    // DRAM: the first bytes arrive one memory latency after the kernel starts (the L2 was flushed),
+    // then the rest at the achievable bandwidth.
+    p.dram_ms = dram > 0 ? latency_ms + dram / (dram_gbps * 1e9) * 1e3 : 0;
     p.l2_ms = l2 / (c.l2_gbps * 1e9) * 1e3;
-    p.shared_ms = static_cast<double>(k.shared_bytes) / (c.shared_gbps * 1e9) * 1e3;
+    // Spills go through L1, the same SRAM array as shared memory and at its rate, whether or not they
+    // leave the SM (register spills cost the SM even when L1 holds them all).
+    const double l1_bytes = static_cast<double>(k.shared_bytes) + static_cast<double>(k.local_bytes());
+    p.shared_ms = l1_bytes / (c.shared_gbps * 1e9) * 1e3;
     const double tensor_rate = k.mma_sync ? c.mma_sync_tflops : c.gemm_tflops;
+    // FP32 products: a library GEMM (threads_per_block 0: cuBLAS SGEMM) reaches less than an FMA chain.
+    const bool sgemm = k.threads_per_block == 0 && c.sgemm_tflops > 0;
+    const double fp32_rate = sgemm ? c.sgemm_tflops : c.fp32_tflops;
     if (k.tensor_cores) p.tensor_ms = k.flops / (tensor_rate * 1e12) * 1e3;
-    else p.fp32_ms = k.flops / (c.fp32_tflops * 1e12) * 1e3;
+    else p.fp32_ms = k.flops / (fp32_rate * 1e12) * 1e3;
     p.sfu_ms = c.sfu_per_s > 0 ? k.sfu_ops / c.sfu_per_s * 1e3 : 0;
     p.issue_ms = c.issue_per_s > 0 ? k.instructions / c.issue_per_s * 1e3 : 0;
-    // A grid smaller than the GPU leaves SMs idle: the on-chip rates (shared memory, tensor cores,
-    // FMA, SFU, issue) are per SM, so a kernel of B < SMs blocks gets B / SMs of them. DRAM and L2
-    // are not scaled: a few SMs still pull far more than their share. (The H100 recording's
-    // attention at 1 head, N = 1024 read 0.06-0.14x measured before this; library kernels pick
-    // their own grid and are left alone.)
-    if (k.threads_per_block > 0 && k.blocks > 0 && device.sm_count > 0 &&
-        k.blocks < static_cast<uint64_t>(device.sm_count)) {
-        const double idle = static_cast<double>(device.sm_count) / static_cast<double>(k.blocks);
-        p.shared_ms *= idle;
-        p.tensor_ms *= idle;
-        p.fp32_ms *= idle;
-        p.sfu_ms *= idle;
-        p.issue_ms *= idle;
-    }
     // Exp2s between the products (ScheduleKernel::sfu_between_mma): the tensor cores wait for them.
     const bool serial_sfu = k.tensor_cores && k.sfu_between_mma && p.sfu_ms > 0;
     if (serial_sfu) p.tensor_ms += p.sfu_ms;
-    char text[200];
-    auto pick = [&](double ms, const char* name, const std::string& what) {
-        if (ms <= p.busy_ms && !p.limiter.empty()) return;
-        p.busy_ms = ms;
-        p.limiter = name;
-        p.detail = what + " = " + ms_text(ms);
+    // mma.sync takes its operands from registers that the same warp's ldmatrix has just filled from
+    // shared memory: part of the shorter of the two waits for the longer.
+    double mma_shared_ms = 0;
+    if (k.mma_sync && p.tensor_ms > 0 && p.shared_ms > 0) {
+        mma_shared_ms = kMmaSyncSharedInTurn * std::min(p.tensor_ms, p.shared_ms);
+        (p.tensor_ms >= p.shared_ms ? p.tensor_ms : p.shared_ms) += mma_shared_ms;
+    }
+    char text[240];
+    // The slowest on-chip resource at the whole GPU's rate: every SM busy with the kernel's blocks.
+    struct Resource {
+        double ms;
+        const char* name;
+        std::string what;
     };
-    std::snprintf(text, sizeof text, " at %.0f GB/s", dram_gbps);
-    pick(p.dram_ms, "DRAM bandwidth", gib_text(dram) + " of DRAM traffic" + text);
-    std::snprintf(text, sizeof text, " at %.0f GB/s", c.l2_gbps);
-    pick(p.l2_ms, "L2 bandwidth", gib_text(l2) + " between L2 and the SMs" + text);
+    std::vector<Resource> onchip;
+    // What mma.sync and ldmatrix in turn add, said beside whichever of the two it was added to.
+    std::string in_turn;
+    if (mma_shared_ms > 0) in_turn = ", + " + ms_text(mma_shared_ms) + " of mma.sync and ldmatrix waiting on each other";
     std::snprintf(text, sizeof text, " at %.1f TB/s", c.shared_gbps / 1e3);
-    pick(p.shared_ms, "shared-memory bandwidth", gib_text(double(k.shared_bytes)) + " of shared-memory wavefronts" + text);
+    onchip.push_back({p.shared_ms, "shared-memory bandwidth",
+                      gib_text(l1_bytes) + (k.local_bytes() > 0 ? " of shared-memory wavefronts and spills through L1"
+                                                                 : " of shared-memory wavefronts") + text +
+                          (p.shared_ms > p.tensor_ms ? in_turn : "")});
     std::snprintf(text, sizeof text, "%.3g TFLOP on tensor cores at %.0f TFLOP/s (%s)", k.flops / 1e12, tensor_rate,
                   k.mma_sync ? "mma.sync" : "library GEMM");
-    std::string tensor_what = text;
+    std::string tensor_what = text + (p.tensor_ms >= p.shared_ms ? in_turn : "");
     if (serial_sfu) {
         std::snprintf(text, sizeof text, ", then %.3g G exp2 between the products at %.0f G/s", k.sfu_ops / 1e9,
                       c.sfu_per_s / 1e9);
         tensor_what += text;
     }
-    pick(p.tensor_ms, serial_sfu ? "tensor-core MMA and exp2 in turn" : "tensor-core MMA issue", tensor_what);
-    std::snprintf(text, sizeof text, "%.3g TFLOP of FP32 FMA at %.1f TFLOP/s", k.flops / 1e12, c.fp32_tflops);
-    pick(p.fp32_ms, "FP32 FMA issue", text);
+    onchip.push_back({p.tensor_ms, serial_sfu ? "tensor-core MMA and exp2 in turn" : "tensor-core MMA issue", tensor_what});
+    std::snprintf(text, sizeof text, "%.3g TFLOP of FP32 FMA at %.1f TFLOP/s%s", k.flops / 1e12, fp32_rate,
+                  sgemm ? " (library SGEMM)" : "");
+    onchip.push_back({p.fp32_ms, "FP32 FMA issue", text});
     std::snprintf(text, sizeof text, "%.3g G exp2 at %.0f G/s", k.sfu_ops / 1e9, c.sfu_per_s / 1e9);
-    pick(p.sfu_ms, "SFU (exp2) issue", text);
+    onchip.push_back({p.sfu_ms, "SFU (exp2) issue", text});
     std::snprintf(text, sizeof text, "%.3g G thread instructions at %.1f T/s", k.instructions / 1e9, c.issue_per_s / 1e12);
-    pick(p.issue_ms, "instruction issue", text);
+    onchip.push_back({p.issue_ms, "instruction issue", text});
+    const Resource slowest = *std::max_element(onchip.begin(), onchip.end(),
+                                               [](const Resource& a, const Resource& b) { return a.ms < b.ms; });
+    std::string onchip_name = slowest.name, onchip_what = slowest.what + " = " + ms_text(slowest.ms);
+    p.onchip_ms = slowest.ms;
+    // A block's dependent trips to memory (its first loads, its last store) lie on its critical path
+    // whatever the throughput: no kernel is shorter than them.
+    const double trips_ms = k.block.memory_trips * latency_ms;
+    // Occupancy and latency, per SM. Each SM runs its share of the blocks (the busiest SM
+    // ceil(blocks / SMs)), `resident` at a time. One block at the SM's full rate takes `per_block`;
+    // alone on its SM, a block of w warps reaches w / saturating_warps of that rate and adds its
+    // memory trips (`lone`). A wave of j resident blocks takes max(j x per_block, lone): throughput
+    // when enough warps share the SM, one block's latency when too few do. Library kernels
+    // (threads_per_block 0) pick their own grid: priced at the whole GPU's rate.
+    if (k.threads_per_block > 0 && k.blocks > 0 && device.sm_count > 0) {
+        const double sms = static_cast<double>(device.sm_count);
+        const int resident = resident_blocks_per_sm(k.threads_per_block, k.registers.registers, k.block.shared_bytes, device);
+        const int warps = (k.threads_per_block + 31) / 32;
+        const double per_block = slowest.ms * sms / static_cast<double>(k.blocks) / k.block.rate_share;
+        const double slowdown = k.block.saturating_warps > warps
+                                    ? std::pow(double(k.block.saturating_warps) / warps, kLoneBlockExponent)
+                                    : 1.0;
+        // The mean block's serial steps, at the SM's clock (cycles per ms = MHz x 1e3).
+        const double steps_ms = device.sm_clock_mhz > 0 ? static_cast<double>(k.block.serial_steps) * k.block.step_cycles /
+                                                               (device.sm_clock_mhz * 1e3)
+                                                         : 0.0;
+        const double lone = per_block * slowdown + trips_ms + steps_ms;
+        const uint64_t on_busiest = (k.blocks + static_cast<uint64_t>(device.sm_count) - 1) / static_cast<uint64_t>(device.sm_count);
+        const uint64_t full_waves = on_busiest / static_cast<uint64_t>(resident), rest = on_busiest % static_cast<uint64_t>(resident);
+        auto wave = [&](uint64_t j) {
+            const double throughput = static_cast<double>(j) * per_block;
+            if (lone > throughput) p.latency_bound = true;
+            return std::max(throughput, lone);
+        };
+        double sm_ms = static_cast<double>(full_waves) * wave(static_cast<uint64_t>(resident)) + (rest > 0 ? wave(rest) : 0.0);
+        // The longest block (causal attention's last row block) alone bounds the kernel too.
+        const double longest = (per_block * slowdown + steps_ms) * k.block.longest_block + trips_ms;
+        if (longest > sm_ms) sm_ms = longest, p.latency_bound = true;
+        p.resident_blocks = resident;
+        p.waves = static_cast<int>(full_waves + (rest > 0 ? 1 : 0));
+        p.onchip_ms = sm_ms;
+        if (p.latency_bound && sm_ms > 1.25 * static_cast<double>(on_busiest) * per_block) {
+            // Too few warps per SM (or too few blocks) to keep its slowest resource busy.
+            std::snprintf(text, sizeof text,
+                          "%llu blocks of %d warps on %d SMs, %d at a time per SM, so each SM holds %llu warps of the %.3g "
+                          "that keep its %s busy; a block alone takes %s",
+                          static_cast<unsigned long long>(k.blocks), warps, device.sm_count, resident,
+                          static_cast<unsigned long long>(std::min<uint64_t>(on_busiest, static_cast<uint64_t>(resident)) * static_cast<uint64_t>(warps)),
+                          std::max(k.block.saturating_warps, double(warps)), slowest.name, ms_text(lone).c_str());
+            onchip_name = "occupancy";
+            onchip_what = text + std::string(" (") + slowest.what + " at full occupancy) = " + ms_text(sm_ms);
+        } else {
+            p.latency_bound = false;
+            if (on_busiest * static_cast<uint64_t>(device.sm_count) > k.blocks + k.blocks / 8 || on_busiest < 4) {
+                std::snprintf(text, sizeof text, " on %llu blocks: %llu waves of up to %d per SM",
+                              static_cast<unsigned long long>(k.blocks), static_cast<unsigned long long>(p.waves), resident);
+                onchip_what = slowest.what + text + " = " + ms_text(sm_ms);
+            }
+        }
+    } else if (trips_ms > p.onchip_ms) {
+        p.onchip_ms = trips_ms;
+        p.latency_bound = true;
+        std::snprintf(text, sizeof text, "%d dependent trips to memory at %.2f us", k.block.memory_trips, c.memory_latency_us);
+        onchip_name = "memory latency";
+        onchip_what = std::string(text) + " = " + ms_text(trips_ms);
+    }
+    auto pick = [&](double ms, const std::string& name, const std::string& what) {
+        if (ms <= p.busy_ms && !p.limiter.empty()) return;
+        p.busy_ms = ms;
+        p.limiter = name;
+        p.detail = what + " = " + ms_text(ms);
+    };
+    std::snprintf(text, sizeof text, " at %.0f GB/s after %.1f us of latency", dram_gbps, c.memory_latency_us);
+    pick(p.dram_ms, "DRAM bandwidth", gib_text(dram) + " of DRAM traffic" + text);
+    std::snprintf(text, sizeof text, " at %.0f GB/s", c.l2_gbps);
+    pick(p.l2_ms, "L2 bandwidth", gib_text(l2) + " between L2 and the SMs" + text);
+    if (p.onchip_ms > p.busy_ms || p.limiter.empty()) {
+        p.busy_ms = p.onchip_ms;
+        p.limiter = onchip_name;
+        p.detail = onchip_what;
+    }
+    // DRAM and the SMs overlap across waves: while one wave computes, the next one's loads are in
+    // flight. Within one wave the blocks load, compute and store roughly together, so part of the
+    // shorter phase adds to the longer (half of it, calibrated on the fused chain at 256-1024 rows
+    // on the H100, where its loads and its instructions take about as long as each other). After
+    // the first wave blocks start as others finish and their phases stagger: the loss falls off as
+    // the square of the waves (the chain at 4096 x 4096, two waves, measured 44.1 us; 8192 x 8192,
+    // eight, 149 us, its instruction time).
+    const double shorter = std::min(p.dram_ms, p.onchip_ms);
+    if (p.waves > 0 && shorter > 0) {
+        const double added = kOneWaveOverlapLoss * shorter / (static_cast<double>(p.waves) * p.waves);
+        p.busy_ms += added;
+        if (added > 0.05 * p.busy_ms) {
+            std::snprintf(text, sizeof text, ", + %s of %s not overlapped in %d wave%s", ms_text(added).c_str(),
+                          p.dram_ms < p.onchip_ms ? "DRAM traffic" : "on-chip work", p.waves, p.waves == 1 ? "" : "s");
+            p.detail += text;
+        }
+    }
     return p;
 }
 
@@ -294,9 +419,12 @@ RunPrice price_run(const SimCalibration& c, const Model& model, const DeviceInfo
         // first launch, then the slower of the kernel and the host's (or the graph's) rate.
         double step = busy + c.gpu_gap_us * 1e-3;
         if (from_idle) {
-            if (run.kernels.empty()) step = busy + (graph ? c.graph_launch_us : c.first_launch_us) * 1e-3;
+            // A library GEMM (threads_per_block 0: cuBLASLt) costs the host more than a launch: its
+            // call sets up and launches its kernels, and the GPU waits for it.
+            const double host_us = k.threads_per_block == 0 && c.host_library_us > 0 ? c.host_library_us : c.host_launch_us;
+            if (run.kernels.empty()) step = busy + (graph ? c.graph_launch_us : std::max(c.first_launch_us, host_us)) * 1e-3;
             else if (graph) step = std::max(busy, c.graph_node_us * 1e-3);
-            else step = std::max(busy + c.gpu_gap_us * 1e-3, c.host_launch_us * 1e-3);
+            else step = std::max(busy + c.gpu_gap_us * 1e-3, host_us * 1e-3);
             if (run.kernels.size() == 1) run.gap_us = (step - busy) * 1e3;
         }
         run.launch_ms += step - busy;
