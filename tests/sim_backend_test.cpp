@@ -239,3 +239,87 @@ TEST_CASE("simulated run: the error is computed on the CPU where that is quick, 
     CHECK_FALSE(big.checked);
     CHECK_THAT(big.check_note, Catch::StartsWith("not emulated: ~") && Catch::Contains("s on the CPU at this size"));
 }
+
+// =============================================================================================
+// The occupancy and latency model of price_kernel, on kernels made up for the purpose
+// =============================================================================================
+namespace {
+
+// A kernel of FP32 FMAs only: `full_ms` of them at the whole H100's FMA rate, no memory traffic.
+KernelModel fma_kernel(double full_ms, uint64_t blocks, int threads, uint64_t shared_bytes, double saturating_warps,
+                       int memory_trips = 0) {
+    const SimCalibration& c = find_sim_gpu("H100")->cal;
+    KernelModel k;
+    k.name = "made_up";
+    k.flops = full_ms * 1e-3 * c.fp32_tflops * 1e12;
+    k.blocks = blocks;
+    k.threads_per_block = threads;
+    k.block.shared_bytes = shared_bytes;
+    k.block.saturating_warps = saturating_warps;
+    k.block.memory_trips = memory_trips;
+    return k;
+}
+
+}  // namespace
+
+TEST_CASE("price_kernel: blocks run in waves of the resident blocks per SM", "[sim][occupancy]") {
+    const SimGpu& h100 = *find_sim_gpu("H100");
+    const int sms = h100.info.sm_count;
+    // 200 KiB of shared memory a block: one block per SM at a time.
+    const KernelPrice whole = price_kernel(h100.cal, fma_kernel(1.0, 2 * sms, 128, 200 << 10, 0), h100.info);
+    CHECK(whole.resident_blocks == 1);
+    CHECK(whole.waves == 2);
+    CHECK(whole.fp32_ms == Approx(1.0));
+    CHECK(whole.onchip_ms == Approx(1.0));  // two full waves: the whole GPU's rate
+    CHECK(whole.busy_ms == Approx(1.0));
+    // 1.5 blocks per SM: the busiest SMs run two, the others one; the kernel lasts two blocks' time.
+    const KernelPrice ragged = price_kernel(h100.cal, fma_kernel(1.0, 3 * sms / 2, 128, 200 << 10, 0), h100.info);
+    CHECK(ragged.waves == 2);
+    CHECK(ragged.onchip_ms == Approx(2.0 / 1.5));
+    // 40 KiB a block: five fit an SM (228 KiB, 1 KiB of each reserved), so the same blocks run in one wave.
+    const KernelPrice five = price_kernel(h100.cal, fma_kernel(1.0, 5 * sms, 128, 40 << 10, 0), h100.info);
+    CHECK(five.resident_blocks == 5);
+    CHECK(five.waves == 1);
+    CHECK(five.onchip_ms == Approx(1.0));
+}
+
+TEST_CASE("price_kernel: a lone block with too few warps is bound by occupancy", "[sim][occupancy]") {
+    const SimGpu& h100 = *find_sim_gpu("H100");
+    const SimCalibration& c = h100.cal;
+    const int sms = h100.info.sm_count;
+    // A quarter of the SMs get one block of 4 warps, whose code needs 16 warps to keep the SM busy:
+    // the block takes (16 / 4)^1.5 = 8 times its full-rate time, plus its two trips to memory.
+    const uint64_t blocks = static_cast<uint64_t>(sms / 4);
+    const KernelPrice p = price_kernel(c, fma_kernel(1.0, blocks, 128, 0, 16, 2), h100.info);
+    const double per_block = 1.0 * sms / static_cast<double>(blocks);
+    CHECK(p.latency_bound);
+    CHECK(p.onchip_ms == Approx(per_block * 8 + 2 * c.memory_latency_us * 1e-3));
+    CHECK(p.limiter == "occupancy");
+    CHECK_THAT(p.detail, Catch::Contains("4 warps") && Catch::Contains("of the 16 that keep its FP32 FMA issue busy"));
+    // Four such blocks on every SM hide each other's latency: 4 x per block > 8^(2/3) x per block.
+    const KernelPrice busy = price_kernel(c, fma_kernel(1.0, 4ull * sms, 128, 0, 8), h100.info);
+    CHECK_FALSE(busy.latency_bound);
+    CHECK(busy.onchip_ms == Approx(1.0));
+    CHECK(busy.limiter == "FP32 FMA issue");
+}
+
+TEST_CASE("price_kernel: in one wave half the shorter of DRAM and on-chip time adds to the longer", "[sim][occupancy]") {
+    const SimGpu& h100 = *find_sim_gpu("H100");
+    const SimCalibration& c = h100.cal;
+    const int sms = h100.info.sm_count;
+    KernelModel k = fma_kernel(0.010, static_cast<uint64_t>(sms), 256, 0, 0);
+    // 10 us of DRAM traffic after the latency, 10 us of FMAs: one wave of one block per SM.
+    const uint64_t bytes = static_cast<uint64_t>(0.010e-3 * c.dram_gbps * 1e9);
+    k.buffers.push_back(BufferTraffic{"x", bytes, 0, bytes, 0, ""});
+    const KernelPrice one = price_kernel(c, k, h100.info);
+    REQUIRE(one.waves == 1);
+    const double dram = c.memory_latency_us * 1e-3 + 0.010;
+    CHECK(one.dram_ms == Approx(dram));
+    CHECK(one.busy_ms == Approx(dram + 0.5 * 0.010));
+    // Four times the blocks and the bytes, in four waves: the loss falls to 1 / 4^2 of the shorter.
+    KernelModel four = fma_kernel(0.040, 4ull * sms, 1024, 0, 0);
+    four.buffers.push_back(BufferTraffic{"x", 4 * bytes, 0, 4 * bytes, 0, ""});
+    const KernelPrice p4 = price_kernel(c, four, h100.info);
+    REQUIRE(p4.waves == 2);  // 1024 threads: two blocks per SM at a time
+    CHECK(p4.busy_ms == Approx(std::max(p4.dram_ms, 0.040) + 0.5 * std::min(p4.dram_ms, 0.040) / 4));
+}
