@@ -240,6 +240,17 @@ void results_rows(const std::vector<const Measurement*>& shown, const std::vecto
                [](const Measurement& m) { cell_text(kernels::format_time_ms(m.time.min_ms)); });
     metric_row("time max", spread_help, shown, stale,
                [](const Measurement& m) { cell_text(kernels::format_time_ms(m.time.max_ms)); });
+    metric_row("bound by (model)",
+               simulated ? "What sets the simulated time: the slowest of DRAM, L2, shared memory, the tensor cores, FP32 "
+                           "FMA, exp2, instruction issue, too few warps per SM to hide latency (occupancy), and launches. "
+                           "Hover a cell for its numbers."
+                         : "What the calibrated model of this GPU says sets the time: a model claim beside the measured "
+                           "time, not a measurement. The counters and the timeline show what the GPU did. Hover a cell "
+                           "for its numbers.",
+               shown, stale, [](const Measurement& m) {
+                   cell_text(m.model_limiter_short.empty() ? "-" : m.model_limiter_short);
+                   if (!m.model_limiter.empty()) tooltip(m.model_limiter);
+               });
     bytes_rows(shown, stale);
     metric_row("minimum bytes", "The fewest bytes any implementation must move: each input read once and the "
                                 "output written once.", shown, stale, [](const Measurement& m) {
@@ -487,7 +498,7 @@ float results_table_height(const AppState& state) {
     for (const Measurement* m : visible_results(state)) kernel_lines = std::max(kernel_lines, m->kernels.size());
     const ImGuiStyle& style = ImGui::GetStyle();
     const float row = ImGui::GetTextLineHeight() + style.CellPadding.y * 2 + 1;
-    constexpr int kMetricRows = 16;  // header + the metric rows of results_rows()
+    constexpr int kMetricRows = 17;  // header + the metric rows of results_rows()
     const int rows = kMetricRows + (has_source_row(visible_results(state)) ? 1 : 0);
     return row * static_cast<float>(rows) + ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kernel_lines - 1) +
            reference_rows_height(state);

@@ -435,6 +435,14 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
                           tc ? flash_tc_threads(t.Br, t.Bc, p.d) : wgmma ? flash_wgmma_threads(t.Br) : flash_threads(), tc || wgmma};
     kernel.mma_sync = tc;  // hand-written mma.sync, not a library GEMM; wgmma runs at the GEMM's rate
     if (tc) kernel.registers = flash_tc_registers(p);
+    // flash_wgmma is launched with __launch_bounds__(threads, 1) and hands registers between its roles
+    // with setmaxnreg (240 a consumer thread, 24 a producer thread): it takes the register file, one
+    // block per SM by design (kernels/PERF.md, "What bounds v2": 12 warps per SM).
+    if (wgmma) {
+        const int threads = flash_wgmma_threads(t.Br);
+        kernel.registers.registers = std::min(255, 65536 / threads / 8 * 8);
+        kernel.registers.source = "__launch_bounds__(" + std::to_string(threads) + ", 1): the whole register file";
+    }
     // flash_wgmma's exp2s mostly do not hide under its products (H100: 0.631 ms at d = 64 against
     // 0.357 + 0.257 ms of tensor and exp2 floors, kernels/PERF.md); flash_tc's calibrated mma.sync
     // rate already includes its softmax.

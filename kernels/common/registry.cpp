@@ -7,6 +7,8 @@
 // [SECTION] Variants, schedule, model, refusals, description
 #include "kernels/common/registry.h"
 
+#include "kernels/common/backend.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -223,7 +225,7 @@ Model model(const Schedule& s, const std::string& variant, const Params& p, uint
 
 uint64_t min_bytes(const Params& p) { return workload_def(p).min_bytes(p); }
 
-void record_model(const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m) {
+void record_model(const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m, const RunPrice* priced) {
     m.flops = mod.flops();
     m.bytes_read = mod.dram_read();
     m.bytes_written = mod.dram_written();
@@ -236,6 +238,10 @@ void record_model(const Model& mod, const Params& p, const DeviceInfo& device, M
     m.local_bytes = spills.local_bytes;
     m.local_beyond_l1_bytes = spills.beyond_l1_bytes;
     m.spill_note = spills.note;
+    if (!has_variant(p.workload, m.job.variant)) return;
+    const RunPrice run = priced ? *priced : price_run(calibration_for(device), m.job.variant, p, mod, device);
+    m.model_limiter = limiter_text(run, mod.kernels.size());
+    m.model_limiter_short = limiter_short(run.limiter);
 }
 
 std::string device_refusal(const std::string& variant, const Params& p, const DeviceBudget& device) {

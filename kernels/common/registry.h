@@ -67,9 +67,13 @@ Model model(const Schedule& s, const std::string& variant, const Params& p, uint
 // The fewest bytes any implementation must move (each input read once, the output written once).
 uint64_t min_bytes(const Params& p);
 
-// The modeled side of a measurement, as both backends report it: FLOPs, DRAM bytes (the L2 reuse
-// model's), L2<->SM and shared bytes, the minimum bytes, and the register spills on this device.
-void record_model(const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m);
+struct RunPrice;
+// The modeled side of a measurement, as every backend reports it: FLOPs, DRAM bytes (the L2 reuse
+// model's), L2<->SM and shared bytes, the minimum bytes, the register spills on this device, and
+// what the calibrated model says sets the time (m.job.variant's run priced for this device, or
+// `priced` when the caller has priced it already).
+void record_model(const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m,
+                  const RunPrice* priced = nullptr);
 
 // "" when `variant` can run p on this device and memory budget; else why not, with the numbers.
 // Parameter errors are validate()'s, not this.

@@ -345,7 +345,24 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
         p.resident_blocks = resident;
         p.waves = static_cast<int>(full_waves + (rest > 0 ? 1 : 0));
         p.onchip_ms = sm_ms;
-        if (p.latency_bound && sm_ms > 1.25 * static_cast<double>(on_busiest) * per_block) {
+        const double fixed_ms = trips_ms + steps_ms, warps_ms = per_block * (slowdown - 1.0);
+        if (p.latency_bound && sm_ms > 1.25 * static_cast<double>(on_busiest) * per_block && fixed_ms > warps_ms) {
+            // Each block waits mostly on its own trips to memory and serial steps, not on its warps.
+            std::snprintf(text, sizeof text,
+                          "%llu blocks on %d SMs, %d at a time per SM; besides its work each block waits on %d dependent "
+                          "trips to memory (%.2f us each)",
+                          static_cast<unsigned long long>(k.blocks), device.sm_count, resident, k.block.memory_trips,
+                          c.memory_latency_us);
+            std::string what = text;
+            if (k.block.serial_steps > 0) {
+                std::snprintf(text, sizeof text, " and %llu serial steps (%.0f cycles each)",
+                              static_cast<unsigned long long>(k.block.serial_steps), k.block.step_cycles);
+                what += text;
+            }
+            onchip_name = "latency (each block's serial steps)";
+            onchip_what = what + ": a block alone takes " + ms_text(lone) + "; every SM busy at full rate: " + slowest.what + " = " +
+                          ms_text(slowest.ms) + "; the kernel = " + ms_text(sm_ms);
+        } else if (p.latency_bound && sm_ms > 1.25 * static_cast<double>(on_busiest) * per_block) {
             // Too few warps per SM (or too few blocks) to keep its slowest resource busy.
             std::snprintf(text, sizeof text,
                           "%llu blocks of %d warps on %d SMs, %d at a time per SM, so each SM holds %llu warps of the %.3g "
@@ -353,8 +370,9 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
                           static_cast<unsigned long long>(k.blocks), warps, device.sm_count, resident,
                           static_cast<unsigned long long>(std::min<uint64_t>(on_busiest, static_cast<uint64_t>(resident)) * static_cast<uint64_t>(warps)),
                           std::max(k.block.saturating_warps, double(warps)), slowest.name, ms_text(lone).c_str());
-            onchip_name = "occupancy";
-            onchip_what = text + std::string(" (") + slowest.what + " at full occupancy) = " + ms_text(sm_ms);
+            onchip_name = "occupancy (too few warps to hide latency)";
+            onchip_what = text + std::string("; every SM busy at full rate: ") + slowest.what + " = " + ms_text(slowest.ms) +
+                          "; the kernel = " + ms_text(sm_ms);
         } else {
             p.latency_bound = false;
             if (on_busiest * static_cast<uint64_t>(device.sm_count) > k.blocks + k.blocks / 8 || on_busiest < 4) {
@@ -448,6 +466,37 @@ RunPrice price_run(const SimCalibration& c, const Model& model, const DeviceInfo
     return run;
 }
 
+std::string limiter_text(const RunPrice& run, size_t kernels) {
+    char share[96];
+    std::snprintf(share, sizeof share, " (%.0f%% of the %s)", run.total_ms > 0 ? 100.0 * run.limiter_ms / run.total_ms : 0.0,
+                  ms_text(run.total_ms).c_str());
+    if (run.launch_bound)
+        return "bound by " + run.limiter + ": " + std::to_string(kernels) + (kernels == 1 ? " kernel" : " kernels") + ", " +
+               ms_text(run.launch_ms) + " of launches and gaps" + share;
+    return "bound by " + run.limiter + ": " + run.limiter_detail + share;
+}
+
+std::string limiter_short(const std::string& resource) {
+    static const std::vector<std::pair<const char*, const char*>> words{
+        {"DRAM bandwidth", "DRAM"},
+        {"L2 bandwidth", "L2"},
+        {"shared-memory bandwidth", "shared memory"},
+        {"tensor-core MMA and exp2 in turn", "MMA + exp2"},
+        {"tensor-core MMA issue", "tensor cores"},
+        {"FP32 FMA issue", "FP32 FMA"},
+        {"SFU (exp2) issue", "SFU (exp2)"},
+        {"instruction issue", "issue"},
+        {"occupancy", "occupancy"},
+        {"memory latency", "latency"},
+        {"latency (each block", "block latency"},
+        {"launch cost", "launches"},
+        {"graph-replay cost", "graph replay"},
+    };
+    for (const auto& [name, word] : words)
+        if (resource.rfind(name, 0) == 0) return word;
+    return resource;
+}
+
 RunPrice price_run(const SimCalibration& c, const std::string& variant, const Params& p, const Model& model,
                    const DeviceInfo& device) {
     const WorkloadDef& def = workload_def(p);
@@ -523,17 +572,9 @@ public:
         m.timeline_source = std::string("simulated: kernel = its slowest resource, gap = ") + gap_text +
                             (run.graph_replay ? " (graph replay cost per kernel)" : " (launch cost)");
         m.time = {run.total_ms, run.total_ms, run.total_ms, 0};
-        char share[96];
-        std::snprintf(share, sizeof share, " (%.0f%% of the %s)", run.total_ms > 0 ? 100.0 * run.limiter_ms / run.total_ms : 0.0,
-                      ms_text(run.total_ms).c_str());
-        if (run.launch_bound)
-            m.limiter = "bound by " + run.limiter + ": " + std::to_string(model.kernels.size()) +
-                        (model.kernels.size() == 1 ? " kernel" : " kernels") + ", " + ms_text(run.launch_ms) +
-                        " of launches and gaps" + share;
-        else
-            m.limiter = "bound by " + run.limiter + ": " + run.limiter_detail + share;
+        record_model(model, job.params, gpu_.info, m, &run);
+        m.limiter = m.model_limiter;
         m.timing_note += "; " + m.limiter;
-        record_model(model, job.params, gpu_.info, m);
         if (m.local_bytes > 0)
             m.timing_note += "; spill traffic beyond L1 (estimate) charged at DRAM bandwidth";
         // No kernel ran, but the variant's arithmetic can: emulated on the CPU, on this thread (the

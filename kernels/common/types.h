@@ -185,6 +185,10 @@ struct Measurement {
     // Simulated results: the resource that sets the time, with its numbers ("bound by shared-memory
     // bandwidth: ..."), for the whole run (the kernel that takes longest names it). "" when measured.
     std::string limiter;
+    // Every result: what the calibrated model says sets the time on this device, "bound by X: ..."
+    // (simulated: the same as `limiter`; GPU and recorded: the model's claim beside the measurement).
+    std::string model_limiter;
+    std::string model_limiter_short;  // the resource in a few words, for a table cell ("shared memory")
     uint64_t min_bytes = 0;      // the fewest bytes any implementation must move
     // Register spills (modeled, not in bytes_read/written): traffic to the threads' local memory,
     // and how much of it leaves the SM by spill_estimate() for this device ("" when none spills).
