@@ -39,6 +39,10 @@
 //       then one __syncthreads both publishes them and says that every warp is done with tile
 //       j - 1, whose stage is refilled (with Kj+1, Vj+1) only after it. 2% at d = 64; at d = 128
 //       within 1.5% either way.
+//   Left for later (kernels/PERF.md, ncu beside FlashAttention-2's kernel of the same layout): at
+//   d = 128 this kernel issues 10% more instructions (24% more ALU ones: addresses, predicates, the
+//   copy loops) for the same products; the copy offsets computed once per thread, and the row
+//   predicate only on a tile that ends past N, are the next step.
 //
 // Every move between memory levels has a one-line comment in the words the animation uses.
 #include "kernels/attention/attention.h"
