@@ -136,8 +136,9 @@ tests_spec() {  # Catch2 test spec for tool $1
     echo "$TESTS_SPEC"
   elif [ "$QUICK" = 1 ]; then
     # One case per kernel family: every flash tile size, ragged naive and flash_tc, flash_wgmma's
-    # small case (every tile once; it returns at once on a GPU other than compute capability 9.0), elementwise.
-    echo '"flash matches the reference for every tile size that fits","flash_tc matches*","flash_wgmma small*","naive matches*","every variant and dtype matches the CPU reference on ragged sizes"'
+    # small case and skip's epilogue on it (every tile once; they return at once on a GPU other than
+    # compute capability 9.0), elementwise.
+    echo '"flash matches the reference for every tile size that fits","flash_tc matches*","flash_wgmma small*","skip wgmma small*","naive matches*","every variant and dtype matches the CPU reference on ragged sizes"'
   elif [ "$1" = racecheck ]; then
     echo "[gpu]${TEST_EXCLUDE}~\"longer sequences*\""
   else
@@ -173,7 +174,7 @@ bench_sweeps() {  # for tool $1
     echo "--workload attention --variant flash --dtype all --N 100 --d 64,128 --br 16,32,64,128 --bc 16,32,64,128 --heads 1 --causal 0,1 --reps 1"
     # flash_tc: every tile it offers (16 or 32 rows per warp), and skip's epilogue on it.
     echo "--workload attention --variant flash_tc --dtype fp16,bf16 --N 129 --d 32,64,128 --br 16,32,64,128 --bc 64,128 --heads 1 --causal 0,1 --reps 1"
-    echo "--workload skip --variant fused,two_pass --dtype fp16 --N 129 --d 64,128 --br 16,32,64,128 --bc 64,128 --heads 2 --batch 1 --reps 1"
+    echo "--workload skip --variant fused,two_pass,wgmma_fused,wgmma_two_pass --dtype fp16 --N 129 --d 64,128 --br 16,32,64,128 --bc 64,128 --heads 2 --batch 1 --reps 1"
   fi
 }
 

@@ -177,7 +177,7 @@ fl_cli_test(bench_sim_exports CODE 0
             ARGS bench --sim H100 --workload all --rows 64 --hidden 1000 --csv ${_fl_csv} --json ${_fl_json}
             STDOUT "SIMULATED.*chain +unfused.*bias_gelu +fused"
             DEFS "-DFL_REMOVE=${_fl_csv}|${_fl_json}" "-DFL_FILES=${_fl_csv}|${_fl_json}"
-                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=21 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=22)
+                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=23 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=24)
 fl_cli_test(bench_sim_sweep_kernels CODE 0
             ARGS bench --sim A100 --workload chain --variant unfused --rows 8,16 --hidden 32,64 --dtype fp32,bf16 --kernels
             STDOUT "layernorm.*dropout")
@@ -210,6 +210,11 @@ fl_cli_test(bench_wgmma_tile_refused CODE 0
 fl_cli_test(bench_wgmma_not_hopper CODE 0
             ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 64 --br 128 --bc 128 --dtype fp16 --sim A100
             STDOUT "flash_wgmma .*refused: flash_wgmma needs compute capability 9.0.*is 8.0")
+# The skip workload's flash_wgmma variants are refused off compute capability 9.0, naming the kernel.
+fl_cli_test(bench_skip_wgmma_not_hopper CODE 0
+            ARGS bench --workload skip --variant wgmma_fused,fused --N 1024 --d 64 --heads 8 --batch 2 --br 128 --bc 128
+                 --dtype fp16 --sim A100
+            STDOUT "wgmma_fused .*refused: wgmma_fused runs flash_wgmma: flash_wgmma needs compute capability 9.0")
 fl_cli_test(bench_wgmma_tile CODE 0
             ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 128 --br 128 --bc 64 --dtype bf16 --sim H100
             STDOUT "flash_wgmma +bf16 +16 heads, N=1024, d=128, tile 128x64, 4 stages")

@@ -1,5 +1,6 @@
 // Every skip-connection variant on the GPU against the float64 CPU reference: random inputs (never
-// zeros), poisoned attn_out and out, ragged N, every teaching tile, both sigma_d, causal and not;
+// zeros), poisoned attn_out and out, ragged N, every tile of each kernel (flash_wgmma's on compute
+// capability 9.0, refused elsewhere with the reason), both sigma_d, causal and not;
 // t = 0 gives out == x bit for bit; large t gives sigma_d x attention; the GPU backend checks and
 // times each variant per kernel like the model; refusals say why.
 #include "kernels/attention/attention.h"
@@ -44,6 +45,29 @@ SkipParams make(int64_t bh, int64_t batch, int64_t N, int64_t d, DType t, bool c
 double tolerance(DType t) { return t == DType::f32 ? 1e-5 : 1e-2; }
 
 bool tensor_cores() { return kernels::attention::gpu::device_limits().cc_major >= 8; }
+
+// flash_wgmma's variants run on compute capability 9.0 alone, and only in builds with sm_90a code:
+// elsewhere they must be refused with the reason, and nothing runs.
+bool wgmma_runs() {
+    const kernels::attention::gpu::DeviceLimits dev = kernels::attention::gpu::device_limits();
+    REQUIRE(dev.ok);
+    const SkipParams p = make(2, 1, 64, 64, DType::f16, false, 0.5, 1);
+    const std::string why = why_not_runnable("wgmma_fused", p);
+    if (!(dev.cc_major == 9 && dev.cc_minor == 0)) {
+        CHECK_THAT(why, Catch::Contains("wgmma_fused runs flash_wgmma"));
+        CHECK_THAT(why, Catch::Contains("compute capability 9.0") || Catch::Contains("not in this build"));
+        const Output r = run_once("wgmma_fused", p);
+        CHECK_FALSE(r.ok);
+        CHECK(r.error == why);
+        return false;
+    }
+    if (why.find("not in this build") != std::string::npos) {
+        WARN(why);
+        return false;
+    }
+    REQUIRE(why == "");
+    return true;
+}
 
 // Relative L2 error of the variant's result against the reference on rows_to_check() rows.
 double check_variant(const std::string& variant, const SkipParams& p) {
@@ -112,6 +136,53 @@ TEST_CASE("skip two_pass and fused on flash_tc: every tile flash_tc offers", "[g
                         }
 }
 
+TEST_CASE("skip wgmma_two_pass and wgmma_fused match the reference: every tile, d 64/128, fp16/bf16, ragged N",
+          "[gpu][skip][wgmma]") {
+    if (!wgmma_runs()) return;
+    // The fused epilogue's x tile comes in by TMA from [batch, N, heads d] (a 4-d tensor map) once a
+    // consumer warpgroup's last Sij is done: N = 1 (one key tile, the x copy right after the first
+    // product), 17 and 129 (rows past N zero-filled and not stored; a one-row last block at 129 with
+    // Br = 64 or 128), 300 (several tiles); batch 3 of 2 heads and 2 of 3 heads, so a wrong head or
+    // batch coordinate of the map shows.
+    uint64_t seed = 3000;
+    for (const char* v : {"wgmma_two_pass", "wgmma_fused"})
+        for (DType t : {DType::f16, DType::bf16})
+            for (int64_t d : {64, 128})
+                for (int Br : kernels::attention::kWgmmaTileSizes)
+                    for (int Bc : kernels::attention::kWgmmaTileSizes)
+                        for (int64_t N : {1, 17, 129, 300})
+                            for (bool causal : {false, true}) {
+                                const int64_t batch = seed % 2 == 0 ? 3 : 2;
+                                check_variant(v, make(6, batch, N, d, t, causal, seed % 3 == 0 ? 1.0 : 0.5, 1.5, Br, Bc, seed));
+                                ++seed;
+                            }
+}
+
+TEST_CASE("skip wgmma_fused: longer sequences, many heads, sampled rows", "[gpu][skip][wgmma]") {
+    if (!wgmma_runs()) return;
+    uint64_t seed = 3500;
+    for (bool causal : {false, true})
+        for (int64_t d : {64, 128}) {
+            // 4097: the last row block has one row; 40 problems as 8 batch elements of 5 heads.
+            check_variant("wgmma_fused", make(4, 2, 4097, d, DType::f16, causal, 0.5, 2.0, 128, 128, seed++));
+            check_variant("wgmma_fused", make(40, 8, 1000, d, DType::bf16, causal, 1.0, 0.7, 128, 64, seed++));
+            check_variant("wgmma_two_pass", make(40, 8, 1000, d, DType::f16, causal, 0.5, 0.7, 64, 128, seed++));
+        }
+}
+
+// One small run per tile and d for compute-sanitizer (scripts/gpu_sanitize.sh --tests): ragged N = 129.
+TEST_CASE("skip wgmma small: every tile once, for the sanitizers", "[gpu][skip][wgmma]") {
+    if (!wgmma_runs()) return;
+    uint64_t seed = 3900;
+    for (const char* v : {"wgmma_two_pass", "wgmma_fused"})
+        for (int64_t d : {64, 128})
+            for (int Br : kernels::attention::kWgmmaTileSizes)
+                for (int Bc : kernels::attention::kWgmmaTileSizes) {
+                    const bool causal = seed % 2 == 1;
+                    check_variant(v, make(2, 2, 129, d, causal ? DType::bf16 : DType::f16, causal, 0.5, 1.0, Br, Bc, seed++));
+                }
+}
+
 // Every Br x Bc of a teaching variant in one dtype, causal and not, at a ragged N = 100. One test
 // case per variant and dtype (six, not one) so a compute-sanitizer run can spread the ~300
 // launches over processes (scripts/gpu_sanitize.sh --parallel shards by test case).
@@ -155,12 +226,15 @@ TEST_CASE("skip teaching variants match the reference at odd d (the scalar path)
 }
 
 TEST_CASE("skip t = 0: out == x bit for bit on the GPU, every variant that writes out", "[gpu][skip]") {
-    for (const char* v : {"two_pass", "fused", "teaching_two_pass", "teaching_fused"}) {
+    const bool wgmma = wgmma_runs();
+    for (const char* v : {"two_pass", "fused", "teaching_two_pass", "teaching_fused", "wgmma_two_pass", "wgmma_fused"}) {
         const bool tc = std::string(v).rfind("teaching", 0) != 0;
+        const bool on_wgmma = base_variant(v) == "flash_wgmma";
         if (tc && !tensor_cores()) continue;
+        if (on_wgmma && !wgmma) continue;
         for (DType t : tc ? std::vector<DType>{DType::f16, DType::bf16} : std::vector<DType>{DType::f32, DType::bf16})
             for (bool causal : {false, true}) {
-                const SkipParams p = make(4, 2, 129, 64, t, causal, 0.5, 0.0, 32, 64, 77);
+                const SkipParams p = make(4, 2, 129, 64, t, causal, 0.5, 0.0, on_wgmma ? 128 : 32, 64, 77);
                 const Output r = run_once(v, p);
                 INFO(v << " " << kernels::to_string(t));
                 REQUIRE(r.ok);
@@ -178,9 +252,11 @@ TEST_CASE("skip t = 0: out == x bit for bit on the GPU, every variant that write
 }
 
 TEST_CASE("skip large t: out is close to sigma_d x attention", "[gpu][skip]") {
+    const bool wgmma = wgmma_runs();
     for (double s : {0.5, 1.0})
-        for (const char* v : {"fused", "teaching_fused"}) {
+        for (const char* v : {"fused", "teaching_fused", "wgmma_fused"}) {
             if (std::string(v) == "fused" && !tensor_cores()) continue;
+            if (std::string(v) == "wgmma_fused" && !wgmma) continue;
             const SkipParams p = make(2, 1, 200, 64, DType::f16, false, s, 1000.0, 64, 64, 5);
             const Output fused = run_once(v, p);
             const kernels::attention::gpu::Output att = kernels::attention::gpu::run_once(base_variant(v), p.attn);
@@ -202,6 +278,10 @@ TEST_CASE("skip large t: out is close to sigma_d x attention", "[gpu][skip]") {
 TEST_CASE("skip refusals name the reason, and nothing runs", "[gpu][skip]") {
     CHECK_THAT(why_not_runnable("fused", make(2, 1, 64, 64, DType::f32, false, 0.5, 1)),
                Catch::Contains("fp16 or bf16"));
+    CHECK_THAT(why_not_runnable("wgmma_fused", make(2, 1, 64, 32, DType::f16, false, 0.5, 1)),
+               Catch::Contains("wgmma_fused runs flash_wgmma, built for d = 64 or 128, not d = 32"));
+    CHECK_THAT(why_not_runnable("wgmma_two_pass", make(2, 1, 64, 64, DType::f16, false, 0.5, 1, 32, 64)),
+               Catch::Contains("flash_wgmma takes Br = 64 or 128"));
     CHECK_THAT(why_not_runnable("two_pass", make(2, 1, 64, 96, DType::f16, false, 0.5, 1)),
                Catch::Contains("d = 96"));
     const Output r = run_once("fused", make(6, 4, 64, 64, DType::f16, false, 0.5, 1));
@@ -222,6 +302,11 @@ TEST_CASE("GPU backend runs skip: checked, timed per kernel like the model", "[g
         const std::string refusal = backend->unavailable_reason(job);
         if (!tensor_cores() && base_variant(v.name) == "flash_tc") {
             CHECK_THAT(refusal, Catch::Contains("compute capability 8.0"));
+            continue;
+        }
+        if (base_variant(v.name) == "flash_wgmma" && !wgmma_runs()) {
+            if (refusal.empty()) CHECK_THAT(why_not_runnable(v.name, to_skip(job.params)), Catch::Contains("not in this build"));
+            else CHECK_THAT(refusal, Catch::Contains("compute capability 9.0"));
             continue;
         }
         REQUIRE(refusal.empty());

@@ -216,6 +216,8 @@ TEST_CASE("simulated skip: every variant estimated from the model, fused between
     CHECK(by_variant["fused"].time.median_ms >= by_variant["attention"].time.median_ms);
     CHECK(by_variant["two_pass"].time.median_ms > by_variant["fused"].time.median_ms);
     CHECK(by_variant["two_pass"].kernels.size() == 2);
+    CHECK(by_variant["wgmma_two_pass"].time.median_ms > by_variant["wgmma_fused"].time.median_ms);
+    CHECK(by_variant["wgmma_fused"].time.median_ms < by_variant["fused"].time.median_ms);  // wgmma beats mma.sync
 }
 
 TEST_CASE("simulated run: the error is computed on the CPU where that is quick, else it says why not", "[sim][emulate]") {

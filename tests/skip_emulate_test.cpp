@@ -1,6 +1,6 @@
 // The skip workload's arithmetic on the CPU (kernels/skip/skip_emulate.cpp): t = 0 is exact, the
 // attention variant is attention's flash_tc, two_pass rounds attn_out once more than fused, fp32 is
-// tight, the GPU check's rows and the time limit.
+// tight, the wgmma variants follow flash_wgmma's tile, the GPU check's rows and the time limit.
 #include "kernels/attention/attention_emulate.h"
 #include "kernels/common/emulate.h"
 #include "kernels/common/output_check.h"
@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 
 using namespace kernels;
 using namespace kernels::skip;
@@ -66,6 +67,40 @@ TEST_CASE("emulated skip: fp16 errors of the size rounding makes, fp32 far tight
     const EmulatedCheck f32 = run("teaching_fused", p32);
     CHECK(f32.rel_l2 < relative_tolerance(DType::f32));
     CHECK(f32.rel_l2 < teaching.rel_l2 / 100);
+}
+
+TEST_CASE("emulated skip on flash_wgmma: its own tile's arithmetic, then the same epilogue as flash_tc's",
+          "[emulate][skip]") {
+    SkipParams p = params(DType::f16, 0.0);
+    p.attn.Br = 64;
+    p.attn.Bc = 64;
+    for (const char* v : {"wgmma_two_pass", "wgmma_fused"}) {
+        const EmulatedCheck e = run(v, p);
+        CHECK(e.max_abs == 0.0);  // t = 0: out is x bit for bit
+        CHECK_THAT(e.note, Catch::Contains("rows of out"));
+    }
+    p.t = 2.0;
+    for (auto [br, bc] : {std::pair<int, int>{64, 64}, {128, 64}, {64, 128}, {128, 128}}) {
+        p.attn.Br = br;
+        p.attn.Bc = bc;
+        INFO("tile " << br << "x" << bc);
+        const EmulatedCheck two = run("wgmma_two_pass", p), fused = run("wgmma_fused", p);
+        CHECK(fused.rel_l2 > 1.5e-4);  // out rounded to fp16, as for flash_tc's variants
+        CHECK(fused.rel_l2 < 2.6e-4);
+        CHECK(two.rel_l2 != fused.rel_l2);  // two_pass rounds attn_out once more
+        // flash_wgmma's row is flash_tc's arithmetic on its own tile, and both epilogues compute out the
+        // same way: on the same tile the emulated errors are the same numbers.
+        const EmulatedCheck tc_fused = run("fused", p), tc_two = run("two_pass", p);
+        CHECK(fused.rel_l2 == tc_fused.rel_l2);
+        CHECK(fused.max_abs == tc_fused.max_abs);
+        CHECK(two.rel_l2 == tc_two.rel_l2);
+    }
+    // A different tile sums in a different order: the error moves (the tile is wgmma's, not a fixed one).
+    p.attn.Br = 64;
+    p.attn.Bc = 64;
+    const double at64 = run("wgmma_fused", p).rel_l2;
+    p.attn.Bc = 128;
+    CHECK(run("wgmma_fused", p).rel_l2 != at64);
 }
 
 TEST_CASE("emulated skip compares the GPU check's rows; the time limit gives the reason", "[emulate][skip]") {

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <tuple>
 
 using namespace kernels;
 using namespace kernels::skip;
@@ -43,20 +44,32 @@ uint64_t written_of(const KernelModel& k, const std::string& name) {
     return b ? b->bytes_written : 0;
 }
 
-const char* kAll[] = {"attention", "two_pass", "fused", "teaching_two_pass", "teaching_fused"};
+const char* kAll[] = {"attention", "two_pass", "fused", "teaching_two_pass", "teaching_fused", "wgmma_two_pass", "wgmma_fused"};
 
 }  // namespace
 
 TEST_CASE("skip variants: names, kernels and base attention kernel", "[skip][model]") {
     std::vector<std::string> names;
     for (const VariantInfo& v : variants()) names.push_back(v.name);
-    CHECK(names == std::vector<std::string>{"attention", "two_pass", "fused", "teaching_two_pass", "teaching_fused"});
+    CHECK(names == std::vector<std::string>{"attention", "two_pass", "fused", "teaching_two_pass", "teaching_fused",
+                                            "wgmma_two_pass", "wgmma_fused"});
     CHECK(base_variant("fused") == "flash_tc");
     CHECK(base_variant("teaching_fused") == "flash");
+    CHECK(base_variant("wgmma_two_pass") == "flash_wgmma");
+    CHECK(base_variant("wgmma_fused") == "flash_wgmma");
+    CHECK(is_fused("wgmma_fused"));
+    CHECK(is_two_pass("wgmma_two_pass"));
+    CHECK_FALSE(is_fused("wgmma_two_pass"));
     const SkipParams p = make(8, 2, 256, 64, DType::f16, false);
     for (const VariantInfo& v : variants())
         CHECK(model(v.name, p).kernels.size() == static_cast<size_t>(v.kernels));
-    CHECK(variants("skip").size() == 5);
+    REQUIRE(variants("skip").size() == 7);
+    // Each fused variant improves on the two-pass variant of its own kernel.
+    for (const VariantInfo& v : variants("skip")) {
+        if (v.name == "fused") CHECK(v.improves_on == "two_pass");
+        if (v.name == "teaching_fused") CHECK(v.improves_on == "teaching_two_pass");
+        if (v.name == "wgmma_fused") CHECK(v.improves_on == "wgmma_two_pass");
+    }
 }
 
 TEST_CASE("skip bytes per kernel and buffer: attention + 3T for two_pass, + T for fused", "[skip][model]") {
@@ -107,12 +120,76 @@ TEST_CASE("teaching variants use the teaching kernel's tile (Br, Bc from the par
     }
 }
 
+TEST_CASE("wgmma variants: flash_wgmma's own traffic + 3T for two_pass, + T for fused, at every tile it offers",
+          "[skip][model]") {
+    for (int64_t d : {64, 128})
+        for (int br : attention::kWgmmaTileSizes)
+            for (int bc : attention::kWgmmaTileSizes)
+                for (bool causal : {false, true})
+                    for (int64_t N : {int64_t{4096}, int64_t{1000}, int64_t{77}}) {
+                        const SkipParams p = make(8, 4, N, d, DType::f16, causal, br, bc);
+                        INFO("d " << d << " tile " << br << "x" << bc << " N " << N << (causal ? " causal" : ""));
+                        REQUIRE(validate("wgmma_fused", p) == "");
+                        const uint64_t T = tensor_bytes(p);
+                        const Model att = attention::model("flash_wgmma", p.attn);
+                        const Model two = model("wgmma_two_pass", p), fused = model("wgmma_fused", p);
+                        // The first kernel is flash_wgmma with its tile: the same blocks and bytes.
+                        CHECK(two.kernels[0].name == "flash_wgmma");
+                        CHECK(fused.kernels[0].name == "flash_wgmma");
+                        CHECK(schedule("wgmma_fused", p).kernels[0].blocks ==
+                              attention::schedule("flash_wgmma", p.attn).kernels[0].blocks);
+                        CHECK(schedule("wgmma_fused", p).kernels[0].threads_per_block == attention::flash_wgmma_threads(br));
+                        CHECK(two.kernels[0].bytes_read() == att.bytes_read());
+                        CHECK(written_of(two.kernels[0], "attn_out") == T);
+                        CHECK(two.kernels[1].name == "skip");
+                        CHECK(two.kernels[1].bytes_read() + two.kernels[1].bytes_written() == 3 * T);
+                        CHECK(read_of(fused.kernels[0], "x") == T);
+                        CHECK(written_of(fused.kernels[0], "out") == T);
+                        CHECK(find_buffer(fused.kernels[0], "attn_out") == nullptr);
+                        CHECK(fused.bytes() == att.bytes() + T);
+                        CHECK(two.bytes() == att.bytes() + 3 * T);
+                        CHECK(extra_bytes_over_attention("wgmma_fused", p) == T);
+                        CHECK(extra_bytes_over_attention("wgmma_two_pass", p) == 3 * T);
+                        const double elements = static_cast<double>(T / 2);
+                        CHECK(fused.flops() == Approx(att.flops() + 3 * elements));
+                        CHECK(two.flops() == Approx(att.flops() + 3 * elements));
+                        // x and out are Oi's shape: the tile's rows of one head, d columns.
+                        CHECK(device_bytes("wgmma_fused", p) == 5 * T);
+                        CHECK(device_bytes("wgmma_two_pass", p) == 6 * T);
+                    }
+}
+
+TEST_CASE("wgmma_fused's epilogue events: the producer's TMA brings x into Qi's place", "[skip][schedule]") {
+    const SkipParams p = make(8, 2, 1000, 128, DType::bf16, false, 128, 128);
+    const Schedule s = schedule("wgmma_fused", p);
+    int x_loads = 0, computes = 0;
+    for (size_t i = 0; i < s.events.size(); ++i) {
+        const TileEvent& e = s.events[i];
+        if (e.kind == EventKind::load && e.buffer == "x") {
+            ++x_loads;
+            CHECK_THAT(e.what, Catch::StartsWith("load x tile into SRAM: the producer warp's TMA copy, in Qi's place"));
+            CHECK_THAT(e.what, Catch::Contains("(row block"));
+            REQUIRE(i + 2 < s.events.size());
+            CHECK_THAT(s.events[i + 1].what, Catch::Contains("in the consumer warpgroups' registers"));
+            CHECK(s.events[i + 2].buffer == "out");
+            ++computes;
+        }
+    }
+    CHECK(x_loads == 2);  // 7 full row blocks of 128 and the ragged last one (104 rows)
+    CHECK(computes == x_loads);
+    for (const TileEvent& e : schedule("wgmma_two_pass", p).events)
+        if (e.buffer == "attn_out" && e.kind == EventKind::store)
+            CHECK_THAT(e.what, Catch::StartsWith("write attn_out tile Oi / l from the consumer warpgroups' registers (row block"));
+}
+
 TEST_CASE("every skip schedule sums to its model and names the epilogue in the paper's words", "[skip][schedule]") {
     for (const char* v : kAll)
         for (bool causal : {false, true})
             for (int64_t N : {int64_t{64}, int64_t{1000}, int64_t{16384}}) {
                 const bool teaching = std::string(v).rfind("teaching", 0) == 0;
-                const SkipParams p = make(6, 3, N, teaching ? 40 : 128, teaching ? DType::f32 : DType::bf16, causal, 32, 64);
+                const bool wgmma = std::string(v).rfind("wgmma", 0) == 0;
+                const SkipParams p = make(6, 3, N, teaching ? 40 : 128, teaching ? DType::f32 : DType::bf16, causal,
+                                          wgmma ? 128 : 32, 64);
                 INFO(v << " N " << N);
                 const Schedule s = schedule(v, p);
                 const Model from_events = model_from_schedule(s);
@@ -190,6 +267,25 @@ TEST_CASE("skip parameters: batch divides batch x heads, sigma_d and t are check
           std::string::npos);
     CHECK(validate("teaching_two_pass", p) == "");
     CHECK(validate("nope", p).find("unknown skip variant 'nope'") != std::string::npos);
+    CHECK(validate("nope", p).find("wgmma_two_pass or wgmma_fused") != std::string::npos);
+    // flash_wgmma's limits, with the variants that lift them.
+    p = make(16, 4, 256, 64, DType::f32, false);
+    CHECK(validate("wgmma_fused", p).find("wgmma_fused runs flash_wgmma, on tensor cores in fp16 or bf16 only") !=
+          std::string::npos);
+    p.attn.dtype = DType::bf16;
+    p.attn.d = 32;
+    CHECK(validate("wgmma_two_pass", p).find("wgmma_two_pass runs flash_wgmma, built for d = 64 or 128, not d = 32") !=
+          std::string::npos);
+    CHECK(validate("two_pass", p) == "");
+    p.attn.d = 64;
+    p.attn.Br = 32;
+    CHECK(validate("wgmma_fused", p).find("wgmma_fused runs flash_wgmma: flash_wgmma takes Br = 64 or 128") !=
+          std::string::npos);
+    p.attn.Br = 128;
+    p.attn.Bc = 16;
+    CHECK(validate("wgmma_fused", p).find("flash_wgmma takes Bc = 64 or 128") != std::string::npos);
+    p.attn.Bc = 128;
+    CHECK(validate("wgmma_fused", p) == "");
     // Through the app: the flat Params' validate() and the CLI-facing specs.
     Params app = to_params(make(16, 4, 256, 64, DType::f16, false));
     CHECK(kernels::validate(app) == "");
@@ -235,6 +331,30 @@ TEST_CASE("skip refusals: flash_tc below sm_80, shared memory, and this variant'
     info.global_mem_bytes = int64_t{16} << 30;
     CHECK(kernels::device_refusal("two_pass", to_params(p), DeviceBudget{info, uint64_t{16} << 30, "in total"})
               .find("compute capability 8.0") != std::string::npos);
+}
+
+TEST_CASE("skip refusals: the wgmma variants run on compute capability 9.0 alone, and say so", "[skip][refusal]") {
+    const SkipParams p = make(16, 4, 1024, 128, DType::f16, false, 128, 128);
+    DeviceInfo gpu;
+    gpu.smem_per_block = 49152;
+    gpu.smem_per_block_optin = 232448;
+    for (auto [major, minor, name] : {std::tuple<int, int, const char*>{8, 0, "A100"}, {8, 9, "L40S"}, {10, 0, "B200"}}) {
+        gpu.name = name;
+        gpu.cc_major = major;
+        gpu.cc_minor = minor;
+        const std::string why = device_refusal("wgmma_fused", p, DeviceBudget{gpu, uint64_t{80} << 30, "free"});
+        INFO(name << ": " << why);
+        CHECK_THAT(why, Catch::StartsWith("wgmma_fused runs flash_wgmma: flash_wgmma needs compute capability 9.0"));
+        CHECK_THAT(why, Catch::Contains(name));
+        CHECK(device_refusal("fused", p, DeviceBudget{gpu, uint64_t{80} << 30, "free"}) == "");  // flash_tc takes 8.0 and newer
+    }
+    gpu.name = "H100";
+    gpu.cc_major = 9;
+    gpu.cc_minor = 0;
+    CHECK(device_refusal("wgmma_fused", p, DeviceBudget{gpu, uint64_t{80} << 30, "free"}) == "");
+    CHECK(device_refusal("wgmma_two_pass", p, DeviceBudget{gpu, 5 * tensor_bytes(p), "free"})
+              .find("wgmma_two_pass needs " + std::to_string(6 * tensor_bytes(p))) != std::string::npos);
+    CHECK(device_refusal("wgmma_fused", p, DeviceBudget{gpu, 5 * tensor_bytes(p), "free"}) == "");
 }
 
 TEST_CASE("min bytes: q, k, v, x read once and out written once", "[skip][model]") {

@@ -14,7 +14,7 @@
 //             attention_tc.cu (its header comment says what changes and which tiles it takes).
 //   flash_wgmma  The same loop on Hopper's wgmma and TMA with warp roles: its own file,
 //             attention_wgmma.cu, built for sm_90a only (its header comment has its versions).
-// Both flash kernels take an optional skip-connection epilogue (attention_epilogue.cuh, for
+// The three flash kernels take an optional skip-connection epilogue (attention_epilogue.cuh, for
 // kernels/skip): instead of storing O they load the x tile into SRAM (Qi's space, free by then) and
 // write out = c_skip x + c_out O, so O never reaches HBM. The epilogue is a template flag (kSkip):
 // the instances without it compile to the code they had before it existed (same registers; a
@@ -476,7 +476,8 @@ void launch_flash(const AttentionParams& p, const void* Q, const void* K, const 
 
 #if !FUSIONLAB_HAVE_WGMMA
 // Builds whose architecture list has no 90 have no flash_wgmma kernel; runnable_on() refuses it first.
-void launch_flash_wgmma(const AttentionParams&, const void*, const void*, const void*, void*, cudaStream_t) {
+void launch_flash_wgmma(const AttentionParams&, const void*, const void*, const void*, void*, cudaStream_t,
+                        const SkipEpilogue&) {
     throw std::invalid_argument("flash_wgmma is not in this build (no sm_90a code)");
 }
 #endif
@@ -508,11 +509,7 @@ DeviceLimits query_limits() {
 }
 
 std::string runnable_on(const std::string& variant, const AttentionParams& p, const DeviceLimits& dev) {
-#if !FUSIONLAB_HAVE_WGMMA
-    if (variant == "flash_wgmma" && validate(variant, p).empty())
-        return "flash_wgmma is not in this build: its kernel is sm_90a code, built only when FUSIONLAB_CUDA_ARCHS "
-               "contains 90";
-#endif
+    if (std::string missing = kernel_not_built(variant); !missing.empty() && validate(variant, p).empty()) return missing;
     const DeviceInfo info = device_info(dev);
     return device_refusal(variant, p, DeviceBudget{info, static_cast<uint64_t>(std::max<int64_t>(dev.free_bytes, 0)), "free"});
 }
@@ -607,11 +604,22 @@ int64_t count_nonfinite(const std::vector<float>& v) {
 // =============================================================================================
 // [SECTION] Skip epilogue entry point (attention_epilogue.cuh)
 // =============================================================================================
+std::string kernel_not_built(const std::string& kernel) {
+#if !FUSIONLAB_HAVE_WGMMA
+    if (kernel == "flash_wgmma")
+        return "flash_wgmma is not in this build: its kernel is sm_90a code, built only when FUSIONLAB_CUDA_ARCHS "
+               "contains 90";
+#endif
+    (void)kernel;
+    return "";
+}
+
 void launch_attention_kernel(const std::string& kernel, const AttentionParams& p, const void* Q, const void* K,
                              const void* V, void* O, const SkipEpilogue& ep, cudaStream_t stream) {
     if (kernel == "flash") launch_flash(p, Q, K, V, O, stream, ep);
     else if (kernel == "flash_tc") launch_flash_tc(p, Q, K, V, O, stream, ep);
-    else throw std::invalid_argument("no attention kernel '" + kernel + "' with a skip epilogue: flash or flash_tc");
+    else if (kernel == "flash_wgmma") launch_flash_wgmma(p, Q, K, V, O, stream, ep);
+    else throw std::invalid_argument("no attention kernel '" + kernel + "' with a skip epilogue: flash, flash_tc or flash_wgmma");
 }
 
 // =============================================================================================

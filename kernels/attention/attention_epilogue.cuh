@@ -1,5 +1,6 @@
-// The skip-connection epilogue the attention kernels (attention.cu: flash, flash_tc) can run in
-// place of their store of O, for the skip workload (kernels/skip):
+// The skip-connection epilogue the attention kernels (attention.cu: flash; attention_tc.cu: flash_tc;
+// attention_wgmma.cu: flash_wgmma) can run in place of their store of O, for the skip workload
+// (kernels/skip):
 //   out = c_skip(t_b) x + c_out(t_b) O,  c_skip = σ_d² / (t_b² + σ_d²),  c_out = σ_d t_b / √(σ_d² + t_b²)
 // The launchers pick a kernel instance by ep.x: with x == nullptr the instance without the epilogue
 // runs (compiled exactly as before the epilogue existed: a runtime branch cost flash_tc 1.1%).
@@ -50,7 +51,11 @@ __host__ __device__ __forceinline__ size_t bnc_row_offset(const SkipEpilogue& ep
            static_cast<size_t>(d);
 }
 
-// Launches the attention kernel `kernel` ("flash" or "flash_tc") on p. Without an epilogue
+// "" when this build has the attention kernel `kernel`; else why not ("flash_wgmma is not in this
+// build: ..." when the architecture list had no 90, so no sm_90a code was made).
+std::string kernel_not_built(const std::string& kernel);
+
+// Launches the attention kernel `kernel` ("flash", "flash_tc" or "flash_wgmma") on p. Without an epilogue
 // (ep.x == nullptr) it writes O; with one it writes ep.out instead and O is not touched (may be
 // nullptr). Throws on a CUDA error or a kernel it does not have.
 void launch_attention_kernel(const std::string& kernel, const AttentionParams& p, const void* Q, const void* K,

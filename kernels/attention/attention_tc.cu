@@ -22,8 +22,27 @@
 //       Br = 128 where registers allow: the best tile at d = 64 (128 x 128) and d = 128 (128 x 64).
 //   v2  The softmax scale folded into the exp2 (one FFMA instead of an FMUL and an FADD per score;
 //       m is kept in units of the raw scores): 3% at d = 64.
-//   Left for later: fragment loads pipelined ahead of the MMAs, and the softmax's serial reductions
-//   as trees (ncu: latency-bound, 2 warps per scheduler, the tensor pipe 42% busy).
+//   v3  With 32 rows per warp the block size is a compile-time constant (4 warps: Br = 128 is the
+//       only tile with that layout), so Br, the rows of each copy and the copy loops' trip counts
+//       are constants; and the row max is a tree (log2 levels of independent fmaxf, not a chain).
+//       ncu had v2 latency-bound (2 warps per scheduler, 0.5 ready, the tensor pipe 42% busy).
+//       11-13% at the best tiles, nearly all from the constant block size: v3 without the tree
+//       measured within 0.4% of v3. (The other step named for v2, fragment loads pipelined ahead
+//       of the MMAs, ptxas already did: v2's SASS issues the ldmatrix of step kk + 1 before the
+//       MMAs of step kk.)
+//   (v4, measured and reverted: two row blocks per thread block whose groups of 4 warps took turns
+//       on the tensor cores through named barriers, as flash_wgmma's consumer warpgroups do. One
+//       warp per scheduler cannot keep mma.sync's pipe busy in its turn, so the turns cost more
+//       than the overlap bought: 25-35% slower than v3 at the best tiles. Also tried and dropped:
+//       the row sum as a tree, 0.4-6% slower than v5.)
+//   v5  One barrier per key tile instead of two: each thread waits for its own copies of tile j,
+//       then one __syncthreads both publishes them and says that every warp is done with tile
+//       j - 1, whose stage is refilled (with Kj+1, Vj+1) only after it. 2% at d = 64; at d = 128
+//       within 1.5% either way.
+//   Left for later (kernels/PERF.md, ncu beside FlashAttention-2's kernel of the same layout): at
+//   d = 128 this kernel issues 10% more instructions (24% more ALU ones: addresses, predicates, the
+//   copy loops) for the same products; the copy offsets computed once per thread, and the row
+//   predicate only on a tile that ends past N, are the next step.
 //
 // Every move between memory levels has a one-line comment in the words the animation uses.
 #include "kernels/attention/attention.h"
@@ -160,6 +179,24 @@ __device__ __forceinline__ void cp_async_x_tile(T* dst, const T* x, const SkipEp
 // d / 2 floats per thread and m16 tile) take 1.
 constexpr int tc_min_blocks(int d, int bc, int mt) { return mt * (bc / 2 + d / 2) + (mt == 1 ? d / 4 : 0) <= 80 ? 2 : 1; }
 
+// The row max of this thread's 2 BC / 8 scores of a row (the `half` of m16 tile `mt`), as a tree:
+// log2 levels of independent fmaxf instead of one chain (max is exact in any order).
+template <int kWidth, int kN> __device__ __forceinline__ void max_tree_level(float (&v)[kN]) {
+    if constexpr (kWidth >= 1) {
+#pragma unroll
+        for (int n = 0; n < kWidth; ++n) v[n] = fmaxf(v[n], v[n + kWidth]);
+        max_tree_level<kWidth / 2>(v);
+    }
+}
+template <int MT, int kSTiles>
+__device__ __forceinline__ float row_max_tree(const float (&acc_s)[MT][kSTiles][4], int mt, int half) {
+    float v[kSTiles];
+#pragma unroll
+    for (int n = 0; n < kSTiles; ++n) v[n] = fmaxf(acc_s[mt][n][2 * half], acc_s[mt][n][2 * half + 1]);
+    max_tree_level<kSTiles / 2>(v);
+    return v[0];
+}
+
 template <typename T, int D, int BC, int MT, bool kSkip>
 __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
     flash_tc_kernel(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O, int N,
@@ -169,7 +206,9 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
     constexpr int kDTiles = D / 8;          // 8-wide column tiles of Oi
     constexpr int kSTiles = BC / 8;         // 8-wide key tiles of Sij
     constexpr bool kQInRegisters = MT == 1;  // two m16 tiles re-read Qi's fragments from SRAM instead
-    const int threads = static_cast<int>(blockDim.x);
+    // With 32 rows per warp the block is always 4 warps (Br = 128, flash_tc_warp_rows), so its size
+    // is a constant: Br and the copy loops' trip counts below are compile-time constants (v3).
+    const int threads = MT == 2 ? 128 : static_cast<int>(blockDim.x);
     const int Br = threads / 32 * 16 * MT;  // rows of Qi: 16 x MT per warp
     extern __shared__ __align__(16) unsigned char tc_smem[];
     T* Qs = reinterpret_cast<T*>(tc_smem);  // [Br][kLd]
@@ -203,16 +242,16 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
 
     for (int j = 0; j < tiles; ++j) {
         const int stage = j & 1;
+        cp_async_wait<0>();  // this thread's copies of Kj, Vj (and at j = 0 of Qi) have landed
+        // One barrier per tile (v5): every thread's copies of tile j are visible, and every warp is
+        // done with tile j - 1, so its stage, (j + 1) & 1, may be refilled now.
+        __syncthreads();
         if (j + 1 < tiles) {
             const int next = (j + 1) & 1;
             cp_async_tile<T, D>(Ks + next * BC * kLd, Kh, (j + 1) * BC, BC, N, tid, threads);  // load Kj+1, Vj+1 into SRAM while tile j computes
             cp_async_tile<T, D>(Vs + next * BC * kLd, Vh, (j + 1) * BC, BC, N, tid, threads);
             cp_async_commit();
-            cp_async_wait<1>();  // everything but the newest group has landed: Qi and Kj, Vj
-        } else {
-            cp_async_wait<0>();
         }
-        __syncthreads();
         if constexpr (kQInRegisters) {
             if (j == 0) {
 #pragma unroll
@@ -280,10 +319,7 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                float mx = m_run[mt][half];
-#pragma unroll
-                for (int n = 0; n < kSTiles; ++n)
-                    mx = fmaxf(mx, fmaxf(acc_s[mt][n][2 * half], acc_s[mt][n][2 * half + 1]));
+                float mx = fmaxf(m_run[mt][half], row_max_tree(acc_s, mt, half));
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
                 // Tile 0 holds key 0, which every row sees: mx is finite from the first step on.
@@ -328,15 +364,15 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
                 }
             }
         }
-        __syncthreads();  // stage j & 1 is refilled by the next iteration's copy
     }
 
     if constexpr (kSkip) {
         // Skip epilogue: out = c_skip x + c_out Oi / l from registers and the x tile in SRAM; O never stored.
         const int bh = static_cast<int>(blockIdx.y);
         if (!kQInRegisters || tiles == 1) {
-            // Qi was read until the last tile (or there was no earlier tile to hide it behind): load
-            // the x tile into SRAM now, in Qi's place
+            // Qi was read until the last tile (or there was no earlier tile to hide it behind): once
+            // every warp is done with it, load the x tile into SRAM now, in Qi's place
+            __syncthreads();
             cp_async_x_tile<T, D>(Qs, static_cast<const T*>(ep.x), ep, bh, row0, Br, N, tid, threads);
             cp_async_commit();
         }
@@ -363,26 +399,26 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
                                  skip_value(to_float(xs[c + 1]), acc_o[mt][dn][2 * half + 1] * inv, k));  // write out tile to HBM
                 }
             }
-        return;
+    } else {
+        // store Oi = Oi / l (l summed over the quad that shares each row)
+        (void)ep;
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                float l = l_run[mt][half];
+                l += __shfl_xor_sync(0xffffffffu, l, 1);
+                l += __shfl_xor_sync(0xffffffffu, l, 2);
+                const float inv = 1.0f / l;
+                const int query = q_row + mt * 16 + half * 8;
+                if (query >= N) continue;
+                T* out = O + head + static_cast<size_t>(query) * D;
+#pragma unroll
+                for (int dn = 0; dn < kDTiles; ++dn)
+                    *reinterpret_cast<uint32_t*>(out + dn * 8 + 2 * t) =
+                        pack2<T>(acc_o[mt][dn][2 * half] * inv, acc_o[mt][dn][2 * half + 1] * inv);  // store Oi
+            }
     }
-    // store Oi = Oi / l (l summed over the quad that shares each row)
-    (void)ep;
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            float l = l_run[mt][half];
-            l += __shfl_xor_sync(0xffffffffu, l, 1);
-            l += __shfl_xor_sync(0xffffffffu, l, 2);
-            const float inv = 1.0f / l;
-            const int query = q_row + mt * 16 + half * 8;
-            if (query >= N) continue;
-            T* out = O + head + static_cast<size_t>(query) * D;
-#pragma unroll
-            for (int dn = 0; dn < kDTiles; ++dn)
-                *reinterpret_cast<uint32_t*>(out + dn * 8 + 2 * t) =
-                    pack2<T>(acc_o[mt][dn][2 * half] * inv, acc_o[mt][dn][2 * half + 1] * inv);  // store Oi
-        }
 #else
     (void)Q; (void)K; (void)V; (void)O; (void)N; (void)causal; (void)scale_log2; (void)ep;
     __trap();  // the host refuses flash_tc below sm_80 (why_not_runnable), so this never runs
@@ -398,7 +434,7 @@ void launch_instance(const AttentionParams& p, const void* Q, const void* K, con
                      const SkipEpilogue& ep) {
     const Tile tile = flash_tile("flash_tc", p);
     const int threads = flash_tc_threads(tile.Br, tile.Bc, p.d);
-    if (threads > kTcMaxThreads || tile.Br != threads / 32 * 16 * MT || tile.Bc != BC)
+    if (threads > kTcMaxThreads || tile.Br != threads / 32 * 16 * MT || tile.Bc != BC || (MT == 2 && threads != 128))
         throw std::logic_error("flash_tc: the kernel's tile differs from the model's (flash_tc_threads)");
     const int smem = static_cast<int>(flash_smem_bytes("flash_tc", p));
     const dim3 grid(static_cast<unsigned>((p.N + tile.Br - 1) / tile.Br), static_cast<unsigned>(p.batch_heads));

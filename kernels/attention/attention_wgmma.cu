@@ -40,15 +40,26 @@
 //       warpgroups happened to fall out of step; at d = 64 the MUFU's exp2s (16 per clock per SM)
 //       take about as long as the products, so hiding them is most of the remaining gap.
 //       v1 -> v2 on the H100 at N = 4096, 64 heads, fp16: kernels/PERF.md.
+//   v3  The skip epilogue (attention_epilogue.cuh, for kernels/skip), as a template flag (kSkip) so
+//       the instances without it keep their code. What changes with it: once a consumer warpgroup's
+//       last Sij is done, its Qi is read no more; every thread of it arrives on q_free[w], and the
+//       producer, waiting there after its last Kj, Vj, copies the warpgroup's x tile by TMA into
+//       Qi's place (x is [batch, N, heads d]: a 4-d tensor map, boxes of one head's 64 rows, laid
+//       out and swizzled as Qi's). The x tile lands while the last softmax and Pij Vj run; the
+//       warpgroup then writes out = c_skip x + c_out Oi / l from its registers and the x tile in
+//       SRAM, and O is never stored. Why TMA and not loads from each thread: the consumers stay off
+//       address arithmetic, as for every other tile, and the copy hides behind the last product.
 //   Left for later (kernels/PERF.md): a persistent grid with the tail balanced, Br = 192 (three
-//   consumer warpgroups) for d = 64, storing Oi through shared memory with TMA, and the skip epilogue.
+//   consumer warpgroups) for d = 64, and storing Oi (or out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_device.cuh"
+#include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_wgmma.cuh"
 #include "kernels/common/gpu_check.cuh"
+#include "kernels/common/gpu_dtype.cuh"
 
 #include <cuda.h>  // CUtensorMap and its enums only: the driver function comes through cudaGetDriverEntryPointByVersion
 #include <cuda_bf16.h>
@@ -74,6 +85,7 @@ namespace kernels::attention::gpu {
 
 using kernels::gpu::check;
 using kernels::gpu::check_launch;
+using kernels::gpu::to_float;
 
 namespace {
 
@@ -132,6 +144,21 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint
         : "memory");
 #else
     (void)dst; (void)map; (void)bar; (void)c0; (void)c1; (void)c2;
+#endif
+}
+
+// HBM -> SRAM (TMA): one box of a 4-d tensor map (the skip epilogue's x: column c0, head c1, row c2,
+// batch element c3).
+__device__ __forceinline__ void tma_load_4d(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1, int c2,
+                                            int c3) {
+#if FL_WGMMA_DEVICE
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(
+            smem_u32(dst)),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+        : "memory");
+#else
+    (void)dst; (void)map; (void)bar; (void)c0; (void)c1; (void)c2; (void)c3;
 #endif
 }
 
@@ -273,7 +300,8 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 //   Qi:           Br / 64 warpgroup tiles x d / 64 column slabs, each 64 rows x 128 bytes
 //   Kj[stage]:    d / 64 column slabs of Bc rows x 128 bytes
 //   Vj[stage]:    the same
-//   mbarriers:    full[stage], empty[stage], q_full
+//   mbarriers:    full[stage], empty[stage], q_full; with the skip epilogue q_free[w], x_full[w]
+//                 (at most 2 x 4 + 1 + 2 x 2 = 13 of 8 bytes in the 128 reserved)
 template <typename T, int D, int kBc, int kWG, int kStages> struct WgmmaLayout {
     static constexpr int kBr = 64 * kWG;
     static constexpr int kSlabs = D / 64;                       // 128-byte column slabs of a row
@@ -288,11 +316,11 @@ template <typename T, int D, int kBc, int kWG, int kStages> struct WgmmaLayout {
     static constexpr int kThreads = 128 * (kWG + 1);
 };
 
-template <typename T, int D, int kBc, int kWG, int kStages>
+template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip>
 __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     flash_wgmma_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
-                       const __grid_constant__ CUtensorMap map_v, T* __restrict__ O, int N, int causal,
-                       float scale_log2) {
+                       const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_x,
+                       T* __restrict__ O, int N, int causal, float scale_log2, SkipEpilogue ep) {
 #if FL_WGMMA_DEVICE
     using L = WgmmaLayout<T, D, kBc, kWG, kStages>;
     constexpr int kBr = L::kBr;
@@ -301,6 +329,8 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBars);  // [kStages]: Kj, Vj landed
     uint64_t* empty = full + kStages;                                // [kStages]: every consumer done with the slot
     uint64_t* q_full = empty + kStages;                              // Qi landed
+    uint64_t* q_free = q_full + 1;                                   // [kWG] skip: warpgroup w's last Sij is done
+    uint64_t* x_full = q_free + kWG;                                 // [kWG] skip: warpgroup w's x tile landed
 
     const int tid = static_cast<int>(threadIdx.x), wg = tid / 128;
     const int Tr = static_cast<int>(gridDim.x);
@@ -317,6 +347,11 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             mbar_init(&empty[s], 128 * kWG);    // every consumer thread
         }
         mbar_init(q_full, 1);
+        if constexpr (kSkip)
+            for (int w = 0; w < kWG; ++w) {
+                mbar_init(&q_free[w], 128);  // every thread of consumer warpgroup w
+                mbar_init(&x_full[w], 1);    // the producer's arrive_expect_tx
+            }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the copy engine
     }
     __syncthreads();
@@ -328,6 +363,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             tma_prefetch_map(&map_q);
             tma_prefetch_map(&map_k);
             tma_prefetch_map(&map_v);
+            if constexpr (kSkip) tma_prefetch_map(&map_x);
             mbar_arrive_expect_tx(q_full, L::kQBytes);
             for (int w = 0; w < kWG; ++w)
                 for (int s = 0; s < L::kSlabs; ++s)
@@ -339,6 +375,15 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 for (int s = 0; s < L::kSlabs; ++s) {
                     tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
                     tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                }
+            }
+            if constexpr (kSkip) {
+                const int b = head / ep.heads, h = head % ep.heads;  // attention problem head = batch element b, head h
+                for (int w = 0; w < kWG; ++w) {
+                    mbar_wait(&q_free[w], 0);  // warpgroup w's last Sij is done: its Qi is read no more
+                    mbar_arrive_expect_tx(&x_full[w], 64 * D * 2);
+                    for (int s = 0; s < L::kSlabs; ++s)
+                        tma_load_4d(smem + (w * L::kSlabs + s) * L::kQSlab, &map_x, &x_full[w], s * 64, h, row0 + w * 64, b);  // HBM -> SRAM (TMA): x tile, in Qi's place
                 }
             }
         }
@@ -470,6 +515,8 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     hand_over(0);
     wgmma_wait<0>();
     fence_regs(acc_s);
+    if constexpr (kSkip)
+        if (tiles == 1) mbar_arrive(&q_free[w]);  // the last Sij is done: the producer may put the x tile in Qi's place
     softmax(0);
     rescale_and_pack();
     // Tile j: Sij of tile j and Pij Vj of tile j - 1 go to the tensor cores together; the softmax of
@@ -486,6 +533,8 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         hand_over(j);
         wgmma_wait<1>();  // Sij is done; Pij-1 Vj-1 may still run
         fence_regs(acc_s);
+        if constexpr (kSkip)
+            if (j + 1 == tiles) mbar_arrive(&q_free[w]);  // the last Sij is done: the producer may put the x tile in Qi's place
         softmax(j);
         wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
         fence_regs(acc_o);
@@ -507,6 +556,33 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         mbar_arrive(&empty[last]);
     }
 
+    if constexpr (kSkip) {
+        // Skip epilogue: out = c_skip x + c_out Oi / l from the registers and the x tile in SRAM; O never stored.
+        mbar_wait(&x_full[w], 0);  // the x tile has landed in SRAM, in Qi's place
+        const SkipCoefficients k = skip_coefficients(ep, head);
+        const unsigned char* xs = smem + w * L::kSlabs * L::kQSlab;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            float l = l_run[half];
+            l += __shfl_xor_sync(0xffffffffu, l, 1);
+            l += __shfl_xor_sync(0xffffffffu, l, 2);
+            const int query = q_row + half * 8;
+            if (query >= N) continue;
+            const float inv = 1.0f / l;
+            const int r = warp * 16 + g + half * 8;  // row of the x tile (64 rows of 128-byte slabs)
+            T* out = static_cast<T*>(ep.out) + bnc_row_offset(ep, head, query, N, D);
+#pragma unroll
+            for (int n = 0; n < D / 8; ++n) {
+                // columns 8 n + 2 t, + 1: slab n / 8, 16-byte chunk n % 8 moved by the swizzle to (n % 8) ^ (r % 8)
+                const T* xv = reinterpret_cast<const T*>(xs + (n / 8) * L::kQSlab + r * 128 + (((n % 8) ^ (r % 8)) << 4) + t * 4);
+                *reinterpret_cast<uint32_t*>(out + n * 8 + 2 * t) =
+                    pack2<T>(skip_value(to_float(xv[0]), acc_o[n * 4 + 2 * half] * inv, k),
+                             skip_value(to_float(xv[1]), acc_o[n * 4 + 2 * half + 1] * inv, k));  // SRAM x + registers -> HBM: out
+            }
+        }
+        return;
+    }
+    (void)ep;
     // store Oi = Oi / l (l summed over the quad that shares each row): registers -> HBM
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -523,7 +599,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 pack2<T>(acc_o[n * 4 + 2 * half] * inv, acc_o[n * 4 + 2 * half + 1] * inv);  // registers -> HBM: Oi
     }
 #else
-    (void)map_q; (void)map_k; (void)map_v; (void)O; (void)N; (void)causal; (void)scale_log2;
+    (void)map_q; (void)map_k; (void)map_v; (void)map_x; (void)O; (void)N; (void)causal; (void)scale_log2; (void)ep;
     __trap();  // compiled for sm_90a only; the host refuses every other device (device_refusal)
 #endif
 }
@@ -567,49 +643,78 @@ CUtensorMap make_map(const void* base, DType dtype, int64_t N, int64_t d, int64_
     return map;
 }
 
+// The skip epilogue's x, [batch, N, heads d], as a 4-d tensor (d, heads, N, batch): boxes of 64 columns
+// x 1 head x 64 rows x 1 batch element, i.e. one consumer warpgroup's rows of one head, laid out (and
+// swizzled) as Qi's boxes; rows past N come in as zeros, never the next batch element's.
+CUtensorMap make_x_map(const SkipEpilogue& ep, DType dtype, int64_t N, int64_t d) {
+    CUtensorMap map{};
+    const cuuint64_t dims[4] = {static_cast<cuuint64_t>(d), static_cast<cuuint64_t>(ep.heads), static_cast<cuuint64_t>(N),
+                                static_cast<cuuint64_t>(ep.batch)};
+    const cuuint64_t strides[3] = {static_cast<cuuint64_t>(d) * 2, static_cast<cuuint64_t>(ep.heads * d) * 2,
+                                   static_cast<cuuint64_t>(N * ep.heads * d) * 2};  // bytes, dims 1 to 3
+    const cuuint32_t box[4] = {64, 1, 64, 1};
+    const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
+    const CUresult r = encode_tiled()(&map, dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                      4, const_cast<void*>(ep.x), dims, strides, box, elem_strides,
+                                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        throw std::runtime_error("flash_wgmma: cuTensorMapEncodeTiled failed for the skip epilogue's x (CUresult " +
+                                 std::to_string(static_cast<int>(r)) + ") for N = " + std::to_string(N) + ", d = " +
+                                 std::to_string(d) + ", " + std::to_string(ep.batch) + " x " + std::to_string(ep.heads) + " heads");
+    return map;
+}
+
 template <typename T, int D, int kBc, int kWG>
-void launch_typed(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream) {
+void launch_typed(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
+                  const SkipEpilogue& ep) {
     constexpr int kStages = flash_wgmma_stages(64 * kWG, kBc, D, 2);
     using L = WgmmaLayout<T, D, kBc, kWG, kStages>;
     static_assert(L::kBytes <= kWgmmaSmemLimit, "flash_wgmma: the tile does not fit in shared memory");
     if (static_cast<uint64_t>(L::kBytes) != flash_smem_bytes("flash_wgmma", p))
         throw std::logic_error("flash_wgmma: the kernel's shared memory differs from the model's flash_smem_bytes()");
+    const bool skip = ep.x != nullptr;
+    if (skip && static_cast<int64_t>(ep.heads) * ep.batch != p.batch_heads)
+        throw std::logic_error("flash_wgmma: the skip epilogue's batch x heads differs from the attention problems");
     const CUtensorMap mq = make_map(Q, p.dtype, p.N, D, p.batch_heads, 64);
     const CUtensorMap mk = make_map(K, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
-    auto kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages>;
+    const CUtensorMap mx = skip ? make_x_map(ep, p.dtype, p.N, D) : mq;  // without the epilogue: a map the kernel never reads
+    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false>;
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes),
           "flash_wgmma: allowing " + std::to_string(L::kBytes) + " bytes of shared memory");
     const dim3 grid(static_cast<unsigned>((p.N + L::kBr - 1) / L::kBr), static_cast<unsigned>(p.batch_heads));
-    kernel<<<grid, L::kThreads, L::kBytes, stream>>>(mq, mk, mv, static_cast<T*>(O), static_cast<int>(p.N), p.causal ? 1 : 0,
-                                                     kLog2e / std::sqrt(static_cast<float>(p.d)));
+    kernel<<<grid, L::kThreads, L::kBytes, stream>>>(mq, mk, mv, mx, static_cast<T*>(O), static_cast<int>(p.N), p.causal ? 1 : 0,
+                                                     kLog2e / std::sqrt(static_cast<float>(p.d)), ep);
     check_launch("flash_wgmma_kernel");
 }
 
 template <typename T, int D>
-void launch_tile(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream) {
-    if (p.Br == 128 && p.Bc == 128) launch_typed<T, D, 128, 2>(p, Q, K, V, O, stream);
-    else if (p.Br == 128 && p.Bc == 64) launch_typed<T, D, 64, 2>(p, Q, K, V, O, stream);
-    else if (p.Br == 64 && p.Bc == 128) launch_typed<T, D, 128, 1>(p, Q, K, V, O, stream);
-    else if (p.Br == 64 && p.Bc == 64) launch_typed<T, D, 64, 1>(p, Q, K, V, O, stream);
+void launch_tile(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
+                 const SkipEpilogue& ep) {
+    if (p.Br == 128 && p.Bc == 128) launch_typed<T, D, 128, 2>(p, Q, K, V, O, stream, ep);
+    else if (p.Br == 128 && p.Bc == 64) launch_typed<T, D, 64, 2>(p, Q, K, V, O, stream, ep);
+    else if (p.Br == 64 && p.Bc == 128) launch_typed<T, D, 128, 1>(p, Q, K, V, O, stream, ep);
+    else if (p.Br == 64 && p.Bc == 64) launch_typed<T, D, 64, 1>(p, Q, K, V, O, stream, ep);
     else
         throw std::invalid_argument("flash_wgmma: no kernel for Br = " + std::to_string(p.Br) + ", Bc = " + std::to_string(p.Bc) +
                                     " (Br and Bc in {64, 128})");
 }
 
 template <typename T>
-void launch_d(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream) {
-    if (p.d == 64) launch_tile<T, 64>(p, Q, K, V, O, stream);
-    else if (p.d == 128) launch_tile<T, 128>(p, Q, K, V, O, stream);
+void launch_d(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
+              const SkipEpilogue& ep) {
+    if (p.d == 64) launch_tile<T, 64>(p, Q, K, V, O, stream, ep);
+    else if (p.d == 128) launch_tile<T, 128>(p, Q, K, V, O, stream, ep);
     else throw std::invalid_argument("flash_wgmma: d = " + std::to_string(p.d) + " is not 64 or 128");
 }
 
 }  // namespace
 
 void launch_flash_wgmma(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O,
-                        cudaStream_t stream) {
-    if (p.dtype == DType::f16) launch_d<__half>(p, Q, K, V, O, stream);
-    else if (p.dtype == DType::bf16) launch_d<__nv_bfloat16>(p, Q, K, V, O, stream);
+                        cudaStream_t stream, const SkipEpilogue& ep) {
+    if (p.dtype == DType::f16) launch_d<__half>(p, Q, K, V, O, stream, ep);
+    else if (p.dtype == DType::bf16) launch_d<__nv_bfloat16>(p, Q, K, V, O, stream, ep);
     else throw std::invalid_argument("flash_wgmma runs in fp16 or bf16 only");
 }
 

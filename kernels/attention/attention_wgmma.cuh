@@ -4,14 +4,16 @@
 #pragma once
 
 #include "kernels/attention/attention.h"
+#include "kernels/attention/attention_epilogue.cuh"
 
 #include <cuda_runtime.h>
 
 namespace kernels::attention::gpu {
 
-// Runs flash_wgmma on p (tile p.Br x p.Bc, d in {64, 128}, fp16 or bf16): reads Q, K, V, writes O.
+// Runs flash_wgmma on p (tile p.Br x p.Bc, d in {64, 128}, fp16 or bf16): reads Q, K, V and writes O,
+// or with the skip epilogue (ep.x != nullptr) writes ep.out instead.
 // Throws on a CUDA error or parameters it does not take (the model's validate() refuses those first).
 void launch_flash_wgmma(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O,
-                        cudaStream_t stream);
+                        cudaStream_t stream, const SkipEpilogue& ep = SkipEpilogue{});
 
 }  // namespace kernels::attention::gpu

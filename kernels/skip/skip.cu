@@ -1,9 +1,9 @@
 // Skip connection on the GPU: out = c_skip(t_b) x + c_out(t_b) attention(q, k, v).
 //
 // Versions (see skip.h for the variants and skip_model.cpp for their bytes):
-//   two_pass   the attention kernel (flash_tc or the teaching flash) stores attn_out; skip_kernel
-//              reads attn_out and x and writes out. attn_out makes a round trip through HBM:
-//              2 batch_heads N d es bytes more than fused.
+//   two_pass   the attention kernel (flash_tc, the teaching flash or flash_wgmma) stores
+//              attn_out; skip_kernel reads attn_out and x and writes out. attn_out makes a round
+//              trip through HBM: 2 batch_heads N d es bytes more than fused.
 //   fused      the attention kernel's epilogue (kernels/attention/attention_epilogue.cuh) loads the
 //              x tile into SRAM and writes out from the Oi registers: attn_out never exists.
 //   attention  the attention kernel alone storing attn_out: the baseline.
@@ -159,9 +159,7 @@ void launch_skip(const SkipParams& p, const Buffers& b, cudaStream_t stream) {
     check_launch("skip_kernel");
 }
 
-size_t kernel_count_of(const std::string& variant) {
-    return variant == "two_pass" || variant == "teaching_two_pass" ? 2 : 1;
-}
+size_t kernel_count_of(const std::string& variant) { return is_two_pass(variant) ? 2 : 1; }
 
 void launch_kernel_of(const std::string& variant, size_t k, const SkipParams& p, const Buffers& b,
                       cudaStream_t stream) {
@@ -249,6 +247,9 @@ int64_t Workspace::result_elements() const {
 // [SECTION] Entry points (skip_gpu.h)
 // =============================================================================================
 std::string why_not_runnable(const std::string& variant, const SkipParams& p) {
+    if (has_variant(variant) && validate(variant, p).empty())
+        if (std::string missing = attention::gpu::kernel_not_built(base_variant(variant)); !missing.empty())
+            return variant + " runs " + missing;
     const attention::gpu::DeviceLimits dev = attention::gpu::device_limits();
     if (!dev.ok) return "no usable CUDA device: " + dev.error;
     const DeviceInfo info = attention::gpu::device_info(dev);

@@ -22,6 +22,9 @@
 //                      attn_out never reaches HBM
 //   teaching_two_pass  the same on the teaching kernel flash (any d and tile)
 //   teaching_fused
+//   wgmma_two_pass     the same on flash_wgmma (sm_90a: H100, H200; d 64 or 128, Br and Bc 64 or 128);
+//   wgmma_fused        its epilogue: the producer warp's TMA copies the x tile into Qi's place once a
+//                      consumer warpgroup's last Sij is done, and the consumers write out from registers
 // Large t: c_skip -> 0 and c_out -> σ_d, so out -> σ_d attention (exactly attention for σ_d = 1).
 #pragma once
 
@@ -56,9 +59,10 @@ inline constexpr double kSigmaChoices[] = {0.5, 1.0};
 
 const std::vector<VariantInfo>& variants();
 bool has_variant(const std::string& variant);
-// The attention kernel a variant runs: "flash_tc" or "flash".
+// The attention kernel a variant runs: "flash_tc", "flash" or "flash_wgmma".
 std::string base_variant(const std::string& variant);
-bool is_fused(const std::string& variant);      // fused, teaching_fused
+bool is_fused(const std::string& variant);      // fused, teaching_fused, wgmma_fused
+bool is_two_pass(const std::string& variant);   // two_pass, teaching_two_pass, wgmma_two_pass
 bool writes_out(const std::string& variant);    // every variant but attention
 bool has_attn_out(const std::string& variant);  // attention, two_pass, teaching_two_pass
 
@@ -66,7 +70,8 @@ bool has_attn_out(const std::string& variant);  // attention, two_pass, teaching
 std::string validate(const SkipParams& p);
 std::string validate(const std::string& variant, const SkipParams& p);
 // "" when `variant` can run p on `dev`: the base attention kernel's refusal (flash_tc below sm_80
-// or in fp32, tiles vs shared memory) and the buffers vs memory.
+// or in fp32, flash_wgmma on anything but compute capability 9.0, tiles vs shared memory) and the
+// buffers vs memory.
 std::string device_refusal(const std::string& variant, const SkipParams& p, const DeviceBudget& dev);
 
 int64_t heads_per_batch(const SkipParams& p);  // batch_heads / batch

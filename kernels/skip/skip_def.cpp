@@ -96,13 +96,17 @@ const WorkloadDef& skip_workload() {
             "Consistency-model skip connection out = c_skip(t) x + c_out(t) attention(q, k, v), one t per batch "
             "element. two_pass: the attention kernel writes attn_out to HBM and a skip kernel reads it back with "
             "x. fused: the attention kernel's epilogue loads the x tile and writes out once, so attn_out never "
-            "reaches HBM. teaching_*: the same on the teaching kernel.";
+            "reaches HBM. teaching_*: the same on the teaching kernel; wgmma_*: on flash_wgmma (H100, H200), whose "
+            "producer warp brings the x tile in by TMA.";
         using attention::param;
         w.params = {param("N"),   param("d"),  param("heads"),  skip::kBatch, skip::kNoiseT,
                     skip::kSigmaD, param("br"), param("bc"), param("causal"), seed_param()};
         w.variants = skip::variants();  // attention alone and the two-pass variants are baselines
         for (VariantInfo& v : w.variants)
-            if (skip::is_fused(v.name)) v.improves_on = skip::base_variant(v.name) == "flash" ? "teaching_two_pass" : "two_pass";
+            if (skip::is_fused(v.name))
+                v.improves_on = skip::base_variant(v.name) == "flash"         ? "teaching_two_pass"
+                                : skip::base_variant(v.name) == "flash_wgmma" ? "wgmma_two_pass"
+                                                                              : "two_pass";
         w.validate = skip::validate_params;
         w.schedule = skip::schedule_of;
         w.min_bytes = skip::min_bytes_of;

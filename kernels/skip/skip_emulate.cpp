@@ -3,7 +3,9 @@
 //   attention          attn_out = round(O)
 //   two_pass           attn_out = round(O); skip_kernel: out = round(c_skip x + c_out attn_out)
 //   fused              the epilogue: out = round(c_skip x + c_out O), O never rounded
-// (the teaching_ variants the same on the teaching kernel), with the coefficients in fp32 as
+// (the teaching_ variants the same on the teaching kernel; the wgmma_ variants on flash_wgmma, whose
+// row is flash_tc's arithmetic on its own tile and whose epilogue computes out from the x tile in
+// SRAM exactly as flash_tc's does), with the coefficients in fp32 as
 // attention_epilogue.cuh computes them (t_b, then c_skip = σ² / fma(t, t, σ²), c_out = σ t /
 // sqrt(fma(t, t, σ²))) and out = fma(c_out, O, c_skip x), or c_skip x exactly when c_out = 0.
 #include "kernels/attention/attention_emulate.h"

@@ -7,7 +7,8 @@
 //   attention          A, writing attn_out (T)                                   = A
 //   two_pass           A writing attn_out; skip: read attn_out (T), x (T), write out (T) = A + 3 T
 //   fused              A with its store retargeted to out, plus the x tile read once (T)  = A + T
-// so fused saves 2 T over two_pass: attn_out's write and its read back.
+// so fused saves 2 T over two_pass: attn_out's write and its read back. The teaching_ and wgmma_
+// variants count the same on their kernels (flash, flash_wgmma: A is that kernel's traffic).
 // FLOPs: the attention kernel's, plus 3 per output element for c_skip x + c_out O (two multiplies,
 // one add; the coefficients are computed once per thread, not counted).
 //
@@ -51,6 +52,10 @@ const std::vector<VariantInfo>& variants() {
                               "parameters)",
          2},
         {"teaching_fused", "the teaching kernel flash with the skip epilogue: x tile into SRAM, out written once", 1},
+        {"wgmma_two_pass", "flash_wgmma (Hopper: TMA, wgmma, warp roles) writes attn_out, then the skip kernel", 2},
+        {"wgmma_fused", "flash_wgmma's epilogue: the producer warp's TMA brings the x tile into Qi's place, the "
+                        "consumer warpgroups write out once from their registers",
+         1},
     };
     return v;
 }
@@ -64,10 +69,16 @@ bool has_variant(const std::string& variant) {
 std::string base_variant(const std::string& variant) {
     if (variant == "attention" || variant == "two_pass" || variant == "fused") return "flash_tc";
     if (variant == "teaching_two_pass" || variant == "teaching_fused") return "flash";
+    if (variant == "wgmma_two_pass" || variant == "wgmma_fused") return "flash_wgmma";
     throw std::invalid_argument("unknown skip variant '" + variant + "'");
 }
 
-bool is_fused(const std::string& variant) { return variant == "fused" || variant == "teaching_fused"; }
+bool is_fused(const std::string& variant) {
+    return variant == "fused" || variant == "teaching_fused" || variant == "wgmma_fused";
+}
+bool is_two_pass(const std::string& variant) {
+    return variant == "two_pass" || variant == "teaching_two_pass" || variant == "wgmma_two_pass";
+}
 bool writes_out(const std::string& variant) { return variant != "attention"; }
 bool has_attn_out(const std::string& variant) { return !is_fused(variant); }
 
@@ -88,7 +99,8 @@ std::string validate(const SkipParams& p) {
 
 std::string validate(const std::string& variant, const SkipParams& p) {
     if (!has_variant(variant))
-        return "unknown skip variant '" + variant + "': attention, two_pass, fused, teaching_two_pass or teaching_fused";
+        return "unknown skip variant '" + variant +
+               "': attention, two_pass, fused, teaching_two_pass, teaching_fused, wgmma_two_pass or wgmma_fused";
     if (std::string bad = validate(p); !bad.empty()) return bad;
     // flash_tc's own limits, with the skip variants that lift them (attention's message names its own).
     if (base_variant(variant) == "flash_tc") {
@@ -98,6 +110,15 @@ std::string validate(const std::string& variant, const SkipParams& p) {
         if (p.attn.d != 32 && p.attn.d != 64 && p.attn.d != 128)
             return variant + " runs flash_tc, built for d = 32, 64 or 128, not d = " + std::to_string(p.attn.d) +
                    "; teaching_two_pass and teaching_fused take any d <= 128";
+    }
+    // flash_wgmma's (attention's message names its own limits; these name the variants that lift them).
+    if (base_variant(variant) == "flash_wgmma") {
+        if (p.attn.dtype == DType::f32)
+            return variant + " runs flash_wgmma, on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use "
+                             "teaching_two_pass or teaching_fused";
+        if (p.attn.d != 64 && p.attn.d != 128)
+            return variant + " runs flash_wgmma, built for d = 64 or 128, not d = " + std::to_string(p.attn.d) +
+                   "; two_pass and fused (flash_tc) take d = 32, the teaching variants any d <= 128";
     }
     if (std::string bad = attention::validate(base_variant(variant), p.attn); !bad.empty())
         return variant + " runs " + base_variant(variant) + ": " + bad;
@@ -158,15 +179,14 @@ uint64_t skip_blocks(const SkipParams& p) {
 
 namespace {
 
-// flash's store of Oi becomes the epilogue. Its text is "store Oi (Oi / l)" + the block suffix.
-constexpr const char* kStoreOi = "store Oi (Oi / l)";
-
+// The attention kernel's store of Oi becomes the epilogue. Its text is "store Oi (Oi / l)", for
+// flash_wgmma followed by where from, then the block suffix " (row block(s) i = ...)".
 std::string suffix_of(const TileEvent& e) {
-    const std::string prefix = kStoreOi;
-    return e.what.rfind(prefix, 0) == 0 ? e.what.substr(prefix.size()) : "";
+    const size_t at = e.what.find(" (row block");
+    return at == std::string::npos ? "" : e.what.substr(at);
 }
 
-void retarget_attention_store(Schedule& s, bool fused) {
+void retarget_attention_store(Schedule& s, bool fused, bool wgmma) {
     std::vector<TileEvent> events;
     for (const TileEvent& e : s.events) {
         if (e.kind != EventKind::store || e.buffer != "O") {
@@ -174,16 +194,22 @@ void retarget_attention_store(Schedule& s, bool fused) {
             continue;
         }
         const std::string suffix = suffix_of(e);
+        const std::string registers = wgmma ? " from the consumer warpgroups' registers" : "";
         if (!fused) {
             events.push_back({e.kind, e.kernel, "attn_out", e.bytes, 0, e.repeat,
-                              "write attn_out tile Oi / l" + suffix});
+                              "write attn_out tile Oi / l" + registers + suffix});
             continue;
         }
         // The x tile has Oi's shape and bytes (rows x d: one head's d columns of x for those rows).
         events.push_back({EventKind::load, e.kernel, "x", e.bytes, 0, e.repeat,
-                          "load x tile into SRAM (in Qi's place: Qi is done)" + suffix});
+                          (wgmma ? "load x tile into SRAM: the producer warp's TMA copy, in Qi's place once each consumer "
+                                   "warpgroup's last Sij is done"
+                                 : "load x tile into SRAM (in Qi's place: Qi is done)") +
+                              suffix});
         events.push_back({EventKind::compute, e.kernel, "", 0, 0, e.repeat,
-                          "compute c_skip(t_b)*x + c_out(t_b)*Oi / l in registers (t_b: this block's batch element)" + suffix});
+                          std::string("compute c_skip(t_b)*x + c_out(t_b)*Oi / l in ") +
+                              (wgmma ? "the consumer warpgroups' registers" : "registers") +
+                              " (t_b: this block's batch element)" + suffix});
         events.push_back({EventKind::store, e.kernel, "out", e.bytes, 0, e.repeat,
                           "write out tile = c_skip*x + c_out*O (O = Oi / l, never stored)" + suffix});
     }
@@ -241,8 +267,8 @@ Schedule schedule(const std::string& variant, const SkipParams& p) {
         s.kernels[0].block.rate_share = 4.55 / 6.56;
         s.kernels[0].block.source += "; teaching_fused: ncu's cycles per issued instruction, 6.56 against 4.55";
     }
-    retarget_attention_store(s, is_fused(variant));
-    if (variant == "two_pass" || variant == "teaching_two_pass") add_skip_kernel(s, p);
+    retarget_attention_store(s, is_fused(variant), base_variant(variant) == "flash_wgmma");
+    if (is_two_pass(variant)) add_skip_kernel(s, p);
     add_epilogue_flops(s, p);  // the skip kernel's compute event gets the same 3 per element it has
     return s;
 }
@@ -264,7 +290,7 @@ uint64_t device_bytes(const std::string& variant, const SkipParams& p) {
 }
 
 uint64_t extra_bytes_over_attention(const std::string& variant, const SkipParams& p) {
-    if (variant == "two_pass" || variant == "teaching_two_pass") return 3 * tensor_bytes(p);
+    if (is_two_pass(variant)) return 3 * tensor_bytes(p);
     if (is_fused(variant)) return tensor_bytes(p);
     return 0;
 }
