@@ -35,7 +35,7 @@ namespace {
 // measurement; its device says so): chain 8192 x 8192 bf16, attention N = 4096 fp16, launch stream.
 const std::string kFixtureDir = std::string(FL_SOURCE_DIR) + "/tests/data/recordings";
 const std::string kFixture = kFixtureDir + "/h100-2026-01-02/recording.json";
-const std::string kShipped = std::string(FL_SOURCE_DIR) + "/assets/recordings/h100-2026-11-25/recording.json";
+const std::string kShipped = std::string(FL_SOURCE_DIR) + "/assets/recordings/h100-2026-11-27/recording.json";
 
 std::string read_text(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -518,16 +518,20 @@ TEST_CASE("recording points: every lesson step's parameters and the GUI's defaul
     CHECK(app::record_reps(10, 3000.0) == app::kMinRecordReps);
 }
 
-TEST_CASE("the shipped H100 recording loads and covers the lessons", "[recording]") {
+namespace {
+
+// A shipped recording loads, is of its card, stays small, and has every variant a lesson step shows
+// (or the recorded GPU refuses it). A lesson changed since the recording falls back to the simulated
+// GPU (and is listed here): re-record.
+void check_shipped_recording(const std::string& path, const std::string& card) {
+    INFO(path);
     app::Recording r;
-    const std::string why = app::load_recording(kShipped, r);
+    const std::string why = app::load_recording(path, r);
     INFO(why);
     REQUIRE(why.empty());
-    CHECK(r.card == "H100");
-    CHECK(r.device.name.find("H100") != std::string::npos);
-    CHECK(fs::file_size(kShipped) < (4u << 20));  // a few MiB at most
-    // Every variant a lesson step shows is recorded there or refused by the recorded GPU. A lesson
-    // changed since the recording falls back to the simulated H100 (and is listed here): re-record.
+    CHECK(r.card == card);
+    CHECK(r.device.name.find(card) != std::string::npos);
+    CHECK(fs::file_size(path) < (4u << 20));  // a few MiB at most
     std::vector<app::Lesson> lessons;
     std::vector<app::LessonError> errors;
     app::load_all_lessons(lessons, errors);
@@ -542,4 +546,11 @@ TEST_CASE("the shipped H100 recording loads and covers the lessons", "[recording
                 else WARN("not in the recording: " << l.name << " step \"" << step.title << "\" " << v);
             }
     CHECK(covered >= shown * 9 / 10);
+}
+
+}  // namespace
+
+TEST_CASE("the shipped H100 and H200 recordings load and cover the lessons", "[recording]") {
+    check_shipped_recording(kShipped, "H100");
+    check_shipped_recording(std::string(FL_SOURCE_DIR) + "/assets/recordings/h200-2026-11-27/recording.json", "H200");
 }

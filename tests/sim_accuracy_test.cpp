@@ -4,6 +4,7 @@
 // fresh: nothing is replayed from a recording. Points the model cannot bring within bounds are
 // listed below with the reason (kernels/PERF.md, "Model vs measurement", says the same).
 // FL_ACCURACY_TABLE=<file> writes the markdown table PERF.md carries.
+#include "app/core/lesson.h"
 #include "app/core/recording.h"
 #include "app/core/results_import.h"
 #include "kernels/common/backend.h"
@@ -11,11 +12,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,8 +26,37 @@ using namespace kernels;
 
 namespace {
 
+// Measurements of kernels since rewritten are not held to today's model: flash_tc before its v3
+// (2026-11-27, kernels/PERF.md) ran 11-25 % slower, and skip's attention, two_pass and fused run it.
+struct Superseded {
+    const char* file;
+    std::vector<std::string> variants;
+};
+const std::vector<Superseded>& superseded() {
+    static const std::vector<Superseded> s{
+        {"assets/measurements/h100-bench-2026-11-25/attention.json", {"flash_tc"}},
+        {"assets/measurements/h100-bench-2026-11-25/attention_causal.json", {"flash_tc"}},
+        {"assets/measurements/h100-bench-2026-11-25/skip.json", {"attention", "two_pass", "fused"}},
+        {"assets/measurements/h200-attention-N4096-d64.json", {"flash_tc"}},
+        {"assets/measurements/h200-attention-N8192-d64.json", {"flash_tc"}},
+    };
+    return s;
+}
+
+bool is_superseded(const std::string& file, const std::string& variant) {
+    for (const Superseded& s : superseded())
+        if (file == s.file && std::find(s.variants.begin(), s.variants.end(), variant) != s.variants.end()) return true;
+    return false;
+}
+
 const std::vector<std::string>& recordings() {
     static const std::vector<std::string> files{
+        "assets/measurements/h100-bench-2026-11-27/attention_tc.json",
+        "assets/measurements/h100-bench-2026-11-27/attention_tiles.json",
+        "assets/measurements/h100-bench-2026-11-27/skip.json",
+        "assets/measurements/h200-bench-2026-11-27/attention_tc.json",
+        "assets/measurements/h200-bench-2026-11-27/attention_tiles.json",
+        "assets/measurements/h200-bench-2026-11-27/skip.json",
         "assets/measurements/h100-bench-2026-11-25/elementwise.json",
         "assets/measurements/h100-bench-2026-11-25/attention.json",
         "assets/measurements/h100-bench-2026-11-25/attention_causal.json",
@@ -47,7 +79,7 @@ std::vector<Measurement> load_all() {
         INFO(f << ": " << err);
         REQUIRE(err.empty());
         for (Measurement& m : ms)
-            if (m.ok) all.push_back(std::move(m));
+            if (m.ok && !is_superseded(f, m.job.variant)) all.push_back(std::move(m));
     }
     return all;
 }
@@ -93,8 +125,8 @@ bool dram_agrees(double modeled, double measured, double l2_bytes) {
 struct KnownMiss {
     const char* workload;
     const char* variant;
-    const char* param;  // "name=value" that selects the point ("" for every point of the variant);
-                        // "dtype=fp32" selects by dtype
+    const char* param;  // "name=value,..." that selects the point ("" for every point of the variant);
+                        // "dtype=fp32" selects by dtype, "card=H200" by the device's name
     const char* why;
 };
 const std::vector<KnownMiss>& known_time_misses() {
@@ -105,6 +137,9 @@ const std::vector<KnownMiss>& known_time_misses() {
         {"chain", "fused_spill", "dtype=fp32",
          "the register table (ptxas) has no spills for the fp32 instance, yet the counters read 1.6x the model's "
          "bytes: local-memory traffic the table does not show"},
+        {"launch", "stream", "card=H200,steps=100,elements=65536",
+         "H200, 2026-11-22: its host launched a dependent kernel every 3.28 us; the H200 lent on 2026-11-27 took 4.6-7.4 us "
+         "(its recording), which the simulated H200 now follows (5.6 us): the host's rate, not the GPU's"},
     };
     return misses;
 }
@@ -124,8 +159,9 @@ const KnownMiss* known_miss(const Measurement& m) {
             const std::string one = sel.substr(at, end - at);
             const size_t eq = one.find('=');
             const std::string name = one.substr(0, eq), value = one.substr(eq + 1);
-            all = all && (name == "dtype" ? std::string(to_string(m.job.params.dtype)) == value
-                                          : m.job.params.get(name) == std::stod(value));
+            all = all && (name == "dtype"  ? std::string(to_string(m.job.params.dtype)) == value
+                          : name == "card" ? m.device.name.find(value) != std::string::npos
+                                           : m.job.params.get(name) == std::stod(value));
             at = end + 1;
         }
         if (all) return &k;
@@ -285,21 +321,57 @@ TEST_CASE("simulated flash_wgmma follows its H100 measurements", "[sim][accuracy
     }
 }
 
-// The model against the H100 recording (assets/recordings/h100-2026-11-25: every lesson step and the
-// default sweeps, flash_tc and flash_wgmma at the tiles the points ask for). Not yet held to ±25 %
-// point by point: the simulator prices flash_tc the same at every tile (no occupancy model) and the
-// teaching kernels at large tiles poorly, and small grids start slower than their share of the GPU
-// (kernels/PERF.md, "Simulator vs the recording"). This case
-// holds the share that is within ±25 % so it cannot fall back unnoticed, and writes the table with
-// FL_RECORDING_TABLE=<file>.
-TEST_CASE("simulated H100 against the H100 recording: the share of points within 25 %", "[sim][accuracy]") {
+// The model against the recordings (assets/recordings/h100-2026-11-27 and h200-2026-11-27: every
+// lesson step and the default sweeps, every variant, flash_tc and flash_wgmma at the tiles the points
+// ask for). Every lesson step is held to ±25 % point by point: a teacher without a GPU sees the
+// simulated card within 25 % of the real one, or the miss is listed here with its reason. The
+// sweeps (sizes no lesson shows, down to a few microseconds) are held by their share within 25 %,
+// which cannot fall back unnoticed. FL_RECORDING_TABLE=<file> writes the table of both.
+namespace {
+
+// Lesson-step points that miss, with the measurement that says why. Key: card, workload, variant,
+// and the describe() text of the point.
+struct RecordedMiss {
+    const char* card;
+    const char* variant;
+    const char* point;  // describe(params), exactly
+    const char* why;
+};
+const std::vector<RecordedMiss>& recorded_lesson_misses() {
+    static const std::vector<RecordedMiss> misses{
+        {"H100", "fused", "launch: K=100, n=1024, bf16",
+         "timed from an idle GPU, the first launch waits on the host, whose latency varies between machines and calls: "
+         "the same point took 8.56 us on the H200's host, the same kernel at n = 256-16384 6.9-11.0 us here; the model's "
+         "first launch is 5.8 us (launch stream K = 1: 6.02 us, 2026-11-25)"},
+        {"H100", "epilogue_graph", "ffn: M=1, d_model=1024, d_ff=4096, bf16",
+         "the replayed graph of two cuBLASLt GEMMs (three kernels: the second GEMM splits K and adds a reduction the "
+         "schedule does not have) starts its first kernel about 6.7 us after the launch, where a one-kernel graph starts "
+         "after 2.8 us (launch graph K = 1): CUPTI has the three kernels end 10.2 us after the first starts, the events "
+         "16.9 us"},
+        {"H200", "epilogue_graph", "ffn: M=1, d_model=1024, d_ff=4096, bf16",
+         "as on the H100: 17.9 us by the events, the three kernels done 10.1 us after the first starts"},
+    };
+    return misses;
+}
+
+std::set<std::string> lesson_point_keys() {
+    std::vector<app::Lesson> lessons;
+    std::vector<app::LessonError> errors;
+    app::load_all_lessons(lessons, errors);
+    std::set<std::string> keys;
+    for (const app::Lesson& l : lessons)
+        for (const app::LessonStep& step : l.steps)
+            for (const std::string& v : step.state.variants) keys.insert(v + " " + describe(step.state.params));
+    return keys;
+}
+
+void check_recording(const std::string& key, double sweep_share_floor, std::string& table) {
     app::Recording rec;
-    const std::string err =
-        app::load_recording(std::string(FL_SOURCE_DIR) + "/assets/recordings/h100-2026-11-25/recording.json", rec);
-    INFO(err);
+    const std::string err = app::load_recording(std::string(FL_SOURCE_DIR) + "/assets/recordings/" + key + "/recording.json", rec);
+    INFO(key << ": " << err);
     REQUIRE(err.empty());
-    int total = 0, within = 0;
-    std::string table = "| point | variant | simulated | recorded | ratio |\n|---|---|---|---|---|\n";
+    const std::set<std::string> lesson_points = lesson_point_keys();
+    int lesson_total = 0, lesson_within = 0, sweep_total = 0, sweep_within = 0;
     std::map<std::string, std::pair<int, int>> by_variant;  // within, total
     for (const Measurement& real : rec.measurements) {
         if (!real.ok || !(real.time.median_ms > 0)) continue;
@@ -307,23 +379,49 @@ TEST_CASE("simulated H100 against the H100 recording: the share of points within
         if (!sim.ok) continue;
         const double ratio = sim.time.median_ms / real.time.median_ms;
         const bool ok = ratio >= 0.75 && ratio <= 1.25;
-        ++total;
-        within += ok;
+        const bool lesson = lesson_points.count(real.job.variant + " " + describe(real.job.params)) > 0;
+        (lesson ? lesson_total : sweep_total)++;
+        (lesson ? lesson_within : sweep_within) += ok;
         auto& v = by_variant[real.job.params.workload + " " + real.job.variant];
         v.first += ok;
         ++v.second;
-        char row[256];
-        std::snprintf(row, sizeof row, "| %s | %s | %.4g ms | %.4g ms | %.2f%s |\n", describe(real.job.params).c_str(),
-                      real.job.variant.c_str(), sim.time.median_ms, real.time.median_ms, ratio, ok ? "" : " (out)");
+        char row[512];
+        std::snprintf(row, sizeof row, "| %s | %s | %s | %.4g ms | %.4g ms | %.2f%s | %s |\n", rec.card.c_str(),
+                      lesson ? "lesson" : "sweep", describe(real.job.params, real.job.variant).c_str(), sim.time.median_ms,
+                      real.time.median_ms, ratio, ok ? "" : " (out)", sim.limiter.substr(0, sim.limiter.find(':')).c_str());
         table += row;
+        if (!lesson) continue;
+        const RecordedMiss* miss = nullptr;
+        for (const RecordedMiss& m : recorded_lesson_misses())
+            if (rec.card == m.card && real.job.variant == m.variant && describe(real.job.params) == m.point) miss = &m;
+        INFO(rec.card << " lesson point " << real.job.variant << " " << describe(real.job.params) << ": simulated "
+                      << sim.time.median_ms << " ms, recorded " << real.time.median_ms << " ms; " << sim.limiter);
+        if (miss) {
+            INFO("known miss: " << miss->why);
+            CHECK_FALSE(ok);  // a fixed miss leaves the list
+        } else {
+            CHECK(ok);
+        }
     }
     std::string summary;
     for (const auto& [name, v] : by_variant) summary += name + " " + std::to_string(v.first) + "/" + std::to_string(v.second) + "; ";
-    WARN(within << " of " << total << " recorded points within 25 %: " << summary);
+    WARN(rec.card << ": lesson steps " << lesson_within << " of " << lesson_total << " within 25 %, sweeps " << sweep_within
+                  << " of " << sweep_total << "; " << summary);
+    REQUIRE(lesson_total > 40);
+    REQUIRE(sweep_total > 100);
+    CHECK(static_cast<double>(sweep_within) / sweep_total >= sweep_share_floor);
+}
+
+}  // namespace
+
+TEST_CASE("simulated H100 and H200 against their recordings: every lesson step within 25 %, the sweeps' share",
+          "[sim][accuracy]") {
+    std::string table = "| card | point | variant and parameters | simulated | recorded | ratio | limiter (simulated) |\n"
+                        "|---|---|---|---|---|---|---|\n";
+    // 2026-11-25: 208 of 388 H100 points (0.54) before the occupancy and latency model. 2026-11-27 (these
+    // recordings): the floors sit just below what the model reaches (kernels/PERF.md, "Simulator vs
+    // the recordings"), so a change that loses points fails here.
+    check_recording("h100-2026-11-27", 0.96, table);
+    check_recording("h200-2026-11-27", 0.94, table);
     if (const char* out = std::getenv("FL_RECORDING_TABLE")) std::ofstream(out) << table;
-    REQUIRE(total > 300);
-    // 2026-11-25: 208 of 388 (0.54); with occupancy, lone-block latency and one-wave overlap in the
-    // model (2026-11-27): 365 of 388 (0.94; kernels/PERF.md, "Simulator vs the recording"). The floor
-    // sits just below it, so a change that loses points fails here.
-    CHECK(static_cast<double>(within) / total >= 0.93);
 }

@@ -782,7 +782,7 @@ void define_bench(CLI::App& app, RawArgs& raw) {
     bench->add_option("--json", b.json, "write the measurements as JSON to this file")->type_name("FILE");
     bench->add_option("--sim", b.sim, "use this simulated GPU (see `fusionlab info`)")->type_name("GPU");
     bench->add_option("--backend", b.backend,
-                      "gpu, a simulated GPU (H100), or a recording of a real GPU (h100-2026-11-25, "
+                      "gpu, a simulated GPU (H100), or a recording of a real GPU (h100-2026-11-27, "
                       "\"H100 (recorded 2026-11-25)\", recorded:h100); `fusionlab info` lists them")
         ->type_name("NAME");
     bench->add_flag("--kernels", b.kernels, "add a row per kernel with its own bandwidth");

@@ -26,20 +26,20 @@ struct ResolvedBackend {
     kernels::BackendKind kind = kernels::BackendKind::simulated;
     std::string sim_key;                  // when simulated; when recorded, the GPU it falls back to
     kernels::DeviceInfo device;           // what the numbers will come from (recorded: the recording's GPU)
-    std::string recording;                // when recorded: the recording's key ("h100-2026-11-25")
+    std::string recording;                // when recorded: the recording's key ("h100-2026-11-27")
     std::string recording_date;           // and its date
 };
 
 ResolvedBackend resolve_backend(const Settings& s, const Runner& runner);
 
-// Settings::backend of a recording: this prefix and the recording's key ("recorded:h100-2026-11-25").
+// Settings::backend of a recording: this prefix and the recording's key ("recorded:h100-2026-11-27").
 inline constexpr const char* kRecordedBackendPrefix = "recorded:";
 // The Settings::backend a --backend word names, or "" with why_not:
 //   "gpu"; a simulated GPU ("H100", any case, or "sim:H100"); a recording by key
-//   ("h100-2026-11-25"), label ("H100 (recorded 2026-11-25)") or "recorded:" + key, label or card
+//   ("h100-2026-11-27"), label ("H100 (recorded 2026-11-25)") or "recorded:" + key, label or card
 //   (the card's newest recording).
 std::string backend_setting(const std::string& word, std::string* why_not);
-// Every backend a user may name, for messages: "gpu, V100, ..., H200, h100-2026-11-25".
+// Every backend a user may name, for messages: "gpu, V100, ..., H200, h100-2026-11-27".
 std::string backend_names_text();
 // What a --backend setting names, in a few words: "GPU", "simulated H100", "H100 (recorded 2026-11-25)".
 std::string backend_setting_label(const std::string& setting);

@@ -39,7 +39,7 @@ inline constexpr int kRecordingFormat = 1;
 inline constexpr const char* kRecordingFile = "recording.json";
 
 struct Recording {
-    std::string key;            // "h100-2026-11-25": lower-case card and date; --backend and settings name it
+    std::string key;            // "h100-2026-11-27": lower-case card and date; --backend and settings name it
     std::string card;           // "H100": the simulated GPU (kernels::find_sim_gpu) the rest falls back to
     std::string date;           // "2026-11-25": the UTC day the recording was made
     std::string path;           // the file it was read from ("" when built in memory)
@@ -112,7 +112,7 @@ RecordingCatalog load_recordings(const std::string& dir);
 // The recordings of recordings_dir(), read once per process (per value of $FUSIONLAB_RECORDINGS); the
 // GUI, bench and the runner share them. Thread-safe.
 std::shared_ptr<const RecordingCatalog> recordings();
-// A recording by key ("h100-2026-11-25"), label ("H100 (recorded 2026-11-25)") or card ("h100": the
+// A recording by key ("h100-2026-11-27"), label ("H100 (recorded 2026-11-25)") or card ("h100": the
 // newest of that card), case-insensitive; nullptr when none matches.
 std::shared_ptr<const Recording> find_recording(const RecordingCatalog& catalog, const std::string& name);
 // The same in recordings().

@@ -33,7 +33,7 @@ std::string parameters_summary(const Settings& s, const ResolvedBackend& backend
     std::string text = p.workload + ", " + kernels::workload_def(p).describe(p, "") + ", " + kernels::to_string(p.dtype);
     if (backend.ready)
         text += backend.kind == kernels::BackendKind::gpu        ? std::string(", GPU")
-                : backend.kind == kernels::BackendKind::recorded ? ", recorded " + backend.sim_key + " " + backend.recording_date
+                : backend.kind == kernels::BackendKind::recorded ? ", recorded " + backend.sim_key
                                                                  : ", simulated " + backend.sim_key;
     return text;
 }

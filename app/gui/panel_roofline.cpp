@@ -40,6 +40,11 @@ std::string rate_short(double bytes_per_s) {
     return bytes_per_s >= 1e12 ? num("%.3g TB/s", bytes_per_s / 1e12) : num("%.3g GB/s", bytes_per_s / 1e9);
 }
 
+// A compute roof in four digits at most ("805.5T", "65.04T"): a measured roof has more than a label needs.
+std::string flops_short(double flops_per_s) {
+    return flops_per_s >= 1e12 ? num("%.4gT", flops_per_s / 1e12) : num("%.4gG", flops_per_s / 1e9);
+}
+
 int series_of(std::string w, const std::string& variant) {
     const auto& all = kernels::variants(w);
     for (size_t i = 0; i < all.size(); ++i)
@@ -95,9 +100,9 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     }
     if (in.roofs.tensor.flops_per_s > 0)
         d.roofs.push_back({roof_label(in.roofs.tensor), in.roofs.tensor.flops_per_s,
-                           "tensor " + viz::si_tick(in.roofs.tensor.flops_per_s)});
+                           "tensor " + flops_short(in.roofs.tensor.flops_per_s)});
     if (in.roofs.fp32.flops_per_s > 0)
-        d.roofs.push_back({roof_label(in.roofs.fp32), in.roofs.fp32.flops_per_s, "FP32 " + viz::si_tick(in.roofs.fp32.flops_per_s)});
+        d.roofs.push_back({roof_label(in.roofs.fp32), in.roofs.fp32.flops_per_s, "FP32 " + flops_short(in.roofs.fp32.flops_per_s)});
 
     const RooflinePanelState& r = state.roofline;
     for (const Measurement* m : shown) {
@@ -170,7 +175,12 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Controls and footer
 // ---------------------------------------------------------------------------------------------
-void draw_controls(AppState& state, const PlotInput& in, const std::vector<const Measurement*>& shown) {
+void draw_roofs_source(const PlotInput& in, bool brief);
+
+// `short_of_height`: projector fonts on a small screen; the roofs' sources move up onto this row so
+// the plot keeps the line they took under it.
+void draw_controls(AppState& state, const PlotInput& in, const std::vector<const Measurement*>& shown,
+                   bool short_of_height) {
     bool any_measured = false;
     for (const Measurement* m : shown) any_measured |= m->ok && m->measured_bytes.has_value();
     ImGui::BeginDisabled(!any_measured);
@@ -197,7 +207,11 @@ void draw_controls(AppState& state, const PlotInput& in, const std::vector<const
     const LivePass& live = state.live;
     if (live.quick_running) ImGui::TextDisabled("measuring: quick pass (up to %d reps, no counters)...", kQuickReps);
     else if (live.full_running) ImGui::TextDisabled("measuring: full pass (%d reps + counters)...", state.settings.reps);
-    else ImGui::TextDisabled("points: %zu", in.data.points.size());
+    else if (!short_of_height) ImGui::TextDisabled("points: %zu", in.data.points.size());
+    if (short_of_height) {
+        ImGui::SameLine();
+        draw_roofs_source(in, true);
+    }
 }
 
 std::string footer_text(const PlotInput& in) {
@@ -218,16 +232,20 @@ std::string legend_text() {
            "blocks re-read data that L2 serves (flash's K and V), so L2 bandwidth, not DRAM, may be the limit.";
 }
 
-// One short line (projector fonts leave little height); the sources in full on hover.
-std::string footer_line(const PlotInput& in) {
+// One short line (projector fonts leave little height); the sources in full on hover. `brief`: the
+// roofs' kind alone, for the controls' row of a short panel.
+std::string footer_line(const PlotInput& in, bool brief = false) {
     const kernels::RoofSet& r = in.roofs;
     // Where each roof comes from, in a word (the sources in full on hover).
     const bool all_measured = r.memory_measured && r.tensor.measured && r.fp32.measured;
     if (all_measured && !in.recorded_date.empty())
-        return "roofs: measured on the recorded GPU, " + in.recorded_date + (r.l2_bytes_per_s > 0 ? "; L2 an estimate" : "") + " (hover)";
+        return brief ? "roofs: recorded " + in.recorded_date + " (hover)"
+                     : "roofs: measured on the recorded GPU, " + in.recorded_date +
+                           (r.l2_bytes_per_s > 0 ? "; L2 an estimate" : "") + " (hover)";
     const std::string kinds = r.memory_kind == r.tensor.kind && r.tensor.kind == r.fp32.kind
                                   ? r.memory_kind
                                   : "DRAM " + r.memory_kind + ", tensor " + r.tensor.kind + ", FP32 " + r.fp32.kind;
+    if (brief) return "roofs: " + kinds + " (hover)";
     return "roofs: " + kinds + (r.l2_bytes_per_s > 0 ? "; L2 an estimate" : "") + " (hover for the sources)";
 }
 
@@ -239,11 +257,16 @@ std::string reference_footer(const PlotInput& in) {
     return "diamonds: " + first.framework + " reference, not fusionlab; " + first.device + ", " + reference_day(first);
 }
 
-void draw_footer(const PlotInput& in) {
-    ImGui::TextDisabled("%s", footer_line(in).c_str());
+// The one line that says where the roofs come from, their sources in full on hover.
+void draw_roofs_source(const PlotInput& in, bool brief) {
+    ImGui::TextDisabled("%s", footer_line(in, brief).c_str());
     tooltip(footer_text(in) + "\n\n" + "Measured ceilings (GPU): a device-to-device copy for bandwidth, cuBLAS fp16/bf16 GEMMs for the tensor "
                "roof, an FMA-chain kernel for FP32; measured once per device, driver and clocks and cached. "
                "Simulated GPUs: datasheet values.");
+}
+
+void draw_footer(const PlotInput& in, bool short_of_height) {
+    if (!short_of_height) draw_roofs_source(in, false);
     for (const std::string& n : in.not_plotted) ImGui::TextWrapped("not plotted: %s", n.c_str());
     if (const std::string line = reference_footer(in); !line.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -267,15 +290,17 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
     const std::vector<const Measurement*> shown = visible_results(state);
     PlotInput in = plot_input(state, backend);
     // Short of height (projector fonts on a small screen): the tab already says "Roofline".
-    if (ImGui::GetContentRegionAvail().y < em() * 16) {
+    const bool short_of_height = ImGui::GetContentRegionAvail().y < em() * 16;
+    if (short_of_height) {
         in.data.frame.title.clear();
         in.data.frame.y_title = "achieved FLOP/s (y) against FLOP per byte (x): circles DRAM, squares L2";
         in.data.frame.x_title.clear();
     }
-    draw_controls(state, in, shown);
+    draw_controls(state, in, shown, short_of_height);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    // The footer's wrapped lines: the roofs' sources and each variant without a point.
-    float footer = ImGui::GetTextLineHeightWithSpacing();
+    // The footer's wrapped lines: the roofs' sources (on the controls' row when short of height) and
+    // each variant without a point.
+    float footer = short_of_height ? 0.0f : ImGui::GetTextLineHeightWithSpacing();
     for (const std::string& n : in.not_plotted)
         footer += ImGui::CalcTextSize(("not plotted: " + n).c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
     if (const std::string line = reference_footer(in); !line.empty())
@@ -313,7 +338,7 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
         ImGui::SetTooltip("ridge point = peak / bandwidth: left of it a kernel cannot reach the peak whatever it "
                           "does, because DRAM cannot feed it bytes fast enough");
     }
-    draw_footer(in);
+    draw_footer(in, short_of_height);
 }
 
 }  // namespace app

@@ -396,11 +396,20 @@ void add_kv_iterations(Schedule& s, int k, const AttentionParams& p, const Tile&
 // (Br = 128, 4 warps) 1.7x: 5.5 (two m16 tiles share each fragment: more independent MMAs a warp). flash_wgmma's block is built to fill
 // its SM alone (one block per SM by its shared memory and registers): 0. memory_trips: Qi, then the
 // first Kj and Vj, arrive before the loop can start, and Oi leaves after it.
+constexpr double kFlashTc16RowWarps = 7.0, kFlashTc32RowWarps = 4.5;  // at d = 64, Bc = 64
+
 BlockShape flash_block_shape(const std::string& variant, const AttentionParams& p, const std::vector<BlockClass>& classes) {
     BlockShape b;
     b.shared_bytes = flash_smem_bytes(variant, p);
     // flash_tc's warps of 32 rows issue two independent MMA chains per fragment: half the warps do.
-    b.saturating_warps = variant == "flash" ? 6 : variant == "flash_tc" ? (flash_tc_warp_rows(p.Br, p.Bc, p.d) == 32 ? 5.5 : 7.0) : 0;
+    if (variant == "flash") b.saturating_warps = 6;
+    if (variant == "flash_tc") {
+        // A warp's independent MMAs grow with d (its Oi fragments) and Bc (its Sij fragments): the
+        // warps an SM needs fall about as their fourth root (v5, H100 and H200: 32 x 64 at d = 128
+        // needs 5.8, 64 x 64 at d = 32 about 8.5, the Bc = 128 tiles 0.84 of the Bc = 64 ones).
+        const double ilp = std::pow(64.0 / static_cast<double>(p.d), 0.25) * std::pow(64.0 / static_cast<double>(p.Bc), 0.25);
+        b.saturating_warps = (flash_tc_warp_rows(p.Br, p.Bc, p.d) == 32 ? kFlashTc32RowWarps : kFlashTc16RowWarps) * ilp;
+    }
     // flash_tc issues Qi, K0 and V0 as one group of cp.async: one trip before its loop, not two.
     b.memory_trips = variant == "flash_tc" ? 2 : 3;
     // Causal: the row blocks visit 1..Tc key tiles; the last one works longest.

@@ -75,12 +75,12 @@ static double issue_per_s(const DeviceInfo& d) { return kIssueEfficiency * 128.0
 // against 33.4 TB/s of wavefronts; the d = 128 kernel holds fewer blocks per SM and reaches less).
 // Used for every GPU: the same code issues the same wavefronts.
 inline constexpr double kSharedEfficiency = 0.66;
-// mma.sync FA2 loop (flash_tc) on Hopper: 270 TFLOP/s of tensor-core issue, with its ldmatrix reads
-// partly in turn (kMmaSyncSharedInTurn): together 240-259 TFLOP/s measured on the H100 at N = 4096
-// (128 x 64 tile) and 240 on the H200 at N = 8192 (PERF.md), 220 at the 64 x 64 tile.
+// mma.sync FA2 loop (flash_tc v5) on Hopper: 330 TFLOP/s of tensor-core issue, with its ldmatrix
+// reads partly in turn (kMmaSyncSharedInTurn): together 287-320 TFLOP/s measured at its 32-row tiles
+// and 230 at 64 x 64 (H100 and H200, N = 4096, 64 heads, 2026-11-27: assets/measurements/*-bench-2026-11-27).
 // On Ampere and Ada mma.sync is the GEMMs' own path and FA2 reaches 50-70 % of the datasheet
 // tensor peak (the FlashAttention-2 paper's A100 numbers): 0.6 of the datasheet there.
-inline constexpr double kHopperMmaSyncTflops = 270.0;
+inline constexpr double kHopperMmaSyncTflops = 330.0;
 inline constexpr double kPreHopperMmaSyncFraction = 0.6;
 
 // Calibration from the datasheet alone, by the H100's measured-to-datasheet ratios:
@@ -151,9 +151,12 @@ static SimCalibration h200_calibration(const DeviceInfo& d) {
     c.l2_gbps = 2.3 * c.dram_gbps;
     c.gemm_tflops = 752.8;
     c.gemm_bf16_tflops = 790.2;
-    c.host_launch_us = 3.3;
+    // The host's launch rate is the host's, not the GPU's: the H200 lent on 2026-11-27 took 4.6-7.4 us
+    // a dependent launch (its recording, K = 100-512), the one of 2026-11-22 3.28 us (K = 100).
+    c.host_launch_us = 5.6;
     c.graph_node_us = 1.34;
-    c.source = "calibrated on an H200, 2026-11-22 (kernels/PERF.md); first-launch costs from the H100";
+    c.source = "calibrated on an H200, 2026-11-22 and 2026-11-27 (kernels/PERF.md, assets/recordings/h200-2026-11-27); "
+               "first-launch costs from the H100";
     return c;
 }
 
@@ -233,10 +236,10 @@ inline constexpr double kOneWaveOverlapLoss = 0.5;
 // 1, 2 and 4 warps (H100 recording: 23x, 8.6x and 2.7x its full-rate time; a linear law gives 8x,
 // 4x and 2x).
 inline constexpr double kLoneBlockExponent = 1.5;
-// The share of the shorter of mma.sync and its ldmatrix reads that adds to the longer: flash_tc's
-// 64 x 64 tile (16 rows a warp: twice the shared reads per product) measured 1.25 ms at N = 8192, 16
-// heads, where its 128 x 64 tile (32 rows) took 1.14 ms for the same products (H100, 2026-11-25).
-inline constexpr double kMmaSyncSharedInTurn = 0.2;
+// The share of the shorter of mma.sync and its ldmatrix reads that adds to the longer: flash_tc v5's
+// tiles of 16 rows a warp (twice the shared reads per product) against its 32-row tiles, for the same
+// products (H100 and H200, 2026-11-27, N = 4096, 64 heads: 64 x 64 1.19 ms, 128 x 64 0.96 ms at d = 64).
+inline constexpr double kMmaSyncSharedInTurn = 0.25;
 
 KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device) {
     KernelPrice p;

@@ -144,7 +144,7 @@ struct Job {
     std::string variant;         // "unfused" / "fused"
     BackendKind backend = BackendKind::simulated;
     std::string sim_gpu = "H100";  // simulated GPU key when backend == simulated
-    std::string recording;         // recording key ("h100-2026-11-25") when backend == recorded
+    std::string recording;         // recording key ("h100-2026-11-27") when backend == recorded
     int reps = 50;               // timed repetitions (GPU: at least 20 are used)
     int warmup = 5;
     // GPU: after the timed reps, one more run with the hardware counters (CUPTI range profiler)
