@@ -354,6 +354,22 @@ const std::vector<RecordedMiss>& recorded_lesson_misses() {
     return misses;
 }
 
+// Where the DRAM model is known not to follow the counters, and why ("" for the rest).
+const char* dram_known_miss(const Measurement& m) {
+    const std::string& w = m.job.params.workload;
+    if (w == "ffn" && m.job.params.get("M") >= 1024)
+        return "cuBLASLt's GEMMs re-read their operands from DRAM once their tiles no longer share them in L2 (the "
+               "counters read 1.2-3.3x the compulsory bytes from M = 1024 up); the model charges each operand once";
+    if (w == "chain" && m.job.variant == "fused_spill")
+        return "the spill estimate keeps most of the local-memory traffic in L1; the counters see 1.3-2.8x the model";
+    if ((w == "chain" || w == "bias_gelu") && m.job.variant == "unfused" && m.device.name.find("H200") != std::string::npos)
+        return "rule 2 credits each 32 MiB intermediate with 22 MiB kept in the H200's L2; the counters say 4-6 MiB";
+    if (w == "skip" && m.job.variant == "teaching_two_pass" && m.job.params.get("N") == 8192 &&
+        m.device.name.find("H100") != std::string::npos)
+        return "1.15x the model at N = 8192 on the H100 only (the H200 and every other N within 15 %): not explained";
+    return nullptr;
+}
+
 std::set<std::string> lesson_point_keys() {
     std::vector<app::Lesson> lessons;
     std::vector<app::LessonError> errors;
@@ -371,7 +387,7 @@ void check_recording(const std::string& key, double sweep_share_floor, std::stri
     INFO(key << ": " << err);
     REQUIRE(err.empty());
     const std::set<std::string> lesson_points = lesson_point_keys();
-    int lesson_total = 0, lesson_within = 0, sweep_total = 0, sweep_within = 0;
+    int lesson_total = 0, lesson_within = 0, sweep_total = 0, sweep_within = 0, dram_total = 0, dram_within = 0;
     std::map<std::string, std::pair<int, int>> by_variant;  // within, total
     for (const Measurement& real : rec.measurements) {
         if (!real.ok || !(real.time.median_ms > 0)) continue;
@@ -385,6 +401,21 @@ void check_recording(const std::string& key, double sweep_share_floor, std::stri
         auto& v = by_variant[real.job.params.workload + " " + real.job.variant];
         v.first += ok;
         ++v.second;
+        // DRAM: the recordings' counters flush L2 inside the profiling session (no residue), so the
+        // model is held to 15 %, or 2 MiB where the run moves a few MiB (launch at n = 256, the fused
+        // chain at 1024 x 1024: 7.0 MiB counted against 6.0).
+        if (real.measured_bytes) {
+            const Model model = kernels::model(real.job.variant, real.job.params, static_cast<uint64_t>(real.device.l2_bytes));
+            const double modeled = static_cast<double>(model.dram_bytes()) + static_cast<double>(sim.local_beyond_l1_bytes);
+            const double measured = static_cast<double>(*real.measured_bytes);
+            const bool dram_ok = std::abs(measured - modeled) <= std::max(0.15 * modeled, double(2 << 20));
+            ++dram_total;
+            dram_within += dram_ok;
+            const char* why = dram_known_miss(real);
+            INFO(rec.card << " DRAM of " << real.job.variant << " " << describe(real.job.params) << ": modeled " << mib(modeled)
+                          << " MiB, counted " << mib(measured) << " MiB" << (why ? std::string("; known: ") + why : std::string()));
+            if (!why) CHECK(dram_ok);
+        }
         char row[512];
         std::snprintf(row, sizeof row, "| %s | %s | %s | %.4g ms | %.4g ms | %.2f%s | %s |\n", rec.card.c_str(),
                       lesson ? "lesson" : "sweep", describe(real.job.params, real.job.variant).c_str(), sim.time.median_ms,
@@ -406,7 +437,8 @@ void check_recording(const std::string& key, double sweep_share_floor, std::stri
     std::string summary;
     for (const auto& [name, v] : by_variant) summary += name + " " + std::to_string(v.first) + "/" + std::to_string(v.second) + "; ";
     WARN(rec.card << ": lesson steps " << lesson_within << " of " << lesson_total << " within 25 %, sweeps " << sweep_within
-                  << " of " << sweep_total << "; " << summary);
+                  << " of " << sweep_total << "; DRAM bytes within 15 % at " << dram_within << " of " << dram_total << "; "
+                  << summary);
     REQUIRE(lesson_total > 40);
     REQUIRE(sweep_total > 100);
     CHECK(static_cast<double>(sweep_within) / sweep_total >= sweep_share_floor);

@@ -202,9 +202,9 @@ Model model_from_schedule(const Schedule& s);
 //     order says so through WorkloadDef::l2_reuse.
 //  2. Intermediates. A buffer the previous kernel of the run wrote and this one reads comes from
 //     L2 when it fits in half the L2 (H100 and H200 split L2 into two partitions; the other
-//     traffic of the writer evicts the rest): DRAM read = 0. One between half the L2 and all of it
-//     still has its last (L2 - size) bytes there: DRAM read = size - (L2 - size). Larger ones make
-//     the round trip.
+//     traffic of the writer evicts the rest): DRAM read = 0. One between half the L2 and 0.9 of it
+//     still has its last (0.9 L2 - size) bytes there: DRAM read = size - (0.9 L2 - size). Larger ones
+//     make the round trip.
 //  3. Writes. A buffer written more than once while it fits in half the L2 reaches DRAM once, at
 //     its last writer; otherwise each kernel's writes reach DRAM once (min(L2 written,
 //     footprint)). Lines still dirty when the run ends are counted too: they are written back.
