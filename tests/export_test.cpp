@@ -283,6 +283,10 @@ TEST_CASE("measurements_json: parses back with the device, params and per-kernel
     CHECK(good["kernels"][0]["name"] == ms[0].kernels[0].name);
     CHECK(good["kernels"][0]["time"]["median_ms"].get<double>() == Approx(ms[0].kernels[0].time.median_ms));
     CHECK(good["check"]["checked"] == ms[0].checked);
+    // The model's limiter travels with every result (a simulated one: the same as its limiter).
+    REQUIRE_FALSE(ms[0].model_limiter.empty());
+    CHECK(good["model_limiter"] == ms[0].model_limiter);
+    CHECK(good["limiter"] == ms[0].limiter);
 
     const auto& bad = doc["measurements"][1];
     CHECK(bad["ok"] == false);

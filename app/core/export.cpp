@@ -470,6 +470,7 @@ json_t measurement_json_object(const kernels::Measurement& m, bool compact) {
                           {"min_bytes", m.min_bytes},
                           {"flops", m.flops}};
         out["limiter"] = m.limiter;
+        out["model_limiter"] = m.model_limiter;  // the model's claim on every backend, beside a measurement too
     }
     out["measured_bytes"] = {{"bytes", m.measured_bytes ? json_t(*m.measured_bytes) : json_t()},
                              {"bytes_read", m.measured_bytes_read ? json_t(*m.measured_bytes_read) : json_t()},
