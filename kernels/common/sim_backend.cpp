@@ -241,10 +241,96 @@ inline constexpr double kLoneBlockExponent = 1.5;
 // products (H100 and H200, 2026-11-27, N = 4096, 64 heads: 64 x 64 1.19 ms, 128 x 64 0.96 ms at d = 64).
 inline constexpr double kMmaSyncSharedInTurn = 0.25;
 
+// One kernel's on-chip time per SM. Each SM runs its share of the blocks (the busiest SM
+// ceil(blocks / SMs)), `resident` at a time. One block at the SM's full rate takes `per_block`; alone on
+// its SM, a block of w warps runs (saturating_warps / w)^1.5 times slower and adds its memory trips and
+// serial steps (`lone`). A wave of j resident blocks takes max(j x per_block, lone): throughput when
+// enough warps share the SM, one block's latency when too few do. `name` and `what` are set when the
+// waves, not the slowest resource alone, say what sets the time.
+namespace {
+
+struct WavePrice {
+    double ms = 0;
+    int resident = 0, waves = 0;
+    bool latency_bound = false;
+    std::string name, what;
+};
+
+WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device, const char* slowest_name,
+                      const std::string& slowest_what, double slowest_ms, double trips_ms) {
+    WavePrice p;
+    char text[240];
+    const double sms = static_cast<double>(device.sm_count);
+    const int resident = resident_blocks_per_sm(k.threads_per_block, k.registers.registers, k.block.shared_bytes, device);
+    const int warps = (k.threads_per_block + 31) / 32;
+    const double per_block = slowest_ms * sms / static_cast<double>(k.blocks) / k.block.rate_share;
+    const double slowdown = k.block.saturating_warps > warps
+                                ? std::pow(double(k.block.saturating_warps) / warps, kLoneBlockExponent)
+                                : 1.0;
+    // The mean block's serial steps, at the SM's clock (cycles per ms = MHz x 1e3).
+    const double steps_ms = device.sm_clock_mhz > 0 ? static_cast<double>(k.block.serial_steps) * k.block.step_cycles /
+                                                           (device.sm_clock_mhz * 1e3)
+                                                     : 0.0;
+    const double lone = per_block * slowdown + trips_ms + steps_ms;
+    const uint64_t on_busiest = (k.blocks + static_cast<uint64_t>(device.sm_count) - 1) / static_cast<uint64_t>(device.sm_count);
+    const uint64_t full_waves = on_busiest / static_cast<uint64_t>(resident), rest = on_busiest % static_cast<uint64_t>(resident);
+    auto wave = [&](uint64_t j) {
+        const double throughput = static_cast<double>(j) * per_block;
+        if (lone > throughput) p.latency_bound = true;
+        return std::max(throughput, lone);
+    };
+    double sm_ms = static_cast<double>(full_waves) * wave(static_cast<uint64_t>(resident)) + (rest > 0 ? wave(rest) : 0.0);
+    // The longest block (causal attention's last row block) alone bounds the kernel too.
+    const double longest = (per_block * slowdown + steps_ms) * k.block.longest_block + trips_ms;
+    if (longest > sm_ms) sm_ms = longest, p.latency_bound = true;
+    p.resident = resident;
+    p.waves = static_cast<int>(full_waves + (rest > 0 ? 1 : 0));
+    p.ms = sm_ms;
+    const double fixed_ms = trips_ms + steps_ms, warps_ms = per_block * (slowdown - 1.0);
+    if (p.latency_bound && sm_ms > 1.25 * static_cast<double>(on_busiest) * per_block && fixed_ms > warps_ms) {
+        // Each block waits mostly on its own trips to memory and serial steps, not on its warps.
+        std::snprintf(text, sizeof text,
+                      "%llu blocks on %d SMs, %d at a time per SM; besides its work each block waits on %d dependent "
+                      "trips to memory (%.2f us each)",
+                      static_cast<unsigned long long>(k.blocks), device.sm_count, resident, k.block.memory_trips,
+                      c.memory_latency_us);
+        std::string what = text;
+        if (k.block.serial_steps > 0) {
+            std::snprintf(text, sizeof text, " and %llu serial steps (%.0f cycles each)",
+                          static_cast<unsigned long long>(k.block.serial_steps), k.block.step_cycles);
+            what += text;
+        }
+        p.name = "latency (each block's serial steps)";
+        p.what = what + ": a block alone takes " + ms_text(lone) + "; every SM busy at full rate: " + slowest_what +
+                 " = " + ms_text(slowest_ms) + "; the kernel = " + ms_text(sm_ms);
+    } else if (p.latency_bound && sm_ms > 1.25 * static_cast<double>(on_busiest) * per_block) {
+        // Too few warps per SM (or too few blocks) to keep its slowest resource busy.
+        std::snprintf(text, sizeof text,
+                      "%llu blocks of %d warps on %d SMs, %d at a time per SM, so each SM holds %llu warps of the %.3g "
+                      "that keep its %s busy; a block alone takes %s",
+                      static_cast<unsigned long long>(k.blocks), warps, device.sm_count, resident,
+                      static_cast<unsigned long long>(std::min<uint64_t>(on_busiest, static_cast<uint64_t>(resident)) * static_cast<uint64_t>(warps)),
+                      std::max(k.block.saturating_warps, double(warps)), slowest_name, ms_text(lone).c_str());
+        p.name = "occupancy (too few warps to hide latency)";
+        p.what = text + std::string("; every SM busy at full rate: ") + slowest_what + " = " + ms_text(slowest_ms) +
+                 "; the kernel = " + ms_text(sm_ms);
+    } else {
+        p.latency_bound = false;
+        if (on_busiest * static_cast<uint64_t>(device.sm_count) > k.blocks + k.blocks / 8 || on_busiest < 4) {
+            std::snprintf(text, sizeof text, " on %llu blocks: %llu waves of up to %d per SM",
+                          static_cast<unsigned long long>(k.blocks), static_cast<unsigned long long>(p.waves), resident);
+            p.what = slowest_what + text + " = " + ms_text(sm_ms);
+        }
+    }
+    return p;
+}
+
+}  // namespace
+
 KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device) {
     KernelPrice p;
     // Spill traffic that leaves the SM is charged at DRAM bandwidth (an upper bound: L2 may hold
-    // some of it); what L1 holds costs nothing here.
+    // some of it); all of it, L1's share too, at the shared-memory rate below.
     const double spill = static_cast<double>(spill_estimate(k, device).beyond_l1_bytes);
     const double dram = static_cast<double>(k.dram_bytes()) + spill;
     const double dram_gbps = k.access_bytes < 8 ? c.narrow_dram_gbps : c.dram_gbps;
@@ -315,75 +401,16 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
     // A block's dependent trips to memory (its first loads, its last store) lie on its critical path
     // whatever the throughput: no kernel is shorter than them.
     const double trips_ms = k.block.memory_trips * latency_ms;
-    // Occupancy and latency, per SM. Each SM runs its share of the blocks (the busiest SM
-    // ceil(blocks / SMs)), `resident` at a time. One block at the SM's full rate takes `per_block`;
-    // alone on its SM, a block of w warps reaches w / saturating_warps of that rate and adds its
-    // memory trips (`lone`). A wave of j resident blocks takes max(j x per_block, lone): throughput
-    // when enough warps share the SM, one block's latency when too few do. Library kernels
-    // (threads_per_block 0) pick their own grid: priced at the whole GPU's rate.
+    // Occupancy and latency, per SM (price_waves). Library kernels (threads_per_block 0) pick their own
+    // grid: priced at the whole GPU's rate.
     if (k.threads_per_block > 0 && k.blocks > 0 && device.sm_count > 0) {
-        const double sms = static_cast<double>(device.sm_count);
-        const int resident = resident_blocks_per_sm(k.threads_per_block, k.registers.registers, k.block.shared_bytes, device);
-        const int warps = (k.threads_per_block + 31) / 32;
-        const double per_block = slowest.ms * sms / static_cast<double>(k.blocks) / k.block.rate_share;
-        const double slowdown = k.block.saturating_warps > warps
-                                    ? std::pow(double(k.block.saturating_warps) / warps, kLoneBlockExponent)
-                                    : 1.0;
-        // The mean block's serial steps, at the SM's clock (cycles per ms = MHz x 1e3).
-        const double steps_ms = device.sm_clock_mhz > 0 ? static_cast<double>(k.block.serial_steps) * k.block.step_cycles /
-                                                               (device.sm_clock_mhz * 1e3)
-                                                         : 0.0;
-        const double lone = per_block * slowdown + trips_ms + steps_ms;
-        const uint64_t on_busiest = (k.blocks + static_cast<uint64_t>(device.sm_count) - 1) / static_cast<uint64_t>(device.sm_count);
-        const uint64_t full_waves = on_busiest / static_cast<uint64_t>(resident), rest = on_busiest % static_cast<uint64_t>(resident);
-        auto wave = [&](uint64_t j) {
-            const double throughput = static_cast<double>(j) * per_block;
-            if (lone > throughput) p.latency_bound = true;
-            return std::max(throughput, lone);
-        };
-        double sm_ms = static_cast<double>(full_waves) * wave(static_cast<uint64_t>(resident)) + (rest > 0 ? wave(rest) : 0.0);
-        // The longest block (causal attention's last row block) alone bounds the kernel too.
-        const double longest = (per_block * slowdown + steps_ms) * k.block.longest_block + trips_ms;
-        if (longest > sm_ms) sm_ms = longest, p.latency_bound = true;
-        p.resident_blocks = resident;
-        p.waves = static_cast<int>(full_waves + (rest > 0 ? 1 : 0));
-        p.onchip_ms = sm_ms;
-        const double fixed_ms = trips_ms + steps_ms, warps_ms = per_block * (slowdown - 1.0);
-        if (p.latency_bound && sm_ms > 1.25 * static_cast<double>(on_busiest) * per_block && fixed_ms > warps_ms) {
-            // Each block waits mostly on its own trips to memory and serial steps, not on its warps.
-            std::snprintf(text, sizeof text,
-                          "%llu blocks on %d SMs, %d at a time per SM; besides its work each block waits on %d dependent "
-                          "trips to memory (%.2f us each)",
-                          static_cast<unsigned long long>(k.blocks), device.sm_count, resident, k.block.memory_trips,
-                          c.memory_latency_us);
-            std::string what = text;
-            if (k.block.serial_steps > 0) {
-                std::snprintf(text, sizeof text, " and %llu serial steps (%.0f cycles each)",
-                              static_cast<unsigned long long>(k.block.serial_steps), k.block.step_cycles);
-                what += text;
-            }
-            onchip_name = "latency (each block's serial steps)";
-            onchip_what = what + ": a block alone takes " + ms_text(lone) + "; every SM busy at full rate: " + slowest.what + " = " +
-                          ms_text(slowest.ms) + "; the kernel = " + ms_text(sm_ms);
-        } else if (p.latency_bound && sm_ms > 1.25 * static_cast<double>(on_busiest) * per_block) {
-            // Too few warps per SM (or too few blocks) to keep its slowest resource busy.
-            std::snprintf(text, sizeof text,
-                          "%llu blocks of %d warps on %d SMs, %d at a time per SM, so each SM holds %llu warps of the %.3g "
-                          "that keep its %s busy; a block alone takes %s",
-                          static_cast<unsigned long long>(k.blocks), warps, device.sm_count, resident,
-                          static_cast<unsigned long long>(std::min<uint64_t>(on_busiest, static_cast<uint64_t>(resident)) * static_cast<uint64_t>(warps)),
-                          std::max(k.block.saturating_warps, double(warps)), slowest.name, ms_text(lone).c_str());
-            onchip_name = "occupancy (too few warps to hide latency)";
-            onchip_what = text + std::string("; every SM busy at full rate: ") + slowest.what + " = " + ms_text(slowest.ms) +
-                          "; the kernel = " + ms_text(sm_ms);
-        } else {
-            p.latency_bound = false;
-            if (on_busiest * static_cast<uint64_t>(device.sm_count) > k.blocks + k.blocks / 8 || on_busiest < 4) {
-                std::snprintf(text, sizeof text, " on %llu blocks: %llu waves of up to %d per SM",
-                              static_cast<unsigned long long>(k.blocks), static_cast<unsigned long long>(p.waves), resident);
-                onchip_what = slowest.what + text + " = " + ms_text(sm_ms);
-            }
-        }
+        const WavePrice w = price_waves(c, k, device, slowest.name, slowest.what, slowest.ms, trips_ms);
+        p.resident_blocks = w.resident;
+        p.waves = w.waves;
+        p.latency_bound = w.latency_bound;
+        p.onchip_ms = w.ms;
+        if (!w.name.empty()) onchip_name = w.name;
+        if (!w.what.empty()) onchip_what = w.what;
     } else if (trips_ms > p.onchip_ms) {
         p.onchip_ms = trips_ms;
         p.latency_bound = true;
