@@ -284,3 +284,32 @@ TEST_CASE("ffn: simulated H100: GEMMs memory-bound at decode, compute-bound at p
     CHECK(gain_prefill > 1.0);
     CHECK(gain_prefill < 1.5);
 }
+
+TEST_CASE("ffn: cuBLASLt re-reads operands larger than half the L2, per region of the output", "[ffn][levels]") {
+    const uint64_t l2 = 50ull << 20, es = 2;
+    // M = 4096, d_model = 4096, d_ff = 16384 (bf16): W1 and W2 are 128 MiB each, x 32 MiB, act 128 MiB.
+    const kernels::Model m = kernels::model("epilogue", ffn_params(4096, 4096), l2);
+    REQUIRE(m.kernels.size() == 2);
+    const auto dram_read = [&](size_t k, const std::string& buffer) {
+        for (const auto& b : m.kernels[k].buffers)
+            if (b.buffer == buffer) return b.dram_read;
+        return uint64_t{0};
+    };
+    const double weight_passes = 4096.0 / 1536 + 0.5;  // once per 1536 rows of tokens, plus half a pass
+    const uint64_t W = 4096ull * 16384 * es;
+    CHECK(dram_read(0, "W1") == static_cast<uint64_t>(static_cast<double>(W) * weight_passes));
+    CHECK(dram_read(1, "W2") == static_cast<uint64_t>(static_cast<double>(W) * weight_passes));
+    // x (32 MiB) once per 2048 of gemm1's 16384 output columns; act once per 2048 of gemm2's 4096.
+    CHECK(dram_read(0, "x") == 4096ull * 4096 * es * 8);
+    CHECK(dram_read(1, "act") == 4096ull * 16384 * es * 2);
+    CHECK_THAT(m.kernels[0].buffers.front().dram_rule + m.kernels[0].buffers.back().dram_rule,
+               Catch::Contains("cuBLASLt's tiles re-read it"));
+    // At decode (M = 1) the weights are read once and nothing else is big: the generic rules alone.
+    const kernels::Model decode = kernels::model("epilogue", ffn_params(1, 4096), l2);
+    for (const auto& k : decode.kernels)
+        for (const auto& b : k.buffers) CHECK(b.dram_read <= b.bytes_read);
+    // An L2 that holds them (a made-up 1 GiB) re-reads nothing.
+    const kernels::Model big_l2 = kernels::model("epilogue", ffn_params(4096, 4096), 1ull << 30);
+    for (const auto& k : big_l2.kernels)
+        for (const auto& b : k.buffers) CHECK(b.dram_rule.find("cuBLASLt") == std::string::npos);
+}

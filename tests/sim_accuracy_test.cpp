@@ -357,9 +357,6 @@ const std::vector<RecordedMiss>& recorded_lesson_misses() {
 // Where the DRAM model is known not to follow the counters, and why ("" for the rest).
 const char* dram_known_miss(const Measurement& m) {
     const std::string& w = m.job.params.workload;
-    if (w == "ffn" && m.job.params.get("M") >= 1024)
-        return "cuBLASLt's GEMMs re-read their operands from DRAM once their tiles no longer share them in L2 (the "
-               "counters read 1.2-3.3x the compulsory bytes from M = 1024 up); the model charges each operand once";
     if (w == "chain" && m.job.variant == "fused_spill")
         return "the spill estimate keeps most of the local-memory traffic in L1; the counters see 1.3-2.8x the model";
     if ((w == "chain" || w == "bias_gelu") && m.job.variant == "unfused" && m.device.name.find("H200") != std::string::npos)

@@ -77,6 +77,10 @@ std::string validate(const FfnParams& p);
 // Kernel names, in launch order: unfused gemm1, bias1, gelu, gemm2, bias2; fused_elementwise
 // gemm1, bias_gelu, gemm2, bias2; epilogue(_graph) gemm1_bias_gelu, gemm2_bias.
 Schedule schedule(const std::string& variant, const FfnParams& p);
+// cuBLASLt's re-reads of the GEMM operands that do not fit in half the L2 (WorkloadDef::l2_reuse):
+// the generic rules charge each operand once; the counters see the weights once per 1536 rows of
+// tokens (plus half a pass) and the activations once per 2048 output columns.
+void gemm_l2_reuse(const std::string& variant, const FfnParams& p, uint64_t l2_bytes, Model& m);
 // The HBM tensors a variant touches, in the order the GPU side allocates them ("x", "W1", "b1",
 // "W2", "b2", then its intermediates among "h1", "h2", "act", "y", and "out").
 std::vector<std::string> buffers(const std::string& variant);

@@ -52,6 +52,9 @@ const ParamSpec kFf{"d_ff", "d_ff (0: 4 x d_model)", 0, static_cast<double>(kMax
 
 std::string validate_of(const Params& p) { return validate(to_ffn(p)); }
 Schedule schedule_of(const std::string& variant, const Params& p) { return schedule(variant, to_ffn(p)); }
+void l2_reuse_of(const std::string& variant, const Params& p, uint64_t l2_bytes, Model& m) {
+    gemm_l2_reuse(variant, to_ffn(p), l2_bytes, m);
+}
 uint64_t min_bytes_of(const Params& p) { return min_bytes(to_ffn(p)); }
 
 // cuBLASLt's workspace (ffn.cu allocates it with the buffers).
@@ -161,6 +164,7 @@ const WorkloadDef& ffn_workload() {
         w.device_refusal = ffn::device_refusal;
         w.describe = ffn::describe_of;
         w.footprint = ffn::footprint;
+        w.l2_reuse = ffn::l2_reuse_of;
         w.on_chip = ffn::on_chip;
         w.bench_note = ffn::bench_note;
         w.emulate = ffn::emulate_of;
