@@ -297,6 +297,9 @@ TEST_CASE("price_kernel: a lone block with too few warps is bound by occupancy",
     CHECK(p.latency_bound);
     CHECK(p.onchip_ms == Approx(per_block * 8 + 2 * c.memory_latency_us * 1e-3));
     CHECK(p.limiter == "occupancy (too few warps to hide latency)");
+    // The table's cell word, from the resource or from a whole "bound by ..." line.
+    CHECK(limiter_short(p.limiter) == "occupancy");
+    CHECK(limiter_short("bound by " + p.limiter + ": " + p.detail) == "occupancy");
     CHECK_THAT(p.detail, Catch::Contains("4 warps") && Catch::Contains("of the 16 that keep its FP32 FMA issue busy"));
     // Four such blocks on every SM hide each other's latency: 4 x per block > 8^(2/3) x per block.
     const KernelPrice busy = price_kernel(c, fma_kernel(1.0, 4ull * sms, 128, 0, 8), h100.info);

@@ -4,7 +4,6 @@
 #include "app/core/results_import.h"
 
 #include "app/core/json_fields.h"
-#include "kernels/common/backend.h"
 #include "kernels/common/registry.h"
 
 #include <nlohmann/json.hpp>
@@ -235,7 +234,6 @@ kernels::Measurement read_measurement(const json_t& j, const std::string& path, 
     }
     m.limiter = text_or(j, "limiter", path);
     m.model_limiter = text_or(j, "model_limiter", path, m.model_limiter);  // optional: files before 2026-11-27 lack it
-    m.model_limiter_short = kernels::limiter_short(m.model_limiter.substr(m.model_limiter.rfind("bound by ", 0) == 0 ? 9 : 0));
     if (const json_t* mb = optional_member(j, "measured_bytes")) {
         m.measured_bytes = optional_bytes(*mb, "bytes", path + ".measured_bytes");
         m.measured_bytes_read = optional_bytes(*mb, "bytes_read", path + ".measured_bytes");

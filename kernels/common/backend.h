@@ -126,8 +126,9 @@ RunPrice price_run(const SimCalibration& c, const std::string& variant, const Pa
 // "bound by <resource>: <the kernel that speaks for it and its numbers> (x% of the run)", or the
 // launches and gaps when they set the most time: the words a result says its limiter in.
 std::string limiter_text(const RunPrice& run, size_t kernels);
-// The resource in a few words, for a table cell: "DRAM", "shared memory", "occupancy", "launches".
-std::string limiter_short(const std::string& resource);
+// The resource in a few words, for a table cell: "DRAM", "shared memory", "occupancy", "launches";
+// from the resource's name or from a whole limiter_text() line ("bound by <resource>: ...").
+std::string limiter_short(const std::string& limiter);
 
 const std::vector<SimGpu>& sim_gpus();
 const SimGpu* find_sim_gpu(const std::string& key);  // case-insensitive; nullptr if unknown

@@ -241,7 +241,6 @@ void record_model(const Model& mod, const Params& p, const DeviceInfo& device, M
     if (!has_variant(p.workload, m.job.variant)) return;
     const RunPrice run = priced ? *priced : price_run(calibration_for(device), m.job.variant, p, mod, device);
     m.model_limiter = limiter_text(run, mod.kernels.size());
-    m.model_limiter_short = limiter_short(run.limiter);
 }
 
 std::string device_refusal(const std::string& variant, const Params& p, const DeviceBudget& device) {

@@ -506,7 +506,8 @@ std::string limiter_text(const RunPrice& run, size_t kernels) {
     return "bound by " + run.limiter + ": " + run.limiter_detail + share;
 }
 
-std::string limiter_short(const std::string& resource) {
+std::string limiter_short(const std::string& limiter) {
+    const std::string resource = limiter.rfind("bound by ", 0) == 0 ? limiter.substr(9) : limiter;
     static const std::vector<std::pair<const char*, const char*>> words{
         {"DRAM bandwidth", "DRAM"},
         {"L2 bandwidth", "L2"},
@@ -524,7 +525,7 @@ std::string limiter_short(const std::string& resource) {
     };
     for (const auto& [name, word] : words)
         if (resource.rfind(name, 0) == 0) return word;
-    return resource;
+    return resource.substr(0, resource.find(':'));
 }
 
 RunPrice price_run(const SimCalibration& c, const std::string& variant, const Params& p, const Model& model,

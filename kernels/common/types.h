@@ -188,7 +188,6 @@ struct Measurement {
     // Every result: what the calibrated model says sets the time on this device, "bound by X: ..."
     // (simulated: the same as `limiter`; GPU and recorded: the model's claim beside the measurement).
     std::string model_limiter;
-    std::string model_limiter_short;  // the resource in a few words, for a table cell ("shared memory")
     uint64_t min_bytes = 0;      // the fewest bytes any implementation must move
     // Register spills (modeled, not in bytes_read/written): traffic to the threads' local memory,
     // and how much of it leaves the SM by spill_estimate() for this device ("" when none spills).
