@@ -48,6 +48,13 @@
 //       unroll, a division, a compare and 64-bit address arithmetic per 16-byte chunk), v6's ~40.
 //       7-10% faster than v5 at the best tiles (H100: d = 128, 128 x 64: 1.744 -> 1.629 ms; d = 64,
 //       128 x 128: 0.928 -> 0.838 ms), 31% fewer instructions; still latency-bound.
+//   (v6c, measured and reverted: the key tiles that need no mask in a loop of their own, as
+//       FlashAttention-2 splits them, at d = 128 with 32 rows per warp. Fewer register moves, more
+//       spills: 4-5% slower than v6 at d = 128, up to 3% on other instances.)
+//   Left for later (kernels/PERF.md, "v6c measured"): at d = 128 ncu puts 9% of the stall samples
+//   on the reloads of spilled loop invariants (the Kj ldmatrix base, the tile count) at the head of
+//   each tile, between the barrier and the first mma.sync; taking those off the 255 registers is
+//   the next step there.
 //
 // Every move between memory levels has a one-line comment in the words the animation uses.
 #include "kernels/attention/attention.h"
