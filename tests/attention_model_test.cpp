@@ -245,11 +245,11 @@ TEST_CASE("flash_tc's tiles against shared memory: what fits an H100, an A100 an
                         .empty());
 }
 
-TEST_CASE("flash_wgmma takes Br, Bc in {64, 128}; its bytes are flash's with the same tile", "[attention][model]") {
-    for (int Br : {64, 128})
+TEST_CASE("flash_wgmma takes Br in {64, 128, 192}, Bc in {64, 128}; its bytes are flash's with the same tile", "[attention][model]") {
+    for (int Br : {64, 128, 192})
         for (int Bc : {64, 128})
             for (bool causal : {false, true}) {
-                const AttentionParams p = make(8, 1000, 128, DType::f16, causal, Br, Bc);
+                const AttentionParams p = make(8, 1000, Br == 192 && Bc == 128 ? 64 : 128, DType::f16, causal, Br, Bc);
                 CAPTURE(Br, Bc, causal);
                 REQUIRE(validate("flash_wgmma", p).empty());
                 const Tile t = flash_tile("flash_wgmma", p);
@@ -268,6 +268,14 @@ TEST_CASE("flash_wgmma takes Br, Bc in {64, 128}; its bytes are flash's with the
             }
     AttentionParams p = make(1, 64, 64, DType::f16, false, 32, 64);
     CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("Br = 32"));
+    // Br = 192 is flash_wgmma's alone; at d = 128 only with Bc = 64 (192 x 128 would spill).
+    p = make(1, 64, 128, DType::f16, false, 192, 128);
+    CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("registers") && Catch::Contains("Bc = 64"));
+    p.Bc = 64;
+    CHECK(validate("flash_wgmma", p).empty());
+    CHECK_THAT(validate("flash_tc", p), Catch::Contains("Br = 192") && Catch::Contains("flash_wgmma"));
+    CHECK_THAT(validate("flash", p), Catch::Contains("Br = 192") && Catch::Contains("flash_wgmma"));
+    CHECK(validate("naive", p).empty());  // naive has no tile
     p = make(1, 64, 64, DType::f16, false, 64, 16);
     CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("Bc = 16"));
     p = make(1, 64, 96, DType::f16, false, 64, 64);
@@ -415,7 +423,7 @@ TEST_CASE("bad attention parameters give a message naming the parameter and the 
     CHECK_THAT(validate(p), Catch::Contains("batch_heads = -3"));
     p = AttentionParams{};
     p.Br = 48;
-    CHECK_THAT(validate(p), Catch::Contains("Br = 48") && Catch::Contains("16, 32, 64 or 128"));
+    CHECK_THAT(validate(p), Catch::Contains("Br = 48") && Catch::Contains("16, 32, 64, 128 or 192"));
     p = AttentionParams{};
     p.Bc = 256;
     CHECK_THAT(validate(p), Catch::Contains("Bc = 256"));
@@ -441,8 +449,8 @@ TEST_CASE("one flash_wgmma block, lane by lane: the turns, the ring and the work
     REQUIRE(h100 != nullptr);
     const DeviceInfo& dev = h100->info;
     const SimCalibration c = calibration_for(dev);
-    for (int Br : kWgmmaTileSizes)
-        for (int Bc : kWgmmaTileSizes)
+    for (int Br : kWgmmaRowTiles)
+        for (int Bc : kWgmmaColTiles)
             for (bool causal : {false, true}) {
                 const AttentionParams p = make(64, 4096, 64, DType::f16, causal, Br, Bc);
                 CAPTURE(Br, Bc, causal);

@@ -206,7 +206,7 @@ fl_cli_test(bench_tc_tile_refused CODE 0
 # flash_wgmma takes --br/--bc from {64, 128} and runs on compute capability 9.0 only: refused rows, exit 0.
 fl_cli_test(bench_wgmma_tile_refused CODE 0
             ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 64 --br 32 --bc 64 --dtype fp16 --sim H100
-            STDOUT "flash_wgmma .*refused: flash_wgmma takes Br = 64 or 128 .*not Br = 32")
+            STDOUT "flash_wgmma .*refused: flash_wgmma takes Br = 64, 128 or 192 .*not Br = 32")
 fl_cli_test(bench_wgmma_not_hopper CODE 0
             ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 64 --br 128 --bc 128 --dtype fp16 --sim A100
             STDOUT "flash_wgmma .*refused: flash_wgmma needs compute capability 9.0.*is 8.0")
@@ -219,7 +219,7 @@ fl_cli_test(bench_wgmma_tile CODE 0
             ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 128 --br 128 --bc 64 --dtype bf16 --sim H100
             STDOUT "flash_wgmma +bf16 +16 heads, N=1024, d=128, tile 128x64, 4 stages")
 fl_cli_test(attention_bad_br CODE 2 ARGS bench --workload attention --sim H100 --br 48
-            STDERR "--br '48' is not one of the choices \\(legal: 16, 32, 64 or 128\\)")
+            STDERR "--br '48' is not one of the choices \\(legal: 16, 32, 64, 128 or 192\\)")
 fl_cli_test(attention_bad_d CODE 2 ARGS bench --workload attention --sim H100 --d 0
             STDERR "--d '0' is out of range \\(legal: 1\\.\\.128\\)")
 fl_cli_test(attention_bad_n CODE 2 ARGS bench --workload attention --sim H100 --N abc

@@ -184,7 +184,7 @@ TEST_CASE("every error class is reported with its line", "[lesson]") {
         {one_step("@highlight results.nothing\ntext\n"), 3, "unknown highlight 'results.nothing'"},
         {one_step("@view results\n@highlight memory.sram\ntext\n"), 4, "add @view memory"},
         {one_step("@workload attention\n@param N 0\ntext\n"), 4, "N"},
-        {one_step("@workload attention\n@param br 48\ntext\n"), 4, "16, 32, 64 or 128"},
+        {one_step("@workload attention\n@param br 48\ntext\n"), 4, "16, 32, 64, 128 or 192"},
         {one_step("@workload attention\n@param N many\ntext\n"), 4, "bad value 'many' for N (legal: "},
         {one_step("@workload chain\n@param N 64\ntext\n"), 4, "unknown parameter 'N' for chain"},
         {one_step("@dtype fp8\ntext\n"), 3, "bad dtype 'fp8'"},

@@ -299,15 +299,20 @@ TEST_CASE("simulated flash_wgmma follows its H100 measurements", "[sim][accuracy
         int64_t heads, d;
         bool causal;
         double measured_ms;
+        int br = 128, bc = 128;
     };
-    const std::vector<Point> points{{64, 64, false, 0.631}, {64, 128, false, 0.848}, {64, 64, true, 0.363},
-                                    {64, 128, true, 0.483}, {16, 64, false, 0.1639}};
+    // Three consumer warpgroups (Br = 192): `fusionlab bench`, H100, 2026-11-27 17:34 UTC (PERF.md, v4).
+    const std::vector<Point> points{{64, 64, false, 0.631},          {64, 128, false, 0.848},
+                                    {64, 64, true, 0.363},           {64, 128, true, 0.483},
+                                    {16, 64, false, 0.1639},         {64, 64, false, 0.5508, 192, 128},
+                                    {64, 64, true, 0.3481, 192, 128}, {64, 128, false, 0.8939, 192, 64},
+                                    {64, 128, true, 0.5319, 192, 64}};
     for (const Point& pt : points) {
         Params p;
         p.workload = "attention";
         p.dtype = DType::f16;
         p.set("heads", double(pt.heads)).set("N", 4096).set("d", double(pt.d)).set("causal", pt.causal ? 1 : 0);
-        p.set("br", 128).set("bc", 128);
+        p.set("br", pt.br).set("bc", pt.bc);
         Job job;
         job.params = p;
         job.variant = "flash_wgmma";
@@ -319,6 +324,18 @@ TEST_CASE("simulated flash_wgmma follows its H100 measurements", "[sim][accuracy
         CHECK(m.time.median_ms / pt.measured_ms <= 1.25);
         CHECK_THAT(m.limiter, Catch::Contains("exp2"));
     }
+    // The third warpgroup's gain, same call: 192 x 128 took 0.5508 / 0.6336 = 0.869 of 128 x 128 at d = 64.
+    const auto simulated = [](int br) {
+        Params p;
+        p.workload = "attention";
+        p.dtype = DType::f16;
+        p.set("heads", 64).set("N", 4096).set("d", 64).set("causal", 0).set("br", br).set("bc", 128);
+        Job job;
+        job.params = p;
+        job.variant = "flash_wgmma";
+        return make_sim_backend(*find_sim_gpu("H100"))->run(job, {}).time.median_ms;
+    };
+    CHECK(simulated(192) / simulated(128) == Approx(0.5508 / 0.6336).margin(0.03));
 }
 
 // The model against the recordings (assets/recordings/h100-2026-11-27 and h200-2026-11-27: every

@@ -104,9 +104,9 @@ TEST_CASE("attention: specs for N, d, heads, Br, Bc, causal and seed", "[params]
     const ParamSpec* br = find_param_spec("attention", "br");
     REQUIRE(br);
     CHECK(br->kind == ParamKind::choice);
-    CHECK(br->choices == std::vector<double>{16, 32, 64, 128});
-    CHECK(legal_values_text(*br) == "16, 32, 64 or 128");
-    CHECK_THAT(check_param_value(*br, 48), Catch::Contains("br = 48") && Catch::Contains("16, 32, 64 or 128"));
+    CHECK(br->choices == std::vector<double>{16, 32, 64, 128, 192});
+    CHECK(legal_values_text(*br) == "16, 32, 64, 128 or 192");
+    CHECK_THAT(check_param_value(*br, 48), Catch::Contains("br = 48") && Catch::Contains("16, 32, 64, 128 or 192"));
     const ParamSpec* causal = find_param_spec("attention", "causal");
     REQUIRE(causal);
     CHECK(causal->kind == ParamKind::boolean);

@@ -59,7 +59,8 @@ struct AttentionParams {
 inline constexpr int64_t kMaxBatchHeads = 4096;
 inline constexpr int64_t kMaxN = 65536;
 inline constexpr int64_t kMaxD = 128;
-inline constexpr int kTileSizes[] = {16, 32, 64, 128};
+inline constexpr int kTileSizes[] = {16, 32, 64, 128};       // Bc of every flash kernel; Br of flash, flash_tc
+inline constexpr int kRowTileSizes[] = {16, 32, 64, 128, 192};  // Br: 192 for flash_wgmma only
 
 const std::vector<VariantInfo>& variants();
 bool has_variant(const std::string& variant);
@@ -95,9 +96,15 @@ int flash_tc_threads(int Br, int Bc, int64_t d);
 // (scripts/kernel_registers.py, sm_90). Empty (registers 0) for parameters flash_tc does not take.
 RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue = false);
 
-// flash_wgmma's tile comes from p.Br, p.Bc (Br: 64 rows per consumer warpgroup). The shared-memory
-// ring holds as many (Kj, Vj) stages as fit in the 227 KiB a Hopper block may opt in to, at most 4.
-inline constexpr int kWgmmaTileSizes[] = {64, 128};
+// flash_wgmma's tile comes from p.Br, p.Bc (Br: 64 rows per consumer warpgroup, one to three). The
+// shared-memory ring holds as many (Kj, Vj) stages as fit in the 227 KiB a Hopper block may opt in
+// to, at most 4.
+inline constexpr int kWgmmaRowTiles[] = {64, 128, 192};
+inline constexpr int kWgmmaColTiles[] = {64, 128};
+// Every Br x Bc of those is built except 192 x 128 at d = 128: with three consumer warpgroups a block
+// has 512 threads, a consumer thread 160 registers (setmaxnreg), and Sij, Oi and Pij need ~200 there
+// (ptxas spills 272 bytes a thread). validate() refuses it with that reason.
+constexpr bool wgmma_tile_built(int Br, int Bc, int64_t d) { return !(Br == 192 && Bc == 128 && d == 128); }
 inline constexpr int64_t kWgmmaSmemLimit = 232448;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, sm_90
 inline constexpr int64_t kWgmmaSmemExtra = 1024 + 128;  // alignment of the 128-byte swizzle (1024) + mbarriers
 constexpr int flash_wgmma_stages(int64_t Br, int64_t Bc, int64_t d, int64_t es) {

@@ -30,6 +30,7 @@ namespace attention {
 // Ranges come from attention.h, which also validates the combination (one source).
 const ParamSpec& param(const std::string& name) {
     static const std::vector<double> tiles(std::begin(kTileSizes), std::end(kTileSizes));
+    static const std::vector<double> row_tiles(std::begin(kRowTileSizes), std::end(kRowTileSizes));
     static const std::vector<ParamSpec> specs{
         {"N", "N (sequence length)", 1, static_cast<double>(kMaxN), true, true,
          "Rows of Q, K and V: tokens in the sequence. naive writes S and P, N x N each, to HBM and reads\n"
@@ -43,12 +44,12 @@ const ParamSpec& param(const std::string& name) {
          "Independent attention problems (batch size times heads). Each gets its own grid rows:\n"
          "few heads at small N leave SMs idle.",
          16, ParamKind::number, {}, 1, 64},
-        {"br", "Br (Q tile rows)", 16, 128, true, true,
+        {"br", "Br (Q tile rows)", 16, 192, true, true,
          "Rows of Q one flash thread block keeps on chip (Qi). K and V are read from HBM once per\n"
          "block, so larger Br means fewer re-reads, but Qi, Sij and Oi must fit in shared memory.\n"
-         "flash_tc gives each warp 16 rows (32 at Br = 128 where registers allow); flash_wgmma takes 64\n"
-         "or 128 (one or two consumer warpgroups).",
-         64, ParamKind::choice, tiles},
+         "flash_tc gives each warp 16 rows (32 at Br = 128 where registers allow); flash_wgmma takes 64,\n"
+         "128 or 192 (one, two or three consumer warpgroups); 192 is flash_wgmma's alone.",
+         64, ParamKind::choice, row_tiles},
         {"bc", "Bc (K/V tile rows)", 16, 128, true, true,
          "Rows of K and V staged in shared memory per loop step (Kj, Vj). A tile that does not fit\n"
          "shared memory is refused with the numbers. flash_tc and flash_wgmma take 64 or 128 (their\n"

@@ -57,6 +57,9 @@ bool has_variant(const std::string& variant) {
 namespace {
 
 bool is_tile_size(int b) { return std::find(std::begin(kTileSizes), std::end(kTileSizes), b) != std::end(kTileSizes); }
+bool is_row_tile_size(int b) {
+    return std::find(std::begin(kRowTileSizes), std::end(kRowTileSizes), b) != std::end(kRowTileSizes);
+}
 
 std::string range_message(const char* name, int64_t value, int64_t lo, int64_t hi) {
     return std::string(name) + " = " + std::to_string(value) + " is out of range: it must be " + std::to_string(lo) +
@@ -74,7 +77,8 @@ std::string validate(const AttentionParams& p) {
         return range_message("batch_heads", p.batch_heads, 1, kMaxBatchHeads);
     if (p.N < 1 || p.N > kMaxN) return range_message("N", p.N, 1, kMaxN);
     if (p.d < 1 || p.d > kMaxD) return range_message("d", p.d, 1, kMaxD);
-    if (!is_tile_size(p.Br)) return "Br = " + std::to_string(p.Br) + " is not a tile size: it must be 16, 32, 64 or 128";
+    if (!is_row_tile_size(p.Br))
+        return "Br = " + std::to_string(p.Br) + " is not a tile size: it must be 16, 32, 64, 128 or 192 (192: flash_wgmma only)";
     if (!is_tile_size(p.Bc)) return "Bc = " + std::to_string(p.Bc) + " is not a tile size: it must be 16, 32, 64 or 128";
     constexpr uint64_t kMaxElements = uint64_t{1} << 32;
     if (u(p.batch_heads) * u(p.N) * u(p.d) > kMaxElements)
@@ -87,6 +91,9 @@ std::string validate(const std::string& variant, const AttentionParams& p) {
     if (!has_variant(variant))
         return "unknown attention variant '" + variant + "': naive, flash, flash_tc or flash_wgmma";
     if (std::string bad = validate(p); !bad.empty()) return bad;
+    if ((variant == "flash" || variant == "flash_tc") && !is_tile_size(p.Br))
+        return variant + " takes Br = 16, 32, 64 or 128, not Br = " + std::to_string(p.Br) +
+               " (192 is flash_wgmma's tile: three consumer warpgroups of 64 rows)";
     if (variant == "flash_tc") {
         if (p.dtype == DType::f32)
             return "flash_tc runs on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use flash or naive";
@@ -103,15 +110,17 @@ std::string validate(const std::string& variant, const AttentionParams& p) {
         if (p.d != 64 && p.d != 128)
             return "flash_wgmma is built for d = 64 or 128, not d = " + std::to_string(p.d) +
                    "; the teaching kernel flash takes any d <= 128";
-        const auto offered = [](int b) {
-            return std::find(std::begin(kWgmmaTileSizes), std::end(kWgmmaTileSizes), b) != std::end(kWgmmaTileSizes);
-        };
-        if (!offered(p.Br))
-            return "flash_wgmma takes Br = 64 or 128 (64 rows of Qi per consumer warpgroup, one or two warpgroups), not Br = " +
+        const auto in = [](const auto& list, int b) { return std::find(std::begin(list), std::end(list), b) != std::end(list); };
+        if (!in(kWgmmaRowTiles, p.Br))
+            return "flash_wgmma takes Br = 64, 128 or 192 (64 rows of Qi per consumer warpgroup, one to three warpgroups), not Br = " +
                    std::to_string(p.Br);
-        if (!offered(p.Bc))
+        if (!in(kWgmmaColTiles, p.Bc))
             return "flash_wgmma takes Bc = 64 or 128 (the N of its wgmma m64nBck16 for S = Qi Kj^T), not Bc = " +
                    std::to_string(p.Bc);
+        if (!wgmma_tile_built(p.Br, p.Bc, p.d))
+            return "flash_wgmma at Br = 192, Bc = 128, d = 128 would need ~200 registers per consumer thread (Sij 64 + Oi 64 + "
+                   "Pij 32), and its 512 threads leave 160 (setmaxnreg): ptxas spills 272 bytes a thread. Choose Bc = 64 or "
+                   "Br = 128";
     }
     return "";
 }
@@ -434,6 +443,13 @@ BlockShape flash_block_shape(const std::string& variant, const AttentionParams& 
     return b;
 }
 
+// flash_wgmma at Br = 192: the share of its exp2 time hidden under the other warpgroups' products
+// (ScheduleKernel::sfu_hidden_share). H100, N = 4096, 64 heads, fp16, `fusionlab bench` 2026-11-27
+// 17:34 UTC: 192 x 128 at d = 64 took 0.551 ms, 0.869 of 128 x 128's 0.634 in the same call; with
+// 0.3 of the exp2s (0.257 ms of them) hidden the simulated H100 gives the same ratio (0.585 against
+// 0.676 ms). Two warpgroups: 0 (their measurements sit at the sum of the tensor and exp2 times).
+constexpr double kWgmmaThreeWarpgroupSfuHidden = 0.3;
+
 void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionParams& p) {
     const Tile t = flash_tile(variant, p);
     const uint64_t es = es_of(p), d = u(p.d), bh = u(p.batch_heads), Tr = ceil_div(u(p.N), u(t.Br));
@@ -445,8 +461,9 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
     kernel.mma_sync = tc;  // hand-written mma.sync, not a library GEMM; wgmma runs at the GEMM's rate
     if (tc) kernel.registers = flash_tc_registers(p);
     // flash_wgmma is launched with __launch_bounds__(threads, 1) and hands registers between its roles
-    // with setmaxnreg (240 a consumer thread, 24 a producer thread): it takes the register file, one
-    // block per SM by design (kernels/PERF.md, "What bounds v2": 12 warps per SM).
+    // with setmaxnreg (a consumer thread 240 with two consumer warpgroups, 160 with three; a producer
+    // thread 24): it takes the register file, one block per SM by design (kernels/PERF.md, "What
+    // bounds v2": 12 warps per SM; 16 at Br = 192).
     if (wgmma) {
         const int threads = flash_wgmma_threads(t.Br);
         kernel.registers.registers = std::min(255, 65536 / threads / 8 * 8);
@@ -456,6 +473,9 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
     // 0.357 + 0.257 ms of tensor and exp2 floors, kernels/PERF.md); flash_tc's calibrated mma.sync
     // rate already includes its softmax.
     kernel.sfu_between_mma = wgmma;
+    // A third consumer warpgroup's turn fills part of the gap where one softmax outlasts the
+    // other's products (attention_wgmma.cu v4).
+    if (wgmma && t.Br == 192) kernel.sfu_hidden_share = kWgmmaThreeWarpgroupSfuHidden;
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     kernel.block = flash_block_shape(variant, p, classes);
     s.kernels.push_back(kernel);

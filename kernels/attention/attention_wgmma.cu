@@ -49,8 +49,20 @@
 //       warpgroup then writes out = c_skip x + c_out Oi / l from its registers and the x tile in
 //       SRAM, and O is never stored. Why TMA and not loads from each thread: the consumers stay off
 //       address arithmetic, as for every other tile, and the copy hides behind the last product.
-//   Left for later (kernels/PERF.md): a persistent grid with the tail balanced, Br = 192 (three
-//   consumer warpgroups) for d = 64, and storing Oi (or out) through shared memory with TMA.
+//   v4  Three consumer warpgroups (Br = 192). What changes: the turn passes 0 -> 1 -> 2 -> 0 (named
+//       barrier 1 + w is warpgroup w's turn), and with 512 threads a block launches with 128
+//       registers a thread, so the consumers take 160 each by setmaxnreg (the producer keeps 24:
+//       3 x 128 x 160 + 128 x 24 = 64,512 of 65,536). Why: at d = 64 a warpgroup's softmax takes
+//       about as long as its products, and with two warpgroups the tensor cores idle whenever one's
+//       softmax outlasts the other's turn; a third warpgroup's turn fills that gap. 13% faster at
+//       d = 64 on the H100 (0.551 ms against 0.634 at 128 x 128, 1.18x cuDNN; kernels/PERF.md). At d = 128 with
+//       Bc = 128 the consumers would need ~200 registers (Sij 64 + Oi 64 + Pij 32 a thread) and
+//       ptxas spills 272 bytes a thread at 160, so that tile is refused (attention_model.cpp).
+//       Tried beside it and dropped: a quarter to three quarters of the exp2s as a polynomial on the
+//       FMA units (FlashAttention-4's trick), to unload the MUFU: 0-17% slower at 128 x 128 and 8%
+//       slower at 192 x 128, so the MUFU was not what bounds these tiles.
+//   Left for later (kernels/PERF.md): a persistent grid with the tail balanced, and storing Oi (or
+//   out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
@@ -301,7 +313,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 //   Kj[stage]:    d / 64 column slabs of Bc rows x 128 bytes
 //   Vj[stage]:    the same
 //   mbarriers:    full[stage], empty[stage], q_full; with the skip epilogue q_free[w], x_full[w]
-//                 (at most 2 x 4 + 1 + 2 x 2 = 13 of 8 bytes in the 128 reserved)
+//                 (at most 2 x 4 + 1 + 2 x 3 = 15 of 8 bytes in the 128 reserved)
 template <typename T, int D, int kBc, int kWG, int kStages> struct WgmmaLayout {
     static constexpr int kBr = 64 * kWG;
     static constexpr int kSlabs = D / 64;                       // 128-byte column slabs of a row
@@ -358,7 +370,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
 
     if (wg == 0) {
         // ---- producer warpgroup: one thread issues every copy; the others only give registers back
-        if constexpr (kWG > 1) setmaxnreg_dec<24>();
+        if constexpr (kWG > 1) setmaxnreg_dec<24>();  // back to the pool, for the consumers to take
         if (tid == 0) {
             tma_prefetch_map(&map_q);
             tma_prefetch_map(&map_k);
@@ -391,7 +403,10 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     }
 
     // ---- consumer warpgroup w: rows row0 + 64 w .. + 63 of Qi; warp `warp` of it owns 16 of them
-    if constexpr (kWG > 1) setmaxnreg_inc<240>();
+    // The registers the producer gave back: 240 a thread with two consumer warpgroups (384 threads
+    // launch with 168), 160 with three (512 threads launch with 128).
+    if constexpr (kWG == 2) setmaxnreg_inc<240>();
+    if constexpr (kWG == 3) setmaxnreg_inc<160>();
     const int w = wg - 1, lt = tid - 128 * wg, warp = lt / 32, lane = lt % 32;
     const int g = lane / 4, t = lane % 4;
     const int wg_row0 = row0 + 64 * w;
@@ -490,20 +505,21 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
 #pragma unroll
             for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(p_frag[kk][r])::"memory");
     };
-    // Ping-pong between two consumer warpgroups (named barriers 1 and 2): a warpgroup issues its
-    // wgmmas only in its turn and then hands the turn over, so one's softmax runs while the other's
-    // products keep the tensor cores busy. Each warpgroup issues tiles + 1 times; warpgroup 0 goes
-    // first (warpgroup 1 hands it the first turn) and warpgroup 1 does not hand over after its last.
+    // Turns between the consumer warpgroups (named barrier 1 + w is warpgroup w's turn): a
+    // warpgroup issues its wgmmas only in its turn and then hands the turn to the next one (0 -> 1
+    // -> 2 -> 0), so one's softmax runs while the others' products keep the tensor cores busy
+    // (FA3's "ping-pong", with two). Each warpgroup issues tiles + 1 times; warpgroup 0 goes first
+    // (the last warpgroup hands it the first turn) and the last does not hand over after its last.
     const int phases = tiles + 1;
     auto my_turn = [&]() {
-        if constexpr (kWG == 2) named_bar_sync(1 + w, 256);
+        if constexpr (kWG > 1) named_bar_sync(1 + w, 256);
     };
     auto hand_over = [&](int phase) {
-        if constexpr (kWG == 2)
-            if (w == 0 || phase + 1 < phases) named_bar_arrive(2 - w, 256);
+        if constexpr (kWG > 1)
+            if (w + 1 < kWG || phase + 1 < phases) named_bar_arrive(1 + (w + 1) % kWG, 256);
     };
-    if constexpr (kWG == 2)
-        if (w == 1) named_bar_arrive(1, 256);  // warpgroup 0 takes the first turn
+    if constexpr (kWG > 1)
+        if (w == kWG - 1) named_bar_arrive(1, 256);  // warpgroup 0 takes the first turn
 
     mbar_wait(q_full, 0);  // Qi has landed in SRAM
     // Tile 0: Sij alone (nothing to accumulate yet).
@@ -692,13 +708,17 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
 template <typename T, int D>
 void launch_tile(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
                  const SkipEpilogue& ep) {
-    if (p.Br == 128 && p.Bc == 128) launch_typed<T, D, 128, 2>(p, Q, K, V, O, stream, ep);
+    // Br = 192 with Bc = 128 at d = 128 is not built: it spills (the header's v4; the model refuses it).
+    if constexpr (D == 64)
+        if (p.Br == 192 && p.Bc == 128) return launch_typed<T, D, 128, 3>(p, Q, K, V, O, stream, ep);
+    if (p.Br == 192 && p.Bc == 64) launch_typed<T, D, 64, 3>(p, Q, K, V, O, stream, ep);
+    else if (p.Br == 128 && p.Bc == 128) launch_typed<T, D, 128, 2>(p, Q, K, V, O, stream, ep);
     else if (p.Br == 128 && p.Bc == 64) launch_typed<T, D, 64, 2>(p, Q, K, V, O, stream, ep);
     else if (p.Br == 64 && p.Bc == 128) launch_typed<T, D, 128, 1>(p, Q, K, V, O, stream, ep);
     else if (p.Br == 64 && p.Bc == 64) launch_typed<T, D, 64, 1>(p, Q, K, V, O, stream, ep);
     else
         throw std::invalid_argument("flash_wgmma: no kernel for Br = " + std::to_string(p.Br) + ", Bc = " + std::to_string(p.Bc) +
-                                    " (Br and Bc in {64, 128})");
+                                    " at d = " + std::to_string(D) + " (Br in {64, 128, 192}, Bc in {64, 128}; not 192 x 128 at d = 128)");
 }
 
 template <typename T>

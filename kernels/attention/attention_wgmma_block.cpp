@@ -1,6 +1,7 @@
 // One flash_wgmma block, warpgroup by warpgroup (attention.h, flash_wgmma_block_timeline): the
 // producer's TMA copies and the consumers' wgmma turns and softmax, from the schedule's work per tile
-// and one SM's share of the calibrated rates. It follows attention_wgmma.cu's v2 loop:
+// and one SM's share of the calibrated rates. It follows attention_wgmma.cu's loop (v2; v4's turns
+// pass through one, two or three consumer warpgroups):
 //   producer     TMA Qi, then Kj, Vj into slot j mod stages, once the consumers freed that slot
 //   consumer k   turn j: issue Sij = Qi Kjᵀ and Pij-1 Vj-1 (wgmma), then the softmax of Sij as soon
 //                as Sij is done (while Pij-1 Vj-1 still runs); the tensor cores take one warpgroup's
@@ -130,8 +131,10 @@ BlockTimeline flash_wgmma_block_timeline(const AttentionParams& p, const DeviceI
              format_flops(gemm * 1e12 / sms) + "/s of GEMM, " + format_count(static_cast<int64_t>(c.sfu_per_s / sms / 1e9)) +
              " G exp2/s, " + format_bytes(c.l2_gbps * 1e9 / sms) + "/s from L2): " + us_text(t.block_ms) +
              " per block, tensor cores busy " + std::to_string(static_cast<int>(100.0 * t.tensor_busy + 0.5)) +
-             " %. This is the overlap v2 intends; on an H100 the kernel measured about its tensor time plus its exp2 "
-             "time (kernels/PERF.md), so the real turns leave more of the softmax exposed than drawn here.";
+             " %. This is the overlap the turns intend; on an H100 the kernel measured " +
+             (wgs == 3 ? std::string("its tensor time plus about 70 % of its exp2 time with three warpgroups")
+                       : std::string("about its tensor time plus its exp2 time")) +
+             " (kernels/PERF.md), so the real turns leave more of the softmax exposed than drawn here.";
     return t;
 }
 

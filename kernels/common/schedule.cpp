@@ -98,6 +98,7 @@ Model model_from_schedule(const Schedule& s) {
         km.registers = k.registers;
         km.mma_sync = k.mma_sync;
         km.sfu_between_mma = k.sfu_between_mma;
+        km.sfu_hidden_share = k.sfu_hidden_share;
         km.access_bytes = k.access_bytes;
         km.block = k.block;
         m.kernels.push_back(std::move(km));

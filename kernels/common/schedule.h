@@ -122,6 +122,9 @@ struct ScheduleKernel {
     // hide under them (flash_wgmma: measured at about the sum of its tensor and exp2 floors at d = 64,
     // kernels/PERF.md): the simulated backend adds the SFU time to the tensor time.
     bool sfu_between_mma = false;
+    // With sfu_between_mma: the share of the exp2 time that does hide, under other warpgroups'
+    // products (flash_wgmma with three consumer warpgroups; measured, its source beside it).
+    double sfu_hidden_share = 0;
     // Bytes each thread moves per global load or store (16: 128-bit vectors). Narrow accesses keep
     // fewer bytes in flight and reach less DRAM bandwidth (SimCalibration::narrow_dram_gbps).
     int access_bytes = 16;
@@ -158,6 +161,7 @@ struct KernelModel {
     double instructions = 0;    // thread instructions where known (TileEvent::instructions), all blocks
     bool mma_sync = false;      // copied from ScheduleKernel
     bool sfu_between_mma = false;  // copied from ScheduleKernel
+    double sfu_hidden_share = 0;   // copied from ScheduleKernel
     int access_bytes = 16;      // copied from ScheduleKernel
     BlockShape block;           // copied from ScheduleKernel
     uint64_t bytes_read() const;     // L2 <-> SM

@@ -354,7 +354,7 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
     p.issue_ms = c.issue_per_s > 0 ? k.instructions / c.issue_per_s * 1e3 : 0;
     // Exp2s between the products (ScheduleKernel::sfu_between_mma): the tensor cores wait for them.
     const bool serial_sfu = k.tensor_cores && k.sfu_between_mma && p.sfu_ms > 0;
-    if (serial_sfu) p.tensor_ms += p.sfu_ms;
+    if (serial_sfu) p.tensor_ms += p.sfu_ms * (1.0 - k.sfu_hidden_share);
     // mma.sync takes its operands from registers that the same warp's ldmatrix has just filled from
     // shared memory: part of the shorter of the two waits for the longer.
     double mma_shared_ms = 0;
@@ -382,8 +382,12 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
                   k.mma_sync ? "mma.sync" : "library GEMM");
     std::string tensor_what = text + (p.tensor_ms >= p.shared_ms ? in_turn : "");
     if (serial_sfu) {
-        std::snprintf(text, sizeof text, ", then %.3g G exp2 between the products at %.0f G/s", k.sfu_ops / 1e9,
-                      c.sfu_per_s / 1e9);
+        if (k.sfu_hidden_share > 0)
+            std::snprintf(text, sizeof text, ", then %.3g G exp2 between the products at %.0f G/s, %.0f %% of them hidden", k.sfu_ops / 1e9,
+                          c.sfu_per_s / 1e9, 100.0 * k.sfu_hidden_share);
+        else
+            std::snprintf(text, sizeof text, ", then %.3g G exp2 between the products at %.0f G/s", k.sfu_ops / 1e9,
+                          c.sfu_per_s / 1e9);
         tensor_what += text;
     }
     onchip.push_back({p.tensor_ms, serial_sfu ? "tensor-core MMA and exp2 in turn" : "tensor-core MMA issue", tensor_what});
