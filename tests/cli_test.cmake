@@ -207,6 +207,12 @@ fl_cli_test(bench_tc_tile_refused CODE 0
 fl_cli_test(bench_wgmma_tile_refused CODE 0
             ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 64 --br 32 --bc 64 --dtype fp16 --sim H100
             STDOUT "flash_wgmma .*refused: flash_wgmma takes Br = 64, 128 or 192 .*not Br = 32")
+fl_cli_test(bench_wgmma_tile_spills_refused CODE 0
+            ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 128 --br 192 --bc 128 --dtype fp16 --sim H100
+            STDOUT "flash_wgmma .*refused: flash_wgmma at Br = 192, Bc = 128, d = 128 would need ~200 registers")
+fl_cli_test(bench_br192_flash_tc_refused CODE 0
+            ARGS bench --workload attention --variant flash_tc,flash_wgmma --N 1024 --d 64 --br 192 --bc 128 --dtype fp16 --sim H100
+            STDOUT "flash_tc .*refused: flash_tc takes Br = 16, 32, 64 or 128, not Br = 192 .*flash_wgmma .*tile 192x128")
 fl_cli_test(bench_wgmma_not_hopper CODE 0
             ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 64 --br 128 --bc 128 --dtype fp16 --sim A100
             STDOUT "flash_wgmma .*refused: flash_wgmma needs compute capability 9.0.*is 8.0")
