@@ -51,10 +51,18 @@
 //   (v6c, measured and reverted: the key tiles that need no mask in a loop of their own, as
 //       FlashAttention-2 splits them, at d = 128 with 32 rows per warp. Fewer register moves, more
 //       spills: 4-5% slower than v6 at d = 128, up to 3% on other instances.)
-//   Left for later (kernels/PERF.md, "v6c measured"): at d = 128 ncu puts 9% of the stall samples
-//   on the reloads of spilled loop invariants (the Kj ldmatrix base, the tile count) at the head of
-//   each tile, between the barrier and the first mma.sync; taking those off the 255 registers is
-//   the next step there.
+//   v7  At d = 128 with 32 rows per warp (255 registers, spilling) only: the mask reads the thread's
+//       key and query offsets from threadIdx inside the masked path and tests one difference per
+//       score against a constant, so nothing of it stays live across the loop (v6 kept four query
+//       rows in registers and the lane's column on the stack, for a path a non-causal run never
+//       takes); with them gone ptxas keeps the loop's control (j, the tile count, the stage, the
+//       copies' source offset) in uniform registers; and Kj's ldmatrix address is pinned before the
+//       wait, so the one invariant still spilled is reloaded under the barrier, not between it and
+//       the first mma.sync (where ncu had put 9 % of v6's stall samples). Same instruction count
+//       (923 against 931 per warp and full tile); 6-7 % faster than v6 (H100: d = 128, 128 x 64:
+//       1.613 -> 1.509 ms, SDPA flash 1.563-1.642 in the same calls; causal 0.928 -> 0.878; bf16 the
+//       same); the skip-epilogue instance unchanged (its in-loop spills stay). The other 32
+//       instances compile to v6's SASS.
 //
 // Every move between memory levels has a one-line comment in the words the animation uses.
 #include "kernels/attention/attention.h"
@@ -130,6 +138,14 @@ template <int kPending> __device__ __forceinline__ void cp_async_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 #endif
+}
+
+// threadIdx.x read where it is used: asm volatile keeps the compiler from hoisting it out of the
+// key loop into a register that lives (or spills) across every tile (v7).
+[[maybe_unused]] __device__ __forceinline__ unsigned thread_index_x() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(r));
+    return r;
 }
 
 [[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
@@ -294,6 +310,9 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
     constexpr int kDTiles = D / 8;          // 8-wide column tiles of Oi
     constexpr int kSTiles = BC / 8;         // 8-wide key tiles of Sij
     constexpr bool kQInRegisters = MT == 1;  // two m16 tiles re-read Qi's fragments from SRAM instead
+    // v7, at d = 128 with 32 rows per warp (255 registers, spilling): the mask's offsets read from
+    // threadIdx inside the masked path, and Kj's address pinned before the barrier (below)
+    constexpr bool kMaskFromTid = MT == 2 && D == 128;
     // With 32 rows per warp the block is always 4 warps (Br = 128, flash_tc_warp_rows), so its size
     // is a constant: Br and the copy loops' trip counts below are compile-time constants (v3).
     const int threads = MT == 2 ? 128 : static_cast<int>(blockDim.x);
@@ -352,6 +371,11 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
 
     for (int j = 0; j < tiles; ++j) {
         const int stage = j & 1;
+        // v7: Kj's ldmatrix address in a register before the wait, so whatever ptxas does with it
+        // (a reload from the stack) overlaps the barrier instead of delaying the first mma.sync
+        uint32_t kt = ks_addr + stage * kStageBytes + k_lane;
+        if constexpr (kMaskFromTid) asm volatile("" : "+r"(kt));
+        const uint32_t vt = vs_addr + stage * kStageBytes + v_lane;
         cp_async_wait<0>();  // this thread's copies of Kj, Vj (and at j = 0 of Qi) have landed
         // One barrier per tile (v5): every thread's copies of tile j are visible, and every warp is
         // done with tile j - 1, so its stage, (j + 1) & 1, may be refilled now.
@@ -375,8 +399,6 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
                 }
             }
         }
-        const uint32_t kt = ks_addr + stage * kStageBytes + k_lane;
-        const uint32_t vt = vs_addr + stage * kStageBytes + v_lane;
 
         // compute Sij = Qi Kjᵀ: this warp's 16 x MT rows x Bc keys, fp32 in registers; each Kj
         // fragment from SRAM feeds the MT m16 tiles
@@ -409,7 +431,24 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
         // the scale is folded into the exp2 below)
         const int col0 = j * BC;
         const bool needs_mask = col0 + BC > N || (causal && col0 + BC - 1 > row0);
-        if (needs_mask) {
+        if (needs_mask && kMaskFromTid) {
+            // v7: the thread's key and query offsets read again here (nothing of them stays live
+            // across the loop), and each test one offset against a compile-time constant
+            const int lane_now = static_cast<int>(thread_index_x()) % 32, t_now = lane_now % 4;
+            const int key0 = col0 + 2 * t_now;  // this thread's first key of the tile
+            const int past_n = key0 - N;        // key >= N  <=>  past_n + n 8 + (e & 1) >= 0
+            // key - query at n = e = mt = 0 (the query: this warp's first row plus g)
+            const int ahead = key0 - (row0 + static_cast<int>(thread_index_x()) / 32 * 16 * MT + lane_now / 4);
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int n = 0; n < kSTiles; ++n)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        const int off = n * 8 + (e & 1), qoff = mt * 16 + (e >= 2 ? 8 : 0);
+                        if (past_n >= -off || (causal && ahead > qoff - off)) acc_s[mt][n][e] = -INFINITY;
+                    }
+        } else if (needs_mask) {
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
