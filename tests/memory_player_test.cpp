@@ -259,7 +259,7 @@ TEST_CASE("memory player: counters at the last step equal the model, skip connec
     for (const auto& v : kernels::variants("skip"))
         for (bool causal : {false, true})
             for (int64_t N : {int64_t{1024}, int64_t{77}}) {
-                // flash_wgmma's variants take Br = 64 or 128 (its consumer warpgroups), the others 32 here.
+                // flash_wgmma's variants take Br = 64, 128 or 192 (its consumer warpgroups), the others 32 here.
                 const int br = v.name.rfind("wgmma", 0) == 0 ? 64 : 32;
                 Params p = attention_params(N, br, 64, causal, kernels::DType::f16);
                 p.workload = "skip";
