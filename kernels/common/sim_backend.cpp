@@ -75,12 +75,14 @@ static double issue_per_s(const DeviceInfo& d) { return kIssueEfficiency * 128.0
 // against 33.4 TB/s of wavefronts; the d = 128 kernel holds fewer blocks per SM and reaches less).
 // Used for every GPU: the same code issues the same wavefronts.
 inline constexpr double kSharedEfficiency = 0.66;
-// mma.sync FA2 loop (flash_tc v5) on Hopper: 330 TFLOP/s of tensor-core issue, with its ldmatrix
-// reads partly in turn (kMmaSyncSharedInTurn): together 287-320 TFLOP/s measured at its 32-row tiles
-// and 230 at 64 x 64 (H100 and H200, N = 4096, 64 heads, 2026-11-27: assets/measurements/*-bench-2026-11-27).
+// mma.sync FA2 loop (flash_tc v7) on Hopper: 420 TFLOP/s of tensor-core issue, with its ldmatrix
+// reads partly in turn (kMmaSyncSharedInTurn): together 333-366 TFLOP/s measured at its 32-row tiles
+// (H100 and H200, N = 4096, 64 heads, 2026-11-27 17:55-18:08 UTC: assets/measurements/*-bench-2026-11-27b;
+// 330 for v5, whose 32-row tiles were 7-15 % slower). Its 16-row tiles (230 TFLOP/s at 64 x 64) are
+// bound by their shared-memory reads in the model, not by this rate.
 // On Ampere and Ada mma.sync is the GEMMs' own path and FA2 reaches 50-70 % of the datasheet
 // tensor peak (the FlashAttention-2 paper's A100 numbers): 0.6 of the datasheet there.
-inline constexpr double kHopperMmaSyncTflops = 330.0;
+inline constexpr double kHopperMmaSyncTflops = 420.0;
 inline constexpr double kPreHopperMmaSyncFraction = 0.6;
 
 // Calibration from the datasheet alone, by the H100's measured-to-datasheet ratios:
