@@ -148,26 +148,7 @@ template <int kPending> __device__ __forceinline__ void cp_async_wait() {
     return r;
 }
 
-[[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr(p)));
-#else
-    (void)p; r[0] = r[1] = r[2] = r[3] = 0;
-#endif
-}
-[[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr(p)));
-#else
-    (void)p; r[0] = r[1] = r[2] = r[3] = 0;
-#endif
-}
-
-// The same two from a shared address (v6: a per-thread base plus compile-time offsets).
+// ldmatrix from a shared address (v6: a per-thread base plus compile-time offsets), four 8 x 8 matrices.
 [[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
@@ -185,6 +166,12 @@ template <int kPending> __device__ __forceinline__ void cp_async_wait() {
 #else
     (void)addr; r[0] = r[1] = r[2] = r[3] = 0;
 #endif
+}
+
+// The same two from a generic pointer into shared memory.
+[[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) { ldmatrix_x4(r, smem_addr(p)); }
+[[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* p) {
+    ldmatrix_x4_trans(r, smem_addr(p));
 }
 
 template <typename T>
