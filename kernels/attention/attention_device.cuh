@@ -19,6 +19,14 @@ __device__ __forceinline__ float fast_exp2(float x) {
     return y;
 }
 
+// 1 / l for a row whose sum four lanes hold a quarter each (a quad: lanes 4g .. 4g + 3, the layout of
+// an mma/wgmma accumulator row): every lane of the warp must call it (the shuffles).
+__device__ __forceinline__ float quad_sum_reciprocal(float l) {
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    return 1.0f / l;
+}
+
 // lo in the low 16 bits, hi in the high: the element order of an mma/wgmma A fragment register.
 template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
     uint32_t r;

@@ -517,10 +517,7 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                float l = l_run[mt][half];
-                l += __shfl_xor_sync(0xffffffffu, l, 1);
-                l += __shfl_xor_sync(0xffffffffu, l, 2);
-                const float inv = 1.0f / l;
+                const float inv = quad_sum_reciprocal(l_run[mt][half]);
                 const int query = q_row + mt * 16 + half * 8;
                 if (query >= N) continue;
                 const T* xs = Qs + (wrow + mt * 16 + g + half * 8) * kLd;
@@ -540,10 +537,7 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                float l = l_run[mt][half];
-                l += __shfl_xor_sync(0xffffffffu, l, 1);
-                l += __shfl_xor_sync(0xffffffffu, l, 2);
-                const float inv = 1.0f / l;
+                const float inv = quad_sum_reciprocal(l_run[mt][half]);
                 const int query = q_row + mt * 16 + half * 8;
                 if (query >= N) continue;
                 T* out = O + head + static_cast<size_t>(query) * D;

@@ -579,12 +579,9 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         const unsigned char* xs = smem + w * L::kSlabs * L::kQSlab;
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-            float l = l_run[half];
-            l += __shfl_xor_sync(0xffffffffu, l, 1);
-            l += __shfl_xor_sync(0xffffffffu, l, 2);
+            const float inv = quad_sum_reciprocal(l_run[half]);  // every lane: the shuffles
             const int query = q_row + half * 8;
             if (query >= N) continue;
-            const float inv = 1.0f / l;
             const int r = warp * 16 + g + half * 8;  // row of the x tile (64 rows of 128-byte slabs)
             T* out = static_cast<T*>(ep.out) + bnc_row_offset(ep, head, query, N, D);
 #pragma unroll
@@ -602,12 +599,9 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     // store Oi = Oi / l (l summed over the quad that shares each row): registers -> HBM
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-        float l = l_run[half];
-        l += __shfl_xor_sync(0xffffffffu, l, 1);
-        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        const float inv = quad_sum_reciprocal(l_run[half]);  // every lane: the shuffles
         const int query = q_row + half * 8;
         if (query >= N) continue;
-        const float inv = 1.0f / l;
         T* out = O + (static_cast<size_t>(head) * static_cast<size_t>(N) + static_cast<size_t>(query)) * D;
 #pragma unroll
         for (int n = 0; n < D / 8; ++n)
