@@ -113,6 +113,9 @@ constexpr int flash_wgmma_stages(int64_t Br, int64_t Bc, int64_t d, int64_t es) 
     return static_cast<int>(fit < 2 ? 2 : (fit > 4 ? 4 : fit));
 }
 int flash_wgmma_threads(int Br);  // a producer warpgroup + Br / 64 consumer warpgroups of 128 threads
+// The share of flash_wgmma's exp2 time that hides under other consumer warpgroups' products, as
+// measured (attention_model.cpp says where): the schedule's sfu_hidden_share, the block timeline's note.
+double flash_wgmma_sfu_hidden_share(int Br, int64_t d);
 // Row stride (elements) of the teaching kernel's Qi, Kj, Vj tiles in shared memory: d padded to an
 // odd number of 4-byte words, so a warp reading one column of 32 rows hits 32 different banks.
 int64_t flash_tile_row_stride(int64_t d, DType t);

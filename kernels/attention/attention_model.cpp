@@ -156,6 +156,22 @@ RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue) {
 int flash_threads() { return 128; }
 int flash_wgmma_threads(int Br) { return 128 * (Br / 64 + 1); }
 
+// The share of flash_wgmma's exp2 time that hides under other warpgroups' products
+// (ScheduleKernel::sfu_hidden_share), from H100 and H200 bench tables (kernels/PERF.md, v4):
+// - one consumer warpgroup: none (it has no partner);
+// - two at d = 64: none (measured at the sum of the tensor and exp2 times, 0.631-0.651 ms on the H100);
+// - two at d = 128: 0.6. A turn's products take twice as long as at d = 64 for the same softmax, so
+//   more of one warpgroup's softmax fits under the other's turn: 128 x 128 took 0.849 ms (H100) and
+//   0.845 ms (H200, 2026-11-27 18:07 UTC) where the sum prices it at 1.04-1.06 ms;
+// - three at Br = 192: 0.3. 192 x 128 at d = 64 took 0.551 ms, 0.869 of 128 x 128's 0.634 in the
+//   same call (H100, 17:34 UTC); 0.3 gives the simulated H100 the same ratio (0.585 against 0.676 ms).
+double flash_wgmma_sfu_hidden_share(int Br, int64_t d) {
+    const int warpgroups = Br / 64;
+    if (warpgroups >= 3) return 0.3;
+    if (warpgroups == 2 && d >= 128) return 0.6;
+    return 0.0;
+}
+
 Tile flash_tile(const std::string& variant, const AttentionParams& p) {
     if (variant == "flash" || variant == "flash_tc" || variant == "flash_wgmma") return {p.Br, p.Bc};
     throw std::invalid_argument("variant '" + variant + "' has no flash tile");
@@ -443,22 +459,6 @@ BlockShape flash_block_shape(const std::string& variant, const AttentionParams& 
     return b;
 }
 
-// The share of flash_wgmma's exp2 time that hides under other warpgroups' products
-// (ScheduleKernel::sfu_hidden_share), from H100 and H200 bench tables (kernels/PERF.md, v4):
-// - one consumer warpgroup: none (it has no partner);
-// - two at d = 64: none (measured at the sum of the tensor and exp2 times, 0.631-0.651 ms on the H100);
-// - two at d = 128: 0.6. A turn's products take twice as long as at d = 64 for the same softmax, so
-//   more of one warpgroup's softmax fits under the other's turn: 128 x 128 took 0.849 ms (H100) and
-//   0.845 ms (H200, 2026-11-27 18:07 UTC) where the sum prices it at 1.04-1.06 ms;
-// - three at Br = 192: 0.3. 192 x 128 at d = 64 took 0.551 ms, 0.869 of 128 x 128's 0.634 in the
-//   same call (H100, 17:34 UTC); 0.3 gives the simulated H100 the same ratio (0.585 against 0.676 ms).
-double wgmma_sfu_hidden_share(const Tile& t, int64_t d) {
-    const int warpgroups = t.Br / 64;
-    if (warpgroups >= 3) return 0.3;
-    if (warpgroups == 2 && d >= 128) return 0.6;
-    return 0.0;
-}
-
 void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionParams& p) {
     const Tile t = flash_tile(variant, p);
     const uint64_t es = es_of(p), d = u(p.d), bh = u(p.batch_heads), Tr = ceil_div(u(p.N), u(t.Br));
@@ -484,7 +484,7 @@ void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionPa
     kernel.sfu_between_mma = wgmma;
     // Other warpgroups' turns fill part of the gap where one softmax outlasts a partner's products
     // (attention_wgmma.cu v2 and v4).
-    if (wgmma) kernel.sfu_hidden_share = wgmma_sfu_hidden_share(t, p.d);
+    if (wgmma) kernel.sfu_hidden_share = flash_wgmma_sfu_hidden_share(t.Br, p.d);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     kernel.block = flash_block_shape(variant, p, classes);
     s.kernels.push_back(kernel);

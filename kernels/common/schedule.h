@@ -123,7 +123,7 @@ struct ScheduleKernel {
     // kernels/PERF.md): the simulated backend adds the SFU time to the tensor time.
     bool sfu_between_mma = false;
     // With sfu_between_mma: the share of the exp2 time that does hide, under other warpgroups'
-    // products (flash_wgmma with three consumer warpgroups; measured, its source beside it).
+    // products (flash_wgmma: flash_wgmma_sfu_hidden_share, measured per warpgroup count and d).
     double sfu_hidden_share = 0;
     // Bytes each thread moves per global load or store (16: 128-bit vectors). Narrow accesses keep
     // fewer bytes in flight and reach less DRAM bandwidth (SimCalibration::narrow_dram_gbps).

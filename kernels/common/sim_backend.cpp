@@ -384,13 +384,13 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
                   k.mma_sync ? "mma.sync" : "library GEMM");
     std::string tensor_what = text + (p.tensor_ms >= p.shared_ms ? in_turn : "");
     if (serial_sfu) {
-        if (k.sfu_hidden_share > 0)
-            std::snprintf(text, sizeof text, ", then %.3g G exp2 between the products at %.0f G/s, %.0f %% of them hidden", k.sfu_ops / 1e9,
-                          c.sfu_per_s / 1e9, 100.0 * k.sfu_hidden_share);
-        else
-            std::snprintf(text, sizeof text, ", then %.3g G exp2 between the products at %.0f G/s", k.sfu_ops / 1e9,
-                          c.sfu_per_s / 1e9);
+        std::snprintf(text, sizeof text, ", then %.3g G exp2 between the products at %.0f G/s", k.sfu_ops / 1e9,
+                      c.sfu_per_s / 1e9);
         tensor_what += text;
+        if (k.sfu_hidden_share > 0) {
+            std::snprintf(text, sizeof text, ", %.0f %% of them hidden", 100.0 * k.sfu_hidden_share);
+            tensor_what += text;
+        }
     }
     onchip.push_back({p.tensor_ms, serial_sfu ? "tensor-core MMA and exp2 in turn" : "tensor-core MMA issue", tensor_what});
     std::snprintf(text, sizeof text, "%.3g TFLOP of FP32 FMA at %.1f TFLOP/s%s", k.flops / 1e12, fp32_rate,
