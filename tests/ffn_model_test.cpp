@@ -1,7 +1,9 @@
 // The feed-forward block's host side: parameters and refusals, the schedule's sums against closed
 // forms for FLOPs and bytes per buffer (every variant, ragged sizes), what dominates at decode and
 // prefill, the epilogue shown on the accumulator in registers, describe(), the inputs and the
-// float64 reference's rounding points, and the simulated backend's estimates.
+// float64 reference's rounding points, the simulated backend's estimates, and the modeled DRAM bytes
+// against both recordings' counters at M = 8192.
+#include "app/core/recording.h"
 #include "kernels/common/backend.h"
 #include "kernels/ffn/ffn.h"
 #include "kernels/common/registry.h"
@@ -130,14 +132,22 @@ TEST_CASE("ffn: schedule sums are the closed forms for FLOPs and bytes per buffe
                     CHECK(m.bytes_written() == stores);
                     // FLOPs: 2 GEMMs, bias 1 and GELU 5 per element.
                     CHECK(m.flops() == Approx(2 * gemm + mf * 6 + md * 1));
-                    // Bytes per buffer: weights and x read once, out written once; each intermediate
-                    // written once and read once.
+                    // L2->SM bytes per buffer, per CTA tile of the tile the model assumes (ffn.h
+                    // gemm_tile): a GEMM's A panel once per cluster of tile columns, its B panel once
+                    // per cluster of tile rows, the epilogue's bias slice once per CTA; the
+                    // elementwise kernels read and write each element once; out written once.
+                    const kernels::ffn::GemmTile tile = kernels::ffn::gemm_tile(q);
+                    const auto ceil_div = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
+                    const uint64_t TM = uint64_t(tile.rows), TN = uint64_t(tile.cols);
+                    const uint64_t row_clusters = ceil_div(ceil_div(Mu, TM), uint64_t(tile.cluster_rows));
+                    const auto col_clusters = [&](uint64_t N) { return ceil_div(ceil_div(N, TN), uint64_t(tile.cluster_cols)); };
+                    const bool epi = v.name == "epilogue" || v.name == "epilogue_graph";
                     const auto b = per_buffer(m);
-                    CHECK(b.at("x") == std::make_pair(Mu * du * es, uint64_t{0}));
-                    CHECK(b.at("W1") == std::make_pair(du * fu * es, uint64_t{0}));
-                    CHECK(b.at("W2") == std::make_pair(fu * du * es, uint64_t{0}));
-                    CHECK(b.at("b1") == std::make_pair(fu * es, uint64_t{0}));
-                    CHECK(b.at("b2") == std::make_pair(du * es, uint64_t{0}));
+                    CHECK(b.at("x") == std::make_pair(Mu * du * es * col_clusters(fu), uint64_t{0}));
+                    CHECK(b.at("W1") == std::make_pair(du * fu * es * row_clusters, uint64_t{0}));
+                    CHECK(b.at("W2") == std::make_pair(fu * du * es * row_clusters, uint64_t{0}));
+                    CHECK(b.at("b1") == std::make_pair(fu * es * (epi ? ceil_div(Mu, TM) : 1), uint64_t{0}));
+                    CHECK(b.at("b2") == std::make_pair(du * es * (epi ? ceil_div(Mu, TM) : 1), uint64_t{0}));
                     CHECK(b.at("out") == std::make_pair(uint64_t{0}, Mu * du * es));
                     std::vector<std::string> inter;
                     if (v.name == "unfused") inter = {"h1", "h2", "act", "y"};
@@ -146,16 +156,19 @@ TEST_CASE("ffn: schedule sums are the closed forms for FLOPs and bytes per buffe
                     CHECK(b.size() == 6 + inter.size());
                     for (const std::string& name : inter) {
                         const uint64_t n = (name == "y" ? Mu * du : Mu * fu) * es;
-                        CHECK(b.at(name) == std::make_pair(n, n));
+                        // act is gemm2's A: read once per cluster of its tile columns (d_model).
+                        CHECK(b.at(name) == std::make_pair(name == "act" ? n * col_clusters(du) : n, n));
                     }
+                    // Every panel crosses L2->SM at least once: never less than the closed form of
+                    // one read each (the old count, which DRAM's re-reads exceeded).
                     const uint64_t weights = (2 * du * fu + fu + du) * es;
                     const uint64_t inter_bytes = v.name == "unfused"             ? (6 * Mu * fu + 2 * Mu * du) * es
                                                  : v.name == "fused_elementwise" ? (4 * Mu * fu + 2 * Mu * du) * es
                                                                                  : 2 * Mu * fu * es;
-                    CHECK(m.bytes() == weights + 2 * Mu * du * es + inter_bytes);
+                    CHECK(m.bytes() >= weights + 2 * Mu * du * es + inter_bytes);
                     CHECK(kernels::min_bytes(p) == weights + 2 * Mu * du * es);
-                    // GEMM blocks: the model's 128 x 128 tiles; tensor cores unless fp32.
-                    const uint64_t tiles1 = (Mu + 127) / 128 * ((fu + 127) / 128);
+                    // GEMM blocks: the assumed tiles; tensor cores unless fp32.
+                    const uint64_t tiles1 = ceil_div(Mu, TM) * ceil_div(fu, TN);
                     CHECK(m.kernels.front().blocks == tiles1);
                     CHECK(m.kernels.front().tensor_cores == (t != DType::f32));
                 }
@@ -163,24 +176,37 @@ TEST_CASE("ffn: schedule sums are the closed forms for FLOPs and bytes per buffe
 }
 
 TEST_CASE("ffn: weights dominate at decode, activations at prefill; fusion's byte saving grows with M", "[ffn]") {
+    // At DRAM (what the counters see, the H100's 50 MiB L2): the weights' share of the bytes.
     const auto share = [](const Params& p, const std::string& variant) {
         const kernels::Model m = kernels::model(variant, p);
-        const auto b = per_buffer(m);
-        const double w = double(b.at("W1").first + b.at("W2").first);
-        return w / double(m.bytes());
+        uint64_t w = 0;
+        for (const auto& k : m.kernels)
+            for (const auto& b : k.buffers)
+                if (b.buffer == "W1" || b.buffer == "W2") w += b.dram_read;
+        return double(w) / double(m.dram_bytes());
     };
     CHECK(share(ffn_params(1, 4096), "unfused") > 0.99);
-    CHECK(share(ffn_params(16, 4096), "unfused") > 0.95);
-    CHECK(share(ffn_params(8192, 4096), "unfused") < 0.15);
-    CHECK(share(ffn_params(8192, 4096), "epilogue") < 0.35);
-    // Bytes unfused / epilogue: ~1 at decode, ~2.9 at prefill (f = 4d: (2df + 26Md) / (2df + 10Md)).
+    CHECK(share(ffn_params(16, 4096), "unfused") > 0.98);
+    // Prefill: the M x d_ff intermediates and the activations' re-reads outweigh the weights (read
+    // about M / 1536 + 0.5 times each): 37 % of unfused's DRAM bytes at M = 8192, 53 % of epilogue's.
+    CHECK(share(ffn_params(8192, 4096), "unfused") < 0.4);
+    CHECK(share(ffn_params(8192, 4096), "epilogue") < 0.55);
+    // DRAM bytes unfused / epilogue: ~1 at decode, 1.4 at prefill (the intermediates h1, h2, y and two
+    // passes of act saved, against the GEMMs' re-reads both variants share).
     const auto ratio = [](int64_t M) {
         const Params p = ffn_params(M, 4096);
-        return double(kernels::model("unfused", p).bytes()) / double(kernels::model("epilogue", p).bytes());
+        return double(kernels::model("unfused", p).dram_bytes()) / double(kernels::model("epilogue", p).dram_bytes());
     };
     CHECK(ratio(1) == Approx(1.0).epsilon(0.002));
-    CHECK(ratio(8192) > 2.0);
-    CHECK(ratio(16384) > ratio(8192));
+    CHECK(ratio(8192) > 1.35);
+    CHECK(ratio(8192) > ratio(512));
+    CHECK(ratio(512) > ratio(16));
+    // At L2->SM the GEMMs' operand panels dominate at prefill, read once per CTA tile (or cluster):
+    // what fusion saves there is the elementwise kernels' traffic, a smaller share.
+    const Params prefill = ffn_params(8192, 4096);
+    const double l2_ratio = double(kernels::model("unfused", prefill).bytes()) / double(kernels::model("epilogue", prefill).bytes());
+    CHECK(l2_ratio > 1.0);
+    CHECK(l2_ratio < ratio(8192));
 }
 
 TEST_CASE("ffn: the epilogue works on the accumulator in registers before the one store", "[ffn]") {
@@ -312,4 +338,37 @@ TEST_CASE("ffn: cuBLASLt re-reads operands larger than half the L2, per region o
     const kernels::Model big_l2 = kernels::model("epilogue", ffn_params(4096, 4096), 1ull << 30);
     for (const auto& k : big_l2.kernels)
         for (const auto& b : k.buffers) CHECK(b.dram_rule.find("cuBLASLt") == std::string::npos);
+}
+
+// Issue 28: ffn's modeled DRAM bytes against the hardware counters at M = 8192 (prefill, d_model =
+// 4096, bf16, every variant) in both recordings of 2026-11-27, within 15 % as sim_accuracy_test holds
+// every recorded point; reads and writes apart, since the GEMMs' re-reads are all reads. And the
+// model's DRAM reads never exceed its L2->SM reads there (tests/model_physics_test.cpp sweeps the rest).
+TEST_CASE("ffn: modeled DRAM bytes within 15 % of both recordings' counters at M = 8192", "[ffn][levels][accuracy]") {
+    int checked = 0;
+    for (const char* key : {"h100-2026-11-27", "h200-2026-11-27"}) {
+        app::Recording rec;
+        const std::string err =
+            app::load_recording(std::string(FL_SOURCE_DIR) + "/assets/recordings/" + key + "/recording.json", rec);
+        INFO(key << ": " << err);
+        REQUIRE(err.empty());
+        for (const kernels::Measurement& real : rec.measurements) {
+            if (!real.ok || real.job.params.workload != "ffn" || real.job.params.get("M") != 8192) continue;
+            REQUIRE(real.measured_bytes_read);
+            REQUIRE(real.measured_bytes_written);
+            const kernels::Model m =
+                kernels::model(real.job.variant, real.job.params, static_cast<uint64_t>(real.device.l2_bytes));
+            const double read = double(m.dram_read()), written = double(m.dram_written());
+            const double mread = double(*real.measured_bytes_read), mwritten = double(*real.measured_bytes_written);
+            INFO(rec.card << " " << real.job.variant << " " << kernels::describe(real.job.params) << ": modeled DRAM "
+                          << read / 1048576 << " MiB read, " << written / 1048576 << " written; counted " << mread / 1048576
+                          << " and " << mwritten / 1048576);
+            CHECK(std::abs(mread + mwritten - (read + written)) <= 0.15 * (read + written));
+            CHECK(std::abs(mread - read) <= 0.15 * read);
+            CHECK(std::abs(mwritten - written) <= 0.15 * written);
+            CHECK(m.dram_read() <= m.bytes_read());
+            ++checked;
+        }
+    }
+    CHECK(checked == 8);  // 4 variants on each card
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace kernels {
 
@@ -162,6 +163,11 @@ std::string l2_reuse_rules_text(uint64_t l2_bytes) {
 void apply_l2_reuse(Model& m, uint64_t l2_bytes, const std::function<uint64_t(const std::string&)>& footprint) {
     const uint64_t half_l2 = l2_bytes / 2;
     const uint64_t kept_l2 = l2_bytes / 10 * 9;  // what L2 keeps of a stream (rule 2)
+    // Each buffer's last writer (rule 3), found once: a run of K kernels asks this K times.
+    std::map<std::string, size_t> last_writer;
+    for (size_t ki = 0; ki < m.kernels.size(); ++ki)
+        for (const BufferTraffic& b : m.kernels[ki].buffers)
+            if (b.bytes_written > 0) last_writer[b.buffer] = ki;
     for (size_t ki = 0; ki < m.kernels.size(); ++ki) {
         KernelModel& k = m.kernels[ki];
         for (BufferTraffic& b : k.buffers) {
@@ -194,10 +200,7 @@ void apply_l2_reuse(Model& m, uint64_t l2_bytes, const std::function<uint64_t(co
                 }
             }
             if (b.bytes_written > 0) {
-                bool rewritten_later = false;
-                for (size_t kj = ki + 1; kj < m.kernels.size() && fits; ++kj)
-                    if (const BufferTraffic* later = find_buffer(m.kernels[kj], b.buffer); later && later->bytes_written > 0)
-                        rewritten_later = true;
+                const bool rewritten_later = fits && last_writer[b.buffer] > ki;
                 if (rewritten_later) {
                     b.dram_written = 0;
                     if (!b.dram_rule.empty()) b.dram_rule += "; ";

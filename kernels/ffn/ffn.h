@@ -50,10 +50,6 @@ inline constexpr int64_t kMaxFf = 32768;
 // cuBLASLt's tensor-core kernels and its bias epilogue want.
 inline constexpr int64_t kAlign = 8;
 
-// The model's GEMM tile (cuBLAS and cuBLASLt pick their own tiles: this is the tile the schedule
-// shows, a typical Hopper tile of 128 x 128 outputs stepping through K 64 at a time).
-inline constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 64;
-
 // The workload's parameters (its WorkloadDef: ffn_def.cpp; lessons use the names M, d_model,
 // d_ff). The one mapping from the app's Params is to_ffn().
 struct FfnParams {
@@ -65,6 +61,28 @@ struct FfnParams {
     bool operator==(const FfnParams&) const = default;
 };
 FfnParams to_ffn(const Params& p);
+
+// The CTA tile the model assumes cuBLAS(Lt) runs for both GEMMs of p (M tokens). Their L2->SM bytes
+// are counted per CTA tile from it: each CTA reads its A panel (rows x K) and its B panel (K x cols)
+// from L2, a panel shared by a cluster's CTAs once per cluster.
+// From the kernels the recordings' CUPTI timelines name (assets/recordings/h100-2026-11-27 and
+// h200-2026-11-27, ffn at M <= 256, d_model = 4096, bf16, where the timeline keeps cuBLASLt's names;
+// nvjet_sm90_tst_<N-tile>x<token-tile>_64x<stages>_<cluster>: cuBLAS's m is our N, its n our rows):
+//   M <= 128: 128 output columns x the tokens rounded up to a power of two (8 .. 128), k-steps of 64,
+//             2 CTAs along the columns in a cluster sharing the x (or act) panel by TMA multicast
+//             (nvjet_sm90_tst_128x8_64x12_2x1 at M = 1 .. 8, 128x16 at 16, ..., 128x128_64x6_2x1 at 128);
+//   M > 128:  256 output columns x 128 tokens, 2 CTAs along the tokens sharing the weight panel
+//             (nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA at M = 256, the largest recorded by name:
+//             at M >= 512 the timeline has the model's kernel count and keeps the model's names).
+// fp32 runs cuBLAS's SIMT SGEMM (no TMA, no clusters; not recorded): 128 x 128, k-steps of 32.
+// Where cuBLASLt splits K (gemm2 at M <= 256) each CTA reads a K slice: the operand bytes are the
+// same; its partial sums through the workspace are not modeled.
+struct GemmTile {
+    int64_t rows = 128, cols = 128, k = 64;
+    int64_t cluster_rows = 1, cluster_cols = 1;  // CTAs of a cluster along the tokens / the columns
+    const char* source = "";                     // the kernel it stands for, in words
+};
+GemmTile gemm_tile(const FfnParams& p);
 
 const std::vector<VariantInfo>& variants();
 bool has_variant(const std::string& variant);
@@ -79,7 +97,8 @@ std::string validate(const FfnParams& p);
 Schedule schedule(const std::string& variant, const FfnParams& p);
 // cuBLASLt's re-reads of the GEMM operands that do not fit in half the L2 (WorkloadDef::l2_reuse):
 // the generic rules charge each operand once; the counters see the weights once per 1536 rows of
-// tokens (plus half a pass) and the activations once per 2048 output columns.
+// tokens (plus half a pass) and the activations once per 2048 output columns. Never more than the
+// L2->SM reads of the operand (gemm_tile's panels): every DRAM read passes through L2 to an SM.
 void gemm_l2_reuse(const std::string& variant, const FfnParams& p, uint64_t l2_bytes, Model& m);
 // The HBM tensors a variant touches, in the order the GPU side allocates them ("x", "W1", "b1",
 // "W2", "b2", then its intermediates among "h1", "h2", "act", "y", and "out").

@@ -17,13 +17,17 @@
 // about the same; at prefill (M >= 4096, f = 4 d) the intermediates are 6 M f : 2 M f between
 // unfused and epilogue, while the GEMMs' 4 M d f FLOPs set the time.
 //
-// A GEMM's schedule is its CTA tile loop with the model's tile (kTileM x kTileN outputs, kTileK a
-// k-step; cuBLAS picks its own): each CTA steps through K loading an A tile and a B tile into
-// shared memory and accumulating on tensor cores in registers; its epilogue then works on the
-// accumulator tile in registers (bias, GELU) before the one store. HBM bytes are charged where HBM
-// sees them: each row panel of A and column panel of B once (the CTAs that share a panel find it
-// in L2; what each CTA's loads request from L2 is (r + c) K es per tile, shown in the words), the
-// bias slice once per tile column, each output tile once.
+// A GEMM's schedule is its CTA tile loop with the tile the model assumes cuBLAS(Lt) runs (gemm_tile:
+// what the recordings' timelines name, ffn.h says which): each CTA steps through K loading its A
+// panel (BM x K) and its B panel (K x BN) into shared memory a k-step at a time and accumulating on
+// tensor cores in registers; its epilogue then works on the accumulator tile in registers (bias,
+// GELU) before the one store. L2->SM bytes are counted per CTA tile: every CTA reads its panels from
+// L2, except that the CTAs of a thread-block cluster share one panel by TMA multicast (the L2 serves
+// it once per cluster). So A crosses L2->SM once per cluster of tile columns and B once per cluster
+// of tile rows: at M = 2048, d_model = 4096 (bf16, tiles 128 x 256, pairs along the tokens) gemm1
+// reads x (16 MiB) 64 times and W1 (128 MiB) 8 times from L2. DRAM bytes follow from the L2 reuse
+// model: each operand once (rule 1), then cuBLASLt's re-reads of operands larger than half the L2
+// (gemm_l2_reuse below), never more than the L2->SM reads.
 // At small M cuBLAS(Lt) may split K and add a reduction kernel (and its partial sums through the
 // workspace): the GPU then runs more kernels than the schedule shows (ffn.cu says when).
 // FLOPs: 2 M N K per GEMM; bias 1 and GELU 5 per element (as the elementwise workloads count).
@@ -128,6 +132,24 @@ double gemm_flops(const FfnParams& p) {
     return 2.0 * static_cast<double>(p.M) * static_cast<double>(p.d_model) * static_cast<double>(p.d_ff);
 }
 
+GemmTile gemm_tile(const FfnParams& p) {
+    GemmTile t;
+    if (p.dtype == DType::f32) {
+        t.k = 32;
+        t.source = "cuBLAS SIMT SGEMM, 128 x 128, no clusters (assumed: no fp32 point is recorded by name)";
+    } else if (p.M <= 128) {
+        t.rows = 8;
+        while (t.rows < p.M) t.rows *= 2;
+        t.cluster_cols = 2;
+        t.source = "nvjet_sm90_tst_128x<tokens>_64x*_2x1, what cuBLASLt ran at M = 1 .. 128 on the recorded H100 and H200";
+    } else {
+        t.cols = 256;
+        t.cluster_rows = 2;
+        t.source = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA, what cuBLASLt ran at M = 256 on the recorded H100 and H200";
+    }
+    return t;
+}
+
 // =============================================================================================
 // [SECTION] Schedule
 // =============================================================================================
@@ -151,41 +173,49 @@ std::string ragged(uint64_t size, uint64_t tile, const char* what) {
 void add_gemm(Schedule& s, const FfnParams& p, const std::string& name, const std::string& a, const std::string& b,
               const std::string& c, uint64_t rows, uint64_t K, uint64_t N, Epilogue ep, const std::string& bias,
               const std::string& library) {
-    const uint64_t es = es_of(p), TM = u(kTileM), TN = u(kTileN), ksteps = (K + u(kTileK) - 1) / u(kTileK);
+    const GemmTile tile = gemm_tile(p);
+    const uint64_t es = es_of(p), TM = u(tile.rows), TN = u(tile.cols), TK = u(tile.k), ksteps = (K + TK - 1) / TK;
     const int k = static_cast<int>(s.kernels.size());
     const uint64_t tiles_m = (rows + TM - 1) / TM, tiles_n = (N + TN - 1) / TN;
+    // Clusters along each dimension (a ragged last one still reads its whole panel).
+    const uint64_t cl_m = u(tile.cluster_rows), cl_n = u(tile.cluster_cols);
+    const uint64_t clusters_m = (tiles_m + cl_m - 1) / cl_m, clusters_n = (tiles_n + cl_n - 1) / cl_n;
     s.kernels.push_back({name, tiles_m * tiles_n, 0, p.dtype != DType::f32});
-    s.kernels.back().blocks_are = "tiles of 128x128 (cuBLAS picks its own)";
+    s.kernels.back().blocks_are = "CTA tiles of " + num(TM) + " x " + num(TN) + " (the tile the model assumes: " +
+                                  tile.source + ")";
     const auto row_classes = tile_classes(rows, TM), col_classes = tile_classes(N, TN);
-    // Operand panels: HBM sees each once; the CTAs that share one read it from L2.
+    const std::string a_shared = cl_n > 1 ? ", once per cluster of " + num(cl_n) + " CTAs along the columns (TMA multicast)"
+                                          : ", once per CTA of its tile row";
+    const std::string b_shared = cl_m > 1 ? ", once per cluster of " + num(cl_m) + " CTAs along the tokens (TMA multicast)"
+                                          : ", once per CTA of its tile column";
+    // Operand panels: every CTA reads its own from L2 (a cluster's CTAs share one); DRAM sees each
+    // operand once, plus the re-reads of gemm_l2_reuse.
     for (const auto& [r, count] : row_classes)
-        s.events.push_back({EventKind::load, k, a, r * K * es, 0, count,
-                            "load " + a + " row panel (" + num(r) + " x " + num(K) + ") into shared memory, " +
-                                num(u(kTileK)) + " columns a k-step: from HBM once, the other CTAs of this tile row "
-                                "read it from L2" + ragged(r, TM, "rows")});
+        s.events.push_back({EventKind::load, k, a, r * K * es, 0, count * clusters_n,
+                            "load " + a + " row panel (" + num(r) + " x " + num(K) + ") from L2 into shared memory, " +
+                                num(TK) + " columns a k-step" + a_shared + ragged(r, TM, "rows")});
     for (const auto& [cols, count] : col_classes)
-        s.events.push_back({EventKind::load, k, b, K * cols * es, 0, count,
-                            "load " + b + " column panel (" + num(K) + " x " + num(cols) + ") into shared memory, " +
-                                num(u(kTileK)) + " rows a k-step: from HBM once, the other tile rows' CTAs read it "
-                                "from L2" + ragged(cols, TN, "columns")});
+        s.events.push_back({EventKind::load, k, b, K * cols * es, 0, count * clusters_m,
+                            "load " + b + " column panel (" + num(K) + " x " + num(cols) + ") from L2 into shared memory, " +
+                                num(TK) + " rows a k-step" + b_shared + ragged(cols, TN, "columns")});
     if (ep != Epilogue::none)
         for (const auto& [cols, count] : col_classes)
-            s.events.push_back({EventKind::load, k, bias, cols * es, 0, count,
-                                "load " + bias + " slice (" + num(cols) + " values) into registers for the epilogue: "
-                                "HBM once, later CTAs hit L2"});
+            s.events.push_back({EventKind::load, k, bias, cols * es, 0, count * tiles_m,
+                                "load " + bias + " slice (" + num(cols) + " values) into registers for the epilogue, "
+                                "every CTA of the tile column: DRAM once, the others hit L2"});
     const std::string product = a + "·" + b;
     for (const auto& [r, rcount] : row_classes)
         for (const auto& [cols, ccount] : col_classes) {
             const uint64_t repeat = rcount * ccount;
             const double outputs = static_cast<double>(r) * static_cast<double>(cols);
-            const std::string tile = num(r) + " x " + num(cols);
+            const std::string tile_text = num(r) + " x " + num(cols);
             const std::string shape = ragged(r, TM, "rows") + ragged(cols, TN, "columns");
             s.events.push_back({EventKind::compute, k, "", 0, 2.0 * outputs * static_cast<double>(K), repeat,
-                                "MMA into the fp32 accumulator tile " + tile + " of " + product + " in registers, " +
-                                    num(ksteps) + " k-steps each loading a " + a + " tile (" + num(r) + " x " +
-                                    num(u(kTileK)) + ") and a " + b + " tile (" + num(u(kTileK)) + " x " + num(cols) +
-                                    ") into shared memory (" + num((r + cols) * u(kTileK) * es) + " B from L2; " +
-                                    library + ")" + shape});
+                                "MMA into the fp32 accumulator tile " + tile_text + " of " + product + " in registers, " +
+                                    num(ksteps) + " k-steps each loading a " + a + " tile (" + num(r) + " x " + num(TK) +
+                                    ") and a " + b + " tile (" + num(TK) + " x " + num(cols) +
+                                    ") into shared memory (" + num((r + cols) * TK * es) + " B from L2; " + library +
+                                    ")" + shape});
             if (ep == Epilogue::bias_gelu)
                 s.events.push_back({EventKind::compute, k, "", 0, (kBiasFlops + kGeluFlops) * outputs, repeat,
                                     "epilogue: add " + bias + " and apply GELU to the accumulator tile in registers "
@@ -196,7 +226,7 @@ void add_gemm(Schedule& s, const FfnParams& p, const std::string& name, const st
             s.events.push_back({EventKind::store, k, c, r * cols * es, 0, repeat,
                                 "store the " + c + " tile once" +
                                     (ep == Epilogue::none ? ": the next kernel reads it back" : std::string()) + " (" +
-                                    tile + ", rounded to " + to_string(p.dtype) + ")" + shape});
+                                    tile_text + ", rounded to " + to_string(p.dtype) + ")" + shape});
         }
 }
 
@@ -283,7 +313,10 @@ void gemm_l2_reuse(const std::string& variant, const FfnParams& p, uint64_t l2_b
             const uint64_t size = (is_b ? K * N : M * K) * es;
             const double passes = is_b ? b_passes : is_a ? a_passes : 1.0;
             if ((!is_a && !is_b) || size <= l2_bytes / 2 || passes <= 1.0 || t.dram_read == 0) continue;
-            t.dram_read = static_cast<uint64_t>(static_cast<double>(t.dram_read) * passes);
+            // A re-read from DRAM is a panel some CTA (or cluster) asked L2 for: never more than the
+            // L2->SM reads (gemm_tile: B once per cluster of tile rows, at least M / 256 passes
+            // against M / 1536 + 0.5; A once per cluster of tile columns, N / 256 against N / 2048).
+            t.dram_read = std::min(t.bytes_read, static_cast<uint64_t>(static_cast<double>(t.dram_read) * passes));
             char text[160];
             std::snprintf(text, sizeof text, "%s read %.2f times from DRAM: cuBLASLt's tiles re-read it once per %s",
                           t.buffer.c_str(), passes, is_b ? "1536 rows of tokens" : "2048 output columns");
