@@ -8,7 +8,9 @@
 // plus its launch: back to back, the GPU-side start-up of a queued kernel; timed from an idle GPU
 // (WorkloadDef::timed_from_idle), the first launch from idle and then the host's launch rate or a
 // graph's per-node cost, whichever is slower than the kernel. Every result names its limiter.
-// Estimates, and every Measurement says so.
+// The timeline is drawn on the GPU clock as CUPTI shows it (gpu_clock_timeline): a replayed graph's
+// kernels back to back, 0.08 us apart, a stream's kernels with what the host's rate leaves between
+// them. Estimates, and every Measurement says so.
 #include "kernels/common/backend.h"
 #include "kernels/common/emulate.h"
 #include "kernels/common/timeline.h"
@@ -459,6 +461,18 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
     return p;
 }
 
+// The GPU clock of short kernels, as CUPTI's timelines in the recordings show it
+// (assets/recordings/h100-2026-11-27 and h200-2026-11-27, launch stream, graph and fused at every
+// recorded point; kernels/PERF.md, "Simulator vs the recordings"):
+//  - the nodes of a replayed graph start 0.064-0.096 us after the previous one ends, on both cards
+//    (median gap at every graph point): a node's cost (SimCalibration::graph_node_us) lies inside
+//    its kernel's span on the GPU clock, where the GPU itself launches and retires it, not in a gap;
+//  - a kernel that does almost nothing still lasts about a graph node's cost less that gap there
+//    (recorded spans 0.70-1.18 us, the model's floor 1.22 us on the H100 and 1.26 on the H200), on a
+//    stream too: a stream's gaps are what the host's launch rate leaves (72-88 % idle recorded).
+inline constexpr double kGraphNodeGapUs = 0.08;
+static double kernel_floor_us(const SimCalibration& c) { return std::max(0.0, c.graph_node_us - kGraphNodeGapUs); }
+
 RunPrice price_run(const SimCalibration& c, const Model& model, const DeviceInfo& device, bool graph, bool from_idle) {
     RunPrice run;
     run.graph_replay = graph && from_idle;
@@ -477,7 +491,7 @@ RunPrice price_run(const SimCalibration& c, const Model& model, const DeviceInfo
             // call sets up and launches its kernels, and the GPU waits for it.
             const double host_us = k.threads_per_block == 0 && c.host_library_us > 0 ? c.host_library_us : c.host_launch_us;
             if (run.kernels.empty()) step = busy + (graph ? c.graph_launch_us : std::max(c.first_launch_us, host_us)) * 1e-3;
-            else if (graph) step = std::max(busy, c.graph_node_us * 1e-3);
+            else if (graph) step = std::max(busy + kGraphNodeGapUs * 1e-3, c.graph_node_us * 1e-3);
             else step = std::max(busy + c.gpu_gap_us * 1e-3, host_us * 1e-3);
             if (run.kernels.size() == 1) run.gap_us = (step - busy) * 1e3;
         }
@@ -553,6 +567,32 @@ double sim_kernel_ms(const DeviceInfo& gpu, double flops, uint64_t bytes, bool t
     return (std::max(memory_s, compute_s) + gpu.launch_overhead_us * 1e-6) * 1e3;
 }
 
+// The run on the GPU clock, as CUPTI would draw it: spans from the first kernel's start. Each
+// kernel lasts its busy time, at least kernel_floor_us; in a replayed graph its step less
+// kGraphNodeGapUs (the node's cost is the kernel's own time on the GPU, the gap between nodes what
+// CUPTI shows); otherwise the rest of its step (the launch cost) is the gap before it. The steps, and
+// so the run's time, are price_run's.
+static std::vector<KernelSpan> gpu_clock_timeline(const SimCalibration& c, const RunPrice& run,
+                                                  const std::vector<std::string>& names, const std::vector<uint64_t>& bytes) {
+    std::vector<KernelSpan> out;
+    double t = 0;
+    for (size_t i = 0; i < names.size() && i < run.kernels.size(); ++i) {
+        const double busy = run.kernels[i].busy_ms, step = run.step_ms[i];
+        double span = std::max(busy, kernel_floor_us(c) * 1e-3);
+        if (i > 0 && run.graph_replay) span = std::max(busy, step - kGraphNodeGapUs * 1e-3);
+        if (i > 0) span = std::min(span, step);  // never longer than its step: the gap is what is left
+        if (i > 0) t += step - span;
+        KernelSpan k;
+        k.name = names[i];
+        k.start_ms = t;
+        t += span;
+        k.end_ms = t;
+        k.bytes = i < bytes.size() ? bytes[i] : 0;
+        out.push_back(k);
+    }
+    return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Backend
 // ---------------------------------------------------------------------------------------------
@@ -589,7 +629,6 @@ public:
         const Model model = kernels::model(job.variant, job.params, static_cast<uint64_t>(std::max<int64_t>(gpu_.info.l2_bytes, 0)));
         const RunPrice run = price_run(gpu_.cal, job.variant, job.params, model, gpu_.info);
         std::vector<std::string> names;
-        std::vector<double> busy_ms;
         std::vector<uint64_t> bytes;
         for (size_t i = 0; i < model.kernels.size(); ++i) {
             const KernelModel& k = model.kernels[i];
@@ -599,15 +638,19 @@ public:
             kt.bytes = k.dram_bytes();
             m.kernels.push_back(kt);
             names.push_back(k.name);
-            busy_ms.push_back(run.kernels[i].busy_ms);
             bytes.push_back(kt.bytes);
         }
         m.kernels = aggregate_kernel_times(m.kernels);
-        m.timeline = modeled_timeline(names, busy_ms, bytes, run.gap_us);
-        char gap_text[64];
-        std::snprintf(gap_text, sizeof gap_text, "%.2f us", run.gap_us);
-        m.timeline_source = std::string("simulated: kernel = its slowest resource, gap = ") + gap_text +
-                            (run.graph_replay ? " (graph replay cost per kernel)" : " (launch cost)");
+        m.timeline = gpu_clock_timeline(gpu_.cal, run, names, bytes);
+        const TimelineStats stats = timeline_stats(m.timeline);
+        char gap_text[160];
+        std::snprintf(gap_text, sizeof gap_text, "median gap %.2f us, %.0f %% idle", stats.median_gap_us,
+                      stats.span_ms > 0 ? 100.0 * stats.idle_ms / stats.span_ms : 0.0);
+        m.timeline_source = std::string("simulated on the GPU clock: kernel = its slowest resource, at least ") +
+                            ms_text(kernel_floor_us(gpu_.cal) * 1e-3) + "; " + gap_text +
+                            (run.graph_replay ? " (a replayed graph's nodes run back to back, its per-node cost inside "
+                                                "each kernel)"
+                                              : " (what the launch cost leaves between kernels)");
         m.time = {run.total_ms, run.total_ms, run.total_ms, 0};
         record_model(model, job.params, gpu_.info, m, &run);
         m.limiter = m.model_limiter;
