@@ -80,7 +80,7 @@ FfnParams to_ffn(const Params& p);
 struct GemmTile {
     int64_t rows = 128, cols = 128, k = 64;
     int64_t cluster_rows = 1, cluster_cols = 1;  // CTAs of a cluster along the tokens / the columns
-    const char* source = "";                     // the kernel it stands for, in words
+    const char* source = "";                     // where it comes from, a few words for the memory view
 };
 GemmTile gemm_tile(const FfnParams& p);
 

@@ -136,16 +136,16 @@ GemmTile gemm_tile(const FfnParams& p) {
     GemmTile t;
     if (p.dtype == DType::f32) {
         t.k = 32;
-        t.source = "cuBLAS SIMT SGEMM, 128 x 128, no clusters (assumed: no fp32 point is recorded by name)";
+        t.source = "assumed for cuBLAS SGEMM";
     } else if (p.M <= 128) {
         t.rows = 8;
         while (t.rows < p.M) t.rows *= 2;
         t.cluster_cols = 2;
-        t.source = "nvjet_sm90_tst_128x<tokens>_64x*_2x1, what cuBLASLt ran at M = 1 .. 128 on the recorded H100 and H200";
+        t.source = "cuBLASLt's, as recorded";
     } else {
         t.cols = 256;
         t.cluster_rows = 2;
-        t.source = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA, what cuBLASLt ran at M = 256 on the recorded H100 and H200";
+        t.source = "cuBLASLt's, as recorded at M = 256";
     }
     return t;
 }
@@ -181,8 +181,7 @@ void add_gemm(Schedule& s, const FfnParams& p, const std::string& name, const st
     const uint64_t cl_m = u(tile.cluster_rows), cl_n = u(tile.cluster_cols);
     const uint64_t clusters_m = (tiles_m + cl_m - 1) / cl_m, clusters_n = (tiles_n + cl_n - 1) / cl_n;
     s.kernels.push_back({name, tiles_m * tiles_n, 0, p.dtype != DType::f32});
-    s.kernels.back().blocks_are = "CTA tiles of " + num(TM) + " x " + num(TN) + " (the tile the model assumes: " +
-                                  tile.source + ")";
+    s.kernels.back().blocks_are = "CTA tiles of " + num(TM) + " x " + num(TN) + " (" + tile.source + ")";
     const auto row_classes = tile_classes(rows, TM), col_classes = tile_classes(N, TN);
     const std::string a_shared = cl_n > 1 ? ", once per cluster of " + num(cl_n) + " CTAs along the columns (TMA multicast)"
                                           : ", once per CTA of its tile row";
