@@ -647,10 +647,11 @@ public:
         std::snprintf(gap_text, sizeof gap_text, "median gap %.2f us, %.0f %% idle", stats.median_gap_us,
                       stats.span_ms > 0 ? 100.0 * stats.idle_ms / stats.span_ms : 0.0);
         m.timeline_source = std::string("simulated on the GPU clock: kernel = its slowest resource, at least ") +
-                            ms_text(kernel_floor_us(gpu_.cal) * 1e-3) + "; " + gap_text +
-                            (run.graph_replay ? " (a replayed graph's nodes run back to back, its per-node cost inside "
-                                                "each kernel)"
-                                              : " (what the launch cost leaves between kernels)");
+                            ms_text(kernel_floor_us(gpu_.cal) * 1e-3) + "; " +
+                            (stats.kernels <= 1 ? std::string("one kernel, no gaps")
+                             : std::string(gap_text) + (run.graph_replay ? " (a replayed graph's nodes run back to back, "
+                                                                           "its per-node cost inside each kernel)"
+                                                                         : " (what the launch cost leaves between kernels)"));
         m.time = {run.total_ms, run.total_ms, run.total_ms, 0};
         record_model(model, job.params, gpu_.info, m, &run);
         m.limiter = m.model_limiter;
