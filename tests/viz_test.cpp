@@ -99,6 +99,31 @@ TEST_CASE("viz palette: eight distinct series colours on each theme, readable la
     CHECK(viz::text_color_on(viz::rgb(0x0072B2)) == IM_COL32(255, 255, 255, 255));  // blue: white text
 }
 
+TEST_CASE("viz palette: buffer colours apart from each other, from the variants' and readable on both themes", "[viz]") {
+    // The colour difference itself: the reference pairs of Sharma, Wu and Dalal (2005) in sRGB.
+    CHECK(viz::color_difference(0xFFFFFF, 0xFFFFFF) == Approx(0.0));
+    CHECK(viz::color_difference(0x000000, 0xFFFFFF) == Approx(100.0).margin(0.1));
+    CHECK(viz::contrast_ratio(0x000000, 0xFFFFFF) == Approx(21.0));
+    // ffn's legend once gave W1 and y one blue, W2 and out one orange: buffers share no colour.
+    std::set<uint32_t> distinct;
+    for (int i = 0; i < viz::kBufferColorCount; ++i) distinct.insert(viz::buffer_rgb(i));
+    CHECK(distinct.size() == static_cast<size_t>(viz::kBufferColorCount));
+    CHECK(viz::buffer_rgb(viz::kBufferColorCount) == viz::buffer_rgb(0));
+    CHECK(viz::rrggbb(viz::buffer_color(2)) == viz::buffer_rgb(2));
+    for (int i = 0; i < viz::kBufferColorCount; ++i) {
+        const uint32_t c = viz::buffer_rgb(i);
+        INFO("buffer colour " << i);
+        for (int j = i + 1; j < viz::kBufferColorCount; ++j) CHECK(viz::color_difference(c, viz::buffer_rgb(j)) >= 15.0);
+        for (viz::Theme theme : {viz::Theme::dark, viz::Theme::light}) {
+            for (int v = 0; v < viz::kSeriesColorCount; ++v)
+                CHECK(viz::color_difference(c, viz::rrggbb(viz::series_color(v, theme))) >= 15.0);
+            CHECK(viz::contrast_ratio(c, viz::rrggbb(viz::chart_colors(theme).background)) >= 3.0);
+        }
+        // The memory view's accent (current tile) and overflow reds.
+        for (uint32_t accent : {0xF0E442u, 0xD55E00u, 0xFF5C5Cu, 0xC00000u}) CHECK(viz::color_difference(c, accent) >= 15.0);
+    }
+}
+
 TEST_CASE("viz theme: fonts are rasterised at the scaled size and the style scales from fresh", "[viz]") {
     for (float scale : {1.0f, 2.0f, 3.0f}) {
         ImGui::CreateContext();
