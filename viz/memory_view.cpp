@@ -1301,7 +1301,7 @@ void draw_footer(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d
 }
 
 // The diagram's "em": the UI font size, so its labels grow with the font scale, unless the view
-// is too small for 26 of them across or for its header, footer and the least body side by side
+// is too small for 22 of them across or for its header, footer and the least body side by side
 // down (projector fonts on a small window); never below kMinViewLabelPx, what the back of a room
 // still reads (the panel gives the view the room for that: app/gui/panel_memory.cpp).
 float view_em(ImVec2 size, const MemoryViewData& d) {
@@ -1309,7 +1309,7 @@ float view_em(ImVec2 size, const MemoryViewData& d) {
     const auto fit = [&](bool compact) {
         // Compact: the step beside the title and the notes beside the counters, where the view is wide.
         const float down = header_em(2, compact) + footer_em(d, compact) + kGapEm + kWideBodyEm;
-        return std::max(std::min({ui, size.x / 26.0f, size.y / down}), smallest);
+        return std::max(std::min({ui, size.x / 22.0f, size.y / down}), smallest);
     };
     const float em = fit(true);
     const Pen pen{nullptr, chart_colors(d.theme), d.theme, em, false};
