@@ -32,6 +32,20 @@ MemoryPlayer::MemoryPlayer(const std::string& variant, const Params& params, uin
     build_dram_sums();
 }
 
+const TileEvent* MemoryPlayer::longest_event() const {
+    const TileEvent* longest = nullptr;
+    size_t longest_chars = 0;
+    for (const TileEvent& e : schedule_.events) {
+        // The block count is printed after the words: its digits count too.
+        const size_t chars = e.what.size() + (e.repeat > 1 ? std::to_string(e.repeat).size() + 10 : 0);
+        if (!longest || chars > longest_chars) {
+            longest = &e;
+            longest_chars = chars;
+        }
+    }
+    return longest;
+}
+
 // An event whose bytes lie in a tensor (L2<->SM or register spills), not on chip or compute.
 static bool moves_tensor(const TileEvent& e) { return e.kind != EventKind::compute && e.where() != Level::shared; }
 

@@ -63,6 +63,9 @@ public:
     // and shows event s-1 as the current one.
     size_t step_count() const { return schedule_.events.size(); }
     const TileEvent* current_event(size_t step) const;
+    // The event whose words (`what` and its block count) are the longest of the schedule: the
+    // animation sizes its header for it once, so the layout stays still while it plays.
+    const TileEvent* longest_event() const;
     // Index into tensors() of an event's buffer, or -1 (compute).
     int tensor_index(const std::string& buffer) const;
 

@@ -9,7 +9,11 @@
 #include "app/core/panels_state.h"
 #include "kernels/common/backend.h"
 #include "kernels/memory_player.h"
+#include "kernels/common/registry.h"
+#include "kernels/common/workload_def.h"
+#include "viz/label_layout.h"
 #include "viz/memory_view.h"
+#include "viz/palette.h"
 #include "viz/theme.h"
 
 #include <catch2/catch.hpp>
@@ -17,6 +21,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -192,6 +199,101 @@ TEST_CASE("memory panel: whole frame at N = 16384, playing side by side (benchma
                     "%.3f ms worst over %d frames\n",
                     causal ? " causal" : "", total_ms / (kFrames - 1), worst_ms, kFrames - 1);
     }
+}
+
+// A presenter plays the schedule in front of a class: the boxes must not jump. The parts of the
+// view (header, HBM, L2, SMs, footer) and each tensor's name label sit in the same place at every
+// step, for every variant of every workload (the issue's example: HBM boxes resized and O jumped
+// to a new row while playing).
+TEST_CASE("memory view: the layout stays still while the schedule plays, every workload", "[viz][memory_view]") {
+    HeadlessContext ctx;
+    const ImVec2 size(900, 560);
+    for (const std::string& w : kernels::workload_names())
+        for (const kernels::VariantInfo& v : kernels::variants(w)) {
+            const kernels::MemoryPlayer player(v.name, kernels::default_params(w));
+            std::vector<viz::LabelRect> first_parts, first_names;
+            const size_t steps = player.step_count();
+            for (size_t i = 0; i <= 12; ++i) {
+                const size_t step = i * steps / 12;
+                const viz::MemoryViewData d = viz::memory_view_data(player, step, 0.5f, h100(), viz::Theme::dark);
+                viz::LabelRecording recording;
+                ctx.frame([&](ImDrawList* draw) { viz::draw_memory_view(draw, ImVec2(0, 0), size, d); });
+                std::vector<viz::LabelRect> parts, names;
+                for (const viz::PlacedPart& p : recording.parts) parts.push_back(p.rect);
+                for (const viz::PlacedLabel& l : recording.labels)
+                    for (const viz::MemTensor& t : d.tensors)
+                        if (l.where.find("HBM tensor") != std::string::npos && l.text.rfind(t.name, 0) == 0 &&
+                            (l.text.size() == t.name.size() || l.text.compare(t.name.size(), 2, "  ") == 0))
+                            names.push_back(l.rect);
+                INFO(w << " " << v.name << " step " << step << " of " << steps);
+                REQUIRE(names.size() == d.tensors.size());
+                if (i == 0) {
+                    first_parts = parts;
+                    first_names = names;
+                    continue;
+                }
+                REQUIRE(parts.size() == first_parts.size());
+                for (size_t k = 0; k < parts.size(); ++k) {
+                    CHECK(parts[k].x0 == first_parts[k].x0);
+                    CHECK(parts[k].y0 == first_parts[k].y0);
+                    CHECK(parts[k].x1 == first_parts[k].x1);
+                    CHECK(parts[k].y1 == first_parts[k].y1);
+                }
+                for (size_t k = 0; k < names.size(); ++k) {
+                    CHECK(names[k].x0 == first_names[k].x0);
+                    CHECK(names[k].y0 == first_names[k].y0);
+                }
+            }
+        }
+}
+
+// 07 step 2 once showed a refused tile animating with a modeled time: a refused variant stays at
+// step 0, nothing flies, and the header says why.
+TEST_CASE("memory view: a variant the device refuses does not animate", "[viz][memory_view]") {
+    HeadlessContext ctx;
+    kernels::Params p = attention(2048, false);
+    p.dtype = kernels::DType::f32;
+    p.set("d", 128);
+    p.set("br", 128);
+    p.set("bc", 128);
+    const std::string refusal = kernels::device_refusal("flash", p, kernels::total_memory_budget(h100()));
+    REQUIRE_FALSE(refusal.empty());  // 07 step 2: the tile does not fit the H100's shared memory
+    const kernels::MemoryPlayer flash("flash", p);
+    const viz::MemoryViewData refused = viz::memory_view_data(flash, flash.step_count() / 2, 0.5f, h100(), viz::Theme::dark, refusal);
+    CHECK(refused.step == 0);
+    CHECK_FALSE(refused.has_event);
+    CHECK(refused.read == 0);
+    CHECK(refused.dram_read == 0);
+    CHECK(refused.what.find(refusal) != std::string::npos);
+    viz::LabelRecording recording;
+    ctx.frame([&](ImDrawList* draw) { viz::draw_memory_view(draw, ImVec2(0, 0), ImVec2(900, 560), refused); });
+    bool tile = false, not_run = false;
+    for (const viz::PlacedLabel& l : recording.labels) {
+        tile = tile || l.where.find("moving tile") != std::string::npos;
+        not_run = not_run || l.text.rfind("not run", 0) == 0;
+    }
+    CHECK_FALSE(tile);
+    CHECK(not_run);
+    // The same step of a variant that runs does animate.
+    const viz::MemoryViewData runs = viz::memory_view_data(flash, flash.step_count() / 2, 0.5f, h100(), viz::Theme::dark);
+    CHECK(runs.has_event);
+    CHECK(runs.step == flash.step_count() / 2);
+}
+
+// ffn's legend once gave W1 and y one blue, W2 and out one orange: every buffer of a view has a
+// colour of its own (viz/palette.h's buffer colours), and the palette has enough of them for
+// every variant of every workload.
+TEST_CASE("memory view: every buffer of a view has its own colour", "[viz][memory_view]") {
+    for (const std::string& w : kernels::workload_names())
+        for (const kernels::VariantInfo& v : kernels::variants(w)) {
+            const kernels::MemoryPlayer player(v.name, kernels::default_params(w));
+            const viz::MemoryViewData d = viz::memory_view_data(player, 1, 0.5f, h100(), viz::Theme::dark);
+            INFO(w << " " << v.name << ": " << d.tensors.size() << " buffers");
+            CHECK(d.tensors.size() <= static_cast<size_t>(viz::kBufferColorCount));
+            std::set<uint32_t> colours;
+            for (const viz::MemTensor& t : d.tensors) colours.insert(viz::buffer_rgb(t.series));
+            CHECK(colours.size() == d.tensors.size());
+        }
 }
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "viz/axis.h"
 #include "viz/bar_chart.h"
+#include "viz/highlight.h"
 #include "viz/palette.h"
 #include "viz/theme.h"
 
@@ -97,6 +98,76 @@ TEST_CASE("viz palette: eight distinct series colours on each theme, readable la
     for (int i = 0; i < viz::kSeriesColorCount; ++i) CHECK(viz::series_color(i, viz::Theme::dark) != viz::rgb(0x000000));
     CHECK(viz::text_color_on(viz::rgb(0xF0E442)) == IM_COL32(0, 0, 0, 255));      // yellow: black text
     CHECK(viz::text_color_on(viz::rgb(0x0072B2)) == IM_COL32(255, 255, 255, 255));  // blue: white text
+}
+
+TEST_CASE("viz palette: buffer colours apart from each other, from the variants' and readable on both themes", "[viz]") {
+    // The colour difference itself: the reference pairs of Sharma, Wu and Dalal (2005) in sRGB.
+    CHECK(viz::color_difference(0xFFFFFF, 0xFFFFFF) == Approx(0.0));
+    CHECK(viz::color_difference(0x000000, 0xFFFFFF) == Approx(100.0).margin(0.1));
+    CHECK(viz::contrast_ratio(0x000000, 0xFFFFFF) == Approx(21.0));
+    // ffn's legend once gave W1 and y one blue, W2 and out one orange: buffers share no colour.
+    std::set<uint32_t> distinct;
+    for (int i = 0; i < viz::kBufferColorCount; ++i) distinct.insert(viz::buffer_rgb(i));
+    CHECK(distinct.size() == static_cast<size_t>(viz::kBufferColorCount));
+    CHECK(viz::buffer_rgb(viz::kBufferColorCount) == viz::buffer_rgb(0));
+    CHECK(viz::rrggbb(viz::buffer_color(2)) == viz::buffer_rgb(2));
+    for (int i = 0; i < viz::kBufferColorCount; ++i) {
+        const uint32_t c = viz::buffer_rgb(i);
+        INFO("buffer colour " << i);
+        for (int j = i + 1; j < viz::kBufferColorCount; ++j) CHECK(viz::color_difference(c, viz::buffer_rgb(j)) >= 15.0);
+        for (viz::Theme theme : {viz::Theme::dark, viz::Theme::light}) {
+            for (int v = 0; v < viz::kSeriesColorCount; ++v)
+                CHECK(viz::color_difference(c, viz::rrggbb(viz::series_color(v, theme))) >= 15.0);
+            CHECK(viz::contrast_ratio(c, viz::rrggbb(viz::chart_colors(theme).background)) >= 3.0);
+        }
+        // The memory view's accent (current tile) and overflow reds.
+        for (uint32_t accent : {0xF0E442u, 0xD55E00u, 0xFF5C5Cu, 0xC00000u}) CHECK(viz::color_difference(c, accent) >= 15.0);
+    }
+}
+
+// A lesson ring once pointed at a table scrolled below the fold: the highlighted item scrolls into
+// view once per highlight, and the window is then left alone so the presenter can scroll away.
+TEST_CASE("viz highlight: the highlighted item scrolls into view once", "[viz]") {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(800, 600);
+    io.DeltaTime = 1.0f / 60.0f;
+    viz::load_fonts(1.0f);
+    viz::apply_style(viz::Theme::dark, 1.0f);
+    ImVec2 item_min, item_max, window_min, window_max;
+    float scroll = 0;
+    // A page whose item lies 2000 px down, in a 600 px window; the highlight names it with `key`.
+    const auto frame = [&](const std::string& key, bool scroll_to_top = false) {
+        ImGui::NewFrame();
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(io.DisplaySize);
+        ImGui::Begin("page", nullptr, ImGuiWindowFlags_NoDecoration);
+        if (scroll_to_top) ImGui::SetScrollY(0.0f);  // the presenter scrolls (takes effect next frame)
+        ImGui::Dummy(ImVec2(100, 2000));
+        ImGui::Button("the highlighted table", ImVec2(200, 120));
+        item_min = ImGui::GetItemRectMin();
+        item_max = ImGui::GetItemRectMax();
+        viz::scroll_into_view_once(key, item_min, item_max);
+        ImGui::Dummy(ImVec2(100, 2000));
+        window_min = ImGui::GetWindowPos();
+        window_max = ImVec2(window_min.x + ImGui::GetWindowWidth(), window_min.y + ImGui::GetWindowHeight());
+        scroll = ImGui::GetScrollY();
+        ImGui::End();
+        ImGui::Render();
+    };
+    for (int i = 0; i < 4; ++i) frame("lesson 1 step 2: results.table");
+    CHECK(scroll > 1000);
+    CHECK(item_min.y >= window_min.y);
+    CHECK(item_max.y <= window_max.y);
+    // The presenter scrolls back to the top: the same highlight does not pull the page again.
+    frame("lesson 1 step 2: results.table", true);
+    for (int i = 0; i < 3; ++i) frame("lesson 1 step 2: results.table");
+    CHECK(scroll == 0);
+    // The next step's highlight does.
+    for (int i = 0; i < 4; ++i) frame("lesson 1 step 3: results.table");
+    CHECK(scroll > 1000);
+    ImGui::DestroyContext();
 }
 
 TEST_CASE("viz theme: fonts are rasterised at the scaled size and the style scales from fresh", "[viz]") {

@@ -18,9 +18,9 @@ bool label_inside(const LabelRect& inner, const LabelRect& outer) {
 }
 
 void LabelLayout::add(const std::string& text, LabelRect rect, LabelRect box, const std::string& where,
-                      const std::string& full) {
+                      const std::string& full, float px) {
     if (text.empty() || rect.empty()) return;
-    labels_.push_back({text, full, rect, box, view_.empty() ? where : view_ + ": " + where});
+    labels_.push_back({text, full, rect, box, view_.empty() ? where : view_ + ": " + where, px > 0 ? px : rect.height()});
 }
 
 void LabelLayout::add_part(const std::string& where, LabelRect rect, LabelRect view) {
@@ -68,6 +68,17 @@ std::vector<std::string> label_problems(const std::vector<PlacedLabel>& labels, 
             if (labels_overlap(a.rect, labels[j].rect))
                 out.push_back("'" + labels[j].text + "' (" + labels[j].where + ") covers '" + a.text + "' (" + a.where + ")");
     }
+    return out;
+}
+
+std::vector<std::string> small_labels(const std::vector<PlacedLabel>& labels, float min_px) {
+    std::vector<std::string> out;
+    for (const PlacedLabel& l : labels)
+        if (l.px < min_px) {
+            char size[48];
+            std::snprintf(size, sizeof size, "%.1f px (under %.0f px)", static_cast<double>(l.px), static_cast<double>(min_px));
+            out.push_back("'" + l.text + "' " + size + " (" + l.where + ")");
+        }
     return out;
 }
 

@@ -37,6 +37,7 @@ struct PlacedLabel {
     LabelRect rect;       // what the glyphs cover: text width x line height
     LabelRect box;        // the part of the view the label belongs in
     std::string where;    // "memory flash: HBM", for messages
+    float px = 0;         // the font's pixel height it was drawn at: what the back row has to read
 };
 
 // A part of a view (the HBM box, the footer) that labels belong in: parts of one view must not
@@ -51,7 +52,9 @@ public:
     explicit LabelLayout(std::string view = "") : view_(std::move(view)) {}
 
     // Records a drawn label; `where` names its part of the view (prefixed with the view's name).
-    void add(const std::string& text, LabelRect rect, LabelRect box, const std::string& where, const std::string& full = "");
+    // `px`: the font's pixel height (0: the rectangle's height, one line of text).
+    void add(const std::string& text, LabelRect rect, LabelRect box, const std::string& where, const std::string& full = "",
+             float px = 0);
     // Something that is not a label but that labels must not cover (a roofline point's marker).
     void block(LabelRect r) { blocked_.push_back(r); }
     // A part of the view inside `view` (labels then name it as their box).
@@ -76,6 +79,9 @@ private:
 // One line per problem: two labels that overlap, a label outside its box, two parts that overlap
 // or a part outside its view. Empty when the layout is legible.
 std::vector<std::string> label_problems(const std::vector<PlacedLabel>& labels, const std::vector<PlacedPart>& parts = {});
+// One line per label drawn smaller than `min_px` (its text, size and part): too small to read
+// from the back of a room. Empty when every label is at least that size.
+std::vector<std::string> small_labels(const std::vector<PlacedLabel>& labels, float min_px);
 
 // While a recording is open (one at a time, on the drawing thread), every view that finishes a
 // layout adds its labels here through record_labels(); with none open, record_labels() does nothing.

@@ -19,16 +19,74 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <mutex>
+#include <stdexcept>
 
 namespace viz {
 
 // =============================================================================================
 // [SECTION] Data
 // =============================================================================================
+namespace {
+
+// An event's words as the header shows them. "ᵀ" is not in every UI font: the transpose is
+// written the way a keyboard does.
+std::string event_words(const std::string& what) {
+    std::string out = what;
+    for (size_t at = out.find("\u1D40"); at != std::string::npos; at = out.find("\u1D40"))
+        out.replace(at, std::string("\u1D40").size(), "^T");
+    return out;
+}
+
+const std::string kReadyWords = "ready: nothing has moved yet (press play or step forward)";
+
+// Every buffer name the workload's variants use, in order of first use (the registry's variant
+// order, each schedule's order), so that Q, K or W1 keep their colour from one variant to the
+// next: two views side by side colour the same tensor alike. Built once per workload, from the
+// default parameters; names other parameters bring are appended as they appear.
+std::vector<std::string>& workload_buffers(const std::string& workload) {
+    static std::map<std::string, std::vector<std::string>> cache;
+    auto [it, inserted] = cache.try_emplace(workload);
+    if (inserted)
+        for (const kernels::VariantInfo& v : kernels::variants(workload)) {
+            try {
+                const kernels::MemoryPlayer player(v.name, kernels::default_params(workload));
+                for (const kernels::HbmTensor& t : player.tensors())
+                    if (std::find(it->second.begin(), it->second.end(), t.name) == it->second.end()) it->second.push_back(t.name);
+            } catch (const std::invalid_argument&) {
+                // A variant without a schedule at the defaults adds no names.
+            }
+        }
+    return it->second;
+}
+
+// Each tensor's colour: its place among the workload's buffers when they all have a colour of
+// their own, else its place in this view (distinct in the view, not across views).
+std::vector<int> buffer_series(const kernels::MemoryPlayer& player) {
+    static std::mutex mutex;  // views are drawn on one thread; tests may build data elsewhere
+    const std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::string>& names = workload_buffers(player.params().workload);
+    std::vector<int> out;
+    for (const kernels::HbmTensor& t : player.tensors()) {
+        auto at = std::find(names.begin(), names.end(), t.name);
+        if (at == names.end()) at = names.insert(names.end(), t.name);
+        out.push_back(static_cast<int>(at - names.begin()));
+    }
+    if (names.size() > static_cast<size_t>(kBufferColorCount))
+        for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int>(i);
+    return out;
+}
+
+}  // namespace
+
 MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step, float flight,
-                                const kernels::DeviceInfo& device, Theme theme) {
+                                const kernels::DeviceInfo& device, Theme theme, const std::string& refusal) {
     MemoryViewData d;
-    step = std::min(step, player.step_count());
+    d.refusal = refusal;
+    // A refused variant does not run: nothing moves, the counters stay at zero.
+    step = refusal.empty() ? std::min(step, player.step_count()) : 0;
+    if (!refusal.empty()) flight = 1;
     d.title = player.variant();
     d.device = device.name;
     d.simulated = device.simulated;
@@ -41,6 +99,7 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
     d.flight = std::clamp(flight, 0.0f, 1.0f);
     d.theme = theme;
     const size_t last = player.step_count();
+    const std::vector<int> series = buffer_series(player);
     for (size_t t = 0; t < player.tensors().size(); ++t) {
         const kernels::HbmTensor& h = player.tensors()[t];
         MemTensor m;
@@ -57,7 +116,7 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
         m.total_dram_written = player.dram_written_after(last, t);
         m.tile_bytes = h.tile_bytes;
         m.input = h.input;
-        m.series = static_cast<int>(t);
+        m.series = series[t];
         m.local = h.local;
         if (h.local) {
             // What the GPU reserves: a stack frame for every thread that can be resident.
@@ -115,13 +174,16 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
         d.event_dram_bytes = player.event_dram_bytes(step);
         d.event_dram_rule = player.event_dram_rule(step);
         d.event_flops = e->flops;
-        d.what = e->what;
-        // "ᵀ" is not in every UI font: write the transpose the way a keyboard does.
-        for (size_t at = d.what.find("\u1D40"); at != std::string::npos; at = d.what.find("\u1D40"))
-            d.what.replace(at, std::string("\u1D40").size(), "^T");
+        d.what = event_words(e->what);
     } else {
-        d.what = "ready: nothing has moved yet (press play or step forward)";
+        d.what = refusal.empty() ? kReadyWords : "refused on this device: " + refusal;
     }
+    if (const kernels::TileEvent* longest = player.longest_event())
+        d.longest_what = event_words(longest->what) +
+                         (longest->repeat > 1 ? "  x " + kernels::format_count(static_cast<int64_t>(longest->repeat)) + " blocks" : "");
+    // Step 0's words (or the refusal) count too: the header keeps its height from step 0 to the last.
+    if (kReadyWords.size() > d.longest_what.size()) d.longest_what = kReadyWords;
+    if (d.what.size() > d.longest_what.size()) d.longest_what = d.what;
     d.l2_tensors = player.kernel_tensors(kernel);
     const auto& kernels_list = player.schedule().kernels;
     if (!kernels_list.empty()) {
@@ -138,7 +200,17 @@ MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step
         bool touched = false;
         if (e && e->kind == kernels::EventKind::compute) touched = true;
         else if (e && !e->buffer.empty()) touched = part.name.rfind(e->buffer, 0) == 0;
-        d.sram.push_back({part.name, part.formula, part.bytes, touched});
+        // Coloured as the tensor it holds a tile of ("Qi" of Q, "Sij" of S): the longest name that prefixes it.
+        int part_series = -1;
+        size_t matched = 0;
+        for (size_t t = 0; t < d.tensors.size(); ++t) {
+            const std::string& name = d.tensors[t].name;
+            if (!d.tensors[t].local && name.size() > matched && part.name.rfind(name, 0) == 0) {
+                part_series = d.tensors[t].series;
+                matched = name.size();
+            }
+        }
+        d.sram.push_back({part.name, part.formula, part.bytes, touched, part_series});
         d.sram_needed += part.bytes;
     }
     return d;
@@ -186,7 +258,7 @@ struct Pen {
         ImFont* f = font ? font : ImGui::GetFont();
         draw->AddText(f, px(f), at, col, s.c_str());
         const LabelRect r{at.x, at.y, at.x + width(s, f), at.y + px(f)};
-        if (labels) labels->add(s, r, rect_of(box_min, box_max), where, full);
+        if (labels) labels->add(s, r, rect_of(box_min, box_max), where, full, px(f));
         return r;
     }
     // `s` shortened with "..." until it fits max_w ("" when not even one character does).
@@ -260,11 +332,9 @@ ImU32 overflow_color(Theme t) { return t == Theme::dark ? rgb(0xFF5C5C) : rgb(0x
 ImVec2 lerp(ImVec2 a, ImVec2 b, float t) { return ImVec2(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t); }
 ImVec2 center(ImVec2 a, ImVec2 b) { return ImVec2((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f); }
 
-// The tensor colours skip the palette's yellow: it is the accent (current tile, lit SM).
-ImU32 tensor_color(int i, Theme t) {
-    static constexpr int kOrder[] = {0, 1, 2, 4, 5, 6, 7};
-    return series_color(kOrder[i % 7], t);
-}
+// Tensors take the buffer colours (viz/palette.h): one each, none a variant's, the accent's
+// yellow or the overflow's red.
+ImU32 tensor_color(int i) { return buffer_color(i); }
 
 // How much of the current event's traffic crosses DRAM: 0 = all of it stays between L2 and the
 // SMs (a hit, or a store that stays in L2), 1 = all of it crosses (a miss, a write-back).
@@ -306,6 +376,8 @@ struct Boxes {
     ImVec2 footer_min, footer_max;
     bool wide = false;       // HBM | L2 | SMs side by side (L2 an upright column)
     int what_lines = 1;      // the header's line of what the step does, wrapped
+    bool title_beside = false;   // the step line beside the title, not under it
+    bool notes_beside = false;   // the footer's notes beside the level counters, not under them
 };
 
 std::string what_text(const MemoryViewData& d) {
@@ -314,22 +386,47 @@ std::string what_text(const MemoryViewData& d) {
     return what;
 }
 
-// Counters per level take two lines (name, value); the spill line and each note one.
-int footer_lines(const MemoryViewData& d) { return 2 + static_cast<int>(d.notes.size()) + (d.local_total > 0 ? 1 : 0); }
+// Counters per level take two lines (name, value); the spill line and each note one. Beside the
+// counters (a wide view), the notes and the spill line take a column of their own.
+int note_lines(const MemoryViewData& d) { return static_cast<int>(d.notes.size()) + (d.local_total > 0 ? 1 : 0); }
+int footer_lines(const MemoryViewData& d, bool notes_beside) {
+    return notes_beside ? std::max(2, note_lines(d)) : 2 + note_lines(d);
+}
 
 // Heights in em: the header (title in the heading font, the step, the step's words), the footer,
 // the L2 band, and the least the body needs: side by side the SMs (title, shared memory, its
 // "does not fit" line, registers); stacked HBM, L2 and the SMs.
-float header_em(int what_lines) { return kHeadingRatio * 1.2f + 1.25f * (1.0f + static_cast<float>(what_lines)) + 0.2f; }
-float footer_em(const MemoryViewData& d) { return 1.25f * static_cast<float>(footer_lines(d)) + 0.3f; }
+float header_em(int what_lines, bool title_beside) {
+    return kHeadingRatio * 1.2f + (title_beside ? 0.0f : 1.25f) + 1.25f * static_cast<float>(what_lines) + 0.2f;
+}
+float footer_em(const MemoryViewData& d, bool notes_beside) { return 1.25f * static_cast<float>(footer_lines(d, notes_beside)) + 0.3f; }
 constexpr float kGapEm = 0.4f, kL2BandEm = 2.6f, kWideBodyEm = 7.4f, kTallBodyEm = 15.0f;
+// A view this many ems wide puts the footer's notes beside its counters: projector fonts on a
+// landscape screen have width to spare and no height.
+constexpr float kNotesBesideEm = 42.0f;
+// The level counters' share of the footer's width when the notes sit beside them.
+constexpr float kCountersShare = 0.56f;
+
+std::string title_text(const MemoryViewData& d) { return d.title + (d.simulated ? "  (model; simulated GPU)" : "  (model)"); }
+
+// The step line goes beside the title when that leaves it half the view's width: decided by the
+// title and the width alone, so it stays put while the step's words change.
+bool title_beside(const Pen& pen, float width, const MemoryViewData& d) {
+    return pen.width(title_text(d), heading_font()) + pen.em * 1.5f <= width * 0.5f;
+}
+bool notes_beside(float em, float width) { return width >= kNotesBesideEm * em; }
 
 Boxes layout(const Pen& pen, ImVec2 o, ImVec2 size, const MemoryViewData& d) {
     Boxes b;
     const float em = pen.em;
     // The step's words wrap to a second line rather than lose their end (ffn's GEMM events).
-    b.what_lines = pen.width(what_text(d), bold_font()) <= size.x ? 1 : 2;
-    const float header_h = header_em(b.what_lines) * em, footer_h = footer_em(d) * em, gap = kGapEm * em;
+    // Sized for the schedule's longest words, not this step's: the boxes below must not move.
+    const std::string longest = d.longest_what.size() > what_text(d).size() ? d.longest_what : what_text(d);
+    b.what_lines = pen.width(longest, bold_font()) <= size.x && pen.width(what_text(d), bold_font()) <= size.x ? 1 : 2;
+    b.title_beside = title_beside(pen, size.x, d);
+    b.notes_beside = notes_beside(em, size.x);
+    const float header_h = header_em(b.what_lines, b.title_beside) * em, footer_h = footer_em(d, b.notes_beside) * em,
+                gap = kGapEm * em;
     b.header_min = o;
     b.header_max = ImVec2(o.x + size.x, o.y + header_h);
     b.footer_min = ImVec2(o.x, o.y + size.y - footer_h);
@@ -368,29 +465,41 @@ Boxes layout(const Pen& pen, ImVec2 o, ImVec2 size, const MemoryViewData& d) {
 void draw_header(const Pen& pen, const Boxes& b, const MemoryViewData& d) {
     const float w = b.header_max.x - b.header_min.x;
     ImVec2 at = b.header_min;
-    const std::string title = d.title + (d.simulated ? "  (model; simulated GPU)" : "  (model)");
+    const std::string title = title_text(d);
     const LabelRect t = pen.label_fit(at, pen.c.text, title, w, b.header_min, b.header_max, "title", heading_font());
     pen.tip(at, ImVec2(t.x1, t.y1),
             title + "\nThe variant's tile schedule from the model (kernels/), the same loop as its CUDA kernel. One "
                     "thread block is followed in detail; the other blocks doing the same step are counted in the byte "
                     "counters.");
-    at.y += pen.px(heading_font()) * 1.2f;
-    const std::string step = "step " + std::to_string(d.step) + " / " + std::to_string(d.step_count) +
+    // Beside the title: on its baseline, after it; else on a line of its own.
+    const float step_x = b.title_beside ? t.x1 + pen.em * 1.5f : at.x;
+    if (b.title_beside) at.y += pen.px(heading_font()) - pen.em;
+    else at.y += pen.px(heading_font()) * 1.2f;
+    at.x = step_x;
+    const float step_w = b.header_max.x - step_x;
+    const std::string step = (d.refusal.empty() ? "step " + std::to_string(d.step) + " / " + std::to_string(d.step_count)
+                                                : std::string("not run")) +
                              (d.kernel.empty() ? "" : "  |  " + d.kernel);
-    pen.label_fit(at, pen.c.text_dim, step, w, b.header_min, b.header_max, "step");
-    pen.tip(at, ImVec2(at.x + w, at.y + pen.em),
+    pen.label_fit(at, pen.c.text_dim, step, step_w, b.header_min, b.header_max, "step");
+    pen.tip(at, ImVec2(at.x + step_w, at.y + pen.em),
             step + "\nEach step is one event of the schedule (a load, a compute or a store of one block); " +
                 std::to_string(d.step_count) + " steps in all.");
-    at.y += pen.em * 1.25f;
-    const ImU32 what_col = d.has_event ? accent(pen.theme) : pen.c.text_dim;
+    at.x = b.header_min.x;
+    at.y = b.title_beside ? b.header_min.y + pen.px(heading_font()) * 1.2f : at.y + pen.em * 1.25f;
+    const ImU32 what_col = !d.refusal.empty()                         ? overflow_color(pen.theme)
+                           : d.has_event && pen.theme == Theme::dark ? accent(pen.theme)
+                           : d.has_event                             ? pen.c.text
+                                                                     : pen.c.text_dim;
     const ImVec2 what_at = at;
     for (const std::string& line : wrap_lines(pen, what_text(d), w, b.what_lines, bold_font())) {
-        pen.label(at, pen.theme == Theme::dark ? what_col : pen.c.text, line, b.header_min, b.header_max, "what",
+        pen.label(at, what_col, line, b.header_min, b.header_max, "what",
                   bold_font(), line == what_text(d) ? "" : what_text(d));
         at.y += pen.em * 1.25f;
     }
     pen.tip(what_at, ImVec2(what_at.x + w, at.y),
-            d.what + (d.has_event ? "\n\nOne block moves " + exact_bytes(d.event_bytes) + "; " + count_text(d.repeat) +
+            d.what + (!d.refusal.empty() ? "\n\nThe app does not launch a variant the device refuses, so there is no "
+                                           "schedule to play here: the boxes below show what it would need."
+                      : d.has_event ? "\n\nOne block moves " + exact_bytes(d.event_bytes) + "; " + count_text(d.repeat) +
                                         " blocks do exactly this step."
                                   : std::string()));
 }
@@ -421,20 +530,47 @@ std::string written_label(const MemTensor& t) {
     return t.local ? "spilled " + bytes_text(t.written) : "wrote " + bytes_text(t.dram_written);
 }
 
+// The widest a counter line gets at any step: its words with the widest number of each form
+// format_bytes writes ("1023 B", "888 MiB", "88.8 MiB", "8.88 MiB"). The layout reserves that
+// much, so a growing counter never resizes a square or sends a tensor to another row.
+float widest_counter(const Pen& pen, const std::string& words) {
+    float w = pen.width(words + "1023 B");
+    for (const char* unit : {"KiB", "MiB", "GiB", "TiB"})
+        for (const char* digits : {"888 ", "88.8 ", "8.88 "}) w = std::max(w, pen.width(words + digits + unit));
+    return w;
+}
+
+// Each tensor's label width at each compactness (0: name and size, then its two counters;
+// 1: name and size; 2: the name), the same at every step.
+struct LabelWidths {
+    float at[3] = {0, 0, 0};
+};
+std::vector<LabelWidths> label_widths(const Pen& pen, const std::vector<MemTensor>& ts) {
+    const float read = widest_counter(pen, "read "), wrote = widest_counter(pen, "wrote ");
+    const float reloaded = widest_counter(pen, "reloaded "), spilled = widest_counter(pen, "spilled ");
+    std::vector<LabelWidths> out(ts.size());
+    for (size_t i = 0; i < ts.size(); ++i) {
+        const float sized = pen.width(tensor_label(ts[i], 1), bold_font());
+        out[i].at[0] = std::max({sized, ts[i].local ? reloaded : read, ts[i].local ? spilled : wrote});
+        out[i].at[1] = sized;
+        out[i].at[2] = pen.width(tensor_label(ts[i], 2), bold_font());
+    }
+    return out;
+}
+
 // Flow layout: squares whose area is proportional to bytes (k px per sqrt(byte), at least
 // min_side), rows wrapping. A square with room for its three label lines carries them inside,
 // a smaller one to its right. Returns false when the flow overflows the area at this scale.
-bool flow(const Pen& pen, const std::vector<MemTensor>& ts, const std::vector<size_t>& order, ImVec2 min, ImVec2 max,
-          double k, float min_side, std::vector<TensorBox>& out, int compact = 0) {
+bool flow(const Pen& pen, const std::vector<MemTensor>& ts, const std::vector<LabelWidths>& widths,
+          const std::vector<size_t>& order, ImVec2 min, ImVec2 max, double k, float min_side, std::vector<TensorBox>& out,
+          int compact = 0) {
     out.assign(ts.size(), {});
     const float gap = pen.em * 0.8f, line = pen.em * 1.15f, label_h = line * (compact ? 1 : 3);
     float x = min.x, y = min.y, row_h = 0;
     bool fits = true;
     for (size_t i : order) {
         const float side = std::max(min_side, static_cast<float>(k * std::sqrt(static_cast<double>(ts[i].bytes))));
-        const float label_w = compact ? pen.width(tensor_label(ts[i], compact), bold_font())
-                                      : std::max({pen.width(tensor_label(ts[i]), bold_font()), pen.width(read_label(ts[i])),
-                                                  pen.width(written_label(ts[i]))});
+        const float label_w = widths[i].at[std::clamp(compact, 0, 2)];
         const bool inside = side >= label_w + pen.em * 0.6f && side >= label_h + pen.em * 0.6f;
         const float col_w = inside ? side : side + pen.em * 0.4f + label_w;
         const float col_h = inside ? side : std::max(side, label_h);
@@ -469,7 +605,8 @@ std::vector<std::vector<size_t>> candidate_orders(const std::vector<MemTensor>& 
 
 // The largest scale (px per sqrt(byte)) at which some order's flow fits with labels of this
 // compactness (bisection); 0 when none does.
-double fit_scale_at(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max, int compact) {
+double fit_scale_at(const Pen& pen, const std::vector<MemTensor>& ts, const std::vector<LabelWidths>& widths, ImVec2 min,
+                    ImVec2 max, int compact) {
     std::vector<TensorBox> boxes;
     double largest = 1;
     for (const MemTensor& t : ts) largest = std::max(largest, static_cast<double>(t.bytes));
@@ -478,7 +615,7 @@ double fit_scale_at(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min
         double hi = (max.y - min.y) / std::sqrt(largest), lo = 0;
         for (int i = 0; i < 24; ++i) {
             const double mid = (lo + hi) * 0.5;
-            (flow(pen, ts, order, min, max, mid, pen.em * 1.2f, boxes, compact) ? lo : hi) = mid;
+            (flow(pen, ts, widths, order, min, max, mid, pen.em * 1.2f, boxes, compact) ? lo : hi) = mid;
         }
         best = std::max(best, lo);
     }
@@ -489,9 +626,10 @@ double fit_scale_at(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min
 // squares more than twice as large (a short view, where full labels would leave every tensor at
 // its minimum size and S no bigger than Q). At the smallest, whatever overflows is clipped.
 double fit_scale(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max) {
-    double k = fit_scale_at(pen, ts, min, max, 0);
+    const std::vector<LabelWidths> widths = label_widths(pen, ts);
+    double k = fit_scale_at(pen, ts, widths, min, max, 0);
     for (int compact : {1, 2}) {
-        const double shorter = fit_scale_at(pen, ts, min, max, compact);
+        const double shorter = fit_scale_at(pen, ts, widths, min, max, compact);
         if (shorter > 2 * k) k = shorter;
     }
     // The bisection ends on the edge of fitting; the view lays out at another origin, whose
@@ -502,13 +640,14 @@ double fit_scale(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, I
 std::vector<TensorBox> layout_tensors(const Pen& pen, const std::vector<MemTensor>& ts, ImVec2 min, ImVec2 max, double k) {
     std::vector<TensorBox> boxes;
     const auto orders = candidate_orders(ts);
+    const std::vector<LabelWidths> widths = label_widths(pen, ts);
     // Three label lines in the schedule's order, then largest first; when neither fits (a short
     // view: side by side at projector fonts), shorter labels, so that every tensor is on screen.
     bool fits = false;
     for (int compact : {0, 1, 2})
         for (const auto& order : orders)
-            if (!fits) fits = flow(pen, ts, order, min, max, k, pen.em * 1.2f, boxes, compact);
-    if (!fits) flow(pen, ts, orders[1], min, max, k, pen.em * 1.2f, boxes, 2);  // clipped: the shortest labels
+            if (!fits) fits = flow(pen, ts, widths, order, min, max, k, pen.em * 1.2f, boxes, compact);
+    if (!fits) flow(pen, ts, widths, orders[1], min, max, k, pen.em * 1.2f, boxes, 2);  // clipped: the shortest labels
     for (size_t i = 0; i < ts.size(); ++i) {
         TensorBox& b = boxes[i];
         b.tiles = ts[i].tile_bytes ? std::max<uint64_t>(1, (ts[i].bytes + ts[i].tile_bytes - 1) / ts[i].tile_bytes) : 1;
@@ -588,7 +727,7 @@ void draw_hbm_title(const Pen& pen, ImVec2 min, ImVec2 max, bool enlarged) {
 }
 
 void draw_tensor_square(const Pen& pen, const MemTensor& t, const TensorBox& b, bool current, bool from_dram) {
-    const ImU32 col = tensor_color(t.series, pen.theme);
+    const ImU32 col = tensor_color(t.series);
     const float w = b.max.x - b.min.x, h = b.max.y - b.min.y;
     if (t.input) {
         pen.draw->AddRectFilled(b.min, b.max, with_alpha(col, 0.55f));
@@ -723,7 +862,7 @@ L2Boxes draw_l2_bar(const Pen& pen, ImVec2 a, ImVec2 z, const MemoryViewData& d,
         if (end > at) {
             const auto [smin, smax] = segment(at, end);
             const bool current = moves_data(d) && static_cast<int>(t) == d.tensor;
-            pen.draw->AddRectFilled(smin, smax, with_alpha(tensor_color(m.series, pen.theme), current ? 0.9f : 0.55f));
+            pen.draw->AddRectFilled(smin, smax, with_alpha(tensor_color(m.series), current ? 0.9f : 0.55f));
             if (current) {
                 pen.draw->AddRect(smin, smax, accent(pen.theme), 0, 0, std::max(2.0f, pen.em * 0.15f));
                 out.tile = center(smin, smax);
@@ -847,7 +986,7 @@ void draw_shared_memory(const Pen& pen, ImVec2 min, ImVec2 max, float overflow_r
         const float clipped_end = std::min(x + pw, max.x + overflow_room);
         const ImVec2 pmin(x, bar_top), pmax(std::max(clipped_end, x + 1), max.y);
         const bool over = x + pw > limit_x + 0.5f;
-        const ImU32 col = part.touched ? accent(pen.theme) : series_color(1, pen.theme);
+        const ImU32 col = part.touched ? accent(pen.theme) : part.series >= 0 ? tensor_color(part.series) : pen.c.text_dim;
         pen.draw->AddRectFilled(pmin, pmax, with_alpha(col, part.touched ? 0.85f : 0.55f));
         pen.draw->AddRect(pmin, pmax, pen.c.background);
         if (pmax.x - pmin.x > pen.width(part.name) + 4 && pmax.y - pmin.y >= pen.em)
@@ -1073,7 +1212,7 @@ void draw_flight(const Pen& pen, const MemoryViewData& d, const std::vector<Tens
     const float side = std::max(pen.em * 1.1f, std::min(cmax.x - cmin.x, pen.em * 2.0f));
     const ImVec2 at = along(path, d.flight);
     const ImVec2 a(at.x - side * 0.5f, at.y - side * 0.5f), z(at.x + side * 0.5f, at.y + side * 0.5f);
-    pen.draw->AddRectFilled(a, z, tensor_color(t.series, pen.theme));
+    pen.draw->AddRectFilled(a, z, tensor_color(t.series));
     pen.draw->AddRect(a, z, accent(pen.theme), 0, 0, std::max(2.0f, pen.em * 0.15f));
     const bool load = d.kind == kernels::EventKind::load;
     const std::string label = (t.local ? (load ? "reload " : "spill ") : (load ? "load " : "store ")) + bytes_text(d.event_bytes);
@@ -1129,9 +1268,13 @@ void draw_level_counters(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryVie
     }
 }
 
-void draw_footer(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d) {
-    draw_level_counters(pen, min, max, d);
-    float y = min.y + pen.em * 2.5f;
+// The level counters, then the spill line and the notes: under the counters, or in a column
+// beside them (notes_beside: a wide view, where height is what the diagram lacks).
+void draw_footer(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d, bool notes_beside) {
+    const float counters_w = notes_beside ? (max.x - min.x) * kCountersShare : max.x - min.x;
+    draw_level_counters(pen, min, ImVec2(min.x + counters_w, max.y), d);
+    if (notes_beside) min.x += counters_w + pen.em * 0.5f;
+    float y = notes_beside ? min.y : min.y + pen.em * 2.5f;
     const float w = max.x - min.x;
     if (d.local_total > 0) {
         const std::string spills =
@@ -1157,13 +1300,22 @@ void draw_footer(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewData& d
     }
 }
 
-// The diagram's "em": the UI font size, unless the view is too small for 26 of them across or for
-// its header, footer and the least body side by side down (projector fonts on a small window);
-// never below 60 % of a 1x font, past which text is unreadable.
+// The diagram's "em": the UI font size, so its labels grow with the font scale, unless the view
+// is too small for 22 of them across or for its header, footer and the least body side by side
+// down (projector fonts on a small window); never below kMinViewLabelPx, what the back of a room
+// still reads (the panel gives the view the room for that: app/gui/panel_memory.cpp).
 float view_em(ImVec2 size, const MemoryViewData& d) {
-    const float ui = ImGui::GetFontSize(), smallest = kBaseFontPx * 0.6f;
-    const float down = header_em(2) + footer_em(d) + kGapEm + kWideBodyEm;
-    return std::max(std::min({ui, size.x / 26.0f, size.y / down}), std::min(ui, smallest));
+    const float ui = ImGui::GetFontSize(), smallest = std::min(ui, kMinViewLabelPx);
+    const auto fit = [&](bool compact) {
+        // Compact: the step beside the title and the notes beside the counters, where the view is wide.
+        const float down = header_em(2, compact) + footer_em(d, compact) + kGapEm + kWideBodyEm;
+        return std::max(std::min({ui, size.x / 22.0f, size.y / down}), smallest);
+    };
+    const float em = fit(true);
+    const Pen pen{nullptr, chart_colors(d.theme), d.theme, em, false};
+    // The compact header and footer only where their width conditions hold at that size.
+    if (notes_beside(em, size.x) && title_beside(pen, size.x, d)) return em;
+    return fit(false);
 }
 
 }  // namespace
@@ -1192,7 +1344,7 @@ void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const Memory
     const L2Boxes l2 = draw_l2(pen, b.l2_min, b.l2_max, d, b.wide);
     const SmBoxes sm = draw_sms(pen, b.sms_min, b.sms_max, d);
     draw_flight(pen, d, boxes, l2, sm, b.hbm_min, b.hbm_max, b.hbm_min, b.sms_max);
-    draw_footer(pen, b.footer_min, b.footer_max, d);
+    draw_footer(pen, b.footer_min, b.footer_max, d, b.notes_beside);
     draw->PopClipRect();
     record_labels(labels);
     // Lesson highlight: the ring drawn just inside the part, so the view's edges never clip it.
@@ -1234,7 +1386,7 @@ void draw_byte_race(ImDrawList* draw, ImVec2 origin, ImVec2 size, const std::vec
     uint64_t scale = 1;
     float label_w = 0;
     for (const MemoryViewData* v : views) {
-        scale = std::max(scale, v->total_dram_read + v->total_dram_written);
+        if (v->refusal.empty()) scale = std::max(scale, v->total_dram_read + v->total_dram_written);
         label_w = std::max(label_w, pen.width(v->title, bold_font()));
     }
     label_w += em;
@@ -1251,6 +1403,11 @@ void draw_byte_race(ImDrawList* draw, ImVec2 origin, ImVec2 size, const std::vec
         };
         const uint64_t total = v.total_dram_read + v.total_dram_written;
         draw->AddRectFilled(a, z, with_alpha(pen.c.grid, 0.4f));
+        if (!v.refusal.empty()) {  // it never runs: no bar, no total to race to
+            pen.label(ImVec2(a.x + em * 0.3f, y), overflow_color(theme), "refused on this device", origin, box_max, "value", bold_font());
+            pen.tip(a, z, v.title + " is refused on this device: " + v.refusal);
+            continue;
+        }
         const ImU32 col = series_color(static_cast<int>(i), theme);
         draw->AddRectFilled(a, ImVec2(x_of(v.dram_read), z.y), col);
         draw->AddRectFilled(ImVec2(x_of(v.dram_read), a.y), ImVec2(x_of(v.dram_read + v.dram_written), z.y), with_alpha(col, 0.55f));

@@ -44,6 +44,7 @@ struct MemSramPart {
     std::string name, formula;
     uint64_t bytes = 0;
     bool touched = false;                    // the current event loads into it / computes on it
+    int series = -1;                         // the colour of the tensor it holds a tile of (-1: none)
 };
 
 struct MemoryViewData {
@@ -77,6 +78,12 @@ struct MemoryViewData {
     std::string event_dram_rule;
     double event_flops = 0;
     std::string what;                        // the animation's words
+    // The longest words of any step of the schedule: the header is sized for them once, so the
+    // layout stays still while the schedule plays (boxes keep their size and row).
+    std::string longest_what;
+    // Why this variant cannot run on this device ("" when it can): the view then shows the
+    // refusal, not an animation (memory_view_data leaves the step at 0 and nothing flies).
+    std::string refusal;
     std::string kernel;                      // "gemm_qk (1 of 3), 16 blocks"
     uint64_t kernel_blocks = 0;
     float flight = 1;                        // 0..1: how far the moving tile has flown
@@ -104,15 +111,20 @@ struct MemoryViewData {
     float highlight_pulse = 0;
 };
 
-// The data for `step` of `player` (clamped to its last step) on `device`.
+// The data for `step` of `player` (clamped to its last step) on `device`. A variant the device
+// refuses (`refusal`, kernels::device_refusal's words) stays at step 0: nothing of it moves.
 MemoryViewData memory_view_data(const kernels::MemoryPlayer& player, size_t step, float flight,
-                                const kernels::DeviceInfo& device, Theme theme);
+                                const kernels::DeviceInfo& device, Theme theme, const std::string& refusal = "");
 
 // The largest HBM scale at which `data`'s tensors fit a view of this size.
 double memory_view_hbm_scale(ImVec2 size, const MemoryViewData& data);
 
 // Draws inside [origin, origin + size) and never outside it; its labels go to the open
-// LabelRecording, if any (viz/label_layout.h).
+// LabelRecording, if any (viz/label_layout.h). The same data at the same size draws the same
+// boxes at every step: the layout depends on the whole schedule, not on the step. Text is the UI
+// font's size unless the view is too small for it, and never under kMinViewLabelPx (or the UI
+// font, when that is smaller).
+inline constexpr float kMinViewLabelPx = 14.0f;
 void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const MemoryViewData& data);
 
 // Racing DRAM byte counters: one bar per view, all on the scale of the largest total.

@@ -79,7 +79,10 @@ void draw_main_window(AppState& state, Runner& runner) {
         // header that still says what is being measured.
         ImGui::BeginChild("page", ImVec2(0, body_h), false);
         const std::string header = "Parameters: " + parameters_summary(state.settings, backend) + "###parameters";
+        // The lessons button and the header share one line: at projector fonts every line of
+        // chrome is a line the views lose. (The launcher draws only in interactive windows.)
         draw_lesson_launcher(state);
+        if (state.interactive) ImGui::SameLine();
         if (ImGui::CollapsingHeader(header.c_str())) {
             ImGui::Indent(em() * 0.5f);
             draw_parameters_panel(state, runner, backend);

@@ -6,6 +6,7 @@
 
 #include "app/core/lesson_player.h"
 #include "app/core/panels_state.h"
+#include "app/gui/panel_banner.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/format.h"
 #include "kernels/common/registry.h"
@@ -160,7 +161,12 @@ const kernels::Measurement* measurement_of(const AppState& state, const kernels:
 // Short lines under the view, each with a tooltip saying how the number was obtained.
 void add_notes(const AppState& state, const kernels::MemoryPlayer& player, const MemoryPlayerTiming& timing,
                const kernels::DeviceInfo& device, viz::MemoryViewData& d) {
-    if (timing.modeled_ms > 0) {
+    if (!d.refusal.empty()) {
+        // A time for a kernel that cannot launch would read as a prediction: there is none.
+        d.notes.push_back("modeled: none (refused on " + plain_device_name(device) + ")");
+        d.note_tips.push_back("The device refuses " + player.variant() + " with these parameters, so the model prices no "
+                              "run of it: " + d.refusal);
+    } else if (timing.modeled_ms > 0) {
         d.notes.push_back("modeled: " + kernels::format_time_ms(timing.modeled_ms) + ", " +
                           kernels::format_bytes(static_cast<double>(timing.modeled_bytes)) + " DRAM");
         d.note_tips.push_back("Modeled on " + device.name + ": each kernel priced by its slowest resource (DRAM, L2, "
@@ -200,9 +206,16 @@ void add_notes(const AppState& state, const kernels::MemoryPlayer& player, const
 // =============================================================================================
 // [SECTION] Controls
 // =============================================================================================
-bool variant_combo(const char* id, std::string& variant, std::string w, const std::string& exclude) {
+// The widest variant name of the workload, as a combo box shows it (name plus arrow button).
+float combo_width(const std::string& w, const char* extra = nullptr) {
+    float widest = extra ? ImGui::CalcTextSize(extra).x : 0.0f;
+    for (const kernels::VariantInfo& v : kernels::variants(w)) widest = std::max(widest, ImGui::CalcTextSize(v.name.c_str()).x);
+    return widest + ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetFrameHeight();
+}
+
+bool variant_combo(const char* id, std::string& variant, std::string w, const std::string& exclude, float width) {
     bool changed = false;
-    ImGui::SetNextItemWidth(em() * 7);
+    ImGui::SetNextItemWidth(width);
     if (ImGui::BeginCombo(id, variant.c_str())) {
         for (const kernels::VariantInfo& v : kernels::variants(w)) {
             if (v.name == exclude) continue;
@@ -217,32 +230,64 @@ bool variant_combo(const char* id, std::string& variant, std::string w, const st
     return changed;
 }
 
-void draw_controls(MemoryPanelState& m, const Timelines& lines, std::string w) {
-    ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted("variant");
-    ImGui::SameLine();
-    variant_combo("##memory_variant", m.variant, w, "");
-    tooltip("The variant whose tile schedule plays.");
-    ImGui::SameLine();
-    ImGui::Checkbox("side by side with", &m.side_by_side);
+// The second variant, or "alone": one combo box for side by side and the variant it shows.
+constexpr const char* kAlone = "alone";
+void compare_combo(MemoryPanelState& m, const std::string& w, float width) {
+    ImGui::SetNextItemWidth(width);
+    const std::string shown = m.side_by_side ? "vs " + m.compare : std::string(kAlone);
+    if (ImGui::BeginCombo("##memory_compare", shown.c_str())) {
+        if (ImGui::Selectable(kAlone, !m.side_by_side)) m.side_by_side = false;
+        tooltip("Play one variant.");
+        for (const kernels::VariantInfo& v : kernels::variants(w)) {
+            if (v.name == m.variant) continue;
+            const std::string label = "vs " + v.name;
+            if (ImGui::Selectable(label.c_str(), m.side_by_side && v.name == m.compare)) {
+                m.compare = v.name;
+                m.side_by_side = true;
+            }
+            tooltip(v.description);
+        }
+        ImGui::EndCombo();
+    }
     tooltip("Play a second variant of the same parameters next to the first, both on one clock of modeled time, "
             "so their DRAM byte counters race and the faster variant finishes first.");
-    ImGui::SameLine();
-    ImGui::BeginDisabled(!m.side_by_side);
-    variant_combo("##memory_compare", m.compare, w, m.variant);
-    ImGui::EndDisabled();
+}
 
-    ImGui::SameLine();
-    ImGui::Checkbox("full width", &m.full_width);
-    tooltip("Give the animation the whole window; the parameters fold into a header above it.");
+float button_w(const char* label) { return ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2; }
 
+// One line, so that at projector fonts the animation keeps the height: the variant, the second
+// variant (or "alone"), the transport buttons, the scrub bar, and a menu with the rest (speed,
+// full width; the second variant too when the line has no room for it). A refused variant does
+// not play: the transport is disabled and the line says why.
+void draw_controls(MemoryPanelState& m, const Timelines& lines, const std::string& w, bool refused) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float spacing = style.ItemSpacing.x, avail = ImGui::GetContentRegionAvail().x;
+    const float variant_w = combo_width(w), compare_w = combo_width(w, "vs ") + ImGui::CalcTextSize("vs ").x;
+    const char* play_label = m.playing ? "Pause" : "Play";
+    const float play_w = std::max(button_w("Pause"), button_w("Play"));
+    const float transport_w = button_w("|<") + button_w("<") + play_w + button_w(">") + button_w(">|") + spacing * 4;
+    const float menu_w = button_w("...");
+    const float scrub_least = viz::em() * 6;
+    // What the line must hold besides the compare box; that box goes into the menu when it leaves
+    // the scrub bar less than its least width.
+    const float fixed = variant_w + transport_w + menu_w + scrub_least + spacing * 4;
+    const bool compare_inline = fixed + compare_w + spacing <= avail;
+
+    variant_combo("##memory_variant", m.variant, w, "", variant_w);
+    tooltip("The variant whose tile schedule plays.");
+    if (compare_inline) {
+        ImGui::SameLine();
+        compare_combo(m, w, compare_w);
+    }
+    ImGui::SameLine();
+    ImGui::BeginDisabled(refused);
     if (ImGui::Button("|<")) { m.clock = 0; m.playing = false; }
     tooltip("Back to the start.");
     ImGui::SameLine();
     if (ImGui::Button("<")) { m.clock = lines.next_boundary(m.clock, false); m.playing = false; }
     tooltip("Step back one event.");
     ImGui::SameLine();
-    if (ImGui::Button(m.playing ? "Pause" : "Play", ImVec2(em() * 4, 0))) {
+    if (ImGui::Button(play_label, ImVec2(play_w, 0))) {
         if (!m.playing && m.clock >= lines.end()) m.clock = 0;
         m.playing = !m.playing;
     }
@@ -254,20 +299,37 @@ void draw_controls(MemoryPanelState& m, const Timelines& lines, std::string w) {
     if (ImGui::Button(">|")) { m.clock = lines.end(); m.playing = false; }
     tooltip("Jump to the end: the counters then equal the model's totals.");
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(em() * 7);
-    ImGui::SliderFloat("##speed", &m.steps_per_second, 0.25f, 30.0f, "%.2g steps/s", ImGuiSliderFlags_Logarithmic);
-    tooltip("Playback speed, in steps of the first variant per second.");
-    ImGui::SameLine();
     float clock = static_cast<float>(m.clock);
-    ImGui::SetNextItemWidth(-FLT_MIN);
-    const std::string fmt = lines.modeled_time ? "%.4g ms of modeled time" : "step %.1f of " + std::to_string(lines.first.size() - 1);
+    ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - menu_w - spacing, viz::em() * 2));
+    const std::string fmt = refused              ? std::string("refused: nothing to play")
+                            : lines.modeled_time ? "%.4g ms modeled"
+                                                 : "step %.0f of " + std::to_string(lines.first.size() - 1);
     if (ImGui::SliderFloat("##scrub", &clock, 0.0f, static_cast<float>(lines.end()), fmt.c_str())) {
         m.clock = clock;
         m.playing = false;
     }
-    tooltip(lines.modeled_time ? "Scrub through modeled time: both variants run at the pace the model gives them, "
-                                 "so the one that finishes first is the faster one."
-                               : "Scrub through the schedule.");
+    ImGui::EndDisabled();
+    tooltip(refused ? "This device refuses the variant (the view says why): there is no schedule to play."
+            : lines.modeled_time ? "Scrub through modeled time: both variants run at the pace the model gives them, "
+                                   "so the one that finishes first is the faster one."
+                                 : "Scrub through the schedule.");
+    ImGui::SameLine();
+    if (ImGui::Button("...")) ImGui::OpenPopup("memory_more");
+    tooltip("More: playback speed, full width, side by side.");
+    if (ImGui::BeginPopup("memory_more")) {
+        if (!compare_inline) {
+            ImGui::AlignTextToFramePadding();
+            ImGui::TextUnformatted("beside");
+            ImGui::SameLine();
+            compare_combo(m, w, compare_w);
+        }
+        ImGui::SetNextItemWidth(viz::em() * 9);
+        ImGui::SliderFloat("##speed", &m.steps_per_second, 0.25f, 30.0f, "%.2g steps/s", ImGuiSliderFlags_Logarithmic);
+        tooltip("Playback speed, in steps of the first variant per second.");
+        ImGui::Checkbox("full width", &m.full_width);
+        tooltip("Give the animation the whole window; the parameters fold into a header above it.");
+        ImGui::EndPopup();
+    }
 }
 
 void advance(MemoryPanelState& m, const Timelines& lines, bool interactive) {
@@ -307,14 +369,22 @@ void draw_memory_panel(AppState& state, const ResolvedBackend& backend) {
         }
         m.clock = std::clamp(m.clock, 0.0, lines.end());
     }
-    if (state.interactive && m.player) draw_controls(m, lines, state.settings.params.workload);
-    // Full width in the wide layout hides the parameters panel: say what is animated. (The narrow
-    // layout's folded "Parameters:" header already does.)
+    // Why the device refuses each variant ("" when it runs): a refused one does not animate.
+    const auto refusal_of = [&](const std::shared_ptr<const kernels::MemoryPlayer>& player) -> std::string {
+        return player && backend.ready ? state.validation.refusal(state.settings.params, backend.device, player->variant())
+                                       : std::string();
+    };
+    const std::string first_refusal = refusal_of(m.player), second_refusal = refusal_of(m.other);
+    const bool refused = !first_refusal.empty() && (!m.other || !second_refusal.empty());
+    if (refused) m.playing = false;
+    // Shots draw the controls too: a bundle shows the layout the class sees (one code path).
+    if (m.player) draw_controls(m, lines, state.settings.params.workload, refused);
+    // Full width in the wide layout hides the parameters panel: say what is animated, in one line
+    // (the tooltip has it all). The narrow layout's folded "Parameters:" header already does.
     if (m.full_width && ImGui::GetIO().DisplaySize.x >= em() * 50) {
-        ImGui::PushTextWrapPos(0.0f);
         const std::string line = kernels::describe(state.settings.params, m.player ? m.player->variant() : "");
-        ImGui::TextDisabled("%s", line.c_str());
-        ImGui::PopTextWrapPos();
+        ImGui::TextDisabled("%s", elide_to_width(line, ImGui::GetContentRegionAvail().x).c_str());
+        tooltip(line);
     }
     if (!m.error.empty() || !m.player) {
         ImGui::PushTextWrapPos(0.0f);
@@ -332,7 +402,8 @@ void draw_memory_panel(AppState& state, const ResolvedBackend& backend) {
         size_t step = 0;
         float flight = 1;
         step_at(player == m.player ? lines.first : lines.second, m.clock, step, flight);
-        viz::MemoryViewData d = viz::memory_view_data(*player, step, flight, backend.device, theme);
+        viz::MemoryViewData d = viz::memory_view_data(*player, step, flight, backend.device, theme,
+                                                      player == m.player ? first_refusal : second_refusal);
         add_notes(state, *player, player == m.player ? m.first_timing : m.second_timing, backend.device, d);
         d.interactive = state.interactive;
         d.highlight = state.highlight;

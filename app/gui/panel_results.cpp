@@ -7,6 +7,7 @@
 #include "app/gui/panel_helpers.h"
 #include "app/gui/panel_results_table.h"
 #include "app/gui/panel_toolbar.h"
+#include "app/gui/view_tabs.h"
 #include "kernels/common/format.h"
 #include "kernels/common/timeline.h"
 #include "viz/highlight.h"
@@ -32,6 +33,7 @@ using viz::tooltip;
 // ring it. Drawn in the window's draw list, clipped to the window, so it scrolls with the item.
 void ring_if_highlighted(const AppState& state, const char* id) {
     if (state.highlight != id) return;
+    viz::scroll_into_view_once(highlight_key(state), ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
     draw->PushClipRect(pos, ImVec2(pos.x + size.x, pos.y + size.y), false);
