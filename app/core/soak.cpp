@@ -455,7 +455,7 @@ void SoakDriver::check_thresholds() {
     };
     report_.rss_replay_growth = replay_growth(report_.rss_pass_end);
     report_.heap_replay_growth = replay_growth(report_.heap_pass_end);
-    const std::string passes = "passes 2-" + std::to_string(report_.passes);
+    const std::string passes = report_.passes == 2 ? std::string("pass 2") : "passes 2-" + std::to_string(report_.passes);
     if (!kUnderAddressSanitizer && report_.rss_replay_growth && *report_.rss_replay_growth > kSoakPassGrowthBytes)
         report_.failures.push_back("host RSS at the end of " + passes + " rose up to " +
                                    growth_text(0, report_.rss_replay_growth) + " over pass 1's end (limit " +
