@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -169,6 +170,32 @@ TEST_CASE("soak: with passes, every pass replays the same actions from the same 
     REQUIRE(r.rss_replay_growth.has_value());
     CHECK(*r.rss_replay_growth == r.rss_pass_end[1] - r.rss_pass_end[0]);
 #endif
+}
+
+TEST_CASE("soak: a replay with slower frames does the same actions as pass 1", "[soak]") {
+    // Pass 1 draws a frame every millisecond, pass 2 every 4 ms: the actions follow their own
+    // seeded schedule, so both passes do the same number (the last may fall either side of the
+    // quiet time). Scheduled from the frame that acted, pass 2 would do about a sixth fewer.
+    app::AppState state;
+    std::ostringstream report;
+    app::SoakOptions opts{1.2, 5, 640, 480, 0.01};
+    opts.passes = 2;
+    app::SoakDriver soak(opts, state);
+    double now = 0;
+    while (!soak.done()) {
+        soak.before_frame(state, now);
+        soak.frame_started();
+        soak.frame_finished(state);
+        const int ms = soak.pass() == 0 ? 1 : 4;
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        now += 0.001 * ms;
+    }
+    soak.finish(report);
+    const app::SoakReport& r = soak.report();
+    REQUIRE(r.actions_per_pass.size() == 2);
+    INFO("actions: pass 1 " << r.actions_per_pass[0] << ", pass 2 " << r.actions_per_pass[1]);
+    CHECK(r.actions_per_pass[0] > 30);
+    CHECK(std::llabs(static_cast<long long>(r.actions_per_pass[0]) - static_cast<long long>(r.actions_per_pass[1])) <= 2);
 }
 
 #if defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
