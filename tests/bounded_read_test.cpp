@@ -161,6 +161,23 @@ TEST_CASE("bounded read: every loader refuses a loop of symbolic links", "[bound
     fs::create_symlink(a, b);
     for (const Reader& reader : readers()) check_refused(reader, a.string(), "a loop of symbolic links");
 }
+
+TEST_CASE("bounded read: a recordings folder names a FIFO and a link loop among its recordings, and goes on", "[bounded_read]") {
+    fl_test::TempDir dir;
+    fs::create_directories(dir.path / "h100-2026-01-01");
+    fs::create_directories(dir.path / "h200-2026-01-01");
+    const fs::path fifo = dir.path / "h100-2026-01-01" / "recording.json";
+    const fs::path loop = dir.path / "h200-2026-01-01" / "recording.json";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    fs::create_symlink(loop, loop);  // a link to itself
+    const auto start = std::chrono::steady_clock::now();
+    const app::RecordingCatalog catalog = app::load_recordings(dir.path.string());
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 1.0);
+    CHECK(catalog.recordings.empty());
+    REQUIRE(catalog.errors.size() == 2);
+    CHECK_THAT(catalog.errors[0], Catch::StartsWith(fifo.string() + ": a FIFO (named pipe), not a regular file"));
+    CHECK_THAT(catalog.errors[1], Catch::StartsWith(loop.string() + ": a loop of symbolic links"));
+}
 #endif
 
 TEST_CASE("bounded read: every loader refuses a sparse file of 6 GiB without reading it", "[bounded_read]") {
