@@ -123,6 +123,18 @@ fl_cli_test(shot_results_missing CODE 2 ARGS shot --out x.png --results no-such-
 fl_cli_test(shot_results_not_json CODE 2 ARGS shot --out x.png --results ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.cmake
             STDERR "--results .*cli_test.cmake: not JSON")
 fl_cli_test(gui_results_missing CODE 2 ARGS --results no-such-export.json STDERR "--results no-such-export.json: cannot read")
+# Files that are not regular files (devices that never end, folders) are refused by the bounded
+# reader (app/core/platform_file.h) before a byte is read: one line, the file, what it is, the limit.
+if(UNIX)
+  fl_cli_test(shot_results_dev_zero CODE 2 ARGS shot --out x.png --results /dev/zero
+              STDERR "--results /dev/zero: a character device, not a regular file; a results file is read only from a regular file of at most 64 MiB")
+  fl_cli_test(gui_results_dev_urandom CODE 2 ARGS --results /dev/urandom
+              STDERR "--results /dev/urandom: a character device, not a regular file")
+  fl_cli_test(reference_folder CODE 2 ARGS bench --sim H100 --reference ${CMAKE_CURRENT_SOURCE_DIR}
+              STDERR "--reference .*tests: a folder, not a regular file; a PyTorch reference file is read only from a regular file of at most 16 MiB")
+  fl_cli_test(lessons_check_dev_zero CODE 2 ARGS lessons check /dev/zero
+              STDERR "/dev/zero:0: a character device, not a regular file; a lesson is read only from a regular file of at most 1 MiB")
+endif()
 # --reference: the PyTorch rows of scripts/torch_reference.py; a missing or malformed file is bad input,
 # named with the field, before anything runs. tests/data/torch_reference_test.json is hand-written test data.
 set(_fl_ref ${CMAKE_CURRENT_SOURCE_DIR}/data/torch_reference_test.json)

@@ -1,6 +1,7 @@
 # The GUI soak test, short: 30 s of random actions under Xvfb (scripts/soak.sh, app/core/soak.h).
 # Label `soak`: `ctest -L soak` runs it alone, `ctest -LE soak` skips it. The 10-minute version:
-# scripts/soak.sh 600 (figures in docs/RELIABILITY.md).
+# scripts/soak.sh 600; the hour in six replayed passes: scripts/soak.sh 3600 1 1280x720 6 (figures in
+# docs/RELIABILITY.md).
 if(UNIX)
   add_test(NAME gui_soak_30s
            COMMAND ${CMAKE_COMMAND} -E env FUSIONLAB=$<TARGET_FILE:fusionlab>

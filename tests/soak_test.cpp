@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -158,4 +159,68 @@ TEST_CASE("soak: with passes, every pass replays the same actions from the same 
     CHECK(r.busy_pass_end.empty());  // the hook is unset here
     CHECK_THAT(report.str(), Catch::Contains("2 passes of the same actions"));
     CHECK_THAT(progress.str(), Catch::Contains("soak: pass 2 of 2 starts"));
+    // A line per pass: its frames and actions add up to the run's.
+    REQUIRE(r.frames_per_pass.size() == 2);
+    REQUIRE(r.actions_per_pass.size() == 2);
+    CHECK(r.frames_per_pass[0] + r.frames_per_pass[1] == r.frames);
+    CHECK(r.actions_per_pass[0] + r.actions_per_pass[1] == r.actions);
+    CHECK(r.frame_p95_per_pass[1] >= r.frame_p50_per_pass[1]);
+    CHECK_THAT(report.str(), Catch::Contains("pass   frames   p50 ms   p95 ms   max ms   actions   exports"));
+#if defined(__linux__)
+    REQUIRE(r.rss_replay_growth.has_value());
+    CHECK(*r.rss_replay_growth == r.rss_pass_end[1] - r.rss_pass_end[0]);
+#endif
 }
+
+TEST_CASE("soak: a replay with slower frames does the same actions as pass 1", "[soak]") {
+    // Pass 1 draws a frame every millisecond, pass 2 every 4 ms: the actions follow their own
+    // seeded schedule, so both passes do the same number (the last may fall either side of the
+    // quiet time). Scheduled from the frame that acted, pass 2 would do about a sixth fewer.
+    app::AppState state;
+    std::ostringstream report;
+    app::SoakOptions opts{1.2, 5, 640, 480, 0.01};
+    opts.passes = 2;
+    app::SoakDriver soak(opts, state);
+    double now = 0;
+    while (!soak.done()) {
+        soak.before_frame(state, now);
+        soak.frame_started();
+        soak.frame_finished(state);
+        const int ms = soak.pass() == 0 ? 1 : 4;
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        now += 0.001 * ms;
+    }
+    soak.finish(report);
+    const app::SoakReport& r = soak.report();
+    REQUIRE(r.actions_per_pass.size() == 2);
+    INFO("actions: pass 1 " << r.actions_per_pass[0] << ", pass 2 " << r.actions_per_pass[1]);
+    CHECK(r.actions_per_pass[0] > 30);
+    CHECK(std::llabs(static_cast<long long>(r.actions_per_pass[0]) - static_cast<long long>(r.actions_per_pass[1])) <= 2);
+}
+
+#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
+TEST_CASE("soak: memory kept during a replay fails the soak, naming RSS and the C heap", "[soak]") {
+    app::AppState state;
+    std::ostringstream report;
+    app::SoakOptions opts{1.2, 11, 640, 480, 0.05};
+    opts.passes = 2;
+    app::SoakDriver soak(opts, state);
+    std::vector<char> leak;  // what a leak in pass 2 would keep: 24 MiB, every page touched
+    double now = 0;
+    while (!soak.done()) {
+        soak.before_frame(state, now);
+        soak.frame_started();
+        if (soak.pass() == 1 && leak.empty()) leak.assign(24 << 20, 1);
+        soak.frame_finished(state);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        now += 0.002;
+    }
+    const int code = soak.finish(report);
+    INFO(report.str());
+    CHECK(code == 1);
+    CHECK_THAT(report.str(), Catch::Contains("FAILURE: host RSS at the end of pass 2 rose up to +") &&
+                                 Catch::Contains("FAILURE: C heap in use at the end of pass 2 rose up to +") &&
+                                 Catch::Contains("over pass 1's end (limit 8.0 MiB)"));
+    CHECK(leak[12345] == 1);
+}
+#endif

@@ -9,6 +9,7 @@
 
 #include "app/core/export.h"
 #include "app/core/platform.h"
+#include "app/core/platform_file.h"
 #include "app/core/views.h"
 #include "kernels/common/format.h"
 #include "kernels/memory_player.h"
@@ -741,16 +742,16 @@ LessonParse parse_lesson(const std::string& path, const std::string& text) {
 }
 
 LessonParse load_lesson(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    std::string text;  // bounded: regular files of at most the lesson limit only (platform_file.h)
+    const platform::ReadResult read = platform::read_user_file(path, platform::UserFile::lesson, text);
+    if (!read.ok()) {
         LessonParse r;
         r.lesson.path = path;
-        r.errors.push_back({path, 0, "cannot read the file"});
+        const bool missing = read.failure == platform::ReadFailure::not_found || read.failure == platform::ReadFailure::cannot_read;
+        r.errors.push_back({path, 0, missing ? "cannot read the file" : read.reason});
         return r;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_lesson(path, text.str());
+    return parse_lesson(path, text);
 }
 
 // =============================================================================================

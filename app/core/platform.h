@@ -1,6 +1,7 @@
 // The one place for operating-system specific calls: where settings live, finding programs on
 // PATH, and re-running this binary under a virtual X server for headless screenshots.
-// Everything else in app/ stays portable (Linux, Windows, macOS).
+// Everything else in app/ stays portable (Linux, Windows, macOS). Reading a file the user names
+// (bounded, regular files only) is the other half of this layer: app/core/platform_file.h.
 #pragma once
 
 #include <cstdint>

@@ -6,6 +6,7 @@
 #include "app/core/export.h"
 #include "app/core/json_fields.h"
 #include "app/core/platform.h"
+#include "app/core/platform_file.h"
 #include "app/core/results_import.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/registry.h"
@@ -272,12 +273,11 @@ std::string parse_recording_json(const std::string& text, Recording& out, bool a
 }
 
 std::string load_recording(const std::string& path, Recording& out, bool allow_rehearsal) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return path + ": cannot read: " + std::strerror(errno);
-    std::ostringstream text;
-    text << in.rdbuf();
+    std::string text;  // bounded: regular files of at most the recording limit only (platform_file.h)
+    if (const platform::ReadResult read = platform::read_user_file(path, platform::UserFile::recording, text); !read.ok())
+        return read.message;
     Recording r;
-    if (std::string why = parse_recording_json(text.str(), r, allow_rehearsal); !why.empty()) return path + ": " + why;
+    if (std::string why = parse_recording_json(text, r, allow_rehearsal); !why.empty()) return path + ": " + why;
     r.path = path;
     out = std::move(r);
     return "";
@@ -307,7 +307,8 @@ RecordingCatalog load_recordings(const std::string& dir) {
         std::error_code inner;
         if (!it->is_directory(inner)) continue;
         const fs::path file = it->path() / kRecordingFile;
-        if (fs::exists(file, inner)) files.push_back(file);
+        // symlink_status: a recording.json that is a loop of links is named by the reader, not skipped.
+        if (fs::exists(fs::symlink_status(file, inner))) files.push_back(file);
     }
     std::sort(files.begin(), files.end());
     for (const fs::path& file : files) {

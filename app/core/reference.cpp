@@ -4,6 +4,7 @@
 // [SECTION] Matching and labels
 #include "app/core/reference.h"
 
+#include "app/core/platform_file.h"
 #include "kernels/common/registry.h"
 
 #include <nlohmann/json.hpp>
@@ -193,12 +194,11 @@ std::string parse_reference_json(const std::string& input, ReferenceFile& out) {
 
 std::string load_reference_json(const std::string& path, ReferenceFile& out) {
     out = ReferenceFile{};
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return path + ": cannot read: " + std::strerror(errno);
-    std::ostringstream body;
-    body << in.rdbuf();
+    std::string body;  // bounded: regular files of at most the reference limit only (platform_file.h)
+    if (const platform::ReadResult read = platform::read_user_file(path, platform::UserFile::reference, body); !read.ok())
+        return read.message;
     out.path = path;
-    if (std::string why = parse_reference_json(body.str(), out); !why.empty()) {
+    if (std::string why = parse_reference_json(body, out); !why.empty()) {
         out = ReferenceFile{};
         return path + ": " + why;
     }

@@ -4,6 +4,7 @@
 #include "app/core/results_import.h"
 
 #include "app/core/json_fields.h"
+#include "app/core/platform_file.h"
 #include "kernels/common/registry.h"
 
 #include <nlohmann/json.hpp>
@@ -313,11 +314,10 @@ std::string read_measurement_list(const nlohmann::json& list, const std::string&
 
 std::string load_measurements_json(const std::string& path, std::vector<kernels::Measurement>& out) {
     out.clear();
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return path + ": cannot read: " + std::strerror(errno);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (std::string why = parse_measurements_json(text.str(), out); !why.empty()) return path + ": " + why;
+    std::string text;  // bounded: regular files of at most the results limit only (platform_file.h)
+    if (const platform::ReadResult read = platform::read_user_file(path, platform::UserFile::results, text); !read.ok())
+        return read.message;
+    if (std::string why = parse_measurements_json(text, out); !why.empty()) return path + ": " + why;
     return "";
 }
 

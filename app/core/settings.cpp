@@ -4,6 +4,7 @@
 
 #include "app/core/export.h"
 #include "app/core/platform.h"
+#include "app/core/platform_file.h"
 #include "app/core/jobs.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/registry.h"
@@ -171,13 +172,11 @@ std::string default_settings_path() {
 std::string load_settings(const std::string& path, Settings& out) {
     out = Settings{};
     if (path.empty()) return "no configuration folder (HOME not set): settings will not be saved";
-    std::error_code ec;
-    if (!fs::exists(path, ec)) return {};
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return "cannot read settings " + path + ": using defaults";
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string problem = settings_from_json(text.str(), out);
+    std::string text;  // bounded: a settings path may name a FIFO, a device, a huge file (platform_file.h)
+    const platform::ReadResult read = platform::read_user_file(path, platform::UserFile::settings, text);
+    if (read.failure == platform::ReadFailure::not_found) return {};  // a first run: defaults
+    if (!read.ok()) return read.message + ": using defaults";
+    const std::string problem = settings_from_json(text, out);
     return problem.empty() ? problem : problem + " [" + path + "]";
 }
 

@@ -154,14 +154,27 @@ void SoakDriver::sample_pass_end() {
     const auto heap = platform::heap_stats();
     if (heap) report_.heap_pass_end.push_back(heap->in_use);
     if (jobs_running && jobs_running()) report_.busy_pass_end.push_back(pass_ + 1);
+    // This pass's frames, actions and exports (the report's per-pass table).
+    const std::vector<double> pass_frames(frame_ms_.begin() + static_cast<std::ptrdiff_t>(frames_before_pass_), frame_ms_.end());
+    report_.frames_per_pass.push_back(pass_frames.size());
+    report_.frame_p50_per_pass.push_back(percentile(pass_frames, 50));
+    report_.frame_p95_per_pass.push_back(percentile(pass_frames, 95));
+    report_.frame_max_per_pass.push_back(percentile(pass_frames, 100));
+    report_.actions_per_pass.push_back(report_.actions - actions_before_pass_);
+    report_.exports_per_pass.push_back(report_.exports_ok - exports_before_pass_);
+    frames_before_pass_ = frame_ms_.size();
+    actions_before_pass_ = report_.actions;
+    exports_before_pass_ = report_.exports_ok;
     const int64_t gemm_configs = kernels::cublas_gemm_configs_issued();
     report_.new_gemm_configs_per_pass[static_cast<size_t>(pass_)] = gemm_configs - gemm_configs_before_pass_;
     gemm_configs_before_pass_ = gemm_configs;
     if (opts_.progress) {  // the time lets a heap profile's snapshots be matched to pass ends
         *opts_.progress << "soak: pass " << pass_ + 1 << " ends";
         if (const auto t = platform::seconds_since_process_start()) *opts_.progress << " " << std::lround(*t) << " s after start";
+        if (rss) *opts_.progress << ", host RSS " << mib_text(rss->total);
         if (heap) *opts_.progress << ", C heap in use " << mib_text(heap->in_use);
-        *opts_.progress << std::endl;
+        *opts_.progress << ", " << report_.actions_per_pass.back() << " actions and " << report_.exports_per_pass.back()
+                        << " exports in the pass" << std::endl;
     }
     // FUSIONLAB_SOAK_EXIT_AFTER_PASS=N: end the process right here, running no destructor, so a
     // heap profiler (heaptrack, scripts/device_diagnose.sh) reports as "leaked" exactly what was
@@ -291,7 +304,13 @@ void SoakDriver::before_frame(AppState& state, double now) {
     if (pass_ + 1 < opts_.passes && t >= pass_end) start_pass(state);
     else if (t >= pass_end - quiet_seconds()) return;  // the pass's quiet seconds
     if (t < next_action_at_) return;
-    next_action_at_ = t + std::exponential_distribution<double>(1.0 / std::max(opts_.mean_action_seconds, 1e-3))(rng_);
+    // The actions keep a schedule of their own (seeded intervals from the pass's start), not one
+    // counted from the frame that did the last action: a replay whose frames run faster or slower
+    // than pass 1's then does the same actions and ends in the same state, which the memory
+    // comparison at pass ends needs. (Counted from the frame, a pass with faster frames did 12 %
+    // more actions, ended elsewhere in the sequence and held 26 MiB more heap for its results.)
+    // One action per frame; a backlog after slow frames is caught up before the quiet seconds.
+    next_action_at_ += std::exponential_distribution<double>(1.0 / std::max(opts_.mean_action_seconds, 1e-3))(rng_);
     ++report_.actions;
     const int pick = std::uniform_int_distribution<int>(0, 99)(rng_);
     if (pick < 45) change_param(state);
@@ -435,6 +454,22 @@ void SoakDriver::check_thresholds() {
     if (report_.gpu_warm && report_.gpu_end && *report_.gpu_end - *report_.gpu_warm > kSoakGpuGrowthBytes)
         report_.failures.push_back("GPU memory in use grew by " + growth_text(report_.gpu_warm, report_.gpu_end) +
                                    " after warm-up (limit " + mib_text(kSoakGpuGrowthBytes) + ")");
+    // Passes: what the replays (2..P) ended with against pass 1's end, for RSS and the C heap.
+    const auto replay_growth = [](const std::vector<int64_t>& at_pass_end) -> std::optional<int64_t> {
+        if (at_pass_end.size() < 2) return std::nullopt;
+        return *std::max_element(at_pass_end.begin() + 1, at_pass_end.end()) - at_pass_end.front();
+    };
+    report_.rss_replay_growth = replay_growth(report_.rss_pass_end);
+    report_.heap_replay_growth = replay_growth(report_.heap_pass_end);
+    const std::string passes = report_.passes == 2 ? std::string("pass 2") : "passes 2-" + std::to_string(report_.passes);
+    if (!kUnderAddressSanitizer && report_.rss_replay_growth && *report_.rss_replay_growth > kSoakPassGrowthBytes)
+        report_.failures.push_back("host RSS at the end of " + passes + " rose up to " +
+                                   growth_text(0, report_.rss_replay_growth) + " over pass 1's end (limit " +
+                                   mib_text(kSoakPassGrowthBytes) + ")");
+    if (!kUnderAddressSanitizer && report_.heap_replay_growth && *report_.heap_replay_growth > kSoakPassGrowthBytes)
+        report_.failures.push_back("C heap in use at the end of " + passes + " rose up to " +
+                                   growth_text(0, report_.heap_replay_growth) + " over pass 1's end (limit " +
+                                   mib_text(kSoakPassGrowthBytes) + ")");
     if (report_.exports_ok == 0) report_.failures.push_back("no export succeeded");
     if (report_.frames == 0) report_.failures.push_back("no frame was drawn");
 }
@@ -482,6 +517,22 @@ int SoakDriver::finish(std::ostream& out) {
         for (int64_t n : r.new_gemm_configs_per_pass) out << " " << n;
         out << " (cuBLAS keeps the kernels each one loads)";
         out << "\n  (each pass ends with " << std::lround(quiet_seconds()) << " s without changes; freed heap returned before reading)";
+        out << "\n  pass   frames   p50 ms   p95 ms   max ms   actions   exports   host RSS   C heap (MiB, at the pass's end)";
+        for (size_t i = 0; i < r.frames_per_pass.size(); ++i) {
+            const auto mib_at = [i](const std::vector<int64_t>& v) {
+                return i < v.size() ? double(v[i]) / double(1 << 20) : std::nan("");
+            };
+            std::snprintf(line, sizeof line, "\n  %4zu %8llu %8.1f %8.1f %8.1f %9llu %9llu %10.1f %8.1f", i + 1,
+                          static_cast<unsigned long long>(r.frames_per_pass[i]), r.frame_p50_per_pass[i],
+                          r.frame_p95_per_pass[i], r.frame_max_per_pass[i],
+                          static_cast<unsigned long long>(r.actions_per_pass[i]),
+                          static_cast<unsigned long long>(r.exports_per_pass[i]), mib_at(r.rss_pass_end),
+                          mib_at(r.heap_pass_end));
+            out << line;
+        }
+        out << "\n  replays (passes 2-" << r.passes << ") over pass 1's end, largest: host RSS "
+            << growth_text(0, r.rss_replay_growth) << ", C heap " << growth_text(0, r.heap_replay_growth) << " (limit "
+            << mib_text(kSoakPassGrowthBytes) << " each)";
         if (!r.busy_pass_end.empty()) {
             out << "; a job was still running at the end of pass";
             for (int p : r.busy_pass_end) out << " " << p;

@@ -62,6 +62,12 @@ struct SoakReport {
     // paged in from disk: cuBLAS pages in a kernel's code the first time a GEMM shape needs it), C heap.
     std::vector<int64_t> rss_pass_end, rss_anon_pass_end, rss_file_pass_end, heap_pass_end;
     std::vector<int> busy_pass_end;   // passes whose end sample found a job still running (from 1)
+    // Per pass (one entry each, passes > 1): frames drawn and their frame-time percentiles, and
+    // the actions and exports (written and checked) done in that pass.
+    std::vector<uint64_t> frames_per_pass, actions_per_pass, exports_per_pass;
+    std::vector<double> frame_p50_per_pass, frame_p95_per_pass, frame_max_per_pass;
+    // Passes > 1: the largest host RSS and C heap at the end of passes 2..P minus pass 1's end.
+    std::optional<int64_t> rss_replay_growth, heap_replay_growth;
     // The C heap (platform::heap_stats) after warm-up and at the end: in use, freed but held.
     std::optional<int64_t> heap_in_use_warm, heap_in_use_end, heap_free_warm, heap_free_end;
     uint64_t actions = 0, param_changes = 0, workload_switches = 0, view_switches = 0, variant_toggles = 0,
@@ -81,6 +87,10 @@ struct SoakReport {
 // result or one export per action over 10 minutes is far above this.
 inline constexpr int64_t kSoakHostGrowthBytes = 48ll << 20;
 inline constexpr int64_t kSoakGpuGrowthBytes = 64ll << 20;
+// With passes: the replays repeat pass 1's actions from the same defaults, so nothing new should
+// be kept. Host RSS and the C heap at the end of every later pass stay within this of pass 1's end
+// (a leak of 1 KiB per action is about 12 MiB over five 10-minute replays at four actions a second).
+inline constexpr int64_t kSoakPassGrowthBytes = 8ll << 20;
 
 // Host resident set size in bytes, or nullopt with `why` (only Linux's /proc is read).
 std::optional<int64_t> host_rss_bytes(std::string* why);
@@ -159,6 +169,8 @@ private:
     std::string last_export_message_;
     std::vector<double> frame_ms_;
     std::set<std::string> shapes_seen_;
+    size_t frames_before_pass_ = 0;        // frame_ms_.size() when the pass began
+    uint64_t actions_before_pass_ = 0, exports_before_pass_ = 0;
     int64_t gemm_configs_before_pass_ = 0;  // kernels::cublas_gemm_configs_issued() when the pass began
     SoakReport report_;
 };
