@@ -94,7 +94,8 @@ set(CPACK_COMPONENTS_ALL fusionlab)
 set(CPACK_DEBIAN_FUSIONLAB_PACKAGE_NAME fusionlab)
 set(CPACK_DEBIAN_FUSIONLAB_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_FUSIONLAB_PACKAGE_DEPENDS "${CPACK_DEBIAN_PACKAGE_DEPENDS}")
-set(CPACK_COMPONENT_FUSIONLAB_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}\n${CPACK_PACKAGE_DESCRIPTION}")
+# CPack puts CPACK_PACKAGE_DESCRIPTION_SUMMARY before each component's description (the first line).
+set(CPACK_COMPONENT_FUSIONLAB_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
 if(FUSIONLAB_HAVE_CUDA)
   list(APPEND CPACK_COMPONENTS_ALL gpu)
   set(CPACK_DEBIAN_GPU_PACKAGE_NAME fusionlab-gpu)
@@ -107,10 +108,10 @@ if(FUSIONLAB_HAVE_CUDA)
   set(CPACK_DEBIAN_GPU_PACKAGE_RECOMMENDS "${FUSIONLAB_GPU_DEB_RECOMMENDS}")
   set(CPACK_DEBIAN_GPU_PACKAGE_SECTION science)
   set(CPACK_COMPONENT_GPU_DESCRIPTION
-      "fusionlab's GPU backend: measure the kernels on an NVIDIA GPU\n"
-      "The module fusionlab opens at start when it is installed (CUDA ${FL_CUDA_VERSION} kernels, cuBLAS, "
-      "the CUDA runtime linked in; CUPTI for the hardware counters when present). Without it, or without "
-      "the NVIDIA libraries it needs, fusionlab runs on simulated and recorded GPUs and says what is missing.")
+      "The GPU backend, to measure the kernels on an NVIDIA GPU: the module fusionlab opens at start\n"
+      "when it is installed (CUDA ${FL_CUDA_VERSION} kernels, cuBLAS, the CUDA runtime linked in, and CUPTI\n"
+      "for the hardware counters when present). Without it, or without the NVIDIA libraries it needs,\n"
+      "fusionlab runs on simulated and recorded GPUs and says what is missing.")
   string(JOIN "" CPACK_COMPONENT_GPU_DESCRIPTION ${CPACK_COMPONENT_GPU_DESCRIPTION})
 endif()
 set(CPACK_GENERATOR DEB)
