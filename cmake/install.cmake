@@ -2,13 +2,22 @@
 # CMakeLists.txt after the fusionlab target; GNUInstallDirs is already included there.
 #
 #   cmake --install build --prefix /usr/local      bin/fusionlab, share/fusionlab/{lessons,assets},
-#                                                  share/doc/fusionlab
-#   cpack --config build/CPackConfig.cmake -G DEB  fusionlab_<version>_<arch>.deb
+#                                                  share/doc/fusionlab; lib/fusionlab/libfusionlab_gpu.so
+#   cpack --config build/CPackConfig.cmake -G DEB  fusionlab_<version>_<arch>.deb, and with CUDA
+#                                                  fusionlab-gpu_<version>_<arch>.deb
 #
 # The installed binary finds share/fusionlab relative to its own bin/ (FL_DATA_FROM_BIN, made in
 # CMakeLists.txt), so any prefix works and no path is compiled in but the source tree's fallback.
 
+# Two parts (CPack components, two .deb files): `fusionlab`, everything a machine without CUDA uses,
+# and `gpu` (fusionlab-gpu), the GPU module the program opens when it is there (cmake/gpu_module.cmake).
+# Rules without a COMPONENT belong to fusionlab.
+set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME fusionlab)
 install(TARGETS fusionlab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(FUSIONLAB_HAVE_CUDA)
+  # <libdir>/fusionlab: a private library of the program, found relative to its bin/.
+  install(TARGETS fusionlab_gpu LIBRARY DESTINATION ${FL_GPU_MODULE_INSTALL_DIR} COMPONENT gpu)
+endif()
 # The lessons the player and `fusionlab lessons` read. pending/ (drafts) stays out.
 install(DIRECTORY lessons/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fusionlab/lessons
         FILES_MATCHING PATTERN "*.lesson" PATTERN "pending" EXCLUDE)
@@ -25,11 +34,25 @@ install(FILES docs/RELIABILITY.md kernels/PERF.md assets/README.md DESTINATION $
 # ---- CPack: a .deb for a lab of machines ----------------------------------------------------
 set(FUSIONLAB_DEB_MAINTAINER "fusionlab developers <dev@fusionlab.invalid>" CACHE STRING
     "Maintainer field of the .deb (put your lab's contact here)")
-# A CUDA build links cuBLAS and CUPTI from the CUDA toolkit, which Debian 12 does not package
-# (its nvidia-cuda-toolkit is CUDA 11.8, in non-free). Name the packages your machines get them
-# from, e.g. "libcublas-12-6, cuda-cupti-12-6" from NVIDIA's apt repository; README says more.
-set(FUSIONLAB_DEB_CUDA_DEPENDS "" CACHE STRING
-    "Extra Depends of a CUDA-built .deb (packages providing libcublas and libcupti)")
+# fusionlab-gpu's needs (README, Install for a classroom): cuBLAS from NVIDIA's CUDA apt repository
+# (Debian 12 packages only CUDA 11.8, in non-free); CUPTI (hardware counters, opened when present)
+# and a driver new enough for the module's CUDA runtime are recommended, since labs often install
+# the driver from NVIDIA's .run file, which dpkg does not see. Empty FUSIONLAB_GPU_DEB_DEPENDS for
+# a lab whose CUDA libraries come from the toolkit's .run file too.
+if(FUSIONLAB_HAVE_CUDA)
+  set(_fl_cuda_pkg "${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
+  set(_fl_driver_min "")
+  if(CUDAToolkit_VERSION_MAJOR EQUAL 13)
+    set(_fl_driver_min " (>= 580)")
+  elseif(CUDAToolkit_VERSION_MAJOR EQUAL 12)
+    set(_fl_driver_min " (>= 525)")
+  endif()
+  set(FUSIONLAB_GPU_DEB_DEPENDS "libcublas-${_fl_cuda_pkg}" CACHE STRING
+      "Depends of fusionlab-gpu besides fusionlab (the package providing libcublas/libcublasLt)")
+  set(FUSIONLAB_GPU_DEB_RECOMMENDS
+      "cuda-cupti-${_fl_cuda_pkg}, cuda-drivers${_fl_driver_min} | nvidia-driver${_fl_driver_min} | nvidia-open${_fl_driver_min}"
+      CACHE STRING "Recommends of fusionlab-gpu (CUPTI for the hardware counters, the NVIDIA driver)")
+endif()
 
 set(CPACK_PACKAGE_NAME fusionlab)
 set(CPACK_PACKAGE_VENDOR "fusionlab")
@@ -62,11 +85,35 @@ if(FUSIONLAB_GUI)
 else()
   list(APPEND _fl_depends "libstb0 (>= 0.0~git20180212.15.e6afb9c)")
 endif()
-if(FUSIONLAB_HAVE_CUDA AND FUSIONLAB_DEB_CUDA_DEPENDS)
-  list(APPEND _fl_depends ${FUSIONLAB_DEB_CUDA_DEPENDS})
-endif()
 string(JOIN ", " CPACK_DEBIAN_PACKAGE_DEPENDS ${_fl_depends})
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+# One .deb per component: fusionlab_<version>_<arch>.deb, and fusionlab-gpu_<version>_<arch>.deb in
+# builds with CUDA. The program's Depends above are Debian's alone.
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL fusionlab)
+set(CPACK_DEBIAN_FUSIONLAB_PACKAGE_NAME fusionlab)
+set(CPACK_DEBIAN_FUSIONLAB_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_FUSIONLAB_PACKAGE_DEPENDS "${CPACK_DEBIAN_PACKAGE_DEPENDS}")
+# CPack puts CPACK_PACKAGE_DESCRIPTION_SUMMARY before each component's description (the first line).
+set(CPACK_COMPONENT_FUSIONLAB_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
+if(FUSIONLAB_HAVE_CUDA)
+  list(APPEND CPACK_COMPONENTS_ALL gpu)
+  set(CPACK_DEBIAN_GPU_PACKAGE_NAME fusionlab-gpu)
+  set(CPACK_DEBIAN_GPU_FILE_NAME DEB-DEFAULT)
+  set(_fl_gpu_depends "fusionlab (= ${PROJECT_VERSION})")
+  if(FUSIONLAB_GPU_DEB_DEPENDS)
+    string(APPEND _fl_gpu_depends ", ${FUSIONLAB_GPU_DEB_DEPENDS}")
+  endif()
+  set(CPACK_DEBIAN_GPU_PACKAGE_DEPENDS "${_fl_gpu_depends}")
+  set(CPACK_DEBIAN_GPU_PACKAGE_RECOMMENDS "${FUSIONLAB_GPU_DEB_RECOMMENDS}")
+  set(CPACK_DEBIAN_GPU_PACKAGE_SECTION science)
+  set(CPACK_COMPONENT_GPU_DESCRIPTION
+      "The GPU backend, to measure the kernels on an NVIDIA GPU: the module fusionlab opens at start\n"
+      "when it is installed (CUDA ${FL_CUDA_VERSION} kernels, cuBLAS, the CUDA runtime linked in, and CUPTI\n"
+      "for the hardware counters when present). Without it, or without the NVIDIA libraries it needs,\n"
+      "fusionlab runs on simulated and recorded GPUs and says what is missing.")
+  string(JOIN "" CPACK_COMPONENT_GPU_DESCRIPTION ${CPACK_COMPONENT_GPU_DESCRIPTION})
+endif()
 set(CPACK_GENERATOR DEB)
 set(CPACK_SOURCE_GENERATOR "")
 include(CPack)

@@ -9,9 +9,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 archs=${1:-90-real}
 cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DFUSIONLAB_GUI=OFF -DFUSIONLAB_CUDA=ON \
       -DFUSIONLAB_CUDA_ARCHS="$archs"
-cmake --build build-device -j "$(nproc)" --target fusionlab fusionlab_gpu_tests fusionlab_attention_timing
+cmake --build build-device -j "$(nproc)" --target fusionlab fusionlab_gpu fusionlab_gpu_tests fusionlab_attention_timing
 mkdir -p .device/bin .device/lib
-cp build-device/fusionlab build-device/tests/fusionlab_gpu_tests build-device/tests/fusionlab_attention_timing .device/bin/
+# The GPU module sits beside the program (the loader looks there first) and is what the GPU tests
+# link (device_validate.sh puts .device/bin on the library path).
+cp build-device/fusionlab build-device/libfusionlab_gpu.so build-device/tests/fusionlab_gpu_tests \
+   build-device/tests/fusionlab_attention_timing .device/bin/
 cp -L "$(ldconfig -p | awk '/libstb\.so\.0 /{print $NF; exit}')" .device/lib/
 cp ../shared/anchors/torch_anchors.py .device/ 2>/dev/null || echo "note: ../shared/anchors/torch_anchors.py not found; anchors will be skipped"
 du -sh .device

@@ -6,7 +6,8 @@
 set -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 OUT=${OUT:-device-out}; mkdir -p "$OUT"
-export LD_LIBRARY_PATH=$PWD/.device/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+# .device/bin: the GPU module the GPU tests link (fusionlab finds it beside itself).
+export LD_LIBRARY_PATH=$PWD/.device/lib:$PWD/.device/bin:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 B=.device/bin; F=$B/fusionlab
 chmod +x $B/*

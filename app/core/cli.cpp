@@ -16,6 +16,7 @@
 #include "app/core/cli.h"
 
 #include "app/core/export.h"
+#include "app/core/module_loader.h"
 #include "app/core/gui_options.h"
 #include "app/core/results_import.h"
 #include "app/core/reference.h"
@@ -1076,6 +1077,11 @@ int run_info(const InfoOptions& o, std::ostream& out) {
         print_device(out, kernels::find_sim_gpu(o.sim_gpu)->info);
         return kExitOk;
     }
+    // Builds with CUDA have their GPU side in a module opened at start: loaded, or exactly why not.
+    if (const gpu_module::Status& module = gpu_module::status(); module.built)
+        print_line(out, "GPU module", module.loaded ? "loaded: " + module.path +
+                                                          (module.libraries.empty() ? "" : " (" + module.libraries + ")")
+                                                    : "not loaded: " + module.why_not);
     // The runner's worker probes and owns the GPU backend, as in the GUI and bench.
     Runner runner;
     runner.wait_until_probed();

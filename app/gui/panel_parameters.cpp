@@ -256,8 +256,12 @@ bool backend_combo(Settings& s, const Runner& runner, const ResolvedBackend& cur
                 changed = true;
             }
         } else {
-            ImGui::Selectable(("GPU: none (" + runner.gpu_status() + ")").c_str(), false,
+            // The reason up to its first ';' (what is missing: "cuBLAS 13 not installed (libcublas.so.13:
+            // ...)"); what to install is the rest, in the tooltip, so the list keeps a sane width.
+            const std::string why = runner.gpu_status();
+            ImGui::Selectable(("GPU: none (" + why.substr(0, why.find(';')) + ")").c_str(), false,
                               ImGuiSelectableFlags_Disabled);
+            tooltip("Why no GPU: " + why);
         }
         // Recordings of real GPUs found at start-up (assets/recordings); an unreadable file is listed
         // disabled with the reason, never half-loaded.
