@@ -9,9 +9,10 @@
 # CMakeLists.txt), so any prefix works and no path is compiled in but the source tree's fallback.
 
 install(TARGETS fusionlab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# The lessons the player and `fusionlab lessons` read. pending/ (drafts) stays out.
+# The lessons the player and `fusionlab lessons` read, and the glossary they link to
+# (lessons/glossary.terms). pending/ (drafts) stays out.
 install(DIRECTORY lessons/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fusionlab/lessons
-        FILES_MATCHING PATTERN "*.lesson" PATTERN "pending" EXCLUDE)
+        FILES_MATCHING PATTERN "*.lesson" PATTERN "*.terms" PATTERN "pending" EXCLUDE)
 # Data a teacher uses beside the app: the chart palette (for slides), the real-GPU measurements
 # (`fusionlab shot --results FILE`) and the recordings the recorded backend replays (--backend,
 # the backend menu). The README screenshots are not needed at run time.
@@ -38,7 +39,7 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "interactive lab for GPU kernel fusion")
 set(CPACK_PACKAGE_DESCRIPTION
     "Runs unfused and fused GPU kernels side by side (layer-norm chains, attention, FlashAttention,\n"
     "a skip-connection epilogue, launch overhead) and shows time and memory traffic per variant,\n"
-    "with a roofline, a memory-hierarchy animation and eight lessons with a classroom mode.\n"
+    "with a roofline, a memory-hierarchy animation and ten lessons with a classroom mode.\n"
     "Without a CUDA GPU (or in a build without CUDA) it simulates datasheet GPUs and says so.")
 string(JOIN "" CPACK_PACKAGE_DESCRIPTION ${CPACK_PACKAGE_DESCRIPTION})
 set(CPACK_PACKAGE_CONTACT "${FUSIONLAB_DEB_MAINTAINER}")

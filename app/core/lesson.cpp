@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -472,8 +473,8 @@ std::vector<std::string> typed_bound_words(const std::string& text) {
         if (end < lower.size() && std::isalpha(static_cast<unsigned char>(lower[end]))) continue;  // "-boundary"
         size_t begin = at;
         while (begin > 0 && (std::isalpha(static_cast<unsigned char>(lower[begin - 1])) || lower[begin - 1] == '-')) --begin;
-        // A quoted claim ("compute-bound", as the seed wrote it) is a citation, not the app's verdict.
-        if (begin > 0 && (lower[begin - 1] == '"')) continue;
+        // A quoted claim ("... compute-bound", as a textbook wrote it) is a citation, not the app's verdict.
+        if (std::count(lower.begin(), lower.begin() + static_cast<long>(begin), '"') % 2 == 1) continue;
         found.push_back(text.substr(begin, end - begin));
     }
     for (size_t at = lower.find("bound by"); at != std::string::npos; at = lower.find("bound by", at + 1))
@@ -1640,7 +1641,7 @@ ExprValue evaluate_timeline(const LessonExpr& e, const ExprContext& ctx) {
         return measured(*m, kernels::format_time_ms(s.median_gap_us * 1e-3), s.median_gap_us * 1e-3);
     }
     if (!(s.span_ms > 0)) return unavailable(e.args[0] + "'s timeline has no length");
-    const double pct = 100.0 * s.idle_ms / s.span_ms;
+    const double pct = std::round(100.0 * s.idle_ms / s.span_ms);
     return measured(*m, printf_text("%.0f %%", pct), pct);
 }
 
@@ -1655,7 +1656,9 @@ ExprValue evaluate_measured(const LessonExpr& e, const ExprContext& ctx) {
     if (e.func == "measured.dram_percent") {
         const BandwidthCeiling c = bandwidth_ceiling(m->device);
         if (c.gbps <= 0) return unavailable("no bandwidth ceiling for this device");
-        const double pct = percent_of_ceiling(m->achieved_gbps(), c);
+        // The number a verdict compares is the one shown (84.6 shows as "85 %" and counts as 85):
+        // a verdict never contradicts the percentage beside it.
+        const double pct = std::round(percent_of_ceiling(m->achieved_gbps(), c));
         return measured(*m, printf_text("%.0f %%", pct) + " of " + c.source, pct);
     }
     if (e.func == "measured.error") {
