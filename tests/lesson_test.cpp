@@ -338,7 +338,7 @@ TEST_CASE("live expressions show modeled, measured, pending and unavailable valu
     ctx.device = &device;
     ctx.results = &results;
     auto eval = [&](const std::string& func, std::vector<std::string> args) {
-        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
+        return evaluate(LessonExpr{func, std::move(args), func, {}, {}}, ctx);
     };
 
     // Modeled numbers come from kernels::model for exactly these parameters.
@@ -456,7 +456,7 @@ TEST_CASE("footprint, traffic and the ridge the roofline draws", "[lesson]") {
     ctx.params = p;
     ctx.device = &device;
     auto eval = [&](const std::string& func, std::vector<std::string> args) {
-        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
+        return evaluate(LessonExpr{func, std::move(args), func, {}, {}}, ctx);
     };
     // h1 is written once and read once: traffic twice its footprint.
     const double tensor = 4096.0 * 4096 * 2;
@@ -488,7 +488,7 @@ TEST_CASE("spill expressions come from ptxas's table and the device's L1", "[les
     ctx.params = p;
     ctx.device = &h100;
     auto eval = [&](const std::string& func, std::vector<std::string> args) {
-        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
+        return evaluate(LessonExpr{func, std::move(args), func, {}, {}}, ctx);
     };
     const kernels::RegisterUse spill = kernels::elementwise::row_kernel_registers("fused_chain_spill", kernels::elementwise::to_elementwise(p));
     const kernels::RegisterUse fused = kernels::elementwise::row_kernel_registers("fused_chain", kernels::elementwise::to_elementwise(p));
@@ -524,13 +524,13 @@ TEST_CASE("refusal says why a tile does not fit, with the device's numbers", "[l
     ExprContext ctx;
     ctx.params = p;
     ctx.device = &device;
-    const ExprValue v = evaluate(LessonExpr{"refusal", {"flash"}, "", {}}, ctx);
+    const ExprValue v = evaluate(LessonExpr{"refusal", {"flash"}, "", {}, {}}, ctx);
     CHECK(contains(v.text, "shared memory"));
     ctx.params.set("br", 16).set("bc", 16);
     ctx.params.set("d", 32);
     // Where nothing is refused the expression says so as unavailable (a step that may see both
     // writes {if refused V | {refusal V} | ...}), never "runs on ..." in a sentence about a refusal.
-    const ExprValue runs = evaluate(LessonExpr{"refusal", {"flash"}, "", {}}, ctx);
+    const ExprValue runs = evaluate(LessonExpr{"refusal", {"flash"}, "", {}, {}}, ctx);
     CHECK(runs.state == ExprValue::State::unavailable);
     CHECK(contains(runs.text, "not refused here: it runs on small"));
 }
@@ -737,7 +737,7 @@ TEST_CASE("intensity at L2 and at DRAM, and the limiter the calibrated model nam
     ctx.device = &h100->info;
     ctx.results = &results;
     auto eval = [&](const std::string& func, std::vector<std::string> args) {
-        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
+        return evaluate(LessonExpr{func, std::move(args), func, {}, {}}, ctx);
     };
     // L2 intensity counts what the loads ask for; DRAM intensity what the L2 reuse model lets through.
     const kernels::Model tc = kernels::model("flash_tc", p);

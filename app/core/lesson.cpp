@@ -1507,6 +1507,16 @@ ExprValue intensity_value(double flop_per_byte) {
     return value_text(printf_text(flop_per_byte >= 10 ? "%.0f FLOP/B" : "%.2f FLOP/B", flop_per_byte), flop_per_byte);
 }
 
+// A simulated GPU calibrated from its datasheet and the H100's measured-to-datasheet ratios (not
+// measured on a card of its own, kernels/common/sim_backend.cpp): its roofs say so, as `fusionlab
+// info` does, rather than "calibrated" (issue 28: the A100's roofs labelled "(calibrated)").
+bool datasheet_scaled(const kernels::DeviceInfo& d) {
+    return d.simulated && kernels::calibration_for(d).source.rfind("datasheet", 0) == 0;
+}
+std::string ceiling_source(const kernels::DeviceInfo& d, const std::string& source) {
+    return datasheet_scaled(d) ? "datasheet copy \xC3\x97 the H100's measured ratio" : source;
+}
+
 std::string refusal_of(const std::string& variant, const ExprContext& ctx) {
     if (!ctx.device) return "";
     return kernels::device_refusal(variant, ctx.params, kernels::total_memory_budget(*ctx.device));
@@ -1659,7 +1669,7 @@ ExprValue evaluate_measured(const LessonExpr& e, const ExprContext& ctx) {
         // The number a verdict compares is the one shown (84.6 shows as "85 %" and counts as 85):
         // a verdict never contradicts the percentage beside it.
         const double pct = std::round(percent_of_ceiling(m->achieved_gbps(), c));
-        return measured(*m, printf_text("%.0f %%", pct) + " of " + c.source, pct);
+        return measured(*m, printf_text("%.0f %%", pct) + " of " + ceiling_source(m->device, c.source), pct);
     }
     if (e.func == "measured.error") {
         if (!m->checked) {
@@ -1725,9 +1735,10 @@ ExprValue evaluate_device(const LessonExpr& e, const ExprContext& ctx) {
         const double tflops = roofs.tensor.flops_per_s / 1e12;
         if (!(tflops > 0)) return unavailable("no tensor-core roof known for this device");
         if (e.func == "device.tflops") {
-            const std::string source = roofs.tensor.kind == "theoretical"
-                                           ? std::string("clocks \xC3\x97 SMs, dense")
-                                           : roofs.tensor.kind + " cuBLAS " + roofs.tensor.name.substr(12) + " GEMM";
+            const std::string gemm = "cuBLAS " + roofs.tensor.name.substr(12) + " GEMM";
+            const std::string source = roofs.tensor.kind == "theoretical" ? std::string("clocks \xC3\x97 SMs, dense")
+                                       : datasheet_scaled(d) ? "datasheet \xC3\x97 the H100's measured ratio for a " + gemm
+                                                             : roofs.tensor.kind + " " + gemm;
             return value_text(printf_text("%.0f TFLOP/s", tflops) + " (" + source + ")", tflops);
         }
         if (!(roofs.bytes_per_s > 0)) return unavailable("no bandwidth known for this device");
@@ -1736,7 +1747,7 @@ ExprValue evaluate_device(const LessonExpr& e, const ExprContext& ctx) {
     }
     const BandwidthCeiling c = bandwidth_ceiling(d);
     if (c.gbps <= 0) return unavailable("no bandwidth known for this device");
-    return value_text(kernels::format_gbps(c.gbps) + " (" + c.source + ")", c.gbps);
+    return value_text(kernels::format_gbps(c.gbps) + " (" + ceiling_source(d, c.source) + ")", c.gbps);
 }
 
 ExprValue evaluate_if(const LessonExpr& e, const ExprContext& ctx) {
