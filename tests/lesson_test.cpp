@@ -39,7 +39,7 @@ const char* kValid = R"(// comment
 @view results
 @highlight results.bytes_chart
 @measure
-Plain **bold** `code` and $x^2 + d_k$ with {model.l2sm fused} and {ratio model.l2sm unfused fused}.
+Plain **bold** `code` and $x^2 + d_k$ with {model.dram fused} and {ratio model.dram unfused fused}.
 Same paragraph.
 
 - a bullet
@@ -138,7 +138,7 @@ TEST_CASE("a valid lesson parses with its title, steps, state and prose", "[less
     REQUIRE(math);
     CHECK(math->text == "x\xC2\xB2 + d\xE2\x82\x96");
     REQUIRE(expr);
-    CHECK(expr->expr.func == "model.l2sm");
+    CHECK(expr->expr.func == "model.dram");
     CHECK(expr->expr.args == std::vector<std::string>{"fused"});
 
     // Step 2 inherits everything but the highlight and @measure.
@@ -261,9 +261,14 @@ TEST_CASE("a limiter in a verdict on the limiter, a term after its link and a ve
     for (const LessonError& e : p.errors) INFO(e.text());
     CHECK(p.ok());
     REQUIRE(p.lesson.steps.size() == 1);
-    const ProseSpan& verdict = p.lesson.steps[0].prose[1].spans[0];
+    const ProseSpan* found = nullptr;
+    for (const ProseBlock& b : p.lesson.steps[0].prose)
+        for (const ProseSpan& s : b.spans)
+            if (s.kind == ProseSpan::Kind::expr && s.expr.func == "if" && s.expr.args[0] == "refused") found = &s;
+    REQUIRE(found);
+    const ProseSpan& verdict = *found;
     REQUIRE(verdict.expr.branch_spans.size() == 2);
-    CHECK(verdict.expr.branch_spans[1][1].expr.func == "measured.time");
+    CHECK(verdict.expr.branch_spans[1][2].expr.func == "measured.time");
     CHECK(expr_levels(verdict.expr) == 0);
     CHECK(doubled_words("the the end") == std::vector<std::string>{"the"});
     CHECK(doubled_words("64 \xC3\x97 64, that is, that").empty());
@@ -289,7 +294,7 @@ TEST_CASE("a number typed into prose is a warning; {=N} marks a definition", "[l
     CHECK(typed_numbers("fp32 on an H100: L2, sm_90, kernels/PERF.md") == std::vector<std::string>{});
     CHECK(typed_numbers("ends with 7.") == std::vector<std::string>{"7"});
 
-    const LessonParse p = parse_lesson("t.lesson", one_step("The ridge is ~412 FLOP/B.\n"
+    const LessonParse p = parse_lesson("t.lesson", one_step("The peak is ~412 FLOP/B.\n"
                                                             "{=4} kernels, `sm_90`, $N^2 + 2$ and {model.l2sm fused}.\n"
                                                             "- **8 passes**\n"
                                                             "@recall Why 16x?\n"

@@ -651,8 +651,12 @@ LessonExpr parse_expr_text(const std::string& inner, int line_no, std::string* e
         for (size_t i = 1; i < parts.size(); ++i) {
             e.branches.push_back(trim(parts[i]));
             std::vector<ProseSpan> spans;
-            if (std::string why = parse_inline(trim(parts[i]), line_no, spans, numbers); !why.empty() && error && error->empty())
+            std::vector<std::string> branch_numbers;
+            if (std::string why = parse_inline(trim(parts[i]), line_no, spans, &branch_numbers); !why.empty() && error && error->empty())
                 *error = why;
+            // Marked so the warning names where they were typed: "a verdict's text".
+            if (numbers)
+                for (const std::string& n : branch_numbers) numbers->push_back(n[0] == '\x02' ? n : "\x02" + n);
             e.branch_spans.push_back(std::move(spans));
         }
         return e;
@@ -830,9 +834,12 @@ private:
         }
     }
     void warn_numbers(int line, const std::vector<std::string>& numbers, const char* where) {
-        for (const std::string& n : numbers)
-            r_.warnings.push_back({path_, line, "warning: '" + n + "' typed into " + where +
+        for (const std::string& typed : numbers) {
+            const bool in_verdict = !typed.empty() && typed[0] == '\x02';
+            const std::string n = in_verdict ? typed.substr(1) : typed;
+            r_.warnings.push_back({path_, line, "warning: '" + n + "' typed into " + (in_verdict ? "a verdict's text" : where) +
                                                     ": write it as a live expression, or mark a definition {=" + n + "}"});
+        }
     }
 
     LessonStep* step() { return in_step_ ? &r_.lesson.steps.back() : nullptr; }
