@@ -602,6 +602,34 @@ TEST_CASE("entering a step applies its state; R returns to it after the user cha
     CHECK(state.lesson.step == 1);
 }
 
+TEST_CASE("closing a lesson gives back the user's workload, parameters, dtype and variants; settings.json never holds the lesson's",
+          "[lesson]") {
+    AppState state;
+    state.settings.params.workload = "attention";
+    state.settings.params.dtype = kernels::DType::f32;
+    state.settings.params.set("N", 2048);
+    state.settings.variants["attention"] = {"naive"};
+    const Settings before = state.settings;
+    LessonParse p = parse_lesson("t.lesson", kValid);
+    REQUIRE(p.ok());
+    state.lesson.lessons.push_back(p.lesson);
+    state.lesson.loaded = true;
+    open_lesson(state, 0, 0, 10.0);
+    REQUIRE(state.settings.params.workload == "chain");  // the lesson's
+    // While the lesson runs, what would be saved is the user's own.
+    const Settings saved = settings_to_save(state);
+    CHECK(saved.params == before.params);
+    CHECK(saved.variants == before.variants);
+    next_step(state, 11.0);
+    close_lesson(state);
+    CHECK_FALSE(state.lesson.open);
+    CHECK(state.highlight.empty());
+    CHECK(state.settings.params == before.params);
+    CHECK(state.settings.params.dtype == kernels::DType::f32);
+    CHECK(state.settings.variants == before.variants);
+    CHECK(settings_to_save(state) == state.settings);
+}
+
 TEST_CASE("classroom mode scales fonts to the screen and restores them", "[lesson]") {
     CHECK(classroom_font_scale(720) == 1.5f);
     CHECK(classroom_font_scale(1080) == 2.25f);
