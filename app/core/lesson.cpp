@@ -1,9 +1,10 @@
 // [SECTION] Small text helpers
-// [SECTION] Highlight ids and the expression vocabulary
-// [SECTION] Inline prose: bold, code, maths, live expressions
-// [SECTION] The line parser
-// [SECTION] Checking a finished step
-// [SECTION] Live expressions: evaluation
+// [SECTION] Highlight ids and the expression vocabulary (with the level each counts or shows)
+// [SECTION] Inline prose: bold, code, maths, live expressions; doubled and bound words
+// [SECTION] Glossary (lessons/glossary.terms)
+// [SECTION] The line parser (and the first-use check of glossary terms)
+// [SECTION] Checking a finished step (levels against the highlight, typed limiters, doubled words)
+// [SECTION] Live expressions: evaluation (verdicts on numbers, refusals, counters, limiter classes)
 // [SECTION] Finding lesson files
 #include "app/core/lesson.h"
 
