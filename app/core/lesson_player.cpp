@@ -153,7 +153,14 @@ std::string spans_plain_text(const std::vector<ProseSpan>& spans, const ExprCont
     for (const ProseSpan& s : spans) {
         switch (s.kind) {
         case ProseSpan::Kind::text: out += s.text; break;
-        case ProseSpan::Kind::bold: out += "**" + s.text + "**"; break;
+        case ProseSpan::Kind::bold: {
+            // Spaces stay outside the markers ("3.00× **fewer bytes**", not "3.00×** fewer bytes**"):
+            // a live number inside bold is its own span.
+            const size_t a = s.text.find_first_not_of(' '), b = s.text.find_last_not_of(' ');
+            if (a == std::string::npos) out += s.text;
+            else out += s.text.substr(0, a) + "**" + s.text.substr(a, b - a + 1) + "**" + s.text.substr(b + 1);
+            break;
+        }
         case ProseSpan::Kind::code: out += "`" + s.text + "`"; break;
         case ProseSpan::Kind::math: out += s.text; break;
         case ProseSpan::Kind::expr: {
