@@ -18,9 +18,10 @@ if(FUSIONLAB_HAVE_CUDA)
   # <libdir>/fusionlab: a private library of the program, found relative to its bin/.
   install(TARGETS fusionlab_gpu LIBRARY DESTINATION ${FL_GPU_MODULE_INSTALL_DIR} COMPONENT gpu)
 endif()
-# The lessons the player and `fusionlab lessons` read. pending/ (drafts) stays out.
+# The lessons the player and `fusionlab lessons` read, and the glossary they link to
+# (lessons/glossary.terms). pending/ (drafts) stays out.
 install(DIRECTORY lessons/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fusionlab/lessons
-        FILES_MATCHING PATTERN "*.lesson" PATTERN "pending" EXCLUDE)
+        FILES_MATCHING PATTERN "*.lesson" PATTERN "*.terms" PATTERN "pending" EXCLUDE)
 # Data a teacher uses beside the app: the chart palette (for slides), the real-GPU measurements
 # (`fusionlab shot --results FILE`) and the recordings the recorded backend replays (--backend,
 # the backend menu). The README screenshots are not needed at run time.
@@ -61,7 +62,7 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "interactive lab for GPU kernel fusion")
 set(CPACK_PACKAGE_DESCRIPTION
     "Runs unfused and fused GPU kernels side by side (layer-norm chains, attention, FlashAttention,\n"
     "a skip-connection epilogue, launch overhead) and shows time and memory traffic per variant,\n"
-    "with a roofline, a memory-hierarchy animation and eight lessons with a classroom mode.\n"
+    "with a roofline, a memory-hierarchy animation and ten lessons with a classroom mode.\n"
     "Without a CUDA GPU (or in a build without CUDA) it simulates datasheet GPUs and says so.")
 string(JOIN "" CPACK_PACKAGE_DESCRIPTION ${CPACK_PACKAGE_DESCRIPTION})
 set(CPACK_PACKAGE_CONTACT "${FUSIONLAB_DEB_MAINTAINER}")

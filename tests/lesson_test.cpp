@@ -39,7 +39,7 @@ const char* kValid = R"(// comment
 @view results
 @highlight results.bytes_chart
 @measure
-Plain **bold** `code` and $x^2 + d_k$ with {model.bytes fused} and {ratio bytes unfused fused}.
+Plain **bold** `code` and $x^2 + d_k$ with {model.dram fused} and {ratio model.dram unfused fused}.
 Same paragraph.
 
 - a bullet
@@ -138,7 +138,7 @@ TEST_CASE("a valid lesson parses with its title, steps, state and prose", "[less
     REQUIRE(math);
     CHECK(math->text == "x\xC2\xB2 + d\xE2\x82\x96");
     REQUIRE(expr);
-    CHECK(expr->expr.func == "model.bytes");
+    CHECK(expr->expr.func == "model.dram");
     CHECK(expr->expr.args == std::vector<std::string>{"fused"});
 
     // Step 2 inherits everything but the highlight and @measure.
@@ -155,11 +155,15 @@ TEST_CASE("a valid lesson parses with its title, steps, state and prose", "[less
 TEST_CASE("maths renders as readable unicode", "[lesson]") {
     CHECK(render_math("N^2") == "N\xC2\xB2");
     CHECK(render_math("S_{ij}") == "S\xE1\xB5\xA2\xE2\xB1\xBC");
-    CHECK(render_math("\\sqrt{d}") == "\xE2\x88\x9A{d}");
+    // The group's braces never show (issue 28: "√{d}" printed raw).
+    CHECK(render_math("\\sqrt{d}") == "\xE2\x88\x9A" "d");
+    CHECK(render_math("QK^T / \\sqrt{d}") == "QK\xE1\xB5\x80 / \xE2\x88\x9A" "d");
+    CHECK(render_math("\\sqrt{d + 1}") == "\xE2\x88\x9A(d + 1)");
     CHECK(render_math("a \\times b") == "a \xC3\x97 b");
     CHECK(render_math("a*b") == "a\xC2\xB7" "b");
-    // No Unicode superscript T: the caret stays, readable as the usual ASCII notation.
-    CHECK(render_math("K^T") == "K^T");
+    // Transpose: the modifier letter T (U+1D40, in the fonts' loaded range), not a raw caret.
+    CHECK(render_math("K^T") == "K\xE1\xB5\x80");
+    CHECK(render_math("K_j^T") == "K\xE2\xB1\xBC\xE1\xB5\x80");
     // A group with no superscript form keeps its braces as parentheses, maths inside rendered.
     CHECK(render_math("e^{x_1 - y}") == "e^(x\xE2\x82\x81 - y)");
 }
@@ -196,20 +200,42 @@ TEST_CASE("every error class is reported with its line", "[lesson]") {
         {one_step("some **bold\n"), 3, "unclosed ** (bold)"},
         {one_step("some `code\n"), 3, "unclosed ` (code)"},
         {one_step("some $x^2\n"), 3, "unclosed $ (maths)"},
-        {one_step("a {model.bytes fused\n"), 3, "unclosed { (live expression)"},
+        {one_step("a {model.l2sm fused\n"), 3, "unclosed { (live expression)"},
         {one_step("a } b\n"), 3, "a } without its {"},
+        // Levels: an expression without a level is gone, with the two to choose from.
+        {one_step("@workload chain\nx {model.bytes fused}\n"), 4, "does not say which level it counts: write model.l2sm"},
+        {one_step("@workload chain\nx {measured.bytes fused}\n"), 4, "write measured.dram"},
+        // A level the highlighted chart does not show: the DRAM chart with L2->SM bytes.
+        {one_step("@workload chain\n@highlight results.bytes_chart\nx {model.l2sm fused}\n"), 5,
+         "quotes L2\xE2\x86\x92SM bytes, but the highlighted results.bytes_chart shows DRAM"},
+        {one_step("@workload chain\n@view memory\n@highlight memory.race\nx {ratio model.l2sm unfused fused}\n"), 6,
+         "highlighted memory.race shows DRAM"},
+        // A limiter typed into prose, a title or a verdict on numbers.
+        {one_step("@workload chain\nthe fused kernel is memory-bound\n"), 4, "'memory-bound' typed into prose"},
+        {one_step("@workload chain\nit is bound by issue\n"), 4, "'bound by' typed into prose"},
+        {"@lesson Chains are memory-bound\n@step S\ntext\n", 1, "typed into the lesson title"},
+        {one_step("@workload chain\nx {if measured.dram_percent fused >= 85 | memory-bound | issue-bound}\n"), 4,
+         "in a verdict on numbers"},
+        // A word said twice; a level word written another way.
+        {one_step("`flash_wgmma` flash_wgmma needs a Hopper GPU\n"), 3, "'flash_wgmma flash_wgmma': a word said twice"},
+        {one_step("the HBM bytes of x\n"), 3, "'HBM bytes': write the level words"},
+        // A glossary term used before its link.
+        {one_step("each CTA holds a tile\n"), 3, "'CTA' is used before it is explained"},
+        {one_step("x {term sparkle}\n"), 3, "no glossary term 'sparkle'"},
+        {one_step("@workload chain\nx {if model.limiter fused is sparkly | a | b}\n"), 4, "unknown limiter class 'sparkly'"},
+        {one_step("@workload chain\nx {ratio model.limiter unfused fused}\n"), 4, "ratio of 'model.limiter'?"},
         {one_step("ok\nsee {model.size fused}\n"), 4, "unknown function 'model.size'"},
         {one_step("x {measured.time}\n"), 3, "measured.time takes 1 argument (VARIANT), not 0"},
         {one_step("@workload chain\nx {measured.time flash}\n"), 4, "unknown variant 'flash' of chain"},
         {one_step("@workload chain\nx {ratio speed unfused fused}\n"), 4, "ratio of 'speed'"},
-        {one_step("@workload chain\nx {model.buffer unfused S}\n"), 4, "moves no buffer named 'S'"},
+        {one_step("@workload chain\nx {model.l2sm_buffer unfused S}\n"), 4, "moves no buffer named 'S'"},
         {one_step("@workload chain\nx {param N}\n"), 4, "unknown parameter 'N' of chain"},
         {one_step("@workload chain\nx {model.tensor unfused S}\n"), 4, "moves no buffer named 'S'"},
         // Verdicts: a comparison of live numbers (or constants) and two plain texts.
-        {one_step("@workload chain\nx {if measured.percent fused | a | b}\n"), 4, "no comparison"},
-        {one_step("@workload chain\nx {if measured.percent fused >= 85 | a}\n"), 4, "a condition and two texts"},
+        {one_step("@workload chain\nx {if measured.dram_percent fused | a | b}\n"), 4, "no comparison"},
+        {one_step("@workload chain\nx {if measured.dram_percent fused >= 85 | a}\n"), 4, "a condition and two texts"},
         {one_step("@workload chain\nx {if >= 85 | a | b}\n"), 4, "needs a side on its left"},
-        {one_step("@workload chain\nx {if measured.percent flash >= 85 | a | b}\n"), 4, "unknown variant 'flash'"},
+        {one_step("@workload chain\nx {if measured.dram_percent flash >= 85 | a | b}\n"), 4, "unknown variant 'flash'"},
         {one_step("@workload chain\nx {if device.name > 3 | a | b}\n"), 4, "'device.name' is not a number"},
         {one_step("@workload chain\nx {if 1 < 2 < 3 | a | b}\n"), 4, "one comparison only"},
         // Each value legal, the combination too large: reported at the step's line.
@@ -226,16 +252,53 @@ TEST_CASE("every error class is reported with its line", "[lesson]") {
     }
 }
 
+TEST_CASE("a limiter in a verdict on the limiter, a term after its link and a verdict's live texts are legal", "[lesson]") {
+    const LessonParse p = parse_lesson("t.lesson",
+                                       "@lesson T\n@step S\n@workload attention\n@variants naive flash_tc\n"
+                                       "A {term CTA} holds a tile; each CTA is one block. `naive` is {model.bound naive}"
+                                       "{if model.limiter naive is issue | : issue-bound, said by the model | }.\n"
+                                       "{if refused flash_tc | {refusal flash_tc} | `flash_tc` takes {measured.time flash_tc}}.\n");
+    for (const LessonError& e : p.errors) INFO(e.text());
+    CHECK(p.ok());
+    REQUIRE(p.lesson.steps.size() == 1);
+    const ProseSpan* found = nullptr;
+    for (const ProseBlock& b : p.lesson.steps[0].prose)
+        for (const ProseSpan& s : b.spans)
+            if (s.kind == ProseSpan::Kind::expr && s.expr.func == "if" && s.expr.args[0] == "refused") found = &s;
+    REQUIRE(found);
+    const ProseSpan& verdict = *found;
+    REQUIRE(verdict.expr.branch_spans.size() == 2);
+    CHECK(verdict.expr.branch_spans[1][2].expr.func == "measured.time");
+    CHECK(expr_levels(verdict.expr) == 0);
+    CHECK(doubled_words("the the end") == std::vector<std::string>{"the"});
+    CHECK(doubled_words("64 \xC3\x97 64, that is, that").empty());
+    CHECK(typed_bound_words("a \"compute-bound\" claim").empty());
+    CHECK(typed_bound_words("a compute-bound kernel") == std::vector<std::string>{"compute-bound"});
+}
+
+TEST_CASE("the shipped glossary reads, and every highlight id has the levels its panel shows", "[lesson]") {
+    const Glossary& g = shipped_glossary();
+    for (const LessonError& e : g.errors) FAIL_CHECK(e.text());
+    for (const char* key : {"DRAM", "L2\xE2\x86\x92SM", "on chip", "CTA", "thread block", "Philox", "L2 roof",
+                            "instruction issue", "flash_tc", "occupancy", "ridge point"})
+        CHECK(g.find(key) != nullptr);
+    CHECK(find_highlight("results.bytes_chart")->levels == static_cast<int>(Level::dram));
+    CHECK(find_highlight("memory.race")->levels == static_cast<int>(Level::dram));
+    CHECK(find_highlight("memory.footer")->levels == static_cast<int>(Level::dram));
+    CHECK((find_highlight("results.table")->levels & static_cast<int>(Level::l2sm)) != 0);
+    CHECK(find_highlight("results.time_chart")->levels == 0);
+}
+
 TEST_CASE("a number typed into prose is a warning; {=N} marks a definition", "[lesson]") {
     CHECK(typed_numbers("ridge ~412 FLOP/B, 3.5x and 4k tokens.") == std::vector<std::string>{"412", "3.5x", "4k"});
     CHECK(typed_numbers("fp32 on an H100: L2, sm_90, kernels/PERF.md") == std::vector<std::string>{});
     CHECK(typed_numbers("ends with 7.") == std::vector<std::string>{"7"});
 
-    const LessonParse p = parse_lesson("t.lesson", one_step("The ridge is ~412 FLOP/B.\n"
-                                                            "{=4} kernels, `sm_90`, $N^2 + 2$ and {model.bytes fused}.\n"
+    const LessonParse p = parse_lesson("t.lesson", one_step("The peak is ~412 FLOP/B.\n"
+                                                            "{=4} kernels, `sm_90`, $N^2 + 2$ and {model.l2sm fused}.\n"
                                                             "- **8 passes**\n"
                                                             "@recall Why 16x?\n"
-                                                            "Because {if ratio bytes unfused fused > 2 | three | 3}.\n"
+                                                            "Because {if ratio model.l2sm unfused fused > 2 | three | 3}.\n"
                                                             "@end\n"));
     REQUIRE(p.ok());  // warnings do not stop a lesson from loading
     REQUIRE(p.warnings.size() == 4);
@@ -280,18 +343,18 @@ TEST_CASE("live expressions show modeled, measured, pending and unavailable valu
     ctx.device = &device;
     ctx.results = &results;
     auto eval = [&](const std::string& func, std::vector<std::string> args) {
-        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
+        return evaluate(LessonExpr{func, std::move(args), func, {}, {}}, ctx);
     };
 
     // Modeled numbers come from kernels::model for exactly these parameters.
     const kernels::Model unfused = kernels::model("unfused", p), fused = kernels::model("fused", p);
-    const ExprValue bytes = eval("model.bytes", {"fused"});
+    const ExprValue bytes = eval("model.l2sm", {"fused"});
     CHECK(bytes.state == ExprValue::State::value);
     CHECK_FALSE(bytes.measured);
     CHECK(bytes.text == kernels::format_bytes(static_cast<double>(fused.bytes())));
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "%.2f\xC3\x97", static_cast<double>(unfused.bytes()) / static_cast<double>(fused.bytes()));
-    CHECK(eval("ratio", {"bytes", "unfused", "fused"}).text == ratio);
+    CHECK(eval("ratio", {"model.l2sm", "unfused", "fused"}).text == ratio);
     CHECK(eval("model.kernels", {"unfused"}).text == std::to_string(unfused.kernels.size()));
     CHECK(eval("param", {"rows"}).text == "512");
     CHECK(eval("param", {"dtype"}).text == "bf16");
@@ -316,7 +379,7 @@ TEST_CASE("live expressions show modeled, measured, pending and unavailable valu
     CHECK(t.state == ExprValue::State::value);
     CHECK(t.simulated);
     CHECK(t.text == kernels::format_time_ms(0.5) + " (simulated)");
-    CHECK(eval("ratio", {"time", "unfused", "fused"}).text == "3.00\xC3\x97 (simulated)");
+    CHECK(eval("ratio", {"measured.time", "unfused", "fused"}).text == "3.00\xC3\x97 (simulated)");
 
     // A simulated error is computed on the CPU (the variant's emulated arithmetic) and says so; one
     // that was not computed gives the reason.
@@ -333,7 +396,7 @@ TEST_CASE("live expressions show modeled, measured, pending and unavailable valu
     CHECK(*error.number == 3.14e-3);
 
     // Counters not collected: unavailable with the measurement's own reason.
-    CHECK(eval("measured.bytes", {"fused"}).text == "unavailable: hardware counters not collected");
+    CHECK(eval("measured.dram", {"fused"}).text == "unavailable: hardware counters not collected");
     // A failed run: its error.
     results[1].ok = false;
     results[1].error = "out of memory";
@@ -361,8 +424,8 @@ TEST_CASE("a verdict compares live numbers: pending, unavailable, simulated as t
         return evaluate(parsed.lesson.steps[0].prose[0].spans.back().expr, ctx);
     };
     // Modeled: 9 tensors against 3, so the byte ratio is about 3.
-    CHECK(verdict("if ratio bytes unfused fused > 2.5 | three times | less").text == "three times");
-    CHECK(verdict("if ratio bytes unfused fused >= 3.5 | more | less, than three").text == "less, than three");
+    CHECK(verdict("if ratio model.l2sm unfused fused > 2.5 | three times | less").text == "three times");
+    CHECK(verdict("if ratio model.l2sm unfused fused >= 3.5 | more | less, than three").text == "less, than three");
     // Two expressions: an intermediate's footprint against the L2 (bytes with bytes).
     CHECK(verdict("if model.tensor unfused h1 < device.l2 | fits | does not fit").text == "fits");
     ctx.params = chain_bf16(8192, 8192);
@@ -370,23 +433,23 @@ TEST_CASE("a verdict compares live numbers: pending, unavailable, simulated as t
     ctx.params = p;
     // Measured: pending while measuring, the reason when it cannot be had, simulated when it is.
     ctx.pending = true;
-    CHECK(verdict("if measured.percent fused >= 85 | at | below").state == ExprValue::State::pending);
+    CHECK(verdict("if measured.dram_percent fused >= 85 | at | below").state == ExprValue::State::pending);
     ctx.pending = false;
-    CHECK(verdict("if measured.percent fused >= 85 | at | below").text == "unavailable: not measured yet");
+    CHECK(verdict("if measured.dram_percent fused >= 85 | at | below").text == "unavailable: not measured yet");
     // 1.2 GB in 1 ms: 1200 GB/s, 40 % of the simulated H100's calibrated copy ceiling (2986 GB/s,
     // not the 3350 GB/s datasheet); then 3000 GB/s, at it.
     results.push_back(fake_measurement(p, "fused", 1.0, true));
     results.back().bytes_read = 700'000'000;
     results.back().bytes_written = 500'000'000;
     results.back().device.peak_bw_gbps = 3350;
-    const ExprValue below = verdict("if measured.percent fused >= 85 | at the ceiling | below it");
+    const ExprValue below = verdict("if measured.dram_percent fused >= 85 | at the ceiling | below it");
     CHECK(below.text == "below it");
     CHECK(below.simulated);
     CHECK(below.measured);
-    CHECK(verdict("if measured.percent fused < 50 | under half | over half").text == "under half");
+    CHECK(verdict("if measured.dram_percent fused < 50 | under half | over half").text == "under half");
     results.back().bytes_read = 2'500'000'000;
-    CHECK(verdict("if measured.percent fused >= 85 | at the ceiling | below it").text == "at the ceiling");
-    CHECK(contains(verdict("if measured.bytes fused > 0 | a | b").text, "unavailable: hardware counters"));
+    CHECK(verdict("if measured.dram_percent fused >= 85 | at the ceiling | below it").text == "at the ceiling");
+    CHECK(contains(verdict("if measured.dram fused > 0 | a | b").text, "unavailable: hardware counters"));
 }
 
 TEST_CASE("footprint, traffic and the ridge the roofline draws", "[lesson]") {
@@ -398,13 +461,13 @@ TEST_CASE("footprint, traffic and the ridge the roofline draws", "[lesson]") {
     ctx.params = p;
     ctx.device = &device;
     auto eval = [&](const std::string& func, std::vector<std::string> args) {
-        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
+        return evaluate(LessonExpr{func, std::move(args), func, {}, {}}, ctx);
     };
     // h1 is written once and read once: traffic twice its footprint.
     const double tensor = 4096.0 * 4096 * 2;
     CHECK(eval("model.tensor", {"unfused", "h1"}).number == tensor);
     CHECK(eval("model.tensor", {"unfused", "h1"}).text == kernels::format_bytes(tensor));
-    CHECK(eval("model.buffer", {"unfused", "h1"}).number == 2 * tensor);
+    CHECK(eval("model.l2sm_buffer", {"unfused", "h1"}).number == 2 * tensor);
     // Simulated: the calibrated roofs of the card it is named after, the H100's measured cuBLAS bf16
     // GEMM over its measured copy (804.8 / 2.986: 270 FLOP/B), not the datasheet's 989 / 4.8.
     CHECK(eval("device.ridge", {}).text == "270 FLOP/B");
@@ -430,7 +493,7 @@ TEST_CASE("spill expressions come from ptxas's table and the device's L1", "[les
     ctx.params = p;
     ctx.device = &h100;
     auto eval = [&](const std::string& func, std::vector<std::string> args) {
-        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
+        return evaluate(LessonExpr{func, std::move(args), func, {}, {}}, ctx);
     };
     const kernels::RegisterUse spill = kernels::elementwise::row_kernel_registers("fused_chain_spill", kernels::elementwise::to_elementwise(p));
     const kernels::RegisterUse fused = kernels::elementwise::row_kernel_registers("fused_chain", kernels::elementwise::to_elementwise(p));
@@ -466,11 +529,15 @@ TEST_CASE("refusal says why a tile does not fit, with the device's numbers", "[l
     ExprContext ctx;
     ctx.params = p;
     ctx.device = &device;
-    const ExprValue v = evaluate(LessonExpr{"refusal", {"flash"}, "", {}}, ctx);
+    const ExprValue v = evaluate(LessonExpr{"refusal", {"flash"}, "", {}, {}}, ctx);
     CHECK(contains(v.text, "shared memory"));
     ctx.params.set("br", 16).set("bc", 16);
     ctx.params.set("d", 32);
-    CHECK(evaluate(LessonExpr{"refusal", {"flash"}, "", {}}, ctx).text == "runs on small");
+    // Where nothing is refused the expression says so as unavailable (a step that may see both
+    // writes {if refused V | {refusal V} | ...}), never "runs on ..." in a sentence about a refusal.
+    const ExprValue runs = evaluate(LessonExpr{"refusal", {"flash"}, "", {}, {}}, ctx);
+    CHECK(runs.state == ExprValue::State::unavailable);
+    CHECK(contains(runs.text, "not refused here: it runs on small"));
 }
 
 TEST_CASE("every shipped lesson parses without errors", "[lesson]") {
@@ -533,6 +600,34 @@ TEST_CASE("entering a step applies its state; R returns to it after the user cha
     CHECK_FALSE(previous_step(state, 15.0));
     enter_step(state, 99, 16.0);          // a jump beyond the end clamps
     CHECK(state.lesson.step == 1);
+}
+
+TEST_CASE("closing a lesson gives back the user's workload, parameters, dtype and variants; settings.json never holds the lesson's",
+          "[lesson]") {
+    AppState state;
+    state.settings.params.workload = "attention";
+    state.settings.params.dtype = kernels::DType::f32;
+    state.settings.params.set("N", 2048);
+    state.settings.variants["attention"] = {"naive"};
+    const Settings before = state.settings;
+    LessonParse p = parse_lesson("t.lesson", kValid);
+    REQUIRE(p.ok());
+    state.lesson.lessons.push_back(p.lesson);
+    state.lesson.loaded = true;
+    open_lesson(state, 0, 0, 10.0);
+    REQUIRE(state.settings.params.workload == "chain");  // the lesson's
+    // While the lesson runs, what would be saved is the user's own.
+    const Settings saved = settings_to_save(state);
+    CHECK(saved.params == before.params);
+    CHECK(saved.variants == before.variants);
+    next_step(state, 11.0);
+    close_lesson(state);
+    CHECK_FALSE(state.lesson.open);
+    CHECK(state.highlight.empty());
+    CHECK(state.settings.params == before.params);
+    CHECK(state.settings.params.dtype == kernels::DType::f32);
+    CHECK(state.settings.variants == before.variants);
+    CHECK(settings_to_save(state) == state.settings);
 }
 
 TEST_CASE("classroom mode scales fonts to the screen and restores them", "[lesson]") {
@@ -675,13 +770,13 @@ TEST_CASE("intensity at L2 and at DRAM, and the limiter the calibrated model nam
     ctx.device = &h100->info;
     ctx.results = &results;
     auto eval = [&](const std::string& func, std::vector<std::string> args) {
-        return evaluate(LessonExpr{func, std::move(args), func, {}}, ctx);
+        return evaluate(LessonExpr{func, std::move(args), func, {}, {}}, ctx);
     };
     // L2 intensity counts what the loads ask for; DRAM intensity what the L2 reuse model lets through.
     const kernels::Model tc = kernels::model("flash_tc", p);
-    CHECK(*eval("model.intensity", {"flash_tc"}).number == Approx(tc.flops() / static_cast<double>(tc.bytes())));
+    CHECK(*eval("model.l2sm_intensity", {"flash_tc"}).number == Approx(tc.flops() / static_cast<double>(tc.bytes())));
     CHECK(*eval("model.dram_intensity", {"flash_tc"}).number == Approx(tc.flops() / static_cast<double>(tc.dram_bytes())));
-    CHECK(*eval("model.dram_intensity", {"flash_tc"}).number > 10 * *eval("model.intensity", {"flash_tc"}).number);
+    CHECK(*eval("model.dram_intensity", {"flash_tc"}).number > 10 * *eval("model.l2sm_intensity", {"flash_tc"}).number);
     // The teaching kernel is bound by shared memory on both simulated GPUs (kernels/PERF.md measures it so).
     CHECK(eval("model.limiter", {"flash"}).text == "shared-memory bandwidth");
     ctx.device = &h200->info;
@@ -703,5 +798,5 @@ TEST_CASE("intensity at L2 and at DRAM, and the limiter the calibrated model nam
     CHECK(eval("measured.dram_intensity", {"flash_tc"}).text == "unavailable: hardware counters not collected");
     results.back().measured_bytes = 1000000;
     CHECK(eval("measured.dram_intensity", {"flash_tc"}).text == "2000 FLOP/B");
-    CHECK(eval("ratio", {"dram", "flash_tc", "flash_tc"}).text == "1.00\xC3\x97");
+    CHECK(eval("ratio", {"measured.dram", "flash_tc", "flash_tc"}).text == "1.00\xC3\x97");
 }

@@ -83,7 +83,12 @@ add_test(NAME lessons.list COMMAND fusionlab lessons list)
 set_tests_properties(lessons.list PROPERTIES ENVIRONMENT "FUSIONLAB_LESSONS=${PROJECT_SOURCE_DIR}/lessons"
                      PASS_REGULAR_EXPRESSION "03-attention-memory-bound +[0-9]+ steps")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/broken.lesson "@lesson Broken\n@step One\n@view nowhere\ntext\n")
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/typed.lesson "@lesson Typed\n@step One\nThe ridge is 412 FLOP/B, {=4} kernels.\n")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/typed.lesson "@lesson Typed\n@step One\nThe peak is 412 FLOP/B, {=4} kernels.\n")
+# The level a highlighted chart shows: L2->SM bytes quoted under the DRAM bytes chart fail.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/level.lesson
+     "@lesson Level\n@step One\n@workload chain\n@highlight results.bytes_chart\nThe loads ask for {model.l2sm fused}.\n")
+# A limiter typed into prose rather than taken from the live limiter.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bound.lesson "@lesson Bound\n@step One\n@workload chain\nThe fused chain is memory-bound.\n")
 if(COMMAND fl_cli_test)
   fl_cli_test(lessons_check_broken CODE 2 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/broken.lesson
               STDERR "broken.lesson:3: unknown view 'nowhere' \\(legal: results, memory")
@@ -91,6 +96,10 @@ if(COMMAND fl_cli_test)
   fl_cli_test(lessons_check_typed_number CODE 0 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/typed.lesson
               STDERR "typed.lesson:3: warning: '412' typed into prose: write it as a live expression, or mark a definition \\{=412\\}"
               STDOUT "ok .*typed.lesson \\(1 steps, 1 warning\\)")
+  fl_cli_test(lessons_check_level CODE 2 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/level.lesson
+              STDERR "level.lesson:5: \\{model.l2sm fused\\} quotes L2.+SM bytes, but the highlighted results.bytes_chart shows DRAM")
+  fl_cli_test(lessons_check_bound CODE 2 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/bound.lesson
+              STDERR "bound.lesson:4: 'memory-bound' typed into prose: say the limiter with \\{model.limiter V\\}")
   fl_cli_test(lessons_check_missing CODE 2 ARGS lessons check /nonexistent/x.lesson
               STDERR "/nonexistent/x.lesson:0: cannot read the file")
   fl_cli_test(shot_lesson_unknown CODE 2 ARGS shot --lesson nope --out x STDERR "--lesson: no lesson 'nope' \\(legal: ")

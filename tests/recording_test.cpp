@@ -459,7 +459,7 @@ TEST_CASE("lesson numbers say recorded with the date, and a recorded backend's f
     ctx.selected = {"unfused", "fused"};
     ctx.device = &r->device;
     ctx.results = &results;
-    const app::ExprValue v = app::evaluate(app::LessonExpr{"measured.time", {"fused"}, "measured.time fused", {}}, ctx);
+    const app::ExprValue v = app::evaluate(app::LessonExpr{"measured.time", {"fused"}, "measured.time fused", {}, {}}, ctx);
     REQUIRE(v.state == app::ExprValue::State::value);
     CHECK(v.text.find("(recorded 2026-01-02)") != std::string::npos);
     CHECK(v.recorded == "recorded on H100 test fixture (not a measurement), 2026-01-02");
@@ -470,7 +470,7 @@ TEST_CASE("lesson numbers say recorded with the date, and a recorded backend's f
     other.set("rows", 4096);
     results = {backend->run(recorded_job(other, "unfused"), kernels::CancelToken{})};
     ctx.params = other;
-    const app::LessonExpr e{"measured.time", {"unfused"}, "measured.time unfused", {}};
+    const app::LessonExpr e{"measured.time", {"unfused"}, "measured.time unfused", {}, {}};
     CHECK(app::evaluate(e, ctx).state != app::ExprValue::State::value);  // its device is not the recording's
     ctx.fallback_device = &kernels::find_sim_gpu("H100")->info;
     const app::ExprValue fallback = app::evaluate(e, ctx);

@@ -768,6 +768,21 @@ std::string check_record(const RawArgs& raw, const std::vector<std::string>& arg
     return "";
 }
 
+// --backend's help names the recordings this binary finds (their keys and labels, by date), not
+// a date written into the source.
+std::string backend_option_help() {
+    std::string examples;
+    for (const auto& r : recordings()->recordings)
+        examples += (examples.empty() ? "" : ", ") + r->key + ", \"" + r->label() + "\"";
+    if (const auto& all = recordings()->recordings; !all.empty()) {
+        std::string card = all.front()->card;
+        for (char& c : card) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        examples += ", recorded:" + card;
+    }
+    return "gpu, a simulated GPU (H100), or a recording of a real GPU (" +
+           (examples.empty() ? std::string("none found in this build") : examples) + "); `fusionlab info` lists them";
+}
+
 void define_bench(CLI::App& app, RawArgs& raw) {
     CLI::App* bench = app.add_subcommand("bench", "Sweep workloads x variants x sizes; print a table, write CSV/JSON");
     auto& b = raw.bench;
@@ -782,10 +797,7 @@ void define_bench(CLI::App& app, RawArgs& raw) {
     bench->add_option("--csv", b.csv, "write the measurements as CSV to this file")->type_name("FILE");
     bench->add_option("--json", b.json, "write the measurements as JSON to this file")->type_name("FILE");
     bench->add_option("--sim", b.sim, "use this simulated GPU (see `fusionlab info`)")->type_name("GPU");
-    bench->add_option("--backend", b.backend,
-                      "gpu, a simulated GPU (H100), or a recording of a real GPU (h100-2026-11-27, "
-                      "\"H100 (recorded 2026-11-25)\", recorded:h100); `fusionlab info` lists them")
-        ->type_name("NAME");
+    bench->add_option("--backend", b.backend, backend_option_help())->type_name("NAME");
     bench->add_flag("--kernels", b.kernels, "add a row per kernel with its own bandwidth");
     bench->add_option("--reference", b.reference,
                       "print the PyTorch rows of this file (scripts/torch_reference.py) that match, under the table")

@@ -24,14 +24,18 @@ namespace app {
 // [SECTION] Data model
 // =============================================================================================
 
+struct ProseSpan;
+
 // One `{...}` in prose: a function name and its arguments ("measured.time" "fused"). A verdict
-// `{if A >= B | then | else}` has func "if", the condition's words as args ("measured.percent",
-// "fused", ">=", "85") and the two texts in branches.
+// `{if A >= B | then | else}` has func "if", the condition's words as args ("measured.dram_percent",
+// "fused", ">=", "85") and the two texts in branches; each text is prose of its own (it may hold
+// live numbers, code and maths: branch_spans). `{term KEY}` links a glossary entry (func "term").
 struct LessonExpr {
     std::string func;
     std::vector<std::string> args;
     std::string source;  // the text between the braces, for messages
     std::vector<std::string> branches;  // "if": the text shown when the condition holds, and when not
+    std::vector<std::vector<ProseSpan>> branch_spans;  // the same texts, parsed as prose
 };
 
 // A run of prose text with one style, or a live expression.
@@ -71,6 +75,7 @@ struct StepState {
 
 struct LessonStep {
     int line = 0;                           // the @step line
+    int highlight_line = 0;                 // the @highlight line (0: none)
     std::string title;
     StepState state;
     std::vector<ProseBlock> prose;
@@ -111,11 +116,22 @@ LessonParse parse_lesson(const std::string& path, const std::string& text);
 // Reads and parses a file; an unreadable file gives one error at line 0.
 LessonParse load_lesson(const std::string& path);
 
-// Known highlight ids ("results.time_chart", "memory.sram", ...) and the view each lives in.
+// Traffic levels (TEAM.md's level words): DRAM (DRAM <-> L2, what the counters measure; HBM on
+// these GPUs), L2->SM (what the kernels' loads and stores ask for), on chip (shared memory,
+// registers, spills). Each byte expression names one; each highlight id shows a set of them.
+enum class Level { none = 0, dram = 1, l2sm = 2, onchip = 4 };
+const char* level_word(Level l);  // "DRAM", "L2\u2192SM", "on chip", ""
+// The level a byte expression counts (model.dram -> dram, model.l2sm -> l2sm, measured.dram -> dram,
+// ratio model.l2sm A B -> l2sm, ...); Level::none for time, FLOPs, device and text expressions.
+Level expr_level(const LessonExpr& e);
+
+// Known highlight ids ("results.time_chart", "memory.sram", ...), the view each lives in and the
+// levels its numbers are at (a bit set of Level; 0: no bytes shown, e.g. the time chart).
 struct HighlightInfo {
     const char* id;
     const char* view;
     const char* what;
+    int levels;
 };
 const std::vector<HighlightInfo>& highlight_ids();
 const HighlightInfo* find_highlight(const std::string& id);
@@ -133,9 +149,41 @@ const std::vector<ExprInfo>& expr_vocabulary();
 // with a letter and are not numbers.
 std::vector<std::string> typed_numbers(const std::string& text);
 
-// Maths as readable Unicode: x^2 -> x², d_k -> dₖ, \sqrt -> √, a*b -> a·b. Characters without a
-// super/subscript form keep the ^ / _ notation.
+// Maths as readable Unicode: x^2 -> x², d_k -> dₖ, \sqrt{d} -> √d, K^T -> Kᵀ, a*b -> a·b.
+// Characters without a super/subscript form keep the ^ / _ notation.
 std::string render_math(const std::string& src);
+
+// Words said twice in a row ("the the", "`flash_wgmma` flash_wgmma"), case-insensitive, in text
+// that has been through the renderer: each doubled word, for the checker and the device test.
+std::vector<std::string> doubled_words(const std::string& text);
+// Limiter and bound words typed into prose ("memory-bound", "bound by", "issue-bound"): a claim
+// that must come from the live limiter ({model.limiter V}, {model.bound V}, {if model.limiter V is
+// CLASS | ...}). The phrases found.
+std::vector<std::string> typed_bound_words(const std::string& text);
+
+// =============================================================================================
+// [SECTION] Glossary
+// =============================================================================================
+
+// One glossary entry (lessons/glossary.terms): the key lessons link with {term KEY}, other words
+// that mean it (found in prose for the first-use check), and its definition as prose.
+struct GlossaryTerm {
+    std::string key;                    // "CTA"
+    std::vector<std::string> aliases;   // "thread block"
+    std::string definition;             // plain text (maths rendered)
+    int line = 0;
+};
+struct Glossary {
+    std::string path;
+    std::vector<GlossaryTerm> terms;
+    std::vector<LessonError> errors;
+    const GlossaryTerm* find(const std::string& key) const;  // case-insensitive, key or alias
+};
+Glossary parse_glossary(const std::string& path, const std::string& text);
+// The shipped glossary (lessons_dir()/glossary.terms), read once.
+const Glossary& shipped_glossary();
+// Every term key a list of spans links ({term KEY}), nested verdict texts included, in order.
+void linked_terms(const std::vector<ProseSpan>& spans, std::vector<std::string>& out);
 
 // =============================================================================================
 // [SECTION] Live expressions
@@ -144,6 +192,9 @@ std::string render_math(const std::string& src);
 // What an expression shows right now.
 struct ExprValue {
     enum class State { value, pending, unavailable } state = State::value;
+    // An "if" took this branch (0: the condition holds, 1: not); -1 otherwise. The player shows
+    // the branch's own prose (branch_spans) so live numbers inside it stay live.
+    int branch = -1;
     std::string text;       // "0.142 ms", "measuring...", "unavailable: why"
     bool simulated = false; // the value comes from the simulated backend (the prose marks it)
     bool measured = false;  // measured (or simulated-measured) rather than modeled
@@ -168,6 +219,12 @@ struct ExprContext {
 };
 
 ExprValue evaluate(const LessonExpr& e, const ExprContext& ctx);
+// Spans as text with every live expression evaluated (a verdict's chosen text, nested numbers
+// filled in); no markup.
+std::string spans_text(const std::vector<ProseSpan>& spans, const ExprContext& ctx);
+// The levels an expression quotes, as a bit set of Level (a ratio: its quantity's; a verdict: its
+// sides' and its texts').
+int expr_levels(const LessonExpr& e);
 // "" when e is well formed for workload w (known function, right argument count, variants and
 // parameters of w); else the message.
 std::string check_expr(const LessonExpr& e, std::string w);
@@ -192,6 +249,12 @@ struct LessonPlayerState {
     bool bundle_all_steps = false;          //      ... of every step (else the current one)
     std::string bundle_message;
     bool bundle_error = false;
+    // The user's own workload, parameters, dtype and variants from before the first lesson step
+    // was applied: closing the pane puts them back, and settings.json keeps them while a lesson
+    // runs (app/core/lesson_player.h settings_to_save), never the lesson's.
+    bool user_state_saved = false;
+    kernels::Params user_params;
+    std::map<std::string, std::vector<std::string>> user_variants;
 
     const Lesson* current() const {
         return lesson >= 0 && lesson < static_cast<int>(lessons.size()) ? &lessons[static_cast<size_t>(lesson)] : nullptr;

@@ -58,9 +58,39 @@ float highlight_pulse(const AppState& state, double now) {
 void open_lesson(AppState& state, int index, int step, double now) {
     LessonPlayerState& lp = state.lesson;
     if (index < 0 || index >= static_cast<int>(lp.lessons.size())) return;
+    if (!lp.user_state_saved) {
+        lp.user_params = state.settings.params;
+        lp.user_variants = state.settings.variants;
+        lp.user_state_saved = true;
+    }
     lp.open = true;
     lp.lesson = index;
     enter_step(state, step, now);
+}
+
+void close_lesson(AppState& state) {
+    LessonPlayerState& lp = state.lesson;
+    set_classroom(state, false, 0);
+    lp.open = false;
+    state.highlight.clear();
+    if (lp.user_state_saved) {
+        state.settings.params = lp.user_params;
+        state.settings.variants = lp.user_variants;
+        lp.user_state_saved = false;
+        lp.step_applied = false;
+        mark_changed(state, 0);
+    }
+}
+
+Settings settings_to_save(const AppState& state) {
+    Settings saved = state.settings;
+    const LessonPlayerState& lp = state.lesson;
+    if (lp.classroom && lp.font_scale_before_classroom > 0) saved.font_scale = lp.font_scale_before_classroom;
+    if (lp.user_state_saved) {
+        saved.params = lp.user_params;
+        saved.variants = lp.user_variants;
+    }
+    return saved;
 }
 
 bool next_step(AppState& state, double now) {
@@ -123,10 +153,25 @@ std::string spans_plain_text(const std::vector<ProseSpan>& spans, const ExprCont
     for (const ProseSpan& s : spans) {
         switch (s.kind) {
         case ProseSpan::Kind::text: out += s.text; break;
-        case ProseSpan::Kind::bold: out += "**" + s.text + "**"; break;
+        case ProseSpan::Kind::bold: {
+            // Spaces stay outside the markers ("3.00× **fewer bytes**", not "3.00×** fewer bytes**"):
+            // a live number inside bold is its own span.
+            const size_t a = s.text.find_first_not_of(' '), b = s.text.find_last_not_of(' ');
+            if (a == std::string::npos) out += s.text;
+            else out += s.text.substr(0, a) + "**" + s.text.substr(a, b - a + 1) + "**" + s.text.substr(b + 1);
+            break;
+        }
         case ProseSpan::Kind::code: out += "`" + s.text + "`"; break;
         case ProseSpan::Kind::math: out += s.text; break;
-        case ProseSpan::Kind::expr: out += evaluate(s.expr, ctx).text; break;
+        case ProseSpan::Kind::expr: {
+            const ExprValue v = evaluate(s.expr, ctx);
+            // A verdict's chosen text keeps its own markup (code, bold) around its live numbers.
+            if (v.branch >= 0 && static_cast<size_t>(v.branch) < s.expr.branch_spans.size())
+                out += spans_plain_text(s.expr.branch_spans[static_cast<size_t>(v.branch)], ctx);
+            else
+                out += v.text;
+            break;
+        }
         }
     }
     return out;
@@ -134,7 +179,18 @@ std::string spans_plain_text(const std::vector<ProseSpan>& spans, const ExprCont
 
 std::string prose_plain_text(const std::vector<ProseBlock>& blocks, const ExprContext& ctx) {
     std::string out;
-    for (const ProseBlock& b : blocks) out += (b.bullet ? "- " : "") + spans_plain_text(b.spans, ctx) + (b.bullet ? "\n" : "\n\n");
+    std::vector<std::string> terms;
+    for (const ProseBlock& b : blocks) {
+        out += (b.bullet ? "- " : "") + spans_plain_text(b.spans, ctx) + (b.bullet ? "\n" : "\n\n");
+        linked_terms(b.spans, terms);
+    }
+    // The glossary terms the step links, defined where the text goes (a slide, a handout).
+    if (!terms.empty()) {
+        out += "Terms:\n";
+        for (const std::string& key : terms)
+            if (const GlossaryTerm* t = shipped_glossary().find(key)) out += "- " + t->key + ": " + t->definition + "\n";
+        out += "\n";
+    }
     return out;
 }
 

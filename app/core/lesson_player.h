@@ -19,6 +19,12 @@ void ensure_lessons_loaded(AppState& state);
 void open_lesson(AppState& state, int index, int step, double now);
 // Applies step `step` of the open lesson (clamped); answers close again.
 void enter_step(AppState& state, int step, double now);
+// Closes the pane: classroom mode ends, the highlight goes and the user's own workload, parameters,
+// dtype and variants from before the lesson come back.
+void close_lesson(AppState& state);
+// What settings.json should hold now: the settings, except that while a lesson has replaced the
+// user's workload, parameters and variants (and classroom mode the font scale) the user's own.
+Settings settings_to_save(const AppState& state);
 // Next / previous step; false at either end.
 bool next_step(AppState& state, double now);
 bool previous_step(AppState& state, double now);
@@ -43,7 +49,8 @@ float classroom_font_scale(float display_height);
 // What live expressions see: the parameters and variants on screen, the device, the results.
 ExprContext expr_context(const AppState& state, const ResolvedBackend& backend, bool pending);
 
-// Plain text of prose with every expression evaluated (bundles and the tests).
+// Plain text of prose with every expression evaluated (bundles and the tests); prose_plain_text
+// ends with the definitions of the glossary terms the blocks link ("Terms: ...").
 std::string prose_plain_text(const std::vector<ProseBlock>& blocks, const ExprContext& ctx);
 std::string spans_plain_text(const std::vector<ProseSpan>& spans, const ExprContext& ctx);
 

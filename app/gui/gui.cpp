@@ -183,10 +183,9 @@ void save_settings_if_due(AppState& state, double now, bool force) {
     if (!state.settings_dirty || state.settings_path.empty()) return;
     if (!force && now - state.changed_at < kSettingsSaveDelaySeconds) return;
     state.settings_dirty = false;
-    // Classroom mode's presenter fonts are for this session only: save the user's own scale.
-    Settings saved = state.settings;
-    if (state.lesson.classroom && state.lesson.font_scale_before_classroom > 0)
-        saved.font_scale = state.lesson.font_scale_before_classroom;
+    // Classroom mode's presenter fonts and a lesson's parameters are for this session only: save
+    // the user's own (app/core/lesson_player.h).
+    const Settings saved = settings_to_save(state);
     if (std::string error = save_settings(state.settings_path, saved); !error.empty())
         state.settings_message = {"settings not saved: " + error, true};
 }

@@ -60,7 +60,8 @@ struct Piece {
     ImFont* font = nullptr;
     ImU32 color = 0;
     bool boxed = false;          // code: drawn on a tinted box
-    bool space_after = false;
+    bool space_after = false;    // else the next piece is glued to this one ("(x)." wraps as one word)
+    bool underline = false;      // a glossary term: dotted underline, its definition on hover
     std::string tip;             // expression pieces explain where the number comes from
 };
 
@@ -72,7 +73,7 @@ void add_words(std::vector<Piece>& out, const std::string& text, ImFont* font, I
         while (i < text.size() && text[i] == ' ') ++i;
         size_t j = i;
         while (j < text.size() && text[j] != ' ') ++j;
-        if (j > i) out.push_back({text.substr(i, j - i), font, color, boxed, j < text.size(), tip});
+        if (j > i) out.push_back({text.substr(i, j - i), font, color, boxed, j < text.size(), false, tip});
         i = j;
     }
 }
@@ -104,7 +105,26 @@ std::vector<Piece> pieces_of(const std::vector<ProseSpan>& spans, const ExprCont
         case ProseSpan::Kind::code: add_words(out, s.text, body, text_color, true, ""); break;
         case ProseSpan::Kind::math: add_words(out, s.text, body, text_color, false, ""); break;
         case ProseSpan::Kind::expr: {
+            if (s.expr.func == "term") {
+                // A glossary word: plain text, underlined, its definition on hover.
+                std::string key;
+                for (const std::string& a : s.expr.args) key += (key.empty() ? "" : " ") + a;
+                const GlossaryTerm* t = shipped_glossary().find(key);
+                const size_t first = out.size();
+                add_words(out, key, body, text_color, false, t ? t->key + ": " + t->definition : "not in the glossary");
+                for (size_t i = first; i < out.size(); ++i) out[i].underline = true;
+                break;
+            }
             const ExprValue v = evaluate(s.expr, ctx);
+            if (v.branch >= 0 && static_cast<size_t>(v.branch) < s.expr.branch_spans.size()) {
+                // A verdict shows its chosen text as prose: its own live numbers stay live.
+                const size_t first = out.size();
+                std::vector<Piece> branch = pieces_of(s.expr.branch_spans[static_cast<size_t>(v.branch)], ctx, text_color);
+                out.insert(out.end(), branch.begin(), branch.end());
+                for (size_t i = first; i < out.size(); ++i)
+                    if (out[i].tip.empty()) out[i].tip = expr_tip(s.expr, v);
+                break;
+            }
             const ImU32 color = v.state == ExprValue::State::value     ? value_color()
                                 : v.state == ExprValue::State::pending ? pending_color()
                                                                        : error_color();
@@ -126,16 +146,29 @@ void draw_pieces(const AppState& state, const std::vector<Piece>& pieces, float 
     const float line_h = ImGui::GetTextLineHeightWithSpacing() * 1.08f;
     const float space = ImGui::CalcTextSize(" ").x;
     float x = left, y = start.y;
-    for (const Piece& p : pieces) {
+    auto width_of = [](const Piece& p) {
+        return p.font->CalcTextSizeA(p.font->FontSize, FLT_MAX, 0, p.text.c_str()).x + (p.boxed ? em() * 0.4f : 0.0f);
+    };
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        const Piece& p = pieces[i];
         const ImVec2 size = p.font->CalcTextSizeA(p.font->FontSize, FLT_MAX, 0, p.text.c_str());
         const float pad = p.boxed ? em() * 0.2f : 0;
-        if (x > left && x + size.x + pad * 2 > right) {
-            x = left;
-            y += line_h;
+        // Pieces with no space between them wrap together: a live number and the ")." after it
+        // stay on one line, so no line starts with punctuation.
+        if (i == 0 || pieces[i - 1].space_after) {
+            float group = width_of(p);
+            for (size_t j = i; j + 1 < pieces.size() && !pieces[j].space_after; ++j) group += width_of(pieces[j + 1]);
+            if (x > left && x + group > right) {
+                x = left;
+                y += line_h;
+            }
         }
         const ImVec2 a(x, y), b(x + size.x + pad * 2, y + size.y);
         if (p.boxed) draw->AddRectFilled(a, b, code_background(), em() * 0.2f);
         draw->AddText(p.font, p.font->FontSize, ImVec2(x + pad, y), p.color, p.text.c_str());
+        if (p.underline)  // dotted: a glossary term
+            for (float u = a.x; u < b.x; u += em() * 0.3f)
+                draw->AddLine(ImVec2(u, b.y), ImVec2(std::min(u + em() * 0.15f, b.x), b.y), p.color, 1.0f);
         if (!p.tip.empty() && state.interactive && ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(a, b)) {
             draw->AddLine(ImVec2(a.x, b.y), b, p.color, 1.0f);
             viz::tooltip_box(p.tip);
@@ -167,13 +200,20 @@ void draw_prose(const AppState& state, const std::vector<ProseBlock>& blocks, co
 // [SECTION] The lesson pane
 // =============================================================================================
 
+// "Lesson 7: When fusion fails ...": the number lessons refer to each other by (the file's).
+std::string numbered_title(const Lesson& l) {
+    if (l.name.empty() || !std::isdigit(static_cast<unsigned char>(l.name[0]))) return l.title;
+    return "Lesson " + std::to_string(std::atoi(l.name.c_str())) + ": " + l.title;
+}
+
 void lesson_picker(AppState& state) {
     LessonPlayerState& lp = state.lesson;
     const Lesson* current = lp.current();
     ImGui::SetNextItemWidth(-FLT_MIN);
-    if (ImGui::BeginCombo("##lesson", current ? current->title.c_str() : "choose a lesson")) {
+    const std::string shown = current ? numbered_title(*current) : std::string("choose a lesson");
+    if (ImGui::BeginCombo("##lesson", shown.c_str())) {
         for (size_t i = 0; i < lp.lessons.size(); ++i) {
-            const std::string label = lp.lessons[i].title + "##" + lp.lessons[i].name;
+            const std::string label = numbered_title(lp.lessons[i]) + "##" + lp.lessons[i].name;
             if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == lp.lesson))
                 open_lesson(state, static_cast<int>(i), 0, ImGui::GetTime());
         }
@@ -264,6 +304,34 @@ void recall_questions(AppState& state, const LessonStep& step, const ExprContext
     }
 }
 
+// The glossary: the terms this step links, defined, and every term under "All terms".
+void glossary_section(const AppState& state, const LessonStep& step) {
+    std::vector<std::string> keys;
+    for (const ProseBlock& b : step.prose) linked_terms(b.spans, keys);
+    for (const RecallQuestion& q : step.recalls) {
+        linked_terms(q.question, keys);
+        for (const ProseBlock& b : q.answer) linked_terms(b.spans, keys);
+    }
+    const Glossary& g = shipped_glossary();
+    ImGui::Spacing();
+    if (!ImGui::CollapsingHeader(keys.empty() ? "Glossary" : ("Glossary: " + std::to_string(keys.size()) + " terms in this step").c_str()))
+        return;
+    for (const LessonError& e : g.errors) wrapped_error(e.text());
+    auto entry = [&](const GlossaryTerm& t) {
+        std::vector<Piece> pieces;
+        add_words(pieces, t.key + ":", viz::bold_font(), ImGui::GetColorU32(ImGuiCol_Text), false, "");
+        add_words(pieces, t.definition, ImGui::GetFont(), ImGui::GetColorU32(ImGuiCol_Text), false, "");
+        if (!pieces.empty()) pieces.front().space_after = true;
+        draw_pieces(state, pieces, 0);
+    };
+    for (const std::string& k : keys)
+        if (const GlossaryTerm* t = g.find(k)) entry(*t);
+    if (ImGui::TreeNode("All terms")) {
+        for (const GlossaryTerm& t : g.terms) entry(t);
+        ImGui::TreePop();
+    }
+}
+
 void bundle_buttons(AppState& state) {
     LessonPlayerState& lp = state.lesson;
     ImGui::BeginDisabled(lesson_bundle_running());
@@ -312,11 +380,8 @@ void pane_header(AppState& state) {
         tooltip(state, "Presenter view: large fonts, only the controls this step uses, a halo around the mouse "
                        "pointer. Arrow keys or Page Up/Down step through the lesson.");
         ImGui::SameLine();
-        if (ImGui::Button("Close")) {
-            set_classroom(state, false, 0);
-            lp.open = false;
-            state.highlight.clear();
-        }
+        if (ImGui::Button("Close")) close_lesson(state);
+        tooltip(state, "Close the lesson: your own workload, parameters, dtype and variants come back.");
     }
     lesson_picker(state);
     for (const LessonError& e : lp.load_errors) wrapped_error(e.text());
@@ -343,6 +408,7 @@ void draw_lesson_pane(AppState& state, Runner& runner, const ResolvedBackend& ba
     const ExprContext ctx = expr_context(state, backend, runner.busy());
     draw_prose(state, step->prose, ctx);
     recall_questions(state, *step, ctx);
+    glossary_section(state, *step);
     ImGui::Spacing();
 
     if (lp.classroom) {
@@ -395,8 +461,10 @@ void draw_lesson_launcher(AppState& state) {
     if (!state.interactive) return;
     if (ImGui::Button("Lessons")) {
         ensure_lessons_loaded(state);
+        // Reopened: the lesson's step state again (closing gave the user's own settings back).
+        if (state.lesson.current()) open_lesson(state, state.lesson.lesson, state.lesson.step, ImGui::GetTime());
+        else if (!state.lesson.lessons.empty()) open_lesson(state, 0, 0, ImGui::GetTime());
         state.lesson.open = true;
-        if (!state.lesson.current() && !state.lesson.lessons.empty()) open_lesson(state, 0, 0, ImGui::GetTime());
     }
     tooltip(state, "Step-by-step lessons on fusion: each step sets the parameters, measures, and explains the "
                    "numbers on screen. F5: classroom mode.");
@@ -413,6 +481,7 @@ void handle_lesson_keys(AppState& state) {
     if (ImGui::IsKeyPressed(GLFW_KEY_F5, false)) {
         ensure_lessons_loaded(state);
         if (!lp.current() && !lp.lessons.empty()) open_lesson(state, 0, 0, ImGui::GetTime());
+        else if (lp.current() && !lp.open) open_lesson(state, lp.lesson, lp.step, ImGui::GetTime());
         set_classroom(state, !lp.classroom, io.DisplaySize.y);
     }
     if (lp.classroom && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) set_classroom(state, false, 0);
