@@ -121,10 +121,11 @@ TEST_CASE("decode: splits fill 4 blocks a SM of 132, chunks of whole tiles, only
     const Split rs = split_of("split_kv", r);
     CHECK(rs.chunk * (rs.splits - 1) < 1000);
     CHECK(rs.chunk * rs.splits >= 1000);
-    // GQA: a pass serves up to 8 heads, the largest of 8, 4, 2, 1 dividing the group.
-    CHECK(pass_heads(make(1, 64, 32, 4)) == 8);
-    CHECK(pass_heads(make(1, 64, 64, 4)) == 8);
-    CHECK(head_passes(make(1, 64, 64, 4)) == 2);
+    // GQA: a pass serves up to kMaxPassHeads = 4 heads, the largest of 4, 2, 1 dividing the group.
+    CHECK(pass_heads(make(1, 64, 32, 8)) == 4);
+    CHECK(pass_heads(make(1, 64, 32, 4)) == 4);
+    CHECK(head_passes(make(1, 64, 32, 4)) == 2);
+    CHECK(head_passes(make(1, 64, 64, 4)) == 4);
     CHECK(pass_heads(make(1, 64, 12, 2)) == 2);
     CHECK(pass_heads(make(1, 64, 5, 1)) == 1);
 }

@@ -70,9 +70,9 @@ TEST_CASE("decode variants match the reference: GQA 1, 4, 6, 8, d 64/128, fp16/b
                     check_variant(v, make(2, 1000, 8, 8, d, t, page));     // multi-head
                     check_variant(v, make(3, 3001, 16, 4, d, t, page));    // GQA 4:1
                     if (sanitizer) continue;
-                    check_variant(v, make(1, 3001, 32, 4, d, t, page));    // GQA 8:1
+                    check_variant(v, make(1, 3001, 32, 4, d, t, page));    // GQA 8:1: 2 passes of 4
                     check_variant(v, make(2, 777, 12, 2, d, t, page));     // a group of 6: passes of 2 heads
-                    check_variant(v, make(2, 300, 16, 1, d, t, page));     // multi-query: 2 passes of 8
+                    check_variant(v, make(2, 300, 16, 1, d, t, page));     // multi-query: 4 passes of 4
                 }
             }
 }

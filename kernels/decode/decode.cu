@@ -18,7 +18,7 @@
 //                   No second launch, and the partials are read back from L2 moments after they were
 //                   written.
 // GQA: flash and the split kernels load each K, V tile once into registers and use it for every
-// query head of the group (up to 8 a block: kPassHeads). The scores use fp32 FMAs, not tensor cores:
+// query head of the group (up to kMaxPassHeads = 4 a block; decode.h says why not 8). The scores use fp32 FMAs, not tensor cores:
 // at one query row a head, a key costs 2 d FLOPs per head against 2 d es bytes, far under the FP32
 // roof even at 8 heads a group.
 // Layout of a block: 4 warps; a token's d elements over d / 8 lanes (16-byte loads), so a warp walks
@@ -282,9 +282,13 @@ enum Mode { kFlash = 0, kSplit = 1, kFused = 2 };
 __device__ __forceinline__ float combine_column(const Args& a, int64_t bh, int c, int D, float* L_out) {
     const float* ml = a.m_l + bh * a.splits * 2;
     const float* os = a.o_split + bh * a.splits * D;
+    // Unrolled so that 8 splits' loads are in flight at once (each is an L2 round trip); the sums
+    // keep split order.
     float M = -INFINITY;
+#pragma unroll 8
     for (int s = 0; s < a.splits; ++s) M = fmaxf(M, __ldcg(ml + 2 * s));  // load every split's m, l from L2
     float L = 0.0f, O = 0.0f;
+#pragma unroll 8
     for (int s = 0; s < a.splits; ++s) {  // load every split's partial O from L2; merge exactly
         const float w = weight_of(__ldcg(ml + 2 * s), M);
         L = fmaf(__ldcg(ml + 2 * s + 1), w, L);
@@ -563,7 +567,6 @@ size_t kernel_count_of(const std::string& variant) {
 
 template <typename T, int D, int MODE> void launch_loop(const Args& a, int gp, dim3 grid, cudaStream_t s) {
     switch (gp) {
-    case 8: decode_loop<T, D, 8, MODE><<<grid, kThreads, 0, s>>>(a); break;
     case 4: decode_loop<T, D, 4, MODE><<<grid, kThreads, 0, s>>>(a); break;
     case 2: decode_loop<T, D, 2, MODE><<<grid, kThreads, 0, s>>>(a); break;
     default: decode_loop<T, D, 1, MODE><<<grid, kThreads, 0, s>>>(a); break;

@@ -28,9 +28,12 @@
 //                   counter after __threadfence) merges the partials itself: no second launch.
 // GQA decision: sharing K and V across the heads of a group is not a variant of its own; it is what
 // flash, split_kv and split_kv_fused always do. Their blocks work per KV head: each K, V tile is
-// loaded once into registers and serves every query head of the group (up to 8 at a time: the heads
-// of a larger group go through in passes of the largest of 8, 4, 2, 1 that divides the group, each
-// pass its own blocks). naive is the version without it: G = heads / kv_heads times the L2->SM bytes
+// loaded once into registers and serves every query head of the group, up to kMaxPassHeads (4) at a
+// time: the heads of a larger group go through in passes of the largest of 4, 2, 1 that divides the
+// group, each pass its own blocks, which run side by side and meet in L2, so DRAM still reads each
+// tile once. Why not 8 a block: a thread then holds q and O of 8 heads, 255 registers, 2 blocks an
+// SM, too few warps to hide the loads: 41-49 % of the copy ceiling at batch 8, GQA 8:1 on an H100
+// (kernels/PERF.md, decode v1). naive is the version without it: G = heads / kv_heads times the L2->SM bytes
 // of K and V (DRAM still reads them about once: the group's heads run together and meet in L2).
 // Split count: `splits` = 0 chooses it (auto_splits): enough blocks for 4 per SM of 132 SMs (the H100's
 // and H200's count; the schedule has no device, so the kernel uses the same number on every GPU and
@@ -108,7 +111,8 @@ constexpr int streams_per_warp(int64_t d) { return 32 / lanes_per_token(d); }
 constexpr int64_t kv_tile(int64_t d) { return int64_t{kWarps} * streams_per_warp(d) * kUnroll; }
 
 int64_t group_size(const DecodeParams& p);   // heads / kv_heads
-int64_t pass_heads(const DecodeParams& p);   // query heads a block serves: largest of 8, 4, 2, 1 dividing the group
+inline constexpr int64_t kMaxPassHeads = 4;  // query heads a block serves at most (see above)
+int64_t pass_heads(const DecodeParams& p);   // query heads a block serves: largest of 4, 2, 1 dividing the group
 int64_t head_passes(const DecodeParams& p);  // group_size / pass_heads
 int64_t work_items(const DecodeParams& p);   // batch x kv_heads x head_passes: the blocks of flash
 int64_t pages_per_seq(const DecodeParams& p);  // ceil(kv_len / page); 0 when contiguous

@@ -3,7 +3,7 @@
 // model() sums the schedule (model_from_schedule).
 //
 // L2->SM bytes (es = bytes per element; C = 2 x batch x kv_heads x kv_len x d x es, the cache;
-// G = heads / kv_heads; GP = the heads a block serves, the largest of 8, 4, 2, 1 dividing G;
+// G = heads / kv_heads; GP = the heads a block serves, the largest of 4, 2, 1 dividing G;
 // s = splits; T = pages_per_seq; Q = batch x heads x d x es, the size of q and of out):
 //   naive          naive_scores   q (Q per key tile), K: C / 2 x G, table, write S (batch heads kv_len es)
 //                  naive_softmax  S twice (max and sum, then P), write P
@@ -121,7 +121,7 @@ std::string device_refusal(const std::string& variant, const DecodeParams& p, co
 int64_t group_size(const DecodeParams& p) { return p.heads / std::max<int64_t>(p.kv_heads, 1); }
 int64_t pass_heads(const DecodeParams& p) {
     const int64_t g = group_size(p);
-    for (int64_t h : {8, 4, 2})
+    for (int64_t h = kMaxPassHeads; h > 1; h /= 2)
         if (g % h == 0) return h;
     return 1;
 }
