@@ -48,7 +48,7 @@ def main(argv):
             k = key(m["params"])
             if m.get("ok"):
                 ours.setdefault(k, {})[m["variant"]] = m["time"]["median_ms"]
-                errors.setdefault(k, {})[m["variant"]] = m.get("rel_l2_error")
+                errors.setdefault(k, {})[m["variant"]] = (m.get("check") or {}).get("rel_l2_error")
                 ceiling = m["device"].get("measured_copy_gbps") or ceiling
                 device = m["device"]["name"]
             else:

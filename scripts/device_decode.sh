@@ -80,4 +80,12 @@ if has torch; then
   fi
 fi
 date -u | tee -a "$OUT/gpu.txt"
+# The table beside PyTorch, and the failed assertions of the tests, if any.
+jsons=$(ls "$OUT"/bench*.json "$OUT"/goal*.json 2>/dev/null)
+[ -n "$jsons" ] && python3 $D/decode_table.py $jsons $([ -f "$OUT/reference.json" ] && echo --reference "$OUT/reference.json") \
+  > "$OUT/table.md" 2>&1
+[ -f "$OUT/tests.log" ] && grep -B3 -A12 -E "FAILED|REQUIRE\(|CHECK\(" "$OUT/tests.log" | head -80 > "$OUT/test-failures.txt"
 printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
+# A call brings back at most 8 files: everything in one archive, with the summary and the table beside it.
+(cd "$OUT" && tar czf all.tgz --exclude=all.tgz --exclude=summary.txt --exclude=table.md . && \
+  find . -type f ! -name all.tgz ! -name summary.txt ! -name table.md -delete)

@@ -48,7 +48,7 @@ const char* kAll[] = {"naive", "flash", "split_kv", "split_kv_fused"};
 
 }  // namespace
 
-TEST_CASE("decode: the grouped variants read the cache once at L2->SM, naive once per query head", "[decode][model]") {
+TEST_CASE("decode: the grouped variants read the cache once a pass of heads at L2->SM, naive once per query head", "[decode][model]") {
     for (const DecodeParams& p : {make(1, 32768, 32, 32), make(8, 8000, 32, 4), make(3, 1000, 12, 3, 64), make(2, 5000, 64, 8, 128, 16),
                                   make(4, 777, 16, 1, 64, 64, DType::bf16)}) {
         const uint64_t half = cache_bytes(p) / 2, G = static_cast<uint64_t>(group_size(p));
@@ -56,8 +56,11 @@ TEST_CASE("decode: the grouped variants read the cache once at L2->SM, naive onc
         for (const char* v : {"flash", "split_kv", "split_kv_fused"}) {
             INFO(v);
             const Model m = model(v, p);
-            CHECK(read_of(m, "K") == half);
-            CHECK(read_of(m, "V") == half);
+            // Once per pass of up to kMaxPassHeads heads: once at GQA 4:1 and multi-head, twice at 8:1.
+            const uint64_t passes = static_cast<uint64_t>(head_passes(p));
+            CHECK(passes * static_cast<uint64_t>(pass_heads(p)) == G);
+            CHECK(read_of(m, "K") == passes * half);
+            CHECK(read_of(m, "V") == passes * half);
             CHECK(written_of(m, "out") == q_bytes(p));
             const int64_t S = split_of(v, p).splits;
             CHECK(read_of(m, "q") == q_bytes(p) * static_cast<uint64_t>(S));
@@ -104,11 +107,14 @@ TEST_CASE("decode: DRAM reads the cache once whatever G, and L2->SM >= DRAM for 
     CHECK(read_of(kernels::model("split_kv", to_params(p)), "O_split", true) == 0);
 }
 
-TEST_CASE("decode: splits fill 4 blocks a SM of 132, chunks of whole tiles, only the last ragged", "[decode][model]") {
+TEST_CASE("decode: splits fill one wave of 4 blocks a SM of 132, chunks of whole tiles, only the last ragged", "[decode][model]") {
     const DecodeParams one = make(1, 32768, 32, 32);
     CHECK(work_items(one) == 32);
     const Split s = split_of("split_kv", one);
-    CHECK(s.splits * work_items(one) >= int64_t{kPlanSms} * kBlocksPerSmTarget);
+    CHECK(s.splits * work_items(one) <= int64_t{kPlanSms} * kBlocksPerSmTarget);
+    CHECK(2 * s.splits * work_items(one) > int64_t{kPlanSms} * kBlocksPerSmTarget);
+    const DecodeParams gqa = make(8, 8192, 32, 4);
+    CHECK(split_of("split_kv", gqa).splits * work_items(gqa) <= int64_t{kPlanSms} * kBlocksPerSmTarget);
     CHECK(s.chunk % kv_tile(128) == 0);
     CHECK(split_of("flash", one).splits == 1);
     // Large batch: one split (the blocks already fill the GPU).
@@ -164,10 +170,12 @@ TEST_CASE("decode: refusals name the parameter and the numbers", "[decode][model
     CHECK_THAT(why, Catch::Contains("2048.00 GiB"));
     CHECK_THAT(why, Catch::Contains("in total"));
     CHECK(device_refusal("flash", make(8, 8192, 32, 8), total_memory_budget(h100->info)).empty());
-    // naive's S and P can refuse where the others fit.
-    const DecodeParams s_and_p = make(256, 131072, 128, 1, 64);
-    CHECK(device_refusal("flash", s_and_p, total_memory_budget(h100->info)).empty());
-    CHECK_THAT(device_refusal("naive", s_and_p, total_memory_budget(h100->info)), Catch::Contains("S and P"));
+    // naive's S and P (1 GiB here) can refuse where the others fit.
+    const DecodeParams s_and_p = make(64, 131072, 32, 8, 128);
+    const DeviceBudget tight{h100->info, device_bytes("split_kv", s_and_p) + (uint64_t{1} << 29), "free"};
+    CHECK(device_refusal("flash", s_and_p, tight).empty());
+    CHECK(device_refusal("split_kv", s_and_p, tight).empty());
+    CHECK_THAT(device_refusal("naive", s_and_p, tight), Catch::Contains("S and P 1.00 GiB"));
     // Through the registry: the same message for Params.
     CHECK_THAT(kernels::validate(to_params(make(1, 64, 32, 5))), Catch::Contains("does not divide"));
 }

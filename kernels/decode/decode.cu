@@ -301,7 +301,10 @@ __device__ __forceinline__ float combine_column(const Args& a, int64_t bh, int c
 // One block: (split blockIdx.x, KV head and pass blockIdx.y, sequence blockIdx.z); GP query heads.
 // HBM per block: q (GP d es), its chunk of K and V once (chunk 2 d es), then out (flash, GP d es) or
 // the partial O and m, l (GP (d + 2) 4 bytes).
-template <typename T, int D, int GP, int MODE> __global__ void __launch_bounds__(kThreads) decode_loop(Args a) {
+// __launch_bounds__(kThreads, kBlocksPerSmTarget): at most 128 registers a thread, so 4 blocks fit an SM
+// as auto_splits plans (v3's 4-head instance took 167 and 3 blocks an SM: ncu, 1.29 waves).
+template <typename T, int D, int GP, int MODE>
+__global__ void __launch_bounds__(kThreads, kBlocksPerSmTarget) decode_loop(Args a) {
     constexpr int LPT = D / 8, SPW = 32 / LPT, STEP = kWarps * SPW, TILE = STEP * kUnroll;
     __shared__ float sm_o[kWarps][GP][D];
     __shared__ float sm_m[kWarps][GP], sm_l[kWarps][GP];
@@ -322,23 +325,35 @@ template <typename T, int D, int GP, int MODE> __global__ void __launch_bounds__
         for (int e = 0; e < 8; ++e) o[j][e] = 0.0f;
     }
 
-    for (int base = t_begin; base < t_end; base += TILE) {
-        // load Kj, Vj into registers: kUnroll keys a stream, all in flight before the first is used
-        // (paged: each key's pool page from the table). 2 TILE d es bytes a block a step.
-        uint4 kr[kUnroll], vr[kUnroll];
-        bool ok[kUnroll];
+    // load Kj, Vj into registers: kUnroll keys a stream, all in flight before the first is used
+    // (paged: each key's pool page from the table). 2 TILE d es bytes a block a step. Software
+    // pipelined without more registers (v3): Kj+1 is loaded as soon as Sj has used Kj, under the
+    // softmax and Pj Vj; Vj+1 as soon as Pj Vj has used Vj, under Sj+1. A step then costs about the
+    // larger of a DRAM latency and its arithmetic, not their sum.
+    uint4 kr[kUnroll], vr[kUnroll];
+    int64_t at[kUnroll];  // the keys' element offsets, found once for K and V
+    bool ok[kUnroll];
+    const auto load_k = [&](int base) {
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
             const int t = base + u * STEP + warp * SPW + stream;
             ok[u] = t < t_end;
-            if (ok[u]) {
-                const int64_t at = token_offset<D>(a, b, g, t) + sub * 8;
-                kr[u] = load16_stream(static_cast<const T*>(a.k) + at);
-                vr[u] = load16_stream(static_cast<const T*>(a.v) + at);
-            } else {
-                kr[u] = vr[u] = uint4{0, 0, 0, 0};
-            }
+            at[u] = ok[u] ? token_offset<D>(a, b, g, t) + sub * 8 : 0;
+            kr[u] = ok[u] ? load16_stream(static_cast<const T*>(a.k) + at[u]) : uint4{0, 0, 0, 0};
         }
+    };
+    const auto load_v = [&]() {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) vr[u] = ok[u] ? load16_stream(static_cast<const T*>(a.v) + at[u]) : uint4{0, 0, 0, 0};
+    };
+    if (t_begin < t_end) {
+        load_k(t_begin);
+        load_v();
+    }
+    for (int base = t_begin; base < t_end; base += TILE) {
+        bool ok_now[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) ok_now[u] = ok[u];
         // compute s = q Kjᵀ / sqrt(d) for the GP heads: each Kj serves them all (log2 units)
         float s[GP][kUnroll];
 #pragma unroll
@@ -353,13 +368,16 @@ template <typename T, int D, int GP, int MODE> __global__ void __launch_bounds__
                 s[j][u] = acc;
             }
         }
+        // Kj is used: load Kj+1 into registers now, under this step's softmax and Pj Vj.
+        const bool more = base + TILE < t_end;
+        if (more) load_k(base + TILE);
 #pragma unroll
         for (int j = 0; j < GP; ++j)
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u) {
 #pragma unroll
                 for (int off = LPT / 2; off >= 1; off >>= 1) s[j][u] += __shfl_xor_sync(kFull, s[j][u], off);
-                s[j][u] = ok[u] ? __fmul_rn(s[j][u], a.scale_log2) : -INFINITY;
+                s[j][u] = ok_now[u] ? __fmul_rn(s[j][u], a.scale_log2) : -INFINITY;
             }
         // update m, l in registers: m_new = max(m, max s), p = 2^(s - m_new), l = l 2^(m - m_new) + sum p
         // accumulate O = O 2^(m - m_new) + p Vj in registers
@@ -390,6 +408,8 @@ template <typename T, int D, int GP, int MODE> __global__ void __launch_bounds__
 #pragma unroll
                 for (int e = 0; e < 8; ++e) o[j][e] = fmaf(s[j][u], vf[e], o[j][e]);
         }
+        // Vj is used: load Vj+1 into registers, under Sj+1.
+        if (more) load_v();
     }
 
     // merge the streams' (m, l, O): shuffles inside each warp (stream i with i ^ 1, i ^ 2, ...)

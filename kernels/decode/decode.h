@@ -35,8 +35,8 @@
 // SM, too few warps to hide the loads: 41-49 % of the copy ceiling at batch 8, GQA 8:1 on an H100
 // (kernels/PERF.md, decode v1). naive is the version without it: G = heads / kv_heads times the L2->SM bytes
 // of K and V (DRAM still reads them about once: the group's heads run together and meet in L2).
-// Split count: `splits` = 0 chooses it (auto_splits): enough blocks for 4 per SM of 132 SMs (the H100's
-// and H200's count; the schedule has no device, so the kernel uses the same number on every GPU and
+// Split count: `splits` = 0 chooses it (auto_splits): as many blocks as fit one wave at 4 per SM of
+// 132 SMs (4 is what the 4-head blocks' 128 registers allow; 132 is the H100's and H200's count; the schedule has no device, so the kernel uses the same number on every GPU and
 // model and kernel agree), chunks of at least 256 keys, and a multiple of the block's key tile so
 // only the last chunk is ragged.
 #pragma once

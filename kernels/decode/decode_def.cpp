@@ -46,7 +46,7 @@ std::vector<ParamSpec> param_specs() {
          "Query heads per sequence: one query row each.", 32, ParamKind::number, {}, 1, 128},
         {"kv_heads", "kv_heads (KV heads)", 1, static_cast<double>(kMaxHeads), true, true,
          "KV heads per sequence; must divide heads. heads / kv_heads query heads share each one (GQA):\n"
-         "kv_heads = heads is multi-head, 1 multi-query. flash and split_kv load each K, V tile once for the group.",
+         "kv_heads = heads is multi-head, 1 multi-query. flash and split_kv load each K, V tile once for up to 4 heads\nof the group (a larger group in passes whose blocks meet in L2).",
          8, ParamKind::number, {}, 1, 128},
         {"d", "d (head dimension)", 64, 128, true, false,
          "Columns of q, K, V per head: the kernels are built for 64 and 128.", 128, ParamKind::choice,
@@ -57,8 +57,8 @@ std::vector<ParamSpec> param_specs() {
          "its keys through it.",
          0, ParamKind::choice, choices_of(std::begin(kPageChoices), std::end(kPageChoices))},
         {"splits", "splits (0 = chosen)", 0, static_cast<double>(kMaxSplits), true, false,
-         "split_kv's key chunks per (sequence, KV head). 0 chooses enough for 4 blocks per SM of 132 SMs\n"
-         "(H100, H200), each chunk at least 256 keys. Chunks are whole key tiles, so fewer may run.",
+         "split_kv's key chunks per (sequence, KV head). 0 chooses as many as fit one wave of 4 blocks per SM of\n"
+         "132 SMs (H100, H200), each chunk at least 256 keys. Chunks are whole key tiles, so fewer may run.",
          0, ParamKind::number, {}, 1, 256},
         seed_param(),
     };

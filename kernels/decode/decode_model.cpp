@@ -130,8 +130,10 @@ int64_t work_items(const DecodeParams& p) { return p.batch * p.kv_heads * head_p
 int64_t pages_per_seq(const DecodeParams& p) { return p.page > 0 ? (p.kv_len + p.page - 1) / p.page : 0; }
 
 int64_t auto_splits(const DecodeParams& p) {
+    // As many as fit one wave: a second, partly filled wave costs a whole block's time (v2 took
+    // ceil(528 / 64) = 9 splits at batch 8, GQA 8:1: 576 blocks, 48 in a second wave).
     const int64_t target = int64_t{kPlanSms} * kBlocksPerSmTarget;
-    const int64_t want = (target + work_items(p) - 1) / work_items(p);
+    const int64_t want = target / work_items(p);
     const int64_t most = std::max<int64_t>(1, p.kv_len / kMinChunk);
     return std::clamp<int64_t>(want, 1, most);
 }
@@ -187,10 +189,11 @@ Params to_params(const DecodeParams& d) {
 namespace {
 
 // A block's key loop waits on its own loads once a step: each stream issues its kUnroll tokens'
-// 16-byte loads, then uses them. A step costs about one DRAM latency on the block's critical path
-// (0.8 us at 1980 MHz, the H100 calibration's memory latency): what leaves flash's few blocks at
-// batch 1 far under the bandwidth, and what many resident blocks per SM hide.
-constexpr double kStepCycles = 1600;
+// 16-byte loads, then uses them. A step costs about one loaded DRAM latency on the block's critical
+// path: what leaves flash's few blocks at batch 1 far under the bandwidth, and what many resident
+// blocks per SM hide. Calibrated on flash_decode alone on its SMs (H100, 2026-11-27, batch 1, kv_len
+// 32768, 32 heads, d = 128: 924.9 us over 1024 steps, 0.90 us a step at 1980 MHz; kernels/PERF.md).
+constexpr double kStepCycles = 1780;
 
 // Blocks of the key loop that do the same work: `tokens` keys over `pages` pool pages.
 struct KeyClass {
@@ -304,7 +307,7 @@ BlockShape loop_block_shape(const DecodeParams& p, uint64_t tokens_per_block, in
     b.memory_trips = trips;
     b.serial_steps = ceil_div(tokens_per_block, u(kv_tile(p.d)));
     b.step_cycles = kStepCycles;
-    b.source = "decode.cu: one DRAM latency a key step (kUnroll keys a stream in flight), the H100's 0.8 us";
+    b.source = "decode.cu: one loaded DRAM latency a key step (kUnroll keys a stream in flight): flash_decode alone on its SMs, H100 2026-11-27";
     return b;
 }
 
