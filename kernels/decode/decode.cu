@@ -301,10 +301,11 @@ __device__ __forceinline__ float combine_column(const Args& a, int64_t bh, int c
 // One block: (split blockIdx.x, KV head and pass blockIdx.y, sequence blockIdx.z); GP query heads.
 // HBM per block: q (GP d es), its chunk of K and V once (chunk 2 d es), then out (flash, GP d es) or
 // the partial O and m, l (GP (d + 2) 4 bytes).
-// __launch_bounds__(kThreads, kBlocksPerSmTarget): at most 128 registers a thread, so 4 blocks fit an SM
-// as auto_splits plans (v3's 4-head instance took 167 and 3 blocks an SM: ncu, 1.29 waves).
+// __launch_bounds__(kThreads, blocks_per_sm(GP)): the blocks an SM auto_splits plans for (decode.h). v4
+// forced 4 on every instance: the 4-head one then spilled 380 bytes a thread and fell to 27-30 % of the
+// copy ceiling at GQA 8:1; at 3 it keeps its 167 registers unspilled.
 template <typename T, int D, int GP, int MODE>
-__global__ void __launch_bounds__(kThreads, kBlocksPerSmTarget) decode_loop(Args a) {
+__global__ void __launch_bounds__(kThreads, blocks_per_sm(GP)) decode_loop(Args a) {
     constexpr int LPT = D / 8, SPW = 32 / LPT, STEP = kWarps * SPW, TILE = STEP * kUnroll;
     __shared__ float sm_o[kWarps][GP][D];
     __shared__ float sm_m[kWarps][GP], sm_l[kWarps][GP];

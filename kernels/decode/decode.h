@@ -35,8 +35,8 @@
 // SM, too few warps to hide the loads: 41-49 % of the copy ceiling at batch 8, GQA 8:1 on an H100
 // (kernels/PERF.md, decode v1). naive is the version without it: G = heads / kv_heads times the L2->SM bytes
 // of K and V (DRAM still reads them about once: the group's heads run together and meet in L2).
-// Split count: `splits` = 0 chooses it (auto_splits): as many blocks as fit one wave at 4 per SM of
-// 132 SMs (4 is what the 4-head blocks' 128 registers allow; 132 is the H100's and H200's count; the schedule has no device, so the kernel uses the same number on every GPU and
+// Split count: `splits` = 0 chooses it (auto_splits): as many blocks as fit one wave, blocks_per_sm a SM
+// of 132 SMs (4, or 3 for the 4-head blocks' 167 registers; 132 is the H100's and H200's count; the schedule has no device, so the kernel uses the same number on every GPU and
 // model and kernel agree), chunks of at least 256 keys, and a multiple of the block's key tile so
 // only the last chunk is ragged.
 #pragma once
@@ -101,7 +101,10 @@ inline constexpr int kThreads = kWarps * 32;
 inline constexpr int kUnroll = 4;
 inline constexpr int kElementsPerLane = 8;
 inline constexpr int kPlanSms = 132;          // the SM count auto_splits plans for (H100, H200)
-inline constexpr int kBlocksPerSmTarget = 4;  // blocks per SM auto_splits aims for
+inline constexpr int kBlocksPerSmTarget = 4;  // blocks per SM auto_splits aims for (1 and 2 heads a block)
+// Blocks an SM holds of the key loop serving gp heads (its launch bounds): the 4-head instance needs
+// 167 registers a thread (3 blocks); forced to 128 it spills (kernels/PERF.md, decode v4).
+constexpr int blocks_per_sm(int64_t gp) { return gp >= 4 ? 3 : kBlocksPerSmTarget; }
 inline constexpr int64_t kMinChunk = 256;     // fewest keys a split is given
 inline constexpr int kCombineThreads = 128;   // split_kv_combine: one block per (sequence, head)
 inline constexpr int kSoftmaxThreads = 256;   // naive_softmax: one block per (sequence, head)

@@ -132,7 +132,7 @@ int64_t pages_per_seq(const DecodeParams& p) { return p.page > 0 ? (p.kv_len + p
 int64_t auto_splits(const DecodeParams& p) {
     // As many as fit one wave: a second, partly filled wave costs a whole block's time (v2 took
     // ceil(528 / 64) = 9 splits at batch 8, GQA 8:1: 576 blocks, 48 in a second wave).
-    const int64_t target = int64_t{kPlanSms} * kBlocksPerSmTarget;
+    const int64_t target = int64_t{kPlanSms} * blocks_per_sm(pass_heads(p));
     const int64_t want = target / work_items(p);
     const int64_t most = std::max<int64_t>(1, p.kv_len / kMinChunk);
     return std::clamp<int64_t>(want, 1, most);
