@@ -25,6 +25,10 @@
 // 256 / d tokens side by side ("streams"), each with its own m, l, O; a stream loads kUnroll tokens
 // before it uses any (the bytes in flight); at the end the streams merge by shuffles and the warps
 // through shared memory. decode_emulate.cpp repeats this order of operations on the CPU.
+// Tuning, measured on an H100 (kernels/PERF.md, "Decode"): v2 serves at most 4 query heads a block
+// (8 took 255 registers); v3 pipelines the key loop (the next tile's K under this tile's softmax and
+// P V, its V under the next scores) and sizes the splits to one wave; v4b sets the launch bounds per
+// instance so that wave is what the SMs hold (3 blocks of 4 heads, 4 of 1 or 2).
 //
 // [SECTION] Loads, conversions and the cache's addresses
 // [SECTION] Inputs

@@ -192,8 +192,9 @@ namespace {
 // 16-byte loads, then uses them. A step costs about one loaded DRAM latency on the block's critical
 // path: what leaves flash's few blocks at batch 1 far under the bandwidth, and what many resident
 // blocks per SM hide. Calibrated on flash_decode alone on its SMs (H100, 2026-11-27, batch 1, kv_len
-// 32768, 32 heads, d = 128: 924.9 us over 1024 steps, 0.90 us a step at 1980 MHz; kernels/PERF.md).
-constexpr double kStepCycles = 1780;
+// 32768, 32 heads, d = 128, the final build v4b: 1026 us over 1024 steps, 1.00 us a step at 1980 MHz;
+// kernels/PERF.md).
+constexpr double kStepCycles = 1980;
 
 // Blocks of the key loop that do the same work: `tokens` keys over `pages` pool pages.
 struct KeyClass {
