@@ -12,6 +12,11 @@ the PyTorch equivalents:
   launch     K dependent steps y = y * a + b                  eager (2 kernels a step), CUDA graph replay,
                                                               torch.compile
   ffn        GELU(x W1 + b1) W2 + b2 (F.linear with bias)     eager, torch.compile
+  decode     one query row per (sequence, head) against a     SDPA flash, SDPA mem-efficient, SDPA math
+             KV cache of kv_len keys, GQA (kv_heads)          (GQA by enable_gqa where the backend takes
+                                                              it, else K and V repeated in the timed call,
+                                                              as a user would); page > 0 is timed on the
+                                                              contiguous cache (SDPA takes no page table)
 
 Timing follows fusionlab's harness: warm-up runs, then each repetition timed by a pair of CUDA events,
 median (with min and max) of the repetitions; random inputs (torch.randn, never zeros) in the same dtype
@@ -58,10 +63,12 @@ PARAMS = {
     "skip": {"N": 1024, "d": 64, "heads": 16, "batch": 4, "t": 1.0, "sigma_d": 0.5, "causal": 0},
     "launch": {"steps": 100, "elements": 65536},
     "ffn": {"M": 2048, "d_model": 4096, "d_ff": 0},
+    "decode": {"batch": 8, "kv_len": 8192, "heads": 32, "kv_heads": 8, "d": 128, "page": 0},
 }
 # Parameters a bench export carries that do not change what PyTorch computes.
-IGNORED = {"seed", "br", "bc"}
-INTEGER = {"rows", "hidden", "N", "d", "heads", "causal", "batch", "steps", "elements", "M", "d_model", "d_ff"}
+IGNORED = {"seed", "br", "bc", "splits"}
+INTEGER = {"rows", "hidden", "N", "d", "heads", "causal", "batch", "steps", "elements", "M", "d_model", "d_ff",
+           "kv_len", "kv_heads", "page"}
 
 IMPLS = {
     "chain": ["eager", "compile"],
@@ -70,6 +77,7 @@ IMPLS = {
     "skip": ["eager", "sdpa_flash"],
     "launch": ["eager", "cuda_graph", "compile"],
     "ffn": ["eager", "compile"],
+    "decode": ["sdpa_flash", "sdpa_mem_efficient", "sdpa_math"],
 }
 IMPL_WORDS = {
     "eager": "eager",
@@ -78,6 +86,7 @@ IMPL_WORDS = {
     "sdpa_cudnn": "SDPA cuDNN",
     "sdpa_mem_efficient": "SDPA mem-efficient",
     "cuda_graph": "CUDA graph",
+    "sdpa_math": "SDPA math",
 }
 DTYPE_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
 
@@ -120,10 +129,15 @@ def complete(workload, params, dtype):
             raise PlanError(f"{workload} takes no parameter '{k}' (legal: {', '.join(PARAMS[workload])})")
         p[k] = number(v, k) if isinstance(v, str) else (int(v) if k in INTEGER else float(v))
     for k, v in p.items():
-        if k in INTEGER and v < (0 if k in ("causal", "d_ff") else 1):
+        if k in INTEGER and v < (0 if k in ("causal", "d_ff", "page") else 1):
             raise PlanError(f"{workload} {k}={v} is out of range")
     if workload == "skip" and p["heads"] % p["batch"]:
         raise PlanError(f"skip: batch {p['batch']} does not divide heads (batch x heads) {p['heads']}")
+    if workload == "decode":
+        if p["heads"] % p["kv_heads"]:
+            raise PlanError(f"decode: kv_heads {p['kv_heads']} does not divide heads {p['heads']}")
+        if p["page"] not in (0, 16, 32, 64, 128, 256) or p["d"] not in (64, 128):
+            raise PlanError(f"decode: page {p['page']} or d {p['d']} is not offered (page 0, 16 .. 256; d 64, 128)")
     if "causal" in p and p["causal"] not in (0, 1):
         raise PlanError(f"causal must be 0 or 1, not {p['causal']}")
     return {"workload": workload, "params": p, "dtype": dtype}
@@ -210,6 +224,10 @@ def counts(c):
         if w == "attention":
             return flops, 4 * tensor  # read Q, K, V; write O
         return flops + 3.0 * bh * N * d, 5 * tensor  # + the skip's 3 per element; read q, k, v, x; write out
+    if w == "decode":  # q Kᵀ and P V; read q, the cache (and the page table), write out
+        b, n, h, g, d = p["batch"], p["kv_len"], p["heads"], p["kv_heads"], p["d"]
+        table = b * (-(-n // p["page"])) * 4 if p["page"] else 0
+        return 4.0 * b * h * n * d, 2 * b * h * d * es + 2 * b * g * n * d * es + table
     if w == "launch":
         return 2.0 * p["steps"] * p["elements"], 2 * p["elements"] * es
     if w == "ffn":
@@ -374,6 +392,39 @@ class Bench:
         note = "; then transpose to [batch, N, C] and c_skip * x + c_out * F (eager ops)"
         return {"eager": (with_skip(self.eager_attention(q, k, v, p["causal"])), "eager attention" + note),
                 "sdpa_flash": (with_skip(self.sdpa("sdpa_flash", q, k, v, p["causal"])), "SDPA flash" + note)}
+
+    def decode(self, p, dt):
+        """SDPA at one query row a head: q [batch, heads, 1, d] against K, V [batch, kv_heads, kv_len, d]."""
+        torch, F = self.torch, self.F
+        b, n, h, g, d = p["batch"], p["kv_len"], p["heads"], p["kv_heads"], p["d"]
+        q = self.randn(b, h, 1, d, dtype=dt)
+        k = self.randn(b, g, n, d, dtype=dt)
+        v = self.randn(b, g, n, d, dtype=dt)
+        from torch.nn.attention import sdpa_kernel, SDPBackend
+        backends = {"sdpa_flash": SDPBackend.FLASH_ATTENTION, "sdpa_mem_efficient": SDPBackend.EFFICIENT_ATTENTION,
+                    "sdpa_math": SDPBackend.MATH}
+        paged = f"; page {p['page']} timed on the contiguous cache (SDPA takes no page table)" if p["page"] else ""
+        out = {}
+        for impl, backend in backends.items():
+            def gqa(backend=backend):
+                with sdpa_kernel(backend):
+                    return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+            def repeated(backend=backend):
+                with sdpa_kernel(backend):
+                    return F.scaled_dot_product_attention(q, k.repeat_interleave(h // g, dim=1),
+                                                          v.repeat_interleave(h // g, dim=1))
+            if h == g:
+                out[impl] = (repeated, "F.scaled_dot_product_attention, one query row a head" + paged)
+                continue
+            try:  # enable_gqa where this backend takes it; else K and V repeated, as a user would
+                gqa()
+                torch.cuda.synchronize()
+                out[impl] = (gqa, f"F.scaled_dot_product_attention(enable_gqa=True), {h // g} query heads a KV head" + paged)
+            except Exception:
+                out[impl] = (repeated, f"K and V repeat_interleave'd {h // g}x in the timed call (this backend refused "
+                                       "enable_gqa), then F.scaled_dot_product_attention" + paged)
+        return out
 
     def launch(self, p, dt):
         torch = self.torch

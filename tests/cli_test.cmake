@@ -189,7 +189,7 @@ fl_cli_test(bench_sim_exports CODE 0
             ARGS bench --sim H100 --workload all --rows 64 --hidden 1000 --csv ${_fl_csv} --json ${_fl_json}
             STDOUT "SIMULATED.*chain +unfused.*bias_gelu +fused"
             DEFS "-DFL_REMOVE=${_fl_csv}|${_fl_json}" "-DFL_FILES=${_fl_csv}|${_fl_json}"
-                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=23 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=24)
+                 -DFL_JSON=${_fl_json} -DFL_JSON_COUNT=27 -DFL_CSV=${_fl_csv} -DFL_CSV_LINES=28)
 fl_cli_test(bench_sim_sweep_kernels CODE 0
             ARGS bench --sim A100 --workload chain --variant unfused --rows 8,16 --hidden 32,64 --dtype fp32,bf16 --kernels
             STDOUT "layernorm.*dropout")
@@ -265,6 +265,15 @@ fl_cli_test(shot_memory_skip_fp32_refused CODE 2 ARGS shot --out x.png --view me
 # ---- bad-input table (README.md "Bad input"): rows without a test elsewhere -------------------
 fl_cli_test(total_size_too_large CODE 2 ARGS bench --sim H100 --rows 131072 --hidden 16384
             STDERR "rows x hidden = .* elements is too large: at most")
+# decode: a kv_heads that does not divide heads and a page size not offered exit 2; a cache larger
+# than the GPU is refused with its numbers (a table row, exit 0).
+fl_cli_test(decode_kv_heads_not_dividing CODE 2 ARGS bench --sim H100 --workload decode --heads 32 --kv_heads 5
+            STDERR "kv_heads = 5 does not divide heads = 32")
+fl_cli_test(decode_bad_page CODE 2 ARGS bench --sim H100 --workload decode --page 48
+            STDERR "--page '48' is not one of the choices \\(legal: 0, 16, 32, 64, 128 or 256\\)")
+fl_cli_test(bench_decode_cache_refused CODE 0
+            ARGS bench --sim H100 --workload decode --variant flash --batch 256 --kv_len 131072 --heads 128 --kv_heads 128 --dtype fp16
+            STDOUT "flash .*refused: flash needs [0-9.]+ GiB of GPU memory: the KV cache .* is 2048.00 GiB")
 fl_cli_test(ffn_d_ff_not_multiple_of_8 CODE 2 ARGS bench --sim H100 --workload ffn --d_model 1024 --d_ff 1004
             STDERR "d_ff = 1004 is not a multiple of 8.*try 1008")
 fl_cli_test(ffn_d_model_not_multiple_of_8 CODE 2 ARGS bench --sim H100 --workload ffn --d_model 1001

@@ -117,7 +117,8 @@ TEST_CASE("attention: specs for N, d, heads, Br, Bc, causal and seed", "[params]
     size_t seeds = 0;
     for (const ParamSpec& s : all_param_specs()) seeds += s.name == "seed";
     CHECK(seeds == 1);
-    CHECK(all_param_specs().size() == 18);  // 10 + skip's batch, t, sigma_d + launch's steps and elements + ffn's M, d_model, d_ff
+    CHECK(all_param_specs().size() == 22);  // 10 + skip's batch, t, sigma_d + launch's steps and elements + ffn's M, d_model, d_ff
+                                            // + decode's kv_len, kv_heads, page, splits
 }
 
 TEST_CASE("attention: validate() names the parameter and what is legal", "[params][attention]") {

@@ -11,6 +11,7 @@ const WorkloadDef& attention_workload();
 const WorkloadDef& skip_workload();
 const WorkloadDef& launch_workload();
 const WorkloadDef& ffn_workload();
+const WorkloadDef& decode_workload();
 
 const std::vector<const WorkloadDef*>& workloads() {
     static const std::vector<const WorkloadDef*> list{
@@ -20,6 +21,7 @@ const std::vector<const WorkloadDef*>& workloads() {
         &skip_workload(),
         &launch_workload(),
         &ffn_workload(),
+        &decode_workload(),
     };
     return list;
 }

@@ -1,0 +1,777 @@
+// Decode attention on the GPU: one query row per (sequence, head) against a KV cache of kv_len keys.
+//   out[b, h] = softmax(q[b, h] K[b, g]ᵀ / sqrt(d)) V[b, g],  g = h / (heads / kv_heads)
+//
+// Versions (each computes the same function; decode_model.cpp has the bytes of each):
+//   naive           What eager mode runs: naive_scores writes S = q Kᵀ / sqrt(d) to HBM (in the dtype),
+//                   naive_softmax reads it twice and writes P, naive_pv reads P and V and writes out.
+//                   Every query head reads its group's K and V itself (no GQA sharing).
+//   flash           FlashAttention-2's decode: one block per (sequence, KV head) walks the whole cache
+//                   with an online softmax; S and P never leave the registers. batch x kv_heads blocks:
+//                   at batch 1 with 8 KV heads, 8 blocks on 132 SMs, each waiting a DRAM latency a step.
+//   split_kv        Flash-Decoding: the same loop over a chunk of the keys, one block per (sequence, KV
+//                   head, chunk), chunks enough for 4 blocks per SM (decode.h, auto_splits). Each block
+//                   writes its partial (m, l, O) in fp32; split_kv_combine merges them exactly:
+//                   M = max m_s, O = sum O_s 2^(m_s - M), l = sum l_s 2^(m_s - M), out = O / l.
+//   split_kv_fused  The same blocks; the last one of each (sequence, KV head) to finish merges the
+//                   partials itself: __threadfence() makes its partials visible, an atomicAdd on the
+//                   group's counter says which block is last, and that block resets the counter.
+//                   No second launch, and the partials are read back from L2 moments after they were
+//                   written.
+// GQA: flash and the split kernels load each K, V tile once into registers and use it for every
+// query head of the group (up to kMaxPassHeads = 4 a block; decode.h says why not 8). The scores use fp32 FMAs, not tensor cores:
+// at one query row a head, a key costs 2 d FLOPs per head against 2 d es bytes, far under the FP32
+// roof even at 8 heads a group.
+// Layout of a block: 4 warps; a token's d elements over d / 8 lanes (16-byte loads), so a warp walks
+// 256 / d tokens side by side ("streams"), each with its own m, l, O; a stream loads kUnroll tokens
+// before it uses any (the bytes in flight); at the end the streams merge by shuffles and the warps
+// through shared memory. decode_emulate.cpp repeats this order of operations on the CPU.
+// Tuning, measured on an H100 (kernels/PERF.md, "Decode"): v2 serves at most 4 query heads a block
+// (8 took 255 registers); v3 pipelines the key loop (the next tile's K under this tile's softmax and
+// P V, its V under the next scores) and sizes the splits to one wave; v4b sets the launch bounds per
+// instance so that wave is what the SMs hold (3 blocks of 4 heads, 4 of 1 or 2).
+//
+// [SECTION] Loads, conversions and the cache's addresses
+// [SECTION] Inputs
+// [SECTION] naive: scores, softmax, P V
+// [SECTION] flash, split_kv, split_kv_fused: the key loop
+// [SECTION] split_kv_combine
+// [SECTION] Buffers and launches
+// [SECTION] Entry points (decode_gpu.h)
+// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+#include "kernels/common/gpu_check.cuh"
+#include "kernels/common/gpu_dtype.cuh"
+#include "kernels/common/gpu_memory.cuh"
+#include "kernels/common/gpu_workload.h"
+#include "kernels/common/philox.h"
+#include "kernels/decode/decode.h"
+#include "kernels/decode/decode_gpu.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kernels::decode::gpu {
+
+using kernels::gpu::check;
+using kernels::gpu::check_launch;
+using kernels::gpu::DeviceMemory;
+using kernels::gpu::from_float;
+using kernels::gpu::Stream;
+using kernels::gpu::to_float;
+using kernels::gpu::with_type;
+
+namespace {
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr unsigned kFull = 0xffffffffu;
+
+// =============================================================================================
+// [SECTION] Loads, conversions and the cache's addresses
+// =============================================================================================
+// 8 elements (16 bytes) to float.
+__device__ __forceinline__ void unpack8(const uint4& r, float* f, __half) {
+    const __half2* h = reinterpret_cast<const __half2*>(&r);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const float2 x = __half22float2(h[i]);
+        f[2 * i] = x.x;
+        f[2 * i + 1] = x.y;
+    }
+}
+__device__ __forceinline__ void unpack8(const uint4& r, float* f, __nv_bfloat16) {
+    const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&r);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const float2 x = __bfloat1622float2(h[i]);
+        f[2 * i] = x.x;
+        f[2 * i + 1] = x.y;
+    }
+}
+
+// Read-only 16-byte load of the cache, kept out of L1 (each byte is used once: L1 would only evict).
+__device__ __forceinline__ uint4 load16_stream(const void* p) {
+    uint4 r;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+    return r;
+}
+
+struct Args {
+    const void* q = nullptr;
+    const void* k = nullptr;
+    const void* v = nullptr;
+    const int* table = nullptr;  // [batch, pages_per_seq] pool pages (paged caches)
+    void* out = nullptr;
+    float* o_split = nullptr;    // [batch, heads, splits, d] partial O (not divided by l)
+    float* m_l = nullptr;        // [batch, heads, splits, 2] partial m (log2 units), l
+    unsigned* counters = nullptr;  // [batch, kv_heads, passes] splits finished (split_kv_fused)
+    void* S = nullptr;           // naive: [batch, heads, kv_len]
+    void* P = nullptr;
+    int batch = 0, heads = 0, kv_heads = 0, kv_len = 0;
+    int page_shift = 0, pages_per_seq = 0;  // page = 1 << page_shift; 0 pages: contiguous
+    int group = 1, passes = 1, splits = 1, chunk = 0;
+    float scale = 0, scale_log2 = 0;  // 1 / sqrt(d) and log2(e) / sqrt(d)
+};
+
+// Element offset of token t of (sequence b, KV head g), column 0, in K (or V): contiguous
+// [batch, kv_heads, kv_len, d], or through the page table into the pool [pages, kv_heads, page, d].
+template <int D>
+__device__ __forceinline__ int64_t token_offset(const Args& a, int b, int g, int t) {
+    if (a.pages_per_seq == 0) return ((static_cast<int64_t>(b) * a.kv_heads + g) * a.kv_len + t) * D;
+    const int pool_page = __ldg(a.table + static_cast<int64_t>(b) * a.pages_per_seq + (t >> a.page_shift));
+    const int slot = t & ((1 << a.page_shift) - 1);
+    return ((static_cast<int64_t>(pool_page) * a.kv_heads + g) * (1 << a.page_shift) + slot) * D;
+}
+
+// The merge of two (m, l) partial softmaxes in log2 units, as every merge here writes it (the
+// emulation repeats it): the other's weight first, then one fma, so both sides round the same way
+// each time. An empty side (m = -inf) weighs 0.
+__device__ __forceinline__ float weight_of(float m, float M) { return m == -INFINITY ? 0.0f : exp2f(m - M); }
+
+// =============================================================================================
+// [SECTION] Inputs
+// =============================================================================================
+template <typename T> __global__ void fill_q(T* q, uint64_t n, uint64_t seed) {
+    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
+        q[i] = from_float<T>(input_value(seed, kQ, i));
+}
+
+// K and V by logical index (b, g, t, c), each stored where the layout puts it (through the table).
+template <typename T, int D> __global__ void fill_cache(T* k, T* v, Args a, uint64_t seed) {
+    const uint64_t n = static_cast<uint64_t>(a.batch) * a.kv_heads * a.kv_len * D;
+    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+        const int c = static_cast<int>(i % D);
+        const uint64_t row = i / D;
+        const int t = static_cast<int>(row % static_cast<uint64_t>(a.kv_len));
+        const uint64_t bg = row / static_cast<uint64_t>(a.kv_len);
+        const int g = static_cast<int>(bg % static_cast<uint64_t>(a.kv_heads)), b = static_cast<int>(bg / static_cast<uint64_t>(a.kv_heads));
+        const int64_t at = token_offset<D>(a, b, g, t) + c;
+        k[at] = from_float<T>(input_value(seed, kK, i));
+        v[at] = from_float<T>(input_value(seed, kV, i));
+    }
+}
+
+// =============================================================================================
+// [SECTION] naive: scores, softmax, P V
+// =============================================================================================
+// naive_scores: block (key tile, sequence x head). Each stream takes kUnroll keys of the tile.
+// Per block: q of one head (d es), Kj (tile d es), Sj written (tile es): S makes its trip to HBM.
+template <typename T, int D> __global__ void __launch_bounds__(kThreads) naive_scores(Args a) {
+    constexpr int LPT = D / 8, SPW = 32 / LPT, STEP = kWarps * SPW, TILE = STEP * kUnroll;
+    const int bh = blockIdx.y, b = bh / a.heads, h = bh % a.heads, g = h / a.group;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, sub = lane % LPT, stream = lane / LPT;
+    float q[8];
+    unpack8(*reinterpret_cast<const uint4*>(static_cast<const T*>(a.q) + static_cast<int64_t>(bh) * D + sub * 8), q, T{});  // load q into registers
+    const int base = blockIdx.x * TILE;
+    uint4 kr[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {  // load Kj into registers: kUnroll keys a stream in flight
+        const int t = base + u * STEP + warp * SPW + stream;
+        kr[u] = t < a.kv_len ? load16_stream(static_cast<const T*>(a.k) + token_offset<D>(a, b, g, t) + sub * 8) : uint4{0, 0, 0, 0};
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {  // compute s = q Kjᵀ / sqrt(d), in registers
+        const int t = base + u * STEP + warp * SPW + stream;
+        float kf[8], acc = 0.0f;
+        unpack8(kr[u], kf, T{});
+#pragma unroll
+        for (int e = 0; e < 8; ++e) acc = fmaf(q[e], kf[e], acc);
+#pragma unroll
+        for (int off = LPT / 2; off >= 1; off >>= 1) acc += __shfl_xor_sync(kFull, acc, off);
+        if (sub == 0 && t < a.kv_len)  // store Sj to HBM, in the dtype
+            static_cast<T*>(a.S)[static_cast<int64_t>(bh) * a.kv_len + t] = from_float<T>(__fmul_rn(acc, a.scale));
+    }
+}
+
+// naive_softmax: one block per (sequence, head) row of S. Pass 1: each thread's running (m, l) over
+// its strided elements, merged by shuffles and then across warps; pass 2 writes P = 2^(s - M) / l.
+// HBM: S read twice (kv_len es each), P written once.
+__device__ __forceinline__ void merge_ml(float& m, float& l, float mo, float lo) {
+    const float M = fmaxf(m, mo);
+    l = fmaf(l, weight_of(m, M), lo * weight_of(mo, M));
+    m = M;
+}
+
+template <typename T> __global__ void __launch_bounds__(kSoftmaxThreads) naive_softmax(Args a) {
+    __shared__ float sm_m[kSoftmaxThreads / 32], sm_l[kSoftmaxThreads / 32];
+    __shared__ float row_M, row_L;
+    const int64_t row = static_cast<int64_t>(blockIdx.x) * a.kv_len;
+    const T* S = static_cast<const T*>(a.S) + row;
+    float m = -INFINITY, l = 0.0f;
+    for (int t = threadIdx.x; t < a.kv_len; t += kSoftmaxThreads) {  // load S row into registers
+        const float x = __fmul_rn(to_float(S[t]), kLog2e);  // never contracted into an fma
+        const float M = fmaxf(m, x);
+        l = fmaf(l, weight_of(m, M), exp2f(x - M));
+        m = M;
+    }
+#pragma unroll
+    for (int off = 16; off >= 1; off >>= 1) {
+        const float mo = __shfl_xor_sync(kFull, m, off), lo = __shfl_xor_sync(kFull, l, off);
+        merge_ml(m, l, mo, lo);
+    }
+    if ((threadIdx.x & 31) == 0) sm_m[threadIdx.x >> 5] = m, sm_l[threadIdx.x >> 5] = l;
+    __syncthreads();
+    if (threadIdx.x == 0) {  // the block's M and l, warp by warp
+        float M = sm_m[0], L = sm_l[0];
+        for (int w = 1; w < kSoftmaxThreads / 32; ++w) merge_ml(M, L, sm_m[w], sm_l[w]);
+        row_M = M;
+        row_L = L;
+    }
+    __syncthreads();
+    const float M = row_M, L = row_L;
+    T* P = static_cast<T*>(a.P) + row;
+    for (int t = threadIdx.x; t < a.kv_len; t += kSoftmaxThreads)  // load S row again; store P row to HBM
+        P[t] = from_float<T>(exp2f(__fmul_rn(to_float(S[t]), kLog2e) - M) / L);
+}
+
+// naive_pv: one block per (sequence, head) walks P and V; streams as in the key loop, each summing
+// p v for its tokens; the streams' sums merge by shuffles, the warps' through shared memory.
+template <typename T, int D> __global__ void __launch_bounds__(kThreads) naive_pv(Args a) {
+    constexpr int LPT = D / 8, SPW = 32 / LPT, STEP = kWarps * SPW, TILE = STEP * kUnroll;
+    __shared__ float sm_o[kWarps][D];
+    const int bh = blockIdx.x, b = bh / a.heads, h = bh % a.heads, g = h / a.group;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, sub = lane % LPT, stream = lane / LPT;
+    const T* P = static_cast<const T*>(a.P) + static_cast<int64_t>(bh) * a.kv_len;
+    float o[8] = {};
+    for (int base = 0; base < a.kv_len; base += TILE) {
+        uint4 vr[kUnroll];
+        float p[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {  // load Pj, Vj into registers
+            const int t = base + u * STEP + warp * SPW + stream;
+            const bool ok = t < a.kv_len;
+            p[u] = ok ? to_float(P[t]) : 0.0f;
+            vr[u] = ok ? load16_stream(static_cast<const T*>(a.v) + token_offset<D>(a, b, g, t) + sub * 8) : uint4{0, 0, 0, 0};
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {  // accumulate O = O + Pj Vj in registers
+            float vf[8];
+            unpack8(vr[u], vf, T{});
+#pragma unroll
+            for (int e = 0; e < 8; ++e) o[e] = fmaf(p[u], vf[e], o[e]);
+        }
+    }
+#pragma unroll
+    for (int off = LPT; off < 32; off <<= 1)
+#pragma unroll
+        for (int e = 0; e < 8; ++e) o[e] += __shfl_xor_sync(kFull, o[e], off);
+    if (stream == 0)
+#pragma unroll
+        for (int e = 0; e < 8; ++e) sm_o[warp][sub * 8 + e] = o[e];  // the warps' sums into shared memory
+    __syncthreads();
+    for (int c = threadIdx.x; c < D; c += kThreads) {
+        float O = 0.0f;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) O += sm_o[w][c];
+        static_cast<T*>(a.out)[static_cast<int64_t>(bh) * D + c] = from_float<T>(O);  // store out to HBM
+    }
+}
+
+// =============================================================================================
+// [SECTION] flash, split_kv, split_kv_fused: the key loop
+// =============================================================================================
+enum Mode { kFlash = 0, kSplit = 1, kFused = 2 };
+
+// The merge of one (sequence, head, column) over the splits: exact, in split order.
+__device__ __forceinline__ float combine_column(const Args& a, int64_t bh, int c, int D, float* L_out) {
+    const float* ml = a.m_l + bh * a.splits * 2;
+    const float* os = a.o_split + bh * a.splits * D;
+    // Unrolled so that 8 splits' loads are in flight at once (each is an L2 round trip); the sums
+    // keep split order.
+    float M = -INFINITY;
+#pragma unroll 8
+    for (int s = 0; s < a.splits; ++s) M = fmaxf(M, __ldcg(ml + 2 * s));  // load every split's m, l from L2
+    float L = 0.0f, O = 0.0f;
+#pragma unroll 8
+    for (int s = 0; s < a.splits; ++s) {  // load every split's partial O from L2; merge exactly
+        const float w = weight_of(__ldcg(ml + 2 * s), M);
+        L = fmaf(__ldcg(ml + 2 * s + 1), w, L);
+        O = fmaf(__ldcg(os + static_cast<int64_t>(s) * D + c), w, O);
+    }
+    *L_out = L;
+    return O;
+}
+
+// One block: (split blockIdx.x, KV head and pass blockIdx.y, sequence blockIdx.z); GP query heads.
+// HBM per block: q (GP d es), its chunk of K and V once (chunk 2 d es), then out (flash, GP d es) or
+// the partial O and m, l (GP (d + 2) 4 bytes).
+// __launch_bounds__(kThreads, blocks_per_sm(GP)): the blocks an SM auto_splits plans for (decode.h). v4
+// forced 4 on every instance: the 4-head one then spilled 380 bytes a thread and fell to 27-30 % of the
+// copy ceiling at GQA 8:1; at 3 it keeps its 167 registers unspilled.
+template <typename T, int D, int GP, int MODE>
+__global__ void __launch_bounds__(kThreads, blocks_per_sm(GP)) decode_loop(Args a) {
+    constexpr int LPT = D / 8, SPW = 32 / LPT, STEP = kWarps * SPW, TILE = STEP * kUnroll;
+    __shared__ float sm_o[kWarps][GP][D];
+    __shared__ float sm_m[kWarps][GP], sm_l[kWarps][GP];
+    __shared__ int last_block;
+    const int split = blockIdx.x, item = blockIdx.y, b = blockIdx.z;
+    const int g = item / a.passes, h0 = g * a.group + (item % a.passes) * GP;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, sub = lane % LPT, stream = lane / LPT;
+    const int t_begin = split * a.chunk, t_end = min(a.kv_len, t_begin + a.chunk);
+
+    float q[GP][8], m[GP], l[GP], o[GP][8];
+#pragma unroll
+    for (int j = 0; j < GP; ++j) {  // load q of the group's GP heads into registers
+        unpack8(*reinterpret_cast<const uint4*>(static_cast<const T*>(a.q) + (static_cast<int64_t>(b) * a.heads + h0 + j) * D + sub * 8),
+                q[j], T{});
+        m[j] = -INFINITY;
+        l[j] = 0.0f;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) o[j][e] = 0.0f;
+    }
+
+    // load Kj, Vj into registers: kUnroll keys a stream, all in flight before the first is used
+    // (paged: each key's pool page from the table). 2 TILE d es bytes a block a step. Software
+    // pipelined without more registers (v3): Kj+1 is loaded as soon as Sj has used Kj, under the
+    // softmax and Pj Vj; Vj+1 as soon as Pj Vj has used Vj, under Sj+1. A step then costs about the
+    // larger of a DRAM latency and its arithmetic, not their sum.
+    uint4 kr[kUnroll], vr[kUnroll];
+    int64_t at[kUnroll];  // the keys' element offsets, found once for K and V
+    bool ok[kUnroll];
+    const auto load_k = [&](int base) {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            const int t = base + u * STEP + warp * SPW + stream;
+            ok[u] = t < t_end;
+            at[u] = ok[u] ? token_offset<D>(a, b, g, t) + sub * 8 : 0;
+            kr[u] = ok[u] ? load16_stream(static_cast<const T*>(a.k) + at[u]) : uint4{0, 0, 0, 0};
+        }
+    };
+    const auto load_v = [&]() {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) vr[u] = ok[u] ? load16_stream(static_cast<const T*>(a.v) + at[u]) : uint4{0, 0, 0, 0};
+    };
+    if (t_begin < t_end) {
+        load_k(t_begin);
+        load_v();
+    }
+    for (int base = t_begin; base < t_end; base += TILE) {
+        bool ok_now[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) ok_now[u] = ok[u];
+        // compute s = q Kjᵀ / sqrt(d) for the GP heads: each Kj serves them all (log2 units)
+        float s[GP][kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            float kf[8];
+            unpack8(kr[u], kf, T{});
+#pragma unroll
+            for (int j = 0; j < GP; ++j) {
+                float acc = 0.0f;
+#pragma unroll
+                for (int e = 0; e < 8; ++e) acc = fmaf(q[j][e], kf[e], acc);
+                s[j][u] = acc;
+            }
+        }
+        // Kj is used: load Kj+1 into registers now, under this step's softmax and Pj Vj.
+        const bool more = base + TILE < t_end;
+        if (more) load_k(base + TILE);
+#pragma unroll
+        for (int j = 0; j < GP; ++j)
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+                for (int off = LPT / 2; off >= 1; off >>= 1) s[j][u] += __shfl_xor_sync(kFull, s[j][u], off);
+                s[j][u] = ok_now[u] ? __fmul_rn(s[j][u], a.scale_log2) : -INFINITY;
+            }
+        // update m, l in registers: m_new = max(m, max s), p = 2^(s - m_new), l = l 2^(m - m_new) + sum p
+        // accumulate O = O 2^(m - m_new) + p Vj in registers
+#pragma unroll
+        for (int j = 0; j < GP; ++j) {
+            float mx = s[j][0];
+#pragma unroll
+            for (int u = 1; u < kUnroll; ++u) mx = fmaxf(mx, s[j][u]);
+            const float m_new = fmaxf(m[j], mx);
+            const float m_use = m_new == -INFINITY ? 0.0f : m_new;
+            const float corr = exp2f(m[j] - m_use);
+            l[j] = __fmul_rn(l[j], corr);  // __fmul_rn: not contracted with the adds below
+#pragma unroll
+            for (int e = 0; e < 8; ++e) o[j][e] = __fmul_rn(o[j][e], corr);
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                s[j][u] = exp2f(s[j][u] - m_use);  // p
+                l[j] += s[j][u];
+            }
+            m[j] = m_new;
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            float vf[8];
+            unpack8(vr[u], vf, T{});
+#pragma unroll
+            for (int j = 0; j < GP; ++j)
+#pragma unroll
+                for (int e = 0; e < 8; ++e) o[j][e] = fmaf(s[j][u], vf[e], o[j][e]);
+        }
+        // Vj is used: load Vj+1 into registers, under Sj+1.
+        if (more) load_v();
+    }
+
+    // merge the streams' (m, l, O): shuffles inside each warp (stream i with i ^ 1, i ^ 2, ...)
+#pragma unroll
+    for (int off = LPT; off < 32; off <<= 1)
+#pragma unroll
+        for (int j = 0; j < GP; ++j) {
+            const float mo = __shfl_xor_sync(kFull, m[j], off), lo = __shfl_xor_sync(kFull, l[j], off);
+            const float M = fmaxf(m[j], mo), wa = weight_of(m[j], M), wb = weight_of(mo, M);
+            l[j] = fmaf(l[j], wa, lo * wb);
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+                const float oo = __shfl_xor_sync(kFull, o[j][e], off);
+                o[j][e] = fmaf(o[j][e], wa, oo * wb);
+            }
+            m[j] = M;
+        }
+    if (stream == 0) {  // then the warps' through shared memory
+#pragma unroll
+        for (int j = 0; j < GP; ++j) {
+#pragma unroll
+            for (int e = 0; e < 8; ++e) sm_o[warp][j][sub * 8 + e] = o[j][e];
+            if (sub == 0) sm_m[warp][j] = m[j], sm_l[warp][j] = l[j];
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < GP * D; i += kThreads) {
+        const int j = i / D, c = i % D;
+        float M = sm_m[0][j];
+#pragma unroll
+        for (int w = 1; w < kWarps; ++w) M = fmaxf(M, sm_m[w][j]);
+        float L = 0.0f, O = 0.0f;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) {
+            const float wt = weight_of(sm_m[w][j], M);
+            L = fmaf(sm_l[w][j], wt, L);
+            O = fmaf(sm_o[w][j][c], wt, O);
+        }
+        const int64_t bh = static_cast<int64_t>(b) * a.heads + h0 + j;
+        if (MODE == kFlash) {
+            static_cast<T*>(a.out)[bh * D + c] = from_float<T>(O / L);  // store out = O / l to HBM
+        } else {
+            const int64_t at = bh * a.splits + split;
+            a.o_split[at * D + c] = O;  // store the partial O of this split (fp32) to HBM
+            if (c == 0) a.m_l[2 * at] = M, a.m_l[2 * at + 1] = L;  // store the partial m, l
+        }
+    }
+    if (MODE != kFused) return;
+    // __threadfence(), then atomicAdd on the counter of (sequence, KV head, pass): the last split merges.
+    __threadfence();
+    __syncthreads();
+    unsigned* counter = a.counters + static_cast<int64_t>(b) * gridDim.y + item;
+    if (threadIdx.x == 0) last_block = atomicAdd(counter, 1u) == static_cast<unsigned>(a.splits - 1);
+    __syncthreads();
+    if (!last_block) return;
+    __threadfence();  // every other split's partials are visible: read them from L2 (__ldcg)
+    for (int i = threadIdx.x; i < GP * D; i += kThreads) {
+        const int j = i / D, c = i % D;
+        const int64_t bh = static_cast<int64_t>(b) * a.heads + h0 + j;
+        float L;
+        const float O = combine_column(a, bh, c, D, &L);
+        static_cast<T*>(a.out)[bh * D + c] = from_float<T>(O / L);  // store out = O / l to HBM
+    }
+    if (threadIdx.x == 0) *counter = 0;  // reset the counter for the next run
+}
+
+// =============================================================================================
+// [SECTION] split_kv_combine
+// =============================================================================================
+// One block per (sequence, head); thread c merges column c over the splits (m, l, O from L2).
+// HBM: the partials back (splits (d + 2) 4 bytes, from L2 when they fit), out written (d es).
+template <typename T, int D> __global__ void __launch_bounds__(kCombineThreads) split_kv_combine(Args a) {
+    const int64_t bh = blockIdx.x;
+    for (int c = threadIdx.x; c < D; c += kCombineThreads) {
+        float L;
+        const float O = combine_column(a, bh, c, D, &L);
+        static_cast<T*>(a.out)[bh * D + c] = from_float<T>(O / L);  // store out = O / l to HBM
+    }
+}
+
+// =============================================================================================
+// [SECTION] Buffers and launches
+// =============================================================================================
+struct Buffers {
+    DeviceMemory q, k, v, table, out, o_split, m_l, counters, S, P;
+};
+
+int log2_of(int64_t v) {
+    int s = 0;
+    while ((int64_t{1} << s) < v) ++s;
+    return s;
+}
+
+Args args_of(const std::string& variant, const DecodeParams& p, const Buffers& bf) {
+    Args a;
+    a.q = bf.q.get();
+    a.k = bf.k.get();
+    a.v = bf.v.get();
+    a.table = static_cast<const int*>(bf.table.get());
+    a.out = bf.out.get();
+    a.o_split = static_cast<float*>(bf.o_split.get());
+    a.m_l = static_cast<float*>(bf.m_l.get());
+    a.counters = static_cast<unsigned*>(bf.counters.get());
+    a.S = bf.S.get();
+    a.P = bf.P.get();
+    a.batch = static_cast<int>(p.batch);
+    a.heads = static_cast<int>(p.heads);
+    a.kv_heads = static_cast<int>(p.kv_heads);
+    a.kv_len = static_cast<int>(p.kv_len);
+    a.page_shift = p.page > 0 ? log2_of(p.page) : 0;
+    a.pages_per_seq = static_cast<int>(pages_per_seq(p));
+    a.group = static_cast<int>(group_size(p));
+    a.passes = static_cast<int>(head_passes(p));
+    const Split sp = split_of(variant, p);
+    a.splits = static_cast<int>(sp.splits);
+    a.chunk = static_cast<int>(sp.chunk);
+    a.scale = 1.0f / std::sqrt(static_cast<float>(p.d));
+    a.scale_log2 = kLog2e / std::sqrt(static_cast<float>(p.d));
+    return a;
+}
+
+void allocate(const std::string& variant, const DecodeParams& p, Buffers& b) {
+    const uint64_t qb = q_bytes(p);
+    b.q = DeviceMemory(qb, "q");
+    b.out = DeviceMemory(qb, "out");
+    b.k = DeviceMemory(pool_bytes(p) / 2, "K cache");
+    b.v = DeviceMemory(pool_bytes(p) / 2, "V cache");
+    if (p.page > 0) b.table = DeviceMemory(table_bytes(p), "page table");
+    if (variant == "naive") {
+        b.S = DeviceMemory(scores_bytes(p), "S");
+        b.P = DeviceMemory(scores_bytes(p), "P");
+    }
+    if (is_split(variant)) {
+        const uint64_t S = static_cast<uint64_t>(split_of(variant, p).splits), BH = static_cast<uint64_t>(p.batch * p.heads);
+        b.o_split = DeviceMemory(BH * S * static_cast<uint64_t>(p.d) * 4, "O_split");
+        b.m_l = DeviceMemory(BH * S * 8, "m_l");
+        if (variant == "split_kv_fused") b.counters = DeviceMemory(static_cast<uint64_t>(work_items(p)) * 4, "counters");
+    }
+}
+
+void fill_inputs(const std::string& variant, const DecodeParams& p, const Buffers& b, cudaStream_t stream) {
+    // The pool's empty slots (a ragged last page) stay NaN: a kernel that read one would show it.
+    check(cudaMemsetAsync(b.k.get(), 0xFF, b.k.bytes(), stream), "poisoning the K pool");
+    check(cudaMemsetAsync(b.v.get(), 0xFF, b.v.bytes(), stream), "poisoning the V pool");
+    if (p.page > 0) {
+        const std::vector<int32_t> table = page_table(p);
+        check(cudaMemcpyAsync(b.table.get(), table.data(), table.size() * sizeof(int32_t), cudaMemcpyHostToDevice, stream),
+              "copying the page table");
+        check(cudaStreamSynchronize(stream), "copying the page table");  // `table` leaves scope
+    }
+    if (b.counters.get()) check(cudaMemsetAsync(b.counters.get(), 0, b.counters.bytes(), stream), "zeroing the counters");
+    const Args a = args_of(variant, p, b);
+    const uint64_t nq = static_cast<uint64_t>(p.batch * p.heads * p.d);
+    with_type(p.dtype, [&](auto zero) {
+        using T = decltype(zero);
+        if constexpr (!std::is_same_v<T, float>) {
+            fill_q<T><<<static_cast<unsigned>(std::min<uint64_t>((nq + 255) / 256, 1024)), 256, 0, stream>>>(static_cast<T*>(b.q.get()), nq, p.seed);
+            if (p.d == 64) fill_cache<T, 64><<<132 * 16, 256, 0, stream>>>(static_cast<T*>(b.k.get()), static_cast<T*>(b.v.get()), a, p.seed);
+            else fill_cache<T, 128><<<132 * 16, 256, 0, stream>>>(static_cast<T*>(b.k.get()), static_cast<T*>(b.v.get()), a, p.seed);
+        }
+    });
+    check_launch("decode fill");
+}
+
+void poison_outputs(const DecodeParams& p, const Buffers& b, cudaStream_t stream) {
+    check(cudaMemsetAsync(b.out.get(), 0xFF, b.out.bytes(), stream), "poisoning out");
+    for (const DeviceMemory* m : {&b.S, &b.P, &b.o_split, &b.m_l})
+        if (m->get()) check(cudaMemsetAsync(m->get(), 0xFF, m->bytes(), stream), "poisoning the intermediates");
+    (void)p;
+}
+
+size_t kernel_count_of(const std::string& variant) {
+    return variant == "naive" ? 3 : variant == "split_kv" ? 2 : 1;
+}
+
+template <typename T, int D, int MODE> void launch_loop(const Args& a, int gp, dim3 grid, cudaStream_t s) {
+    switch (gp) {
+    case 4: decode_loop<T, D, 4, MODE><<<grid, kThreads, 0, s>>>(a); break;
+    case 2: decode_loop<T, D, 2, MODE><<<grid, kThreads, 0, s>>>(a); break;
+    default: decode_loop<T, D, 1, MODE><<<grid, kThreads, 0, s>>>(a); break;
+    }
+}
+
+template <typename T, int D>
+void launch_typed(const std::string& variant, size_t k, const DecodeParams& p, const Args& a, cudaStream_t s) {
+    const unsigned BH = static_cast<unsigned>(p.batch * p.heads);
+    if (variant == "naive") {
+        const unsigned tiles = static_cast<unsigned>((p.kv_len + kv_tile(D) - 1) / kv_tile(D));
+        if (k == 0) naive_scores<T, D><<<dim3(tiles, BH), kThreads, 0, s>>>(a);
+        if (k == 1) naive_softmax<T><<<BH, kSoftmaxThreads, 0, s>>>(a);
+        if (k == 2) naive_pv<T, D><<<BH, kThreads, 0, s>>>(a);
+        return;
+    }
+    if (variant == "split_kv" && k == 1) {
+        split_kv_combine<T, D><<<BH, kCombineThreads, 0, s>>>(a);
+        return;
+    }
+    const dim3 grid(static_cast<unsigned>(a.splits), static_cast<unsigned>(p.kv_heads * head_passes(p)), static_cast<unsigned>(p.batch));
+    const int gp = static_cast<int>(pass_heads(p));
+    if (variant == "flash") launch_loop<T, D, kFlash>(a, gp, grid, s);
+    else if (variant == "split_kv") launch_loop<T, D, kSplit>(a, gp, grid, s);
+    else launch_loop<T, D, kFused>(a, gp, grid, s);
+}
+
+void launch_kernel_of(const std::string& variant, size_t k, const DecodeParams& p, const Buffers& b, cudaStream_t s) {
+    if (k >= kernel_count_of(variant)) throw std::invalid_argument(variant + " has no kernel " + std::to_string(k));
+    const Args a = args_of(variant, p, b);
+    if (p.dtype == DType::f16) {
+        if (p.d == 64) launch_typed<__half, 64>(variant, k, p, a, s);
+        else launch_typed<__half, 128>(variant, k, p, a, s);
+    } else {
+        if (p.d == 64) launch_typed<__nv_bfloat16, 64>(variant, k, p, a, s);
+        else launch_typed<__nv_bfloat16, 128>(variant, k, p, a, s);
+    }
+    check_launch(variant.c_str());
+}
+
+struct DeviceFacts {
+    std::string name;
+    int64_t free_bytes = 0, total_bytes = 0;
+};
+DeviceFacts device_facts() {
+    int dev = 0;
+    check(cudaGetDevice(&dev), "cudaGetDevice");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
+    size_t free_b = 0, total_b = 0;
+    check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+    return {prop.name, static_cast<int64_t>(free_b), static_cast<int64_t>(total_b)};
+}
+
+}  // namespace
+
+// =============================================================================================
+// [SECTION] Entry points (decode_gpu.h)
+// =============================================================================================
+std::string why_not_runnable(const std::string& variant, const DecodeParams& p) {
+    try {
+        const DeviceFacts f = device_facts();
+        DeviceInfo info;
+        info.name = f.name;
+        info.global_mem_bytes = f.total_bytes;
+        return device_refusal(variant, p, DeviceBudget{info, static_cast<uint64_t>(std::max<int64_t>(f.free_bytes, 0)), "free"});
+    } catch (const std::exception& e) {
+        return std::string("no usable CUDA device: ") + e.what();
+    }
+}
+
+Output run_once(const std::string& variant, const DecodeParams& p, int runs) {
+    Output r;
+    try {
+        if (std::string why = why_not_runnable(variant, p); !why.empty()) throw std::invalid_argument(why);
+        Stream stream;
+        const cudaStream_t s = stream.get();
+        Buffers b;
+        allocate(variant, p, b);
+        fill_inputs(variant, p, b, s);
+        for (int run = 0; run < std::max(runs, 1); ++run) {
+            poison_outputs(p, b, s);
+            for (size_t k = 0; k < kernel_count_of(variant); ++k) launch_kernel_of(variant, k, p, b, s);
+        }
+        check(cudaStreamSynchronize(s), "run of " + variant);
+        const size_t n = static_cast<size_t>(p.batch * p.heads * p.d);
+        std::vector<unsigned char> bits(static_cast<size_t>(q_bytes(p)));
+        check(cudaMemcpy(bits.data(), b.out.get(), bits.size(), cudaMemcpyDeviceToHost), "copying out");
+        r.out.resize(n);
+        kernels::gpu::to_float(p.dtype, bits.data(), r.out.data(), n);
+        for (float v : r.out) r.nonfinite += !std::isfinite(v);
+        r.splits = split_of(variant, p).splits;
+        r.ok = true;
+    } catch (const std::exception& e) {
+        r.error = e.what();
+    }
+    return r;
+}
+
+// =============================================================================================
+// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// =============================================================================================
+namespace {
+
+// One buffer set; the harness flushes L2 before each timed rep when the cache would sit there, so
+// each rep reads the cache from DRAM, as a decode step does after the rest of the layer ran.
+class DecodeGpu final : public GpuWorkload {
+public:
+    uint64_t bytes_per_set(const std::string& variant, const Params& params) const override {
+        return device_bytes(variant, to_decode(params));
+    }
+    std::string buffers_named(const std::string& variant, const Params& params) const override {
+        const DecodeParams p = to_decode(params);
+        return std::string("q, K and V cache") + (p.page > 0 ? ", page table" : "") + ", out" +
+               (variant == "naive" ? ", S, P" : "") + (is_split(variant) ? ", O_split, m_l" : "") +
+               (variant == "split_kv_fused" ? ", counters" : "");
+    }
+    void prepare(const std::string& variant, const Params& params, int, cudaStream_t) override {
+        const DecodeParams p = to_decode(params);
+        if (prepared_ && p == p_ && variant == variant_) return;
+        release();
+        allocate(variant, p, b_);
+        variant_ = variant;
+        p_ = p;
+        prepared_ = true;
+    }
+    void release() override {
+        b_ = Buffers{};
+        prepared_ = false;
+    }
+    uint64_t bytes_held() const override { return prepared_ ? device_bytes(variant_, p_) : 0; }
+    void fill_inputs(cudaStream_t s) override { gpu::fill_inputs(variant_, p_, b_, s); }
+    void poison_outputs(cudaStream_t s) override { gpu::poison_outputs(p_, b_, s); }
+    size_t kernel_count() const override { return kernel_count_of(variant_); }
+    void launch_kernel(size_t k, int, cudaStream_t s) override { launch_kernel_of(variant_, k, p_, b_, s); }
+
+    void begin_check(const CheckBudget& budget) override { max_mults_ = budget.max_mults; }
+    void gather_output(cudaStream_t s, unsigned long long* counter) override {
+        const int64_t n = p_.batch * p_.heads * p_.d;
+        nonfinite_ = kernels::gpu::scan_nonfinite(p_.dtype, b_.out.get(), n, counter, s);
+        std::vector<unsigned char> bits(static_cast<size_t>(q_bytes(p_)));
+        check(cudaMemcpy(bits.data(), b_.out.get(), bits.size(), cudaMemcpyDeviceToHost), "copying out");
+        got_.resize(static_cast<size_t>(n));
+        kernels::gpu::to_float(p_.dtype, bits.data(), got_.data(), static_cast<uint64_t>(n));
+    }
+    GpuCheck finish_check() override {
+        const std::vector<RowRef> rows = rows_to_check(p_, max_mults_);
+        const size_t d = static_cast<size_t>(p_.d);
+        std::vector<double> want(d);
+        kernels::gpu::ErrorSum errors;
+        for (const RowRef& r : rows) {
+            reference_row(p_, r.b, r.h, want.data());
+            errors.add(&got_[static_cast<size_t>(r.b * p_.heads + r.h) * d], want.data(), d);
+        }
+        const int64_t all_rows = p_.batch * p_.heads;
+        GpuCheck c;
+        c.nonfinite = nonfinite_;
+        c.output_elements = all_rows * p_.d;
+        c.elements = static_cast<int64_t>(rows.size() * d);
+        c.max_abs = errors.max_abs;
+        c.rel_l2 = errors.rel_l2();
+        c.note = (static_cast<int64_t>(rows.size()) == all_rows
+                      ? "all " + std::to_string(all_rows) + " rows of out"
+                      : std::to_string(rows.size()) + " of " + std::to_string(all_rows) + " rows of out (" + sampled_rows_how() + ")") +
+                 " vs the float64 CPU reference; all of out scanned for unwritten (poisoned) or non-finite elements";
+        return c;
+    }
+
+private:
+    std::string variant_;
+    DecodeParams p_;
+    bool prepared_ = false;
+    Buffers b_;
+    double max_mults_ = kFullCheck.max_mults;
+    int64_t nonfinite_ = 0;
+    std::vector<float> got_;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuWorkload> make_gpu_workload() { return std::make_unique<DecodeGpu>(); }
+
+}  // namespace kernels::decode::gpu

@@ -1,0 +1,189 @@
+// Decode attention workload: one new token per sequence against its KV cache.
+//   out[b, h] = softmax(q[b, h] K[b, g]ᵀ / sqrt(d)) V[b, g],  g = h / (heads / kv_heads)
+// Each of `batch` sequences has one query row per query head and a cache of kv_len keys and values
+// per KV head. Grouped-query attention (GQA): heads / kv_heads query heads share one KV head
+// (kv_heads = heads: multi-head; kv_heads = 1: multi-query).
+//
+// Shapes: q and out are [batch, heads, d]. The cache, contiguous (page = 0), is [batch, kv_heads,
+// kv_len, d] for K and for V. Paged (page > 0, vLLM's layout): a pool of batch x pages_per_seq pages
+// of [kv_heads, page, d] each, and a page table [batch, pages_per_seq] of int32 naming, for each
+// sequence, the pool page that holds its tokens p page .. p page + page - 1. The table is a random
+// permutation of the pool (Philox by seed, decode_reference.cpp), so a sequence's pages lie in random
+// order, as a serving engine's allocator leaves them. The last page of a sequence is ragged when
+// page does not divide kv_len; its empty slots are never read.
+// Inputs are input_value(seed, tensor, logical index) rounded to the dtype: the cache's values are
+// the same paged or not (the table only moves where they are stored).
+//
+// Variants (kernels/decode/decode.cu has one banner section each):
+//   naive           three kernels, as eager mode runs decode: naive_scores writes S = q Kᵀ / sqrt(d)
+//                   (batch x heads x kv_len, in the dtype) to HBM, naive_softmax reads it and writes P,
+//                   naive_pv reads P and V and writes out. One block per (sequence, query head) in
+//                   naive_pv. No GQA sharing: each query head reads its group's K and V itself.
+//   flash           one block per (sequence, KV head) walks the whole cache with an online softmax
+//                   (FlashAttention-2's decode): batch x kv_heads blocks, so at batch 1 most SMs idle.
+//   split_kv        Flash-Decoding: the keys split into `splits` chunks, one block per (sequence, KV
+//                   head, chunk); each writes its partial (m, l, O) in fp32; a combine kernel merges the
+//                   partials of each (sequence, head) exactly (the online softmax's rescale).
+//   split_kv_fused  the same blocks; the last block of each (sequence, KV head) to finish (an atomic
+//                   counter after __threadfence) merges the partials itself: no second launch.
+// GQA decision: sharing K and V across the heads of a group is not a variant of its own; it is what
+// flash, split_kv and split_kv_fused always do. Their blocks work per KV head: each K, V tile is
+// loaded once into registers and serves every query head of the group, up to kMaxPassHeads (4) at a
+// time: the heads of a larger group go through in passes of the largest of 4, 2, 1 that divides the
+// group, each pass its own blocks, which run side by side and meet in L2, so DRAM still reads each
+// tile once. Why not 8 a block: a thread then holds q and O of 8 heads, 255 registers, 2 blocks an
+// SM, too few warps to hide the loads: 41-49 % of the copy ceiling at batch 8, GQA 8:1 on an H100
+// (kernels/PERF.md, decode v1). naive is the version without it: G = heads / kv_heads times the L2->SM bytes
+// of K and V (DRAM still reads them about once: the group's heads run together and meet in L2).
+// Split count: `splits` = 0 chooses it (auto_splits): as many blocks as fit one wave, blocks_per_sm a SM
+// of 132 SMs (4, or 3 for the 4-head blocks' 167 registers; 132 is the H100's and H200's count; the schedule has no device, so the kernel uses the same number on every GPU and
+// model and kernel agree), chunks of at least 256 keys, and a multiple of the block's key tile so
+// only the last chunk is ragged.
+#pragma once
+
+#include "kernels/common/schedule.h"
+#include "kernels/common/types.h"
+#include "kernels/common/workload_def.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kernels::decode {
+
+// Tensor ids for input_value() and the page table's Philox stream; part of the data definition.
+enum TensorId : uint32_t { kQ = 31, kK = 32, kV = 33, kPageShuffle = 34 };
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------
+struct DecodeParams {
+    int64_t batch = 8;       // sequences, one new token each
+    int64_t kv_len = 8192;   // tokens in each sequence's cache
+    int64_t heads = 32;      // query heads
+    int64_t kv_heads = 8;    // KV heads: divides heads
+    int64_t d = 128;         // head dimension: 64 or 128
+    DType dtype = DType::f16;
+    int64_t page = 0;        // 0: contiguous cache; else tokens a page (16, 32, 64, 128, 256)
+    int64_t splits = 0;      // split_kv's key chunks per (sequence, KV head); 0: chosen (auto_splits)
+    uint64_t seed = 1234;
+
+    bool operator==(const DecodeParams&) const = default;
+};
+
+inline constexpr int64_t kMaxBatch = 256;
+inline constexpr int64_t kMaxKvLen = 131072;
+inline constexpr int64_t kMaxHeads = 128;
+inline constexpr int64_t kMaxSplits = 1024;
+inline constexpr int64_t kPageChoices[] = {0, 16, 32, 64, 128, 256};
+inline constexpr int64_t kDChoices[] = {64, 128};
+
+const std::vector<VariantInfo>& variants();
+bool has_variant(const std::string& variant);
+bool is_split(const std::string& variant);  // split_kv, split_kv_fused
+
+// "" when valid, else a message naming the parameter, the value and what is legal.
+std::string validate(const DecodeParams& p);
+std::string validate(const std::string& variant, const DecodeParams& p);
+// "" when the variant's buffers fit dev.memory_bytes; else the numbers (the cache's share named).
+std::string device_refusal(const std::string& variant, const DecodeParams& p, const DeviceBudget& dev);
+std::string format_gib(uint64_t bytes);
+
+// ---------------------------------------------------------------------------------------------
+// The kernels' shape (decode.cu uses these same numbers)
+// ---------------------------------------------------------------------------------------------
+// A block is kWarps warps. A token's d elements are spread over d / 8 lanes (16-byte loads of 8
+// elements each), so a warp holds 256 / d token "streams" side by side; each stream loads kUnroll
+// tokens per step before it uses any. One step of the block covers kv_tile(d) tokens: the key tile
+// Kj, Vj of the schedule.
+inline constexpr int kWarps = 4;
+inline constexpr int kThreads = kWarps * 32;
+inline constexpr int kUnroll = 4;
+inline constexpr int kElementsPerLane = 8;
+inline constexpr int kPlanSms = 132;          // the SM count auto_splits plans for (H100, H200)
+inline constexpr int kBlocksPerSmTarget = 4;  // blocks per SM auto_splits aims for (1 and 2 heads a block)
+// Blocks an SM holds of the key loop serving gp heads (its launch bounds): the 4-head instance needs
+// 167 registers a thread (3 blocks); forced to 128 it spills (kernels/PERF.md, decode v4).
+constexpr int blocks_per_sm(int64_t gp) { return gp >= 4 ? 3 : kBlocksPerSmTarget; }
+inline constexpr int64_t kMinChunk = 256;     // fewest keys a split is given
+inline constexpr int kCombineThreads = 128;   // split_kv_combine: one block per (sequence, head)
+inline constexpr int kSoftmaxThreads = 256;   // naive_softmax: one block per (sequence, head)
+
+constexpr int lanes_per_token(int64_t d) { return static_cast<int>(d) / kElementsPerLane; }
+constexpr int streams_per_warp(int64_t d) { return 32 / lanes_per_token(d); }
+constexpr int64_t kv_tile(int64_t d) { return int64_t{kWarps} * streams_per_warp(d) * kUnroll; }
+
+int64_t group_size(const DecodeParams& p);   // heads / kv_heads
+inline constexpr int64_t kMaxPassHeads = 4;  // query heads a block serves at most (see above)
+int64_t pass_heads(const DecodeParams& p);   // query heads a block serves: largest of 4, 2, 1 dividing the group
+int64_t head_passes(const DecodeParams& p);  // group_size / pass_heads
+int64_t work_items(const DecodeParams& p);   // batch x kv_heads x head_passes: the blocks of flash
+int64_t pages_per_seq(const DecodeParams& p);  // ceil(kv_len / page); 0 when contiguous
+// The chosen number of key chunks (the splits parameter or auto), and the keys in each but the last.
+int64_t auto_splits(const DecodeParams& p);
+struct Split {
+    int64_t splits = 1, chunk = 0;  // chunk: keys of every split but the last (a multiple of kv_tile)
+};
+Split split_of(const std::string& variant, const DecodeParams& p);
+// Bytes of shared memory the block's end merge takes: kWarps x pass_heads x (d + 2) fp32.
+uint64_t merge_smem_bytes(const DecodeParams& p);
+
+// ---------------------------------------------------------------------------------------------
+// The app's flat Params <-> DecodeParams: the one place the fields are mapped.
+// ---------------------------------------------------------------------------------------------
+DecodeParams to_decode(const Params& p);
+Params to_params(const DecodeParams& d);
+
+// ---------------------------------------------------------------------------------------------
+// Inputs and CPU reference (float64 on the dtype-rounded inputs)
+// ---------------------------------------------------------------------------------------------
+uint64_t q_index(const DecodeParams& p, int64_t b, int64_t h, int64_t c);
+uint64_t kv_index(const DecodeParams& p, int64_t b, int64_t g, int64_t t, int64_t c);  // logical
+float q_value(const DecodeParams& p, int64_t b, int64_t h, int64_t c);
+// The page table: batch x pages_per_seq pool pages, a Philox-shuffled permutation (empty when contiguous).
+std::vector<int32_t> page_table(const DecodeParams& p);
+// Element offset of (b, g, t, column 0) in the K (or V) buffer as the GPU stores it.
+uint64_t stored_offset(const DecodeParams& p, const std::vector<int32_t>& table, int64_t b, int64_t g, int64_t t);
+
+// K and V of one (sequence, KV head), [kv_len][d], regenerated once per thread and kept.
+struct GroupInputs {
+    DecodeParams p;
+    int64_t b = -1, g = -1;
+    std::vector<float> K, V;
+};
+const GroupInputs& group_inputs(const DecodeParams& p, int64_t b, int64_t g);
+// Row (b, h) of out in float64: d values.
+void reference_row(const DecodeParams& p, int64_t b, int64_t h, double* out);
+
+// (b, h) rows the check compares: every row when they fit the budget, else all heads of the first,
+// last and middle (sequence, KV head) groups, as many groups as fit (at least one, and of it at
+// least its first, middle and last heads).
+struct RowRef {
+    int64_t b, h;
+};
+std::vector<RowRef> rows_to_check(const DecodeParams& p, double max_mults);
+std::string sampled_rows_how();
+
+// The variant's arithmetic on the CPU (decode_emulate.cpp): one row in the kernel's order of
+// operations; and WorkloadDef::emulate.
+void emulate_row(const std::string& variant, const DecodeParams& p, int64_t b, int64_t h, float* out);
+EmulatedCheck emulate(const std::string& variant, const DecodeParams& p, const EmulationBudget& budget);
+
+// ---------------------------------------------------------------------------------------------
+// Model and schedule
+// ---------------------------------------------------------------------------------------------
+Schedule schedule(const std::string& variant, const DecodeParams& p);
+Model model(const std::string& variant, const DecodeParams& p);
+
+uint64_t q_bytes(const DecodeParams& p);      // batch x heads x d x es (out has the same)
+uint64_t cache_bytes(const DecodeParams& p);  // K and V as read: 2 x batch x kv_heads x kv_len x d x es
+uint64_t pool_bytes(const DecodeParams& p);   // K and V as allocated (paged: whole pages)
+uint64_t table_bytes(const DecodeParams& p);  // batch x pages_per_seq x 4
+uint64_t scores_bytes(const DecodeParams& p); // naive's S (and P): batch x heads x kv_len x es
+uint64_t partial_bytes(const std::string& variant, const DecodeParams& p);  // O_split + m_l + counters
+uint64_t min_bytes(const DecodeParams& p);    // q, the cache and the table read once, out written once
+uint64_t device_bytes(const std::string& variant, const DecodeParams& p);
+// FLOPs of the two products: 4 x batch x heads x kv_len x d.
+double nominal_flops(const DecodeParams& p);
+
+}  // namespace kernels::decode
