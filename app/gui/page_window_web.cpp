@@ -41,6 +41,7 @@ namespace {
 namespace fs = std::filesystem;
 
 AppState* g_state = nullptr;  // the interactive app's, for the test hook (one page, one app)
+double g_batch_ms = -1;       // the last {"time_batch": true}: the current settings' batch, run whole
 Runner* g_runner = nullptr;
 int g_frames = 0;             // serve_page calls = frames begun; frames drawn = this - 1
 
@@ -193,6 +194,7 @@ EMSCRIPTEN_KEEPALIVE char* fl_test_snapshot() {
     j["lesson"] = s.lesson.lesson;
     j["step"] = s.lesson.step;
     j["classroom"] = s.lesson.classroom;
+    j["batch_ms"] = app::g_batch_ms;
     return to_c(j.dump());
 }
 
@@ -234,6 +236,17 @@ EMSCRIPTEN_KEEPALIVE char* fl_test_apply(const char* request) {
         s.memory.side_by_side = pair.size() > 1;
         s.memory.full_width = r.value("memory_full_width", true);
         s.memory.pending_step = r.value("memory_step", int64_t{-1});
+    }
+    if (r.value("time_batch", false)) {
+        // The jobs the current settings ask for (what a parameter change submits), run back to back
+        // on this thread without frames in between: the browser's job time, beside `fusionlab bench`.
+        const app::ResolvedBackend backend = app::resolve_backend(s.settings, *app::g_runner);
+        const double start = emscripten_get_now();
+        const std::vector<kernels::Measurement> ms = app::g_runner->run_blocking(app::make_batch(s.settings, backend));
+        app::g_batch_ms = emscripten_get_now() - start;
+        app::mark_changed(s, now);  // the GUI's own batch was superseded: let it measure again
+        for (const kernels::Measurement& m : ms)
+            if (!m.ok) return to_c("time_batch: " + m.job.variant + ": " + m.error);
     }
     if (r.contains("export")) {
         const app::InlineMessage m = app::export_results(s, r["export"].get<std::string>());
