@@ -259,15 +259,17 @@ bool interactive_frame(InteractiveApp& app) {
     } else if constexpr (!platform::kBrowser) {
         wait_for_events(state, *app.runner);  // the browser calls us once per display frame instead
     }
+    serve_page(app.window, state, *app.runner);  // browser: page size, opened files, test hook
+    render_frame(app.window, state, *app.runner, *app.session);
     if constexpr (!platform::kWorkerThread) {
-        // The runner's work, between frames: jobs until this frame's share of time is spent (one
-        // long job still runs whole: a simulated one takes milliseconds).
+        // The runner's work, between frames (after this one is drawn, so the first frame does not
+        // wait for a job): jobs until this frame's share of time is spent. One job still runs whole:
+        // most simulated jobs take milliseconds, the CPU emulation of a variant's arithmetic stops
+        // itself after 1.5 s (web/README.md).
         const double start = glfwGetTime();
         while (glfwGetTime() - start < kRunnerShareSeconds && app.runner->step()) {
         }
     }
-    serve_page(app.window, state, *app.runner);  // browser: page size, opened files, test hook
-    render_frame(app.window, state, *app.runner, *app.session);
     if (soak) soak->frame_finished(state);
     platform::after_frame();
     return true;
