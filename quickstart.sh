@@ -4,6 +4,8 @@
 #
 #   ./quickstart.sh run     build and start the app (simulated GPUs when there is no CUDA GPU)
 #   ./quickstart.sh test    build and run all tests (ctest); what CI runs
+#   ./quickstart.sh web     build the browser version into build-web/site/ and serve it on
+#                           127.0.0.1 (PORT, default 8000); web/README.md puts it on a web host
 #
 # Environment: BUILD_DIR (default build), BUILD_TYPE (Release), JOBS (nproc),
 # FUSIONLAB_CUDA_ARCHS (e.g. 90 to build one GPU architecture only), FUSIONLAB_SKIP_INSTALL=1.
@@ -12,8 +14,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 
 mode=${1:-}
 case "$mode" in
-  run|test) ;;
-  *) echo "usage: $0 run|test" >&2; exit 2 ;;
+  run|test|web) ;;
+  *) echo "usage: $0 run|test|web" >&2; exit 2 ;;
 esac
 
 BUILD_DIR=${BUILD_DIR:-build}
@@ -23,6 +25,10 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # ---- 1. packages -----------------------------------------------------------------------------
 packages=(cmake g++ make pkg-config libimgui-dev libglfw3-dev libgl-dev libgl1-mesa-dri catch2 libcli11-dev
           nlohmann-json3-dev libstb-dev fonts-dejavu-core fonts-inter xvfb xauth)
+# The browser version (web/README.md) and its test in headless Chromium (ctest -L web).
+web_packages=(emscripten chromium chromium-driver python3-selenium python3-pil)
+[ "$mode" = web ] && packages=(cmake make libcli11-dev nlohmann-json3-dev libstb-dev fonts-inter "${web_packages[@]}")
+[ "$mode" = test ] && packages+=("${web_packages[@]}")
 
 install_missing() {
   if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
@@ -54,6 +60,14 @@ install_missing() {
   fi
 }
 [ "${FUSIONLAB_SKIP_INSTALL:-0}" = 1 ] || install_missing
+
+# ---- web: the browser version, served on 127.0.0.1 ---------------------------------------------
+if [ "$mode" = web ]; then
+  JOBS=$JOBS web/build.sh build-web
+  port=${PORT:-8000}
+  echo "quickstart: serving build-web/site/ at http://127.0.0.1:$port/  (Ctrl-C stops; web/README.md: any static host)"
+  exec /usr/bin/python3 -m http.server "$port" --bind 127.0.0.1 --directory build-web/site
+fi
 
 # ---- 2. configure and build ------------------------------------------------------------------
 # CUDA is optional: nvcc found -> real kernels; not found -> simulated GPUs only.

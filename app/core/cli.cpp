@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdarg>
@@ -208,8 +209,19 @@ bool parse_real(const std::string& text, double& out) {
     const std::string t = trim(text);
     if (t.empty()) return false;
     const char* first = t.data() + (t[0] == '+' ? 1 : 0);
+#if defined(_LIBCPP_VERSION) && _LIBCPP_VERSION < 170000
+    // libc++ before 17 (emscripten 3.1.6's: the browser build, web/README.md) has no floating-point
+    // from_chars. strtod, refusing what from_chars would not read: a second sign, a leading space, hex.
+    if (*first == '+' || std::isspace(static_cast<unsigned char>(*first)) || t.find_first_of("xX") != std::string::npos)
+        return false;
+    char* end = nullptr;
+    errno = 0;
+    out = std::strtod(first, &end);
+    return errno == 0 && end == t.data() + t.size() && std::isfinite(out);
+#else
     const auto [end, ec] = std::from_chars(first, t.data() + t.size(), out);
     return ec == std::errc() && end == t.data() + t.size() && std::isfinite(out);
+#endif
 }
 
 // The legal range of a parameter for the selected workloads: the tightest one, so every swept

@@ -9,6 +9,7 @@
 #include "app/core/runner.h"
 
 #include "app/core/platform.h"
+#include "app/core/platform_host.h"
 #include "app/core/recorded_backend.h"
 #include "app/core/recording.h"
 
@@ -22,7 +23,7 @@ namespace app {
 // [SECTION] Construction and shutdown
 // ---------------------------------------------------------------------------------------------
 Runner::Runner() : sims_(kernels::sim_gpus().size()) {
-    thread_ = std::thread([this] { worker(); });
+    if constexpr (platform::kWorkerThread) thread_ = std::thread([this] { worker(); });
 }
 
 Runner::~Runner() {
@@ -76,6 +77,9 @@ std::vector<kernels::Measurement> Runner::run_blocking(std::vector<kernels::Job>
     auto in_batch = [first, end](const kernels::Measurement& m) {
         return m.job.id >= first && m.job.id < end;
     };
+    if constexpr (!platform::kWorkerThread)
+        while (step()) {
+        }
 
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [&] {
@@ -107,6 +111,8 @@ bool Runner::gpu_probed() const {
 }
 
 void Runner::wait_until_probed() const {
+    if constexpr (!platform::kWorkerThread)
+        if (!gpu_probed()) const_cast<Runner*>(this)->probe_gpu();  // the probe is the caller's work here
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [this] { return probed_ || stop_; });
 }
@@ -182,7 +188,7 @@ kernels::Measurement Runner::execute(const kernels::Job& job, const kernels::Can
     return m;
 }
 
-void Runner::worker() {
+void Runner::probe_gpu() {
     std::string why_not;
     std::unique_ptr<kernels::Backend> gpu = kernels::make_gpu_backend(&why_not);
     {
@@ -197,37 +203,53 @@ void Runner::worker() {
         probed_ = true;
     }
     done_.notify_all();
+}
 
+bool Runner::run_next(std::unique_lock<std::mutex>& lock) {
+    if (queue_.empty()) return false;
+    kernels::Job job = std::move(queue_.front());
+    queue_.pop_front();
+    running_job_ = true;
+    // The queue only ever holds the newest batch, so this job's batch starts at batch_first_.
+    kernels::CancelToken cancel;
+    cancel.latest = &batch_first_;
+    cancel.job_id = batch_first_.load();
+    const std::chrono::steady_clock::time_point submitted = batch_submitted_;
+    lock.unlock();
+
+    kernels::Measurement m = execute(job, cancel);
+    platform::release_free_heap();  // the job's host buffers, freed on this and the reference thread
+    // What the user waits for this result: from the batch's submission, through the batch's
+    // earlier jobs, to now.
+    m.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitted).count();
+
+    lock.lock();
+    running_job_ = false;
+    if (job.backend == kernels::BackendKind::gpu && gpu_ && m.ok) gpu_info_ = m.device;
+    if (job.id >= batch_first_.load()) results_.push_back(std::move(m));
+    lock.unlock();
+    done_.notify_all();
+    lock.lock();
+    return true;
+}
+
+bool Runner::step() {
+    if constexpr (platform::kWorkerThread) return false;
+    if (!gpu_probed()) {
+        probe_gpu();
+        return true;
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    return !stop_ && run_next(lock);
+}
+
+void Runner::worker() {
+    probe_gpu();
+    std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-        kernels::Job job;
-        kernels::CancelToken cancel;
-        std::chrono::steady_clock::time_point submitted;
-        {
-            std::unique_lock<std::mutex> lock(mutex_);
-            wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-            if (stop_) break;
-            job = std::move(queue_.front());
-            queue_.pop_front();
-            running_job_ = true;
-            // The queue only ever holds the newest batch, so this job's batch starts at batch_first_.
-            cancel.latest = &batch_first_;
-            cancel.job_id = batch_first_.load();
-            submitted = batch_submitted_;
-        }
-
-        kernels::Measurement m = execute(job, cancel);
-        platform::release_free_heap();  // the job's host buffers, freed on this and the reference thread
-        // What the user waits for this result: from the batch's submission, through the batch's
-        // earlier jobs, to now.
-        m.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitted).count();
-
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            running_job_ = false;
-            if (job.backend == kernels::BackendKind::gpu && gpu_ && m.ok) gpu_info_ = m.device;
-            if (job.id >= batch_first_.load()) results_.push_back(std::move(m));
-        }
-        done_.notify_all();
+        wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+        if (stop_) break;
+        run_next(lock);
     }
 }
 

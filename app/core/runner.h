@@ -43,6 +43,12 @@ public:
     // CLI, shot and tests use it; don't call take_results() from another thread meanwhile.
     std::vector<kernels::Measurement> run_blocking(std::vector<kernels::Job> batch);
 
+    // Builds without a worker thread (the browser, app/core/platform_host.h): does the next piece of
+    // the worker's work on the caller's thread, the GPU probe first, then one queued job, and
+    // returns whether there was any. The frame loop calls it between frames so the page keeps
+    // drawing; run_blocking and wait_until_probed call it themselves. With a thread: does nothing.
+    bool step();
+
     bool busy() const;                 // a job is queued or running
     bool gpu_probed() const;           // the GPU probe has finished
     void wait_until_probed() const;    // blocks until the GPU probe has finished
@@ -52,6 +58,9 @@ public:
 
 private:
     void worker();
+    void probe_gpu();
+    // Takes the next queued job (false when none) and runs it; the lock is released meanwhile.
+    bool run_next(std::unique_lock<std::mutex>& lock);
     kernels::Backend* backend_for(const kernels::Job& job, std::string* error);
 
     kernels::Measurement execute(const kernels::Job& job, const kernels::CancelToken& cancel);
@@ -72,7 +81,7 @@ private:
     kernels::DeviceInfo gpu_info_;  // copy for other threads: backends may refine theirs per run
     std::vector<std::unique_ptr<kernels::Backend>> sims_;  // one per sim_gpus() entry, lazily
     std::map<std::string, std::unique_ptr<kernels::Backend>> recorded_;  // by recording key, lazily
-    std::thread thread_;
+    std::thread thread_;  // not started where platform::kWorkerThread is false
 };
 
 }  // namespace app

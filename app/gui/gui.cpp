@@ -13,6 +13,8 @@
 #include "app/gui/main_window.h"
 #include "app/core/panels_state.h"
 #include "app/core/platform.h"
+#include "app/core/platform_host.h"
+#include "app/gui/page_window.h"
 #include "app/core/runner.h"
 #include "app/gui/screenshot.h"
 #include "app/core/settings.h"
@@ -127,7 +129,7 @@ public:
         ImGui::CreateContext();
         ImGui::GetIO().IniFilename = nullptr;  // layout is fixed; our settings live in settings.json
         if (interactive_) ImGui_ImplGlfw_InitForOpenGL(window, true);
-        ImGui_ImplOpenGL3_Init("#version 330");
+        ImGui_ImplOpenGL3_Init(platform::glsl_version());
     }
     ~ImGuiSession() {
         ImGui_ImplOpenGL3_Shutdown();
@@ -186,8 +188,9 @@ void save_settings_if_due(AppState& state, double now, bool force) {
     // Classroom mode's presenter fonts and a lesson's parameters are for this session only: save
     // the user's own (app/core/lesson_player.h).
     const Settings saved = settings_to_save(state);
-    if (std::string error = save_settings(state.settings_path, saved); !error.empty())
-        state.settings_message = {"settings not saved: " + error, true};
+    std::string error = save_settings(state.settings_path, saved);
+    if (error.empty()) error = platform::persist_file(state.settings_path);  // the browser's storage
+    if (!error.empty()) state.settings_message = {"settings not saved: " + error, true};
 }
 
 void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSession& session) {
@@ -223,17 +226,61 @@ void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSess
 
 // Idle frames wait for input instead of spinning; while work is pending we keep redrawing so
 // results appear (and the spinner turns) without the user moving the mouse.
-void wait_for_events(const AppState& state, const Runner& runner) {
+[[maybe_unused]] void wait_for_events(const AppState& state, const Runner& runner) {  // not in the browser
     const bool animating = runner.busy() || !runner.gpu_probed() || state.params_dirty || state.settings_dirty ||
                            state.memory.playing || lesson_bundle_running() ||
                            highlight_pulsing(state, ImGui::GetTime());
     glfwWaitEventsTimeout(animating ? 1.0 / 60.0 : 0.5);
 }
 
+// Without a worker thread (the browser), the runner may use this much of each frame.
+[[maybe_unused]] constexpr double kRunnerShareSeconds = 0.010;
+
+// What the interactive frame loop owns (run_gui).
+struct InteractiveApp {
+    AppState state;
+    std::unique_ptr<SoakDriver> soak;
+    GLFWwindow* window = nullptr;
+    std::unique_ptr<Runner> runner;
+    std::unique_ptr<ImGuiSession> session;
+};
+
+// One turn of the interactive loop: wait for input (desktop), do the runner's pending work where
+// there is no worker thread (browser), draw. False once the window closes or the soak is done.
+bool interactive_frame(InteractiveApp& app) {
+    AppState& state = app.state;
+    SoakDriver* soak = app.soak.get();
+    if (glfwWindowShouldClose(app.window) || (soak && soak->done())) return false;
+    if (soak) {
+        glfwWaitEventsTimeout(std::max(soak->wait_seconds(), 1e-4));
+        soak->before_frame(state, ImGui::GetTime());
+        soak->frame_started();
+    } else if constexpr (!platform::kBrowser) {
+        wait_for_events(state, *app.runner);  // the browser calls us once per display frame instead
+    }
+    serve_page(app.window, state, *app.runner);  // browser: page size, opened files, test hook
+    render_frame(app.window, state, *app.runner, *app.session);
+    if constexpr (!platform::kWorkerThread) {
+        // The runner's work, between frames (after this one is drawn, so the first frame does not
+        // wait for a job): jobs until this frame's share of time is spent. One job still runs whole:
+        // most simulated jobs take milliseconds, the CPU emulation of a variant's arithmetic stops
+        // itself after 1.5 s (web/README.md).
+        const double start = glfwGetTime();
+        while (glfwGetTime() - start < kRunnerShareSeconds && app.runner->step()) {
+        }
+    }
+    if (soak) soak->frame_finished(state);
+    platform::after_frame();
+    return true;
+}
+
 }  // namespace
 
 int run_gui(const GuiOptions& opts) {
-    AppState state;
+    // What the frame loop touches lives on the heap: in the browser the loop goes on after this
+    // function has handed it to the page (platform::run_frame_loop).
+    auto app = std::make_shared<InteractiveApp>();
+    AppState& state = app->state;
     state.settings_path = default_settings_path();
     if (std::string note = load_settings(state.settings_path, state.settings); !note.empty())
         state.settings_message = {note, true};
@@ -260,7 +307,7 @@ int run_gui(const GuiOptions& opts) {
         }
     }
     // Soak test: defaults, no settings file, scripted random actions (app/core/soak.h).
-    std::unique_ptr<SoakDriver> soak;
+    std::unique_ptr<SoakDriver>& soak = app->soak;
     if (opts.soak_seconds > 0)
         soak = std::make_unique<SoakDriver>(
             SoakOptions{opts.soak_seconds, opts.soak_seed, opts.soak_width, opts.soak_height, 0.25, &std::cerr,
@@ -316,28 +363,20 @@ int run_gui(const GuiOptions& opts) {
             set_classroom(state, true, mode ? static_cast<float>(mode->height) : 900.0f);
         }
     }
+    app->window = window;
+    app->runner = std::make_unique<Runner>();  // probes for a GPU on its own thread; the window opens meanwhile
+    app->session = std::make_unique<ImGuiSession>(window, true);
+    if (soak) soak->jobs_running = [runner = app->runner.get()] { return runner->busy(); };
+    platform::run_frame_loop([app] { return interactive_frame(*app); });
+    // The desktop gets here once the window closes; the browser never does.
+    save_settings_if_due(state, 0, true);
     int status = 0;
-    {
-        Runner runner;  // probes for a GPU on its own thread; the window opens meanwhile
-        ImGuiSession session(window, true);
-        if (soak) soak->jobs_running = [&runner] { return runner.busy(); };
-        while (!glfwWindowShouldClose(window) && !(soak && soak->done())) {
-            if (soak) {
-                glfwWaitEventsTimeout(std::max(soak->wait_seconds(), 1e-4));
-                soak->before_frame(state, ImGui::GetTime());
-                soak->frame_started();
-            } else {
-                wait_for_events(state, runner);
-            }
-            render_frame(window, state, runner, session);
-            if (soak) soak->frame_finished(state);
-        }
-        save_settings_if_due(state, 0, true);
-        if (soak) {
-            status = soak->finish(std::cout);
-            soak->jobs_running = nullptr;  // the runner goes first
-        }
+    if (soak) {
+        status = soak->finish(std::cout);
+        soak->jobs_running = nullptr;  // the runner goes first
     }
+    app->session.reset();
+    app->runner.reset();
     glfwDestroyWindow(window);
     return status;
 }
