@@ -12,38 +12,40 @@
 
 namespace kernels {
 
-enum class Level { dram, l2_sm, on_chip };
+// TrafficLevel, not Level: kernels/common/schedule.h's Level says where a tile event's bytes move
+// (l2, shared, local), a finer split of the same hierarchy.
+enum class TrafficLevel { dram, l2_sm, on_chip };
 
-inline constexpr Level kLevels[] = {Level::dram, Level::l2_sm, Level::on_chip};
+inline constexpr TrafficLevel kTrafficLevels[] = {TrafficLevel::dram, TrafficLevel::l2_sm, TrafficLevel::on_chip};
 
 // The level's word as the GUI and SVG exports print it (UTF-8): "DRAM", "L2→SM", "on chip".
-constexpr const char* level_name(Level level) {
+constexpr const char* level_name(TrafficLevel level) {
     switch (level) {
-        case Level::dram: return "DRAM";
-        case Level::l2_sm: return "L2\xE2\x86\x92SM";
-        case Level::on_chip: return "on chip";
+        case TrafficLevel::dram: return "DRAM";
+        case TrafficLevel::l2_sm: return "L2\xE2\x86\x92SM";
+        case TrafficLevel::on_chip: return "on chip";
     }
     return "?";
 }
 
 // The same word in ASCII, for CSV headers, the terminal tables and other plain-text formats:
 // "DRAM", "L2->SM", "on chip".
-constexpr const char* level_ascii_name(Level level) {
+constexpr const char* level_ascii_name(TrafficLevel level) {
     switch (level) {
-        case Level::dram: return "DRAM";
-        case Level::l2_sm: return "L2->SM";
-        case Level::on_chip: return "on chip";
+        case TrafficLevel::dram: return "DRAM";
+        case TrafficLevel::l2_sm: return "L2->SM";
+        case TrafficLevel::on_chip: return "on chip";
     }
     return "?";
 }
 
 // One line on what the level counts, for tooltips and glossaries.
-constexpr const char* level_meaning(Level level) {
+constexpr const char* level_meaning(TrafficLevel level) {
     switch (level) {
-        case Level::dram:
+        case TrafficLevel::dram:
             return "DRAM <-> L2 traffic: what the GPU's hardware counters measure (on these GPUs the DRAM is HBM)";
-        case Level::l2_sm: return "what the kernels' loads and stores request from L2";
-        case Level::on_chip: return "shared memory, registers and register spills: the traffic inside an SM";
+        case TrafficLevel::l2_sm: return "what the kernels' loads and stores request from L2";
+        case TrafficLevel::on_chip: return "shared memory, registers and register spills: the traffic inside an SM";
     }
     return "";
 }
