@@ -81,48 +81,48 @@ SvgWriter::SvgWriter(float width, float height, Theme theme) : width_(width), he
 }
 
 void SvgWriter::rect(float x, float y, float w, float h, ImU32 fill, ImU32 stroke, float stroke_width) {
-    body_ += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(0.0f, w)) + "\" height=\"" +
+    body_ += std::string("<rect x=\"") + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(0.0f, w)) + "\" height=\"" +
              num(std::max(0.0f, h)) + "\"" + (fill ? paint("fill", fill) : std::string(" fill=\"none\""));
     if (stroke && stroke_width > 0) body_ += paint("stroke", stroke) + " stroke-width=\"" + num(stroke_width) + "\"";
-    body_ += "/>\n";
+    body_ += std::string("/>\n");
 }
 
 void SvgWriter::line(float x0, float y0, float x1, float y1, ImU32 color, float width, bool dashed) {
-    body_ += "<line x1=\"" + num(x0) + "\" y1=\"" + num(y0) + "\" x2=\"" + num(x1) + "\" y2=\"" + num(y1) + "\"" +
+    body_ += std::string("<line x1=\"") + num(x0) + "\" y1=\"" + num(y0) + "\" x2=\"" + num(x1) + "\" y2=\"" + num(y1) + "\"" +
              paint("stroke", color) + " stroke-width=\"" + num(width) + "\"" +
-             (dashed ? " stroke-dasharray=\"" + num(width * 4) + " " + num(width * 3) + "\"" : std::string()) + "/>\n";
+             (dashed ? std::string(" stroke-dasharray=\"") + num(width * 4) + " " + num(width * 3) + "\"" : std::string()) + "/>\n";
 }
 
 void SvgWriter::polyline(const std::vector<std::pair<float, float>>& points, ImU32 color, float width, bool dashed) {
     if (points.size() < 2) return;
-    body_ += "<polyline fill=\"none\" points=\"";
+    body_ += std::string("<polyline fill=\"none\" points=\"");
     for (const auto& [x, y] : points) body_ += num(x) + "," + num(y) + " ";
-    body_ += "\"" + paint("stroke", color) + " stroke-width=\"" + num(width) + "\" stroke-linejoin=\"round\"" +
-             (dashed ? " stroke-dasharray=\"" + num(width * 4) + " " + num(width * 3) + "\"" : std::string()) + "/>\n";
+    body_ += std::string("\"") + paint("stroke", color) + " stroke-width=\"" + num(width) + "\" stroke-linejoin=\"round\"" +
+             (dashed ? std::string(" stroke-dasharray=\"") + num(width * 4) + " " + num(width * 3) + "\"" : std::string()) + "/>\n";
 }
 
 void SvgWriter::polygon(const std::vector<std::pair<float, float>>& points, ImU32 fill) {
     if (points.size() < 3) return;
-    body_ += "<polygon points=\"";
+    body_ += std::string("<polygon points=\"");
     for (const auto& [x, y] : points) body_ += num(x) + "," + num(y) + " ";
-    body_ += "\"" + paint("fill", fill) + "/>\n";
+    body_ += std::string("\"") + paint("fill", fill) + "/>\n";
 }
 
 void SvgWriter::circle(float cx, float cy, float r, ImU32 fill, ImU32 stroke, float stroke_width) {
-    body_ += "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"" + num(r) + "\"" +
+    body_ += std::string("<circle cx=\"") + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"" + num(r) + "\"" +
              (fill ? paint("fill", fill) : std::string(" fill=\"none\""));
     if (stroke && stroke_width > 0) body_ += paint("stroke", stroke) + " stroke-width=\"" + num(stroke_width) + "\"";
-    body_ += "/>\n";
+    body_ += std::string("/>\n");
 }
 
 void SvgWriter::text(float x, float y, const std::string& text, ImU32 color, float size, const char* anchor, bool bold,
                      float rotate_degrees) {
     if (text.empty()) return;
-    body_ += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" font-size=\"" + num(size) + "\" text-anchor=\"" + anchor +
+    body_ += std::string("<text x=\"") + num(x) + "\" y=\"" + num(y) + "\" font-size=\"" + num(size) + "\" text-anchor=\"" + anchor +
              "\" dominant-baseline=\"central\"" + paint("fill", color) + (bold ? " font-weight=\"bold\"" : "");
     if (rotate_degrees != 0)
-        body_ += " transform=\"rotate(" + num(rotate_degrees) + " " + num(x) + " " + num(y) + ")\"";
-    body_ += ">" + xml_escape(text) + "</text>\n";
+        body_ += std::string(" transform=\"rotate(") + num(rotate_degrees) + " " + num(x) + " " + num(y) + ")\"";
+    body_ += std::string(">") + xml_escape(text) + "</text>\n";
 }
 
 std::string SvgWriter::finish() const {
