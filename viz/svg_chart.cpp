@@ -455,8 +455,8 @@ std::string roofline_svg(const RooflineData& data, float width, float height) {
                  fits_right ? "start" : "end");
     }
     // The legend, as the GUI's corner box says it.
-    const float lx = a.x1 - kPad - 330, ly = a.y1 - kPad - kFont * 3.6f;  // bottom right: below the roofs
-    svg.rect(lx, ly, 330, kFont * 3.6f, c.background, c.grid, 1);
+    const float lx = a.x1 - kPad - 370, ly = a.y1 - kPad - kFont * 3.6f;  // bottom right: below the roofs
+    svg.rect(lx, ly, 370, kFont * 3.6f, c.background, c.grid, 1);
     svg.circle(lx + 12, ly + kFont * 0.9f, 6, c.text_dim, c.text, 1);
     svg.text(lx + 24, ly + kFont * 0.9f, "circle: DRAM bytes (filled measured, hollow model)", c.text, kFont * 0.85f);
     svg.rect(lx + 7, ly + kFont * 2.3f - 5, 10, 10, c.text_dim, c.text, 1);

@@ -179,6 +179,10 @@ void record_chart_rect(AppState& state, const char* id, float x0, float y0, floa
     const float slack = 1.0f;  // rounding of the layout's fractional pixels
     const bool cut = x0 < clip_min.x - slack || y0 < clip_min.y - slack || x1 > clip_max.x + slack || y1 > clip_max.y + slack;
     record_picture_rect(state, id, x0, y0, x1, y1, cut);
+    // A chart being exported that lies partly out of view (below the fold at projector fonts):
+    // scroll its top into view for the next frame, which the picture waits for.
+    if (cut && state.capturing && state.picture && state.picture->target == id)
+        ImGui::SetScrollY(std::max(0.0f, ImGui::GetScrollY() + (y0 - clip_min.y) - ImGui::GetStyle().ItemSpacing.y));
 }
 
 void chart_export_menu(AppState& state, const char* chart_id, const char* label) {

@@ -210,7 +210,8 @@ void finish_picture_frame(AppState& state, const std::function<std::vector<uint8
             return;
         }
         rect = it->second;
-        if (rect.cut) {
+        if (rect.cut) {  // the panel scrolls it into view: wait a few frames for that
+            if (++g_progress.waited <= kPictureWaitFrames) return;
             end_picture(state, "no picture saved: " + target_words(r.target) + " does not fit the window at this size and "
                         "font scale (part of it is scrolled out of view): enlarge the window (shot: a larger --size), "
                         "lower the font scale, or export it as SVG",
