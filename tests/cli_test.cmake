@@ -106,6 +106,16 @@ fl_cli_test(shot_bad_size CODE 2 ARGS shot --size 12x STDERR "--size '12x' is no
 fl_cli_test(shot_size_out_of_range CODE 2 ARGS shot --out x.png --size 10x10 STDERR "--size '10x10' is out of range")
 fl_cli_test(shot_no_out CODE 2 ARGS shot STDERR "--out FILE.png is required")
 # The memory animation's options: a view that exists, variants of the workload, a step in range.
+fl_cli_test(shot_chart_unknown CODE 2 ARGS shot --out x.png --chart tme STDERR "--chart 'tme' is not a chart \\(legal: time, bytes, roofline, timeline, sweep or sweep_bytes\\)")
+fl_cli_test(shot_chart_wrong_view CODE 2 ARGS shot --out x.png --chart roofline --view timeline STDERR "--chart roofline is drawn in the roofline view, not timeline")
+fl_cli_test(shot_chart_and_view_only CODE 2 ARGS shot --out x.png --chart time --view-only STDERR "--chart and --view-only: give one of them")
+fl_cli_test(shot_out_bad_extension CODE 2 ARGS shot --out x.jpg STDERR "the file's extension says what to write: .png, .svg \\(with --chart\\) or .gif")
+fl_cli_test(shot_svg_without_chart CODE 2 ARGS shot --out x.svg STDERR "an SVG holds one chart: add --chart NAME")
+fl_cli_test(shot_gif_not_memory CODE 2 ARGS shot --out x.gif --view roofline STDERR "a GIF is the memory animation: use --view memory")
+fl_cli_test(shot_gif_with_step CODE 2 ARGS shot --out x.gif --view memory --step 2 STDERR "--step shows one step; a GIF plays them all")
+fl_cli_test(shot_frames_without_gif CODE 2 ARGS shot --out x.png --frames 10 STDERR "--frames counts a GIF's frames: give --out F.gif")
+fl_cli_test(shot_frames_out_of_range CODE 2 ARGS shot --out x.gif --view memory --frames 1 STDERR "--frames '1' is out of range \\(legal: 2 .. 120\\)")
+fl_cli_test(shot_lesson_with_chart CODE 2 ARGS shot --lesson 01 --out bundle --chart time STDERR "--chart, --view-only and --frames make one picture: drop them when using --lesson")
 fl_cli_test(shot_bad_view CODE 2 ARGS shot --out x.png --view memroy STDERR "--view 'memroy' is not a view \\(legal: results, memory, timeline, roofline, sweep\\)")
 fl_cli_test(shot_step_without_memory CODE 2 ARGS shot --out x.png --step 3 STDERR "add --view memory")
 fl_cli_test(shot_memory_bad_variant CODE 2 ARGS shot --out x.png --view memory --workload attention --variant fused

@@ -1,8 +1,11 @@
 // Export: atomic writes leave the old file or the new one and never a temporary; CSV quotes what it
-// must; JSON parses back with every field; PNG decodes to the requested size and orientation.
+// must; JSON parses back with every field; PNG decodes to the requested size and orientation; a
+// lesson bundle's step carries its recall questions and answers and, for a @sweep step, the sweep.
 #include "app/core/export.h"
+#include "app/core/lesson_bundle.h"
 
 #include "kernels/common/backend.h"
+#include "kernels/common/registry.h"
 
 #include "temp_dir.h"
 
@@ -351,4 +354,63 @@ TEST_CASE("bandwidth_ceiling prefers the measured copy and says which it used", 
     CHECK(c.source == "measured copy");
     CHECK(c.gbps == 4200);
     CHECK(app::percent_of_ceiling(2100, c) == Approx(50));
+}
+
+TEST_CASE("bundle: a step's text carries its recall questions and answers; a sweep step its sweep's data", "[export]") {
+    TempDir tmp;
+    app::Lesson lesson;
+    lesson.name = "09-test";
+    lesson.title = "A test lesson";
+    kernels::DeviceInfo device;
+    device.name = "H100 (simulated)";
+    device.simulated = true;
+    app::BundleStep step;
+    step.index = 6;
+    step.title = "Sweep the size";
+    step.prose = "The curves cross at N = 2048.\n";
+    step.recalls = {{"Why does flash move fewer bytes?", "S and P never leave the chip."},
+                    {"What sets naive's time?", "Its DRAM bytes: 2.03 GiB."}};
+    kernels::Measurement swept;
+    swept.ok = true;
+    swept.job.params = kernels::default_params("attention");
+    swept.job.variant = "flash_tc";
+    swept.job.params.set("N", 4096);
+    swept.time.median_ms = 1.25;
+    step.sweep = {swept, swept};
+    step.sweep[1].job.params.set("N", 8192);
+    step.width = 2;
+    step.height = 2;
+    step.rgba.assign(16, 100);
+
+    const std::string text = app::bundle_step_text(step);
+    CHECK(text.find("# Sweep the size") == 0);
+    CHECK(text.find("## Recall") != std::string::npos);
+    CHECK(text.find("Q1. Why does flash move fewer bytes?\nA1. S and P never leave the chip.") != std::string::npos);
+    CHECK(text.find("Q2. What sets naive's time?\nA2. Its DRAM bytes: 2.03 GiB.") != std::string::npos);
+
+    const fs::path dir = tmp.path / "bundle";
+    app::BundleWriter w;
+    REQUIRE(w.begin(dir.string(), lesson, device).empty());
+    REQUIRE(w.add_step(step).empty());
+    REQUIRE(w.finish().empty());
+    CHECK(read_file(dir / "step-07.txt") == text);
+    const std::string sweep_csv = read_file(dir / "step-07-sweep.csv");
+    const auto rows = parse_csv(sweep_csv);
+    REQUIRE(rows.size() == 3);  // header and the two sizes
+    CHECK(sweep_csv.find("8192") != std::string::npos);
+    const nlohmann::json sweep_json = nlohmann::json::parse(read_file(dir / "step-07-sweep.json"));
+    CHECK(sweep_json.dump().find("flash_tc") != std::string::npos);
+    const nlohmann::json index = nlohmann::json::parse(read_file(dir / "lesson.json"));
+    CHECK(index["steps"][0]["sweep_measurements"] == 2);
+    CHECK(index["steps"][0]["recalls"] == 2);
+
+    // A step without a sweep writes no sweep files.
+    app::BundleStep plain = step;
+    plain.sweep.clear();
+    plain.index = 0;
+    app::BundleWriter again;
+    REQUIRE(again.begin((tmp.path / "plain").string(), lesson, device).empty());
+    REQUIRE(again.add_step(plain).empty());
+    REQUIRE(again.finish().empty());
+    CHECK_FALSE(fs::exists(tmp.path / "plain" / "step-01-sweep.csv"));
 }

@@ -67,6 +67,25 @@ if(CMAKE_SCRIPT_MODE_FILE)
       message(FATAL_ERROR "the two steps render alike: ${err}${out_text}")
     endif()
     message(STATUS "${out_text}")
+  elseif(FL_MODE STREQUAL "picture")
+    # One chart or view alone (shot --chart / --view-only / .svg / .gif): exits 0, writes FL_OUT,
+    # whose text (SVG) or first bytes (PNG, GIF as hex) match FL_CONTAINS.
+    find_program(XVFB_RUN xvfb-run REQUIRED)
+    file(REMOVE "${FL_OUT}")
+    execute_process(COMMAND "${XVFB_RUN}" -a -s "-screen 0 1280x1024x24" "${FL_EXE}" shot --out "${FL_OUT}" ${args}
+                    RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 240)
+    if(NOT code EQUAL 0 OR NOT EXISTS "${FL_OUT}")
+      message(FATAL_ERROR "fusionlab shot failed (exit ${code}) or wrote no ${FL_OUT}\n  stdout: ${out}\n  stderr: ${err}")
+    endif()
+    if(FL_OUT MATCHES "\\.svg$")
+      file(READ "${FL_OUT}" content)
+    else()
+      file(READ "${FL_OUT}" content LIMIT 16 HEX)
+    endif()
+    if(NOT content MATCHES "${FL_CONTAINS}")
+      message(FATAL_ERROR "${FL_OUT} does not match '${FL_CONTAINS}'")
+    endif()
+    message(STATUS "${out}")
   elseif(FL_MODE STREQUAL "nodisplay")
     set(env_args --unset=DISPLAY --unset=WAYLAND_DISPLAY)
     if(DEFINED FL_PATH)
@@ -160,3 +179,20 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
   fl_gui_shot_test(gui_results_h100_spill 1280x720
                    "--results|${PROJECT_SOURCE_DIR}/assets/measurements/h100-chain-8192-spill.json|--view|memory|--variant|fused_spill|--compare|fused|--step|5")
 endif()
+
+# One chart or view alone, for slides (README "Exports for slides"): PNG cropped to the chart, SVG
+# from its data (the chart's numbers as text), the memory animation as a GIF.
+function(fl_gui_picture_test name out args contains)
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DFL_MODE=picture -DFL_EXE=$<TARGET_FILE:fusionlab>
+                   -DFL_OUT=${CMAKE_BINARY_DIR}/${out} -DFL_ARGS=${args} -DFL_CONTAINS=${contains}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/gui_smoke_test.cmake)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 300 LABELS gui)
+endfunction()
+fl_gui_picture_test(gui_picture_time_svg picture-time.svg "--sim|H100|--chart|time|--workload|chain"
+                    ">unfused</text>.*>fused</text>.*>fused_spill</text>")
+fl_gui_picture_test(gui_picture_roofline_png picture-roofline.png "--sim|H100|--chart|roofline|--workload|attention"
+                    "^89504e470d0a1a0a")
+fl_gui_picture_test(gui_picture_memory_gif picture-memory.gif
+                    "--sim|H100|--view|memory|--workload|chain|--variant|unfused|--compare|fused|--frames|6"
+                    "^474946383961")

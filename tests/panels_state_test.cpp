@@ -93,3 +93,103 @@ TEST_CASE("live loop: a simulated GPU answers with one full pass", "[panels_stat
     for (const kernels::Measurement* m : app::visible_results(state)) CHECK_FALSE(m->job.quick);
 }
 
+
+// ---- the headline: each variant against the baseline its definition names ----
+
+namespace {
+
+kernels::Measurement headline_result(const std::string& workload, const std::string& variant, double ms,
+                                     uint64_t bytes, int kernel_count) {
+    kernels::Measurement m;
+    m.ok = true;
+    m.job.params = kernels::default_params(workload);
+    m.job.variant = variant;
+    m.time.median_ms = ms;
+    m.bytes_read = bytes;
+    for (int k = 0; k < kernel_count; ++k) m.kernels.push_back({std::string("k").append(std::to_string(k)), {}, 0});
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("panels_state: every workload's baselines name its own variants, and no chain loops", "[panels_state]") {
+    for (const std::string& w : kernels::workload_names()) {
+        const auto& vs = kernels::variants(w);
+        for (const kernels::VariantInfo& v : vs) {
+            if (v.improves_on.empty()) continue;
+            INFO(w << ": " << v.name << " -> " << v.improves_on);
+            CHECK(kernels::has_variant(w, v.improves_on));
+            CHECK(v.improves_on != v.name);
+            // Walking up the chain ends at a baseline within the number of variants.
+            std::string at = v.improves_on;
+            size_t hops = 0;
+            for (; hops <= vs.size() && !at.empty(); ++hops)
+                for (const kernels::VariantInfo& u : vs)
+                    if (u.name == at) {
+                        at = u.improves_on;
+                        break;
+                    }
+            CHECK(hops <= vs.size());
+        }
+    }
+    // The pairs a teacher compares (kernels/*/*_def.cpp say why).
+    auto baseline = [](const std::string& w, const std::string& v) {
+        for (const kernels::VariantInfo& i : kernels::variants(w))
+            if (i.name == v) return i.improves_on;
+        return std::string("?");
+    };
+    CHECK(baseline("chain", "fused") == "unfused");
+    CHECK(baseline("chain", "fused_spill") == "fused");
+    CHECK(baseline("attention", "flash") == "naive");
+    CHECK(baseline("attention", "flash_tc") == "naive");
+    CHECK(baseline("attention", "flash_wgmma") == "flash_tc");
+    CHECK(baseline("skip", "wgmma_fused") == "wgmma_two_pass");
+    CHECK(baseline("ffn", "epilogue_graph") == "epilogue");
+}
+
+TEST_CASE("panels_state: the headline compares each variant with its declared baseline, never fastest vs slowest",
+          "[panels_state]") {
+    // chain: fused is fastest, fused_spill slower than fused but faster than unfused. Fastest against
+    // slowest would say "fused is 4.00x faster than unfused" and nothing about fused_spill.
+    const kernels::Measurement unfused = headline_result("chain", "unfused", 4.0, 4096, 4);
+    const kernels::Measurement fused = headline_result("chain", "fused", 1.0, 1024, 1);
+    const kernels::Measurement spill = headline_result("chain", "fused_spill", 2.5, 2048, 1);
+    const std::vector<const kernels::Measurement*> shown = {&unfused, &fused, &spill};
+    const auto pairs = app::baseline_pairs(shown);
+    REQUIRE(pairs.size() == 2);
+    CHECK(pairs[0].variant == &fused);
+    CHECK(pairs[0].baseline == &unfused);
+    CHECK(pairs[1].variant == &spill);
+    CHECK(pairs[1].baseline == &fused);
+    const auto lines = app::headline_lines(shown, {false, false, false});
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0].text == "fused vs unfused: 4.00\xC3\x97 faster; 4.00\xC3\x97 fewer DRAM bytes (1.00 KiB instead of "
+                           "4.00 KiB); 1 kernel instead of 4.");
+    CHECK_THAT(lines[1].text, Catch::StartsWith("fused_spill vs fused: 2.50\xC3\x97 slower; 2.00\xC3\x97 more DRAM bytes"));
+    CHECK_FALSE(lines[0].stale);
+
+    // Without fused on screen, fused_spill is compared with the next baseline up its chain.
+    const auto up = app::baseline_pairs({&unfused, &spill});
+    REQUIRE(up.size() == 1);
+    CHECK(up[0].baseline == &unfused);
+    // A baseline alone has nothing to compare with.
+    CHECK(app::headline_lines({&unfused}, {false}).empty());
+}
+
+TEST_CASE("panels_state: the headline never mixes numbers of different settings", "[panels_state]") {
+    const kernels::Measurement unfused = headline_result("chain", "unfused", 4.0, 4096, 4);
+    const kernels::Measurement fused = headline_result("chain", "fused", 0.01, 1024, 1);  // new settings, much faster
+    const std::vector<const kernels::Measurement*> shown = {&unfused, &fused};
+    // One side new, one side old: no ratio at all (it would be "400x faster ... 4x fewer bytes").
+    const auto mixed = app::headline_lines(shown, {true, false});
+    REQUIRE(mixed.size() == 1);
+    CHECK(mixed[0].stale);
+    CHECK_THAT(mixed[0].text, Catch::Contains("updating"));
+    CHECK_THAT(mixed[0].text, !Catch::Contains("\xC3\x97"));
+    // Both old: the old ratio, marked as such.
+    const auto old = app::headline_lines(shown, {true, true});
+    REQUIRE(old.size() == 1);
+    CHECK(old[0].stale);
+    CHECK_THAT(old[0].text, Catch::Contains("400.00\xC3\x97 faster"));
+    CHECK_THAT(old[0].text, Catch::Contains("earlier settings"));
+}

@@ -68,7 +68,7 @@ TEST_CASE("roofline points: the hover text shows both levels' formulas", "[roofl
     const kernels::RoofSet roofs = kernels::roofs_for(m.device, kernels::DType::bf16);
     const std::string t = app::roofline_point_text(m, roofs, true);
     CHECK(t.find("DRAM (circle): bytes (model, L2 reuse rules)") != std::string::npos);
-    CHECK(t.find("L2 -> SM (square)") != std::string::npos);
+    CHECK(t.find("L2\xE2\x86\x92SM (square)") != std::string::npos);
     CHECK(t.find("62.5 FLOP/B") != std::string::npos);
     CHECK(t.find("The lowest roof at these intensities: L2") != std::string::npos);
     CHECK(t.find("N=1024") != std::string::npos);

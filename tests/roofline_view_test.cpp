@@ -45,7 +45,7 @@ viz::RooflineData h100_like() {
     d.bytes_per_s = 3.35e12;
     d.memory_label = "DRAM 3350 GB/s";
     d.l2_bytes_per_s = 7.7e12;
-    d.l2_label = "L2 -> SM 7700 GB/s (model estimate)";
+    d.l2_label = "L2\xE2\x86\x92SM 7700 GB/s (model estimate)";
     d.roofs = {{"tensor 989 TFLOP/s", 989e12, "tensor 989T"}, {"FP32 67 TFLOP/s", 67e12, "FP32 67T"}};
     viz::RooflinePoint naive;
     naive.label = "naive";
@@ -94,8 +94,8 @@ TEST_CASE("roofline view: roofs, legend and points are labelled, apart and insid
     viz::draw_roofline(f.draw(), ImVec2(10, 10), ImVec2(700, 450), d, ImVec2(-FLT_MAX, -FLT_MAX));
     std::vector<std::string> texts;
     for (const viz::PlacedLabel& l : recording.labels) texts.push_back(l.text);
-    for (const char* want : {"tensor 989 TFLOP/s", "FP32 67 TFLOP/s", "DRAM 3350 GB/s", "L2 -> SM 7700 GB/s (model estimate)",
-                             "DRAM (model)", "DRAM (counters)", "L2 -> SM", "naive", "flash"})
+    for (const char* want : {"tensor 989 TFLOP/s", "FP32 67 TFLOP/s", "DRAM 3350 GB/s", "L2\xE2\x86\x92SM 7700 GB/s (model estimate)",
+                             "DRAM (model)", "DRAM (counters)", "L2\xE2\x86\x92SM", "naive", "flash"})
         CHECK(std::find(texts.begin(), texts.end(), want) != texts.end());
     INFO(viz::label_problems(recording.labels).size());
     CHECK(viz::label_problems(recording.labels).empty());

@@ -166,6 +166,13 @@ float layout_legend(ImDrawList* draw, ImVec2 origin, float width, const std::vec
 
 bool hovering(ImVec2 a, ImVec2 b) { return ImGui::IsMouseHoveringRect(a, b, false); }
 
+// A stale bar's fill: the same hue at a third of its opacity, so old numbers read as old.
+ImU32 faded(ImU32 color, bool stale) {
+    if (!stale) return color;
+    const ImU32 alpha = ((color >> IM_COL32_A_SHIFT) & 0xFF) / 3;
+    return (color & ~IM_COL32_A_MASK) | (alpha << IM_COL32_A_SHIFT);
+}
+
 }  // namespace
 
 void draw_reference_box(ImDrawList* draw, ImVec2 a, ImVec2 z, Theme theme) {
@@ -226,8 +233,8 @@ ChartHover draw_range_bars(ImDrawList* draw, ImVec2 origin, ImVec2 size, const C
             if (b.reference) {
                 draw_reference_box(draw, a, z, frame.theme);
             } else {
-                draw->AddRectFilled(a, z, series_color(b.series, frame.theme));
-                draw->AddRect(a, z, colors.axis);
+                draw->AddRectFilled(a, z, faded(series_color(b.series, frame.theme), b.stale));
+                draw->AddRect(a, z, faded(colors.axis, b.stale));
             }
             if (b.has_range) {
                 const float x0 = L.x_of(b.lo), x1 = L.x_of(b.hi), cap = L.bar_h * 0.35f;
@@ -235,7 +242,7 @@ ChartHover draw_range_bars(ImDrawList* draw, ImVec2 origin, ImVec2 size, const C
                 draw->AddLine(ImVec2(x0, cy - cap), ImVec2(x0, cy + cap), colors.whisker, whisker_w);
                 draw->AddLine(ImVec2(x1, cy - cap), ImVec2(x1, cy + cap), colors.whisker, whisker_w);
             }
-            draw_row_label(draw, L, i, b.label, colors, b.reference);
+            draw_row_label(draw, L, i, b.label, colors, b.reference || b.stale);
             draw_value_text(draw, L, i, b.has_range ? std::max(b.value, b.hi) : b.value, b.value_text, colors);
             const float row_top = L.plot_min.y + static_cast<float>(i) * L.row_h;
             if (hovering(ImVec2(origin.x, row_top), ImVec2(origin.x + size.x, row_top + L.row_h)))
@@ -279,17 +286,17 @@ ChartHover draw_stacked_bars(ImDrawList* draw, ImVec2 origin, ImVec2 size, const
                 const StackSegment& s = bars[i].segments[k];
                 const double end = start + std::max(0.0, s.value);
                 const ImVec2 a(L.x_of(start), cy - L.bar_h * 0.5f), z(L.x_of(end), cy + L.bar_h * 0.5f);
-                const ImU32 fill = series_color(s.series, frame.theme);
+                const ImU32 fill = faded(series_color(s.series, frame.theme), bars[i].stale);
                 draw->AddRectFilled(a, z, fill);
                 draw->AddRect(a, z, colors.background);  // thin gap between neighbours
                 const float text_w = text_width(s.value_text);
-                if (!s.value_text.empty() && text_w + L.pad < z.x - a.x && L.bar_h >= L.font)
+                if (!bars[i].stale && !s.value_text.empty() && text_w + L.pad < z.x - a.x && L.bar_h >= L.font)
                     draw->AddText(ImVec2(std::round((a.x + z.x - text_w) * 0.5f), std::round(cy - L.font * 0.5f)),
                                   text_color_on(fill), s.value_text.c_str());
                 if (hovering(a, z)) { hover.bar = static_cast<int>(i); hover.segment = static_cast<int>(k); }
                 start = end;
             }
-            draw_row_label(draw, L, i, bars[i].label, colors);
+            draw_row_label(draw, L, i, bars[i].label, colors, bars[i].stale);
             draw_value_text(draw, L, i, start, bars[i].total_text, colors);
             const float row_top = L.plot_min.y + static_cast<float>(i) * L.row_h;
             if (hover.bar < 0 && hovering(ImVec2(origin.x, row_top), ImVec2(origin.x + size.x, row_top + L.row_h)))

@@ -37,6 +37,9 @@ struct RangeBar {
     // neutral colour, its label dimmed, below a dashed line that parts it from the chart's own bars.
     // Reference bars come after the others.
     bool reference = false;
+    // Measured with earlier settings (new numbers on the way): drawn faded, its label dimmed. The
+    // caller says so in value_text too ("(updating)"), so the mark survives greyscale printing.
+    bool stale = false;
 };
 
 struct StackSegment {
@@ -49,6 +52,7 @@ struct StackedBar {
     std::string label;
     std::vector<StackSegment> segments;
     std::string total_text;  // printed after the bar
+    bool stale = false;      // as RangeBar::stale
 };
 
 struct ChartHover {

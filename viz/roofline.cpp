@@ -225,7 +225,7 @@ LabelRect draw_legend(const Canvas& c, const RooflineData& d, float radius, floa
     };
     std::vector<Item> items{{0, measured ? "DRAM (model)" : "DRAM"}};
     if (measured) items.push_back({1, "DRAM (counters)"});
-    if (l2) items.push_back({2, "L2 -> SM"});
+    if (l2) items.push_back({2, "L2\xE2\x86\x92SM"});
     const float marker = radius * 2 + c.pad, gap = c.font * 0.8f;
     float width = 0;
     for (const Item& i : items) width += marker + text_w(i.text) + gap;

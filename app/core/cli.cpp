@@ -507,6 +507,8 @@ struct RawArgs {
         std::string view = "results", variant, compare, step, results, reference;
         std::string lesson;
         bool all_steps = false, classroom = false;
+        std::string chart, frames;
+        bool view_only = false;
     } shot;
 };
 
@@ -653,6 +655,9 @@ std::string check_lesson_shot(const RawArgs& raw, ShotOptions& o) {
         if (!value.empty()) return "--" + name + " is set by the lesson: drop it when using --lesson";
     if (!s.dtype.empty() || !s.variant.empty() || !s.compare.empty() || s.view != "results")
         return "--dtype, --variant, --compare and --view are set by the lesson: drop them when using --lesson";
+    if (!s.chart.empty() || s.view_only || !s.frames.empty())
+        return "--chart, --view-only and --frames make one picture: drop them when using --lesson (a bundle holds each "
+               "step's whole window)";
     if (!s.size.empty()) check(parse_size("--size", s.size, o.width, o.height));
     if (!s.font_scale.empty()) check(parse_font_scale("--font-scale", s.font_scale, o.font_scale));
     else if (s.classroom) o.font_scale = classroom_font_scale(static_cast<float>(o.height));
@@ -741,10 +746,48 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
         o.results = s.results;
         o.params = imported.front().job.params;
     }
-    if (std::string problem = check_shot_view(s.view, s.variant, s.compare, s.step, o); !problem.empty()) return problem;
+    // --chart: the view is the chart's own (an explicit --view must agree).
+    std::string view = s.view;
+    if (!s.chart.empty()) {
+        const ChartInfo* chart = find_chart(s.chart);
+        if (!chart) return bad_value("--chart", s.chart, "is not a chart", chart_ids_text());
+        if (view != "results" && view != chart->view)
+            return "--chart " + s.chart + " is drawn in the " + chart->view + " view, not " + view + ": drop --view";
+        if (s.view_only) return "--chart and --view-only: give one of them (a chart alone, or its whole view)";
+        view = chart->view;
+        o.chart = chart->id;
+    }
+    if (std::string problem = check_shot_view(view, s.variant, s.compare, s.step, o); !problem.empty()) return problem;
     // Checked last so `shot --size 12x` names the size first; CLI11 does not require it for that reason.
     if (trim(s.out).empty()) return "--out FILE.png is required";
     o.out = s.out;
+    o.view_only = s.view_only;
+    // The picture's kind from --out's extension.
+    std::string extension = std::filesystem::path(o.out).extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (extension == ".svg") {
+        if (o.chart.empty())
+            return "--out " + o.out + ": an SVG holds one chart: add --chart NAME (" + chart_ids_text() + ")";
+        o.format = "svg";
+    } else if (extension == ".gif") {
+        if (view != "memory" || !o.chart.empty())
+            return "--out " + o.out + ": a GIF is the memory animation: use --view memory (with --variant and --compare "
+                   "to choose one variant or a pair)";
+        if (!s.step.empty()) return "--step shows one step; a GIF plays them all: drop --step (or write a .png)";
+        o.format = "gif";
+        o.gif_frames = kDefaultShotGifFrames;
+        if (!s.frames.empty()) {
+            int64_t n = 0;
+            if (!parse_whole(trim(s.frames), n) || n < 2 || n > kMaxShotGifFrames)
+                return bad_value("--frames", s.frames, "is out of range", std::string("2 .. ").append(std::to_string(kMaxShotGifFrames)));
+            o.gif_frames = static_cast<int>(n);
+        }
+    } else if (extension != ".png") {
+        return "--out " + o.out + ": the file's extension says what to write: .png, .svg (with --chart) or .gif "
+               "(with --view memory)";
+    }
+    if (!s.frames.empty() && o.format != "gif") return "--frames counts a GIF's frames: give --out F.gif";
     if (std::string problem = check_writable(o.out); !problem.empty()) return "--out: " + problem;
     return "";
 }
@@ -852,6 +895,12 @@ void define_shot(CLI::App& app, RawArgs& raw) {
         ->type_name("NAME");
     shot->add_flag("--all-steps", s.all_steps, "with --lesson: every step of the lesson");
     shot->add_flag("--classroom", s.classroom, "with --lesson: the presenter view (large fonts)");
+    shot->add_option("--chart", s.chart, "one chart alone: " + chart_ids_text() + "; --out F.png or F.svg")
+        ->type_name("NAME");
+    shot->add_flag("--view-only", s.view_only, "the --view's page alone, without the rest of the window");
+    std::string frames_help = "--view memory --out F.gif: frames of the animation (2 .. ";
+    frames_help.append(std::to_string(kMaxShotGifFrames)).append(", default ").append(std::to_string(kDefaultShotGifFrames)).append(")");
+    shot->add_option("--frames", s.frames, frames_help)->type_name("N");
 }
 
 void define_record(CLI::App& app, RawArgs& raw) {

@@ -26,6 +26,10 @@ struct GuiOptions {
     int soak_passes = 1;  // > 1: the same seeded actions replayed; memory judged over the replays
 };
 
+// A GIF of the memory animation: the frames it gets when none are asked for, and the most it may
+// have (each frame is kept as RGBA until the palette is built: 120 frames of a 1280x720 view are ~440 MB).
+inline constexpr int kDefaultShotGifFrames = 24, kMaxShotGifFrames = 120;
+
 struct ShotOptions {
     std::string out;                 // PNG path (required)
     int width = 1280, height = 720;
@@ -40,6 +44,12 @@ struct ShotOptions {
     std::string view = "results";
     std::string variant, compare;  // "" = the workload's first variant / no side by side
     int64_t step = -1;             // -1 = the middle of the schedule
+    // What the picture holds, by --out's extension: "png" (the window, or `chart` / the view alone),
+    // "svg" (`chart` from its data) or "gif" (the memory view, `gif_frames` steps of its schedule).
+    std::string format = "png";
+    std::string chart;             // --chart: one chart alone (app/core/views.h charts())
+    bool view_only = false;        // --view-only: the view's page without the rest of the window
+    int gif_frames = 0;            // --frames (GIF)
     // Non-empty: draw the measurements of this JSON export (e.g. `fusionlab bench --json` on a GPU
     // machine) instead of measuring; their workload and parameters replace params.
     std::string results;

@@ -57,6 +57,21 @@ std::string random_suffix() {
 
 }  // namespace
 
+std::string bundle_step_text(const BundleStep& step) {
+    std::string text = "# " + step.title + "\n\n" + step.prose;
+    if (!step.recalls.empty()) {
+        if (!text.empty() && text.back() != '\n') text += "\n";
+        text += "\n## Recall\n";
+        for (size_t i = 0; i < step.recalls.size(); ++i) {
+            const std::string n = std::to_string(i + 1);
+            text.append("\nQ").append(n).append(". ").append(step.recalls[i].first).append("\n");
+            text.append("A").append(n).append(". ").append(step.recalls[i].second);
+            if (text.back() != '\n') text += "\n";
+        }
+    }
+    return text;
+}
+
 std::string bundle_step_stem(int index) {
     char text[32];
     std::snprintf(text, sizeof text, "step-%02d", index + 1);
@@ -131,12 +146,18 @@ std::string BundleWriter::add_step(const BundleStep& step) {
     settings["settings"] = ojson::parse(settings_to_json(step.settings), nullptr, false);
     settings["device"] = device_json(step.measurements.empty() ? device_ : step.measurements.front().device);
     if (std::string e = write(stem + "-settings.json", settings.dump(2) + "\n"); !e.empty()) return fail(e);
-    if (std::string e = write(stem + ".txt", "# " + step.title + "\n\n" + step.prose); !e.empty()) return fail(e);
+    if (!step.sweep.empty()) {
+        if (std::string e = write(stem + "-sweep.csv", measurements_csv(step.sweep)); !e.empty()) return fail(e);
+        if (std::string e = write(stem + "-sweep.json", measurements_json(step.sweep)); !e.empty()) return fail(e);
+    }
+    if (std::string e = write(stem + ".txt", bundle_step_text(step)); !e.empty()) return fail(e);
     ojson entry;
     entry["step"] = step.index + 1;
     entry["title"] = step.title;
     entry["png"] = stem + ".png";
     entry["measurements"] = step.measurements.size();
+    if (!step.sweep.empty()) entry["sweep_measurements"] = step.sweep.size();
+    entry["recalls"] = step.recalls.size();
     step_entries_.push_back(entry.dump());
     return "";
 }

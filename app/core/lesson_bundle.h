@@ -1,5 +1,6 @@
 // The lesson bundle: for one step or a whole lesson, one folder holding per step a PNG, the
-// measurements as CSV and JSON, the step's settings and prose (numbers filled in), plus
+// measurements as CSV and JSON, the step's settings and prose (numbers filled in) with its recall
+// questions and their answers, the sweep's measurements for a step that shows a sweep, plus
 // lesson.json with the device. Written atomically: everything goes into a hidden temporary folder
 // beside the target, renamed onto it at the end; any failure removes the temporary folder, so a
 // bundle is either complete or absent. No ImGui: the caller renders the PNGs.
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace app {
@@ -24,7 +26,15 @@ struct BundleStep {
     std::vector<kernels::Measurement> measurements;
     int width = 0, height = 0;
     std::vector<uint8_t> rgba;                      // the step's screenshot, rows top to bottom
+    // "Pause and recall": each question and its answer, plain text with the numbers filled in.
+    std::vector<std::pair<std::string, std::string>> recalls;
+    // A step that shows a sweep (@sweep): the sweep's measurements, written beside the step's own
+    // as step-NN-sweep.csv / .json. The caller runs the sweep before it captures.
+    std::vector<kernels::Measurement> sweep;
 };
+
+// The step's text file: "# title", the prose, then "## Recall" with each question and answer.
+std::string bundle_step_text(const BundleStep& step);
 
 // File names inside the bundle, e.g. "step-03.png" (1-based, as the player shows them).
 std::string bundle_step_stem(int index);

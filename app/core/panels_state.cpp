@@ -1,5 +1,6 @@
 // [SECTION] Backend shown and imported results
 // [SECTION] Batches and results
+// [SECTION] Headline
 // [SECTION] Export
 #include "app/core/panels_state.h"
 
@@ -7,9 +8,13 @@
 #include "app/core/recording.h"
 #include "app/core/results_import.h"
 #include "kernels/common/backend.h"
+#include "kernels/common/format.h"
+#include "kernels/common/levels.h"
+#include "kernels/common/timeline.h"
 #include "kernels/common/registry.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace app {
 
@@ -238,8 +243,139 @@ bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBa
 }
 
 // ---------------------------------------------------------------------------------------------
+// [SECTION] Headline
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+const kernels::VariantInfo* find_variant_info(const std::string& workload, const std::string& variant) {
+    const kernels::WorkloadDef* w = kernels::find_workload(workload);
+    return w ? w->find_variant(variant) : nullptr;
+}
+
+}  // namespace
+
+std::vector<BaselinePair> baseline_pairs(const std::vector<const kernels::Measurement*>& shown) {
+    std::vector<BaselinePair> pairs;
+    auto shown_ok = [&](const std::string& workload, const std::string& variant) -> const kernels::Measurement* {
+        for (const kernels::Measurement* m : shown)
+            if (m->ok && m->job.params.workload == workload && m->job.variant == variant) return m;
+        return nullptr;
+    };
+    for (const kernels::Measurement* m : shown) {
+        if (!m->ok) continue;
+        const std::string& w = m->job.params.workload;
+        const kernels::VariantInfo* info = find_variant_info(w, m->job.variant);
+        // Up the chain of declared baselines to the first one on screen (a chain is short; the
+        // bound guards against a definition that loops).
+        for (int hops = 0; info && !info->improves_on.empty() && hops < 8; ++hops) {
+            if (const kernels::Measurement* b = shown_ok(w, info->improves_on)) {
+                pairs.push_back({m, b});
+                break;
+            }
+            info = find_variant_info(w, info->improves_on);
+        }
+    }
+    return pairs;
+}
+
+namespace {
+
+std::string times_text(double ratio) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f\xC3\x97", ratio);
+    return text;
+}
+
+// "(model estimate)", "(recorded 2026-11-27)", "(recorded 2026-11-27 vs model estimate)" or "".
+std::string pair_source(const kernels::Measurement& a, const kernels::Measurement& b) {
+    if (a.device.simulated && b.device.simulated) return a.recorded() || b.recorded() ? "" : " (model estimate)";
+    if (a.device.simulated != b.device.simulated)
+        return " (" + (a.device.simulated ? b : a).source_tag() + " vs model estimate)";
+    return a.recorded() ? " (recorded " + a.recorded_date + ")" : "";
+}
+
+std::string pair_sentence(const kernels::Measurement& v, const kernels::Measurement& b) {
+    std::string text = v.job.variant + " vs " + b.job.variant + ": ";
+    const double tv = v.time.median_ms, tb = b.time.median_ms;
+    if (tv > 0 && tb > 0) {
+        if (tv < tb) text += times_text(tb / tv) + " faster";
+        else if (tv > tb) text += times_text(tv / tb) + " slower";
+        else text += "the same time";
+        text += pair_source(v, b);
+    } else {
+        text += "no time to compare";
+    }
+    const uint64_t bv = v.bytes(), bb = b.bytes();
+    const std::string dram = kernels::level_name(kernels::TrafficLevel::dram);
+    if (bv && bb && bv != bb)
+        text += "; " + times_text(bv < bb ? static_cast<double>(bb) / static_cast<double>(bv)
+                                          : static_cast<double>(bv) / static_cast<double>(bb)) +
+                (bv < bb ? " fewer " : " more ") + dram + " bytes (" + kernels::format_bytes(static_cast<double>(bv)) +
+                " instead of " + kernels::format_bytes(static_cast<double>(bb)) + ")";
+    else if (bv && bv == bb)
+        text += "; the same " + dram + " bytes (" + kernels::format_bytes(static_cast<double>(bv)) + ")";
+    const int64_t kv = kernels::launched_kernels(v.kernels), kb = kernels::launched_kernels(b.kernels);
+    if (kv != kb && kv > 0 && kb > 0)
+        text += "; " + std::to_string(kv) + (kv == 1 ? " kernel" : " kernels") + " instead of " + std::to_string(kb);
+    return text + ".";
+}
+
+}  // namespace
+
+std::vector<HeadlineLine> headline_lines(const std::vector<const kernels::Measurement*>& shown,
+                                         const std::vector<bool>& stale) {
+    auto stale_of = [&](const kernels::Measurement* m) {
+        for (size_t i = 0; i < shown.size() && i < stale.size(); ++i)
+            if (shown[i] == m) return static_cast<bool>(stale[i]);
+        return false;
+    };
+    std::vector<HeadlineLine> lines;
+    for (const BaselinePair& p : baseline_pairs(shown)) {
+        const bool sv = stale_of(p.variant), sb = stale_of(p.baseline);
+        if (sv != sb) {  // one side new, one old: a ratio of the two would mix settings
+            lines.push_back({p.variant->job.variant + " vs " + p.baseline->job.variant + ": updating (measuring " +
+                                 (sv ? p.variant : p.baseline)->job.variant + " with the new settings)...",
+                             true});
+            continue;
+        }
+        lines.push_back({pair_sentence(*p.variant, *p.baseline) + (sv ? " (earlier settings; updating)" : ""), sv});
+    }
+    return lines;
+}
+
+// ---------------------------------------------------------------------------------------------
 // [SECTION] Export
 // ---------------------------------------------------------------------------------------------
+
+void request_picture(AppState& state, const std::string& target, const std::string& format, int gif_frames) {
+    PictureRequest r;
+    r.target = target;
+    r.format = format;
+    r.gif_frames = gif_frames;
+    r.path = export_path(state.settings, format);
+    // fusionlab-chain-20261127-213000.svg -> fusionlab-chain-time-20261127-213000.svg: the file says
+    // which chart it holds.
+    const std::string stem = std::string("fusionlab-") + state.settings.params.workload + "-";
+    if (const size_t at = r.path.rfind(stem); at != std::string::npos && target != "window")
+        r.path.insert(at + stem.size(), target + "-");
+    state.picture = r;
+}
+
+void record_picture_rect(AppState& state, const std::string& id, float x0, float y0, float x1, float y1, bool cut) {
+    state.picture_rects[id] = PictureRect{x0, y0, x1, y1, cut};
+}
+
+bool service_svg_request(AppState& state, const std::string& id, const std::function<std::string()>& make_svg) {
+    if (!state.capturing || !state.picture || state.picture->done || state.picture->format != "svg" ||
+        state.picture->target != id)
+        return false;
+    PictureRequest& r = *state.picture;
+    r.error = write_file_atomic(r.path, make_svg());
+    r.done = true;
+    state.export_message = r.error.empty() ? InlineMessage{"saved " + r.path, false} : InlineMessage{r.error, true};
+    return true;
+}
 
 InlineMessage export_results(const AppState& state, const std::string& extension) {
     std::vector<kernels::Measurement> rows;

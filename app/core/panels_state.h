@@ -12,6 +12,9 @@
 #include "app/core/view_state.h"
 #include "kernels/common/types.h"
 
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +58,28 @@ struct InlineMessage {
     bool error = false;
 };
 
+// A picture of one chart or view alone, asked for from an export menu or `fusionlab shot --chart /
+// --view ... --out F.png|F.svg|F.gif`. The frame after the request is drawn with no hover, no
+// tooltip, no highlight ring and no watermark over values (AppState::capturing); the panel that
+// draws the chart writes the SVG from its data during that frame, and the frame loop crops the PNG
+// to the rectangle the panel recorded (AppState::picture_rects), or collects GIF frames.
+struct PictureRequest {
+    std::string target;     // a chart id (app/core/views.h charts()), a view id, or "window"
+    std::string format;     // "png", "svg" or "gif"
+    std::string path;       // the file to write
+    bool done = false;      // written (or failed: error)
+    std::string error;
+    // GIF: the memory animation's frames, one per step sampled (app/gui/screenshot.h).
+    int gif_frames = 0;     // frames wanted
+    int gif_next = 0;       // frames captured so far
+};
+// Where a chart or view was drawn in the last frame, in framebuffer pixels.
+struct PictureRect {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool cut = false;  // part of it lay outside the window's visible area (scrolled away, too big)
+    bool empty() const { return !(x1 > x0) || !(y1 > y0); }
+};
+
 struct AppState {
     Settings settings;
     std::string settings_path;       // "" = do not persist (shots)
@@ -73,6 +98,11 @@ struct AppState {
     viz::Theme applied_theme = viz::Theme::dark;
     bool png_requested = false;
     InlineMessage export_message;
+    // A chart or view exported alone (PictureRequest above): pending until done; `capturing` is
+    // true for the frames drawn for it, so panels leave out hover, rings, watermarks and buttons.
+    std::optional<PictureRequest> picture;
+    bool capturing = false;
+    std::map<std::string, PictureRect> picture_rects;  // by chart or view id, this frame's
 
     bool stack_by_kernel = false;    // bytes chart: one segment per kernel instead of per buffer
     bool interactive = true;         // false in shots: no hover tooltips, nothing animated
@@ -145,6 +175,39 @@ std::string recording_line(const ResolvedBackend& backend);
 
 // True when `m` was measured with different parameters or backend than those now selected.
 bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBackend& backend);
+
+// ---- the results headline: what each variant changed against its declared baseline ----
+
+// One variant beside the baseline its definition names (kernels::VariantInfo::improves_on); where
+// that baseline is not shown, the nearest shown one up its chain (flash_wgmma -> flash_tc -> naive).
+struct BaselinePair {
+    const kernels::Measurement* variant = nullptr;
+    const kernels::Measurement* baseline = nullptr;
+};
+// The pairs among `shown` (both measured ok), in variant order.
+std::vector<BaselinePair> baseline_pairs(const std::vector<const kernels::Measurement*>& shown);
+
+struct HeadlineLine {
+    std::string text;
+    bool stale = false;  // numbers of earlier settings (both sides), or waiting for one side
+};
+// One sentence per baseline pair: "fused is 3.10× faster than unfused: 4.00× fewer DRAM bytes
+// (64.0 MiB instead of 256 MiB), 1 kernel instead of 4." A pair never mixes numbers of different
+// settings: when only one side is stale the line says it is updating and gives no ratio; when
+// both are, the ratio is given and the line is marked stale. `stale[i]` belongs to shown[i].
+std::vector<HeadlineLine> headline_lines(const std::vector<const kernels::Measurement*>& shown,
+                                         const std::vector<bool>& stale);
+
+// Asks for a picture of `target` (a chart or view id, or "window") as `format` ("png", "svg",
+// "gif"), written to a new timestamped file in the export folder; GIF: `gif_frames` frames.
+void request_picture(AppState& state, const std::string& target, const std::string& format, int gif_frames = 0);
+// Records where chart or view `id` was drawn this frame (screen coordinates of the current ImGui
+// frame, which are the framebuffer's at DisplayFramebufferScale 1).
+void record_picture_rect(AppState& state, const std::string& id, float x0, float y0, float x1, float y1,
+                         bool cut = false);
+// The panel drawing chart `id` calls this with the chart's SVG maker: when a picture of it as SVG
+// is pending and being captured, the SVG is written and the request finished. Returns true then.
+bool service_svg_request(AppState& state, const std::string& id, const std::function<std::string()>& make_svg);
 
 // Export actions: write next to the export folder with a timestamped name; the message says
 // "saved /path" or why not.

@@ -138,7 +138,7 @@ std::string roofline_point_text(const Measurement& m, const kernels::RoofSet& ro
     if (p.dram_measured)
         t += "  modeled: " + kernels::format_bytes(static_cast<double>(m.bytes())) + ", " + num("%.3g", p.model_dram_intensity) +
              " FLOP/B (the hollow ring)\n";
-    t += level_text("L2 -> SM (square)", "model: the loads and stores the kernels ask for", m.flops, p.l2_bytes, p.l2_intensity,
+    t += level_text("L2\xE2\x86\x92SM (square)", "model: the loads and stores the kernels ask for", m.flops, p.l2_bytes, p.l2_intensity,
                     roof, roofs.l2_bytes_per_s);
     const RooflineBound bound = roofline_bound(p, roofs, roof);
     t += "\nThe lowest roof at these intensities: " + bound.level + ", " + kernels::format_rate_flops(bound.attainable) +

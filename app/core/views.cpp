@@ -25,4 +25,27 @@ std::string view_ids_text() {
     return text;
 }
 
+const std::vector<ChartInfo>& charts() {
+    static const std::vector<ChartInfo> table = {
+        {"time", "results", "time chart"},         {"bytes", "results", "bytes chart"},
+        {"roofline", "roofline", "roofline"},      {"timeline", "timeline", "timeline"},
+        {"sweep", "sweep", "sweep's time chart"}, {"sweep_bytes", "sweep", "sweep's bytes chart"},
+    };
+    return table;
+}
+
+const ChartInfo* find_chart(const std::string& id) {
+    for (const ChartInfo& c : charts())
+        if (id == c.id) return &c;
+    return nullptr;
+}
+
+std::string chart_ids_text() {
+    std::string text;
+    const std::vector<ChartInfo>& all = charts();
+    for (size_t i = 0; i < all.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + std::string(all[i].id);
+    return text;
+}
+
 }  // namespace app

@@ -20,4 +20,15 @@ const ViewInfo* find_view(const std::string& id);
 // "results, memory, ...": the legal ids, for messages.
 std::string view_ids_text();
 
+// The charts a picture can be made of alone (`shot --chart`, the export menus): PNG of the chart's
+// rectangle on screen, or SVG from the data it draws (viz/svg_chart.h).
+struct ChartInfo {
+    const char* id;     // "time": what --chart says
+    const char* view;   // the view that draws it: "results"
+    const char* label;  // "time chart": the menus' words
+};
+const std::vector<ChartInfo>& charts();
+const ChartInfo* find_chart(const std::string& id);
+std::string chart_ids_text();  // "time, bytes, roofline, timeline, sweep or sweep_bytes"
+
 }  // namespace app

@@ -33,6 +33,7 @@
 #include <backends/imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <functional>
 #include <cmath>
 #include <cstdio>
@@ -156,10 +157,12 @@ public:
         state.applied_theme = s.theme;
     }
 
-    void new_frame() {
+    // hide_mouse: the frame is exported (a picture, a bundle's step): nothing hovered, no tooltip.
+    void new_frame(bool hide_mouse = false) {
         ImGui_ImplOpenGL3_NewFrame();
         renderer_ready_ = true;
         if (interactive_) ImGui_ImplGlfw_NewFrame();
+        if (hide_mouse) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
         ImGui::NewFrame();
     }
 
@@ -195,7 +198,14 @@ void save_settings_if_due(AppState& state, double now, bool force) {
 
 void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSession& session) {
     session.apply_look(state);
-    session.new_frame();
+    // F12 and the PNG buttons: the whole window, captured from the next frame, which is drawn
+    // without the mouse (the button's own tooltip is not in the picture).
+    if (state.png_requested && !state.picture) {
+        state.png_requested = false;
+        request_picture(state, "window", "png");
+    }
+    const bool picture_frame = begin_picture_frame(state);
+    session.new_frame(picture_frame || lesson_bundle_running());
     const bool settings_were_dirty = state.settings_dirty;
     handle_shortcuts(state);
     handle_lesson_keys(state);
@@ -211,12 +221,11 @@ void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSess
     glViewport(0, 0, fb_w, fb_h);
     clear_to_window_background();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    if (state.png_requested) {
-        // Read before the swap: afterwards the back buffer's content is undefined.
-        state.png_requested = false;
-        const std::string path = export_path(state.settings, "png");
-        const std::string error = save_back_buffer_png(path, fb_w, fb_h);
-        state.export_message = error.empty() ? InlineMessage{"saved " + path, false} : InlineMessage{error, true};
+    // Read before the swap: afterwards the back buffer's content is undefined.
+    if (picture_frame) {
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+        finish_picture_frame(state, [&] { return read_pixels_rgba(GL_BACK, fb_w, fb_h); }, fb_w, fb_h,
+                             ImGui::GetIO().DisplayFramebufferScale.x);
     }
     // A lesson bundle captures this frame once its step's measurements are on screen.
     service_lesson_bundle(state, runner, [&] { return read_pixels_rgba(GL_BACK, fb_w, fb_h); }, fb_w, fb_h);
@@ -228,7 +237,7 @@ void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSess
 // results appear (and the spinner turns) without the user moving the mouse.
 [[maybe_unused]] void wait_for_events(const AppState& state, const Runner& runner) {  // not in the browser
     const bool animating = runner.busy() || !runner.gpu_probed() || state.params_dirty || state.settings_dirty ||
-                           state.memory.playing || lesson_bundle_running() ||
+                           state.memory.playing || lesson_bundle_running() || state.picture || state.png_requested ||
                            highlight_pulsing(state, ImGui::GetTime());
     glfwWaitEventsTimeout(animating ? 1.0 / 60.0 : 0.5);
 }
@@ -444,23 +453,61 @@ void seed_roofline_trail(AppState& state, Runner& runner, const ResolvedBackend&
     state.settings.params = final_params;
 }
 
+// Renders the main window into `target` once.
+void render_shot_frame(AppState& state, Runner& runner, ImGuiSession& session, const OffscreenTarget& target,
+                       int width, int height) {
+    session.apply_look(state);
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(static_cast<float>(width), static_cast<float>(height));
+    io.DisplayFramebufferScale = ImVec2(1, 1);
+    io.DeltaTime = 1.0f / 60.0f;
+    session.new_frame();
+    draw_main_window(state, runner);
+    ImGui::Render();
+    target.bind();
+    clear_to_window_background();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
 // Renders the main window into `target` kShotFrames times; the last frame stays in it.
 void render_shot_frames(AppState& state, Runner& runner, ImGuiSession& session, const OffscreenTarget& target,
                         int width, int height) {
-    for (int frame = 0; frame < kShotFrames; ++frame) {
-        session.apply_look(state);
-        ImGuiIO& io = ImGui::GetIO();
-        io.DisplaySize = ImVec2(static_cast<float>(width), static_cast<float>(height));
-        io.DisplayFramebufferScale = ImVec2(1, 1);
-        io.DeltaTime = 1.0f / 60.0f;
-        session.new_frame();
-        draw_main_window(state, runner);
-        ImGui::Render();
-        target.bind();
-        clear_to_window_background();
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    }
+    for (int frame = 0; frame < kShotFrames; ++frame) render_shot_frame(state, runner, session, target, width, height);
     glFinish();
+}
+
+// `shot --chart NAME`, `--view-only`, `--out F.svg|F.gif`: one chart or view alone, through the
+// GUI's own picture path (app/gui/screenshot.h): the layout settles first with capturing on (no
+// watermark over values), then frames are drawn until the picture is written.
+int shoot_picture(AppState& state, Runner& runner, ImGuiSession& session, const OffscreenTarget& target,
+                  const ShotOptions& opts) {
+    state.capturing = true;
+    render_shot_frames(state, runner, session, target, opts.width, opts.height);
+    PictureRequest r;
+    r.target = opts.chart.empty() ? "view:" + opts.view : opts.chart;
+    r.format = opts.format;
+    r.path = opts.out;
+    r.gif_frames = opts.gif_frames;
+    state.picture = r;
+    state.capturing = false;  // begin_picture_frame starts the capture proper
+    const int most_frames = std::max(opts.gif_frames, 1) * 2 + kShotFrames * 3;
+    for (int frame = 0; frame < most_frames && state.picture && !state.picture->done; ++frame) {
+        begin_picture_frame(state);
+        render_shot_frame(state, runner, session, target, opts.width, opts.height);
+        glFinish();
+        finish_picture_frame(state, [&] { return target.read_rgba(); }, opts.width, opts.height, 1.0f);
+    }
+    if (!state.picture || !state.picture->done) {
+        std::fprintf(stderr, "fusionlab shot: no picture written: %s never settled\n", r.target.c_str());
+        return 1;
+    }
+    if (!state.picture->error.empty()) {
+        std::fprintf(stderr, "fusionlab shot: %s\n", state.picture->error.c_str());
+        return 1;
+    }
+    std::printf("saved %s (%s%s)\n", opts.out.c_str(), r.target.c_str(),
+                r.format == "gif" ? (", " + std::to_string(r.gif_frames) + " frames").c_str() : "");
+    return 0;
 }
 
 // The memory tab of a lesson step: the step's first variant (and second, side by side) at the
@@ -490,12 +537,23 @@ BundleStep shoot_lesson_step(AppState& state, Runner& runner, ImGuiSession& sess
     store_results(state, std::move(results));
     state.params_dirty = false;
     if (state.requested_view == "memory") setup_lesson_memory_view(state);
+    // A step that shows a sweep (@sweep) gets the sweep run first: its picture shows the curves,
+    // not "Press Run sweep", and the bundle carries the sweep's measurements.
+    if (state.sweep_requested) {
+        state.sweep_requested = false;
+        if (const std::string why = run_sweep_blocking(state.sweep, state.settings, backend, runner); !why.empty())
+            std::fprintf(stderr, "fusionlab shot: step %d: sweep: %s\n", state.lesson.step + 1, why.c_str());
+    }
     render_shot_frames(state, runner, session, target, opts.width, opts.height);
 
     BundleStep out;
     out.index = state.lesson.step;
     out.title = step.title;
-    out.prose = prose_plain_text(step.prose, expr_context(state, backend, false));
+    const ExprContext ctx = expr_context(state, backend, false);
+    out.prose = prose_plain_text(step.prose, ctx);
+    for (const RecallQuestion& q : step.recalls)
+        out.recalls.emplace_back(spans_plain_text(q.question, ctx), prose_plain_text(q.answer, ctx));
+    if (step.state.sweep) out.sweep = state.sweep.results;
     out.settings = state.settings;
     out.view = state.active_view;
     out.highlight = state.highlight;
@@ -642,6 +700,8 @@ int run_shot(const ShotOptions& opts) {
         }
 
         ImGuiSession session(window, false);
+        if (!opts.chart.empty() || opts.view_only || opts.format != "png")
+            return shoot_picture(state, runner, session, target, opts);
         render_shot_frames(state, runner, session, target, opts.width, opts.height);
         if (std::string error = export_png(opts.out, opts.width, opts.height, target.read_rgba()); !error.empty()) {
             std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());

@@ -8,9 +8,11 @@
 #include "app/core/panels_state.h"
 #include "app/gui/panel_helpers.h"
 #include "kernels/common/format.h"
+#include "kernels/common/levels.h"
 #include "kernels/common/timeline.h"
 #include "kernels/common/registry.h"
 #include "viz/bar_chart.h"
+#include "viz/svg_chart.h"
 #include "viz/theme.h"
 #include "viz/imgui_helpers.h"
 
@@ -106,7 +108,8 @@ std::vector<std::string> series_order(const std::vector<kernels::Model>& models,
 ByteSeries byte_series(const std::vector<const Measurement*>& shown, bool by_kernel) {
     ByteSeries out;
     std::vector<kernels::Model> models;
-    // DRAM bytes (the L2 reuse model for the measurement's GPU): what "HBM bytes" means everywhere.
+    // DRAM bytes (the L2 reuse model for the measurement's GPU), the level kernels/common/levels.h
+    // calls DRAM everywhere.
     for (const Measurement* m : shown)
         models.push_back(kernels::model(m->job.variant, m->job.params,
                                         m->device.l2_bytes > 0 ? static_cast<uint64_t>(m->device.l2_bytes) : kernels::kDefaultL2Bytes));
@@ -171,7 +174,29 @@ ByteUnit byte_unit(double max_bytes) {
 // [SECTION] Charts
 // ---------------------------------------------------------------------------------------------
 
-void draw_time_chart(const AppState& state, float width, float plot_height) {
+void record_chart_rect(AppState& state, const char* id, float x0, float y0, float x1, float y1) {
+    const ImVec2 clip_min = ImGui::GetWindowDrawList()->GetClipRectMin(), clip_max = ImGui::GetWindowDrawList()->GetClipRectMax();
+    const float slack = 1.0f;  // rounding of the layout's fractional pixels
+    const bool cut = x0 < clip_min.x - slack || y0 < clip_min.y - slack || x1 > clip_max.x + slack || y1 > clip_max.y + slack;
+    record_picture_rect(state, id, x0, y0, x1, y1, cut);
+    // A chart being exported that lies partly out of view (below the fold at projector fonts):
+    // scroll its top into view for the next frame, which the picture waits for.
+    if (cut && state.capturing && state.picture && state.picture->target == id)
+        ImGui::SetScrollY(std::max(0.0f, ImGui::GetScrollY() + (y0 - clip_min.y) - ImGui::GetStyle().ItemSpacing.y));
+}
+
+void chart_export_menu(AppState& state, const char* chart_id, const char* label) {
+    if (!state.interactive || state.capturing) return;
+    if (ImGui::BeginPopupContextItem(chart_id)) {
+        const std::string png = std::string("Export the ") + label + " as PNG";
+        const std::string svg = std::string("Export the ") + label + " as SVG (text as text, for slides)";
+        if (ImGui::MenuItem(png.c_str())) request_picture(state, chart_id, "png");
+        if (ImGui::MenuItem(svg.c_str())) request_picture(state, chart_id, "svg");
+        ImGui::EndPopup();
+    }
+}
+
+void draw_time_chart(AppState& state, const ResolvedBackend& backend, float width, float plot_height) {
     const std::vector<const Measurement*> shown = visible_results(state);
     std::vector<viz::RangeBar> bars;
     std::vector<const Measurement*> plotted;
@@ -186,6 +211,9 @@ void draw_time_chart(const AppState& state, float width, float plot_height) {
         b.value_text = kernels::format_time_ms(m->time.median_ms);
         // A recorded backend's bars: which ones are the model's (the recording lacks them).
         if (m->job.backend == kernels::BackendKind::recorded && m->device.simulated) b.value_text += " (model)";
+        // Numbers of earlier settings stay until the new ones arrive, faded and saying so.
+        b.stale = is_stale(*m, state.settings, backend);
+        if (b.stale) b.value_text += " (updating)";
         b.series = variant_series(m->job.params.workload, m->job.variant);
         bars.push_back(b);
         plotted.push_back(m);
@@ -210,13 +238,21 @@ void draw_time_chart(const AppState& state, float width, float plot_height) {
     viz::ChartFrame frame;
     frame.title = time_chart_title(plotted, width);
     frame.format_tick = [](double v) { return kernels::format_time_ms(v); };
-    frame.watermark = watermark_text(plotted);
+    // An exported picture keeps the values clear: its title already says where they come from.
+    frame.watermark = state.capturing ? "" : watermark_text(plotted);
     frame.theme = current_theme();
+    service_svg_request(state, "time", [&] {
+        viz::ChartFrame f = frame;
+        f.title = time_chart_title(plotted, 1e9f);  // the SVG has room for the full title
+        f.watermark.clear();
+        return viz::range_bars_svg(f, bars);
+    });
     const ImVec2 size(width, std::max(plot_height, viz::preferred_chart_height(static_cast<int>(bars.size()))));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const viz::ChartHover hover = viz::draw_range_bars(ImGui::GetWindowDrawList(), origin, size, frame, bars);
-    ImGui::Dummy(size);
-    const bool chart_hovered = ImGui::IsItemHovered();
+    ImGui::InvisibleButton("time", size);
+    chart_export_menu(state, "time", "time chart");
+    const bool chart_hovered = state.interactive && !state.capturing && ImGui::IsItemHovered();
     if (!reference_bars.empty()) {  // what the hatched bars are, under the chart
         const float swatch = ImGui::GetTextLineHeight() * 0.8f;
         const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -229,6 +265,7 @@ void draw_time_chart(const AppState& state, float width, float plot_height) {
         ImGui::TextDisabled("reference, not fusionlab: %s", reference_source(reference_bars).c_str());
         ImGui::PopTextWrapPos();
     }
+    record_chart_rect(state, "time", origin.x, origin.y, origin.x + size.x, ImGui::GetItemRectMax().y);
     if (hover.bar >= static_cast<int>(plotted.size()) && chart_hovered) {
         const ReferenceRow& r = *reference_bars[static_cast<size_t>(hover.bar) - plotted.size()];
         viz::tooltip_box("Reference, not fusionlab: " + reference_caption(r) + "\nmedian " +
@@ -243,12 +280,17 @@ void draw_time_chart(const AppState& state, float width, float plot_height) {
     }
 }
 
-void draw_bytes_chart(AppState& state, float width, float plot_height) {
+void draw_bytes_chart(AppState& state, const ResolvedBackend& backend, float width, float plot_height) {
     const std::vector<const Measurement*> shown = visible_results(state);
     std::vector<const Measurement*> plotted;
     for (const Measurement* m : shown)
         if (m->ok) plotted.push_back(m);
     ByteSeries series = byte_series(plotted, state.stack_by_kernel);
+    for (size_t i = 0; i < plotted.size(); ++i)
+        if (is_stale(*plotted[i], state.settings, backend)) {
+            series.bars[i].stale = true;
+            series.bars[i].total_text += " (updating)";
+        }
     double max_bytes = 0;
     for (const Measurement* m : plotted) max_bytes = std::max(max_bytes, static_cast<double>(m->bytes()));
     const ByteUnit unit = byte_unit(max_bytes);
@@ -258,8 +300,9 @@ void draw_bytes_chart(AppState& state, float width, float plot_height) {
     viz::ChartFrame frame;
     const std::string by = state.stack_by_kernel ? "by kernel" : "by buffer";
     // A narrow chart (the lesson pane open at 1280 px) takes the short title rather than cut it.
-    const std::string title = "HBM (DRAM) bytes per variant (model), " + by;
-    frame.title = ImGui::CalcTextSize(title.c_str()).x * 1.25f <= width ? title : "DRAM bytes (model), " + by;
+    const std::string dram = kernels::level_name(kernels::TrafficLevel::dram);
+    const std::string title = dram + " bytes per variant (model), " + by;
+    frame.title = ImGui::CalcTextSize(title.c_str()).x * 1.25f <= width ? title : dram + " bytes (model), " + by;
     frame.format_tick = [unit](double v) {
         char text[32];
         std::snprintf(text, sizeof text, "%g %s", v, unit.name);
@@ -267,7 +310,7 @@ void draw_bytes_chart(AppState& state, float width, float plot_height) {
     };
     // Modeled bytes: marked only where the time beside them is the model's (a recording's bytes are
     // this build's model for the recorded GPU either way).
-    frame.watermark = any_simulated(plotted) ? "SIMULATED" : "";
+    frame.watermark = any_simulated(plotted) && !state.capturing ? "SIMULATED" : "";
     frame.theme = current_theme();
     if (!plotted.empty()) {
         frame.reference_value = static_cast<double>(plotted.front()->min_bytes) / unit.size;
@@ -280,10 +323,19 @@ void draw_bytes_chart(AppState& state, float width, float plot_height) {
     const float plot_h = std::max(plot_height, viz::preferred_chart_height(static_cast<int>(series.bars.size())) + reference_line);
     const ImVec2 size(width, plot_h + legend + em() * 0.5f);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
+    service_svg_request(state, "bytes", [&] {
+        viz::ChartFrame f = frame;
+        f.title = title;
+        // Beside a model's time the SVG says what the GUI's watermark says, in the line under the title.
+        f.watermark = any_simulated(plotted) ? "simulated device: the model's bytes beside the model's time" : "";
+        return viz::stacked_bars_svg(f, series.bars, series.names);
+    });
     const viz::ChartHover hover =
         viz::draw_stacked_bars(ImGui::GetWindowDrawList(), origin, size, frame, series.bars, series.names);
-    ImGui::Dummy(size);
-    if (hover.bar >= 0 && ImGui::IsItemHovered()) {
+    ImGui::InvisibleButton("bytes", size);
+    chart_export_menu(state, "bytes", "bytes chart");
+    record_chart_rect(state, "bytes", origin.x, origin.y, origin.x + size.x, origin.y + size.y);
+    if (hover.bar >= 0 && state.interactive && !state.capturing && ImGui::IsItemHovered()) {
         const size_t b = static_cast<size_t>(hover.bar);
         if (hover.segment >= 0) viz::tooltip_box(series.details[b][static_cast<size_t>(hover.segment)]);
         else viz::tooltip_box(series.bars[b].label + ": " + series.bars[b].total_text + " in total; the dashed line is "
@@ -292,7 +344,7 @@ void draw_bytes_chart(AppState& state, float width, float plot_height) {
     ImGui::TextUnformatted("stack by");
     ImGui::SameLine();
     if (ImGui::RadioButton("buffer", !state.stack_by_kernel)) state.stack_by_kernel = false;
-    tooltip("One segment per tensor in HBM. Intermediates (h1, h2, ...) exist only in unfused code: written by "
+    tooltip("One segment per tensor in DRAM. Intermediates (h1, h2, ...) exist only in unfused code: written by "
             "one kernel and read back by the next.");
     ImGui::SameLine();
     if (ImGui::RadioButton("kernel", state.stack_by_kernel)) state.stack_by_kernel = true;

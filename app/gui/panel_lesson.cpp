@@ -517,6 +517,8 @@ std::unique_ptr<GuiBundleJob> g_bundle;
 // Every selected variant has a result for exactly the parameters and backend on screen.
 bool step_measured(const AppState& state, const Runner& runner) {
     if (state.params_dirty || runner.busy()) return false;
+    // A step that shows a sweep waits for it: its picture shows the curves, the bundle its data.
+    if (state.sweep_requested || state.sweep.start_requested || state.sweep.running) return false;
     const ResolvedBackend backend = resolve_backend(state.settings, runner);
     if (!backend.ready) return false;
     const std::vector<const kernels::Measurement*> shown = visible_results(state);
@@ -589,7 +591,13 @@ void service_lesson_bundle(AppState& state, Runner& runner, const std::function<
     out.index = lp.step;
     out.title = step ? step->title : "";
     const ResolvedBackend backend = resolve_backend(state.settings, runner);
-    if (step) out.prose = prose_plain_text(step->prose, expr_context(state, backend, false));
+    if (step) {
+        const ExprContext ctx = expr_context(state, backend, false);
+        out.prose = prose_plain_text(step->prose, ctx);
+        for (const RecallQuestion& q : step->recalls)
+            out.recalls.emplace_back(spans_plain_text(q.question, ctx), prose_plain_text(q.answer, ctx));
+        if (step->state.sweep) out.sweep = state.sweep.results;
+    }
     out.settings = state.settings;
     out.view = state.active_view;
     out.highlight = state.highlight;

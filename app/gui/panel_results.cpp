@@ -32,7 +32,7 @@ using viz::tooltip;
 // A lesson step pointing at the item just drawn (an id of app/core/lesson.cpp's highlight_ids()):
 // ring it. Drawn in the window's draw list, clipped to the window, so it scrolls with the item.
 void ring_if_highlighted(const AppState& state, const char* id) {
-    if (state.highlight != id) return;
+    if (state.highlight != id || state.capturing) return;  // an exported picture has no ring
     viz::scroll_into_view_once(highlight_key(state), ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
@@ -47,7 +47,7 @@ void ring_if_highlighted(const AppState& state, const char* id) {
     draw->PopClipRect();
 }
 
-void draw_charts(AppState& state) {
+void draw_charts(AppState& state, const ResolvedBackend& backend) {
     const ImGuiStyle& style = ImGui::GetStyle();
     const float width = ImGui::GetContentRegionAvail().x;
     // Charts take the height the table leaves, within reason: taller bars read better from afar,
@@ -56,12 +56,12 @@ void draw_charts(AppState& state) {
     const float spare = ImGui::GetContentRegionAvail().y - results_table_height(state) - style.ItemSpacing.y * 4;
     if (width < em() * 44) {  // side by side only when each chart keeps ~22 em
         ImGui::BeginGroup();
-        draw_time_chart(state, width, 0);
+        draw_time_chart(state, backend, width, 0);
         ImGui::EndGroup();
         ring_if_highlighted(state, "results.time_chart");
         ImGui::Spacing();
         ImGui::BeginGroup();
-        draw_bytes_chart(state, width, 0);
+        draw_bytes_chart(state, backend, width, 0);
         ImGui::EndGroup();
         ring_if_highlighted(state, "results.bytes_chart");
         return;
@@ -69,44 +69,14 @@ void draw_charts(AppState& state) {
     const float plot_h = std::min(spare - bytes_extra, em() * 16);
     const float half = (width - style.ItemSpacing.x * 2) * 0.5f;
     ImGui::BeginGroup();
-    draw_time_chart(state, half, plot_h);
+    draw_time_chart(state, backend, half, plot_h);
     ImGui::EndGroup();
     ring_if_highlighted(state, "results.time_chart");
     ImGui::SameLine(0, style.ItemSpacing.x * 2);
     ImGui::BeginGroup();
-    draw_bytes_chart(state, half, plot_h);
+    draw_bytes_chart(state, backend, half, plot_h);
     ImGui::EndGroup();
     ring_if_highlighted(state, "results.bytes_chart");
-}
-
-// One sentence that says what the numbers mean: how much faster the fastest variant is than the
-// slowest, and the reason the lesson claims (fewer bytes, fewer launches) as numbers.
-std::string takeaway(const std::vector<const Measurement*>& shown) {
-    const Measurement* fast = nullptr;
-    const Measurement* slow = nullptr;
-    for (const Measurement* m : shown) {
-        if (!m->ok || !(m->time.median_ms > 0)) continue;
-        if (!fast || m->time.median_ms < fast->time.median_ms) fast = m;
-        if (!slow || m->time.median_ms > slow->time.median_ms) slow = m;
-    }
-    if (!fast || fast == slow) return {};
-    // A recorded backend may set a recording beside the model's estimate: the ratio says so.
-    const std::string how = fast->device.simulated && slow->device.simulated ? " (model estimate)"
-                            : fast->device.simulated != slow->device.simulated
-                                ? " (" + (fast->device.simulated ? slow : fast)->source_tag() + " vs model estimate)"
-                            : fast->recorded() ? " (recorded " + fast->recorded_date + ")"
-                                               : "";
-    std::string text = fast->job.variant + " is " + ratio_text(slow->time.median_ms / fast->time.median_ms) +
-                       " faster than " + slow->job.variant + how;
-    if (fast->bytes() && fast->bytes() < slow->bytes())
-        text += ": it moves " + kernels::format_bytes(static_cast<double>(fast->bytes())) + " of HBM traffic instead of " +
-                kernels::format_bytes(static_cast<double>(slow->bytes())) + " (" +
-                ratio_text(static_cast<double>(slow->bytes()) / static_cast<double>(fast->bytes())) + " fewer bytes)";
-    const int64_t fast_kernels = kernels::launched_kernels(fast->kernels), slow_kernels = kernels::launched_kernels(slow->kernels);
-    if (fast_kernels < slow_kernels)
-        text += std::string(fast->bytes() < slow->bytes() ? " in " : ": ") + std::to_string(fast_kernels) +
-                (fast_kernels == 1 ? " kernel" : " kernels") + " instead of " + std::to_string(slow_kernels);
-    return text + ".";
 }
 
 }  // namespace
@@ -117,19 +87,32 @@ void draw_results_page(AppState& state, const ResolvedBackend& backend) {
     ImGui::PopFont();
     if (!state.lesson.classroom) draw_toolbar(state);  // the presenter view shows only the step's controls
     ImGui::Separator();
-    if (const std::string text = takeaway(visible_results(state)); !text.empty()) {
+    // The headline: each variant against the baseline its definition names (never fastest against
+    // slowest), one line per pair; a pair whose two sides belong to different settings waits.
+    const std::vector<const Measurement*> shown = visible_results(state);
+    std::vector<bool> stale;
+    for (const Measurement* m : shown) stale.push_back(is_stale(*m, state.settings, backend));
+    if (const std::vector<HeadlineLine> lines = headline_lines(shown, stale); !lines.empty()) {
+        ImGui::BeginGroup();
         ImGui::PushFont(viz::bold_font());
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(text.c_str());
+        for (const HeadlineLine& line : lines) {
+            if (line.stale) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+            ImGui::TextUnformatted(line.text.c_str());
+            if (line.stale) ImGui::PopStyleColor();
+        }
         ImGui::PopTextWrapPos();
         ImGui::PopFont();
+        ImGui::EndGroup();
         ring_if_highlighted(state, "results.takeaway");
-        tooltip("Time is what the user feels; bytes and launches are why. A memory-bound kernel's time is about "
-                "its HBM bytes / bandwidth, so moving fewer bytes (no intermediates written and read back) and "
-                "launching fewer kernels is what fusion buys.");
+        if (state.interactive)
+            tooltip("Each variant against the baseline its workload's definition names: what that one change bought. "
+                    "Time is what the user feels; DRAM bytes and launches are why. A memory-bound kernel's time is "
+                    "about its DRAM bytes / bandwidth, so moving fewer bytes (no intermediates written and read "
+                    "back) and launching fewer kernels is what fusion buys. Greyed: numbers of earlier settings.");
     }
     // Charts first: they are what a room reads from afar; the table holds the exact numbers.
-    draw_charts(state);
+    draw_charts(state, backend);
     ImGui::Spacing();
     ImGui::BeginGroup();
     draw_results_table(state, backend);

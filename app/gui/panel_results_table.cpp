@@ -1,7 +1,7 @@
 // The results table of the Measurements tab.
 //
 // Index:
-//   [SECTION] Results table pieces (bytes at each level: DRAM, L2 -> SM, shared)
+//   [SECTION] Results table pieces (bytes at each level: DRAM, L2→SM, on chip)
 //   [SECTION] Table
 //   [SECTION] Reference rows
 #include "app/gui/panel_results_table.h"
@@ -156,13 +156,13 @@ void per_kernel_cell(const Measurement& m) {
 std::string bytes_cell(uint64_t bytes) { return kernels::format_bytes(static_cast<double>(bytes)); }
 
 // The widest metric name: the first column's width.
-constexpr const char* kWidestMetric = "L2 -> SM bytes (model)";
+constexpr const char* kWidestMetric = "on chip: shared bytes (model)";
 
-// Traffic at the three levels (DESIGN.md), one row each, from the outside in: DRAM <-> L2 (what
-// the counters measure; "HBM" means this), L2 <-> SM (what the loads and stores ask for), shared
-// memory (on chip).
+// Traffic at the three levels, one row each, from the outside in, named by kernels/common/levels.h:
+// DRAM (DRAM <-> L2, what the counters measure), L2→SM (what the loads and stores ask for), on chip
+// (shared memory).
 void bytes_rows(const std::vector<const Measurement*>& shown, const std::vector<bool>& stale) {
-    metric_row("DRAM bytes (model)", "DRAM (HBM) bytes read + written, from the model: the tile schedule's loads and "
+    metric_row("DRAM bytes (model)", "DRAM bytes (DRAM <-> L2; on these GPUs the DRAM is HBM) read + written, from the model: the tile schedule's loads and "
                                      "stores (L2 <-> SM) through the L2 reuse model (re-reads by blocks running together "
                                      "and intermediates that fit in half the L2 come from L2). What the DRAM counters "
                                      "measure; the bandwidth, the ratio to the minimum and the simulated DRAM time use it.",
@@ -172,20 +172,20 @@ void bytes_rows(const std::vector<const Measurement*>& shown, const std::vector<
                            kernels::format_count(static_cast<int64_t>(m.bytes())) + " bytes" +
                            (m.dram_model_note.empty() ? std::string() : "\n" + m.dram_model_note));
                });
-    metric_row("L2 -> SM bytes (model)", "Bytes between L2 and the SMs, read + written: every load and store the kernels "
+    metric_row("L2\xE2\x86\x92SM bytes (model)", "Bytes between L2 and the SMs, read + written: every load and store the kernels "
                                          "ask for, the sum of the tile schedule. More than the DRAM bytes where blocks "
                                          "re-read tiles that L2 serves (flash's K and V) or an intermediate stays in L2. "
                                          "Priced at L2 bandwidth by the simulator; no counter here measures it.",
                shown, stale, [](const Measurement& m) {
                    const uint64_t l2 = m.l2_bytes_read + m.l2_bytes_written;
                    cell_text(bytes_cell(l2));
-                   tooltip("L2 -> SM read " + bytes_cell(m.l2_bytes_read) + ", SM -> L2 written " + bytes_cell(m.l2_bytes_written) +
+                   tooltip("L2\xE2\x86\x92SM read " + bytes_cell(m.l2_bytes_read) + ", SM -> L2 written " + bytes_cell(m.l2_bytes_written) +
                            "\n= " + kernels::format_count(static_cast<int64_t>(l2)) + " bytes" +
                            (m.bytes() ? ", " + ratio_text(static_cast<double>(l2) / static_cast<double>(m.bytes())) +
                                             " the DRAM bytes"
                                       : std::string()));
                });
-    metric_row("shared bytes (model)", "On chip: shared-memory bytes of all blocks, as the banks serve them (128 B per "
+    metric_row("on chip: shared bytes (model)", "On chip: shared-memory bytes of all blocks, as the banks serve them (128 B per "
                                        "warp wavefront): the teaching kernels' operand reads and tile stores. Kernels that "
                                        "keep their data in registers, and cuBLAS (whose tiles the model does not know), "
                                        "count none.",

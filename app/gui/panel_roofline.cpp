@@ -3,9 +3,13 @@
 // [SECTION] Panel
 #include "app/gui/panel_roofline.h"
 
+#include "app/gui/panel_charts.h"
+#include "viz/svg_chart.h"
+
 #include "app/core/panels_state.h"
 #include "app/core/roofline_points.h"
 #include "kernels/common/format.h"
+#include "kernels/common/levels.h"
 #include "kernels/roofline.h"
 #include "kernels/common/registry.h"
 #include "viz/palette.h"
@@ -67,6 +71,8 @@ struct PlotInput {
     viz::RooflineData data;
     std::vector<const Measurement*> plotted;  // parallel to data.points
     std::vector<std::string> not_plotted;     // variants without a point, and why
+    // Variants slower than their baseline: no arrow; the footer (and the SVG's label) says so.
+    std::vector<std::pair<size_t, std::string>> slower;  // point index, "16.96x slower than naive"
     kernels::RoofSet roofs;
     std::vector<const ReferenceRow*> reference;  // parallel to data.points after plotted.size()
     std::string reference_path;
@@ -84,7 +90,8 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     viz::RooflineData& d = in.data;
     d.frame.title = std::string("Roofline: ") + p.workload + ", " + kernels::to_string(p.dtype) +
                     " on " + plain_device_name(device);
-    d.frame.x_title = "arithmetic intensity (FLOP per byte: circles DRAM, squares L2 -> SM)";
+    d.frame.x_title = std::string("arithmetic intensity (FLOP per byte: circles ") + kernels::level_name(kernels::TrafficLevel::dram) +
+                      ", squares " + kernels::level_name(kernels::TrafficLevel::l2_sm) + ")";
     d.frame.y_title = "y: achieved FLOP/s";
     d.frame.format_y = [](double v) { return viz::si_tick(v); };
     d.frame.theme = viz::current_theme();
@@ -95,7 +102,7 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     d.memory_short_label = "DRAM " + rate_short(in.roofs.bytes_per_s);
     if (in.roofs.l2_bytes_per_s > 0) {
         d.l2_bytes_per_s = in.roofs.l2_bytes_per_s;
-        d.l2_label = "L2 -> SM " + kernels::format_gbps(in.roofs.l2_bytes_per_s / 1e9) + " (model estimate)";
+        d.l2_label = std::string(kernels::level_name(kernels::TrafficLevel::l2_sm)) + " " + kernels::format_gbps(in.roofs.l2_bytes_per_s / 1e9) + " (model estimate)";
         d.l2_short_label = "L2 " + rate_short(in.roofs.l2_bytes_per_s);
     }
     if (in.roofs.tensor.flops_per_s > 0)
@@ -157,7 +164,9 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
                 }
             d.points.push_back(pt);
         }
-    // An arrow from the variant each one improves on (its definition says which) to it.
+    // An arrow from each variant's baseline (its definition names it) to it, only where it is
+    // faster: an arrow reads as progress. Slower than its baseline (the teaching flash against
+    // cuBLAS's naive): no arrow, and its label says so.
     auto index_of = [&](const std::string& name) {
         for (size_t i = 0; i < in.plotted.size(); ++i)
             if (in.plotted[i]->job.variant == name) return static_cast<int>(i);
@@ -167,7 +176,11 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
     for (size_t j = 0; j < in.plotted.size(); ++j) {
         const kernels::VariantInfo* v = def.find_variant(in.plotted[j]->job.variant);
         const int from = v && !v->improves_on.empty() ? index_of(v->improves_on) : -1;
-        if (from >= 0 && from != static_cast<int>(j)) d.arrows.emplace_back(from, static_cast<int>(j));
+        if (from < 0 || from == static_cast<int>(j)) continue;
+        const double t = in.plotted[j]->time.median_ms, t_base = in.plotted[static_cast<size_t>(from)]->time.median_ms;
+        if (t < t_base) d.arrows.emplace_back(from, static_cast<int>(j));
+        else if (t > t_base)
+            in.slower.emplace_back(j, num("%.2f", t / t_base) + "\xC3\x97 slower than " + v->improves_on);
     }
     return in;
 }
@@ -216,7 +229,7 @@ void draw_controls(AppState& state, const PlotInput& in, const std::vector<const
 
 std::string footer_text(const PlotInput& in) {
     const kernels::RoofSet& r = in.roofs;
-    return "roofs: DRAM " + r.memory_source + "; L2 -> SM " + (r.l2_source.empty() ? std::string("unknown") : r.l2_source) +
+    return "roofs: DRAM " + r.memory_source + "; " + kernels::level_name(kernels::TrafficLevel::l2_sm) + " " + (r.l2_source.empty() ? std::string("unknown") : r.l2_source) +
            "; " + r.tensor.name + ": " + r.tensor.source + "; " + r.fp32.name + ": " + r.fp32.source;
 }
 
@@ -226,7 +239,7 @@ std::string legend_text() {
            "same achieved FLOP/s.\n"
            "  circle: FLOPs / DRAM bytes, against the DRAM roof (solid line). Hollow: modeled bytes (the L2 reuse "
            "model); filled: bytes the hardware counters measured, with a small ring left at the modeled intensity.\n"
-           "  square: FLOPs / L2 -> SM bytes (what the kernels' loads and stores ask for), against the L2 roof (dashed: "
+           "  square: FLOPs / L2\xE2\x86\x92SM bytes (what the kernels' loads and stores ask for), against the L2 roof (dashed: "
            "the simulator's estimate of L2 bandwidth, not measured).\n"
            "A kernel is held by the lowest roof at its own intensities: a square far left of its circle means the "
            "blocks re-read data that L2 serves (flash's K and V), so L2 bandwidth, not DRAM, may be the limit.";
@@ -265,9 +278,18 @@ void draw_roofs_source(const PlotInput& in, bool brief) {
                "Simulated GPUs: datasheet values.");
 }
 
+// "no arrow to flash: 16.96x slower than naive (its baseline)": an arrow reads as progress.
+std::string slower_footer(const PlotInput& in) {
+    std::string line;
+    for (const auto& [index, what] : in.slower)
+        line += (line.empty() ? "no arrow to " : "; to ") + in.plotted[index]->job.variant + ": " + what;
+    return line.empty() ? line : line + " (its baseline; arrows mark improvements only)";
+}
+
 void draw_footer(const PlotInput& in, bool short_of_height) {
     if (!short_of_height) draw_roofs_source(in, false);
     for (const std::string& n : in.not_plotted) ImGui::TextWrapped("not plotted: %s", n.c_str());
+    if (const std::string line = slower_footer(in); !line.empty() && !short_of_height) ImGui::TextWrapped("%s", line.c_str());
     if (const std::string line = reference_footer(in); !line.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("%s", line.c_str());
@@ -303,12 +325,26 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
     float footer = short_of_height ? 0.0f : ImGui::GetTextLineHeightWithSpacing();
     for (const std::string& n : in.not_plotted)
         footer += ImGui::CalcTextSize(("not plotted: " + n).c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
+    if (const std::string line = slower_footer(in); !line.empty() && !short_of_height)
+        footer += ImGui::CalcTextSize(line.c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
     if (const std::string line = reference_footer(in); !line.empty())
         footer += ImGui::CalcTextSize(line.c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
     const ImVec2 size(avail.x, std::max(em() * 6, avail.y - footer));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("roofline_plot", size);
-    const bool hovered = state.interactive && ImGui::IsItemHovered();
+    chart_export_menu(state, "roofline", "roofline");
+    record_chart_rect(state, "roofline", origin.x, origin.y, origin.x + size.x, origin.y + size.y);
+    service_svg_request(state, "roofline", [&] {
+        const PlotInput full = plot_input(state, backend);  // the full titles, whatever the height
+        viz::RooflineData d = full.data;
+        d.frame.watermark = results_source_caption(shown);
+        for (const auto& [index, what] : full.slower) d.points[index].label += " (" + what + ")";
+        return viz::roofline_svg(d);
+    });
+    // An exported picture keeps the points clear: the title and the roofs' labels say "(measured)" or
+    // "(model estimate)"; the watermark is for the live screen.
+    if (state.capturing) in.data.frame.watermark.clear();
+    const bool hovered = state.interactive && !state.capturing && ImGui::IsItemHovered();
     const ImVec2 mouse = hovered ? ImGui::GetIO().MousePos : ImVec2(-FLT_MAX, -FLT_MAX);
     const viz::RooflineHover hover = viz::draw_roofline(ImGui::GetWindowDrawList(), origin, size, in.data, mouse);
     if (hovered && hover.point >= static_cast<int>(in.plotted.size())) {

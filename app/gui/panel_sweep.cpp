@@ -3,6 +3,10 @@
 // [SECTION] Panel
 #include "app/gui/panel_sweep.h"
 
+#include "app/gui/panel_charts.h"
+#include "kernels/common/levels.h"
+#include "viz/svg_chart.h"
+
 #include "app/core/panels_state.h"
 #include "app/core/sweep.h"
 #include "app/core/roofline_points.h"
@@ -103,8 +107,9 @@ void export_controls(AppState& state) {
     if (ImGui::Button("JSON")) export_sweep(s, state.settings, "json");
     tooltip("The same measurements as JSON.");
     ImGui::SameLine();
-    if (ImGui::Button("PNG")) state.png_requested = true;
-    tooltip("The window as it is now, this view included (F12 does the same).");
+    if (ImGui::Button("PNG")) request_picture(state, "view:sweep", "png");
+    tooltip("This view alone as a picture, without the rest of the window and with no tooltip or hover over it "
+            "(F12 saves the whole window). Right-click a chart for it alone, as PNG or SVG.");
     ImGui::EndDisabled();
     if (!s.message.empty()) {
         ImGui::SameLine();
@@ -196,7 +201,7 @@ std::string point_text(const SweepState& s, const Measurement& m) {
     return t;
 }
 
-void draw_curve_plot(const AppState& state, const char* id, const std::string& title, const std::string& y_title,
+void draw_curve_plot(AppState& state, const char* id, const char* label, const std::string& title, const std::string& y_title,
                      std::function<std::string(double)> format_y, const std::vector<viz::LogSeries>& series,
                      const std::vector<std::vector<const Measurement*>>& src, double y_lo, double y_hi,
                      const Curves& c, ImVec2 size) {
@@ -212,16 +217,26 @@ void draw_curve_plot(const AppState& state, const char* id, const std::string& t
     }
     frame.format_y = std::move(format_y);
     frame.theme = viz::current_theme();
-    frame.watermark = c.watermark;
+    frame.watermark = state.capturing ? "" : c.watermark;  // exports: the title says "(simulated)" instead
+    service_svg_request(state, id, [&] {
+        viz::LogPlotFrame f = frame;
+        f.title = title;
+        f.y_title = y_title;
+        f.x_title = spec_of(s.workload, s.swept)->label;
+        f.watermark.clear();
+        return viz::log_series_svg(f, series);
+    });
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton(id, size);
-    const bool hovered = state.interactive && ImGui::IsItemHovered();
+    chart_export_menu(state, id, label);
+    record_chart_rect(state, id, origin.x, origin.y, origin.x + size.x, origin.y + size.y);
+    const bool hovered = state.interactive && !state.capturing && ImGui::IsItemHovered();
     const ImVec2 mouse = hovered ? ImGui::GetIO().MousePos : ImVec2(-FLT_MAX, -FLT_MAX);
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const viz::LogPlotArea area = viz::draw_log_frame(draw, origin, size, frame, c.x_lo, c.x_hi, y_lo, y_hi);
     int point = -1;
     const int hit = viz::draw_log_series(draw, area, series, frame.theme, mouse, &point);
-    viz::draw_log_watermark(draw, area, frame);
+    if (!frame.watermark.empty()) viz::draw_log_watermark(draw, area, frame);
     if (hovered && hit >= 0 && point >= 0) {
         ImGui::BeginTooltip();
         ImGui::TextUnformatted(point_text(s, *src[static_cast<size_t>(hit)][static_cast<size_t>(point)]).c_str());
@@ -290,10 +305,11 @@ void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
     for (const Measurement& m : s.results) all.push_back(&m);
     const std::string source = results_source_caption(all);
     const std::string dev = source.empty() ? "" : " (" + (source == "model estimate" ? std::string("simulated") : source) + ")";
-    draw_curve_plot(state, "sweep_time", "Time vs size" + dev, "median time per run", ms_tick, c.time, c.time_src,
+    draw_curve_plot(state, "sweep", "sweep's time chart", "Time vs size" + dev, "median time per run", ms_tick, c.time, c.time_src,
                     c.t_lo, c.t_hi, c, size);
     if (side_by_side) ImGui::SameLine();
-    draw_curve_plot(state, "sweep_bytes", "Bytes vs size" + dev, "bytes per run",
+    draw_curve_plot(state, "sweep_bytes", "sweep's bytes chart", "Bytes vs size" + dev,
+                    std::string(kernels::level_name(kernels::TrafficLevel::dram)) + " bytes per run (model; counters dashed)",
                     byte_tick, c.bytes, c.bytes_src, c.b_lo, c.b_hi, c, size);
 }
 

@@ -6,6 +6,9 @@
 // [SECTION] The panel
 #include "app/gui/panel_timeline.h"
 
+#include "app/gui/panel_charts.h"
+#include "viz/svg_chart.h"
+
 #include "viz/timeline.h"
 
 #include "app/core/panels_state.h"
@@ -242,7 +245,8 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
     frame.title = first.job.params.workload + " on " + plain_device_name(first.device) +
                   (first.recorded() ? " (recorded " + first.recorded_date + ")" : "") +
                   (simulated ? " (simulated: modeled kernels and gaps)" : "");
-    frame.watermark = results_watermark(shown_runs);
+    // An exported picture keeps the bars clear: the title already says "(simulated ...)" or "(recorded ...)".
+    frame.watermark = state.capturing ? "" : results_watermark(shown_runs);
     frame.theme = current_theme();
 
     // Room below the chart: the table (header + one row per run) and one or two lines of source per run.
@@ -263,7 +267,14 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
         viz::draw_timeline(ImGui::GetWindowDrawList(), origin, size, frame, rows, shown, &layout);
     ImGui::InvisibleButton("timeline_plot", size);
     ImGui::SetItemUsingMouseWheel();  // the wheel zooms the timeline instead of scrolling the panel
-    if (state.interactive) {
+    chart_export_menu(state, "timeline", "timeline");
+    record_chart_rect(state, "timeline", origin.x, origin.y, origin.x + size.x, origin.y + size.y);
+    service_svg_request(state, "timeline", [&] {
+        viz::TimelineFrame f = frame;
+        if (const std::string source = results_source_caption(shown_runs); !source.empty()) f.watermark = source;
+        return viz::timeline_svg(f, rows, shown);
+    });
+    if (state.interactive && !state.capturing) {
         interact(tp, shown, layout);
         if (ImGui::IsItemHovered()) hover_tooltip(runs, hover);
     }

@@ -9,6 +9,7 @@
 #include "app/gui/panel_roofline.h"
 #include "app/gui/panel_sweep.h"
 #include "app/gui/panel_timeline.h"
+#include "app/gui/screenshot.h"
 
 #include <imgui.h>
 
@@ -26,6 +27,31 @@ void draw_view(const std::string& id, AppState& state, const ResolvedBackend& ba
     else if (id == "timeline") draw_timeline_panel(state, backend);
     else if (id == "roofline") draw_roofline_panel(state, backend);
     else if (id == "sweep") draw_sweep_panel(state, backend);
+}
+
+// The tab bar's "Export" menu: the open view alone as PNG, each of its charts as PNG or SVG, and
+// the memory animation as an animated GIF (app/gui/screenshot.h does the capturing).
+void export_menu(AppState& state) {
+    if (!state.interactive || state.capturing) return;
+    if (ImGui::TabItemButton("Export...", ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip))
+        ImGui::OpenPopup("export_pictures");
+    if (!ImGui::BeginPopup("export_pictures")) return;
+    const ViewInfo* view = find_view(state.active_view);
+    const std::string view_label = view ? view->label : state.active_view;
+    if (ImGui::MenuItem((view_label + " view alone as PNG").c_str())) request_picture(state, "view:" + state.active_view, "png");
+    for (const ChartInfo& c : charts()) {
+        if (state.active_view != c.view) continue;
+        if (ImGui::MenuItem((std::string(c.label) + " as PNG").c_str())) request_picture(state, c.id, "png");
+        if (ImGui::MenuItem((std::string(c.label) + " as SVG").c_str())) request_picture(state, c.id, "svg");
+    }
+    if (state.active_view == "memory") {
+        const std::string what = state.memory.side_by_side ? "the side-by-side pair" : "one variant";
+        if (ImGui::MenuItem(("Animation as GIF (" + what + ", " + std::to_string(kDefaultGifFrames) + " frames)").c_str()))
+            request_picture(state, "view:memory", "gif", kDefaultGifFrames);
+    }
+    ImGui::Separator();
+    ImGui::TextDisabled("Saved in the export folder; no tooltip, hover or watermark over the values.");
+    ImGui::EndPopup();
 }
 
 }  // namespace
@@ -46,15 +72,19 @@ void draw_view_tabs(AppState& state, const ResolvedBackend& backend) {
         if (compact) ImGui::PopStyleVar();
         return;
     }
+    export_menu(state);
     for (const ViewInfo& view : views()) {
         const bool requested = state.requested_view == view.id;
         const ImGuiTabItemFlags flags = requested ? ImGuiTabItemFlags_SetSelected : 0;
         const bool open = ImGui::BeginTabItem(view.label, nullptr, flags);
         if (compact && open) ImGui::PopStyleVar();  // the page keeps the usual padding
-        if (state.interactive && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", view.help);
+        if (state.interactive && !state.capturing && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", view.help);
         if (!open) continue;
         state.active_view = view.id;
         state.memory.tab_active = state.active_view == "memory";
+        // The view's whole page, for a picture of it alone ("view:<id>"; app/gui/screenshot.h).
+        const ImVec2 at = ImGui::GetCursorScreenPos(), room = ImGui::GetContentRegionAvail();
+        record_picture_rect(state, "view:" + std::string(view.id), at.x, at.y, at.x + room.x, at.y + room.y);
         draw_view(view.id, state, backend);
         if (compact) ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(padding.x, std::round(padding.y * 0.4f)));
         ImGui::EndTabItem();

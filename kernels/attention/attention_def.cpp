@@ -220,7 +220,13 @@ const WorkloadDef& attention_workload() {
             "into a ring of shared-memory stages by a producer warp.";
         using attention::param;
         w.params = {param("N"), param("d"), param("heads"), param("br"), param("bc"), param("causal"), seed_param()};
-        w.variants = improving_on(attention::variants(), "naive");
+        // flash vs naive: fusion alone on the teaching kernel (S and P never leave the chip; it runs
+        // on CUDA cores against cuBLAS's tensor cores, so it moves fewer bytes and is slower: the
+        // roofline labels that arrow "slower"). flash_tc vs naive: both on tensor cores, so the pair
+        // isolates what fusion changed. flash_wgmma vs flash_tc: the same fused loop, Hopper's
+        // TMA + wgmma against mma.sync.
+        w.variants = with_baselines(attention::variants(),
+                                    {{"flash", "naive"}, {"flash_tc", "naive"}, {"flash_wgmma", "flash_tc"}});
         w.validate = attention::validate_params;
         w.schedule = attention::schedule_of;
         w.min_bytes = attention::min_bytes_of;

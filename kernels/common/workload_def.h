@@ -11,7 +11,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kernels {
@@ -61,10 +63,31 @@ struct VariantInfo {
     // The kernels after the first are replayed from a CUDA graph (one cudaGraphLaunch): the
     // simulated backend charges its per-node cost instead of a launch between them.
     bool graph_replay = false;
-    // The variant this one improves on ("" for a baseline, or one compared with nothing): the
-    // roofline draws an arrow from it to this one.
+    // The baseline: the variant a teacher compares this one with, so the comparison isolates what
+    // this variant changed ("" for a baseline itself). Usually the one it improves on (fused vs
+    // unfused); a variant built to show a cost names what it degrades (the chain's fused_spill vs
+    // fused). The results headline and every ratio a panel shows compare these pairs
+    // (app/core/panels_state.h, headline_lines); the roofline draws an arrow from the baseline to
+    // this one where it is faster, and labels it "slower" where it is not.
     std::string improves_on = {};
 };
+
+// Sets each named variant's baseline (VariantInfo::improves_on) from {variant, baseline} pairs;
+// variants not named keep theirs. Both names must be variants of the list: a misspelt name throws
+// std::logic_error when the definition is built (every test that touches the workload fails).
+inline std::vector<VariantInfo> with_baselines(std::vector<VariantInfo> variants,
+                                               const std::vector<std::pair<std::string, std::string>>& pairs) {
+    auto find = [&](const std::string& name) -> VariantInfo* {
+        for (VariantInfo& v : variants)
+            if (v.name == name) return &v;
+        throw std::logic_error("with_baselines: no variant '" + name + "'");
+    };
+    for (const auto& [variant, baseline] : pairs) {
+        find(baseline);
+        find(variant)->improves_on = baseline;
+    }
+    return variants;
+}
 
 // Every variant but `baseline` improves on `baseline` (VariantInfo::improves_on), unless its
 // definition names another one (attention's flash_wgmma improves on flash_tc).

@@ -157,7 +157,13 @@ const WorkloadDef& ffn_workload() {
             "epilogue_graph: those 2 replayed from a CUDA graph. Small M (decode): the weights and the launches set "
             "the time; large M (prefill): the GEMMs' FLOPs.";
         w.params = {ffn::kTokens, ffn::kModel, ffn::kFf, seed_param()};
-        w.variants = improving_on(ffn::variants(), "unfused");
+        // Each rung against the one below it, so each pair shows one change: fused_elementwise vs
+        // unfused (bias+GELU in one kernel), epilogue vs fused_elementwise (the elementwise work moved
+        // into the GEMMs' epilogues), epilogue_graph vs epilogue (the same 2 kernels from a CUDA graph:
+        // launches only, no bytes).
+        w.variants = with_baselines(ffn::variants(), {{"fused_elementwise", "unfused"},
+                                                      {"epilogue", "fused_elementwise"},
+                                                      {"epilogue_graph", "epilogue"}});
         w.validate = ffn::validate_of;
         w.schedule = ffn::schedule_of;
         w.min_bytes = ffn::min_bytes_of;

@@ -101,12 +101,11 @@ const WorkloadDef& skip_workload() {
         using attention::param;
         w.params = {param("N"),   param("d"),  param("heads"),  skip::kBatch, skip::kNoiseT,
                     skip::kSigmaD, param("br"), param("bc"), param("causal"), seed_param()};
-        w.variants = skip::variants();  // attention alone and the two-pass variants are baselines
-        for (VariantInfo& v : w.variants)
-            if (skip::is_fused(v.name))
-                v.improves_on = skip::base_variant(v.name) == "flash"         ? "teaching_two_pass"
-                                : skip::base_variant(v.name) == "flash_wgmma" ? "wgmma_two_pass"
-                                                                              : "two_pass";
+        // Each fused epilogue against the two-pass run of the same attention kernel: the pair differs
+        // only in attn_out's round trip. attention alone and the two-pass variants are baselines.
+        w.variants = with_baselines(skip::variants(), {{"fused", "two_pass"},
+                                                       {"teaching_fused", "teaching_two_pass"},
+                                                       {"wgmma_fused", "wgmma_two_pass"}});
         w.validate = skip::validate_params;
         w.schedule = skip::schedule_of;
         w.min_bytes = skip::min_bytes_of;
