@@ -11,6 +11,7 @@
 #include "viz/memory_view.h"
 
 #include "kernels/common/format.h"
+#include "kernels/common/levels.h"
 #include "viz/highlight.h"
 #include "viz/label_layout.h"
 #include "viz/palette.h"
@@ -692,7 +693,7 @@ std::string tensor_tip(const MemTensor& t, const TensorBox& b) {
     s += "\nDRAM (what crosses between HBM and L2; the counters measure it):\n";
     s += "  read so far " + exact_bytes(t.dram_read) + " of " + exact_bytes(t.total_dram_read) + "\n";
     s += "  written so far " + exact_bytes(t.dram_written) + " of " + exact_bytes(t.total_dram_written) + "\n";
-    s += "L2 -> SM (what the blocks' loads and stores ask for):\n";
+    s += std::string(kernels::level_name(kernels::TrafficLevel::l2_sm)) + " (what the blocks' loads and stores ask for):\n";
     s += "  read so far " + exact_bytes(t.read) + " of " + exact_bytes(t.total_read) + "\n";
     s += "  written so far " + exact_bytes(t.written) + " of " + exact_bytes(t.total_written) + "\n";
     if (t.total_read > t.bytes && t.bytes) {
@@ -710,7 +711,7 @@ std::string tensor_tip(const MemTensor& t, const TensorBox& b) {
 // The scale note beside the box's title: the longest wording that fits, or none (its tooltip
 // says it all).
 void draw_hbm_title(const Pen& pen, ImVec2 min, ImVec2 max, bool enlarged) {
-    const std::string label = "HBM (DRAM)";
+    const std::string label = kernels::level_name(kernels::TrafficLevel::dram);  // the HBM stacks: one word per level
     const ImVec2 at(min.x + pen.em * 0.4f, min.y + pen.em * 0.2f);
     const LabelRect r = pen.label(at, pen.c.text, label, min, max, "HBM title", bold_font());
     const float note_x = r.x1 + pen.em;
@@ -1227,19 +1228,19 @@ void draw_flight(const Pen& pen, const MemoryViewData& d, const std::vector<Tens
 // [SECTION] Footer
 // =============================================================================================
 struct LevelCounter {
-    std::string name;           // "DRAM (HBM)"
+    std::string name;           // the level's word (kernels/common/levels.h)
     uint64_t so_far = 0, total = 0;
     std::string tip;
 };
 
 std::vector<LevelCounter> level_counters(const MemoryViewData& d) {
     std::vector<LevelCounter> out;
-    out.push_back({"DRAM (HBM)", d.dram_read + d.dram_written, d.total_dram_read + d.total_dram_written,
+    out.push_back({kernels::level_name(kernels::TrafficLevel::dram), d.dram_read + d.dram_written, d.total_dram_read + d.total_dram_written,
                    "DRAM <-> L2, all blocks so far: read " + exact_bytes(d.dram_read) + " of " + exact_bytes(d.total_dram_read) +
                        ", written " + exact_bytes(d.dram_written) + " of " + exact_bytes(d.total_dram_written) +
                        ". What the L2 reuse model sends through DRAM: the bytes the DRAM counters measure, the results "
                        "table's \"DRAM bytes (model)\".\n\n" + d.l2_note});
-    out.push_back({"L2 -> SM", d.read + d.written, d.total_read + d.total_written,
+    out.push_back({kernels::level_name(kernels::TrafficLevel::l2_sm), d.read + d.written, d.total_read + d.total_written,
                    "L2 <-> SM, all blocks so far: read " + exact_bytes(d.read) + " of " + exact_bytes(d.total_read) + ", written " +
                        exact_bytes(d.written) + " of " + exact_bytes(d.total_written) +
                        ". The loads and stores the kernels ask for; at the last step they equal the model's L2 <-> SM "
@@ -1414,7 +1415,7 @@ void draw_byte_race(ImDrawList* draw, ImVec2 origin, ImVec2 size, const std::vec
         draw->AddLine(ImVec2(x_of(total), a.y - 2), ImVec2(x_of(total), z.y + 2), pen.c.text, 2.0f);
         pen.label(ImVec2(z.x + em * 0.5f, y), pen.c.text, bytes_text(v.dram_read + v.dram_written) + " of " + bytes_text(total) + " DRAM",
                   origin, box_max, "value");
-        pen.tip(a, z, v.title + ": DRAM (HBM) bytes moved so far, by the L2 reuse model (solid: read " + exact_bytes(v.dram_read) +
+        pen.tip(a, z, v.title + ": DRAM bytes moved so far, by the L2 reuse model (solid: read " + exact_bytes(v.dram_read) +
                           "; light: written " + exact_bytes(v.dram_written) + "). The tick marks its total, " + exact_bytes(total) +
                           ".\nBetween L2 and the SMs it moves " + exact_bytes(v.read + v.written) + " so far, " +
                           exact_bytes(v.total_read + v.total_written) +
