@@ -43,6 +43,14 @@ std::string tflops_text(double tflops) {
     return text;
 }
 
+// A simulated GPU's roofs: "calibrated" where the simulator was fitted on measurements of that model
+// (H100, H200), "datasheet-scaled" where it only scales the datasheet by the H100's measured-to-datasheet
+// ratios (A100, RTX 4090, V100: sim_backend.cpp's calibration says so in its source). A roof is never
+// called calibrated for a card nobody measured.
+std::string simulated_roof_kind(const SimCalibration& c) {
+    return c.source.rfind("datasheet", 0) == 0 ? "datasheet-scaled" : "calibrated";
+}
+
 Roof tensor_roof(const DeviceInfo& d, DType dtype) {
     Roof r;
     const std::optional<double>* gemm = nullptr;
@@ -72,8 +80,8 @@ Roof tensor_roof(const DeviceInfo& d, DType dtype) {
         which = bf16 ? "bf16" : "fp16";
         r.name = "tensor GEMM " + which;
         r.flops_per_s = tflops * 1e12;
-        r.kind = "calibrated";
-        r.source = "calibrated: cuBLAS " + which + " GEMM (" + tflops_text(tflops) + "), " + c.source;
+        r.kind = simulated_roof_kind(c);
+        r.source = r.kind + ": cuBLAS " + which + " GEMM (" + tflops_text(tflops) + "), " + c.source;
     } else {
         r.name = "tensor fp16/bf16";
         r.flops_per_s = d.peak_tensor_tflops * 1e12;
@@ -94,8 +102,8 @@ Roof fp32_roof(const DeviceInfo& d) {
     } else if (d.simulated) {
         const SimCalibration c = calibration_for(d);
         r.flops_per_s = c.fp32_tflops * 1e12;
-        r.kind = "calibrated";
-        r.source = "calibrated: FMA-chain kernel (" + tflops_text(c.fp32_tflops) + "), " + c.source;
+        r.kind = simulated_roof_kind(c);
+        r.source = r.kind + ": FMA-chain kernel (" + tflops_text(c.fp32_tflops) + "), " + c.source;
     } else {
         r.flops_per_s = d.peak_fp32_tflops * 1e12;
         r.kind = "theoretical";
@@ -116,8 +124,8 @@ MemoryRoof memory_roof(const DeviceInfo& d) {
         // The copy rate the simulator prices DRAM traffic at: a kernel at the copy ceiling sits on this roof.
         const SimCalibration c = calibration_for(d);
         r.bytes_per_s = c.dram_gbps * 1e9;
-        r.kind = "calibrated";
-        r.source = "calibrated: device-to-device copy (" + format_gbps(c.dram_gbps) + "), " + c.source;
+        r.kind = simulated_roof_kind(c);
+        r.source = r.kind + ": device-to-device copy (" + format_gbps(c.dram_gbps) + "), " + c.source;
     } else {
         r.bytes_per_s = d.peak_bw_gbps * 1e9;
         r.kind = "theoretical";

@@ -40,7 +40,7 @@ struct Roof {
     std::string name;         // "tensor GEMM bf16", "FP32 FMA"
     double flops_per_s = 0;   // 0: unknown
     bool measured = false;    // false: calibrated / datasheet / theoretical
-    std::string kind;         // "measured", "calibrated" (a simulated GPU: measured on that model), "datasheet", "theoretical"
+    std::string kind;         // "measured", "calibrated" (a simulated GPU fitted on measurements of that model), "datasheet-scaled" (a simulated GPU scaled from its datasheet), "datasheet", "theoretical"
     std::string source;       // "measured: cuBLAS bf16 GEMM 8192^3" / "datasheet"
 };
 
@@ -66,7 +66,7 @@ RoofSet roofs_for(const DeviceInfo& d, DType dtype);
 // The DRAM (copy) roof alone, as roofs_for draws it and the results' "% of ceiling" divides by.
 struct MemoryRoof {
     double bytes_per_s = 0;
-    std::string kind;    // "measured", "calibrated" (a simulated GPU), "theoretical"
+    std::string kind;    // "measured", "calibrated" or "datasheet-scaled" (a simulated GPU), "theoretical"
     std::string source;  // "measured: device-to-device copy (2986 GB/s)", ...
 };
 MemoryRoof memory_roof(const DeviceInfo& d);

@@ -51,6 +51,14 @@ TEST_CASE("roofline: simulated roofs are the calibration's rates, measured ceili
     const DeviceInfo& a100 = find_sim_gpu("A100")->info;
     CHECK(roofs_for(a100, DType::bf16).bytes_per_s == Approx(0.891 * 2039e9));
     CHECK(calibration_for(a100).source.find("not measured on this GPU") != std::string::npos);
+    // ... and its roofs say so: "datasheet-scaled", never "calibrated" (issue 28: the A100's roofs
+    // were labelled "(calibrated)" while `fusionlab info` said "not measured on this GPU").
+    const RoofSet a = roofs_for(a100, DType::bf16);
+    CHECK(a.memory_kind == "datasheet-scaled");
+    CHECK(a.tensor.kind == "datasheet-scaled");
+    CHECK(a.fp32.kind == "datasheet-scaled");
+    CHECK(a.memory_source.rfind("datasheet-scaled: ", 0) == 0);
+    CHECK(roofs_for(find_sim_gpu("H200")->info, DType::bf16).memory_kind == "calibrated");
 
     DeviceInfo gpu = h100;
     gpu.simulated = false;

@@ -135,7 +135,8 @@ BandwidthCeiling bandwidth_ceiling(const kernels::DeviceInfo& d) {
     // a simulated GPU's calibrated copy, so a simulated kernel at the copy ceiling reads 100 %.
     const kernels::MemoryRoof roof = kernels::memory_roof(d);
     if (!(roof.bytes_per_s > 0)) return {0, "unavailable"};
-    const char* source = roof.kind == "measured" ? "measured copy" : roof.kind == "calibrated" ? "calibrated copy" : "datasheet peak";
+    const char* source = roof.kind == "measured" ? "measured copy" : roof.kind == "calibrated" ? "calibrated copy"
+                       : roof.kind == "datasheet-scaled" ? "datasheet-scaled copy" : "datasheet peak";
     return {roof.bytes_per_s / 1e9, source};
 }
 
