@@ -129,4 +129,48 @@ TEST_CASE("log series: the marker under the mouse is reported with its index", "
     CHECK(viz::draw_log_series(f.draw(), a, series, viz::Theme::dark, ImVec2(-FLT_MAX, -FLT_MAX), &point) == -1);
 }
 
+// Lesson 10's roofline put "flash_tc" beside flash_wgmma's circle and "flash_wgmma" beside
+// flash_tc's: two points at one intensity, a few pixels apart. Each label must sit nearer its own
+// point than the other one, or the class reads the chart the wrong way round.
+TEST_CASE("roofline view: two close points' labels each sit nearer their own point", "[viz][labels]") {
+    Frame f;
+    viz::RooflineData d = h100_like();
+    viz::RooflinePoint tc, wgmma;
+    tc.label = "flash_tc";
+    tc.series = 2;
+    tc.at = {1900, 330e12};
+    tc.l2_at = {120, 330e12};
+    wgmma.label = "flash_wgmma";
+    wgmma.series = 3;
+    wgmma.at = {1900, 420e12};
+    wgmma.l2_at = {120, 420e12};
+    d.points = {d.points[0], tc, wgmma};
+    d.arrows.clear();
+    const ImVec2 origin(10, 10), size(760, 440);
+    // Where each point is on screen: found under the mouse.
+    ImVec2 at[3]{};
+    for (float y = origin.y; y < origin.y + size.y; y += 1)
+        for (float x = origin.x + size.x * 0.6f; x < origin.x + size.x; x += 1) {
+            const viz::RooflineHover h = viz::draw_roofline(f.draw(), origin, size, d, ImVec2(x, y));
+            if (h.point > 0 && !h.l2 && h.trail < 0 && at[h.point].x == 0) at[h.point] = ImVec2(x, y);
+        }
+    REQUIRE(at[1].x > 0);
+    REQUIRE(at[2].x > 0);
+    viz::LabelRecording recording;  // the labels of one drawing, after the search above
+    viz::draw_roofline(f.draw(), origin, size, d, ImVec2(-FLT_MAX, -FLT_MAX));
+    const auto distance = [](const viz::LabelRect& r, ImVec2 p) {
+        const float dx = std::max({r.x0 - p.x, 0.0f, p.x - r.x1}), dy = std::max({r.y0 - p.y, 0.0f, p.y - r.y1});
+        return dx * dx + dy * dy;
+    };
+    int checked = 0;
+    for (const viz::PlacedLabel& l : recording.labels) {
+        if (l.text != "flash_tc" && l.text != "flash_wgmma") continue;
+        const ImVec2 mine = l.text == "flash_tc" ? at[1] : at[2], other = l.text == "flash_tc" ? at[2] : at[1];
+        INFO(l.text);
+        CHECK(distance(l.rect, mine) < distance(l.rect, other));
+        ++checked;
+    }
+    CHECK(checked == 2);
+}
+
 #endif  // FUSIONLAB_HAVE_GUI

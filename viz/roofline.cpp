@@ -334,8 +334,27 @@ void draw_point_label(const Canvas& c, const RooflinePoint& p, const RooflineDat
                                        {s.x + off, s.y + off + f * 2},      {s.x + off, s.y - off - f * 3},
                                        {s.x - off - w, s.y + off + f * 2},  {s.x - off - w, s.y - off - f * 3}};
     const ImU32 col = p.reference ? c.colors.text_dim : series_color(p.series, d.frame.theme);
+    // A label reads as naming the marker nearest to it: beside two close points (flash_tc and
+    // flash_wgmma at one intensity), a spot nearer the other point would name the wrong one. Keep
+    // the spots nearer this point than any other; the far spots below draw a line back instead.
+    std::vector<ImVec2> own;
+    for (const ImVec2& q : spots) {
+        const auto rect_distance = [&](ImVec2 m) {
+            const float dx = std::max({q.x - m.x, 0.0f, m.x - (q.x + w)}), dy = std::max({q.y - m.y, 0.0f, m.y - (q.y + f)});
+            return std::hypot(dx, dy);
+        };
+        const float mine = rect_distance(s);
+        bool nearer_another = false;
+        for (const RooflinePoint& o : d.points) {
+            if (&o == &p || !valid(o.at)) continue;
+            const ImVec2 os = c.a.to_screen(o.at.intensity, o.at.flops_per_s);
+            if (os.x == s.x && os.y == s.y) continue;  // the same spot: no label can tell them apart
+            if (rect_distance(os) < mine + radius * 0.5f) nearer_another = true;
+        }
+        if (!nearer_another) own.push_back(q);
+    }
     ImVec2 at;
-    if (c.place(spots, p.label, &at)) {
+    if (c.place(own, p.label, &at)) {
         c.label(at, col, p.label, "point");
         return;
     }
