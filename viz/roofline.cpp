@@ -285,13 +285,22 @@ void draw_trails(const Canvas& c, const RooflineData& d, float radius, float thi
     }
 }
 
+// A stale point's colour (RooflinePoint::stale): the same hue at a third of its opacity, as the
+// bar charts fade their stale bars.
+ImU32 point_color(const RooflinePoint& p, const Canvas& c, Theme theme) {
+    const ImU32 color = p.reference ? c.colors.text_dim : series_color(p.series, theme);
+    if (!p.stale) return color;
+    const ImU32 alpha = ((color >> IM_COL32_A_SHIFT) & 0xFF) / 3;
+    return (color & ~IM_COL32_A_MASK) | (alpha << IM_COL32_A_SHIFT);
+}
+
 // A variant's markers: its L2 square and DRAM circle on one line of achieved FLOP/s (the square
 // drawn larger, so the circle shows inside it where the two intensities agree), and the modeled
 // DRAM ring when the counters moved the circle.
 void draw_markers(const Canvas& c, const RooflinePoint& p, size_t i, const RooflineData& d, float radius, float thick,
                   ImVec2 mouse, float& best, RooflineHover& hover) {
     const ImVec2 s = c.a.to_screen(p.at.intensity, p.at.flops_per_s);
-    const ImU32 col = p.reference ? c.colors.text_dim : series_color(p.series, d.frame.theme);
+    const ImU32 col = point_color(p, c, d.frame.theme);
     const auto near = [&](ImVec2 at, bool l2) {
         if (const float dist = std::hypot(mouse.x - at.x, mouse.y - at.y); dist < best) {
             best = dist;
@@ -333,7 +342,7 @@ void draw_point_label(const Canvas& c, const RooflinePoint& p, const RooflineDat
                                        {s.x - off - w, s.y + off + f},      {s.x - off - w, s.y - off - f * 2},
                                        {s.x + off, s.y + off + f * 2},      {s.x + off, s.y - off - f * 3},
                                        {s.x - off - w, s.y + off + f * 2},  {s.x - off - w, s.y - off - f * 3}};
-    const ImU32 col = p.reference ? c.colors.text_dim : series_color(p.series, d.frame.theme);
+    const ImU32 col = point_color(p, c, d.frame.theme);
     // A label reads as naming the marker nearest to it: beside two close points (flash_tc and
     // flash_wgmma at one intensity), a spot nearer the other point would name the wrong one. Keep
     // the spots nearer this point than any other; the far spots below draw a line back instead.

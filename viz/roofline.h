@@ -41,6 +41,9 @@ struct RooflinePoint {
     // A reference point (a framework measured elsewhere): a hollow diamond in a neutral colour with
     // a dimmed label; never the end of an arrow.
     bool reference = false;
+    // Measured with earlier settings (the new run is on its way): drawn faded, so a class never
+    // reads an old dot as the answer to the new question.
+    bool stale = false;
 };
 
 struct RooflineData {

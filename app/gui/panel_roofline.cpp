@@ -78,6 +78,7 @@ struct PlotInput {
     std::string reference_path;
     double reference_flops = 0, reference_bytes = 0;
     std::string recorded_date;  // the roofs are the recording's GPU's, measured that day
+    int stale = 0;              // points measured with earlier settings (drawn faded)
 };
 
 PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
@@ -134,6 +135,8 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
         pt.measured_bytes = at.dram_measured;
         pt.model_at = {at.model_dram_intensity, at.flops_per_s};
         pt.l2_at = {at.l2_intensity, at.flops_per_s};
+        pt.stale = is_stale(*m, state.settings, backend);
+        if (pt.stale) ++in.stale;
         if (auto it = r.trails.find(m->job.variant); it != r.trails.end() && it->second.size() > 1)
             for (size_t i = 0; i + 1 < it->second.size(); ++i)
                 pt.trail.push_back({it->second[i].intensity, it->second[i].flops_per_s});
@@ -290,6 +293,7 @@ void draw_footer(const PlotInput& in, bool short_of_height) {
     if (!short_of_height) draw_roofs_source(in, false);
     for (const std::string& n : in.not_plotted) ImGui::TextWrapped("not plotted: %s", n.c_str());
     if (const std::string line = slower_footer(in); !line.empty() && !short_of_height) ImGui::TextWrapped("%s", line.c_str());
+    if (in.stale > 0) ImGui::TextDisabled("faded: %d point%s of earlier settings, updating", in.stale, in.stale == 1 ? "" : "s");
     if (const std::string line = reference_footer(in); !line.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("%s", line.c_str());
@@ -329,6 +333,7 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
         footer += ImGui::CalcTextSize(line.c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
     if (const std::string line = reference_footer(in); !line.empty())
         footer += ImGui::CalcTextSize(line.c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
+    if (in.stale > 0) footer += ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 size(avail.x, std::max(em() * 6, avail.y - footer));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("roofline_plot", size);
