@@ -3,7 +3,7 @@
 #  - run as `cmake -P install_test.cmake -DFL_MODE=tree|deb ...`: one test's steps.
 #
 # tree: `cmake --install` into a fresh prefix, then from another folder the installed binary's
-#       `info` and `lessons check` name the installed lessons, `lessons list` lists the 10 shipped
+#       `info` and `lessons check` name the installed lessons, `lessons list` lists the 11 shipped
 #       lessons, and `shot` (under xvfb-run, like the GUI smoke tests) writes a PNG that png_check
 #       accepts.
 #       The GPU module (builds with CUDA) is installed under lib/fusionlab and the program
@@ -150,8 +150,8 @@ if(CMAKE_SCRIPT_MODE_FILE)
     fl_run_as(${how} "${exe}" lessons list)
     string(REGEX MATCHALL "[^\n]+ steps  [^\n]+" rows "${out}")
     list(LENGTH rows n)
-    if(NOT n EQUAL 10)
-      message(FATAL_ERROR "`fusionlab lessons list` (CUDA libraries ${how}) listed ${n} lessons, expected 10\n  stdout: ${out}")
+    if(NOT n EQUAL 11)
+      message(FATAL_ERROR "`fusionlab lessons list` (CUDA libraries ${how}) listed ${n} lessons, expected 11\n  stdout: ${out}")
     endif()
     fl_run_as(${how} "${exe}" bench --sim H100 --workload chain --rows 1024)
     if(NOT out MATCHES "SIMULATED" OR NOT out MATCHES "fused")

@@ -760,6 +760,10 @@ void draw_tensor_square(const Pen& pen, const MemTensor& t, const TensorBox& b, 
 
 void draw_tensor_labels(const Pen& pen, const MemTensor& t, const TensorBox& b, ImVec2 area_min, ImVec2 area_max,
                         bool current, bool loading) {
+    // A label the layout could not fit inside the HBM box (many small tensors at projector fonts:
+    // decode's split counters beside its cache) is left out rather than drawn over the L2 box;
+    // the square's tooltip still names the tensor and its bytes.
+    if (b.label.y + pen.em > area_max.y) return;
     if (b.label_inside) {
         const float lw = b.compact ? pen.width(tensor_label(t, b.compact), bold_font())
                                    : std::max({pen.width(tensor_label(t), bold_font()), pen.width(read_label(t)),
