@@ -122,8 +122,12 @@ TEST_CASE("svg: the roofline holds its roofs, points and arrows; the timeline an
     d.l2_bytes_per_s = 10e12;
     d.l2_label = "L2\xE2\x86\x92SM 10 TB/s";
     d.roofs.push_back({"tensor 700 TFLOP/s", 7e14, "tensor 700T"});
-    viz::RooflinePoint naive{"naive", 0, {50, 1e14}};
-    viz::RooflinePoint flash{"flash_tc", 2, {500, 4e14}};
+    viz::RooflinePoint naive, flash;
+    naive.label = "naive";
+    naive.at = {50, 1e14};
+    flash.label = "flash_tc";
+    flash.series = 2;
+    flash.at = {500, 4e14};
     flash.l2_at = {100, 4e14};
     d.points = {naive, flash};
     d.arrows = {{0, 1}};
