@@ -258,19 +258,24 @@ ChartHover draw_range_bars(ImDrawList* draw, ImVec2 origin, ImVec2 size, const C
 // [SECTION] Stacked bars
 // ---------------------------------------------------------------------------------------------
 
+StackedExtent stacked_extent(const std::vector<StackedBar>& bars, const ChartFrame& frame) {
+    StackedExtent e;
+    e.data_max = std::max(0.0, frame.reference_value);
+    for (const StackedBar& b : bars) {
+        e.labels.push_back(b.label);
+        e.totals.push_back(b.total_text);
+        double sum = 0;
+        for (const StackSegment& s : b.segments) sum += std::max(0.0, s.value);
+        e.data_max = std::max(e.data_max, sum);
+    }
+    return e;
+}
+
 ChartHover draw_stacked_bars(ImDrawList* draw, ImVec2 origin, ImVec2 size, const ChartFrame& frame,
                              const std::vector<StackedBar>& bars, const std::vector<std::string>& series_names) {
     ChartHover hover;
     const ChartColors colors = chart_colors(frame.theme);
-    std::vector<std::string> labels, totals;
-    double data_max = std::max(0.0, frame.reference_value);
-    for (const StackedBar& b : bars) {
-        labels.push_back(b.label);
-        totals.push_back(b.total_text);
-        double sum = 0;
-        for (const StackSegment& s : b.segments) sum += std::max(0.0, s.value);
-        data_max = std::max(data_max, sum);
-    }
+    const auto [labels, totals, data_max] = stacked_extent(bars, frame);
     const float legend_h = legend_height(series_names, size.x);
     const float gap = std::round(ImGui::GetFontSize() * 0.5f);
     const Layout L = make_layout(origin, size, frame, labels, totals, data_max, legend_h + gap);

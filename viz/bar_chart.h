@@ -70,6 +70,14 @@ ChartHover draw_range_bars(ImDrawList* draw, ImVec2 origin, ImVec2 size, const C
 ChartHover draw_stacked_bars(ImDrawList* draw, ImVec2 origin, ImVec2 size, const ChartFrame& frame,
                              const std::vector<StackedBar>& bars, const std::vector<std::string>& series_names);
 
+// What a stacked chart's axes need, whichever surface draws it (ImGui here, viz/svg_chart.cpp):
+// each bar's row label and total text, and the largest stack (or the reference line, if larger).
+struct StackedExtent {
+    std::vector<std::string> labels, totals;
+    double data_max = 0;
+};
+StackedExtent stacked_extent(const std::vector<StackedBar>& bars, const ChartFrame& frame);
+
 // Height the stacked chart's legend needs at this width (current font); exposed for layout.
 float legend_height(const std::vector<std::string>& series_names, float width);
 

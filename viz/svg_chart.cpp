@@ -315,15 +315,7 @@ std::string stacked_bars_svg(const ChartFrame& frame, const std::vector<StackedB
         lx += item_w;
     }
     const float legend_h = series_names.empty() ? 0 : ly + kFont * 1.6f;
-    std::vector<std::string> labels, totals;
-    double data_max = std::max(0.0, frame.reference_value);
-    for (const StackedBar& b : bars) {
-        labels.push_back(b.label);
-        totals.push_back(b.total_text);
-        double sum = 0;
-        for (const StackSegment& s : b.segments) sum += std::max(0.0, s.value);
-        data_max = std::max(data_max, sum);
-    }
+    const auto [labels, totals, data_max] = stacked_extent(bars, frame);
     const BarLayout L = bar_axes(svg, frame, top, legend_h, labels, totals, data_max, c);
     for (size_t i = 0; i < bars.size(); ++i) {
         const float cy = L.row_center(i);
