@@ -14,6 +14,7 @@
 //   [SECTION] record
 //   [SECTION] Entry points
 #include "app/core/cli.h"
+#include "app/recordings/sim_heldout.h"
 
 #include "app/core/export.h"
 #include "app/core/module_loader.h"
@@ -254,6 +255,7 @@ std::string parse_param_value(const std::string& option, const std::string& text
                               const std::vector<std::string>& workloads, double& out) {
     const auto spec = spec_for(id, workloads);
     const std::string legal = spec ? legal_text(*spec) : std::string("a number");
+    if (spec && kernels::parse_param_word(*spec, trim(text), out)) return "";  // "auto"
     if (spec && spec->kind == kernels::ParamKind::boolean) {
         const std::string t = trim(text);
         if (t == "1" || t == "true" || t == "on") out = 1;
@@ -1142,6 +1144,25 @@ void print_recordings(std::ostream& out) {
     for (const std::string& e : catalog->errors) out << "    not loaded: " << e << "\n";
 }
 
+// The simulator against the recordings' points it was not fitted on (app/recordings/sim_heldout.h):
+// per card, all and each workload, the mean, median and worst absolute error of the simulated time.
+void print_heldout_error(std::ostream& out) {
+    std::string why;
+    const std::string dir = recordings_dir(&why);
+    out << "\nsimulator against held-out recorded points (a third of each recording's points, chosen by a hash "
+           "of the point's key before the fit; |simulated / measured - 1|):\n";
+    if (dir.empty()) {
+        out << "  unavailable: no recordings (" << why << ")\n";
+        return;
+    }
+    std::vector<std::string> errors;
+    const std::vector<SimPoint> points = load_sim_points(dir, "", errors);
+    for (const std::string& e : errors) out << "  not loaded: " << e << "\n";
+    const std::vector<std::string> lines = heldout_report_lines(points);
+    if (lines.empty()) out << "  unavailable: no recorded point of a simulated card\n";
+    for (const std::string& line : lines) out << "  " << line << "\n";
+}
+
 int run_info(const InfoOptions& o, std::ostream& out) {
     out << "fusionlab " << kernels::build_type() << " build, CUDA kernels "
         << (kernels::built_with_cuda() ? "built in" : "not built (simulated backend only)") << "\n\n";
@@ -1177,6 +1198,7 @@ int run_info(const InfoOptions& o, std::ostream& out) {
                                                : lessons + " (" + std::to_string(lesson_files(lessons).size()) + " files)");
     print_recordings(out);
     print_sim_table(out);
+    print_heldout_error(out);
     return kExitOk;
 }
 
@@ -1288,7 +1310,7 @@ void print_bench_note(std::ostream& out, const kernels::Measurement& m, const st
 }
 
 void print_measurement(std::ostream& out, const kernels::Measurement& m, bool per_kernel, size_t shape_width) {
-    const auto& p = m.job.params;
+    const auto& p = m.ran_params();  // an auto tile as the run resolved it
     std::vector<std::string> cells = {p.workload, m.job.variant, kernels::to_string(p.dtype),
                                       shape_text(p, m.job.variant)};
     if (!m.ok) {
@@ -1308,6 +1330,8 @@ void print_measurement(std::ostream& out, const kernels::Measurement& m, bool pe
     cells.push_back(m.wall_ms > 0 ? ms_text(m.wall_ms) : std::string("-"));
     cells.push_back(error_cell(m));
     out << table_line(cells, shape_width) << tag << "\n";
+    // What an auto parameter resolved to on this device, and the numbers that chose it.
+    if (!m.auto_choice.empty()) out << "    " << m.auto_choice << "\n";
     if (const auto& def = kernels::workload_def(p); def.bench_note) print_bench_note(out, m, def.bench_note(m));
     // A simulated row says what sets its time ("bound by shared-memory bandwidth: ...").
     if (!m.limiter.empty()) out << "    " << m.limiter << "\n";

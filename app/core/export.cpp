@@ -236,7 +236,7 @@ std::vector<CsvColumn> param_columns() {
         const std::string id = spec.name;
         columns.push_back({spec.name.c_str(), [id](const kernels::Measurement& m, const std::string&) {
                                const kernels::ParamSpec* own = kernels::find_param_spec(m.job.params.workload, id);
-                               return own ? param_text(m.job.params, *own) : std::string();
+                               return own ? param_text(m.ran_params(), *own) : std::string();
                            }});
     }
     return columns;
@@ -457,7 +457,10 @@ json_t measurement_json_object(const kernels::Measurement& m, bool compact) {
     if (m.recorded()) out["recorded_date"] = m.recorded_date;
     out["workload"] = m.job.params.workload;
     out["variant"] = m.job.variant;
-    out["params"] = params_json(m.job.params);
+    // The parameters the kernels ran (an auto tile as resolved), so a recording or an import finds
+    // the point by the tile that was measured; the pick's reason beside it.
+    out["params"] = params_json(m.ran_params());
+    if (!m.auto_choice.empty()) out["auto_choice"] = m.auto_choice;
     out["time"] = time_json(m.time, m.ok);
     out["kernels"] = kernels_out;
     if (!compact) {

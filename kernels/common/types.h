@@ -219,6 +219,13 @@ struct Measurement {
     // was measured ("2026-11-25"); `device` is the GPU it was measured on. Empty for a result made
     // here (measured or simulated). Every view and export that shows the numbers says so.
     std::string recorded_date;
+    // Parameters left at "auto" (kernels/sim/auto_choice.h): what the run resolved them to and why,
+    // with the numbers ("auto br x bc 128 x 64: 0.812 ms (recorded); then ..."). job.params keeps
+    // "auto" (what was asked); auto_params is what ran. Empty when nothing was auto.
+    std::optional<Params> auto_params;
+    std::string auto_choice;
+    // The parameters the kernels ran with: auto_params where set, else job.params.
+    const Params& ran_params() const { return auto_params ? *auto_params : job.params; }
 
     bool recorded() const { return !recorded_date.empty(); }
     // Where the numbers come from, in a few words for labels: "recorded on NVIDIA H100 80GB HBM3,
