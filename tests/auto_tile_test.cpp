@@ -6,8 +6,8 @@
 #include "app/core/runner.h"
 #include "app/recordings/auto_pick.h"
 #include "kernels/attention/attention.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 #include "kernels/sim/auto_choice.h"
 
 #include <catch2/catch.hpp>

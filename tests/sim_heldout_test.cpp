@@ -6,9 +6,9 @@
 // FL_HELDOUT_CSV=<file> the same as CSV for analysis.
 #include "app/core/recording.h"
 #include "app/recordings/sim_heldout.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
-#include "kernels/common/timeline.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
+#include "kernels/core/timeline.h"
 
 #include <catch2/catch.hpp>
 

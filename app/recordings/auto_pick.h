@@ -4,7 +4,7 @@
 // and the parameters panel, bench and the lessons ask it what a variant will run.
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 #include "kernels/sim/auto_choice.h"
 
 #include <string>

@@ -7,7 +7,7 @@
 
 #include "app/core/recording.h"
 #include "app/core/results_import.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <algorithm>
 #include <cmath>

@@ -13,8 +13,8 @@
 // [SECTION] The fit
 #pragma once
 
-#include "kernels/common/backend.h"
-#include "kernels/common/types.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/types.h"
 
 #include <cstdint>
 #include <map>

@@ -4,9 +4,9 @@
 // [SECTION] The pick
 #include "kernels/sim/auto_choice.h"
 
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
+#include "kernels/core/workload_def.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -13,7 +13,7 @@
 // [SECTION] The pick
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <functional>
 #include <optional>
