@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,27 @@ const std::vector<SimPoint>& all_points() {
         return ps;
     }();
     return points;
+}
+
+// Held-out points outside 25 %, with what bounds them (kernels/PERF.md, "Held out").
+const char* known_heldout_miss(const SimPoint& p) {
+    const auto has = [&](const char* text) { return p.shape.find(text) != std::string::npos; };
+    const bool teaching = p.variant == "flash" || p.variant == "teaching_two_pass" || p.variant == "teaching_fused";
+    const bool recording = p.source.rfind("recording ", 0) == 0;  // the 2026-11-27 recordings' 16-head runs
+    if (teaching && ((has("N=8192") && recording) || (p.card == "H200" && has("N=4096") && has("8x8 heads") && has("d=64,"))))
+        return "the teaching kernel's time per key tile falls with N, fitted and held-out points alike (the measured time "
+               "against the model's: 1.00 at N = 1024, 0.85 at 4096, 0.79 at 8192); the model has one shared-memory rate "
+               "per card, which the fit sets where most of its points are (N = 1024)";
+    if (p.variant == "fused_spill" && has("fp32"))
+        return "the register table (ptxas) shows no spills for the fp32 instance, yet it runs 1.7x the model and the "
+               "counters read 1.6x its bytes: local-memory traffic the spill estimate does not see";
+    if (p.workload == "launch" && p.variant == "stream" && has("n=256"))
+        return "the lent host's launch rate: 6.3 us a dependent launch at this point, 4.1-4.4 us at n = 2048-4096 in the "
+               "same recording (the model's 4.15 on the H100, 4.0 on the H200)";
+    if (p.workload == "launch" && p.variant == "graph" && has("K=10,"))
+        return "a 10-node graph replay measured 31.1 us (min 21.8, max 117.8) where one node took 4.0 us and 100 nodes "
+               "1.3 us each: the launch's host cost varies more than the model's one graph launch";
+    return nullptr;
 }
 
 }  // namespace
@@ -69,6 +91,38 @@ TEST_CASE("simulated times on the held-out points per card", "[sim][heldout]") {
         }
     }
     for (const std::string& line : heldout_report_lines(points)) WARN(line);
+    const auto held = error_table(points, true), fitted = error_table(points, false);
+    if (const char* path = std::getenv("FL_HELDOUT_TABLE")) {
+        std::ofstream out(path);
+        out << "| card | workload | held-out points | mean | median | worst | worst point | fitted points: mean |\n"
+               "|---|---|---:|---:|---:|---:|---|---:|\n";
+        for (const auto& [card, by_workload] : held)
+            for (const auto& [workload, st] : by_workload) {
+                char row[512];
+                std::snprintf(row, sizeof row, "| %s | %s | %d | %.1f %% | %.1f %% | %.1f %% | %s | %.1f %% |\n", card.c_str(),
+                              workload.c_str(), st.n, 100 * st.mean, 100 * st.median, 100 * st.worst,
+                              workload == "all" ? "" : st.worst_point.c_str(), 100 * fitted.at(card).at(workload).mean);
+                out << row;
+            }
+    }
+    // The bounds this commit meets (kernels/PERF.md, "Held out"): the mean absolute error per card, and
+    // every held-out point within 25 % but those listed with their reason.
+    const std::map<std::string, double> mean_bound{{"H100", 0.070}, {"H200", 0.077}};
+    for (const auto& [card, bound] : mean_bound) {
+        REQUIRE(held.count(card));
+        const ErrorStats& all = held.at(card).at("all");
+        INFO(card << ": " << all.n << " held-out points, mean " << 100 * all.mean << " %, median " << 100 * all.median << " %");
+        CHECK(all.n >= 150);
+        CHECK(all.mean <= bound);
+    }
+    for (const SimPoint& p : points) {
+        if (!p.held_out) continue;
+        const char* why = known_heldout_miss(p);
+        INFO(p.card << " " << p.variant << " " << p.shape << " (" << p.source << "): simulated " << p.simulated_ms
+                    << " ms, measured " << p.measured_ms << " ms" << (why ? std::string("; known: ") + why : std::string()));
+        if (why) CHECK(std::abs(p.error()) > 0.25);  // a fixed miss leaves the list
+        else CHECK(std::abs(p.error()) <= 0.25);
+    }
 }
 
 // The constants the simulated H100 and H200 carry that no benchmark measures are the fit's on the

@@ -5,6 +5,7 @@
 #include "kernels/sim/auto_choice.h"
 
 #include "kernels/sim/sim_backend.h"
+#include "kernels/core/format.h"
 #include "kernels/core/registry.h"
 #include "kernels/core/workload_def.h"
 
@@ -32,11 +33,6 @@ bool has_auto(const Params& p) {
 // =============================================================================================
 namespace {
 
-std::string ms_text(double ms) {
-    char text[32];
-    std::snprintf(text, sizeof text, ms >= 1 ? "%.3f ms" : "%.1f us", ms >= 1 ? ms : ms * 1e3);
-    return text;
-}
 
 // The candidate's values of the parameters p left at auto, joined: "128 x 64".
 std::string label_of(const WorkloadDef& w, const Params& p, const Params& candidate) {
@@ -119,11 +115,11 @@ AutoPick compute(const std::string& variant, const Params& p, const DeviceInfo& 
         return a.recorded_ms ? std::string("recorded") : ratios.empty() ? std::string("simulated") : std::string(scale);
     };
     pick.why = "auto " + what_of(*w, p) + " " + best.label + ": " + (decider != variant ? decider + " " : std::string()) +
-               ms_text(best.compared_ms) + " (" + source(best) + ")";
+               format_time_ms(best.compared_ms) + " (" + source(best) + ")";
     const size_t shown = std::min<size_t>(pick.candidates.size(), 4);
     for (size_t i = 1; i < shown; ++i) {
         const AutoCandidate& a = pick.candidates[i];
-        pick.why += std::string(i == 1 ? "; then " : ", ") + a.label + " " + ms_text(a.compared_ms) + " (" + source(a) + ")";
+        pick.why += std::string(i == 1 ? "; then " : ", ") + a.label + " " + format_time_ms(a.compared_ms) + " (" + source(a) + ")";
     }
     if (pick.candidates.size() > shown)
         pick.why += ", " + std::to_string(pick.candidates.size() - shown) + " more";
