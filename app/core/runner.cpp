@@ -171,20 +171,11 @@ kernels::Measurement Runner::execute(const kernels::Job& job, const kernels::Can
         m.ok = false;
         m.error = error;
     } else {
-        // Parameters left at auto run as the pick for this variant on this backend's device
-        // (app/recordings/auto_pick.h); the result says what ran and why.
-        kernels::Job run_job = job;
-        const kernels::AutoPick pick =
-            pick_auto_for(job.variant, job.params, backend->device(),
-                          job.backend == kernels::BackendKind::recorded ? job.recording : std::string());
-        if (pick.resolved) run_job.params = pick.params;
         // Backends promise not to throw; a bug or a bad_alloc must still not take the app down.
         try {
-            m = backend->run(run_job, cancel);
-            if (pick.resolved) {
-                m.auto_params = pick.params;
-                m.auto_choice = pick.why;
-            }
+            // Parameters left at auto run as the pick for this variant on this backend's device
+            // (app/recordings/auto_pick.h); the result says what ran and why.
+            m = run_resolved(*backend, job, cancel);
         } catch (const std::exception& e) {
             m = kernels::Measurement{};
             m.ok = false;

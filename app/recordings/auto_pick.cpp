@@ -20,4 +20,18 @@ kernels::AutoPick pick_auto_for(const std::string& variant, const kernels::Param
     return kernels::pick_auto(variant, p, device, recorded, r->key, !recording_key.empty());
 }
 
+kernels::Measurement run_resolved(kernels::Backend& backend, const kernels::Job& job, const kernels::CancelToken& cancel) {
+    kernels::Job run_job = job;
+    const kernels::AutoPick pick = pick_auto_for(job.variant, job.params, backend.device(),
+                                                 job.backend == kernels::BackendKind::recorded ? job.recording : std::string());
+    if (pick.resolved) run_job.params = pick.params;
+    kernels::Measurement m = backend.run(run_job, cancel);
+    m.job = job;
+    if (pick.resolved) {
+        m.auto_params = pick.params;
+        m.auto_choice = pick.why;
+    }
+    return m;
+}
+
 }  // namespace app

@@ -4,6 +4,7 @@
 // and the parameters panel, bench and the lessons ask it what a variant will run.
 #pragma once
 
+#include "kernels/core/backend.h"
 #include "kernels/core/types.h"
 #include "kernels/sim/auto_choice.h"
 
@@ -18,5 +19,10 @@ namespace app {
 // alone.
 kernels::AutoPick pick_auto_for(const std::string& variant, const kernels::Params& p, const kernels::DeviceInfo& device,
                                 const std::string& recording_key = "");
+
+// Runs `backend` on job as the runner does: parameters left at auto resolved for job's variant on the
+// backend's device (the recorded backend: among its recording's tiles), and the result says what ran and
+// why (Measurement::auto_params, auto_choice); job.params stays as asked.
+kernels::Measurement run_resolved(kernels::Backend& backend, const kernels::Job& job, const kernels::CancelToken& cancel);
 
 }  // namespace app
