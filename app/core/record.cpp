@@ -7,6 +7,7 @@
 #include "app/core/recording.h"
 #include "app/core/runner.h"
 #include "app/core/sweep.h"
+#include "app/lessons/lesson_files.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/format.h"
 #include "kernels/common/registry.h"
