@@ -14,8 +14,8 @@
 #include "app/core/runner.h"
 #include "app/core/settings.h"
 #include "app/lessons/lesson_files.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include "temp_dir.h"
 

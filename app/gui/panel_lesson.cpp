@@ -15,7 +15,7 @@
 #include "app/lessons/lesson_files.h"
 #include "app/lessons/lesson_player.h"
 #include "app/lessons/vocabulary.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 #include "viz/highlight.h"
 #include "viz/palette.h"
 #include "viz/theme.h"

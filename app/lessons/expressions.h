@@ -5,7 +5,7 @@
 
 #include "app/lessons/lesson.h"
 #include "app/lessons/vocabulary.h"
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <optional>
 #include <string>

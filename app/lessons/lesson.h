@@ -16,7 +16,7 @@
 // [SECTION] Player state (which lesson, which step, what was applied)
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <map>
 #include <optional>

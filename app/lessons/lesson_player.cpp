@@ -3,8 +3,8 @@
 #include "app/lessons/expressions.h"
 #include "app/lessons/glossary.h"
 #include "app/lessons/lesson_files.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <algorithm>
 #include <cmath>

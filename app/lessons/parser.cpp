@@ -12,7 +12,7 @@
 #include "app/lessons/prose.h"
 #include "app/lessons/text_helpers.h"
 #include "app/lessons/vocabulary.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <algorithm>
 #include <cctype>

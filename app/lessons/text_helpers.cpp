@@ -1,7 +1,7 @@
 // Small text helpers the lesson engine's files share (app/lessons/text_helpers.h).
 #include "app/lessons/text_helpers.h"
 
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <cctype>
 #include <cstdio>

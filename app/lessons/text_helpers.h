@@ -1,7 +1,7 @@
 // Small text helpers the lesson engine's files share (not part of its interface to the app).
 #pragma once
 
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <string>
 #include <vector>

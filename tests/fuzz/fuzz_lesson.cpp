@@ -6,7 +6,7 @@
 // kernels::validate, and parsing the same text twice gives the same errors (no hidden state).
 #include "app/lessons/lesson.h"
 #include "app/lessons/parser.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <cstdio>
 #include <cstdlib>
