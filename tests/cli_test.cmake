@@ -247,7 +247,7 @@ fl_cli_test(bench_wgmma_tile CODE 0
             ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 128 --br 128 --bc 64 --dtype bf16 --sim H100
             STDOUT "flash_wgmma +bf16 +16 heads, N=1024, d=128, tile 128x64, 4 stages")
 fl_cli_test(attention_bad_br CODE 2 ARGS bench --workload attention --sim H100 --br 48
-            STDERR "--br '48' is not one of the choices \\(legal: 16, 32, 64, 128 or 192\\)")
+            STDERR "--br '48' is not one of the choices \\(legal: auto, 16, 32, 64, 128 or 192\\)")
 fl_cli_test(attention_bad_d CODE 2 ARGS bench --workload attention --sim H100 --d 0
             STDERR "--d '0' is out of range \\(legal: 1\\.\\.128\\)")
 fl_cli_test(attention_bad_n CODE 2 ARGS bench --workload attention --sim H100 --N abc
