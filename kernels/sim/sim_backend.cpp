@@ -150,7 +150,8 @@ static SimCalibration h100_calibration(const DeviceInfo& d) {
                                  // exp2 the schedules count cost less than one SFU result each (PERF.md)
     c.l2_gbps = 6510;            // was 2.3 x the copy rate (an assumption)
     c.memory_latency_us = 1.0;   // was 0.8 (bias_gelu fused, 4 MiB: events 5.4 us = 3.0 gap + 1.4 + ~1 of latency)
-    c.source = "calibrated on an H100 80GB HBM3, 2026-11-25 (assets/measurements/h100-bench-2026-11-25)";
+    c.source = "calibrated on an H100 80GB HBM3, 2026-11-25 (assets/measurements/h100-bench-2026-11-25); host costs and "
+               "unmeasured rates fitted on two thirds of its recorded and bench points (kernels/PERF.md, \"Held out\")";
     return c;
 }
 
@@ -181,7 +182,8 @@ static SimCalibration h200_calibration(const DeviceInfo& d) {
     c.l2_gbps = 7120;
     c.memory_latency_us = 0.9;
     c.source = "calibrated on an H200, 2026-11-22 and 2026-11-27 (kernels/PERF.md, assets/recordings/h200-2026-11-27); "
-               "first-launch costs from the H100";
+               "host costs and unmeasured rates fitted on two thirds of its recorded and bench points (kernels/PERF.md, "
+               "\"Held out\")";
     return c;
 }
 
