@@ -11,8 +11,8 @@
 // error a step quotes, so the test stays fast enough for CI.
 #include "app/core/lesson.h"
 #include "app/core/lesson_player.h"
-#include "app/core/recorded_backend.h"
-#include "app/core/recording.h"
+#include "app/recordings/recorded_backend.h"
+#include "app/recordings/recording_file.h"
 #include "kernels/common/backend.h"
 #include "kernels/common/registry.h"
 

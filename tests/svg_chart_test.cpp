@@ -3,7 +3,7 @@
 // frames reads back with its size, frame count and pixels.
 #include "viz/svg_chart.h"
 
-#include "app/core/gif_writer.h"
+#include "app/files/gif_writer.h"
 
 #include <catch2/catch.hpp>
 

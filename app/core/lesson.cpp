@@ -8,9 +8,9 @@
 // [SECTION] Finding lesson files
 #include "app/core/lesson.h"
 
-#include "app/core/export.h"
-#include "app/core/platform.h"
-#include "app/core/platform_file.h"
+#include "app/files/export.h"
+#include "app/platform/platform.h"
+#include "app/platform/platform_file.h"
 #include "app/core/views.h"
 #include "kernels/common/format.h"
 #include "kernels/memory_player.h"

@@ -1,6 +1,6 @@
 #include "app/core/lesson_bundle.h"
 
-#include "app/core/export.h"
+#include "app/files/export.h"
 #include "kernels/common/backend.h"
 
 #include <nlohmann/json.hpp>

@@ -8,7 +8,7 @@
 //   [SECTION] CSV
 //   [SECTION] JSON
 //   [SECTION] PNG
-#include "app/core/export.h"
+#include "app/files/export.h"
 
 #include "kernels/common/backend.h"
 #include "kernels/common/timeline.h"
