@@ -4,8 +4,8 @@
 #include "app/files/results_import.h"
 
 #include "app/files/export.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include "temp_dir.h"
 

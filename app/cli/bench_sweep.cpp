@@ -10,8 +10,8 @@
 #include "app/platform/platform.h"
 #include "app/files/reference.h"
 #include "app/core/runner.h"
-#include "kernels/common/registry.h"
-#include "kernels/common/sanitizer_run.h"
+#include "kernels/core/registry.h"
+#include "kernels/gpu/sanitizer_run.h"
 
 #include <algorithm>
 #include <cstdlib>

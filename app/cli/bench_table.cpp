@@ -4,11 +4,11 @@
 #include "app/cli/text.h"
 #include "app/files/export.h"
 #include "app/recordings/recording_file.h"
-#include "kernels/common/dram_counters.h"
-#include "kernels/common/emulate.h"
-#include "kernels/common/format.h"
-#include "kernels/common/registry.h"
-#include "kernels/common/timeline.h"
+#include "kernels/profiling/dram_counters.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/format.h"
+#include "kernels/core/registry.h"
+#include "kernels/core/timeline.h"
 
 #include <algorithm>
 #include <ostream>

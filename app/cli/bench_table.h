@@ -4,7 +4,7 @@
 #pragma once
 
 #include "app/files/reference.h"
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <cstddef>
 #include <iosfwd>

@@ -2,7 +2,8 @@
 #include "app/cli/cli.h"
 
 #include "app/cli/text.h"
-#include "app/core/lesson.h"
+#include "app/lessons/lesson_files.h"
+#include "app/lessons/parser.h"
 
 #include <ostream>
 

@@ -13,15 +13,17 @@
 #include "app/files/export.h"
 #include "app/core/gui_options.h"
 #include "app/core/jobs.h"
-#include "app/core/lesson.h"
-#include "app/core/lesson_player.h"
+#include "app/lessons/lesson.h"
+#include "app/lessons/lesson_files.h"
+#include "app/lessons/lesson_player.h"
+#include "app/lessons/parser.h"
 #include "app/files/reference.h"
 #include "app/files/results_import.h"
 #include "app/core/views.h"
 #include "app/cli/record.h"
 #include "app/recordings/recording_file.h"
-#include "kernels/common/registry.h"
-#include "kernels/memory_player.h"
+#include "kernels/core/registry.h"
+#include "viz/model/memory_player.h"
 
 #include <CLI/CLI.hpp>
 

@@ -1,7 +1,7 @@
 // Small text helpers the commands share (app/cli/text.h).
 #include "app/cli/text.h"
 
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // terminal columns, not bytes), quoting what was typed on one line, the shape of a configuration.
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <cstddef>
 #include <string>

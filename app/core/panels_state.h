@@ -3,14 +3,14 @@
 // (debounced, validated first), keeping the latest result per variant, and the export actions.
 #pragma once
 
-#include "app/core/lesson.h"
+#include "app/lessons/lesson.h"
 #include "app/files/reference.h"
 #include "app/core/jobs.h"
 #include "app/core/sweep.h"
 #include "app/core/runner.h"
 #include "app/core/settings.h"
 #include "app/core/view_state.h"
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <functional>
 #include <map>
@@ -126,7 +126,7 @@ struct AppState {
     ReferenceFile reference;
     std::string reference_input;     // the results area's "load..." field
     InlineMessage reference_message;
-    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/core/lesson.h).
+    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/lessons/lesson.h).
     LessonPlayerState lesson;
 
     LivePass live;                   // quick pass, then full pass (kQuickReps)

@@ -12,6 +12,7 @@
 #include "app/platform/platform_host.h"
 #include "app/recordings/recorded_backend.h"
 #include "app/recordings/recording_file.h"
+#include "kernels/sim/sim_backend.h"
 
 #include <algorithm>
 #include <exception>

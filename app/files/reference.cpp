@@ -5,7 +5,7 @@
 #include "app/files/reference.h"
 
 #include "app/platform/platform_file.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <nlohmann/json.hpp>
 

@@ -10,13 +10,15 @@
 
 #include "app/files/export.h"
 #include "app/core/jobs.h"
-#include "app/core/lesson.h"
-#include "app/core/lesson_player.h"
+#include "app/lessons/lesson.h"
+#include "app/lessons/lesson_files.h"
+#include "app/lessons/lesson_player.h"
 #include "app/core/panels_state.h"
 #include "app/platform/platform_host.h"
 #include "app/recordings/recording_file.h"
 #include "app/core/runner.h"
 #include "app/core/settings.h"
+#include "app/lessons/parser.h"
 
 #include <emscripten.h>
 #include <emscripten/html5.h>

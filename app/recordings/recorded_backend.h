@@ -8,7 +8,7 @@
 #pragma once
 
 #include "app/recordings/recording_file.h"
-#include "kernels/common/backend.h"
+#include "kernels/core/backend.h"
 
 #include <memory>
 
