@@ -2,7 +2,13 @@
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/common/registry.h"
 
+#include "tests/scoped_env.h"
+
 #include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <utility>
 
 using namespace kernels;
 
@@ -196,4 +202,123 @@ TEST_CASE("chain_flops names every kernel of the model", "[model]") {
     for (const char* variant : {"unfused", "fused", "fused_spill"})
         for (const KernelModel& k : model(variant, p).kernels)
             CHECK(elementwise::chain_flops(k.name, elementwise::to_elementwise(p)) == Approx(k.flops));
+}
+
+namespace {
+
+elementwise::RowConfig row_config_of(int64_t hidden, DType t) {
+    return elementwise::row_config(elementwise::to_elementwise(make("chain", 4, hidden, t)));
+}
+
+
+}  // namespace
+
+TEST_CASE("row_config: the per-shape rule", "[model][config]") {
+    // 768: 96 chunks, 3 per thread fill one warp exactly; 4 rows per block (128 threads)
+    elementwise::RowConfig c = row_config_of(768, DType::bf16);
+    CHECK(c.chunks_per_thread == 3);
+    CHECK(c.threads_per_row == 32);
+    CHECK(c.rows_per_block == 4);
+    CHECK(c.ctas_per_row == 1);
+    // 8192 bf16: 64 B of x per thread, 256 threads, one row per block (the measured case)
+    c = row_config_of(8192, DType::bf16);
+    CHECK(c.chunks_per_thread == 4);
+    CHECK(c.threads_per_row == 256);
+    CHECK(c.rows_per_block == 1);
+    // 7168 fp16: 224 threads cover 896 chunks exactly
+    CHECK(row_config_of(7168, DType::f16).threads_per_row == 224);
+    // past one block: clusters of at most 8 blocks, 256 threads when 8 suffice
+    c = row_config_of(65536, DType::bf16);
+    CHECK(c.ctas_per_row == 8);
+    CHECK(c.threads_per_row == 256);
+    CHECK(c.chunks_per_thread == 4);
+    c = row_config_of(65536, DType::f32);
+    CHECK(c.ctas_per_row == 8);
+    CHECK(c.threads_per_row == 512);
+    CHECK(c.chunks_per_thread == 2);
+    c = row_config_of(16384, DType::f32);  // one block of 512 threads x 4 chunks
+    CHECK(c.ctas_per_row == 1);
+    CHECK(c.chunks_per_thread == 4);
+    // every width up to the largest holds its row in one config
+    for (DType t : kAllDTypes)
+        for (int64_t hidden = 1; hidden <= elementwise::kMaxHidden; hidden = hidden * 3 / 2 + 1) {
+            const elementwise::RowConfig r = row_config_of(hidden, t);
+            CAPTURE(to_string(t), hidden, elementwise::config_text(r));
+            CHECK(int64_t{r.ctas_per_row} * r.threads_per_row * r.chunks_per_thread * 8 >= hidden);
+            CHECK(r.threads_per_block() <= elementwise::kRowMaxThreads);
+            CHECK(r.threads_per_row % 32 == 0);
+            CHECK(r.ctas_per_row <= elementwise::kRowMaxClusterCtas);
+            CHECK(r.vector == (hidden % 8 == 0));
+            CHECK(!r.why.empty());
+        }
+}
+
+TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout; one that cannot hold the row is refused", "[model][config]") {
+    {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "ctas=2");
+        const elementwise::RowConfig c = row_config_of(8192, DType::bf16);
+        CHECK(c.ctas_per_row == 2);
+        CHECK(c.threads_per_row == 128);  // derived: 1024 chunks over 2 blocks x 4 chunks
+        CHECK(c.rows_per_block == 1);
+        CHECK(c.why.find("FUSIONLAB_ROW_CONFIG") != std::string::npos);
+        const LaunchShape shape = elementwise::row_kernel_shape(elementwise::to_elementwise(make("chain", 37, 8192, DType::bf16)));
+        CHECK(shape.blocks == 74);
+        CHECK(shape.threads == 128);
+    }
+    {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "cpt=4,tpr=64,rpb=3");
+        const LaunchShape shape = elementwise::row_kernel_shape(elementwise::to_elementwise(make("chain", 37, 2048, DType::bf16)));
+        CHECK(shape.blocks == 13);  // 12 blocks of 3 rows and one of 1
+        CHECK(shape.threads == 192);
+    }
+    for (const char* bad : {"cpt=4,tpr=64", "ctas=3", "cpt=5", "tpr=100", "rpb=4,tpr=256", "threads=2", "cpt", "cpt=x"}) {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", bad);
+        CAPTURE(bad);
+        CHECK_THROWS_AS(row_config_of(8192, DType::bf16), std::invalid_argument);
+    }
+    {
+        const ScopedEnv env("FUSIONLAB_FLAT_CONFIG", "threads=512,bytes=32");
+        const LaunchShape shape = elementwise::flat_kernel_shape(elementwise::to_elementwise(make("bias_gelu", 4, 4096, DType::bf16)));
+        CHECK(shape.threads == 512);
+        CHECK(shape.elements_per_block == 512 * 16);
+        CHECK(shape.blocks == 2);
+    }
+    for (const char* bad : {"threads=64", "bytes=16", "rows=2"}) {
+        const ScopedEnv env("FUSIONLAB_FLAT_CONFIG", bad);
+        CAPTURE(bad);
+        CHECK_THROWS_AS(elementwise::flat_config(elementwise::to_elementwise(make("bias_gelu", 4, 4096, DType::bf16))),
+                        std::invalid_argument);
+    }
+}
+
+TEST_CASE("the schedule follows the row configuration: rows per block and cluster slices", "[model][schedule][config]") {
+    for (const char* forced : {"", "ctas=2", "cpt=2,ctas=4", "cpt=4,tpr=64,rpb=3", "rpb=2"}) {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", forced);
+        for (DType t : kAllDTypes)
+            for (auto [rows, hidden] : {std::pair<int64_t, int64_t>{37, 1001}, {37, 2048}, {5, 20000}, {3, 65536}}) {
+                const Params p = make("chain", rows, hidden, t);
+                elementwise::RowConfig c;
+                try {
+                    c = elementwise::row_config(elementwise::to_elementwise(p));
+                } catch (const std::invalid_argument&) {
+                    continue;
+                }
+                CAPTURE(forced, to_string(t), rows, hidden, elementwise::config_text(c));
+                for (const char* v : {"fused", "unfused"}) {
+                    const Schedule s = schedule(v, p);
+                    const Model m = model_from_schedule(s);
+                    const uint64_t es = static_cast<uint64_t>(dtype_bytes(t)), n = static_cast<uint64_t>(rows * hidden);
+                    uint64_t stored = 0, store_blocks = 0;
+                    for (const TileEvent& e : s.events)
+                        if (e.kernel == 0 && e.kind == EventKind::store && !e.local) {
+                            stored += e.bytes * e.repeat;
+                            store_blocks += e.repeat;
+                        }
+                    CHECK(stored == n * es);
+                    CHECK(store_blocks == s.kernels[0].blocks);
+                    CHECK(s.kernels[0].threads_per_block == c.threads_per_block());
+                    CHECK(m.bytes_read() == sum_event_bytes(s, EventKind::load));
+                }
+            }
+    }
 }

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 namespace kernels {
 
@@ -48,9 +49,11 @@ const ParamSpec kRows{"rows", "rows (tokens)", 1, 1048576, true, true,
                       "Rows of the activation matrix: tokens = batch x sequence length.\n"
                       "Every kernel's bytes grow linearly with rows x hidden.",
                       4096};
-const ParamSpec kHidden{"hidden", "hidden size", 1, 16384, true, true,
+const ParamSpec kHidden{"hidden", "hidden size", 1, 65536, true, true,
                         "Features per row (model width). LayerNorm normalises across one row, so a fused kernel\n"
-                        "keeps a whole row on chip: hidden x 4 bytes of registers per row.",
+                        "keeps a whole row on chip: hidden x 4 bytes of registers per row. Rows longer than one\n"
+                        "block holds (past 16384 in fp16/bf16, 8192 in fp32) are shared by a cluster of blocks\n"
+                        "(compute capability 9.0 and later).",
                         4096};
 const ParamSpec kDropout{"dropout", "dropout p", 0, 0.99, false, false,
                          "Probability of zeroing an element; kept elements are scaled by 1/(1-p).\n"
@@ -82,8 +85,19 @@ uint64_t min_bytes_of(const Params& p) {
     return (n + h + n) * es;                       // read x, bias; write out
 }
 
-std::string describe(const Params& p, const std::string&) {
-    return std::to_string(p.get_int("rows")) + " x " + std::to_string(p.get_int("hidden"));
+// "8192 x 8192", and with a variant the layout its kernels launch with (row_config / flat_config:
+// the one choice the launcher, the model and the memory view share), as attention names its tile.
+std::string describe(const Params& p, const std::string& variant) {
+    const std::string shape = std::to_string(p.get_int("rows")) + " x " + std::to_string(p.get_int("hidden"));
+    if (variant.empty()) return shape;
+    const ElementwiseParams e = to_elementwise(p);
+    try {
+        if (!e.chain) return shape + ", " + config_text(flat_config(e));
+        const std::string rows = config_text(row_config(e));
+        return shape + ", " + (variant == "unfused" ? "layernorm " + rows + "; flat kernels " + config_text(flat_config(e)) : rows);
+    } catch (const std::invalid_argument& bad) {
+        return shape + " (" + bad.what() + ")";  // a forced layout that cannot run says why
+    }
 }
 
 // Tensors are rows x hidden except the hidden-long vectors gamma, beta, bias.
