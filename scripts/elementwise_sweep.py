@@ -20,43 +20,63 @@ over the copy ceiling that the same bench process measured at its start.
 import argparse
 import csv
 import os
+import re
 import subprocess
 import sys
 import time
 
 # rows per hidden: one point below 64 MiB of data, two at or above (bf16 chain: 3 tensors)
-SHAPES = {
+SHAPES = {  # the shapes issue 34 names first (the sweep may stop at its deadline)
+    16384: [256, 2048, 8192],
+    7168: [512, 3000, 8192],
+    65536: [256, 1024, 4096],
+    8192: [512, 2048, 8192],
     768: [4096, 16384, 65536],
     1024: [4096, 16384, 65536],
     3072: [1024, 4096, 16384],
     4096: [1024, 4096, 16384],
-    7168: [512, 3000, 8192],
-    8192: [512, 2048, 8192],
-    16384: [256, 2048, 8192],
-    65536: [256, 1024, 4096],
 }
 DTYPES = "fp16,bf16,fp32"
 
 # Alternative row layouts for the fused chain: (hidden, rows, dtypes, FUSIONLAB_ROW_CONFIG)
 ROW_ALTS = [
-    (768, 65536, "bf16,fp32", "rpb=1"), (768, 65536, "bf16,fp32", "rpb=2"), (768, 65536, "bf16,fp32", "rpb=8"),
-    (768, 65536, "bf16", "cpt=4,tpr=32,rpb=4"), (768, 65536, "bf16", "cpt=2,tpr=64,rpb=2"),
-    (1024, 65536, "bf16,fp32", "rpb=1"), (1024, 65536, "bf16,fp32", "rpb=2"), (1024, 65536, "bf16", "cpt=2,tpr=64"),
-    (3072, 16384, "bf16,fp32", "cpt=3,tpr=128"), (3072, 16384, "bf16", "cpt=2,tpr=192"),
-    (4096, 16384, "bf16,fp32", "cpt=2,tpr=256"), (4096, 16384, "bf16", "ctas=2"),
-    (7168, 8192, "fp16,bf16", "cpt=2,tpr=448"), (7168, 3000, "fp16,bf16", "cpt=2,tpr=448"),
-    (7168, 8192, "fp16,bf16", "cpt=4,tpr=128,ctas=2"), (7168, 3000, "fp16", "cpt=4,tpr=128,ctas=2"),
-    (8192, 8192, "bf16,fp32", "ctas=2"), (8192, 8192, "bf16", "cpt=2,tpr=512"), (8192, 8192, "bf16", "cpt=2,ctas=2"),
-    (16384, 2048, "bf16,fp32", "cpt=4,tpr=256,ctas=2"), (16384, 8192, "bf16,fp32", "cpt=4,tpr=256,ctas=2"),
-    (16384, 2048, "bf16", "cpt=4,tpr=128,ctas=4"), (16384, 2048, "bf16,fp32", "cpt=2,tpr=256,ctas=4"),
-    (16384, 2048, "bf16", "cpt=2,tpr=512,ctas=2"), (16384, 8192, "bf16", "cpt=2,tpr=256,ctas=4"),
+    (16384, 2048, "bf16,fp32", "cpt=4,tpr=256,ctas=2"),
+    (16384, 8192, "bf16,fp32", "cpt=4,tpr=256,ctas=2"),
+    (16384, 2048, "bf16", "cpt=4,tpr=128,ctas=4"),
+    (16384, 2048, "bf16,fp32", "cpt=2,tpr=256,ctas=4"),
+    (16384, 2048, "bf16", "cpt=2,tpr=512,ctas=2"),
+    (16384, 8192, "bf16", "cpt=2,tpr=256,ctas=4"),
     (16384, 8192, "fp32", "cpt=2,tpr=512,ctas=2"),
-    (65536, 1024, "bf16,fp32", "cpt=4,tpr=512,ctas=4"), (65536, 1024, "bf16", "cpt=2,tpr=512,ctas=8"),
+    (65536, 1024, "bf16,fp32", "cpt=4,tpr=512,ctas=4"),
+    (65536, 1024, "bf16", "cpt=2,tpr=512,ctas=8"),
     (65536, 1024, "fp32", "cpt=4,tpr=256,ctas=8"),
+    (7168, 8192, "fp16,bf16", "cpt=2,tpr=448"),
+    (7168, 3000, "fp16,bf16", "cpt=2,tpr=448"),
+    (7168, 3000, "fp16", "rpb=2"),
+    (7168, 8192, "fp16,bf16", "cpt=4,tpr=128,ctas=2"),
+    (7168, 3000, "fp16", "cpt=4,tpr=128,ctas=2"),
+    (8192, 8192, "bf16,fp32", "ctas=2"),
+    (8192, 8192, "bf16", "cpt=2,tpr=512"),
+    (8192, 8192, "bf16", "cpt=2,ctas=2"),
+    (768, 65536, "bf16,fp32", "rpb=1"),
+    (768, 65536, "bf16,fp32", "rpb=2"),
+    (768, 65536, "bf16,fp32", "rpb=8"),
+    (768, 65536, "bf16", "cpt=4,tpr=32,rpb=4"),
+    (768, 65536, "bf16", "cpt=2,tpr=64,rpb=2"),
+    (768, 65536, "fp32", "cpt=2,tpr=64,rpb=2"),
+    (1024, 65536, "bf16,fp32", "rpb=1"),
+    (1024, 65536, "bf16,fp32", "rpb=2"),
+    (1024, 65536, "bf16", "cpt=2,tpr=64"),
+    (3072, 16384, "bf16,fp32", "cpt=3,tpr=128"),
+    (3072, 16384, "bf16", "cpt=2,tpr=192"),
+    (3072, 16384, "bf16", "rpb=2"),
+    (4096, 16384, "bf16,fp32", "cpt=2,tpr=256"),
+    (4096, 16384, "bf16", "ctas=2"),
+    (4096, 16384, "bf16", "rpb=2"),
 ]
 # Alternative flat layouts for fused bias+GELU: (hidden, rows, dtypes, FUSIONLAB_FLAT_CONFIG)
 FLAT_ALTS = [(h, r, "bf16,fp32", c)
-             for (h, r) in [(8192, 8192), (16384, 2048), (1024, 65536), (65536, 1024)]
+             for (h, r) in [(16384, 2048), (8192, 8192), (1024, 65536), (65536, 1024)]
              for c in ["threads=128,bytes=64", "threads=512,bytes=64", "threads=256,bytes=32", "threads=512,bytes=32"]]
 
 ES = {"fp16": 2, "bf16": 2, "fp32": 4}
@@ -88,16 +108,18 @@ def jobs(phases):
 
 
 def kernel_times(text):
-    """'bias_add 0.0702 ms; gelu 0.0687 ms' (or similar) -> {name: ms}"""
+    """'bias_add=0.0702ms/268435456B;gelu=0.0687ms/268435456B' -> {name: ms}"""
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"(\w+)=([0-9.eE+-]+)ms", text)}
+
+
+def shapes_printed(stdout):
+    """The bench table's shape column (rows x hidden and the layout the kernels launch with), keyed
+    by (workload, variant, dtype, rows, hidden)."""
     out = {}
-    for part in text.replace(",", ";").split(";"):
-        words = part.replace("=", " ").replace(":", " ").split()
-        for i in range(len(words) - 1):
-            try:
-                out[words[i]] = float(words[i + 1])
-                break
-            except ValueError:
-                continue
+    for line in stdout.splitlines():
+        m = re.match(r"^(\S+)\s+(\S+)\s+(\S+)\s+((\d+) x (\d+).*?)\s{2,}", line)
+        if m:
+            out[(m.group(1), m.group(2), m.group(3), int(m.group(5)), int(m.group(6)))] = m.group(4).strip()
     return out
 
 
@@ -152,8 +174,10 @@ def main():
         try:
             run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=max(5, min(120, left)))
             log = run.stdout + run.stderr
+            printed = shapes_printed(run.stdout)
         except subprocess.TimeoutExpired as e:
-            log = "TIMEOUT\n" + (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else "TIMEOUT"
+            log = "TIMEOUT\n" + (e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else str(e.stdout or ""))
+            printed = {}
         with open(os.path.join(a.out, "csv", job["name"] + ".log"), "w") as f:
             f.write(" ".join(cmd) + "\n" + " ".join("%s=%s" % kv for kv in job["env"].items()) + "\n" + log)
         print("%-24s %5.1f s  %s" % (job["name"], time.time() - t0, job["forced"] or "default"), flush=True)
@@ -175,7 +199,7 @@ def main():
             for variant, kernel, t, b in lines:
                 pct = 100.0 * b / (t * 1e-3) / 1e9 / ceiling if ok and t > 0 and ceiling > 0 else 0.0
                 row = dict(phase=job["name"], workload=m["workload"], variant=variant, kernel=kernel, dtype=dt,
-                           rows=rows, hidden=hidden, shape_and_config=m.get("shape", ""), forced=job["forced"],
+                           rows=rows, hidden=hidden, shape_and_config=printed.get((m["workload"], m["variant"], dt, rows, hidden), ""), forced=job["forced"],
                            median_ms="%.4f" % t, min_bytes=b, data_mib="%.1f" % (b / 2**20),
                            ceiling_gbps="%.0f" % ceiling, pct_of_copy="%.1f" % pct, rel_l2=m.get("rel_l2_error", ""),
                            measured_bytes=m.get("measured_bytes", ""), ok=int(ok), error=m.get("error", ""))

@@ -133,9 +133,12 @@ TEST_CASE("fused_spill: the fused kernel's HBM bytes, plus ptxas's spill bytes x
             CHECK(r.registers == 32);
             REQUIRE(r.spills());
             CHECK(r.source.find("ptxas") != std::string::npos);
-            const uint64_t threads = static_cast<uint64_t>(elementwise::row_kernel_shape(elementwise::to_elementwise(p)).threads);
-            CHECK(spill.kernels[0].local_written == static_cast<uint64_t>(rows) * threads * static_cast<uint64_t>(r.spill_store_bytes));
-            CHECK(spill.kernels[0].local_read == static_cast<uint64_t>(rows) * threads * static_cast<uint64_t>(r.spill_load_bytes));
+            // every thread of every block runs the spill code once (a block of several rows too,
+            // including the last block's threads past the tensor)
+            const elementwise::LaunchShape shape = elementwise::row_kernel_shape(elementwise::to_elementwise(p));
+            const uint64_t threads = shape.blocks * static_cast<uint64_t>(shape.threads);
+            CHECK(spill.kernels[0].local_written == threads * static_cast<uint64_t>(r.spill_store_bytes));
+            CHECK(spill.kernels[0].local_read == threads * static_cast<uint64_t>(r.spill_load_bytes));
             CHECK(spill.local_bytes() == spill.kernels[0].local_bytes());
         }
     // The measured case (bf16 8192 x 8192: 256 threads of 4 chunks): ptxas's numbers for sm_90.
@@ -157,7 +160,7 @@ TEST_CASE("the row kernel instance follows the launcher's rule", "[model]") {
     CHECK(elementwise::row_kernel_instance(elementwise::to_elementwise(make("chain", 1, 1000, DType::f16))).vector == true);
     // Every instance the launcher can pick has a row in ptxas's table.
     for (DType t : kAllDTypes)
-        for (int64_t hidden : {8, 1001, 4096, 8192, 16384})
+        for (int64_t hidden : {8, 768, 1001, 4096, 8192, 16384, 20000, 65536})
             for (const char* k : {"layernorm", "fused_chain", "fused_chain_spill"}) {
                 CAPTURE(to_string(t), hidden, k);
                 CHECK(elementwise::row_kernel_registers(k, elementwise::to_elementwise(make("chain", 2, hidden, t))).registers > 0);
@@ -261,13 +264,13 @@ TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout; one that cannot hol
         CHECK(c.threads_per_row == 128);  // derived: 1024 chunks over 2 blocks x 4 chunks
         CHECK(c.rows_per_block == 1);
         CHECK(c.why.find("FUSIONLAB_ROW_CONFIG") != std::string::npos);
-        const LaunchShape shape = elementwise::row_kernel_shape(elementwise::to_elementwise(make("chain", 37, 8192, DType::bf16)));
+        const elementwise::LaunchShape shape = elementwise::row_kernel_shape(elementwise::to_elementwise(make("chain", 37, 8192, DType::bf16)));
         CHECK(shape.blocks == 74);
         CHECK(shape.threads == 128);
     }
     {
         const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "cpt=4,tpr=64,rpb=3");
-        const LaunchShape shape = elementwise::row_kernel_shape(elementwise::to_elementwise(make("chain", 37, 2048, DType::bf16)));
+        const elementwise::LaunchShape shape = elementwise::row_kernel_shape(elementwise::to_elementwise(make("chain", 37, 2048, DType::bf16)));
         CHECK(shape.blocks == 13);  // 12 blocks of 3 rows and one of 1
         CHECK(shape.threads == 192);
     }
@@ -278,7 +281,7 @@ TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout; one that cannot hol
     }
     {
         const ScopedEnv env("FUSIONLAB_FLAT_CONFIG", "threads=512,bytes=32");
-        const LaunchShape shape = elementwise::flat_kernel_shape(elementwise::to_elementwise(make("bias_gelu", 4, 4096, DType::bf16)));
+        const elementwise::LaunchShape shape = elementwise::flat_kernel_shape(elementwise::to_elementwise(make("bias_gelu", 4, 4096, DType::bf16)));
         CHECK(shape.threads == 512);
         CHECK(shape.elements_per_block == 512 * 16);
         CHECK(shape.blocks == 2);

@@ -36,7 +36,7 @@ TEST_CASE("out-of-range parameters give a message naming the parameter and range
     CHECK_THAT(validate(p), Catch::Contains("rows = -5"));
     p = Params{};
     p.set("hidden", 99999999);
-    CHECK_THAT(validate(p), Catch::Contains("hidden") && Catch::Contains("16384"));
+    CHECK_THAT(validate(p), Catch::Contains("hidden") && Catch::Contains("65536"));
     p = Params{};
     p.set("dropout", 1.0);
     CHECK_THAT(validate(p), Catch::Contains("dropout"));

@@ -60,6 +60,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 namespace kernels::gpu {
 
@@ -309,8 +310,8 @@ struct RowArgs {
     int ctas_per_row;
 };
 
-template <typename T, bool kVector>
-__device__ __forceinline__ void load_row_chunk(const T* row, int col0, int hidden, RawChunk<T>& r) {
+template <typename T, bool kVector, typename Index>
+__device__ __forceinline__ void load_row_chunk(const T* row, Index col0, Index hidden, RawChunk<T>& r) {
     if (kVector && col0 < hidden) load_raw<T>(row + col0, r);
     else load_raw_partial<T>(row + col0, hidden - col0, r);  // valid <= 0: all zeros, no access
 }
@@ -358,8 +359,10 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     __shared__ float sq_scratch[kMaxRowThreads / 32];
     __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
     // 32-bit indices within a row and of rows (rows x hidden <= 2^30, elementwise.h): fewer
-    // registers than 64-bit ones, which this kernel needs for the row it holds.
-    const int hidden = a.hidden;
+    // registers than 64-bit ones, which this kernel needs for the row it holds. fused_chain_spill
+    // keeps the 64-bit ones it was measured with (the recordings; kernels/PERF.md "Register spills").
+    using Index = std::conditional_t<kSpill, int64_t, int>;
+    const Index hidden = a.hidden;
     const int tpr = a.threads_per_row, ctas = a.ctas_per_row;
     const int local_row = static_cast<int>(threadIdx.x) / tpr;
     const int t = static_cast<int>(threadIdx.x) - local_row * tpr;
@@ -368,11 +371,11 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
                              : static_cast<int>(blockIdx.x) * (static_cast<int>(blockDim.x) / tpr) + local_row;
     // The last block's rows past the tensor load nothing and store nothing (limit 0) but still
     // meet the block's barriers.
-    const int limit = row < a.rows ? hidden : 0;
+    const Index limit = row < a.rows ? hidden : 0;
     const int64_t row_start = static_cast<int64_t>(row < a.rows ? row : 0) * hidden;
     const T* x = static_cast<const T*>(a.x) + row_start;
-    const int stride = tpr * kChunk;
-    const int first_col = (rank * tpr * kCpt + t) * kChunk;
+    const Index stride = static_cast<Index>(tpr) * kChunk;
+    const Index first_col = (static_cast<Index>(rank) * tpr * kCpt + t) * kChunk;
     const int warps_per_row = tpr >> 5;
 
     RawChunk<T> x_raw[kCpt], res_raw[kCpt];
@@ -406,7 +409,9 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     // Each pass unpacks the packed row again (one instruction per element): hiding the packed
     // words from the compiler here keeps it from holding the previous pass's unpacked floats
     // instead (twice the registers in 16-bit: bf16 rows of 4 chunks spilled 124 B per thread).
-    keep_packed(x_raw);
+    // fused_chain_spill keeps the compiler's own choice: it is the lesson's spilling kernel, as
+    // measured in the recordings (kernels/PERF.md "Register spills").
+    if constexpr (!kSpill) keep_packed(x_raw);
 
     // compute variance from the register-held row: sum of squared deviations (second pass)
     float sq = 0.0f;
@@ -416,7 +421,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
         unpack<T>(x_raw[c], v);
 #pragma unroll
         for (int i = 0; i < kChunk; ++i) {
-            const int col = first_col + c * stride + (kVector ? 0 : i);  // vector chunks are all in or all out
+            const Index col = first_col + c * stride + (kVector ? 0 : i);  // vector chunks are all in or all out
             const float d = v[i] - mean;
             sq += col < limit ? d * d : 0.0f;
         }
@@ -427,14 +432,14 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
         cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
     }
     const float rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
-    keep_packed(x_raw);
+    if constexpr (!kSpill) keep_packed(x_raw);
 
     T* out = static_cast<T*>(a.out) + row_start;
 #pragma unroll
     for (int c = 0; c < kCpt; ++c) {
-        const int col0 = first_col + c * stride;
+        const Index col0 = first_col + c * stride;
         if (col0 >= limit) continue;
-        const int valid = limit - col0;
+        const Index valid = limit - col0;
         // load gamma, beta chunk into registers (L1/L2-resident after the first rows)
         RawChunk<T> g_raw, b_raw;
         if (kVector) {
