@@ -302,7 +302,16 @@ TEST_CASE("the picked row configuration at every width matches the reference: cl
         for (const Shape& s : shapes) {
             const Params p = make("chain", t, s.rows, s.hidden, seed++);
             INFO("config " << kernels::elementwise::config_text(kernels::elementwise::row_config(p)));
-            for (const kernels::VariantInfo& v : kernels::variants("chain")) check_variant(p, v.name);
+            for (const kernels::VariantInfo& v : kernels::variants("chain")) {
+                if (v.name == "fused_spill" && s.hidden > kernels::elementwise::kSpillMaxHidden) {
+                    // the lesson's spilling kernel holds a row in one block: refused with the reason
+                    const kernels::gpu::VariantOutput r = kernels::gpu::run_variant_once(v.name, to_params(p));
+                    CHECK_FALSE(r.ok);
+                    CHECK(r.error.find("fused_spill holds a row in one block") != std::string::npos);
+                    continue;
+                }
+                check_variant(p, v.name);
+            }
             check_variant(make("bias_gelu", t, s.rows, s.hidden, seed++), "fused");
         }
 }

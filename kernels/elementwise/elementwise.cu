@@ -60,7 +60,6 @@
 
 #include <cstring>
 #include <stdexcept>
-#include <type_traits>
 
 namespace kernels::gpu {
 
@@ -301,11 +300,11 @@ struct RowArgs {
     const void* gamma;
     const void* beta;
     void* out;             // h1 (layernorm) or out (fused_chain)
-    int rows;    // rows x hidden <= 2^30 (elementwise::kMaxElements)
-    int hidden;
+    int64_t hidden;
     uint64_t seed;
     uint32_t threshold;
     float keep_scale;
+    int rows;              // rows x hidden <= 2^30 (elementwise::kMaxElements)
     int threads_per_row;
     int ctas_per_row;
 };
@@ -352,17 +351,16 @@ constexpr int row_kernel_min_blocks() {
     return kVector && (kCpt == 2 || kElementBytes == 2) ? 2 : 1;
 }
 
-template <typename T, int kCpt, bool kVector, bool kFused, bool kSpill>
-__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, kSpill, sizeof(T)>())
+template <typename T, int kCpt, bool kVector, bool kFused>
+__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, false, sizeof(T)>())
     row_kernel(RowArgs a) {
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
     __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
     // 32-bit indices within a row and of rows (rows x hidden <= 2^30, elementwise.h): fewer
-    // registers than 64-bit ones, which this kernel needs for the row it holds. fused_chain_spill
-    // keeps the 64-bit ones it was measured with (the recordings; kernels/PERF.md "Register spills").
-    using Index = std::conditional_t<kSpill, int64_t, int>;
-    const Index hidden = a.hidden;
+    // registers than 64-bit ones, which this kernel needs for the row it holds.
+    using Index = int;
+    const Index hidden = static_cast<Index>(a.hidden);
     const int tpr = a.threads_per_row, ctas = a.ctas_per_row;
     const int local_row = static_cast<int>(threadIdx.x) / tpr;
     const int t = static_cast<int>(threadIdx.x) - local_row * tpr;
@@ -409,9 +407,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     // Each pass unpacks the packed row again (one instruction per element): hiding the packed
     // words from the compiler here keeps it from holding the previous pass's unpacked floats
     // instead (twice the registers in 16-bit: bf16 rows of 4 chunks spilled 124 B per thread).
-    // fused_chain_spill keeps the compiler's own choice: it is the lesson's spilling kernel, as
-    // measured in the recordings (kernels/PERF.md "Register spills").
-    if constexpr (!kSpill) keep_packed(x_raw);
+    keep_packed(x_raw);
 
     // compute variance from the register-held row: sum of squared deviations (second pass)
     float sq = 0.0f;
@@ -432,7 +428,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
         cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
     }
     const float rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
-    if constexpr (!kSpill) keep_packed(x_raw);
+    keep_packed(x_raw);
 
     T* out = static_cast<T*>(a.out) + row_start;
 #pragma unroll
@@ -471,6 +467,114 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
         else store_partial<T>(out + col0, valid, h);
     }
     if (ctas > 1) cluster_wait();
+}
+
+// fused_chain_spill: the row kernel as it was before the layouts of row_config (one block per row,
+// 64-bit indices, no fence between the passes), kept verbatim because it is the lesson's spilling
+// kernel and the recordings measured exactly this code: ptxas gives it the same spills as then
+// (row_kernel_registers.inc). Built only as <T, kCpt, kVector, true, true>.
+// Sum over the block; every thread gets the total. `scratch` holds one float per warp.
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+    const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    float total = 0.0f;
+    const int warps = static_cast<int>(blockDim.x) >> 5;
+    for (int w = 0; w < warps; ++w) total += scratch[w];
+    return total;
+}
+
+template <typename T, int kCpt, bool kVector, bool kFused, bool kSpill>
+__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, kSpill, sizeof(T)>())
+    spill_row_kernel(RowArgs a) {
+    __shared__ float sum_scratch[kMaxRowThreads / 32];
+    __shared__ float sq_scratch[kMaxRowThreads / 32];
+    const int64_t hidden = a.hidden;
+    const int64_t row_start = static_cast<int64_t>(blockIdx.x) * hidden;
+    const T* x = static_cast<const T*>(a.x) + row_start;
+    const int64_t stride = static_cast<int64_t>(blockDim.x) * kChunk;
+    const int64_t first_col = static_cast<int64_t>(threadIdx.x) * kChunk;
+
+    RawChunk<T> x_raw[kCpt], res_raw[kCpt];
+    // load x row into registers (HBM -> registers, 16-byte vectors, all chunks in flight)
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) load_row_chunk<T, kVector>(x, first_col + c * stride, hidden, x_raw[c]);
+    if constexpr (kFused) {
+        // load residual row into registers now (kept packed), so its latency hides behind the reductions
+        const T* residual = static_cast<const T*>(a.residual) + row_start;
+#pragma unroll
+        for (int c = 0; c < kCpt; ++c) load_row_chunk<T, kVector>(residual, first_col + c * stride, hidden, res_raw[c]);
+    }
+    // the row stays packed in registers (8 bytes of x per 4 elements for fp16/bf16): each pass
+    // below unpacks it again (one instruction per element) rather than holding it as floats, so a
+    // thread can own 64 bytes of x and 64 of residual in under 64 registers (PERF.md: 16-bit rows
+    // need that many bytes in flight; as floats they capped the SM at 2 rows and 60% of bandwidth).
+
+    // compute mean (block reduction; out-of-row elements were loaded as 0)
+    float sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) {
+        float v[kChunk];
+        unpack<T>(x_raw[c], v);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) sum += v[i];
+    }
+    const float inv_hidden = 1.0f / static_cast<float>(hidden);
+    const float mean = block_sum(sum, sum_scratch) * inv_hidden;
+
+    // compute variance from the register-held row: sum of squared deviations (second pass)
+    float sq = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) {
+        float v[kChunk];
+        unpack<T>(x_raw[c], v);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) {
+            const int64_t col = first_col + c * stride + (kVector ? 0 : i);  // vector chunks are all in or all out
+            const float d = v[i] - mean;
+            sq += col < hidden ? d * d : 0.0f;
+        }
+    }
+    const float rstd = rsqrtf(block_sum(sq, sq_scratch) * inv_hidden + elementwise::kLayerNormEps);
+
+    T* out = static_cast<T*>(a.out) + row_start;
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) {
+        const int64_t col0 = first_col + c * stride;
+        if (col0 >= hidden) continue;
+        const int64_t valid = hidden - col0;
+        // load gamma, beta chunk into registers (L1/L2-resident after the first rows)
+        RawChunk<T> g_raw, b_raw;
+        if (kVector) {
+            load_raw<T, true>(static_cast<const T*>(a.gamma) + col0, g_raw);
+            load_raw<T, true>(static_cast<const T*>(a.beta) + col0, b_raw);
+        } else {
+            load_raw_partial<T>(static_cast<const T*>(a.gamma) + col0, valid, g_raw);
+            load_raw_partial<T>(static_cast<const T*>(a.beta) + col0, valid, b_raw);
+        }
+        float v[kChunk], g[kChunk], b[kChunk], h[kChunk];
+        unpack<T>(x_raw[c], v);
+        unpack<T>(g_raw, g);
+        unpack<T>(b_raw, b);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
+        if constexpr (kFused) {
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) h[i] = gelu(h[i]);
+            const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
+            if (kVector) dropout_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
+            else dropout_ragged_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
+            float res[kChunk];
+            unpack<T>(res_raw[c], res);
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) h[i] += res[i];
+        }
+        // store out row chunk to HBM (h1 for the unfused layernorm)
+        if (kVector) store_chunk<T>(out + col0, h);
+        else store_partial<T>(out + col0, valid, h);
+    }
 }
 
 // =============================================================================================
@@ -612,18 +716,22 @@ bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<uintptr_
 // pointer is not 16-byte aligned.
 template <typename T, bool kFused, bool kSpill, int kCpt>
 const void* row_kernel_of(bool vector) {
-    return vector ? reinterpret_cast<const void*>(row_kernel<T, kCpt, true, kFused, kSpill>)
-                  : reinterpret_cast<const void*>(row_kernel<T, kCpt, false, kFused, kSpill>);
+    if constexpr (kSpill)
+        return vector ? reinterpret_cast<const void*>(spill_row_kernel<T, kCpt, true, true, true>)
+                      : reinterpret_cast<const void*>(spill_row_kernel<T, kCpt, false, true, true>);
+    else
+        return vector ? reinterpret_cast<const void*>(row_kernel<T, kCpt, true, kFused>)
+                      : reinterpret_cast<const void*>(row_kernel<T, kCpt, false, kFused>);
 }
 template <typename T, bool kFused, bool kSpill>
 const void* row_kernel_function(const elementwise::RowConfig& c, bool aligned) {
     const bool vector = c.vector && aligned;
-    switch (c.chunks_per_thread) {
-    case 2: return row_kernel_of<T, kFused, kSpill, 2>(vector);
-    case 3: return row_kernel_of<T, kFused, kSpill, 3>(vector);
-    case 4: return row_kernel_of<T, kFused, kSpill, 4>(vector);
-    default: throw std::logic_error("row_config chose " + std::to_string(c.chunks_per_thread) + " chunks per thread");
-    }
+    if (c.chunks_per_thread == 2) return row_kernel_of<T, kFused, kSpill, 2>(vector);
+    if (c.chunks_per_thread == 4) return row_kernel_of<T, kFused, kSpill, 4>(vector);
+    // the spill kernel's layout takes 2 or 4 chunks (row_config's spill rule)
+    if constexpr (!kSpill)
+        if (c.chunks_per_thread == 3) return row_kernel_of<T, kFused, kSpill, 3>(vector);
+    throw std::logic_error("row_config chose " + std::to_string(c.chunks_per_thread) + " chunks per thread");
 }
 
 // A cluster needs compute capability 9.0 (Hopper) or later: elsewhere the launch is refused with
@@ -642,8 +750,9 @@ void require_clusters(const elementwise::RowConfig& c, int64_t hidden, const cha
 
 template <typename T, bool kFused, bool kSpill = false>
 void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, const char* name) {
-    const elementwise::RowConfig c = elementwise::row_config(p);
-    const elementwise::LaunchShape shape = elementwise::row_kernel_shape(p);
+    const elementwise::RowKernel kind = kSpill ? elementwise::RowKernel::spill : elementwise::RowKernel::picked;
+    const elementwise::RowConfig c = elementwise::row_config(p, kind);
+    const elementwise::LaunchShape shape = elementwise::row_kernel_shape(p, kind);
     if (static_cast<int64_t>(c.ctas_per_row) * c.threads_per_row * c.chunks_per_thread * kChunk < p.hidden ||
         c.threads_per_block() > kMaxRowThreads)
         throw std::logic_error(std::string(name) + ": row_config (" + elementwise::config_text(c) + ") cannot hold hidden " +
@@ -698,9 +807,9 @@ void launch_flat(const ElementwiseParams& p, const FlatArgs& a, cudaStream_t str
 RowArgs row_args(const ElementwiseParams& p, const void* x, const void* residual, const void* gamma, const void* beta,
                  void* out) {
     // threads_per_row and ctas_per_row: launch_row sets them from row_config
-    return RowArgs{x, residual, gamma, beta, out, static_cast<int>(p.rows), static_cast<int>(p.hidden), p.seed,
-                   dropout_threshold(p.dropout_p),
-                   p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f, 32, 1};
+    return RowArgs{x, residual, gamma, beta, out, p.hidden, p.seed, dropout_threshold(p.dropout_p),
+                   p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f,
+                   static_cast<int>(p.rows), 32, 1};
 }
 
 FlatArgs flat_args(const ElementwiseParams& p, const void* in, const void* in2, const void* bias, void* out) {
@@ -778,7 +887,8 @@ RegisterUse row_kernel_attributes(const std::string& kernel_name, const Elementw
         using T = decltype(zero);
         if (kernel_name == "layernorm") f = row_kernel_function<T, false, false>(elementwise::row_config(p), true);
         else if (kernel_name == "fused_chain") f = row_kernel_function<T, true, false>(elementwise::row_config(p), true);
-        else if (kernel_name == "fused_chain_spill") f = row_kernel_function<T, true, true>(elementwise::row_config(p), true);
+        else if (kernel_name == "fused_chain_spill")
+            f = row_kernel_function<T, true, true>(elementwise::row_config(p, elementwise::RowKernel::spill), true);
         else throw std::invalid_argument("'" + kernel_name + "' is not a row kernel");
     };
     with_type(p.dtype, pick);

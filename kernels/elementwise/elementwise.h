@@ -115,13 +115,21 @@ struct RowConfig {
 inline constexpr int kRowMaxThreads = 512;     // a row kernel's block
 inline constexpr int kRowMaxClusterCtas = 8;   // the portable cluster size
 inline constexpr int64_t kMaxHidden = 65536;   // the widest row a cluster of 8 x 512 threads x 2 chunks holds
+inline constexpr int64_t kSpillMaxHidden = 16384;  // fused_chain_spill: one block of 512 threads x 4 chunks
+// Which row kernel: the one whose layout is picked per shape (layernorm, fused_chain), or
+// fused_chain_spill, the lesson's spilling kernel, kept as it was measured: one block per row, 64
+// bytes of x per thread (2 chunks when a block of whole warps covers the row with 2), at most 16384.
+enum class RowKernel { picked, spill };
 // The configuration for p: FUSIONLAB_ROW_CONFIG, when set ("cpt=4,tpr=256,rpb=1,ctas=2", any
 // subset; the rest picked as usual), else the per-shape rule. Throws std::invalid_argument for a
-// forced configuration that cannot hold the row, with the reason.
-RowConfig row_config(const ElementwiseParams& p);
+// forced configuration that cannot hold the row, and (spill) for a row wider than kSpillMaxHidden,
+// with the reason.
+RowConfig row_config(const ElementwiseParams& p, RowKernel kernel = RowKernel::picked);
+RowKernel row_kernel_of(const std::string& kernel_name);  // "fused_chain_spill" -> spill, else picked
 // "128 threads x 4 chunks per row, cluster of 2" (the bench table's shape, the memory view)
 std::string config_text(const RowConfig& c);
-LaunchShape row_kernel_shape(const ElementwiseParams& p);   // blocks (CTAs) and threads of the row kernels
+// blocks (CTAs) and threads of a row kernel
+LaunchShape row_kernel_shape(const ElementwiseParams& p, RowKernel kernel = RowKernel::picked);
 // Which compiled row_kernel runs p (the register table's key): row_config's chunks per thread and
 // vector path. The launcher also takes the scalar path when a buffer is not 16-byte aligned, which
 // cudaMalloc'd buffers always are.
@@ -129,7 +137,7 @@ struct RowInstance {
     int chunks_per_thread = 4;
     bool vector = true;
 };
-RowInstance row_kernel_instance(const ElementwiseParams& p);
+RowInstance row_kernel_instance(const ElementwiseParams& p, RowKernel kernel = RowKernel::picked);
 // What ptxas made of that instance of `kernel` ("layernorm", "fused_chain", "fused_chain_spill")
 // for sm_90 (kernels/elementwise/row_kernel_registers.inc, checked against the compiler by ctest
 // and against the binary by a GPU test); empty for any other kernel.

@@ -93,11 +93,31 @@ std::string describe(const Params& p, const std::string& variant) {
     const ElementwiseParams e = to_elementwise(p);
     try {
         if (!e.chain) return shape + ", " + config_text(flat_config(e));
-        const std::string rows = config_text(row_config(e));
+        const std::string rows =
+            config_text(row_config(e, variant == "fused_spill" ? RowKernel::spill : RowKernel::picked));
         return shape + ", " + (variant == "unfused" ? "layernorm " + rows + "; flat kernels " + config_text(flat_config(e)) : rows);
     } catch (const std::invalid_argument& bad) {
         return shape + " (" + bad.what() + ")";  // a forced layout that cannot run says why
     }
+}
+
+// What a device cannot run of the chain: fused_spill past one block's row (the lesson's kernel,
+// kept as measured), and a row shared by a thread-block cluster before compute capability 9.0.
+std::string chain_device_refusal(const std::string& variant, const Params& p, const DeviceBudget& budget) {
+    const ElementwiseParams e = to_elementwise(p);
+    const RowKernel kernel = variant == "fused_spill" ? RowKernel::spill : RowKernel::picked;
+    RowConfig c;
+    try {
+        c = row_config(e, kernel);
+    } catch (const std::invalid_argument& bad) {
+        return bad.what();
+    }
+    const DeviceInfo& d = budget.device;
+    if (c.ctas_per_row > 1 && d.cc_major > 0 && d.cc_major < 9)
+        return "hidden " + std::to_string(e.hidden) + " runs as a cluster of " + std::to_string(c.ctas_per_row) +
+               " blocks per row, which needs compute capability 9.0 or later; " + d.name + " is " +
+               std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+    return "";
 }
 
 // Tensors are rows x hidden except the hidden-long vectors gamma, beta, bias.
@@ -154,6 +174,7 @@ const WorkloadDef& chain_workload() {
         w.validate = elementwise::validate_size;
         w.schedule = elementwise::chain;
         w.min_bytes = elementwise::min_bytes_of;
+        w.device_refusal = elementwise::chain_device_refusal;
         w.describe = elementwise::describe;
         w.footprint = elementwise::footprint;
         w.on_chip = elementwise::on_chip;

@@ -59,9 +59,10 @@ float row_block_sum(const std::vector<float>& per_thread) {
 // LayerNorm of one row in the row kernel's order (row_config's layout): each block of the row's
 // cluster (one block unless ctas_per_row > 1) sums its threads' chunks as row_block_sum does, then
 // the blocks' sums are added in rank order; h = fma((x - mean) rstd, gamma, beta).
-void layernorm(const ElementwiseParams& p, const Columns& cols, const std::vector<float>& x, std::vector<float>& h) {
+void layernorm(const ElementwiseParams& p, RowKernel kernel, const Columns& cols, const std::vector<float>& x,
+               std::vector<float>& h) {
     const int64_t H = p.hidden;
-    const RowConfig config = row_config(p);
+    const RowConfig config = row_config(p, kernel);
     const int threads = config.threads_per_row, cpt = config.chunks_per_thread, ctas = config.ctas_per_row;
     const int64_t stride = static_cast<int64_t>(threads) * 8;
     std::vector<float> per_thread(static_cast<size_t>(threads));
@@ -112,7 +113,7 @@ void emulate_chain_row(const std::string& variant, const ElementwiseParams& p, c
     const bool fused = variant != "unfused";  // fused and fused_spill: the same code, the same arithmetic
     std::vector<float> x(static_cast<size_t>(H)), h;
     for (int64_t c = 0; c < H; ++c) x[static_cast<size_t>(c)] = x_value(p, row, c);
-    layernorm(p, cols, x, h);
+    layernorm(p, variant == "fused_spill" ? RowKernel::spill : RowKernel::picked, cols, x, h);
     const uint32_t threshold = dropout_threshold(p.dropout_p);
     const float scale = keep_scale(p);
     const uint64_t e0 = static_cast<uint64_t>(row) * static_cast<uint64_t>(H);

@@ -47,8 +47,9 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
                     const std::vector<std::string>& vectors, double flops_per_element, const std::string& compute_what,
                     const std::string& output) {
     const Sizes z = sizes(p);
-    const RowConfig config = row_config(p);
-    const LaunchShape shape = row_kernel_shape(p);
+    const RowKernel kind = row_kernel_of(name);
+    const RowConfig config = row_config(p, kind);
+    const LaunchShape shape = row_kernel_shape(p, kind);
     const int k = static_cast<int>(s.kernels.size());
     const RegisterUse regs = row_kernel_registers(name, p);
     s.kernels.push_back({name, shape.blocks, shape.threads, false, regs});

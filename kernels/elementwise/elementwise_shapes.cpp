@@ -7,7 +7,8 @@
 // fp16/bf16, two for fp32. 8 is also the span of one Philox call of the dropout mask, so a thread
 // that owns a chunk draws its whole mask with exactly one call.
 //
-// Row kernels (layernorm, fused_chain): the row is held packed in registers. The rule:
+// Row kernels (layernorm, fused_chain; fused_chain_spill keeps its measured layout, spill_rule):
+// the row is held packed in registers. The rule:
 //   * 64 bytes of x per thread (4 chunks of fp16/bf16, 2 of fp32): 32 bytes (2 chunks of 16-bit)
 //     reached only 60 % of copy bandwidth on an H200 (kernels/PERF.md), 64 keeps enough bytes in
 //     flight per SM; 3 chunks when that covers the row with fewer idle threads (hidden 768: 32
@@ -137,7 +138,35 @@ RowConfig rule(const ElementwiseParams& p) {
 
 }  // namespace
 
-RowConfig row_config(const ElementwiseParams& p) {
+namespace {
+
+// fused_chain_spill's layout, as before row_config existed: one block per row of the fewest whole
+// warps (32 to 512) at 64 bytes of x per thread; 2 chunks per thread whenever that block covers the
+// row with 2, else 4.
+RowConfig spill_rule(const ElementwiseParams& p) {
+    const int64_t hidden = std::max<int64_t>(p.hidden, 1);
+    if (hidden > kSpillMaxHidden)
+        throw std::invalid_argument("fused_spill holds a row in one block of 512 threads (the lesson's spilling kernel, "
+                                    "kept as measured): hidden " + std::to_string(hidden) + " is more than " +
+                                    std::to_string(kSpillMaxHidden));
+    const int64_t chunks = ceil_div(hidden, kChunkElements);
+    const int64_t preferred = 64 / (kChunkElements * dtype_bytes(p.dtype));
+    RowConfig c;
+    c.vector = hidden % kChunkElements == 0;
+    c.threads_per_row = static_cast<int>(std::clamp<int64_t>(row_threads(chunks, preferred, 1), kWarp, kRowMaxThreads));
+    c.chunks_per_thread = int64_t{c.threads_per_row} * 2 * kChunkElements >= hidden ? 2 : 4;
+    c.why = "fused_spill's layout as measured: one block per row";
+    return c;
+}
+
+}  // namespace
+
+RowKernel row_kernel_of(const std::string& kernel_name) {
+    return kernel_name == "fused_chain_spill" ? RowKernel::spill : RowKernel::picked;
+}
+
+RowConfig row_config(const ElementwiseParams& p, RowKernel kernel) {
+    if (kernel == RowKernel::spill) return spill_rule(p);
     RowConfig c = rule(p);
     const char* forced = std::getenv("FUSIONLAB_ROW_CONFIG");
     if (forced == nullptr || *forced == '\0') return c;
@@ -183,15 +212,15 @@ std::string config_text(const RowConfig& c) {
     return s;
 }
 
-LaunchShape row_kernel_shape(const ElementwiseParams& p) {
-    const RowConfig c = row_config(p);
+LaunchShape row_kernel_shape(const ElementwiseParams& p, RowKernel kernel) {
+    const RowConfig c = row_config(p, kernel);
     const int64_t rows = std::max<int64_t>(p.rows, 0);
     const int64_t blocks = c.ctas_per_row > 1 ? rows * c.ctas_per_row : ceil_div(rows, c.rows_per_block);
     return LaunchShape{static_cast<uint64_t>(blocks), c.threads_per_block(), std::max<int64_t>(p.hidden, 1)};
 }
 
-RowInstance row_kernel_instance(const ElementwiseParams& p) {
-    const RowConfig c = row_config(p);
+RowInstance row_kernel_instance(const ElementwiseParams& p, RowKernel kernel) {
+    const RowConfig c = row_config(p, kernel);
     return RowInstance{c.chunks_per_thread, c.vector};
 }
 
@@ -211,7 +240,7 @@ struct RowKernelRegisters {
 }  // namespace
 
 RegisterUse row_kernel_registers(const std::string& kernel, const ElementwiseParams& p) {
-    const RowInstance inst = row_kernel_instance(p);
+    const RowInstance inst = row_kernel_instance(p, row_kernel_of(kernel));
     for (const RowKernelRegisters& r : kRowKernelRegisters)
         if (kernel == r.kernel && p.dtype == r.dtype && inst.chunks_per_thread == r.chunks_per_thread &&
             inst.vector == r.vector)
