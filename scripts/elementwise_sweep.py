@@ -163,8 +163,7 @@ def main():
                "--csv", csv_path]
         if job["kernels"]:
             cmd.append("--kernels")
-        if a.sim:
-            cmd += ["--sim", a.sim]
+        cmd += ["--sim", a.sim] if a.sim else ["--backend", "gpu"]  # never a silent fallback to the simulator
         env = dict(os.environ)
         env.update(job["env"])
         if not job["counters"]:

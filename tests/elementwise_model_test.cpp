@@ -133,9 +133,10 @@ TEST_CASE("fused_spill: the fused kernel's HBM bytes, plus ptxas's spill bytes x
             CHECK(r.registers == 32);
             REQUIRE(r.spills());
             CHECK(r.source.find("ptxas") != std::string::npos);
-            // every thread of every block runs the spill code once (a block of several rows too,
-            // including the last block's threads past the tensor)
-            const elementwise::LaunchShape shape = elementwise::row_kernel_shape(elementwise::to_elementwise(p));
+            // every thread of every block runs the spill code once (the spilling kernel keeps its
+            // measured layout: one block per row)
+            const elementwise::LaunchShape shape =
+                elementwise::row_kernel_shape(elementwise::to_elementwise(p), elementwise::RowKernel::spill);
             const uint64_t threads = shape.blocks * static_cast<uint64_t>(shape.threads);
             CHECK(spill.kernels[0].local_written == threads * static_cast<uint64_t>(r.spill_store_bytes));
             CHECK(spill.kernels[0].local_read == threads * static_cast<uint64_t>(r.spill_load_bytes));
@@ -163,6 +164,11 @@ TEST_CASE("the row kernel instance follows the launcher's rule", "[model]") {
         for (int64_t hidden : {8, 768, 1001, 4096, 8192, 16384, 20000, 65536})
             for (const char* k : {"layernorm", "fused_chain", "fused_chain_spill"}) {
                 CAPTURE(to_string(t), hidden, k);
+                if (std::string(k) == "fused_chain_spill" && hidden > elementwise::kSpillMaxHidden) {
+                    // refused (one block per row): no instance, an empty register use
+                    CHECK(elementwise::row_kernel_registers(k, elementwise::to_elementwise(make("chain", 2, hidden, t))).registers == 0);
+                    continue;
+                }
                 CHECK(elementwise::row_kernel_registers(k, elementwise::to_elementwise(make("chain", 2, hidden, t))).registers > 0);
             }
 }
@@ -324,4 +330,28 @@ TEST_CASE("the schedule follows the row configuration: rows per block and cluste
                 }
             }
     }
+}
+
+TEST_CASE("chain device refusals: fused_spill past one block and clusters before compute capability 9.0", "[model][config]") {
+    DeviceInfo hopper;
+    hopper.name = "test H100";
+    hopper.cc_major = 9;
+    DeviceInfo ampere = hopper;
+    ampere.name = "test A100";
+    ampere.cc_major = 8;
+    const DeviceBudget on_hopper{hopper, uint64_t{80} << 30, "free"}, on_ampere{ampere, uint64_t{80} << 30, "free"};
+    const Params wide = make("chain", 256, 65536, DType::bf16), narrow = make("chain", 256, 8192, DType::bf16);
+    CHECK(device_refusal("fused", wide, on_hopper).empty());
+    CHECK_THAT(device_refusal("fused", wide, on_ampere), Catch::Contains("cluster of 8") && Catch::Contains("9.0"));
+    CHECK_THAT(device_refusal("fused_spill", wide, on_hopper), Catch::Contains("fused_spill holds a row in one block"));
+    for (const char* v : {"unfused", "fused", "fused_spill"}) {
+        CHECK(device_refusal(v, narrow, on_ampere).empty());
+        CHECK(device_refusal(v, narrow, on_hopper).empty());
+    }
+    // the spilling kernel keeps the layout it was measured with: one block per row
+    const elementwise::RowConfig spill = elementwise::row_config(elementwise::to_elementwise(narrow), elementwise::RowKernel::spill);
+    CHECK(spill.threads_per_row == 256);
+    CHECK(spill.chunks_per_thread == 4);
+    CHECK(elementwise::row_config(elementwise::to_elementwise(make("chain", 4, 768, DType::bf16)), elementwise::RowKernel::spill)
+              .rows_per_block == 1);
 }

@@ -1,7 +1,8 @@
 // Elementwise workloads on the GPU: LayerNorm -> GELU -> Dropout -> residual add ("chain") and
 // bias + GELU, each unfused (one kernel per operation, intermediates through HBM) and fused.
 // The function computed, the variants and the tensor ids are defined in elementwise.h; the
-// launch shapes in elementwise_shapes.cpp (shared with the model's tile schedule).
+// launch layouts in elementwise_shapes.cpp (row_config, flat_config: shared with the model's tile
+// schedule, the CPU emulation and the shape the bench and the memory view print).
 //
 // Variants and what each changes:
 //   chain unfused   layernorm  row kernel: load x row into registers, two block reductions (mean,
@@ -14,8 +15,11 @@
 //                   This is what eager mode does: 4 launches, 9 tensor passes through HBM.
 //   chain fused     fused_chain row kernel: the row stays in registers from the load of x to the
 //                   store of out; residual is loaded with x so its latency hides behind the
-//                   reductions. 3 tensor passes: the minimum.
-//   chain fused_spill   fused_chain_spill: the same code built for full occupancy (4 blocks of 512
+//                   reductions. 3 tensor passes: the minimum. Its layout is row_config()'s, per
+//                   shape: threads per row, rows per block (short rows), or a thread-block cluster
+//                   per row whose reductions meet in distributed shared memory (rows up to 65536).
+//   chain fused_spill   fused_chain_spill (spill_row_kernel): the fused kernel as it was measured
+//                   (one block per row), built for full occupancy (4 blocks of 512
 //                   threads per SM) instead of 2: __launch_bounds__ caps it at 32 registers, fewer
 //                   than the row it holds needs, so ptxas spills part of the row to local memory
 //                   (per-thread, HBM-backed, cached in L1/L2) and reloads it in each pass. What a

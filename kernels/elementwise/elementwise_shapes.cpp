@@ -240,7 +240,12 @@ struct RowKernelRegisters {
 }  // namespace
 
 RegisterUse row_kernel_registers(const std::string& kernel, const ElementwiseParams& p) {
-    const RowInstance inst = row_kernel_instance(p, row_kernel_of(kernel));
+    RowInstance inst;
+    try {
+        inst = row_kernel_instance(p, row_kernel_of(kernel));
+    } catch (const std::invalid_argument&) {
+        return {};  // a layout that cannot run (refused elsewhere, with the reason): nothing compiled for it
+    }
     for (const RowKernelRegisters& r : kRowKernelRegisters)
         if (kernel == r.kernel && p.dtype == r.dtype && inst.chunks_per_thread == r.chunks_per_thread &&
             inst.vector == r.vector)
