@@ -1,8 +1,8 @@
 // The `auto` tile (issue 34, point 3; kernels/sim/auto_choice.h, app/recordings/auto_pick.h): the
 // default of Br and Bc, resolved per variant and device to the fastest candidate by the model and the
 // card's recording, said with its numbers; a tile the user sets is run as set.
-#include "app/core/cli.h"
-#include "app/core/recording.h"
+#include "app/cli/cli.h"
+#include "app/recordings/recording_file.h"
 #include "app/core/runner.h"
 #include "app/recordings/auto_pick.h"
 #include "kernels/attention/attention.h"

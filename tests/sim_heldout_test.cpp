@@ -4,7 +4,7 @@
 // carry are what the fit makes of the other two thirds.
 // FL_HELDOUT_TABLE=<file> writes every point (fitted and held out) as a markdown table;
 // FL_HELDOUT_CSV=<file> the same as CSV for analysis.
-#include "app/core/recording.h"
+#include "app/recordings/recording_file.h"
 #include "app/recordings/sim_heldout.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"

@@ -7,9 +7,9 @@
 // [SECTION] Evaluation (model, measured, timeline, ratio, device, verdicts)
 #include "app/lessons/expressions.h"
 
-#include "app/core/export.h"
-#include "app/core/recording.h"
+#include "app/files/export.h"
 #include "app/recordings/auto_pick.h"
+#include "app/recordings/recording_file.h"
 #include "app/lessons/glossary.h"
 #include "app/lessons/text_helpers.h"
 #include "app/lessons/vocabulary.h"

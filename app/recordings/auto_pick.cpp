@@ -1,7 +1,7 @@
 // `auto` parameters resolved with the recordings (auto_pick.h).
 #include "app/recordings/auto_pick.h"
 
-#include "app/core/recording.h"
+#include "app/recordings/recording_file.h"
 
 namespace app {
 

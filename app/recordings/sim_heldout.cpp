@@ -5,8 +5,8 @@
 // [SECTION] The fit
 #include "app/recordings/sim_heldout.h"
 
-#include "app/core/recording.h"
-#include "app/core/results_import.h"
+#include "app/recordings/recording_file.h"
+#include "app/files/results_import.h"
 #include "kernels/core/registry.h"
 
 #include <algorithm>

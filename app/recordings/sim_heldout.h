@@ -1,7 +1,7 @@
 // The simulator against measurements it was not fitted on (issue 34, point 4).
 //
 // Every point of every recording and bench table is put on one side of a split chosen before any
-// fit, from its key alone: FNV-1a (64 bits) of point_key(params, variant) (app/core/recording.h:
+// fit, from its key alone: FNV-1a (64 bits) of point_key(params, variant) (app/recordings/recording_file.h:
 // workload, variant, dtype and every parameter, no card and no time), modulo 3; 0 holds it out. The
 // same shape is held out on both cards, so a fit on one card's point cannot leak into the other's.
 // The calibration's constants that no benchmark measures (fit_calibration) are fitted on the rest; `fusionlab info`,
