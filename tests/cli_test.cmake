@@ -134,7 +134,7 @@ fl_cli_test(shot_results_not_json CODE 2 ARGS shot --out x.png --results ${CMAKE
             STDERR "--results .*cli_test.cmake: not JSON")
 fl_cli_test(gui_results_missing CODE 2 ARGS --results no-such-export.json STDERR "--results no-such-export.json: cannot read")
 # Files that are not regular files (devices that never end, folders) are refused by the bounded
-# reader (app/core/platform_file.h) before a byte is read: one line, the file, what it is, the limit.
+# reader (app/platform/platform_file.h) before a byte is read: one line, the file, what it is, the limit.
 if(UNIX)
   fl_cli_test(shot_results_dev_zero CODE 2 ARGS shot --out x.png --results /dev/zero
               STDERR "--results /dev/zero: a character device, not a regular file; a results file is read only from a regular file of at most 64 MiB")

@@ -7,11 +7,15 @@
 // host RSS and GPU memory at start, after warm-up and at the end, and what it did; it fails
 // (exit 1) when host or GPU memory grew beyond a threshold or no export succeeded.
 //
-// No GLFW or ImGui here: app/gui/gui.cpp calls the driver around its frames, so this file builds
-// (and is unit-tested) without a GUI.
+// A test tool, not part of the program users get: the executable fusionlab_soak
+// (tests/tools/soak_main.cpp) is fusionlab with this driver handed to the GUI's frame loop. No GLFW
+// or ImGui here: app/gui/gui.cpp calls the driver around its frames (app/gui/frame_driver.h), so
+// this file builds (and is unit-tested) without a GUI.
 #pragma once
 
 #include "app/core/panels_state.h"
+#include "app/platform/platform.h"
+#include "app/gui/frame_driver.h"
 
 #include <chrono>
 #include <cstdint>
@@ -92,52 +96,45 @@ inline constexpr int64_t kSoakGpuGrowthBytes = 64ll << 20;
 // (a leak of 1 KiB per action is about 12 MiB over five 10-minute replays at four actions a second).
 inline constexpr int64_t kSoakPassGrowthBytes = 8ll << 20;
 
-// Host resident set size in bytes, or nullopt with `why` (only Linux's /proc is read).
-std::optional<int64_t> host_rss_bytes(std::string* why);
-
-// The resident set split by what backs it (/proc/self/status: RssAnon, RssFile + RssShmem).
-struct HostRss {
-    int64_t total = 0, anon = 0, file = 0;  // bytes
-};
-std::optional<HostRss> host_rss_split();
+// The resident set, read through the platform layer (app/platform/platform.h).
+using platform::host_rss_bytes;
+using platform::host_rss_split;
+using platform::HostRss;
 
 // Nearest-rank percentile (p in 0..100) of samples; 0 for none.
 double percentile(std::vector<double> samples, double p);
 
-class SoakDriver {
+class SoakDriver final : public FrameDriver {
 public:
     // Prepares `state` for a soak: no settings file is read or written, exports go to a fresh
     // temporary folder (removed at the end), defaults everywhere else.
     SoakDriver(const SoakOptions& opts, AppState& state);
-    ~SoakDriver();
+    ~SoakDriver() override;
     SoakDriver(const SoakDriver&) = delete;
     SoakDriver& operator=(const SoakDriver&) = delete;
 
-    void set_renderer(std::string renderer) { report_.gl_renderer = std::move(renderer); }
-    int width() const { return opts_.width; }
-    int height() const { return opts_.height; }
+    void set_renderer(std::string renderer) override { report_.gl_renderer = std::move(renderer); }
+    int width() const override { return opts_.width; }
+    int height() const override { return opts_.height; }
 
     // Before a frame: maybe one random action on the state (now = ImGui time, for mark_changed).
-    void before_frame(AppState& state, double now);
+    void before_frame(AppState& state, double now) override;
     // Around the frame's own work (not the wait for events): its duration is the frame time.
-    void frame_started();
-    void frame_finished(const AppState& state);
+    void frame_started() override;
+    void frame_finished(const AppState& state) override;
     // Seconds to wait for events before the next frame: paces the loop at 60 frames per second.
-    double wait_seconds() const;
-    bool done() const;
+    double wait_seconds() const override;
+    bool done() const override;
 
     // Prints the report to `out` and returns the exit code (0 passed, 1 failed).
-    int finish(std::ostream& out);
+    int finish(std::ostream& out) override;
     const SoakReport& report() const { return report_; }
     int pass() const { return pass_; }  // the pass being run, from 0
     double elapsed() const;             // seconds since the soak started
 
-    // Lesson steps: set once lessons exist (app/lessons/lesson.h); called for about one action in ten
-    // with a random number the step choice can use. Until then the soak skips lesson steps.
-    std::function<void(AppState&, uint64_t random)> lesson_step;
-    // Whether a measurement is queued or running (the GUI sets it to Runner::busy): the end-of-pass
-    // memory sample says when it found one still running. Unset: not known, not reported.
-    std::function<bool()> jobs_running;
+    // FrameDriver::lesson_step is called for about one action in ten (unset: the soak skips lesson
+    // steps); FrameDriver::jobs_running tells the end-of-pass memory sample whether it found a job
+    // still running (unset: not known, not reported).
 
 private:
     using Clock = std::chrono::steady_clock;

@@ -1,5 +1,5 @@
 // The one reader of files a user names (lessons, recordings, PyTorch reference files, results
-// files to import, settings): part of the platform layer (with app/core/platform.h), the only
+// files to import, settings): part of the platform layer (with app/platform/platform.h), the only
 // other place where operating-system calls are made.
 //
 // What a user names can be anything: a folder, a FIFO nobody writes to, /dev/zero, a sparse file

@@ -2,9 +2,9 @@
 // [SECTION] SoakDriver: setup and pacing
 // [SECTION] SoakDriver: random actions
 // [SECTION] SoakDriver: report
-#include "app/core/soak.h"
+#include "tests/tools/soak_driver.h"
 
-#include "app/core/platform.h"
+#include "app/platform/platform.h"
 #include "app/core/views.h"
 #include "kernels/gpu/gpu_memory_info.h"
 #include "kernels/core/registry.h"
@@ -26,39 +26,6 @@ namespace fs = std::filesystem;
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Memory and statistics helpers
 // ---------------------------------------------------------------------------------------------
-// /proc/self/status gives the resident set and its parts in kB (statm would give pages of unknown
-// size; smaps_rollup walks every mapping, too slow to read every second).
-std::optional<HostRss> host_rss_split() {
-#if defined(__linux__)
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    int64_t kb = 0;
-    HostRss rss;
-    int found = 0;
-    while (status >> key) {
-        if ((key == "VmRSS:" || key == "RssAnon:" || key == "RssFile:" || key == "RssShmem:") && status >> kb) {
-            if (key == "VmRSS:") rss.total = kb * 1024;
-            else if (key == "RssAnon:") rss.anon = kb * 1024;
-            else rss.file += kb * 1024;
-            ++found;
-        }
-        status.ignore(1 << 16, '\n');
-    }
-    if (found == 4) return rss;
-#endif
-    return std::nullopt;
-}
-
-std::optional<int64_t> host_rss_bytes(std::string* why) {
-    if (const auto rss = host_rss_split()) return rss->total;
-#if defined(__linux__)
-    if (why) *why = "cannot read VmRSS, RssAnon, RssFile and RssShmem from /proc/self/status";
-#else
-    if (why) *why = "host RSS is only read on Linux (/proc)";
-#endif
-    return std::nullopt;
-}
-
 double percentile(std::vector<double> samples, double p) {
     if (samples.empty()) return 0;
     std::sort(samples.begin(), samples.end());

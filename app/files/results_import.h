@@ -1,4 +1,4 @@
-// Reading measurements back from a JSON export (app/core/export.cpp writes it): so numbers measured on
+// Reading measurements back from a JSON export (app/files/export.cpp writes it): so numbers measured on
 // a GPU machine — `fusionlab bench --json F` there — can be drawn on a laptop without one
 // (`fusionlab shot --results F`, `fusionlab --results F`), labelled with the device they came from.
 #pragma once
@@ -20,7 +20,7 @@ std::string parse_measurements_json(const std::string& text, std::vector<kernels
 // Reads and parses a file; the message names the path ("F: cannot read: No such file").
 std::string load_measurements_json(const std::string& path, std::vector<kernels::Measurement>& out);
 
-// For documents that embed measurements (a recording, app/core/recording.h). Each returns "" or the
+// For documents that embed measurements (a recording, app/recordings/recording_file.h). Each returns "" or the
 // JSON path of the bad field and what is wrong ("$.device.sm_count: expected a whole number"), and
 // leaves `out` as it was on error.
 // A device object as export's device_json writes it; `path` names it in messages.

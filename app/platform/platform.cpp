@@ -1,5 +1,5 @@
 // OS-specific calls, kept in one file so the rest of app/ builds anywhere (see platform.h).
-#include "app/core/platform.h"
+#include "app/platform/platform.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -61,6 +61,39 @@ std::optional<double> seconds_since_process_start() {
 #else
 std::optional<double> seconds_since_process_start() { return std::nullopt; }
 #endif
+
+// /proc/self/status gives the resident set and its parts in kB (statm would give pages of unknown
+// size; smaps_rollup walks every mapping, too slow to read every second).
+std::optional<HostRss> host_rss_split() {
+#if defined(__linux__)
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    int64_t kb = 0;
+    HostRss rss;
+    int found = 0;
+    while (status >> key) {
+        if ((key == "VmRSS:" || key == "RssAnon:" || key == "RssFile:" || key == "RssShmem:") && status >> kb) {
+            if (key == "VmRSS:") rss.total = kb * 1024;
+            else if (key == "RssAnon:") rss.anon = kb * 1024;
+            else rss.file += kb * 1024;
+            ++found;
+        }
+        status.ignore(1 << 16, '\n');
+    }
+    if (found == 4) return rss;
+#endif
+    return std::nullopt;
+}
+
+std::optional<int64_t> host_rss_bytes(std::string* why) {
+    if (const auto rss = host_rss_split()) return rss->total;
+#if defined(__linux__)
+    if (why) *why = "cannot read VmRSS, RssAnon, RssFile and RssShmem from /proc/self/status";
+#else
+    if (why) *why = "host RSS is only read on Linux (/proc)";
+#endif
+    return std::nullopt;
+}
 
 namespace {
 

@@ -1,13 +1,13 @@
 // [SECTION] The recording
 // [SECTION] Reading and writing
 // [SECTION] Finding recordings
-#include "app/core/recording.h"
+#include "app/recordings/recording_file.h"
 
-#include "app/core/export.h"
-#include "app/core/json_fields.h"
-#include "app/core/platform.h"
-#include "app/core/platform_file.h"
-#include "app/core/results_import.h"
+#include "app/files/export.h"
+#include "app/files/json_fields.h"
+#include "app/platform/platform.h"
+#include "app/platform/platform_file.h"
+#include "app/files/results_import.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
 

@@ -8,7 +8,7 @@
 //   [SECTION] CSV
 //   [SECTION] JSON
 //   [SECTION] PNG
-#include "app/core/export.h"
+#include "app/files/export.h"
 
 #include "kernels/core/backend.h"
 #include "kernels/core/timeline.h"

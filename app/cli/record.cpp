@@ -1,10 +1,10 @@
 // [SECTION] Points
 // [SECTION] Estimate
 // [SECTION] Recording
-#include "app/core/record.h"
+#include "app/cli/record.h"
 
-#include "app/core/export.h"
-#include "app/core/recording.h"
+#include "app/files/export.h"
+#include "app/recordings/recording_file.h"
 #include "app/core/runner.h"
 #include "app/core/sweep.h"
 #include "app/lessons/lesson_files.h"

@@ -1,10 +1,10 @@
 // Recordings of real GPUs: every lesson step and the GUI's sweeps measured on one GPU by `fusionlab
 // record` (scripts/record_gpu.sh) and shipped as assets/recordings/<card>-<date>/recording.json, so a
-// teacher without a GPU can show real numbers. The recorded backend (app/core/recorded_backend.h)
+// teacher without a GPU can show real numbers. The recorded backend (app/recordings/recorded_backend.h)
 // answers from a recording where it has the parameters and variant, and from the simulated GPU of
 // the same kind elsewhere; every number says which.
 //
-// The file is a fusionlab export (app/core/export.h, read by app/core/results_import.h) with the
+// The file is a fusionlab export (app/files/export.h, read by app/files/results_import.h) with the
 // device written once and a "recording" header:
 //   {"tool": "fusionlab",
 //    "recording": {"format": 1, "card": "H100", "date": "2026-11-25", "command": "...",

@@ -1,10 +1,10 @@
 // [SECTION] Field readers: each names the JSON path it failed on
 // [SECTION] One measurement
 // [SECTION] Entry points
-#include "app/core/results_import.h"
+#include "app/files/results_import.h"
 
-#include "app/core/json_fields.h"
-#include "app/core/platform_file.h"
+#include "app/files/json_fields.h"
+#include "app/platform/platform_file.h"
 #include "kernels/core/registry.h"
 
 #include <nlohmann/json.hpp>

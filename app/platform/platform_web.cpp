@@ -1,4 +1,4 @@
-// The browser side of app/core/platform_host.h (compiled only by emscripten, web/CMakeLists.txt).
+// The browser side of app/platform/platform_host.h (compiled only by emscripten, web/CMakeLists.txt).
 // The JavaScript half is web/site/page.js: it restores stored files before main() runs, turns the
 // user's opened files into files in /uploads, and shows messages on the page.
 //
@@ -7,7 +7,7 @@
 //   [SECTION] Downloads (the export folder, emptied each frame)
 //   [SECTION] Persistent files (localStorage)
 //   [SECTION] Files opened from the user's disk, page messages
-#include "app/core/platform_host.h"
+#include "app/platform/platform_host.h"
 
 #if defined(__EMSCRIPTEN__)
 

@@ -38,7 +38,7 @@ std::string measurements_csv(const std::vector<kernels::Measurement>& ms);
 std::string measurements_json(const std::vector<kernels::Measurement>& ms);  // pretty-printed
 
 // The JSON objects measurements_json writes, for documents that embed measurements (a recording,
-// app/core/recording.h). `compact` leaves out the device (the document carries it once), the job id,
+// app/recordings/recording_file.h). `compact` leaves out the device (the document carries it once), the job id,
 // the build type, and what a reader recomputes from this build's model (modeled bytes and FLOPs,
 // achieved rates, ceilings, the simulated limiter): results_import reads both forms.
 nlohmann::ordered_json measurement_json_object(const kernels::Measurement& m, bool compact = false);

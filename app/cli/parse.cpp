@@ -1,44 +1,29 @@
-// The command line. CLI11 reads the words; our own parsers turn them into values so every bad
-// input gets one line naming the option, the value and the legal range (exit 2), whatever part
-// of the input was wrong.
+// Parsing the command line (app/cli/cli.h parse_command_line). CLI11 reads the words; our own
+// parsers turn them into values so every bad input gets one line naming the option, the value and
+// the legal range (exit 2), whatever part of the input was wrong. Running the commands is in the
+// other files of app/cli/ (app/cli/commands.h).
 //
 // Index:
-//   [SECTION] Small text helpers
+//   [SECTION] Names and ranges for messages and --help
 //   [SECTION] Value parsers
-//   [SECTION] Command-line definition and parsing
-//   [SECTION] info
-//   [SECTION] bench: table
-//   [SECTION] bench: sweep
-//   [SECTION] GUI and shot
-//   [SECTION] lessons check / list
-//   [SECTION] record
-//   [SECTION] Entry points
-#include "app/core/cli.h"
+//   [SECTION] Command-line definition and checks
+#include "app/cli/cli.h"
 
-#include "app/core/export.h"
-#include "app/core/module_loader.h"
+#include "app/cli/text.h"
+#include "app/files/export.h"
 #include "app/core/gui_options.h"
-#include "app/core/results_import.h"
-#include "app/core/reference.h"
+#include "app/core/jobs.h"
 #include "app/lessons/lesson.h"
 #include "app/lessons/lesson_files.h"
 #include "app/lessons/lesson_player.h"
-#include "app/core/jobs.h"
-#include "app/core/platform.h"
-#include "app/core/record.h"
-#include "app/core/recording.h"
-#include "app/core/runner.h"
-#include "app/core/soak.h"
-#include "app/core/views.h"
 #include "app/lessons/parser.h"
-#include "kernels/sim/sim_backend.h"
-#include "kernels/profiling/dram_counters.h"
-#include "kernels/sim/emulate.h"
-#include "kernels/core/format.h"
-#include "kernels/core/timeline.h"
-#include "kernels/gpu/sanitizer_run.h"
-#include "viz/model/memory_player.h"
+#include "app/files/reference.h"
+#include "app/files/results_import.h"
+#include "app/core/views.h"
+#include "app/cli/record.h"
+#include "app/recordings/recording_file.h"
 #include "kernels/core/registry.h"
+#include "viz/model/memory_player.h"
 
 #include <CLI/CLI.hpp>
 
@@ -62,69 +47,9 @@
 namespace app::cli {
 
 // ---------------------------------------------------------------------------------------------
-// [SECTION] Small text helpers
+// [SECTION] Names and ranges for messages and --help
 // ---------------------------------------------------------------------------------------------
 namespace {
-
-std::string printf_string(const char* format, ...) {
-    va_list args;
-    va_start(args, format);
-    char buffer[512];
-    const int n = std::vsnprintf(buffer, sizeof buffer, format, args);
-    va_end(args);
-    return n < 0 ? std::string() : std::string(buffer);
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-    std::string out;
-    for (size_t i = 0; i < items.size(); ++i) {
-        if (i) out += separator;
-        out += items[i];
-    }
-    return out;
-}
-
-std::string trim(const std::string& s) {
-    const auto first = s.find_first_not_of(" \t");
-    if (first == std::string::npos) return "";
-    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
-
-// Control characters (a newline or escape pasted into a value) shown as \n, \t, \xNN, so an
-// error message that quotes what was typed stays one line on the terminal.
-std::string printable(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (c == '\n') out += "\\n";
-        else if (c == '\t') out += "\\t";
-        else if (u < 0x20 || u == 0x7F) out += printf_string("\\x%02X", unsigned(u));
-        else out += c;
-    }
-    return out;
-}
-
-// Display width in terminal columns: count UTF-8 code points, not bytes, so "µs" pads right.
-size_t display_width(const std::string& s) {
-    return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
-
-std::string pad_right(const std::string& s, size_t width) {
-    const size_t w = display_width(s);
-    return w >= width ? s : s + std::string(width - w, ' ');
-}
-
-std::string pad_left(const std::string& s, size_t width) {
-    const size_t w = display_width(s);
-    return w >= width ? s : std::string(width - w, ' ') + s;
-}
-
-std::string number_text(double v) {
-    if (v == std::floor(v) && std::fabs(v) < 9e18) return printf_string("%lld", static_cast<long long>(v));
-    return printf_string("%g", v);
-}
-
-std::string clock_text(int mhz) { return mhz > 0 ? std::to_string(mhz) + " MHz" : std::string("n/a"); }
 
 std::string legal_text(const kernels::ParamSpec& spec) {
     if (spec.kind != kernels::ParamKind::number) return kernels::legal_values_text(spec);
@@ -151,13 +76,6 @@ std::string variant_names() {
         for (const auto& v : kernels::variants(w))
             if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
     return join(names, ", ");
-}
-
-// The shape of one configuration for tables and messages, from the workload's definition:
-// "4096 x 4096", "64 heads, N=4096, d=64, causal, tile 128x64" (the tile the variant's kernel
-// really uses: naive has none, flash_tc a fixed one whatever --br/--bc say).
-std::string shape_text(const kernels::Params& p, const std::string& variant) {
-    return kernels::workload_def(p).describe(p, variant);
 }
 
 std::string workload_names() {
@@ -479,7 +397,7 @@ std::string parse_size(const std::string& option, const std::string& text, int& 
 }
 
 // ---------------------------------------------------------------------------------------------
-// [SECTION] Command-line definition and parsing
+// [SECTION] Command-line definition and checks
 // ---------------------------------------------------------------------------------------------
 namespace {
 
@@ -490,7 +408,7 @@ struct RawArgs {
     bool gui_classroom = false;
     std::string lessons_action;
     std::vector<std::string> lessons_files;
-    std::string gui_soak, gui_soak_seed, gui_soak_size, gui_soak_passes;  // hidden: the soak test (app/core/soak.h)
+    std::string gui_soak, gui_soak_seed, gui_soak_size, gui_soak_passes;  // hidden: the soak test (tests/tools/soak_driver.h)
     std::string info_sim;
     struct {
         std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
@@ -503,7 +421,7 @@ struct RawArgs {
         std::string out, reps, warmup, budget, sim, via;
         bool list = false;
     } record;
-    struct {
+    struct Shot {
         std::string out, size, font_scale, theme = "dark", workload = "chain", dtype, sim, reps, backend;
         std::map<std::string, std::string> params;  // spec name -> word given
         std::string view = "results", variant, compare, step, results, reference;
@@ -648,6 +566,21 @@ std::string check_shot_view(const std::string& view, const std::string& variant,
     return "";
 }
 
+// What `shot` and `shot --lesson` both take: the picture (size, font scale, theme; classroom
+// fonts follow the height unless --font-scale is given), the backend, repetitions and reference rows.
+void check_shot_common(const RawArgs::Shot& s, ShotOptions& o, Checker& check) {
+    if (!s.size.empty()) check(parse_size("--size", s.size, o.width, o.height));
+    if (!s.font_scale.empty()) check(parse_font_scale("--font-scale", s.font_scale, o.font_scale));
+    else if (s.classroom) o.font_scale = classroom_font_scale(static_cast<float>(o.height));
+    if (s.theme != "dark" && s.theme != "light") check(bad_value("--theme", s.theme, "is not a theme", "dark, light"));
+    o.theme = s.theme;
+    if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
+    if (!s.sim.empty() && !s.backend.empty()) check("--sim and --backend: give one of them");
+    if (!s.backend.empty()) check(parse_backend("--backend", s.backend, o.backend));
+    if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
+    check(check_reference(s.reference, o.reference));
+}
+
 // `shot --lesson NAME [--step K | --all-steps] --out DIR`: the lesson sets workload, parameters
 // and view, so those options are refused; --step counts the lesson's steps from 1.
 std::string check_lesson_shot(const RawArgs& raw, ShotOptions& o) {
@@ -660,16 +593,7 @@ std::string check_lesson_shot(const RawArgs& raw, ShotOptions& o) {
     if (!s.chart.empty() || s.view_only || !s.frames.empty())
         return "--chart, --view-only and --frames make one picture: drop them when using --lesson (a bundle holds each "
                "step's whole window)";
-    if (!s.size.empty()) check(parse_size("--size", s.size, o.width, o.height));
-    if (!s.font_scale.empty()) check(parse_font_scale("--font-scale", s.font_scale, o.font_scale));
-    else if (s.classroom) o.font_scale = classroom_font_scale(static_cast<float>(o.height));
-    if (s.theme != "dark" && s.theme != "light") check(bad_value("--theme", s.theme, "is not a theme", "dark, light"));
-    o.theme = s.theme;
-    if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
-    if (!s.sim.empty() && !s.backend.empty()) check("--sim and --backend: give one of them");
-    if (!s.backend.empty()) check(parse_backend("--backend", s.backend, o.backend));
-    if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
-    check(check_reference(s.reference, o.reference));
+    check_shot_common(s, o, check);
     if (!check.error.empty()) return check.error;
     std::vector<Lesson> lessons;
     std::vector<LessonError> errors;
@@ -718,10 +642,7 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     if (!check.error.empty()) return check.error;
     if (workloads.size() != 1) return "--workload takes one workload (legal: " + workload_names() + ")";
     o.params.workload = workloads[0];
-    if (!s.size.empty()) check(parse_size("--size", s.size, o.width, o.height));
-    if (!s.font_scale.empty()) check(parse_font_scale("--font-scale", s.font_scale, o.font_scale));
-    if (s.theme != "dark" && s.theme != "light") check(bad_value("--theme", s.theme, "is not a theme", "dark, light"));
-    o.theme = s.theme;
+    check_shot_common(s, o, check);
     for (const auto& spec : kernels::all_param_specs()) {
         const auto given = s.params.find(spec.name);
         if (given == s.params.end() || given->second.empty()) continue;
@@ -733,11 +654,6 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
         if (dtypes.size() == 1) o.params.dtype = dtypes[0];
         else if (!dtypes.empty()) check("--dtype takes one dtype here, not a list");
     }
-    if (!s.sim.empty()) check(parse_sim_gpu("--sim", s.sim, o.sim_gpu));
-    if (!s.sim.empty() && !s.backend.empty()) check("--sim and --backend: give one of them");
-    if (!s.backend.empty()) check(parse_backend("--backend", s.backend, o.backend));
-    if (!s.reps.empty()) check(parse_reps("--reps", s.reps, o.reps));
-    check(check_reference(s.reference, o.reference));
     if (!check.error.empty()) return check.error;
     if (std::string problem = kernels::validate(o.params); !problem.empty()) return problem;
     if (!s.results.empty()) {
@@ -1033,530 +949,6 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         cmd.exit_code = kExitUsage;
     }
     return cmd;
-}
-
-// ---------------------------------------------------------------------------------------------
-// [SECTION] info
-// ---------------------------------------------------------------------------------------------
-namespace {
-
-void print_line(std::ostream& out, const std::string& label, const std::string& value) {
-    out << "  " << pad_right(label, 20) << value << "\n";
-}
-
-std::string bandwidth_text(double gbps) { return gbps > 0 ? kernels::format_gbps(gbps) : std::string("unknown"); }
-
-std::string tflops_or_unavailable(const std::optional<double>& v) {
-    return v ? printf_string("%.1f TFLOP/s", *v) : std::string("unavailable");
-}
-
-// Measured roofs beside the datasheet ones; a simulated GPU has only the datasheet (roofline).
-void print_compute_ceilings(std::ostream& out, const kernels::DeviceInfo& d) {
-    if (d.simulated) {
-        // The roofs the roofline draws for a simulated GPU: its calibration (viz/model/roofline.h).
-        const kernels::SimCalibration c = kernels::calibration_for(d);
-        print_line(out, "GEMM fp16", printf_string("%.1f TFLOP/s calibrated   (datasheet %.0f TFLOP/s)", c.gemm_tflops, d.peak_tensor_tflops));
-        print_line(out, "GEMM bf16", printf_string("%.1f TFLOP/s calibrated", c.gemm_bf16_tflops));
-        print_line(out, "FP32 FMA", printf_string("%.1f TFLOP/s calibrated   (datasheet %.1f TFLOP/s)", c.fp32_tflops, d.peak_fp32_tflops));
-        print_line(out, "calibration", c.source);
-        return;
-    }
-    print_line(out, "measured fp16 GEMM", tflops_or_unavailable(d.measured_fp16_gemm_tflops) +
-                                              printf_string("   (theoretical peak %.0f TFLOP/s)", d.peak_tensor_tflops));
-    print_line(out, "measured bf16 GEMM", tflops_or_unavailable(d.measured_bf16_gemm_tflops) +
-                                              printf_string("   (theoretical peak %.0f TFLOP/s)", d.peak_tensor_tflops));
-    print_line(out, "measured FP32 FMA", tflops_or_unavailable(d.measured_fp32_fma_tflops) +
-                                             printf_string("   (theoretical peak %.1f TFLOP/s)", d.peak_fp32_tflops));
-    print_line(out, "how", d.compute_ceiling_note);
-}
-
-void print_device(std::ostream& out, const kernels::DeviceInfo& d) {
-    print_line(out, "device", d.name + (d.simulated ? "   [SIMULATED: datasheet and calibrated numbers, no GPU]" : ""));
-    print_line(out, "compute capability", printf_string("%d.%d, %d SMs", d.cc_major, d.cc_minor, d.sm_count));
-    print_line(out, "driver / runtime", d.driver + " / " + d.runtime);
-    print_line(out, "clocks", "SM " + clock_text(d.sm_clock_mhz) + ", memory " + clock_text(d.mem_clock_mhz) +
-                                  (d.mem_bus_bits > 0 ? printf_string(", %d-bit bus", d.mem_bus_bits) : ""));
-    print_line(out, "memory", kernels::format_bytes(double(d.global_mem_bytes)) + ", L2 " +
-                                  kernels::format_bytes(double(d.l2_bytes)));
-    print_line(out, "shared memory", kernels::format_bytes(double(d.smem_per_block)) + " per block, " +
-                                         kernels::format_bytes(double(d.smem_per_block_optin)) + " opt-in");
-    print_line(out, "peak bandwidth", bandwidth_text(d.peak_bw_gbps) +
-                                          (d.simulated ? " (datasheet)" : " (theoretical: clocks x bus width)"));
-    if (d.measured_copy_gbps)
-        print_line(out, "measured copy", kernels::format_gbps(*d.measured_copy_gbps) +
-                                             (d.ceiling_note.empty() ? "" : " (" + d.ceiling_note + ")"));
-    else
-        print_line(out, "measured copy",
-                   "unavailable" + (d.ceiling_note.empty() ? std::string() : ": " + d.ceiling_note));
-    print_line(out, "peak compute", printf_string("FP32 %.1f TFLOP/s, tensor fp16/bf16 %.0f TFLOP/s",
-                                                  d.peak_fp32_tflops, d.peak_tensor_tflops) +
-                                        (d.simulated ? " (datasheet)" : " (theoretical: clocks x SMs)"));
-    print_compute_ceilings(out, d);
-    if (d.simulated) print_line(out, "launch overhead", printf_string("%.1f us per kernel (model)", d.launch_overhead_us));
-    if (d.simulated)
-        print_line(out, "graph replay", printf_string("%.1f us per kernel node (model)", d.graph_kernel_us));
-    const BandwidthCeiling ceiling = bandwidth_ceiling(d);
-    print_line(out, "ceiling used", ceiling.gbps > 0 ? kernels::format_gbps(ceiling.gbps) + " (" + ceiling.source + ")"
-                                                     : std::string("unavailable"));
-}
-
-void print_sim_table(std::ostream& out) {
-    size_t key_width = 5, name_width = 6;
-    for (const auto& gpu : kernels::sim_gpus()) {
-        key_width = std::max(key_width, display_width(gpu.key) + 2);
-        name_width = std::max(name_width, display_width(gpu.info.name) + 2);
-    }
-    out << "\nsimulated GPUs (--sim KEY), datasheet numbers:\n";
-    out << "  " << pad_right("KEY", key_width) << pad_right("name", name_width) << pad_left("HBM", 10)
-        << pad_left("FP32", 14) << pad_left("tensor", 14) << pad_left("memory", 11) << pad_left("L2", 11)
-        << pad_left("SMs", 6) << pad_left("launch", 9) << pad_left("graph", 9) << "\n";
-    for (const auto& gpu : kernels::sim_gpus()) {
-        const auto& d = gpu.info;
-        out << "  " << pad_right(gpu.key, key_width) << pad_right(d.name, name_width)
-            << pad_left(bandwidth_text(d.peak_bw_gbps), 10)
-            << pad_left(printf_string("%.1f TFLOP/s", d.peak_fp32_tflops), 14)
-            << pad_left(printf_string("%.0f TFLOP/s", d.peak_tensor_tflops), 14)
-            << pad_left(kernels::format_bytes(double(d.global_mem_bytes)), 11)
-            << pad_left(kernels::format_bytes(double(d.l2_bytes)), 11) << pad_left(std::to_string(d.sm_count), 6)
-            << pad_left(printf_string("%.1f us", d.launch_overhead_us), 9)
-            << pad_left(printf_string("%.1f us", d.graph_kernel_us), 9) << "\n";
-    }
-    // What the simulator and the roofline use instead of the datasheet's bandwidth and GEMM rates.
-    out << "\ncalibration (the simulator's and the roofline's copy and GEMM rates):\n";
-    for (const auto& gpu : kernels::sim_gpus())
-        out << "  " << pad_right(gpu.key, key_width)
-            << pad_right(printf_string("copy %.0f GB/s, GEMM fp16 %.0f / bf16 %.0f TFLOP/s", gpu.cal.dram_gbps,
-                                       gpu.cal.gemm_tflops, gpu.cal.gemm_bf16_tflops),
-                         52)
-            << gpu.cal.source << "\n";
-}
-
-// The recordings found at start-up (--backend NAME picks one), and any file that could not be read.
-void print_recordings(std::ostream& out) {
-    std::string why;
-    const std::string dir = recordings_dir(&why);
-    const auto catalog = recordings();
-    print_line(out, "recordings", dir.empty() ? "none: " + why
-                                              : dir + " (" + std::to_string(catalog->recordings.size()) + " readable)");
-    for (const auto& r : catalog->recordings)
-        out << "    " << pad_right(r->key, 18) << r->label() << ": " << r->measurements.size() << " measurements on "
-            << r->device.name << ", driver " << r->device.driver << " (--backend " << r->key << ")\n";
-    for (const std::string& e : catalog->errors) out << "    not loaded: " << e << "\n";
-}
-
-int run_info(const InfoOptions& o, std::ostream& out) {
-    out << "fusionlab " << kernels::build_type() << " build, CUDA kernels "
-        << (kernels::built_with_cuda() ? "built in" : "not built (simulated backend only)") << "\n\n";
-    if (!o.sim_gpu.empty()) {
-        out << "SIMULATED GPU '" << o.sim_gpu << "':\n";
-        print_device(out, kernels::find_sim_gpu(o.sim_gpu)->info);
-        return kExitOk;
-    }
-    // Builds with CUDA have their GPU side in a module opened at start: loaded, or exactly why not.
-    if (const gpu_module::Status& module = gpu_module::status(); module.built)
-        print_line(out, "GPU module", module.loaded ? "loaded: " + module.path +
-                                                          (module.libraries.empty() ? "" : " (" + module.libraries + ")")
-                                                    : "not loaded: " + module.why_not);
-    // The runner's worker probes and owns the GPU backend, as in the GUI and bench.
-    Runner runner;
-    runner.wait_until_probed();
-    if (runner.gpu_available()) {
-        out << "GPU:\n";
-        print_device(out, runner.gpu_device());
-    } else {
-        out << "GPU: none usable: " << runner.gpu_status() << "\n"
-            << "  the app runs on a simulated GPU (default H100; pick one with --sim KEY)\n";
-    }
-    // Tried for real (initialisation and one small measured kernel): permission problems show here.
-    print_line(out, "hardware counters",
-               kernels::counters_status_line(!kernels::built_with_cuda() || runner.gpu_available()
-                                                 ? kernels::probe_hardware_counters(0)
-                                                 : "unavailable: no usable GPU"));
-    // Where the lessons come from: a lab's install is checked with `fusionlab info`.
-    std::string why;
-    const std::string lessons = lessons_dir(&why);
-    print_line(out, "lessons", lessons.empty() ? "none: " + why
-                                               : lessons + " (" + std::to_string(lesson_files(lessons).size()) + " files)");
-    print_recordings(out);
-    print_sim_table(out);
-    return kExitOk;
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// [SECTION] bench: table
-// ---------------------------------------------------------------------------------------------
-namespace {
-
-struct Column {
-    const char* title;
-    size_t width;
-    bool right;  // numbers right-aligned
-};
-
-// The shape column is as wide as the widest shape of the sweep (attention's are long).
-std::vector<Column> table_columns(size_t shape_width) {
-    return {
-        {"workload", 10, false},    {"variant", 9, false},   {"dtype", 6, false},
-        {"shape", std::max<size_t>(shape_width, 13), false}, {"median ms (min-max)", 24, false},
-        {"modeled bytes", 14, true}, {"DRAM bytes (measured)", 24, true}, {"GB/s", 11, true}, {"% ceil", 8, true},
-        {"TFLOP/s", 8, true},        {"wall ms", 9, true},   {"max err / rel err", 0, false},
-    };
-}
-
-std::string table_line(const std::vector<std::string>& cells, size_t shape_width) {
-    const auto columns = table_columns(shape_width);
-    std::string line;
-    for (size_t i = 0; i < cells.size() && i < columns.size(); ++i) {
-        const bool last = i + 1 == columns.size();
-        std::string cell = columns[i].right ? pad_left(cells[i], columns[i].width) : pad_right(cells[i], columns[i].width);
-        line += cell + (last ? "" : "  ");
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    return line;
-}
-
-std::string ms_text(double ms) {
-    if (ms >= 100) return printf_string("%.1f", ms);
-    if (ms >= 10) return printf_string("%.2f", ms);
-    if (ms >= 1) return printf_string("%.3f", ms);
-    return printf_string("%.4f", ms);
-}
-
-// A model estimate has no spread: say so instead of printing min = max.
-std::string time_cell(const kernels::TimeStats& t, bool simulated) {
-    if (simulated) return ms_text(t.median_ms) + " (model)";
-    return ms_text(t.median_ms) + " (" + ms_text(t.min_ms) + "-" + ms_text(t.max_ms) + ")";
-}
-
-std::string gbps_cell(double gbps) { return printf_string("%.1f", gbps); }
-
-std::string pct_cell(double gbps, const BandwidthCeiling& c) {
-    return c.gbps > 0 ? printf_string("%.1f%%", percent_of_ceiling(gbps, c)) : std::string("n/a");
-}
-
-std::string error_cell(const kernels::Measurement& m) {
-    if (m.checked) return printf_string("%.2e / %.2e", m.max_abs_error, m.rel_l2_error) + (m.device.simulated ? " (CPU)" : "");
-    if (m.device.simulated) return m.check_note.empty() ? "n/a (simulated)" : m.check_note;  // "not emulated: ~2 s ..."
-    return "not checked" + (m.check_note.empty() ? std::string() : ": " + m.check_note);
-}
-
-std::string tflops_cell(double gflops) { return gflops > 0 ? printf_string("%.1f", gflops / 1e3) : std::string("-"); }
-
-void print_header(std::ostream& out, const kernels::Measurement& first, size_t shape_width) {
-    const auto& d = first.device;
-    const BandwidthCeiling ceiling = bandwidth_ceiling(d);
-    if (first.job.backend == kernels::BackendKind::recorded) {
-        const auto r = find_recording(first.job.recording);
-        out << "**************************************************************************************\n"
-            << "  RECORDED: rows tagged [recorded DATE] were measured on "
-            << (r ? r->device.name + " on " + r->date : std::string("a real GPU")) << ",\n"
-            << "  read from " << (r ? r->path : first.job.recording) << ", not measured now;\n"
-            << "  rows tagged [simulated] are not in the recording: the calibrated "
-            << (r ? r->card : first.job.sim_gpu) << " model's estimates.\n"
-            << "**************************************************************************************\n";
-    } else if (d.simulated) {
-        out << "**************************************************************************************\n"
-            << "  SIMULATED: times come from the calibrated model of a " << d.name << ",\n"
-            << "  not from a GPU. Errors are computed on the CPU: each variant's arithmetic emulated in\n"
-            << "  its dtype on the rows a GPU check samples (n/a where that takes over "
-            << kernels::kEmulationSeconds << " s).\n"
-            << "**************************************************************************************\n";
-    }
-    out << "device: " << d.name << " | driver " << d.driver << ", runtime " << d.runtime << " | clocks SM "
-        << clock_text(d.sm_clock_mhz) << ", memory " << clock_text(d.mem_clock_mhz) << " | backend "
-        << kernels::to_string(first.job.backend) << " | build " << first.build_type << "\n";
-    out << "ceiling: "
-        << (ceiling.gbps > 0 ? kernels::format_gbps(ceiling.gbps) + " (" + ceiling.source + ")" : "unavailable")
-        << (d.ceiling_note.empty() ? "" : " - " + d.ceiling_note) << "\n";
-    if (!first.timing_note.empty()) out << "timing: " << first.timing_note << "\n";
-    out << "measured DRAM bytes: " << first.measured_bytes_note << "\n\n";
-    std::vector<std::string> titles;
-    for (const auto& c : table_columns(shape_width)) titles.emplace_back(c.title);
-    out << table_line(titles, shape_width) << "\n";
-}
-
-// The workload's note under the row (WorkloadDef::bench_note: the launch workload's time per step)
-// and, from the timeline run, how long the GPU sat idle between kernels.
-void print_bench_note(std::ostream& out, const kernels::Measurement& m, const std::string& note) {
-    const kernels::TimelineStats st = kernels::timeline_stats(m.timeline);
-    out << "    " << note << "; GPU idle between kernels: "
-        << (st.kernels > 1 ? printf_string("%.2f us median, ", st.median_gap_us) +
-                                 printf_string("%.2f us mean, ", st.mean_gap_us) + printf_string("%.2f us max", st.max_gap_us) +
-                                 printf_string(", %.0f %% of the run", st.span_ms > 0 ? 100.0 * st.idle_ms / st.span_ms : 0.0)
-                           : std::string(st.kernels == 1 ? "none (one kernel)" : "unavailable (no timeline)"))
-        << (m.timeline_source.empty() ? "" : " [" + m.timeline_source.substr(0, m.timeline_source.find(':')) + "]") << "\n";
-}
-
-void print_measurement(std::ostream& out, const kernels::Measurement& m, bool per_kernel, size_t shape_width) {
-    const auto& p = m.job.params;
-    std::vector<std::string> cells = {p.workload, m.job.variant, kernels::to_string(p.dtype),
-                                      shape_text(p, m.job.variant)};
-    if (!m.ok) {
-        // The shape can be wider than its column: keep the message on the same line after it.
-        out << table_line(cells, shape_width) << "  " << (m.refused ? "refused: " : "FAILED: ") << m.error << "\n";
-        return;
-    }
-    // A recorded backend's rows say which kind each is: recorded (with the day) or simulated.
-    const std::string tag = m.job.backend == kernels::BackendKind::recorded ? "  [" + m.source_tag() + "]" : "";
-    const BandwidthCeiling ceiling = bandwidth_ceiling(m.device);
-    cells.push_back(time_cell(m.time, m.device.simulated));
-    cells.push_back(kernels::format_bytes(double(m.bytes())));
-    cells.push_back(m.measured_bytes ? kernels::measured_vs_modeled(*m.measured_bytes, m.bytes()) : std::string("n/a"));
-    cells.push_back(gbps_cell(m.achieved_gbps()));
-    cells.push_back(pct_cell(m.achieved_gbps(), ceiling));
-    cells.push_back(tflops_cell(m.achieved_gflops()));
-    cells.push_back(m.wall_ms > 0 ? ms_text(m.wall_ms) : std::string("-"));
-    cells.push_back(error_cell(m));
-    out << table_line(cells, shape_width) << tag << "\n";
-    if (const auto& def = kernels::workload_def(p); def.bench_note) print_bench_note(out, m, def.bench_note(m));
-    // A simulated row says what sets its time ("bound by shared-memory bandwidth: ...").
-    if (!m.limiter.empty()) out << "    " << m.limiter << "\n";
-    if (!per_kernel) return;
-    // Each kernel against its own bytes: the unfused baseline is honest only if every one of its
-    // kernels runs near the ceiling by itself.
-    for (const auto& k : m.kernels) {
-        const double gbps = k.time.median_ms > 0 ? double(k.bytes) / (k.time.median_ms * 1e6) : 0.0;
-        out << table_line({"", "  kernel", "", k.name, time_cell(k.time, m.device.simulated), kernels::format_bytes(double(k.bytes)),
-                           "", gbps_cell(gbps), pct_cell(gbps, ceiling), "", "", ""},
-                          shape_width)
-            << "\n";
-    }
-}
-
-// The reference rows under the table: one line per PyTorch row that matches a measured parameter
-// set (on the same GPU, or any device when the table is simulated), labelled as not ours.
-void print_reference(std::ostream& out, const ReferenceFile& file, const std::vector<kernels::Measurement>& all) {
-    out << "\nPyTorch reference rows from " << file.path
-        << " (scripts/torch_reference.py): not fusionlab's kernels, never in its ratios\n";
-    std::vector<kernels::Params> seen;
-    for (const kernels::Measurement& m : all) {
-        const kernels::Params& p = m.job.params;
-        if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
-        seen.push_back(p);
-        std::string why;
-        const std::vector<const ReferenceRow*> rows = reference_rows_for(file, p, m.device, &why);
-        const std::string where = p.workload + " " + kernels::to_string(p.dtype) + " " + shape_text(p, "");
-        if (rows.empty()) out << "  reference  " << where << ": " << why << "\n";
-        const double flops = rows.empty() ? 0 : reference_flops(p), bytes = static_cast<double>(kernels::min_bytes(p));
-        for (const ReferenceRow* r : rows) {
-            out << "  reference  " << where << "  " << pad_right(r->label, 33);
-            if (!r->has_time) {
-                out << "unavailable: " << r->error;
-            } else {
-                const double s = r->time.median_ms * 1e-3;
-                out << ms_text(r->time.median_ms) << " ms (" << ms_text(r->time.min_ms) << "-" << ms_text(r->time.max_ms)
-                    << ")  " << kernels::format_gbps(bytes / s / 1e9) << " at minimum bytes";
-                if (flops > 0) out << ", " << kernels::format_rate_flops(flops / s);
-            }
-            out << "; measured on " << r->device << ", " << reference_day(*r) << "\n";
-        }
-    }
-    if (file.skipped_rows)
-        out << "  (" << file.skipped_rows << " rows of workloads this build does not have: " << file.skipped_workloads
-            << ")\n";
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// [SECTION] bench: sweep
-// ---------------------------------------------------------------------------------------------
-namespace {
-
-std::vector<kernels::Job> jobs_for(const BenchOptions& o, const kernels::Params& p, const ResolvedBackend& backend) {
-    std::vector<kernels::Job> jobs;
-    for (const auto& v : kernels::variants(p.workload)) {
-        if (!o.variants.empty() && std::find(o.variants.begin(), o.variants.end(), v.name) == o.variants.end())
-            continue;
-        kernels::Job job;
-        job.params = p;
-        job.variant = v.name;
-        job.backend = backend.kind;
-        job.sim_gpu = backend.sim_key;
-        job.recording = backend.recording;
-        job.reps = o.reps;
-        if (o.interactive) {  // the GUI's quick pass (app/core/panels_state.cpp make_quick_batch)
-            job.quick = true;
-            job.reps = std::min(o.reps, kernels::kQuickReps);
-            job.warmup = 1;
-            job.measure_counters = false;
-        }
-        jobs.push_back(job);
-    }
-    return jobs;
-}
-
-int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
-    Runner runner;
-    Settings chosen;
-    chosen.backend = o.backend;
-    if (o.backend.empty() || o.backend == "gpu") runner.wait_until_probed();
-    ResolvedBackend resolved = resolve_backend(chosen, runner);
-    if (o.backend == "gpu" && resolved.kind != kernels::BackendKind::gpu) {
-        err << "fusionlab bench: --backend gpu: no GPU (" << runner.gpu_status() << ")\n";
-        return kExitFailure;
-    }
-    if (o.backend.empty() && resolved.kind == kernels::BackendKind::simulated)
-        err << "fusionlab bench: no GPU (" << runner.gpu_status()
-            << "); using the simulated H100 (choose with --sim or --backend)\n";
-    const kernels::BackendKind backend = resolved.kind;
-    if (backend == kernels::BackendKind::gpu && kernels::sanitizer_run())
-        err << "fusionlab bench: " << kernels::sanitizer_run_note() << "\n";
-
-    size_t shape_width = 0;
-    for (auto w : o.workloads)
-        for (auto t : o.dtypes)
-            for (const auto& p : sweep_params(o, w, t))
-                for (const auto& v : kernels::variants(w)) shape_width = std::max(shape_width, shape_text(p, v.name).size());
-
-    std::vector<kernels::Measurement> all;
-    int failures = 0;
-    // FUSIONLAB_HEAP_TRACE=1: after each parameter set, the C heap in use and the resident set on
-    // stderr, to tell a leak (in use grows with the jobs) from allocator retention.
-    const bool heap_trace = std::getenv("FUSIONLAB_HEAP_TRACE") != nullptr;
-    size_t jobs_done = 0;
-    for (int pass = 0; pass < o.repeat; ++pass)
-        for (auto w : o.workloads)
-            for (auto t : o.dtypes)
-                for (const auto& p : sweep_params(o, w, t)) {
-                    std::vector<kernels::Measurement> batch = runner.run_blocking(jobs_for(o, p, resolved));
-                    jobs_done += batch.size();
-                    if (heap_trace) {
-                        const auto heap = platform::heap_stats();
-                        const auto rss = host_rss_bytes(nullptr);
-                        err << "heap trace: " << jobs_done << " jobs, in use "
-                            << (heap ? std::to_string(heap->in_use >> 10) : std::string("?")) << " KiB, held free "
-                            << (heap ? std::to_string(heap->free_held >> 10) : std::string("?")) << " KiB, rss "
-                            << (rss ? std::to_string(*rss >> 10) : std::string("?")) << " KiB\n";
-                    }
-                    for (auto& m : batch) {
-                        if (all.empty()) print_header(out, m, shape_width);
-                        print_measurement(out, m, o.per_kernel, shape_width);
-                        out.flush();
-                        // A refusal (the device cannot run this variant here) is an answer, not a failure.
-                        if (!m.ok && !m.refused) {
-                            ++failures;
-                            err << "fusionlab bench: " << w << " " << m.job.variant << " "
-                                << kernels::to_string(t) << " " << shape_text(p, m.job.variant) << ": " << m.error
-                                << "\n";
-                        }
-                        all.push_back(std::move(m));
-                    }
-                }
-
-    if (!o.reference.empty()) {
-        ReferenceFile reference;
-        if (std::string why = load_reference_json(o.reference, reference); !why.empty())
-            err << "fusionlab bench: --reference " << why << "\n";  // checked at parse time; changed since
-        else
-            print_reference(out, reference, all);
-    }
-    int code = failures ? kExitFailure : kExitOk;
-    if (!o.csv.empty()) {
-        if (std::string problem = export_csv(o.csv, all); !problem.empty()) {
-            err << "fusionlab bench: --csv: " << problem << "\n";
-            code = kExitFailure;
-        } else {
-            out << "\nwrote " << o.csv << " (" << all.size() << " rows)\n";
-        }
-    }
-    if (!o.json.empty()) {
-        if (std::string problem = export_json(o.json, all); !problem.empty()) {
-            err << "fusionlab bench: --json: " << problem << "\n";
-            code = kExitFailure;
-        } else {
-            out << (o.csv.empty() ? "\n" : "") << "wrote " << o.json << " (" << all.size() << " measurements)\n";
-        }
-    }
-    return code;
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// [SECTION] GUI and shot
-// ---------------------------------------------------------------------------------------------
-namespace {
-
-constexpr const char* kNoGuiMessage = "this build has no GUI (built with FUSIONLAB_GUI=OFF): use bench/info";
-
-int run_gui_command(const GuiOptions& o, const GuiEntryPoints& gui, std::ostream& err) {
-    if (gui.run_gui) return gui.run_gui(o);
-    err << "fusionlab: " << kNoGuiMessage << "\n";
-    return kExitFailure;
-}
-
-int run_shot_command(const ShotOptions& o, const GuiEntryPoints& gui, std::ostream& err) {
-    if (gui.run_shot) return gui.run_shot(o);
-    err << "fusionlab shot: " << kNoGuiMessage << "\n";
-    return kExitFailure;
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// [SECTION] lessons check / list
-// ---------------------------------------------------------------------------------------------
-int run_lessons(const LessonsOptions& o, std::ostream& out, std::ostream& err) {
-    std::vector<std::string> files = o.files;
-    if (files.empty()) {
-        std::string why;
-        const std::string dir = lessons_dir(&why);
-        if (!dir.empty()) files = lesson_files(dir);
-        if (files.empty()) {
-            err << "fusionlab lessons: " << (dir.empty() ? why : "no lesson files in " + dir) << "\n";
-            return kExitUsage;
-        }
-    }
-    bool any_error = false;
-    for (const std::string& file : files) {
-        const LessonParse p = load_lesson(file);
-        for (const LessonError& e : p.errors) err << e.text() << "\n";
-        if (o.action == "check")
-            for (const LessonError& w : p.warnings) err << w.text() << "\n";
-        any_error = any_error || !p.ok();
-        if (o.action == "list") {
-            if (p.ok())
-                out << pad_right(p.lesson.name, 28) << pad_left(std::to_string(p.lesson.steps.size()), 3) << " steps  "
-                    << p.lesson.title << "\n";
-        } else if (p.ok()) {
-            out << "ok  " << file << " (" << p.lesson.steps.size() << " steps"
-                << (p.warnings.empty() ? std::string() : ", " + std::to_string(p.warnings.size()) + (p.warnings.size() == 1 ? " warning" : " warnings")) << ")\n";
-        }
-    }
-    return any_error ? kExitUsage : kExitOk;
-}
-
-// ---------------------------------------------------------------------------------------------
-// [SECTION] Entry points
-// ---------------------------------------------------------------------------------------------
-int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err, const GuiEntryPoints& gui) {
-    if (cmd.exit_code >= 0) return cmd.exit_code;
-    switch (cmd.command) {
-        case Command::gui: return run_gui_command(cmd.gui, gui, err);
-        case Command::info: return run_info(cmd.info, out);
-        case Command::bench: return run_bench(cmd.bench, out, err);
-        case Command::shot: return run_shot_command(cmd.shot, gui, err);
-        case Command::lessons: return run_lessons(cmd.lessons, out, err);
-        case Command::record: return run_record(cmd.record, out, err);
-    }
-    return kExitFailure;
-}
-
-int main_entry(int argc, const char* const* argv, const GuiEntryPoints& gui) {
-    try {
-        std::vector<std::string> args;
-        for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
-        const ParsedCommand cmd = parse_command_line(args, std::cout, std::cerr);
-        return run_command(cmd, std::cout, std::cerr, gui);
-    } catch (const std::bad_alloc&) {
-        std::cerr << "fusionlab: out of host memory\n";
-    } catch (const std::exception& e) {
-        std::cerr << "fusionlab: " << e.what() << "\n";
-    }
-    return kExitFailure;
 }
 
 }  // namespace app::cli

@@ -1,4 +1,4 @@
-#include "app/core/recorded_backend.h"
+#include "app/recordings/recorded_backend.h"
 
 #include "kernels/core/registry.h"
 #include "kernels/sim/sim_backend.h"

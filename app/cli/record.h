@@ -1,5 +1,5 @@
 // `fusionlab record`: measures, on the GPU in front of it, every lesson step's parameter set and the
-// GUI's sweeps, every variant of each, and writes one recording (app/core/recording.h) into
+// GUI's sweeps, every variant of each, and writes one recording (app/recordings/recording_file.h) into
 // OUT/<card>-<date>/recording.json. scripts/record_gpu.sh runs it on a lent GPU.
 //
 // The points, in the order they are measured (what a budget cuts first comes last):

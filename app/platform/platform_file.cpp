@@ -4,7 +4,7 @@
 //
 // Reading a file the user names, bounded (see platform_file.h for why). OS calls live here and
 // in platform.cpp only.
-#include "app/core/platform_file.h"
+#include "app/platform/platform_file.h"
 
 #include <algorithm>
 #include <cerrno>

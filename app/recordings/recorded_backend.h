@@ -1,4 +1,4 @@
-// The recorded backend: a thin kernels::Backend over a recording (app/core/recording.h). Where the
+// The recorded backend: a thin kernels::Backend over a recording (app/recordings/recording_file.h). Where the
 // recording has the job's parameters and variant it answers with the recorded measurement (the time,
 // kernel times, DRAM counter bytes, error against the reference and timeline measured on the
 // recording's GPU; the modeled side from this build's model for that GPU), labelled recorded with the
@@ -7,7 +7,7 @@
 // lacks the point. The harness knows nothing of it: the runner makes one per recording.
 #pragma once
 
-#include "app/core/recording.h"
+#include "app/recordings/recording_file.h"
 #include "kernels/core/backend.h"
 
 #include <memory>

@@ -2,7 +2,7 @@
 // [SECTION] LZW encoder and the file's blocks
 // [SECTION] Reader: sizes, frame count, one frame decoded
 // GIF89a as the specification (https://www.w3.org/Graphics/GIF/spec-gif89a.txt) lays it out.
-#include "app/core/gif_writer.h"
+#include "app/files/gif_writer.h"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
-// The desktop side of app/core/platform_host.h: the program owns its loop, writes files where the
+// The desktop side of app/platform/platform_host.h: the program owns its loop, writes files where the
 // user asked and keeps settings in its settings file. The browser side is platform_web.cpp.
-#include "app/core/platform_host.h"
+#include "app/platform/platform_host.h"
 
 #if !defined(__EMSCRIPTEN__)
 

@@ -1,7 +1,7 @@
 // The one place for operating-system specific calls: where settings live, finding programs on
 // PATH, and re-running this binary under a virtual X server for headless screenshots.
 // Everything else in app/ stays portable (Linux, Windows, macOS). Reading a file the user names
-// (bounded, regular files only) is the other half of this layer: app/core/platform_file.h.
+// (bounded, regular files only) is the other half of this layer: app/platform/platform_file.h.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +31,15 @@ void release_free_heap();
 // Seconds since this process started (Linux: /proc/self/stat against /proc/uptime, 10 ms steps),
 // so a soak's pass ends can be found in a heap profiler's timeline. Empty elsewhere.
 std::optional<double> seconds_since_process_start();
+
+// The resident set split by what backs it (/proc/self/status: RssAnon, RssFile + RssShmem).
+struct HostRss {
+    int64_t total = 0, anon = 0, file = 0;  // bytes
+};
+std::optional<HostRss> host_rss_split();
+// Host resident set size in bytes, or nullopt with `why` (only Linux's /proc is read): the soak
+// test's memory probe and `bench`'s FUSIONLAB_HEAP_TRACE lines.
+std::optional<int64_t> host_rss_bytes(std::string* why);
 
 // Per-user configuration folder for fusionlab (not created here):
 //   Linux:   $XDG_CONFIG_HOME/fusionlab, else ~/.config/fusionlab

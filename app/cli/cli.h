@@ -5,7 +5,7 @@
 #pragma once
 
 #include "app/core/gui_options.h"
-#include "app/core/record.h"
+#include "app/cli/record.h"
 #include "app/core/settings.h"
 #include "kernels/core/registry.h"
 #include "kernels/core/types.h"

@@ -2,9 +2,9 @@
 // [SECTION] One row
 // [SECTION] Entry points
 // [SECTION] Matching and labels
-#include "app/core/reference.h"
+#include "app/files/reference.h"
 
-#include "app/core/platform_file.h"
+#include "app/platform/platform_file.h"
 #include "kernels/core/registry.h"
 
 #include <nlohmann/json.hpp>

@@ -8,9 +8,9 @@
 // the same entry, FormatMessage the error (which does not name the missing DLL: cublas64_13.dll
 // would be checked with its own LoadLibrary first), and nvcuda.dll stands for libcuda.so.1. macOS
 // has no CUDA: a build there never has a module and runs simulated.
-#include "app/core/module_loader.h"
+#include "app/platform/module_loader.h"
 
-#include "app/core/platform.h"
+#include "app/platform/platform.h"
 #if defined(FUSIONLAB_GPU_MODULE)  // a build with CUDA: the module's interface and what it replaces
 #include "kernels/profiling/dram_counters.h"
 #include "kernels/gpu/gpu_module.h"
