@@ -6,6 +6,7 @@
 #include "kernels/attention/attention.h"
 #include "viz/model/memory_player.h"
 #include "kernels/core/registry.h"
+#include "kernels/sim/sim_backend.h"
 
 #include <catch2/catch.hpp>
 
@@ -288,4 +289,32 @@ TEST_CASE("memory player: fused skip never creates attn_out; two_pass writes and
     CHECK(fused.on_chip(0) == kernels::OnChip::shared_memory);
     CHECK(two.on_chip(1) == kernels::OnChip::registers);
     CHECK(fused.sram_bytes(0) == kernels::attention::flash_smem_bytes("flash_tc", kernels::attention::to_attention(p)));
+}
+
+// The animation's clock side by side is the simulated backend's time: the player prices the run
+// with the function the backend times a job with, so the memory view's "modeled" line and the
+// results table's simulated time are one number, and the last step ends at it.
+TEST_CASE("memory player clock: modeled time ends where the simulated backend's run ends", "[memory_player]") {
+    const kernels::SimGpu& h100 = *kernels::find_sim_gpu("H100");
+    auto backend = kernels::make_sim_backend(h100);
+    for (const char* variant : {"naive", "flash"}) {
+        kernels::Job job;
+        job.params.workload = "attention";
+        job.variant = variant;
+        job.emulate = false;
+        const kernels::Measurement m = backend->run(job, {});
+        REQUIRE(m.ok);
+        const kernels::MemoryPlayer player(variant, job.params, static_cast<uint64_t>(h100.info.l2_bytes));
+        const kernels::PlayerClock modeled = player.clock(h100.info, true);
+        CHECK(modeled.modeled_time);
+        CHECK(modeled.modeled_ms == Approx(m.time.median_ms));
+        CHECK(modeled.ends.back() == Approx(modeled.modeled_ms));
+        CHECK(modeled.modeled_bytes == player.model().dram_bytes());
+        for (size_t s = 1; s < modeled.ends.size(); ++s) CHECK(modeled.ends[s] >= modeled.ends[s - 1]);
+        // Alone, the clock counts steps; the modeled time is the same.
+        const kernels::PlayerClock steps = player.clock(h100.info, false);
+        CHECK_FALSE(steps.modeled_time);
+        CHECK(steps.ends.back() == Approx(static_cast<double>(player.step_count())));
+        CHECK(steps.modeled_ms == Approx(m.time.median_ms));
+    }
 }

@@ -12,7 +12,7 @@
 
 using namespace kernels;
 
-TEST_CASE("simulated GPUs include the datasheet parts DESIGN.md names", "[sim]") {
+TEST_CASE("simulated GPUs include the V100 A100 H100 H200 and RTX4090 datasheet parts", "[sim]") {
     for (const char* key : {"V100", "A100", "H100", "H200", "RTX4090"}) {
         const SimGpu* g = find_sim_gpu(key);
         REQUIRE(g);

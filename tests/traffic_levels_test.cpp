@@ -1,4 +1,4 @@
-// Traffic at three levels (DESIGN.md): L2<->SM bytes summed from the schedule's events, DRAM bytes
+// Traffic at three levels (docs/DESIGN.md): L2<->SM bytes summed from the schedule's events, DRAM bytes
 // from the L2 reuse model (kernels/core/schedule.h apply_l2_reuse), shared-memory bytes and SFU
 // operations on chip, each against a closed form; and the simulated backend naming the resource
 // that bounds each kind of kernel.

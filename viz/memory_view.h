@@ -1,5 +1,5 @@
 // The memory-hierarchy animation, drawn with ImDrawList from plain data, one box per level of
-// DESIGN.md's "Traffic at three levels":
+// docs/DESIGN.md's "Traffic at three levels":
 //   HBM (DRAM)  each tensor as a grid of tiles (area in proportion to its bytes) with its running
 //               DRAM bytes: what the reuse model lets reach DRAM, what the counters measure;
 //   L2          its size, the current kernel's tensors drawn against it (and half of it, where an

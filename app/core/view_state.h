@@ -18,14 +18,13 @@ namespace app {
 
 // ---- memory-hierarchy animation ----
 
-// What the panel derives from a player on a device, kept until either changes (frames stay cheap).
+// A player's clock on a device (kernels::MemoryPlayer::clock), kept until the player, the device or
+// the unit changes (frames stay cheap).
 struct MemoryPlayerTiming {
     std::shared_ptr<const kernels::MemoryPlayer> player;
     std::string device;
-    bool modeled_time = false;   // ends in modeled ms (side by side) or in steps
-    std::vector<double> ends;    // when each step ends on the panel's clock; ends[0] = 0
-    double modeled_ms = 0;       // the simulated backend's formula on this device (0: no datasheet)
-    uint64_t modeled_bytes = 0;  // DRAM bytes (the L2 reuse model for this device's L2)
+    bool modeled_time = false;   // asked for modeled ms (side by side) or steps
+    kernels::PlayerClock clock;
 };
 
 struct MemoryPanelState {

@@ -7,7 +7,6 @@
 #include "app/lessons/lesson_player.h"
 #include "app/core/panels_state.h"
 #include "app/gui/panel_banner.h"
-#include "kernels/sim/sim_backend.h"
 #include "kernels/core/format.h"
 #include "kernels/core/registry.h"
 #include "viz/highlight.h"
@@ -68,53 +67,15 @@ void update_players(MemoryPanelState& m, const Settings& s, const kernels::Devic
     m.other = m.side_by_side && !m.compare.empty() ? player_for(m.other, m.compare, s.params, l2, m.error) : nullptr;
 }
 
-// When each step ends on the panel's clock. Alone, the clock counts steps (one event per unit).
-// Side by side it is modeled time: each kernel's modeled time (as the simulated backend computes
-// it) spread over its events in proportion to each event's own max(bytes / bandwidth, FLOPs /
-// peak), so two variants race at the pace the model gives them.
-std::vector<double> step_ends(const kernels::MemoryPlayer& player, const kernels::DeviceInfo& device, bool modeled_time) {
-    const size_t n = player.step_count();
-    std::vector<double> ends(n + 1, 0);
-    const kernels::Schedule& s = player.schedule();
-    if (!modeled_time || !(device.peak_bw_gbps > 0) || !(device.peak_fp32_tflops > 0)) {
-        for (size_t i = 0; i <= n; ++i) ends[i] = static_cast<double>(i);
-        return ends;
-    }
-    const kernels::Model& model = player.model();
-    std::vector<double> weight(n, 0), kernel_weight(s.kernels.size(), 0);
-    std::vector<size_t> kernel_events(s.kernels.size(), 0);
-    for (size_t i = 0; i < n; ++i) {
-        const kernels::TileEvent& e = s.events[i];
-        const auto k = static_cast<size_t>(e.kernel);
-        const double peak = (s.kernels[k].tensor_cores ? device.peak_tensor_tflops : device.peak_fp32_tflops) * 1e12;
-        const double reps = static_cast<double>(e.repeat);
-        weight[i] = std::max(static_cast<double>(e.bytes) * reps / (device.peak_bw_gbps * 1e9), e.flops * reps / peak);
-        kernel_weight[k] += weight[i];
-        ++kernel_events[k];
-    }
-    for (size_t i = 0; i < n; ++i) {
-        const auto k = static_cast<size_t>(s.events[i].kernel);
-        const kernels::KernelModel& km = model.kernels[k];
-        const double kernel_ms = kernels::sim_kernel_ms(device, km);
-        const double share = kernel_weight[k] > 0 ? weight[i] / kernel_weight[k] : 1.0 / static_cast<double>(kernel_events[k]);
-        ends[i + 1] = ends[i] + kernel_ms * share;
-    }
-    return ends;
-}
-
+// The player's clock on this device (viz/model/memory_player.h MemoryPlayer::clock), kept until the
+// player, the device or the unit changes, so frames stay cheap.
 const MemoryPlayerTiming& timing_for(MemoryPlayerTiming& cache, const std::shared_ptr<const kernels::MemoryPlayer>& player,
                                      const kernels::DeviceInfo& device, bool modeled_time) {
     if (cache.player == player && cache.device == device.name && cache.modeled_time == modeled_time) return cache;
     cache.player = player;
     cache.device = device.name;
     cache.modeled_time = modeled_time;
-    cache.ends = step_ends(*player, device, modeled_time);
-    const kernels::Model& model = player->model();
-    cache.modeled_ms = 0;
-    if (device.peak_bw_gbps > 0)
-        for (const kernels::KernelModel& k : model.kernels)
-            cache.modeled_ms += kernels::sim_kernel_ms(device, k);
-    cache.modeled_bytes = model.dram_bytes();
+    cache.clock = player->clock(device, modeled_time);
     return cache;
 }
 
@@ -166,9 +127,9 @@ void add_notes(const AppState& state, const kernels::MemoryPlayer& player, const
         d.notes.push_back("modeled: none (refused on " + plain_device_name(device) + ")");
         d.note_tips.push_back("The device refuses " + player.variant() + " with these parameters, so the model prices no "
                               "run of it: " + d.refusal);
-    } else if (timing.modeled_ms > 0) {
-        d.notes.push_back("modeled: " + kernels::format_time_ms(timing.modeled_ms) + ", " +
-                          kernels::format_bytes(static_cast<double>(timing.modeled_bytes)) + " DRAM");
+    } else if (timing.clock.modeled_ms > 0) {
+        d.notes.push_back("modeled: " + kernels::format_time_ms(timing.clock.modeled_ms) + ", " +
+                          kernels::format_bytes(static_cast<double>(timing.clock.modeled_bytes)) + " DRAM");
         d.note_tips.push_back("Modeled on " + device.name + ": each kernel priced by its slowest resource (DRAM, L2, "
                               "shared memory, tensor cores, FP32, SFU, issue) plus its launch cost, as the simulated "
                               "backend does; DRAM bytes are the schedule's loads and stores through the L2 reuse model.");
@@ -355,8 +316,8 @@ void draw_memory_panel(AppState& state, const ResolvedBackend& backend) {
     Timelines lines;
     if (m.player) {
         lines.modeled_time = m.other != nullptr;
-        lines.first = timing_for(m.first_timing, m.player, backend.device, lines.modeled_time).ends;
-        if (m.other) lines.second = timing_for(m.second_timing, m.other, backend.device, true).ends;
+        lines.first = timing_for(m.first_timing, m.player, backend.device, lines.modeled_time).clock.ends;
+        if (m.other) lines.second = timing_for(m.second_timing, m.other, backend.device, true).clock.ends;
         lines.modeled_time = lines.modeled_time && lines.first.back() != static_cast<double>(lines.first.size() - 1);
         if (m.clock_was_time != lines.modeled_time) m.clock = 0;  // switched units: start over
         m.clock_was_time = lines.modeled_time;

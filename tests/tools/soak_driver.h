@@ -1,5 +1,5 @@
-// Soak test of the GUI: `fusionlab --soak SECONDS [--soak-seed N] [--soak-size WxH]` (hidden
-// options; scripts/soak.sh runs it under Xvfb). The interactive frame loop runs as usual while a
+// Soak test of the GUI: `fusionlab_soak --soak SECONDS [--soak-seed N] [--soak-size WxH]` (the
+// test tool, tests/tools/soak_main.cpp; scripts/soak.sh runs it under Xvfb). The interactive frame loop runs as usual while a
 // SoakDriver, seeded so a failure can be replayed, changes what a user would change: parameters
 // (random legal values, and now and then an illegal combination), workloads, variants, views,
 // theme and font scale, the memory animation, CSV/JSON/PNG exports and, once lessons exist,

@@ -5,6 +5,7 @@
 #include "viz/model/memory_player.h"
 
 #include "kernels/core/registry.h"
+#include "kernels/sim/sim_backend.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -282,6 +283,40 @@ std::string MemoryPlayer::on_chip_note(int kernel) const {
                " registers per thread they do not fit: " + std::to_string(r.stack_bytes) +
                " B per thread go to local memory (" + r.source + ")";
     return "each thread keeps its elements in registers; no shared-memory tiles";
+}
+
+PlayerClock MemoryPlayer::clock(const DeviceInfo& device, bool modeled_time) const {
+    PlayerClock c;
+    const size_t n = step_count();
+    c.ends.assign(n + 1, 0);
+    c.modeled_bytes = model_.dram_bytes();
+    const bool datasheet = device.peak_bw_gbps > 0;
+    const RunPrice run = datasheet ? price_run(calibration_for(device), variant_, params_, model_, device) : RunPrice{};
+    c.modeled_ms = run.total_ms;
+    c.modeled_time = modeled_time && datasheet && device.peak_fp32_tflops > 0;
+    if (!c.modeled_time) {
+        for (size_t i = 0; i <= n; ++i) c.ends[i] = static_cast<double>(i);
+        return c;
+    }
+    const Schedule& s = schedule_;
+    std::vector<double> weight(n, 0), kernel_weight(s.kernels.size(), 0);
+    std::vector<size_t> kernel_events(s.kernels.size(), 0);
+    for (size_t i = 0; i < n; ++i) {
+        const TileEvent& e = s.events[i];
+        const auto k = static_cast<size_t>(e.kernel);
+        const double peak = (s.kernels[k].tensor_cores ? device.peak_tensor_tflops : device.peak_fp32_tflops) * 1e12;
+        const double reps = static_cast<double>(e.repeat);
+        weight[i] = std::max(static_cast<double>(e.bytes) * reps / (device.peak_bw_gbps * 1e9), e.flops * reps / peak);
+        kernel_weight[k] += weight[i];
+        ++kernel_events[k];
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const auto k = static_cast<size_t>(s.events[i].kernel);
+        const double kernel_ms = k < run.step_ms.size() ? run.step_ms[k] : 0.0;
+        const double share = kernel_weight[k] > 0 ? weight[i] / kernel_weight[k] : 1.0 / static_cast<double>(kernel_events[k]);
+        c.ends[i + 1] = c.ends[i] + kernel_ms * share;
+    }
+    return c;
 }
 
 }  // namespace kernels

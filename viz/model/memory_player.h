@@ -1,5 +1,5 @@
 // The memory-hierarchy animation's model side (no GUI): turns a variant's tile schedule into the
-// steps the animation plays, with running byte counters at each level (DESIGN.md "Traffic at three
+// steps the animation plays, with running byte counters at each level (docs/DESIGN.md "Traffic at three
 // levels"): per tensor, the L2<->SM bytes its loads and stores ask for and the DRAM<->L2 bytes the
 // L2 reuse model charges for them; per step, the shared-memory bytes of all blocks.
 //
@@ -43,6 +43,14 @@ struct HbmTensor {
     bool local = false;
     uint64_t stack_bytes_per_thread = 0;
     int kernel = -1;              // local: the kernel whose threads spill (index into schedule().kernels)
+};
+
+// The animation's clock for one player on one device (MemoryPlayer::clock).
+struct PlayerClock {
+    bool modeled_time = false;   // ends in modeled milliseconds, or in steps
+    std::vector<double> ends;    // when each step ends; ends[0] = 0, ends[s] = the end of step s
+    double modeled_ms = 0;       // the run as the simulated backend prices it (0: no datasheet numbers)
+    uint64_t modeled_bytes = 0;  // DRAM bytes (the L2 reuse model for the player's L2)
 };
 
 class MemoryPlayer {
@@ -96,6 +104,14 @@ public:
     // Bytes of `tensor` the detailed block has moved in the current block class before `step`'s
     // event: where in the tensor its next tile lies (the j loop walks along K and V).
     uint64_t detail_offset_before(size_t step, size_t tensor) const;
+
+    // When each step ends and what the run takes on `device`. modeled_time false: one unit per step
+    // (a variant alone). True: modeled milliseconds, so two variants side by side race at the pace
+    // the model gives them: each kernel's time in the run as kernels::price_run gives it (the
+    // function the simulated backend times a job with, launches and graph replay included),
+    // spread over the kernel's events in proportion to each event's own max(bytes / bandwidth,
+    // FLOPs / peak). Without datasheet bandwidth and FP32 peak the clock counts steps.
+    PlayerClock clock(const DeviceInfo& device, bool modeled_time) const;
 
     OnChip on_chip(int kernel) const;
     // The block's shared-memory layout (empty unless on_chip() is shared_memory).
