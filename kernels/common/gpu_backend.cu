@@ -500,7 +500,12 @@ private:
         if (yours) {
             // A student's kernel may never end: the watchdog waits its limit, then gives up on the
             // context (WatchdogStopped); the caller's process must end to free the GPU.
-            wait_or_stop(s, student->watchdog_seconds, student->entry);
+            try {
+                wait_or_stop(s, student->watchdog_seconds, student->entry);
+            } catch (const WatchdogStopped&) {
+                yours->abandon();  // freeing its buffers would wait for the kernel that never ends
+                throw;
+            }
             if (std::string outside = yours->check_guards(); !outside.empty()) throw std::runtime_error(outside);
             yours->copy_outputs_back(s);
         }

@@ -216,6 +216,11 @@ StudentLaunch::~StudentLaunch() {
     if (impl_ && impl_->module && driver().module_unload) (void)driver().module_unload(impl_->module);
 }
 
+void StudentLaunch::abandon() {
+    for (Impl::Guarded& g : impl_->outputs) g.memory.abandon();
+    impl_->module = nullptr;
+}
+
 void StudentLaunch::poison(cudaStream_t s) {
     for (Impl::Guarded& g : impl_->outputs) {
         check(cudaMemsetAsync(g.memory.get(), 0xA5, kGuardBytes, s), "filling the guard zone before " + g.name);

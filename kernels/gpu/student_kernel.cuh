@@ -41,6 +41,9 @@ public:
     std::string check_guards();
     // The outputs into the workload's buffers (for its check).
     void copy_outputs_back(cudaStream_t stream);
+    // The kernel is still running (the watchdog gave up on it): free nothing and unload nothing on
+    // destruction, since both would wait for it forever; the process's end frees them.
+    void abandon();
     // "chain_yours: grid 4096x1x1, block 256x1x1, 0 B dynamic shared memory; NVRTC 13.0 for sm_90, 40 registers"
     const std::string& description() const { return description_; }
 
