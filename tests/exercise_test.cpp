@@ -1,7 +1,10 @@
 // Exercise files (app/exercises/exercise.h), their compile check and the NVRTC log reader
 // (kernels/gpu/nvrtc_compile.h), and `fusionlab exercises` without a GPU (app/exercises/exercise_cli.h).
+#include "app/core/export.h"
+#include "app/core/results_import.h"
 #include "app/exercises/exercise.h"
 #include "app/exercises/exercise_cli.h"
+#include "kernels/common/backend.h"
 #include "kernels/common/registry.h"
 #include "kernels/gpu/nvrtc_compile.h"
 
@@ -143,12 +146,12 @@ TEST_CASE("exercise parser names the line of each error") {
 TEST_CASE("launch dimensions evaluate for the parameters") {
     kernels::Params p = kernels::default_params("attention");
     p.set("N", 1000);
-    p.set("batch_heads", 3);
+    p.set("heads", 3);
     int64_t v = 0;
     std::string why;
     REQUIRE(evaluate_dimension("ceil(N/64)", p, v, why));
     CHECK(v == 16);
-    REQUIRE(evaluate_dimension("batch_heads * 2", p, v, why));
+    REQUIRE(evaluate_dimension("heads * 2", p, v, why));
     CHECK(v == 6);
     CHECK_FALSE(evaluate_dimension("ceil(N/0)", p, v, why));
     CHECK(why.find("positive integer") != std::string::npos);
@@ -262,4 +265,27 @@ TEST_CASE("goals are judged from the measured numbers") {
     v = judge_goals(p.exercise, yours, {fused});
     CHECK_FALSE(v[1].checked);
     CHECK(v[1].reason.find("admin rights") != std::string::npos);
+}
+
+TEST_CASE("a run's yours exports and imports with the variant it is modeled as") {
+    // A simulated fused result relabelled as a student's kernel (as `exercises run --json` writes one).
+    auto sim = kernels::make_sim_backend(*kernels::find_sim_gpu("H100"));
+    kernels::Job job;
+    job.params = kernels::default_params("bias_gelu");
+    job.variant = "fused";
+    job.emulate = false;
+    kernels::Measurement m = sim->run(job, kernels::CancelToken{});
+    REQUIRE(m.ok);
+    m.job.variant = kernels::kStudentVariant;
+    m.model_variant = "fused";
+    std::vector<kernels::Measurement> back;
+    REQUIRE(app::parse_measurements_json(app::measurements_json({m}), back).empty());
+    REQUIRE(back.size() == 1);
+    CHECK(back[0].job.variant == "yours");
+    CHECK(back[0].modeled_variant() == "fused");
+    CHECK(back[0].bytes_read == m.bytes_read);
+    // yours without a variant it is modeled as is refused, naming the field.
+    m.model_variant.clear();
+    back.clear();
+    CHECK(app::parse_measurements_json(app::measurements_json({m}), back).find("model_variant") != std::string::npos);
 }
