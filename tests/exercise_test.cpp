@@ -4,8 +4,9 @@
 #include "app/core/results_import.h"
 #include "app/exercises/exercise.h"
 #include "app/exercises/exercise_cli.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/backend.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 #include "kernels/gpu/nvrtc_compile.h"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // The variant `yours` on a real GPU: a student's kernel compiled by NVRTC and run by the harness
-// (kernels/gpu/student_kernel.cuh, kernels/common/gpu_backend.cu), and `fusionlab exercises run`
+// (kernels/gpu/student_kernel.cuh, kernels/gpu/gpu_backend.cu), and `fusionlab exercises run`
 // end to end (app/exercises/exercise_cli.h): every shipped reference solution passes, a wrong kernel
 // fails naming its first wrong element, an out-of-bounds write is reported as such, a kernel that
 // never ends is stopped by the watchdog and one that faults leaves the app running.
@@ -8,7 +8,7 @@
 // FUSIONLAB_EXE (default: this build's fusionlab) is the program the CLI tests run.
 #include "gpu_backend_fixture.h"
 
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -13,13 +13,13 @@
 #if defined(FUSIONLAB_HAVE_GUI)  // viz needs ImGui, which simulated-only CLI builds may lack
 
 #include "app/core/jobs.h"
-#include "app/core/lesson_player.h"
+#include "app/lessons/lesson_player.h"
 #include "app/core/panels_state.h"
 #include "app/core/roofline_points.h"
 #include "app/core/runner.h"
 #include "app/gui/main_window.h"
-#include "kernels/common/registry.h"
-#include "kernels/memory_player.h"
+#include "kernels/core/registry.h"
+#include "viz/model/memory_player.h"
 #include "viz/label_layout.h"
 #include "viz/theme.h"
 

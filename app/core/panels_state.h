@@ -4,14 +4,14 @@
 #pragma once
 
 #include "app/exercises/exercise_session.h"
-#include "app/core/lesson.h"
+#include "app/lessons/lesson.h"
 #include "app/core/reference.h"
 #include "app/core/jobs.h"
 #include "app/core/sweep.h"
 #include "app/core/runner.h"
 #include "app/core/settings.h"
 #include "app/core/view_state.h"
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <functional>
 #include <map>
@@ -127,7 +127,7 @@ struct AppState {
     ReferenceFile reference;
     std::string reference_input;     // the results area's "load..." field
     InlineMessage reference_message;
-    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/core/lesson.h).
+    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/lessons/lesson.h).
     LessonPlayerState lesson;
     // The exercise pane (app/exercises/exercise_session.h, app/gui/panel_exercise.cpp): the student's
     // kernel, its compile check and its runs, shown as the variant `yours` beside the built-in ones.

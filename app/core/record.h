@@ -19,8 +19,8 @@
 // the app refuses to load), and an estimate of the time the GPU would take.
 #pragma once
 
-#include "app/core/lesson.h"
-#include "kernels/common/types.h"
+#include "app/lessons/lesson.h"
+#include "kernels/core/types.h"
 
 #include <iosfwd>
 #include <string>

@@ -10,8 +10,8 @@
 
 #include "app/core/platform.h"
 #include "app/core/platform_file.h"
-#include "kernels/common/registry.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/core/registry.h"
+#include "kernels/core/workload_def.h"
 
 #include <algorithm>
 #include <cctype>

@@ -9,7 +9,7 @@
 // [SECTION] Submissions
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <array>
 #include <string>

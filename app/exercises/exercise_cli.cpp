@@ -6,10 +6,11 @@
 
 #include "app/core/export.h"
 #include "app/core/platform_file.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/format.h"
-#include "kernels/common/registry.h"
-#include "kernels/common/sanitizer_run.h"
+#include "kernels/core/backend.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/format.h"
+#include "kernels/core/registry.h"
+#include "kernels/gpu/sanitizer_run.h"
 #include "kernels/gpu/nvrtc_compile.h"
 
 #include <atomic>

@@ -8,8 +8,8 @@
 
 #include "app/core/platform.h"
 #include "app/gui/view_tabs.h"
-#include "kernels/common/format.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/format.h"
+#include "kernels/core/registry.h"
 #include "kernels/gpu/nvrtc_compile.h"
 #include "viz/imgui_helpers.h"
 

@@ -4,12 +4,12 @@
 // [SECTION] The panel
 #include "app/gui/panel_memory.h"
 
-#include "app/core/lesson_player.h"
+#include "app/lessons/lesson_player.h"
 #include "app/core/panels_state.h"
 #include "app/gui/panel_banner.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/format.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/format.h"
+#include "kernels/core/registry.h"
 #include "viz/highlight.h"
 #include "viz/memory_view.h"
 #include "viz/imgui_helpers.h"

@@ -6,7 +6,7 @@
 // Nothing here does the exercise for you: no reductions, no tiling, no online softmax.
 #pragma once
 
-#include "philox.h"  // kernels/common/philox.h: Philox4x32-10, the dropout mask of every variant
+#include "philox.h"  // kernels/core/philox.h: Philox4x32-10, the dropout mask of every variant
 
 // NVRTC has no <cmath>: INFINITY as the bits of +inf.
 #ifndef INFINITY

@@ -4,7 +4,7 @@
 //   StudentLaunch  compile, load, guard, launch, check
 #include "kernels/gpu/student_kernel.cuh"
 
-#include "kernels/common/format.h"
+#include "kernels/core/format.h"
 #include "kernels/gpu/nvrtc_compile.h"
 
 #include <cuda.h>

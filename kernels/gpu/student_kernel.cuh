@@ -1,4 +1,4 @@
-// The variant `yours` on the GPU (kernels/common/gpu_backend.cu drives it): a student's kernel
+// The variant `yours` on the GPU (kernels/gpu/gpu_backend.cu drives it): a student's kernel
 // (exercises/) compiled by NVRTC for this device (kernels/gpu/nvrtc_compile.h), loaded through the
 // driver API into the harness's own context (driver entry points from the runtime, so nothing
 // links libcuda), given the arguments its signature names from the workload
@@ -12,9 +12,9 @@
 // harness names no workload.
 #pragma once
 
-#include "kernels/common/gpu_memory.cuh"
-#include "kernels/common/gpu_workload.h"
-#include "kernels/common/types.h"
+#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/gpu/gpu_workload.h"
+#include "kernels/core/types.h"
 
 #include <cuda_runtime.h>
 

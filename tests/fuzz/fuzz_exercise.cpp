@@ -7,7 +7,7 @@
 // a launch geometry that evaluates for them and goals against compared variants; parsing the same
 // text twice gives the same errors (no hidden state).
 #include "app/exercises/exercise.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <algorithm>
 #include <cstdio>
