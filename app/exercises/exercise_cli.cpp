@@ -339,7 +339,7 @@ int run_one(const ExercisesOptions& o, std::ostream& out, std::ostream& err) {
         err << "fusionlab exercises run: yours failed: " << yours.error << "\n";
         return kFailure;
     }
-    out << "yours: " << yours.timing_note.substr(0, yours.timing_note.find("; median")) << "\n";
+    out << yours.timing_note.substr(0, yours.timing_note.find("; median")) << "\n";  // "yours: NAME: grid ..."
     if (kernels::sanitizer_run()) {
         // Under compute-sanitizer kernels run many times slower and the counters are off.
         out << "correct; goals not judged: " << kernels::sanitizer_run_note() << "\n";
