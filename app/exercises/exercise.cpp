@@ -437,14 +437,25 @@ private:
         if (section_ != Section::hint && !seen_sections_.insert(name).second) error(no, "section '" + name + "' appears twice");
     }
 
+    // Prose as written wraps at ~100 columns: a single line break is a space, a blank line a paragraph.
+    static std::string reflow(const std::string& text) {
+        std::string out;
+        for (size_t i = 0; i < text.size(); ++i) {
+            const char c = text[i];
+            if (c == '\n' && i + 1 < text.size() && text[i + 1] != '\n' && i > 0 && text[i - 1] != '\n') out += ' ';
+            else out += c;
+        }
+        return out;
+    }
+
     void end_section() {
         // Trailing blank lines belong to no section.
         while (body_.size() >= 2 && body_[body_.size() - 1] == '\n' && body_[body_.size() - 2] == '\n') body_.pop_back();
         switch (section_) {
-        case Section::task: ex_.task = trim(body_); break;
+        case Section::task: ex_.task = reflow(trim(body_)); break;
         case Section::hint:
             if (trim(body_).empty()) error(section_line_, "an empty hint");
-            else ex_.hints.push_back(trim(body_));
+            else ex_.hints.push_back(reflow(trim(body_)));
             break;
         case Section::starter:
             ex_.starter = body_;

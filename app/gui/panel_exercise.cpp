@@ -97,7 +97,7 @@ void draw_numbers(const AppState& state) {
     }
     for (const kernels::Measurement* m : shown) {
         const bool yours = m->job.variant == kernels::kStudentVariant;
-        if (yours) ImGui::TextColored(m->ok ? kGoodColor : kErrorColor, "%s", numbers_line(*m).c_str());
+        if (yours) viz::wrapped_colored(m->ok ? kGoodColor : kErrorColor, numbers_line(*m));
         else ImGui::TextWrapped("%s", numbers_line(*m).c_str());
     }
 }
