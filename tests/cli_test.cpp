@@ -1,6 +1,6 @@
 // Command-line parsing without a process: options become the right values, bad input exits 2 with
 // one line naming the option, help exits 0. (tests/cli_test.cmake runs the real binary.)
-#include "app/core/cli.h"
+#include "app/cli/cli.h"
 
 #include <catch2/catch.hpp>
 

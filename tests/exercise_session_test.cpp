@@ -1,8 +1,8 @@
 // The exercise pane's work without a window (app/exercises/exercise_session.h): the student's file
 // made from the starter, autosaved, reloaded after another editor's save, nothing typed ever lost;
 // the compile check's errors by line; a run's errors read back from its output; and the process
-// runner it uses (app/core/platform.h run_process).
-#include "app/core/platform.h"
+// runner it uses (app/platform/platform.h run_process).
+#include "app/platform/platform.h"
 #include "app/exercises/exercise_session.h"
 #include "kernels/gpu/nvrtc_compile.h"
 #include "temp_dir.h"

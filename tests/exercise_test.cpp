@@ -1,7 +1,7 @@
 // Exercise files (app/exercises/exercise.h), their compile check and the NVRTC log reader
 // (kernels/gpu/nvrtc_compile.h), and `fusionlab exercises` without a GPU (app/exercises/exercise_cli.h).
-#include "app/core/export.h"
-#include "app/core/results_import.h"
+#include "app/files/export.h"
+#include "app/files/results_import.h"
 #include "app/exercises/exercise.h"
 #include "app/exercises/exercise_cli.h"
 #include "kernels/core/backend.h"

@@ -4,9 +4,9 @@
 // [SECTION] Export
 #include "app/core/panels_state.h"
 
-#include "app/core/export.h"
-#include "app/core/recording.h"
-#include "app/core/results_import.h"
+#include "app/files/export.h"
+#include "app/recordings/recording_file.h"
+#include "app/files/results_import.h"
 #include "kernels/core/backend.h"
 #include "kernels/core/format.h"
 #include "kernels/core/levels.h"

@@ -8,10 +8,10 @@
 //   [SECTION] Worker
 #include "app/core/runner.h"
 
-#include "app/core/platform.h"
-#include "app/core/platform_host.h"
-#include "app/core/recorded_backend.h"
-#include "app/core/recording.h"
+#include "app/platform/platform.h"
+#include "app/platform/platform_host.h"
+#include "app/recordings/recorded_backend.h"
+#include "app/recordings/recording_file.h"
 #include "kernels/sim/sim_backend.h"
 
 #include <algorithm>

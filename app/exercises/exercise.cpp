@@ -8,8 +8,8 @@
 //   submissions     an exercise and a source become a job
 #include "app/exercises/exercise.h"
 
-#include "app/core/platform.h"
-#include "app/core/platform_file.h"
+#include "app/platform/platform.h"
+#include "app/platform/platform_file.h"
 #include "kernels/core/registry.h"
 #include "kernels/core/workload_def.h"
 

@@ -79,7 +79,7 @@ struct ExerciseParse {
 
 // Parses and checks the text of an exercise file (every error with its line; nothing compiled).
 ExerciseParse parse_exercise(const std::string& path, const std::string& text);
-// Reads the file through the bounded reader (app/core/platform_file.h) and parses it; a file that
+// Reads the file through the bounded reader (app/platform/platform_file.h) and parses it; a file that
 // cannot be read gives one error at line 0.
 ExerciseParse load_exercise(const std::string& path);
 

@@ -4,8 +4,8 @@
 //   run: the process watchdog, the GPU, the rows
 #include "app/exercises/exercise_cli.h"
 
-#include "app/core/export.h"
-#include "app/core/platform_file.h"
+#include "app/files/export.h"
+#include "app/platform/platform_file.h"
 #include "kernels/core/backend.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/format.h"

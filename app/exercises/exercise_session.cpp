@@ -4,10 +4,10 @@
 //   run        a run in its own process, its measurements read back
 #include "app/exercises/exercise_session.h"
 
-#include "app/core/export.h"
-#include "app/core/platform.h"
-#include "app/core/platform_file.h"
-#include "app/core/results_import.h"
+#include "app/files/export.h"
+#include "app/platform/platform.h"
+#include "app/platform/platform_file.h"
+#include "app/files/results_import.h"
 
 #include <cctype>
 #include <chrono>

@@ -218,7 +218,7 @@ void draw_time_chart(AppState& state, const ResolvedBackend& backend, float widt
         bars.push_back(b);
         plotted.push_back(m);
     }
-    // PyTorch's reference rows after ours, hatched (app/core/reference.h): never in our ratios.
+    // PyTorch's reference rows after ours, hatched (app/files/reference.h): never in our ratios.
     const std::vector<const ReferenceRow*> reference = shown_reference(state);
     std::vector<const ReferenceRow*> reference_bars;
     for (const ReferenceRow* r : reference) {

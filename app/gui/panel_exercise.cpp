@@ -6,7 +6,7 @@
 //   layout      pane | views
 #include "app/gui/panel_exercise.h"
 
-#include "app/core/platform.h"
+#include "app/platform/platform.h"
 #include "app/gui/view_tabs.h"
 #include "kernels/core/format.h"
 #include "kernels/core/registry.h"

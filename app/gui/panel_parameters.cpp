@@ -8,7 +8,7 @@
 #include "app/gui/panel_parameters.h"
 
 #include "app/core/panels_state.h"
-#include "app/core/recording.h"
+#include "app/recordings/recording_file.h"
 #include "app/gui/panel_helpers.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/format.h"

@@ -7,7 +7,7 @@
 // [SECTION] Evaluation (model, measured, timeline, ratio, device, verdicts)
 #include "app/lessons/expressions.h"
 
-#include "app/core/export.h"
+#include "app/files/export.h"
 #include "app/lessons/glossary.h"
 #include "app/lessons/text_helpers.h"
 #include "app/lessons/vocabulary.h"

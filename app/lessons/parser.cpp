@@ -5,7 +5,7 @@
 // [SECTION] Entry points: parse_lesson, load_lesson
 #include "app/lessons/parser.h"
 
-#include "app/core/platform_file.h"
+#include "app/platform/platform_file.h"
 #include "app/core/views.h"
 #include "app/lessons/expressions.h"
 #include "app/lessons/glossary.h"

@@ -126,7 +126,7 @@ struct KernelSpan {
 };
 
 // gpu: real kernels here. simulated: the model on a calibrated GPU. recorded: measurements taken
-// earlier on a real GPU and shipped as a recording (app/core/recording.h), the simulated GPU of the
+// earlier on a real GPU and shipped as a recording (app/recordings/recording_file.h), the simulated GPU of the
 // same kind wherever the recording lacks the parameters.
 enum class BackendKind { gpu, simulated, recorded };
 const char* to_string(BackendKind b);  // "gpu", "simulated", "recorded"
@@ -246,7 +246,7 @@ struct Measurement {
     // batch's earlier jobs, buffer allocation, the CPU check, timing, counters): what a GUI user
     // waits. 0 when not run through the runner.
     double wall_ms = 0;
-    // Read from a recording of a real GPU (app/core/recording.h) rather than measured now: the day it
+    // Read from a recording of a real GPU (app/recordings/recording_file.h) rather than measured now: the day it
     // was measured ("2026-11-25"); `device` is the GPU it was measured on. Empty for a result made
     // here (measured or simulated). Every view and export that shows the numbers says so.
     std::string recorded_date;
