@@ -22,6 +22,9 @@ endif()
 # (lessons/glossary.terms). pending/ (drafts) stays out.
 install(DIRECTORY lessons/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fusionlab/lessons
         FILES_MATCHING PATTERN "*.lesson" PATTERN "*.terms" PATTERN "pending" EXCLUDE)
+# The kernel exercises (`fusionlab exercises`, the exercise pane) and the header their kernels include.
+install(DIRECTORY exercises/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fusionlab/exercises
+        FILES_MATCHING PATTERN "*.exercise" PATTERN "*.cuh")
 # Data a teacher uses beside the app: the chart palette (for slides), the real-GPU measurements
 # (`fusionlab shot --results FILE`) and the recordings the recorded backend replays (--backend,
 # the backend menu). The README screenshots are not needed at run time.

@@ -7,6 +7,7 @@
 #include "app/core/gui_options.h"
 #include "app/cli/record.h"
 #include "app/core/settings.h"
+#include "app/exercises/exercise_cli.h"
 #include "kernels/core/registry.h"
 #include "kernels/core/types.h"
 
@@ -65,7 +66,7 @@ struct LessonsOptions {
     std::vector<std::string> files;
 };
 
-enum class Command { gui, info, bench, shot, lessons, record };
+enum class Command { gui, info, bench, shot, lessons, record, exercises };
 
 struct ParsedCommand {
     Command command = Command::gui;
@@ -75,6 +76,7 @@ struct ParsedCommand {
     ShotOptions shot;
     LessonsOptions lessons;
     RecordOptions record;
+    exercises::ExercisesOptions exercises;  // app/exercises/exercise_cli.h
     // -1: go on and run `command`. Otherwise stop with this code: help was printed (0) or an
     // error message was (2).
     int exit_code = -1;

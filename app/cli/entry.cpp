@@ -39,6 +39,7 @@ int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err, 
         case Command::shot: return run_shot_command(cmd.shot, gui, err);
         case Command::lessons: return run_lessons(cmd.lessons, out, err);
         case Command::record: return run_record(cmd.record, out, err);
+        case Command::exercises: return exercises::run_exercises(cmd.exercises, out, err);
     }
     return kExitFailure;
 }

@@ -409,6 +409,7 @@ struct RawArgs {
     bool gui_classroom = false;
     std::string lessons_action;
     std::vector<std::string> lessons_files;
+    exercises::ExercisesOptions exercises;
     std::string gui_soak, gui_soak_seed, gui_soak_size, gui_soak_passes;  // hidden: the soak test (tests/tools/soak_driver.h)
     std::string info_sim;
     struct {
@@ -427,6 +428,7 @@ struct RawArgs {
         std::map<std::string, std::string> params;  // spec name -> word given
         std::string view = "results", variant, compare, step, results, reference;
         std::string lesson;
+        std::string exercise, exercise_kernel, exercise_hints;
         bool all_steps = false, classroom = false;
         std::string chart, frames;
         bool view_only = false;
@@ -655,6 +657,14 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
         if (dtypes.size() == 1) o.params.dtype = dtypes[0];
         else if (!dtypes.empty()) check("--dtype takes one dtype here, not a list");
     }
+    if (!s.exercise_kernel.empty() && s.exercise.empty()) check("--exercise-kernel needs --exercise NAME");
+    if (!s.exercise_hints.empty()) {
+        int64_t hints = 0;
+        check(parse_whole_in_range("--exercise-hints", s.exercise_hints, 0, 20, hints));
+        o.exercise_hints = static_cast<int>(hints);
+    }
+    o.exercise = s.exercise;
+    o.exercise_kernel = s.exercise_kernel;
     if (!check.error.empty()) return check.error;
     if (std::string problem = kernels::validate(o.params); !problem.empty()) return problem;
     if (!s.results.empty()) {
@@ -813,6 +823,12 @@ void define_shot(CLI::App& app, RawArgs& raw) {
     shot->add_option("--lesson", s.lesson, "write a lesson bundle (PNG, CSV, JSON per step) into the --out folder")
         ->type_name("NAME");
     shot->add_flag("--all-steps", s.all_steps, "with --lesson: every step of the lesson");
+    shot->add_option("--exercise", s.exercise, "the exercise pane open at this exercise (see `exercises list`)")
+        ->type_name("NAME");
+    shot->add_option("--exercise-kernel", s.exercise_kernel,
+                     "with --exercise: this file in the editor, compile-checked (errors marked on their lines)")
+        ->type_name("FILE");
+    shot->add_option("--exercise-hints", s.exercise_hints, "with --exercise: this many hints open")->type_name("N");
     shot->add_flag("--classroom", s.classroom, "with --lesson: the presenter view (large fonts)");
     shot->add_option("--chart", s.chart, "one chart alone: " + chart_ids_text() + "; --out F.png or F.svg")
         ->type_name("NAME");
@@ -836,6 +852,26 @@ void define_record(CLI::App& app, RawArgs& raw) {
     record->add_flag("--list", r.list, "print the points and the time they should take; measure nothing");
     record->add_option("--via", r.via, "how this command was started (the script), for the recording's header")
         ->type_name("TEXT");
+}
+
+// `exercises check|list|run` (app/exercises/exercise_cli.h).
+void define_exercises(CLI::App& app, RawArgs& raw) {
+    CLI::App* ex = app.add_subcommand("exercises", "Kernel exercises: check, list, or run a submission on the GPU");
+    ex->require_subcommand(1, 1);
+    CLI::App* check = ex->add_subcommand("check", "Validate exercise files and compile their starters and solutions (exit 2)");
+    check->add_option("files", raw.exercises.files, "exercise files (default: every shipped exercise)")->type_name("FILE");
+    check->callback([&raw] { raw.exercises.action = "check"; });
+    CLI::App* list = ex->add_subcommand("list", "The shipped exercises: name, workload, dtype, title");
+    list->callback([&raw] { raw.exercises.action = "list"; });
+    CLI::App* run = ex->add_subcommand(
+        "run", "Compile, check and time one submission beside the built-in variants (exit 0 correct and within the "
+               "goals, 1 with the reason)");
+    run->add_option("name", raw.exercises.name, "the exercise (see `exercises list`) or an .exercise file")->type_name("NAME");
+    run->add_option("--kernel", raw.exercises.kernel, "the file with your kernel")->type_name("FILE");
+    run->add_flag("--solution", raw.exercises.solution, "run the exercise's reference solution instead");
+    run->add_option("--json", raw.exercises.json, "write the measurements (the compared variants and yours) here")
+        ->type_name("FILE");
+    run->callback([&raw] { raw.exercises.action = "run"; });
 }
 
 void define_lessons(CLI::App& app, RawArgs& raw) {
@@ -879,6 +915,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
     define_bench(app, raw);
     define_shot(app, raw);
     define_lessons(app, raw);
+    define_exercises(app, raw);
     define_record(app, raw);
 
     try {
@@ -911,6 +948,10 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         prefix = "fusionlab lessons";
         cmd.lessons.action = raw.lessons_action;
         cmd.lessons.files = raw.lessons_files;
+    } else if (app.got_subcommand("exercises")) {
+        cmd.command = Command::exercises;
+        prefix = "fusionlab exercises";
+        cmd.exercises = raw.exercises;
     } else if (app.got_subcommand("record")) {
         cmd.command = Command::record;
         prefix = "fusionlab record";

@@ -61,6 +61,11 @@ struct ShotOptions {
     int lesson_step = 0;
     bool all_steps = false;
     bool classroom = false;
+    // --exercise NAME: the exercise pane open at it (its parameters and compared variants measured,
+    // unless --results gives them); --exercise-kernel FILE in its editor, compile-checked;
+    // --exercise-hints N of its hints open.
+    std::string exercise, exercise_kernel;
+    int exercise_hints = 0;
 };
 
 }  // namespace app

@@ -176,6 +176,10 @@ std::vector<const kernels::Measurement*> visible_results(const AppState& state) 
     for (const std::string& variant : selected_variants(state.settings))
         for (const kernels::Measurement& m : state.results)
             if (m.job.params.workload == w && m.job.variant == variant) shown.push_back(&m);
+    // A student's kernel (the exercise pane's last run) beside ours, last, while its exercise is open.
+    if (state.exercise.open)
+        for (const kernels::Measurement& m : state.results)
+            if (m.job.params.workload == w && m.job.variant == kernels::kStudentVariant) shown.push_back(&m);
     return shown;
 }
 

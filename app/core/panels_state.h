@@ -3,6 +3,7 @@
 // (debounced, validated first), keeping the latest result per variant, and the export actions.
 #pragma once
 
+#include "app/exercises/exercise_session.h"
 #include "app/lessons/lesson.h"
 #include "app/files/reference.h"
 #include "app/core/jobs.h"
@@ -128,6 +129,9 @@ struct AppState {
     InlineMessage reference_message;
     // The lesson player: loaded lessons, current lesson and step, classroom mode (app/lessons/lesson.h).
     LessonPlayerState lesson;
+    // The exercise pane (app/exercises/exercise_session.h, app/gui/panel_exercise.cpp): the student's
+    // kernel, its compile check and its runs, shown as the variant `yours` beside the built-in ones.
+    exercises::ExerciseSession exercise;
 
     LivePass live;                   // quick pass, then full pass (kQuickReps)
     RooflinePanelState roofline;     // trails and the modeled/measured toggle (app/gui/panel_roofline.h)

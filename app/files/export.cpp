@@ -473,6 +473,7 @@ json_t measurement_json_object(const kernels::Measurement& m, bool compact) {
                           {"dram_model", m.dram_model_note},
                           {"min_bytes", m.min_bytes},
                           {"flops", m.flops}};
+        if (!m.model_variant.empty()) out["model_variant"] = m.model_variant;  // yours: the variant it is modeled as
         out["limiter"] = m.limiter;
         out["model_limiter"] = m.model_limiter;  // the model's claim on every backend, beside a measurement too
     }

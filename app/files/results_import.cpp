@@ -178,7 +178,8 @@ kernels::Measurement read_measurement(const json_t& j, const std::string& path, 
     std::string wl{};
     if (!kernels::parse_workload(workload, wl)) fail(path + ".workload", "'" + workload + "' is not a workload of this build");
     m.job.variant = text_or(j, "variant", path);
-    if (!kernels::has_variant(wl, m.job.variant))
+    // `yours`: a student's kernel measured by `fusionlab exercises run` (app/exercises/), kept beside ours.
+    if (!kernels::has_variant(wl, m.job.variant) && m.job.variant != kernels::kStudentVariant)
         fail(path + ".variant", "'" + m.job.variant + "' is not a variant of " + wl);
     m.job.params = read_params(member(j, "params", path), wl, path + ".params");
     const std::string backend = text_or(j, "backend", path, "simulated");
@@ -233,6 +234,9 @@ kernels::Measurement read_measurement(const json_t& j, const std::string& path, 
             }
         }
     }
+    m.model_variant = text_or(j, "model_variant", path);
+    if (m.job.variant == kernels::kStudentVariant && !kernels::has_variant(wl, m.model_variant))
+        fail(path + ".model_variant", "yours is modeled as a variant of " + wl + ", not '" + m.model_variant + "'");
     m.limiter = text_or(j, "limiter", path);
     m.model_limiter = text_or(j, "model_limiter", path, m.model_limiter);  // optional: files before 2026-11-27 lack it
     if (const json_t* mb = optional_member(j, "measured_bytes")) {

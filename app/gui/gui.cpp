@@ -5,6 +5,7 @@
 #include "app/gui/gui.h"
 
 #include "app/files/export.h"
+#include "app/gui/panel_exercise.h"
 #include "app/lessons/expressions.h"
 #include "app/lessons/lesson_bundle.h"
 #include "app/lessons/lesson_files.h"
@@ -17,6 +18,7 @@
 #include "app/core/panels_state.h"
 #include "app/platform/platform.h"
 #include "app/platform/platform_host.h"
+#include "app/platform/platform_file.h"
 #include "app/gui/page_window.h"
 #include "app/core/runner.h"
 #include "app/gui/screenshot.h"
@@ -212,6 +214,7 @@ void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSess
     handle_shortcuts(state);
     handle_lesson_keys(state);
     update_measurements(state, runner, ImGui::GetTime());
+    service_exercise(state, ImGui::GetTime());
     draw_main_window(state, runner);
     ImGui::Render();
     // View changes (font, theme, folder) mark settings dirty without touching parameters.
@@ -681,6 +684,32 @@ int run_shot(const ShotOptions& opts) {
             return 1;
         }
 
+    if (!opts.exercise.empty()) {
+        // The exercise pane: its parameters and compared variants (measured below unless --results
+        // gives them); a kernel file in the editor, compile-checked so its errors are on their lines.
+        if (std::string why = open_exercise_in_app(state, opts.exercise, 0); !why.empty()) {
+            std::fprintf(stderr, "fusionlab shot: --exercise %s\n", why.c_str());
+            return 1;
+        }
+        exercises::ExerciseSession& ex = state.exercise;
+        ex.hints_shown = opts.exercise_hints;
+        if (!opts.exercise_kernel.empty()) {
+            std::string text;
+            if (const platform::ReadResult r = platform::read_user_file(opts.exercise_kernel, platform::UserFile::kernel_source, text);
+                !r.ok()) {
+                std::fprintf(stderr, "fusionlab shot: --exercise-kernel %s\n", r.message.c_str());
+                return 1;
+            }
+            ex.text = text;
+            ex.file_message = "showing " + opts.exercise_kernel;
+            ex.file = opts.exercise_kernel;  // its name in the compile errors; the shot saves nothing
+            ex.saved_text = text;
+            exercises::start_compile(ex, 9, 0);
+            ex.compiled = ex.compile_future.get();
+            ex.compiling = false;
+            ex.compiled_once = true;
+        }
+    }
     return with_headless_frame(opts, [&](Runner& runner, GLFWwindow* window, OffscreenTarget& target) {
         if (!opts.results.empty()) {
             if (std::string error = import_results(state, opts.results); !error.empty()) {

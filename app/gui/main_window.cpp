@@ -4,6 +4,7 @@
 
 #include "app/core/panels_state.h"
 #include "app/gui/panel_banner.h"
+#include "app/gui/panel_exercise.h"
 #include "app/gui/panel_lesson.h"
 #include "app/gui/panel_parameters.h"
 #include "app/gui/panel_status.h"
@@ -55,7 +56,10 @@ void draw_main_window(AppState& state, Runner& runner) {
     const float body_h = std::max(ImGui::GetContentRegionAvail().y - status_h, em() * 4);
     const float total_w = ImGui::GetContentRegionAvail().x;
 
-    if (state.lesson.open) {
+    if (state.exercise.open) {
+        // An exercise: its pane on the left, the views (with yours) on the right (app/gui/panel_exercise.cpp).
+        draw_exercise_layout(state, runner, backend, body_h);
+    } else if (state.lesson.open) {
         // A lesson: its pane on the left, the step's view on the right (app/gui/panel_lesson.cpp).
         draw_lesson_layout(state, runner, backend, body_h);
     } else if (total_w >= em() * 50) {
@@ -65,6 +69,7 @@ void draw_main_window(AppState& state, Runner& runner) {
             const float controls_w = std::clamp(em() * 20, em() * 15, total_w * 0.33f);
             ImGui::BeginChild("controls", ImVec2(controls_w, body_h), true);
             draw_lesson_launcher(state);
+            draw_exercise_launcher(state);
             draw_parameters_panel(state, runner, backend);
             ImGui::Spacing();
             draw_export_folder(state);
@@ -82,6 +87,7 @@ void draw_main_window(AppState& state, Runner& runner) {
         // The lessons button and the header share one line: at projector fonts every line of
         // chrome is a line the views lose. (The launcher draws only in interactive windows.)
         draw_lesson_launcher(state);
+        draw_exercise_launcher(state);
         if (state.interactive) ImGui::SameLine();
         if (ImGui::CollapsingHeader(header.c_str())) {
             ImGui::Indent(em() * 0.5f);

@@ -2,7 +2,9 @@
 #include "app/platform/platform.h"
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,6 +17,7 @@
 
 #if defined(__linux__)
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #endif
 #if defined(__GLIBC__)
@@ -258,5 +261,59 @@ std::string reexec_under_xvfb(int, int) {
 }
 
 #endif
+
+int run_process(const std::vector<std::string>& args, std::string& output, size_t max_bytes) {
+    output.clear();
+    if (args.empty()) {
+        output = "no program to run";
+        return -1;
+    }
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+    int fds[2];
+    if (pipe(fds) != 0) {
+        output = std::string("cannot make a pipe: ") + std::strerror(errno);
+        return -1;
+    }
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        output = std::string("cannot start ") + args[0] + ": " + std::strerror(errno);
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {  // the child: stdout and stderr into the pipe, then the program
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        execv(argv[0], argv.data());
+        const std::string why = std::string("cannot run ") + args[0] + ": " + std::strerror(errno) + "\n";
+        (void)!write(2, why.data(), why.size());
+        _exit(127);
+    }
+    close(fds[1]);
+    char buf[4096];
+    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (output.size() < max_bytes) output.append(buf, std::min(static_cast<size_t>(n), max_bytes - output.size()));
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    output += "\n" + args[0] + " ended by signal " + std::to_string(WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return -1;
+#else
+    output = "running a program is not supported on this platform yet";
+    return -1;
+#endif
+}
 
 }  // namespace app::platform

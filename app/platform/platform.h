@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace app::platform {
 
@@ -63,6 +64,13 @@ std::string data_dir(const char* env, const std::string& installed, const std::s
 
 // Full path of `program` found on PATH, or "" when it is not there.
 std::string find_on_path(const std::string& program);
+
+// Runs the program args[0] with args[1..] (no shell) and waits for it: its stdout and stderr
+// together into `output` (the first `max_bytes` kept). Returns its exit code; -1 when it could not
+// start or did not exit normally (a signal), with `output` saying why. Linux: fork/execv and a pipe;
+// elsewhere -1 ("not supported here"). The exercise pane runs each submission so, in a process of
+// its own, so that a kernel that hangs or faults takes its own GPU context down and not the app's.
+int run_process(const std::vector<std::string>& args, std::string& output, size_t max_bytes = size_t{1} << 20);
 
 // True when we already were re-executed under xvfb-run (so we never loop).
 bool running_under_reexec();

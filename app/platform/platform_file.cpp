@@ -40,6 +40,8 @@ int64_t kind_limit_bytes(UserFile kind) {
     case UserFile::results: return 64ll << 20;     // 64 MiB: 76 times the largest shipped export
     case UserFile::settings: return 1ll << 20;     // 1 MiB: settings.json is a few KB
     case UserFile::test_input: return 1ll << 20;   // 1 MiB: 100 times the largest corpus entry
+    case UserFile::exercise: return 1ll << 20;     // 1 MiB: 80 times the longest exercise
+    case UserFile::kernel_source: return 1ll << 20;  // 1 MiB: a kernel file of 20000 lines
     }
     return 1ll << 20;
 }
@@ -52,6 +54,8 @@ const char* kind_name(UserFile kind) {
     case UserFile::results: return "results file";
     case UserFile::settings: return "settings file";
     case UserFile::test_input: return "test input";
+    case UserFile::exercise: return "exercise";
+    case UserFile::kernel_source: return "kernel source file";
     }
     return "file";
 }

@@ -31,6 +31,8 @@ enum class UserFile {
     results,     // a results (measurements) JSON export to import (largest shipped: about 0.8 MB)
     settings,    // settings.json (a few KB)
     test_input,  // a fuzzer corpus entry (tests/fuzz; the largest about 10 KB)
+    exercise,    // *.exercise (exercises/; the largest about 12 KB)
+    kernel_source,  // a student's kernel file or an exercise header (a few KB)
 };
 
 // "lesson", "recording", "PyTorch reference file", ...: what the messages call the kind.

@@ -681,6 +681,15 @@ void Workspace::copy_output_row(int64_t head, int64_t row, void* host_bits) cons
 
 const void* Workspace::output() const { return impl_->buffers.o.get(); }
 
+void* Workspace::buffer(const std::string& name) const {
+    const Buffers& b = impl_->buffers;
+    if (name == "Q") return b.q.get();
+    if (name == "K") return b.k.get();
+    if (name == "V") return b.v.get();
+    if (name == "O") return b.o.get();
+    return nullptr;
+}
+
 int64_t Workspace::output_elements() const {
     const AttentionParams& p = impl_->params;
     return p.batch_heads * p.N * p.d;
@@ -874,9 +883,14 @@ public:
         const size_t d = static_cast<size_t>(a_.d);
         if (got_.size() != ref.want.size())
             throw std::logic_error("attention check: the sampled rows differ from the reference's rows");
-        kernels::gpu::ErrorSum errors;
-        errors.add(got_.data(), ref.want.data(), ref.rows.size() * d);
+        kernels::gpu::ErrorSum errors(a_.dtype);
+        for (size_t i = 0; i < ref.rows.size(); ++i)
+            errors.add(&got_[i * d], &ref.want[i * d], d, (ref.rows[i].head * a_.N + ref.rows[i].row) * a_.d);
         GpuCheck c;
+        c.first_wrong = errors.wrong_element_text([&](int64_t at) {
+            return "O[problem " + std::to_string(at / (a_.N * a_.d)) + ", row " + std::to_string((at / a_.d) % a_.N) +
+                   ", column " + std::to_string(at % a_.d) + "] (element " + std::to_string(at) + ")";
+        });
         c.nonfinite = nonfinite_;
         c.output_elements = ws_.output_elements();
         const int64_t all_rows = a_.batch_heads * a_.N;
@@ -889,6 +903,23 @@ public:
                             " rows of O sampled (first, last, evenly spaced rows of the first, middle and last heads)") +
                  " vs the float64 CPU reference; all of O scanned for unwritten (poisoned) or non-finite elements";
         return c;
+    }
+
+    // The variant `yours` (exercises/online_softmax.exercise): Q, K, V in, O out, and the sizes.
+    std::optional<StudentArgument> student_argument(const std::string& name) const override {
+        if (name == "Q" || name == "K" || name == "V") return StudentArgument::of(ws_.buffer(name), "const T*");
+        if (name == "O")
+            return StudentArgument::of(ws_.buffer(name), "T*",
+                                       static_cast<uint64_t>(ws_.output_elements()) * static_cast<uint64_t>(dtype_bytes(a_.dtype)));
+        if (name == "N") return StudentArgument::of(static_cast<int>(a_.N), "int");
+        if (name == "d") return StudentArgument::of(static_cast<int>(a_.d), "int");
+        if (name == "batch_heads") return StudentArgument::of(static_cast<int>(a_.batch_heads), "int");
+        if (name == "causal") return StudentArgument::of(a_.causal ? 1 : 0, "int");
+        if (name == "scale") return StudentArgument::of(static_cast<float>(1.0 / std::sqrt(static_cast<double>(a_.d))), "float");
+        return std::nullopt;
+    }
+    std::vector<std::string> student_argument_names() const override {
+        return {"Q", "K", "V", "O", "N", "d", "batch_heads", "causal", "scale"};
     }
 
 private:

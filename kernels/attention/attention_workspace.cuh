@@ -43,6 +43,8 @@ public:
     // (d * dtype_bytes bytes). Synchronous.
     void copy_output_row(int64_t head, int64_t row, void* host_bits) const;
     const void* output() const;  // O on the device
+    // A buffer by name ("Q", "K", "V", "O"; nullptr for another): a student's kernel's arguments.
+    void* buffer(const std::string& name) const;
     int64_t output_elements() const;
 
 private:

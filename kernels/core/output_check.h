@@ -10,6 +10,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
 
 namespace kernels {
 
@@ -48,11 +51,31 @@ inline constexpr CheckBudget check_budget(bool quick) { return quick ? kQuickChe
 
 // Max absolute and relative L2 error of checked values against the reference; a non-finite
 // difference makes both infinite.
+// With a dtype, it also keeps the first element (in the order added) that is wrong on its own:
+// |got - want| > 10 x the absolute tolerance + the relative tolerance x |want|, or not finite; and
+// the worst element, so a failed check can name one element with its expected and actual values.
 struct ErrorSum {
     double max_abs = 0, err2 = 0, ref2 = 0;
-    void add(const float* got, const double* want, size_t n) {
+    std::optional<DType> dtype;  // set: track the first wrong and the worst element
+    struct Element {
+        int64_t at = -1;  // the caller's index: add()'s `first_index` + the position in that call
+        double want = 0, got = 0;
+    };
+    Element first_wrong, worst;
+
+    ErrorSum() = default;
+    explicit ErrorSum(DType t) : dtype(t) {}
+
+    // `first_index`: the index the caller gives element 0 of this call (its position in the output).
+    void add(const float* got, const double* want, size_t n, int64_t first_index = 0) {
         for (size_t c = 0; c < n; ++c) {
             const double e = static_cast<double>(got[c]) - want[c];
+            if (dtype) {
+                const int64_t at = first_index + static_cast<int64_t>(c);
+                const double limit = 10 * absolute_tolerance(*dtype) + relative_tolerance(*dtype) * std::fabs(want[c]);
+                if (first_wrong.at < 0 && !(std::fabs(e) <= limit)) first_wrong = {at, want[c], got[c]};
+                if (worst.at < 0 || !(std::fabs(e) <= std::fabs(worst.got - worst.want))) worst = {at, want[c], got[c]};
+            }
             if (!std::isfinite(e)) {
                 max_abs = err2 = INFINITY;
                 continue;
@@ -61,6 +84,15 @@ struct ErrorSum {
             err2 += e * e;
             ref2 += want[c] * want[c];
         }
+    }
+    // "expected 0.4371, got -0.123" for the first wrong element, else the worst; "" when none is tracked.
+    // `where(at)` names the element ("out[3, 17]").
+    template <typename Where> std::string wrong_element_text(Where where) const {
+        const Element& e = first_wrong.at >= 0 ? first_wrong : worst;
+        if (e.at < 0) return "";
+        char buf[96];
+        std::snprintf(buf, sizeof buf, ": expected %.6g, got %.6g", e.want, e.got);
+        return std::string(first_wrong.at >= 0 ? "first wrong element " : "largest error at ") + where(e.at) + buf;
     }
     double rel_l2() const { return ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0); }
 };

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -137,6 +139,25 @@ inline constexpr int kMaxReps = 1000;
 // Timed repetitions of a quick job (Job::quick): the GUI's first pass after a parameter change.
 inline constexpr int kQuickReps = 5;
 
+// The variant `yours`: a kernel a student wrote for an exercise (exercises/, app/exercises/), compiled
+// at run time with NVRTC (kernels/gpu/nvrtc_compile.h) and run by the GPU harness in the place of
+// one kernel of a built-in variant, on that variant's buffers, against its float64 reference.
+inline constexpr const char* kStudentVariant = "yours";
+struct StudentKernel {
+    std::string exercise;      // "chain_fused"
+    std::string source;        // the student's file as typed
+    std::string source_name;   // its name in compile errors ("yours.cu")
+    std::vector<std::pair<std::string, std::string>> headers;  // name, text: what it may #include
+    std::string entry;         // its extern "C" __global__ function
+    std::string base_variant;  // the built-in variant whose buffers, model and check it shares
+    std::string replaces;      // the kernel of base_variant it takes the place of
+    std::vector<std::string> argument_names, argument_types;  // the signature, in order
+    std::array<int64_t, 3> grid{1, 1, 1};
+    std::array<int, 3> block{1, 1, 1};
+    int shared_bytes = 0;
+    double watchdog_seconds = 10;  // the checked run's limit (the caller stops a run that exceeds it)
+};
+
 // What the UI or CLI asks for.
 struct Job {
     uint64_t id = 0;             // set by the runner; results carry it back
@@ -162,12 +183,18 @@ struct Job {
     // reference (kernels/sim/emulate.h; up to kEmulationSeconds a job). Off where no error is shown
     // (the sweep). A GPU job always checks its output before its time is shown.
     bool emulate = true;
+    // Set when variant == kStudentVariant: the student's kernel and how the harness runs it.
+    std::shared_ptr<const StudentKernel> student;
 };
 
 struct Measurement {
     Job job;
     bool ok = false;
     std::string error;           // why it failed (OOM, too large, cancelled, ...), when !ok
+    // The GPU context of this process cannot be used again: a kernel faulted, or the watchdog gave up
+    // on one that is still running (the variant `yours`). Only ending the process frees the GPU; a
+    // caller that runs student kernels does so in a process of its own (app/exercises/).
+    bool context_lost = false;
     // The device cannot run this variant with these parameters (Backend::unavailable_reason():
     // tile too large for shared memory, S and P larger than GPU memory, ...); error says why.
     bool refused = false;
@@ -182,6 +209,10 @@ struct Measurement {
     uint64_t l2_bytes_read = 0, l2_bytes_written = 0;
     uint64_t shared_bytes = 0;
     std::string dram_model_note;  // the L2 reuse rules that gave bytes_read / bytes_written
+    // The variant whose model the modeled numbers above are: job.variant, except for `yours` (a
+    // student's kernel), which is modeled as the built-in variant it takes a kernel of.
+    std::string model_variant;
+    const std::string& modeled_variant() const { return model_variant.empty() ? job.variant : model_variant; }
     // Simulated results: the resource that sets the time, with its numbers ("bound by shared-memory
     // bandwidth: ..."), for the whole run (the kernel that takes longest names it). "" when measured.
     std::string limiter;

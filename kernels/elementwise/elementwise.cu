@@ -1064,12 +1064,16 @@ public:
     GpuCheck finish_check() override {
         const size_t hidden = static_cast<size_t>(p_.hidden);
         std::vector<double> want(hidden);
-        ErrorSum errors;
+        ErrorSum errors(p_.dtype);
         for (size_t i = 0; i < rows_.size(); ++i) {
             elementwise::reference_row(p_, rows_[i], want.data());
-            errors.add(&got_[i * hidden], want.data(), hidden);
+            errors.add(&got_[i * hidden], want.data(), hidden, rows_[i] * p_.hidden);
         }
         GpuCheck c;
+        c.first_wrong = errors.wrong_element_text([&](int64_t at) {
+            return "out[row " + std::to_string(at / p_.hidden) + ", column " + std::to_string(at % p_.hidden) +
+                   "] (element " + std::to_string(at) + ")";
+        });
         c.nonfinite = nonfinite_;
         c.output_elements = p_.rows * p_.hidden;
         c.elements = static_cast<int64_t>(rows_.size() * hidden);
@@ -1100,6 +1104,36 @@ public:
                     " B are " + k.registers.source + ")";
         }
         return note;
+    }
+
+    // The variant `yours` (exercises/chain_fused.exercise, bias_gelu.exercise): buffer set 0's tensors
+    // (those the prepared variant has), the sizes and the dropout's seed, threshold and scale.
+    std::optional<StudentArgument> student_argument(const std::string& name) const override {
+        if (sets_.empty()) return std::nullopt;
+        const ElementwiseBuffers& b = sets_[0].ptrs;
+        for (const BufferSpec& spec : specs_) {
+            if (spec.name != name) continue;
+            void* ptr = b.*(spec.member);
+            if (!spec.output) return StudentArgument::of(ptr, "const T*");
+            return StudentArgument::of(ptr, "T*", spec.elements * static_cast<uint64_t>(dtype_bytes(p_.dtype)));
+        }
+        if (name == "rows") return StudentArgument::of(p_.rows, "int64_t");
+        if (name == "hidden") return StudentArgument::of(p_.hidden, "int64_t");
+        if (name == "n") return StudentArgument::of(p_.rows * p_.hidden, "int64_t");
+        if (!p_.chain) return std::nullopt;
+        if (name == "seed") return StudentArgument::of(p_.seed, "uint64_t");
+        if (name == "threshold") return StudentArgument::of(dropout_threshold(p_.dropout_p), "uint32_t");
+        if (name == "keep_scale")
+            return StudentArgument::of(p_.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p_.dropout_p)) : 0.0f, "float");
+        return std::nullopt;
+    }
+    std::vector<std::string> student_argument_names() const override {
+        std::vector<std::string> names;
+        for (const BufferSpec& spec : specs_) names.push_back(spec.name);
+        for (const char* n : {"rows", "hidden", "n"}) names.emplace_back(n);
+        if (p_.chain)
+            for (const char* n : {"seed", "threshold", "keep_scale"}) names.emplace_back(n);
+        return names;
     }
 
 private:

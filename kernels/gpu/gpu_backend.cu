@@ -25,6 +25,7 @@
 #include "kernels/gpu/sanitizer_run.h"
 #include "kernels/core/timeline.h"
 #include "kernels/core/registry.h"
+#include "kernels/gpu/student_kernel.cuh"
 
 #include <cuda_runtime.h>
 
@@ -39,6 +40,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace kernels {
@@ -277,6 +279,10 @@ std::string oom_message(uint64_t needed, const std::string& what) {
 // [SECTION] GpuBackend
 // =============================================================================================
 struct Cancelled {};
+// A student's kernel ran past its watchdog limit (GpuBackend::wait_or_stop).
+struct WatchdogStopped : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 // The CPU reference's budget for the check that precedes every timing: kFullCheck or kQuickCheck
 // (kernels/core/output_check.h, shared with the simulated backend's CPU emulation).
@@ -312,7 +318,11 @@ public:
     std::string unavailable_reason(const Job& job) const override {
         const Params& p = job.params;
         if (std::string bad = validate(p); !bad.empty()) return bad;
-        if (!has_variant(p.workload, job.variant)) return unknown_variant_message(p.workload, job.variant);
+        if (job.variant == kStudentVariant && !job.student)
+            return "the variant yours runs a student's kernel: `fusionlab exercises run` or the exercise pane gives it one";
+        // yours runs on the buffers of the built-in variant it takes a kernel of: that variant's limits.
+        const std::string& variant = job.student ? job.student->base_variant : job.variant;
+        if (!has_variant(p.workload, variant)) return unknown_variant_message(p.workload, variant);
         const WorkloadDef& w = workload_def(p);
         if (!w.make_gpu) return "the " + w.name + " workload has no GPU kernels in this build";
         if (!w.device_refusal) return "";
@@ -321,7 +331,7 @@ public:
             (void)cudaGetLastError();
             return std::string("cannot query the CUDA device: ") + cudaGetErrorString(e);
         }
-        return w.device_refusal(job.variant, p, DeviceBudget{info_, free_bytes + bytes_held(), "free"});
+        return w.device_refusal(variant, p, DeviceBudget{info_, free_bytes + bytes_held(), "free"});
     }
 
     Measurement run(const Job& job, const CancelToken& cancel) override {
@@ -336,6 +346,11 @@ public:
         } catch (const Cancelled&) {
             m.ok = false;
             m.error = "cancelled";
+        } catch (const WatchdogStopped& e) {
+            m.ok = false;
+            m.error = e.what();
+            m.context_lost = true;
+            broken_ = std::string("the GPU context is held by a kernel the watchdog stopped waiting for: ") + e.what();
         } catch (const CudaError& e) {
             m.ok = false;
             m.error = e.what();
@@ -345,7 +360,11 @@ public:
             } else if (e.sticky()) {
                 broken_ = std::string("the GPU context failed earlier and cannot be used again until fusionlab "
                                       "restarts: ") + e.what();
-                m.error = broken_;
+                m.error = job.student ? "your kernel faulted: " + std::string(e.what()) +
+                                            "; the GPU context of this process is lost (the exercise runs in a process of its "
+                                            "own, so the app and its other variants keep running)"
+                                      : broken_;
+                m.context_lost = true;
             }
         } catch (const std::exception& e) {
             m.ok = false;
@@ -395,25 +414,26 @@ private:
             m.spill_note += (m.spill_note.empty() ? "" : "; ") + here;
     }
 
-    // The L2 decision, the out-of-memory check and the workload's buffers for this job.
-    void prepare_buffers(GpuWorkload& w, const Job& job) {
+    // The L2 decision, the out-of-memory check and the workload's buffers for this job (`variant`:
+    // the built-in variant whose buffers it runs on; a student's kernel gets one buffer set, flushed).
+    void prepare_buffers(GpuWorkload& w, const Job& job, const std::string& variant) {
         const Params& p = job.params;
-        const uint64_t one_set = w.bytes_per_set(job.variant, p);
+        const uint64_t one_set = w.bytes_per_set(variant, p);
         const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 1));
-        const L2Plan plan = plan_l2(w.l2_handling(), one_set, l2);
+        const L2Plan plan = plan_l2(job.student ? L2Handling::flush : w.l2_handling(), one_set, l2);
         sets_ = plan.sets;
         l2_note_ = plan.note;
         const uint64_t flush_bytes = plan.flush ? 2 * l2 : 0;
         needed_bytes_ = one_set * static_cast<uint64_t>(plan.sets) + flush_bytes;
         needed_what_ = (plan.sets == 1 ? "one buffer set of " : std::to_string(plan.sets) + " buffer sets of ") +
-                       format_bytes(static_cast<double>(one_set)) + ": " + w.buffers_named(job.variant, p) +
+                       format_bytes(static_cast<double>(one_set)) + ": " + w.buffers_named(variant, p) +
                        (plan.flush ? "; + " + format_bytes(static_cast<double>(flush_bytes)) + " L2 flush buffer" : "");
         if (!plan.flush) flush_ = DeviceMemory();
         size_t free_bytes = 0, total_bytes = 0;
         check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
         if (needed_bytes_ > free_bytes + w.bytes_held() + flush_.bytes())
             throw std::runtime_error(oom_message(needed_bytes_, needed_what_));
-        w.prepare(job.variant, p, plan.sets, stream_->get());
+        w.prepare(variant, p, plan.sets, stream_->get());
         if (plan.flush && flush_.bytes() < flush_bytes) flush_ = zeroed_memory(flush_bytes);
     }
 
@@ -430,21 +450,45 @@ private:
         const cudaStream_t s = stream_->get();
         const WorkloadDef& def = workload_def(p);
         GpuWorkload& w = workload_for(def);
+        // The variant `yours` runs a student's kernel in the place of kernel `replaced` of the built-in
+        // variant `variant`, on its buffers, against its check (kernels/gpu/student_kernel.cuh).
+        const StudentKernel* student = job.student.get();
+        const std::string& variant = student ? student->base_variant : job.variant;
 
         // Modeled bytes at every level; DRAM from the L2 reuse model for this GPU's L2.
-        const Model mod = model(job.variant, p, static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 0)));
+        Model mod = model(variant, p, static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 0)));
+        size_t replaced = mod.kernels.size();
+        if (student) {
+            for (size_t k = 0; k < mod.kernels.size(); ++k)
+                if (mod.kernels[k].name == student->replaces) replaced = k;
+            if (replaced == mod.kernels.size())
+                throw std::invalid_argument(variant + " has no kernel named " + student->replaces + " for yours to replace");
+            mod.kernels[replaced].name = student->entry;
+        }
         record_model(mod, p, info_, m);
-        note_spills(mod, p, w, m);
+        if (student) m.model_variant = variant;
+        else note_spills(mod, p, w, m);
         quick_ = job.quick;
 
         // Host-side phases of the job, for the live loop's budget (PERF.md "Live loop").
         auto t = std::chrono::steady_clock::now();
-        prepare_buffers(w, job);
+        prepare_buffers(w, job, variant);
         if (w.kernel_count() != mod.kernels.size())
-            throw std::logic_error(def.name + " " + job.variant + " launches " + std::to_string(w.kernel_count()) +
+            throw std::logic_error(def.name + " " + variant + " launches " + std::to_string(w.kernel_count()) +
                                    " kernels but its model has " + std::to_string(mod.kernels.size()));
+        std::unique_ptr<StudentLaunch> yours;
+        if (student) yours = std::make_unique<StudentLaunch>(*student, w, info_, p.dtype);
+        const auto launch_k = [&](size_t k, int set, cudaStream_t stream) {
+            if (yours && k == replaced) yours->launch(stream);
+            else w.launch_kernel(k, set, stream);
+        };
+        const auto launch_all = [&](cudaStream_t stream) {
+            if (!yours) return w.launch_run(stream);
+            for (size_t k = 0; k < mod.kernels.size(); ++k) launch_k(k, 0, stream);
+        };
         w.fill_inputs(s);
         w.poison_outputs(s);
+        if (yours) yours->poison(s);
         check(cudaStreamSynchronize(s), "filling the inputs");
         const double prepare_ms = ms_since(t);
 
@@ -452,17 +496,29 @@ private:
         // reps overwrite it) and compared with the float64 reference before this job reports a time.
         t = std::chrono::steady_clock::now();
         w.begin_check(check_budget(job.quick));
-        w.launch_run(s);
+        launch_all(s);
+        if (yours) {
+            // A student's kernel may never end: the watchdog waits its limit, then gives up on the
+            // context (WatchdogStopped); the caller's process must end to free the GPU.
+            try {
+                wait_or_stop(s, student->watchdog_seconds, student->entry);
+            } catch (const WatchdogStopped&) {
+                yours->abandon();  // freeing its buffers would wait for the kernel that never ends
+                throw;
+            }
+            if (std::string outside = yours->check_guards(); !outside.empty()) throw std::runtime_error(outside);
+            yours->copy_outputs_back(s);
+        }
         check(cudaStreamSynchronize(s), "checked run of " + job.variant);
         const double checked_run_ms = ms_since(t);
         w.gather_output(s, static_cast<unsigned long long*>(counter_.get()));
         const double check_ms = ms_since(t);
 
         t = std::chrono::steady_clock::now();
-        if (w.timing_style() == TimingStyle::whole_run_idle) time_whole_runs(job, cancel, mod, w, m);
+        if (w.timing_style() == TimingStyle::whole_run_idle && !yours) time_whole_runs(job, cancel, mod, w, m);
         else
             time_kernels(job, cancel, mod, [&](size_t k, int rep, cudaStream_t stream) {
-                w.launch_kernel(k, rep % sets_, stream);
+                launch_k(k, rep % sets_, stream);
             }, m, checked_run_ms);
         const double timed_ms = ms_since(t);
 
@@ -477,13 +533,13 @@ private:
         const double reference_wait_ms = ms_since(t);
 
         t = std::chrono::steady_clock::now();
-        record_timeline(mod, [&](size_t k) { w.launch_kernel(k, 0, s); }, m, [&] { w.launch_run(s); },
-                        w.kernels_separable());
+        record_timeline(mod, [&](size_t k) { launch_k(k, 0, s); }, m, [&] { launch_all(s); },
+                        w.kernels_separable() || yours);
         const double timeline_ms = ms_since(t);
 
         t = std::chrono::steady_clock::now();
-        measure_dram_bytes(job, [&] { w.launch_counted_run(s); }, w.kernel_count(), m);
-        if (m.measured_bytes)
+        measure_dram_bytes(job, [&] { yours ? launch_all(s) : w.launch_counted_run(s); }, w.kernel_count(), m);
+        if (m.measured_bytes && !yours)
             if (std::string note = w.counted_run_note(); !note.empty()) m.measured_bytes_note += "; " + note;
 
         if (w.timing_style() == TimingStyle::kernel_events)
@@ -499,12 +555,37 @@ private:
                             "); per-kernel row = rep time / kernels; " + l2_note_;
         if (!quick_budget_note_.empty()) m.timing_note += "; " + quick_budget_note_;
         if (sanitizer_run()) m.timing_note = std::string(sanitizer_run_note()) + "; " + m.timing_note;
+        if (yours)
+            m.timing_note = "yours: " + yours->description() + ", in the place of " + variant + "'s " + student->replaces +
+                            " kernel, on its buffers (one set; outputs guarded by " +
+                            format_bytes(static_cast<double>(kGuardBytes)) + " on each side); modeled bytes are " +
+                            variant + "'s; " + m.timing_note;
         char phases[320];
         std::snprintf(phases, sizeof phases,
                       "host phases: buffers + inputs %.0f ms, checked run + copy %.0f ms, warm-up + timed reps %.0f ms, "
                       "CPU reference and comparison %.0f ms, timeline %.0f ms, counters %.0f ms",
                       prepare_ms, check_ms, timed_ms, reference_wait_ms, timeline_ms, ms_since(t));
         m.timing_note += std::string("; ") + phases;
+    }
+
+    // Waits for the stream up to `seconds`; past that, the kernel is taken to be hung: CUDA has no call
+    // that stops one kernel, and destroying the context waits for it, so the watchdog says so and
+    // leaves the context to the process's end (the caller runs student kernels in a process of its own).
+    void wait_or_stop(cudaStream_t s, double seconds, const std::string& what) {
+        const auto start = std::chrono::steady_clock::now();
+        for (;;) {
+            const cudaError_t e = cudaStreamQuery(s);
+            if (e == cudaSuccess) return;
+            if (e != cudaErrorNotReady) check(e, "checked run of " + what);
+            if (ms_since(start) > seconds * 1000) {
+                char text[160];
+                std::snprintf(text, sizeof text, "%.3g s", seconds);
+                throw WatchdogStopped("stopped by the watchdog: your kernel " + what + " was still running after " + text +
+                                      " (the exercise's limit for one run); a loop that never ends? The GPU is freed "
+                                      "when the process that ran it exits");
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
     }
 
     // Reads the flush buffer (when plan_l2() chose a flush) so that what the last rep touched leaves
@@ -624,13 +705,14 @@ private:
         m.rel_l2_error = c.rel_l2;
         m.checked_elements = c.elements;
         m.check_note = c.note;
+        const std::string which = c.first_wrong.empty() ? "" : "; " + c.first_wrong;
         if (c.nonfinite > 0)
             throw std::runtime_error(std::to_string(c.nonfinite) + " of " + std::to_string(c.output_elements) +
-                                     " output elements are unwritten (still poisoned) or not finite");
+                                     " output elements are unwritten (still poisoned) or not finite" + which);
         // Relative L2 is the criterion; a tiny output (a few elements) can cancel to near zero while
         // its O(1) operands carry O(1)-scaled rounding, so a small absolute error also passes.
         if (!output_matches(t, c.rel_l2, c.max_abs))
-            throw std::runtime_error("output differs from the CPU reference: relative L2 error " +
+            throw std::runtime_error("output differs from the CPU reference" + which + "; relative L2 error " +
                                      std::to_string(c.rel_l2) + " > tolerance " + std::to_string(relative_tolerance(t)) +
                                      " for " + to_string(t) + " (max abs error " + std::to_string(c.max_abs) +
                                      " > " + std::to_string(absolute_tolerance(t)) + ")");

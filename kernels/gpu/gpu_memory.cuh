@@ -35,6 +35,12 @@ public:
     ~DeviceMemory() { release(); }
     void* get() const { return ptr_; }
     size_t bytes() const { return bytes_; }
+    // Lets go of the memory without freeing it: for a context that a kernel still running holds
+    // (the watchdog's case), where cudaFree would wait for that kernel forever. The process's end frees it.
+    void abandon() {
+        ptr_ = nullptr;
+        bytes_ = 0;
+    }
 
 private:
     void release() {

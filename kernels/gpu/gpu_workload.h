@@ -11,6 +11,8 @@
 //   gather_output                  after the checked run: what the check needs, copied to the host
 //   finish_check                   after the timed reps: compare with the float64 reference
 //   release                        free everything (another workload's job is next)
+//   student_argument               the variant `yours` (exercises/): what a student's kernel that
+//                                  takes the place of one of the prepared variant's kernels is passed
 //
 // Every call throws (CudaError, std::runtime_error) on failure; the harness catches.
 #pragma once
@@ -22,7 +24,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace kernels {
 
@@ -43,10 +47,32 @@ enum class TimingStyle {
 // The check of one checked run against the float64 CPU reference.
 struct GpuCheck {
     int64_t nonfinite = 0;        // NaN/inf (unwritten poison) in the whole output, counted on the device
+    // The first compared element that is wrong (ErrorSum::first_wrong), where the workload names it:
+    // "out[5, 17] (element 20497)"; empty when every compared element is right or it is not named.
+    std::string first_wrong;
     int64_t output_elements = 0;  // size of that output
     double max_abs = 0, rel_l2 = 0;
     int64_t elements = 0;         // compared with the reference
     std::string note;             // what was compared: "all 4096 rows", "64 of 8192 rows sampled ..."
+};
+
+// One argument of a student's kernel (the variant `yours`): its value as the kernel takes it, its C
+// type in the exercise's words, and, for a buffer the kernel writes, its size (the harness puts
+// guard zones around it and checks them after the run).
+struct StudentArgument {
+    std::vector<unsigned char> bytes;  // a device pointer or a scalar, as cuLaunchKernel copies it
+    std::string type;                  // "const T*", "T*", "int64_t", "uint64_t", "uint32_t", "int", "float"
+    uint64_t output_bytes = 0;         // > 0: a buffer the kernel writes
+
+    template <typename V> static StudentArgument of(const V& value, const std::string& type, uint64_t output_bytes = 0) {
+        StudentArgument a;
+        a.bytes.resize(sizeof(V));
+        const unsigned char* p = reinterpret_cast<const unsigned char*>(&value);
+        a.bytes.assign(p, p + sizeof(V));
+        a.type = type;
+        a.output_bytes = output_bytes;
+        return a;
+    }
 };
 
 class GpuWorkload {
@@ -87,6 +113,12 @@ public:
     virtual void begin_check(const CheckBudget& /*budget*/) {}
     virtual void gather_output(cudaStream_t stream, unsigned long long* counter_device) = 0;
     virtual GpuCheck finish_check() = 0;
+
+    // The variant `yours`: argument `name` of a student's kernel run on buffer set 0 of the prepared
+    // variant (nullopt when this workload has no such argument), and every name it offers (for the
+    // message when a signature asks for another). The defaults offer none: no exercise on this workload.
+    virtual std::optional<StudentArgument> student_argument(const std::string& /*name*/) const { return std::nullopt; }
+    virtual std::vector<std::string> student_argument_names() const { return {}; }
 
     // What the compiled kernels on this device differ in from the model's register facts ("" when
     // nothing differs or nothing is known).

@@ -320,7 +320,14 @@ public:
         check_ = ws_.check_output(variant_, counter, s);
     }
     GpuCheck finish_check() override {
-        return GpuCheck{check_.nonfinite, p_.elements, check_.max_abs, check_.rel_l2, check_.elements, check_.note};
+        GpuCheck c;
+        c.nonfinite = check_.nonfinite;
+        c.output_elements = p_.elements;
+        c.max_abs = check_.max_abs;
+        c.rel_l2 = check_.rel_l2;
+        c.elements = check_.elements;
+        c.note = check_.note;
+        return c;
     }
 
 private:

@@ -238,6 +238,17 @@ void Workspace::copy_result_row(int64_t bh, int64_t row, void* host_bits) const 
 }
 
 const void* Workspace::result() const { return result_of(impl_->variant, impl_->buffers).get(); }
+
+void* Workspace::buffer(const std::string& name) const {
+    const Buffers& b = impl_->buffers;
+    if (name == "q") return b.q.get();
+    if (name == "k") return b.k.get();
+    if (name == "v") return b.v.get();
+    if (name == "attn_out") return b.attn_out.get();
+    if (name == "x") return b.x.get();
+    if (name == "out") return b.out.get();
+    return nullptr;
+}
 int64_t Workspace::result_elements() const {
     const SkipParams& p = impl_->params;
     return p.attn.batch_heads * p.attn.N * p.attn.d;
@@ -322,14 +333,24 @@ public:
     GpuCheck finish_check() override {
         const size_t d = static_cast<size_t>(p_.attn.d);
         std::vector<double> want(d);
-        kernels::gpu::ErrorSum errors;
+        kernels::gpu::ErrorSum errors(p_.attn.dtype);
         for (size_t i = 0; i < rows_.size(); ++i) {
             reference_result_row(variant_, p_, rows_[i].head, rows_[i].row, want.data());
-            errors.add(&got_[i * d], want.data(), d);
+            errors.add(&got_[i * d], want.data(), d, (rows_[i].head * p_.attn.N + rows_[i].row) * p_.attn.d);
         }
         const int64_t all_rows = p_.attn.batch_heads * p_.attn.N;
         const std::string what = writes_out(variant_) ? "out" : "attn_out";
         GpuCheck c;
+        c.first_wrong = errors.wrong_element_text([&](int64_t at) {
+            const int64_t dd = p_.attn.d, bh = at / (p_.attn.N * dd), row = (at / dd) % p_.attn.N, col = at % dd;
+            if (!writes_out(variant_))
+                return "attn_out[problem " + std::to_string(bh) + ", row " + std::to_string(row) + ", column " +
+                       std::to_string(col) + "]";
+            const int64_t heads = heads_per_batch(p_);
+            return "out[batch " + std::to_string(bh / heads) + ", row " + std::to_string(row) + ", column " +
+                   std::to_string((bh % heads) * dd + col) + "] (element " +
+                   std::to_string(bnc_index(p_, bh, row, col)) + ")";
+        });
         c.nonfinite = nonfinite_;
         c.output_elements = ws_.result_elements();
         c.elements = static_cast<int64_t>(rows_.size() * d);
@@ -342,6 +363,31 @@ public:
                  " vs the float64 CPU reference; all of " + what +
                  " scanned for unwritten (poisoned) or non-finite elements";
         return c;
+    }
+
+    // The variant `yours` (exercises/skip_epilogue.exercise): the epilogue's buffers and coefficients' inputs.
+    std::optional<StudentArgument> student_argument(const std::string& name) const override {
+        const uint64_t tensor = static_cast<uint64_t>(tensor_bytes(p_));
+        if (name == "q" || name == "k" || name == "v" || name == "attn_out" || name == "x") {
+            void* ptr = ws_.buffer(name);
+            if (!ptr) return std::nullopt;
+            return StudentArgument::of(ptr, "const T*");
+        }
+        if (name == "out") {
+            void* ptr = ws_.buffer(name);
+            if (!ptr) return std::nullopt;
+            return StudentArgument::of(ptr, "T*", tensor);
+        }
+        if (name == "N") return StudentArgument::of(static_cast<int>(p_.attn.N), "int");
+        if (name == "d") return StudentArgument::of(static_cast<int>(p_.attn.d), "int");
+        if (name == "heads") return StudentArgument::of(static_cast<int>(heads_per_batch(p_)), "int");
+        if (name == "batch") return StudentArgument::of(static_cast<int>(p_.batch), "int");
+        if (name == "t") return StudentArgument::of(static_cast<float>(p_.t), "float");
+        if (name == "sigma_d") return StudentArgument::of(static_cast<float>(p_.sigma_d), "float");
+        return std::nullopt;
+    }
+    std::vector<std::string> student_argument_names() const override {
+        return {"q", "k", "v", "attn_out", "x", "out", "N", "d", "heads", "batch", "t", "sigma_d"};
     }
 
 private:

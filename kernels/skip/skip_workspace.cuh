@@ -35,6 +35,8 @@ public:
     // d raw elements of the result (out, or attn_out for the variant attention) of problem bh, row.
     void copy_result_row(int64_t bh, int64_t row, void* host_bits) const;
     const void* result() const;
+    // A buffer by name ("q", "k", "v", "attn_out", "x", "out"; nullptr when absent): a student's kernel's arguments.
+    void* buffer(const std::string& name) const;
     int64_t result_elements() const;
 
 private:

@@ -31,6 +31,7 @@ app::platform::UserFile target_kind() {
     if (std::strcmp(FL_FUZZ_TARGET, "lesson") == 0) return UserFile::lesson;
     if (std::strcmp(FL_FUZZ_TARGET, "recording") == 0) return UserFile::recording;
     if (std::strcmp(FL_FUZZ_TARGET, "settings") == 0) return UserFile::settings;
+    if (std::strcmp(FL_FUZZ_TARGET, "exercise") == 0) return UserFile::exercise;
     return UserFile::test_input;
 }
 

@@ -1,0 +1,21 @@
+# `fusionlab exercises` from the command line (included by tests/CMakeLists.txt after cli_test.cmake,
+# whose fl_cli_test checks the exit code and the output). GPU runs are in tests/gpu_exercises_test.cpp.
+fl_cli_test(exercises_list CODE 0 ARGS exercises list
+            STDOUT "bias_gelu +bias_gelu.*chain_fused +chain.*online_softmax +attention.*skip_epilogue +skip")
+fl_cli_test(exercises_check_shipped CODE 0 ARGS exercises check STDOUT "ok .*chain_fused.exercise.*ok .*skip_epilogue")
+# NVRTC missing: the format is still checked, the compile check says why it was skipped and how to install.
+fl_cli_test(exercises_check_without_nvrtc CODE 0 ARGS exercises check
+            DEFS "-DFL_ENV=FUSIONLAB_NVRTC=none"
+            STDOUT "ok .*not compiled" STDERR "NVRTC \\(libnvrtc.so.13\\) was not found.*install the CUDA toolkit's NVRTC")
+fl_cli_test(exercises_run_no_kernel CODE 2 ARGS exercises run bias_gelu STDERR "give --kernel FILE .* or --solution")
+fl_cli_test(exercises_run_unknown CODE 2 ARGS exercises run nope --solution STDERR "no exercise named 'nope' \\(legal: bias_gelu")
+fl_cli_test(exercises_run_unreadable_kernel CODE 2 ARGS exercises run bias_gelu --kernel ${PROJECT_SOURCE_DIR}/exercises
+            STDERR "--kernel: .*exercises")
+fl_cli_test(exercises_run_malformed CODE 2 ARGS exercises run ${PROJECT_SOURCE_DIR}/tests/exercises/malformed.exercise --solution
+            STDERR "malformed.exercise:5: unknown parameter 'widht'")
+# Without a GPU (CUDA_VISIBLE_DEVICES empty hides every device): why, and the built-in variants'
+# simulated numbers, exit 1.
+fl_cli_test(exercises_run_without_gpu CODE 1 ARGS exercises run bias_gelu --kernel ${PROJECT_SOURCE_DIR}/tests/exercises/wrong_bias_gelu.cu
+            DEFS "-DFL_ENV=CUDA_VISIBLE_DEVICES="
+            STDERR "cannot run bias_gelu: .*runs only on a CUDA GPU"
+            STDOUT "SIMULATED on .*fused")
