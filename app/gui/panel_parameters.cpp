@@ -212,7 +212,7 @@ bool variant_checkboxes(Settings& s, const ResolvedBackend& backend, bool params
             // What auto resolves to for this variant on this device, the numbers under the mouse.
             const kernels::AutoPick pick = pick_auto_for(v.name, s.params, backend.device,
                                                          backend.kind == kernels::BackendKind::recorded ? backend.recording : "");
-            if (pick.resolved) {
+            if (pick.resolved && !pick.why.empty()) {
                 ImGui::Indent(em() * 1.5f);
                 ImGui::TextDisabled("auto: %s", pick.label.c_str());
                 ImGui::Unindent(em() * 1.5f);

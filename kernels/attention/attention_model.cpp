@@ -186,7 +186,13 @@ std::vector<Params> auto_tile_candidates(const std::string& kernel_variant, cons
     if (!br_auto) rows = {static_cast<int>(p.get_int("br"))};
     if (!bc_auto) cols = {static_cast<int>(p.get_int("bc"))};
     std::vector<Params> out;
-    if (kernel_variant != "flash" && kernel_variant != "flash_tc" && kernel_variant != "flash_wgmma") return out;
+    if (kernel_variant != "flash" && kernel_variant != "flash_tc" && kernel_variant != "flash_wgmma") {
+        // No tile (naive): the one value an unresolved auto reads as, so a recording finds the point.
+        Params c = p;
+        if (br_auto) c.set("br", kUnresolvedAutoTile);
+        if (bc_auto) c.set("bc", kUnresolvedAutoTile);
+        return {c};
+    }
     for (const int br : rows)
         for (const int bc : cols) {
             Params c = p;

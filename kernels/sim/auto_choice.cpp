@@ -67,7 +67,12 @@ AutoPick compute(const std::string& variant, const Params& p, const DeviceInfo& 
     const uint64_t l2 = static_cast<uint64_t>(std::max<int64_t>(device.l2_bytes, 0));
     std::string refusals;
     const std::vector<Params> candidates = w->auto_candidates(variant, p);
-    if (candidates.empty()) return pick;  // the variant has none of the auto parameters (naive's tile)
+    if (candidates.empty()) return pick;
+    if (candidates.size() == 1) {  // nothing to choose (naive has no tile): the one value, nothing said
+        pick.params = candidates.front();
+        pick.resolved = true;
+        return pick;
+    }
     for (const Params& c : candidates) {
         if (std::string why = validate(c); !why.empty()) continue;  // not a tile this variant takes
         std::string refused = device_refusal(variant, c, total_memory_budget(device));
