@@ -25,11 +25,13 @@
 #include "app/lessons/lesson_player.h"
 #include "app/core/jobs.h"
 #include "app/core/platform.h"
+#include "app/core/platform_file.h"
 #include "app/core/record.h"
 #include "app/core/recording.h"
 #include "app/core/runner.h"
 #include "app/core/soak.h"
 #include "app/core/views.h"
+#include "app/lessons/lesson_devices.h"
 #include "app/lessons/parser.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/profiling/dram_counters.h"
@@ -490,6 +492,8 @@ struct RawArgs {
     bool gui_classroom = false;
     std::string lessons_action;
     std::vector<std::string> lessons_files;
+    std::string lessons_csv, lessons_answers;
+    bool lessons_no_devices = false;
     std::string gui_soak, gui_soak_seed, gui_soak_size, gui_soak_passes;  // hidden: the soak test (app/core/soak.h)
     std::string info_sim;
     struct {
@@ -508,7 +512,7 @@ struct RawArgs {
         std::map<std::string, std::string> params;  // spec name -> word given
         std::string view = "results", variant, compare, step, results, reference;
         std::string lesson;
-        bool all_steps = false, classroom = false;
+        bool all_steps = false, classroom = false, predictions_posed = false;
         std::string chart, frames;
         bool view_only = false;
     } shot;
@@ -689,6 +693,7 @@ std::string check_lesson_shot(const RawArgs& raw, ShotOptions& o) {
     o.lesson = lesson->name;
     o.all_steps = s.all_steps;
     o.classroom = s.classroom;
+    o.predictions_posed = s.predictions_posed;
     const int n = static_cast<int>(lesson->steps.size());
     if (s.all_steps && !s.step.empty()) return "--step and --all-steps: give one of them";
     if (!s.step.empty()) {
@@ -712,7 +717,8 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     Checker check;
     const auto& s = raw.shot;
     if (!s.lesson.empty()) return check_lesson_shot(raw, o);
-    if (s.all_steps || s.classroom) return "--all-steps and --classroom need --lesson NAME";
+    if (s.all_steps || s.classroom || s.predictions_posed)
+        return "--all-steps, --classroom and --predictions-posed need --lesson NAME";
     std::vector<std::string> workloads;
     check(parse_workloads("--workload", {s.workload}, false, workloads));
     if (!check.error.empty()) return check.error;
@@ -897,6 +903,8 @@ void define_shot(CLI::App& app, RawArgs& raw) {
         ->type_name("NAME");
     shot->add_flag("--all-steps", s.all_steps, "with --lesson: every step of the lesson");
     shot->add_flag("--classroom", s.classroom, "with --lesson: the presenter view (large fonts)");
+    shot->add_flag("--predictions-posed", s.predictions_posed,
+                   "with --lesson: steps' predictions as first posed, numbers hidden (default: revealed)");
     shot->add_option("--chart", s.chart, "one chart alone: " + chart_ids_text() + "; --out F.png or F.svg")
         ->type_name("NAME");
     shot->add_flag("--view-only", s.view_only, "the --view's page alone, without the rest of the window");
@@ -926,7 +934,14 @@ void define_lessons(CLI::App& app, RawArgs& raw) {
     lessons->require_subcommand(1, 1);
     CLI::App* check = lessons->add_subcommand("check", "Validate lesson files; errors as file:line: message (exit 2)");
     check->add_option("files", raw.lessons_files, "lesson files (default: every shipped lesson)")->type_name("FILE");
+    check->add_flag("--no-devices", raw.lessons_no_devices,
+                    "skip playing each prediction on every simulated GPU and recording (syntax only)");
     check->callback([&raw] { raw.lessons_action = "check"; });
+    CLI::App* answers = lessons->add_subcommand("answers", "A student's answers to the predictions, as CSV for the teacher");
+    answers->add_option("--csv", raw.lessons_csv, "CSV file to write (- for standard output)")->type_name("FILE")->required();
+    answers->add_option("--answers", raw.lessons_answers, "answers file to read (default: answers.json in the settings folder)")
+        ->type_name("FILE");
+    answers->callback([&raw] { raw.lessons_action = "answers"; });
     CLI::App* list = lessons->add_subcommand("list", "The shipped lessons: name, steps, title");
     list->callback([&raw] { raw.lessons_action = "list"; });
 }
@@ -994,6 +1009,9 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         prefix = "fusionlab lessons";
         cmd.lessons.action = raw.lessons_action;
         cmd.lessons.files = raw.lessons_files;
+        cmd.lessons.csv = raw.lessons_csv;
+        cmd.lessons.answers = raw.lessons_answers;
+        cmd.lessons.no_devices = raw.lessons_no_devices;
     } else if (app.got_subcommand("record")) {
         cmd.command = Command::record;
         prefix = "fusionlab record";
@@ -1499,7 +1517,40 @@ int run_shot_command(const ShotOptions& o, const GuiEntryPoints& gui, std::ostre
 // ---------------------------------------------------------------------------------------------
 // [SECTION] lessons check / list
 // ---------------------------------------------------------------------------------------------
+// `lessons answers --csv FILE`: the answer book as the teacher's CSV. 0 written; 1 no answers file
+// or it cannot be read or written.
+int run_lessons_answers(const LessonsOptions& o, std::ostream& out, std::ostream& err) {
+    const std::string path = o.answers.empty() ? default_answers_path() : o.answers;
+    if (path.empty()) {
+        err << "fusionlab lessons answers: no settings folder (HOME not set): name the file with --answers FILE\n";
+        return kExitFailure;
+    }
+    std::string text;  // bounded like every file a user names (app/core/platform_file.h)
+    const platform::ReadResult read = platform::read_user_file(path, platform::UserFile::answers, text);
+    if (!read.ok()) {
+        err << "fusionlab lessons answers: "
+            << (read.failure == platform::ReadFailure::not_found ? path + ": no answers yet (answer a prediction in a lesson first)"
+                                                                 : read.message)
+            << "\n";
+        return kExitFailure;
+    }
+    AnswerBook book;
+    if (std::string note = answers_from_json(text, book); !note.empty()) err << "fusionlab lessons answers: " << note << "\n";
+    const std::string csv = answers_csv(book);
+    if (o.csv == "-") {
+        out << csv;
+        return kExitOk;
+    }
+    if (std::string error = write_file_atomic(o.csv, csv); !error.empty()) {
+        err << "fusionlab lessons answers: " << error << "\n";
+        return kExitFailure;
+    }
+    out << "wrote " << book.answers.size() << (book.answers.size() == 1 ? " answer" : " answers") << " to " << o.csv << "\n";
+    return kExitOk;
+}
+
 int run_lessons(const LessonsOptions& o, std::ostream& out, std::ostream& err) {
+    if (o.action == "answers") return run_lessons_answers(o, out, err);
     std::vector<std::string> files = o.files;
     if (files.empty()) {
         std::string why;
@@ -1511,8 +1562,23 @@ int run_lessons(const LessonsOptions& o, std::ostream& out, std::ostream& err) {
         }
     }
     bool any_error = false;
+    // Predictions are played on every simulated GPU and recording: their answers must exist on
+    // each (made once, on the first lesson that has predictions).
+    std::vector<LessonDevice> devices;
+    bool devices_made = false;
     for (const std::string& file : files) {
-        const LessonParse p = load_lesson(file);
+        LessonParse p = load_lesson(file);
+        if (o.action == "check" && p.ok() && !o.no_devices) {
+            bool has_predictions = false;
+            for (const LessonStep& s : p.lesson.steps) has_predictions = has_predictions || !s.predictions.empty();
+            if (has_predictions && !devices_made) {
+                std::vector<std::string> left_out;
+                devices = lesson_devices(&left_out);
+                for (const std::string& why : left_out) err << "fusionlab lessons check: device left out: " << why << "\n";
+                devices_made = true;
+            }
+            if (has_predictions) p.errors = check_predictions_on_devices(p.lesson, devices);
+        }
         for (const LessonError& e : p.errors) err << e.text() << "\n";
         if (o.action == "check")
             for (const LessonError& w : p.warnings) err << w.text() << "\n";
@@ -1522,7 +1588,12 @@ int run_lessons(const LessonsOptions& o, std::ostream& out, std::ostream& err) {
                 out << pad_right(p.lesson.name, 28) << pad_left(std::to_string(p.lesson.steps.size()), 3) << " steps  "
                     << p.lesson.title << "\n";
         } else if (p.ok()) {
+            size_t predictions = 0;
+            for (const LessonStep& st : p.lesson.steps) predictions += st.predictions.size();
             out << "ok  " << file << " (" << p.lesson.steps.size() << " steps"
+                << (predictions == 0 ? std::string()
+                                     : ", " + std::to_string(predictions) + (predictions == 1 ? " prediction" : " predictions") +
+                                           (o.no_devices ? std::string() : " answered on " + std::to_string(devices.size()) + " devices"))
                 << (p.warnings.empty() ? std::string() : ", " + std::to_string(p.warnings.size()) + (p.warnings.size() == 1 ? " warning" : " warnings")) << ")\n";
         }
     }

@@ -61,6 +61,9 @@ struct ShotOptions {
     int lesson_step = 0;
     bool all_steps = false;
     bool classroom = false;
+    // --predictions-posed: the steps' predictions as a class first sees them (numbers hidden);
+    // else a bundle shows them revealed.
+    bool predictions_posed = false;
 };
 
 }  // namespace app
