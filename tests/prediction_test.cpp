@@ -31,7 +31,7 @@ const char* kLesson = R"(@lesson Predict
 @param hidden 1024
 Some prose with {model.dram fused}.
 @predict ratio model.dram unfused fused within 15% in x
-How many times more DRAM bytes?
+How many times more {term DRAM} bytes?
 @reveal
 Nine tensors against three: {model.dram unfused} and {model.dram fused}.
 @end
@@ -60,8 +60,7 @@ kernels::Measurement timed(const kernels::Params& p, const std::string& variant,
     m.job.params = p;
     m.job.variant = variant;
     m.ok = true;
-    m.device.name = "H100 (simulated)";
-    m.device.simulated = true;
+    m.device = kernels::find_sim_gpu("H100")->info;  // the device the context names
     m.time.median_ms = ms;
     m.time.reps = 10;
     return m;

@@ -576,8 +576,9 @@ BundleStep shoot_lesson_step(AppState& state, Runner& runner, ImGuiSession& sess
         out.recalls.emplace_back(spans_plain_text(q.question, ctx), prose_plain_text(q.answer, ctx));
     for (const Prediction& p : step.predictions) {
         std::string question = prose_plain_text(p.question, ctx);
-        if (p.kind == Prediction::Kind::number) question += "(a number in " + (p.unit.empty() ? std::string("units") : p.unit) +
-                                                            ", right within " + tolerance_text(p) + ")\n";
+        if (p.kind == Prediction::Kind::number)
+            question += "(" + (p.unit == "x" ? std::string("a factor") : p.unit.empty() ? std::string("a number") : "in " + p.unit) +
+                        ", right within " + tolerance_text(p) + ")\n";
         for (size_t i = 0; i < p.options.size(); ++i) question += std::string(1, static_cast<char>('A' + i)) + ". " + p.options[i].label + "\n";
         const PredictionGrade g = grade_prediction(p, "", ctx);
         std::string answer = g.state == ExprValue::State::value ? g.verdict + "\n" : "unavailable: " + g.why + "\n";

@@ -124,7 +124,7 @@ std::vector<Piece> pieces_of(const std::vector<ProseSpan>& spans, const ExprCont
                 for (size_t i = first; i < out.size(); ++i) out[i].underline = true;
                 break;
             }
-            if (hidden) {
+            if (hidden && s.expr.func != "param") {  // the step's parameters are the question's setting, not its answer
                 add_words(out, kHiddenValue, bold, pending_color(), false, "Hidden until the prediction above is answered.");
                 break;
             }
@@ -332,8 +332,10 @@ void wrapped_line(const AppState& state, const std::string& text, ImU32 color, I
 void prediction_form(const AppState& state, const Prediction& p) {
     const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     if (p.kind == Prediction::Kind::number) {
-        wrapped_line(state, "Your number" + (p.unit.empty() ? std::string() : " in " + p.unit) + "; it counts as right within " +
-                                tolerance_text(p) + ".", dim);
+        const std::string what = p.unit == "x" ? "Answer as a factor (2.5 means 2.5\xC3\x97)"
+                                 : p.unit.empty() ? "Answer with a number"
+                                                  : "Answer in " + p.unit;
+        wrapped_line(state, what + "; right within " + tolerance_text(p) + ".", dim);
         return;
     }
     for (size_t i = 0; i < p.options.size(); ++i)
@@ -459,6 +461,15 @@ void glossary_section(const AppState& state, const LessonStep& step) {
     }
 }
 
+// What the last export said: an error in red, else dimmed.
+void status_message(const std::string& message, bool error) {
+    if (message.empty()) return;
+    if (error) return wrapped_error(message);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", message.c_str());
+    ImGui::PopTextWrapPos();
+}
+
 void bundle_buttons(AppState& state) {
     LessonPlayerState& lp = state.lesson;
     ImGui::BeginDisabled(lesson_bundle_running());
@@ -487,22 +498,8 @@ void bundle_buttons(AppState& state) {
     }
     tooltip(state, "Every prediction answered in this app (all lessons), one row each: the answer, the live value, how "
                    "far off, within the tolerance or not, the device. Also: fusionlab lessons answers --csv FILE.");
-    if (!lp.answers_message.empty()) {
-        if (lp.answers_error) wrapped_error(lp.answers_message);
-        else {
-            ImGui::PushTextWrapPos(0.0f);
-            ImGui::TextDisabled("%s", lp.answers_message.c_str());
-            ImGui::PopTextWrapPos();
-        }
-    }
-    if (!lp.bundle_message.empty()) {
-        if (lp.bundle_error) wrapped_error(lp.bundle_message);
-        else {
-            ImGui::PushTextWrapPos(0.0f);
-            ImGui::TextDisabled("%s", lp.bundle_message.c_str());
-            ImGui::PopTextWrapPos();
-        }
-    }
+    status_message(lp.answers_message, lp.answers_error);
+    status_message(lp.bundle_message, lp.bundle_error);
 }
 
 void pane_header(AppState& state) {

@@ -71,7 +71,9 @@ ExprContext step_context(const LessonDevice& device, const LessonStep& step, con
 }
 
 std::vector<LessonError> check_predictions_on_devices(const Lesson& lesson, std::vector<LessonDevice>& devices) {
-    std::vector<LessonError> errors;
+    // One message per prediction (a bad-input message is one line): the devices where it cannot
+    // be answered, and why on the first of them.
+    std::map<int, std::pair<std::vector<std::string>, std::string>> failing;  // line -> devices, why
     for (LessonDevice& device : devices)
         for (const LessonStep& step : lesson.steps) {
             if (step.predictions.empty()) continue;
@@ -82,10 +84,18 @@ std::vector<LessonError> check_predictions_on_devices(const Lesson& lesson, std:
             const ExprContext ctx = step_context(device, step, results);
             for (const Prediction& p : step.predictions) {
                 const PredictionGrade g = grade_prediction(p, "", ctx);
-                if (g.state != ExprValue::State::value)
-                    errors.push_back({lesson.path, p.line, "the prediction cannot be answered on " + device.label + ": " + g.why});
+                if (g.state == ExprValue::State::value) continue;
+                auto& [where, why] = failing[p.line];
+                where.push_back(device.label);
+                if (why.empty()) why = g.why;
             }
         }
+    std::vector<LessonError> errors;
+    for (const auto& [line, f] : failing) {
+        std::string where;
+        for (const std::string& d : f.first) where += (where.empty() ? "" : ", ") + d;
+        errors.push_back({lesson.path, line, "the prediction cannot be answered on " + where + ": " + f.second});
+    }
     return errors;
 }
 

@@ -48,6 +48,8 @@ std::string parse_prediction_head(const std::string& arg, Prediction& p) {
     p.kind = Prediction::Kind::number;
     const auto within = std::find(w.begin(), w.end(), "within");
     p.expr = expr_of(std::vector<std::string>(w.begin(), within));
+    const Quantity q = expr_quantity(p.expr);
+    p.unit = q == Quantity::none ? std::string() : units_of(q).front().name;  // unless "in UNIT" says otherwise
     if (within == w.end()) return "a number prediction states its tolerance: " + std::string(kHeadForm);
     if (within == w.begin()) return "@predict needs the expression to predict before 'within'";
     std::vector<std::string> rest(within + 1, w.end());
@@ -66,8 +68,6 @@ std::string parse_prediction_head(const std::string& arg, Prediction& p) {
         return "bad tolerance '" + tol + (p.relative ? "%" : "") + "': a positive number, 20% (relative) or 0.5 (absolute, in the unit)";
     if (p.relative && value >= 100) return "a relative tolerance of " + tol + "% accepts any answer: state one below 100%";
     p.tolerance = p.relative ? value / 100.0 : value;
-    const Quantity q = expr_quantity(p.expr);
-    p.unit = q == Quantity::none ? std::string() : units_of(q).front().name;
     if (!rest.empty()) {
         if (rest.front() != "in" || rest.size() != 2)
             return "after the tolerance only 'in UNIT' may follow (e.g. in MiB), not '" + join(rest, " ") + "'";
