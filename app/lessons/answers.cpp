@@ -7,9 +7,9 @@
 // [SECTION] The file
 #include "app/lessons/answers.h"
 
-#include "app/core/export.h"
-#include "app/core/platform.h"
-#include "app/core/platform_file.h"
+#include "app/files/export.h"
+#include "app/platform/platform.h"
+#include "app/platform/platform_file.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,8 +2,9 @@
 // (app/lessons/lesson_devices.h).
 #include "app/lessons/lesson_devices.h"
 
-#include "app/core/recorded_backend.h"
-#include "app/core/recording.h"
+#include "app/recordings/auto_pick.h"
+#include "app/recordings/recorded_backend.h"
+#include "app/recordings/recording_file.h"
 #include "app/lessons/prediction.h"
 #include "kernels/sim/sim_backend.h"
 
@@ -52,7 +53,8 @@ std::vector<kernels::Measurement> measure_step(LessonDevice& device, const Lesso
             job.reps = 5;
             job.warmup = 1;
             job.emulate = with_error;
-            it = device.measured.emplace(key, device.backend->run(job, kernels::CancelToken{})).first;
+            // As the runner runs it: an auto tile resolved on this device (app/recordings/auto_pick.h).
+            it = device.measured.emplace(key, run_resolved(*device.backend, job, kernels::CancelToken{})).first;
         }
         results.push_back(it->second);
     }

@@ -1,6 +1,6 @@
 #include "app/lessons/lesson_player.h"
 
-#include "app/core/export.h"
+#include "app/files/export.h"
 #include "app/lessons/expressions.h"
 #include "app/lessons/glossary.h"
 #include "app/lessons/lesson_files.h"
