@@ -7,12 +7,17 @@
 //   - no ratio quoted the wrong way round ("0.87× faster", "0.5× fewer bytes");
 //   - no "at the ... ceiling" in a paragraph whose own percentages of the ceiling are all below
 //     the threshold the lessons use (85 %).
+// Every prediction is answered there too: a number has its live value (and that value, typed back,
+// counts as right), a choice exactly one option whose condition holds on live values (choosing it
+// is right, any other is not), and the reveal reads true like the prose.
 // Emulation (a simulated GPU's error against the reference) runs only for the variants whose
 // error a step quotes, so the test stays fast enough for CI.
 #include "app/lessons/expressions.h"
 #include "app/lessons/lesson.h"
 #include "app/lessons/lesson_files.h"
+#include "app/lessons/lesson_devices.h"
 #include "app/lessons/lesson_player.h"
+#include "app/lessons/prediction.h"
 #include "app/recordings/auto_pick.h"
 #include "app/recordings/recorded_backend.h"
 #include "app/recordings/recording_file.h"
@@ -22,6 +27,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -37,39 +43,6 @@ using app::Lesson;
 using app::LessonStep;
 using app::ProseSpan;
 
-struct Device {
-    std::string label;                          // "simulated H100", "recording h100-2026-11-27"
-    std::unique_ptr<kernels::Backend> backend;
-    kernels::BackendKind kind = kernels::BackendKind::simulated;
-    std::string sim_key, recording;
-    const kernels::DeviceInfo* fallback = nullptr;
-};
-
-std::vector<Device> all_devices() {
-    std::vector<Device> out;
-    for (const kernels::SimGpu& g : kernels::sim_gpus()) {
-        Device d;
-        d.label = "simulated " + g.key;
-        d.backend = kernels::make_sim_backend(g);
-        d.sim_key = g.key;
-        out.push_back(std::move(d));
-    }
-    for (const auto& r : app::recordings()->recordings) {
-        Device d;
-        d.label = "recording " + r->key;
-        std::string why;
-        d.backend = app::make_recorded_backend(r, &why);
-        INFO(why);
-        REQUIRE(d.backend);
-        d.kind = kernels::BackendKind::recorded;
-        d.recording = r->key;
-        d.sim_key = r->card;
-        if (const kernels::SimGpu* g = kernels::find_sim_gpu(r->card)) d.fallback = &g->info;
-        out.push_back(std::move(d));
-    }
-    return out;
-}
-
 // Variants whose error against the reference the spans quote (emulation is only run for them).
 void error_variants(const std::vector<ProseSpan>& spans, std::set<std::string>& out) {
     for (const ProseSpan& s : spans) {
@@ -84,6 +57,24 @@ std::string step_text(const LessonStep& step, const app::ExprContext& ctx) {
     for (const app::RecallQuestion& q : step.recalls)
         text += "Q: " + app::spans_plain_text(q.question, ctx) + "\nA: " + app::prose_plain_text(q.answer, ctx);
     return text;
+}
+
+// A prediction's unit scale (its answers are typed in it).
+double unit_scale(const app::Prediction& p) {
+    const app::AnswerUnit* u = app::find_unit(app::expr_quantity(p.expr), p.unit);
+    return u ? u->scale : 1.0;
+}
+
+// A choice's condition names a live value: a side that is not a literal number, or a test on the
+// device or a variant (refused, runs, model.limiter ...), never literals alone ("1 < 2").
+bool names_a_live_value(const app::LessonExpr& condition) {
+    for (const std::string& w : condition.args) {
+        if (w == "<" || w == "<=" || w == ">" || w == ">=") continue;
+        char* end = nullptr;
+        std::strtod(w.c_str(), &end);
+        if (w.empty() || *end != '\0') return true;
+    }
+    return false;
 }
 
 std::string without_markup(std::string s) {
@@ -140,17 +131,20 @@ TEST_CASE("every step of every lesson reads true on every device: both recording
     app::load_all_lessons(lessons, errors);
     for (const auto& e : errors) FAIL_CHECK(e.text());
     REQUIRE(lessons.size() >= 10);
-    std::vector<Device> devices = all_devices();
+    std::vector<std::string> left_out;
+    std::vector<app::LessonDevice> devices = app::lesson_devices(&left_out);
+    for (const std::string& why : left_out) FAIL_CHECK(why);
     // Both shipped recordings and at least the H100, H200, A100 and RTX 4090.
     REQUIRE(devices.size() >= 6);
 
-    size_t steps_played = 0, steps_per_device = 0;
-    for (const Lesson& lesson : lessons) steps_per_device += lesson.steps.size();
+    size_t steps_played = 0, steps_per_device = 0, predictions_answered = 0, predictions_per_device = 0;
+    for (const Lesson& lesson : lessons) {
+        steps_per_device += lesson.steps.size();
+        for (const LessonStep& step : lesson.steps) predictions_per_device += step.predictions.size();
+    }
     // FL_LESSON_TEXT_DIR=folder: also write every rendered step there, one file per device, to read.
     const char* dump_dir = std::getenv("FL_LESSON_TEXT_DIR");
-    for (Device& dev : devices) {
-        // Measurements already taken on this device, by variant and parameters.
-        std::map<std::string, kernels::Measurement> cache;
+    for (app::LessonDevice& dev : devices) {
         std::string dump;
         for (const Lesson& lesson : lessons) {
             for (size_t si = 0; si < lesson.steps.size(); ++si) {
@@ -159,42 +153,60 @@ TEST_CASE("every step of every lesson reads true on every device: both recording
                 for (const auto& b : step.prose) error_variants(b.spans, want_error);
                 for (const auto& q : step.recalls)
                     for (const auto& b : q.answer) error_variants(b.spans, want_error);
-                std::vector<kernels::Measurement> results;
-                for (const std::string& v : step.state.variants) {
-                    const std::string key = v + "|" + app::point_key(step.state.params, v) + (want_error.count(v) ? "|e" : "");
-                    auto it = cache.find(key);
-                    if (it == cache.end()) {
-                        kernels::Job job;
-                        job.params = step.state.params;
-                        job.variant = v;
-                        job.backend = dev.kind;
-                        job.sim_gpu = dev.sim_key;
-                        job.recording = dev.recording;
-                        job.reps = 5;
-                        job.warmup = 1;
-                        job.emulate = want_error.count(v) > 0;
-                        // As the runner runs it: an auto tile resolved on this device (app/recordings/auto_pick.h).
-                        it = cache.emplace(key, app::run_resolved(*dev.backend, job, kernels::CancelToken{})).first;
-                    }
-                    results.push_back(it->second);
-                }
-                app::ExprContext ctx;
-                ctx.params = step.state.params;
-                ctx.selected = step.state.variants;
-                ctx.device = &dev.backend->device();
-                ctx.fallback_device = dev.fallback;
-                ctx.results = &results;
-                ctx.pending = false;
+                const std::vector<kernels::Measurement> results = app::measure_step(dev, step, want_error);
+                const app::ExprContext ctx = app::step_context(dev, step, results);
                 const std::string text = step_text(step, ctx);
                 if (dump_dir) dump += "==== " + lesson.name + " step " + std::to_string(si + 1) + "\n" + text + "\n";
                 for (const std::string& p : problems_in(text))
                     FAIL_CHECK(lesson.name << " step " << si + 1 << " on " << dev.label << ": " << p << "\n---\n" << text);
+                // Each prediction has its answer here, and the reveal reads true like the prose.
+                for (size_t pi = 0; pi < step.predictions.size(); ++pi) {
+                    const app::Prediction& pred = step.predictions[pi];
+                    const app::PredictionGrade g = app::grade_prediction(pred, "", ctx);
+                    INFO(lesson.name << " step " << si + 1 << " prediction " << pi + 1 << " on " << dev.label);
+                    CHECK(g.state == app::ExprValue::State::value);
+                    CHECK_FALSE(g.verdict.empty());
+                    if (pred.kind == app::Prediction::Kind::number) {
+                        CHECK(std::isfinite(g.truth));
+                        // The right answer, typed back in the prediction's unit, counts as right.
+                        CHECK(app::grade_prediction(pred, std::to_string(g.truth / unit_scale(pred)), ctx).right);
+                    } else {
+                        // The right option comes from live values: each option's condition names a
+                        // live expression (not literals alone), exactly one holds, and choosing it is right.
+                        for (const app::PredictionOption& o : pred.options) CHECK(names_a_live_value(o.condition));
+                        REQUIRE(g.correct >= 0);
+                        CHECK(app::grade_prediction(pred, pred.options[static_cast<size_t>(g.correct)].label, ctx).right);
+                        for (size_t oi = 0; oi < pred.options.size(); ++oi)
+                            if (static_cast<int>(oi) != g.correct) CHECK_FALSE(app::grade_prediction(pred, pred.options[oi].label, ctx).right);
+                    }
+                    std::string reveal = g.verdict + "\n";
+                    for (const std::string& e : g.evidence) reveal += e + "\n";
+                    reveal += app::prose_plain_text(pred.reveal, ctx) + app::prose_plain_text(pred.question, ctx);
+                    for (const std::string& p : problems_in(reveal))
+                        FAIL_CHECK(lesson.name << " step " << si + 1 << " prediction " << pi + 1 << " on " << dev.label << ": " << p
+                                               << "\n---\n" << reveal);
+                    ++predictions_answered;
+                }
                 ++steps_played;
             }
         }
         if (dump_dir) std::ofstream(std::string(dump_dir) + "/" + dev.label + ".txt") << dump;
     }
+    CHECK(predictions_answered == devices.size() * predictions_per_device);
     CHECK(steps_played == devices.size() * steps_per_device);
+}
+
+TEST_CASE("every shipped lesson poses at least two predictions", "[lessons][devices]") {
+    std::vector<Lesson> lessons;
+    std::vector<app::LessonError> errors;
+    app::load_all_lessons(lessons, errors);
+    REQUIRE(lessons.size() >= 11);
+    for (const Lesson& lesson : lessons) {
+        size_t n = 0;
+        for (const LessonStep& step : lesson.steps) n += step.predictions.size();
+        INFO(lesson.name);
+        CHECK(n >= 2);
+    }
 }
 
 TEST_CASE("the device test's checks catch what they are for", "[lessons][devices]") {

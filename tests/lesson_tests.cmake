@@ -89,7 +89,30 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/level.lesson
      "@lesson Level\n@step One\n@workload chain\n@highlight results.bytes_chart\nThe loads ask for {model.l2sm fused}.\n")
 # A limiter typed into prose rather than taken from the live limiter.
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bound.lesson "@lesson Bound\n@step One\n@workload chain\nThe fused chain is memory-bound.\n")
+# Malformed predictions: no tolerance; a unit that does not measure the expression; a choice whose
+# options both hold (on every device: the check plays each prediction on each one).
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/predict_tolerance.lesson
+     "@lesson P\n@step One\n@workload chain\nText.\n@predict model.dram fused\nHow many?\n@reveal\nThis many.\n@end\n")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/predict_unit.lesson
+     "@lesson P\n@step One\n@workload chain\nText.\n@predict model.dram fused within 10% in ms\nHow many?\n@reveal\nThis many.\n@end\n")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/predict_both.lesson
+     "@lesson P\n@step One\n@workload chain\n@variants unfused fused\nText.\n@predict choice\nWhich?\n"
+     "@option more if model.dram unfused > model.dram fused\n@option also more if model.dram unfused >= model.dram fused\n"
+     "@reveal\nThis one.\n@end\n")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/predict_one_option.lesson
+     "@lesson P\n@step One\n@workload chain\nText.\n@predict choice\nWhich?\n@option more if model.dram unfused > model.dram fused\n"
+     "@reveal\nThis one.\n@end\n")
 if(COMMAND fl_cli_test)
+  fl_cli_test(lessons_check_prediction_tolerance CODE 2 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/predict_tolerance.lesson
+              STDERR "predict_tolerance.lesson:5: a number prediction states its tolerance: @predict EXPR within TOL")
+  fl_cli_test(lessons_check_prediction_unit CODE 2 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/predict_unit.lesson
+              STDERR "predict_unit.lesson:5: unit 'ms' does not measure bytes \\(legal: MiB, B, KiB")
+  fl_cli_test(lessons_check_prediction_two_hold CODE 2 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/predict_both.lesson
+              STDERR "predict_both.lesson:6: the prediction cannot be answered on simulated [^:]+: more than one option holds")
+  fl_cli_test(lessons_check_prediction_one_option CODE 2 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/predict_one_option.lesson
+              STDERR "predict_one_option.lesson:5: a choice needs two options or more")
+  fl_cli_test(lessons_answers_missing CODE 1 ARGS lessons answers --csv ${CMAKE_CURRENT_BINARY_DIR}/a.csv --answers /nonexistent/answers.json
+              STDERR "/nonexistent/answers.json: no answers yet")
   fl_cli_test(lessons_check_broken CODE 2 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/broken.lesson
               STDERR "broken.lesson:3: unknown view 'nowhere' \\(legal: results, memory")
   # A number typed into prose: a warning with its line, and the lesson still passes (exit 0).

@@ -62,8 +62,11 @@ struct BenchOptions {
 
 // `fusionlab lessons check [FILES...]` (no files: every shipped lesson) / `lessons list`.
 struct LessonsOptions {
-    std::string action;                   // "check" | "list"
+    std::string action;                   // "check" | "list" | "answers"
     std::vector<std::string> files;
+    std::string csv;                      // answers: the CSV file to write ("-": standard output)
+    std::string answers;                  // answers: the answers file (default: the settings folder's)
+    bool no_devices = false;              // check: skip evaluating predictions on every device
 };
 
 enum class Command { gui, info, bench, shot, lessons, record, exercises };

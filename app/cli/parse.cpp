@@ -410,6 +410,8 @@ struct RawArgs {
     std::string lessons_action;
     std::vector<std::string> lessons_files;
     exercises::ExercisesOptions exercises;
+    std::string lessons_csv, lessons_answers;
+    bool lessons_no_devices = false;
     std::string gui_soak, gui_soak_seed, gui_soak_size, gui_soak_passes;  // hidden: the soak test (tests/tools/soak_driver.h)
     std::string info_sim;
     struct {
@@ -429,7 +431,7 @@ struct RawArgs {
         std::string view = "results", variant, compare, step, results, reference;
         std::string lesson;
         std::string exercise, exercise_kernel, exercise_hints;
-        bool all_steps = false, classroom = false;
+        bool all_steps = false, classroom = false, predictions_posed = false;
         std::string chart, frames;
         bool view_only = false;
     } shot;
@@ -616,6 +618,7 @@ std::string check_lesson_shot(const RawArgs& raw, ShotOptions& o) {
     o.lesson = lesson->name;
     o.all_steps = s.all_steps;
     o.classroom = s.classroom;
+    o.predictions_posed = s.predictions_posed;
     const int n = static_cast<int>(lesson->steps.size());
     if (s.all_steps && !s.step.empty()) return "--step and --all-steps: give one of them";
     if (!s.step.empty()) {
@@ -639,7 +642,8 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     Checker check;
     const auto& s = raw.shot;
     if (!s.lesson.empty()) return check_lesson_shot(raw, o);
-    if (s.all_steps || s.classroom) return "--all-steps and --classroom need --lesson NAME";
+    if (s.all_steps || s.classroom || s.predictions_posed)
+        return "--all-steps, --classroom and --predictions-posed need --lesson NAME";
     std::vector<std::string> workloads;
     check(parse_workloads("--workload", {s.workload}, false, workloads));
     if (!check.error.empty()) return check.error;
@@ -830,6 +834,8 @@ void define_shot(CLI::App& app, RawArgs& raw) {
         ->type_name("FILE");
     shot->add_option("--exercise-hints", s.exercise_hints, "with --exercise: this many hints open")->type_name("N");
     shot->add_flag("--classroom", s.classroom, "with --lesson: the presenter view (large fonts)");
+    shot->add_flag("--predictions-posed", s.predictions_posed,
+                   "with --lesson: steps' predictions as first posed, numbers hidden (default: revealed)");
     shot->add_option("--chart", s.chart, "one chart alone: " + chart_ids_text() + "; --out F.png or F.svg")
         ->type_name("NAME");
     shot->add_flag("--view-only", s.view_only, "the --view's page alone, without the rest of the window");
@@ -879,7 +885,14 @@ void define_lessons(CLI::App& app, RawArgs& raw) {
     lessons->require_subcommand(1, 1);
     CLI::App* check = lessons->add_subcommand("check", "Validate lesson files; errors as file:line: message (exit 2)");
     check->add_option("files", raw.lessons_files, "lesson files (default: every shipped lesson)")->type_name("FILE");
+    check->add_flag("--no-devices", raw.lessons_no_devices,
+                    "skip playing each prediction on every simulated GPU and recording (syntax only)");
     check->callback([&raw] { raw.lessons_action = "check"; });
+    CLI::App* answers = lessons->add_subcommand("answers", "A student's answers to the predictions, as CSV for the teacher");
+    answers->add_option("--csv", raw.lessons_csv, "CSV file to write (- for standard output)")->type_name("FILE")->required();
+    answers->add_option("--answers", raw.lessons_answers, "answers file to read (default: answers.json in the settings folder)")
+        ->type_name("FILE");
+    answers->callback([&raw] { raw.lessons_action = "answers"; });
     CLI::App* list = lessons->add_subcommand("list", "The shipped lessons: name, steps, title");
     list->callback([&raw] { raw.lessons_action = "list"; });
 }
@@ -948,6 +961,9 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         prefix = "fusionlab lessons";
         cmd.lessons.action = raw.lessons_action;
         cmd.lessons.files = raw.lessons_files;
+        cmd.lessons.csv = raw.lessons_csv;
+        cmd.lessons.answers = raw.lessons_answers;
+        cmd.lessons.no_devices = raw.lessons_no_devices;
     } else if (app.got_subcommand("exercises")) {
         cmd.command = Command::exercises;
         prefix = "fusionlab exercises";

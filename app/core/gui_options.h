@@ -66,6 +66,9 @@ struct ShotOptions {
     // --exercise-hints N of its hints open.
     std::string exercise, exercise_kernel;
     int exercise_hints = 0;
+    // --predictions-posed: the steps' predictions as a class first sees them (numbers hidden);
+    // else a bundle shows them revealed.
+    bool predictions_posed = false;
 };
 
 }  // namespace app

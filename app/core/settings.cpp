@@ -54,6 +54,7 @@ std::string settings_to_json(const Settings& s) {
     doc["backend"] = s.backend;
     doc["reps"] = s.reps;
     doc["export_dir"] = s.export_dir;
+    doc["predictions"] = s.predictions;
     return doc.dump(2) + "\n";
 }
 
@@ -160,6 +161,10 @@ std::string settings_from_json(const std::string& text, Settings& out) {
     if (auto it = doc.find("export_dir"); it != doc.end()) {
         if (it->is_string()) out.export_dir = it->get<std::string>();
         else ignored.add("export_dir");
+    }
+    if (auto it = doc.find("predictions"); it != doc.end()) {
+        if (it->is_boolean()) out.predictions = it->get<bool>();
+        else ignored.add("predictions");
     }
     return ignored.message();
 }

@@ -30,6 +30,9 @@ struct Settings {
     std::string backend;     // "gpu", a simulated GPU key ("H100") or "recorded:" + a recording's key; "" = GPU if present
     int reps = 50;
     std::string export_dir;  // "" = current folder
+    // Lessons pose their predictions before showing a step's numbers; a teacher may turn them off
+    // (the toolbar's and the lesson pane's "Predictions" box).
+    bool predictions = true;
 
     bool operator==(const Settings&) const = default;
 };

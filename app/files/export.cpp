@@ -33,6 +33,28 @@
 
 namespace app {
 namespace fs = std::filesystem;
+
+std::string utc_timestamp() {
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm utc{};
+    if (const std::tm* t = std::gmtime(&now)) utc = *t;
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+// RFC 4180: quote when the field holds a separator, a quote or a line break; double the quotes.
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
 // Keys stay in the order written here (device before params before times), easier to read.
 using json_t = nlohmann::ordered_json;
 
@@ -153,14 +175,6 @@ std::string number(double v) {
     return text;
 }
 
-std::string utc_timestamp() {
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm utc{};
-    if (const std::tm* t = std::gmtime(&now)) utc = *t;
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return text;
-}
 
 std::string compute_capability(const kernels::DeviceInfo& d) {
     return std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
@@ -196,17 +210,6 @@ json_t param_json(const kernels::Params& p, const kernels::ParamSpec& spec) {
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-// RFC 4180: quote when the field holds a separator, a quote or a line break; double the quotes.
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    out += '"';
-    return out;
-}
 
 std::string kernel_times_text(const kernels::Measurement& m) {
     std::string out;

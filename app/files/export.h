@@ -32,6 +32,11 @@ std::string check_writable(const std::string& path);
 // and the reason ("cannot write /x/y.csv: Permission denied").
 std::string write_file_atomic(const std::string& path, const std::string& bytes);
 
+// The time now in UTC, ISO 8601: "2026-11-28T01:20:00Z" (exports and the answers file).
+std::string utc_timestamp();
+// One CSV field, RFC 4180: quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& s);
+
 // One row per measurement: device, driver, clocks, build type, backend, workload, variant,
 // parameters, time stats, modeled bytes and FLOPs, achieved rates, error vs reference.
 std::string measurements_csv(const std::vector<kernels::Measurement>& ms);

@@ -200,6 +200,19 @@ void save_settings_if_due(AppState& state, double now, bool force) {
     if (!error.empty()) state.settings_message = {"settings not saved: " + error, true};
 }
 
+// A prediction answered: the answer book is written at once (an answer is never lost to a crash).
+void save_answers_if_dirty(AppState& state) {
+    LessonPlayerState& lp = state.lesson;
+    if (!lp.answers_dirty || lp.answers_path.empty()) return;
+    lp.answers_dirty = false;
+    std::string error = save_answers(lp.answers_path, lp.answers);
+    if (error.empty()) error = platform::persist_file(lp.answers_path);  // the browser's storage
+    if (!error.empty()) {
+        lp.answers_message = "answers not saved: " + error;
+        lp.answers_error = true;
+    }
+}
+
 void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSession& session) {
     session.apply_look(state);
     // F12 and the PNG buttons: the whole window, captured from the next frame, which is drawn
@@ -236,6 +249,7 @@ void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSess
     service_lesson_bundle(state, runner, [&] { return read_pixels_rgba(GL_BACK, fb_w, fb_h); }, fb_w, fb_h);
     glfwSwapBuffers(window);
     save_settings_if_due(state, ImGui::GetTime(), false);
+    save_answers_if_dirty(state);
 }
 
 // Idle frames wait for input instead of spinning; while work is pending we keep redrawing so
@@ -298,6 +312,11 @@ int run_gui(const GuiOptions& opts, FrameDriverFactory make_driver) {
     state.settings_path = default_settings_path();
     if (std::string note = load_settings(state.settings_path, state.settings); !note.empty())
         state.settings_message = {note, true};
+    state.lesson.answers_path = default_answers_path();
+    if (std::string note = load_answers(state.lesson.answers_path, state.lesson.answers); !note.empty()) {
+        state.lesson.answers_message = note;
+        state.lesson.answers_error = true;
+    }
     if (!opts.sim_gpu.empty()) {
         const kernels::SimGpu* gpu = kernels::find_sim_gpu(opts.sim_gpu);
         if (!gpu) {
@@ -563,6 +582,17 @@ BundleStep shoot_lesson_step(AppState& state, Runner& runner, ImGuiSession& sess
     out.prose = prose_plain_text(step.prose, ctx);
     for (const RecallQuestion& q : step.recalls)
         out.recalls.emplace_back(spans_plain_text(q.question, ctx), prose_plain_text(q.answer, ctx));
+    for (const Prediction& p : step.predictions) {
+        std::string question = prose_plain_text(p.question, ctx);
+        if (p.kind == Prediction::Kind::number)
+            question += "(" + (p.unit == "x" ? std::string("a factor") : p.unit.empty() ? std::string("a number") : "in " + p.unit) +
+                        ", right within " + tolerance_text(p) + ")\n";
+        for (size_t i = 0; i < p.options.size(); ++i) question += std::string(1, static_cast<char>('A' + i)) + ". " + p.options[i].label + "\n";
+        const PredictionGrade g = grade_prediction(p, "", ctx);
+        std::string answer = g.state == ExprValue::State::value ? g.verdict + "\n" : "unavailable: " + g.why + "\n";
+        for (const std::string& e : g.evidence) answer += "- " + e + "\n";
+        out.predictions.emplace_back(question, answer + prose_plain_text(p.reveal, ctx));
+    }
     if (step.state.sweep) out.sweep = state.sweep.results;
     out.settings = state.settings;
     out.view = state.active_view;
@@ -633,6 +663,7 @@ int run_lesson_shot(const ShotOptions& opts) {
     s.font_scale = opts.font_scale;
     s.reps = opts.reps;
     ensure_lessons_loaded(state);
+    state.lesson.shot_predictions_posed = opts.predictions_posed;
     std::string why;
     const Lesson* lesson = find_lesson(state.lesson.lessons, opts.lesson, &why);
     if (!lesson) {

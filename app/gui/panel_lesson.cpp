@@ -1,6 +1,6 @@
 // [SECTION] Small helpers: sizes, colours, tooltips
 // [SECTION] Prose: word-wrapped spans with bold, code, maths and live numbers
-// [SECTION] The lesson pane: picker, progress, navigation, prose, recall questions, bundle
+// [SECTION] The lesson pane: picker, progress, navigation, predictions, prose, recall questions, bundle
 // [SECTION] Layout: pane | view, classroom mode, launcher
 // [SECTION] Keys
 // [SECTION] Interactive bundle export
@@ -22,6 +22,7 @@
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #define GLFW_INCLUDE_NONE  // key codes only
 #include <GLFW/glfw3.h>
@@ -98,7 +99,11 @@ std::string expr_tip(const LessonExpr& e, const ExprValue& v) {
     return tip;
 }
 
-std::vector<Piece> pieces_of(const std::vector<ProseSpan>& spans, const ExprContext& ctx, ImU32 text_color) {
+// Live values the student has not predicted yet show as a mask (hidden = true): the question comes
+// before the numbers (app/lessons/prediction.h).
+constexpr const char* kHiddenValue = "\xE2\x80\xA2\xE2\x80\xA2\xE2\x80\xA2";
+
+std::vector<Piece> pieces_of(const std::vector<ProseSpan>& spans, const ExprContext& ctx, ImU32 text_color, bool hidden = false) {
     std::vector<Piece> out;
     ImFont* body = ImGui::GetFont();
     ImFont* bold = viz::bold_font();
@@ -117,6 +122,10 @@ std::vector<Piece> pieces_of(const std::vector<ProseSpan>& spans, const ExprCont
                 const size_t first = out.size();
                 add_words(out, key, body, text_color, false, t ? t->key + ": " + t->definition : "not in the glossary");
                 for (size_t i = first; i < out.size(); ++i) out[i].underline = true;
+                break;
+            }
+            if (hidden && s.expr.func != "param") {  // the step's parameters are the question's setting, not its answer
+                add_words(out, kHiddenValue, bold, pending_color(), false, "Hidden until the prediction above is answered.");
                 break;
             }
             const ExprValue v = evaluate(s.expr, ctx);
@@ -182,9 +191,9 @@ void draw_pieces(const AppState& state, const std::vector<Piece>& pieces, float 
     ImGui::Dummy(ImVec2(right - start.x, y - start.y + line_h));
 }
 
-void draw_block(const AppState& state, const ProseBlock& block, const ExprContext& ctx) {
+void draw_block(const AppState& state, const ProseBlock& block, const ExprContext& ctx, bool hidden = false) {
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-    const std::vector<Piece> pieces = pieces_of(block.spans, ctx, text);
+    const std::vector<Piece> pieces = pieces_of(block.spans, ctx, text, hidden);
     if (block.bullet) {
         const ImVec2 at = ImGui::GetCursorScreenPos();
         const float r = em() * 0.14f;
@@ -196,8 +205,8 @@ void draw_block(const AppState& state, const ProseBlock& block, const ExprContex
     }
 }
 
-void draw_prose(const AppState& state, const std::vector<ProseBlock>& blocks, const ExprContext& ctx) {
-    for (const ProseBlock& b : blocks) draw_block(state, b, ctx);
+void draw_prose(const AppState& state, const std::vector<ProseBlock>& blocks, const ExprContext& ctx, bool hidden = false) {
+    for (const ProseBlock& b : blocks) draw_block(state, b, ctx, hidden);
 }
 
 // =============================================================================================
@@ -278,7 +287,7 @@ void modified_hint(AppState& state) {
     }
 }
 
-void recall_questions(AppState& state, const LessonStep& step, const ExprContext& ctx) {
+void recall_questions(AppState& state, const LessonStep& step, const ExprContext& ctx, bool hidden) {
     for (size_t i = 0; i < step.recalls.size(); ++i) {
         const RecallQuestion& q = step.recalls[i];
         const int id = static_cast<int>(i);
@@ -294,11 +303,11 @@ void recall_questions(AppState& state, const LessonStep& step, const ExprContext
             else state.lesson.revealed.insert(id);
         }
         tooltip(state, "Think first, then click to open the answer.");
-        draw_pieces(state, pieces_of(q.question, ctx, ImGui::GetColorU32(ImGuiCol_Text)), 0);
+        draw_pieces(state, pieces_of(q.question, ctx, ImGui::GetColorU32(ImGuiCol_Text), hidden), 0);
         if (open) {
             const ImVec2 top = ImGui::GetCursorScreenPos();
             ImGui::Indent(em() * 0.8f);
-            draw_prose(state, q.answer, ctx);
+            draw_prose(state, q.answer, ctx, hidden);
             ImGui::Unindent(em() * 0.8f);
             const float bottom = ImGui::GetCursorScreenPos().y;
             ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(top.x, top.y), ImVec2(top.x + std::max(2.0f, em() * 0.15f), bottom),
@@ -306,6 +315,122 @@ void recall_questions(AppState& state, const LessonStep& step, const ExprContext
         }
         ImGui::PopID();
     }
+}
+
+// ---- Predictions: asked before the numbers, revealed with how far off the answer was ----
+
+ImU32 right_color() { return viz::rgb(light_theme() ? 0x007A5A : 0x009E73); }   // Okabe-Ito bluish green
+ImU32 wrong_color() { return viz::rgb(light_theme() ? 0xB35000 : 0xE69F00); }   // Okabe-Ito orange
+
+void wrapped_line(const AppState& state, const std::string& text, ImU32 color, ImFont* font = nullptr) {
+    std::vector<Piece> pieces;
+    add_words(pieces, text, font ? font : ImGui::GetFont(), color, false, "");
+    draw_pieces(state, pieces, 0);
+}
+
+// What the prediction asks for: "a number, within ±20 % (in MiB)" or the options A, B, C.
+void prediction_form(const AppState& state, const Prediction& p) {
+    const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    if (p.kind == Prediction::Kind::number) {
+        const std::string what = p.unit == "x" ? "Answer as a factor (2.5 means 2.5\xC3\x97)"
+                                 : p.unit.empty() ? "Answer with a number"
+                                                  : "Answer in " + p.unit;
+        wrapped_line(state, what + "; right within " + tolerance_text(p) + ".", dim);
+        return;
+    }
+    for (size_t i = 0; i < p.options.size(); ++i)
+        wrapped_line(state, std::string(1, static_cast<char>('A' + i)) + ". " + p.options[i].label, ImGui::GetColorU32(ImGuiCol_Text));
+}
+
+// The reveal: the verdict on the answer (if any), the right answer with its source, what it rests
+// on, and the lesson's closed form or measurement.
+void prediction_reveal(const AppState& state, const Prediction& p, const std::string& answer, const ExprContext& ctx) {
+    const PredictionGrade g = grade_prediction(p, answer, ctx);
+    if (g.state == ExprValue::State::pending) {
+        wrapped_line(state, "Measuring\xE2\x80\xA6 the answer appears when the numbers arrive.", pending_color());
+        return;
+    }
+    if (g.state == ExprValue::State::unavailable) {
+        wrapped_line(state, "Cannot be checked on this device: " + g.why, error_color());
+    } else {
+        const ImU32 color = !g.answered ? value_color() : g.right ? right_color() : wrong_color();
+        wrapped_line(state, g.verdict, color, viz::bold_font());
+        for (const std::string& e : g.evidence) wrapped_line(state, e, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    }
+    const ImVec2 top = ImGui::GetCursorScreenPos();
+    ImGui::Indent(em() * 0.8f);
+    draw_prose(state, p.reveal, ctx);
+    ImGui::Unindent(em() * 0.8f);
+    ImGui::GetWindowDrawList()->AddRectFilled(top, ImVec2(top.x + std::max(2.0f, em() * 0.15f), ImGui::GetCursorScreenPos().y),
+                                              value_color());
+}
+
+// The student's input: a number field or the options, and Check. Enter checks too.
+void prediction_input(AppState& state, int index, const Prediction& p, const ExprContext& ctx) {
+    LessonPlayerState& lp = state.lesson;
+    std::string& input = lp.prediction_input[index];
+    bool check = false;
+    if (p.kind == Prediction::Kind::number) {
+        const float check_w = ImGui::CalcTextSize("Check").x + ImGui::GetStyle().FramePadding.x * 2;
+        ImGui::SetNextItemWidth(std::max(em() * 4, ImGui::GetContentRegionAvail().x - check_w - ImGui::GetStyle().ItemSpacing.x));
+        const std::string hint = p.unit.empty() ? "your number" : "your number, in " + p.unit;
+        check = ImGui::InputTextWithHint("##answer", hint.c_str(), &input, ImGuiInputTextFlags_EnterReturnsTrue);
+    } else {
+        for (size_t i = 0; i < p.options.size(); ++i) {
+            const std::string label = std::string(1, static_cast<char>('A' + i)) + ". " + p.options[i].label;
+            if (ImGui::RadioButton(label.c_str(), option_named(p, input) == static_cast<int>(i))) input = p.options[i].label;
+        }
+    }
+    if (p.kind == Prediction::Kind::number) ImGui::SameLine();
+    ImGui::BeginDisabled(input.empty());
+    check = ImGui::Button("Check") || check;
+    ImGui::EndDisabled();
+    tooltip(state, "Checks your answer against the live value on this device and keeps it (the teacher can export the answers as CSV).");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Skip")) lp.predictions_settled.insert(index);
+    tooltip(state, "Show the answer without predicting (nothing is kept).");
+    if (check && !input.empty()) {
+        const PredictionGrade g = answer_prediction(state, index, input, ctx);
+        lp.prediction_message[index] = !g.answer_error.empty() ? g.answer_error
+                                       : g.state == ExprValue::State::pending ? "Measuring\xE2\x80\xA6 check again when the numbers arrive."
+                                       : g.state == ExprValue::State::unavailable ? "Cannot be checked on this device: " + g.why
+                                                                                   : std::string();
+    }
+    if (auto it = lp.prediction_message.find(index); it != lp.prediction_message.end() && !it->second.empty())
+        wrapped_line(state, it->second, error_color());
+}
+
+void prediction_cards(AppState& state, const LessonStep& step, const ExprContext& ctx) {
+    LessonPlayerState& lp = state.lesson;
+    const Lesson* lesson = lp.current();
+    for (size_t i = 0; i < step.predictions.size(); ++i) {
+        const Prediction& p = step.predictions[i];
+        const int id = static_cast<int>(i);
+        const bool posed_shot = !state.interactive && lp.shot_predictions_posed;
+        const bool settled = state.interactive ? prediction_settled(state, id) : !posed_shot;
+        ImGui::PushID(1000 + id);
+        ImGui::PushFont(viz::bold_font());
+        ImGui::TextUnformatted(step.predictions.size() > 1 ? ("Predict first (" + std::to_string(i + 1) + " of " +
+                                                              std::to_string(step.predictions.size()) + ")").c_str()
+                                                           : "Predict first");
+        ImGui::PopFont();
+        draw_prose(state, p.question, ctx);
+        const bool typing = state.interactive && !lp.classroom && !settled;
+        if (!(typing && p.kind == Prediction::Kind::choice)) prediction_form(state, p);  // else the radio buttons list them
+        if (!settled) {
+            if (lp.classroom || !state.interactive)
+                wrapped_line(state, lp.classroom ? "Ask the room, then press P to reveal." : "The numbers stay hidden until it is answered.",
+                             pending_color());
+            else
+                prediction_input(state, id, p, ctx);
+        } else {
+            const PredictionAnswer* a = lesson ? lp.answers.find(lesson->name, lp.step + 1, id + 1) : nullptr;
+            prediction_reveal(state, p, a ? a->answer : std::string(), ctx);
+        }
+        ImGui::Spacing();
+        ImGui::PopID();
+    }
+    if (!step.predictions.empty()) ImGui::Separator();
 }
 
 // The glossary: the terms this step links, defined, and every term under "All terms".
@@ -336,6 +461,15 @@ void glossary_section(const AppState& state, const LessonStep& step) {
     }
 }
 
+// What the last export said: an error in red, else dimmed.
+void status_message(const std::string& message, bool error) {
+    if (message.empty()) return;
+    if (error) return wrapped_error(message);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", message.c_str());
+    ImGui::PopTextWrapPos();
+}
+
 void bundle_buttons(AppState& state) {
     LessonPlayerState& lp = state.lesson;
     ImGui::BeginDisabled(lesson_bundle_running());
@@ -354,14 +488,18 @@ void bundle_buttons(AppState& state) {
     tooltip(state, "The same for every step of the lesson: the player steps through it, waits for each step's "
                    "measurements, and saves each screen.");
     ImGui::EndDisabled();
-    if (!lp.bundle_message.empty()) {
-        if (lp.bundle_error) wrapped_error(lp.bundle_message);
-        else {
-            ImGui::PushTextWrapPos(0.0f);
-            ImGui::TextDisabled("%s", lp.bundle_message.c_str());
-            ImGui::PopTextWrapPos();
-        }
+    ImGui::SameLine();
+    if (ImGui::Button("Export answers (CSV)")) {
+        const std::string dir = state.settings.export_dir.empty() ? std::string(".") : state.settings.export_dir;
+        const std::string path = dir + "/fusionlab-answers.csv";
+        const std::string error = export_answers_csv(lp.answers, path);
+        lp.answers_error = !error.empty();
+        lp.answers_message = error.empty() ? "Wrote " + std::to_string(lp.answers.answers.size()) + " answers to " + path : error;
     }
+    tooltip(state, "Every prediction answered in this app (all lessons), one row each: the answer, the live value, how "
+                   "far off, within the tolerance or not, the device. Also: fusionlab lessons answers --csv FILE.");
+    status_message(lp.answers_message, lp.answers_error);
+    status_message(lp.bundle_message, lp.bundle_error);
 }
 
 void pane_header(AppState& state) {
@@ -382,12 +520,21 @@ void pane_header(AppState& state) {
         if (ImGui::Button(room_label))
             set_classroom(state, !lp.classroom, ImGui::GetIO().DisplaySize.y);
         tooltip(state, "Presenter view: large fonts, only the controls this step uses, a halo around the mouse "
-                       "pointer. Arrow keys or Page Up/Down step through the lesson.");
+                       "pointer. Arrow keys or Page Up/Down step through the lesson; P reveals a prediction the room has answered.");
         ImGui::SameLine();
         if (ImGui::Button("Close")) close_lesson(state);
         tooltip(state, "Close the lesson: your own workload, parameters, dtype and variants come back.");
     }
     lesson_picker(state);
+    if (state.interactive) {
+        if (ImGui::Checkbox("Predictions", &state.settings.predictions)) state.settings_dirty = true;
+        tooltip(state, "Ask for a prediction before a step shows its numbers (the teacher's switch; also on the toolbar). "
+                       "In classroom mode the room answers aloud and P reveals.");
+        if (const Lesson* l = lp.current(); l && lp.answers.count(l->name) > 0) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("%d of %d right", lp.answers.right(l->name), lp.answers.count(l->name));
+        }
+    }
     for (const LessonError& e : lp.load_errors) wrapped_error(e.text());
 }
 
@@ -410,8 +557,10 @@ void draw_lesson_pane(AppState& state, Runner& runner, const ResolvedBackend& ba
     ImGui::Separator();
 
     const ExprContext ctx = expr_context(state, backend, runner.busy());
-    draw_prose(state, step->prose, ctx);
-    recall_questions(state, *step, ctx);
+    const bool hidden = step_numbers_hidden(state);
+    if (state.settings.predictions) prediction_cards(state, *step, ctx);
+    draw_prose(state, step->prose, ctx, hidden);
+    recall_questions(state, *step, ctx, hidden);
     glossary_section(state, *step);
     ImGui::Spacing();
 
@@ -436,6 +585,29 @@ void draw_lesson_pane(AppState& state, Runner& runner, const ResolvedBackend& ba
 // [SECTION] Layout
 // =============================================================================================
 
+namespace {
+
+// In place of the views while the step's prediction is open: the chart would give the answer away.
+void hidden_view(const AppState& state) {
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const std::string text = state.lesson.classroom ? "The numbers appear when the prediction is revealed (P)."
+                                                    : "The numbers appear when you have answered the prediction in the lesson pane.";
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(em() * 8, avail.x - em()));
+    ImGui::SetCursorPosY(ImGui::GetCursorPosY() + avail.y * 0.4f);
+    ImGui::PushFont(viz::heading_font());
+    ImGui::TextUnformatted("Predict first");
+    ImGui::PopFont();
+    ImGui::TextDisabled("%s", text.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+void draw_views_or_hidden(AppState& state, const ResolvedBackend& backend) {
+    if (step_numbers_hidden(state)) hidden_view(state);
+    else draw_view_tabs(state, backend);
+}
+
+}  // namespace
+
 void draw_lesson_layout(AppState& state, Runner& runner, const ResolvedBackend& backend, float body_h) {
     const float total_w = ImGui::GetContentRegionAvail().x;
     if (total_w >= em() * 40) {
@@ -447,14 +619,14 @@ void draw_lesson_layout(AppState& state, Runner& runner, const ResolvedBackend& 
         ImGui::EndChild();
         ImGui::SameLine();
         ImGui::BeginChild("results", ImVec2(0, body_h), false);
-        draw_view_tabs(state, backend);
+        draw_views_or_hidden(state, backend);
         ImGui::EndChild();
     } else {
         ImGui::BeginChild("lesson", ImVec2(0, body_h * 0.45f), true);
         draw_lesson_pane(state, runner, backend);
         ImGui::EndChild();
         ImGui::BeginChild("results", ImVec2(0, 0), false);
-        draw_view_tabs(state, backend);
+        draw_views_or_hidden(state, backend);
         ImGui::EndChild();
     }
     if (state.lesson.classroom && state.interactive && ImGui::IsMousePosValid())
@@ -494,6 +666,8 @@ void handle_lesson_keys(AppState& state) {
     if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, false) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN, false)) next_step(state, now);
     if (ImGui::IsKeyPressed(GLFW_KEY_LEFT, false) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP, false)) previous_step(state, now);
     if (ImGui::IsKeyPressed(GLFW_KEY_R, false) && !io.KeyCtrl) reset_step(state, now);
+    // Classroom mode: the room has answered the prediction aloud; P reveals it (the next one first).
+    if (lp.classroom && state.settings.predictions && ImGui::IsKeyPressed(GLFW_KEY_P, false)) reveal_next_prediction(state);
 }
 
 // =============================================================================================

@@ -85,12 +85,22 @@ void theme_button(AppState& state) {
             "contrast, with a colour-blind-safe palette (Okabe-Ito) in the charts.");
 }
 
+// The teacher's switch for the lessons' predictions (also in the lesson pane): off, a step shows its
+// numbers at once and asks nothing.
+void predictions_box(AppState& state) {
+    same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("Predictions").x);
+    if (ImGui::Checkbox("Predictions", &state.settings.predictions)) state.settings_dirty = true;
+    tooltip("Lessons ask the class to predict a number or a choice before a step shows its numbers, and reveal how "
+            "far off the answer was. Off: every step shows its numbers at once.");
+}
+
 }  // namespace
 
 void draw_toolbar(AppState& state) {
     export_buttons(state);
     font_scale_buttons(state);
     theme_button(state);
+    predictions_box(state);
     if (!state.export_message.text.empty())
         wrapped_colored(state.export_message.error ? error_color() : success_color(), state.export_message.text);
 }

@@ -5,6 +5,7 @@
 // [SECTION] Verdicts: conditions, tests without a comparison, limiter classes
 // [SECTION] Levels an expression quotes; checking an expression
 // [SECTION] Evaluation (model, measured, timeline, ratio, device, verdicts)
+// [SECTION] What a verdict rests on (a prediction's reveal)
 #include "app/lessons/expressions.h"
 
 #include "app/files/export.h"
@@ -712,5 +713,45 @@ ExprValue evaluate(const LessonExpr& e, const ExprContext& ctx) {
     return value_text(why);
 }
 
+
+// =============================================================================================
+// [SECTION] What a verdict rests on (a prediction's reveal)
+// =============================================================================================
+
+bool is_text_expression(const LessonExpr& e) { return is_text_expr(e); }
+
+std::vector<std::string> condition_evidence(const LessonExpr& verdict, const ExprContext& ctx) {
+    std::vector<std::string> out;
+    const std::vector<std::string>& args = verdict.args;
+    if (const UnaryTest* t = find_unary(args)) {
+        const std::string word = t->word;
+        if (word == "simulated" || word == "recorded") {
+            LessonExpr kind;
+            kind.func = "device.kind";
+            kind.source = "device.kind";
+            out.push_back("the numbers here are " + evaluate(kind, ctx).text);
+        } else if (word == "refused" || word == "runs") {
+            const std::string why = refusal_of(args[1], ctx);
+            out.push_back(why.empty() ? args[1] + " runs here" : args[1] + " is refused: " + why);
+        } else {
+            out.push_back(word + " " + args[1] + ": " + (evaluate(verdict, ctx).branch == 0 ? "yes" : "no"));
+        }
+        return out;
+    }
+    if (is_limiter_test(args)) {
+        const LessonExpr limiter = side_expr({"model.limiter", args[1]});
+        out.push_back("the model's limiter for " + args[1] + ": " + evaluate(limiter, ctx).text);
+        return out;
+    }
+    Condition c;
+    if (!split_condition(args, c).empty()) return out;
+    for (const std::vector<std::string>* side : {&c.left, &c.right}) {
+        double value = 0;
+        if (literal(*side, value)) continue;
+        const LessonExpr sub = side_expr(*side);
+        out.push_back(sub.source + " = " + evaluate(sub, ctx).text);
+    }
+    return out;
+}
 
 }  // namespace app

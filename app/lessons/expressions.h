@@ -57,4 +57,12 @@ int expr_levels(const LessonExpr& e);
 // parameters of w); else the message.
 std::string check_expr(const LessonExpr& e, std::string w);
 
+// Expressions that give text, not a number (device.name, model.limiter, refusal, verdicts...):
+// they cannot be compared, divided or predicted as a number.
+bool is_text_expression(const LessonExpr& e);
+// The live values a verdict's condition rests on, each as "SOURCE = VALUE": both sides of a
+// comparison (literals left out), the limiter of a limiter test, the refusal of refused/runs. A
+// prediction's reveal shows them beside the right option.
+std::vector<std::string> condition_evidence(const LessonExpr& verdict, const ExprContext& ctx);
+
 }  // namespace app

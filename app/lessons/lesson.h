@@ -16,6 +16,7 @@
 // [SECTION] Player state (which lesson, which step, what was applied)
 #pragma once
 
+#include "app/lessons/answers.h"
 #include "kernels/core/types.h"
 
 #include <map>
@@ -79,6 +80,30 @@ struct StepState {
     std::vector<std::string> controls;
 };
 
+// One answer a choice offers: `@option LABEL if CONDITION`. Which option is right is never typed:
+// the condition is a verdict's (`A OP B`, `refused V`, `model.limiter V is CLASS`, ...) evaluated
+// live, and exactly one option's condition holds on any device.
+struct PredictionOption {
+    int line = 0;
+    std::string label;                      // "faster", "memory", "Br = 64"
+    LessonExpr condition;                   // func "if", the condition's words as args
+};
+
+// "Predict first": a question the step poses before its numbers appear (app/lessons/prediction.h
+// grades the answer). A number is checked against a live expression within a tolerance; a
+// choice against the option whose condition holds. The reveal says what the right answer rests on.
+struct Prediction {
+    enum class Kind { number, choice } kind = Kind::number;
+    int line = 0;                           // the @predict line
+    LessonExpr expr;                        // number: the live value the answer is checked against
+    double tolerance = 0;                   // number: relative (a fraction) or absolute (in unit)
+    bool relative = true;                   // "within 20%" (relative) or "within 0.5" (absolute)
+    std::string unit;                       // number: what a bare answer is in ("MiB", "x", "ms", "%", "")
+    std::vector<ProseBlock> question;
+    std::vector<PredictionOption> options;  // choice
+    std::vector<ProseBlock> reveal;         // after @reveal: the closed form or measurement behind it
+};
+
 struct LessonStep {
     int line = 0;                           // the @step line
     int highlight_line = 0;                 // the @highlight line (0: none)
@@ -86,6 +111,7 @@ struct LessonStep {
     StepState state;
     std::vector<ProseBlock> prose;
     std::vector<RecallQuestion> recalls;
+    std::vector<Prediction> predictions;    // posed before the step's numbers are shown
 };
 
 struct Lesson {
@@ -133,6 +159,18 @@ struct LessonPlayerState {
     bool step_applied = false;              // the current step's state was applied
     double step_entered_at = -1e9;          // ImGui time the step was entered (the ring pulses a while)
     std::set<int> revealed;                 // recall answers opened in this step (by index)
+    // Predictions of this step: what the student is typing or chose (by index), and the ones
+    // settled in this visit (answered, or revealed to the room in classroom mode).
+    std::map<int, std::string> prediction_input;
+    std::map<int, std::string> prediction_message;  // why an answer could not be checked yet
+    std::set<int> predictions_settled;
+    AnswerBook answers;                     // every answer given, per lesson (app/lessons/answers.h)
+    std::string answers_path;               // where they are kept ("" = not saved)
+    std::string answers_message;            // the last load, save or export problem or result
+    bool answers_error = false;
+    bool answers_dirty = false;             // to be saved
+    // Headless shots: show the step's predictions posed (numbers hidden) instead of revealed.
+    bool shot_predictions_posed = false;
     bool bundle_requested = false;          // GUI: export a bundle ...
     bool bundle_all_steps = false;          //      ... of every step (else the current one)
     std::string bundle_message;

@@ -58,7 +58,18 @@ std::string random_suffix() {
 }  // namespace
 
 std::string bundle_step_text(const BundleStep& step) {
-    std::string text = "# " + step.title + "\n\n" + step.prose;
+    std::string text = "# " + step.title + "\n\n";
+    if (!step.predictions.empty()) {
+        text += "## Predict first\n";
+        for (size_t i = 0; i < step.predictions.size(); ++i) {
+            const std::string n = std::to_string(i + 1);
+            text.append("\nP").append(n).append(". ").append(step.predictions[i].first).append("\n");
+            text.append("Answer ").append(n).append(". ").append(step.predictions[i].second);
+            if (text.back() != '\n') text += "\n";
+        }
+        text += "\n";
+    }
+    text += step.prose;
     if (!step.recalls.empty()) {
         if (!text.empty() && text.back() != '\n') text += "\n";
         text += "\n## Recall\n";

@@ -28,6 +28,9 @@ struct BundleStep {
     std::vector<uint8_t> rgba;                      // the step's screenshot, rows top to bottom
     // "Pause and recall": each question and its answer, plain text with the numbers filled in.
     std::vector<std::pair<std::string, std::string>> recalls;
+    // The step's predictions: the question (with what it asks for) and the reveal (the right
+    // answer on this device, what it rests on, the lesson's reveal text).
+    std::vector<std::pair<std::string, std::string>> predictions;
     // A step that shows a sweep (@sweep): the sweep's measurements, written beside the step's own
     // as step-NN-sweep.csv / .json. The caller runs the sweep before it captures.
     std::vector<kernels::Measurement> sweep;

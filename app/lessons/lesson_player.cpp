@@ -1,5 +1,6 @@
 #include "app/lessons/lesson_player.h"
 
+#include "app/files/export.h"
 #include "app/lessons/expressions.h"
 #include "app/lessons/glossary.h"
 #include "app/lessons/lesson_files.h"
@@ -40,6 +41,9 @@ void enter_step(AppState& state, int step, double now) {
     if (!lesson || lesson->steps.empty()) return;
     lp.step = std::clamp(step, 0, static_cast<int>(lesson->steps.size()) - 1);
     lp.revealed.clear();
+    lp.prediction_input.clear();
+    lp.prediction_message.clear();
+    lp.predictions_settled.clear();
     const StepState& st = lesson->steps[static_cast<size_t>(lp.step)].state;
     apply_step_state(state, st);
     mark_changed(state, now);
@@ -195,6 +199,70 @@ std::string prose_plain_text(const std::vector<ProseBlock>& blocks, const ExprCo
         out += "\n";
     }
     return out;
+}
+
+bool prediction_settled(const AppState& state, int index) {
+    const LessonPlayerState& lp = state.lesson;
+    if (lp.predictions_settled.count(index)) return true;
+    const Lesson* l = lp.current();
+    return l && lp.answers.find(l->name, lp.step + 1, index + 1) != nullptr;
+}
+
+bool step_numbers_hidden(const AppState& state) {
+    const LessonStep* step = state.lesson.current_step();
+    if (!state.settings.predictions || !step || step->predictions.empty() || !state.lesson.open) return false;
+    if (!state.interactive && !state.lesson.shot_predictions_posed) return false;
+    for (size_t i = 0; i < step->predictions.size(); ++i)
+        if (!prediction_settled(state, static_cast<int>(i))) return true;
+    return false;
+}
+
+PredictionGrade answer_prediction(AppState& state, int index, const std::string& answer, const ExprContext& ctx) {
+    LessonPlayerState& lp = state.lesson;
+    const Lesson* l = lp.current();
+    const LessonStep* step = lp.current_step();
+    if (!l || !step || index < 0 || index >= static_cast<int>(step->predictions.size())) return {};
+    const Prediction& p = step->predictions[static_cast<size_t>(index)];
+    PredictionGrade g = grade_prediction(p, answer, ctx);
+    if (!g.answered || g.state != ExprValue::State::value) return g;
+    PredictionAnswer a;
+    a.lesson = l->name;
+    a.step = lp.step + 1;
+    a.prediction = index + 1;
+    a.kind = p.kind == Prediction::Kind::number ? "number" : "choice";
+    std::string question;
+    for (const ProseBlock& b : p.question) {
+        if (!question.empty()) question += ' ';
+        question += spans_plain_text(b.spans, ctx);
+    }
+    a.question = question;
+    a.answer = p.kind == Prediction::Kind::choice ? p.options[static_cast<size_t>(option_named(p, answer))].label : answer;
+    a.correct = g.truth_text;
+    a.off_percent = g.off_percent;
+    a.right = g.right;
+    a.tolerance = tolerance_text(p);
+    a.device = ctx.device ? ctx.device->name + (ctx.device->simulated ? " (simulated)" : ctx.fallback_device ? " (recorded)" : "")
+                          : std::string();
+    a.answered_at = utc_timestamp();
+    lp.answers.record(a);
+    lp.answers_dirty = true;
+    lp.predictions_settled.insert(index);
+    return g;
+}
+
+bool reveal_next_prediction(AppState& state) {
+    const LessonStep* step = state.lesson.current_step();
+    if (!step) return false;
+    for (size_t i = 0; i < step->predictions.size(); ++i)
+        if (!prediction_settled(state, static_cast<int>(i))) {
+            state.lesson.predictions_settled.insert(static_cast<int>(i));
+            return true;
+        }
+    return false;
+}
+
+std::string export_answers_csv(const AnswerBook& book, const std::string& path) {
+    return write_file_atomic(path, answers_csv(book));
 }
 
 }  // namespace app

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "app/lessons/expressions.h"
+#include "app/lessons/prediction.h"
 #include "app/lessons/lesson.h"
 #include "app/core/panels_state.h"
 
@@ -54,5 +55,20 @@ ExprContext expr_context(const AppState& state, const ResolvedBackend& backend, 
 // ends with the definitions of the glossary terms the blocks link ("Terms: ...").
 std::string prose_plain_text(const std::vector<ProseBlock>& blocks, const ExprContext& ctx);
 std::string spans_plain_text(const std::vector<ProseSpan>& spans, const ExprContext& ctx);
+
+// Predictions of the current step (app/lessons/prediction.h). One is settled once answered (now or
+// in an earlier visit: the answer book) or, in classroom mode, revealed to the room.
+bool prediction_settled(const AppState& state, int index);
+// The step's numbers are hidden (its prose's live values and the view beside the pane): predictions
+// are on, the step poses some and one is not settled. Headless shots show them settled unless
+// shot_predictions_posed asks for the posed state.
+bool step_numbers_hidden(const AppState& state);
+// Grades the typed answer against the live values and, when it could be read and the right answer
+// is known here, keeps it in the answer book (answers_dirty) and settles the prediction.
+PredictionGrade answer_prediction(AppState& state, int index, const std::string& answer, const ExprContext& ctx);
+// Classroom mode's key (P): reveals the first prediction of the step not yet settled; false when none.
+bool reveal_next_prediction(AppState& state);
+// Writes the answer book as CSV to `path` (atomically). "" or the error.
+std::string export_answers_csv(const AnswerBook& book, const std::string& path);
 
 }  // namespace app

@@ -9,6 +9,7 @@
 #include "app/core/views.h"
 #include "app/lessons/expressions.h"
 #include "app/lessons/glossary.h"
+#include "app/lessons/prediction.h"
 #include "app/lessons/prose.h"
 #include "app/lessons/text_helpers.h"
 #include "app/lessons/vocabulary.h"
@@ -61,6 +62,10 @@ public:
             error(recall_line_, "unclosed @recall block: add @end after its answer");
             close_recall();
         }
+        if (predict_) {
+            error(predict_line_, "unclosed @predict block: add @end after its reveal");
+            predict_ = false;
+        }
         end_step();
         check_terms_linked_first();
         if (!title_seen_) error(1, "missing @lesson TITLE (the lesson's first directive)");
@@ -112,6 +117,11 @@ private:
             }
         };
         for (const LessonStep& s : r_.lesson.steps) {
+            // In the order the pane shows them: a step's predictions come above its prose.
+            for (const Prediction& p : s.predictions) {
+                for (const ProseBlock& b : p.question) scan(b.spans, scan);
+                for (const ProseBlock& b : p.reveal) scan(b.spans, scan);
+            }
             for (const ProseBlock& b : s.prose) scan(b.spans, scan);
             for (const RecallQuestion& q : s.recalls) {
                 scan(q.question, scan);
@@ -130,8 +140,13 @@ private:
 
     LessonStep* step() { return in_step_ ? &r_.lesson.steps.back() : nullptr; }
 
-    // Prose goes to the open recall answer, else to the current step.
-    std::vector<ProseBlock>& prose_target() { return recall_ ? step()->recalls.back().answer : step()->prose; }
+    // Prose goes to the open recall answer, the open prediction's question or reveal, else to the
+    // current step.
+    std::vector<ProseBlock>& prose_target() {
+        if (recall_) return step()->recalls.back().answer;
+        if (predict_) return reveal_ ? step()->predictions.back().reveal : step()->predictions.back().question;
+        return step()->prose;
+    }
 
     void prose(int no, const std::string& t) {
         if (!in_step_) {
@@ -143,7 +158,7 @@ private:
         std::vector<std::string> numbers;
         // A line with a markup error still counts as prose (no second, misleading "no prose" error).
         if (std::string why = parse_inline(bullet ? trim(t.substr(2)) : t, no, spans, &numbers); !why.empty()) error(no, why);
-        warn_numbers(no, numbers, "prose");
+        warn_numbers(no, numbers, predict_ ? (reveal_ ? "a prediction's reveal" : "a prediction's question") : "prose");
         std::vector<ProseBlock>& blocks = prose_target();
         // A bullet is one line; the next plain line starts a new paragraph.
         if (bullet || !paragraph_open_ || blocks.back().bullet) {
@@ -156,6 +171,30 @@ private:
     }
 
     void end_paragraph() { paragraph_open_ = false; }
+
+    // @option and @reveal inside a @predict block.
+    void prediction_directive(int no, const std::string& name, const std::string& arg) {
+        Prediction& p = step()->predictions.back();
+        if (name == "reveal") {
+            if (reveal_) return error(no, "a second @reveal in this prediction");
+            if (!arg.empty()) return error(no, "@reveal takes no argument: the reveal's text goes on the lines after it");
+            reveal_ = true;
+            return;
+        }
+        if (reveal_) return error(no, "@option after @reveal: list the options before the reveal");
+        if (p.kind != Prediction::Kind::choice)
+            return error(no, "@option in a number prediction: write @predict choice for a question with options");
+        PredictionOption o;
+        o.line = no;
+        if (std::string why = parse_prediction_option(arg, o); !why.empty()) return error(no, why);
+        p.options.push_back(std::move(o));
+    }
+
+    void close_prediction() {
+        predict_ = false;
+        const Prediction& p = step()->predictions.back();
+        for (const auto& [line, why] : prediction_form_errors(p)) error(line, why);
+    }
 
     void close_recall() {
         recall_ = false;
@@ -172,6 +211,15 @@ private:
                           ": close the block with @end first");
             return;
         }
+        if (predict_ && name != "end" && name != "option" && name != "reveal") {
+            error(no, "@" + name + " inside the @predict block opened at line " + std::to_string(predict_line_) +
+                          " (legal there: @option, @reveal, @end): close the block with @end first");
+            return;
+        }
+        if (name == "option" || name == "reveal") {
+            if (!predict_) return error(no, "@" + name + " outside a @predict block");
+            return prediction_directive(no, name, arg);
+        }
         if (name == "lesson") return lesson_title(no, arg);
         if (name == "about") {
             if (in_step_) return error(no, "@about belongs before the first @step");
@@ -180,18 +228,19 @@ private:
         }
         if (name == "step") return start_step(no, arg);
         if (name == "end") {
-            if (!recall_) return error(no, "@end without an open @recall block");
+            if (predict_) return close_prediction();
+            if (!recall_) return error(no, "@end without an open @recall or @predict block");
             close_recall();
             return;
         }
         static const char* kStepDirectives[] = {"workload", "dtype", "variants", "param", "view", "highlight",
-                                                "measure", "sweep", "controls", "recall"};
+                                                "measure", "sweep", "controls", "recall", "predict"};
         bool known = false;
         for (const char* d : kStepDirectives) known = known || name == d;
         if (!known)
             return error(no, "unknown directive @" + name +
                                  " (legal: @lesson, @about, @step, @workload, @dtype, @variants, @param, @view, "
-                                 "@highlight, @measure, @sweep, @controls, @recall, @end)");
+                                 "@highlight, @measure, @sweep, @controls, @recall, @predict, @option, @reveal, @end)");
         if (!in_step_) return error(no, "@" + name + " must come after a @step line");
         step_directive(no, name, arg);
     }
@@ -325,6 +374,16 @@ private:
             recall_line_ = no;
             return;
         }
+        if (name == "predict") {
+            Prediction p;
+            p.line = no;
+            if (std::string why = parse_prediction_head(arg, p); !why.empty()) error(no, why);
+            step()->predictions.push_back(std::move(p));
+            predict_ = true;
+            reveal_ = false;
+            predict_line_ = no;
+            return;
+        }
     }
 
     // =========================================================================================
@@ -368,6 +427,11 @@ private:
             check_spans(q.question);
             for (const ProseBlock& b : q.answer) check_spans(b.spans);
         }
+        for (const Prediction& p : s.predictions) {
+            for (const ProseBlock& b : p.question) check_spans(b.spans);
+            for (const ProseBlock& b : p.reveal) check_spans(b.spans);
+            for (const auto& [line, why] : prediction_expr_errors(p, st.params.workload)) error(line, why);
+        }
         check_levels(s);
         check_words(s);
     }
@@ -392,6 +456,12 @@ private:
         };
         for (const ProseBlock& b : s.prose) check(b.spans, check);
         for (const RecallQuestion& q : s.recalls) check(q.question, check);
+        for (const Prediction& p : s.predictions) {
+            for (const ProseBlock& b : p.question) check(b.spans, check);
+            for (const ProseBlock& b : p.reveal) check(b.spans, check);
+            if (p.kind == Prediction::Kind::number && !p.expr.func.empty())
+                check({ProseSpan{ProseSpan::Kind::expr, "", p.expr, p.line}}, check);
+        }
     }
 
     // Words the prose types that the engine must supply: a limiter or bound ("memory-bound",
@@ -426,6 +496,10 @@ private:
             check(q.question, q.line);
             for (const ProseBlock& b : q.answer) check(b.spans, b.line);
         }
+        for (const Prediction& p : s.predictions) {
+            for (const ProseBlock& b : p.question) check(b.spans, b.line);
+            for (const ProseBlock& b : p.reveal) check(b.spans, b.line);
+        }
     }
 
     // A verdict on numbers may not put a bound word in its texts; a limiter verdict may.
@@ -450,6 +524,9 @@ private:
     bool paragraph_open_ = false;
     bool recall_ = false;
     int recall_line_ = 0;
+    bool predict_ = false;  // inside @predict ... @end
+    bool reveal_ = false;   // after its @reveal
+    int predict_line_ = 0;
     int highlight_line_ = 0;
     bool variants_set_ = false;
     bool controls_set_ = false;

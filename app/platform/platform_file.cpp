@@ -39,6 +39,7 @@ int64_t kind_limit_bytes(UserFile kind) {
     case UserFile::reference: return 16ll << 20;   // 16 MiB: 290 times the shipped PyTorch reference
     case UserFile::results: return 64ll << 20;     // 64 MiB: 76 times the largest shipped export
     case UserFile::settings: return 1ll << 20;     // 1 MiB: settings.json is a few KB
+    case UserFile::answers: return 8ll << 20;      // 8 MiB: a prediction's answer is about 400 B, a class's year a few hundred KB
     case UserFile::test_input: return 1ll << 20;   // 1 MiB: 100 times the largest corpus entry
     case UserFile::exercise: return 1ll << 20;     // 1 MiB: 80 times the longest exercise
     case UserFile::kernel_source: return 1ll << 20;  // 1 MiB: a kernel file of 20000 lines
@@ -53,6 +54,7 @@ const char* kind_name(UserFile kind) {
     case UserFile::reference: return "PyTorch reference file";
     case UserFile::results: return "results file";
     case UserFile::settings: return "settings file";
+    case UserFile::answers: return "answers file";
     case UserFile::test_input: return "test input";
     case UserFile::exercise: return "exercise";
     case UserFile::kernel_source: return "kernel source file";
