@@ -7,11 +7,12 @@
 // (the timeline's trace, the DRAM counters), so it can detach after each such job; the next CUPTI
 // call attaches it again, and users re-register what they need when cupti_detach_count() moved.
 //
-// Opt-in (FUSIONLAB_CUPTI_DETACH=1) until it has passed the GUI soak: with it on, `fusionlab bench`
-// kept 3-6x less per job, all GPU tests passed, and every job still read its counters and its
-// timeline; but the one 10-minute H100 soak run with it on failed (GPU memory +202 MiB, host RSS
-// +49.6 MiB against +0.0 and +37-39 MiB without), and the device time to tell why ran out.
-// docs/RELIABILITY.md has the figures.
+// On by default (since 2026-11-28; FUSIONLAB_CUPTI_DETACH=0 keeps CUPTI attached, to compare): kept
+// attached, every GUI soak's C heap rose by 13-15 MiB per 200 s replay on an H100, which an all-day
+// lab cannot afford; detached, `fusionlab bench` kept 3-6x less per job, all GPU tests passed, and
+// every job still read its counters and its timeline. One 10-minute soak with it on (2026-11-25)
+// ended with GPU memory +202 MiB, not explained then; docs/RELIABILITY.md has that run and the
+// soaks in passes that measure both settings.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,7 @@
 
 namespace kernels {
 
-// FUSIONLAB_CUPTI_DETACH=1 in the environment (read on every call).
+// True unless FUSIONLAB_CUPTI_DETACH=0 is in the environment (read on every call).
 bool cupti_detach_enabled();
 
 // cuptiFinalize. Call with no CUPTI session open: streams synchronised, the activity trace flushed
