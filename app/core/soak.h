@@ -10,9 +10,9 @@
 // Replays (--soak-passes P > 1) are exact replays whatever the frame rate: the GUI's clock is the
 // driver's simulated clock (a fixed step per drawn frame, SoakDriver::frame_seconds, which the
 // GUI gives ImGui as its DeltaTime), the actions are scheduled on that clock, and an action waits,
-// drawing no frame, while the measurement it would interrupt is running (three in four parameter
-// changes and every other action; the fourth parameter change cancels, as a user who does not
-// wait). So every pass draws the same frames, with the same states, the same debounced
+// drawing no frame, while the measurement it would interrupt is running (what changes what is
+// measured: three parameter changes in four, workload and variant switches, lesson steps; the
+// fourth parameter change cancels, as a user who does not wait). So every pass draws the same frames, with the same states, the same debounced
 // submissions and the same measured shapes, and ends in the same state; only the wall time a pass
 // takes varies with the machine's load.
 //
@@ -28,8 +28,8 @@
 #include <iosfwd>
 #include <optional>
 #include <random>
-#include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace app {
@@ -124,6 +124,26 @@ void student_lesson_step(AppState& state, uint64_t random, double now);
 
 // Nearest-rank percentile (p in 0..100) of samples; 0 for none.
 double percentile(std::vector<double> samples, double p);
+
+// Frame times in a fixed number of bins, so a soak of any length keeps the same few kilobytes: the
+// soak once kept every frame's time, which grew its own heap by 8 bytes a frame (2 MiB an hour at 60
+// frames a second, inside the C heap it judges). Bins are 1 % wide on a log scale from 10 us to 100 s;
+// a percentile is the upper edge of the bin that holds the nearest-rank sample (at most 1 % above
+// it), the maximum is exact.
+class FrameTimeHistogram {
+public:
+    void add(double ms);
+    double percentile(double p) const;  // 0 when empty
+    uint64_t count() const { return count_; }
+    double max() const { return max_; }
+
+private:
+    static constexpr double kLowestMs = 0.01, kRatio = 1.01;
+    static constexpr size_t kBins = 1621;  // kLowestMs * kRatio^1620 > 100 s
+    std::vector<uint64_t> bins_ = std::vector<uint64_t>(kBins, 0);
+    uint64_t count_ = 0;
+    double max_ = 0;
+};
 
 class SoakDriver {
 public:
@@ -220,9 +240,10 @@ private:
     bool warm_sampled_ = false;
     std::string export_dir_;
     std::string last_export_message_;
-    std::vector<double> frame_ms_;
-    std::set<std::string> shapes_seen_;
-    size_t frames_before_pass_ = 0;        // frame_ms_.size() when the pass began
+    FrameTimeHistogram frames_all_, frames_pass_;  // the run's, this pass's
+    // Shapes measured so far, as 64-bit hashes of their key (8 bytes and a node each, not the key's
+    // text): the set grows with every new shape a soak visits, inside the heap it judges.
+    std::unordered_set<uint64_t> shapes_seen_;
     uint64_t actions_before_pass_ = 0, exports_before_pass_ = 0;
     int64_t gemm_configs_before_pass_ = 0;  // kernels::cublas_gemm_configs_issued() when the pass began
     SoakReport report_;
