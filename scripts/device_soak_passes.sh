@@ -32,8 +32,10 @@ echo "soaks started: detached (as shipped) pid $a, attached (FUSIONLAB_CUPTI_DET
 wait "$a"; ra=$?
 wait "$b"; rb=$?
 kill "$sampler" 2>/dev/null
+keep='^soak: (PASSED|FAILED)|pass [0-9] ends|GPU memory|C heap at|host RSS at|FAILURE|replays|frame time|actions  |exports  |headless|^ +pass +frames|^ +[0-9]+ +[0-9]+ +[0-9.]+ '
 {
-  echo "== detached (as shipped): exit $ra"; grep -E "^soak: (PASSED|FAILED)|pass [0-9] ends|GPU memory|C heap at|host RSS at|FAILURE|replays|frame time|actions  |exports  |headless" "$out/soak_detached.txt"
-  echo "== attached (FUSIONLAB_CUPTI_DETACH=0): exit $rb"; grep -E "^soak: (PASSED|FAILED)|pass [0-9] ends|GPU memory|C heap at|host RSS at|FAILURE|replays|frame time|actions  |exports  |headless" "$out/soak_attached.txt"
+  echo "== detached (as shipped): exit $ra"; grep -E "$keep" "$out/soak_detached.txt"
+  echo "== attached (FUSIONLAB_CUPTI_DETACH=0): exit $rb"; grep -E "$keep" "$out/soak_attached.txt"
 } | tee "$out/summary.txt"
 rm -rf "$out/cache-detached" "$out/cache-attached"
+exit $(( ra > rb ? ra : rb ))
