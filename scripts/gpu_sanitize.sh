@@ -24,7 +24,7 @@
 #          Br x Bc of flash, causal and not, every dtype; with FUSIONLAB_SANITIZER_RUN=1 so a job
 #          runs its kernels 1 warm-up + --reps times instead of the 20-rep minimum, and no
 #          hardware counters (the bench prints that its times are not measurements).
-#          Workloads added later are swept too (--workload all, --variant all).
+#          (--variant all: variants added later are swept too; a workload added later needs its line.)
 # Prints a table (tool, target, errors, warnings, seconds, result), writes each run's log under
 # $OUT (default ./device-out/sanitize), all of them also in $OUT.tgz, and exits:
 #   0 every run finished with 0 errors   1 a run found errors (or the program failed under it)
@@ -164,7 +164,7 @@ tests_spec() {  # Catch2 test spec for tool $1
 # Bench sweeps: one line each, arguments after `fusionlab bench`. Sizes are small and ragged.
 bench_sweeps() {  # for tool $1
   if [ "$QUICK" = 1 ]; then
-    echo "--workload all --variant all --dtype bf16 --rows 33 --hidden 100 --N 100 --d 64 --heads 2 --batch 1 --steps 7 --elements 1000 --reps 1"
+    echo "--workload all --variant all --dtype bf16 --rows 33 --hidden 100 --N 100 --d 64 --heads 2 --kv_heads 1 --kv_len 257 --M 33 --d_model 256 --batch 1 --steps 7 --elements 1000 --reps 1"
     echo "--workload attention --variant flash --dtype fp16 --N 100 --d 64 --br 16,128 --bc 16,128 --heads 1 --reps 1"
     echo "--workload attention --variant flash_tc --dtype fp16 --N 129 --d 64,128 --br 16,128 --bc 64,128 --heads 1 --causal 0,1 --reps 1"
   elif [ "$1" = racecheck ]; then
@@ -184,11 +184,14 @@ bench_sweeps() {  # for tool $1
     echo "--workload attention --variant flash_wgmma --dtype fp16,bf16 --N 129 --d 64,128 --br 64,128,192 --bc 64,128 --heads 1 --causal 0,1 --reps 1"
     echo "--workload skip --variant wgmma_fused,wgmma_two_pass --dtype fp16 --N 129 --d 64,128 --br 64,128,192 --bc 64,128 --heads 2 --batch 1 --reps 1"
     # decode: ragged kv_len, GQA and not, paged and contiguous, chosen and fixed splits
-    echo "--workload decode --variant all --dtype all --batch 1,3 --kv_len 1,257 --heads 4 --kv_heads 1,4 --d 64,128 --page 0,16 --splits 0,3 --reps 1"
+    echo "--workload decode --variant all --dtype fp16 --batch 3 --kv_len 1,257 --heads 4 --kv_heads 1,4 --d 64,128 --page 0 --splits 0,3 --reps 1"
+    echo "--workload decode --variant all --dtype bf16 --batch 3 --kv_len 1,257 --heads 4 --kv_heads 1,4 --d 64,128 --page 16 --splits 0,3 --reps 1"
     echo "--workload ffn --variant all --dtype all --M 1,33 --d_model 256,264 --d_ff 0,520 --reps 1"
   else
-    # Every workload and variant (new ones included) at ragged sizes, every dtype, causal and not.
-    echo "--workload all --variant all --dtype all --rows 1,33,257 --hidden 1,100,1024 --N 1,100 --d 64 --heads 2 --batch 1,2 --steps 1,7 --elements 1,1000 --causal 0,1 --reps 1"
+    # Every workload and variant at ragged sizes, every dtype, causal and not. decode and ffn have
+    # sweeps of their own below (decode offers no fp32 and its kv_heads must divide heads, ffn's
+    # defaults are GEMMs of thousands): a workload added later needs a line here too.
+    echo "--workload chain,bias_gelu,attention,skip,launch --variant all --dtype all --rows 1,33,257 --hidden 1,100,1024 --N 1,100 --d 64 --heads 2 --batch 1,2 --steps 1,7 --elements 1,1000 --causal 0,1 --reps 1"
     # Attention shapes: ragged N, odd and large d.
     echo "--workload attention --variant all --dtype all --N 17,257 --d 32,80,128 --heads 2 --causal 0,1 --reps 1"
     # flash: every tile size (Br x Bc); a tile that does not fit shared memory is refused, not run.
@@ -200,7 +203,8 @@ bench_sweeps() {  # for tool $1
     echo "--workload attention --variant flash_wgmma --dtype fp16,bf16 --N 129,1000 --d 64,128 --br 64,128,192 --bc 64,128 --heads 2 --causal 0,1 --reps 1"
     echo "--workload skip --variant wgmma_fused,wgmma_two_pass,teaching_fused,teaching_two_pass --dtype fp16,bf16 --N 129 --d 64,128 --br 64,128,192 --bc 64,128 --heads 2 --batch 1 --reps 1"
     # decode: every variant, ragged kv_len, GQA and multi-head, paged and contiguous, splits.
-    echo "--workload decode --variant all --dtype all --batch 1,3 --kv_len 1,257,1000 --heads 4 --kv_heads 1,4 --d 64,128 --page 0,16 --splits 0,3 --reps 1"
+    echo "--workload decode --variant all --dtype fp16 --batch 1,3 --kv_len 1,257,1000 --heads 4 --kv_heads 1,4 --d 64,128 --page 0,16 --splits 0,3 --reps 1"
+    echo "--workload decode --variant all --dtype bf16 --batch 1,3 --kv_len 1,257,1000 --heads 4 --kv_heads 1,4 --d 64,128 --page 0,16 --splits 0,3 --reps 1"
     echo "--workload ffn --variant all --dtype all --M 1,33,257 --d_model 256,264 --d_ff 0,520 --reps 1"
   fi
 }
