@@ -42,7 +42,7 @@ if [ "$kind" = soak ]; then
   cat > "$dir/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # The GPU soak in passes (fusionlab scripts/device_soak_passes.sh): bash run.sh OUTDIR
-set -u
+set -u -o pipefail
 out=${1:?usage: run.sh OUTDIR}; mkdir -p "$out"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d /tmp/fusionlab-soak.XXXXXX)
@@ -53,7 +53,7 @@ else
   cat > "$dir/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # One compute-sanitizer shard (fusionlab scripts/device_sanitize_shard.sh): SHARD=I bash run.sh OUTDIR
-set -u
+set -u -o pipefail
 out=${1:?usage: SHARD=I run.sh OUTDIR}; mkdir -p "$out"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d /tmp/fusionlab-san.XXXXXX)
