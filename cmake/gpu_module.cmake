@@ -1,6 +1,6 @@
-# The GPU module, libfusionlab_gpu.so (kernels/common/gpu_module.h): the CUDA kernels, cuBLAS and
+# The GPU module, libfusionlab_gpu.so (kernels/gpu/gpu_module.h): the CUDA kernels, cuBLAS and
 # cuBLASLt (shared, NEEDED by the module only), the CUDA runtime linked statically, CUPTI opened
-# with dlopen when first needed (kernels/common/cupti_lazy.cpp). The program opens the module at
+# with dlopen when first needed (kernels/profiling/cupti_lazy.cpp). The program opens the module at
 # start (app/core/module_loader.cpp) and links none of these. Included from CMakeLists.txt
 # after fusionlab_kernels, in builds with CUDA.
 #
@@ -33,7 +33,7 @@ endif()
 # the CUDA version the messages name ("13.0", NVIDIA's package suffix "13-0").
 set(FL_CUDA_VERSION "${CUDAToolkit_VERSION_MAJOR}.${CUDAToolkit_VERSION_MINOR}")
 set(FL_CUDA_PKG_VERSION "${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
-set_source_files_properties(kernels/common/cupti_lazy.cpp PROPERTIES COMPILE_DEFINITIONS
+set_source_files_properties(kernels/profiling/cupti_lazy.cpp PROPERTIES COMPILE_DEFINITIONS
   "FUSIONLAB_CUPTI_SONAME=\"libcupti.so.${CUDAToolkit_VERSION_MAJOR}\";FUSIONLAB_CUDA_VERSION=\"${FL_CUDA_VERSION}\";FUSIONLAB_CUDA_PKG_VERSION=\"${FL_CUDA_PKG_VERSION}\"")
 if(NOT EXISTS "${CUDAToolkit_INCLUDE_DIRS}/cupti.h" AND NOT TARGET CUDA::cupti)
   message(WARNING "fusionlab: cupti.h not found in the CUDA toolkit: the GPU module cannot be built without it")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The in-app DRAM counters (CUPTI range profiler, kernels/common/dram_counters.cu) against Nsight
+# The in-app DRAM counters (CUPTI range profiler, kernels/profiling/dram_counters.cu) against Nsight
 # Compute on the same kernels, on a GPU machine. Issue 18, item 6; kernels/PERF.md, "Counters vs
 # Nsight Compute". For each point: fusionlab's counters with today's flush (read passes inside the
 # profiling session, before and after the run) and with the old one (FUSIONLAB_COUNTER_FLUSH=read), then ncu's dram__bytes_read.sum and

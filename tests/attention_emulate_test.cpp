@@ -3,8 +3,8 @@
 // check's rows, the time limit, and the H100's recorded error reproduced.
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_emulate.h"
-#include "kernels/common/emulate.h"
-#include "kernels/common/output_check.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/output_check.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

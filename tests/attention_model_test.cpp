@@ -1,8 +1,8 @@
 // The attention model's byte and FLOP totals (summed from the tile schedule) against closed forms,
 // parameter checks, and the shared-memory refusal message.
 #include "kernels/attention/attention.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // The compute-ceiling cache: a round trip keeps the numbers per device key, other devices' entries
 // survive a save, and a corrupt or odd file is ignored with a note instead of failing.
-#include "kernels/common/ceilings.h"
-#include "kernels/common/backend.h"
+#include "kernels/profiling/ceilings.h"
+#include "kernels/core/backend.h"
 #include "temp_dir.h"
 
 #include <catch2/catch.hpp>

@@ -2,8 +2,8 @@
 // reference (decode_reference.cpp): errors of the size the dtype's rounding makes and no smaller, a
 // merge without the rescale caught, one key gives V exactly, the page size and a single split leave
 // the arithmetic unchanged, the rows the GPU check compares, and the time limit.
-#include "kernels/common/emulate.h"
-#include "kernels/common/output_check.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/output_check.h"
 #include "kernels/decode/decode.h"
 
 #include <catch2/catch.hpp>

@@ -1,8 +1,8 @@
 // The decode model: bytes per buffer and level against closed forms (the cache read once at L2->SM
 // by the grouped variants, G times by naive; DRAM once by all; the partials' round trip), L2->SM >=
 // DRAM, the split count, the page table, refusals with their numbers, and the mapping from Params.
-#include "kernels/common/registry.h"
-#include "kernels/common/backend.h"
+#include "kernels/core/registry.h"
+#include "kernels/sim/sim_backend.h"
 #include "kernels/decode/decode.h"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // The DRAM counters' text: privilege and busy messages say what to do, the nvidia params parser,
 // the measured-vs-modeled cell, and (in simulated-only builds) the "built without CUDA" answer.
-#include "kernels/common/dram_counters.h"
+#include "kernels/profiling/dram_counters.h"
 
 #include <catch2/catch.hpp>
 

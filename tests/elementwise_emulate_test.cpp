@@ -1,9 +1,9 @@
 // The elementwise kernels' arithmetic on the CPU (kernels/elementwise/elementwise_emulate.cpp): the
 // unfused chain's four roundings show, fp32 is tight, a wrong mask is caught, the GPU check's rows,
 // the time limit, and the H100's recorded bias_gelu error reproduced.
-#include "kernels/common/emulate.h"
-#include "kernels/common/output_check.h"
-#include "kernels/common/philox.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/output_check.h"
+#include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise.h"
 
 #include <catch2/catch.hpp>

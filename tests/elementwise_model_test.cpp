@@ -1,6 +1,6 @@
 // The model's byte and FLOP totals (summed from the tile schedule) against closed forms.
 #include "kernels/elementwise/elementwise.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

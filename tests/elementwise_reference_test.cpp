@@ -1,5 +1,5 @@
 // Properties of the float64 CPU reference the GPU variants are checked against.
-#include "kernels/common/philox.h"
+#include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise.h"
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,9 @@
-// The driver of the CPU emulations and the GPU arithmetic it stands on (kernels/common/emulate.*):
+// The driver of the CPU emulations and the GPU arithmetic it stands on (kernels/sim/emulate.*):
 // the warp butterfly's order, the GEMM accumulation, fp32 FMA, the fallback to the quick check's
 // rows, the shared reference, cancellation, and the label the simulated backend shows.
 #include "kernels/attention/attention.h"
-#include "kernels/common/emulate.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // The feed-forward block's arithmetic on the CPU (kernels/ffn/ffn_emulate.cpp): bf16 errors of the
 // size its roundings make, fp32 far tighter, the GPU check's rows, and the weights' cost in the limit.
-#include "kernels/common/emulate.h"
-#include "kernels/common/output_check.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/output_check.h"
 #include "kernels/ffn/ffn.h"
 
 #include <catch2/catch.hpp>

@@ -4,9 +4,9 @@
 // float64 reference's rounding points, the simulated backend's estimates, and the modeled DRAM bytes
 // against both recordings' counters at M = 8192.
 #include "app/core/recording.h"
-#include "kernels/common/backend.h"
+#include "kernels/sim/sim_backend.h"
 #include "kernels/ffn/ffn.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
-#include "kernels/common/format.h"
-#include "kernels/common/types.h"
+#include "kernels/core/format.h"
+#include "kernels/core/types.h"
 
 #include <catch2/catch.hpp>
 

@@ -3,9 +3,9 @@
 // (a tile too large for shared memory, naive's S and P too large for GPU memory) as ok == false
 // with the numbers.
 #include "kernels/attention/attention.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/sanitizer_run.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/backend.h"
+#include "kernels/gpu/sanitizer_run.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -3,7 +3,7 @@
 // (the teaching kernel also odd d), fp32 / fp16 / bf16; plus the refusals.
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_gpu.h"
-#include "kernels/common/gpu_memory_info.h"
+#include "kernels/gpu/gpu_memory_info.h"
 #include "tests/gpu_attention_check.h"
 
 #include <catch2/catch.hpp>

@@ -2,7 +2,7 @@
 // share it), and a job run on it without hardware counters.
 #pragma once
 
-#include "kernels/common/backend.h"
+#include "kernels/core/backend.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // The GPU backend when the device runs out of memory: a message that names the bytes, no crash,
 // and the backend measures again once memory is back.
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/backend.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>

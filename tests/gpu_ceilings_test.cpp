@@ -2,8 +2,8 @@
 // positive and below the device's theoretical peaks (a ceiling above the peak means the FLOPs are
 // miscounted), and not absurdly far below them (a broken measurement). The GPU backend fills the
 // DeviceInfo fields, from the cache on a second start.
-#include "kernels/common/backend.h"
-#include "kernels/common/ceilings.h"
+#include "kernels/core/backend.h"
+#include "kernels/profiling/ceilings.h"
 
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>

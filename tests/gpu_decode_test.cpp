@@ -3,10 +3,10 @@
 // of a split nor of a page, pages in random order, GQA ratios 1, 4, 6 and 8, d 64 and 128, fp16 and
 // bf16; split_kv_fused run again on the same buffers (its counters reset); refusals; the GPU backend
 // checks and times each variant per kernel like the model.
-#include "kernels/common/backend.h"
-#include "kernels/common/output_check.h"
-#include "kernels/common/registry.h"
-#include "kernels/common/sanitizer_run.h"
+#include "kernels/core/backend.h"
+#include "kernels/core/output_check.h"
+#include "kernels/core/registry.h"
+#include "kernels/gpu/sanitizer_run.h"
 #include "kernels/decode/decode.h"
 #include "kernels/decode/decode_gpu.h"
 

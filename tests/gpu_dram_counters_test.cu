@@ -2,10 +2,10 @@
 // the backend's fused chain against its model. Where the counters cannot be read for a reason
 // outside this program (no permission, another profiler holds them) the tests warn and pass; any
 // other failure fails.
-#include "kernels/common/backend.h"
-#include "kernels/common/cupti_detach.h"
-#include "kernels/common/dram_counters.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/backend.h"
+#include "kernels/profiling/cupti_detach.h"
+#include "kernels/profiling/dram_counters.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>

@@ -1,13 +1,13 @@
 // Every elementwise workload x variant x dtype on the GPU against the float64 CPU reference:
 // random inputs (several seeds, never zeros), ragged sizes, poisoned outputs, the whole output
 // compared; plus the backend's run() path end to end.
-#include "kernels/common/backend.h"
-#include "kernels/common/sanitizer_run.h"
+#include "kernels/core/backend.h"
+#include "kernels/gpu/sanitizer_run.h"
 #include "kernels/attention/attention_gpu.h"
-#include "kernels/common/gpu_testing.h"
+#include "kernels/gpu/gpu_testing.h"
 #include "kernels/elementwise/elementwise_testing.h"
 #include "kernels/elementwise/elementwise.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -2,13 +2,13 @@
 // outputs (every intermediate poisoned too), ragged M, d_model and d_ff, fp16, bf16 and true fp32;
 // the check sees an unwritten output; the backend's run() checks, times (whole runs from an idle
 // GPU) and traces each variant; and, on request ([.ffn_timing]), the timings PERF.md quotes.
-#include "kernels/common/backend.h"
-#include "kernels/common/output_check.h"
-#include "kernels/common/sanitizer_run.h"
-#include "kernels/common/timeline.h"
+#include "kernels/core/backend.h"
+#include "kernels/core/output_check.h"
+#include "kernels/gpu/sanitizer_run.h"
+#include "kernels/core/timeline.h"
 #include "kernels/ffn/ffn.h"
 #include "kernels/ffn/ffn_gpu.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include "gpu_backend_fixture.h"
 

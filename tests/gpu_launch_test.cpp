@@ -1,12 +1,12 @@
 // The launch workload on a real GPU: every variant against the float64 reference on random inputs,
 // with y poisoned first, at ragged sizes and K from 1 to 1000; the check itself catches an unwritten
 // y; the backend's timing, per-kernel row and timeline; and every workload gets a timeline.
-#include "kernels/common/backend.h"
-#include "kernels/common/sanitizer_run.h"
-#include "kernels/common/timeline.h"
+#include "kernels/core/backend.h"
+#include "kernels/gpu/sanitizer_run.h"
+#include "kernels/core/timeline.h"
 #include "kernels/launch/launch.h"
 #include "kernels/launch/launch_gpu.cuh"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include "gpu_backend_fixture.h"
 

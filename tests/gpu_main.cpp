@@ -3,7 +3,7 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
-#include "kernels/common/gpu_testing.h"
+#include "kernels/gpu/gpu_testing.h"
 
 #include <cstdio>
 #include <string>

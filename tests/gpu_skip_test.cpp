@@ -5,11 +5,11 @@
 // times each variant per kernel like the model; refusals say why.
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_gpu.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/sanitizer_run.h"
+#include "kernels/core/backend.h"
+#include "kernels/gpu/sanitizer_run.h"
 #include "kernels/skip/skip.h"
 #include "kernels/skip/skip_gpu.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -18,8 +18,8 @@
 #include "app/core/roofline_points.h"
 #include "app/core/runner.h"
 #include "app/gui/main_window.h"
-#include "kernels/common/registry.h"
-#include "kernels/memory_player.h"
+#include "kernels/core/registry.h"
+#include "viz/model/memory_player.h"
 #include "viz/label_layout.h"
 #include "viz/theme.h"
 

@@ -1,7 +1,7 @@
 // The launch workload's arithmetic on the CPU (kernels/launch/launch_emulate.cpp): its reference
 // follows each variant's rounding, so the error is 0 as on the GPU; bf16 stream and fused differ
 // (rounding between kernels stalls the stream); the GPU check's elements; the time limit.
-#include "kernels/common/emulate.h"
+#include "kernels/sim/emulate.h"
 #include "kernels/launch/launch.h"
 
 #include <catch2/catch.hpp>

@@ -1,11 +1,11 @@
 // The launch workload's host side: parameters and their limits, the model (K kernels each moving
 // the vector, fused one), the memory animation's counters at K = 1000, the float64 reference, and
 // the simulated backend's estimate, per-kernel row and modeled timeline.
-#include "kernels/common/backend.h"
-#include "kernels/common/timeline.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/timeline.h"
 #include "kernels/launch/launch.h"
-#include "kernels/memory_player.h"
-#include "kernels/common/registry.h"
+#include "viz/model/memory_player.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

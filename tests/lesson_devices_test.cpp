@@ -13,8 +13,8 @@
 #include "app/core/lesson_player.h"
 #include "app/core/recorded_backend.h"
 #include "app/core/recording.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 
@@ -98,7 +98,7 @@ std::string without_markup(std::string s) {
 // Problems in one rendered step: each a short message.
 std::vector<std::string> problems_in(const std::string& rendered) {
     std::vector<std::string> found;
-    // An emulation stopped because this CPU was busy (kernels/common/emulate.cpp's overrun stop)
+    // An emulation stopped because this CPU was busy (kernels/sim/emulate.cpp's overrun stop)
     // depends on the machine's load, not on the lesson: the app says why, and so it is not counted.
     static const std::regex overrun(R"(unavailable: not emulated: stopped after [^)]*\))");
     const std::string text = std::regex_replace(without_markup(rendered), overrun, "(emulation stopped)");

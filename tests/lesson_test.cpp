@@ -5,10 +5,10 @@
 #include "app/core/lesson.h"
 #include "app/core/lesson_bundle.h"
 #include "app/core/lesson_player.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/format.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/format.h"
 #include "kernels/elementwise/elementwise.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 #include "temp_dir.h"
 
 #include <catch2/catch.hpp>

@@ -4,8 +4,8 @@
 // counters only grow; a tile of flash's K crosses DRAM once and L2 once per row block;
 // shared-memory parts sum to the kernel's allocation.
 #include "kernels/attention/attention.h"
-#include "kernels/memory_player.h"
-#include "kernels/common/registry.h"
+#include "viz/model/memory_player.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -8,8 +8,8 @@
 //
 // [SECTION] The sweep
 // [SECTION] Tests
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

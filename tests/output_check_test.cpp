@@ -1,5 +1,5 @@
 // The GPU backend's pass/fail rule for an output against the float64 reference (output_check.h).
-#include "kernels/common/output_check.h"
+#include "kernels/core/output_check.h"
 
 #include <catch2/catch.hpp>
 

@@ -4,8 +4,8 @@
 // parameters it measured; a simulated GPU answers with one full pass and no quick one).
 #include "app/core/panels_state.h"
 
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include "sim_settings.h"
 

@@ -1,5 +1,5 @@
 // Philox4x32-10 against the known-answer vectors published with Random123, and the dropout mask.
-#include "kernels/common/philox.h"
+#include "kernels/core/philox.h"
 
 #include <catch2/catch.hpp>
 

@@ -12,8 +12,8 @@
 #include "app/core/results_import.h"
 #include "app/core/runner.h"
 #include "app/core/settings.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include "temp_dir.h"
 

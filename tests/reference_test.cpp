@@ -3,7 +3,7 @@
 // by workload, dtype and the parameters they name, and against a real GPU only its own rows show.
 #include "app/core/reference.h"
 
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include "temp_dir.h"
 

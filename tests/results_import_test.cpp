@@ -4,8 +4,8 @@
 #include "app/core/results_import.h"
 
 #include "app/core/export.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include "temp_dir.h"
 

@@ -4,8 +4,8 @@
 // the parameters only.
 #include "app/core/panels_state.h"
 #include "app/core/roofline_points.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

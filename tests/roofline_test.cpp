@@ -1,9 +1,9 @@
 // Roofline arithmetic is exact (intensity, attainable, ridge point, which roof bounds a point); the
 // roofs come from measured ceilings when present and datasheet values otherwise; the explanation
 // of measured vs modeled DRAM bytes names the reason with computed numbers.
-#include "kernels/common/backend.h"
-#include "kernels/roofline.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "viz/model/roofline.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

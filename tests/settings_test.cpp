@@ -3,7 +3,7 @@
 #include "app/core/settings.h"
 
 #include "app/core/jobs.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include "temp_dir.h"
 

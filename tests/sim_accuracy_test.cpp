@@ -7,9 +7,9 @@
 #include "app/core/lesson.h"
 #include "app/core/recording.h"
 #include "app/core/results_import.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
-#include "kernels/common/timeline.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
+#include "kernels/core/timeline.h"
 
 #include <catch2/catch.hpp>
 
@@ -116,7 +116,7 @@ Measurement simulate(const Measurement& real) {
 // - The counters flush L2 with a buffer they cudaMemset first; up to ~17 MiB of its lines are still
 //   dirty when the profiled run starts and are written back inside it (attention and the fused
 //   chain read +16 to +20 MiB of writes on the H100's 50 MiB L2, +21 MiB on the H200's 60 MiB,
-//   whatever N and d are; kernels/common/dram_counters.cu): up to 40 % of the L2.
+//   whatever N and d are; kernels/profiling/dram_counters.cu): up to 40 % of the L2.
 // - The range profiler holds 64 ranges (one per kernel): runs of more kernels count only the first
 //   64, so launch stream/graph at K = 100 and 1000 read 64 kernels' bytes.
 // - A run moving 1 MiB or less reads a few hundred KiB of other traffic (launch n = 65536).

@@ -1,7 +1,7 @@
 // The simulated backend estimates from the model and labels itself.
 #include "kernels/attention/attention.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 
 #include "app/core/jobs.h"
 #include "app/core/settings.h"
-#include "kernels/common/backend.h"
+#include "kernels/sim/sim_backend.h"
 
 #include <string>
 

@@ -2,8 +2,8 @@
 // attention variant is attention's flash_tc, two_pass rounds attn_out once more than fused, fp32 is
 // tight, the wgmma variants follow flash_wgmma's tile, the GPU check's rows and the time limit.
 #include "kernels/attention/attention_emulate.h"
-#include "kernels/common/emulate.h"
-#include "kernels/common/output_check.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/output_check.h"
 #include "kernels/skip/skip.h"
 
 #include <catch2/catch.hpp>

@@ -2,7 +2,7 @@
 // attention model, model() == the schedule's sum, the epilogue's events in the paper's words,
 // parameter checks and refusals, and the mapping from the app's flat Params.
 #include "kernels/skip/skip.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 
 #include "app/core/runner.h"
 #include "app/core/settings.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include "sim_settings.h"
 

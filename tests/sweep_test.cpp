@@ -6,7 +6,7 @@
 
 #include "app/core/panels_state.h"
 #include "app/core/sweep.h"
-#include "kernels/common/backend.h"
+#include "kernels/core/backend.h"
 
 #include "sim_settings.h"
 

@@ -1,9 +1,9 @@
 // Traffic at three levels (DESIGN.md): L2<->SM bytes summed from the schedule's events, DRAM bytes
-// from the L2 reuse model (kernels/common/schedule.h apply_l2_reuse), shared-memory bytes and SFU
+// from the L2 reuse model (kernels/core/schedule.h apply_l2_reuse), shared-memory bytes and SFU
 // operations on chip, each against a closed form; and the simulated backend naming the resource
 // that bounds each kind of kernel.
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

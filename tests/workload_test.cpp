@@ -1,5 +1,5 @@
 // Parameter specs, validation messages and the variant registry.
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
 

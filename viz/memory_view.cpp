@@ -10,8 +10,8 @@
 // [SECTION] The view, the byte race
 #include "viz/memory_view.h"
 
-#include "kernels/common/format.h"
-#include "kernels/common/levels.h"
+#include "kernels/core/format.h"
+#include "kernels/core/levels.h"
 #include "viz/highlight.h"
 #include "viz/label_layout.h"
 #include "viz/palette.h"
@@ -1232,7 +1232,7 @@ void draw_flight(const Pen& pen, const MemoryViewData& d, const std::vector<Tens
 // [SECTION] Footer
 // =============================================================================================
 struct LevelCounter {
-    std::string name;           // the level's word (kernels/common/levels.h)
+    std::string name;           // the level's word (kernels/core/levels.h)
     uint64_t so_far = 0, total = 0;
     std::string tip;
 };

@@ -15,8 +15,8 @@
 // draws it. draw_byte_race() draws two or more variants' running DRAM bytes on one scale.
 #pragma once
 
-#include "kernels/common/types.h"
-#include "kernels/memory_player.h"
+#include "kernels/core/types.h"
+#include "viz/model/memory_player.h"
 #include "viz/theme_id.h"
 
 #include <imgui.h>

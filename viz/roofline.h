@@ -7,7 +7,7 @@
 // Earlier DRAM points of a variant fade as a trail; arrows go from the variant each one improves
 // on to it; a legend in the plot's corner says which marker is which. Plain data in; returns what
 // the mouse is over so the app can explain it; every label records its rectangle
-// (viz/label_layout.h). The arithmetic is kernels/roofline.h.
+// (viz/label_layout.h). The arithmetic is viz/model/roofline.h.
 #pragma once
 
 #include "viz/log_plot.h"

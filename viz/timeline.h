@@ -6,7 +6,7 @@
 // (TimelineView is plain data); the chart reports what the mouse is over.
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 #include "viz/palette.h"
 #include "viz/timeline_view.h"
 

@@ -29,14 +29,14 @@
 #include "app/core/runner.h"
 #include "app/core/soak.h"
 #include "app/core/views.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/dram_counters.h"
-#include "kernels/common/emulate.h"
-#include "kernels/common/format.h"
-#include "kernels/common/timeline.h"
-#include "kernels/common/sanitizer_run.h"
-#include "kernels/memory_player.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/profiling/dram_counters.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/format.h"
+#include "kernels/core/timeline.h"
+#include "kernels/gpu/sanitizer_run.h"
+#include "viz/model/memory_player.h"
+#include "kernels/core/registry.h"
 
 #include <CLI/CLI.hpp>
 
@@ -1051,7 +1051,7 @@ std::string tflops_or_unavailable(const std::optional<double>& v) {
 // Measured roofs beside the datasheet ones; a simulated GPU has only the datasheet (roofline).
 void print_compute_ceilings(std::ostream& out, const kernels::DeviceInfo& d) {
     if (d.simulated) {
-        // The roofs the roofline draws for a simulated GPU: its calibration (kernels/roofline.h).
+        // The roofs the roofline draws for a simulated GPU: its calibration (viz/model/roofline.h).
         const kernels::SimCalibration c = kernels::calibration_for(d);
         print_line(out, "GEMM fp16", printf_string("%.1f TFLOP/s calibrated   (datasheet %.0f TFLOP/s)", c.gemm_tflops, d.peak_tensor_tflops));
         print_line(out, "GEMM bf16", printf_string("%.1f TFLOP/s calibrated", c.gemm_bf16_tflops));

@@ -7,8 +7,8 @@
 #include "app/core/gui_options.h"
 #include "app/core/record.h"
 #include "app/core/settings.h"
-#include "kernels/common/registry.h"
-#include "kernels/common/types.h"
+#include "kernels/core/registry.h"
+#include "kernels/core/types.h"
 
 #include <cstdint>
 #include <iosfwd>

@@ -10,10 +10,10 @@
 //   [SECTION] PNG
 #include "app/core/export.h"
 
-#include "kernels/common/backend.h"
-#include "kernels/common/timeline.h"
-#include "kernels/roofline.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/backend.h"
+#include "kernels/core/timeline.h"
+#include "viz/model/roofline.h"
+#include "kernels/core/registry.h"
 
 #include <nlohmann/json.hpp>
 #include <stb/stb_image_write.h>
@@ -131,7 +131,7 @@ std::string write_file_atomic(const std::string& path, const std::string& bytes)
 // [SECTION] Shared helpers (ceiling, numbers, parameters)
 // ---------------------------------------------------------------------------------------------
 BandwidthCeiling bandwidth_ceiling(const kernels::DeviceInfo& d) {
-    // The roofline's DRAM roof (kernels/roofline.h), so "% of ceiling" and the roof are one number:
+    // The roofline's DRAM roof (viz/model/roofline.h), so "% of ceiling" and the roof are one number:
     // a simulated GPU's calibrated copy, so a simulated kernel at the copy ceiling reads 100 %.
     const kernels::MemoryRoof roof = kernels::memory_roof(d);
     if (!(roof.bytes_per_s > 0)) return {0, "unavailable"};
@@ -276,7 +276,7 @@ std::vector<CsvColumn> fixed_columns_before_params() {
     };
 }
 
-// The compute ceiling a measurement is held to (kernels/roofline.h): tensor or FP32, measured or datasheet.
+// The compute ceiling a measurement is held to (viz/model/roofline.h): tensor or FP32, measured or datasheet.
 kernels::Roof compute_roof(const kernels::Measurement& m) {
     const kernels::RoofSet roofs = kernels::roofs_for(m.device, m.job.params.dtype);
     return kernels::roof_for_variant(roofs, m.job.variant, m.job.params);

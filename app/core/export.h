@@ -3,7 +3,7 @@
 // no half-written file. Errors come back as text for the GUI and the CLI.
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <nlohmann/json_fwd.hpp>
 

@@ -2,7 +2,7 @@
 // line (app/core/cli.cpp), carried out by the GUI shell (app/gui/gui.h) in builds that have one.
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <cstdint>
 #include <string>

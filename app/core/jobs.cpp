@@ -5,8 +5,8 @@
 
 #include "app/core/recording.h"
 
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <algorithm>
 #include <ctime>

@@ -5,7 +5,7 @@
 
 #include "app/core/runner.h"
 #include "app/core/settings.h"
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <string>
 #include <vector>

@@ -12,12 +12,12 @@
 #include "app/core/platform.h"
 #include "app/core/platform_file.h"
 #include "app/core/views.h"
-#include "kernels/common/format.h"
-#include "kernels/memory_player.h"
-#include "kernels/roofline.h"
-#include "kernels/common/registry.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/timeline.h"
+#include "kernels/core/format.h"
+#include "viz/model/memory_player.h"
+#include "viz/model/roofline.h"
+#include "kernels/core/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/timeline.h"
 
 #include <algorithm>
 #include <cctype>
@@ -1268,7 +1268,7 @@ const UnaryTest* find_unary(const std::vector<std::string>& args) {
 }
 
 // Limiter classes a verdict tests: `{if model.limiter V is CLASS | ... | ...}`. Each resource of
-// kernels/common/sim_backend.cpp's price_run belongs to one fine class and one coarse kind.
+// kernels/sim/sim_backend.cpp's price_run belongs to one fine class and one coarse kind.
 struct LimiterClass {
     const char* resource;  // prefix of RunPrice::limiter
     const char* fine;      // dram, l2, shared, tensor, fp32, sfu, issue, occupancy, latency, launch
@@ -1517,7 +1517,7 @@ ExprValue intensity_value(double flop_per_byte) {
 }
 
 // A simulated GPU calibrated from its datasheet and the H100's measured-to-datasheet ratios (not
-// measured on a card of its own, kernels/common/sim_backend.cpp): its roofs say so, as `fusionlab
+// measured on a card of its own, kernels/sim/sim_backend.cpp): its roofs say so, as `fusionlab
 // info` does, rather than "calibrated" (issue 28: the A100's roofs labelled "(calibrated)").
 bool datasheet_scaled(const kernels::DeviceInfo& d) {
     return d.simulated && kernels::calibration_for(d).source.rfind("datasheet", 0) == 0;
@@ -1621,7 +1621,7 @@ ExprValue evaluate_model(const LessonExpr& e, const ExprContext& ctx) {
         return intensity_value(m->flops() / static_cast<double>(bytes));
     }
     if (e.func == "model.tensor") {
-        // The footprint, as the memory view draws it (kernels/memory_player.h).
+        // The footprint, as the memory view draws it (viz/model/memory_player.h).
         try {
             const kernels::MemoryPlayer player(e.args[0], ctx.params);
             for (const kernels::HbmTensor& t : player.tensors())

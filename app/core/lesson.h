@@ -10,7 +10,7 @@
 // [SECTION] Finding lesson files
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <map>
 #include <optional>

@@ -1,7 +1,7 @@
 #include "app/core/lesson_bundle.h"
 
 #include "app/core/export.h"
-#include "kernels/common/backend.h"
+#include "kernels/core/backend.h"
 
 #include <nlohmann/json.hpp>
 

@@ -8,7 +8,7 @@
 
 #include "app/core/lesson.h"
 #include "app/core/settings.h"
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <cstdint>
 #include <string>

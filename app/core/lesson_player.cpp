@@ -1,7 +1,7 @@
 #include "app/core/lesson_player.h"
 
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <algorithm>
 #include <cmath>

@@ -12,8 +12,8 @@
 
 #include "app/core/platform.h"
 #if defined(FUSIONLAB_GPU_MODULE)  // a build with CUDA: the module's interface and what it replaces
-#include "kernels/common/dram_counters.h"
-#include "kernels/common/gpu_module.h"
+#include "kernels/profiling/dram_counters.h"
+#include "kernels/gpu/gpu_module.h"
 #endif
 
 #include <cstdlib>
@@ -223,8 +223,8 @@ const Status& status() {
 // =============================================================================================
 // [SECTION] entry points
 // =============================================================================================
-// With a module, the program's GPU functions (declared in kernels/common/backend.h, gpu_memory_info.h,
-// dram_counters.h) are these forwarders; a simulated-only build has kernels/common/gpu_backend_none.cpp.
+// With a module, the program's GPU functions (declared in kernels/core/backend.h, gpu_memory_info.h,
+// dram_counters.h) are these forwarders; a simulated-only build has kernels/gpu/gpu_backend_none.cpp.
 #if defined(FUSIONLAB_GPU_MODULE)
 namespace kernels {
 

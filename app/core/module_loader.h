@@ -1,4 +1,4 @@
-// Opening the GPU module (kernels/common/gpu_module.h) when the program starts, and saying exactly
+// Opening the GPU module (kernels/gpu/gpu_module.h) when the program starts, and saying exactly
 // why not when it cannot be opened: the module not installed, a CUDA library it needs missing or
 // too old, the NVIDIA driver missing or older than the module's CUDA runtime. Everything else runs
 // on the simulated and recorded backends meanwhile. The OS calls (dlopen) are in the .cpp.

@@ -7,11 +7,11 @@
 #include "app/core/export.h"
 #include "app/core/recording.h"
 #include "app/core/results_import.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/format.h"
-#include "kernels/common/levels.h"
-#include "kernels/common/timeline.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/backend.h"
+#include "kernels/core/format.h"
+#include "kernels/core/levels.h"
+#include "kernels/core/timeline.h"
+#include "kernels/core/registry.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -10,7 +10,7 @@
 #include "app/core/runner.h"
 #include "app/core/settings.h"
 #include "app/core/view_state.h"
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <functional>
 #include <map>

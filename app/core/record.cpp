@@ -7,9 +7,9 @@
 #include "app/core/recording.h"
 #include "app/core/runner.h"
 #include "app/core/sweep.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/format.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/format.h"
+#include "kernels/core/registry.h"
 
 #include <algorithm>
 #include <chrono>

@@ -20,7 +20,7 @@
 #pragma once
 
 #include "app/core/lesson.h"
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <iosfwd>
 #include <string>

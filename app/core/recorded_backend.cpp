@@ -1,6 +1,7 @@
 #include "app/core/recorded_backend.h"
 
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
+#include "kernels/sim/sim_backend.h"
 
 #include <algorithm>
 #include <utility>

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "app/core/recording.h"
-#include "kernels/common/backend.h"
+#include "kernels/core/backend.h"
 
 #include <memory>
 

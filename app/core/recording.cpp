@@ -8,8 +8,8 @@
 #include "app/core/platform.h"
 #include "app/core/platform_file.h"
 #include "app/core/results_import.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <nlohmann/json.hpp>
 

@@ -20,7 +20,7 @@
 // [SECTION] Finding recordings
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <map>
 #include <memory>

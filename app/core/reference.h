@@ -13,7 +13,7 @@
 // parameter set that agrees with them.
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <string>
 #include <utility>

@@ -5,7 +5,7 @@
 
 #include "app/core/json_fields.h"
 #include "app/core/platform_file.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <nlohmann/json.hpp>
 

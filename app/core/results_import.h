@@ -3,7 +3,7 @@
 // (`fusionlab shot --results F`, `fusionlab --results F`), labelled with the device they came from.
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <nlohmann/json_fwd.hpp>
 

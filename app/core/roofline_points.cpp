@@ -4,8 +4,8 @@
 #include "app/core/roofline_points.h"
 
 #include "app/core/panels_state.h"
-#include "kernels/common/format.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/format.h"
+#include "kernels/core/registry.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -4,8 +4,8 @@
 // with every formula. The view (app/gui/panel_roofline.cpp) only draws what these compute.
 #pragma once
 
-#include "kernels/common/types.h"
-#include "kernels/roofline.h"
+#include "kernels/core/types.h"
+#include "viz/model/roofline.h"
 
 #include <string>
 

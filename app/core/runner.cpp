@@ -12,6 +12,7 @@
 #include "app/core/platform_host.h"
 #include "app/core/recorded_backend.h"
 #include "app/core/recording.h"
+#include "kernels/sim/sim_backend.h"
 
 #include <algorithm>
 #include <exception>

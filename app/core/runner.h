@@ -6,8 +6,8 @@
 // current batch never cancel each other.
 #pragma once
 
-#include "kernels/common/backend.h"
-#include "kernels/common/types.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/types.h"
 
 #include <atomic>
 #include <chrono>

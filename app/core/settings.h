@@ -4,7 +4,7 @@
 // silently; a corrupt or partly wrong file gives defaults for what is wrong plus a message.
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 #include "viz/theme_id.h"
 
 #include <map>

@@ -7,8 +7,8 @@
 #include "app/core/lesson_player.h"
 #include "app/core/platform.h"
 #include "app/core/views.h"
-#include "kernels/common/gpu_memory_info.h"
-#include "kernels/common/registry.h"
+#include "kernels/gpu/gpu_memory_info.h"
+#include "kernels/core/registry.h"
 
 #include <algorithm>
 #include <cmath>

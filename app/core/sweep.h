@@ -6,8 +6,8 @@
 
 #include "app/core/runner.h"
 #include "app/core/settings.h"
-#include "kernels/common/types.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/types.h"
+#include "kernels/core/registry.h"
 
 #include <string>
 #include <vector>

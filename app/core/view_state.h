@@ -4,8 +4,8 @@
 // set it up before anything is drawn.
 #pragma once
 
-#include "kernels/common/types.h"
-#include "kernels/memory_player.h"
+#include "kernels/core/types.h"
+#include "viz/model/memory_player.h"
 #include "viz/timeline_view.h"
 
 #include <cstdint>

@@ -20,8 +20,8 @@
 #include "app/core/settings.h"
 #include "app/core/soak.h"
 #include "app/core/views.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 #include "viz/theme.h"
 
 #include <glad/gl.h>

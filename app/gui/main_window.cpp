@@ -9,8 +9,8 @@
 #include "app/gui/panel_status.h"
 #include "app/gui/panel_toolbar.h"
 #include "app/gui/view_tabs.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/backend.h"
+#include "kernels/core/registry.h"
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>

@@ -7,10 +7,10 @@
 
 #include "app/core/panels_state.h"
 #include "app/gui/panel_helpers.h"
-#include "kernels/common/format.h"
-#include "kernels/common/levels.h"
-#include "kernels/common/timeline.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/format.h"
+#include "kernels/core/levels.h"
+#include "kernels/core/timeline.h"
+#include "kernels/core/registry.h"
 #include "viz/bar_chart.h"
 #include "viz/svg_chart.h"
 #include "viz/theme.h"
@@ -108,7 +108,7 @@ std::vector<std::string> series_order(const std::vector<kernels::Model>& models,
 ByteSeries byte_series(const std::vector<const Measurement*>& shown, bool by_kernel) {
     ByteSeries out;
     std::vector<kernels::Model> models;
-    // DRAM bytes (the L2 reuse model for the measurement's GPU), the level kernels/common/levels.h
+    // DRAM bytes (the L2 reuse model for the measurement's GPU), the level kernels/core/levels.h
     // calls DRAM everywhere.
     for (const Measurement* m : shown)
         models.push_back(kernels::model(m->job.variant, m->job.params,

@@ -1,6 +1,6 @@
 #include "app/gui/panel_helpers.h"
 
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <cstdio>
 

@@ -2,7 +2,7 @@
 // ones are viz/imgui_helpers.h).
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <string>
 

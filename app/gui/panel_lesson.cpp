@@ -11,7 +11,7 @@
 #include "app/gui/panel_parameters.h"
 #include "app/gui/view_tabs.h"
 #include "app/core/views.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 #include "viz/highlight.h"
 #include "viz/palette.h"
 #include "viz/theme.h"

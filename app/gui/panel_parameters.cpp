@@ -10,9 +10,9 @@
 #include "app/core/panels_state.h"
 #include "app/core/recording.h"
 #include "app/gui/panel_helpers.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/format.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/format.h"
+#include "kernels/core/registry.h"
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>

@@ -9,12 +9,12 @@
 #include "app/core/export.h"
 #include "app/core/panels_state.h"
 #include "app/gui/panel_helpers.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/dram_counters.h"
-#include "kernels/common/format.h"
-#include "kernels/common/timeline.h"
-#include "kernels/roofline.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/profiling/dram_counters.h"
+#include "kernels/core/format.h"
+#include "kernels/core/timeline.h"
+#include "viz/model/roofline.h"
+#include "kernels/core/registry.h"
 #include "viz/bar_chart.h"
 #include "viz/imgui_helpers.h"
 
@@ -158,7 +158,7 @@ std::string bytes_cell(uint64_t bytes) { return kernels::format_bytes(static_cas
 // The widest metric name: the first column's width.
 constexpr const char* kWidestMetric = "on chip: shared bytes (model)";
 
-// Traffic at the three levels, one row each, from the outside in, named by kernels/common/levels.h:
+// Traffic at the three levels, one row each, from the outside in, named by kernels/core/levels.h:
 // DRAM (DRAM <-> L2, what the counters measure), L2→SM (what the loads and stores ask for), on chip
 // (shared memory).
 void bytes_rows(const std::vector<const Measurement*>& shown, const std::vector<bool>& stale) {

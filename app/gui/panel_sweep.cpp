@@ -4,14 +4,14 @@
 #include "app/gui/panel_sweep.h"
 
 #include "app/gui/panel_charts.h"
-#include "kernels/common/levels.h"
+#include "kernels/core/levels.h"
 #include "viz/svg_chart.h"
 
 #include "app/core/panels_state.h"
 #include "app/core/sweep.h"
 #include "app/core/roofline_points.h"
-#include "kernels/common/format.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/format.h"
+#include "kernels/core/registry.h"
 #include "viz/log_plot.h"
 #include "viz/theme.h"
 #include "viz/imgui_helpers.h"

@@ -12,9 +12,9 @@
 #include "viz/timeline.h"
 
 #include "app/core/panels_state.h"
-#include "kernels/common/format.h"
-#include "kernels/common/timeline.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/format.h"
+#include "kernels/core/timeline.h"
+#include "kernels/core/registry.h"
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>

@@ -4,8 +4,8 @@
 #include "app/core/gif_writer.h"
 #include "app/core/panels_state.h"
 #include "app/core/views.h"
-#include "kernels/common/registry.h"
-#include "kernels/memory_player.h"
+#include "kernels/core/registry.h"
+#include "viz/model/memory_player.h"
 
 #include <glad/gl.h>
 

@@ -28,7 +28,7 @@
 // [SECTION] Skip epilogue entry point (attention_epilogue.cuh)
 // [SECTION] Workspace (attention_workspace.cuh)
 // [SECTION] Entry points (attention_gpu.h)
-// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_epilogue.cuh"
@@ -36,12 +36,12 @@
 #include "kernels/attention/attention_tc.cuh"
 #include "kernels/attention/attention_wgmma.cuh"
 #include "kernels/attention/attention_workspace.cuh"
-#include "kernels/common/gpu_check.cuh"
-#include "kernels/common/gpu_dtype.cuh"
-#include "kernels/common/gpu_memory.cuh"
-#include "kernels/common/gpu_memory_info.h"
-#include "kernels/common/gpu_workload.h"
-#include "kernels/common/philox.h"
+#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/gpu/gpu_memory_info.h"
+#include "kernels/gpu/gpu_workload.h"
+#include "kernels/core/philox.h"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -790,7 +790,7 @@ Timing time_variant(const std::string& variant, const AttentionParams& p, int wa
 }  // namespace kernels::attention::gpu
 
 // =============================================================================================
-// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 // =============================================================================================
 namespace kernels::attention::gpu {
 namespace {

@@ -2,7 +2,7 @@
 //
 // Shapes: Q, K, V and O are batch_heads x N x d, row-major and contiguous (head h, row n, column c
 // at (h*N + n)*d + c). Causal: query row r attends to keys 0..r only.
-// Inputs are input_value(seed, tensor id, index) rounded to the dtype (common/philox.h), so any row
+// Inputs are input_value(seed, tensor id, index) rounded to the dtype (kernels/core/philox.h), so any row
 // can be regenerated on the host to check it, as in the elementwise workload.
 //
 // Variants (names from Dao et al., FlashAttention, 2022):
@@ -27,9 +27,9 @@
 // that lie wholly above the diagonal but computes (then masks) the diagonal tiles.
 #pragma once
 
-#include "kernels/common/types.h"
-#include "kernels/common/schedule.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/core/types.h"
+#include "kernels/core/schedule.h"
+#include "kernels/core/workload_def.h"
 
 #include <cstdint>
 #include <string>
@@ -211,7 +211,7 @@ Schedule schedule(const std::string& variant, const AttentionParams& p);
 Model model(const std::string& variant, const AttentionParams& p);
 
 // One flash_wgmma block as its warpgroups spend it, for the timeline view (BlockTimeline,
-// kernels/common/workload_def.h): the producer's TMA copies into the ring of `stages` slots, and each
+// kernels/core/workload_def.h): the producer's TMA copies into the ring of `stages` slots, and each
 // consumer warpgroup's wgmma turns (Sij with Pij-1 Vj-1) and softmax, tile by tile, for the row block
 // with the most key tiles. The work of each step is the schedule's (64 rows per warpgroup; an exp2
 // per score), priced at one SM's share of the device's calibrated rates (calibration_for: the GEMM

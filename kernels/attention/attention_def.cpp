@@ -1,4 +1,4 @@
-// The attention workload as the rest of the program sees it (kernels/common/workload_def.h): its
+// The attention workload as the rest of the program sees it (kernels/core/workload_def.h): its
 // parameters, variants, checks, schedule, refusals and the memory view's facts. The kernels, model
 // and CPU reference are the other files of this folder; attention.h says what each variant does.
 //
@@ -7,8 +7,8 @@
 // [SECTION] The definition
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_emulate.h"
-#include "kernels/common/format.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/core/format.h"
+#include "kernels/core/workload_def.h"
 
 #include <iterator>
 #include <memory>

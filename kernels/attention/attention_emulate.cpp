@@ -214,7 +214,7 @@ struct KernelEmulation {
     const char* kernel;
     void (*row)(const AttentionParams&, const float* q, const HeadInputs& kv, int64_t row, float* o);
     int64_t (*keys)(const AttentionParams&, int64_t row);  // keys its loop visits for a row
-    // CPU seconds per key and 2 d (its two products), measured (kernels/common/emulate.h's machine):
+    // CPU seconds per key and 2 d (its two products), measured (kernels/sim/emulate.h's machine):
     // naive 1.2-1.5 ns (dependent k-step sums, softmax), flash 2.0 (Sij as one FMA chain), flash_tc
     // 0.5-0.9 (Pij Vj across the d outputs).
     double seconds_per_mac;

@@ -1,9 +1,9 @@
 // The attention kernels' arithmetic on the CPU, one row of O at a time (attention_emulate.cpp;
-// the rules of exact and near emulation: kernels/common/emulate.h). Skip's emulation reuses it.
+// the rules of exact and near emulation: kernels/sim/emulate.h). Skip's emulation reuses it.
 #pragma once
 
 #include "kernels/attention/attention.h"
-#include "kernels/common/emulate.h"
+#include "kernels/sim/emulate.h"
 
 #include <string>
 
@@ -15,7 +15,7 @@ bool can_emulate(const std::string& kernel);
 // rounds them to the dtype (naive: already rounded, its second GEMM stores O in the dtype).
 void emulate_row(const std::string& kernel, const AttentionParams& p, int64_t head, int64_t row, float* o);
 
-// Estimated CPU seconds (kernels/common/emulate.h's rates) of: the K and V inputs of `heads` heads
+// Estimated CPU seconds (kernels/sim/emulate.h's rates) of: the K and V inputs of `heads` heads
 // and the q rows; the float64 reference of `rows`; `kernel`'s emulation of them.
 double inputs_seconds(const AttentionParams& p, const std::vector<RowRef>& rows);
 double reference_seconds(const AttentionParams& p, const std::vector<RowRef>& rows);

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "kernels/attention/attention.h"
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <cstdint>
 #include <string>

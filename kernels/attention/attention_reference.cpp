@@ -1,7 +1,7 @@
 // CPU reference of attention in float64 on the dtype-rounded inputs, and the inputs themselves
 // (regenerated per row, so checking a sample of a huge problem needs no copy of Q, K, V).
 #include "kernels/attention/attention.h"
-#include "kernels/common/philox.h"
+#include "kernels/core/philox.h"
 
 #include <algorithm>
 #include <cmath>

@@ -69,8 +69,8 @@
 #include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_tc.cuh"
-#include "kernels/common/gpu_check.cuh"
-#include "kernels/common/gpu_dtype.cuh"
+#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/gpu/gpu_dtype.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -8,8 +8,8 @@
 //                products at a time, turns alternate between the warpgroups (named barriers)
 //   slot j is free when every warpgroup's Pij Vj is done; Oi is stored after the last Pij Vj.
 #include "kernels/attention/attention.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/format.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/format.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// What the GPU backend (kernels/common/gpu_backend.cu) needs from the attention CUDA file: the
+// What the GPU backend (kernels/gpu/gpu_backend.cu) needs from the attention CUDA file: the
 // device buffers of one configuration, filling and poisoning them, and launching one kernel of a
 // variant by its model index, so the backend's shared timing loop can put CUDA events at every
 // kernel boundary. Every member throws CudaError / std::runtime_error on failure (the backend

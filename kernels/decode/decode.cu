@@ -37,12 +37,12 @@
 // [SECTION] split_kv_combine
 // [SECTION] Buffers and launches
 // [SECTION] Entry points (decode_gpu.h)
-// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
-#include "kernels/common/gpu_check.cuh"
-#include "kernels/common/gpu_dtype.cuh"
-#include "kernels/common/gpu_memory.cuh"
-#include "kernels/common/gpu_workload.h"
-#include "kernels/common/philox.h"
+// [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
+#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/gpu/gpu_workload.h"
+#include "kernels/core/philox.h"
 #include "kernels/decode/decode.h"
 #include "kernels/decode/decode_gpu.h"
 
@@ -692,7 +692,7 @@ Output run_once(const std::string& variant, const DecodeParams& p, int runs) {
 }
 
 // =============================================================================================
-// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 // =============================================================================================
 namespace {
 

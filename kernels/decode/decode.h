@@ -41,9 +41,9 @@
 // only the last chunk is ragged.
 #pragma once
 
-#include "kernels/common/schedule.h"
-#include "kernels/common/types.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/core/schedule.h"
+#include "kernels/core/types.h"
+#include "kernels/core/workload_def.h"
 
 #include <cstdint>
 #include <string>

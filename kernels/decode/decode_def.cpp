@@ -1,12 +1,12 @@
-// The decode workload as the rest of the program sees it (kernels/common/workload_def.h): one new
+// The decode workload as the rest of the program sees it (kernels/core/workload_def.h): one new
 // token per sequence against its KV cache, in four variants (decode.h says what each does).
 //
 // [SECTION] Parameters
 // [SECTION] Description, memory view, traffic
 // [SECTION] The definition
-#include "kernels/common/emulate.h"
-#include "kernels/common/format.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/format.h"
+#include "kernels/core/workload_def.h"
 #include "kernels/decode/decode.h"
 
 #include <iterator>

@@ -1,4 +1,4 @@
-// The decode variants' arithmetic on the CPU (kernels/common/emulate.h), in decode.cu's order:
+// The decode variants' arithmetic on the CPU (kernels/sim/emulate.h), in decode.cu's order:
 //   flash, split_kv, split_kv_fused  per block (one split of the keys): 4 warps x 256 / d streams; a
 //             stream's dot product is each lane's fp32 FMA chain over its 8 elements, then the xor
 //             shuffle tree over the token's d / 8 lanes; s scaled to log2 units (one rounded multiply);
@@ -11,7 +11,7 @@
 //             each run (m, l) over their strided elements, merge by the xor tree and warp by warp;
 //             P = round(exp2(s log2 e - M) / l); P V by the same streams, plain sums, then round.
 // exp2 is the correctly rounded float value (the GPU's exp2f is within 2 ulp): "near" in emulate.h.
-#include "kernels/common/emulate.h"
+#include "kernels/sim/emulate.h"
 #include "kernels/decode/decode.h"
 
 #include <algorithm>

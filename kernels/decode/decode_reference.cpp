@@ -1,8 +1,8 @@
 // CPU reference of decode attention in float64 on the dtype-rounded inputs, the inputs themselves
 // (regenerated from Philox, so any row can be checked without a copy of the cache), the page table,
 // and the rows the checks compare.
-#include "kernels/common/emulate.h"
-#include "kernels/common/philox.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/philox.h"
 #include "kernels/decode/decode.h"
 
 #include <algorithm>

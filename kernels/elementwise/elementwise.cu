@@ -43,17 +43,17 @@
 // [SECTION] Kernels: input fill, output scan
 // [SECTION] Launchers
 // [SECTION] Dispatch by kernel name, buffer specs
-// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 // [SECTION] Test entry points (elementwise_testing.h)
-#include "kernels/common/gpu_check.cuh"
-#include "kernels/common/gpu_dtype.cuh"
+#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/gpu/gpu_dtype.cuh"
 #include "kernels/elementwise/elementwise_gpu.cuh"
-#include "kernels/common/gpu_memory.cuh"
-#include "kernels/common/gpu_workload.h"
+#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/gpu/gpu_workload.h"
 #include "kernels/elementwise/elementwise_testing.h"
-#include "kernels/common/philox.h"
+#include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -692,7 +692,7 @@ std::vector<BufferSpec> buffer_specs(const std::string& variant, const Elementwi
 }
 
 // =============================================================================================
-// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 // =============================================================================================
 namespace {
 

@@ -5,7 +5,7 @@
 //              out = Dropout_p(GELU(h)) + residual[r]        (kept elements scaled by 1/(1-p))
 //   bias_gelu: out = GELU(x[r] + bias)
 // GELU is the exact erf form, 0.5 x (1 + erf(x / sqrt 2)) (PyTorch's default).
-// The dropout mask is Philox(seed, element index) (common/philox.h): every variant and the CPU
+// The dropout mask is Philox(seed, element index) (kernels/core/philox.h): every variant and the CPU
 // reference drop the same elements. Inputs are input_value(seed, tensor id, index) rounded to
 // the dtype, so any row can be regenerated on the host to check it.
 //
@@ -21,9 +21,9 @@
 //             fused    1 kernel.
 #pragma once
 
-#include "kernels/common/types.h"
-#include "kernels/common/schedule.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/core/types.h"
+#include "kernels/core/schedule.h"
+#include "kernels/core/workload_def.h"
 
 #include <cstdint>
 #include <string>
@@ -72,7 +72,7 @@ double gelu(double x);
 void reference_row(const ElementwiseParams& p, int64_t row, double* out);
 
 // ---------------------------------------------------------------------------------------------
-// The kernels' arithmetic on the CPU (elementwise_emulate.cpp; kernels/common/emulate.h)
+// The kernels' arithmetic on the CPU (elementwise_emulate.cpp; kernels/sim/emulate.h)
 // ---------------------------------------------------------------------------------------------
 // GELU as the device computes it (A&S 7.1.26 erf, rcp.approx, ex2.approx) in fp32: ffn's GELU
 // kernels are these too.

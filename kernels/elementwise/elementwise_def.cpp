@@ -1,8 +1,8 @@
-// The two elementwise workloads as the rest of the program sees them (kernels/common/workload_def.h):
+// The two elementwise workloads as the rest of the program sees them (kernels/core/workload_def.h):
 // chain (LayerNorm -> GELU -> Dropout -> residual add) and bias_gelu. Their kernels, model and CPU
 // reference are the other files of this folder; elementwise.h says what each variant does.
-#include "kernels/common/emulate.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/workload_def.h"
 #include "kernels/elementwise/elementwise.h"
 
 #include <cmath>

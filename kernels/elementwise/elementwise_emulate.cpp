@@ -1,4 +1,4 @@
-// The elementwise kernels' arithmetic on the CPU (kernels/common/emulate.h), one output row at a
+// The elementwise kernels' arithmetic on the CPU (kernels/sim/emulate.h), one output row at a
 // time, as elementwise.cu computes it:
 //   layernorm / fused_chain (row kernels): the row's sum in the block's order (each thread's chunks
 //     in order, a warp butterfly, then the warps' sums one after another), mean = sum * (1 / hidden);
@@ -9,8 +9,8 @@
 //     each kernel's output rounded to the dtype where it is stored.
 //   GELU: elementwise.cu's Abramowitz & Stegun 7.1.26 form with rcp.approx and ex2.approx (its erf
 //     differs from the reference's by up to 1.5e-7: part of the error shown), x - q not contracted.
-#include "kernels/common/emulate.h"
-#include "kernels/common/philox.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise.h"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // and its GpuWorkload (the GPU backend reaches it through WorkloadDef::make_gpu). All functions throw CudaError on failure.
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 #include "kernels/elementwise/elementwise.h"
 
 #include <cuda_runtime.h>

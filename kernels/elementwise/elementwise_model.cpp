@@ -19,7 +19,7 @@
 //   layernorm 7 (sum 1, squared deviation 2, normalise and affine 4), gelu 5 (scale, erf, add,
 //   two multiplies), dropout 1 (scale), add 1, bias add 1.
 #include "kernels/elementwise/elementwise.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
 // CPU reference of the elementwise workloads in float64 on the dtype-rounded inputs, and the
 // inputs themselves (regenerated per row, so checking a sample of a huge tensor needs no copy).
-#include "kernels/common/philox.h"
+#include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise.h"
 
 #include <algorithm>

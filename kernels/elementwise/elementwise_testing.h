@@ -2,8 +2,8 @@
 // Only present in builds with CUDA (kernels/elementwise/elementwise.cu).
 #pragma once
 
-#include "kernels/common/schedule.h"
-#include "kernels/common/types.h"
+#include "kernels/core/schedule.h"
+#include "kernels/core/types.h"
 
 #include <cstdint>
 #include <string>

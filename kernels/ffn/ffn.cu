@@ -34,11 +34,11 @@
 // [SECTION] epilogue_graph: the epilogue's two GEMMs replayed from a CUDA graph
 // [SECTION] Fill kernel
 // [SECTION] The GPU workload
-#include "kernels/common/gpu_check.cuh"
-#include "kernels/common/gpu_dtype.cuh"
-#include "kernels/common/gpu_memory.cuh"
-#include "kernels/common/gpu_workload.h"
-#include "kernels/common/philox.h"
+#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/gpu/gpu_workload.h"
+#include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise_gpu.cuh"
 #include "kernels/ffn/ffn.h"
 #include "kernels/ffn/ffn_gpu.h"

@@ -30,9 +30,9 @@
 // so the reference of the epilogue variants uses it; the erf form differs from it by at most 4.8e-4 (at x = -2.70).
 #pragma once
 
-#include "kernels/common/schedule.h"
-#include "kernels/common/types.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/core/schedule.h"
+#include "kernels/core/types.h"
+#include "kernels/core/workload_def.h"
 
 #include <cstdint>
 #include <string>
@@ -155,7 +155,7 @@ void reference_rows(const std::string& variant, const FfnParams& p, const Weight
 std::vector<int64_t> rows_to_check(const FfnParams& p, double max_mults);
 
 // ---------------------------------------------------------------------------------------------
-// The variants' arithmetic on the CPU (ffn_emulate.cpp; kernels/common/emulate.h)
+// The variants' arithmetic on the CPU (ffn_emulate.cpp; kernels/sim/emulate.h)
 // ---------------------------------------------------------------------------------------------
 // Output row `row` of `variant` as its GEMMs and elementwise kernels compute it, rounded where they
 // store (w: generate_weights(p)); and WorkloadDef::emulate: out on rows_to_check(p, budget).

@@ -1,9 +1,9 @@
-// The feed-forward block as the rest of the program sees it (kernels/common/workload_def.h):
+// The feed-forward block as the rest of the program sees it (kernels/core/workload_def.h):
 // out = GELU(x·W1 + b1)·W2 + b2 as 5, 4 or 2 kernels, or 2 replayed from a CUDA graph.
 // ffn.h says what each variant does; ffn_model.cpp counts its bytes.
-#include "kernels/common/emulate.h"
-#include "kernels/common/format.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/format.h"
+#include "kernels/core/workload_def.h"
 #include "kernels/ffn/ffn.h"
 
 #include <cmath>

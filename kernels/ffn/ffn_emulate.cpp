@@ -1,4 +1,4 @@
-// The feed-forward block's arithmetic on the CPU (kernels/common/emulate.h), one token row at a time:
+// The feed-forward block's arithmetic on the CPU (kernels/sim/emulate.h), one token row at a time:
 //   GEMMs      fp32 accumulation as cuBLAS / cuBLASLt run them (tensor-core k-steps of 16 for
 //              fp16/bf16, one FMA chain along K in fp32), the result stored in the dtype;
 //   unfused    h1 = round(x W1); h2 = round(h1 + b1) (bias kernel); act = round(GELU(h2)) (GELU
@@ -8,7 +8,7 @@
 // cuBLASLt's GELU epilogue is the tanh form; how it evaluates tanh is not documented: here in fp32
 // with a correctly rounded tanh. The weights come from input_value() as on the GPU (regenerated once
 // per parameter set and shared by the reference and every variant).
-#include "kernels/common/emulate.h"
+#include "kernels/sim/emulate.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/ffn/ffn.h"
 
@@ -92,7 +92,7 @@ EmulatedCheck emulate(const std::string& variant, const FfnParams& p, const Emul
     c.how = "first, last and evenly spaced; 2 d_model d_ff multiply-adds each";
     c.versus = std::string("the float64 CPU reference with this variant's roundings") +
                (variant == "epilogue" || variant == "epilogue_graph" ? " and cuBLASLt's tanh-form GELU" : "");
-    // Measured at d_model = 1024, d_ff = 4096 (kernels/common/emulate.h's machine): the weights 45 ns
+    // Measured at d_model = 1024, d_ff = 4096 (kernels/sim/emulate.h's machine): the weights 45 ns
     // per value (Philox and the first touch of 32 MiB), the reference 1.9 ns and the emulation 1.0 ns
     // per multiply-add (both stream W1 and W2 from memory once per row).
     constexpr double kWeightSeconds = 4.5e-8, kReferenceMacSeconds = 2.0e-9, kEmulatedMacSeconds = 1.0e-9;

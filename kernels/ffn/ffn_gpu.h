@@ -3,7 +3,7 @@
 // their epilogues (PERF.md's goal: the epilogue costs < 5% at M >= 2048). CUDA builds only.
 #pragma once
 
-#include "kernels/common/gpu_workload.h"
+#include "kernels/gpu/gpu_workload.h"
 #include "kernels/ffn/ffn.h"
 
 #include <memory>

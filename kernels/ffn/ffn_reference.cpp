@@ -10,7 +10,7 @@
 // [SECTION] GELU
 // [SECTION] Weights
 // [SECTION] Reference rows
-#include "kernels/common/philox.h"
+#include "kernels/core/philox.h"
 #include "kernels/ffn/ffn.h"
 
 #include <algorithm>

@@ -16,12 +16,12 @@
 // [SECTION] Kernels
 // [SECTION] Launchers
 // [SECTION] Workspace: buffers, graph, check
-// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
-#include "kernels/common/gpu_check.cuh"
-#include "kernels/common/gpu_dtype.cuh"
-#include "kernels/common/gpu_memory.cuh"
-#include "kernels/common/gpu_workload.h"
-#include "kernels/common/philox.h"
+// [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
+#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/gpu/gpu_workload.h"
+#include "kernels/core/philox.h"
 #include "kernels/launch/launch.h"
 #include "kernels/launch/launch_gpu.cuh"
 
@@ -263,7 +263,7 @@ Check Workspace::check_output(const std::string& variant, unsigned long long* co
 }  // namespace kernels::launch::gpu
 
 // =============================================================================================
-// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 // =============================================================================================
 namespace kernels::launch::gpu {
 namespace {

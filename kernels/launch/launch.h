@@ -20,9 +20,9 @@
 // rounding between kernels, shown by the error against the fused reference in the GPU tests.
 #pragma once
 
-#include "kernels/common/types.h"
-#include "kernels/common/schedule.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/core/types.h"
+#include "kernels/core/schedule.h"
+#include "kernels/core/workload_def.h"
 
 #include <cstdint>
 #include <string>

@@ -1,8 +1,8 @@
-// The launch-overhead workload as the rest of the program sees it (kernels/common/workload_def.h):
+// The launch-overhead workload as the rest of the program sees it (kernels/core/workload_def.h):
 // K dependent steps y = y*a + b launched as K kernels, a replayed CUDA graph, or one fused kernel.
 // launch.h says what each variant does.
-#include "kernels/common/emulate.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/workload_def.h"
 #include "kernels/launch/launch.h"
 
 #include <cmath>

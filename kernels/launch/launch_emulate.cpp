@@ -1,9 +1,9 @@
-// The launch workload's arithmetic on the CPU (kernels/common/emulate.h): each step one fp32 FMA,
+// The launch workload's arithmetic on the CPU (kernels/sim/emulate.h): each step one fp32 FMA,
 // y = fmaf(y, a, b); stream and graph store y in the dtype after every step (step_kernel), fused
 // once at the end (fused_steps_kernel). The float64 reference (launch_model.cpp) follows the same
 // rounding points on purpose, so the error is 0 but for a double-rounding tie of its FMA: what the
 // GPU check shows too (assets/measurements/h100-bench-2026-11-25/launch.json).
-#include "kernels/common/emulate.h"
+#include "kernels/sim/emulate.h"
 #include "kernels/launch/launch.h"
 
 #include <vector>

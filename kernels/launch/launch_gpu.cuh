@@ -3,7 +3,7 @@
 // of y against the float64 CPU reference. All functions throw CudaError on failure.
 #pragma once
 
-#include "kernels/common/types.h"
+#include "kernels/core/types.h"
 
 #include <cuda_runtime.h>
 

@@ -6,7 +6,7 @@
 // [SECTION] CPU reference
 #include "kernels/launch/launch.h"
 
-#include "kernels/common/philox.h"
+#include "kernels/core/philox.h"
 
 #include <algorithm>
 #include <cmath>

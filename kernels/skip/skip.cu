@@ -16,15 +16,15 @@
 // [SECTION] Buffers and launches
 // [SECTION] Workspace (skip_workspace.cuh)
 // [SECTION] Entry points (skip_gpu.h)
-// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_gpu.h"
 #include "kernels/attention/attention_workspace.cuh"
-#include "kernels/common/gpu_check.cuh"
-#include "kernels/common/gpu_dtype.cuh"
-#include "kernels/common/gpu_workload.h"
-#include "kernels/common/gpu_memory.cuh"
-#include "kernels/common/philox.h"
+#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/gpu/gpu_workload.h"
+#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/core/philox.h"
 #include "kernels/skip/skip.h"
 #include "kernels/skip/skip_gpu.h"
 #include "kernels/skip/skip_workspace.cuh"
@@ -285,7 +285,7 @@ Output run_once(const std::string& variant, const SkipParams& p) {
 }  // namespace kernels::skip::gpu
 
 // =============================================================================================
-// [SECTION] The GPU workload (kernels/common/gpu_workload.h)
+// [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 // =============================================================================================
 namespace kernels::skip::gpu {
 namespace {

@@ -29,9 +29,9 @@
 #pragma once
 
 #include "kernels/attention/attention.h"
-#include "kernels/common/types.h"
-#include "kernels/common/schedule.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/core/types.h"
+#include "kernels/core/schedule.h"
+#include "kernels/core/workload_def.h"
 
 #include <cstdint>
 #include <string>
@@ -98,7 +98,7 @@ void reference_out_row(const SkipParams& p, int64_t bh, int64_t row, double* out
 void reference_result_row(const std::string& variant, const SkipParams& p, int64_t bh, int64_t row, double* out);
 
 // The variant's arithmetic on the CPU on the rows the GPU check samples (skip_emulate.cpp;
-// kernels/common/emulate.h): WorkloadDef::emulate.
+// kernels/sim/emulate.h): WorkloadDef::emulate.
 EmulatedCheck emulate(const std::string& variant, const SkipParams& p, const EmulationBudget& budget);
 
 // ---------------------------------------------------------------------------------------------

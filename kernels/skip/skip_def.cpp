@@ -1,10 +1,10 @@
-// The skip-connection workload as the rest of the program sees it (kernels/common/workload_def.h):
+// The skip-connection workload as the rest of the program sees it (kernels/core/workload_def.h):
 // out = c_skip(t) x + c_out(t) attention(q, k, v), two passes against the skip fused into the
 // attention kernel's epilogue. Its attention parameters are the attention workload's (same names,
 // same specs); skip.h says what each variant does.
 #include "kernels/attention/attention.h"
-#include "kernels/common/emulate.h"
-#include "kernels/common/workload_def.h"
+#include "kernels/sim/emulate.h"
+#include "kernels/core/workload_def.h"
 #include "kernels/skip/skip.h"
 
 #include <iterator>

@@ -1,4 +1,4 @@
-// The skip workload's arithmetic on the CPU (kernels/common/emulate.h): the attention kernel's row
+// The skip workload's arithmetic on the CPU (kernels/sim/emulate.h): the attention kernel's row
 // (kernels/attention/attention_emulate.h), then the skip connection as the GPU computes it:
 //   attention          attn_out = round(O)
 //   two_pass           attn_out = round(O); skip_kernel: out = round(c_skip x + c_out attn_out)
@@ -9,7 +9,7 @@
 // attention_epilogue.cuh computes them (t_b, then c_skip = σ² / fma(t, t, σ²), c_out = σ t /
 // sqrt(fma(t, t, σ²))) and out = fma(c_out, O, c_skip x), or c_skip x exactly when c_out = 0.
 #include "kernels/attention/attention_emulate.h"
-#include "kernels/common/emulate.h"
+#include "kernels/sim/emulate.h"
 #include "kernels/skip/skip.h"
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // CPU reference of the skip-connection workload in float64 on the dtype-rounded inputs: the
 // attention reference (kernels/attention/attention_reference.cpp) for F, x regenerated per row.
-#include "kernels/common/philox.h"
+#include "kernels/core/philox.h"
 #include "kernels/skip/skip.h"
 
 #include <vector>

@@ -1,4 +1,4 @@
-// What the GPU backend (kernels/common/gpu_backend.cu) needs from the skip CUDA file: the device
+// What the GPU backend (kernels/gpu/gpu_backend.cu) needs from the skip CUDA file: the device
 // buffers of one configuration, filling and poisoning them, launching one kernel of a variant by
 // its model index (so the backend's timing loop puts CUDA events at every kernel boundary), and
 // reading rows of the result back for the check. Members throw on failure; the backend catches.

@@ -5,7 +5,7 @@
 // a file that parses has a title and at least one step, each step's parameters pass
 // kernels::validate, and parsing the same text twice gives the same errors (no hidden state).
 #include "app/core/lesson.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -9,7 +9,7 @@
 // a rejected one gets a one-line message that names the option; a parsed name prints back as a
 // name that parses to the same value.
 #include "app/core/cli.h"
-#include "kernels/common/registry.h"
+#include "kernels/core/registry.h"
 #include "tests/fuzz/fuzz_input.h"
 
 #include <algorithm>

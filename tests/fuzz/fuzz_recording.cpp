@@ -7,8 +7,8 @@
 // least one measurement, each valid, recorded on that date and found again by its own point; and
 // what is accepted writes out and reads back to the same text.
 #include "app/core/recording.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <cstdio>
 #include <cstdlib>

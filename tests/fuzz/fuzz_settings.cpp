@@ -8,8 +8,8 @@
 // read back).
 #include "app/core/jobs.h"
 #include "app/core/settings.h"
-#include "kernels/common/backend.h"
-#include "kernels/common/registry.h"
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/registry.h"
 
 #include <cstdio>
 #include <cstdlib>
