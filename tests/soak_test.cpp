@@ -146,12 +146,14 @@ TEST_CASE("soak: a short soak changes parameters, switches views and exports, th
 // What the GUI's frame loop does around the driver, for the tests below: a frame when the driver
 // says so, the parameters submitted (params_dirty cleared) in the frame after a change, and the time
 // a frame takes. `frame` (0-based drawn frames of the run) lets a test vary the frame time by pass.
-template <class OnFrame>
-void run_frames(app::SoakDriver& soak, app::AppState& state, OnFrame on_frame) {
+// `on_hold` runs on a turn without a frame (the GUI takes finished results then).
+template <class OnFrame, class OnHold>
+void run_frames(app::SoakDriver& soak, app::AppState& state, OnFrame on_frame, OnHold on_hold) {
     double now = 0;
     uint64_t frame = 0;
     while (!soak.done()) {
         if (!soak.before_frame(state, now)) {
+            on_hold();
             std::this_thread::sleep_for(std::chrono::microseconds(500));
             continue;
         }
@@ -164,10 +166,15 @@ void run_frames(app::SoakDriver& soak, app::AppState& state, OnFrame on_frame) {
     }
 }
 
+template <class OnFrame>
+void run_frames(app::SoakDriver& soak, app::AppState& state, OnFrame on_frame) {
+    run_frames(soak, state, on_frame, [] {});
+}
+
 TEST_CASE("soak: with passes, every pass replays the same actions from the same defaults", "[soak]") {
     app::AppState state;
     std::ostringstream report, progress;
-    app::SoakOptions opts{1.2, 11, 640, 480, 0.05};
+    app::SoakOptions opts{1.2, 11, 640, 480, 0.02};
     opts.passes = 2;
     opts.progress = &progress;
     app::SoakDriver soak(opts, state);
@@ -192,7 +199,7 @@ TEST_CASE("soak: with passes, every pass replays the same actions from the same 
     });
     REQUIRE(soak.pass() == 1);
     INFO("actions: pass 1 " << seen[0].size() << ", pass 2 " << seen[1].size());
-    REQUIRE(seen[0].size() > 30);
+    REQUIRE(seen[0].size() > 10);  // about 25 on a loaded machine, 60 on a quiet one
     // Every action, in the same frame of its pass, with the same settings after it; the same clock.
     CHECK(seen[0] == seen[1]);
     CHECK(frame_of_action[0] == frame_of_action[1]);
@@ -235,7 +242,7 @@ TEST_CASE("soak: a replay with slower frames does the same actions in the same f
     // and the intermediate states measured differed.)
     app::AppState state;
     std::ostringstream report;
-    app::SoakOptions opts{1.0, 5, 640, 480, 0.05};
+    app::SoakOptions opts{1.0, 5, 640, 480, 0.02};
     opts.passes = 2;
     app::SoakDriver soak(opts, state);
     run_frames(soak, state, [&](uint64_t) { return soak.pass() == 0 ? 1 : 3; });
@@ -243,7 +250,7 @@ TEST_CASE("soak: a replay with slower frames does the same actions in the same f
     const app::SoakReport& r = soak.report();
     REQUIRE(r.actions_per_pass.size() == 2);
     INFO("actions: pass 1 " << r.actions_per_pass[0] << ", pass 2 " << r.actions_per_pass[1]);
-    CHECK(r.actions_per_pass[0] > 30);
+    CHECK(r.actions_per_pass[0] > 10);
     CHECK(r.actions_per_pass[0] == r.actions_per_pass[1]);
     CHECK(r.frames_per_pass[0] == r.frames_per_pass[1]);
     REQUIRE(r.wall_seconds_per_pass.size() == 2);
@@ -252,11 +259,13 @@ TEST_CASE("soak: a replay with slower frames does the same actions in the same f
 
 TEST_CASE("soak: an action waits without drawing while a measurement runs so replays match", "[soak]") {
     // The "measurement" started by a submission runs for 2 turns of the loop in pass 1 and 9 in
-    // pass 2 (a slower machine): the waiting actions draw no frame meanwhile, so both passes still
-    // do the same actions in the same frames.
+    // pass 2 (a slower machine), and its results are taken on a turn without a frame (as the GUI
+    // does while the driver waits): the waiting actions draw no frame meanwhile and never act while
+    // results are pending, so both passes still do the same actions in the same frames, whether a
+    // batch ended before its next action was due or after.
     app::AppState state;
     std::ostringstream report;
-    app::SoakOptions opts{1.0, 3, 640, 480, 0.05};
+    app::SoakOptions opts{1.0, 3, 640, 480, 0.02};
     opts.passes = 2;
     app::SoakDriver soak(opts, state);
     int running_turns = 0;
@@ -272,13 +281,18 @@ TEST_CASE("soak: an action waits without drawing while a measurement runs so rep
             actions = soak.report().actions;
             frame_of_action[pass].push_back(frame - pass_start);
         }
-        if (state.params_dirty) running_turns = pass == 0 ? 2 : 9;  // submitted: busy for a while
+        if (state.params_dirty) {  // submitted: busy for a while, then results to take
+            running_turns = pass == 0 ? 2 : 9;
+            state.live.full_running = true;
+        }
         return 1;
+    }, [&] {
+        if (running_turns <= 0) state.live.full_running = false;  // the results taken
     });
     soak.finish(report);
     const app::SoakReport& r = soak.report();
     INFO(report.str());
-    REQUIRE(frame_of_action[0].size() > 20);
+    REQUIRE(frame_of_action[0].size() > 10);
     CHECK(frame_of_action[0] == frame_of_action[1]);
     CHECK(r.frames_per_pass[0] == r.frames_per_pass[1]);
     REQUIRE(r.held_turns_per_pass.size() == 2);

@@ -419,15 +419,16 @@ bool SoakDriver::before_frame(AppState& state, double now) {
         } else {
             if (sim_in_pass_ < next_action_at_) return true;
             if (next_waits_) {
-                // A measurement running: wait without drawing, so it ends at the same frame in every
-                // pass. Results not yet taken, or a change still in its debounce: draw, do nothing.
-                if (busy()) {
+                // A change still in its debounce: draw, do nothing (the debounce runs on the simulated
+                // clock). A batch running or its results not yet taken: wait without drawing while the
+                // caller takes them, so the action comes in the same frame in every pass whether the
+                // batch ended before it was due or after.
+                if (state.params_dirty) return true;
+                if (busy() || results_pending(state)) {
                     holding_ = true;
                     ++held_in_pass_;
                     return false;
                 }
-                if (state.params_dirty || state.live.quick_running || state.live.full_pending || state.live.full_running)
-                    return true;
             }
             act(state, now);
             return true;
@@ -437,20 +438,30 @@ bool SoakDriver::before_frame(AppState& state, double now) {
         if (sim_in_pass_ < acting_end_sim_ + quiet_seconds()) return true;
         phase_ = Phase::settle;
     }
-    // Settle: nothing measured or pending, then one more frame takes the last results; then the sample.
-    if (busy()) {
+    // Settle: nothing measured or pending (the caller takes the last results while this waits), one
+    // more frame draws the final state, then the sample.
+    if (state.params_dirty) {
+        settle_frame_drawn_ = false;
+        return true;
+    }
+    if (busy() || results_pending(state)) {
         settle_frame_drawn_ = false;
         holding_ = true;
         return false;
     }
-    if (state.params_dirty || state.live.quick_running || state.live.full_pending || state.live.full_running ||
-        !settle_frame_drawn_) {
-        settle_frame_drawn_ = !state.params_dirty;
+    if (!settle_frame_drawn_) {
+        settle_frame_drawn_ = true;
         return true;
     }
     sample_pass_end();
     phase_ = Phase::rest;
     return false;
+}
+
+// Results of the live batch not yet taken into the state (a GPU's full pass not yet submitted after
+// its quick pass counts, unless a change is waiting: then the next batch replaces both).
+bool SoakDriver::results_pending(const AppState& state) {
+    return state.live.quick_running || state.live.full_running || (state.live.full_pending && !state.params_dirty);
 }
 
 void SoakDriver::act(AppState& state, double now) {

@@ -160,8 +160,8 @@ public:
 
     // Before a frame: maybe one random action on the state (now = ImGui time, for mark_changed).
     // False: draw no frame this turn (an action waits for the measurement in flight, or the pass
-    // is over and its share of the run's wall time is not); the caller waits wait_seconds() and
-    // asks again.
+    // is over and its share of the run's wall time is not); the caller takes the results that
+    // finished (update_measurements) without drawing, waits wait_seconds() and asks again.
     bool before_frame(AppState& state, double now);
     // The simulated seconds the frame about to be drawn advances the GUI's clock (ImGui's
     // DeltaTime): 1/60 s for a pass's first kClockFrames frames, then a fixed step set once from
@@ -201,6 +201,7 @@ private:
     double acting_wall_seconds() const;
     double wall_in_pass() const;
     bool busy() const { return jobs_running && jobs_running(); }
+    static bool results_pending(const AppState& state);
     void schedule_next_action();
     void act(AppState& state, double now);
     void tick();  // per-second memory samples, per-minute progress lines

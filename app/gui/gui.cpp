@@ -267,7 +267,10 @@ bool interactive_frame(InteractiveApp& app) {
     if (glfwWindowShouldClose(app.window) || (soak && soak->done())) return false;
     if (soak) {
         glfwWaitEventsTimeout(std::max(soak->wait_seconds(), 1e-4));
-        if (!soak->before_frame(state, ImGui::GetTime())) return true;  // waiting: no frame this turn
+        if (!soak->before_frame(state, ImGui::GetTime())) {  // waiting: no frame, but take what finished
+            update_measurements(state, *app.runner, ImGui::GetTime());
+            return true;
+        }
         app.session->fixed_delta_seconds = soak->frame_seconds();
         soak->frame_started();
     } else if constexpr (!platform::kBrowser) {

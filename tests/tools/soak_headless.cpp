@@ -53,7 +53,10 @@ int main(int argc, char** argv) {
     uint64_t pngs_left_out = 0;
     while (!soak.done()) {
         std::this_thread::sleep_for(std::chrono::duration<double>(soak.wait_seconds()));
-        if (!soak.before_frame(state, now)) continue;
+        if (!soak.before_frame(state, now)) {  // waiting: take what finished, draw nothing
+            app::update_measurements(state, runner, now);
+            continue;
+        }
         now += static_cast<double>(soak.frame_seconds());
         soak.frame_started();
         if (state.png_requested) {  // a picture of the window needs a window
