@@ -4,7 +4,7 @@
 // /dev/urandom, a sparse file of 6 GiB, a loop of symbolic links, a file truncated while it is
 // read) and must answer within a second, with memory flat, in one line naming the file, what it
 // is and the limit. Before the reader, /dev/zero grew a loader to gigabytes in seconds.
-#include "app/core/lesson.h"
+#include "app/lessons/lesson.h"
 #include "app/core/platform_file.h"
 #include "app/core/recording.h"
 #include "app/core/reference.h"
@@ -12,6 +12,7 @@
 #include "app/core/settings.h"
 #include "app/core/soak.h"
 
+#include "app/lessons/parser.h"
 #include "temp_dir.h"
 
 #include <catch2/catch.hpp>

@@ -2,7 +2,7 @@
 // must; JSON parses back with every field; PNG decodes to the requested size and orientation; a
 // lesson bundle's step carries its recall questions and answers and, for a @sweep step, the sweep.
 #include "app/core/export.h"
-#include "app/core/lesson_bundle.h"
+#include "app/lessons/lesson_bundle.h"
 
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"

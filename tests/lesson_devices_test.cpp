@@ -9,10 +9,13 @@
 //     the threshold the lessons use (85 %).
 // Emulation (a simulated GPU's error against the reference) runs only for the variants whose
 // error a step quotes, so the test stays fast enough for CI.
-#include "app/core/lesson.h"
-#include "app/core/lesson_player.h"
+#include "app/lessons/expressions.h"
+#include "app/lessons/lesson.h"
+#include "app/lessons/lesson_files.h"
+#include "app/lessons/lesson_player.h"
 #include "app/core/recorded_backend.h"
 #include "app/core/recording.h"
+#include "app/lessons/prose.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
 

@@ -4,7 +4,8 @@
 // simulated GPU elsewhere, and every view, export and lesson number says which.
 #include "app/core/export.h"
 #include "app/core/jobs.h"
-#include "app/core/lesson.h"
+#include "app/lessons/expressions.h"
+#include "app/lessons/lesson.h"
 #include "app/core/panels_state.h"
 #include "app/core/record.h"
 #include "app/core/recorded_backend.h"
@@ -12,6 +13,7 @@
 #include "app/core/results_import.h"
 #include "app/core/runner.h"
 #include "app/core/settings.h"
+#include "app/lessons/lesson_files.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
 

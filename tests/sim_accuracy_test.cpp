@@ -4,9 +4,10 @@
 // fresh: nothing is replayed from a recording. Points the model cannot bring within bounds are
 // listed below with the reason (kernels/PERF.md, "Model vs measurement", says the same).
 // FL_ACCURACY_TABLE=<file> writes the markdown table PERF.md carries.
-#include "app/core/lesson.h"
+#include "app/lessons/lesson.h"
 #include "app/core/recording.h"
 #include "app/core/results_import.h"
+#include "app/lessons/lesson_files.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
 #include "kernels/core/timeline.h"

@@ -3,7 +3,7 @@
 // (debounced, validated first), keeping the latest result per variant, and the export actions.
 #pragma once
 
-#include "app/core/lesson.h"
+#include "app/lessons/lesson.h"
 #include "app/core/reference.h"
 #include "app/core/jobs.h"
 #include "app/core/sweep.h"
@@ -126,7 +126,7 @@ struct AppState {
     ReferenceFile reference;
     std::string reference_input;     // the results area's "load..." field
     InlineMessage reference_message;
-    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/core/lesson.h).
+    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/lessons/lesson.h).
     LessonPlayerState lesson;
 
     LivePass live;                   // quick pass, then full pass (kQuickReps)

@@ -7,6 +7,7 @@
 #include "app/core/recording.h"
 #include "app/core/runner.h"
 #include "app/core/sweep.h"
+#include "app/lessons/lesson_files.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/format.h"
 #include "kernels/core/registry.h"

@@ -183,7 +183,7 @@ public:
     int pass() const { return pass_; }  // the pass being run, from 0
     double elapsed() const;             // seconds since the soak started
 
-    // Lesson steps: set once lessons exist (app/core/lesson.h); called for about one action in ten
+    // Lesson steps: set once lessons exist (app/lessons/lesson.h); called for about one action in ten
     // with a random number the step choice can use. Until then the soak skips lesson steps.
     std::function<void(AppState&, uint64_t random)> lesson_step;
     // Whether a measurement is queued or running (the GUI sets it to Runner::busy): actions and

@@ -5,8 +5,10 @@
 #include "app/gui/gui.h"
 
 #include "app/core/export.h"
-#include "app/core/lesson_bundle.h"
-#include "app/core/lesson_player.h"
+#include "app/lessons/expressions.h"
+#include "app/lessons/lesson_bundle.h"
+#include "app/lessons/lesson_files.h"
+#include "app/lessons/lesson_player.h"
 #include "app/gui/panel_lesson.h"
 #include "app/gui/panel_roofline.h"
 #include "app/core/roofline_points.h"
@@ -194,7 +196,7 @@ void save_settings_if_due(AppState& state, double now, bool force) {
     if (!force && now - state.changed_at < kSettingsSaveDelaySeconds) return;
     state.settings_dirty = false;
     // Classroom mode's presenter fonts and a lesson's parameters are for this session only: save
-    // the user's own (app/core/lesson_player.h).
+    // the user's own (app/lessons/lesson_player.h).
     const Settings saved = settings_to_save(state);
     std::string error = save_settings(state.settings_path, saved);
     if (error.empty()) error = platform::persist_file(state.settings_path);  // the browser's storage

@@ -10,13 +10,15 @@
 
 #include "app/core/export.h"
 #include "app/core/jobs.h"
-#include "app/core/lesson.h"
-#include "app/core/lesson_player.h"
+#include "app/lessons/lesson.h"
+#include "app/lessons/lesson_files.h"
+#include "app/lessons/lesson_player.h"
 #include "app/core/panels_state.h"
 #include "app/core/platform_host.h"
 #include "app/core/recording.h"
 #include "app/core/runner.h"
 #include "app/core/settings.h"
+#include "app/lessons/parser.h"
 
 #include <emscripten.h>
 #include <emscripten/html5.h>

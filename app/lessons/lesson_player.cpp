@@ -1,5 +1,8 @@
-#include "app/core/lesson_player.h"
+#include "app/lessons/lesson_player.h"
 
+#include "app/lessons/expressions.h"
+#include "app/lessons/glossary.h"
+#include "app/lessons/lesson_files.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
 

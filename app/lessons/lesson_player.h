@@ -4,7 +4,8 @@
 // (app/gui/panel_lesson.cpp), the headless bundle (app/gui/gui.cpp) and the tests call these.
 #pragma once
 
-#include "app/core/lesson.h"
+#include "app/lessons/expressions.h"
+#include "app/lessons/lesson.h"
 #include "app/core/panels_state.h"
 
 #include <string>

@@ -1,4 +1,4 @@
-#include "app/core/lesson_bundle.h"
+#include "app/lessons/lesson_bundle.h"
 
 #include "app/core/export.h"
 #include "kernels/core/backend.h"
