@@ -4,7 +4,7 @@
 // [SECTION] SoakDriver: report
 #include "app/core/soak.h"
 
-#include "app/core/lesson_player.h"
+#include "app/lessons/lesson_player.h"
 #include "app/core/platform.h"
 #include "app/core/views.h"
 #include "kernels/gpu/gpu_memory_info.h"
