@@ -285,8 +285,11 @@ SoakDriver::~SoakDriver() {
 
 double SoakDriver::elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
-// The last pass is over once its end is sampled (a pass that ran long makes the run longer than asked).
-bool SoakDriver::done() const { return pass_ + 1 >= opts_.passes && phase_ == Phase::rest; }
+// The last pass, like the others, rests until its share of the run is over, so the run lasts what
+// was asked (a pass that ran long makes it longer).
+bool SoakDriver::done() const {
+    return pass_ + 1 >= opts_.passes && phase_ == Phase::rest && wall_in_pass() >= pass_seconds();
+}
 
 double SoakDriver::wait_seconds() const {
     if (phase_ == Phase::rest) return std::clamp(pass_seconds() - wall_in_pass(), 0.0, 0.25);
