@@ -231,7 +231,7 @@ record_row() { # code row
 # Errors as compute-sanitizer counts them: "ERROR SUMMARY: N error(s)" (summed over processes);
 # racecheck also says "RACECHECK SUMMARY: K hazards displayed (E errors, W warnings)".
 count_errors() {
-  { grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$1" | awk '{print $3}'
+  { grep -Eo 'ERROR SUMMARY: [0-9]+ errors?$' "$1" | awk '{print $3}'
     grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ error' "$1" | grep -Eo '\([0-9]+' | tr -d '('; } |
     awk '{s += $1} END {print s + 0}'
 }

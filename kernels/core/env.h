@@ -1,5 +1,5 @@
 // The diagnostic switches read from the environment (README, "diagnostic switches"), e.g.
-// FUSIONLAB_TIMELINE=events, FUSIONLAB_COUNTERS=off, FUSIONLAB_CUPTI_DETACH=0. Read on every call:
+// FUSIONLAB_TIMELINE=events, FUSIONLAB_COUNTERS=off, FUSIONLAB_CUPTI_DETACH=1. Read on every call:
 // tests may set and unset them.
 #pragma once
 

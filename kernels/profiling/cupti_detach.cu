@@ -16,8 +16,8 @@ namespace {
 std::atomic<uint64_t> g_detaches{0};
 }
 
-// On unless FUSIONLAB_CUPTI_DETACH=0 (cupti_detach.h: the default since 2026-11-28).
-bool cupti_detach_enabled() { return !env_is("FUSIONLAB_CUPTI_DETACH", "0"); }
+// Off unless FUSIONLAB_CUPTI_DETACH=1 (cupti_detach.h: detaching was measured to keep more).
+bool cupti_detach_enabled() { return env_is("FUSIONLAB_CUPTI_DETACH", "1"); }
 
 std::string detach_cupti() {
 #if FUSIONLAB_HAVE_CUPTI

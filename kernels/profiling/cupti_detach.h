@@ -7,12 +7,13 @@
 // (the timeline's trace, the DRAM counters), so it can detach after each such job; the next CUPTI
 // call attaches it again, and users re-register what they need when cupti_detach_count() moved.
 //
-// On by default (since 2026-11-28; FUSIONLAB_CUPTI_DETACH=0 keeps CUPTI attached, to compare): kept
-// attached, every GUI soak's C heap rose by 13-15 MiB per 200 s replay on an H100, which an all-day
-// lab cannot afford; detached, `fusionlab bench` kept 3-6x less per job, all GPU tests passed, and
-// every job still read its counters and its timeline. One 10-minute soak with it on (2026-11-25)
-// ended with GPU memory +202 MiB, not explained then; docs/RELIABILITY.md has that run and the
-// soaks in passes that measure both settings.
+// Off: a diagnostic switch (FUSIONLAB_CUPTI_DETACH=1), not a remedy. Measured on an H100 on
+// 2026-11-28 with two exact-replay soaks side by side (docs/RELIABILITY.md, "GPU soaks in passes"):
+// kept attached, the C heap at the ends of passes 2-3 stayed within 0.1 MiB of pass 1's end; detached
+// and attached again after every job, it rose 5.1 and 3.3 MiB a pass and one process's GPU memory 26
+// MiB a pass. (The 13-15 MiB per GUI replay of 2026-11-25 were first uses that inexact replays met
+// anew, and the GL driver.) `fusionlab bench` keeps 3-6x less per job with it on, since a job
+// launches tens of thousands of kernels; the GUI's jobs do not.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,7 @@
 
 namespace kernels {
 
-// True unless FUSIONLAB_CUPTI_DETACH=0 is in the environment (read on every call).
+// FUSIONLAB_CUPTI_DETACH=1 in the environment (read on every call).
 bool cupti_detach_enabled();
 
 // cuptiFinalize. Call with no CUPTI session open: streams synchronised, the activity trace flushed

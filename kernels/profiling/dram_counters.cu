@@ -2,9 +2,9 @@
 // on an H200 (NOTES.md, "CUPTI"): cuptiProfilerInitialize, DeviceSupported, GetChipName,
 // GetCounterAvailability, host object + config image; per measurement Enable, counter data image,
 // SetConfig (auto range, user replay), Start/launch/Stop until every pass is submitted, DecodeData,
-// evaluate each range, Disable. While CUPTI is detached between jobs (the default; not with
-// FUSIONLAB_CUPTI_DETACH=0) the host object and the profiler are released after each measurement, so the backend can detach CUPTI between jobs (cupti_detach.h:
-// attached, CUPTI keeps host memory for every kernel launch); the next measurement sets them up again.
+// evaluate each range, Disable. With FUSIONLAB_CUPTI_DETACH=1 (a diagnostic switch, cupti_detach.h)
+// the host object and the profiler are released after each measurement, so the backend can detach
+// CUPTI between jobs; the next measurement sets them up again.
 //
 // [SECTION] CUPTI errors
 // [SECTION] Initialisation (once per device)

@@ -2,7 +2,7 @@
 // One DramCounters per device, used on the thread that owns the device's CUDA context (the runner's
 // worker). The availability check is lazy and happens once: a failure that cannot go away while the
 // process runs (no permission, unsupported device, built without CUPTI) is cached and returned as a
-// message on every later call, so jobs never retry an impossible init. Unless FUSIONLAB_CUPTI_DETACH=0,
+// message on every later call, so jobs never retry an impossible init. With FUSIONLAB_CUPTI_DETACH=1
 // the profiler's CUPTI objects live for one measurement only, so CUPTI can be detached between jobs
 // (cupti_detach.h); otherwise they are kept. Nothing here throws; failures are "unavailable: <why>".
 //

@@ -7,7 +7,7 @@
 // First-use costs would land inside the traced run as huge gaps (measured on an H200: 0.4 to 2 ms
 // before some kernel when a fresh 8 MiB buffer was allocated and first touched mid-run, and CUPTI's
 // own lazy set-up): so buffers are kept in a pool, touched once when made, and every trace runs the
-// work once with records on before the runs it keeps. Unless FUSIONLAB_CUPTI_DETACH=0, CUPTI is
+// work once with records on before the runs it keeps. With FUSIONLAB_CUPTI_DETACH=1 CUPTI is
 // detached after each full job (cupti_detach.h), so the callbacks are registered again after it.
 #include "kernels/profiling/cupti_detach.h"
 #include "kernels/core/env.h"
