@@ -33,7 +33,8 @@ a=$!
 FUSIONLAB_CUPTI_DETACH=1 FUSIONLAB_CACHE_DIR=$out/cache-detached bash -c 'exec "$@"' _ "$soak" "$seconds" 3 7 > "$out/soak_detached.txt" 2>&1 &
 b=$!
 echo "attached (as shipped) pid $a; detached (FUSIONLAB_CUPTI_DETACH=1) pid $b" | tee "$out/pids.txt"
-( sleep $((seconds + 60)); kill "$a" "$b" 2>/dev/null ) &
+# A guard against a soak that hangs; its output goes nowhere, so a leftover sleep holds no pipe open.
+( exec > /dev/null 2>&1; sleep $((seconds + 60)); kill "$a" "$b" ) &
 guard=$!
 echo "soaks started: $seconds s in 3 passes each"
 wait "$a"; ra=$?
