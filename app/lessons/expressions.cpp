@@ -7,7 +7,9 @@
 // [SECTION] Evaluation (model, measured, timeline, ratio, device, verdicts)
 #include "app/lessons/expressions.h"
 
-#include "app/core/export.h"
+#include "app/files/export.h"
+#include "app/recordings/auto_pick.h"
+#include "app/recordings/recording_file.h"
 #include "app/lessons/glossary.h"
 #include "app/lessons/text_helpers.h"
 #include "app/lessons/vocabulary.h"
@@ -283,6 +285,17 @@ ExprValue pending() {
 std::string ratio_text(double v) { return printf_text(v >= 10 ? "%.1f\xC3\x97" : "%.2f\xC3\x97", v); }
 
 // The measurement of `variant` for exactly the parameters on screen, or why there is none.
+// The parameters `variant` runs with here: an auto tile as the runner resolves it on this device
+// (app/recordings/auto_pick.h), so a step's model numbers describe the tile its results ran.
+kernels::Params params_of(const std::string& variant, const ExprContext& ctx) {
+    if (!ctx.device || !kernels::has_auto(ctx.params)) return ctx.params;
+    // A recorded backend (it has a fallback device) picks among its recording's tiles, as its runs do.
+    std::string recording;
+    if (ctx.fallback_device)
+        if (const auto r = find_recording(card_of_device(ctx.device->name))) recording = r->key;
+    return pick_auto_for(variant, ctx.params, *ctx.device, recording).params;
+}
+
 const kernels::Measurement* find_measurement(const ExprContext& ctx, const std::string& variant, ExprValue& why) {
     if (ctx.results)
         for (const kernels::Measurement& m : *ctx.results) {
@@ -301,7 +314,7 @@ const kernels::Measurement* find_measurement(const ExprContext& ctx, const std::
         return nullptr;
     }
     if (ctx.device) {
-        const std::string refused = kernels::device_refusal(variant, ctx.params, kernels::total_memory_budget(*ctx.device));
+        const std::string refused = kernels::device_refusal(variant, params_of(variant, ctx), kernels::total_memory_budget(*ctx.device));
         if (!refused.empty()) {
             why = unavailable(refused);
             return nullptr;
@@ -337,7 +350,7 @@ std::optional<kernels::Model> model_of(const std::string& variant, const ExprCon
         return std::nullopt;
     }
     try {
-        return kernels::model(variant, ctx.params, l2_of(ctx));
+        return kernels::model(variant, params_of(variant, ctx), l2_of(ctx));
     } catch (const std::exception& e) {
         *why = e.what();
         return std::nullopt;
@@ -366,7 +379,7 @@ std::string ceiling_source(const kernels::DeviceInfo& d, const std::string& sour
 
 std::string refusal_of(const std::string& variant, const ExprContext& ctx) {
     if (!ctx.device) return "";
-    return kernels::device_refusal(variant, ctx.params, kernels::total_memory_budget(*ctx.device));
+    return kernels::device_refusal(variant, params_of(variant, ctx), kernels::total_memory_budget(*ctx.device));
 }
 
 // The calibrated model's price of the variant on this device, as the backends report it
@@ -388,7 +401,7 @@ std::optional<kernels::RunPrice> price_of(const std::string& variant, const Expr
         why = unavailable(refused);
         return std::nullopt;
     }
-    return kernels::price_run(kernels::calibration_for(*ctx.device), variant, ctx.params, *m, *ctx.device);
+    return kernels::price_run(kernels::calibration_for(*ctx.device), variant, params_of(variant, ctx), *m, *ctx.device);
 }
 
 ExprValue evaluate_model(const LessonExpr& e, const ExprContext& ctx) {
@@ -461,7 +474,7 @@ ExprValue evaluate_model(const LessonExpr& e, const ExprContext& ctx) {
     if (e.func == "model.tensor") {
         // The footprint, as the memory view draws it (viz/model/memory_player.h).
         try {
-            const kernels::MemoryPlayer player(e.args[0], ctx.params);
+            const kernels::MemoryPlayer player(e.args[0], params_of(e.args[0], ctx));
             for (const kernels::HbmTensor& t : player.tensors())
                 if (t.name == e.args[1] && !t.local) return bytes_value(t.bytes);
         } catch (const std::exception& ex) {
@@ -687,6 +700,7 @@ ExprValue evaluate(const LessonExpr& e, const ExprContext& ctx) {
         if (e.args[0] == "dtype") return value_text(kernels::to_string(ctx.params.dtype));
         const kernels::ParamSpec* spec = spec_named(ctx.params.workload, e.args[0]);
         const double v = ctx.params.get(spec->name);
+        if (spec->auto_choice && v == kernels::kAutoValue) return value_text("auto", v);
         return value_text(spec->integer ? kernels::format_count(static_cast<int64_t>(v)) : printf_text("%g", v), v);
     }
     // refusal: only where something is refused (issue 28: "an impossible tile says why it cannot

@@ -1,6 +1,6 @@
 #include "app/lessons/lesson_bundle.h"
 
-#include "app/core/export.h"
+#include "app/files/export.h"
 #include "kernels/core/backend.h"
 
 #include <nlohmann/json.hpp>

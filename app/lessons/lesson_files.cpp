@@ -2,7 +2,7 @@
 // name or number (app/lessons/lesson_files.h).
 #include "app/lessons/lesson_files.h"
 
-#include "app/core/platform.h"
+#include "app/platform/platform.h"
 #include "app/lessons/parser.h"
 #include "app/lessons/text_helpers.h"
 

@@ -5,7 +5,7 @@
 // [SECTION] Entry points: parse_lesson, load_lesson
 #include "app/lessons/parser.h"
 
-#include "app/core/platform_file.h"
+#include "app/platform/platform_file.h"
 #include "app/core/views.h"
 #include "app/lessons/expressions.h"
 #include "app/lessons/glossary.h"
@@ -269,7 +269,7 @@ private:
                 return error(no, "unknown parameter '" + parts[0] + "' for " + w +
                                      " (legal: " + param_names(w) + "; put @workload first)");
             double value = 0;
-            if (!parse_number(parts[1], value))
+            if (!kernels::parse_param_word(*spec, parts[1], value) && !parse_number(parts[1], value))
                 return error(no, "bad value '" + parts[1] + "' for " + parts[0] + " (legal: " +
                                      kernels::legal_values_text(*spec) + ")");
             if (std::string why = kernels::check_param_value(*spec, value); !why.empty()) return error(no, why);

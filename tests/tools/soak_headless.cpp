@@ -1,4 +1,4 @@
-// fusionlab_soak_headless SECONDS [PASSES] [SEED]: the GUI soak's seeded actions (app/core/soak.h)
+// fusionlab_soak_headless SECONDS [PASSES] [SEED]: the GUI soak's seeded actions (tests/tools/soak_driver.h)
 // without a window, for a machine that has a GPU but no display server (the lent GPU machines: the
 // Xvfb and Mesa that the GUI needs there do not fit the 12 MiB a device bundle may carry; see
 // docs/RELIABILITY.md, "GPU soaks in passes"). The same driver, state, runner and measurement loop
@@ -10,7 +10,7 @@
 #include "app/core/panels_state.h"
 #include "app/core/roofline_points.h"
 #include "app/core/runner.h"
-#include "app/core/soak.h"
+#include "tests/tools/soak_driver.h"
 
 #include <chrono>
 #include <cstdio>
