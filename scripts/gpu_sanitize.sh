@@ -24,7 +24,7 @@
 #          Br x Bc of flash, causal and not, every dtype; with FUSIONLAB_SANITIZER_RUN=1 so a job
 #          runs its kernels 1 warm-up + --reps times instead of the 20-rep minimum, and no
 #          hardware counters (the bench prints that its times are not measurements).
-#          Workloads added later are swept too (--workload all, --variant all).
+#          (--variant all: variants added later are swept too; a workload added later needs its line.)
 # Prints a table (tool, target, errors, warnings, seconds, result), writes each run's log under
 # $OUT (default ./device-out/sanitize), all of them also in $OUT.tgz, and exits:
 #   0 every run finished with 0 errors   1 a run found errors (or the program failed under it)
@@ -36,7 +36,7 @@
 #
 # Usage: scripts/gpu_sanitize.sh [--quick] [--tools LIST] [--targets LIST] [--device-dir DIR]
 #                                [--timeout SECONDS] [--budget SECONDS] [--tests SPEC] [--parallel N]
-#                                [--allow-no-gpu]
+#                                [--test-shard I/N] [--sweeps LIST] [--allow-no-gpu]
 #   --quick          a subset for a few minutes in all: a few test cases, smaller sweeps
 #   --tools LIST     comma list of memcheck,racecheck,initcheck,synccheck (default all four)
 #   --targets LIST   comma list of tests,bench (default both)
@@ -49,6 +49,10 @@
 #   --parallel N     up to N runs at once (default 1): the test cases are split into N shards
 #                    (whole test cases, listed with --list-test-names-only) and the bench sweeps
 #                    run side by side; each run has its own log and row
+#   --test-shard I/N only the test cases I, I+N, I+2N, ... (from 0) of the list the tool would run,
+#                    so one tool's tests can be spread over N calls or GPUs (scripts/device_sanitize_shard.sh)
+#   --sweeps LIST    only these bench sweeps (comma list of their numbers, from 1, in the order
+#                    bench_sweeps prints them for the tool)
 # A full run needs more than one 10-minute slot; split it, e.g.
 #   scripts/gpu_sanitize.sh --tools memcheck,initcheck,synccheck --targets tests
 #   scripts/gpu_sanitize.sh --tools racecheck --targets tests
@@ -68,6 +72,8 @@ ALLOW_NO_GPU=0
 BUDGET=
 PARALLEL=1
 TESTS_SPEC=
+TEST_SHARD=
+SWEEPS=
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
@@ -79,6 +85,8 @@ while [ $# -gt 0 ]; do
     --allow-no-gpu) ALLOW_NO_GPU=1 ;;
     --tests) [ $# -ge 2 ] || die_usage "--tests needs a value"; TESTS_SPEC=$2; shift ;;
     --parallel) [ $# -ge 2 ] || die_usage "--parallel needs a value"; PARALLEL=$2; shift ;;
+    --test-shard) [ $# -ge 2 ] || die_usage "--test-shard needs a value"; TEST_SHARD=$2; shift ;;
+    --sweeps) [ $# -ge 2 ] || die_usage "--sweeps needs a value"; SWEEPS=$2; shift ;;
     -h|--help) sed -n '2,/^set -u/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//; /^set -u/d'; exit 0 ;;
     *) die_usage "unknown option '$1'" ;;
   esac
@@ -94,6 +102,13 @@ done
 case "$TIMEOUT" in ''|*[!0-9]*) die_usage "--timeout '$TIMEOUT' is not a whole number of seconds" ;; esac
 case "$BUDGET" in *[!0-9]*) die_usage "--budget '$BUDGET' is not a whole number of seconds" ;; esac
 case "$PARALLEL" in ''|*[!0-9]*|0) die_usage "--parallel '$PARALLEL' is not a whole number >= 1" ;; esac
+SHARD_I=0 SHARD_N=1
+if [ -n "$TEST_SHARD" ]; then
+  SHARD_I=${TEST_SHARD%%/*} SHARD_N=${TEST_SHARD#*/}
+  case "$SHARD_I/$SHARD_N" in *[!0-9/]*|/*|*/|*/*/*) die_usage "--test-shard '$TEST_SHARD' is not I/N (whole numbers, 0 <= I < N)" ;; esac
+  [ "$SHARD_I" -lt "$SHARD_N" ] || die_usage "--test-shard '$TEST_SHARD': I must be less than N"
+fi
+case "$SWEEPS" in *[!0-9,]*) die_usage "--sweeps '$SWEEPS' is not a comma list of sweep numbers" ;; esac
 SCRIPT_START=$(date +%s)
 
 cd "$ROOT" || exit 2
@@ -149,7 +164,7 @@ tests_spec() {  # Catch2 test spec for tool $1
 # Bench sweeps: one line each, arguments after `fusionlab bench`. Sizes are small and ragged.
 bench_sweeps() {  # for tool $1
   if [ "$QUICK" = 1 ]; then
-    echo "--workload all --variant all --dtype bf16 --rows 33 --hidden 100 --N 100 --d 64 --heads 2 --batch 1 --steps 7 --elements 1000 --reps 1"
+    echo "--workload all --variant all --dtype bf16 --rows 33 --hidden 100 --N 100 --d 64 --heads 2 --kv_heads 1 --kv_len 257 --M 33 --d_model 256 --batch 1 --steps 7 --elements 1000 --reps 1"
     echo "--workload attention --variant flash --dtype fp16 --N 100 --d 64 --br 16,128 --bc 16,128 --heads 1 --reps 1"
     echo "--workload attention --variant flash_tc --dtype fp16 --N 129 --d 64,128 --br 16,128 --bc 64,128 --heads 1 --causal 0,1 --reps 1"
   elif [ "$1" = racecheck ]; then
@@ -165,9 +180,18 @@ bench_sweeps() {  # for tool $1
     echo "--workload attention --variant flash_tc --dtype fp16 --N 129 --d 64,128 --br 16,32,64,128 --bc 64,128 --heads 1 --causal 0,1 --reps 1"
     echo "--workload skip --variant all --dtype fp16,fp32 --N 100 --d 64 --heads 1 --batch 1 --causal 0,1 --reps 1"
     echo "--workload launch --variant all --dtype all --steps 1,7 --elements 1,1000 --reps 1"
+    # flash_wgmma at every tile it offers, and skip's epilogue on it (TMA, mbarriers, wgmma)
+    echo "--workload attention --variant flash_wgmma --dtype fp16,bf16 --N 129 --d 64,128 --br 64,128,192 --bc 64,128 --heads 1 --causal 0,1 --reps 1"
+    echo "--workload skip --variant wgmma_fused,wgmma_two_pass --dtype fp16 --N 129 --d 64,128 --br 64,128,192 --bc 64,128 --heads 2 --batch 1 --reps 1"
+    # decode: ragged kv_len, GQA and not, paged and contiguous, chosen and fixed splits
+    echo "--workload decode --variant all --dtype fp16 --batch 3 --kv_len 1,257 --heads 4 --kv_heads 1,4 --d 64,128 --page 0 --splits 0,3 --reps 1"
+    echo "--workload decode --variant all --dtype bf16 --batch 3 --kv_len 1,257 --heads 4 --kv_heads 1,4 --d 64,128 --page 16 --splits 0,3 --reps 1"
+    echo "--workload ffn --variant all --dtype all --M 1,33 --d_model 256,264 --d_ff 0,520 --reps 1"
   else
-    # Every workload and variant (new ones included) at ragged sizes, every dtype, causal and not.
-    echo "--workload all --variant all --dtype all --rows 1,33,257 --hidden 1,100,1024 --N 1,100 --d 64 --heads 2 --batch 1,2 --steps 1,7 --elements 1,1000 --causal 0,1 --reps 1"
+    # Every workload and variant at ragged sizes, every dtype, causal and not. decode and ffn have
+    # sweeps of their own below (decode offers no fp32 and its kv_heads must divide heads, ffn's
+    # defaults are GEMMs of thousands): a workload added later needs a line here too.
+    echo "--workload chain,bias_gelu,attention,skip,launch --variant all --dtype all --rows 1,33,257 --hidden 1,100,1024 --N 1,100 --d 64 --heads 2 --batch 1,2 --steps 1,7 --elements 1,1000 --causal 0,1 --reps 1"
     # Attention shapes: ragged N, odd and large d.
     echo "--workload attention --variant all --dtype all --N 17,257 --d 32,80,128 --heads 2 --causal 0,1 --reps 1"
     # flash: every tile size (Br x Bc); a tile that does not fit shared memory is refused, not run.
@@ -175,6 +199,13 @@ bench_sweeps() {  # for tool $1
     # flash_tc: every tile it offers (16 or 32 rows per warp), and skip's epilogue on it.
     echo "--workload attention --variant flash_tc --dtype fp16,bf16 --N 129 --d 32,64,128 --br 16,32,64,128 --bc 64,128 --heads 1 --causal 0,1 --reps 1"
     echo "--workload skip --variant fused,two_pass,wgmma_fused,wgmma_two_pass --dtype fp16 --N 129 --d 64,128 --br 16,32,64,128 --bc 64,128 --heads 2 --batch 1 --reps 1"
+    # flash_wgmma at every tile it offers (Br 64/128/192 x Bc 64/128), and skip's epilogue on it.
+    echo "--workload attention --variant flash_wgmma --dtype fp16,bf16 --N 129,1000 --d 64,128 --br 64,128,192 --bc 64,128 --heads 2 --causal 0,1 --reps 1"
+    echo "--workload skip --variant wgmma_fused,wgmma_two_pass,teaching_fused,teaching_two_pass --dtype fp16,bf16 --N 129 --d 64,128 --br 64,128,192 --bc 64,128 --heads 2 --batch 1 --reps 1"
+    # decode: every variant, ragged kv_len, GQA and multi-head, paged and contiguous, splits.
+    echo "--workload decode --variant all --dtype fp16 --batch 1,3 --kv_len 1,257,1000 --heads 4 --kv_heads 1,4 --d 64,128 --page 0,16 --splits 0,3 --reps 1"
+    echo "--workload decode --variant all --dtype bf16 --batch 1,3 --kv_len 1,257,1000 --heads 4 --kv_heads 1,4 --d 64,128 --page 0,16 --splits 0,3 --reps 1"
+    echo "--workload ffn --variant all --dtype all --M 1,33,257 --d_model 256,264 --d_ff 0,520 --reps 1"
   fi
 }
 
@@ -200,7 +231,7 @@ record_row() { # code row
 # Errors as compute-sanitizer counts them: "ERROR SUMMARY: N error(s)" (summed over processes);
 # racecheck also says "RACECHECK SUMMARY: K hazards displayed (E errors, W warnings)".
 count_errors() {
-  { grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$1" | awk '{print $3}'
+  { grep -Eo 'ERROR SUMMARY: [0-9]+ errors?$' "$1" | awk '{print $3}'
     grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ error' "$1" | grep -Eo '\([0-9]+' | tr -d '('; } |
     awk '{s += $1} END {print s + 0}'
 }
@@ -289,7 +320,8 @@ start() {
 # with the characters Catch2 reads as spec syntax escaped (\ , [ ]). Prints the shard files made.
 make_shards() { # tool spec
   local names="$OUT/test_names_$1.txt" i=0 name
-  "$GPU_TESTS" --list-test-names-only "$2" 2>/dev/null | sed '/^$/d; s/\\/\\\\/g; s/,/\\,/g; s/\[/\\[/g; s/\]/\\]/g' > "$names"
+  "$GPU_TESTS" --list-test-names-only "$2" 2>/dev/null | sed '/^$/d; s/\\/\\\\/g; s/,/\\,/g; s/\[/\\[/g; s/\]/\\]/g' |
+    awk -v i="$SHARD_I" -v n="$SHARD_N" '(NR - 1) % n == i' > "$names"
   rm -f "$OUT/shard_$1"_*.txt
   while IFS= read -r name; do
     printf '%s\n' "$name" >> "$OUT/shard_$1_$((i % PARALLEL + 1)).txt"
@@ -302,8 +334,11 @@ for tool in ${TOOLS//,/ }; do
   for target in ${TARGETS//,/ }; do
     if [ "$target" = tests ]; then
       shards=""
-      [ "$PARALLEL" -gt 1 ] && shards=$(make_shards "$tool" "$(tests_spec "$tool")")
-      if [ -z "$shards" ]; then
+      { [ "$PARALLEL" -gt 1 ] || [ "$SHARD_N" -gt 1 ]; } && shards=$(make_shards "$tool" "$(tests_spec "$tool")")
+      if [ -z "$shards" ] && [ "$SHARD_N" -gt 1 ]; then
+        RUN_SEQ=$((RUN_SEQ + 1))
+        record_row 0 "$(printf '%-10s %-7s %-26s %7s %9s %7s  %s' "$tool" tests "gpu_tests" - - 0 "no test case in shard $TEST_SHARD")"
+      elif [ -z "$shards" ]; then
         start "$tool" tests gpu_tests "$GPU_TESTS" --durations yes "$(tests_spec "$tool")"
       else
         for shard in $shards; do
@@ -315,6 +350,7 @@ for tool in ${TOOLS//,/ }; do
       n=0
       while IFS= read -r sweep; do
         n=$((n + 1))
+        case ",${SWEEPS:-$n}," in *",$n,"*) ;; *) continue ;; esac
         # shellcheck disable=SC2086
         start "$tool" bench "bench_sweep$n" "$FL" bench $sweep
       done < <(bench_sweeps "$tool")

@@ -25,8 +25,12 @@ public:
     virtual int height() const = 0;
     virtual void set_renderer(std::string renderer) = 0;  // what draws the frames (GL_RENDERER)
 
-    // Before a frame: maybe change the state (now = ImGui time, for mark_changed).
-    virtual void before_frame(AppState& state, double now) = 0;
+    // Before a frame: maybe change the state (now = ImGui time, for mark_changed). False: draw no
+    // frame this turn; run_gui then only takes the results that finished and asks again.
+    virtual bool before_frame(AppState& state, double now) = 0;
+    // > 0: the seconds the frame about to be drawn advances the GUI's clock (ImGui's DeltaTime), a
+    // driver's own clock so its replays see the same times in the same frames; 0: the wall clock.
+    virtual float frame_seconds() const { return 0; }
     // Around the frame's own work (not the wait for events).
     virtual void frame_started() = 0;
     virtual void frame_finished(const AppState& state) = 0;

@@ -166,9 +166,14 @@ public:
         ImGui_ImplOpenGL3_NewFrame();
         renderer_ready_ = true;
         if (interactive_) ImGui_ImplGlfw_NewFrame();
+        if (fixed_delta_seconds > 0) ImGui::GetIO().DeltaTime = fixed_delta_seconds;  // a soak's clock
         if (hide_mouse) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
         ImGui::NewFrame();
     }
+
+    // > 0: the GUI's clock advances by this much per frame instead of the wall time (a soak's
+    // simulated clock, app/gui/frame_driver.h, so a replay sees the same times in the same frames).
+    float fixed_delta_seconds = 0;
 
 private:
     bool interactive_;
@@ -281,7 +286,11 @@ bool interactive_frame(InteractiveApp& app) {
     if (glfwWindowShouldClose(app.window) || (soak && soak->done())) return false;
     if (soak) {
         glfwWaitEventsTimeout(std::max(soak->wait_seconds(), 1e-4));
-        soak->before_frame(state, ImGui::GetTime());
+        if (!soak->before_frame(state, ImGui::GetTime())) {  // waiting: no frame, but take what finished
+            update_measurements(state, *app.runner, ImGui::GetTime());
+            return true;
+        }
+        app.session->fixed_delta_seconds = soak->frame_seconds();
         soak->frame_started();
     } else if constexpr (!platform::kBrowser) {
         wait_for_events(state, *app.runner);  // the browser calls us once per display frame instead
@@ -350,26 +359,6 @@ int run_gui(const GuiOptions& opts, FrameDriverFactory make_driver) {
             return 2;
         }
         soak = make_driver(opts, state);
-    }
-    if (soak) {
-        // Lesson steps as a student clicks them: open the pane, pick a lesson, go next, back or jump.
-        soak->lesson_step = [](AppState& s, uint64_t random) {
-            ensure_lessons_loaded(s);
-            if (s.lesson.lessons.empty()) return;
-            s.lesson.open = true;
-            const double now = ImGui::GetTime();
-            const int lessons = static_cast<int>(s.lesson.lessons.size());
-            if (s.lesson.lesson < 0 || random % 5 == 0) {
-                open_lesson(s, static_cast<int>((random / 5) % static_cast<uint64_t>(lessons)), 0, now);
-            } else if (random % 5 == 1) {
-                previous_step(s, now);
-            } else if (random % 5 == 2) {
-                const int steps = static_cast<int>(s.lesson.lessons[static_cast<size_t>(s.lesson.lesson)].steps.size());
-                enter_step(s, static_cast<int>((random / 5) % static_cast<uint64_t>(steps)), now);
-            } else if (!next_step(s, now)) {
-                s.lesson.open = false;  // the end of a lesson: close the pane, as a student would
-            }
-        };
     }
 
     GlfwSession glfw;

@@ -305,6 +305,10 @@ public:
             sets_.clear();
             arena_ = DeviceMemory();
             arena_ = DeviceMemory(set_bytes * static_cast<uint64_t>(n), "ffn buffer sets");
+            // Written once: epilogue_graph's warm run before its capture (build_graphs) reads set 0
+            // before the inputs are uploaded; compute-sanitizer's initcheck reported those reads
+            // inside cuBLASLt's gelubias GEMMs (docs/RELIABILITY.md, 2026-11-28).
+            check(cudaMemsetAsync(arena_.get(), 0, set_bytes * static_cast<uint64_t>(n), s), "clearing the ffn buffer sets");
             char* base = static_cast<char*>(arena_.get());
             for (int i = 0; i < n; ++i) {
                 Set set;

@@ -375,8 +375,8 @@ public:
     }
 
 private:
-    // Attached, CUPTI keeps host memory for every kernel launch (cupti_detach.h): with
-    // FUSIONLAB_CUPTI_DETACH=1, detach it after a job that traced or counted. The stream is idle
+    // With FUSIONLAB_CUPTI_DETACH=1 (a diagnostic switch, cupti_detach.h), detach CUPTI after a job
+    // that traced or counted. The stream is idle
     // here (every path above synchronised or threw).
     void detach_cupti_if_attached(Measurement& m) {
         if (!cupti_attached_) return;

@@ -16,6 +16,7 @@ namespace {
 std::atomic<uint64_t> g_detaches{0};
 }
 
+// Off unless FUSIONLAB_CUPTI_DETACH=1 (cupti_detach.h: detaching was measured to keep more).
 bool cupti_detach_enabled() { return env_is("FUSIONLAB_CUPTI_DETACH", "1"); }
 
 std::string detach_cupti() {

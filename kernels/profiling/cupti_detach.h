@@ -7,11 +7,13 @@
 // (the timeline's trace, the DRAM counters), so it can detach after each such job; the next CUPTI
 // call attaches it again, and users re-register what they need when cupti_detach_count() moved.
 //
-// Opt-in (FUSIONLAB_CUPTI_DETACH=1) until it has passed the GUI soak: with it on, `fusionlab bench`
-// kept 3-6x less per job, all GPU tests passed, and every job still read its counters and its
-// timeline; but the one 10-minute H100 soak run with it on failed (GPU memory +202 MiB, host RSS
-// +49.6 MiB against +0.0 and +37-39 MiB without), and the device time to tell why ran out.
-// docs/RELIABILITY.md has the figures.
+// Off: a diagnostic switch (FUSIONLAB_CUPTI_DETACH=1), not a remedy. Measured on an H100 on
+// 2026-11-28 with two exact-replay soaks side by side (docs/RELIABILITY.md, "GPU soaks in passes"):
+// kept attached, the C heap at the ends of passes 2-3 stayed within 0.1 MiB of pass 1's end; detached
+// and attached again after every job, it rose 5.1 and 3.3 MiB a pass and one process's GPU memory 26
+// MiB a pass. (The 13-15 MiB per GUI replay of 2026-11-25 were first uses that inexact replays met
+// anew, and the GL driver.) `fusionlab bench` keeps 3-6x less per job with it on, since a job
+// launches tens of thousands of kernels; the GUI's jobs do not.
 #pragma once
 
 #include <cstdint>

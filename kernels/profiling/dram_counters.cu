@@ -2,9 +2,9 @@
 // on an H200 (NOTES.md, "CUPTI"): cuptiProfilerInitialize, DeviceSupported, GetChipName,
 // GetCounterAvailability, host object + config image; per measurement Enable, counter data image,
 // SetConfig (auto range, user replay), Start/launch/Stop until every pass is submitted, DecodeData,
-// evaluate each range, Disable. With FUSIONLAB_CUPTI_DETACH=1 the host object and the profiler are
-// released after each measurement, so the backend can detach CUPTI between jobs (cupti_detach.h:
-// attached, CUPTI keeps host memory for every kernel launch); the next measurement sets them up again.
+// evaluate each range, Disable. With FUSIONLAB_CUPTI_DETACH=1 (a diagnostic switch, cupti_detach.h)
+// the host object and the profiler are released after each measurement, so the backend can detach
+// CUPTI between jobs; the next measurement sets them up again.
 //
 // [SECTION] CUPTI errors
 // [SECTION] Initialisation (once per device)
@@ -178,7 +178,7 @@ struct DramCounters::State {
 
     ~State() { release(); }
 
-    // Ends the profiler's use of CUPTI (host object; with FUSIONLAB_CUPTI_DETACH=1 the profiler
+    // Ends the profiler's use of CUPTI (host object; when CUPTI is detached between jobs the profiler
     // itself too, so the backend can detach CUPTI between jobs); the next measurement sets it up again.
     void release() {
         if (host != nullptr) {

@@ -4,6 +4,7 @@
 // [SECTION] SoakDriver: report
 #include "tests/tools/soak_driver.h"
 
+#include "app/lessons/lesson_player.h"
 #include "app/platform/platform.h"
 #include "app/core/views.h"
 #include "kernels/gpu/gpu_memory_info.h"
@@ -26,6 +27,43 @@ namespace fs = std::filesystem;
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Memory and statistics helpers
 // ---------------------------------------------------------------------------------------------
+void student_lesson_step(AppState& s, uint64_t random, double now) {
+    ensure_lessons_loaded(s);
+    if (s.lesson.lessons.empty()) return;
+    s.lesson.open = true;
+    const int lessons = static_cast<int>(s.lesson.lessons.size());
+    if (s.lesson.lesson < 0 || random % 5 == 0) {
+        open_lesson(s, static_cast<int>((random / 5) % static_cast<uint64_t>(lessons)), 0, now);
+    } else if (random % 5 == 1) {
+        previous_step(s, now);
+    } else if (random % 5 == 2) {
+        const int steps = static_cast<int>(s.lesson.lessons[static_cast<size_t>(s.lesson.lesson)].steps.size());
+        enter_step(s, static_cast<int>((random / 5) % static_cast<uint64_t>(steps)), now);
+    } else if (!next_step(s, now)) {
+        s.lesson.open = false;  // the end of a lesson: close the pane, as a student would
+    }
+}
+
+void FrameTimeHistogram::add(double ms) {
+    const double r = ms > kLowestMs ? std::log(ms / kLowestMs) / std::log(kRatio) : 0.0;
+    const size_t bin = std::min(static_cast<size_t>(std::ceil(std::max(r, 0.0))), kBins - 1);
+    ++bins_[bin];
+    ++count_;
+    max_ = std::max(max_, ms);
+}
+
+double FrameTimeHistogram::percentile(double p) const {
+    if (count_ == 0) return 0;
+    const double rank = std::ceil(std::clamp(p, 0.0, 100.0) / 100.0 * double(count_));
+    const uint64_t want = rank < 1 ? 1 : static_cast<uint64_t>(rank);
+    uint64_t seen = 0;
+    for (size_t i = 0; i < kBins; ++i) {
+        seen += bins_[i];
+        if (seen >= want) return std::min(kLowestMs * std::pow(kRatio, double(i)), max_);
+    }
+    return max_;
+}
+
 double percentile(std::vector<double> samples, double p) {
     if (samples.empty()) return 0;
     std::sort(samples.begin(), samples.end());
@@ -76,8 +114,9 @@ SoakDriver::SoakDriver(const SoakOptions& opts, AppState& state) : opts_(opts), 
     fs::create_directories(dir, ec);
     export_dir_ = ec ? std::string() : dir.string();
     state.settings.export_dir = export_dir_;
-    start_ = last_frame_end_ = frame_start_ = Clock::now();
+    start_ = last_frame_end_ = frame_start_ = pass_start_ = last_drawn_start_ = Clock::now();
     sample_memory(report_.rss_start, report_.gpu_start);
+    schedule_next_action();
 }
 
 // Never touch the user's settings file; start from defaults like a first run (and again at the
@@ -107,6 +146,31 @@ double SoakDriver::warmup_seconds() const {
 
 double SoakDriver::quiet_seconds() const { return std::clamp(opts_.quiet_seconds, 0.0, 0.1 * pass_seconds()); }
 
+// Pass 1 acts for this many wall seconds; replays do the same actions on the simulated clock, so
+// 30 % of a pass's share is left to a replay whose frames or measurements run slower (on a shared
+// machine whose load rises, a replay at 80 % ran 15 % past its share).
+double SoakDriver::acting_wall_seconds() const {
+    return std::max(0.0, pass_seconds() * (opts_.passes > 1 ? 0.7 : 1.0) - quiet_seconds());
+}
+
+double SoakDriver::wall_in_pass() const { return std::chrono::duration<double>(Clock::now() - pass_start_).count(); }
+
+float SoakDriver::frame_seconds() const {
+    return frames_in_pass_ < kClockFrames || clock_step_ <= 0 ? 1.0f / 60.0f : clock_step_;
+}
+
+// The next action's time on the simulated clock (seeded intervals from the pass's start, not from
+// the frame that did the last action), its kind, and whether it waits for the measurement in flight.
+void SoakDriver::schedule_next_action() {
+    next_action_at_ += std::exponential_distribution<double>(1.0 / std::max(opts_.mean_action_seconds, 1e-3))(rng_);
+    next_pick_ = std::uniform_int_distribution<int>(0, 99)(rng_);
+    // What changes what is measured waits (parameters, workload, variants, lesson steps), except one
+    // parameter change in four, which cancels the batch in flight as an impatient user does. Views,
+    // theme and fonts, exports and the animation change nothing measured, so they go ahead.
+    if (next_pick_ < 45) next_waits_ = std::uniform_int_distribution<int>(0, 3)(rng_) != 0;
+    else next_waits_ = next_pick_ < 63 || next_pick_ >= 93;
+}
+
 // The memory a pass ended with, after its quiet seconds. Freed heap pages go back to the system
 // first, so RSS counts what is held rather than what malloc keeps for later. The end of pass 1 is
 // the baseline when there are replays.
@@ -120,16 +184,20 @@ void SoakDriver::sample_pass_end() {
     }
     const auto heap = platform::heap_stats();
     if (heap) report_.heap_pass_end.push_back(heap->in_use);
+    const std::optional<int64_t> gpu = gpu_in_use();
+    if (gpu) report_.gpu_pass_end.push_back(*gpu);
     if (jobs_running && jobs_running()) report_.busy_pass_end.push_back(pass_ + 1);
     // This pass's frames, actions and exports (the report's per-pass table).
-    const std::vector<double> pass_frames(frame_ms_.begin() + static_cast<std::ptrdiff_t>(frames_before_pass_), frame_ms_.end());
-    report_.frames_per_pass.push_back(pass_frames.size());
-    report_.frame_p50_per_pass.push_back(percentile(pass_frames, 50));
-    report_.frame_p95_per_pass.push_back(percentile(pass_frames, 95));
-    report_.frame_max_per_pass.push_back(percentile(pass_frames, 100));
+    report_.frames_per_pass.push_back(frames_pass_.count());
+    report_.frame_p50_per_pass.push_back(frames_pass_.percentile(50));
+    report_.frame_p95_per_pass.push_back(frames_pass_.percentile(95));
+    report_.frame_max_per_pass.push_back(frames_pass_.max());
+    frames_pass_ = FrameTimeHistogram{};
     report_.actions_per_pass.push_back(report_.actions - actions_before_pass_);
     report_.exports_per_pass.push_back(report_.exports_ok - exports_before_pass_);
-    frames_before_pass_ = frame_ms_.size();
+    report_.wall_seconds_per_pass.push_back(wall_in_pass());
+    report_.held_turns_per_pass.push_back(held_in_pass_);
+    held_in_pass_ = 0;
     actions_before_pass_ = report_.actions;
     exports_before_pass_ = report_.exports_ok;
     const int64_t gemm_configs = kernels::cublas_gemm_configs_issued();
@@ -140,6 +208,7 @@ void SoakDriver::sample_pass_end() {
         if (const auto t = platform::seconds_since_process_start()) *opts_.progress << " " << std::lround(*t) << " s after start";
         if (rss) *opts_.progress << ", host RSS " << mib_text(rss->total);
         if (heap) *opts_.progress << ", C heap in use " << mib_text(heap->in_use);
+        if (gpu) *opts_.progress << ", GPU memory " << mib_text(gpu);
         *opts_.progress << ", " << report_.actions_per_pass.back() << " actions and " << report_.exports_per_pass.back()
                         << " exports in the pass" << std::endl;
     }
@@ -152,7 +221,7 @@ void SoakDriver::sample_pass_end() {
     }
     if (pass_ == 0 && opts_.passes > 1) {
         if (rss) report_.rss_warm = rss->total;
-        report_.gpu_warm = gpu_in_use();
+        report_.gpu_warm = gpu;
         if (heap) {
             report_.heap_in_use_warm = heap->in_use;
             report_.heap_free_warm = heap->free_held;
@@ -163,11 +232,16 @@ void SoakDriver::sample_pass_end() {
 
 // The same seeded actions again, from the same defaults, and the memory the last pass ended with.
 void SoakDriver::start_pass(AppState& state) {
-    sample_pass_end();
     ++pass_;
     rng_.seed(opts_.seed);
     reset_state(state);
-    next_action_at_ = opts_.seconds * pass_ / opts_.passes;
+    phase_ = Phase::acting;
+    sim_in_pass_ = 0;
+    frames_in_pass_ = 0;
+    settle_frame_drawn_ = false;
+    pass_start_ = Clock::now();
+    next_action_at_ = 0;
+    schedule_next_action();
     if (opts_.progress) *opts_.progress << "soak: pass " << pass_ + 1 << " of " << opts_.passes << " starts" << std::endl;
 }
 
@@ -178,9 +252,15 @@ SoakDriver::~SoakDriver() {
 
 double SoakDriver::elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
-bool SoakDriver::done() const { return elapsed() >= opts_.seconds; }
+// The last pass, like the others, rests until its share of the run is over, so the run lasts what
+// was asked (a pass that ran long makes it longer).
+bool SoakDriver::done() const {
+    return pass_ + 1 >= opts_.passes && phase_ == Phase::rest && wall_in_pass() >= pass_seconds();
+}
 
 double SoakDriver::wait_seconds() const {
+    if (phase_ == Phase::rest) return std::clamp(pass_seconds() - wall_in_pass(), 0.0, 0.25);
+    if (holding_) return 0.004;
     const double since = std::chrono::duration<double>(Clock::now() - frame_start_).count();
     return std::max(0.0, 1.0 / 60.0 - since);
 }
@@ -198,7 +278,23 @@ void SoakDriver::sample_memory(std::optional<int64_t>& rss, std::optional<int64_
     if (const auto used = gpu_in_use()) gpu = used;
 }
 
-void SoakDriver::frame_started() { frame_start_ = Clock::now(); }
+void SoakDriver::frame_started() {
+    frame_start_ = Clock::now();
+    // The clock's step: the median interval between pass 1's frames 20..kClockFrames (the first
+    // frames build fonts and wait for the first measurements), as 1/n s for a whole n from 4 to 60.
+    if (pass_ == 0 && clock_step_ <= 0) {
+        if (frames_in_pass_ > 20) first_intervals_.push_back(std::chrono::duration<double>(frame_start_ - last_drawn_start_).count());
+        if (frames_in_pass_ + 1 >= kClockFrames && !first_intervals_.empty()) {
+            const double median = percentile(first_intervals_, 50);
+            const double per_second = std::clamp(std::round(1.0 / std::max(median, 1e-6)), 4.0, 60.0);
+            clock_step_ = static_cast<float>(1.0 / per_second);
+            report_.clock_step_seconds = 1.0 / per_second;
+            first_intervals_.clear();
+            first_intervals_.shrink_to_fit();
+        }
+    }
+    last_drawn_start_ = frame_start_;
+}
 
 // Counts a measured job's shape if no pass has measured it before (this pass's entry).
 void SoakDriver::count_shape(const kernels::Job& job) {
@@ -206,14 +302,19 @@ void SoakDriver::count_shape(const kernels::Job& job) {
     std::ostringstream key;
     key << p.workload << ' ' << job.variant << ' ' << kernels::to_string(p.dtype);
     for (const kernels::ParamSpec& spec : kernels::param_specs(p.workload)) key << ' ' << spec.name << '=' << p.get(spec.name);
-    const size_t pass = static_cast<size_t>(pass_);
-    if (shapes_seen_.insert(key.str()).second) ++report_.new_shapes_per_pass[pass];
+    uint64_t hash = 1469598103934665603ull;  // FNV-1a
+    for (const char c : key.str()) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    if (shapes_seen_.insert(hash).second) ++report_.new_shapes_per_pass[static_cast<size_t>(pass_)];
 }
 
 void SoakDriver::frame_finished(const AppState& state) {
     const Clock::time_point end = Clock::now();
-    frame_ms_.push_back(std::chrono::duration<double, std::milli>(end - frame_start_).count());
+    const double ms = std::chrono::duration<double, std::milli>(end - frame_start_).count();
+    frames_all_.add(ms);
+    frames_pass_.add(ms);
     ++report_.frames;
+    sim_in_pass_ += static_cast<double>(frame_seconds());
+    ++frames_in_pass_;
     uint64_t newest = report_.results_seen;
     for (const kernels::Measurement& m : state.results) {
         if (m.job.id <= report_.results_seen) continue;
@@ -233,7 +334,13 @@ void SoakDriver::frame_finished(const AppState& state) {
             export_failed("export failed: " + text);
         }
     }
-    // Memory: once a second for the peak, once after warm-up for the baseline.
+    tick();
+}
+
+// Memory: once a second for the peak, once after warm-up for the baseline, a line a minute; called
+// on every turn, drawn or not, so a pass that rests or waits still reports.
+void SoakDriver::tick() {
+    const Clock::time_point end = Clock::now();
     if (std::chrono::duration<double>(end - last_frame_end_).count() >= 1.0 || !warm_sampled_) {
         if (!warm_sampled_ && opts_.passes == 1 && elapsed() >= warmup_seconds()) {
             sample_memory(report_.rss_warm, report_.gpu_warm);
@@ -265,34 +372,84 @@ void SoakDriver::frame_finished(const AppState& state) {
 // ---------------------------------------------------------------------------------------------
 // [SECTION] SoakDriver: random actions
 // ---------------------------------------------------------------------------------------------
-void SoakDriver::before_frame(AppState& state, double now) {
-    const double t = elapsed();
-    const double pass_end = pass_seconds() * (pass_ + 1);
-    if (pass_ + 1 < opts_.passes && t >= pass_end) start_pass(state);
-    else if (t >= pass_end - quiet_seconds()) return;  // the pass's quiet seconds
-    if (t < next_action_at_) return;
-    // The actions keep a schedule of their own (seeded intervals from the pass's start), not one
-    // counted from the frame that did the last action: a replay whose frames run faster or slower
-    // than pass 1's then does the same actions and ends in the same state, which the memory
-    // comparison at pass ends needs. (Counted from the frame, a pass with faster frames did 12 %
-    // more actions, ended elsewhere in the sequence and held 26 MiB more heap for its results.)
-    // One action per frame; a backlog after slow frames is caught up before the quiet seconds.
-    next_action_at_ += std::exponential_distribution<double>(1.0 / std::max(opts_.mean_action_seconds, 1e-3))(rng_);
+bool SoakDriver::before_frame(AppState& state, double now) {
+    tick();
+    holding_ = false;
+    if (phase_ == Phase::rest) {
+        if (pass_ + 1 >= opts_.passes || wall_in_pass() < pass_seconds()) return false;
+        start_pass(state);
+    }
+    if (phase_ == Phase::acting) {
+        // Pass 1 acts until its wall time is up and notes where that fell on the simulated clock;
+        // a replay stops at the same simulated second, after the same actions.
+        const bool stop = pass_ == 0 ? wall_in_pass() >= acting_wall_seconds() : sim_in_pass_ >= acting_end_sim_;
+        if (stop) {
+            if (pass_ == 0) acting_end_sim_ = sim_in_pass_;
+            phase_ = Phase::tail;
+        } else {
+            if (sim_in_pass_ < next_action_at_) return true;
+            if (next_waits_) {
+                // A change still in its debounce: draw, do nothing (the debounce runs on the simulated
+                // clock). A batch running or its results not yet taken: wait without drawing while the
+                // caller takes them, so the action comes in the same frame in every pass whether the
+                // batch ended before it was due or after.
+                if (state.params_dirty) return true;
+                if (busy() || results_pending(state)) {
+                    holding_ = true;
+                    ++held_in_pass_;
+                    return false;
+                }
+            }
+            act(state, now);
+            return true;
+        }
+    }
+    if (phase_ == Phase::tail) {
+        if (sim_in_pass_ < acting_end_sim_ + quiet_seconds()) return true;
+        phase_ = Phase::settle;
+    }
+    // Settle: nothing measured or pending (the caller takes the last results while this waits), one
+    // more frame draws the final state, then the sample.
+    if (state.params_dirty) {
+        settle_frame_drawn_ = false;
+        return true;
+    }
+    if (busy() || results_pending(state)) {
+        settle_frame_drawn_ = false;
+        holding_ = true;
+        return false;
+    }
+    if (!settle_frame_drawn_) {
+        settle_frame_drawn_ = true;
+        return true;
+    }
+    sample_pass_end();
+    phase_ = Phase::rest;
+    return false;
+}
+
+// Results of the live batch not yet taken into the state (a GPU's full pass not yet submitted after
+// its quick pass counts, unless a change is waiting: then the next batch replaces both).
+bool SoakDriver::results_pending(const AppState& state) {
+    return state.live.quick_running || state.live.full_running || (state.live.full_pending && !state.params_dirty);
+}
+
+void SoakDriver::act(AppState& state, double now) {
+    const int pick = next_pick_;
     ++report_.actions;
-    const int pick = std::uniform_int_distribution<int>(0, 99)(rng_);
     if (pick < 45) change_param(state);
     else if (pick < 55) switch_workload(state);
     else if (pick < 63) toggle_variant(state);
     else if (pick < 78) switch_view(state);
     else if (pick < 83) change_look(state);
     else if (pick < 93) export_something(state);
-    else if (lesson_step) {
-        lesson_step(state, rng_());
+    else {
+        if (lesson_step) lesson_step(state, rng_());
+        else student_lesson_step(state, rng_(), now);
         ++report_.lesson_steps;
-    } else {
-        state.memory.playing = !state.memory.playing;  // until lessons exist: play/pause the animation
     }
     if (pick < 63) mark_changed(state, now);
+    schedule_next_action();
 }
 
 void SoakDriver::change_param(AppState& state) {
@@ -443,7 +600,7 @@ void SoakDriver::check_thresholds() {
 
 int SoakDriver::finish(std::ostream& out) {
     report_.seconds = elapsed();
-    if (opts_.passes > 1) sample_pass_end();
+    if (phase_ != Phase::rest) sample_pass_end();  // cut short (the window closed)
     sample_memory(report_.rss_end, report_.gpu_end);
     if (const auto heap = platform::heap_stats()) {
         report_.heap_in_use_end = heap->in_use;
@@ -453,9 +610,9 @@ int SoakDriver::finish(std::ostream& out) {
         report_.rss_warm = report_.rss_start;
         report_.gpu_warm = report_.gpu_start;
     }
-    report_.frame_p50_ms = percentile(frame_ms_, 50);
-    report_.frame_p95_ms = percentile(frame_ms_, 95);
-    report_.frame_max_ms = percentile(frame_ms_, 100);
+    report_.frame_p50_ms = frames_all_.percentile(50);
+    report_.frame_p95_ms = frames_all_.percentile(95);
+    report_.frame_max_ms = frames_all_.max();
     check_thresholds();
 
     const SoakReport& r = report_;
@@ -477,6 +634,7 @@ int SoakDriver::finish(std::ostream& out) {
     print_mib_list(out, "    of it anonymous                ", r.rss_anon_pass_end);
     print_mib_list(out, "    of it files (code, data)       ", r.rss_file_pass_end);
     print_mib_list(out, "  C heap at the end of each pass   ", r.heap_pass_end);
+    print_mib_list(out, "  GPU memory at the end of each pass ", r.gpu_pass_end);
     if (r.passes > 1) {
         out << "  shapes measured for the first time, by pass:";
         for (int64_t n : r.new_shapes_per_pass) out << " " << n;
@@ -484,17 +642,22 @@ int SoakDriver::finish(std::ostream& out) {
         for (int64_t n : r.new_gemm_configs_per_pass) out << " " << n;
         out << " (cuBLAS keeps the kernels each one loads)";
         out << "\n  (each pass ends with " << std::lround(quiet_seconds()) << " s without changes; freed heap returned before reading)";
-        out << "\n  pass   frames   p50 ms   p95 ms   max ms   actions   exports   host RSS   C heap (MiB, at the pass's end)";
+        out << "\n  (replays: the GUI's clock advances " << (r.clock_step_seconds > 0 ? std::to_string(std::lround(1.0 / r.clock_step_seconds)) : std::string("60"))
+            << " simulated steps a second, one per frame, after each pass's first " << kClockFrames
+            << " frames at 1/60 s; actions wait for the measurement in flight)";
+        out << "\n  pass   frames   p50 ms   p95 ms   max ms   actions   exports   host RSS   C heap   wall s    waits   (MiB at the pass's end)";
         for (size_t i = 0; i < r.frames_per_pass.size(); ++i) {
             const auto mib_at = [i](const std::vector<int64_t>& v) {
                 return i < v.size() ? double(v[i]) / double(1 << 20) : std::nan("");
             };
-            std::snprintf(line, sizeof line, "\n  %4zu %8llu %8.1f %8.1f %8.1f %9llu %9llu %10.1f %8.1f", i + 1,
+            const double wall = i < r.wall_seconds_per_pass.size() ? r.wall_seconds_per_pass[i] : std::nan("");
+            const unsigned long long waits = i < r.held_turns_per_pass.size() ? r.held_turns_per_pass[i] : 0;
+            std::snprintf(line, sizeof line, "\n  %4zu %8llu %8.1f %8.1f %8.1f %9llu %9llu %10.1f %8.1f %8.0f %8llu", i + 1,
                           static_cast<unsigned long long>(r.frames_per_pass[i]), r.frame_p50_per_pass[i],
                           r.frame_p95_per_pass[i], r.frame_max_per_pass[i],
                           static_cast<unsigned long long>(r.actions_per_pass[i]),
                           static_cast<unsigned long long>(r.exports_per_pass[i]), mib_at(r.rss_pass_end),
-                          mib_at(r.heap_pass_end));
+                          mib_at(r.heap_pass_end), wall, waits);
             out << line;
         }
         out << "\n  replays (passes 2-" << r.passes << ") over pass 1's end, largest: host RSS "
@@ -520,7 +683,7 @@ int SoakDriver::finish(std::ostream& out) {
     out << "  actions      " << r.actions << ": " << r.param_changes << " parameter changes, " << r.workload_switches
         << " workload switches, " << r.variant_toggles << " variant toggles, " << r.view_switches << " view switches, "
         << r.look_changes << " theme/font changes, "
-        << (lesson_step ? std::to_string(r.lesson_steps) + " lesson steps" : std::string("lesson steps: no lessons yet"))
+        << r.lesson_steps << " lesson steps"
         << "\n";
     out << "  exports      " << r.exports_ok << " written and checked, " << r.exports_failed << " failed ("
         << r.pngs_requested << " PNG requested); runner returned jobs up to id " << r.results_seen << "\n";

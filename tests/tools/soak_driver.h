@@ -7,6 +7,15 @@
 // host RSS and GPU memory at start, after warm-up and at the end, and what it did; it fails
 // (exit 1) when host or GPU memory grew beyond a threshold or no export succeeded.
 //
+// Replays (--soak-passes P > 1) are exact replays whatever the frame rate: the GUI's clock is the
+// driver's simulated clock (a fixed step per drawn frame, SoakDriver::frame_seconds, which the
+// GUI gives ImGui as its DeltaTime), the actions are scheduled on that clock, and an action waits,
+// drawing no frame, while the measurement it would interrupt is running (what changes what is
+// measured: three parameter changes in four, workload and variant switches, lesson steps; the
+// fourth parameter change cancels, as a user who does not wait). So every pass draws the same frames, with the same states, the same debounced
+// submissions and the same measured shapes, and ends in the same state; only the wall time a pass
+// takes varies with the machine's load.
+//
 // A test tool, not part of the program users get: the executable fusionlab_soak
 // (tests/tools/soak_main.cpp) is fusionlab with this driver handed to the GUI's frame loop. No GLFW
 // or ImGui here: app/gui/gui.cpp calls the driver around its frames (app/gui/frame_driver.h), so
@@ -23,8 +32,8 @@
 #include <iosfwd>
 #include <optional>
 #include <random>
-#include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace app {
@@ -44,7 +53,7 @@ struct SoakOptions {
     int passes = 1;
     // The last seconds of every pass make no change (a user who stopped to read), so the memory
     // read at each pass's end is read in the same state: the last batch measured, nothing in
-    // flight. Capped at a tenth of the pass.
+    // flight. Capped at a tenth of the pass. Simulated seconds (the driver's clock).
     double quiet_seconds = 10;
 };
 
@@ -65,10 +74,17 @@ struct SoakReport {
     // anonymous part (heap, thread stacks, driver buffers) and its file part (library code and data
     // paged in from disk: cuBLAS pages in a kernel's code the first time a GEMM shape needs it), C heap.
     std::vector<int64_t> rss_pass_end, rss_anon_pass_end, rss_file_pass_end, heap_pass_end;
+    std::vector<int64_t> gpu_pass_end;  // device memory in use (device-wide), when a GPU answers
     std::vector<int> busy_pass_end;   // passes whose end sample found a job still running (from 1)
     // Per pass (one entry each, passes > 1): frames drawn and their frame-time percentiles, and
     // the actions and exports (written and checked) done in that pass.
     std::vector<uint64_t> frames_per_pass, actions_per_pass, exports_per_pass;
+    // Per pass: wall seconds from its start to its end sample (a replay slower than pass 1 may
+    // run past its share of the run), and the turns an action waited, drawing nothing, for the
+    // measurement in flight.
+    std::vector<double> wall_seconds_per_pass;
+    std::vector<uint64_t> held_turns_per_pass;
+    double clock_step_seconds = 0;   // the simulated clock's step per frame after the first frames
     std::vector<double> frame_p50_per_pass, frame_p95_per_pass, frame_max_per_pass;
     // Passes > 1: the largest host RSS and C heap at the end of passes 2..P minus pass 1's end.
     std::optional<int64_t> rss_replay_growth, heap_replay_growth;
@@ -101,8 +117,33 @@ using platform::host_rss_bytes;
 using platform::host_rss_split;
 using platform::HostRss;
 
+// A lesson step as a student clicks one (SoakDriver::lesson_step in the GUI and the headless soak):
+// open the pane, pick a lesson, go next, back or jump, close the pane at a lesson's end. `now` is the
+// GUI's clock.
+void student_lesson_step(AppState& state, uint64_t random, double now);
+
 // Nearest-rank percentile (p in 0..100) of samples; 0 for none.
 double percentile(std::vector<double> samples, double p);
+
+// Frame times in a fixed number of bins, so a soak of any length keeps the same few kilobytes: the
+// soak once kept every frame's time, which grew its own heap by 8 bytes a frame (2 MiB an hour at 60
+// frames a second, inside the C heap it judges). Bins are 1 % wide on a log scale from 10 us to 100 s;
+// a percentile is the upper edge of the bin that holds the nearest-rank sample (at most 1 % above
+// it), the maximum is exact.
+class FrameTimeHistogram {
+public:
+    void add(double ms);
+    double percentile(double p) const;  // 0 when empty
+    uint64_t count() const { return count_; }
+    double max() const { return max_; }
+
+private:
+    static constexpr double kLowestMs = 0.01, kRatio = 1.01;
+    static constexpr size_t kBins = 1621;  // kLowestMs * kRatio^1620 > 100 s
+    std::vector<uint64_t> bins_ = std::vector<uint64_t>(kBins, 0);
+    uint64_t count_ = 0;
+    double max_ = 0;
+};
 
 class SoakDriver final : public FrameDriver {
 public:
@@ -118,11 +159,20 @@ public:
     int height() const override { return opts_.height; }
 
     // Before a frame: maybe one random action on the state (now = ImGui time, for mark_changed).
-    void before_frame(AppState& state, double now) override;
+    // False: draw no frame this turn (an action waits for the measurement in flight, or the pass
+    // is over and its share of the run's wall time is not); the caller takes the results that
+    // finished (update_measurements) without drawing, waits wait_seconds() and asks again.
+    bool before_frame(AppState& state, double now) override;
+    // The simulated seconds the frame about to be drawn advances the GUI's clock (ImGui's
+    // DeltaTime): 1/60 s for a pass's first kClockFrames frames, then a fixed step set once from
+    // pass 1's frame rate (1/60 to 1/4 s), the same in every pass.
+    float frame_seconds() const override;
+    static constexpr uint64_t kClockFrames = 60;
     // Around the frame's own work (not the wait for events): its duration is the frame time.
     void frame_started() override;
     void frame_finished(const AppState& state) override;
-    // Seconds to wait for events before the next frame: paces the loop at 60 frames per second.
+    // Seconds to wait before asking before_frame again: paces drawn frames at 60 per second; a few
+    // milliseconds while an action waits; up to a quarter second while a pass rests.
     double wait_seconds() const override;
     bool done() const override;
 
@@ -132,13 +182,26 @@ public:
     int pass() const { return pass_; }  // the pass being run, from 0
     double elapsed() const;             // seconds since the soak started
 
-    // FrameDriver::lesson_step is called for about one action in ten (unset: the soak skips lesson
-    // steps); FrameDriver::jobs_running tells the end-of-pass memory sample whether it found a job
-    // still running (unset: not known, not reported).
+    // FrameDriver::lesson_step, when set, takes the lesson steps (about one action in fifteen);
+    // unset, the driver steps through the lessons as a student clicks them (student_lesson_step).
+    // FrameDriver::jobs_running (Runner::busy): actions and the end-of-pass sample wait while it
+    // says so; unset, they never wait.
 
 private:
     using Clock = std::chrono::steady_clock;
+    // A pass: actions on the simulated clock until acting_end_sim_ (pass 1: set when its wall
+    // time reaches acting_wall_seconds()), the quiet tail, a wait until nothing is measured or
+    // pending and one more frame takes the last results, the end sample; then the pass rests,
+    // drawing nothing, until its share of the run's wall time is over.
+    enum class Phase { acting, tail, settle, rest };
     double warmup_seconds() const;
+    double acting_wall_seconds() const;
+    double wall_in_pass() const;
+    bool busy() const { return jobs_running && jobs_running(); }
+    static bool results_pending(const AppState& state);
+    void schedule_next_action();
+    void act(AppState& state, double now);
+    void tick();  // per-second memory samples, per-minute progress lines
     void start_pass(AppState& state);
     void count_shape(const kernels::Job& job);
     void sample_pass_end();
@@ -158,15 +221,27 @@ private:
 
     SoakOptions opts_;
     std::mt19937_64 rng_;
-    Clock::time_point start_, frame_start_, last_frame_end_;
-    double next_action_at_ = 0;
+    Clock::time_point start_, frame_start_, last_frame_end_, pass_start_, last_drawn_start_;
+    Phase phase_ = Phase::acting;
+    double sim_in_pass_ = 0;        // simulated seconds drawn in this pass
+    uint64_t frames_in_pass_ = 0;
+    float clock_step_ = 0;          // 0 until pass 1's first kClockFrames frames have been timed
+    std::vector<double> first_intervals_;  // wall seconds between pass 1's first frames
+    double acting_end_sim_ = -1;    // pass 1's: when its actions stopped, on the simulated clock
+    bool settle_frame_drawn_ = false;
+    bool holding_ = false;          // the last before_frame waited
+    uint64_t held_in_pass_ = 0;
+    double next_action_at_ = 0;     // simulated seconds into the pass
+    int next_pick_ = 0;             // the next action's kind (0..99) and whether it waits
+    bool next_waits_ = true;
     int pass_ = 0;  // the pass being run, from 0
     bool warm_sampled_ = false;
     std::string export_dir_;
     std::string last_export_message_;
-    std::vector<double> frame_ms_;
-    std::set<std::string> shapes_seen_;
-    size_t frames_before_pass_ = 0;        // frame_ms_.size() when the pass began
+    FrameTimeHistogram frames_all_, frames_pass_;  // the run's, this pass's
+    // Shapes measured so far, as 64-bit hashes of their key (8 bytes and a node each, not the key's
+    // text): the set grows with every new shape a soak visits, inside the heap it judges.
+    std::unordered_set<uint64_t> shapes_seen_;
     uint64_t actions_before_pass_ = 0, exports_before_pass_ = 0;
     int64_t gemm_configs_before_pass_ = 0;  // kernels::cublas_gemm_configs_issued() when the pass began
     SoakReport report_;
