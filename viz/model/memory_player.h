@@ -1,6 +1,6 @@
 // The memory-hierarchy animation's model side (no GUI): turns a variant's tile schedule into the
-// steps the animation plays, with running byte counters at each level (DESIGN.md "Traffic at three
-// levels"): per tensor, the L2<->SM bytes its loads and stores ask for and the DRAM<->L2 bytes the
+// steps the animation plays, with running byte counters at each level (docs/DESIGN.md, "Traffic at
+// three levels"): per tensor, the L2<->SM bytes its loads and stores ask for and the DRAM<->L2 bytes the
 // L2 reuse model charges for them; per step, the shared-memory bytes of all blocks.
 //
 // DRAM bytes per step: the reuse model gives each kernel's DRAM bytes per buffer (read and written
