@@ -1,7 +1,7 @@
 # The GPU module, libfusionlab_gpu.so (kernels/gpu/gpu_module.h): the CUDA kernels, cuBLAS and
 # cuBLASLt (shared, NEEDED by the module only), the CUDA runtime linked statically, CUPTI opened
 # with dlopen when first needed (kernels/profiling/cupti_lazy.cpp). The program opens the module at
-# start (app/core/module_loader.cpp) and links none of these. Included from CMakeLists.txt
+# start (app/platform/module_loader.cpp) and links none of these. Included from CMakeLists.txt
 # after fusionlab_kernels, in builds with CUDA.
 #
 #   FL_KERNEL_CUDA_AWARE          the kernel library's sources that read FUSIONLAB_HAVE_CUDA: compiled

@@ -43,7 +43,7 @@ soak() {  # soak NAME DISPLAY [VAR=VALUE ...] -- [command prefix ...] -- [fusion
   sleep 2
   mkdir -p "$W/soak-$name"
   (cd "$W/soak-$name" && env DISPLAY=":$display" __GLX_VENDOR_LIBRARY_NAME="${GLX_VENDOR:-nvidia}" "${envs[@]}" \
-     timeout $((seconds + 120)) "${prefix[@]}" "$F" "$@" --soak "$seconds" --soak-passes 3 --soak-seed 7 \
+     timeout $((seconds + 120)) "${prefix[@]}" "$S" "$@" --soak "$seconds" --soak-passes 3 --soak-seed 7 \
      --soak-size 1280x720 > "$W/soak-$name.txt" 2>&1; echo "rc=$?" >> "$W/soak-$name.txt") &
   pids+=($!)  # not the X servers': a bare `wait` would wait for them forever
 }

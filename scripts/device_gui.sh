@@ -48,7 +48,7 @@ case "$mode" in
   soak)
     seconds=${1:-600} passes=${2:-1}
     rm -rf /tmp/soak; mkdir -p /tmp/soak
-    (cd /tmp/soak && setsid bash -c "timeout $((seconds + 120)) $F --soak $seconds --soak-passes $passes --soak-seed 7 --soak-size 1280x720 > /tmp/soak/soak.txt 2>&1; echo rc=\$? >> /tmp/soak/soak.txt" < /dev/null > /dev/null 2>&1 &)
+    (cd /tmp/soak && setsid bash -c "timeout $((seconds + 120)) $S --soak $seconds --soak-passes $passes --soak-seed 7 --soak-size 1280x720 > /tmp/soak/soak.txt 2>&1; echo rc=\$? >> /tmp/soak/soak.txt" < /dev/null > /dev/null 2>&1 &)
     while [ $SECONDS -lt 570 ]; do grep -q "^rc=" /tmp/soak/soak.txt 2>/dev/null && break; sleep 5; done
     cp /tmp/soak/soak.txt "$OUT/" 2>/dev/null; cat /tmp/soak/soak.txt ;;
   shot) $F shot "$@" ;;

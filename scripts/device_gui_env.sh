@@ -18,3 +18,5 @@ export LD_LIBRARY_PATH=$G/lib:/usr/local/nvidia/lib64:/usr/local/cuda/lib64:/usr
 export LIBGL_DRIVERS_PATH=$G/lib/dri FUSIONLAB_LESSONS=$PWD/lessons
 # shellcheck disable=SC2034 # used by the scripts that source this file
 F=$G/bin/fusionlab
+# shellcheck disable=SC2034 # the soak test tool (tests/tools/soak_main.cpp), beside it
+S=$G/bin/fusionlab_soak

@@ -31,6 +31,10 @@ copy_deps() {
 }
 cp /usr/bin/Xvfb /usr/bin/xkbcomp "$stage/bin/"
 cp "$binary" "$stage/bin/fusionlab"
+# The soak test tool, built beside the program (tests/tools/CMakeLists.txt): scripts/device_gui.sh soak.
+soak_binary=$(dirname "$binary")/fusionlab_soak
+if [ -x "$soak_binary" ]; then cp "$soak_binary" "$stage/bin/fusionlab_soak"
+else echo "device_gui_prepare: note: $soak_binary not built; \`device_gui.sh soak\` will not run" >&2; fi
 cp -L /usr/lib/x86_64-linux-gnu/libGLX_mesa.so.0 "$stage/lib/"
 cp -L /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so "$stage/lib/dri/"
 for f in /usr/bin/Xvfb /usr/bin/xkbcomp "$binary" /usr/lib/x86_64-linux-gnu/libGLX_mesa.so.0 \

@@ -27,17 +27,21 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARCH = "sm_90"
 DTYPES = {"float": "DType::f32", "__half": "DType::f16", "__nv_bfloat16": "DType::bf16"}
-# row_kernel<T, kCpt, kVector, kFused, kSpill> -> the model's kernel name
-ROW_NAMES = {("false", "false"): "layernorm", ("true", "false"): "fused_chain", ("true", "true"): "fused_chain_spill"}
+# row_kernel<T, kCpt, kVector, kFused> and spill_row_kernel<T, kCpt, kVector, true, true> -> the
+# model's kernel name
+ROW_NAMES = {"false": "layernorm", "true": "fused_chain"}
 
 
 def row_kernel_row(name):
-    m = re.search(r"row_kernel<([\w:]+), (\d+), (true|false), (true|false), (true|false)>", name)
+    m = re.search(r"spill_row_kernel<([\w:]+), (\d+), (true|false), true, true>", name)
+    if m:
+        t, cpt, vector = m.groups()
+        return '"fused_chain_spill", %s, %s, %s' % (DTYPES[t], cpt, vector)
+    m = re.search(r"(?<!spill_)row_kernel<([\w:]+), (\d+), (true|false), (true|false)>", name)
     if not m:
         return None
-    t, cpt, vector, fused, spill = m.groups()
-    kernel = ROW_NAMES.get((fused, spill))
-    return None if kernel is None else '"%s", %s, %s, %s' % (kernel, DTYPES[t], cpt, vector)
+    t, cpt, vector, fused = m.groups()
+    return '"%s", %s, %s, %s' % (ROW_NAMES[fused], DTYPES[t], cpt, vector)
 
 
 def flash_tc_row(name):

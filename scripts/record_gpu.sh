@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records, on the GPU in front of it, every lesson step and the GUI's sweeps (every variant of each
 # point) into one recording the app replays without a GPU (the backend menu, --backend):
-#   OUT/<card>-<date>/recording.json   the recording (app/core/recording.h; `fusionlab record` writes it)
+#   OUT/<card>-<date>/recording.json   the recording (app/recordings/recording_file.h; `fusionlab record` writes it)
 #   OUT/record-log.txt                 what was measured, point by point, and what was cut and why
 #   OUT/device.txt                     `fusionlab info` and nvidia-smi: device, driver, clocks, memory
 # Commit the folder as assets/recordings/<card>-<date>/ (with a README: device, date, command).

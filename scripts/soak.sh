@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Soak test of the GUI: `fusionlab --soak SECONDS` under a virtual X server (Xvfb), with random
+# Soak test of the GUI: `fusionlab_soak --soak SECONDS` under a virtual X server (Xvfb), with random
 # parameter changes, workload/variant/view switches, theme and font-scale changes, CSV/JSON/PNG
 # exports and lesson steps. The binary prints the report: frame time p50/p95/max, host RSS and GPU
 # memory at start, after warm-up and at the end, and with PASSES > 1 a line per pass (frames, frame
 # time, actions, exports, RSS and C heap at its end); it exits 1 on a growth beyond the limits
-# (app/core/soak.h: with passes, RSS and C heap at the end of passes 2..P within 8 MiB of pass 1's
+# (tests/tools/soak_driver.h: with passes, RSS and C heap at the end of passes 2..P within 8 MiB of pass 1's
 # end) or a failed export, and a crash gives its signal's code. A line a minute goes to stderr.
 #
 # Usage: scripts/soak.sh [--log FILE] [SECONDS] [SEED] [WIDTHxHEIGHT] [PASSES] [-- extra fusionlab options]
-#   defaults: 600 s, seed 1, 1280x720, 1 pass. FUSIONLAB=path/to/fusionlab overrides the binary
-#   (default: build-dev/fusionlab, else .device/bin/fusionlab).
+#   defaults: 600 s, seed 1, 1280x720, 1 pass. fusionlab_soak is the test tool (tests/tools/: fusionlab
+#   with the soak driver; the program users get has none), built beside fusionlab.
+#   FUSIONLAB_SOAK=path/to/fusionlab_soak overrides the binary (default: build-dev/fusionlab_soak,
+#   else build/fusionlab_soak, else .device/bin/fusionlab_soak).
 #   --log FILE: run in the background (detached, so closing the terminal does not stop it), all
 #   output appended to FILE; prints the background process id and returns at once. The last line
 #   of FILE is then the verdict: "soak.sh: PASSED ..." or "soak.sh: FAILED ...".
@@ -44,14 +46,14 @@ case "$SECONDS_TO_RUN" in ''|*[!0-9]*) echo "soak.sh: SECONDS '$SECONDS_TO_RUN' 
 case "$SEED" in ''|*[!0-9]*) echo "soak.sh: SEED '$SEED' is not a whole number" >&2; exit 2 ;; esac
 case "$SIZE" in [0-9]*x[0-9]*) ;; *) echo "soak.sh: size '$SIZE' is not WIDTHxHEIGHT (e.g. 1280x720)" >&2; exit 2 ;; esac
 
-FL=${FUSIONLAB:-}
+FL=${FUSIONLAB_SOAK:-}
 if [ -z "$FL" ]; then
-  for candidate in "$ROOT/build-dev/fusionlab" "$ROOT/.device/bin/fusionlab"; do
+  for candidate in "$ROOT/build-dev/fusionlab_soak" "$ROOT/build/fusionlab_soak" "$ROOT/.device/bin/fusionlab_soak"; do
     [ -x "$candidate" ] && { FL=$candidate; break; }
   done
 fi
 if [ -z "$FL" ] || [ ! -x "$FL" ]; then
-  echo "soak.sh: no fusionlab binary (build build-dev, or set FUSIONLAB=...)" >&2
+  echo "soak.sh: no fusionlab_soak binary (cmake --build build-dev --target fusionlab_soak, or set FUSIONLAB_SOAK=...)" >&2
   exit 2
 fi
 

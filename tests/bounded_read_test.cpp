@@ -1,17 +1,18 @@
-// The bounded reader of user-named files (app/core/platform_file.h) and every loader routed
+// The bounded reader of user-named files (app/platform/platform_file.h) and every loader routed
 // through it: lessons, recordings, PyTorch reference files, results files to import, settings.
 // Each is handed what a user might name by mistake (a folder, a FIFO nobody writes to, /dev/zero,
 // /dev/urandom, a sparse file of 6 GiB, a loop of symbolic links, a file truncated while it is
 // read) and must answer within a second, with memory flat, in one line naming the file, what it
 // is and the limit. Before the reader, /dev/zero grew a loader to gigabytes in seconds.
-#include "app/core/lesson.h"
-#include "app/core/platform_file.h"
-#include "app/core/recording.h"
-#include "app/core/reference.h"
-#include "app/core/results_import.h"
+#include "app/lessons/lesson.h"
+#include "app/platform/platform_file.h"
+#include "app/recordings/recording_file.h"
+#include "app/files/reference.h"
+#include "app/files/results_import.h"
 #include "app/core/settings.h"
-#include "app/core/soak.h"
+#include "app/platform/platform.h"
 
+#include "app/lessons/parser.h"
 #include "temp_dir.h"
 
 #include <catch2/catch.hpp>
@@ -82,11 +83,11 @@ std::string limit_text(UserFile kind) { return app::platform::byte_size_text(app
 // Runs the loader: it must return within a second, keep the resident set within 8 MiB of where it
 // was (an unbounded read of /dev/zero grows it by hundreds of MiB a second) and answer in one line.
 std::string load_bounded(const Reader& reader, const std::string& path) {
-    const auto rss_before = app::host_rss_bytes(nullptr);
+    const auto rss_before = app::platform::host_rss_bytes(nullptr);
     const auto start = std::chrono::steady_clock::now();
     const std::string message = reader.load(path);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const auto rss_after = app::host_rss_bytes(nullptr);
+    const auto rss_after = app::platform::host_rss_bytes(nullptr);
     INFO(reader.name << "(" << path << "): " << message << " (" << seconds << " s)");
     CHECK(seconds < 1.0);
     if (rss_before && rss_after) CHECK(*rss_after - *rss_before < (8 << 20));

@@ -134,7 +134,7 @@ fl_cli_test(shot_results_not_json CODE 2 ARGS shot --out x.png --results ${CMAKE
             STDERR "--results .*cli_test.cmake: not JSON")
 fl_cli_test(gui_results_missing CODE 2 ARGS --results no-such-export.json STDERR "--results no-such-export.json: cannot read")
 # Files that are not regular files (devices that never end, folders) are refused by the bounded
-# reader (app/core/platform_file.h) before a byte is read: one line, the file, what it is, the limit.
+# reader (app/platform/platform_file.h) before a byte is read: one line, the file, what it is, the limit.
 if(UNIX)
   fl_cli_test(shot_results_dev_zero CODE 2 ARGS shot --out x.png --results /dev/zero
               STDERR "--results /dev/zero: a character device, not a regular file; a results file is read only from a regular file of at most 64 MiB")
@@ -180,7 +180,7 @@ fl_cli_test(recording_broken_not_a_backend CODE 2 ARGS bench --backend h200-2026
             DEFS "-DFL_ENV=FUSIONLAB_RECORDINGS=${_fl_broken}" STDERR "--backend 'h200-2026-01-03' is not a backend")
 fl_cli_test(bench_recorded CODE 0 ARGS bench --backend h100-2026-01-02 --workload chain --variant all --rows 8192,4096 --hidden 8192
             DEFS "-DFL_ENV=FUSIONLAB_RECORDINGS=${_fl_recordings}"
-            STDOUT "RECORDED: rows tagged .*chain +unfused +bf16 +8192 x 8192 .*\\[recorded 2026-01-02\\].*chain +unfused +bf16 +4096 x 8192 .*\\(model\\).*\\[simulated\\]")
+            STDOUT "RECORDED: rows tagged .*chain +unfused +bf16 +8192 x 8192[ ,].*\\[recorded 2026-01-02\\].*chain +unfused +bf16 +4096 x 8192[ ,].*\\(model\\).*\\[simulated\\]")
 fl_cli_test(bench_recorded_shipped CODE 0 ARGS bench --backend recorded:h100 --workload attention --N 4096 --heads 16 --dtype fp16
             STDOUT "measured on NVIDIA H100 80GB HBM3 on 2026-11-27.*attention +flash_tc +fp16 .*\\[recorded 2026-11-27\\]")
 # fusionlab record: the points it would measure, and a rehearsal on a simulated GPU.
@@ -247,7 +247,7 @@ fl_cli_test(bench_wgmma_tile CODE 0
             ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 128 --br 128 --bc 64 --dtype bf16 --sim H100
             STDOUT "flash_wgmma +bf16 +16 heads, N=1024, d=128, tile 128x64, 4 stages")
 fl_cli_test(attention_bad_br CODE 2 ARGS bench --workload attention --sim H100 --br 48
-            STDERR "--br '48' is not one of the choices \\(legal: 16, 32, 64, 128 or 192\\)")
+            STDERR "--br '48' is not one of the choices \\(legal: auto, 16, 32, 64, 128 or 192\\)")
 fl_cli_test(attention_bad_d CODE 2 ARGS bench --workload attention --sim H100 --d 0
             STDERR "--d '0' is out of range \\(legal: 1\\.\\.128\\)")
 fl_cli_test(attention_bad_n CODE 2 ARGS bench --workload attention --sim H100 --N abc

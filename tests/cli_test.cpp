@@ -1,6 +1,6 @@
 // Command-line parsing without a process: options become the right values, bad input exits 2 with
 // one line naming the option, help exits 0. (tests/cli_test.cmake runs the real binary.)
-#include "app/core/cli.h"
+#include "app/cli/cli.h"
 
 #include <catch2/catch.hpp>
 
@@ -120,7 +120,7 @@ TEST_CASE("cli: bad bench input exits 2 with one line naming the option and the 
         {{"bench", "--dropout", "inf"}, "--dropout 'inf' is not a number"},
         {{"bench", "--seed", "-1"}, "--seed '-1' is not a whole number"},
         {{"bench", "--reps", "0"}, "--reps '0' is out of range (legal: 1..1000)"},
-        {{"bench", "--workload", "attention", "--br", "48"}, "--br '48' is not one of the choices (legal: 16, 32, 64, 128 or 192)"},
+        {{"bench", "--workload", "attention", "--br", "48"}, "--br '48' is not one of the choices (legal: auto, 16, 32, 64, 128 or 192)"},
         {{"bench", "--workload", "attention", "--d", "0"}, "--d '0' is out of range (legal: 1..128)"},
         {{"bench", "--workload", "attention", "--N", "abc"}, "--N 'abc' is not a whole number (legal: 1..65536)"},
         {{"bench", "--workload", "attention", "--causal", "2"}, "--causal '2' is not a switch (legal: 0 or 1)"},

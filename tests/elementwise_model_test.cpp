@@ -2,7 +2,13 @@
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/core/registry.h"
 
+#include "tests/scoped_env.h"
+
 #include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <utility>
 
 using namespace kernels;
 
@@ -127,9 +133,13 @@ TEST_CASE("fused_spill: the fused kernel's HBM bytes, plus ptxas's spill bytes x
             CHECK(r.registers == 32);
             REQUIRE(r.spills());
             CHECK(r.source.find("ptxas") != std::string::npos);
-            const uint64_t threads = static_cast<uint64_t>(elementwise::row_kernel_shape(elementwise::to_elementwise(p)).threads);
-            CHECK(spill.kernels[0].local_written == static_cast<uint64_t>(rows) * threads * static_cast<uint64_t>(r.spill_store_bytes));
-            CHECK(spill.kernels[0].local_read == static_cast<uint64_t>(rows) * threads * static_cast<uint64_t>(r.spill_load_bytes));
+            // every thread of every block runs the spill code once (the spilling kernel keeps its
+            // measured layout: one block per row)
+            const elementwise::LaunchShape shape =
+                elementwise::row_kernel_shape(elementwise::to_elementwise(p), elementwise::RowKernel::spill);
+            const uint64_t threads = shape.blocks * static_cast<uint64_t>(shape.threads);
+            CHECK(spill.kernels[0].local_written == threads * static_cast<uint64_t>(r.spill_store_bytes));
+            CHECK(spill.kernels[0].local_read == threads * static_cast<uint64_t>(r.spill_load_bytes));
             CHECK(spill.local_bytes() == spill.kernels[0].local_bytes());
         }
     // The measured case (bf16 8192 x 8192: 256 threads of 4 chunks): ptxas's numbers for sm_90.
@@ -151,9 +161,14 @@ TEST_CASE("the row kernel instance follows the launcher's rule", "[model]") {
     CHECK(elementwise::row_kernel_instance(elementwise::to_elementwise(make("chain", 1, 1000, DType::f16))).vector == true);
     // Every instance the launcher can pick has a row in ptxas's table.
     for (DType t : kAllDTypes)
-        for (int64_t hidden : {8, 1001, 4096, 8192, 16384})
+        for (int64_t hidden : {8, 768, 1001, 4096, 8192, 16384, 20000, 65536})
             for (const char* k : {"layernorm", "fused_chain", "fused_chain_spill"}) {
                 CAPTURE(to_string(t), hidden, k);
+                if (std::string(k) == "fused_chain_spill" && hidden > elementwise::kSpillMaxHidden) {
+                    // refused (one block per row): no instance, an empty register use
+                    CHECK(elementwise::row_kernel_registers(k, elementwise::to_elementwise(make("chain", 2, hidden, t))).registers == 0);
+                    continue;
+                }
                 CHECK(elementwise::row_kernel_registers(k, elementwise::to_elementwise(make("chain", 2, hidden, t))).registers > 0);
             }
 }
@@ -196,4 +211,147 @@ TEST_CASE("chain_flops names every kernel of the model", "[model]") {
     for (const char* variant : {"unfused", "fused", "fused_spill"})
         for (const KernelModel& k : model(variant, p).kernels)
             CHECK(elementwise::chain_flops(k.name, elementwise::to_elementwise(p)) == Approx(k.flops));
+}
+
+namespace {
+
+elementwise::RowConfig row_config_of(int64_t hidden, DType t) {
+    return elementwise::row_config(elementwise::to_elementwise(make("chain", 4, hidden, t)));
+}
+
+
+}  // namespace
+
+TEST_CASE("row_config: the per-shape rule", "[model][config]") {
+    // 768: 96 chunks, 3 per thread fill one warp exactly; 4 rows per block (128 threads)
+    elementwise::RowConfig c = row_config_of(768, DType::bf16);
+    CHECK(c.chunks_per_thread == 3);
+    CHECK(c.threads_per_row == 32);
+    CHECK(c.rows_per_block == 4);
+    CHECK(c.ctas_per_row == 1);
+    // 8192 bf16: 64 B of x per thread, 256 threads, one row per block (the measured case)
+    c = row_config_of(8192, DType::bf16);
+    CHECK(c.chunks_per_thread == 4);
+    CHECK(c.threads_per_row == 256);
+    CHECK(c.rows_per_block == 1);
+    // 7168 fp16: 224 threads cover 896 chunks exactly
+    CHECK(row_config_of(7168, DType::f16).threads_per_row == 224);
+    // past one block: clusters of at most 8 blocks, 256 threads when 8 suffice
+    c = row_config_of(65536, DType::bf16);
+    CHECK(c.ctas_per_row == 8);
+    CHECK(c.threads_per_row == 256);
+    CHECK(c.chunks_per_thread == 4);
+    c = row_config_of(65536, DType::f32);
+    CHECK(c.ctas_per_row == 8);
+    CHECK(c.threads_per_row == 512);
+    CHECK(c.chunks_per_thread == 2);
+    c = row_config_of(16384, DType::f32);  // one block of 512 threads x 4 chunks
+    CHECK(c.ctas_per_row == 1);
+    CHECK(c.chunks_per_thread == 4);
+    // every width up to the largest holds its row in one config
+    for (DType t : kAllDTypes)
+        for (int64_t hidden = 1; hidden <= elementwise::kMaxHidden; hidden = hidden * 3 / 2 + 1) {
+            const elementwise::RowConfig r = row_config_of(hidden, t);
+            CAPTURE(to_string(t), hidden, elementwise::config_text(r));
+            CHECK(int64_t{r.ctas_per_row} * r.threads_per_row * r.chunks_per_thread * 8 >= hidden);
+            CHECK(r.threads_per_block() <= elementwise::kRowMaxThreads);
+            CHECK(r.threads_per_row % 32 == 0);
+            CHECK(r.ctas_per_row <= elementwise::kRowMaxClusterCtas);
+            CHECK(r.vector == (hidden % 8 == 0));
+            CHECK(!r.why.empty());
+        }
+}
+
+TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout; one that cannot hold the row is refused", "[model][config]") {
+    {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "ctas=2");
+        const elementwise::RowConfig c = row_config_of(8192, DType::bf16);
+        CHECK(c.ctas_per_row == 2);
+        CHECK(c.threads_per_row == 128);  // derived: 1024 chunks over 2 blocks x 4 chunks
+        CHECK(c.rows_per_block == 1);
+        CHECK(c.why.find("FUSIONLAB_ROW_CONFIG") != std::string::npos);
+        const elementwise::LaunchShape shape = elementwise::row_kernel_shape(elementwise::to_elementwise(make("chain", 37, 8192, DType::bf16)));
+        CHECK(shape.blocks == 74);
+        CHECK(shape.threads == 128);
+    }
+    {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "cpt=4,tpr=64,rpb=3");
+        const elementwise::LaunchShape shape = elementwise::row_kernel_shape(elementwise::to_elementwise(make("chain", 37, 2048, DType::bf16)));
+        CHECK(shape.blocks == 13);  // 12 blocks of 3 rows and one of 1
+        CHECK(shape.threads == 192);
+    }
+    for (const char* bad : {"cpt=4,tpr=64", "ctas=3", "cpt=5", "tpr=100", "rpb=4,tpr=256", "threads=2", "cpt", "cpt=x"}) {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", bad);
+        CAPTURE(bad);
+        CHECK_THROWS_AS(row_config_of(8192, DType::bf16), std::invalid_argument);
+    }
+    {
+        const ScopedEnv env("FUSIONLAB_FLAT_CONFIG", "threads=512,bytes=32");
+        const elementwise::LaunchShape shape = elementwise::flat_kernel_shape(elementwise::to_elementwise(make("bias_gelu", 4, 4096, DType::bf16)));
+        CHECK(shape.threads == 512);
+        CHECK(shape.elements_per_block == 512 * 16);
+        CHECK(shape.blocks == 2);
+    }
+    for (const char* bad : {"threads=64", "bytes=16", "rows=2"}) {
+        const ScopedEnv env("FUSIONLAB_FLAT_CONFIG", bad);
+        CAPTURE(bad);
+        CHECK_THROWS_AS(elementwise::flat_config(elementwise::to_elementwise(make("bias_gelu", 4, 4096, DType::bf16))),
+                        std::invalid_argument);
+    }
+}
+
+TEST_CASE("the schedule follows the row configuration: rows per block and cluster slices", "[model][schedule][config]") {
+    for (const char* forced : {"", "ctas=2", "cpt=2,ctas=4", "cpt=4,tpr=64,rpb=3", "rpb=2"}) {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", forced);
+        for (DType t : kAllDTypes)
+            for (auto [rows, hidden] : {std::pair<int64_t, int64_t>{37, 1001}, {37, 2048}, {5, 20000}, {3, 65536}}) {
+                const Params p = make("chain", rows, hidden, t);
+                elementwise::RowConfig c;
+                try {
+                    c = elementwise::row_config(elementwise::to_elementwise(p));
+                } catch (const std::invalid_argument&) {
+                    continue;
+                }
+                CAPTURE(forced, to_string(t), rows, hidden, elementwise::config_text(c));
+                for (const char* v : {"fused", "unfused"}) {
+                    const Schedule s = schedule(v, p);
+                    const Model m = model_from_schedule(s);
+                    const uint64_t es = static_cast<uint64_t>(dtype_bytes(t)), n = static_cast<uint64_t>(rows * hidden);
+                    uint64_t stored = 0, store_blocks = 0;
+                    for (const TileEvent& e : s.events)
+                        if (e.kernel == 0 && e.kind == EventKind::store && !e.local) {
+                            stored += e.bytes * e.repeat;
+                            store_blocks += e.repeat;
+                        }
+                    CHECK(stored == n * es);
+                    CHECK(store_blocks == s.kernels[0].blocks);
+                    CHECK(s.kernels[0].threads_per_block == c.threads_per_block());
+                    CHECK(m.bytes_read() == sum_event_bytes(s, EventKind::load));
+                }
+            }
+    }
+}
+
+TEST_CASE("chain device refusals: fused_spill past one block and clusters before compute capability 9.0", "[model][config]") {
+    DeviceInfo hopper;
+    hopper.name = "test H100";
+    hopper.cc_major = 9;
+    DeviceInfo ampere = hopper;
+    ampere.name = "test A100";
+    ampere.cc_major = 8;
+    const DeviceBudget on_hopper{hopper, uint64_t{80} << 30, "free"}, on_ampere{ampere, uint64_t{80} << 30, "free"};
+    const Params wide = make("chain", 256, 65536, DType::bf16), narrow = make("chain", 256, 8192, DType::bf16);
+    CHECK(device_refusal("fused", wide, on_hopper).empty());
+    CHECK_THAT(device_refusal("fused", wide, on_ampere), Catch::Contains("cluster of 8") && Catch::Contains("9.0"));
+    CHECK_THAT(device_refusal("fused_spill", wide, on_hopper), Catch::Contains("fused_spill holds a row in one block"));
+    for (const char* v : {"unfused", "fused", "fused_spill"}) {
+        CHECK(device_refusal(v, narrow, on_ampere).empty());
+        CHECK(device_refusal(v, narrow, on_hopper).empty());
+    }
+    // the spilling kernel keeps the layout it was measured with: one block per row
+    const elementwise::RowConfig spill = elementwise::row_config(elementwise::to_elementwise(narrow), elementwise::RowKernel::spill);
+    CHECK(spill.threads_per_row == 256);
+    CHECK(spill.chunks_per_thread == 4);
+    CHECK(elementwise::row_config(elementwise::to_elementwise(make("chain", 4, 768, DType::bf16)), elementwise::RowKernel::spill)
+              .rows_per_block == 1);
 }

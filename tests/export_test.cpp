@@ -1,8 +1,8 @@
 // Export: atomic writes leave the old file or the new one and never a temporary; CSV quotes what it
 // must; JSON parses back with every field; PNG decodes to the requested size and orientation; a
 // lesson bundle's step carries its recall questions and answers and, for a @sweep step, the sweep.
-#include "app/core/export.h"
-#include "app/core/lesson_bundle.h"
+#include "app/files/export.h"
+#include "app/lessons/lesson_bundle.h"
 
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"

@@ -3,7 +3,7 @@
 // prefill, the epilogue shown on the accumulator in registers, describe(), the inputs and the
 // float64 reference's rounding points, the simulated backend's estimates, and the modeled DRAM bytes
 // against both recordings' counters at M = 8192.
-#include "app/core/recording.h"
+#include "app/recordings/recording_file.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/ffn/ffn.h"
 #include "kernels/core/registry.h"

@@ -11,9 +11,14 @@
 #include "tests/gpu_backend_fixture.h"
 #include "tests/test_skip.h"
 
+#include "tests/scoped_env.h"
+
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <stdexcept>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -142,7 +147,19 @@ TEST_CASE("fused_spill computes exactly what fused computes (the spills change w
             REQUIRE(a.ok);
             REQUIRE(b.ok);
             REQUIRE(a.out.size() == b.out.size());
-            CHECK(std::memcmp(a.out.data(), b.out.data(), a.out.size() * sizeof(float)) == 0);
+            if (t == DType::f32 && hidden % 8 != 0) {
+                // The ragged fp32 row: fused (row_config's kernel) and fused_spill (the kernel as it
+                // was measured, kept verbatim) are compiled from different code, and ptxas contracts
+                // their per-element sums differently: equal to fp32 rounding, not to the bit
+                // (measured on an H100, 2026-11-28). 16-bit outputs and whole-vector rows stay bit-equal.
+                double worst = 0;
+                for (size_t i = 0; i < a.out.size(); ++i)
+                    worst = std::max(worst, std::fabs(double(a.out[i]) - double(b.out[i])) /
+                                                std::max(1.0, std::fabs(double(a.out[i]))));
+                CHECK(worst <= 1e-6);
+            } else {
+                CHECK(std::memcmp(a.out.data(), b.out.data(), a.out.size() * sizeof(float)) == 0);
+            }
         }
 }
 
@@ -154,8 +171,9 @@ TEST_CASE("the register table (ptxas, sm_90) is what this device's binary holds"
         return;
     }
     for (DType t : {DType::f32, DType::f16, DType::bf16})
-        for (int64_t hidden : {int64_t{8192}, int64_t{16384}, int64_t{1001}, int64_t{256}})
+        for (int64_t hidden : {int64_t{8192}, int64_t{16384}, int64_t{1001}, int64_t{256}, int64_t{768}, int64_t{65536}})
             for (const char* k : {"layernorm", "fused_chain", "fused_chain_spill"}) {
+                if (std::string(k) == "fused_chain_spill" && hidden > kernels::elementwise::kSpillMaxHidden) continue;
                 const Params p = make("chain", t, 4, hidden, 1);
                 INFO(k << " " << kernels::to_string(t) << " hidden " << hidden);
                 const kernels::RegisterUse table = kernels::elementwise::row_kernel_registers(k, p);
@@ -237,4 +255,78 @@ TEST_CASE("the backend's run() fills a checked, timed measurement", "[gpu][backe
         job.params.set("rows", 64);
         CHECK(backend->run(job, token).ok);
     }
+}
+
+
+TEST_CASE("the picked row configuration at every width matches the reference: clusters and rows per block",
+          "[gpu][elementwise][config]") {
+    // 768: 3 chunks x 32 threads and 4 rows per block (67 rows: a last block with 3); 20000: a
+    // ragged row over a cluster of 4; 32768 and 65536: clusters of 4 and 8 (16-bit) or 8 (fp32).
+    struct Shape {
+        int64_t rows, hidden;
+    };
+    const Shape shapes[] = {{67, 768}, {67, 1024}, {9, 3072}, {5, 7168}, {3, 16384}, {3, 20000}, {2, 32768}, {2, 65536}};
+    uint64_t seed = 901;
+    for (DType t : kernels::kAllDTypes)
+        for (const Shape& s : shapes) {
+            const Params p = make("chain", t, s.rows, s.hidden, seed++);
+            INFO("config " << kernels::elementwise::config_text(kernels::elementwise::row_config(p)));
+            for (const kernels::VariantInfo& v : kernels::variants("chain")) {
+                if (v.name == "fused_spill" && s.hidden > kernels::elementwise::kSpillMaxHidden) {
+                    // the lesson's spilling kernel holds a row in one block: refused with the reason
+                    const kernels::gpu::VariantOutput r = kernels::gpu::run_variant_once(v.name, to_params(p));
+                    CHECK_FALSE(r.ok);
+                    CHECK(r.error.find("fused_spill holds a row in one block") != std::string::npos);
+                    continue;
+                }
+                check_variant(p, v.name);
+            }
+            check_variant(make("bias_gelu", t, s.rows, s.hidden, seed++), "fused");
+        }
+}
+
+TEST_CASE("every forced row configuration computes the same function", "[gpu][elementwise][config]") {
+    // Forced layouts the sweep of kernels/PERF.md compares, on whole-vector rows (8192, 1000) and a
+    // ragged one (1001, the scalar path); 37 rows so a block of several rows is partly empty.
+    const char* configs[] = {"cpt=2", "cpt=3", "ctas=2", "cpt=4,tpr=128,ctas=2", "cpt=2,ctas=4", "cpt=2,tpr=128,ctas=8",
+                             "rpb=2", "cpt=4,tpr=64,rpb=3", "cpt=2,tpr=512"};
+    uint64_t seed = 1201;
+    for (const char* config : configs)
+        for (DType t : kernels::kAllDTypes)
+            for (int64_t hidden : {int64_t{8192}, int64_t{1000}, int64_t{1001}}) {
+                const Params p = make("chain", t, 37, hidden, seed++, 0.3);
+                const ScopedEnv env("FUSIONLAB_ROW_CONFIG", config);
+                kernels::elementwise::RowConfig c;
+                try {
+                    c = kernels::elementwise::row_config(p);
+                } catch (const std::invalid_argument&) {
+                    continue;  // the layout cannot hold this row (e.g. 64 threads x 4 chunks < 8192): refused
+                }
+                INFO("FUSIONLAB_ROW_CONFIG=" << config << ": " << kernels::elementwise::config_text(c));
+                for (const kernels::VariantInfo& v : kernels::variants("chain")) check_variant(p, v.name);
+            }
+}
+
+TEST_CASE("a forced row configuration that cannot hold the row is refused with the reason", "[gpu][elementwise][config]") {
+    const Params p = make("chain", DType::bf16, 4, 8192, 3);
+    for (const char* bad : {"cpt=4,tpr=64", "ctas=3", "cpt=5", "tpr=100", "rpb=4,tpr=256", "threads=2", "cpt"}) {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", bad);
+        const kernels::gpu::VariantOutput r = kernels::gpu::run_variant_once("fused", to_params(p));
+        INFO(bad << " -> " << r.error);
+        CHECK_FALSE(r.ok);
+        CHECK(r.error.find("FUSIONLAB_ROW_CONFIG") != std::string::npos);
+    }
+}
+
+TEST_CASE("every flat configuration computes the same function", "[gpu][elementwise][config]") {
+    uint64_t seed = 1501;
+    for (const char* config : {"threads=128,bytes=32", "threads=512,bytes=64", "threads=512,bytes=32", "threads=128"})
+        for (DType t : kernels::kAllDTypes)
+            for (int64_t hidden : {int64_t{4096}, int64_t{1001}}) {
+                const ScopedEnv env("FUSIONLAB_FLAT_CONFIG", config);
+                INFO("FUSIONLAB_FLAT_CONFIG=" << config);
+                for (const kernels::VariantInfo& v : kernels::variants("bias_gelu"))
+                    check_variant(make("bias_gelu", t, 37, hidden, seed++), v.name);
+                check_variant(make("chain", t, 37, hidden, seed++), "unfused");
+            }
 }

@@ -13,7 +13,7 @@
 #if defined(FUSIONLAB_HAVE_GUI)  // viz needs ImGui, which simulated-only CLI builds may lack
 
 #include "app/core/jobs.h"
-#include "app/core/lesson_player.h"
+#include "app/lessons/lesson_player.h"
 #include "app/core/panels_state.h"
 #include "app/core/roofline_points.h"
 #include "app/core/runner.h"

@@ -9,10 +9,14 @@
 //     the threshold the lessons use (85 %).
 // Emulation (a simulated GPU's error against the reference) runs only for the variants whose
 // error a step quotes, so the test stays fast enough for CI.
-#include "app/core/lesson.h"
-#include "app/core/lesson_player.h"
-#include "app/core/recorded_backend.h"
-#include "app/core/recording.h"
+#include "app/lessons/expressions.h"
+#include "app/lessons/lesson.h"
+#include "app/lessons/lesson_files.h"
+#include "app/lessons/lesson_player.h"
+#include "app/recordings/auto_pick.h"
+#include "app/recordings/recorded_backend.h"
+#include "app/recordings/recording_file.h"
+#include "app/lessons/prose.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
 
@@ -169,7 +173,8 @@ TEST_CASE("every step of every lesson reads true on every device: both recording
                         job.reps = 5;
                         job.warmup = 1;
                         job.emulate = want_error.count(v) > 0;
-                        it = cache.emplace(key, dev.backend->run(job, kernels::CancelToken{})).first;
+                        // As the runner runs it: an auto tile resolved on this device (app/recordings/auto_pick.h).
+                        it = cache.emplace(key, app::run_resolved(*dev.backend, job, kernels::CancelToken{})).first;
                     }
                     results.push_back(it->second);
                 }

@@ -1,10 +1,16 @@
-// Tests of app/core/lesson.{h,cpp} (format, parser, live expressions), app/core/lesson_player (applying
-// steps) and app/core/lesson_bundle (atomic bundle folders). The shipped lessons themselves are also
+// Tests of the lesson engine app/lessons/ (format, parser, prose, live expressions), app/lessons/lesson_player (applying
+// steps) and app/lessons/lesson_bundle (atomic bundle folders). The shipped lessons themselves are also
 // parsed here; `fusionlab lessons check` and the headless renders run as ctest tests
 // (tests/lesson_tests.cmake).
-#include "app/core/lesson.h"
-#include "app/core/lesson_bundle.h"
-#include "app/core/lesson_player.h"
+#include "app/lessons/expressions.h"
+#include "app/lessons/glossary.h"
+#include "app/lessons/lesson.h"
+#include "app/lessons/lesson_bundle.h"
+#include "app/lessons/lesson_files.h"
+#include "app/lessons/lesson_player.h"
+#include "app/lessons/parser.h"
+#include "app/lessons/prose.h"
+#include "app/lessons/vocabulary.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/format.h"
 #include "kernels/elementwise/elementwise.h"

@@ -1,7 +1,7 @@
-// app/core/module_loader: what the program says when the GPU module or a library it needs cannot
+// app/platform/module_loader: what the program says when the GPU module or a library it needs cannot
 // be loaded, or the driver is too old (the loading itself is tested as installed: install.tree,
 // install.package_deb in tests/install_test.cmake).
-#include "app/core/module_loader.h"
+#include "app/platform/module_loader.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // The operating-system calls of app/platform: where settings live, finding programs, the C heap's
 // figures (which the soak judges) and the process's age (which places soak passes in a profile).
-#include "app/core/platform.h"
+#include "app/platform/platform.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,17 +1,19 @@
-// Recordings of real GPUs (app/core/recording.h) and the recorded backend (app/core/recorded_backend.h):
+// Recordings of real GPUs (app/recordings/recording_file.h) and the recorded backend (app/recordings/recorded_backend.h):
 // a recording loads whole or not at all, with the file and the field named; it round-trips; the
 // backend answers with the recorded measurement where the recording has the point and with the
 // simulated GPU elsewhere, and every view, export and lesson number says which.
-#include "app/core/export.h"
+#include "app/files/export.h"
 #include "app/core/jobs.h"
-#include "app/core/lesson.h"
+#include "app/lessons/expressions.h"
+#include "app/lessons/lesson.h"
 #include "app/core/panels_state.h"
-#include "app/core/record.h"
-#include "app/core/recorded_backend.h"
-#include "app/core/recording.h"
-#include "app/core/results_import.h"
+#include "app/cli/record.h"
+#include "app/recordings/recorded_backend.h"
+#include "app/recordings/recording_file.h"
+#include "app/files/results_import.h"
 #include "app/core/runner.h"
 #include "app/core/settings.h"
+#include "app/lessons/lesson_files.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
 

@@ -1,7 +1,7 @@
-// PyTorch reference rows (app/core/reference.h): the file scripts/torch_reference.py writes is read
+// PyTorch reference rows (app/files/reference.h): the file scripts/torch_reference.py writes is read
 // strictly (a malformed field is named by its JSON path and nothing is half-loaded), rows match
 // by workload, dtype and the parameters they name, and against a real GPU only its own rows show.
-#include "app/core/reference.h"
+#include "app/files/reference.h"
 
 #include "kernels/core/registry.h"
 

@@ -1,9 +1,9 @@
 // Reading exports back: what measurements_json writes parses back to the same measurements (every
 // field the panels draw), and a damaged or hand-edited file is refused with the JSON path of the
 // problem instead of reaching the GUI.
-#include "app/core/results_import.h"
+#include "app/files/results_import.h"
 
-#include "app/core/export.h"
+#include "app/files/export.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
 

@@ -1,6 +1,6 @@
-// The soak driver (app/core/soak.h) without a window: its statistics, its memory probe, and a short
+// The soak driver (tests/tools/soak_driver.h) without a window: its statistics, its memory probe, and a short
 // soak over real simulated results in which it changes the state, exports and reports.
-#include "app/core/soak.h"
+#include "tests/tools/soak_driver.h"
 
 #include "app/core/runner.h"
 #include "app/core/settings.h"

@@ -1,9 +1,9 @@
 // viz/svg_chart: each chart's SVG is well-formed XML (every element closed, attributes quoted,
-// text escaped) and holds the chart's numbers as text; and app/core/gif_writer: a GIF of a few
+// text escaped) and holds the chart's numbers as text; and app/files/gif_writer: a GIF of a few
 // frames reads back with its size, frame count and pixels.
 #include "viz/svg_chart.h"
 
-#include "app/core/gif_writer.h"
+#include "app/files/gif_writer.h"
 
 #include <catch2/catch.hpp>
 

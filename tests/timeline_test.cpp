@@ -1,6 +1,6 @@
 // Timelines: busy/idle arithmetic, aggregation of identical kernels into one row, and the chart's
 // pixel bars (merged when narrower than a pixel, never lost) and duration labels.
-#include "app/core/export.h"
+#include "app/files/export.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/timeline.h"
 #include "viz/timeline.h"

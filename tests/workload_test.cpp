@@ -36,7 +36,7 @@ TEST_CASE("out-of-range parameters give a message naming the parameter and range
     CHECK_THAT(validate(p), Catch::Contains("rows = -5"));
     p = Params{};
     p.set("hidden", 99999999);
-    CHECK_THAT(validate(p), Catch::Contains("hidden") && Catch::Contains("16384"));
+    CHECK_THAT(validate(p), Catch::Contains("hidden") && Catch::Contains("65536"));
     p = Params{};
     p.set("dropout", 1.0);
     CHECK_THAT(validate(p), Catch::Contains("dropout"));
@@ -178,7 +178,8 @@ TEST_CASE("attention: variants, model dispatch and min bytes", "[variants][atten
 
 TEST_CASE("describe: one line per parameter set, from the workload's definition", "[params]") {
     Params p;  // chain
-    CHECK(describe(p, "fused") == "chain fused: 4096 x 4096, bf16");
+    CHECK(describe(p, "fused") == "chain fused: 4096 x 4096, 128 threads x 4 chunks per row, bf16");
+    CHECK(describe(p) == "chain: 4096 x 4096, bf16");
     p = default_params("attention");
     p.dtype = DType::f16;
     CHECK(describe(p, "flash") == "attention flash: 16 heads, N=1024, d=64, tile 64x64, fp16");

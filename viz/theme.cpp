@@ -127,7 +127,7 @@ const ImWchar* glyph_ranges() {
     static const ImWchar kRanges[] = {
         0x0020, 0x00FF, 0x0370, 0x03FF, 0x2010, 0x2027, 0x2190, 0x2193,
         0x2212, 0x2212, 0x2248, 0x2248, 0x2264, 0x2265,
-        // Lesson maths (app/core/lesson.cpp): modifier letters and super/subscripts, sqrt, sum, infinity.
+        // Lesson maths (app/lessons/prose.cpp): modifier letters and super/subscripts, sqrt, sum, infinity.
         0x02B0, 0x02FF, 0x1D2C, 0x1D6A, 0x2070, 0x209F, 0x2C7C, 0x2C7C, 0x2211, 0x2211, 0x221A, 0x221A,
         0x221E, 0x221E, 0,
     };

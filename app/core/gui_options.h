@@ -1,5 +1,5 @@
 // What the `fusionlab` (GUI) and `fusionlab shot` commands are asked to do: parsed by the command
-// line (app/core/cli.cpp), carried out by the GUI shell (app/gui/gui.h) in builds that have one.
+// line (app/cli/parse.cpp), carried out by the GUI shell (app/gui/gui.h) in builds that have one.
 #pragma once
 
 #include "kernels/core/types.h"
@@ -18,7 +18,7 @@ struct GuiOptions {
     bool classroom = false;   // --classroom: start in the presenter view (lesson pane open)
     std::string lesson;       // --lesson NAME: open this lesson (at lesson_step, 0-based)
     int lesson_step = 0;
-    // Hidden soak test (app/core/soak.h, scripts/soak.sh): > 0 runs random user actions for this many
+    // Hidden soak test (tests/tools/soak_driver.h, scripts/soak.sh): > 0 runs random user actions for this many
     // seconds in a window of soak_width x soak_height, prints the report and exits 0 or 1.
     double soak_seconds = 0;
     uint64_t soak_seed = 1;
@@ -53,7 +53,7 @@ struct ShotOptions {
     // Non-empty: draw the measurements of this JSON export (e.g. `fusionlab bench --json` on a GPU
     // machine) instead of measuring; their workload and parameters replace params.
     std::string results;
-    // Non-empty: PyTorch reference rows to draw beside the measurements (app/core/reference.h).
+    // Non-empty: PyTorch reference rows to draw beside the measurements (app/files/reference.h).
     std::string reference;
     // --lesson NAME: a lesson bundle instead of one PNG; `out` is then the bundle folder. One
     // step (lesson_step, 0-based) or every step (all_steps); classroom: the presenter view.

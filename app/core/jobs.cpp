@@ -3,7 +3,7 @@
 // [SECTION] Export paths
 #include "app/core/jobs.h"
 
-#include "app/core/recording.h"
+#include "app/recordings/recording_file.h"
 
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"

@@ -3,10 +3,11 @@
 // [SECTION] Headline
 // [SECTION] Export
 #include "app/core/panels_state.h"
+#include "app/recordings/auto_pick.h"
 
-#include "app/core/export.h"
-#include "app/core/recording.h"
-#include "app/core/results_import.h"
+#include "app/files/export.h"
+#include "app/recordings/recording_file.h"
+#include "app/files/results_import.h"
 #include "kernels/core/backend.h"
 #include "kernels/core/format.h"
 #include "kernels/core/levels.h"
@@ -81,7 +82,9 @@ const std::string& ValidationCache::refusal(const kernels::Params& p, const kern
     }
     const auto it = refusals_.find(variant);
     if (it != refusals_.end()) return it->second;
-    return refusals_[variant] = kernels::device_refusal(variant, p, kernels::total_memory_budget(device));
+    // An auto tile is judged as the runner will resolve it (app/recordings/auto_pick.h).
+    return refusals_[variant] =
+               kernels::device_refusal(variant, pick_auto_for(variant, p, device).params, kernels::total_memory_budget(device));
 }
 
 const std::string& params_error(const AppState& state) { return state.validation.error(state.settings.params); }

@@ -3,8 +3,8 @@
 // (debounced, validated first), keeping the latest result per variant, and the export actions.
 #pragma once
 
-#include "app/core/lesson.h"
-#include "app/core/reference.h"
+#include "app/lessons/lesson.h"
+#include "app/files/reference.h"
 #include "app/core/jobs.h"
 #include "app/core/sweep.h"
 #include "app/core/runner.h"
@@ -121,12 +121,12 @@ struct AppState {
     // Measurements read from a JSON export (`--results F`) instead of measured here: the panels
     // show them as measured on their own device; the first parameter change goes back to live.
     std::string imported_from;
-    // PyTorch reference rows (`--reference F`, app/core/reference.h): shown beside the results in their
+    // PyTorch reference rows (`--reference F`, app/files/reference.h): shown beside the results in their
     // own style, never in our ratios; empty: the results area shows how to make a file.
     ReferenceFile reference;
     std::string reference_input;     // the results area's "load..." field
     InlineMessage reference_message;
-    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/core/lesson.h).
+    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/lessons/lesson.h).
     LessonPlayerState lesson;
 
     LivePass live;                   // quick pass, then full pass (kQuickReps)

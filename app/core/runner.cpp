@@ -7,11 +7,12 @@
 //   [SECTION] GPU status
 //   [SECTION] Worker
 #include "app/core/runner.h"
+#include "app/recordings/auto_pick.h"
 
-#include "app/core/platform.h"
-#include "app/core/platform_host.h"
-#include "app/core/recorded_backend.h"
-#include "app/core/recording.h"
+#include "app/platform/platform.h"
+#include "app/platform/platform_host.h"
+#include "app/recordings/recorded_backend.h"
+#include "app/recordings/recording_file.h"
 #include "kernels/sim/sim_backend.h"
 
 #include <algorithm>
@@ -172,7 +173,9 @@ kernels::Measurement Runner::execute(const kernels::Job& job, const kernels::Can
     } else {
         // Backends promise not to throw; a bug or a bad_alloc must still not take the app down.
         try {
-            m = backend->run(job, cancel);
+            // Parameters left at auto run as the pick for this variant on this backend's device
+            // (app/recordings/auto_pick.h); the result says what ran and why.
+            m = run_resolved(*backend, job, cancel);
         } catch (const std::exception& e) {
             m = kernels::Measurement{};
             m.ok = false;

@@ -43,7 +43,7 @@ public:
     // CLI, shot and tests use it; don't call take_results() from another thread meanwhile.
     std::vector<kernels::Measurement> run_blocking(std::vector<kernels::Job> batch);
 
-    // Builds without a worker thread (the browser, app/core/platform_host.h): does the next piece of
+    // Builds without a worker thread (the browser, app/platform/platform_host.h): does the next piece of
     // the worker's work on the caller's thread, the GPU probe first, then one queued job, and
     // returns whether there was any. The frame loop calls it between frames so the page keeps
     // drawing; run_blocking and wait_until_probed call it themselves. With a thread: does nothing.

@@ -2,9 +2,9 @@
 // costs only that value (reported), never the rest of the file and never a crash.
 #include "app/core/settings.h"
 
-#include "app/core/export.h"
-#include "app/core/platform.h"
-#include "app/core/platform_file.h"
+#include "app/files/export.h"
+#include "app/platform/platform.h"
+#include "app/platform/platform_file.h"
 #include "app/core/jobs.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"

@@ -3,7 +3,7 @@
 // [SECTION] Export
 #include "app/core/sweep.h"
 
-#include "app/core/export.h"
+#include "app/files/export.h"
 #include "app/core/jobs.h"
 
 #include <algorithm>

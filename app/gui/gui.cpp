@@ -4,21 +4,23 @@
 // [SECTION] Headless shot (run_shot)
 #include "app/gui/gui.h"
 
-#include "app/core/export.h"
-#include "app/core/lesson_bundle.h"
-#include "app/core/lesson_player.h"
+#include "app/files/export.h"
+#include "app/lessons/expressions.h"
+#include "app/lessons/lesson_bundle.h"
+#include "app/lessons/lesson_files.h"
+#include "app/lessons/lesson_player.h"
 #include "app/gui/panel_lesson.h"
 #include "app/gui/panel_roofline.h"
 #include "app/core/roofline_points.h"
+#include "app/gui/frame_driver.h"
 #include "app/gui/main_window.h"
 #include "app/core/panels_state.h"
-#include "app/core/platform.h"
-#include "app/core/platform_host.h"
+#include "app/platform/platform.h"
+#include "app/platform/platform_host.h"
 #include "app/gui/page_window.h"
 #include "app/core/runner.h"
 #include "app/gui/screenshot.h"
 #include "app/core/settings.h"
-#include "app/core/soak.h"
 #include "app/core/views.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
@@ -189,7 +191,7 @@ void save_settings_if_due(AppState& state, double now, bool force) {
     if (!force && now - state.changed_at < kSettingsSaveDelaySeconds) return;
     state.settings_dirty = false;
     // Classroom mode's presenter fonts and a lesson's parameters are for this session only: save
-    // the user's own (app/core/lesson_player.h).
+    // the user's own (app/lessons/lesson_player.h).
     const Settings saved = settings_to_save(state);
     std::string error = save_settings(state.settings_path, saved);
     if (error.empty()) error = platform::persist_file(state.settings_path);  // the browser's storage
@@ -248,7 +250,7 @@ void render_frame(GLFWwindow* window, AppState& state, Runner& runner, ImGuiSess
 // What the interactive frame loop owns (run_gui).
 struct InteractiveApp {
     AppState state;
-    std::unique_ptr<SoakDriver> soak;
+    std::unique_ptr<FrameDriver> soak;
     GLFWwindow* window = nullptr;
     std::unique_ptr<Runner> runner;
     std::unique_ptr<ImGuiSession> session;
@@ -258,7 +260,7 @@ struct InteractiveApp {
 // there is no worker thread (browser), draw. False once the window closes or the soak is done.
 bool interactive_frame(InteractiveApp& app) {
     AppState& state = app.state;
-    SoakDriver* soak = app.soak.get();
+    FrameDriver* soak = app.soak.get();
     if (glfwWindowShouldClose(app.window) || (soak && soak->done())) return false;
     if (soak) {
         glfwWaitEventsTimeout(std::max(soak->wait_seconds(), 1e-4));
@@ -285,7 +287,7 @@ bool interactive_frame(InteractiveApp& app) {
 
 }  // namespace
 
-int run_gui(const GuiOptions& opts) {
+int run_gui(const GuiOptions& opts, FrameDriverFactory make_driver) {
     // What the frame loop touches lives on the heap: in the browser the loop goes on after this
     // function has handed it to the page (platform::run_frame_loop).
     auto app = std::make_shared<InteractiveApp>();
@@ -315,13 +317,18 @@ int run_gui(const GuiOptions& opts) {
             return 1;
         }
     }
-    // Soak test: defaults, no settings file, scripted random actions (app/core/soak.h).
-    std::unique_ptr<SoakDriver>& soak = app->soak;
-    if (opts.soak_seconds > 0)
-        soak = std::make_unique<SoakDriver>(
-            SoakOptions{opts.soak_seconds, opts.soak_seed, opts.soak_width, opts.soak_height, 0.25, &std::cerr,
-                        opts.soak_passes},
-            state);
+    // Soak test: defaults, no settings file, scripted random actions (tests/tools/soak_driver.h),
+    // in the test tool fusionlab_soak only.
+    std::unique_ptr<FrameDriver>& soak = app->soak;
+    if (opts.soak_seconds > 0) {
+        if (!make_driver) {
+            std::fputs("fusionlab: --soak: the soak test is its own program, fusionlab_soak (tests/tools; "
+                       "scripts/soak.sh runs it)\n",
+                       stderr);
+            return 2;
+        }
+        soak = make_driver(opts, state);
+    }
     if (soak) {
         // Lesson steps as a student clicks them: open the pane, pick a lesson, go next, back or jump.
         soak->lesson_step = [](AppState& s, uint64_t random) {

@@ -8,15 +8,17 @@
 
 #if defined(__EMSCRIPTEN__)
 
-#include "app/core/export.h"
+#include "app/files/export.h"
 #include "app/core/jobs.h"
-#include "app/core/lesson.h"
-#include "app/core/lesson_player.h"
+#include "app/lessons/lesson.h"
+#include "app/lessons/lesson_files.h"
+#include "app/lessons/lesson_player.h"
 #include "app/core/panels_state.h"
-#include "app/core/platform_host.h"
-#include "app/core/recording.h"
+#include "app/platform/platform_host.h"
+#include "app/recordings/recording_file.h"
 #include "app/core/runner.h"
 #include "app/core/settings.h"
+#include "app/lessons/parser.h"
 
 #include <emscripten.h>
 #include <emscripten/html5.h>
@@ -101,7 +103,7 @@ std::string open_lesson_file(AppState& state, const platform::OpenedFile& f) {
 
 // A recording.json: read whole (load_recording refuses a broken one with its reason), then put
 // beside the shipped ones and selected. The catalog is read once per value of $FUSIONLAB_RECORDINGS
-// (app/core/recording.cpp), so the folder is named anew ("/data/recordings/." per opened file)
+// (app/recordings/recording_file.cpp), so the folder is named anew ("/data/recordings/." per opened file)
 // to make it read the folder again.
 std::string open_recording_file(AppState& state, const platform::OpenedFile& f) {
     Recording rec;

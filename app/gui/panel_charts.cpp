@@ -111,7 +111,7 @@ ByteSeries byte_series(const std::vector<const Measurement*>& shown, bool by_ker
     // DRAM bytes (the L2 reuse model for the measurement's GPU), the level kernels/core/levels.h
     // calls DRAM everywhere.
     for (const Measurement* m : shown)
-        models.push_back(kernels::model(m->job.variant, m->job.params,
+        models.push_back(kernels::model(m->job.variant, m->ran_params(),
                                         m->device.l2_bytes > 0 ? static_cast<uint64_t>(m->device.l2_bytes) : kernels::kDefaultL2Bytes));
     out.names = series_order(models, by_kernel);
     for (size_t v = 0; v < shown.size(); ++v) {
@@ -218,7 +218,7 @@ void draw_time_chart(AppState& state, const ResolvedBackend& backend, float widt
         bars.push_back(b);
         plotted.push_back(m);
     }
-    // PyTorch's reference rows after ours, hatched (app/core/reference.h): never in our ratios.
+    // PyTorch's reference rows after ours, hatched (app/files/reference.h): never in our ratios.
     const std::vector<const ReferenceRow*> reference = shown_reference(state);
     std::vector<const ReferenceRow*> reference_bars;
     for (const ReferenceRow* r : reference) {

@@ -6,11 +6,15 @@
 // [SECTION] Interactive bundle export
 #include "app/gui/panel_lesson.h"
 
-#include "app/core/lesson_bundle.h"
-#include "app/core/lesson_player.h"
+#include "app/core/views.h"
 #include "app/gui/panel_parameters.h"
 #include "app/gui/view_tabs.h"
-#include "app/core/views.h"
+#include "app/lessons/expressions.h"
+#include "app/lessons/glossary.h"
+#include "app/lessons/lesson_bundle.h"
+#include "app/lessons/lesson_files.h"
+#include "app/lessons/lesson_player.h"
+#include "app/lessons/vocabulary.h"
 #include "kernels/core/registry.h"
 #include "viz/highlight.h"
 #include "viz/palette.h"

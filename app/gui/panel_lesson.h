@@ -1,7 +1,7 @@
 // The lesson player's GUI: the lesson pane (picker, progress, step prose with live numbers,
 // "pause and recall" answers, navigation), classroom mode (presenter fonts, only the step's
 // controls, pointer halo) and the interactive lesson bundle export. Thin ImGui code over
-// app/core/lesson_player.h.
+// app/lessons/lesson_player.h.
 #pragma once
 
 #include "app/core/panels_state.h"

@@ -4,7 +4,7 @@
 // [SECTION] The panel
 #include "app/gui/panel_memory.h"
 
-#include "app/core/lesson_player.h"
+#include "app/lessons/lesson_player.h"
 #include "app/core/panels_state.h"
 #include "app/gui/panel_banner.h"
 #include "kernels/sim/sim_backend.h"

@@ -8,8 +8,9 @@
 #include "app/gui/panel_parameters.h"
 
 #include "app/core/panels_state.h"
-#include "app/core/recording.h"
+#include "app/recordings/recording_file.h"
 #include "app/gui/panel_helpers.h"
+#include "app/recordings/auto_pick.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/format.h"
 #include "kernels/core/registry.h"
@@ -95,7 +96,9 @@ bool param_checkbox(kernels::Params& params, const kernels::ParamSpec& spec) {
     return changed;
 }
 
-std::string choice_text(double v) {
+// "auto" for an auto parameter at auto (kernels/sim/auto_choice.h), else the number.
+std::string choice_text(const kernels::ParamSpec& spec, double v) {
+    if (spec.auto_choice && v == kernels::kAutoValue) return "auto";
     char text[32];
     std::snprintf(text, sizeof text, "%.17g", v);
     return text;
@@ -108,9 +111,9 @@ bool param_choice_combo(kernels::Params& params, const kernels::ParamSpec& spec)
     const double value = params.get(spec.name);
     ImGui::SetNextItemWidth(-FLT_MIN);
     bool changed = false;
-    if (ImGui::BeginCombo("##choice", choice_text(value).c_str())) {
+    if (ImGui::BeginCombo("##choice", choice_text(spec, value).c_str())) {
         for (double choice : spec.choices)
-            if (ImGui::Selectable(choice_text(choice).c_str(), choice == value) && choice != value) {
+            if (ImGui::Selectable(choice_text(spec, choice).c_str(), choice == value) && choice != value) {
                 params.set(spec.name, choice);
                 changed = true;
             }
@@ -205,6 +208,16 @@ bool variant_checkboxes(Settings& s, const ResolvedBackend& backend, bool params
             ImGui::Indent(em() * 1.5f);
             wrapped_colored(error_color(), "cannot run: " + refusal);
             ImGui::Unindent(em() * 1.5f);
+        } else if (on && backend.ready && params_valid && kernels::has_auto(s.params)) {
+            // What auto resolves to for this variant on this device, the numbers under the mouse.
+            const kernels::AutoPick pick = pick_auto_for(v.name, s.params, backend.device,
+                                                         backend.kind == kernels::BackendKind::recorded ? backend.recording : "");
+            if (pick.resolved) {
+                ImGui::Indent(em() * 1.5f);
+                ImGui::TextDisabled("auto: %s", pick.label.c_str());
+                ImGui::Unindent(em() * 1.5f);
+                tooltip(pick.why);
+            }
         }
     }
     return changed;

@@ -1,13 +1,14 @@
 // The Measurements tab's layout: charts sized to the room the table leaves.
 #include "app/gui/panel_results.h"
 
-#include "app/core/lesson_player.h"
+#include "app/lessons/lesson_player.h"
 #include "app/core/panels_state.h"
 #include "app/gui/panel_charts.h"
 #include "app/gui/panel_helpers.h"
 #include "app/gui/panel_results_table.h"
 #include "app/gui/panel_toolbar.h"
 #include "app/gui/view_tabs.h"
+#include "app/lessons/vocabulary.h"
 #include "kernels/core/format.h"
 #include "kernels/core/timeline.h"
 #include "viz/highlight.h"
@@ -29,7 +30,7 @@ using kernels::Measurement;
 using viz::em;
 using viz::tooltip;
 
-// A lesson step pointing at the item just drawn (an id of app/core/lesson.cpp's highlight_ids()):
+// A lesson step pointing at the item just drawn (an id of app/lessons/vocabulary.h's highlight_ids()):
 // ring it. Drawn in the window's draw list, clipped to the window, so it scrolls with the item.
 void ring_if_highlighted(const AppState& state, const char* id) {
     if (state.highlight != id || state.capturing) return;  // an exported picture has no ring

@@ -6,7 +6,7 @@
 //   [SECTION] Reference rows
 #include "app/gui/panel_results_table.h"
 
-#include "app/core/export.h"
+#include "app/files/export.h"
 #include "app/core/panels_state.h"
 #include "app/gui/panel_helpers.h"
 #include "kernels/sim/sim_backend.h"

@@ -9,7 +9,7 @@ struct ResolvedBackend;
 class Runner;
 
 void draw_results_table(const AppState& state, const ResolvedBackend& backend);
-// The PyTorch reference rows that match the shown results (app/core/reference.h), in a small table
+// The PyTorch reference rows that match the shown results (app/files/reference.h), in a small table
 // of their own in dimmed text with a hatched swatch, under a caption naming framework, device and
 // date; without any, one dim line that says how to get them. A small "load..." button beside either
 // reads another file.

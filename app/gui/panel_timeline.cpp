@@ -171,7 +171,7 @@ kernels::BlockTimeline find_block_lanes(const std::vector<const kernels::Measure
         if (!m->ok) continue;
         const kernels::WorkloadDef& def = kernels::workload_def(m->job.params);
         if (!def.block_timeline) continue;
-        kernels::BlockTimeline bt = def.block_timeline(m->job.variant, m->job.params, m->device);
+        kernels::BlockTimeline bt = def.block_timeline(m->job.variant, m->ran_params(), m->device);
         if (!bt.lanes.empty()) return bt;
     }
     return {};

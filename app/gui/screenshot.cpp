@@ -1,7 +1,7 @@
 #include "app/gui/screenshot.h"
 
-#include "app/core/export.h"
-#include "app/core/gif_writer.h"
+#include "app/files/export.h"
+#include "app/files/gif_writer.h"
 #include "app/core/panels_state.h"
 #include "app/core/views.h"
 #include "kernels/core/registry.h"

@@ -62,6 +62,11 @@ inline constexpr int64_t kMaxBatchHeads = 4096;
 inline constexpr int64_t kMaxN = 65536;
 inline constexpr int64_t kMaxD = 128;
 inline constexpr int kTileSizes[] = {16, 32, 64, 128};       // Bc of every flash kernel; Br of flash, flash_tc
+// "auto" for Br and Bc (kernels/sim/auto_choice.h: kAutoValue): the app resolves it per variant and
+// device before a kernel, a model or a view sees it (auto_tile_candidates). Where nothing resolved it,
+// to_attention reads it as kUnresolvedAutoTile, a tile every flash kernel takes.
+inline constexpr int kAutoTile = 0;
+inline constexpr int kUnresolvedAutoTile = 64;
 inline constexpr int kRowTileSizes[] = {16, 32, 64, 128, 192};  // Br: 192 for flash_wgmma only
 
 // ---------------------------------------------------------------------------------------------
@@ -97,6 +102,11 @@ std::string validate(Variant variant, const AttentionParams& p);
 struct Tile {
     int Br, Bc;
 };
+// The tiles `variant` may run for the Br, Bc of p left at auto (the others as p has them): flash any
+// Br, Bc of kTileSizes, flash_tc Br of kTileSizes and Bc of kTcTileSizes, flash_wgmma kWgmmaRowTiles x
+// kWgmmaColTiles; none for naive (no tile) or when neither is auto. p's workload is attention or skip
+// (whose variants run these kernels: base_of maps a skip variant to its attention kernel, "" for none).
+std::vector<Params> auto_tile_candidates(const std::string& kernel_variant, const Params& p);
 // The tile a flash kernel uses: p.Br x p.Bc for every one of them (each says which it takes).
 Tile flash_tile(const std::string& variant, const AttentionParams& p);
 Tile flash_tile(Variant variant, const AttentionParams& p);

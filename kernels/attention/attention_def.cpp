@@ -30,8 +30,17 @@ namespace attention {
 // =============================================================================================
 // Ranges come from attention.h, which also validates the combination (one source).
 const ParamSpec& param(const std::string& name) {
-    static const std::vector<double> tiles(std::begin(kTileSizes), std::end(kTileSizes));
-    static const std::vector<double> row_tiles(std::begin(kRowTileSizes), std::end(kRowTileSizes));
+    // "auto" (kAutoValue, 0) first: the default, resolved per variant and device (auto_candidates).
+    static const std::vector<double> tiles = [] {
+        std::vector<double> t{kAutoTile};
+        t.insert(t.end(), std::begin(kTileSizes), std::end(kTileSizes));
+        return t;
+    }();
+    static const std::vector<double> row_tiles = [] {
+        std::vector<double> t{kAutoTile};
+        t.insert(t.end(), std::begin(kRowTileSizes), std::end(kRowTileSizes));
+        return t;
+    }();
     static const std::vector<ParamSpec> specs{
         {"N", "N (sequence length)", 1, static_cast<double>(kMaxN), true, true,
          "Rows of Q, K and V: tokens in the sequence. naive writes S and P, N x N each, to HBM and reads\n"
@@ -49,13 +58,15 @@ const ParamSpec& param(const std::string& name) {
          "Rows of Q one flash thread block keeps on chip (Qi). K and V are read from HBM once per\n"
          "block, so larger Br means fewer re-reads, but Qi, Sij and Oi must fit in shared memory.\n"
          "flash_tc gives each warp 16 rows (32 at Br = 128 where registers allow); flash_wgmma takes 64,\n"
-         "128 or 192 (one, two or three consumer warpgroups); 192 is flash_wgmma's alone.",
-         64, ParamKind::choice, row_tiles},
+         "128 or 192 (one, two or three consumer warpgroups); 192 is flash_wgmma's alone.\n"
+         "auto: each variant takes the tile the model (and the card's recording, where it has the shape)\n"
+         "says is fastest on this device; the parameters panel and bench say which and why.",
+         kAutoTile, ParamKind::choice, row_tiles, 0, 0, true},
         {"bc", "Bc (K/V tile rows)", 16, 128, true, true,
          "Rows of K and V staged in shared memory per loop step (Kj, Vj). A tile that does not fit\n"
          "shared memory is refused with the numbers. flash_tc and flash_wgmma take 64 or 128 (their\n"
-         "scores Sij live in registers, Bc / 2 per thread and 16 rows).",
-         64, ParamKind::choice, tiles},
+         "scores Sij live in registers, Bc / 2 per thread and 16 rows). auto: as for Br.",
+         kAutoTile, ParamKind::choice, tiles, 0, 0, true},
         {"causal", "causal mask", 0, 1, true, false,
          "Query row r attends to keys 0..r only (decoder attention). flash skips key tiles wholly above\n"
          "the diagonal, about half the FLOPs; naive still computes and stores the whole N x N.",
@@ -196,6 +207,8 @@ OnChip on_chip(const std::string& variant, const Params&, const ScheduleKernel& 
     return kernel.threads_per_block == 0 ? OnChip::library : OnChip::registers;
 }
 
+std::vector<Params> auto_candidates_of(const std::string& variant, const Params& p) { return auto_tile_candidates(variant, p); }
+
 std::vector<SramPart> sram_parts(const std::string& variant, const Params& p, int) {
     return flash_sram_parts(variant, to_attention(p), "Qi", "");
 }
@@ -243,6 +256,7 @@ const WorkloadDef& attention_workload() {
         w.variants = with_baselines(attention::variants(),
                                     {{"flash", "naive"}, {"flash_tc", "naive"}, {"flash_wgmma", "flash_tc"}});
         w.validate = attention::validate_params;
+        w.auto_candidates = attention::auto_candidates_of;
         w.schedule = attention::schedule_of;
         w.min_bytes = attention::min_bytes_of;
         w.device_refusal = attention::refusal_of;

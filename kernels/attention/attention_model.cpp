@@ -173,6 +173,31 @@ double flash_wgmma_sfu_hidden_share(int Br, int64_t d) {
     return 0.0;
 }
 
+std::vector<Params> auto_tile_candidates(const std::string& kernel_variant, const Params& p) {
+    const bool br_auto = p.get("br") == kAutoTile, bc_auto = p.get("bc") == kAutoTile;
+    if (!br_auto && !bc_auto) return {};
+    const std::optional<Variant> v = find_variant(kernel_variant);
+    if (!v || !is_flash(*v)) return {};
+    std::vector<int> rows, cols;
+    if (*v == Variant::flash || *v == Variant::flash_tc) rows.assign(std::begin(kTileSizes), std::end(kTileSizes));
+    if (*v == Variant::flash) cols.assign(std::begin(kTileSizes), std::end(kTileSizes));
+    if (*v == Variant::flash_tc) cols.assign(std::begin(kTcTileSizes), std::end(kTcTileSizes));
+    if (*v == Variant::flash_wgmma) {
+        rows.assign(std::begin(kWgmmaRowTiles), std::end(kWgmmaRowTiles));
+        cols.assign(std::begin(kWgmmaColTiles), std::end(kWgmmaColTiles));
+    }
+    if (!br_auto) rows = {static_cast<int>(p.get_int("br"))};
+    if (!bc_auto) cols = {static_cast<int>(p.get_int("bc"))};
+    std::vector<Params> out;
+    for (const int br : rows)
+        for (const int bc : cols) {
+            Params c = p;
+            c.set("br", br).set("bc", bc);
+            out.push_back(std::move(c));
+        }
+    return out;
+}
+
 Tile flash_tile(Variant variant, const AttentionParams& p) {
     if (is_flash(variant)) return {p.Br, p.Bc};
     throw std::invalid_argument(std::string("variant '") + name_of(variant) + "' has no flash tile");
@@ -274,7 +299,10 @@ AttentionParams to_attention(const Params& p) {
     a.dtype = p.dtype;
     a.causal = p.get_bool("causal");
     // Out-of-int tile values must still fail validate(): clamp to a value that is not a tile size.
-    auto tile = [](int64_t v) { return v < 0 || v > 1 << 20 ? -1 : static_cast<int>(v); };
+    auto tile = [](int64_t v) {
+        if (v == kAutoTile) return kUnresolvedAutoTile;  // auto that no device resolved (attention.h)
+        return v < 0 || v > 1 << 20 ? -1 : static_cast<int>(v);
+    };
     a.Br = tile(p.get_int("br"));
     a.Bc = tile(p.get_int("bc"));
     a.seed = seed_of(p);

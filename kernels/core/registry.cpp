@@ -54,6 +54,16 @@ bool Params::operator==(const Params& other) const {
     return true;
 }
 
+std::string param_value_text(const ParamSpec& spec, double v) {
+    return spec.auto_choice && v == 0 ? "auto" : param_number_text(v);  // 0: kAutoValue (kernels/sim/auto_choice.h)
+}
+
+bool parse_param_word(const ParamSpec& spec, const std::string& text, double& out) {
+    if (!spec.auto_choice || text != "auto") return false;
+    out = 0;  // kAutoValue
+    return true;
+}
+
 std::string legal_values_text(const ParamSpec& spec) {
     switch (spec.kind) {
     case ParamKind::boolean: return "0 or 1";
@@ -61,7 +71,7 @@ std::string legal_values_text(const ParamSpec& spec) {
         std::string text;
         for (size_t i = 0; i < spec.choices.size(); ++i) {
             if (i > 0) text += i + 1 == spec.choices.size() ? " or " : ", ";
-            text += param_number_text(spec.choices[i]);
+            text += param_value_text(spec, spec.choices[i]);
         }
         return text;
     }

@@ -124,7 +124,7 @@ struct KernelSpan {
 };
 
 // gpu: real kernels here. simulated: the model on a calibrated GPU. recorded: measurements taken
-// earlier on a real GPU and shipped as a recording (app/core/recording.h), the simulated GPU of the
+// earlier on a real GPU and shipped as a recording (app/recordings/recording_file.h), the simulated GPU of the
 // same kind wherever the recording lacks the parameters.
 enum class BackendKind { gpu, simulated, recorded };
 const char* to_string(BackendKind b);  // "gpu", "simulated", "recorded"
@@ -215,10 +215,17 @@ struct Measurement {
     // batch's earlier jobs, buffer allocation, the CPU check, timing, counters): what a GUI user
     // waits. 0 when not run through the runner.
     double wall_ms = 0;
-    // Read from a recording of a real GPU (app/core/recording.h) rather than measured now: the day it
+    // Read from a recording of a real GPU (app/recordings/recording_file.h) rather than measured now: the day it
     // was measured ("2026-11-25"); `device` is the GPU it was measured on. Empty for a result made
     // here (measured or simulated). Every view and export that shows the numbers says so.
     std::string recorded_date;
+    // Parameters left at "auto" (kernels/sim/auto_choice.h): what the run resolved them to and why,
+    // with the numbers ("auto br x bc 128 x 64: 0.812 ms (recorded); then ..."). job.params keeps
+    // "auto" (what was asked); auto_params is what ran. Empty when nothing was auto.
+    std::optional<Params> auto_params;
+    std::string auto_choice;
+    // The parameters the kernels ran with: auto_params where set, else job.params.
+    const Params& ran_params() const { return auto_params ? *auto_params : job.params; }
 
     bool recorded() const { return !recorded_date.empty(); }
     // Where the numbers come from, in a few words for labels: "recorded on NVIDIA H100 80GB HBM3,

@@ -37,6 +37,10 @@ struct ParamSpec {
     std::vector<double> choices = {};  // kind == choice: the legal values, ascending
     // The sweep view's default range for it (0, 0: 256 .. 16384, clamped to min .. max).
     double sweep_from = 0, sweep_to = 0;
+    // kind == choice: the parameter also takes "auto" (kernels/sim/auto_choice.h: kAutoValue, which
+    // `choices` lists first), resolved per variant and device to the fastest of the workload's
+    // candidates (WorkloadDef::auto_candidates).
+    bool auto_choice = false;
 };
 
 // "" when `value` is legal for the spec (in range, whole when integer, one of the choices, 0 or 1
@@ -46,6 +50,11 @@ std::string check_param_value(const ParamSpec& spec, double value);
 std::string legal_values_text(const ParamSpec& spec);
 // A number as the messages print it: whole numbers without a decimal point, others as %g.
 std::string param_number_text(double v);
+// A value of the spec as the CLI, the GUI and lessons write it: "auto" for an auto parameter at auto
+// (ParamSpec::auto_choice), else param_number_text.
+std::string param_value_text(const ParamSpec& spec, double v);
+// "auto" for a parameter that offers it: sets out to its value and returns true; false otherwise.
+bool parse_param_word(const ParamSpec& spec, const std::string& text, double& out);
 
 // The seed every workload takes: its random inputs (and the chain's dropout mask) come from it.
 const ParamSpec& seed_param();
@@ -195,6 +204,13 @@ struct WorkloadDef {
     // One block of the variant lane by lane on `device` (BlockTimeline above), for variants whose
     // warps have roles; empty lanes for the others. Optional.
     BlockTimeline (*block_timeline)(const std::string& variant, const Params& p, const DeviceInfo& device) = nullptr;
+    // The parameter sets `variant` may run for p's parameters left at auto (ParamSpec::auto_choice):
+    // each auto parameter set to a value the variant takes, the others as p has them. Required when
+    // a parameter offers auto; kernels/sim/auto_choice.h prices them and picks.
+    std::vector<Params> (*auto_candidates)(const std::string& variant, const Params& p) = nullptr;
+    // The variant whose time picks `variant`'s auto values (variants compared pairwise take the same
+    // pick: skip's fused and two_pass run one attention tile). Optional: each variant its own.
+    std::string (*auto_decider)(const std::string& variant) = nullptr;
     // The device side: nullptr in builds without CUDA.
     std::unique_ptr<GpuWorkload> (*make_gpu)() = nullptr;
 

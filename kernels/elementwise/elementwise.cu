@@ -1,7 +1,8 @@
 // Elementwise workloads on the GPU: LayerNorm -> GELU -> Dropout -> residual add ("chain") and
 // bias + GELU, each unfused (one kernel per operation, intermediates through HBM) and fused.
 // The function computed, the variants and the tensor ids are defined in elementwise.h; the
-// launch shapes in elementwise_shapes.cpp (shared with the model's tile schedule).
+// launch layouts in elementwise_shapes.cpp (row_config, flat_config: shared with the model's tile
+// schedule, the CPU emulation and the shape the bench and the memory view print).
 //
 // Variants and what each changes:
 //   chain unfused   layernorm  row kernel: load x row into registers, two block reductions (mean,
@@ -14,8 +15,11 @@
 //                   This is what eager mode does: 4 launches, 9 tensor passes through HBM.
 //   chain fused     fused_chain row kernel: the row stays in registers from the load of x to the
 //                   store of out; residual is loaded with x so its latency hides behind the
-//                   reductions. 3 tensor passes: the minimum.
-//   chain fused_spill   fused_chain_spill: the same code built for full occupancy (4 blocks of 512
+//                   reductions. 3 tensor passes: the minimum. Its layout is row_config()'s, per
+//                   shape: threads per row, rows per block (short rows), or a thread-block cluster
+//                   per row whose reductions meet in distributed shared memory (rows up to 65536).
+//   chain fused_spill   fused_chain_spill (spill_row_kernel): the fused kernel as it was measured
+//                   (one block per row), built for full occupancy (4 blocks of 512
 //                   threads per SM) instead of 2: __launch_bounds__ caps it at 32 registers, fewer
 //                   than the row it holds needs, so ptxas spills part of the row to local memory
 //                   (per-thread, HBM-backed, cached in L1/L2) and reloads it in each pass. What a
@@ -65,9 +69,8 @@ namespace kernels::gpu {
 namespace {
 
 constexpr int kChunk = 8;               // elements per chunk (= one Philox call)
-constexpr int kRowChunksPerThread = 4;  // the most a row-kernel thread holds (elementwise_shapes.cpp)
-constexpr int kMaxRowThreads = 512;
-constexpr int kFlatThreads = 256;
+constexpr int kMaxRowThreads = elementwise::kRowMaxThreads;
+constexpr int kMaxFlatThreads = 512;
 
 // =============================================================================================
 // [SECTION] Element types and chunk moves
@@ -122,6 +125,17 @@ __device__ __forceinline__ void load_raw_partial(const T* p, int64_t valid, RawC
 #pragma unroll
     for (int i = 0; i < kChunk; ++i) e[i] = i < valid ? p[i] : from_float<T>(0.0f);
     memcpy(&r, e, sizeof(r));
+}
+
+// An empty asm that "may change" the packed words: no instruction, but what was derived from them
+// before cannot be reused after it (row_kernel's passes).
+template <typename T, int kN>
+__device__ __forceinline__ void keep_packed(RawChunk<T> (&chunks)[kN]) {
+#pragma unroll
+    for (int c = 0; c < kN; ++c)
+#pragma unroll
+        for (int j = 0; j < static_cast<int>(sizeof(T)) / 2; ++j)
+            asm volatile("" : "+r"(chunks[c].w[j].x), "+r"(chunks[c].w[j].y), "+r"(chunks[c].w[j].z), "+r"(chunks[c].w[j].w));
 }
 
 template <typename T>
@@ -212,25 +226,77 @@ __device__ __forceinline__ void dropout_chunk(float (&v)[kChunk], uint64_t e0, u
     for (int i = 0; i < kChunk; ++i) v[i] = dropout_u16(r, i) >= threshold ? v[i] * keep_scale : 0.0f;
 }
 
-// Sum over the block; every thread gets the total. `scratch` holds one float per warp.
-__device__ __forceinline__ float block_sum(float v, float* scratch) {
+// Sum over the warps of one row of the block (warps_per_row consecutive warps; the block holds
+// blockDim / (32 warps_per_row) rows); every thread of the row gets the total: a warp butterfly,
+// then the row's warps added one after another from 0 (elementwise_emulate.cpp follows this order).
+// `scratch` holds one float per warp. warps_per_row is the same for the whole block, so the
+// barrier is reached by all threads or none.
+__device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_row) {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+    if (warps_per_row == 1) return 0.0f + v;
     const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
     if (lane == 0) scratch[warp] = v;
     __syncthreads();
     float total = 0.0f;
-    const int warps = static_cast<int>(blockDim.x) >> 5;
-    for (int w = 0; w < warps; ++w) total += scratch[w];
+    const int first = warp / warps_per_row * warps_per_row;
+    for (int w = 0; w < warps_per_row; ++w) total += scratch[first + w];
     return total;
+}
+
+// A cluster of `ctas` blocks shares one row: each block publishes its partial sum in its shared
+// memory, the cluster meets at a barrier, and thread 0 of every block adds all partials in rank
+// order through distributed shared memory. After its last read of a peer's shared memory a block arrives at the
+// cluster barrier once more (cluster_arrive) and waits on it before exiting (cluster_wait), so no
+// block leaves while a peer still reads its shared memory.
+__device__ __forceinline__ void cluster_arrive() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
+}
+// Thread 0 adds the partials (32-bit shared::cluster addresses: few registers while the row is
+// held) and hands the total to its block through `total`.
+__device__ __forceinline__ float cluster_sum(float block_total, float* partial, float* total, int ctas) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (threadIdx.x == 0) *partial = block_total;
+    cluster_arrive();
+    cluster_wait();
+    if (threadIdx.x == 0) {
+        const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(partial));
+        float sum = 0.0f;
+        for (int r = 0; r < ctas; ++r) {
+            uint32_t remote;
+            float v;
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(r));
+            asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+            sum += v;
+        }
+        *total = sum;
+    }
+    __syncthreads();
+    return *total;
+#else
+    (void)partial;
+    (void)total;
+    (void)ctas;
+    __trap();  // the launcher runs clusters on compute capability 9.0 and later only
+    return block_total;
+#endif
 }
 
 // =============================================================================================
 // [SECTION] Kernels: row kernels (layernorm, fused_chain)
 // =============================================================================================
-// One block per row. Thread t owns chunks t, t + blockDim, ... (kCpt of them) of the row
-// (coalesced: a warp reads 32 consecutive chunks). kVector: hidden % 8 == 0 and 16-byte aligned
-// pointers, so every chunk is one or two 16-byte moves and one Philox call.
+// The layout is elementwise::row_config()'s (elementwise_shapes.cpp): threads_per_row (tpr)
+// threads of a block share a row, a block holds rows_per_block rows, or a cluster of ctas_per_row
+// blocks shares one row. Thread t of cluster rank k holds chunks k tpr kCpt + c tpr + t,
+// c = 0 .. kCpt-1, of its row (coalesced: a warp reads 32 consecutive chunks). kVector: hidden % 8
+// == 0 and 16-byte aligned pointers, so every chunk is one or two 16-byte moves and one Philox call.
 struct RowArgs {
     const void* x;
     const void* residual;  // fused only
@@ -241,10 +307,13 @@ struct RowArgs {
     uint64_t seed;
     uint32_t threshold;
     float keep_scale;
+    int rows;              // rows x hidden <= 2^30 (elementwise::kMaxElements)
+    int threads_per_row;
+    int ctas_per_row;
 };
 
-template <typename T, bool kVector>
-__device__ __forceinline__ void load_row_chunk(const T* row, int64_t col0, int64_t hidden, RawChunk<T>& r) {
+template <typename T, bool kVector, typename Index>
+__device__ __forceinline__ void load_row_chunk(const T* row, Index col0, Index hidden, RawChunk<T>& r) {
     if (kVector && col0 < hidden) load_raw<T>(row + col0, r);
     else load_raw_partial<T>(row + col0, hidden - col0, r);  // valid <= 0: all zeros, no access
 }
@@ -285,9 +354,144 @@ constexpr int row_kernel_min_blocks() {
     return kVector && (kCpt == 2 || kElementBytes == 2) ? 2 : 1;
 }
 
+template <typename T, int kCpt, bool kVector, bool kFused>
+__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, false, sizeof(T)>())
+    row_kernel(RowArgs a) {
+    __shared__ float sum_scratch[kMaxRowThreads / 32];
+    __shared__ float sq_scratch[kMaxRowThreads / 32];
+    __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
+    // 32-bit indices within a row and of rows (rows x hidden <= 2^30, elementwise.h): fewer
+    // registers than 64-bit ones, which this kernel needs for the row it holds.
+    using Index = int;
+    const Index hidden = static_cast<Index>(a.hidden);
+    const int tpr = a.threads_per_row, ctas = a.ctas_per_row;
+    const int local_row = static_cast<int>(threadIdx.x) / tpr;
+    const int t = static_cast<int>(threadIdx.x) - local_row * tpr;
+    const int rank = ctas > 1 ? static_cast<int>(blockIdx.x % static_cast<unsigned>(ctas)) : 0;
+    const int row = ctas > 1 ? static_cast<int>(blockIdx.x / static_cast<unsigned>(ctas))
+                             : static_cast<int>(blockIdx.x) * (static_cast<int>(blockDim.x) / tpr) + local_row;
+    // The last block's rows past the tensor load nothing and store nothing (limit 0) but still
+    // meet the block's barriers.
+    const Index limit = row < a.rows ? hidden : 0;
+    const int64_t row_start = static_cast<int64_t>(row < a.rows ? row : 0) * hidden;
+    const T* x = static_cast<const T*>(a.x) + row_start;
+    const Index stride = static_cast<Index>(tpr) * kChunk;
+    const Index first_col = (static_cast<Index>(rank) * tpr * kCpt + t) * kChunk;
+    const int warps_per_row = tpr >> 5;
+
+    RawChunk<T> x_raw[kCpt], res_raw[kCpt];
+    // load x row into registers (HBM -> registers, 16-byte vectors, all chunks in flight)
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) load_row_chunk<T, kVector>(x, first_col + c * stride, limit, x_raw[c]);
+    if constexpr (kFused) {
+        // load residual row into registers now (kept packed), so its latency hides behind the reductions
+        const T* residual = static_cast<const T*>(a.residual) + row_start;
+#pragma unroll
+        for (int c = 0; c < kCpt; ++c) load_row_chunk<T, kVector>(residual, first_col + c * stride, limit, res_raw[c]);
+    }
+    // the row stays packed in registers (8 bytes of x per 4 elements for fp16/bf16): each pass
+    // below unpacks it again (one instruction per element) rather than holding it as floats, so a
+    // thread can own 64 bytes of x and 64 of residual in under 64 registers (PERF.md: 16-bit rows
+    // need that many bytes in flight; as floats they capped the SM at 2 rows and 60% of bandwidth).
+
+    // compute mean (block reduction; out-of-row elements were loaded as 0)
+    float sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) {
+        float v[kChunk];
+        unpack<T>(x_raw[c], v);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) sum += v[i];
+    }
+    const float inv_hidden = 1.0f / static_cast<float>(hidden);
+    float row_total = row_sum(sum, sum_scratch, warps_per_row);
+    if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
+    const float mean = row_total * inv_hidden;
+    // Each pass unpacks the packed row again (one instruction per element): hiding the packed
+    // words from the compiler here keeps it from holding the previous pass's unpacked floats
+    // instead (twice the registers in 16-bit: bf16 rows of 4 chunks spilled 124 B per thread).
+    keep_packed(x_raw);
+
+    // compute variance from the register-held row: sum of squared deviations (second pass)
+    float sq = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) {
+        float v[kChunk];
+        unpack<T>(x_raw[c], v);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) {
+            const Index col = first_col + c * stride + (kVector ? 0 : i);  // vector chunks are all in or all out
+            const float d = v[i] - mean;
+            sq += col < limit ? d * d : 0.0f;
+        }
+    }
+    float sq_total = row_sum(sq, sq_scratch, warps_per_row);
+    if (ctas > 1) {
+        sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
+        cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
+    }
+    const float rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
+    keep_packed(x_raw);
+
+    T* out = static_cast<T*>(a.out) + row_start;
+#pragma unroll
+    for (int c = 0; c < kCpt; ++c) {
+        const Index col0 = first_col + c * stride;
+        if (col0 >= limit) continue;
+        const Index valid = limit - col0;
+        // load gamma, beta chunk into registers (L1/L2-resident after the first rows)
+        RawChunk<T> g_raw, b_raw;
+        if (kVector) {
+            load_raw<T, true>(static_cast<const T*>(a.gamma) + col0, g_raw);
+            load_raw<T, true>(static_cast<const T*>(a.beta) + col0, b_raw);
+        } else {
+            load_raw_partial<T>(static_cast<const T*>(a.gamma) + col0, valid, g_raw);
+            load_raw_partial<T>(static_cast<const T*>(a.beta) + col0, valid, b_raw);
+        }
+        float v[kChunk], g[kChunk], b[kChunk], h[kChunk];
+        unpack<T>(x_raw[c], v);
+        unpack<T>(g_raw, g);
+        unpack<T>(b_raw, b);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
+        if constexpr (kFused) {
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) h[i] = gelu(h[i]);
+            const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
+            if (kVector) dropout_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
+            else dropout_ragged_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
+            float res[kChunk];
+            unpack<T>(res_raw[c], res);
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) h[i] += res[i];
+        }
+        // store out row chunk to HBM (h1 for the unfused layernorm)
+        if (kVector) store_chunk<T>(out + col0, h);
+        else store_partial<T>(out + col0, valid, h);
+    }
+    if (ctas > 1) cluster_wait();
+}
+
+// fused_chain_spill: the row kernel as it was before the layouts of row_config (one block per row,
+// 64-bit indices, no fence between the passes), kept verbatim because it is the lesson's spilling
+// kernel and the recordings measured exactly this code: ptxas gives it the same spills as then
+// (row_kernel_registers.inc). Built only as <T, kCpt, kVector, true, true>.
+// Sum over the block; every thread gets the total. `scratch` holds one float per warp.
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+    const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    float total = 0.0f;
+    const int warps = static_cast<int>(blockDim.x) >> 5;
+    for (int w = 0; w < warps; ++w) total += scratch[w];
+    return total;
+}
+
 template <typename T, int kCpt, bool kVector, bool kFused, bool kSpill>
 __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, kSpill, sizeof(T)>())
-    row_kernel(RowArgs a) {
+    spill_row_kernel(RowArgs a) {
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
     const int64_t hidden = a.hidden;
@@ -379,9 +583,10 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
 // =============================================================================================
 // [SECTION] Kernels: flat kernels (gelu, dropout, add, bias_add, fused_bias_gelu)
 // =============================================================================================
-// Block b owns the contiguous chunks [b * 256 * kChunks, (b + 1) * 256 * kChunks) of the flat
-// tensor; thread t owns chunks t, t + 256, ... of them (coalesced). kChunks is 64 bytes per thread
-// per input: 4 chunks (fp16/bf16) or 2 (fp32), i.e. four 16-byte loads in flight per input.
+// Block b owns the contiguous chunks [b * threads * kChunks, (b + 1) * threads * kChunks) of the
+// flat tensor; thread t owns chunks t, t + threads, ... of them (coalesced). kChunks is kBytes
+// bytes per thread per input (elementwise::flat_config): 64 bytes are 4 chunks (fp16/bf16) or 2
+// (fp32), i.e. four 16-byte loads in flight per input; 32 bytes half that.
 enum class FlatOp { gelu, dropout, add, bias_add, bias_gelu };
 
 struct FlatArgs {
@@ -396,7 +601,9 @@ struct FlatArgs {
     float keep_scale;
 };
 
-template <typename T> constexpr int flat_chunks_per_thread() { return 64 / (kChunk * static_cast<int>(sizeof(T))); }
+template <typename T, int kBytes> constexpr int flat_chunks_per_thread() {
+    return kBytes / (kChunk * static_cast<int>(sizeof(T)));
+}
 
 constexpr bool reads_second(FlatOp op) { return op == FlatOp::add; }
 constexpr bool reads_bias(FlatOp op) { return op == FlatOp::bias_add || op == FlatOp::bias_gelu; }
@@ -407,11 +614,12 @@ __device__ __forceinline__ void load_flat_chunk(const T* base, int64_t e0, int64
     else load_raw_partial<T>(base + e0, n - e0, r);  // valid <= 0: all zeros, no access
 }
 
-// 4 blocks of 256 threads per SM at least: the compiler keeps each thread under 64 registers
-// (the scalar ragged path, with its per-element addressing, gets 128 so it does not spill).
-template <typename T, FlatOp kOp, bool kVector>
-__global__ void __launch_bounds__(kFlatThreads, kVector ? 4 : 2) flat_kernel(FlatArgs a) {
-    constexpr int kChunks = flat_chunks_per_thread<T>();
+// 1024 threads per SM at least (2 blocks of 512, 4 of 256): the compiler keeps each thread under
+// 64 registers (the scalar ragged path, with its per-element addressing, gets 128 so it does not
+// spill).
+template <typename T, FlatOp kOp, bool kVector, int kBytes>
+__global__ void __launch_bounds__(kMaxFlatThreads, kVector ? 2 : 1) flat_kernel(FlatArgs a) {
+    constexpr int kChunks = flat_chunks_per_thread<T, kBytes>();
     const int64_t first_chunk = static_cast<int64_t>(blockIdx.x) * blockDim.x * kChunks + threadIdx.x;
     const int64_t chunk_stride = blockDim.x;
     const T* in = static_cast<const T*>(a.in);
@@ -491,55 +699,105 @@ __global__ void __launch_bounds__(kFlatThreads, kVector ? 4 : 2) flat_kernel(Fla
 // =============================================================================================
 bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
-// The row_kernel instance that runs p: elementwise::row_kernel_instance() (which the model's
-// register table also uses), falling back to the scalar path when a pointer is not 16-byte aligned.
+// The row_kernel instance that runs p: elementwise::row_config()'s chunks per thread and vector
+// path (the model's register table is keyed the same way), falling back to the scalar path when a
+// pointer is not 16-byte aligned.
+template <typename T, bool kFused, bool kSpill, int kCpt>
+const void* row_kernel_of(bool vector) {
+    if constexpr (kSpill)
+        return vector ? reinterpret_cast<const void*>(spill_row_kernel<T, kCpt, true, true, true>)
+                      : reinterpret_cast<const void*>(spill_row_kernel<T, kCpt, false, true, true>);
+    else
+        return vector ? reinterpret_cast<const void*>(row_kernel<T, kCpt, true, kFused>)
+                      : reinterpret_cast<const void*>(row_kernel<T, kCpt, false, kFused>);
+}
 template <typename T, bool kFused, bool kSpill>
-const void* row_kernel_function(const ElementwiseParams& p, bool aligned) {
-    const elementwise::RowInstance inst = elementwise::row_kernel_instance(p);
-    const bool vector = inst.vector && aligned;
-    if (inst.chunks_per_thread == 2)
-        return vector ? reinterpret_cast<const void*>(row_kernel<T, 2, true, kFused, kSpill>)
-                      : reinterpret_cast<const void*>(row_kernel<T, 2, false, kFused, kSpill>);
-    return vector ? reinterpret_cast<const void*>(row_kernel<T, kRowChunksPerThread, true, kFused, kSpill>)
-                  : reinterpret_cast<const void*>(row_kernel<T, kRowChunksPerThread, false, kFused, kSpill>);
+const void* row_kernel_function(const elementwise::RowConfig& c, bool aligned) {
+    const bool vector = c.vector && aligned;
+    if (c.chunks_per_thread == 2) return row_kernel_of<T, kFused, kSpill, 2>(vector);
+    if (c.chunks_per_thread == 4) return row_kernel_of<T, kFused, kSpill, 4>(vector);
+    // the spill kernel's layout takes 2 or 4 chunks (row_config's spill rule)
+    if constexpr (!kSpill)
+        if (c.chunks_per_thread == 3) return row_kernel_of<T, kFused, kSpill, 3>(vector);
+    throw std::logic_error("row_config chose " + std::to_string(c.chunks_per_thread) + " chunks per thread");
+}
+
+// A cluster needs compute capability 9.0 (Hopper) or later: elsewhere the launch is refused with
+// the reason (rows longer than one block holds run only there).
+void require_clusters(const elementwise::RowConfig& c, int64_t hidden, const char* name) {
+    int device = 0, major = 0, minor = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "compute capability");
+    check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "compute capability");
+    if (major < 9)
+        throw std::invalid_argument(std::string(name) + ": hidden " + std::to_string(hidden) + " runs as a cluster of " +
+                                    std::to_string(c.ctas_per_row) +
+                                    " blocks per row, which needs compute capability 9.0 or later; this device is " +
+                                    std::to_string(major) + "." + std::to_string(minor));
 }
 
 template <typename T, bool kFused, bool kSpill = false>
-void launch_row(const ElementwiseParams& p, const RowArgs& a, cudaStream_t stream, const char* name) {
-    const elementwise::LaunchShape shape = elementwise::row_kernel_shape(p);
-    if (static_cast<int64_t>(shape.threads) * kRowChunksPerThread * kChunk < p.hidden)
-        throw std::invalid_argument(std::string(name) + ": hidden " + std::to_string(p.hidden) +
-                                    " exceeds the register-held row (" +
-                                    std::to_string(kMaxRowThreads * kRowChunksPerThread * kChunk) + " elements)");
+void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, const char* name) {
+    const elementwise::RowKernel kind = kSpill ? elementwise::RowKernel::spill : elementwise::RowKernel::picked;
+    const elementwise::RowConfig c = elementwise::row_config(p, kind);
+    const elementwise::LaunchShape shape = elementwise::row_kernel_shape(p, kind);
+    if (static_cast<int64_t>(c.ctas_per_row) * c.threads_per_row * c.chunks_per_thread * kChunk < p.hidden ||
+        c.threads_per_block() > kMaxRowThreads)
+        throw std::logic_error(std::string(name) + ": row_config (" + elementwise::config_text(c) + ") cannot hold hidden " +
+                               std::to_string(p.hidden));
     if (shape.blocks == 0) return;
     const bool aligned = aligned16(a.x) && aligned16(a.residual) && aligned16(a.gamma) && aligned16(a.beta) &&
                          aligned16(a.out);
-    const void* kernel = row_kernel_function<T, kFused, kSpill>(p, aligned);
-    const dim3 grid(static_cast<unsigned>(shape.blocks)), block(static_cast<unsigned>(shape.threads));
-    RowArgs args = a;
-    void* params[] = {&args};
-    check(cudaLaunchKernel(kernel, grid, block, params, 0, stream), name);
+    const void* kernel = row_kernel_function<T, kFused, kSpill>(c, aligned);
+    a.rows = static_cast<int>(p.rows);
+    a.threads_per_row = c.threads_per_row;
+    a.ctas_per_row = c.ctas_per_row;
+    void* params[] = {&a};
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(shape.blocks));
+    config.blockDim = dim3(static_cast<unsigned>(shape.threads));
+    config.stream = stream;
+    cudaLaunchAttribute cluster{};
+    if (c.ctas_per_row > 1) {
+        require_clusters(c, p.hidden, name);
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = static_cast<unsigned>(c.ctas_per_row);
+        cluster.val.clusterDim.y = 1;
+        cluster.val.clusterDim.z = 1;
+        config.attrs = &cluster;
+        config.numAttrs = 1;
+    }
+    check(cudaLaunchKernelExC(&config, kernel, params), name);
     check_launch(name);
+}
+
+template <typename T, FlatOp kOp, int kBytes>
+void launch_flat_as(const elementwise::LaunchShape& shape, bool vector, const FlatArgs& a, cudaStream_t stream) {
+    const dim3 grid(static_cast<unsigned>(shape.blocks)), block(static_cast<unsigned>(shape.threads));
+    if (vector) flat_kernel<T, kOp, true, kBytes><<<grid, block, 0, stream>>>(a);
+    else flat_kernel<T, kOp, false, kBytes><<<grid, block, 0, stream>>>(a);
 }
 
 template <typename T, FlatOp kOp>
 void launch_flat(const ElementwiseParams& p, const FlatArgs& a, cudaStream_t stream, const char* name) {
+    const elementwise::FlatConfig c = elementwise::flat_config(p);
     const elementwise::LaunchShape shape = elementwise::flat_kernel_shape(p);
-    if (shape.elements_per_block != static_cast<int64_t>(shape.threads) * flat_chunks_per_thread<T>() * kChunk ||
-        shape.threads != kFlatThreads)
+    if (shape.elements_per_block != static_cast<int64_t>(c.threads) * c.bytes_per_thread / static_cast<int64_t>(sizeof(T)) ||
+        shape.threads != c.threads || c.threads > kMaxFlatThreads)
         throw std::logic_error(std::string(name) + ": flat_kernel_shape() disagrees with the kernel's tiling");
     if (shape.blocks == 0) return;
     const bool vector = aligned16(a.in) && aligned16(a.in2) && aligned16(a.out);  // bias: checked in the kernel
-    const dim3 grid(static_cast<unsigned>(shape.blocks)), block(static_cast<unsigned>(shape.threads));
-    if (vector) flat_kernel<T, kOp, true><<<grid, block, 0, stream>>>(a);
-    else flat_kernel<T, kOp, false><<<grid, block, 0, stream>>>(a);
+    if (c.bytes_per_thread == 32) launch_flat_as<T, kOp, 32>(shape, vector, a, stream);
+    else launch_flat_as<T, kOp, 64>(shape, vector, a, stream);
     check_launch(name);
 }
 
 RowArgs row_args(const ElementwiseParams& p, const void* x, const void* residual, const void* gamma, const void* beta,
                  void* out) {
+    // threads_per_row and ctas_per_row: launch_row sets them from row_config
     return RowArgs{x, residual, gamma, beta, out, p.hidden, p.seed, dropout_threshold(p.dropout_p),
-                   p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f};
+                   p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f,
+                   static_cast<int>(p.rows), 32, 1};
 }
 
 FlatArgs flat_args(const ElementwiseParams& p, const void* in, const void* in2, const void* bias, void* out) {
@@ -605,9 +863,10 @@ RegisterUse row_kernel_attributes(const std::string& kernel_name, const Elementw
     const void* f = nullptr;
     auto pick = [&](auto zero) {
         using T = decltype(zero);
-        if (kernel_name == "layernorm") f = row_kernel_function<T, false, false>(p, true);
-        else if (kernel_name == "fused_chain") f = row_kernel_function<T, true, false>(p, true);
-        else if (kernel_name == "fused_chain_spill") f = row_kernel_function<T, true, true>(p, true);
+        if (kernel_name == "layernorm") f = row_kernel_function<T, false, false>(elementwise::row_config(p), true);
+        else if (kernel_name == "fused_chain") f = row_kernel_function<T, true, false>(elementwise::row_config(p), true);
+        else if (kernel_name == "fused_chain_spill")
+            f = row_kernel_function<T, true, true>(elementwise::row_config(p, elementwise::RowKernel::spill), true);
         else throw std::invalid_argument("'" + kernel_name + "' is not a row kernel");
     };
     with_type(p.dtype, pick);

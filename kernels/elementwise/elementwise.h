@@ -97,19 +97,63 @@ struct LaunchShape {
     int threads;
     int64_t elements_per_block;  // for flat (vectorised) kernels; rows kernels use hidden
 };
-LaunchShape row_kernel_shape(const ElementwiseParams& p);   // one block per row (layernorm, fused chain)
-// Which compiled row_kernel runs p: chunks of 8 elements per thread (2 or 4) and the vector
-// (16-byte moves) or scalar (ragged hidden) path. The launcher also takes the scalar path when a
-// buffer is not 16-byte aligned, which cudaMalloc'd buffers always are.
+
+// How a row kernel (layernorm, fused_chain, fused_chain_spill) lays rows over the GPU: picked per
+// shape by row_config() (elementwise_shapes.cpp), which the CUDA launcher, the model's schedule,
+// the CPU emulation and the memory animation all call. A row is split into chunks of 8 elements;
+// each thread holds `chunks_per_thread` of them in registers; `threads_per_row` threads of one
+// block share a row; a block owns `rows_per_block` rows (short rows), or a thread-block cluster of
+// `ctas_per_row` blocks shares one row (long rows; Hopper and later).
+struct RowConfig {
+    int chunks_per_thread = 4;  // 2, 3 or 4
+    int threads_per_row = 256;  // a multiple of 32
+    int rows_per_block = 1;     // rows_per_block x threads_per_row <= 512
+    int ctas_per_row = 1;       // 1, 2, 4 or 8 (a cluster when > 1; then rows_per_block = 1)
+    bool vector = true;         // hidden % 8 == 0: 16-byte moves; else the scalar (ragged) path
+    std::string why;            // the picker's reason, in words (the model's description shows it)
+    int threads_per_block() const { return threads_per_row * rows_per_block; }
+};
+inline constexpr int kRowMaxThreads = 512;     // a row kernel's block
+inline constexpr int kRowMaxClusterCtas = 8;   // the portable cluster size
+inline constexpr int64_t kMaxHidden = 65536;   // the widest row a cluster of 8 x 512 threads x 2 chunks holds
+inline constexpr int64_t kSpillMaxHidden = 16384;  // fused_chain_spill: one block of 512 threads x 4 chunks
+// Which row kernel: the one whose layout is picked per shape (layernorm, fused_chain), or
+// fused_chain_spill, the lesson's spilling kernel, kept as it was measured: one block per row, 64
+// bytes of x per thread (2 chunks when a block of whole warps covers the row with 2), at most 16384.
+enum class RowKernel { picked, spill };
+// The configuration for p: FUSIONLAB_ROW_CONFIG, when set ("cpt=4,tpr=256,rpb=1,ctas=2", any
+// subset; the rest picked as usual), else the per-shape rule. Throws std::invalid_argument for a
+// forced configuration that cannot hold the row, and (spill) for a row wider than kSpillMaxHidden,
+// with the reason.
+RowConfig row_config(const ElementwiseParams& p, RowKernel kernel = RowKernel::picked);
+RowKernel row_kernel_of(const std::string& kernel_name);  // "fused_chain_spill" -> spill, else picked
+// "128 threads x 4 chunks per row, cluster of 2" (the bench table's shape, the memory view)
+std::string config_text(const RowConfig& c);
+// blocks (CTAs) and threads of a row kernel
+LaunchShape row_kernel_shape(const ElementwiseParams& p, RowKernel kernel = RowKernel::picked);
+// Which compiled row_kernel runs p (the register table's key): row_config's chunks per thread and
+// vector path. The launcher also takes the scalar path when a buffer is not 16-byte aligned, which
+// cudaMalloc'd buffers always are.
 struct RowInstance {
     int chunks_per_thread = 4;
     bool vector = true;
 };
-RowInstance row_kernel_instance(const ElementwiseParams& p);
+RowInstance row_kernel_instance(const ElementwiseParams& p, RowKernel kernel = RowKernel::picked);
 // What ptxas made of that instance of `kernel` ("layernorm", "fused_chain", "fused_chain_spill")
 // for sm_90 (kernels/elementwise/row_kernel_registers.inc, checked against the compiler by ctest
 // and against the binary by a GPU test); empty for any other kernel.
 RegisterUse row_kernel_registers(const std::string& kernel, const ElementwiseParams& p);
+
+// How a flat kernel (gelu, dropout, add, bias_add, fused_bias_gelu, and ffn's bias_add, gelu,
+// fused_bias_gelu) tiles the flattened tensor: block b owns threads x bytes_per_thread bytes of
+// each input. Picked by flat_config() (FUSIONLAB_FLAT_CONFIG="threads=256,bytes=64" forces it).
+struct FlatConfig {
+    int threads = 256;          // 128, 256 or 512
+    int bytes_per_thread = 64;  // per input: 32 or 64 (whole chunks of 8 elements)
+    std::string why;
+};
+FlatConfig flat_config(const ElementwiseParams& p);
+std::string config_text(const FlatConfig& c);
 LaunchShape flat_kernel_shape(const ElementwiseParams& p);  // grid-stride-free flat kernels (gelu, add, ...)
 
 // The variants of chain and bias_gelu as values inside the workload (bias_gelu has the first two),

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 namespace kernels {
 
@@ -48,9 +49,11 @@ const ParamSpec kRows{"rows", "rows (tokens)", 1, 1048576, true, true,
                       "Rows of the activation matrix: tokens = batch x sequence length.\n"
                       "Every kernel's bytes grow linearly with rows x hidden.",
                       4096};
-const ParamSpec kHidden{"hidden", "hidden size", 1, 16384, true, true,
+const ParamSpec kHidden{"hidden", "hidden size", 1, 65536, true, true,
                         "Features per row (model width). LayerNorm normalises across one row, so a fused kernel\n"
-                        "keeps a whole row on chip: hidden x 4 bytes of registers per row.",
+                        "keeps a whole row on chip: hidden x 4 bytes of registers per row. Rows longer than one\n"
+                        "block holds (past 16384 in fp16/bf16, 8192 in fp32) are shared by a cluster of blocks\n"
+                        "(compute capability 9.0 and later).",
                         4096};
 const ParamSpec kDropout{"dropout", "dropout p", 0, 0.99, false, false,
                          "Probability of zeroing an element; kept elements are scaled by 1/(1-p).\n"
@@ -82,8 +85,39 @@ uint64_t min_bytes_of(const Params& p) {
     return (n + h + n) * es;                       // read x, bias; write out
 }
 
-std::string describe(const Params& p, const std::string&) {
-    return std::to_string(p.get_int("rows")) + " x " + std::to_string(p.get_int("hidden"));
+// "8192 x 8192", and with a variant the layout its kernels launch with (row_config / flat_config:
+// the one choice the launcher, the model and the memory view share), as attention names its tile.
+std::string describe(const Params& p, const std::string& variant) {
+    const std::string shape = std::to_string(p.get_int("rows")) + " x " + std::to_string(p.get_int("hidden"));
+    if (variant.empty()) return shape;
+    const ElementwiseParams e = to_elementwise(p);
+    try {
+        if (!e.chain) return shape + ", " + config_text(flat_config(e));
+        const std::string rows =
+            config_text(row_config(e, variant == "fused_spill" ? RowKernel::spill : RowKernel::picked));
+        return shape + ", " + (variant == "unfused" ? "layernorm " + rows + "; flat kernels " + config_text(flat_config(e)) : rows);
+    } catch (const std::invalid_argument& bad) {
+        return shape + " (" + bad.what() + ")";  // a forced layout that cannot run says why
+    }
+}
+
+// What a device cannot run of the chain: fused_spill past one block's row (the lesson's kernel,
+// kept as measured), and a row shared by a thread-block cluster before compute capability 9.0.
+std::string chain_device_refusal(const std::string& variant, const Params& p, const DeviceBudget& budget) {
+    const ElementwiseParams e = to_elementwise(p);
+    const RowKernel kernel = variant == "fused_spill" ? RowKernel::spill : RowKernel::picked;
+    RowConfig c;
+    try {
+        c = row_config(e, kernel);
+    } catch (const std::invalid_argument& bad) {
+        return bad.what();
+    }
+    const DeviceInfo& d = budget.device;
+    if (c.ctas_per_row > 1 && d.cc_major > 0 && d.cc_major < 9)
+        return "hidden " + std::to_string(e.hidden) + " runs as a cluster of " + std::to_string(c.ctas_per_row) +
+               " blocks per row, which needs compute capability 9.0 or later; " + d.name + " is " +
+               std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+    return "";
 }
 
 // Tensors are rows x hidden except the hidden-long vectors gamma, beta, bias.
@@ -140,6 +174,7 @@ const WorkloadDef& chain_workload() {
         w.validate = elementwise::validate_size;
         w.schedule = elementwise::chain;
         w.min_bytes = elementwise::min_bytes_of;
+        w.device_refusal = elementwise::chain_device_refusal;
         w.describe = elementwise::describe;
         w.footprint = elementwise::footprint;
         w.on_chip = elementwise::on_chip;

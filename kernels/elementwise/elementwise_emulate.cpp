@@ -1,7 +1,8 @@
 // The elementwise kernels' arithmetic on the CPU (kernels/sim/emulate.h), one output row at a
 // time, as elementwise.cu computes it:
 //   layernorm / fused_chain (row kernels): the row's sum in the block's order (each thread's chunks
-//     in order, a warp butterfly, then the warps' sums one after another), mean = sum * (1 / hidden);
+//     in order, a warp butterfly, then the warps' sums one after another; a cluster's blocks' sums
+//     then in rank order: row_config's layout), mean = sum * (1 / hidden);
 //     the squared deviations the same way (d * d + sq contracted to one FMA); rstd = rsqrtf(sq *
 //     (1 / hidden) + eps) (one FMA); h = fma((x - mean) rstd, gamma, beta); fused_chain then GELU,
 //     dropout (Philox mask, times 1 / (1 - p) in fp32) and + residual in registers, one store.
@@ -42,7 +43,7 @@ float keep_scale(const ElementwiseParams& p) {
     return p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f;
 }
 
-// The row kernel's block sum (elementwise.cu block_sum): thread t's values in its order, a warp
+// The row kernel's block sum (elementwise.cu row_sum): thread t's values in its order, a warp
 // butterfly, then the warps' sums added one after another.
 float row_block_sum(const std::vector<float>& per_thread) {
     float total = 0.0f;
@@ -55,36 +56,49 @@ float row_block_sum(const std::vector<float>& per_thread) {
     return total;
 }
 
-// LayerNorm of one row in the row kernel's order: h = fma((x - mean) rstd, gamma, beta).
-void layernorm(const ElementwiseParams& p, const Columns& cols, const std::vector<float>& x, std::vector<float>& h) {
+// LayerNorm of one row in the row kernel's order (row_config's layout): each block of the row's
+// cluster (one block unless ctas_per_row > 1) sums its threads' chunks as row_block_sum does, then
+// the blocks' sums are added in rank order; h = fma((x - mean) rstd, gamma, beta).
+void layernorm(const ElementwiseParams& p, RowKernel kernel, const Columns& cols, const std::vector<float>& x,
+               std::vector<float>& h) {
     const int64_t H = p.hidden;
-    const int threads = row_kernel_shape(p).threads;
-    const int cpt = row_kernel_instance(p).chunks_per_thread;
+    const RowConfig config = row_config(p, kernel);
+    const int threads = config.threads_per_row, cpt = config.chunks_per_thread, ctas = config.ctas_per_row;
     const int64_t stride = static_cast<int64_t>(threads) * 8;
     std::vector<float> per_thread(static_cast<size_t>(threads));
-    auto for_each_of_thread = [&](int tid, auto&& f) {
+    auto for_each_of_thread = [&](int rank, int tid, auto&& f) {
         for (int c = 0; c < cpt; ++c)
             for (int i = 0; i < 8; ++i) {
-                const int64_t col = static_cast<int64_t>(tid) * 8 + c * stride + i;
+                const int64_t col = (static_cast<int64_t>(rank) * threads * cpt + tid) * 8 + c * stride + i;
                 if (col < H) f(x[static_cast<size_t>(col)]);  // past the row: loaded as 0, adds nothing
             }
     };
-    for (int tid = 0; tid < threads; ++tid) {
-        float sum = 0.0f;
-        for_each_of_thread(tid, [&](float v) { sum += v; });
-        per_thread[static_cast<size_t>(tid)] = sum;
-    }
+    // The sum over the row of f's per-thread partials, in the kernel's order.
+    auto row_sum = [&](auto&& partial) {
+        float total = 0.0f;
+        for (int rank = 0; rank < ctas; ++rank) {
+            for (int tid = 0; tid < threads; ++tid) per_thread[static_cast<size_t>(tid)] = partial(rank, tid);
+            const float block = row_block_sum(per_thread);
+            total = ctas > 1 ? total + block : block;
+        }
+        return total;
+    };
     const float inv_hidden = 1.0f / static_cast<float>(H);
-    const float mean = row_block_sum(per_thread) * inv_hidden;
-    for (int tid = 0; tid < threads; ++tid) {
+    const float mean = row_sum([&](int rank, int tid) {
+                           float sum = 0.0f;
+                           for_each_of_thread(rank, tid, [&](float v) { sum += v; });
+                           return sum;
+                       }) *
+                       inv_hidden;
+    const float sq_total = row_sum([&](int rank, int tid) {
         float sq = 0.0f;
-        for_each_of_thread(tid, [&](float v) {
+        for_each_of_thread(rank, tid, [&](float v) {
             const float d = v - mean;
             sq = emu::fma32(d, d, sq);
         });
-        per_thread[static_cast<size_t>(tid)] = sq;
-    }
-    const float rstd = emu::rsqrt(emu::fma32(row_block_sum(per_thread), inv_hidden, kLayerNormEps));
+        return sq;
+    });
+    const float rstd = emu::rsqrt(emu::fma32(sq_total, inv_hidden, kLayerNormEps));
     h.resize(static_cast<size_t>(H));
     for (int64_t c = 0; c < H; ++c) {
         const size_t i = static_cast<size_t>(c);
@@ -99,7 +113,7 @@ void emulate_chain_row(const std::string& variant, const ElementwiseParams& p, c
     const bool fused = variant_of(p, variant) != Variant::unfused;  // fused and fused_spill: the same code, the same arithmetic
     std::vector<float> x(static_cast<size_t>(H)), h;
     for (int64_t c = 0; c < H; ++c) x[static_cast<size_t>(c)] = x_value(p, row, c);
-    layernorm(p, cols, x, h);
+    layernorm(p, variant == "fused_spill" ? RowKernel::spill : RowKernel::picked, cols, x, h);
     const uint32_t threshold = dropout_threshold(p.dropout_p);
     const float scale = keep_scale(p);
     const uint64_t e0 = static_cast<uint64_t>(row) * static_cast<uint64_t>(H);

@@ -21,6 +21,7 @@
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/core/registry.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace kernels::elementwise {
@@ -38,42 +39,77 @@ Sizes sizes(const ElementwiseParams& p) {
             static_cast<uint64_t>(p.hidden), static_cast<uint64_t>(p.rows)};
 }
 
-// A kernel whose block owns one whole row (LayerNorm must see the row to normalise it).
-// `per_row_inputs` are rows x hidden tensors, `vectors` are hidden-long tensors read once.
+// A row kernel (LayerNorm must see the whole row to normalise it), laid out as row_config() says:
+// a block owns rows_per_block whole rows, or a cluster of ctas_per_row blocks shares one row, each
+// block its slice of chunks (elementwise.cu row_kernel). `per_row_inputs` are rows x hidden
+// tensors, `vectors` are hidden-long tensors read once.
 void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& name, const std::vector<std::string>& per_row_inputs,
                     const std::vector<std::string>& vectors, double flops_per_element, const std::string& compute_what,
                     const std::string& output) {
     const Sizes z = sizes(p);
-    const LaunchShape shape = row_kernel_shape(p);
+    const RowKernel kind = row_kernel_of(name);
+    const RowConfig config = row_config(p, kind);
+    const LaunchShape shape = row_kernel_shape(p, kind);
     const int k = static_cast<int>(s.kernels.size());
     const RegisterUse regs = row_kernel_registers(name, p);
     s.kernels.push_back({name, shape.blocks, shape.threads, false, regs});
     for (const std::string& v : vectors)
         s.events.push_back({EventKind::load, k, v, z.hidden * z.es, 0, 1,
                             "load " + v + " into registers (HBM once; later blocks hit L2)"});
-    for (const std::string& in : per_row_inputs)
-        s.events.push_back({EventKind::load, k, in, z.hidden * z.es, 0, z.rows, "load " + in + " row into registers"});
-    if (regs.spills()) {
-        // The row no longer fits the registers ptxas was allowed: part of it goes to the threads'
-        // local memory after the loads and comes back in the passes that need it. Each spill
-        // instruction runs once per thread (the kernel has no loops), so ptxas's byte counts x
-        // threads are the traffic.
-        const uint64_t threads = static_cast<uint64_t>(shape.threads);
-        s.events.push_back({EventKind::store, k, kLocalBuffer, threads * static_cast<uint64_t>(regs.spill_store_bytes), 0,
-                            z.rows,
-                            "spill registers to local memory (" + std::to_string(regs.spill_store_bytes) +
-                                " B per thread)",
-                            true});
-        s.events.push_back({EventKind::load, k, kLocalBuffer, threads * static_cast<uint64_t>(regs.spill_load_bytes), 0,
-                            z.rows,
-                            "reload spilled registers (" + std::to_string(regs.spill_load_bytes) + " B per thread)", true});
+    // The groups of identical blocks: (elements of rows each block holds, threads, how many blocks)
+    struct Group {
+        uint64_t elements, threads, blocks;
+        std::string suffix;
+    };
+    std::vector<Group> groups;
+    const uint64_t rpb = static_cast<uint64_t>(config.rows_per_block), tpr = static_cast<uint64_t>(config.threads_per_row);
+    if (config.ctas_per_row > 1) {
+        // block rank r of a cluster holds chunks [r tpr cpt, (r + 1) tpr cpt) of its row
+        const uint64_t slice = tpr * static_cast<uint64_t>(config.chunks_per_thread) * 8;
+        for (uint64_t r = 0; r < static_cast<uint64_t>(config.ctas_per_row); ++r) {
+            const uint64_t begin = std::min(z.hidden, r * slice), end = std::min(z.hidden, (r + 1) * slice);
+            if (!groups.empty() && groups.back().elements == end - begin) groups.back().blocks += z.rows;
+            else groups.push_back({end - begin, tpr, z.rows, ""});
+        }
+        for (Group& g : groups)
+            g.suffix = " (its slice of the row: a cluster of " + std::to_string(config.ctas_per_row) + " blocks shares it)";
+    } else {
+        groups.push_back({rpb * z.hidden, rpb * tpr, z.rows / rpb, rpb > 1 ? " (" + std::to_string(rpb) + " rows)" : ""});
+        if (z.rows % rpb != 0)
+            groups.push_back({(z.rows % rpb) * z.hidden, rpb * tpr, 1,
+                              " (" + std::to_string(z.rows % rpb) + " rows: the last block)"});
     }
-    TileEvent compute{EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(z.hidden), z.rows, compute_what};
-    // The fused chain issues about 54 instructions per element (ncu, H200, PERF.md "Measured (step
-    // 5, ncu)"): at 6 bytes per element that, not DRAM, sets its time on an H200.
-    if (name == "fused_chain" || name == "fused_chain_spill") compute.instructions = 54.0 * static_cast<double>(z.hidden);
-    s.events.push_back(compute);
-    s.events.push_back({EventKind::store, k, output, z.hidden * z.es, 0, z.rows, "store " + output + " row"});
+    for (const Group& g : groups) {
+        if (g.blocks == 0) continue;
+        const char* what = rpb > 1 ? " rows" : " row";
+        for (const std::string& in : per_row_inputs)
+            s.events.push_back({EventKind::load, k, in, g.elements * z.es, 0, g.blocks,
+                                "load " + in + what + " into registers" + g.suffix});
+        if (regs.spills()) {
+            // The row no longer fits the registers ptxas was allowed: part of it goes to the threads'
+            // local memory after the loads and comes back in the passes that need it. Each spill
+            // instruction runs once per thread (the kernel has no loops), so ptxas's byte counts x
+            // threads are the traffic.
+            s.events.push_back({EventKind::store, k, kLocalBuffer, g.threads * static_cast<uint64_t>(regs.spill_store_bytes),
+                                0, g.blocks,
+                                "spill registers to local memory (" + std::to_string(regs.spill_store_bytes) +
+                                    " B per thread)",
+                                true});
+            s.events.push_back({EventKind::load, k, kLocalBuffer, g.threads * static_cast<uint64_t>(regs.spill_load_bytes),
+                                0, g.blocks,
+                                "reload spilled registers (" + std::to_string(regs.spill_load_bytes) + " B per thread)",
+                                true});
+        }
+        TileEvent compute{EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(g.elements), g.blocks,
+                          compute_what + g.suffix};
+        // The fused chain issues about 54 instructions per element (ncu, H200, PERF.md "Measured (step
+        // 5, ncu)"): at 6 bytes per element that, not DRAM, sets its time on an H200.
+        if (name == "fused_chain" || name == "fused_chain_spill")
+            compute.instructions = 54.0 * static_cast<double>(g.elements);
+        s.events.push_back(compute);
+        s.events.push_back({EventKind::store, k, output, g.elements * z.es, 0, g.blocks,
+                            "store " + output + what + g.suffix});
+    }
 }
 
 // A flat kernel: block b owns elements [b*E, (b+1)*E) of the flattened rows x hidden tensor; the

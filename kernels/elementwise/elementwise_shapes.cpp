@@ -1,59 +1,231 @@
-// Launch shapes of the elementwise kernels, shared by the CUDA launchers (elementwise.cu) and the
-// model's tile schedule (elementwise_model.cpp), so the animation shows the blocks the GPU runs.
+// Launch configurations of the elementwise kernels, picked per shape here and used by the CUDA
+// launchers (elementwise.cu), the model's tile schedule (elementwise_model.cpp), the CPU emulation
+// of the kernels' summation order (elementwise_emulate.cpp) and so the memory animation: the one
+// place that decides how a shape runs.
 //
 // Both kinds of kernel move data in "chunks" of 8 consecutive elements: one 16-byte vector for
 // fp16/bf16, two for fp32. 8 is also the span of one Philox call of the dropout mask, so a thread
 // that owns a chunk draws its whole mask with exactly one call.
 //
-// Row kernels (layernorm, fused_chain): one block per row; the row is held packed in registers,
-// each thread owning 64 bytes of x (4 chunks of fp16/bf16, 2 of fp32) strided by the block size
-// (coalesced). The block is the smallest multiple of a warp that covers the row that way, at most
-// 512 threads (fp32 rows past 8192 elements then take 4 chunks per thread). 64 bytes per thread
-// of x and of residual keep enough bytes in flight per SM; 32 (fp16/bf16 with 2 chunks) reached
-// only 60% of copy bandwidth on an H200 (PERF.md).
+// Row kernels (layernorm, fused_chain; fused_chain_spill keeps its measured layout, spill_rule):
+// the row is held packed in registers. The rule:
+//   * 64 bytes of x per thread (4 chunks of fp16/bf16, 2 of fp32): 32 bytes (2 chunks of 16-bit)
+//     reached only 60 % of copy bandwidth on an H200 (kernels/PERF.md), 64 keeps enough bytes in
+//     flight per SM; 3 chunks when that covers the row with fewer idle threads (hidden 768: 32
+//     threads x 3 chunks exactly, where 4 chunks would leave a quarter of a warp idle);
+//   * threads per row: the fewest whole warps that cover the row that way;
+//   * short rows (fewer than 128 threads each): several rows per block, so a block has at least 128
+//     threads (fewer, larger blocks for the block scheduler);
+//   * rows too long for one block of 512 threads (hidden > 16384 in 16-bit, > 8192 in fp32 at 64
+//     bytes per thread): a cluster of 2 to 8 blocks of about 256 threads shares the row, its two
+//     reductions summed across the cluster through distributed shared memory (Hopper). fp32 rows
+//     from 8192 to 16384 keep the single block of 512 threads with 4 chunks each (128 registers).
+// FUSIONLAB_ROW_CONFIG="cpt=4,tpr=256,rpb=1,ctas=2" forces any of the four (the sweep of
+// kernels/PERF.md compares them); what is not forced is derived from what is.
 //
 // Flat kernels (gelu, dropout, add, bias_add, fused_bias_gelu): block b owns a contiguous range of
-// the flattened rows x hidden tensor, 256 threads, each with 64 bytes of every input in flight
-// (four 16-byte loads): enough bytes in flight per SM to cover HBM latency at full occupancy.
+// the flattened rows x hidden tensor, 256 threads, each with two chunks of every input in flight
+// (32 bytes in 16-bit, 64 in fp32: the best of the sweep in kernels/PERF.md).
+// FUSIONLAB_FLAT_CONFIG="threads=512,bytes=32" forces it.
+//
+// [SECTION] Row kernels: the rule, the forced configuration, the shape
+// [SECTION] Register table
+// [SECTION] Flat kernels
 #include "kernels/elementwise/elementwise.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <vector>
 
 namespace kernels::elementwise {
 
 namespace {
 
 constexpr int64_t kChunkElements = 8;
-constexpr int64_t kRowBytesPerThread = 64;
 constexpr int64_t kWarp = 32;
-constexpr int64_t kMaxRowThreads = 512;
 constexpr int kFlatThreads = 256;
-constexpr int64_t kFlatBytesPerThread = 64;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t whole_warps(int64_t threads) { return ceil_div(threads, kWarp) * kWarp; }
+
+// "a=1,b=2" -> {a: 1, b: 2}; throws with the variable's name on anything else.
+std::map<std::string, int64_t> parse_forced(const char* variable, const std::string& text,
+                                            const std::vector<std::string>& keys) {
+    std::map<std::string, int64_t> out;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        const size_t end = std::min(text.find(',', pos), text.size());
+        const std::string item = text.substr(pos, end - pos);
+        const size_t eq = item.find('=');
+        const std::string key = item.substr(0, eq);
+        char* stop = nullptr;
+        const long long value = eq == std::string::npos ? 0 : std::strtoll(item.c_str() + eq + 1, &stop, 10);
+        if (eq == std::string::npos || std::find(keys.begin(), keys.end(), key) == keys.end() || stop == nullptr ||
+            *stop != '\0' || stop == item.c_str() + eq + 1) {
+            std::string names;
+            for (const std::string& k : keys) names += (names.empty() ? "" : ", ") + k;
+            throw std::invalid_argument(std::string(variable) + "='" + text + "': '" + item +
+                                        "' is not NAME=INTEGER with NAME one of " + names);
+        }
+        out[key] = value;
+        pos = end + 1;
+    }
+    return out;
+}
 
 }  // namespace
 
-LaunchShape row_kernel_shape(const ElementwiseParams& p) {
+// =============================================================================================
+// [SECTION] Row kernels: the rule, the forced configuration, the shape
+// =============================================================================================
+namespace {
+
+// Threads per row for `cpt` chunks per thread over `ctas` blocks: the fewest whole warps.
+int64_t row_threads(int64_t chunks, int64_t cpt, int64_t ctas) { return whole_warps(ceil_div(chunks, cpt * ctas)); }
+
+RowConfig rule(const ElementwiseParams& p) {
     const int64_t hidden = std::max<int64_t>(p.hidden, 1);
     const int64_t chunks = ceil_div(hidden, kChunkElements);
-    const int64_t chunks_per_thread = kRowBytesPerThread / (kChunkElements * dtype_bytes(p.dtype));  // 4 or 2
-    const int64_t warps = ceil_div(ceil_div(chunks, chunks_per_thread), kWarp);
-    const int64_t threads = std::clamp<int64_t>(warps * kWarp, kWarp, kMaxRowThreads);
-    return LaunchShape{static_cast<uint64_t>(std::max<int64_t>(p.rows, 0)), static_cast<int>(threads), hidden};
+    const int es = dtype_bytes(p.dtype);
+    RowConfig c;
+    c.vector = hidden % kChunkElements == 0;
+    const int64_t preferred = 64 / (kChunkElements * es);  // 64 bytes of x per thread: 4 or 2
+    c.chunks_per_thread = static_cast<int>(preferred);
+    int64_t threads = row_threads(chunks, preferred, 1);
+    if (threads <= kRowMaxThreads) {
+        // Fewer chunks per thread when they leave fewer thread slots idle than the preferred count
+        // (by more than a sixteenth of the row): a short row whose warp the preferred count would
+        // leave partly idle (hidden 768: 32 threads x 3 chunks exactly instead of 24 x 4 in a warp).
+        // 16-bit tries 3 and 2 chunks, fp32 3 (96 bytes of x).
+        int64_t idle = threads * preferred - chunks;
+        for (int64_t cpt : es == 4 ? std::vector<int64_t>{3} : std::vector<int64_t>{3, 2}) {
+            const int64_t t = row_threads(chunks, cpt, 1);
+            if (t <= kRowMaxThreads && (t * cpt - chunks) * 16 < idle * 16 - chunks) {
+                c.chunks_per_thread = static_cast<int>(cpt);
+                threads = t;
+                idle = t * cpt - chunks;
+            }
+        }
+        c.threads_per_row = static_cast<int>(threads);
+        c.rows_per_block = static_cast<int>(std::max<int64_t>(1, 128 / threads));
+        c.why = std::to_string(c.chunks_per_thread * kChunkElements * es) + " B of x per thread, " +
+                std::to_string(threads) + " threads per row" +
+                (c.rows_per_block > 1 ? ", " + std::to_string(c.rows_per_block) + " rows per block (at least 128 threads)"
+                                      : ", one row per block");
+        return c;
+    }
+    if (es == 4 && row_threads(chunks, 4, 1) <= kRowMaxThreads) {
+        // fp32 rows up to 16384: one block of 512 threads with 4 chunks each (128 registers)
+        c.chunks_per_thread = 4;
+        c.threads_per_row = static_cast<int>(row_threads(chunks, 4, 1));
+        c.why = "fp32 row past 8192: 128 B of x per thread in one block of " + std::to_string(c.threads_per_row) +
+                " threads";
+        return c;
+    }
+    // A cluster: the fewest blocks (a power of two, at most 8) of at most 256 threads, else of 512
+    int64_t ctas = 1;
+    while (ctas < kRowMaxClusterCtas && row_threads(chunks, preferred, ctas) > 256) ctas *= 2;
+    c.ctas_per_row = static_cast<int>(ctas);
+    c.threads_per_row = static_cast<int>(row_threads(chunks, preferred, ctas));
+    c.why = "row too long for one block: a cluster of " + std::to_string(ctas) + " blocks of " +
+            std::to_string(c.threads_per_row) + " threads, " + std::to_string(preferred * kChunkElements * es) +
+            " B of x per thread";
+    return c;
 }
 
-RowInstance row_kernel_instance(const ElementwiseParams& p) {
-    const LaunchShape shape = row_kernel_shape(p);
+}  // namespace
+
+namespace {
+
+// fused_chain_spill's layout, as before row_config existed: one block per row of the fewest whole
+// warps (32 to 512) at 64 bytes of x per thread; 2 chunks per thread whenever that block covers the
+// row with 2, else 4.
+RowConfig spill_rule(const ElementwiseParams& p) {
     const int64_t hidden = std::max<int64_t>(p.hidden, 1);
-    RowInstance r;
-    // Two chunks per thread whenever the block (rounded up to whole warps) covers the row with two:
-    // fp32 rows up to 8192, and short rows; else the most a thread holds, four.
-    r.chunks_per_thread = static_cast<int64_t>(shape.threads) * 2 * kChunkElements >= hidden ? 2 : 4;
-    r.vector = hidden % kChunkElements == 0;
-    return r;
+    if (hidden > kSpillMaxHidden)
+        throw std::invalid_argument("fused_spill holds a row in one block of 512 threads (the lesson's spilling kernel, "
+                                    "kept as measured): hidden " + std::to_string(hidden) + " is more than " +
+                                    std::to_string(kSpillMaxHidden));
+    const int64_t chunks = ceil_div(hidden, kChunkElements);
+    const int64_t preferred = 64 / (kChunkElements * dtype_bytes(p.dtype));
+    RowConfig c;
+    c.vector = hidden % kChunkElements == 0;
+    c.threads_per_row = static_cast<int>(std::clamp<int64_t>(row_threads(chunks, preferred, 1), kWarp, kRowMaxThreads));
+    c.chunks_per_thread = int64_t{c.threads_per_row} * 2 * kChunkElements >= hidden ? 2 : 4;
+    c.why = "fused_spill's layout as measured: one block per row";
+    return c;
 }
 
+}  // namespace
+
+RowKernel row_kernel_of(const std::string& kernel_name) {
+    return kernel_name == "fused_chain_spill" ? RowKernel::spill : RowKernel::picked;
+}
+
+RowConfig row_config(const ElementwiseParams& p, RowKernel kernel) {
+    if (kernel == RowKernel::spill) return spill_rule(p);
+    RowConfig c = rule(p);
+    const char* forced = std::getenv("FUSIONLAB_ROW_CONFIG");
+    if (forced == nullptr || *forced == '\0') return c;
+    const std::map<std::string, int64_t> f = parse_forced("FUSIONLAB_ROW_CONFIG", forced, {"cpt", "tpr", "rpb", "ctas"});
+    const int64_t hidden = std::max<int64_t>(p.hidden, 1);
+    const int64_t chunks = ceil_div(hidden, kChunkElements);
+    auto value = [&](const char* key, int64_t fallback) {
+        const auto it = f.find(key);
+        return it == f.end() ? fallback : it->second;
+    };
+    const int64_t cpt = value("cpt", c.chunks_per_thread);
+    const int64_t ctas = value("ctas", f.count("tpr") || f.count("cpt") ? 1 : c.ctas_per_row);
+    const bool threads_forced = f.count("tpr") > 0;
+    const int64_t tpr = value("tpr", cpt >= 2 && cpt <= 4 && ctas >= 1 ? row_threads(chunks, cpt, ctas) : 0);
+    const int64_t rpb = value("rpb", ctas == 1 && tpr > 0 ? std::max<int64_t>(1, 128 / tpr) : 1);
+    const std::string what = std::string("FUSIONLAB_ROW_CONFIG='") + forced + "' at hidden " + std::to_string(hidden) + ": ";
+    if (cpt < 2 || cpt > 4) throw std::invalid_argument(what + "cpt (chunks of 8 per thread) must be 2, 3 or 4");
+    if (ctas != 1 && ctas != 2 && ctas != 4 && ctas != 8)
+        throw std::invalid_argument(what + "ctas (blocks per row) must be 1, 2, 4 or 8");
+    if (tpr < kWarp || tpr % kWarp != 0 || tpr > kRowMaxThreads)
+        throw std::invalid_argument(what + "tpr (threads per row) " + std::to_string(tpr) +
+                                    " must be a multiple of 32 from 32 to 512");
+    if (rpb < 1 || rpb * tpr > kRowMaxThreads || (ctas > 1 && rpb != 1))
+        throw std::invalid_argument(what + "rpb (rows per block) x tpr must be at most 512, and rpb 1 with a cluster");
+    if (ctas * tpr * cpt < chunks)
+        throw std::invalid_argument(what + std::to_string(ctas) + " x " + std::to_string(tpr) + " threads x " +
+                                    std::to_string(cpt) + " chunks of 8 hold " +
+                                    std::to_string(ctas * tpr * cpt * kChunkElements) + " elements, fewer than the row");
+    c.chunks_per_thread = static_cast<int>(cpt);
+    c.ctas_per_row = static_cast<int>(ctas);
+    c.threads_per_row = static_cast<int>(tpr);
+    c.rows_per_block = static_cast<int>(rpb);
+    c.why = std::string("forced by FUSIONLAB_ROW_CONFIG") + (threads_forced ? "" : " (threads derived)");
+    return c;
+}
+
+std::string config_text(const RowConfig& c) {
+    std::string s = std::to_string(c.threads_per_row) + " threads x " + std::to_string(c.chunks_per_thread) +
+                    " chunks per row";
+    if (c.rows_per_block > 1) s += ", " + std::to_string(c.rows_per_block) + " rows/block";
+    if (c.ctas_per_row > 1) s += ", cluster of " + std::to_string(c.ctas_per_row);
+    if (!c.vector) s += ", scalar";
+    return s;
+}
+
+LaunchShape row_kernel_shape(const ElementwiseParams& p, RowKernel kernel) {
+    const RowConfig c = row_config(p, kernel);
+    const int64_t rows = std::max<int64_t>(p.rows, 0);
+    const int64_t blocks = c.ctas_per_row > 1 ? rows * c.ctas_per_row : ceil_div(rows, c.rows_per_block);
+    return LaunchShape{static_cast<uint64_t>(blocks), c.threads_per_block(), std::max<int64_t>(p.hidden, 1)};
+}
+
+RowInstance row_kernel_instance(const ElementwiseParams& p, RowKernel kernel) {
+    const RowConfig c = row_config(p, kernel);
+    return RowInstance{c.chunks_per_thread, c.vector};
+}
+
+// =============================================================================================
+// [SECTION] Register table
+// =============================================================================================
 // ptxas's report for each row_kernel instance, generated from the compiler (the .inc says how).
 namespace {
 struct RowKernelRegisters {
@@ -67,7 +239,12 @@ struct RowKernelRegisters {
 }  // namespace
 
 RegisterUse row_kernel_registers(const std::string& kernel, const ElementwiseParams& p) {
-    const RowInstance inst = row_kernel_instance(p);
+    RowInstance inst;
+    try {
+        inst = row_kernel_instance(p, row_kernel_of(kernel));
+    } catch (const std::invalid_argument&) {
+        return {};  // a layout that cannot run (refused elsewhere, with the reason): nothing compiled for it
+    }
     for (const RowKernelRegisters& r : kRowKernelRegisters)
         if (kernel == r.kernel && p.dtype == r.dtype && inst.chunks_per_thread == r.chunks_per_thread &&
             inst.vector == r.vector)
@@ -75,11 +252,42 @@ RegisterUse row_kernel_registers(const std::string& kernel, const ElementwisePar
     return {};
 }
 
+// =============================================================================================
+// [SECTION] Flat kernels
+// =============================================================================================
+FlatConfig flat_config(const ElementwiseParams& p) {
+    FlatConfig c;
+    c.threads = kFlatThreads;
+    // Two chunks of 8 elements per thread: 32 B in fp16/bf16, 64 B in fp32. Measured on an H100
+    // (kernels/PERF.md "Every shape", 2026-11-28): fused bias+GELU bf16 at 2048 x 16384 89.9 % of copy
+    // against 86.9 % with 64 B (4 chunks), 94.9 against 94.0 at 8192 x 8192, 95.2 / 95.3 against
+    // 93.8 / 94.1 at 65536 x 1024 and 1024 x 65536; fp32 keeps 64 B (97.3-97.5 against 96.2-96.5
+    // with 32 B). 128 or 512 threads changed nothing beyond the spread.
+    c.bytes_per_thread = 2 * static_cast<int>(kChunkElements) * dtype_bytes(p.dtype);
+    c.why = "256 threads, two chunks of 8 elements of each input per thread";
+    const char* forced = std::getenv("FUSIONLAB_FLAT_CONFIG");
+    if (forced == nullptr || *forced == '\0') return c;
+    const std::map<std::string, int64_t> f = parse_forced("FUSIONLAB_FLAT_CONFIG", forced, {"threads", "bytes"});
+    if (f.count("threads")) c.threads = static_cast<int>(f.at("threads"));
+    if (f.count("bytes")) c.bytes_per_thread = static_cast<int>(f.at("bytes"));
+    if (c.threads != 128 && c.threads != 256 && c.threads != 512)
+        throw std::invalid_argument(std::string("FUSIONLAB_FLAT_CONFIG='") + forced + "': threads must be 128, 256 or 512");
+    if (c.bytes_per_thread != 32 && c.bytes_per_thread != 64)
+        throw std::invalid_argument(std::string("FUSIONLAB_FLAT_CONFIG='") + forced + "': bytes must be 32 or 64");
+    c.why = "forced by FUSIONLAB_FLAT_CONFIG";
+    return c;
+}
+
+std::string config_text(const FlatConfig& c) {
+    return std::to_string(c.threads) + " threads x " + std::to_string(c.bytes_per_thread) + " B";
+}
+
 LaunchShape flat_kernel_shape(const ElementwiseParams& p) {
+    const FlatConfig c = flat_config(p);
     const int64_t elements = std::max<int64_t>(p.rows, 0) * std::max<int64_t>(p.hidden, 0);
-    const int64_t per_thread = kFlatBytesPerThread / dtype_bytes(p.dtype);  // 32 (16-bit) or 16 (fp32): whole chunks
-    const int64_t per_block = per_thread * kFlatThreads;
-    return LaunchShape{static_cast<uint64_t>(ceil_div(elements, per_block)), kFlatThreads, per_block};
+    const int64_t per_thread = c.bytes_per_thread / dtype_bytes(p.dtype);  // whole chunks of 8
+    const int64_t per_block = per_thread * c.threads;
+    return LaunchShape{static_cast<uint64_t>(ceil_div(elements, per_block)), c.threads, per_block};
 }
 
 }  // namespace kernels::elementwise

@@ -1,6 +1,6 @@
 // The GPU module's one interface. In a build with CUDA the GPU side (the kernels, cuBLAS, cuBLASLt,
 // the CUDA runtime linked statically, CUPTI opened lazily) is a shared library of its own,
-// libfusionlab_gpu.so, which the program opens when it starts (app/core/module_loader.cpp).
+// libfusionlab_gpu.so, which the program opens when it starts (app/platform/module_loader.cpp).
 // The program itself links no CUDA library, so it starts on a machine without any, and says which
 // library is missing instead (README, "Install for a classroom").
 //

@@ -109,7 +109,7 @@ DramBytes DramCounters::measure(const std::function<void()>&, CUstream_st*, size
     return d;
 }
 
-#if !FUSIONLAB_GPU_MODULE  // the program of a build with CUDA asks the module (app/core/module_loader.cpp)
+#if !FUSIONLAB_GPU_MODULE  // the program of a build with CUDA asks the module (app/platform/module_loader.cpp)
 std::string probe_hardware_counters(int device) { return DramCounters(device).availability(); }
 #endif
 #endif

@@ -33,9 +33,14 @@ struct SimCalibration {
                                   // clock per SM x the share of issue slots a streaming kernel keeps busy)
     double first_launch_us = 0;   // the first launch of a run timed from an idle GPU
     double host_launch_us = 0;    // the host's cost per dependent launch on a stream
-    double gpu_gap_us = 0;        // a kernel's start-up on the GPU when launches are queued ahead
+    double gpu_gap_us = 0;        // a kernel's start-up on the GPU when launches are queued ahead, as CUDA
+                                  // events around each kernel see it (runs timed kernel by kernel)
+    double queued_gap_us = 0;     // the GPU's gap between dependent kernels of a run timed from idle when the
+                                  // host is ahead (CUPTI: 1.0-1.2 us between ffn's kernels)
     double graph_launch_us = 0;   // one cudaGraphLaunch from an idle GPU
     double graph_node_us = 0;     // per kernel node of a replayed graph
+    double library_node_gap_us = 0; // a replayed graph's gap before a library GEMM's node (cuBLASLt's kernels
+                                    // start later after the previous node than our own kernels do)
     double host_library_us = 0;   // the host's cost of one library GEMM call (cuBLASLt) in a run timed from idle
     double memory_latency_us = 0; // one dependent trip to DRAM: a kernel's first bytes, a block's first loads
     std::string source;           // "measured on an H100, 2026-11-25 (...)"
@@ -75,6 +80,7 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
 struct RunPrice {
     std::vector<KernelPrice> kernels;  // in launch order
     std::vector<double> step_ms;       // each kernel's share of the run's time
+    std::vector<double> node_gap_us;   // a replayed graph's gap before each node on the GPU clock
     double total_ms = 0, launch_ms = 0;
     double gap_us = 0;                 // the gap between kernels the timeline draws
     bool graph_replay = false;         // a graph replayed from an idle GPU

@@ -88,6 +88,16 @@ OnChip on_chip(const std::string&, const Params&, const ScheduleKernel& kernel) 
     return kernel.name == "skip" ? OnChip::registers : OnChip::shared_memory;
 }
 
+// auto tiles: every variant of a family (the same attention kernel) takes the tile its two-pass
+// variant runs fastest, so fused against two_pass still differs only in attn_out's round trip.
+std::vector<Params> auto_candidates_of(const std::string& variant, const Params& p) {
+    return attention::auto_tile_candidates(base_variant(variant), p);
+}
+std::string auto_decider_of(const std::string& variant) {
+    const std::string base = base_variant(variant);
+    return base == "flash" ? "teaching_two_pass" : base == "flash_wgmma" ? "wgmma_two_pass" : "two_pass";
+}
+
 // The attention kernel's tiles; in the fused variants the x tile reuses Qi's space.
 std::vector<SramPart> sram_parts(const std::string& variant, const Params& p, int) {
     const bool x_in_qi = is_fused(variant);
@@ -118,6 +128,8 @@ const WorkloadDef& skip_workload() {
                                                        {"teaching_fused", "teaching_two_pass"},
                                                        {"wgmma_fused", "wgmma_two_pass"}});
         w.validate = skip::validate_params;
+        w.auto_candidates = skip::auto_candidates_of;
+        w.auto_decider = skip::auto_decider_of;
         w.schedule = skip::schedule_of;
         w.min_bytes = skip::min_bytes_of;
         w.device_refusal = skip::refusal_of;

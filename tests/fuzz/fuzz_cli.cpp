@@ -4,7 +4,7 @@
 //
 // Output paths (--csv/--json/--out) are probed for writability by the parser (it writes and
 // removes a probe file): confine_paths() points them into a fresh empty folder of our own.
-#include "app/core/cli.h"
+#include "app/cli/cli.h"
 #include "tests/fuzz/fuzz_input.h"
 
 #include <cstdio>

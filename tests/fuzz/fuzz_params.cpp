@@ -8,7 +8,7 @@
 // that takes the parameter (so a sweep never runs an illegal shape), values are not repeated,
 // a rejected one gets a one-line message that names the option; a parsed name prints back as a
 // name that parses to the same value.
-#include "app/core/cli.h"
+#include "app/cli/cli.h"
 #include "kernels/core/registry.h"
 #include "tests/fuzz/fuzz_input.h"
 

@@ -6,7 +6,7 @@
 // an accepted recording has a known card, a date, a command, a real (not simulated) device and at
 // least one measurement, each valid, recorded on that date and found again by its own point; and
 // what is accepted writes out and reads back to the same text.
-#include "app/core/recording.h"
+#include "app/recordings/recording_file.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
 

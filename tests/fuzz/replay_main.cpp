@@ -2,9 +2,9 @@
 // line (or found in a named folder) to the target's LLVMFuzzerTestOneInput, the same entry
 // libFuzzer calls. ctest runs it over tests/fuzz/corpus/<target>/ so the seeds, and every crash
 // input committed there as a regression, are exercised on every build. Each file is read by the
-// app's own bounded reader (app/core/platform_file.h) as the kind of file the target parses, so
+// app's own bounded reader (app/platform/platform_file.h) as the kind of file the target parses, so
 // every corpus entry is also one that reader accepts within its kind's limit.
-#include "app/core/platform_file.h"
+#include "app/platform/platform_file.h"
 
 #include <algorithm>
 #include <cstddef>

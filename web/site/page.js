@@ -1,7 +1,7 @@
 // The page around fusionlab's WebAssembly build (web/README.md). It checks the browser can run the
 // app (WebGL 2), restores stored settings before main() runs, passes the URL's query as the
 // command line (?classroom&lesson=3 -> --classroom --lesson 3), and is the JavaScript half of
-// app/core/platform_web.cpp (downloads, localStorage, opened files, messages) and of the test hook
+// app/platform/platform_web.cpp (downloads, localStorage, opened files, messages) and of the test hook
 // of app/gui/page_window_web.cpp (window.flApp).
 'use strict';
 

@@ -1,0 +1,105 @@
+// The simulator against measurements it was not fitted on (issue 34, point 4).
+//
+// Every point of every recording and bench table is put on one side of a split chosen before any
+// fit, from its key alone: FNV-1a (64 bits) of point_key(params, variant) (app/recordings/recording_file.h:
+// workload, variant, dtype and every parameter, no card and no time), modulo 3; 0 holds it out. The
+// same shape is held out on both cards, so a fit on one card's point cannot leak into the other's.
+// The calibration's constants that no benchmark measures (fit_calibration) are fitted on the rest; `fusionlab info`,
+// tests/sim_heldout_test.cpp and kernels/PERF.md report mean, median and worst absolute error of the
+// simulated time against the measured median on the held-out points, per card and workload.
+//
+// [SECTION] The split
+// [SECTION] Points and errors
+// [SECTION] The fit
+#pragma once
+
+#include "kernels/sim/sim_backend.h"
+#include "kernels/core/types.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace app {
+
+// =============================================================================================
+// [SECTION] The split
+// =============================================================================================
+
+// FNV-1a, 64 bits, of point_key(p, variant): stable across builds, platforms and cards.
+uint64_t heldout_hash(const kernels::Params& p, const std::string& variant);
+// True for the third of the points the fit never sees (heldout_hash % 3 == 0).
+bool held_out(const kernels::Params& p, const std::string& variant);
+
+// =============================================================================================
+// [SECTION] Points and errors
+// =============================================================================================
+
+// One measured point beside its simulation on the simulated GPU of its card.
+struct SimPoint {
+    std::string card;       // "H100", "H200" (card_of_device)
+    std::string source;     // the file it came from, relative to the repository or recordings folder
+    std::string workload, variant, shape;  // shape: describe(params)
+    kernels::Measurement measured;         // as recorded (job, device, time, timeline)
+    double measured_ms = 0, simulated_ms = 0;
+    std::string limiter;    // the simulated result's, in a few words (limiter_short)
+    bool held_out = false;
+    double error() const { return measured_ms > 0 ? simulated_ms / measured_ms - 1.0 : 0.0; }
+};
+
+// The bench tables of assets/measurements the simulator is held to (paths relative to the
+// repository), each with the variants whose kernels have since been rewritten (left out).
+struct BenchTable {
+    const char* file;
+    std::vector<std::string> superseded;
+};
+const std::vector<BenchTable>& bench_tables();
+
+// The points of measurements `ms` (ok ones with a time), simulated on their card's simulated GPU
+// with calibration `cal_for(card)`; points of a card without a simulated GPU are left out.
+using CalibrationFor = kernels::SimCalibration (*)(const std::string& card);
+kernels::SimCalibration builtin_calibration(const std::string& card);  // the simulated GPU's own
+std::vector<SimPoint> sim_points(const std::vector<kernels::Measurement>& ms, const std::string& source,
+                                 CalibrationFor cal_for = builtin_calibration);
+// Every recording in `recordings_folder` (DIR/*/recording.json) and, when `repository` is not
+// empty, every bench table under it. Unreadable files are named in `errors`.
+std::vector<SimPoint> load_sim_points(const std::string& recordings_folder, const std::string& repository,
+                                      std::vector<std::string>& errors);
+
+struct ErrorStats {
+    int n = 0;
+    double mean = 0, median = 0, worst = 0;  // of |simulated / measured - 1|
+    double mean_ratio = 0;                   // of simulated / measured: the bias
+    int within_25 = 0;
+    std::string worst_point;                 // "variant shape: simulated X ms, measured Y ms"
+};
+ErrorStats error_stats(const std::vector<const SimPoint*>& points);
+
+// Held-out (or fitted, held_out == false) points: per card, per workload and "all".
+std::map<std::string, std::map<std::string, ErrorStats>> error_table(const std::vector<SimPoint>& points, bool held_out);
+
+// The lines `fusionlab info` prints: per card, "all" then each workload, n, mean, median, worst.
+std::vector<std::string> heldout_report_lines(const std::vector<SimPoint>& points);
+
+// =============================================================================================
+// [SECTION] The fit
+// =============================================================================================
+
+// The calibration's fitted constants, by coordinate descent from `start` to the smallest sum of
+// |log(simulated / measured)| over `training` (the fitted points of one card):
+// - the host side and the GPU's start of a kernel (SimCalibration: first_launch_us, host_launch_us,
+//   host_library_us, gpu_gap_us, queued_gap_us, graph_launch_us, graph_node_us),
+//   on a grid of 0.05 us within [0, 40] us;
+// - the rates the datasheet does not give and no copy or GEMM benchmark measures (shared_gbps, the
+//   share of the shared-memory peak the kernels reach; mma_sync_tflops; issue_per_s; sfu_per_s;
+//   l2_gbps; memory_latency_us), by steps of 1 %, kept to 3 significant digits.
+// The measured ceilings (copy, GEMM, FMA) are not fitted: they are measured.
+struct CalibrationFit {
+    kernels::SimCalibration cal;
+    double objective = 0;  // the sum at cal
+    int evaluations = 0;
+};
+CalibrationFit fit_calibration(const std::vector<const SimPoint*>& training, const kernels::SimCalibration& start);
+
+}  // namespace app
