@@ -290,7 +290,7 @@ run_one() {
   elif [ "$target" = bench ] && grep -q "using the simulated" "$log"; then
     result="NO GPU USED: bench fell back to the simulated backend"; code=3
   elif [ "$rc" = 77 ]; then
-    result="SKIPPED: no GPU (exit 77)"; code=3
+    result="SKIPPED (exit 77): no GPU, or test cases skipped, each with its reason in the log"; code=3
   elif [ "$rc" != 0 ]; then
     result="FAILED: exit $rc (see log)"; code=1
   elif [ "$summaries" = 0 ]; then

@@ -1,20 +1,21 @@
 // Attention timing table on the GPU: every variant at the sizes of kernels/PERF.md, fp16/bf16,
 // TFLOP/s against the nominal 4 N² d FLOPs per head (2 N (N + 1) d causal), as the anchors count.
-// Not a test: run it by hand on a GPU machine.
+// Not a test: run it by hand on a GPU machine. Every time comes from the GPU backend's checked run
+// (the same path the app and the GPU tests take: the output is checked before a time is kept).
 //   fusionlab_attention_timing [--dtype fp16|bf16|fp32] [--causal] [--tokens T] [--reps R]
 //                              [--N 1024,4096,8192] [--d 64,128] [--variants naive,flash,flash_tc] [--Br B] [--Bc B]
 // batch_heads = tokens / N (default 262144 tokens: 64 heads at N = 4096).
 #include "kernels/attention/attention.h"
-#include "kernels/attention/attention_gpu.h"
+#include "kernels/core/backend.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 using namespace kernels::attention;
-using namespace kernels::attention::gpu;
 
 namespace {
 
@@ -68,8 +69,10 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
         return usage(e.what());
     }
-    const DeviceLimits dev = device_limits();
-    if (!dev.ok) return usage(dev.error.c_str());
+    std::string why_not;
+    const std::unique_ptr<kernels::Backend> backend = kernels::make_gpu_backend(&why_not);
+    if (!backend) return usage(why_not.c_str());
+    const kernels::DeviceInfo& dev = backend->device();
     std::printf("device: %s (cc %d.%d, %d SMs); %s%s; batch_heads = %lld / N\n", dev.name.c_str(), dev.cc_major,
                 dev.cc_minor, dev.sm_count, kernels::to_string(dtype), causal ? ", causal" : "",
                 static_cast<long long>(tokens));
@@ -90,7 +93,13 @@ int main(int argc, char** argv) {
                 p.seed = 2026;
                 const std::string tile =
                     v == "naive" ? "-" : std::to_string(flash_tile(v, p).Br) + "x" + std::to_string(flash_tile(v, p).Bc);
-                const Timing t = time_variant(v, p, 3, reps);
+                kernels::Job job;
+                job.backend = kernels::BackendKind::gpu;
+                job.variant = v;
+                job.params = to_params(p);
+                job.reps = reps;
+                job.measure_counters = false;
+                const kernels::Measurement t = backend->run(job, {});
                 if (!t.ok) {
                     std::printf("%-9s %6lld %4lld %5lld %9s unavailable: %s\n", v.c_str(), static_cast<long long>(N),
                                 static_cast<long long>(d), static_cast<long long>(p.batch_heads), tile.c_str(),

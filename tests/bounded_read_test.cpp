@@ -251,7 +251,7 @@ TEST_CASE("bounded read: the limit is the limit, and the size the file system re
 #endif
 }
 
-TEST_CASE("bounded read: a missing file is 'not found'; settings then start from defaults", "[bounded_read]") {
+TEST_CASE("bounded read: a missing file is 'not found' - settings then start from defaults", "[bounded_read]") {
     fl_test::TempDir dir;
     const std::string missing = (dir.path / "missing.json").string();
     std::string text;

@@ -82,7 +82,7 @@ TEST_CASE("an elementwise emulation with the wrong dropout mask is caught", "[em
     CHECK(wrong.rel_l2() > relative_tolerance(DType::bf16));
 }
 
-TEST_CASE("emulated elementwise compares the GPU check's rows; the time limit gives the reason", "[emulate][elementwise]") {
+TEST_CASE("emulated elementwise compares the GPU check's rows - the time limit gives the reason", "[emulate][elementwise]") {
     const ElementwiseParams big = params(true, DType::bf16, 65536, 16384);
     for (const CheckBudget& b : {kFullCheck, kQuickCheck}) {
         const EmulatedCheck e = emulate("unfused", big, EmulationBudget{b, 0.0, {}});

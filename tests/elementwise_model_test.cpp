@@ -262,7 +262,7 @@ TEST_CASE("row_config: the per-shape rule", "[model][config]") {
         }
 }
 
-TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout; one that cannot hold the row is refused", "[model][config]") {
+TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout - one that cannot hold the row is refused", "[model][config]") {
     {
         const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "ctas=2");
         const elementwise::RowConfig c = row_config_of(8192, DType::bf16);

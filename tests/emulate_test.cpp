@@ -40,7 +40,7 @@ TEST_CASE("a warp's butterfly sum adds in its own order, not lane after lane", "
     CHECK(emu::butterfly_sum(lanes) == 30.0f);
 }
 
-TEST_CASE("fp32 FMA rounds to nearest, a tensor-core k-step toward zero; GEMM rows match GEMM dots bit for bit", "[emulate]") {
+TEST_CASE("fp32 FMA rounds to nearest, a tensor-core k-step toward zero - GEMM rows match GEMM dots bit for bit", "[emulate]") {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(-2.0f, 2.0f);
     int differ = 0;
@@ -73,7 +73,7 @@ TEST_CASE("fp32 FMA rounds to nearest, a tensor-core k-step toward zero; GEMM ro
     CHECK(same < N);
 }
 
-TEST_CASE("emulate_check: the GPU check's rows, else its quick pass's; quick jobs take the quick rows", "[emulate]") {
+TEST_CASE("emulate_check: the GPU check's rows, else its quick pass's - quick jobs take the quick rows", "[emulate]") {
     const Job full = attention_job("flash_tc", 2048, 64);
     const attention::AttentionParams a = attention::to_attention(full.params);
     // 1524 rows of 2 N d multiply-adds would take ~0.8 s: the quick check's 75 rows instead.

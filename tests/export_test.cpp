@@ -356,7 +356,7 @@ TEST_CASE("bandwidth_ceiling prefers the measured copy and says which it used", 
     CHECK(app::percent_of_ceiling(2100, c) == Approx(50));
 }
 
-TEST_CASE("bundle: a step's text carries its recall questions and answers; a sweep step its sweep's data", "[export]") {
+TEST_CASE("bundle: a step's text carries its recall questions and answers - a sweep step its sweep's data", "[export]") {
     TempDir tmp;
     app::Lesson lesson;
     lesson.name = "09-test";

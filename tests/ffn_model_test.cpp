@@ -82,7 +82,7 @@ TEST_CASE("ffn: parameters, d_ff = 0 means 4 x d_model, and refusals name the ru
     CHECK(v[3].graph_replay);
 }
 
-TEST_CASE("ffn: device refusals: memory for W1, W2 and the activations; bf16 needs sm_80", "[ffn]") {
+TEST_CASE("ffn: device refusals: memory for W1, W2 and the activations - bf16 needs sm_80", "[ffn]") {
     kernels::DeviceInfo dev;
     dev.name = "test GPU";
     dev.cc_major = 9;
@@ -175,7 +175,7 @@ TEST_CASE("ffn: schedule sums are the closed forms for FLOPs and bytes per buffe
             }
 }
 
-TEST_CASE("ffn: weights dominate at decode, activations at prefill; fusion's byte saving grows with M", "[ffn]") {
+TEST_CASE("ffn: weights dominate at decode, activations at prefill - fusion's byte saving grows with M", "[ffn]") {
     // At DRAM (what the counters see, the H100's 50 MiB L2): the weights' share of the bytes.
     const auto share = [](const Params& p, const std::string& variant) {
         const kernels::Model m = kernels::model(variant, p);
@@ -251,7 +251,7 @@ TEST_CASE("ffn: describe names the sizes and the variant", "[ffn]") {
     CHECK(kernels::workload_def("ffn").describe(ffn_params(7, 1000, 2008), "") == "M=7, d_model=1000, d_ff=2008");
 }
 
-TEST_CASE("ffn: inputs are never zero arrays; the reference follows each variant's roundings", "[ffn]") {
+TEST_CASE("ffn: inputs are never zero arrays - the reference follows each variant's roundings", "[ffn]") {
     const kernels::ffn::FfnParams p = kernels::ffn::to_ffn(ffn_params(5, 256, 264, DType::bf16));
     int zeros = 0;
     for (int64_t i = 0; i < 256; ++i) zeros += kernels::ffn::x_value(p, 4, i) == 0.0f;
@@ -290,7 +290,7 @@ TEST_CASE("ffn: inputs are never zero arrays; the reference follows each variant
     CHECK(kernels::ffn::rows_to_check(kernels::ffn::to_ffn(ffn_params(1, 4096)), 1e15) == std::vector<int64_t>{0});
 }
 
-TEST_CASE("ffn: simulated H100: GEMMs memory-bound at decode, compute-bound at prefill; fusion gains shrink", "[ffn]") {
+TEST_CASE("ffn: simulated H100: GEMMs memory-bound at decode, compute-bound at prefill - fusion gains shrink", "[ffn]") {
     const auto time = [](int64_t M, const std::string& v) { return simulate(ffn_params(M, 4096), v).time.median_ms; };
     for (const auto& v : kernels::variants("ffn")) {
         const kernels::Measurement m = simulate(ffn_params(16, 4096), v.name);

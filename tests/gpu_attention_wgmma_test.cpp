@@ -1,10 +1,13 @@
-// flash_wgmma (sm_90a) on the GPU against the float64 CPU reference: random inputs (never zeros),
-// poisoned outputs, ragged N (rows past N come in as TMA's zero fill and must be masked), causal
-// and not, d 64 and 128, fp16 and bf16, every tile offered (Br, Bc in {64, 128}). On a device that
-// is not compute capability 9.0 the variant must be refused with the reason, and nothing runs.
+// flash_wgmma (sm_90a) through the GPU backend's checked run against the float64 CPU reference:
+// random inputs (never zeros), poisoned outputs, ragged N (rows past N come in as TMA's zero fill
+// and must be masked), causal and not, d 64 and 128, fp16 and bf16, every tile offered (Br in
+// {64, 128, 192}, Bc in {64, 128}). On a device that is not compute capability 9.0, or in a build
+// without sm_90a code, the variant must be refused with the reason, nothing runs, and the cases that
+// need it are skipped with that reason.
 #include "kernels/attention/attention.h"
-#include "kernels/attention/attention_gpu.h"
 #include "tests/gpu_attention_check.h"
+#include "tests/gpu_backend_fixture.h"
+#include "tests/test_skip.h"
 
 #include <catch2/catch.hpp>
 
@@ -12,85 +15,87 @@
 
 using kernels::DType;
 using namespace kernels::attention;
-using namespace kernels::attention::gpu;
-using kernels::attention::testing::check_variant;
+using fl_test::check_on_gpu;
+using fl_test::gpu_refusal;
 using kernels::attention::testing::make;
 
 namespace {
 
-bool is_hopper(const DeviceLimits& dev) { return dev.cc_major == 9 && dev.cc_minor == 0; }
-
-// "" when this machine can run flash_wgmma at all; the test cases below check the refusal otherwise.
-bool wgmma_available() {
-    const DeviceLimits dev = device_limits();
-    REQUIRE(dev.ok);
-    const std::string why = why_not_runnable("flash_wgmma", make(1, 64, 64, DType::f16, false, 64, 64, 1));
-    if (!is_hopper(dev)) {
-        CHECK_THAT(why, Catch::Contains("compute capability 9.0"));
-        const Output r = run_once("flash_wgmma", make(1, 64, 64, DType::f16, false, 64, 64, 1));
-        CHECK_FALSE(r.ok);
-        CHECK(r.error == why);
-        return false;
+// True when this machine runs flash_wgmma; otherwise checks that it is refused with the reason (and
+// that a job asking for it runs nothing), skips the calling test case with that reason and returns false.
+bool wgmma_runs() {
+    const kernels::DeviceInfo& dev = fl_test::gpu_device();
+    const kernels::Params p = make(1, 64, 64, DType::f16, false, 64, 64, 1);
+    const std::string why = gpu_refusal(p, "flash_wgmma");
+    if (why.empty()) {
+        REQUIRE((dev.cc_major == 9 && dev.cc_minor == 0));
+        return true;
     }
-    if (why.find("not in this build") != std::string::npos) {
-        WARN(why);
-        return false;
-    }
-    REQUIRE(why == "");
-    return true;
+    if (!(dev.cc_major == 9 && dev.cc_minor == 0)) CHECK_THAT(why, Catch::Contains("compute capability 9.0"));
+    else CHECK_THAT(why, Catch::Contains("not in this build"));
+    const kernels::Measurement m = fl_test::run_gpu_job(p, "flash_wgmma");
+    CHECK_FALSE(m.ok);
+    CHECK(m.refused);
+    CHECK(m.error == why);
+    fl_test::skip("flash_wgmma does not run here (refused as it must be: " + why + ")");
+    return false;
 }
 
 }  // namespace
 
 TEST_CASE("flash_wgmma matches the reference: every tile, d 64/128, fp16/bf16, ragged N, causal", "[gpu][attention][wgmma]") {
-    if (!wgmma_available()) return;
+    if (!wgmma_runs()) return;
     uint64_t seed = 9000;
     for (DType t : {DType::f16, DType::bf16})
         for (int64_t d : {64, 128})
             for (int Br : kWgmmaRowTiles)
                 for (int Bc : kWgmmaColTiles)
                     for (int64_t N : {1, 17, 64, 129, 200, 1000})
-                        for (bool causal : {false, true})
-                            if (wgmma_tile_built(Br, Bc, d)) check_variant("flash_wgmma", make(2, N, d, t, causal, Br, Bc, seed++));
+                        for (bool causal : {false, true}) {
+                            const kernels::Params p = make(2, N, d, t, causal, Br, Bc, seed++);
+                            if (wgmma_tile_built(Br, Bc, d)) check_on_gpu(p, "flash_wgmma");
+                            else CHECK_THAT(gpu_refusal(p, "flash_wgmma"), Catch::Contains("registers"));
+                        }
 }
 
 TEST_CASE("flash_wgmma: longer sequences and more heads, sampled rows", "[gpu][attention][wgmma]") {
-    if (!wgmma_available()) return;
+    if (!wgmma_runs()) return;
     uint64_t seed = 9500;
     for (bool causal : {false, true})
         for (int64_t d : {64, 128}) {
             // 4097: one row past a multiple of every tile, so the last row block has one row and the
             // last key tile one key; 1000 with many heads covers the head coordinate of the maps.
-            check_variant("flash_wgmma", make(3, 4097, d, DType::f16, causal, 128, 128, seed++));
-            check_variant("flash_wgmma", make(3, 4097, d, DType::bf16, causal, 64, 64, seed++));
-            check_variant("flash_wgmma", make(40, 1000, d, DType::f16, causal, 128, 64, seed++));
+            check_on_gpu(make(3, 4097, d, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
+            check_on_gpu(make(3, 4097, d, DType::bf16, causal, 64, 64, seed++), "flash_wgmma");
+            check_on_gpu(make(40, 1000, d, DType::f16, causal, 128, 64, seed++), "flash_wgmma");
             // Three consumer warpgroups: 4097 = 21 x 192 + 65, so the last row block has 65 rows
             // (one warpgroup's 64 and one row of the next, the third's rows all past N).
-            check_variant("flash_wgmma", make(3, 4097, d, DType::f16, causal, 192, 64, seed++));
-            if (d == 64) check_variant("flash_wgmma", make(40, 1000, d, DType::bf16, causal, 192, 128, seed++));
+            check_on_gpu(make(3, 4097, d, DType::f16, causal, 192, 64, seed++), "flash_wgmma");
+            if (d == 64) check_on_gpu(make(40, 1000, d, DType::bf16, causal, 192, 128, seed++), "flash_wgmma");
         }
 }
 
 TEST_CASE("flash_wgmma refuses what it is not built for, with the reason", "[gpu][attention][wgmma]") {
-    CHECK_THAT(why_not_runnable("flash_wgmma", make(1, 64, 64, DType::f32, false, 64, 64, 1)), Catch::Contains("fp16 or bf16"));
-    CHECK_THAT(why_not_runnable("flash_wgmma", make(1, 64, 32, DType::f16, false, 64, 64, 1)), Catch::Contains("d = 32"));
-    CHECK_THAT(why_not_runnable("flash_wgmma", make(1, 64, 64, DType::f16, false, 32, 64, 1)), Catch::Contains("Br = 32"));
-    CHECK_THAT(why_not_runnable("flash_wgmma", make(1, 64, 64, DType::f16, false, 64, 16, 1)), Catch::Contains("Bc = 16"));
-    CHECK_THAT(why_not_runnable("flash_wgmma", make(1, 64, 128, DType::f16, false, 192, 128, 1)), Catch::Contains("registers"));
-    const Output r = run_once("flash_wgmma", make(1, 64, 80, DType::f16, false, 64, 64, 1));
-    CHECK_FALSE(r.ok);
-    CHECK_THAT(r.error, Catch::Contains("d = 80"));
+    CHECK_THAT(gpu_refusal(make(1, 64, 64, DType::f32, false, 64, 64, 1), "flash_wgmma"), Catch::Contains("fp16 or bf16"));
+    CHECK_THAT(gpu_refusal(make(1, 64, 32, DType::f16, false, 64, 64, 1), "flash_wgmma"), Catch::Contains("d = 32"));
+    CHECK_THAT(gpu_refusal(make(1, 64, 64, DType::f16, false, 32, 64, 1), "flash_wgmma"), Catch::Contains("Br = 32"));
+    CHECK_THAT(gpu_refusal(make(1, 64, 64, DType::f16, false, 64, 16, 1), "flash_wgmma"), Catch::Contains("Bc = 16"));
+    CHECK_THAT(gpu_refusal(make(1, 64, 128, DType::f16, false, 192, 128, 1), "flash_wgmma"), Catch::Contains("registers"));
+    const kernels::Measurement m = fl_test::run_gpu_job(make(1, 64, 80, DType::f16, false, 64, 64, 1), "flash_wgmma");
+    CHECK_FALSE(m.ok);
+    CHECK(m.refused);
+    CHECK_THAT(m.error, Catch::Contains("d = 80"));
 }
 
 // A few small runs, one per tile and d, for compute-sanitizer (scripts/gpu_sanitize.sh --tests):
 // ragged N = 129 (one row block and one key tile past a multiple of 64 and 128), causal and not.
 TEST_CASE("flash_wgmma small: every tile once, for the sanitizers", "[gpu][attention][wgmma]") {
-    if (!wgmma_available()) return;
+    if (!wgmma_runs()) return;
     uint64_t seed = 9900;
     for (int64_t d : {64, 128})
         for (int Br : kWgmmaRowTiles)
             for (int Bc : kWgmmaColTiles)
                 for (bool causal : {false, true})
                     if (wgmma_tile_built(Br, Bc, d))
-                        check_variant("flash_wgmma", make(1, 129, d, causal ? DType::bf16 : DType::f16, causal, Br, Bc, seed++));
+                        check_on_gpu(make(1, 129, d, causal ? DType::bf16 : DType::f16, causal, Br, Bc, seed++), "flash_wgmma");
 }

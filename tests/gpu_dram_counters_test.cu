@@ -83,7 +83,7 @@ TEST_CASE("DRAM counters: a 256 MiB copy reads its size and writes about its siz
     CHECK(d.passes >= 1);
     CHECK(static_cast<double>(d.read) == Approx(static_cast<double>(kBytes)).epsilon(0.05));
     // Writes read low by up to ~7% on an H200: lines still dirty in its 60 MiB L2 when the kernel
-    // ends are written back after the range closes (docs/DESIGN.md "Platform facts": 0.935x). Not an error.
+    // ends are written back after the range closes (kernels/PERF.md, "Measured DRAM bytes": 0.935x). Not an error.
     CHECK(static_cast<double>(d.written) == Approx(static_cast<double>(kBytes)).epsilon(0.10));
 }
 

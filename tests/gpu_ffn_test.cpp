@@ -58,7 +58,7 @@ kernels::GpuCheck checked_run(kernels::GpuWorkload& w, const std::string& varian
 
 }  // namespace
 
-TEST_CASE("gpu ffn: every variant matches the reference on poisoned outputs; ragged M, d_model, d_ff; fp16, bf16, fp32",
+TEST_CASE("gpu ffn: every variant matches the reference on poisoned outputs - ragged M, d_model, d_ff - fp16, bf16, fp32",
           "[gpu][ffn]") {
     cudaStream_t s = nullptr;
     REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
@@ -167,6 +167,10 @@ TEST_CASE("gpu ffn timing: the epilogue against the same two cuBLASLt GEMMs alon
                     "%.0f TFLOP/s (interleaved reps, medians)\n",
                     static_cast<long long>(M), kernels::to_string(p.dtype), t.alone_ms, t.with_epilogues_ms,
                     100.0 * (t.with_epilogues_ms / t.alone_ms - 1), tflops);
-        CHECK(t.with_epilogues_ms > 0);
+        // PERF.md's goal: at prefill (M >= 2048) the epilogues cost at most 5 % over the same two GEMMs
+        // alone (measured +0.7 to +2.8 % on an H100, runs alternating); at decode they add a few
+        // microseconds of a launch-bound run, so they are held to 10 % there.
+        CHECK(t.alone_ms > 0);
+        CHECK(t.with_epilogues_ms <= t.alone_ms * (M >= 2048 ? 1.05 : 1.10));
     }
 }

@@ -1,14 +1,16 @@
-// The launch workload on a real GPU: every variant against the float64 reference on random inputs,
-// with y poisoned first, at ragged sizes and K from 1 to 1000; the check itself catches an unwritten
-// y; the backend's timing, per-kernel row and timeline; and every workload gets a timeline.
+// The launch workload on a real GPU: every variant through the backend's checked run against the
+// float64 reference on random inputs, with y poisoned first, at ragged sizes and K from 1 to 1000;
+// the workload's check itself (its GpuWorkload) catches an unwritten y and a wrong rounding rule; the
+// backend's timing, per-kernel row and timeline; and every workload gets a timeline.
 #include "kernels/core/backend.h"
-#include "kernels/gpu/sanitizer_run.h"
-#include "kernels/core/timeline.h"
-#include "kernels/launch/launch.h"
-#include "kernels/launch/launch_gpu.cuh"
+#include "kernels/core/output_check.h"
 #include "kernels/core/registry.h"
-
-#include "gpu_backend_fixture.h"
+#include "kernels/core/timeline.h"
+#include "kernels/core/workload_def.h"
+#include "kernels/gpu/gpu_workload.h"
+#include "kernels/gpu/sanitizer_run.h"
+#include "kernels/launch/launch.h"
+#include "tests/gpu_backend_fixture.h"
 
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
@@ -32,42 +34,19 @@ Params launch_params(int64_t steps, int64_t elements, DType t, uint64_t seed = 7
     return p;
 }
 
-double tolerance(DType t) { return t == DType::f32 ? 1e-6 : 1e-3; }
-
 kernels::Measurement run_job(const Params& p, const std::string& variant, int reps = 20) {
     return fl_test::run_gpu_job(p, variant, reps);
 }
 
-}  // namespace
-
-namespace {
-
 // Every variant against the reference for each dtype, K in `steps` and ragged n.
 void check_variants(std::initializer_list<int64_t> steps_list, std::initializer_list<int64_t> sizes) {
-    cudaStream_t s = nullptr;
-    REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
-    unsigned long long* counter = nullptr;
-    REQUIRE(cudaMalloc(&counter, sizeof *counter) == cudaSuccess);
-    kernels::launch::gpu::Workspace ws;
     for (DType t : kernels::kAllDTypes)
         for (int64_t steps : steps_list)
             for (int64_t n : sizes)
                 for (const auto& v : kernels::launch::variants()) {
                     if (steps == 1000 && n > 65536) continue;  // the CPU reference's time, not the GPU's
-                    const Params p = launch_params(steps, n, t);
-                    INFO(v.name << " " << kernels::to_string(t) << " K=" << steps << " n=" << n);
-                    ws.prepare(kernels::launch::to_launch(p));
-                    ws.fill_inputs(s);
-                    ws.poison_output(s);
-                    ws.run(v.name, s);
-                    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-                    const auto c = ws.check_output(v.name, counter, s);
-                    CHECK(c.nonfinite == 0);
-                    CHECK(c.elements > 0);
-                    CHECK(c.rel_l2 <= tolerance(t));
+                    fl_test::check_on_gpu(launch_params(steps, n, t), v.name);
                 }
-    cudaFree(counter);
-    cudaStreamDestroy(s);
 }
 
 }  // namespace
@@ -81,35 +60,51 @@ TEST_CASE("gpu launch memcheck: every variant, ragged sizes, K up to 7", "[gpu][
     check_variants({1, 7}, {1, 255, 257, 4099});
 }
 
+// The workload's GpuWorkload driven step by step, so that the check is shown wrong outputs.
 TEST_CASE("gpu launch: the check sees an unwritten y and a wrong rounding rule", "[gpu][launch]") {
     cudaStream_t s = nullptr;
     REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
     unsigned long long* counter = nullptr;
     REQUIRE(cudaMalloc(&counter, sizeof *counter) == cudaSuccess);
-    kernels::launch::gpu::Workspace ws;
+    const std::unique_ptr<kernels::GpuWorkload> w = kernels::workload_def("launch").make_gpu();
+    REQUIRE(w != nullptr);
+    const auto check = [&] {
+        w->begin_check(kernels::kFullCheck);
+        w->gather_output(s, counter);
+        return w->finish_check();
+    };
     const Params p = launch_params(50, 4099, DType::f32);
-    ws.prepare(kernels::launch::to_launch(p));
-    ws.fill_inputs(s);
-    ws.poison_output(s);
+    w->prepare("stream", p, 1, s);
+    w->fill_inputs(s);
+    w->poison_outputs(s);
     REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
     // Nothing ran: all of y is still poison.
-    CHECK(ws.check_output("stream", counter, s).nonfinite == 4099);
-    // One step fewer than asked is caught (a wrong kernel count in a graph or a stream loop).
+    CHECK(check().nonfinite == 4099);
+    // One step fewer than asked is caught (a wrong kernel count in a graph or a stream loop): the
+    // same buffers, run with 49 steps, checked as 50.
     Params fewer = p;
     fewer.set("steps", 49);
-    ws.prepare(kernels::launch::to_launch(fewer));
-    ws.run("stream", s);
+    w->prepare("stream", fewer, 1, s);
+    w->launch_run(s);
     REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-    ws.prepare(kernels::launch::to_launch(p));
-    CHECK(ws.check_output("stream", counter, s).rel_l2 > 1e-4);
+    w->prepare("stream", p, 1, s);
+    const kernels::GpuCheck short_run = check();
+    CHECK(short_run.rel_l2 > 1e-4);
+    CHECK_FALSE(kernels::output_matches(DType::f32, short_run.rel_l2, short_run.max_abs));
     // bf16: stream rounds every step, fused once; the two rules give visibly different y.
     const Params b = launch_params(100, 4099, DType::bf16);
-    ws.prepare(kernels::launch::to_launch(b));
-    ws.fill_inputs(s);
-    ws.run("stream", s);
+    w->prepare("stream", b, 1, s);
+    w->fill_inputs(s);
+    w->launch_run(s);
     REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-    CHECK(ws.check_output("stream", counter, s).rel_l2 <= tolerance(DType::bf16));
-    CHECK(ws.check_output("fused", counter, s).rel_l2 > tolerance(DType::bf16));
+    const kernels::GpuCheck own = check();
+    CHECK(kernels::output_matches(DType::bf16, own.rel_l2, own.max_abs));
+    w->prepare("fused", b, 1, s);  // the same buffers: y as stream left it, against fused's rule
+    const kernels::GpuCheck other = check();
+    INFO("stream's y against stream's rule: " << own.rel_l2 << ", against fused's: " << other.rel_l2);
+    CHECK(other.rel_l2 > 1e-3);
+    CHECK(other.rel_l2 > own.rel_l2);
+    w->release();
     cudaFree(counter);
     cudaStreamDestroy(s);
 }

@@ -1,9 +1,11 @@
 // Catch2 v2 main of the GPU tests. Without a usable CUDA device it prints why and exits 77, which
-// ctest reports as "skipped" (SKIP_RETURN_CODE), so machines without a GPU stay green.
+// ctest reports as "skipped" (SKIP_RETURN_CODE), so machines without a GPU stay green; a test case
+// that cannot run on this GPU is skipped with its reason (tests/test_skip.h).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include "kernels/gpu/gpu_testing.h"
+#include "test_skip.h"
 
 #include <cstdio>
 #include <string>
@@ -16,7 +18,8 @@ int main(int argc, char* argv[]) {
     std::string why_not;
     if (kernels::gpu::usable_device_count(&why_not) == 0) {
         std::printf("no CUDA device: GPU tests skipped (%s)\n", why_not.c_str());
-        return 77;
+        return fl_test::kSkipExitCode;
     }
-    return Catch::Session().run(argc, argv);
+    Catch::Session session;
+    return fl_test::run_session(session, argc, argv);
 }

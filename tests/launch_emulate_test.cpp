@@ -51,7 +51,7 @@ TEST_CASE("elements_checked counts elements_to_check without listing them", "[em
         }
 }
 
-TEST_CASE("emulated launch compares the GPU check's elements; the time limit gives the reason", "[emulate][launch]") {
+TEST_CASE("emulated launch compares the GPU check's elements - the time limit gives the reason", "[emulate][launch]") {
     LaunchParams p;
     p.dtype = DType::f32;
     p.steps = 1000;

@@ -295,7 +295,7 @@ TEST_CASE("the shipped glossary reads, and every highlight id has the levels its
     CHECK(find_highlight("results.time_chart")->levels == 0);
 }
 
-TEST_CASE("a number typed into prose is a warning; {=N} marks a definition", "[lesson]") {
+TEST_CASE("a number typed into prose is a warning - {=N} marks a definition", "[lesson]") {
     CHECK(typed_numbers("ridge ~412 FLOP/B, 3.5x and 4k tokens.") == std::vector<std::string>{"412", "3.5x", "4k"});
     CHECK(typed_numbers("fp32 on an H100: L2, sm_90, kernels/PERF.md") == std::vector<std::string>{});
     CHECK(typed_numbers("ends with 7.") == std::vector<std::string>{"7"});
@@ -574,7 +574,7 @@ TEST_CASE("every shipped lesson parses without errors", "[lesson]") {
     }
 }
 
-TEST_CASE("entering a step applies its state; R returns to it after the user changes things", "[lesson]") {
+TEST_CASE("entering a step applies its state - R returns to it after the user changes things", "[lesson]") {
     AppState state;
     LessonParse p = parse_lesson("t.lesson", kValid);
     REQUIRE(p.ok());
@@ -608,7 +608,7 @@ TEST_CASE("entering a step applies its state; R returns to it after the user cha
     CHECK(state.lesson.step == 1);
 }
 
-TEST_CASE("closing a lesson gives back the user's workload, parameters, dtype and variants; settings.json never holds the lesson's",
+TEST_CASE("closing a lesson gives back the user's workload, parameters, dtype and variants - settings.json never holds the lesson's",
           "[lesson]") {
     AppState state;
     state.settings.params.workload = "attention";

@@ -270,7 +270,7 @@ TEST_CASE("memory player: counters at the last step equal the model, skip connec
             }
 }
 
-TEST_CASE("memory player: fused skip never creates attn_out; two_pass writes and reads it back", "[memory_player][skip]") {
+TEST_CASE("memory player: fused skip never creates attn_out - two_pass writes and reads it back", "[memory_player][skip]") {
     Params p = attention_params(1000, 64, 64, false, kernels::DType::f16);
     p.workload = "skip";
     p.set("heads", 4);

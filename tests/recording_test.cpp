@@ -409,7 +409,7 @@ TEST_CASE("backend words of --backend: gpu, a simulated GPU, a recording by key,
     CHECK(app::backend_setting_label("H200") == "simulated H200");
 }
 
-TEST_CASE("the runner answers a recorded batch; settings resolve to the recording and keep it", "[recording][runner]") {
+TEST_CASE("the runner answers a recorded batch - settings resolve to the recording and keep it", "[recording][runner]") {
     const RecordingsFolder folder(kFixtureDir);
     app::Settings s;
     s.backend = "recorded:h100-2026-01-02";

@@ -112,7 +112,7 @@ TEST_CASE("reference file: a malformed field is named by its JSON path and nothi
     CHECK(f.rows.empty());
 }
 
-TEST_CASE("reference file: the file's path starts the message; a missing file says so") {
+TEST_CASE("reference file: the file's path starts the message - a missing file says so") {
     app::ReferenceFile f;
     CHECK(app::load_reference_json("/no/such/reference.json", f).rfind("/no/such/reference.json: cannot read", 0) == 0);
     fl_test::TempDir dir;
@@ -123,7 +123,7 @@ TEST_CASE("reference file: the file's path starts the message; a missing file sa
     CHECK(f.rows.empty());
 }
 
-TEST_CASE("reference rows match workload, dtype and the parameters they name; a real GPU shows only its own") {
+TEST_CASE("reference rows match workload, dtype and the parameters they name - a real GPU shows only its own") {
     app::ReferenceFile f;
     REQUIRE(app::load_reference_json(kTestFile, f).empty());
     kernels::Params p = chain_64x1000();

@@ -18,7 +18,7 @@ TEST_CASE("roofline: intensity is FLOPs per byte, 0 without bytes", "[roofline]"
     CHECK(arithmetic_intensity(100, 0) == 0.0);
 }
 
-TEST_CASE("roofline: attainable is min(peak, intensity x bandwidth); ridge = peak / bandwidth", "[roofline]") {
+TEST_CASE("roofline: attainable is min(peak, intensity x bandwidth) - ridge = peak / bandwidth", "[roofline]") {
     const double peak = 1000e12, bw = 4000e9;  // 1000 TFLOP/s, 4 TB/s
     CHECK(ridge_point(peak, bw) == 250.0);
     CHECK(attainable_flops(1.0, peak, bw) == 4000e9);   // memory roof
@@ -135,7 +135,7 @@ TEST_CASE("roofline: the flash gap is explained with K, V of one head against th
     CHECK(why.find("less than the model") != std::string::npos);
 }
 
-TEST_CASE("roofline: agreement within 15 percent needs no reason; no counters gives nothing", "[roofline]") {
+TEST_CASE("roofline: agreement within 15 percent needs no reason - no counters gives nothing", "[roofline]") {
     const Measurement close = attention_measurement("naive", 0.95);
     const std::string why = explain_traffic_gap(close);
     CHECK(why.find("Within 15%") != std::string::npos);

@@ -334,3 +334,78 @@ TEST_CASE("price_kernel: in one wave half the shorter of DRAM and on-chip time a
     REQUIRE(p4.waves == 2);  // 1024 threads: two blocks per SM at a time
     CHECK(p4.busy_ms == Approx(std::max(p4.dram_ms, p4.onchip_ms) + 0.5 * std::min(p4.dram_ms, p4.onchip_ms) / 4));
 }
+
+// The simulator's limiter for each kind of kernel (moved from traffic_levels_test.cpp: it tests the
+// pricing, not the traffic model).
+namespace limiters {
+
+Params attention_params(int64_t heads, int64_t N, int64_t d, int br = 64, int bc = 64) {
+    Params p;
+    p.workload = "attention";
+    p.dtype = DType::f16;
+    p.set("heads", static_cast<double>(heads)).set("N", static_cast<double>(N)).set("d", static_cast<double>(d));
+    p.set("br", br).set("bc", bc);
+    return p;
+}
+
+Params chain_params(int64_t rows, int64_t hidden) {
+    Params p;
+    p.workload = "chain";
+    p.dtype = DType::bf16;
+    p.set("rows", static_cast<double>(rows)).set("hidden", static_cast<double>(hidden));
+    return p;
+}
+
+Params launch_params(int64_t steps, int64_t elements) {
+    Params p;
+    p.workload = "launch";
+    p.dtype = DType::f32;
+    p.set("steps", static_cast<double>(steps)).set("elements", static_cast<double>(elements));
+    return p;
+}
+
+constexpr uint64_t kL2 = 50ull << 20;  // the H100's
+
+}  // namespace limiters
+
+TEST_CASE("the simulator names the limiter of each kind of kernel", "[levels][sim]") {
+    using namespace limiters;
+    auto run = [](const char* gpu, const Params& p, const char* variant) {
+        Job job;
+        job.params = p;
+        job.variant = variant;
+        job.emulate = false;  // the limiter only
+        return make_sim_backend(*find_sim_gpu(gpu))->run(job, {});
+    };
+    // naive: the GEMMs stream S and P at DRAM bandwidth; the softmax's ~36 instructions per element
+    // bind just before its bytes (1.61 against 1.44 ms; measured 1.64 ms on the H100).
+    const Model naive = model("naive", attention_params(64, 4096, 64), kL2);
+    const SimGpu& h100 = *find_sim_gpu("H100");
+    CHECK(price_kernel(h100.cal, naive.kernels[0], h100.info).limiter == "DRAM bandwidth");
+    CHECK(price_kernel(h100.cal, naive.kernels[2], h100.info).limiter == "DRAM bandwidth");
+    CHECK(price_kernel(h100.cal, naive.kernels[1], h100.info).limiter == "instruction issue");
+    CHECK_THAT(run("H100", attention_params(64, 4096, 64), "naive").limiter, Catch::StartsWith("bound by instruction issue: softmax"));
+    CHECK_THAT(run("H100", attention_params(64, 4096, 64), "flash").limiter, Catch::StartsWith("bound by shared-memory bandwidth"));
+    // flash_tc: its 32-row tile (128 x 64) is bound by the tensor cores; the 16-row one (64 x 64) reads
+    // every Kj and Vj fragment twice as often per product, and shared memory binds first (v5, H100:
+    // 0.958 against 1.195 ms).
+    CHECK_THAT(run("H100", attention_params(64, 4096, 64, 128, 64), "flash_tc").limiter,
+               Catch::StartsWith("bound by tensor-core MMA issue") && Catch::Contains("mma.sync"));
+    CHECK_THAT(run("H100", attention_params(64, 4096, 64), "flash_tc").limiter,
+               Catch::StartsWith("bound by shared-memory bandwidth") && Catch::Contains("mma.sync and ldmatrix"));
+    CHECK_THAT(run("H200", chain_params(8192, 8192), "fused").limiter, Catch::StartsWith("bound by instruction issue"));
+    CHECK_THAT(run("H100", launch_params(1000, 65536), "stream").limiter, Catch::StartsWith("bound by launch cost"));
+    CHECK_THAT(run("H100", launch_params(1000, 65536), "graph").limiter, Catch::StartsWith("bound by graph-replay cost"));
+    // Datasheet GPUs get a limiter and their calibration's source too.
+    const Measurement a100 = run("A100", attention_params(16, 2048, 64), "flash_tc");
+    REQUIRE(a100.ok);
+    CHECK_THAT(a100.limiter, Catch::StartsWith("bound by "));
+    CHECK_THAT(a100.timing_note, Catch::Contains("datasheet"));
+    for (const SimGpu& g : sim_gpus()) {
+        INFO(g.key);
+        CHECK(g.cal.dram_gbps > 0);
+        CHECK(g.cal.dram_gbps < g.info.peak_bw_gbps);  // achievable, not the datasheet
+        CHECK(g.cal.mma_sync_tflops <= g.cal.gemm_tflops);
+        CHECK_FALSE(g.cal.source.empty());
+    }
+}

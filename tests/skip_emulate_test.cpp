@@ -38,7 +38,7 @@ EmulatedCheck run(const std::string& variant, const SkipParams& p) {
 
 }  // namespace
 
-TEST_CASE("emulated skip: t = 0 gives out = x exactly; attention is flash_tc's O", "[emulate][skip]") {
+TEST_CASE("emulated skip: t = 0 gives out = x exactly - attention is flash_tc's O", "[emulate][skip]") {
     for (const char* v : {"two_pass", "fused", "teaching_two_pass", "teaching_fused"}) {
         const EmulatedCheck e = run(v, params(DType::f16, 0.0));
         CHECK(e.max_abs == 0.0);  // c_skip = 1, c_out = 0: out is x bit for bit, as on the GPU
@@ -103,7 +103,7 @@ TEST_CASE("emulated skip on flash_wgmma: its own tile's arithmetic, then the sam
     CHECK(run("wgmma_fused", p).rel_l2 != at64);
 }
 
-TEST_CASE("emulated skip compares the GPU check's rows; the time limit gives the reason", "[emulate][skip]") {
+TEST_CASE("emulated skip compares the GPU check's rows - the time limit gives the reason", "[emulate][skip]") {
     SkipParams p = params(DType::f16, 1.0);
     p.attn.batch_heads = 64;
     p.batch = 8;

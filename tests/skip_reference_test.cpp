@@ -133,7 +133,7 @@ TEST_CASE("x is random, dtype-representable, and differs from q, k, v", "[skip][
     CHECK(same_as_v < 8);
 }
 
-TEST_CASE("the variant attention's result is attention itself; the others' is out", "[skip][reference]") {
+TEST_CASE("the variant attention's result is attention itself - the others' is out", "[skip][reference]") {
     const SkipParams p = make(2, 2, 20, 8, DType::f32, false, 0.5, 1.5);
     std::vector<double> a(8), o(8);
     reference_result_row("attention", p, 1, 3, a.data());

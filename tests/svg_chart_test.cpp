@@ -112,7 +112,7 @@ TEST_CASE("svg: the bytes chart holds segments, totals, the minimum and the lege
     CHECK(contains(svg, ">DRAM bytes per variant (model), by buffer</text>"));
 }
 
-TEST_CASE("svg: the roofline holds its roofs, points and arrows; the timeline and sweep their rows", "[svg]") {
+TEST_CASE("svg: the roofline holds its roofs, points and arrows - the timeline and sweep their rows", "[svg]") {
     viz::RooflineData d;
     d.frame.title = "Roofline: attention, bf16 on H100";
     d.frame.theme = viz::Theme::dark;

@@ -55,7 +55,7 @@ TEST_CASE("sweep: a range outside the spec is refused with the legal range", "[s
     CHECK(why.find("65536") != std::string::npos);
 }
 
-TEST_CASE("sweep: through the frame loop, results go to the sweep only; cancel stops it", "[sweep]") {
+TEST_CASE("sweep: through the frame loop, results go to the sweep only - cancel stops it", "[sweep]") {
     app::Runner runner;
     runner.wait_until_probed();
     app::AppState state;

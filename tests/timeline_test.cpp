@@ -22,7 +22,7 @@ std::vector<kernels::KernelSpan> evenly(int n, double kernel_ms, double gap_ms) 
 
 }  // namespace
 
-TEST_CASE("timeline stats: busy, idle, mean and max gap; overlaps counted once", "[timeline]") {
+TEST_CASE("timeline stats: busy, idle, mean and max gap - overlaps counted once", "[timeline]") {
     const auto s = evenly(5, 0.002, 0.001);
     const kernels::TimelineStats st = kernels::timeline_stats(s);
     CHECK(st.kernels == 5);

@@ -1,8 +1,6 @@
 // Traffic at three levels (docs/DESIGN.md): L2<->SM bytes summed from the schedule's events, DRAM bytes
 // from the L2 reuse model (kernels/core/schedule.h apply_l2_reuse), shared-memory bytes and SFU
-// operations on chip, each against a closed form; and the simulated backend naming the resource
-// that bounds each kind of kernel.
-#include "kernels/sim/sim_backend.h"
+// operations on chip, each against a closed form. (The simulator's limiters: sim_backend_test.cpp.)
 #include "kernels/core/registry.h"
 
 #include <catch2/catch.hpp>
@@ -141,45 +139,4 @@ TEST_CASE("levels: a schedule that says nothing new gets DRAM = L2 bytes, and ru
     const Model with_shared = model_from_schedule(s);
     CHECK(with_shared.shared_bytes() == 1024);
     CHECK(with_shared.bytes() == m.bytes());
-}
-
-TEST_CASE("the simulator names the limiter of each kind of kernel", "[levels][sim]") {
-    auto run = [](const char* gpu, const Params& p, const char* variant) {
-        Job job;
-        job.params = p;
-        job.variant = variant;
-        job.emulate = false;  // the limiter only
-        return make_sim_backend(*find_sim_gpu(gpu))->run(job, {});
-    };
-    // naive: the GEMMs stream S and P at DRAM bandwidth; the softmax's ~36 instructions per element
-    // bind just before its bytes (1.61 against 1.44 ms; measured 1.64 ms on the H100).
-    const Model naive = model("naive", attention(64, 4096, 64), kL2);
-    const SimGpu& h100 = *find_sim_gpu("H100");
-    CHECK(price_kernel(h100.cal, naive.kernels[0], h100.info).limiter == "DRAM bandwidth");
-    CHECK(price_kernel(h100.cal, naive.kernels[2], h100.info).limiter == "DRAM bandwidth");
-    CHECK(price_kernel(h100.cal, naive.kernels[1], h100.info).limiter == "instruction issue");
-    CHECK_THAT(run("H100", attention(64, 4096, 64), "naive").limiter, Catch::StartsWith("bound by instruction issue: softmax"));
-    CHECK_THAT(run("H100", attention(64, 4096, 64), "flash").limiter, Catch::StartsWith("bound by shared-memory bandwidth"));
-    // flash_tc: its 32-row tile (128 x 64) is bound by the tensor cores; the 16-row one (64 x 64) reads
-    // every Kj and Vj fragment twice as often per product, and shared memory binds first (v5, H100:
-    // 0.958 against 1.195 ms).
-    CHECK_THAT(run("H100", attention(64, 4096, 64, 128, 64), "flash_tc").limiter,
-               Catch::StartsWith("bound by tensor-core MMA issue") && Catch::Contains("mma.sync"));
-    CHECK_THAT(run("H100", attention(64, 4096, 64), "flash_tc").limiter,
-               Catch::StartsWith("bound by shared-memory bandwidth") && Catch::Contains("mma.sync and ldmatrix"));
-    CHECK_THAT(run("H200", chain(8192, 8192), "fused").limiter, Catch::StartsWith("bound by instruction issue"));
-    CHECK_THAT(run("H100", launch(1000, 65536), "stream").limiter, Catch::StartsWith("bound by launch cost"));
-    CHECK_THAT(run("H100", launch(1000, 65536), "graph").limiter, Catch::StartsWith("bound by graph-replay cost"));
-    // Datasheet GPUs get a limiter and their calibration's source too.
-    const Measurement a100 = run("A100", attention(16, 2048, 64), "flash_tc");
-    REQUIRE(a100.ok);
-    CHECK_THAT(a100.limiter, Catch::StartsWith("bound by "));
-    CHECK_THAT(a100.timing_note, Catch::Contains("datasheet"));
-    for (const SimGpu& g : sim_gpus()) {
-        INFO(g.key);
-        CHECK(g.cal.dram_gbps > 0);
-        CHECK(g.cal.dram_gbps < g.info.peak_bw_gbps);  // achievable, not the datasheet
-        CHECK(g.cal.mma_sync_tflops <= g.cal.gemm_tflops);
-        CHECK_FALSE(g.cal.source.empty());
-    }
 }

@@ -21,21 +21,16 @@
 // runtime branch instead cost flash_tc 1.1%), at the price of twice the instances.
 //
 // [SECTION] Element types and small helpers
-// [SECTION] Inputs
 // [SECTION] naive: cuBLAS GEMMs + softmax kernel
 // [SECTION] flash: the teaching kernel
 // [SECTION] Buffers, launch, checks
 // [SECTION] Skip epilogue entry point (attention_epilogue.cuh)
-// [SECTION] Workspace (attention_workspace.cuh)
-// [SECTION] Entry points (attention_gpu.h)
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_epilogue.cuh"
-#include "kernels/attention/attention_gpu.h"
 #include "kernels/attention/attention_tc.cuh"
 #include "kernels/attention/attention_wgmma.cuh"
-#include "kernels/attention/attention_workspace.cuh"
 #include "kernels/gpu/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
 #include "kernels/gpu/gpu_memory.cuh"
@@ -56,7 +51,6 @@
 #include <future>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -67,7 +61,6 @@ namespace kernels::attention::gpu {
 using kernels::gpu::check;
 using kernels::gpu::DeviceMemory;
 using kernels::gpu::from_float;
-using kernels::gpu::Stream;
 using kernels::gpu::to_float;
 using kernels::gpu::with_type;
 using kernels::gpu::check_launch;
@@ -123,22 +116,6 @@ template <bool kMax> __device__ float block_reduce(float v, float* scratch) {
 }
 
 // =============================================================================================
-// [SECTION] Inputs
-// =============================================================================================
-// Element i of tensor `id`: input_value(seed, id, i) rounded to T, bit-identical to q_value() etc.
-template <typename T> __global__ void fill_kernel(T* dst, uint64_t n, uint64_t seed, uint32_t id) {
-    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
-        dst[i] = from_float<T>(input_value(seed, id, i));
-}
-
-template <typename T> __global__ void to_float_kernel(const T* src, float* dst, uint64_t n) {
-    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
-        dst[i] = to_float(src[i]);
-}
-
-// =============================================================================================
 // [SECTION] naive: cuBLAS GEMMs + softmax kernel
 // =============================================================================================
 void check_cublas(cublasStatus_t s, const char* what) {
@@ -168,14 +145,9 @@ cublasHandle_t cublas_handle() {
     return handle;
 }
 
-// The GEMM configurations issued so far (cublas_gemm_configs_issued()): dtype, op A, op B, m, n, k,
-// batch. A set lookup per GEMM launch, next to the launch's microseconds.
-std::mutex g_gemm_configs_mutex;
-std::set<std::array<long long, 7>> g_gemm_configs;
-
+// Each GEMM configuration is counted where it is issued (kernels/gpu/gpu_memory_info.h).
 void note_gemm_config(cudaDataType t, cublasOperation_t a, cublasOperation_t b, int m, int n, int k, int batch) {
-    std::lock_guard<std::mutex> lock(g_gemm_configs_mutex);
-    g_gemm_configs.insert({t, a, b, m, n, k, batch});
+    note_cublas_gemm_config(static_cast<int>(t), static_cast<int>(a), static_cast<int>(b), m, n, k, batch);
 }
 
 cudaDataType cuda_type(DType t) {
@@ -475,7 +447,8 @@ void launch_flash(const AttentionParams& p, const void* Q, const void* K, const 
 }  // namespace
 
 #if !FUSIONLAB_HAVE_WGMMA
-// Builds whose architecture list has no 90 have no flash_wgmma kernel; runnable_on() refuses it first.
+// Builds whose architecture list has no 90 have no flash_wgmma kernel; the workload's device refusal
+// (attention_def.cpp, kernel_not_built) refuses it first.
 void launch_flash_wgmma(const AttentionParams&, const void*, const void*, const void*, void*, cudaStream_t,
                         const SkipEpilogue&) {
     throw std::invalid_argument("flash_wgmma is not in this build (no sm_90a code)");
@@ -488,55 +461,25 @@ struct Buffers {
     DeviceMemory q, k, v, o, s, p;  // s, p: naive only
 };
 
-DeviceLimits query_limits() {
-    DeviceLimits d;
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
-    d.name = prop.name;
-    d.cc_major = prop.major;
-    d.cc_minor = prop.minor;
-    d.sm_count = prop.multiProcessorCount;
-    d.smem_per_block = static_cast<int>(prop.sharedMemPerBlock);
-    d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
-    size_t free_bytes = 0, total_bytes = 0;
-    check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    d.free_bytes = static_cast<int64_t>(free_bytes);
-    d.total_bytes = static_cast<int64_t>(total_bytes);
-    d.ok = true;
-    return d;
-}
-
-std::string runnable_on(const std::string& variant, const AttentionParams& p, const DeviceLimits& dev) {
-    if (std::string missing = kernel_not_built(variant); !missing.empty() && validate(variant, p).empty()) return missing;
-    const DeviceInfo info = device_info(dev);
-    return device_refusal(variant, p, DeviceBudget{info, static_cast<uint64_t>(std::max<int64_t>(dev.free_bytes, 0)), "free"});
-}
-
-void allocate(const std::string& variant, const AttentionParams& p, Buffers& b) {
+void allocate(Variant variant, const AttentionParams& p, Buffers& b) {
     const size_t tensor = static_cast<size_t>(p.batch_heads * p.N * p.d) * static_cast<size_t>(dtype_bytes(p.dtype));
     b.q = DeviceMemory(tensor, "Q");
     b.k = DeviceMemory(tensor, "K");
     b.v = DeviceMemory(tensor, "V");
     b.o = DeviceMemory(tensor, "O");
-    if (variant == "naive") {
+    if (variant == Variant::naive) {
         const size_t nn = static_cast<size_t>(naive_scratch_bytes(p) / 2);
         b.s = DeviceMemory(nn, "S");
         b.p = DeviceMemory(nn, "P");
     }
 }
 
+// Q, K, V from input_value() rounded to the dtype (bit-identical to q_value() and friends).
 void fill_inputs(const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
-    const uint64_t n = static_cast<uint64_t>(p.batch_heads * p.N * p.d);
-    const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((n + 255) / 256, 132 * 32));
-    with_type(p.dtype, [&](auto zero) {
-        using T = decltype(zero);
-        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.q.get()), n, p.seed, kQ);
-        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.k.get()), n, p.seed, kK);
-        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.v.get()), n, p.seed, kV);
-    });
-    check_launch("fill_kernel");
+    const int64_t n = p.batch_heads * p.N * p.d;
+    kernels::gpu::fill_input(p.dtype, b.q.get(), n, p.seed, kQ, stream);
+    kernels::gpu::fill_input(p.dtype, b.k.get(), n, p.seed, kK, stream);
+    kernels::gpu::fill_input(p.dtype, b.v.get(), n, p.seed, kV, stream);
 }
 
 // 0xFF bytes are NaN in fp32, fp16 and bf16: an element a kernel leaves unwritten shows up.
@@ -550,53 +493,26 @@ void poison_outputs(const AttentionParams& p, const Buffers& b, cudaStream_t str
     }
 }
 
-size_t kernel_count_of(const std::string& variant) {
-    if (variant == "naive") return 3;
-    if (variant == "flash" || variant == "flash_tc" || variant == "flash_wgmma") return 1;
-    throw std::invalid_argument("unknown attention variant '" + variant + "'");
+size_t kernel_count_of(Variant variant) {
+    if (variant == Variant::naive) return 3;
+    if (is_flash(variant)) return 1;
+    throw std::invalid_argument(std::string("attention has no kernels for ") + name_of(variant));
 }
 
 // Kernel k of the variant, in the model's order (attention_model.cpp's schedule).
-void launch_kernel_of(const std::string& variant, size_t k, const AttentionParams& p, const Buffers& b,
-                      cudaStream_t stream) {
+void launch_kernel_of(Variant variant, size_t k, const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
     if (k >= kernel_count_of(variant))
-        throw std::invalid_argument(variant + " has no kernel " + std::to_string(k));
-    if (variant == "naive") {
+        throw std::invalid_argument(std::string(name_of(variant)) + " has no kernel " + std::to_string(k));
+    switch (variant) {
+    case Variant::naive:
         if (k == 0) launch_gemm_qk(p, b.q.get(), b.k.get(), b.s.get(), stream);
         else if (k == 1) launch_softmax(p, b.s.get(), b.p.get(), stream);
         else launch_gemm_pv(p, b.p.get(), b.v.get(), b.o.get(), stream);
-    } else if (variant == "flash") {
-        launch_flash(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
-    } else if (variant == "flash_wgmma") {
-        launch_flash_wgmma(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
-    } else {
-        launch_flash_tc(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
+        return;
+    case Variant::flash: return launch_flash(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
+    case Variant::flash_tc: return launch_flash_tc(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
+    case Variant::flash_wgmma: return launch_flash_wgmma(p, b.q.get(), b.k.get(), b.v.get(), b.o.get(), stream);
     }
-}
-
-void launch_variant(const std::string& variant, const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
-    for (size_t k = 0; k < kernel_count_of(variant); ++k) launch_kernel_of(variant, k, p, b, stream);
-}
-
-std::vector<float> download_output(const AttentionParams& p, const Buffers& b, cudaStream_t stream) {
-    const uint64_t n = static_cast<uint64_t>(p.batch_heads * p.N * p.d);
-    DeviceMemory as_float(n * sizeof(float), "O as float");
-    const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((n + 255) / 256, 132 * 32));
-    with_type(p.dtype, [&](auto zero) {
-        using T = decltype(zero);
-        to_float_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<const T*>(b.o.get()), static_cast<float*>(as_float.get()), n);
-    });
-    check_launch("to_float_kernel");
-    std::vector<float> out(n);
-    check(cudaMemcpyAsync(out.data(), as_float.get(), n * sizeof(float), cudaMemcpyDeviceToHost, stream), "copying O");
-    check(cudaStreamSynchronize(stream), "copying O");
-    return out;
-}
-
-int64_t count_nonfinite(const std::vector<float>& v) {
-    int64_t bad = 0;
-    for (float x : v) bad += !std::isfinite(x);
-    return bad;
 }
 
 }  // namespace
@@ -606,7 +522,7 @@ int64_t count_nonfinite(const std::vector<float>& v) {
 // =============================================================================================
 std::string kernel_not_built(const std::string& kernel) {
 #if !FUSIONLAB_HAVE_WGMMA
-    if (kernel == "flash_wgmma")
+    if (find_variant(kernel) == Variant::flash_wgmma)
         return "flash_wgmma is not in this build: its kernel is sm_90a code, built only when FUSIONLAB_CUDA_ARCHS "
                "contains 90";
 #endif
@@ -614,100 +530,14 @@ std::string kernel_not_built(const std::string& kernel) {
     return "";
 }
 
-void launch_attention_kernel(const std::string& kernel, const AttentionParams& p, const void* Q, const void* K,
-                             const void* V, void* O, const SkipEpilogue& ep, cudaStream_t stream) {
-    if (kernel == "flash") launch_flash(p, Q, K, V, O, stream, ep);
-    else if (kernel == "flash_tc") launch_flash_tc(p, Q, K, V, O, stream, ep);
-    else if (kernel == "flash_wgmma") launch_flash_wgmma(p, Q, K, V, O, stream, ep);
-    else throw std::invalid_argument("no attention kernel '" + kernel + "' with a skip epilogue: flash, flash_tc or flash_wgmma");
-}
-
-// =============================================================================================
-// [SECTION] Workspace (attention_workspace.cuh)
-// =============================================================================================
-struct Workspace::Impl {
-    std::string variant;
-    AttentionParams params;
-    bool prepared = false;
-    Buffers buffers;
-};
-
-Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
-Workspace::~Workspace() = default;
-
-void Workspace::prepare(const std::string& variant, const AttentionParams& p) {
-    const bool has_scratch = variant == "naive";
-    if (impl_->prepared && (impl_->variant == "naive") == has_scratch && impl_->params.batch_heads == p.batch_heads &&
-        impl_->params.N == p.N && impl_->params.d == p.d && impl_->params.dtype == p.dtype) {
-        impl_->variant = variant;
-        impl_->params = p;  // tiles, causal and seed do not change the buffers
-        return;
+void launch_attention_kernel(Variant kernel, const AttentionParams& p, const void* Q, const void* K, const void* V,
+                             void* O, const SkipEpilogue& ep, cudaStream_t stream) {
+    switch (kernel) {
+    case Variant::flash: return launch_flash(p, Q, K, V, O, stream, ep);
+    case Variant::flash_tc: return launch_flash_tc(p, Q, K, V, O, stream, ep);
+    case Variant::flash_wgmma: return launch_flash_wgmma(p, Q, K, V, O, stream, ep);
+    default: break;
     }
-    release();
-    allocate(variant, p, impl_->buffers);
-    impl_->variant = variant;
-    impl_->params = p;
-    impl_->prepared = true;
-}
-
-void Workspace::release() {
-    impl_->buffers = Buffers{};
-    impl_->prepared = false;
-}
-
-uint64_t Workspace::bytes() const {
-    if (!impl_->prepared) return 0;
-    return io_bytes(impl_->params) + (impl_->variant == "naive" ? naive_scratch_bytes(impl_->params) : 0);
-}
-
-void Workspace::fill_inputs(cudaStream_t stream) const { gpu::fill_inputs(impl_->params, impl_->buffers, stream); }
-void Workspace::poison_outputs(cudaStream_t stream) const {
-    gpu::poison_outputs(impl_->params, impl_->buffers, stream);
-}
-
-void Workspace::launch_kernel(size_t k, cudaStream_t stream) const {
-    launch_kernel_of(impl_->variant, k, impl_->params, impl_->buffers, stream);
-}
-
-size_t Workspace::kernel_count() const { return kernel_count_of(impl_->variant); }
-
-void Workspace::copy_output_row(int64_t head, int64_t row, void* host_bits) const {
-    const AttentionParams& p = impl_->params;
-    const size_t row_bytes = static_cast<size_t>(p.d) * static_cast<size_t>(dtype_bytes(p.dtype));
-    const auto* src = static_cast<const unsigned char*>(impl_->buffers.o.get()) +
-                      static_cast<size_t>(head * p.N + row) * row_bytes;
-    check(cudaMemcpy(host_bits, src, row_bytes, cudaMemcpyDeviceToHost), "copying a row of O");
-}
-
-const void* Workspace::output() const { return impl_->buffers.o.get(); }
-
-void* Workspace::buffer(const std::string& name) const {
-    const Buffers& b = impl_->buffers;
-    if (name == "Q") return b.q.get();
-    if (name == "K") return b.k.get();
-    if (name == "V") return b.v.get();
-    if (name == "O") return b.o.get();
-    return nullptr;
-}
-
-int64_t Workspace::output_elements() const {
-    const AttentionParams& p = impl_->params;
-    return p.batch_heads * p.N * p.d;
-}
-
-DeviceInfo device_info(const DeviceLimits& dev) {
-    DeviceInfo d;
-    d.name = dev.name;
-    d.cc_major = dev.cc_major;
-    d.cc_minor = dev.cc_minor;
-    d.sm_count = dev.sm_count;
-    d.smem_per_block = dev.smem_per_block;
-    d.smem_per_block_optin = dev.smem_per_block_optin;
-    d.global_mem_bytes = dev.total_bytes;
-    return d;
-}
-
-// =============================================================================================
 // [SECTION] Entry points (attention_gpu.h)
 // =============================================================================================
 DeviceLimits device_limits() {
@@ -794,6 +624,9 @@ Timing time_variant(const std::string& variant, const AttentionParams& p, int wa
         r.error = e.what();
     }
     return r;
+=======
+    throw std::invalid_argument(std::string("no attention kernel '") + name_of(kernel) +
+                                "' with a skip epilogue: flash, flash_tc or flash_wgmma");
 }
 
 }  // namespace kernels::attention::gpu
@@ -845,20 +678,40 @@ SharedReference reference_for(const AttentionParams& a, double max_mults) {
     return last.reference;
 }
 
-class AttentionGpu final : public WorkspaceGpuWorkload<Workspace> {
+// The attention workload's device side: Q, K, V, O (and naive's S and P), one buffer set (the timed
+// reps rewrite O, S and P and only read Q, K, V), and the check against the float64 reference.
+class AttentionGpu final : public GpuWorkload {
 public:
     uint64_t bytes_per_set(const std::string& variant, const Params& params) const override {
-        const AttentionParams a = to_attention(params);
-        return io_bytes(a) + (variant == "naive" ? naive_scratch_bytes(a) : 0);
+        return set_bytes(variant_of(variant), to_attention(params));
     }
     std::string buffers_named(const std::string& variant, const Params&) const override {
-        return variant == "naive" ? "Q, K, V, O and naive's S and P" : "Q, K, V and O";
+        return variant_of(variant) == Variant::naive ? "Q, K, V, O and naive's S and P" : "Q, K, V and O";
     }
 
-    // Timed reps reuse one buffer set: O (and S, P) are rewritten by each rep, Q, K, V only read.
-    void prepare(const std::string& variant, const Params& params, int, cudaStream_t) override {
-        a_ = to_attention(params);
-        ws_.prepare(variant, a_);
+    // Keeps the buffers when they already have the sizes (tiles, causal and seed do not change
+    // them); frees the old ones first otherwise, so a smaller configuration never needs both.
+    void prepare(const std::string& variant_name, const Params& params, int, cudaStream_t) override {
+        const Variant variant = variant_of(variant_name);
+        const AttentionParams a = to_attention(params);
+        const bool same = (variant_ == Variant::naive) == (variant == Variant::naive) && a_.batch_heads == a.batch_heads &&
+                          a_.N == a.N && a_.d == a.d && a_.dtype == a.dtype;
+        kernels::gpu::keep_or_allocate(buffers_, prepared_, same, [&](Buffers& b) { allocate(variant, a, b); });
+        variant_ = variant;
+        a_ = a;
+    }
+    void release() override {
+        buffers_ = Buffers{};
+        prepared_ = false;
+    }
+    uint64_t bytes_held() const override { return prepared_ ? set_bytes(variant_, a_) : 0; }
+
+    void fill_inputs(cudaStream_t stream) override { gpu::fill_inputs(a_, buffers_, stream); }
+    void poison_outputs(cudaStream_t stream) override { gpu::poison_outputs(a_, buffers_, stream); }
+    // In the model's order (naive: 0 gemm_qk, 1 softmax, 2 gemm_pv; the flash kernels: one).
+    size_t kernel_count() const override { return kernel_count_of(variant_); }
+    void launch_kernel(size_t k, int, cudaStream_t stream) override {
+        launch_kernel_of(variant_, k, a_, buffers_, stream);
     }
 
     void begin_check(const CheckBudget& budget) override {
@@ -868,13 +721,15 @@ public:
     // The non-finite count and the sampled rows of O, copied right after the checked run (the
     // timed reps that follow overwrite O).
     void gather_output(cudaStream_t s, unsigned long long* counter) override {
-        nonfinite_ = kernels::gpu::scan_nonfinite(a_.dtype, ws_.output(), ws_.output_elements(), counter, s);
+        nonfinite_ = kernels::gpu::scan_nonfinite(a_.dtype, buffers_.o.get(), output_elements(), counter, s);
         rows_ = rows_to_check(a_, max_mults_);
-        const size_t d = static_cast<size_t>(a_.d), es = static_cast<size_t>(dtype_bytes(a_.dtype));
-        std::vector<unsigned char> bits(d * es);
+        const size_t d = static_cast<size_t>(a_.d), row_bytes = d * static_cast<size_t>(dtype_bytes(a_.dtype));
+        std::vector<unsigned char> bits(row_bytes);
         got_.resize(rows_.size() * d);
         for (size_t i = 0; i < rows_.size(); ++i) {
-            ws_.copy_output_row(rows_[i].head, rows_[i].row, bits.data());
+            const auto* src = static_cast<const unsigned char*>(buffers_.o.get()) +
+                              static_cast<size_t>(rows_[i].head * a_.N + rows_[i].row) * row_bytes;
+            check(cudaMemcpy(bits.data(), src, row_bytes, cudaMemcpyDeviceToHost), "copying a row of O");
             kernels::gpu::to_float(a_.dtype, bits.data(), &got_[i * d], d);
         }
     }
@@ -883,7 +738,7 @@ public:
         const size_t d = static_cast<size_t>(a_.d);
         if (got_.size() != ref.want.size())
             throw std::logic_error("attention check: the sampled rows differ from the reference's rows");
-        kernels::gpu::ErrorSum errors(a_.dtype);
+        ErrorSum errors(a_.dtype);
         for (size_t i = 0; i < ref.rows.size(); ++i)
             errors.add(&got_[i * d], &ref.want[i * d], d, (ref.rows[i].head * a_.N + ref.rows[i].row) * a_.d);
         GpuCheck c;
@@ -892,7 +747,7 @@ public:
                    ", column " + std::to_string(at % a_.d) + "] (element " + std::to_string(at) + ")";
         });
         c.nonfinite = nonfinite_;
-        c.output_elements = ws_.output_elements();
+        c.output_elements = output_elements();
         const int64_t all_rows = a_.batch_heads * a_.N;
         c.elements = static_cast<int64_t>(ref.rows.size() * d);
         c.max_abs = errors.max_abs;
@@ -907,10 +762,12 @@ public:
 
     // The variant `yours` (exercises/online_softmax.exercise): Q, K, V in, O out, and the sizes.
     std::optional<StudentArgument> student_argument(const std::string& name) const override {
-        if (name == "Q" || name == "K" || name == "V") return StudentArgument::of(ws_.buffer(name), "const T*");
+        if (name == "Q") return StudentArgument::of(buffers_.q.get(), "const T*");
+        if (name == "K") return StudentArgument::of(buffers_.k.get(), "const T*");
+        if (name == "V") return StudentArgument::of(buffers_.v.get(), "const T*");
         if (name == "O")
-            return StudentArgument::of(ws_.buffer(name), "T*",
-                                       static_cast<uint64_t>(ws_.output_elements()) * static_cast<uint64_t>(dtype_bytes(a_.dtype)));
+            return StudentArgument::of(buffers_.o.get(), "T*",
+                                       static_cast<uint64_t>(output_elements()) * static_cast<uint64_t>(dtype_bytes(a_.dtype)));
         if (name == "N") return StudentArgument::of(static_cast<int>(a_.N), "int");
         if (name == "d") return StudentArgument::of(static_cast<int>(a_.d), "int");
         if (name == "batch_heads") return StudentArgument::of(static_cast<int>(a_.batch_heads), "int");
@@ -923,7 +780,15 @@ public:
     }
 
 private:
+    static uint64_t set_bytes(Variant variant, const AttentionParams& a) {
+        return io_bytes(a) + (variant == Variant::naive ? naive_scratch_bytes(a) : 0);
+    }
+    int64_t output_elements() const { return a_.batch_heads * a_.N * a_.d; }
+
+    Variant variant_ = Variant::naive;
     AttentionParams a_;
+    bool prepared_ = false;
+    Buffers buffers_;
     double max_mults_ = 4e8;
     SharedReference reference_;
     int64_t nonfinite_ = 0;
@@ -936,12 +801,3 @@ private:
 std::unique_ptr<GpuWorkload> make_gpu_workload() { return std::make_unique<AttentionGpu>(); }
 
 }  // namespace kernels::attention::gpu
-
-namespace kernels {
-
-int64_t cublas_gemm_configs_issued() {
-    std::lock_guard<std::mutex> lock(attention::gpu::g_gemm_configs_mutex);
-    return static_cast<int64_t>(attention::gpu::g_gemm_configs.size());
-}
-
-}  // namespace kernels

@@ -28,10 +28,12 @@
 #pragma once
 
 #include "kernels/core/types.h"
+#include "kernels/core/variant_names.h"
 #include "kernels/core/schedule.h"
 #include "kernels/core/workload_def.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,23 @@ inline constexpr int kAutoTile = 0;
 inline constexpr int kUnresolvedAutoTile = 64;
 inline constexpr int kRowTileSizes[] = {16, 32, 64, 128, 192};  // Br: 192 for flash_wgmma only
 
+// ---------------------------------------------------------------------------------------------
+// Variants: values inside the workload, names at its edge
+// ---------------------------------------------------------------------------------------------
+// In the order of variants() (attention_model.cpp), whose names are kVariantNames. The workload's
+// code switches on these; a name is read once where it comes in (the WorkloadDef's functions in
+// attention_def.cpp, the functions below that take a name). Values past flash_wgmma are kept for
+// variants added while the program runs (an index into a table of them beyond the named ones):
+// find_variant() never returns one, and the code here refuses what it does not know.
+enum class Variant : int { naive, flash, flash_tc, flash_wgmma };
+inline constexpr const char* kVariantNames[] = {"naive", "flash", "flash_tc", "flash_wgmma"};
+inline const char* name_of(Variant v) { return name_in(kVariantNames, v); }
+// The variant called `name` (nullopt, or variant_of's exception, for a name attention does not have).
+inline std::optional<Variant> find_variant(const std::string& name) { return find_named<Variant>(kVariantNames, name); }
+inline Variant variant_of(const std::string& name) { return named_or_throw<Variant>(kVariantNames, name, "attention"); }
+// One fused kernel with a Br x Bc tile: flash, flash_tc, flash_wgmma.
+inline bool is_flash(Variant v) { return v == Variant::flash || v == Variant::flash_tc || v == Variant::flash_wgmma; }
+
 const std::vector<VariantInfo>& variants();
 bool has_variant(const std::string& variant);
 
@@ -75,6 +94,7 @@ bool has_variant(const std::string& variant);
 // limits are device facts: see flash_smem_refusal().
 std::string validate(const AttentionParams& p);
 std::string validate(const std::string& variant, const AttentionParams& p);
+std::string validate(Variant variant, const AttentionParams& p);
 
 // ---------------------------------------------------------------------------------------------
 // Tiles and shared memory
@@ -89,6 +109,7 @@ struct Tile {
 std::vector<Params> auto_tile_candidates(const std::string& kernel_variant, const Params& p);
 // The tile a flash kernel uses: p.Br x p.Bc for every one of them (each says which it takes).
 Tile flash_tile(const std::string& variant, const AttentionParams& p);
+Tile flash_tile(Variant variant, const AttentionParams& p);
 int flash_threads();  // the teaching kernel's block size
 
 // flash_tc takes Br from the tile sizes (kTileSizes) and Bc from kTcTileSizes: Bc is unrolled at
@@ -145,17 +166,18 @@ int softmax_threads(const AttentionParams& p);       // a multiple of 32, <= 102
 //   flash_wgmma: Qi once, `stages` (Kj, Vj) pairs in the TMA ring, unpadded (128-byte swizzle
 //             instead), 1024 bytes of alignment and the mbarriers: (Br + 2 stages Bc) d es + 1152
 uint64_t flash_smem_bytes(const std::string& variant, const AttentionParams& p);
+uint64_t flash_smem_bytes(Variant variant, const AttentionParams& p);
 // "" when the block's shared memory fits this device (smem_optin: after cudaFuncSetAttribute),
 // else: "flash with Br=128, Bc=128, d=128, fp32 needs 329216 bytes of shared memory per block;
 // this device allows 49152 per block by default, 232448 with opt-in".
-std::string flash_smem_refusal(const std::string& variant, const AttentionParams& p, int smem_per_block,
-                               int smem_per_block_optin);
+std::string flash_smem_refusal(Variant variant, const AttentionParams& p, int smem_per_block, int smem_per_block_optin);
 
 // "" when `variant` can run p on the device (dev.memory_bytes: free memory on a real GPU, the
 // datasheet's total on a simulated one); else why not, with the numbers: invalid parameters,
 // flash_tc below sm_80, a flash tile that does not fit in shared memory, naive's S and P (or the
 // inputs) not fitting in memory.
 std::string device_refusal(const std::string& variant, const AttentionParams& p, const DeviceBudget& dev);
+std::string device_refusal(Variant variant, const AttentionParams& p, const DeviceBudget& dev);
 // "123 bytes (0.00 GiB)"
 std::string format_gib(uint64_t bytes);
 
@@ -218,7 +240,9 @@ std::vector<RowRef> rows_to_check(const AttentionParams& p, double max_mults = 4
 // the middle iterations of a long loop are folded into one group of events ("j = 2..61, 60
 // tiles") whose bytes and FLOPs are those iterations' sum, so totals stay exact.
 Schedule schedule(const std::string& variant, const AttentionParams& p);
+Schedule schedule(Variant variant, const AttentionParams& p);
 Model model(const std::string& variant, const AttentionParams& p);
+Model model(Variant variant, const AttentionParams& p);
 
 // One flash_wgmma block as its warpgroups spend it, for the timeline view (BlockTimeline,
 // kernels/core/workload_def.h): the producer's TMA copies into the ring of `stages` slots, and each

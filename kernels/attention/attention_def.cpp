@@ -18,7 +18,8 @@ namespace kernels {
 
 #if FUSIONLAB_HAVE_CUDA
 namespace attention::gpu {
-std::unique_ptr<GpuWorkload> make_gpu_workload();  // attention.cu
+std::unique_ptr<GpuWorkload> make_gpu_workload();    // attention.cu
+std::string kernel_not_built(const std::string& kernel);  // attention.cu (attention_epilogue.cuh)
 }  // namespace attention::gpu
 #endif
 
@@ -80,10 +81,21 @@ namespace {
 
 std::string validate_params(const Params& p) { return validate(to_attention(p)); }
 
-Schedule schedule_of(const std::string& variant, const Params& p) { return schedule(variant, to_attention(p)); }
+Schedule schedule_of(const std::string& variant, const Params& p) {
+    const AttentionParams a = to_attention(p);
+    if (const std::string bad = validate(variant, a); !bad.empty()) throw std::invalid_argument(bad);
+    return schedule(variant_of(variant), a);
+}
 uint64_t min_bytes_of(const Params& p) { return min_bytes(to_attention(p)); }
 std::string refusal_of(const std::string& variant, const Params& p, const DeviceBudget& device) {
-    return device_refusal(variant, to_attention(p), device);
+    const AttentionParams a = to_attention(p);
+#if FUSIONLAB_HAVE_CUDA
+    // A real GPU runs this build's kernels: one the build does not have (flash_wgmma without sm_90a
+    // code) is refused first, as every other reason is, before anything is allocated.
+    if (!device.device.simulated && validate(variant, a).empty())
+        if (std::string missing = gpu::kernel_not_built(variant); !missing.empty()) return missing;
+#endif
+    return device_refusal(variant, a, device);
 }
 
 }  // namespace
@@ -94,13 +106,14 @@ std::string refusal_of(const std::string& variant, const Params& p, const Device
 std::string describe_shape(const AttentionParams& a, const std::string& kernel_variant) {
     std::string text = std::to_string(a.batch_heads) + " heads, N=" + std::to_string(a.N) +
                        ", d=" + std::to_string(a.d) + (a.causal ? ", causal" : "");
-    if (kernel_variant == "flash" || kernel_variant == "flash_tc" || kernel_variant == "flash_wgmma") {
-        const Tile tile = flash_tile(kernel_variant, a);
+    const std::optional<Variant> v = find_variant(kernel_variant);
+    if (v && is_flash(*v)) {
+        const Tile tile = flash_tile(*v, a);
         text += ", tile " + std::to_string(tile.Br) + "x" + std::to_string(tile.Bc);
-        if (kernel_variant == "flash_tc")
+        if (*v == Variant::flash_tc)
             text += " (" + std::to_string(flash_tc_threads(tile.Br, tile.Bc, a.d) / 32) + " warps x " +
                     std::to_string(flash_tc_warp_rows(tile.Br, tile.Bc, a.d)) + " rows)";
-        if (kernel_variant == "flash_wgmma")
+        if (*v == Variant::flash_wgmma)
             text += ", " + std::to_string(flash_wgmma_stages(tile.Br, tile.Bc, a.d, dtype_bytes(a.dtype))) + " stages";
     }
     return text;
@@ -109,11 +122,12 @@ std::string describe_shape(const AttentionParams& a, const std::string& kernel_v
 std::vector<SramPart> flash_sram_parts(const std::string& kernel_variant, const AttentionParams& a,
                                        const std::string& qi, const std::string& qi_note) {
     const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
-    const Tile tile = flash_tile(kernel_variant, a);
+    const Variant kernel = variant_of(kernel_variant);
+    const Tile tile = flash_tile(kernel, a);
     const uint64_t es = u(dtype_bytes(a.dtype)), Br = u(tile.Br), Bc = u(tile.Bc), d = u(a.d);
     const std::string e = " x " + std::to_string(es) + " B";
     std::vector<SramPart> parts;
-    if (kernel_variant == "flash_wgmma") {
+    if (kernel == Variant::flash_wgmma) {
         // Qi once, the TMA ring's stages of (Kj, Vj), unpadded: the 128-byte swizzle spreads the rows.
         const uint64_t st = u(flash_wgmma_stages(tile.Br, tile.Bc, a.d, dtype_bytes(a.dtype)));
         const std::string rs = "d = " + std::to_string(d) + " (128-byte swizzle, no padding)";
@@ -124,7 +138,7 @@ std::vector<SramPart> flash_sram_parts(const std::string& kernel_variant, const 
                          "1024 B to reach the swizzle's 1024-byte boundary + 128 B of mbarriers (full, empty per stage; Qi)"});
         return parts;
     }
-    if (kernel_variant == "flash_tc") {
+    if (kernel == Variant::flash_tc) {
         // Qi once, Kj and Vj double-buffered for cp.async, rows + 8 (attention.h).
         const uint64_t row = d + 8;
         const std::string rs = std::to_string(row) + " (d + 8: ldmatrix padding)";
@@ -148,8 +162,9 @@ std::vector<SramPart> flash_sram_parts(const std::string& kernel_variant, const 
 // and V fit in L2, the blocks working on a head at the same time share them there.
 std::string flash_traffic_reason(const std::string& variant, const AttentionParams& a, uint64_t bytes_read,
                                  uint64_t l2) {
-    if (variant != "flash" && variant != "flash_tc" && variant != "flash_wgmma") return "";
-    const Tile t = flash_tile(variant, a);
+    const std::optional<Variant> v = find_variant(variant);
+    if (!v || !is_flash(*v)) return "";
+    const Tile t = flash_tile(*v, a);
     const uint64_t es = static_cast<uint64_t>(dtype_bytes(a.dtype));
     const uint64_t kv_head = 2 * static_cast<uint64_t>(a.N * a.d) * es;
     const uint64_t Tr = (static_cast<uint64_t>(a.N) + static_cast<uint64_t>(t.Br) - 1) / static_cast<uint64_t>(t.Br);
@@ -188,7 +203,7 @@ TensorFootprint footprint(const Params& p, const std::string& name) {
 // Flash kernels stage tiles in shared memory; naive's GEMMs are cuBLAS's (no threads_per_block in
 // the model), its softmax keeps a row in registers.
 OnChip on_chip(const std::string& variant, const Params&, const ScheduleKernel& kernel) {
-    if (variant != "naive") return OnChip::shared_memory;
+    if (variant_of(variant) != Variant::naive) return OnChip::shared_memory;
     return kernel.threads_per_block == 0 ? OnChip::library : OnChip::registers;
 }
 
@@ -206,7 +221,7 @@ EmulatedCheck emulate_of(const std::string& variant, const Params& p, const Emul
 // lane. The other variants have none; parameters flash_wgmma cannot take give none either.
 BlockTimeline block_timeline(const std::string& variant, const Params& p, const DeviceInfo& device) {
     const AttentionParams a = to_attention(p);
-    if (variant != "flash_wgmma" || !validate(variant, a).empty()) return {};
+    if (find_variant(variant) != Variant::flash_wgmma || !validate(Variant::flash_wgmma, a).empty()) return {};
     return flash_wgmma_block_timeline(a, device);
 }
 

@@ -55,10 +55,10 @@ __host__ __device__ __forceinline__ size_t bnc_row_offset(const SkipEpilogue& ep
 // build: ..." when the architecture list had no 90, so no sm_90a code was made).
 std::string kernel_not_built(const std::string& kernel);
 
-// Launches the attention kernel `kernel` ("flash", "flash_tc" or "flash_wgmma") on p. Without an epilogue
+// Launches the attention kernel `kernel` (flash, flash_tc or flash_wgmma) on p. Without an epilogue
 // (ep.x == nullptr) it writes O; with one it writes ep.out instead and O is not touched (may be
-// nullptr). Throws on a CUDA error or a kernel it does not have.
-void launch_attention_kernel(const std::string& kernel, const AttentionParams& p, const void* Q, const void* K,
-                             const void* V, void* O, const SkipEpilogue& ep, cudaStream_t stream);
+// nullptr). Throws on a CUDA error or a kernel it does not have (naive).
+void launch_attention_kernel(Variant kernel, const AttentionParams& p, const void* Q, const void* K, const void* V,
+                             void* O, const SkipEpilogue& ep, cudaStream_t stream);
 
 }  // namespace kernels::attention::gpu

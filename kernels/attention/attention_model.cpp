@@ -48,11 +48,7 @@ const std::vector<VariantInfo>& variants() {
     return v;
 }
 
-bool has_variant(const std::string& variant) {
-    for (const VariantInfo& v : variants())
-        if (v.name == variant) return true;
-    return false;
-}
+bool has_variant(const std::string& variant) { return find_variant(variant).has_value(); }
 
 namespace {
 
@@ -88,13 +84,18 @@ std::string validate(const AttentionParams& p) {
 }
 
 std::string validate(const std::string& variant, const AttentionParams& p) {
-    if (!has_variant(variant))
-        return "unknown attention variant '" + variant + "': naive, flash, flash_tc or flash_wgmma";
+    const std::optional<Variant> v = find_variant(variant);
+    if (!v) return "unknown attention variant '" + variant + "': naive, flash, flash_tc or flash_wgmma";
+    return validate(*v, p);
+}
+
+std::string validate(Variant variant, const AttentionParams& p) {
+    if (!find_variant(name_of(variant))) return std::string("attention has no kernels for ") + name_of(variant);
     if (std::string bad = validate(p); !bad.empty()) return bad;
-    if ((variant == "flash" || variant == "flash_tc") && !is_tile_size(p.Br))
-        return variant + " takes Br = 16, 32, 64 or 128, not Br = " + std::to_string(p.Br) +
+    if ((variant == Variant::flash || variant == Variant::flash_tc) && !is_tile_size(p.Br))
+        return std::string(name_of(variant)) + " takes Br = 16, 32, 64 or 128, not Br = " + std::to_string(p.Br) +
                " (192 is flash_wgmma's tile: three consumer warpgroups of 64 rows)";
-    if (variant == "flash_tc") {
+    if (variant == Variant::flash_tc) {
         if (p.dtype == DType::f32)
             return "flash_tc runs on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use flash or naive";
         if (p.d != 32 && p.d != 64 && p.d != 128)
@@ -104,7 +105,7 @@ std::string validate(const std::string& variant, const AttentionParams& p) {
             return "flash_tc takes Bc = 64 or 128 (its Sij accumulator, Bc / 2 floats per thread, is unrolled when "
                    "the kernel is compiled), not Bc = " + std::to_string(p.Bc) + "; the teaching kernel flash takes any Bc";
     }
-    if (variant == "flash_wgmma") {
+    if (variant == Variant::flash_wgmma) {
         if (p.dtype == DType::f32)
             return "flash_wgmma runs on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use flash or naive";
         if (p.d != 64 && p.d != 128)
@@ -146,7 +147,7 @@ struct FlashTcRegisters {
 }  // namespace
 
 RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue) {
-    if (!validate("flash_tc", p).empty()) return {};
+    if (!validate(Variant::flash_tc, p).empty()) return {};
     const int rows = flash_tc_warp_rows(p.Br, p.Bc, p.d);
     for (const FlashTcRegisters& r : kFlashTcRegisters)
         if (r.dtype == p.dtype && r.d == p.d && r.Bc == p.Bc && r.warp_rows == rows && r.skip == skip_epilogue)
@@ -175,24 +176,25 @@ double flash_wgmma_sfu_hidden_share(int Br, int64_t d) {
 std::vector<Params> auto_tile_candidates(const std::string& kernel_variant, const Params& p) {
     const bool br_auto = p.get("br") == kAutoTile, bc_auto = p.get("bc") == kAutoTile;
     if (!br_auto && !bc_auto) return {};
-    std::vector<int> rows, cols;
-    if (kernel_variant == "flash" || kernel_variant == "flash_tc") rows.assign(std::begin(kTileSizes), std::end(kTileSizes));
-    if (kernel_variant == "flash") cols.assign(std::begin(kTileSizes), std::end(kTileSizes));
-    if (kernel_variant == "flash_tc") cols.assign(std::begin(kTcTileSizes), std::end(kTcTileSizes));
-    if (kernel_variant == "flash_wgmma") {
-        rows.assign(std::begin(kWgmmaRowTiles), std::end(kWgmmaRowTiles));
-        cols.assign(std::begin(kWgmmaColTiles), std::end(kWgmmaColTiles));
-    }
-    if (!br_auto) rows = {static_cast<int>(p.get_int("br"))};
-    if (!bc_auto) cols = {static_cast<int>(p.get_int("bc"))};
-    std::vector<Params> out;
-    if (kernel_variant != "flash" && kernel_variant != "flash_tc" && kernel_variant != "flash_wgmma") {
+    const std::optional<Variant> v = find_variant(kernel_variant);
+    if (!v || !is_flash(*v)) {
         // No tile (naive): the one value an unresolved auto reads as, so a recording finds the point.
         Params c = p;
         if (br_auto) c.set("br", kUnresolvedAutoTile);
         if (bc_auto) c.set("bc", kUnresolvedAutoTile);
         return {c};
     }
+    std::vector<int> rows, cols;
+    if (*v == Variant::flash || *v == Variant::flash_tc) rows.assign(std::begin(kTileSizes), std::end(kTileSizes));
+    if (*v == Variant::flash) cols.assign(std::begin(kTileSizes), std::end(kTileSizes));
+    if (*v == Variant::flash_tc) cols.assign(std::begin(kTcTileSizes), std::end(kTcTileSizes));
+    if (*v == Variant::flash_wgmma) {
+        rows.assign(std::begin(kWgmmaRowTiles), std::end(kWgmmaRowTiles));
+        cols.assign(std::begin(kWgmmaColTiles), std::end(kWgmmaColTiles));
+    }
+    if (!br_auto) rows = {static_cast<int>(p.get_int("br"))};
+    if (!bc_auto) cols = {static_cast<int>(p.get_int("bc"))};
+    std::vector<Params> out;
     for (const int br : rows)
         for (const int bc : cols) {
             Params c = p;
@@ -202,9 +204,14 @@ std::vector<Params> auto_tile_candidates(const std::string& kernel_variant, cons
     return out;
 }
 
+Tile flash_tile(Variant variant, const AttentionParams& p) {
+    if (is_flash(variant)) return {p.Br, p.Bc};
+    throw std::invalid_argument(std::string("variant '") + name_of(variant) + "' has no flash tile");
+}
 Tile flash_tile(const std::string& variant, const AttentionParams& p) {
-    if (variant == "flash" || variant == "flash_tc" || variant == "flash_wgmma") return {p.Br, p.Bc};
-    throw std::invalid_argument("variant '" + variant + "' has no flash tile");
+    const std::optional<Variant> v = find_variant(variant);
+    if (!v) throw std::invalid_argument("variant '" + variant + "' has no flash tile");
+    return flash_tile(*v, p);
 }
 
 // Row stride (elements) of the teaching kernel's Qi, Kj, Vj tiles: padded so that one row is an
@@ -217,12 +224,16 @@ int64_t flash_tile_row_stride(int64_t d, DType t) {
 }
 
 uint64_t flash_smem_bytes(const std::string& variant, const AttentionParams& p) {
+    return flash_smem_bytes(variant_of(variant), p);
+}
+
+uint64_t flash_smem_bytes(Variant variant, const AttentionParams& p) {
     const Tile t = flash_tile(variant, p);
     const uint64_t es = es_of(p), Br = u(t.Br), Bc = u(t.Bc), d = u(p.d);
     // Qi + 2 stages of (Kj, Vj); rows padded by 16 bytes so ldmatrix's 8 rows hit different banks.
-    if (variant == "flash_tc") return (Br + 4 * Bc) * (d + 8) * es;
+    if (variant == Variant::flash_tc) return (Br + 4 * Bc) * (d + 8) * es;
     // Qi + the TMA ring's stages of (Kj, Vj), unpadded (128-byte swizzle), alignment and mbarriers.
-    if (variant == "flash_wgmma")
+    if (variant == Variant::flash_wgmma)
         return (Br + 2 * u(flash_wgmma_stages(t.Br, t.Bc, p.d, p.dtype == DType::f32 ? 4 : 2)) * Bc) * d * es +
                u(kWgmmaSmemExtra);
     const uint64_t ld = u(flash_tile_row_stride(p.d, p.dtype));
@@ -230,13 +241,12 @@ uint64_t flash_smem_bytes(const std::string& variant, const AttentionParams& p) 
            + (Br * (Bc + 1) + Br * d + 3 * Br) * 4;  // Sij (padded rows), Oi, m, l, rescale in fp32
 }
 
-std::string flash_smem_refusal(const std::string& variant, const AttentionParams& p, int smem_per_block,
-                               int smem_per_block_optin) {
+std::string flash_smem_refusal(Variant variant, const AttentionParams& p, int smem_per_block, int smem_per_block_optin) {
     const uint64_t need = flash_smem_bytes(variant, p);
     const uint64_t allowed = u(std::max(smem_per_block, smem_per_block_optin));
     if (need <= allowed) return "";
     const Tile t = flash_tile(variant, p);
-    return variant + " with Br=" + std::to_string(t.Br) + ", Bc=" + std::to_string(t.Bc) + ", d=" +
+    return std::string(name_of(variant)) + " with Br=" + std::to_string(t.Br) + ", Bc=" + std::to_string(t.Bc) + ", d=" +
            std::to_string(p.d) + ", " + to_string(p.dtype) + " needs " + std::to_string(need) +
            " bytes of shared memory per block; this device allows " + std::to_string(smem_per_block) +
            " per block by default, " + std::to_string(smem_per_block_optin) +
@@ -250,30 +260,36 @@ std::string format_gib(uint64_t bytes) {
 }
 
 std::string device_refusal(const std::string& variant, const AttentionParams& p, const DeviceBudget& budget) {
+    const std::optional<Variant> v = find_variant(variant);
+    if (!v) return validate(variant, p);
+    return device_refusal(*v, p, budget);
+}
+
+std::string device_refusal(Variant variant, const AttentionParams& p, const DeviceBudget& budget) {
     const DeviceInfo& dev = budget.device;
     if (std::string bad = validate(variant, p); !bad.empty()) return bad;
-    if (variant == "flash_tc" && dev.cc_major < 8)
+    if (variant == Variant::flash_tc && dev.cc_major < 8)
         return "flash_tc needs compute capability 8.0 or newer (mma.sync m16n8k16 with bf16, cp.async); " + dev.name +
                " is " + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor);
-    if (variant == "flash_wgmma" && !(dev.cc_major == 9 && dev.cc_minor == 0))
+    if (variant == Variant::flash_wgmma && !(dev.cc_major == 9 && dev.cc_minor == 0))
         return "flash_wgmma needs compute capability 9.0 (H100, H200): wgmma, TMA and setmaxnreg exist only in "
                "sm_90a code, which runs on 9.0 alone; " + dev.name + " is " + std::to_string(dev.cc_major) + "." +
                std::to_string(dev.cc_minor) + ". flash_tc runs on 8.0 and newer";
-    if (variant != "naive")
+    if (variant != Variant::naive)
         if (std::string refusal = flash_smem_refusal(variant, p, dev.smem_per_block, dev.smem_per_block_optin);
             !refusal.empty())
             return refusal;
-    const uint64_t io = io_bytes(p), scratch = variant == "naive" ? naive_scratch_bytes(p) : 0;
+    const uint64_t io = io_bytes(p), scratch = variant == Variant::naive ? naive_scratch_bytes(p) : 0;
     const uint64_t memory = budget.memory_bytes;
     const std::string of_memory = " of GPU memory " + budget.memory_what;
     if (io + scratch > memory) {
-        if (variant == "naive")
+        if (variant == Variant::naive)
             return "naive needs " + format_gib(scratch) + " for S and P (2 x batch_heads x N^2 x " +
                    std::to_string(dtype_bytes(p.dtype)) + " bytes) plus " + format_gib(io) + " for Q, K, V, O; " +
                    format_gib(memory) + of_memory +
                    (io <= memory ? ". flash needs only the " + format_gib(io) + " for Q, K, V, O: S and P never exist"
                                  : "");
-        return variant + " needs " + format_gib(io) + " for Q, K, V, O; " + format_gib(memory) + of_memory;
+        return std::string(name_of(variant)) + " needs " + format_gib(io) + " for Q, K, V, O; " + format_gib(memory) + of_memory;
     }
     return "";
 }
@@ -456,12 +472,12 @@ void add_kv_iterations(Schedule& s, int k, const AttentionParams& p, const Tile&
 // first Kj and Vj, arrive before the loop can start, and Oi leaves after it.
 constexpr double kFlashTc16RowWarps = 7.0, kFlashTc32RowWarps = 4.5;  // at d = 64, Bc = 64
 
-BlockShape flash_block_shape(const std::string& variant, const AttentionParams& p, const std::vector<BlockClass>& classes) {
+BlockShape flash_block_shape(Variant variant, const AttentionParams& p, const std::vector<BlockClass>& classes) {
     BlockShape b;
     b.shared_bytes = flash_smem_bytes(variant, p);
     // flash_tc's warps of 32 rows issue two independent MMA chains per fragment: half the warps do.
-    if (variant == "flash") b.saturating_warps = 6;
-    if (variant == "flash_tc") {
+    if (variant == Variant::flash) b.saturating_warps = 6;
+    if (variant == Variant::flash_tc) {
         // A warp's independent MMAs grow with d (its Oi fragments) and Bc (its Sij fragments): the
         // warps an SM needs fall about as their fourth root (v5, H100 and H200: 32 x 64 at d = 128
         // needs 5.8, 64 x 64 at d = 32 about 8.5, the Bc = 128 tiles 0.84 of the Bc = 64 ones).
@@ -469,7 +485,7 @@ BlockShape flash_block_shape(const std::string& variant, const AttentionParams& 
         b.saturating_warps = (flash_tc_warp_rows(p.Br, p.Bc, p.d) == 32 ? kFlashTc32RowWarps : kFlashTc16RowWarps) * ilp;
     }
     // flash_tc issues Qi, K0 and V0 as one group of cp.async: one trip before its loop, not two.
-    b.memory_trips = variant == "flash_tc" ? 2 : 3;
+    b.memory_trips = variant == Variant::flash_tc ? 2 : 3;
     // Causal: the row blocks visit 1..Tc key tiles; the last one works longest.
     double total = 0, longest = 0, blocks = 0, tiles = 0;
     for (const BlockClass& c : classes) {
@@ -480,7 +496,7 @@ BlockShape flash_block_shape(const std::string& variant, const AttentionParams& 
         longest = std::max(longest, work);
     }
     if (total > 0) b.longest_block = longest * blocks / total;
-    if (variant == "flash") {
+    if (variant == Variant::flash) {
         // The teaching loop's steps wait on each other: Kj, Vj are loaded without a prefetch, four
         // __syncthreads a step, and one thread per row runs the softmax's serial max and sum. The
         // recording's lone blocks (1-16 heads at N = 1024, Bc 16-128, d 16-128) spend about 4.4 us
@@ -492,13 +508,13 @@ BlockShape flash_block_shape(const std::string& variant, const AttentionParams& 
     return b;
 }
 
-void add_flash_kernel(Schedule& s, const std::string& variant, const AttentionParams& p) {
+void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     const Tile t = flash_tile(variant, p);
     const uint64_t es = es_of(p), d = u(p.d), bh = u(p.batch_heads), Tr = ceil_div(u(p.N), u(t.Br));
     const int k = static_cast<int>(s.kernels.size());
-    const bool tc = variant == "flash_tc";  // mma.sync; the teaching kernel's products are FP32 FMAs
-    const bool wgmma = variant == "flash_wgmma";
-    ScheduleKernel kernel{variant, Tr * bh,
+    const bool tc = variant == Variant::flash_tc;  // mma.sync; the teaching kernel's products are FP32 FMAs
+    const bool wgmma = variant == Variant::flash_wgmma;
+    ScheduleKernel kernel{name_of(variant), Tr * bh,
                           tc ? flash_tc_threads(t.Br, t.Bc, p.d) : wgmma ? flash_wgmma_threads(t.Br) : flash_threads(), tc || wgmma};
     kernel.mma_sync = tc;  // hand-written mma.sync, not a library GEMM; wgmma runs at the GEMM's rate
     if (tc) kernel.registers = flash_tc_registers(p);
@@ -613,13 +629,19 @@ int softmax_threads(const AttentionParams& p) {
 
 Schedule schedule(const std::string& variant, const AttentionParams& p) {
     if (const std::string bad = validate(variant, p); !bad.empty()) throw std::invalid_argument(bad);
+    return schedule(variant_of(variant), p);
+}
+
+Schedule schedule(Variant variant, const AttentionParams& p) {
+    if (const std::string bad = validate(variant, p); !bad.empty()) throw std::invalid_argument(bad);
     Schedule s;
-    if (variant == "naive") add_naive_kernels(s, p);
+    if (variant == Variant::naive) add_naive_kernels(s, p);
     else add_flash_kernel(s, variant, p);
     return s;
 }
 
 Model model(const std::string& variant, const AttentionParams& p) { return model_from_schedule(schedule(variant, p)); }
+Model model(Variant variant, const AttentionParams& p) { return model_from_schedule(schedule(variant, p)); }
 
 // =============================================================================================
 // [SECTION] Totals

@@ -549,7 +549,7 @@ __global__ void __launch_bounds__(kTcMaxThreads, tc_min_blocks(D, BC, MT))
     }
 #else
     (void)Q; (void)K; (void)V; (void)O; (void)N; (void)causal; (void)scale_log2; (void)ep;
-    __trap();  // the host refuses flash_tc below sm_80 (why_not_runnable), so this never runs
+    __trap();  // the host refuses flash_tc below sm_80 (attention::device_refusal), so this never runs
 #endif
 }
 

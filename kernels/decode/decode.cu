@@ -139,12 +139,6 @@ __device__ __forceinline__ float weight_of(float m, float M) { return m == -INFI
 // =============================================================================================
 // [SECTION] Inputs
 // =============================================================================================
-template <typename T> __global__ void fill_q(T* q, uint64_t n, uint64_t seed) {
-    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
-        q[i] = from_float<T>(input_value(seed, kQ, i));
-}
-
 // K and V by logical index (b, g, t, c), each stored where the layout puts it (through the table).
 template <typename T, int D> __global__ void fill_cache(T* k, T* v, Args a, uint64_t seed) {
     const uint64_t n = static_cast<uint64_t>(a.batch) * a.kv_heads * a.kv_len * D;
@@ -508,7 +502,7 @@ int log2_of(int64_t v) {
     return s;
 }
 
-Args args_of(const std::string& variant, const DecodeParams& p, const Buffers& bf) {
+Args args_of(Variant variant, const DecodeParams& p, const Buffers& bf) {
     Args a;
     a.q = bf.q.get();
     a.k = bf.k.get();
@@ -528,7 +522,7 @@ Args args_of(const std::string& variant, const DecodeParams& p, const Buffers& b
     a.pages_per_seq = static_cast<int>(pages_per_seq(p));
     a.group = static_cast<int>(group_size(p));
     a.passes = static_cast<int>(head_passes(p));
-    const Split sp = split_of(variant, p);
+    const Split sp = split_of(name_of(variant), p);
     a.splits = static_cast<int>(sp.splits);
     a.chunk = static_cast<int>(sp.chunk);
     a.scale = 1.0f / std::sqrt(static_cast<float>(p.d));
@@ -536,26 +530,26 @@ Args args_of(const std::string& variant, const DecodeParams& p, const Buffers& b
     return a;
 }
 
-void allocate(const std::string& variant, const DecodeParams& p, Buffers& b) {
+void allocate(Variant variant, const DecodeParams& p, Buffers& b) {
     const uint64_t qb = q_bytes(p);
     b.q = DeviceMemory(qb, "q");
     b.out = DeviceMemory(qb, "out");
     b.k = DeviceMemory(pool_bytes(p) / 2, "K cache");
     b.v = DeviceMemory(pool_bytes(p) / 2, "V cache");
     if (p.page > 0) b.table = DeviceMemory(table_bytes(p), "page table");
-    if (variant == "naive") {
+    if (variant == Variant::naive) {
         b.S = DeviceMemory(scores_bytes(p), "S");
         b.P = DeviceMemory(scores_bytes(p), "P");
     }
     if (is_split(variant)) {
-        const uint64_t S = static_cast<uint64_t>(split_of(variant, p).splits), BH = static_cast<uint64_t>(p.batch * p.heads);
+        const uint64_t S = static_cast<uint64_t>(split_of(name_of(variant), p).splits), BH = static_cast<uint64_t>(p.batch * p.heads);
         b.o_split = DeviceMemory(BH * S * static_cast<uint64_t>(p.d) * 4, "O_split");
         b.m_l = DeviceMemory(BH * S * 8, "m_l");
-        if (variant == "split_kv_fused") b.counters = DeviceMemory(static_cast<uint64_t>(work_items(p)) * 4, "counters");
+        if (variant == Variant::split_kv_fused) b.counters = DeviceMemory(static_cast<uint64_t>(work_items(p)) * 4, "counters");
     }
 }
 
-void fill_inputs(const std::string& variant, const DecodeParams& p, const Buffers& b, cudaStream_t stream) {
+void fill_inputs(Variant variant, const DecodeParams& p, const Buffers& b, cudaStream_t stream) {
     // The pool's empty slots (a ragged last page) stay NaN: a kernel that read one would show it.
     check(cudaMemsetAsync(b.k.get(), 0xFF, b.k.bytes(), stream), "poisoning the K pool");
     check(cudaMemsetAsync(b.v.get(), 0xFF, b.v.bytes(), stream), "poisoning the V pool");
@@ -567,11 +561,10 @@ void fill_inputs(const std::string& variant, const DecodeParams& p, const Buffer
     }
     if (b.counters.get()) check(cudaMemsetAsync(b.counters.get(), 0, b.counters.bytes(), stream), "zeroing the counters");
     const Args a = args_of(variant, p, b);
-    const uint64_t nq = static_cast<uint64_t>(p.batch * p.heads * p.d);
+    kernels::gpu::fill_input(p.dtype, b.q.get(), p.batch * p.heads * p.d, p.seed, kQ, stream);
     with_type(p.dtype, [&](auto zero) {
         using T = decltype(zero);
         if constexpr (!std::is_same_v<T, float>) {
-            fill_q<T><<<static_cast<unsigned>(std::min<uint64_t>((nq + 255) / 256, 1024)), 256, 0, stream>>>(static_cast<T*>(b.q.get()), nq, p.seed);
             if (p.d == 64) fill_cache<T, 64><<<132 * 16, 256, 0, stream>>>(static_cast<T*>(b.k.get()), static_cast<T*>(b.v.get()), a, p.seed);
             else fill_cache<T, 128><<<132 * 16, 256, 0, stream>>>(static_cast<T*>(b.k.get()), static_cast<T*>(b.v.get()), a, p.seed);
         }
@@ -586,9 +579,7 @@ void poison_outputs(const DecodeParams& p, const Buffers& b, cudaStream_t stream
     (void)p;
 }
 
-size_t kernel_count_of(const std::string& variant) {
-    return variant == "naive" ? 3 : variant == "split_kv" ? 2 : 1;
-}
+size_t kernel_count_of(Variant variant) { return variant == Variant::naive ? 3 : variant == Variant::split_kv ? 2 : 1; }
 
 template <typename T, int D, int MODE> void launch_loop(const Args& a, int gp, dim3 grid, cudaStream_t s) {
     switch (gp) {
@@ -599,28 +590,29 @@ template <typename T, int D, int MODE> void launch_loop(const Args& a, int gp, d
 }
 
 template <typename T, int D>
-void launch_typed(const std::string& variant, size_t k, const DecodeParams& p, const Args& a, cudaStream_t s) {
+void launch_typed(Variant variant, size_t k, const DecodeParams& p, const Args& a, cudaStream_t s) {
     const unsigned BH = static_cast<unsigned>(p.batch * p.heads);
-    if (variant == "naive") {
+    if (variant == Variant::naive) {
         const unsigned tiles = static_cast<unsigned>((p.kv_len + kv_tile(D) - 1) / kv_tile(D));
         if (k == 0) naive_scores<T, D><<<dim3(tiles, BH), kThreads, 0, s>>>(a);
         if (k == 1) naive_softmax<T><<<BH, kSoftmaxThreads, 0, s>>>(a);
         if (k == 2) naive_pv<T, D><<<BH, kThreads, 0, s>>>(a);
         return;
     }
-    if (variant == "split_kv" && k == 1) {
+    if (variant == Variant::split_kv && k == 1) {
         split_kv_combine<T, D><<<BH, kCombineThreads, 0, s>>>(a);
         return;
     }
     const dim3 grid(static_cast<unsigned>(a.splits), static_cast<unsigned>(p.kv_heads * head_passes(p)), static_cast<unsigned>(p.batch));
     const int gp = static_cast<int>(pass_heads(p));
-    if (variant == "flash") launch_loop<T, D, kFlash>(a, gp, grid, s);
-    else if (variant == "split_kv") launch_loop<T, D, kSplit>(a, gp, grid, s);
+    if (variant == Variant::flash) launch_loop<T, D, kFlash>(a, gp, grid, s);
+    else if (variant == Variant::split_kv) launch_loop<T, D, kSplit>(a, gp, grid, s);
     else launch_loop<T, D, kFused>(a, gp, grid, s);
 }
 
-void launch_kernel_of(const std::string& variant, size_t k, const DecodeParams& p, const Buffers& b, cudaStream_t s) {
-    if (k >= kernel_count_of(variant)) throw std::invalid_argument(variant + " has no kernel " + std::to_string(k));
+void launch_kernel_of(Variant variant, size_t k, const DecodeParams& p, const Buffers& b, cudaStream_t s) {
+    if (k >= kernel_count_of(variant))
+        throw std::invalid_argument(std::string(name_of(variant)) + " has no kernel " + std::to_string(k));
     const Args a = args_of(variant, p, b);
     if (p.dtype == DType::f16) {
         if (p.d == 64) launch_typed<__half, 64>(variant, k, p, a, s);
@@ -629,7 +621,7 @@ void launch_kernel_of(const std::string& variant, size_t k, const DecodeParams& 
         if (p.d == 64) launch_typed<__nv_bfloat16, 64>(variant, k, p, a, s);
         else launch_typed<__nv_bfloat16, 128>(variant, k, p, a, s);
     }
-    check_launch(variant.c_str());
+    check_launch(name_of(variant));
 }
 
 struct DeviceFacts {
@@ -663,10 +655,11 @@ std::string why_not_runnable(const std::string& variant, const DecodeParams& p) 
     }
 }
 
-Output run_once(const std::string& variant, const DecodeParams& p, int runs) {
+Output run_once(const std::string& variant_name, const DecodeParams& p, int runs) {
     Output r;
     try {
-        if (std::string why = why_not_runnable(variant, p); !why.empty()) throw std::invalid_argument(why);
+        if (std::string why = why_not_runnable(variant_name, p); !why.empty()) throw std::invalid_argument(why);
+        const Variant variant = variant_of(variant_name);
         Stream stream;
         const cudaStream_t s = stream.get();
         Buffers b;
@@ -676,14 +669,14 @@ Output run_once(const std::string& variant, const DecodeParams& p, int runs) {
             poison_outputs(p, b, s);
             for (size_t k = 0; k < kernel_count_of(variant); ++k) launch_kernel_of(variant, k, p, b, s);
         }
-        check(cudaStreamSynchronize(s), "run of " + variant);
+        check(cudaStreamSynchronize(s), "run of " + variant_name);
         const size_t n = static_cast<size_t>(p.batch * p.heads * p.d);
         std::vector<unsigned char> bits(static_cast<size_t>(q_bytes(p)));
         check(cudaMemcpy(bits.data(), b.out.get(), bits.size(), cudaMemcpyDeviceToHost), "copying out");
         r.out.resize(n);
         kernels::gpu::to_float(p.dtype, bits.data(), r.out.data(), n);
         for (float v : r.out) r.nonfinite += !std::isfinite(v);
-        r.splits = split_of(variant, p).splits;
+        r.splits = split_of(variant_name, p).splits;
         r.ok = true;
     } catch (const std::exception& e) {
         r.error = e.what();
@@ -706,10 +699,11 @@ public:
     std::string buffers_named(const std::string& variant, const Params& params) const override {
         const DecodeParams p = to_decode(params);
         return std::string("q, K and V cache") + (p.page > 0 ? ", page table" : "") + ", out" +
-               (variant == "naive" ? ", S, P" : "") + (is_split(variant) ? ", O_split, m_l" : "") +
-               (variant == "split_kv_fused" ? ", counters" : "");
+               (variant_of(variant) == Variant::naive ? ", S, P" : "") + (is_split(variant) ? ", O_split, m_l" : "") +
+               (variant_of(variant) == Variant::split_kv_fused ? ", counters" : "");
     }
-    void prepare(const std::string& variant, const Params& params, int, cudaStream_t) override {
+    void prepare(const std::string& variant_name, const Params& params, int, cudaStream_t) override {
+        const Variant variant = variant_of(variant_name);
         const DecodeParams p = to_decode(params);
         if (prepared_ && p == p_ && variant == variant_) return;
         release();
@@ -722,7 +716,7 @@ public:
         b_ = Buffers{};
         prepared_ = false;
     }
-    uint64_t bytes_held() const override { return prepared_ ? device_bytes(variant_, p_) : 0; }
+    uint64_t bytes_held() const override { return prepared_ ? device_bytes(name_of(variant_), p_) : 0; }
     void fill_inputs(cudaStream_t s) override { gpu::fill_inputs(variant_, p_, b_, s); }
     void poison_outputs(cudaStream_t s) override { gpu::poison_outputs(p_, b_, s); }
     size_t kernel_count() const override { return kernel_count_of(variant_); }
@@ -741,7 +735,7 @@ public:
         const std::vector<RowRef> rows = rows_to_check(p_, max_mults_);
         const size_t d = static_cast<size_t>(p_.d);
         std::vector<double> want(d);
-        kernels::gpu::ErrorSum errors;
+        kernels::ErrorSum errors;
         for (const RowRef& r : rows) {
             reference_row(p_, r.b, r.h, want.data());
             errors.add(&got_[static_cast<size_t>(r.b * p_.heads + r.h) * d], want.data(), d);
@@ -761,7 +755,7 @@ public:
     }
 
 private:
-    std::string variant_;
+    Variant variant_ = Variant::naive;
     DecodeParams p_;
     bool prepared_ = false;
     Buffers b_;

@@ -43,9 +43,11 @@
 
 #include "kernels/core/schedule.h"
 #include "kernels/core/types.h"
+#include "kernels/core/variant_names.h"
 #include "kernels/core/workload_def.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +79,16 @@ inline constexpr int64_t kMaxHeads = 128;
 inline constexpr int64_t kMaxSplits = 1024;
 inline constexpr int64_t kPageChoices[] = {0, 16, 32, 64, 128, 256};
 inline constexpr int64_t kDChoices[] = {64, 128};
+
+// The variants as values inside the workload, in the order of variants() (decode_model.cpp) and
+// kVariantNames; names are read where they come in. Values past split_kv_fused are kept for
+// variants added at run time, which nothing here knows.
+enum class Variant : int { naive, flash, split_kv, split_kv_fused };
+inline constexpr const char* kVariantNames[] = {"naive", "flash", "split_kv", "split_kv_fused"};
+inline const char* name_of(Variant v) { return name_in(kVariantNames, v); }
+inline std::optional<Variant> find_variant(const std::string& name) { return find_named<Variant>(kVariantNames, name); }
+inline Variant variant_of(const std::string& name) { return named_or_throw<Variant>(kVariantNames, name, "decode"); }
+inline bool is_split(Variant v) { return v == Variant::split_kv || v == Variant::split_kv_fused; }
 
 const std::vector<VariantInfo>& variants();
 bool has_variant(const std::string& variant);

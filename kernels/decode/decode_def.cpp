@@ -84,7 +84,7 @@ std::string describe_of(const Params& params, const std::string& variant) {
                        std::to_string(p.kv_heads) + " KV heads, kv_len " + std::to_string(p.kv_len) + ", d=" +
                        std::to_string(p.d) + (p.page > 0 ? ", pages of " + std::to_string(p.page) : ", contiguous");
     if (!has_variant(variant) || !validate(p).empty()) return text;
-    if (variant == "naive") return text + "; " + std::to_string(p.batch * p.heads) + " blocks in naive_pv";
+    if (variant_of(variant) == Variant::naive) return text + "; " + std::to_string(p.batch * p.heads) + " blocks in naive_pv";
     const Split s = split_of(variant, p);
     const int64_t blocks = work_items(p) * s.splits;
     if (is_split(variant))
@@ -126,7 +126,7 @@ OnChip on_chip(const std::string&, const Params&, const ScheduleKernel&) { retur
 // split_kv_fused's last block reads its group's partials back moments after the other splits wrote
 // them, in the same kernel: from L2 when they fit half of it (the generic rules would charge DRAM).
 void l2_reuse(const std::string& variant, const Params& params, uint64_t l2_bytes, Model& m) {
-    if (variant != "split_kv_fused") return;
+    if (find_variant(variant) != Variant::split_kv_fused) return;
     const DecodeParams p = to_decode(params);
     if (2 * partial_bytes(variant, p) > l2_bytes) return;
     for (KernelModel& k : m.kernels)

@@ -204,7 +204,7 @@ void emulate_naive(const DecodeParams& p, int64_t b, int64_t h, float* out) {
 }  // namespace
 
 void emulate_row(const std::string& variant, const DecodeParams& p, int64_t b, int64_t h, float* out) {
-    if (variant == "naive") emulate_naive(p, b, h, out);
+    if (variant_of(variant) == Variant::naive) emulate_naive(p, b, h, out);
     else emulate_loop(variant, p, b, h, out);
 }
 

@@ -63,12 +63,11 @@ const std::vector<VariantInfo>& variants() {
     return v;
 }
 
-bool has_variant(const std::string& variant) {
-    for (const VariantInfo& v : variants())
-        if (v.name == variant) return true;
-    return false;
+bool has_variant(const std::string& variant) { return find_variant(variant).has_value(); }
+bool is_split(const std::string& variant) {
+    const std::optional<Variant> v = find_variant(variant);
+    return v && is_split(*v);
 }
-bool is_split(const std::string& variant) { return variant == "split_kv" || variant == "split_kv_fused"; }
 
 std::string validate(const DecodeParams& p) {
     if (p.batch < 1 || p.batch > kMaxBatch) return range_message("batch", p.batch, 1, kMaxBatch);
@@ -109,7 +108,7 @@ std::string device_refusal(const std::string& variant, const DecodeParams& p, co
                            n(p.batch) + " x kv_heads " + n(p.kv_heads) + " x kv_len " + n(p.kv_len) + " x d " + n(p.d) +
                            " x " + n(int64_t{dtype_bytes(p.dtype)}) + " B" + (p.page > 0 ? ", in whole pages" : "") + ") is " +
                            format_gib(pool_bytes(p));
-        if (variant == "naive") text += ", S and P " + format_gib(2 * scores_bytes(p));
+        if (find_variant(variant) == Variant::naive) text += ", S and P " + format_gib(2 * scores_bytes(p));
         return text + "; " + format_gib(dev.memory_bytes) + " of GPU memory " + dev.memory_what + " on " + dev.device.name;
     }
     return "";
@@ -312,14 +311,16 @@ BlockShape loop_block_shape(const DecodeParams& p, uint64_t tokens_per_block, in
     return b;
 }
 
-void add_loop_kernel(Schedule& s, const std::string& variant, const DecodeParams& p) {
+void add_loop_kernel(Schedule& s, Variant variant, const DecodeParams& p) {
     const uint64_t es = es_of(p), d = u(p.d), GP = u(pass_heads(p)), W = u(work_items(p));
-    const Split sp = split_of(variant, p);
+    const Split sp = split_of(name_of(variant), p);
     const std::vector<KeyClass> classes = key_classes(p, sp);
-    const std::string name = variant == "flash" ? "flash_decode" : variant == "split_kv" ? "split_kv_partial" : "split_kv_fused";
+    const std::string name = variant == Variant::flash      ? "flash_decode"
+                             : variant == Variant::split_kv ? "split_kv_partial"
+                                                            : "split_kv_fused";
     const int k = static_cast<int>(s.kernels.size());
     ScheduleKernel kernel{name, W * u(sp.splits), kThreads, false};
-    kernel.block = loop_block_shape(p, u(sp.chunk), variant == "split_kv_fused" ? 4 : 2);
+    kernel.block = loop_block_shape(p, u(sp.chunk), variant == Variant::split_kv_fused ? 4 : 2);
     s.kernels.push_back(kernel);
     const std::string heads_text = GP == 1 ? "its query head" : "the group's " + n(GP) + " query heads";
     for (const KeyClass& c : classes) {
@@ -331,18 +332,18 @@ void add_loop_kernel(Schedule& s, const std::string& variant, const DecodeParams
                                 "load the page table's entries for these keys (" + n(c.pages) + " pool pages, in random order)" + suffix});
         add_key_loop(s, p, {k, repeat, c.tokens, GP, true, true, suffix});
         add_block_merge(s, p, k, repeat, GP, suffix, true);
-        if (variant == "flash") {
+        if (variant == Variant::flash) {
             s.events.push_back({EventKind::store, k, "out", GP * d * es, 0, repeat, "store out = O / l" + suffix});
             continue;
         }
         s.events.push_back({EventKind::store, k, "O_split", GP * d * 4, 0, repeat,
                             "store the partial O of this split (fp32, not yet divided by l) to HBM" + suffix});
         s.events.push_back({EventKind::store, k, "m_l", GP * 8, 0, repeat, "store the partial m, l of this split to HBM" + suffix});
-        if (variant == "split_kv_fused")
+        if (variant == Variant::split_kv_fused)
             s.events.push_back({EventKind::store, k, "counters", 4, 0, repeat,
                                 "__threadfence(), then atomicAdd on the counter of (sequence, KV head): is this the last split to finish?" + suffix});
     }
-    if (variant != "split_kv_fused") return;
+    if (variant != Variant::split_kv_fused) return;
     // The last block of each (sequence, KV head, pass) to finish merges its group's partials.
     const uint64_t S = u(sp.splits);
     const std::string last = " (the last of the " + n(S) + " splits of each (sequence, KV head) to finish)";
@@ -430,13 +431,14 @@ void add_naive_kernels(Schedule& s, const DecodeParams& p) {
 
 Schedule schedule(const std::string& variant, const DecodeParams& p) {
     if (const std::string bad = validate(variant, p); !bad.empty()) throw std::invalid_argument(bad);
+    const Variant v = variant_of(variant);
     Schedule s;
-    if (variant == "naive") {
+    if (v == Variant::naive) {
         add_naive_kernels(s, p);
         return s;
     }
-    add_loop_kernel(s, variant, p);
-    if (variant == "split_kv") add_combine_kernel(s, p);
+    add_loop_kernel(s, v, p);
+    if (v == Variant::split_kv) add_combine_kernel(s, p);
     return s;
 }
 
@@ -454,13 +456,14 @@ uint64_t pool_bytes(const DecodeParams& p) {
 uint64_t table_bytes(const DecodeParams& p) { return u(p.batch) * u(pages_per_seq(p)) * 4; }
 uint64_t scores_bytes(const DecodeParams& p) { return u(p.batch) * u(p.heads) * u(p.kv_len) * es_of(p); }
 uint64_t partial_bytes(const std::string& variant, const DecodeParams& p) {
-    if (!is_split(variant)) return 0;
+    const std::optional<Variant> v = find_variant(variant);
+    if (!v || !is_split(*v)) return 0;
     const uint64_t S = u(split_of(variant, p).splits), BH = u(p.batch) * u(p.heads);
-    return BH * S * u(p.d) * 4 + BH * S * 8 + (variant == "split_kv_fused" ? u(work_items(p)) * 4 : 0);
+    return BH * S * u(p.d) * 4 + BH * S * 8 + (v == Variant::split_kv_fused ? u(work_items(p)) * 4 : 0);
 }
 uint64_t min_bytes(const DecodeParams& p) { return 2 * q_bytes(p) + cache_bytes(p) + table_bytes(p); }
 uint64_t device_bytes(const std::string& variant, const DecodeParams& p) {
-    return 2 * q_bytes(p) + pool_bytes(p) + table_bytes(p) + (variant == "naive" ? 2 * scores_bytes(p) : 0) +
+    return 2 * q_bytes(p) + pool_bytes(p) + table_bytes(p) + (find_variant(variant) == Variant::naive ? 2 * scores_bytes(p) : 0) +
            partial_bytes(variant, p);
 }
 double nominal_flops(const DecodeParams& p) {

@@ -44,7 +44,6 @@
 // [SECTION] Math: GELU, dropout mask, block reduction
 // [SECTION] Kernels: row kernels (layernorm, fused_chain)
 // [SECTION] Kernels: flat kernels (gelu, dropout, add, bias_add, fused_bias_gelu)
-// [SECTION] Kernels: input fill, output scan
 // [SECTION] Launchers
 // [SECTION] Dispatch by kernel name, buffer specs
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
@@ -696,21 +695,6 @@ __global__ void __launch_bounds__(kMaxFlatThreads, kVector ? 2 : 1) flat_kernel(
 }
 
 // =============================================================================================
-// [SECTION] Kernels: input fill, output scan
-// =============================================================================================
-// Same expression as elementwise::x_value / gamma_value on the host: input_value() in fp32, then
-// (gamma) 1 + 0.5 u in fp32, then round to nearest even in the storage type.
-template <typename T>
-__global__ void fill_kernel(T* dst, int64_t n, uint64_t seed, uint32_t tensor_id, bool gamma_affine) {
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-        float u = input_value(seed, tensor_id, static_cast<uint64_t>(i));
-        if (gamma_affine) u = __fadd_rn(1.0f, __fmul_rn(0.5f, u));  // no FMA contraction: as on the host
-        dst[i] = from_float<T>(u);
-    }
-}
-
-// =============================================================================================
 // [SECTION] Launchers
 // =============================================================================================
 bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; }
@@ -862,16 +846,6 @@ void launch_typed(const std::string& name, const ElementwiseParams& p, const Ele
     }
 }
 
-template <typename T>
-void fill_typed(void* dst, int64_t n, uint64_t seed, uint32_t tensor_id, bool gamma_affine, cudaStream_t s) {
-    if (dst == nullptr || n <= 0) return;
-    const int threads = 256;
-    const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, int64_t{1} << 16);
-    fill_kernel<T><<<static_cast<unsigned>(blocks), threads, 0, s>>>(static_cast<T*>(dst), n, seed, tensor_id,
-                                                                       gamma_affine);
-    check_launch("fill_inputs");
-}
-
 }  // namespace
 
 // =============================================================================================
@@ -919,32 +893,31 @@ void fill_inputs(const ElementwiseParams& p, const ElementwiseBuffers& b, cudaSt
                             {b.gamma, h, elementwise::kGamma, true},
                             {b.beta, h, elementwise::kBeta, false},
                             {b.bias, h, elementwise::kBias, false}};
-    for (const Input& in : inputs) {
-        switch (p.dtype) {
-        case DType::f32: fill_typed<float>(in.ptr, in.elements, p.seed, in.id, in.gamma, stream); break;
-        case DType::f16: fill_typed<__half>(in.ptr, in.elements, p.seed, in.id, in.gamma, stream); break;
-        case DType::bf16: fill_typed<__nv_bfloat16>(in.ptr, in.elements, p.seed, in.id, in.gamma, stream); break;
-        }
-    }
+    // Same expression as elementwise::x_value / gamma_value on the host: input_value() in fp32, then
+    // (gamma) 1 + 0.5 u in fp32, then round to nearest even in the storage type.
+    for (const Input& in : inputs)
+        kernels::gpu::fill_input(p.dtype, in.ptr, in.elements, p.seed, in.id, stream,
+                                 in.gamma ? kernels::gpu::InputScale{0.5f, 1.0f} : kernels::gpu::InputScale{});
 }
 
 std::vector<BufferSpec> buffer_specs(const std::string& variant, const ElementwiseParams& p) {
     const uint64_t n = static_cast<uint64_t>(p.rows) * static_cast<uint64_t>(p.hidden);
     const uint64_t h = static_cast<uint64_t>(p.hidden);
     using B = ElementwiseBuffers;
+    const bool unfused = elementwise::variant_of(p, variant) == elementwise::Variant::unfused;
     std::vector<BufferSpec> specs{{"x", &B::x, n, false}};
     if (p.chain) {
         specs.push_back({"residual", &B::residual, n, false});
         specs.push_back({"gamma", &B::gamma, h, false});
         specs.push_back({"beta", &B::beta, h, false});
-        if (variant == "unfused") {
+        if (unfused) {
             specs.push_back({"h1", &B::h1, n, true});
             specs.push_back({"h2", &B::h2, n, true});
             specs.push_back({"h3", &B::h3, n, true});
         }
     } else {
         specs.push_back({"bias", &B::bias, h, false});
-        if (variant == "unfused") specs.push_back({"h", &B::h1, n, true});
+        if (unfused) specs.push_back({"h", &B::h1, n, true});
     }
     specs.push_back({"out", &B::out, n, true});
     return specs;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include "kernels/core/types.h"
+#include "kernels/core/variant_names.h"
 #include "kernels/core/schedule.h"
 #include "kernels/core/workload_def.h"
 
@@ -154,6 +155,15 @@ struct FlatConfig {
 FlatConfig flat_config(const ElementwiseParams& p);
 std::string config_text(const FlatConfig& c);
 LaunchShape flat_kernel_shape(const ElementwiseParams& p);  // grid-stride-free flat kernels (gelu, add, ...)
+
+// The variants of chain and bias_gelu as values inside the workload (bias_gelu has the first two),
+// in the order of their variant lists (elementwise_def.cpp) and kVariantNames; names are read where
+// they come in. Values past fused_spill are kept for variants added at run time.
+enum class Variant : int { unfused, fused, fused_spill };
+inline constexpr const char* kVariantNames[] = {"unfused", "fused", "fused_spill"};
+// The variant called `name` in chain's or bias_gelu's list (p.chain); throws std::invalid_argument
+// (with the workload's variants) for a name the workload does not have.
+Variant variant_of(const ElementwiseParams& p, const std::string& name);
 
 Schedule chain_schedule(const std::string& variant, const ElementwiseParams& p);
 Schedule bias_gelu_schedule(const std::string& variant, const ElementwiseParams& p);

@@ -110,7 +110,7 @@ void emulate_chain_row(const std::string& variant, const ElementwiseParams& p, c
                        float* out) {
     const int64_t H = p.hidden;
     const DType t = p.dtype;
-    const bool fused = variant != "unfused";  // fused and fused_spill: the same code, the same arithmetic
+    const bool fused = variant_of(p, variant) != Variant::unfused;  // fused and fused_spill: the same code, the same arithmetic
     std::vector<float> x(static_cast<size_t>(H)), h;
     for (int64_t c = 0; c < H; ++c) x[static_cast<size_t>(c)] = x_value(p, row, c);
     layernorm(p, variant == "fused_spill" ? RowKernel::spill : RowKernel::picked, cols, x, h);
@@ -142,9 +142,10 @@ void emulate_chain_row(const std::string& variant, const ElementwiseParams& p, c
 void emulate_bias_gelu_row(const std::string& variant, const ElementwiseParams& p, const Columns& cols, int64_t row,
                            float* out) {
     const DType t = p.dtype;
+    const bool stores_h = variant_of(p, variant) == Variant::unfused;
     for (int64_t c = 0; c < p.hidden; ++c) {
         const float h = x_value(p, row, c) + cols.bias[static_cast<size_t>(c)];
-        out[c] = round_to_dtype(gpu_gelu(variant == "unfused" ? round_to_dtype(h, t) : h), t);  // unfused stores h
+        out[c] = round_to_dtype(gpu_gelu(stores_h ? round_to_dtype(h, t) : h), t);  // unfused stores h
     }
 }
 

@@ -140,24 +140,26 @@ void add_flat_kernel(Schedule& s, const ElementwiseParams& p, const std::string&
     block(tail, 1, " (ragged tail block)");
 }
 
-void require_variant(const ElementwiseParams& p, const std::string& variant) {
-    const char* workload = p.chain ? "chain" : "bias_gelu";
-    if (!has_variant(workload, variant)) throw std::invalid_argument(unknown_variant_message(workload, variant));
-}
-
 }  // namespace
 
+Variant variant_of(const ElementwiseParams& p, const std::string& name) {
+    const char* workload = p.chain ? "chain" : "bias_gelu";
+    if (has_variant(workload, name))
+        if (const std::optional<Variant> v = find_named<Variant>(kVariantNames, name)) return *v;
+    throw std::invalid_argument(unknown_variant_message(workload, name));
+}
+
 Schedule chain_schedule(const std::string& variant, const ElementwiseParams& p) {
-    require_variant(p, variant);
+    const Variant v = variant_of(p, variant);
     Schedule s;
-    if (variant == "unfused") {
+    if (v == Variant::unfused) {
         add_row_kernel(s, p, "layernorm", {"x"}, {"gamma", "beta"}, kLayerNormFlops,
                        "compute mean, rstd; normalise, scale by gamma, shift by beta", "h1");
         add_flat_kernel(s, p, "gelu", {"h1"}, "", kGeluFlops, "compute GELU", "h2");
         add_flat_kernel(s, p, "dropout", {"h2"}, "", kDropoutFlops, "compute Philox mask, drop and rescale", "h3");
         add_flat_kernel(s, p, "add", {"h3", "residual"}, "", kAddFlops, "compute h3 + residual", "out");
     } else {
-        const bool spill = variant == "fused_spill";
+        const bool spill = v == Variant::fused_spill;
         add_row_kernel(s, p, spill ? "fused_chain_spill" : "fused_chain", {"x", "residual"}, {"gamma", "beta"},
                        kLayerNormFlops + kGeluFlops + kDropoutFlops + kAddFlops,
                        spill ? "compute LayerNorm, GELU, dropout, + residual (registers and local memory)"
@@ -168,9 +170,9 @@ Schedule chain_schedule(const std::string& variant, const ElementwiseParams& p) 
 }
 
 Schedule bias_gelu_schedule(const std::string& variant, const ElementwiseParams& p) {
-    require_variant(p, variant);
+    const Variant v = variant_of(p, variant);
     Schedule s;
-    if (variant == "unfused") {
+    if (v == Variant::unfused) {
         add_flat_kernel(s, p, "bias_add", {"x"}, "bias", kBiasAddFlops, "compute x + bias", "h");
         add_flat_kernel(s, p, "gelu", {"h"}, "", kGeluFlops, "compute GELU", "out");
     } else {

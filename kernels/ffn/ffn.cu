@@ -31,9 +31,8 @@
 // [SECTION] unfused: cuBLAS GEMM, bias, GELU, cuBLAS GEMM, bias
 // [SECTION] fused_elementwise: cuBLAS GEMM, fused bias+GELU, cuBLAS GEMM, bias
 // [SECTION] epilogue: cuBLASLt GEMMs with the bias (+ GELU) epilogue
-// [SECTION] epilogue_graph: the epilogue's two GEMMs replayed from a CUDA graph
-// [SECTION] Fill kernel
-// [SECTION] The GPU workload
+// [SECTION] Inputs
+// [SECTION] The GPU workload (with epilogue_graph's capture and replay: build_graphs, launch_run)
 #include "kernels/gpu/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
 #include "kernels/gpu/gpu_memory.cuh"
@@ -245,30 +244,17 @@ struct LtPair {
 };
 
 // =============================================================================================
-// [SECTION] Fill kernel
+// [SECTION] Inputs
 // =============================================================================================
 // Same expression as ffn::x_value() and friends on the host: input_value() x scale in fp32, rounded to T.
-template <typename T>
-__global__ void fill_kernel(T* dst, int64_t n, uint64_t seed, uint32_t id, float scale) {
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-        dst[i] = kernels::gpu::from_float<T>(input_value(seed, id, static_cast<uint64_t>(i)) * scale);
-}
-
 void fill(DType t, void* dst, int64_t n, uint64_t seed, uint32_t id, float scale, cudaStream_t s) {
-    const unsigned blocks = static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, 65536));
-    kernels::gpu::with_type(t, [&](auto zero) {
-        using T = decltype(zero);
-        fill_kernel<T><<<blocks, 256, 0, s>>>(static_cast<T*>(dst), n, seed, id, scale);
-    });
-    check_launch("ffn fill");
+    kernels::gpu::fill_input(t, dst, n, seed, id, s, kernels::gpu::InputScale{scale, 0.0f});
 }
 
 }  // namespace
 
 // =============================================================================================
-// [SECTION] epilogue_graph: the epilogue's two GEMMs replayed from a CUDA graph
-// [SECTION] The GPU workload
+// [SECTION] The GPU workload (with epilogue_graph's capture and replay: build_graphs, launch_run)
 // =============================================================================================
 namespace {
 
@@ -292,12 +278,13 @@ public:
     L2Handling l2_handling() const override { return L2Handling::rotate_or_flush; }
     TimingStyle timing_style() const override { return TimingStyle::whole_run_idle; }
 
-    void prepare(const std::string& variant, const Params& params, int sets, cudaStream_t s) override {
+    void prepare(const std::string& variant_name, const Params& params, int sets, cudaStream_t s) override {
+        const Variant variant = variant_of(variant_name);
         const FfnParams p = to_ffn(params);
         // The harness's L2 decision: up to 8 rotated sets when they span 3x the L2, else one set
         // and an L2 flush before each rep (outside its events), so no rep finds its weights in L2.
         uint64_t set_bytes = 0;
-        for (const std::string& b : buffers(variant)) set_bytes += aligned(buffer_elements(p, b) * dtype_bytes(p.dtype));
+        for (const std::string& b : buffers(variant_name)) set_bytes += aligned(buffer_elements(p, b) * dtype_bytes(p.dtype));
         const int n = std::max(sets, 1);
         const bool same = arena_.get() && p == p_ && variant == variant_ && n == static_cast<int>(sets_.size());
         if (!same) {
@@ -313,7 +300,7 @@ public:
             for (int i = 0; i < n; ++i) {
                 Set set;
                 char* at = base + set_bytes * static_cast<uint64_t>(i);
-                for (const std::string& b : buffers(variant)) {
+                for (const std::string& b : buffers(variant_name)) {
                     set.slot(b) = at;
                     at += aligned(buffer_elements(p, b) * dtype_bytes(p.dtype));
                 }
@@ -335,7 +322,7 @@ public:
             lt_pair_ = std::make_unique<LtPair>(lt_, p, true);
             lt_params_ = p;
         }
-        if (variant_ == "epilogue_graph" && graphs_.empty()) build_graphs(s);  // never timed
+        if (variant_ == Variant::epilogue_graph && graphs_.empty()) build_graphs(s);  // never timed
     }
 
     void release() override {
@@ -362,7 +349,7 @@ public:
     // Every buffer a kernel writes, so a kernel that did not run leaves NaN all the way to out.
     void poison_outputs(cudaStream_t s) override {
         for (Set& set : sets_)
-            for (const std::string& b : buffers(variant_)) {
+            for (const std::string& b : buffers(name_of(variant_))) {
                 if (b == "x" || b == "W1" || b == "b1" || b == "W2" || b == "b2") continue;
                 check(cudaMemsetAsync(set.slot(b), 0xFF, buffer_elements(p_, b) * dtype_bytes(p_.dtype), s),
                       "poisoning " + b);
@@ -370,12 +357,12 @@ public:
     }
 
     size_t kernel_count() const override {
-        return variant_ == "unfused" ? 5 : variant_ == "fused_elementwise" ? 4 : 2;
+        return variant_ == Variant::unfused ? 5 : variant_ == Variant::fused_elementwise ? 4 : 2;
     }
     void launch_kernel(size_t k, int set_index, cudaStream_t s) override {
         Set& b = sets_[static_cast<size_t>(set_index) % sets_.size()];
         const FfnParams& p = p_;
-        if (variant_ == "unfused") {
+        if (variant_ == Variant::unfused) {
             switch (k) {
             case 0: cublas_gemm(blas_, p.dtype, b.x, b.W1, b.h1, p.M, p.d_model, p.d_ff, s); return;  // h1 = x·W1
             case 1: bias_kernel(p, b.h1, b.b1, b.h2, p.d_ff, s); return;                            // h2 = h1 + b1
@@ -384,7 +371,7 @@ public:
             default: bias_kernel(p, b.y, b.b2, b.out, p.d_model, s); return;                        // out = y + b2
             }
         }
-        if (variant_ == "fused_elementwise") {
+        if (variant_ == Variant::fused_elementwise) {
             switch (k) {
             case 0: cublas_gemm(blas_, p.dtype, b.x, b.W1, b.h1, p.M, p.d_model, p.d_ff, s); return;
             case 1: bias_gelu_kernel(p, b.h1, b.b1, b.act, s); return;  // act = GELU(h1 + b1)
@@ -400,7 +387,7 @@ public:
     void launch_run(cudaStream_t s) override {
         last_ = next_;
         next_ = (next_ + 1) % sets_.size();
-        if (variant_ == "epilogue_graph") {
+        if (variant_ == Variant::epilogue_graph) {
             check(cudaGraphLaunch(graphs_[last_], s), "cudaGraphLaunch");
             return;
         }
@@ -410,23 +397,23 @@ public:
     // failed and left the counters off for the session): the graph runs exactly the epilogue's two
     // kernels on the same buffers, so those are counted, launched one by one.
     void launch_counted_run(cudaStream_t s) override {
-        if (variant_ != "epilogue_graph") return launch_run(s);
+        if (variant_ != Variant::epilogue_graph) return launch_run(s);
         last_ = next_;
         next_ = (next_ + 1) % sets_.size();
         launch_kernel(0, static_cast<int>(last_), s);
         launch_kernel(1, static_cast<int>(last_), s);
     }
     std::string counted_run_note() const override {
-        return variant_ == "epilogue_graph" ? "counted on the same 2 kernels launched one by one (the range profiler "
+        return variant_ == Variant::epilogue_graph ? "counted on the same 2 kernels launched one by one (the range profiler "
                                               "cannot profile a graph replay)"
                                             : "";
     }
-    bool kernels_separable() const override { return variant_ != "epilogue_graph"; }
+    bool kernels_separable() const override { return variant_ != Variant::epilogue_graph; }
     std::string launches_text() const override {
-        std::string text = variant_ == "epilogue_graph"
+        std::string text = variant_ == Variant::epilogue_graph
                                ? "one cudaGraphLaunch of 2 kernel nodes, captured and instantiated beforehand"
                                : std::to_string(kernel_count()) + " launches: " +
-                                     (variant_ == "epilogue" ? std::string("2 cublasLtMatmul calls")
+                                     (variant_ == Variant::epilogue ? std::string("2 cublasLtMatmul calls")
                                                              : std::string("2 cublasGemmEx calls and ") +
                                                                    std::to_string(kernel_count() - 2) +
                                                                    " elementwise kernels");
@@ -483,8 +470,8 @@ public:
         const FfnParams& p = p_;
         verify_weights();
         std::vector<double> want;
-        reference_rows(variant_, p, host_weights_, rows_, want);
-        kernels::gpu::ErrorSum e;
+        reference_rows(name_of(variant_), p, host_weights_, rows_, want);
+        kernels::ErrorSum e;
         e.add(got_.data(), want.data(), got_.size());
         check_.max_abs = e.max_abs;
         check_.rel_l2 = e.rel_l2();
@@ -539,7 +526,7 @@ public:
     }
 
 private:
-    bool is_epilogue() const { return variant_ == "epilogue" || variant_ == "epilogue_graph"; }
+    bool is_epilogue() const { return ffn::is_epilogue(variant_); }
 
     void drop_graphs() {
         for (cudaGraphExec_t g : graphs_) (void)cudaGraphExecDestroy(g);
@@ -598,7 +585,7 @@ private:
     DeviceMemory arena_, workspace_;
     std::vector<Set> sets_;
     size_t next_ = 0, last_ = 0;
-    std::string variant_;
+    Variant variant_ = Variant::unfused;
     FfnParams p_;
     std::unique_ptr<LtPair> lt_pair_;
     FfnParams lt_params_;

@@ -32,9 +32,11 @@
 
 #include "kernels/core/schedule.h"
 #include "kernels/core/types.h"
+#include "kernels/core/variant_names.h"
 #include "kernels/core/workload_def.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +85,17 @@ struct GemmTile {
     const char* source = "";                     // where it comes from, a few words for the memory view
 };
 GemmTile gemm_tile(const FfnParams& p);
+
+// The variants as values inside the workload, in the order of variants() (ffn_model.cpp) and
+// kVariantNames; names are read where they come in. Values past epilogue_graph are kept for
+// variants added at run time, which nothing here knows.
+enum class Variant : int { unfused, fused_elementwise, epilogue, epilogue_graph };
+inline constexpr const char* kVariantNames[] = {"unfused", "fused_elementwise", "epilogue", "epilogue_graph"};
+inline const char* name_of(Variant v) { return name_in(kVariantNames, v); }
+inline std::optional<Variant> find_variant(const std::string& name) { return find_named<Variant>(kVariantNames, name); }
+inline Variant variant_of(const std::string& name) { return named_or_throw<Variant>(kVariantNames, name, "ffn"); }
+// GEMM 1 runs the bias and GELU as cuBLASLt's epilogue (tanh-form GELU): epilogue, epilogue_graph.
+inline bool is_epilogue(Variant v) { return v == Variant::epilogue || v == Variant::epilogue_graph; }
 
 const std::vector<VariantInfo>& variants();
 bool has_variant(const std::string& variant);

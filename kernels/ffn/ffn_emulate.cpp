@@ -61,21 +61,21 @@ std::shared_ptr<const Weights> weights_for(const FfnParams& p) {
 void emulate_row(const std::string& variant, const FfnParams& p, const Weights& w, int64_t row, float* out) {
     const int64_t d = p.d_model, f = p.d_ff;
     const DType t = p.dtype;
-    const bool epilogue = variant == "epilogue" || variant == "epilogue_graph";
+    const Variant v = variant_of(variant);
     std::vector<float> x(static_cast<size_t>(d)), h(static_cast<size_t>(f)), y(static_cast<size_t>(d));
     for (int64_t c = 0; c < d; ++c) x[static_cast<size_t>(c)] = x_value(p, row, c);
     emu::gemm_row(t, x.data(), w.w1_32.data(), d, f, h.data());
     for (int64_t j = 0; j < f; ++j) {
-        float& v = h[static_cast<size_t>(j)];
+        float& a = h[static_cast<size_t>(j)];
         const float bias = b1_value(p, j);
-        if (variant == "unfused") v = round_to_dtype(elementwise::gpu_gelu(round_to_dtype(round_to_dtype(v, t) + bias, t)), t);
-        else if (variant == "fused_elementwise") v = round_to_dtype(elementwise::gpu_gelu(round_to_dtype(v, t) + bias), t);
-        else v = round_to_dtype(gelu_tanh_f32(v + bias), t);  // GEMM 1's GELU_BIAS epilogue
+        if (v == Variant::unfused) a = round_to_dtype(elementwise::gpu_gelu(round_to_dtype(round_to_dtype(a, t) + bias, t)), t);
+        else if (v == Variant::fused_elementwise) a = round_to_dtype(elementwise::gpu_gelu(round_to_dtype(a, t) + bias), t);
+        else a = round_to_dtype(gelu_tanh_f32(a + bias), t);  // GEMM 1's GELU_BIAS epilogue
     }
     emu::gemm_row(t, h.data(), w.w2_32.data(), f, d, y.data());
     for (int64_t c = 0; c < d; ++c) {
-        const float v = y[static_cast<size_t>(c)], bias = b2_value(p, c);
-        out[c] = epilogue ? round_to_dtype(v + bias, t) : round_to_dtype(round_to_dtype(v, t) + bias, t);
+        const float a = y[static_cast<size_t>(c)], bias = b2_value(p, c);
+        out[c] = is_epilogue(v) ? round_to_dtype(a + bias, t) : round_to_dtype(round_to_dtype(a, t) + bias, t);
     }
 }
 
@@ -91,7 +91,7 @@ EmulatedCheck emulate(const std::string& variant, const FfnParams& p, const Emul
     c.what = "rows of out";
     c.how = "first, last and evenly spaced; 2 d_model d_ff multiply-adds each";
     c.versus = std::string("the float64 CPU reference with this variant's roundings") +
-               (variant == "epilogue" || variant == "epilogue_graph" ? " and cuBLASLt's tanh-form GELU" : "");
+               (is_epilogue(variant_of(variant)) ? " and cuBLASLt's tanh-form GELU" : "");
     // Measured at d_model = 1024, d_ff = 4096 (kernels/sim/emulate.h's machine): the weights 45 ns
     // per value (Philox and the first touch of 32 MiB), the reference 1.9 ns and the emulation 1.0 ns
     // per multiply-add (both stream W1 and W2 from memory once per row).

@@ -75,11 +75,7 @@ const std::vector<VariantInfo>& variants() {
     return v;
 }
 
-bool has_variant(const std::string& variant) {
-    for (const VariantInfo& v : variants())
-        if (v.name == variant) return true;
-    return false;
-}
+bool has_variant(const std::string& variant) { return find_variant(variant).has_value(); }
 
 std::string validate(const FfnParams& p) {
     if (p.d_model % kAlign != 0)
@@ -100,10 +96,11 @@ std::string validate(const FfnParams& p) {
 // [SECTION] Buffers
 // =============================================================================================
 std::vector<std::string> buffers(const std::string& variant) {
-    if (variant == "unfused") return {"x", "W1", "b1", "W2", "b2", "h1", "h2", "act", "y", "out"};
-    if (variant == "fused_elementwise") return {"x", "W1", "b1", "W2", "b2", "h1", "act", "y", "out"};
-    if (variant == "epilogue" || variant == "epilogue_graph") return {"x", "W1", "b1", "W2", "b2", "act", "out"};
-    throw std::invalid_argument("unknown ffn variant '" + variant + "'");
+    const Variant v = variant_of(variant);
+    if (v == Variant::unfused) return {"x", "W1", "b1", "W2", "b2", "h1", "h2", "act", "y", "out"};
+    if (v == Variant::fused_elementwise) return {"x", "W1", "b1", "W2", "b2", "h1", "act", "y", "out"};
+    if (is_epilogue(v)) return {"x", "W1", "b1", "W2", "b2", "act", "out"};
+    throw std::invalid_argument(std::string("ffn has no buffers for ") + name_of(v));
 }
 
 uint64_t buffer_elements(const FfnParams& p, const std::string& b) {
@@ -261,17 +258,17 @@ void add_flat(Schedule& s, const FfnParams& p, const std::string& name, const st
 }  // namespace
 
 Schedule schedule(const std::string& variant, const FfnParams& p) {
-    if (!has_variant(variant)) throw std::invalid_argument("unknown ffn variant '" + variant + "'");
+    const Variant v = variant_of(variant);
     if (std::string bad = validate(p); !bad.empty()) throw std::invalid_argument(bad);
     const uint64_t M = u(p.M), d = u(p.d_model), f = u(p.d_ff);
     Schedule s;
-    if (variant == "unfused") {
+    if (v == Variant::unfused) {
         add_gemm(s, p, "gemm1", "x", "W1", "h1", M, d, f, Epilogue::none, "", "cuBLAS");
         add_flat(s, p, "bias1", "h1", "b1", "h2", f, kBiasFlops, "compute h1 + b1");
         add_flat(s, p, "gelu", "h2", "", "act", f, kGeluFlops, "compute GELU(h2)");
         add_gemm(s, p, "gemm2", "act", "W2", "y", M, f, d, Epilogue::none, "", "cuBLAS");
         add_flat(s, p, "bias2", "y", "b2", "out", d, kBiasFlops, "compute y + b2");
-    } else if (variant == "fused_elementwise") {
+    } else if (v == Variant::fused_elementwise) {
         add_gemm(s, p, "gemm1", "x", "W1", "h1", M, d, f, Epilogue::none, "", "cuBLAS");
         add_flat(s, p, "bias_gelu", "h1", "b1", "act", f, kBiasFlops + kGeluFlops,
                  "compute GELU(h1 + b1) in registers (h2 never stored)");

@@ -152,7 +152,8 @@ void reference_rows(const std::string& variant, const FfnParams& p, const Weight
         throw std::invalid_argument("ffn reference: weights of another shape or dtype");
     const int64_t d = p.d_model, f = p.d_ff;
     const DType t = p.dtype;
-    const bool epilogue = variant == "epilogue" || variant == "epilogue_graph";
+    const Variant kind = variant_of(variant);
+    const bool epilogue = is_epilogue(kind);
     std::vector<std::vector<double>> x(rows.size(), std::vector<double>(static_cast<size_t>(d)));
     for (size_t r = 0; r < rows.size(); ++r)
         for (int64_t c = 0; c < d; ++c) x[r][static_cast<size_t>(c)] = x_value(p, rows[r], c);
@@ -167,8 +168,8 @@ void reference_rows(const std::string& variant, const FfnParams& p, const Weight
         for (int64_t j = 0; j < f; ++j) {
             double& v = row[static_cast<size_t>(j)];
             const double bias = b1[static_cast<size_t>(j)];
-            if (variant == "unfused") v = rounded(gelu_erf(rounded(rounded(v, t) + bias, t)), t);  // h1, h2, act
-            else if (variant == "fused_elementwise") v = rounded(gelu_erf(rounded(v, t) + bias), t);  // h1, act
+            if (kind == Variant::unfused) v = rounded(gelu_erf(rounded(rounded(v, t) + bias, t)), t);  // h1, h2, act
+            else if (kind == Variant::fused_elementwise) v = rounded(gelu_erf(rounded(v, t) + bias), t);  // h1, act
             else v = rounded(gelu_tanh(v + bias), t);  // act only; cuBLASLt's GELU is the tanh form
         }
     std::vector<std::vector<double>> y;

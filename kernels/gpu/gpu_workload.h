@@ -1,5 +1,6 @@
 // One GPU interface for every workload: the device side of a workload, implemented in its folder
-// (a .cu file) and made by WorkloadDef::make_gpu. The harness (kernels/gpu/gpu_backend.cu) owns
+// (a .cu file) and made by WorkloadDef::make_gpu: a workload's whole device side, what the GPU
+// backend runs and what the GPU tests run through it. The harness (kernels/gpu/gpu_backend.cu) owns
 // the device, the stream, the L2 policy, timing, the timeline, the counters and out-of-memory
 // handling, and drives a workload through these calls only:
 //
@@ -125,23 +126,6 @@ public:
     virtual std::string register_note(const Model& /*model*/, const Params& /*p*/) const { return ""; }
 };
 
-// The buffer calls forwarded to a workspace class with the usual members (release, bytes,
-// fill_inputs, poison_outputs, kernel_count, launch_kernel(k, stream)): attention's and skip's
-// GpuWorkloads hold one buffer set, so the set index is not used.
-template <typename Workspace>
-class WorkspaceGpuWorkload : public GpuWorkload {
-public:
-    void release() override { ws_.release(); }
-    uint64_t bytes_held() const override { return ws_.bytes(); }
-    void fill_inputs(cudaStream_t stream) override { ws_.fill_inputs(stream); }
-    void poison_outputs(cudaStream_t stream) override { ws_.poison_outputs(stream); }
-    size_t kernel_count() const override { return ws_.kernel_count(); }
-    void launch_kernel(size_t k, int, cudaStream_t stream) override { ws_.launch_kernel(k, stream); }
-
-protected:
-    Workspace ws_;
-};
-
 namespace gpu {
 
 // Counts NaN/inf elements of a device tensor into *count_device (zeroed first by the caller's
@@ -152,8 +136,26 @@ int64_t scan_nonfinite(DType t, const void* tensor, int64_t elements, unsigned l
                        cudaStream_t stream);
 void to_float(DType t, const void* host_bits, float* dst, uint64_t elements);
 
-// The error sums every check reports (kernels/core/output_check.h).
-using ErrorSum = kernels::ErrorSum;
+// A workload's buffer set kept between jobs while `same` says the next job's buffers are the ones
+// it holds; otherwise the old ones are freed first (a smaller configuration never needs both) and
+// `allocate(buffers)` makes the new ones. `held`: whether it holds any (release() clears it).
+template <typename Buffers, typename Allocate>
+void keep_or_allocate(Buffers& buffers, bool& held, bool same, Allocate&& allocate) {
+    if (held && same) return;
+    buffers = Buffers{};
+    held = false;
+    allocate(buffers);
+    held = true;
+}
+
+// The one input fill (kernels/gpu/gpu_fill.cu): element i of `dst` (`elements` of dtype t) is
+// input_value(seed, tensor_id, i), times map.scale plus map.offset when they are not 1 and 0, each
+// a separate fp32 rounding as the workload's host-side *_value() functions compute it, rounded to t.
+struct InputScale {
+    float scale = 1.0f, offset = 0.0f;
+};
+void fill_input(DType t, void* dst, int64_t elements, uint64_t seed, uint32_t tensor_id, cudaStream_t stream,
+                InputScale map = {});
 
 }  // namespace gpu
 

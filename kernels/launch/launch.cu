@@ -15,7 +15,6 @@
 //
 // [SECTION] Kernels
 // [SECTION] Launchers
-// [SECTION] Workspace: buffers, graph, check
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 #include "kernels/gpu/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
@@ -23,13 +22,14 @@
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/core/philox.h"
 #include "kernels/launch/launch.h"
-#include "kernels/launch/launch_gpu.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cmath>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace kernels::launch::gpu {
@@ -64,13 +64,6 @@ __global__ void __launch_bounds__(kThreads) fused_steps_kernel(const T* __restri
     y[i] = from_float<T>(v);  // store y to memory once
 }
 
-// Same expression as launch::x_value() on the host: input_value() in fp32, rounded to T.
-template <typename T>
-__global__ void fill_kernel(T* x, int64_t n, uint64_t seed) {
-    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i < n) x[i] = from_float<T>(input_value(seed, kX, static_cast<uint64_t>(i)));
-}
-
 // y[idx[j]] -> out[j], for checking sampled elements of a large y without copying all of it.
 template <typename T>
 __global__ void gather_kernel(const T* y, const int64_t* idx, int64_t count, float* out) {
@@ -97,12 +90,6 @@ void launch_fused_typed(const void* x, void* y, int64_t n, int64_t steps, cudaSt
 }
 
 template <typename T>
-void launch_fill_typed(void* x, int64_t n, uint64_t seed, cudaStream_t s) {
-    fill_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(x), n, seed);
-    check_launch("launch fill");
-}
-
-template <typename T>
 void launch_gather_typed(const void* y, const int64_t* idx, int64_t count, float* out, cudaStream_t s) {
     gather_kernel<T><<<grid_for(count), kThreads, 0, s>>>(static_cast<const T*>(y), idx, count, out);
     check_launch("launch gather");
@@ -119,162 +106,21 @@ void by_dtype(DType t, Args... args) {
 }
 template <typename T> struct StepFn { template <typename... A> void operator()(A... a) { launch_step_typed<T>(a...); } };
 template <typename T> struct FusedFn { template <typename... A> void operator()(A... a) { launch_fused_typed<T>(a...); } };
-template <typename T> struct FillFn { template <typename... A> void operator()(A... a) { launch_fill_typed<T>(a...); } };
 template <typename T> struct GatherFn { template <typename... A> void operator()(A... a) { launch_gather_typed<T>(a...); } };
-
-}  // namespace
-
-// =============================================================================================
-// [SECTION] Workspace: buffers, graph, check
-// =============================================================================================
-struct Workspace::Impl {
-    LaunchParams p;
-    bool prepared = false;
-    DeviceMemory x, y;
-    cudaGraphExec_t graph = nullptr;
-    LaunchParams graph_params;  // what `graph` was captured for
-
-    void drop_graph() {
-        if (graph) (void)cudaGraphExecDestroy(graph);
-        graph = nullptr;
-    }
-    ~Impl() { drop_graph(); }
-};
-
-Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
-Workspace::~Workspace() = default;
-
-void Workspace::prepare(const LaunchParams& p) {
-    Impl& w = *impl_;
-    const uint64_t bytes = static_cast<uint64_t>(p.elements) * static_cast<uint64_t>(dtype_bytes(p.dtype));
-    if (!w.prepared || w.x.bytes() != bytes) {
-        w.drop_graph();  // it points at the old buffers
-        w.x = DeviceMemory();
-        w.y = DeviceMemory();
-        w.x = DeviceMemory(bytes, "x");
-        w.y = DeviceMemory(bytes, "y");
-    }
-    if (w.graph && !(w.graph_params == p)) w.drop_graph();
-    w.p = p;
-    w.prepared = true;
-}
-
-void Workspace::release() {
-    impl_->drop_graph();
-    impl_->x = DeviceMemory();
-    impl_->y = DeviceMemory();
-    impl_->prepared = false;
-}
-
-uint64_t Workspace::bytes() const { return impl_->x.bytes() + impl_->y.bytes(); }
-
-void Workspace::fill_inputs(cudaStream_t s) const {
-    by_dtype<FillFn>(impl_->p.dtype, impl_->x.get(), impl_->p.elements, impl_->p.seed, s);
-}
-
-void Workspace::poison_output(cudaStream_t s) const {
-    check(cudaMemsetAsync(impl_->y.get(), 0xFF, impl_->y.bytes(), s), "poisoning y");
-}
-
-void Workspace::launch_step(int64_t k, cudaStream_t s) const {
-    const Impl& w = *impl_;
-    const void* in = k == 0 ? w.x.get() : w.y.get();  // step 1 reads x, later steps read y
-    by_dtype<StepFn>(w.p.dtype, in, w.y.get(), w.p.elements, s);
-}
-
-void Workspace::build_graph(cudaStream_t s) {
-    Impl& w = *impl_;
-    if (w.graph) return;
-    // Capture mode "thread local": launches from other threads (none here) would not be captured.
-    check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
-    cudaGraph_t graph = nullptr;
-    try {
-        for (int64_t k = 0; k < w.p.steps; ++k) launch_step(k, s);
-    } catch (...) {
-        (void)cudaStreamEndCapture(s, &graph);
-        if (graph) (void)cudaGraphDestroy(graph);
-        throw;
-    }
-    check(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
-    const cudaError_t e = cudaGraphInstantiate(&w.graph, graph, 0);
-    (void)cudaGraphDestroy(graph);  // the executable graph keeps what it needs
-    check(e, "cudaGraphInstantiate");
-    check(cudaGraphUpload(w.graph, s), "cudaGraphUpload");
-    w.graph_params = w.p;
-}
-
-void Workspace::run(const std::string& variant, cudaStream_t s) {
-    Impl& w = *impl_;
-    if (variant == "stream") {
-        for (int64_t k = 0; k < w.p.steps; ++k) launch_step(k, s);
-    } else if (variant == "graph") {
-        build_graph(s);
-        check(cudaGraphLaunch(w.graph, s), "cudaGraphLaunch");
-    } else if (variant == "fused") {
-        by_dtype<FusedFn>(w.p.dtype, w.x.get(), w.y.get(), w.p.elements, w.p.steps, s);
-    } else {
-        throw std::invalid_argument("launch has no variant '" + variant + "'");
-    }
-}
-
-Check Workspace::check_output(const std::string& variant, unsigned long long* counter, cudaStream_t s) const {
-    const Impl& w = *impl_;
-    const LaunchParams& p = w.p;
-    Check r;
-    check(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), s), "cudaMemsetAsync");
-    kernels::gpu::count_nonfinite(p.dtype, w.y.get(), p.elements, counter, s);
-    unsigned long long nonfinite = 0;
-    check(cudaMemcpyAsync(&nonfinite, counter, sizeof nonfinite, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-
-    const std::vector<int64_t> idx = elements_to_check(p);
-    const int64_t count = static_cast<int64_t>(idx.size());
-    DeviceMemory idx_dev(idx.size() * sizeof(int64_t), "checked indices");
-    DeviceMemory got_dev(idx.size() * sizeof(float), "checked values");
-    check(cudaMemcpyAsync(idx_dev.get(), idx.data(), idx_dev.bytes(), cudaMemcpyHostToDevice, s), "cudaMemcpy");
-    by_dtype<GatherFn>(p.dtype, static_cast<const void*>(w.y.get()), static_cast<const int64_t*>(idx_dev.get()), count,
-                       static_cast<float*>(got_dev.get()), s);
-    std::vector<float> got(idx.size());
-    check(cudaMemcpyAsync(got.data(), got_dev.get(), got_dev.bytes(), cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-    check(cudaStreamSynchronize(s), "launch check");
-    r.nonfinite = static_cast<int64_t>(nonfinite);
-
-    double err2 = 0, ref2 = 0;
-    for (size_t j = 0; j < idx.size(); ++j) {
-        const double want = reference_value(variant, p, idx[j]);
-        const double e = static_cast<double>(got[j]) - want;
-        if (!std::isfinite(e)) {
-            r.max_abs = err2 = INFINITY;
-            continue;
-        }
-        r.max_abs = std::max(r.max_abs, std::fabs(e));
-        err2 += e * e;
-        ref2 += want * want;
-    }
-    r.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0);
-    r.elements = count;
-    r.note = (count == p.elements ? "all " + std::to_string(count) + " elements of y"
-                                  : std::to_string(count) + " of " + std::to_string(p.elements) +
-                                        " elements of y (evenly spaced, the last included)") +
-             " vs the float64 CPU reference (" + (variant == "fused" ? "rounded once" : "rounded after every step") +
-             "); all of y scanned for unwritten (poisoned) or non-finite elements";
-    return r;
-}
-
-}  // namespace kernels::launch::gpu
 
 // =============================================================================================
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 // =============================================================================================
-namespace kernels::launch::gpu {
-namespace {
-
-// K dependent steps: timed as whole runs from an idle GPU (events between the launches would add
-// their own cost to each gap) and never L2-flushed (x and y stay in L2 between steps, as in a
-// real loop). The range profiler cannot profile a graph replay (on an H200, CUDA 13.0,
+// K dependent steps on x and y: timed as whole runs from an idle GPU (events between the launches
+// would add their own cost to each gap) and never L2-flushed (x and y stay in L2 between steps, as
+// in a real loop). The graph variant's graph is captured and instantiated when the job is prepared,
+// never timed. The range profiler cannot profile a graph replay (on an H200, CUDA 13.0,
 // cuptiRangeProfilerStop failed with CUPTI_ERROR_UNKNOWN and the counters stayed off for the
 // session): the graph runs exactly the stream's K kernels on the same buffers, so those are counted.
 class LaunchGpu final : public GpuWorkload {
 public:
+    ~LaunchGpu() override { drop_graph(); }
+
     uint64_t bytes_per_set(const std::string&, const Params& params) const override {
         const LaunchParams p = to_launch(params);
         return 2 * static_cast<uint64_t>(p.elements) * static_cast<uint64_t>(dtype_bytes(p.dtype));
@@ -283,58 +129,153 @@ public:
     L2Handling l2_handling() const override { return L2Handling::keep; }
     TimingStyle timing_style() const override { return TimingStyle::whole_run_idle; }
 
+    // x and y are kept while elements and dtype stay the same; a cached graph built for other
+    // parameters (or the old buffers) is dropped.
     void prepare(const std::string& variant, const Params& params, int, cudaStream_t s) override {
-        variant_ = variant;
-        p_ = to_launch(params);
-        ws_.prepare(p_);
-        if (variant_ == "graph") ws_.build_graph(s);  // capture + instantiate, never timed
+        const Variant v = variant_of(variant);
+        const LaunchParams p = to_launch(params);
+        const uint64_t bytes = static_cast<uint64_t>(p.elements) * static_cast<uint64_t>(dtype_bytes(p.dtype));
+        if (!prepared_ || x_.bytes() != bytes) {
+            drop_graph();  // it points at the old buffers
+            x_ = DeviceMemory();
+            y_ = DeviceMemory();
+            x_ = DeviceMemory(bytes, "x");
+            y_ = DeviceMemory(bytes, "y");
+        }
+        if (graph_ && !(graph_params_ == p)) drop_graph();
+        variant_ = v;
+        p_ = p;
+        prepared_ = true;
+        if (variant_ == Variant::graph) build_graph(s);  // capture + instantiate, never timed
     }
-    void release() override { ws_.release(); }
-    uint64_t bytes_held() const override { return ws_.bytes(); }
-    void fill_inputs(cudaStream_t s) override { ws_.fill_inputs(s); }
-    void poison_outputs(cudaStream_t s) override { ws_.poison_output(s); }
+    void release() override {
+        drop_graph();
+        x_ = DeviceMemory();
+        y_ = DeviceMemory();
+        prepared_ = false;
+    }
+    uint64_t bytes_held() const override { return x_.bytes() + y_.bytes(); }
+    // x = input_value(seed, kX, i) in the dtype; y = 0xFF bytes (NaN in every dtype).
+    void fill_inputs(cudaStream_t s) override { kernels::gpu::fill_input(p_.dtype, x_.get(), p_.elements, p_.seed, kX, s); }
+    void poison_outputs(cudaStream_t s) override {
+        check(cudaMemsetAsync(y_.get(), 0xFF, y_.bytes(), s), "poisoning y");
+    }
 
     size_t kernel_count() const override { return static_cast<size_t>(launch::kernel_count(variant_, p_)); }
     // Step k alone (the events fallback of the timeline); fused is its one kernel.
     void launch_kernel(size_t k, int, cudaStream_t s) override {
-        if (variant_ == "fused") ws_.run("fused", s);
-        else ws_.launch_step(static_cast<int64_t>(k), s);
+        if (variant_ == Variant::fused) run(Variant::fused, s);
+        else launch_step(static_cast<int64_t>(k), s);
     }
-    void launch_run(cudaStream_t s) override { ws_.run(variant_, s); }
-    void launch_counted_run(cudaStream_t s) override { ws_.run(variant_ == "graph" ? "stream" : variant_, s); }
+    void launch_run(cudaStream_t s) override { run(variant_, s); }
+    void launch_counted_run(cudaStream_t s) override { run(variant_ == Variant::graph ? Variant::stream : variant_, s); }
     std::string counted_run_note() const override {
-        return variant_ == "graph" ? "counted on the same K kernels launched one by one (the range profiler cannot "
+        return variant_ == Variant::graph ? "counted on the same K kernels launched one by one (the range profiler cannot "
                                      "profile a graph replay)"
                                    : "";
     }
-    bool kernels_separable() const override { return variant_ != "graph"; }
+    bool kernels_separable() const override { return variant_ != Variant::graph; }
     std::string launches_text() const override {
-        if (variant_ == "stream") return std::to_string(p_.steps) + " cudaLaunchKernel calls";
-        if (variant_ == "graph")
+        if (variant_ == Variant::stream) return std::to_string(p_.steps) + " cudaLaunchKernel calls";
+        if (variant_ == Variant::graph)
             return "one cudaGraphLaunch of " + std::to_string(p_.steps) + " kernel nodes, captured and instantiated "
                                                                          "beforehand";
         return "one launch";
     }
 
+    // The non-finite count of all of y and the sampled elements (elements_to_check), copied right
+    // after the checked run.
     void gather_output(cudaStream_t s, unsigned long long* counter) override {
-        check_ = ws_.check_output(variant_, counter, s);
+        nonfinite_ = kernels::gpu::scan_nonfinite(p_.dtype, y_.get(), p_.elements, counter, s);
+        idx_ = elements_to_check(p_);
+        const int64_t count = static_cast<int64_t>(idx_.size());
+        DeviceMemory idx_dev(idx_.size() * sizeof(int64_t), "checked indices");
+        DeviceMemory got_dev(idx_.size() * sizeof(float), "checked values");
+        check(cudaMemcpyAsync(idx_dev.get(), idx_.data(), idx_dev.bytes(), cudaMemcpyHostToDevice, s), "cudaMemcpy");
+        by_dtype<GatherFn>(p_.dtype, static_cast<const void*>(y_.get()), static_cast<const int64_t*>(idx_dev.get()),
+                           count, static_cast<float*>(got_dev.get()), s);
+        got_.resize(idx_.size());
+        check(cudaMemcpyAsync(got_.data(), got_dev.get(), got_dev.bytes(), cudaMemcpyDeviceToHost, s), "cudaMemcpy");
+        check(cudaStreamSynchronize(s), "launch check");
     }
     GpuCheck finish_check() override {
+        std::vector<double> want(idx_.size());
+        for (size_t j = 0; j < idx_.size(); ++j) want[j] = reference_value(variant_, p_, idx_[j]);
+        ErrorSum errors;
+        errors.add(got_.data(), want.data(), want.size());
+        const int64_t count = static_cast<int64_t>(idx_.size());
         GpuCheck c;
-        c.nonfinite = check_.nonfinite;
+        c.nonfinite = nonfinite_;
         c.output_elements = p_.elements;
-        c.max_abs = check_.max_abs;
-        c.rel_l2 = check_.rel_l2;
-        c.elements = check_.elements;
-        c.note = check_.note;
+        c.max_abs = errors.max_abs;
+        c.rel_l2 = errors.rel_l2();
+        c.elements = count;
+        c.note = (count == p_.elements ? "all " + std::to_string(count) + " elements of y"
+                                       : std::to_string(count) + " of " + std::to_string(p_.elements) +
+                                             " elements of y (evenly spaced, the last included)") +
+                 " vs the float64 CPU reference (" + (variant_ == Variant::fused ? "rounded once" : "rounded after every step") +
+                 "); all of y scanned for unwritten (poisoned) or non-finite elements";
         return c;
     }
 
 private:
-    Workspace ws_;
-    std::string variant_;
+    void drop_graph() {
+        if (graph_) (void)cudaGraphExecDestroy(graph_);
+        graph_ = nullptr;
+    }
+
+    // Step k (0-based) of the stream/graph variants: step 1 reads x, later steps read y.
+    void launch_step(int64_t k, cudaStream_t s) const {
+        const void* in = k == 0 ? x_.get() : y_.get();
+        by_dtype<StepFn>(p_.dtype, in, y_.get(), p_.elements, s);
+    }
+
+    // Captures and instantiates the graph of the K launches for the current parameters (no-op when cached).
+    void build_graph(cudaStream_t s) {
+        if (graph_) return;
+        // Capture mode "thread local": launches from other threads (none here) would not be captured.
+        check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+        cudaGraph_t graph = nullptr;
+        try {
+            for (int64_t k = 0; k < p_.steps; ++k) launch_step(k, s);
+        } catch (...) {
+            (void)cudaStreamEndCapture(s, &graph);
+            if (graph) (void)cudaGraphDestroy(graph);
+            throw;
+        }
+        check(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
+        const cudaError_t e = cudaGraphInstantiate(&graph_, graph, 0);
+        (void)cudaGraphDestroy(graph);  // the executable graph keeps what it needs
+        check(e, "cudaGraphInstantiate");
+        check(cudaGraphUpload(graph_, s), "cudaGraphUpload");
+        graph_params_ = p_;
+    }
+
+    // One run of `variant`: stream = K launches of the step kernel, graph = one cudaGraphLaunch of
+    // the K launches, fused = one launch.
+    void run(Variant variant, cudaStream_t s) {
+        switch (variant) {
+        case Variant::stream:
+            for (int64_t k = 0; k < p_.steps; ++k) launch_step(k, s);
+            return;
+        case Variant::graph:
+            build_graph(s);
+            check(cudaGraphLaunch(graph_, s), "cudaGraphLaunch");
+            return;
+        case Variant::fused: by_dtype<FusedFn>(p_.dtype, x_.get(), y_.get(), p_.elements, p_.steps, s); return;
+        }
+        throw std::invalid_argument(std::string("launch has no kernels for ") + name_of(variant));
+    }
+
+    Variant variant_ = Variant::stream;
     LaunchParams p_;
-    Check check_;
+    bool prepared_ = false;
+    DeviceMemory x_, y_;
+    cudaGraphExec_t graph_ = nullptr;
+    LaunchParams graph_params_;  // what graph_ was captured for
+    int64_t nonfinite_ = 0;
+    std::vector<int64_t> idx_;
+    std::vector<float> got_;
 };
 
 }  // namespace

@@ -21,10 +21,12 @@
 #pragma once
 
 #include "kernels/core/types.h"
+#include "kernels/core/variant_names.h"
 #include "kernels/core/schedule.h"
 #include "kernels/core/workload_def.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,8 +52,18 @@ struct LaunchParams {
 };
 LaunchParams to_launch(const Params& p);
 
+// The variants as values inside the workload, in the order of variants() (launch_model.cpp) and
+// kVariantNames; names are read where they come in. Values past fused are kept for variants added
+// at run time, which nothing here knows.
+enum class Variant : int { stream, graph, fused };
+inline constexpr const char* kVariantNames[] = {"stream", "graph", "fused"};
+inline const char* name_of(Variant v) { return name_in(kVariantNames, v); }
+inline std::optional<Variant> find_variant(const std::string& name) { return find_named<Variant>(kVariantNames, name); }
+inline Variant variant_of(const std::string& name) { return named_or_throw<Variant>(kVariantNames, name, "launch"); }
+
 const std::vector<VariantInfo>& variants();
 // Kernels per run of a variant: K for stream and graph, 1 for fused.
+int64_t kernel_count(Variant variant, const LaunchParams& p);
 int64_t kernel_count(const std::string& variant, const LaunchParams& p);
 uint64_t blocks(const LaunchParams& p);  // ceil(elements / kThreads)
 
@@ -64,6 +76,7 @@ float x_value(const LaunchParams& p, int64_t i);
 // Output element i of `variant` (float64 math, rounded to fp32 after each fma as the GPU's fmaf
 // is, and to the dtype where the variant stores y).
 double reference_value(const std::string& variant, const LaunchParams& p, int64_t i);
+double reference_value(Variant variant, const LaunchParams& p, int64_t i);
 // Elements the GPU check compares: all when elements * steps is small, else evenly spaced ones
 // including the first and the last.
 std::vector<int64_t> elements_to_check(const LaunchParams& p, int64_t max_work = 50'000'000);

@@ -11,7 +11,7 @@
 namespace kernels::launch {
 
 float emulate_value(const std::string& variant, const LaunchParams& p, int64_t i) {
-    const bool store_each_step = variant != "fused";
+    const bool store_each_step = variant_of(variant) != Variant::fused;
     float y = x_value(p, i);
     for (int64_t k = 0; k < p.steps; ++k) {
         y = emu::fma32(y, kA, kB);
@@ -27,7 +27,8 @@ EmulatedCheck emulate(const std::string& variant, const LaunchParams& p, const E
     std::vector<int64_t> elements;
     const double n = static_cast<double>(count), steps = static_cast<double>(p.steps);
     // each step waits for the one before: measured 5.3 ns per step, 8.3 with a 16-bit rounding
-    const double per_step = kChainSeconds + (variant != "fused" && p.dtype != DType::f32 ? kRoundSeconds : 0.0);
+    const bool fused = variant_of(variant) == Variant::fused;
+    const double per_step = kChainSeconds + (!fused && p.dtype != DType::f32 ? kRoundSeconds : 0.0);
     RowCheck c;
     c.rows = count;
     c.width = 1;
@@ -36,7 +37,7 @@ EmulatedCheck emulate(const std::string& variant, const LaunchParams& p, const E
     c.what = "elements of y";
     c.how = "evenly spaced, the last included";
     c.versus = std::string("the float64 CPU reference (") +
-               (variant == "fused" ? "rounded once" : "rounded after every step") + ")";
+               (fused ? "rounded once" : "rounded after every step") + ")";
     c.reference_s = n * (kInputSeconds + steps * per_step);
     c.emulation_s = c.reference_s;
     c.setup = [&] { elements = elements_to_check(p); };

@@ -31,7 +31,8 @@ const std::vector<VariantInfo>& variants() {
     return v;
 }
 
-int64_t kernel_count(const std::string& variant, const LaunchParams& p) { return variant == "fused" ? 1 : p.steps; }
+int64_t kernel_count(Variant variant, const LaunchParams& p) { return variant == Variant::fused ? 1 : p.steps; }
+int64_t kernel_count(const std::string& variant, const LaunchParams& p) { return kernel_count(variant_of(variant), p); }
 
 uint64_t blocks(const LaunchParams& p) {
     return (static_cast<uint64_t>(p.elements) + kThreads - 1) / kThreads;
@@ -44,11 +45,6 @@ uint64_t min_bytes(const LaunchParams& p) { return 2 * static_cast<uint64_t>(p.e
 // =============================================================================================
 namespace {
 
-void require_variant(const std::string& variant) {
-    for (const VariantInfo& v : variants())
-        if (v.name == variant) return;
-    throw std::invalid_argument("unknown variant '" + variant + "' for workload launch");
-}
 
 // One kernel over the vector: full blocks of kThreads elements as one event group, the ragged tail
 // block (elements % kThreads) as its own.
@@ -80,9 +76,9 @@ void add_kernel(Schedule& s, const LaunchParams& p, const std::string& name, con
 }  // namespace
 
 Schedule schedule(const std::string& variant, const LaunchParams& p) {
-    require_variant(variant);
+    const Variant v = variant_of(variant);
     Schedule s;
-    if (variant == "fused") {
+    if (v == Variant::fused) {
         add_kernel(s, p, "fused_steps", "x", 2.0 * static_cast<double>(p.steps),
                    "apply y = y*a + b " + std::to_string(p.steps) + " times in registers");
         return s;
@@ -104,8 +100,11 @@ float x_value(const LaunchParams& p, int64_t i) {
 }
 
 double reference_value(const std::string& variant, const LaunchParams& p, int64_t i) {
-    require_variant(variant);
-    const bool store_each_step = variant != "fused";
+    return reference_value(variant_of(variant), p, i);
+}
+
+double reference_value(Variant variant, const LaunchParams& p, int64_t i) {
+    const bool store_each_step = variant != Variant::fused;
     const double a = kA, b = kB;
     float y = x_value(p, i);
     for (int64_t k = 0; k < p.steps; ++k) {

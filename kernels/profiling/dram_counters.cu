@@ -1,5 +1,5 @@
 // DramCounters through the CUPTI range profiler (CUDA 13 API). The call order is the one that worked
-// on an H200 (NOTES.md, "CUPTI"): cuptiProfilerInitialize, DeviceSupported, GetChipName,
+// on an H200 (kernels/PERF.md, "Measured DRAM bytes (hardware counters)"): cuptiProfilerInitialize, DeviceSupported, GetChipName,
 // GetCounterAvailability, host object + config image; per measurement Enable, counter data image,
 // SetConfig (auto range, user replay), Start/launch/Stop until every pass is submitted, DecodeData,
 // evaluate each range, Disable. With FUSIONLAB_CUPTI_DETACH=1 (a diagnostic switch, cupti_detach.h)

@@ -99,7 +99,7 @@ static SimCalibration datasheet_calibration(const DeviceInfo& d, double host_lau
     c.mma_sync_tflops = d.cc_major >= 9 ? kHopperMmaSyncTflops * d.peak_tensor_tflops / 989.0
                                         : kPreHopperMmaSyncFraction * d.peak_tensor_tflops;
     c.fp32_tflops = 0.97 * d.peak_fp32_tflops;
-    c.sgemm_tflops = 0.75 * d.peak_fp32_tflops;  // H200: cuBLAS SGEMM 8192^3 50 TFLOP/s of 67 (NOTES.md)
+    c.sgemm_tflops = 0.75 * d.peak_fp32_tflops;  // H200: cuBLAS SGEMM 8192^3 50 TFLOP/s of 67 (kernels/PERF.md)
     c.sfu_per_s = sfu_peak_per_s(d);
     c.issue_per_s = issue_per_s(d);
     c.host_launch_us = host_launch_us;

@@ -11,23 +11,17 @@
 // out (16-byte loads for fp16/bf16) in [batch, N, heads d] order; attn_out is [batch, heads, N, d],
 // so each thread finds its 8 elements' head and row there (8 divides d: the 8 stay in one head).
 //
-// [SECTION] Element helpers and inputs
+// [SECTION] Element helpers
 // [SECTION] skip_kernel (two_pass's second kernel)
 // [SECTION] Buffers and launches
-// [SECTION] Workspace (skip_workspace.cuh)
-// [SECTION] Entry points (skip_gpu.h)
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 #include "kernels/attention/attention_epilogue.cuh"
-#include "kernels/attention/attention_gpu.h"
-#include "kernels/attention/attention_workspace.cuh"
 #include "kernels/gpu/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/gpu/gpu_memory.cuh"
 #include "kernels/core/philox.h"
 #include "kernels/skip/skip.h"
-#include "kernels/skip/skip_gpu.h"
-#include "kernels/skip/skip_workspace.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -48,23 +42,16 @@ using kernels::gpu::check_launch;
 using kernels::gpu::with_type;
 using kernels::gpu::DeviceMemory;
 using kernels::gpu::from_float;
-using kernels::gpu::Stream;
 using kernels::gpu::to_float;
 
 namespace {
 
 // =============================================================================================
-// [SECTION] Element helpers and inputs
+// [SECTION] Element helpers
 // =============================================================================================
 template <typename T, int VEC> struct alignas(sizeof(T) * VEC) Vec {
     T v[VEC];
 };
-
-template <typename T> __global__ void fill_kernel(T* dst, uint64_t n, uint64_t seed, uint32_t id) {
-    for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
-        dst[i] = from_float<T>(input_value(seed, id, i));
-}
 
 // =============================================================================================
 // [SECTION] skip_kernel (two_pass's second kernel)
@@ -111,7 +98,7 @@ SkipEpilogue epilogue_of(const SkipParams& p, const Buffers& b) {
     return ep;
 }
 
-void allocate(const std::string& variant, const SkipParams& p, Buffers& b) {
+void allocate(Variant variant, const SkipParams& p, Buffers& b) {
     const size_t tensor = static_cast<size_t>(tensor_bytes(p));
     b.q = DeviceMemory(tensor, "q");
     b.k = DeviceMemory(tensor, "k");
@@ -123,18 +110,13 @@ void allocate(const std::string& variant, const SkipParams& p, Buffers& b) {
     }
 }
 
+// q, k, v exactly as the attention workload fills them (attention::q_value() and friends), and x.
 void fill_inputs(const SkipParams& p, const Buffers& b, cudaStream_t stream) {
-    const uint64_t n = static_cast<uint64_t>(p.attn.batch_heads * p.attn.N * p.attn.d);
-    const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((n + 255) / 256, 132 * 32));
-    with_type(p.attn.dtype, [&](auto zero) {
-        using T = decltype(zero);
-        // q, k, v exactly as the attention workload fills them (attention::q_value() and friends).
-        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.q.get()), n, p.attn.seed, attention::kQ);
-        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.k.get()), n, p.attn.seed, attention::kK);
-        fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.v.get()), n, p.attn.seed, attention::kV);
-        if (b.x.get()) fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(b.x.get()), n, p.attn.seed, kX);
-    });
-    check_launch("skip fill_kernel");
+    const int64_t n = p.attn.batch_heads * p.attn.N * p.attn.d;
+    kernels::gpu::fill_input(p.attn.dtype, b.q.get(), n, p.attn.seed, attention::kQ, stream);
+    kernels::gpu::fill_input(p.attn.dtype, b.k.get(), n, p.attn.seed, attention::kK, stream);
+    kernels::gpu::fill_input(p.attn.dtype, b.v.get(), n, p.attn.seed, attention::kV, stream);
+    kernels::gpu::fill_input(p.attn.dtype, b.x.get(), n, p.attn.seed, kX, stream);  // none for the variant attention
 }
 
 void poison_outputs(const SkipParams& p, const Buffers& b, cudaStream_t stream) {
@@ -159,31 +141,29 @@ void launch_skip(const SkipParams& p, const Buffers& b, cudaStream_t stream) {
     check_launch("skip_kernel");
 }
 
-size_t kernel_count_of(const std::string& variant) { return is_two_pass(variant) ? 2 : 1; }
+size_t kernel_count_of(Variant variant) { return is_two_pass(variant) ? 2 : 1; }
 
-void launch_kernel_of(const std::string& variant, size_t k, const SkipParams& p, const Buffers& b,
-                      cudaStream_t stream) {
-    if (k >= kernel_count_of(variant)) throw std::invalid_argument(variant + " has no kernel " + std::to_string(k));
+void launch_kernel_of(Variant variant, size_t k, const SkipParams& p, const Buffers& b, cudaStream_t stream) {
+    if (k >= kernel_count_of(variant))
+        throw std::invalid_argument(std::string(name_of(variant)) + " has no kernel " + std::to_string(k));
     if (k == 1) return launch_skip(p, b, stream);
     const SkipEpilogue ep = is_fused(variant) ? epilogue_of(p, b) : SkipEpilogue{};
-    attention::gpu::launch_attention_kernel(base_variant(variant), p.attn, b.q.get(), b.k.get(), b.v.get(),
+    attention::gpu::launch_attention_kernel(base_kernel(variant), p.attn, b.q.get(), b.k.get(), b.v.get(),
                                             b.attn_out.get(), ep, stream);
 }
 
-const DeviceMemory& result_of(const std::string& variant, const Buffers& b) {
+const DeviceMemory& result_of(Variant variant, const Buffers& b) {
     return writes_out(variant) ? b.out : b.attn_out;
 }
 
-}  // namespace
-
-uint64_t result_index(const std::string& variant, const SkipParams& p, int64_t bh, int64_t row, int64_t col) {
-    if (writes_out(variant)) return bnc_index(p, bh, row, col);
+// Element index of row `row` of attention problem bh in the result: out in [batch, N, heads d]
+// order, or attn_out in [batch_heads, N, d] order for the variant attention.
+uint64_t result_index(Variant variant, const SkipParams& p, int64_t bh, int64_t row) {
+    if (writes_out(variant)) return bnc_index(p, bh, row, 0);
     return (static_cast<uint64_t>(bh) * static_cast<uint64_t>(p.attn.N) + static_cast<uint64_t>(row)) *
-               static_cast<uint64_t>(p.attn.d) +
-           static_cast<uint64_t>(col);
+           static_cast<uint64_t>(p.attn.d);
 }
 
-// =============================================================================================
 // [SECTION] Workspace (skip_workspace.cuh)
 // =============================================================================================
 struct Workspace::Impl {
@@ -292,6 +272,8 @@ Output run_once(const std::string& variant, const SkipParams& p) {
     }
     return r;
 }
+=======
+}  // namespace
 
 }  // namespace kernels::skip::gpu
 
@@ -303,7 +285,7 @@ namespace {
 
 // q, k, v, x in; attn_out and/or out written. Sampled (problem, row) pairs of the result (out, or
 // attn_out for the variant attention) against the float64 reference; the whole result scanned.
-class SkipGpu final : public WorkspaceGpuWorkload<Workspace> {
+class SkipGpu final : public GpuWorkload {
 public:
     uint64_t bytes_per_set(const std::string& variant, const Params& params) const override {
         return device_bytes(variant, to_skip(params));
@@ -311,31 +293,53 @@ public:
     std::string buffers_named(const std::string& variant, const Params&) const override {
         return "q, k, v" + std::string(has_attn_out(variant) ? ", attn_out" : "") + (writes_out(variant) ? ", x, out" : "");
     }
-    void prepare(const std::string& variant, const Params& params, int, cudaStream_t) override {
+    // Keeps the buffers when the sizes and the set of buffers are unchanged (shapes within the same
+    // bytes, t, sigma_d, tiles, seed); frees the old ones first otherwise.
+    void prepare(const std::string& variant_name, const Params& params, int, cudaStream_t) override {
+        const Variant variant = variant_of(variant_name);
+        const SkipParams p = to_skip(params);
+        const bool same = has_attn_out(variant_) == has_attn_out(variant) && writes_out(variant_) == writes_out(variant) &&
+                          tensor_bytes(p_) == tensor_bytes(p) && p_.attn.dtype == p.attn.dtype;
+        kernels::gpu::keep_or_allocate(buffers_, prepared_, same, [&](Buffers& b) { allocate(variant, p, b); });
         variant_ = variant;
-        p_ = to_skip(params);
-        ws_.prepare(variant, p_);
+        p_ = p;
+    }
+    void release() override {
+        buffers_ = Buffers{};
+        prepared_ = false;
+    }
+    uint64_t bytes_held() const override { return prepared_ ? device_bytes(name_of(variant_), p_) : 0; }
+
+    void fill_inputs(cudaStream_t stream) override { gpu::fill_inputs(p_, buffers_, stream); }
+    void poison_outputs(cudaStream_t stream) override { gpu::poison_outputs(p_, buffers_, stream); }
+    // Kernel k in the model's order: 0 the attention kernel (with the epilogue when fused), 1 skip.
+    size_t kernel_count() const override { return kernel_count_of(variant_); }
+    void launch_kernel(size_t k, int, cudaStream_t stream) override {
+        launch_kernel_of(variant_, k, p_, buffers_, stream);
     }
 
     // The job's budget picks the sampled rows, as attention's check does (a quick pass checks fewer).
     void begin_check(const CheckBudget& budget) override { max_mults_ = budget.max_mults; }
     void gather_output(cudaStream_t s, unsigned long long* counter) override {
-        nonfinite_ = kernels::gpu::scan_nonfinite(p_.attn.dtype, ws_.result(), ws_.result_elements(), counter, s);
+        const void* result = result_of(variant_, buffers_).get();
+        nonfinite_ = kernels::gpu::scan_nonfinite(p_.attn.dtype, result, result_elements(), counter, s);
         rows_ = attention::rows_to_check(p_.attn, max_mults_);
         const size_t d = static_cast<size_t>(p_.attn.d), es = static_cast<size_t>(dtype_bytes(p_.attn.dtype));
         std::vector<unsigned char> bits(d * es);
         got_.resize(rows_.size() * d);
         for (size_t i = 0; i < rows_.size(); ++i) {
-            ws_.copy_result_row(rows_[i].head, rows_[i].row, bits.data());
+            const auto* src = static_cast<const unsigned char*>(result) +
+                              static_cast<size_t>(result_index(variant_, p_, rows_[i].head, rows_[i].row)) * es;
+            check(cudaMemcpy(bits.data(), src, d * es, cudaMemcpyDeviceToHost), "copying a row of the result");
             kernels::gpu::to_float(p_.attn.dtype, bits.data(), &got_[i * d], d);
         }
     }
     GpuCheck finish_check() override {
         const size_t d = static_cast<size_t>(p_.attn.d);
         std::vector<double> want(d);
-        kernels::gpu::ErrorSum errors(p_.attn.dtype);
+        ErrorSum errors(p_.attn.dtype);
         for (size_t i = 0; i < rows_.size(); ++i) {
-            reference_result_row(variant_, p_, rows_[i].head, rows_[i].row, want.data());
+            reference_result_row(name_of(variant_), p_, rows_[i].head, rows_[i].row, want.data());
             errors.add(&got_[i * d], want.data(), d, (rows_[i].head * p_.attn.N + rows_[i].row) * p_.attn.d);
         }
         const int64_t all_rows = p_.attn.batch_heads * p_.attn.N;
@@ -352,7 +356,7 @@ public:
                    std::to_string(bnc_index(p_, bh, row, col)) + ")";
         });
         c.nonfinite = nonfinite_;
-        c.output_elements = ws_.result_elements();
+        c.output_elements = result_elements();
         c.elements = static_cast<int64_t>(rows_.size() * d);
         c.max_abs = errors.max_abs;
         c.rel_l2 = errors.rel_l2();
@@ -365,16 +369,28 @@ public:
         return c;
     }
 
+    // A buffer by name (nullptr when this variant has none): a student's kernel's arguments.
+    void* buffer(const std::string& name) const {
+        const Buffers& b = buffers_;
+        if (name == "q") return b.q.get();
+        if (name == "k") return b.k.get();
+        if (name == "v") return b.v.get();
+        if (name == "attn_out") return b.attn_out.get();
+        if (name == "x") return b.x.get();
+        if (name == "out") return b.out.get();
+        return nullptr;
+    }
+
     // The variant `yours` (exercises/skip_epilogue.exercise): the epilogue's buffers and coefficients' inputs.
     std::optional<StudentArgument> student_argument(const std::string& name) const override {
         const uint64_t tensor = static_cast<uint64_t>(tensor_bytes(p_));
         if (name == "q" || name == "k" || name == "v" || name == "attn_out" || name == "x") {
-            void* ptr = ws_.buffer(name);
+            void* ptr = buffer(name);
             if (!ptr) return std::nullopt;
             return StudentArgument::of(ptr, "const T*");
         }
         if (name == "out") {
-            void* ptr = ws_.buffer(name);
+            void* ptr = buffer(name);
             if (!ptr) return std::nullopt;
             return StudentArgument::of(ptr, "T*", tensor);
         }
@@ -391,8 +407,12 @@ public:
     }
 
 private:
-    std::string variant_;
+    int64_t result_elements() const { return p_.attn.batch_heads * p_.attn.N * p_.attn.d; }
+
+    Variant variant_ = Variant::attention;
     SkipParams p_;
+    bool prepared_ = false;
+    Buffers buffers_;
     double max_mults_ = kFullCheck.max_mults;
     int64_t nonfinite_ = 0;
     std::vector<attention::RowRef> rows_;

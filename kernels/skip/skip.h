@@ -30,10 +30,12 @@
 
 #include "kernels/attention/attention.h"
 #include "kernels/core/types.h"
+#include "kernels/core/variant_names.h"
 #include "kernels/core/schedule.h"
 #include "kernels/core/workload_def.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,14 +59,32 @@ struct SkipParams {
 inline constexpr double kMaxT = 1000.0;
 inline constexpr double kSigmaChoices[] = {0.5, 1.0};
 
+// The variants as values inside the workload, in the order of variants() (skip_model.cpp) and
+// kVariantNames; names are read where they come in. As attention's Variant, values past wgmma_fused
+// are kept for variants added at run time, which nothing here knows.
+enum class Variant : int { attention, two_pass, fused, teaching_two_pass, teaching_fused, wgmma_two_pass, wgmma_fused };
+inline constexpr const char* kVariantNames[] = {
+    "attention", "two_pass", "fused", "teaching_two_pass", "teaching_fused", "wgmma_two_pass", "wgmma_fused"};
+inline const char* name_of(Variant v) { return name_in(kVariantNames, v); }
+inline std::optional<Variant> find_variant(const std::string& name) { return find_named<Variant>(kVariantNames, name); }
+inline Variant variant_of(const std::string& name) { return named_or_throw<Variant>(kVariantNames, name, "skip"); }
+
 const std::vector<VariantInfo>& variants();
 bool has_variant(const std::string& variant);
-// The attention kernel a variant runs: "flash_tc", "flash" or "flash_wgmma".
-std::string base_variant(const std::string& variant);
-bool is_fused(const std::string& variant);      // fused, teaching_fused, wgmma_fused
-bool is_two_pass(const std::string& variant);   // two_pass, teaching_two_pass, wgmma_two_pass
-bool writes_out(const std::string& variant);    // every variant but attention
-bool has_attn_out(const std::string& variant);  // attention, two_pass, teaching_two_pass
+// The attention kernel a variant runs: flash_tc, flash (the teaching kernel) or flash_wgmma.
+attention::Variant base_kernel(Variant v);
+std::string base_variant(const std::string& variant);  // its name
+inline bool is_fused(Variant v) { return v == Variant::fused || v == Variant::teaching_fused || v == Variant::wgmma_fused; }
+inline bool is_two_pass(Variant v) {
+    return v == Variant::two_pass || v == Variant::teaching_two_pass || v == Variant::wgmma_two_pass;
+}
+inline bool writes_out(Variant v) { return v != Variant::attention; }  // every variant but attention
+inline bool has_attn_out(Variant v) { return !is_fused(v); }          // attention and the two-pass ones
+// The same by name (throw for an unknown one).
+bool is_fused(const std::string& variant);
+bool is_two_pass(const std::string& variant);
+bool writes_out(const std::string& variant);
+bool has_attn_out(const std::string& variant);
 
 // "" when valid, else a message naming the parameter, the value and what is legal.
 std::string validate(const SkipParams& p);

@@ -16,6 +16,9 @@ namespace kernels {
 namespace skip::gpu {
 std::unique_ptr<GpuWorkload> make_gpu_workload();  // skip.cu
 }  // namespace skip::gpu
+namespace attention::gpu {
+std::string kernel_not_built(const std::string& kernel);  // attention.cu (attention_epilogue.cuh)
+}  // namespace attention::gpu
 #endif
 
 namespace skip {
@@ -46,7 +49,15 @@ EmulatedCheck emulate_of(const std::string& variant, const Params& p, const Emul
 Schedule schedule_of(const std::string& variant, const Params& p) { return schedule(variant, to_skip(p)); }
 uint64_t min_bytes_of(const Params& p) { return min_bytes(to_skip(p)); }
 std::string refusal_of(const std::string& variant, const Params& p, const DeviceBudget& device) {
-    return device_refusal(variant, to_skip(p), device);
+    const SkipParams sp = to_skip(p);
+#if FUSIONLAB_HAVE_CUDA
+    // A real GPU runs this build's kernels: a variant whose attention kernel the build does not have
+    // (flash_wgmma without sm_90a code) is refused first.
+    if (!device.device.simulated && has_variant(variant) && validate(variant, sp).empty())
+        if (std::string missing = attention::gpu::kernel_not_built(base_variant(variant)); !missing.empty())
+            return variant + " runs " + missing;
+#endif
+    return device_refusal(variant, sp, device);
 }
 
 // "4x4 heads, N=1024, d=64, t=1, sigma_d=0.5, tile 64x64": batch x heads per element and the tile.

@@ -60,27 +60,26 @@ const std::vector<VariantInfo>& variants() {
     return v;
 }
 
-bool has_variant(const std::string& variant) {
-    for (const VariantInfo& v : variants())
-        if (v.name == variant) return true;
-    return false;
+bool has_variant(const std::string& variant) { return find_variant(variant).has_value(); }
+
+attention::Variant base_kernel(Variant v) {
+    switch (v) {
+    case Variant::attention:
+    case Variant::two_pass:
+    case Variant::fused: return attention::Variant::flash_tc;
+    case Variant::teaching_two_pass:
+    case Variant::teaching_fused: return attention::Variant::flash;
+    case Variant::wgmma_two_pass:
+    case Variant::wgmma_fused: return attention::Variant::flash_wgmma;
+    }
+    throw std::invalid_argument(std::string("skip has no attention kernel for ") + name_of(v));
 }
 
-std::string base_variant(const std::string& variant) {
-    if (variant == "attention" || variant == "two_pass" || variant == "fused") return "flash_tc";
-    if (variant == "teaching_two_pass" || variant == "teaching_fused") return "flash";
-    if (variant == "wgmma_two_pass" || variant == "wgmma_fused") return "flash_wgmma";
-    throw std::invalid_argument("unknown skip variant '" + variant + "'");
-}
-
-bool is_fused(const std::string& variant) {
-    return variant == "fused" || variant == "teaching_fused" || variant == "wgmma_fused";
-}
-bool is_two_pass(const std::string& variant) {
-    return variant == "two_pass" || variant == "teaching_two_pass" || variant == "wgmma_two_pass";
-}
-bool writes_out(const std::string& variant) { return variant != "attention"; }
-bool has_attn_out(const std::string& variant) { return !is_fused(variant); }
+std::string base_variant(const std::string& variant) { return attention::name_of(base_kernel(variant_of(variant))); }
+bool is_fused(const std::string& variant) { return is_fused(variant_of(variant)); }
+bool is_two_pass(const std::string& variant) { return is_two_pass(variant_of(variant)); }
+bool writes_out(const std::string& variant) { return writes_out(variant_of(variant)); }
+bool has_attn_out(const std::string& variant) { return has_attn_out(variant_of(variant)); }
 
 std::string validate(const SkipParams& p) {
     if (std::string bad = attention::validate(p.attn); !bad.empty()) return bad;
@@ -103,7 +102,8 @@ std::string validate(const std::string& variant, const SkipParams& p) {
                "': attention, two_pass, fused, teaching_two_pass, teaching_fused, wgmma_two_pass or wgmma_fused";
     if (std::string bad = validate(p); !bad.empty()) return bad;
     // flash_tc's own limits, with the skip variants that lift them (attention's message names its own).
-    if (base_variant(variant) == "flash_tc") {
+    const attention::Variant kernel = base_kernel(variant_of(variant));
+    if (kernel == attention::Variant::flash_tc) {
         if (p.attn.dtype == DType::f32)
             return variant + " runs flash_tc, on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use "
                              "teaching_two_pass or teaching_fused";
@@ -112,7 +112,7 @@ std::string validate(const std::string& variant, const SkipParams& p) {
                    "; teaching_two_pass and teaching_fused take any d <= 128";
     }
     // flash_wgmma's (attention's message names its own limits; these name the variants that lift them).
-    if (base_variant(variant) == "flash_wgmma") {
+    if (kernel == attention::Variant::flash_wgmma) {
         if (p.attn.dtype == DType::f32)
             return variant + " runs flash_wgmma, on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use "
                              "teaching_two_pass or teaching_fused";
@@ -255,23 +255,24 @@ void add_skip_kernel(Schedule& s, const SkipParams& p) {
 
 Schedule schedule(const std::string& variant, const SkipParams& p) {
     if (const std::string bad = validate(variant, p); !bad.empty()) throw std::invalid_argument(bad);
-    Schedule s = attention::schedule(base_variant(variant), p.attn);
+    const Variant v = variant_of(variant);
+    Schedule s = attention::schedule(base_kernel(v), p.attn);
     // fused runs flash_tc's instance with the epilogue, which has its own register report.
-    if (variant == "fused") s.kernels[0].registers = attention::flash_tc_registers(p.attn, true);
+    if (v == Variant::fused) s.kernels[0].registers = attention::flash_tc_registers(p.attn, true);
     // The teaching kernel with the epilogue runs the same compiled j-loop, registers, shared memory and
     // grid as without it, yet each warp waits 6.56 cycles per issued instruction against 4.55 (ncu,
     // H100, 2026-11-25, kernels/PERF.md "The teaching kernel's j-loop as one shared function"): it
     // reaches 4.55 / 6.56 of the rates, for a cause not yet found. Only at Br = 64 and 128: at Br = 16
     // and 32 the H100 recording has both variants at the same time (796 against 780 us at 16 x 64).
-    if (variant == "teaching_fused" && p.attn.Br >= 64) {
+    if (v == Variant::teaching_fused && p.attn.Br >= 64) {
         s.kernels[0].block.rate_share = 4.55 / 6.56;
         s.kernels[0].block.source += "; teaching_fused: ncu's cycles per issued instruction, 6.56 against 4.55";
     }
     // The fused epilogue loads the x tile after the loop, in Qi's place: one more trip to memory on
     // each block's critical path.
-    if (is_fused(variant)) s.kernels[0].block.memory_trips += 1;
-    retarget_attention_store(s, is_fused(variant), base_variant(variant) == "flash_wgmma");
-    if (is_two_pass(variant)) add_skip_kernel(s, p);
+    if (is_fused(v)) s.kernels[0].block.memory_trips += 1;
+    retarget_attention_store(s, is_fused(v), base_kernel(v) == attention::Variant::flash_wgmma);
+    if (is_two_pass(v)) add_skip_kernel(s, p);
     add_epilogue_flops(s, p);  // the skip kernel's compute event gets the same 3 per element it has
     return s;
 }
