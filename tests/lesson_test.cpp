@@ -765,6 +765,10 @@ TEST_CASE("intensity at L2 and at DRAM, and the limiter the calibrated model nam
     p.set("N", 4096);
     p.set("d", 64);
     p.set("heads", 16);
+    // A set tile: the model below and the lesson's expressions then price the same flash_tc (an auto
+    // tile would let the expressions resolve it against the device first).
+    p.set("br", 64);
+    p.set("bc", 64);
     const kernels::SimGpu* h100 = kernels::find_sim_gpu("H100");
     const kernels::SimGpu* h200 = kernels::find_sim_gpu("H200");
     REQUIRE(h100);

@@ -248,7 +248,7 @@ TEST_CASE("a choice's right option is the one whose condition holds on live valu
     CHECK(contains(grade_prediction(p, "sideways", s.ctx).answer_error, "choose one of: faster, not faster"));
 }
 
-TEST_CASE("the step's numbers stay hidden until its predictions are answered or revealed; predictions can be turned off",
+TEST_CASE("the step's numbers stay hidden until its predictions are answered or revealed and predictions can be turned off",
           "[prediction]") {
     Setup s;
     AppState state;

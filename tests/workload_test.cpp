@@ -104,9 +104,10 @@ TEST_CASE("attention: specs for N, d, heads, Br, Bc, causal and seed", "[params]
     const ParamSpec* br = find_param_spec("attention", "br");
     REQUIRE(br);
     CHECK(br->kind == ParamKind::choice);
-    CHECK(br->choices == std::vector<double>{16, 32, 64, 128, 192});
-    CHECK(legal_values_text(*br) == "16, 32, 64, 128 or 192");
-    CHECK_THAT(check_param_value(*br, 48), Catch::Contains("br = 48") && Catch::Contains("16, 32, 64, 128 or 192"));
+    // 0 is `auto` (the default: the tile picked for the shape and device).
+    CHECK(br->choices == std::vector<double>{0, 16, 32, 64, 128, 192});
+    CHECK(legal_values_text(*br) == "auto, 16, 32, 64, 128 or 192");
+    CHECK_THAT(check_param_value(*br, 48), Catch::Contains("br = 48") && Catch::Contains("auto, 16, 32, 64, 128 or 192"));
     const ParamSpec* causal = find_param_spec("attention", "causal");
     REQUIRE(causal);
     CHECK(causal->kind == ParamKind::boolean);
