@@ -293,6 +293,7 @@ int run_record(const RecordOptions& o, std::ostream& out, std::ostream& err) {
     const auto start = Clock::now();
     auto last_write = start;
     size_t done = 0, over_budget = 0;
+    std::set<std::string> recorded_keys;  // point_key of every measurement kept
     auto write = [&](bool final) {
         Recording snapshot = rec;
         snapshot.finished_at = utc_now("%Y-%m-%dT%H:%M:%SZ");
@@ -329,6 +330,9 @@ int run_record(const RecordOptions& o, std::ostream& out, std::ostream& err) {
                 continue;
             }
             if (!rehearsal) rec.device = m.device;  // the backend refines it (measured ceilings) per job
+            // Two points can run the same job: an `auto` tile resolves naive (which has no tile) to
+            // the one value every point shares. A recording holds each job once.
+            if (!recorded_keys.insert(point_key(m.ran_params(), m.job.variant)).second) continue;
             rec.measurements.push_back(std::move(m));
         }
         done = i + 1;
