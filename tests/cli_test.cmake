@@ -20,7 +20,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
     set(env_prefix ${CMAKE_COMMAND} -E env ${env_list})
   endif()
   execute_process(COMMAND ${env_prefix} "${FL_EXE}" ${args}
-                  RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+                  RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)  # record rehearsals take ~55 s alone, over 120 s beside another on 2 cores
   set(shown "fusionlab ${args}\n  exit: ${code}\n  stdout: ${out}\n  stderr: ${err}")
   if(NOT code STREQUAL "${FL_CODE}")
     message(FATAL_ERROR "expected exit code ${FL_CODE}\n${shown}")

@@ -174,7 +174,8 @@ std::map<std::string, std::map<std::string, ErrorStats>> error_table(const std::
 
 std::vector<std::string> heldout_report_lines(const std::vector<SimPoint>& points) {
     std::vector<std::string> lines;
-    for (const auto& [card, by_workload] : error_table(points, true)) {
+    for (const auto& [card_key, by_workload] : error_table(points, true)) {
+        const std::string& card = card_key;  // a named copy: clang 14 (the web build) cannot capture a structured binding
         auto line = [&](const std::string& name, const ErrorStats& s) {
             char text[160];
             std::snprintf(text, sizeof text, "%-5s %-10s %4d points: mean %4.1f %%, median %4.1f %%, worst %5.1f %%", card.c_str(),
