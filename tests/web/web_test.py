@@ -334,7 +334,9 @@ def main():
         # the "R returns to this step" hint, a shot (a still for a bundle) has not; the views beside
         # it are compared. `shot --step` counts from 1.
         views = (552, 90, WIDTH, HEIGHT - 60)
-        shot_pair('lesson-classroom', reps + ['--lesson', '03-attention-memory-bound', '--step', '2', '--classroom'],
+        # The page poses the step's predictions first (numbers hidden until P), as a class sees it.
+        shot_pair('lesson-classroom', reps + ['--lesson', '03-attention-memory-bound', '--step', '2', '--classroom',
+                                              '--predictions-posed'],
                   {'whole': 1.0, 'views': 1.0}, 'the views beside the lesson pane', boxes=(views, views))
         page.expect_no_console_errors('in the lesson')
     finally:
