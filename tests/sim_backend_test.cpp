@@ -3,6 +3,8 @@
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
 
+#include "tests/workload_params.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -340,29 +342,10 @@ TEST_CASE("price_kernel: in one wave half the shorter of DRAM and on-chip time a
 namespace limiters {
 
 Params attention_params(int64_t heads, int64_t N, int64_t d, int br = 64, int bc = 64) {
-    Params p;
-    p.workload = "attention";
-    p.dtype = DType::f16;
-    p.set("heads", static_cast<double>(heads)).set("N", static_cast<double>(N)).set("d", static_cast<double>(d));
-    p.set("br", br).set("bc", bc);
-    return p;
+    return test_params::attention(heads, N, d, br, bc);
 }
-
-Params chain_params(int64_t rows, int64_t hidden) {
-    Params p;
-    p.workload = "chain";
-    p.dtype = DType::bf16;
-    p.set("rows", static_cast<double>(rows)).set("hidden", static_cast<double>(hidden));
-    return p;
-}
-
-Params launch_params(int64_t steps, int64_t elements) {
-    Params p;
-    p.workload = "launch";
-    p.dtype = DType::f32;
-    p.set("steps", static_cast<double>(steps)).set("elements", static_cast<double>(elements));
-    return p;
-}
+Params chain_params(int64_t rows, int64_t hidden) { return test_params::chain(rows, hidden); }
+Params launch_params(int64_t steps, int64_t elements) { return test_params::launch(steps, elements); }
 
 constexpr uint64_t kL2 = 50ull << 20;  // the H100's
 

@@ -3,6 +3,8 @@
 // operations on chip, each against a closed form. (The simulator's limiters: sim_backend_test.cpp.)
 #include "kernels/core/registry.h"
 
+#include "tests/workload_params.h"
+
 #include <catch2/catch.hpp>
 
 using namespace kernels;
@@ -11,30 +13,9 @@ namespace {
 
 constexpr uint64_t kL2 = 50ull << 20;  // the H100's
 
-Params attention(int64_t heads, int64_t N, int64_t d, int br = 64, int bc = 64) {
-    Params p;
-    p.workload = "attention";
-    p.dtype = DType::f16;
-    p.set("heads", static_cast<double>(heads)).set("N", static_cast<double>(N)).set("d", static_cast<double>(d));
-    p.set("br", br).set("bc", bc);
-    return p;
-}
-
-Params chain(int64_t rows, int64_t hidden) {
-    Params p;
-    p.workload = "chain";
-    p.dtype = DType::bf16;
-    p.set("rows", static_cast<double>(rows)).set("hidden", static_cast<double>(hidden));
-    return p;
-}
-
-Params launch(int64_t steps, int64_t elements) {
-    Params p;
-    p.workload = "launch";
-    p.dtype = DType::f32;
-    p.set("steps", static_cast<double>(steps)).set("elements", static_cast<double>(elements));
-    return p;
-}
+using test_params::attention;
+using test_params::chain;
+using test_params::launch;
 
 }  // namespace
 
