@@ -2,6 +2,8 @@
 // costs only that value (reported), never the rest of the file and never a crash.
 #include "app/core/settings.h"
 
+#include "app/files/config_file.h"
+
 #include "app/files/export.h"
 #include "app/platform/platform.h"
 #include "app/platform/platform_file.h"
@@ -186,12 +188,7 @@ std::string load_settings(const std::string& path, Settings& out) {
 }
 
 std::string save_settings(const std::string& path, const Settings& s) {
-    if (path.empty()) return "settings not saved: no configuration folder";
-    std::error_code ec;
-    const fs::path parent = fs::path(path).parent_path();
-    if (!parent.empty()) fs::create_directories(parent, ec);
-    if (ec) return "cannot create " + parent.string() + ": " + ec.message();
-    return write_file_atomic(path, settings_to_json(s));
+    return write_config_file(path, "settings", settings_to_json(s));
 }
 
 }  // namespace app

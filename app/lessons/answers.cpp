@@ -7,6 +7,7 @@
 // [SECTION] The file
 #include "app/lessons/answers.h"
 
+#include "app/files/config_file.h"
 #include "app/files/export.h"
 #include "app/platform/platform.h"
 #include "app/platform/platform_file.h"
@@ -167,12 +168,7 @@ std::string load_answers(const std::string& path, AnswerBook& out) {
 }
 
 std::string save_answers(const std::string& path, const AnswerBook& book) {
-    if (path.empty()) return "answers not saved: no configuration folder";
-    std::error_code ec;
-    const fs::path parent = fs::path(path).parent_path();
-    if (!parent.empty()) fs::create_directories(parent, ec);
-    if (ec) return "cannot create " + parent.string() + ": " + ec.message();
-    return write_file_atomic(path, answers_to_json(book));
+    return write_config_file(path, "answers", answers_to_json(book));
 }
 
 }  // namespace app
