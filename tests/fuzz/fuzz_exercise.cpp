@@ -8,6 +8,7 @@
 // text twice gives the same errors (no hidden state).
 #include "app/exercises/exercise.h"
 #include "kernels/core/registry.h"
+#include "tests/fuzz/fuzz_input.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,16 +17,8 @@
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what, const std::string& input) {
-    std::fprintf(stderr, "fuzz_exercise: %s\n  input: [%s]\n", what.c_str(), input.c_str());
-    std::abort();
-}
-
-int line_count(const std::string& text) {
-    int lines = 1;
-    for (char c : text) lines += c == '\n';
-    return lines;
-}
+[[noreturn]] void fail(const std::string& what, const std::string& input) { fuzz::fail("fuzz_exercise", what, input); }
+using fuzz::line_count;
 
 }  // namespace
 

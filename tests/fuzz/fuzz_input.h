@@ -4,10 +4,25 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 namespace fuzz {
+
+// A broken property: says which target and what, with the input, then aborts (libFuzzer keeps the input).
+[[noreturn]] inline void fail(const char* target, const std::string& what, const std::string& input) {
+    std::fprintf(stderr, "%s: %s\n  input: [%s]\n", target, what.c_str(), input.c_str());
+    std::abort();
+}
+
+// Lines in a text as a parser counts them (a last line without '\n' counts).
+inline int line_count(const std::string& text) {
+    int lines = 1;
+    for (char c : text) lines += c == '\n';
+    return lines;
+}
 
 // Splits on '\n' (seed files stay readable: one argument per line). Empty pieces are kept:
 // an empty argument is legal input to a command line.

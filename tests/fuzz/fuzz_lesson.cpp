@@ -7,6 +7,7 @@
 #include "app/lessons/lesson.h"
 #include "app/lessons/parser.h"
 #include "kernels/core/registry.h"
+#include "tests/fuzz/fuzz_input.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -14,16 +15,8 @@
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what, const std::string& input) {
-    std::fprintf(stderr, "fuzz_lesson: %s\n  input: [%s]\n", what.c_str(), input.c_str());
-    std::abort();
-}
-
-int line_count(const std::string& text) {
-    int lines = 1;
-    for (char c : text) lines += c == '\n';
-    return lines;
-}
+[[noreturn]] void fail(const std::string& what, const std::string& input) { fuzz::fail("fuzz_lesson", what, input); }
+using fuzz::line_count;
 
 }  // namespace
 
