@@ -54,6 +54,35 @@ TEST_CASE("platform: heap in use counts large blocks glibc mmaps on their own", 
 }
 #endif
 
+#if defined(__GLIBC__) && defined(__linux__)
+// What the runner does with a job's large host buffers: allocate, fill and free them on its own
+// thread, job after job. Left to glibc's dynamic threshold, the second such block comes from that
+// thread's arena and stays resident at its top after it is freed (malloc_trim trims only the main
+// arena's top): 14 MB more RSS for good, which a soak reads as growth (docs/RELIABILITY.md, 2026-11-28).
+TEST_CASE("platform: after configure_heap a large block freed on a worker thread leaves no resident memory", "[platform][soak]") {
+    app::platform::configure_heap();
+    const auto cycle = [] {
+        for (int job = 0; job < 3; ++job) {
+            constexpr size_t kBytes = 14u << 20;  // the emulation check's buffer at the chain's default size
+            std::unique_ptr<char[]> buffer(new char[kBytes]);
+            std::memset(buffer.get(), job + 1, kBytes);
+            volatile char sink = buffer[kBytes / 2];
+            (void)sink;
+        }
+    };
+    app::platform::release_free_heap();
+    const auto before = app::platform::host_rss_bytes(nullptr);
+    REQUIRE(before.has_value());
+    std::thread(cycle).join();
+    std::thread(cycle).join();
+    app::platform::release_free_heap();
+    const auto after = app::platform::host_rss_bytes(nullptr);
+    REQUIRE(after.has_value());
+    INFO("RSS " << double(*before) / (1 << 20) << " -> " << double(*after) / (1 << 20) << " MiB");
+    CHECK(*after - *before < (4 << 20));
+}
+#endif
+
 #if defined(__linux__)
 TEST_CASE("platform: the process's age is read and moves with the clock", "[platform][soak]") {
     const auto first = app::platform::seconds_since_process_start();

@@ -5,6 +5,7 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/record.h"
+#include "app/platform/platform.h"
 
 #include <exception>
 #include <iostream>
@@ -45,6 +46,7 @@ int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err, 
 }
 
 int main_entry(int argc, const char* const* argv, const GuiEntryPoints& gui) {
+    platform::configure_heap();  // before the first large block: freed memory goes back (platform.h)
     try {
         std::vector<std::string> args;
         for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);

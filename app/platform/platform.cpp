@@ -40,8 +40,11 @@ std::optional<HeapStats> heap_stats() { return std::nullopt; }
 
 #if defined(__GLIBC__)
 void release_free_heap() { (void)::malloc_trim(0); }
+// Setting M_MMAP_THRESHOLD also turns off glibc's dynamic thresholds (mmap and trim) for good.
+void configure_heap() { (void)::mallopt(M_MMAP_THRESHOLD, static_cast<int>(kHeapMapThresholdBytes)); }
 #else
 void release_free_heap() {}
+void configure_heap() {}
 #endif
 
 #if defined(__linux__)

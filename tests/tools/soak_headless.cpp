@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: fusionlab_soak_headless SECONDS (1..86400) [PASSES (1..10)] [SEED (0..2^30)]\n");
         return 2;
     }
+    app::platform::configure_heap();  // as the program's main_entry does (app/platform/platform.h)
     app::AppState state;
     app::SoakOptions opts;
     opts.seconds = static_cast<double>(seconds);
