@@ -11,6 +11,9 @@ fl_cli_test(exercises_run_no_kernel CODE 2 ARGS exercises run bias_gelu STDERR "
 fl_cli_test(exercises_run_unknown CODE 2 ARGS exercises run nope --solution STDERR "no exercise named 'nope' \\(legal: bias_gelu")
 fl_cli_test(exercises_run_unreadable_kernel CODE 2 ARGS exercises run bias_gelu --kernel ${PROJECT_SOURCE_DIR}/exercises
             STDERR "--kernel: .*exercises")
+# A kernel file that never ends: refused by the bounded reader before anything is compiled.
+fl_cli_test(exercises_run_kernel_dev_zero CODE 2 ARGS exercises run bias_gelu --kernel /dev/zero
+            STDERR "--kernel: /dev/zero: a character device, not a regular file; a kernel source file is read only from a regular file of at most 1 MiB")
 fl_cli_test(exercises_run_malformed CODE 2 ARGS exercises run ${PROJECT_SOURCE_DIR}/tests/exercises/malformed.exercise --solution
             STDERR "malformed.exercise:5: unknown parameter 'widht'")
 # Without a GPU (CUDA_VISIBLE_DEVICES empty hides every device): why, and the built-in variants'

@@ -113,6 +113,8 @@ if(COMMAND fl_cli_test)
               STDERR "predict_one_option.lesson:5: a choice needs two options or more")
   fl_cli_test(lessons_answers_missing CODE 1 ARGS lessons answers --csv ${CMAKE_CURRENT_BINARY_DIR}/a.csv --answers /nonexistent/answers.json
               STDERR "/nonexistent/answers.json: no answers yet")
+  fl_cli_test(lessons_answers_dev_zero CODE 1 ARGS lessons answers --csv - --answers /dev/zero
+              STDERR "fusionlab lessons answers: /dev/zero: a character device, not a regular file; an answers file is read only from a regular file of at most 8 MiB")
   fl_cli_test(lessons_check_broken CODE 2 ARGS lessons check ${CMAKE_CURRENT_BINARY_DIR}/broken.lesson
               STDERR "broken.lesson:3: unknown view 'nowhere' \\(legal: results, memory")
   # A number typed into prose: a warning with its line, and the lesson still passes (exit 0).

@@ -190,21 +190,24 @@ bool service(ExerciseSession& s, double now) {
         s.checked_disk_at = now;
         const fs::file_time_type t = mtime(s.file);
         if (t != s.file_time) {
+            s.file_time = t;
             std::string theirs;
-            if (platform::read_user_file(s.file, platform::UserFile::kernel_source, theirs).ok()) {
-                s.file_time = t;
-                if (theirs != s.saved_text) {
-                    if (s.text != s.saved_text) {
-                        // Unsaved edits here and a new version there: the buffer's text is kept beside it.
-                        const std::string kept = keep_copy(s, "unsaved", s.text);
-                        s.file_message = "reloaded: another editor saved the file; the text you had typed here is kept "
-                                         "as " + kept;
-                    } else {
-                        s.file_message = "reloaded: another editor saved " + s.file;
-                    }
-                    s.text = s.saved_text = theirs;
-                    s.edited_at = -1;
+            const platform::ReadResult read = platform::read_user_file(s.file, platform::UserFile::kernel_source, theirs);
+            if (!read.ok()) {
+                // Replaced by what is no kernel file (a folder, a FIFO, a device, a huge file) or
+                // removed: said once per change on disk; the text here stays and is what saves.
+                s.file_message = "not reloaded: " + read.message + " (the text here is kept)";
+            } else if (theirs != s.saved_text) {
+                if (s.text != s.saved_text) {
+                    // Unsaved edits here and a new version there: the buffer's text is kept beside it.
+                    const std::string kept = keep_copy(s, "unsaved", s.text);
+                    s.file_message = "reloaded: another editor saved the file; the text you had typed here is kept "
+                                     "as " + kept;
+                } else {
+                    s.file_message = "reloaded: another editor saved " + s.file;
                 }
+                s.text = s.saved_text = theirs;
+                s.edited_at = -1;
             }
         }
     }

@@ -14,6 +14,7 @@
 #include "app/lessons/lesson_files.h"
 #include "app/lessons/lesson_player.h"
 #include "app/core/panels_state.h"
+#include "app/platform/platform_file.h"
 #include "app/platform/platform_host.h"
 #include "app/recordings/recording_file.h"
 #include "app/core/runner.h"
@@ -32,7 +33,6 @@
 #include <cstring>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <string>
 
@@ -71,14 +71,9 @@ void follow_page_size(GLFWwindow* window) {
 // [SECTION] Files opened from the user's disk
 // ---------------------------------------------------------------------------------------------
 
-std::string read_all(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 // A .lesson file: parsed whole; with any error nothing is added and the page lists the errors.
-std::string open_lesson_file(AppState& state, const platform::OpenedFile& f) {
-    LessonParse parsed = parse_lesson(f.name, read_all(f.path));
+std::string open_lesson_file(AppState& state, const platform::OpenedFile& f, const std::string& lesson_text) {
+    LessonParse parsed = parse_lesson(f.name, lesson_text);
     if (!parsed.ok()) {
         std::string text = f.name + " is not a valid lesson (nothing was opened):";
         for (size_t i = 0; i < parsed.errors.size() && i < 5; ++i) text += "\n" + parsed.errors[i].text();
@@ -123,13 +118,20 @@ std::string open_recording_file(AppState& state, const platform::OpenedFile& f) 
     return "";
 }
 
+// The file is read through the bounded reader (app/platform/platform_file.h) as the kind its name
+// says, so a file larger than a lesson, a recording or an export can be is refused with its size and
+// the limit instead of being poured into the tab's memory.
 void open_user_file(AppState& state, const platform::OpenedFile& f) {
-    std::string why;
-    const std::string text = read_all(f.path);
-    if (f.name.ends_with(".lesson")) {
-        why = open_lesson_file(state, f);
-    } else if (!f.name.ends_with(".json")) {
+    std::string why, text;
+    const bool lesson = f.name.ends_with(".lesson");
+    if (!lesson && !f.name.ends_with(".json")) {
         why = f.name + ": not a file fusionlab opens (a .lesson, a recording.json or a results .json export)";
+    } else if (const platform::ReadResult read =
+                   platform::read_user_file(f.path, lesson ? platform::UserFile::lesson : platform::UserFile::results, text);
+               !read.ok()) {
+        why = f.name + ": " + read.reason + " (nothing was opened)";
+    } else if (lesson) {
+        why = open_lesson_file(state, f, text);
     } else {
         // A recording has a "recording" header (or the recordings' file name, so a cut-short one gets
         // load_recording's "truncated?"); anything else is tried as a results export.

@@ -4,11 +4,10 @@
 #include "app/lessons/lesson_files.h"
 #include "app/lessons/prose.h"
 #include "app/lessons/text_helpers.h"
+#include "app/platform/platform_file.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace app {
 
@@ -88,20 +87,28 @@ Glossary parse_glossary(const std::string& path, const std::string& text) {
     return g;
 }
 
+Glossary load_glossary(const std::string& path) {
+    std::string text;
+    if (const platform::ReadResult read = platform::read_user_file(path, platform::UserFile::glossary, text); !read.ok()) {
+        Glossary none;
+        none.path = path;
+        none.errors.push_back({path, 0, read.reason});
+        return none;
+    }
+    return parse_glossary(path, text);
+}
+
 const Glossary& shipped_glossary() {
     static const Glossary g = [] {
         const std::string dir = lessons_dir();
         const std::string path = (fs::path(dir) / "glossary.terms").string();
-        std::ifstream in(path, std::ios::binary);
-        if (dir.empty() || !in) {
+        if (dir.empty()) {
             Glossary none;
             none.path = path;
-            none.errors.push_back({path, 0, "cannot read the glossary"});
+            none.errors.push_back({path, 0, "cannot read the glossary: no lessons folder"});
             return none;
         }
-        std::ostringstream text;
-        text << in.rdbuf();
-        return parse_glossary(path, text.str());
+        return load_glossary(path);
     }();
     return g;
 }

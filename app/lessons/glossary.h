@@ -24,6 +24,10 @@ struct Glossary {
     const GlossaryTerm* find(const std::string& key) const;  // case-insensitive, key or alias
 };
 Glossary parse_glossary(const std::string& path, const std::string& text);
+// A glossary file, read through the bounded reader (app/platform/platform_file.h: the lessons
+// folder is the user's to name, so glossary.terms may be a FIFO, a device or huge); a file that
+// cannot be read is one error (line 0) naming it, what it is and the limit, and no terms.
+Glossary load_glossary(const std::string& path);
 // The shipped glossary (lessons_dir()/glossary.terms), read once.
 const Glossary& shipped_glossary();
 // Every term key a list of spans links ({term KEY}), nested verdict texts included, in order.

@@ -43,6 +43,7 @@ int64_t kind_limit_bytes(UserFile kind) {
     case UserFile::test_input: return 1ll << 20;   // 1 MiB: 100 times the largest corpus entry
     case UserFile::exercise: return 1ll << 20;     // 1 MiB: 80 times the longest exercise
     case UserFile::kernel_source: return 1ll << 20;  // 1 MiB: a kernel file of 20000 lines
+    case UserFile::glossary: return 1ll << 20;     // 1 MiB: 140 times the shipped glossary
     }
     return 1ll << 20;
 }
@@ -58,6 +59,7 @@ const char* kind_name(UserFile kind) {
     case UserFile::test_input: return "test input";
     case UserFile::exercise: return "exercise";
     case UserFile::kernel_source: return "kernel source file";
+    case UserFile::glossary: return "glossary";
     }
     return "file";
 }
@@ -97,9 +99,15 @@ ReadResult failed(ReadFailure failure, const std::string& path, std::string reas
     return r;
 }
 
+// "a recording", "an answers file", "an exercise": the kind with its article.
+std::string a_kind(const std::string& what) {
+    const bool vowel = !what.empty() && std::strchr("aeiouAEIOU", what.front()) != nullptr;
+    return (vowel ? "an " : "a ") + what;
+}
+
 // "; a recording is read only from a regular file of at most 64 MiB"
 std::string expected_text(const std::string& what, int64_t limit) {
-    return "; a " + what + " is read only from a regular file of at most " + byte_size_text(limit);
+    return "; " + a_kind(what) + " is read only from a regular file of at most " + byte_size_text(limit);
 }
 
 ReadResult not_regular(const std::string& path, const char* it_is, const std::string& what, int64_t limit) {
@@ -113,13 +121,13 @@ ReadResult symlink_loop(const std::string& path, const std::string& what, int64_
 
 ReadResult too_large_reported(const std::string& path, int64_t size, const std::string& what, int64_t limit) {
     return failed(ReadFailure::too_large, path,
-                  byte_size_text(size) + ", larger than a " + what + " can be (limit " + byte_size_text(limit) + ")");
+                  byte_size_text(size) + ", larger than " + a_kind(what) + " can be (limit " + byte_size_text(limit) + ")");
 }
 
 ReadResult too_large_read(const std::string& path, int64_t reported, const std::string& what, int64_t limit) {
     return failed(ReadFailure::too_large, path,
                   "more than " + byte_size_text(limit) + " read although the file system reports " +
-                      byte_size_text(reported) + ", larger than a " + what + " can be (limit " + byte_size_text(limit) + ")");
+                      byte_size_text(reported) + ", larger than " + a_kind(what) + " can be (limit " + byte_size_text(limit) + ")");
 }
 
 ReadResult kept_changing(const std::string& path, int64_t from, int64_t to, const std::string& what, int64_t limit) {

@@ -34,6 +34,7 @@ enum class UserFile {
     test_input,  // a fuzzer corpus entry (tests/fuzz; the largest about 10 KB)
     exercise,    // *.exercise (exercises/; the largest about 12 KB)
     kernel_source,  // a student's kernel file or an exercise header (a few KB)
+    glossary,    // glossary.terms in the lessons folder ($FUSIONLAB_LESSONS; the shipped one about 7 KB)
 };
 
 // "lesson", "recording", "PyTorch reference file", ...: what the messages call the kind.
