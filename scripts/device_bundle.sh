@@ -2,9 +2,9 @@
 # Packs a device bundle: a folder of at most 12 MiB that runs on a lent GPU machine (the NVIDIA driver,
 # CUDA 13.0 under /usr/local/cuda, none of our Debian packages) as `bash DIR/run.sh OUTDIR`.
 #   scripts/device_bundle.sh soak DIR        the GPU soak in passes (scripts/device_soak_passes.sh)
-#   scripts/device_bundle.sh sanitize DIR    one compute-sanitizer shard per call, SHARD=I in the
-#                                            environment (scripts/device_sanitize_shard.sh); DIR/SHARDS
-#                                            holds the number of shards
+#   scripts/device_bundle.sh sanitize DIR    compute-sanitizer shards, SHARD=I[,J...] in the
+#                                            environment (scripts/device_sanitize_shard.sh; default 0,2);
+#                                            DIR/SHARDS holds the number of shards
 # From a build with CUDA and the GUI (the TEAM flags: build/, sm_90): stripped binaries, the GPU
 # module, the shared libraries fusionlab links that the GPU machine lacks (libstb, GLFW and X11's:
 # the CLI never opens a window), and the scripts; packed with xz into DIR/payload.tar.xz.
@@ -52,16 +52,27 @@ RUN
 else
   cat > "$dir/run.sh" <<'RUN'
 #!/usr/bin/env bash
-# One compute-sanitizer shard (fusionlab scripts/device_sanitize_shard.sh): SHARD=I bash run.sh OUTDIR
+# compute-sanitizer shards (fusionlab scripts/device_sanitize_shard.sh), one after the other:
+#   [SHARD=I[,J...]] [SANITIZE_BUDGET=S] bash run.sh OUTDIR
+# SHARD defaults to 0,2 (memcheck, then synccheck); each shard gets SANITIZE_BUDGET seconds (default:
+# 280 shared equally), its logs in OUTDIR/shardI/.
 set -u -o pipefail
-out=${1:?usage: SHARD=I run.sh OUTDIR}; mkdir -p "$out"
+out=${1:?usage: [SHARD=I[,J...]] run.sh OUTDIR}; mkdir -p "$out"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d /tmp/fusionlab-san.XXXXXX)
 tar -xJf "$here/payload.tar.xz" -C "$work" || { echo "run.sh: cannot unpack payload" | tee "$out/error.txt"; exit 2; }
 # The tests link the GPU module from the program's folder.
 export LD_LIBRARY_PATH=$work/bin:${LD_LIBRARY_PATH:-}
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } > "$out/card.txt" 2>&1
-bash "$work/scripts/device_sanitize_shard.sh" "$work" "$out" 2>&1 | tee "$out/run.log"
+shards=${SHARD:-0,2}
+count=$(echo "${shards//,/ }" | wc -w)
+export SANITIZE_BUDGET=${SANITIZE_BUDGET:-$((280 / count))}
+rc=0
+for s in ${shards//,/ }; do
+  SHARD=$s bash "$work/scripts/device_sanitize_shard.sh" "$work" "$out/shard$s" 2>&1 | tee -a "$out/run.log"
+  r=${PIPESTATUS[0]}; [ "$r" -gt "$rc" ] && rc=$r
+done
+exit "$rc"
 RUN
   bash scripts/device_sanitize_shard.sh --count > "$dir/SHARDS"
 fi

@@ -13,29 +13,32 @@
 #   0 memcheck (+ leak check): every GPU test case and every bench sweep
 #   1 initcheck: the same
 #   2 synccheck: the same
-#   3 racecheck: GPU test cases 0, 3, 6, ...
-#   4 racecheck: GPU test cases 1, 4, 7, ...
-#   5 racecheck: GPU test cases 2, 5, 8, ...
-#   6 racecheck: every bench sweep (every flash, flash_tc and flash_wgmma tile, skip's epilogues,
+#   3..8 racecheck: GPU test cases I-3, I-3+6, I-3+12, ... (a sixth each)
+#   9 racecheck: every bench sweep (every flash, flash_tc and flash_wgmma tile, skip's epilogues,
 #     decode, ffn, chain, bias_gelu, launch)
+# Sized for lent-machine lines of 300 s (SANITIZE_BUDGET=280, the default): on 2026-11-28 (H100 and
+# H200, 8 runs side by side) memcheck and synccheck shards took at most 69 s a run, initcheck 268 s
+# (beside another shard), racecheck over a third of the test cases up to 379 s, so racecheck's test
+# cases are now dealt six ways.
 set -u
-SHARDS=7
+SHARDS=10
 [ "${1:-}" = --count ] && { echo "$SHARDS"; exit 0; }
 [ $# -eq 2 ] || { echo "usage: SHARD=I $0 DEVICE_DIR OUTDIR  (I = 0..$((SHARDS - 1)))" >&2; exit 2; }
 dir=$1 out=$2
 shard=${SHARD:-}
 case "$shard" in ''|*[!0-9]*) echo "device_sanitize_shard: SHARD='$shard' is not a number 0..$((SHARDS - 1))" >&2; exit 2 ;; esac
 [ "$shard" -lt "$SHARDS" ] || { echo "device_sanitize_shard: SHARD=$shard, but there are $SHARDS shards (0..$((SHARDS - 1)))" >&2; exit 2; }
-# 520 s of the 540 s slot for the tool runs (a run that would pass it is cut and says so); 8 runs
-# side by side on the one GPU (16 CPU cores: compute-sanitizer's host side is the bottleneck).
-common=(--device-dir "$dir" --budget "${SANITIZE_BUDGET:-520}" --timeout 520 --parallel "${SANITIZE_PARALLEL:-8}")
+# 280 s of a 300 s line for the tool runs (SANITIZE_BUDGET; a run that would pass it is cut and says
+# so); 8 runs side by side on the one GPU (16 CPU cores: compute-sanitizer's host side is the bottleneck).
+budget=${SANITIZE_BUDGET:-280}
+common=(--device-dir "$dir" --budget "$budget" --timeout "$budget" --parallel "${SANITIZE_PARALLEL:-8}")
 # shellcheck disable=SC2054  # "tests,bench" is one argument (a comma list), not two elements
 case "$shard" in
   0) args=(--tools memcheck --targets tests,bench) ;;
   1) args=(--tools initcheck --targets tests,bench) ;;
   2) args=(--tools synccheck --targets tests,bench) ;;
-  3|4|5) args=(--tools racecheck --targets tests --test-shard "$((shard - 3))/3") ;;
-  6) args=(--tools racecheck --targets bench) ;;
+  3|4|5|6|7|8) args=(--tools racecheck --targets tests --test-shard "$((shard - 3))/6") ;;
+  9) args=(--tools racecheck --targets bench) ;;
 esac
 mkdir -p "$out"
 echo "shard $shard of $SHARDS: gpu_sanitize.sh ${args[*]} ${common[*]}" | tee "$out/shard.txt"
