@@ -186,6 +186,8 @@ bench_sweeps() {  # for tool $1
     # decode: ragged kv_len, GQA and not, paged and contiguous, chosen and fixed splits
     echo "--workload decode --variant all --dtype fp16 --batch 3 --kv_len 1,257 --heads 4 --kv_heads 1,4 --d 64,128 --page 0 --splits 0,3 --reps 1"
     echo "--workload decode --variant all --dtype bf16 --batch 3 --kv_len 1,257 --heads 4 --kv_heads 1,4 --d 64,128 --page 16 --splits 0,3 --reps 1"
+    # decode: a group of 32 query heads (GQA on the tensor cores in two passes of 16) and of 8
+    echo "--workload decode --variant all --dtype fp16 --batch 1 --kv_len 257 --heads 32 --kv_heads 1,4 --d 64,128 --page 0,16 --splits 0,3 --reps 1"
     echo "--workload ffn --variant all --dtype all --M 1,33 --d_model 256,264 --d_ff 0,520 --reps 1"
   else
     # Every workload and variant at ragged sizes, every dtype, causal and not. decode and ffn have
@@ -205,6 +207,8 @@ bench_sweeps() {  # for tool $1
     # decode: every variant, ragged kv_len, GQA and multi-head, paged and contiguous, splits.
     echo "--workload decode --variant all --dtype fp16 --batch 1,3 --kv_len 1,257,1000 --heads 4 --kv_heads 1,4 --d 64,128 --page 0,16 --splits 0,3 --reps 1"
     echo "--workload decode --variant all --dtype bf16 --batch 1,3 --kv_len 1,257,1000 --heads 4 --kv_heads 1,4 --d 64,128 --page 0,16 --splits 0,3 --reps 1"
+    # decode: a group of 32 query heads (GQA on the tensor cores in two passes of 16) and of 8
+    echo "--workload decode --variant all --dtype fp16,bf16 --batch 1 --kv_len 257,1000 --heads 32 --kv_heads 1,4 --d 64,128 --page 0,16 --splits 0,3 --reps 1"
     echo "--workload ffn --variant all --dtype all --M 1,33,257 --d_model 256,264 --d_ff 0,520 --reps 1"
   fi
 }
