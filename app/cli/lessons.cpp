@@ -4,7 +4,7 @@
 
 #include "app/cli/text.h"
 #include "app/files/export.h"
-#include "app/lessons/answers.h"
+#include "app/lessons/model/answers.h"
 #include "app/lessons/lesson_devices.h"
 #include "app/lessons/lesson_files.h"
 #include "app/lessons/parser.h"
