@@ -22,7 +22,7 @@ int run_lessons_answers(const LessonsOptions& o, std::ostream& out, std::ostream
         err << "fusionlab lessons answers: no settings folder (HOME not set): name the file with --answers FILE\n";
         return kExitFailure;
     }
-    std::string text;  // bounded like every file a user names (app/core/platform_file.h)
+    std::string text;  // bounded like every file a user names (app/platform/platform_file.h)
     const platform::ReadResult read = platform::read_user_file(path, platform::UserFile::answers, text);
     if (!read.ok()) {
         err << "fusionlab lessons answers: "
