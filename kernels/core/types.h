@@ -177,7 +177,7 @@ struct Job {
     // GPU: after the timed reps, one more run with the hardware counters (CUPTI range profiler)
     // for the measured DRAM bytes. A separate run: profiling serialises kernels and replays.
     bool measure_counters = true;
-    // The GUI's first pass while parameters move (app/panels_state.cpp): the GPU backend times
+    // The GUI's first pass while parameters move (app/core/panels_state.cpp): the GPU backend times
     // `reps` as asked (down to kMinReps) instead of its floor of 20, and the job carries no
     // counters; a full pass with the user's reps and the counters follows when the hand stops.
     bool quick = false;
