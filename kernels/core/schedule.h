@@ -23,7 +23,7 @@ enum class EventKind { load, compute, store };
 // The buffer name of register spills: per-thread local memory (kLocalBuffer events have local set).
 inline constexpr const char* kLocalBuffer = "local";
 
-// Where an event's bytes move (DESIGN.md "Traffic at three levels"). DRAM<->L2 bytes are not
+// Where an event's bytes move (docs/DESIGN.md "Traffic at three levels"). DRAM<->L2 bytes are not
 // events: they follow from the events' L2<->SM bytes by the L2 reuse model (apply_l2_reuse below).
 enum class Level {
     l2,      // a tensor's loads and stores as the kernel issues them: L2 <-> SM (the default)

@@ -1,8 +1,8 @@
 // The one entry point into kernels/ffn/ffn.cu beyond its WorkloadDef: a timing for kernels/PERF.md,
 // not a check (the GPU tests check ffn through the backend's checked run and the GpuWorkload that
 // WorkloadDef::make_gpu makes). The epilogue variant's two cuBLASLt GEMMs with their epilogues
-// (GELU_BIAS, BIAS) against the same GEMMs alone (DEFAULT), which no variant runs: PERF.md's goal,
-// the epilogue costs < 5% at M >= 2048. CUDA builds only.
+// (GELU_BIAS, BIAS) against the same GEMMs alone (DEFAULT), which no variant runs: the goal of
+// kernels/PERF.md, the epilogue costs < 5% at M >= 2048. CUDA builds only.
 #pragma once
 
 #include "kernels/ffn/ffn.h"
