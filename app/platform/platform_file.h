@@ -30,7 +30,7 @@ enum class UserFile {
     reference,   // a PyTorch reference file from scripts/torch_reference.py (largest: about 56 KB)
     results,     // a results (measurements) JSON export to import (largest shipped: about 0.8 MB)
     settings,    // settings.json (a few KB)
-    answers,     // answers.json: a student's answers to the lessons' predictions (app/lessons/answers.h)
+    answers,     // answers.json: a student's answers to the lessons' predictions (app/lessons/model/answers.h)
     test_input,  // a fuzzer corpus entry (tests/fuzz; the largest about 10 KB)
     exercise,    // *.exercise (exercises/; the largest about 12 KB)
     kernel_source,  // a student's kernel file or an exercise header (a few KB)
