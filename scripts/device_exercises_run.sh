@@ -2,7 +2,8 @@
 # The exercises' run on a lent GPU machine (prepared by scripts/device_exercises_prepare.sh into a
 # folder .device-exercises/ at the repo root; run from the repo root, one GPU to itself):
 #   CUDA_VISIBLE_DEVICES=<gpu> bash .device-exercises/run.sh OUTDIR [PARTS]
-# PARTS (default "solutions plain flash shots tests memcheck"): which steps, in this order.
+# PARTS (default "solutions flash shots tests memcheck"; "plain" too on request): which steps, in
+# this order.
 # Writes into OUTDIR as it goes (a timeout keeps what is done), small files only:
 #   solutions  `fusionlab exercises run NAME --solution` of every exercise: rows, goals, JSON
 #   plain      the plain (scalar) student kernels of tests/exercises/plain_*.cu: correct, but do
@@ -12,11 +13,12 @@
 #   shots      the GUI through the NVIDIA driver's EGL (FUSIONLAB_GL=egl): the exercise pane with a
 #              compile error on its line, a failing check, the passing kernel on the roofline and in
 #              the results table; PNGs
-#   tests      tests/gpu_exercises_test.cpp ([exercises]: in process and `exercises run` end to end)
+#   tests      tests/gpu_exercises_test.cpp ([exercises]: in process and `exercises run` end to end;
+#              the reference solutions' case only where the solutions step did not run)
 #   memcheck   the same tests under compute-sanitizer memcheck (children too)
 set -u
 out=${1:?usage: run.sh OUTDIR [PARTS]}
-parts=${2:-solutions plain flash shots tests memcheck}
+parts=${2:-solutions flash shots tests memcheck}
 mkdir -p "$out"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d)
@@ -64,14 +66,15 @@ if want flash; then
   attn=(--workload attention --heads 16 --N 2048 --d 64 --br 64 --bc 64 --causal 0 --dtype fp16)
   "$fl" bench "${attn[@]}" --variant flash,flash_tc --reps 5 --json "$out/flash_alone.json" > "$out/flash_alone.txt" 2>&1
   echo "rc=$?" >> "$out/flash_alone.txt"
-  # The same measurement while another process streams 1 GiB copies on this GPU: the counters are
-  # the whole GPU's (CUPTI range profiler), so its traffic lands in flash's bytes.
-  "$fl" bench --workload bias_gelu --rows 65536 --hidden 8192 --dtype bf16 --variant unfused --reps 400 > "$out/flash_noise_process.txt" 2>&1 &
+  # The same measurement while another process streams 512 MiB tensors on this GPU (bias_gelu
+  # unfused, over and over): the counters are the whole GPU's (CUPTI range profiler), so its
+  # traffic during flash's 4 ms range lands in flash's bytes. Its own process group, ended after.
+  setsid bash -c "while :; do '$fl' bench --workload bias_gelu --rows 32768 --hidden 8192 --dtype bf16 --variant unfused --reps 1000; done" > "$out/flash_noise_process.txt" 2>&1 < /dev/null &
   noise=$!
-  sleep 4
+  sleep 5
   "$fl" bench "${attn[@]}" --variant flash --reps 5 --json "$out/flash_shared.json" > "$out/flash_shared.txt" 2>&1
   echo "rc=$?" >> "$out/flash_shared.txt"
-  kill "$noise" 2>/dev/null; wait "$noise" 2>/dev/null
+  kill -- -"$noise" 2>/dev/null; sleep 1; kill -9 -- -"$noise" 2>/dev/null; wait "$noise" 2>/dev/null
   if command -v ncu > /dev/null; then
     FUSIONLAB_COUNTERS=off FUSIONLAB_TIMELINE=events timeout 120 ncu --cache-control all --csv \
       --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,gpu__time_duration.sum -k regex:flash -c 2 \
@@ -120,7 +123,10 @@ fi
 
 if want tests; then
   step "GPU tests of the exercises (in process, then exercises run end to end)"
-  timeout -k 5 240 "$work/bin/fusionlab_gpu_tests" "[exercises]" -r console -d yes > "$out/gpu_tests.txt" 2>&1
+  # The reference solutions' test runs the commands of the solutions step again: left out here when
+  # that step ran (memcheck below runs it).
+  spec="[exercises]"; want solutions && spec="[exercises]~*every shipped reference*"
+  timeout -k 5 240 "$work/bin/fusionlab_gpu_tests" "$spec" -r console -d yes > "$out/gpu_tests.txt" 2>&1
   echo "rc=$?" >> "$out/gpu_tests.txt"
   tail -4 "$out/gpu_tests.txt"
 fi
@@ -129,10 +135,16 @@ if want memcheck; then
   step "compute-sanitizer memcheck over the same tests"
   cs=/usr/local/cuda/bin/compute-sanitizer
   if [ -x "$cs" ]; then
-    FUSIONLAB_SANITIZER_RUN=1 timeout -k 5 300 "$cs" --tool memcheck --leak-check no --target-processes all \
-        --error-exitcode 99 "$work/bin/fusionlab_gpu_tests" "[exercises]" -r console -d yes > "$out/memcheck.txt" 2>&1
+    # Every exercise test but the hang first; then the hang alone (its kernel never ends, so how
+    # the sanitizer takes the process's end is its own question), under a shorter limit.
+    FUSIONLAB_SANITIZER_RUN=1 timeout -k 5 240 "$cs" --tool memcheck --leak-check no --target-processes all \
+        --error-exitcode 99 "$work/bin/fusionlab_gpu_tests" "[exercises]~*never ends*" -r console -d yes > "$out/memcheck.txt" 2>&1
     echo "rc=$?" >> "$out/memcheck.txt"
     grep -E "ERROR SUMMARY|test cases|rc=" "$out/memcheck.txt" | sort | uniq -c
+    FUSIONLAB_SANITIZER_RUN=1 timeout -k 5 90 "$cs" --tool memcheck --leak-check no --target-processes all \
+        --error-exitcode 99 "$work/bin/fusionlab_gpu_tests" "*never ends*" -r console -d yes > "$out/memcheck_hang.txt" 2>&1
+    echo "rc=$?" >> "$out/memcheck_hang.txt"
+    grep -E "ERROR SUMMARY|test cases|rc=" "$out/memcheck_hang.txt" | sort | uniq -c
   else
     echo "no compute-sanitizer at $cs" > "$out/memcheck.txt"
   fi
