@@ -6,6 +6,8 @@
 //   layout      pane | views
 #include "app/gui/panel_exercise.h"
 
+#include "app/exercises/exercise_reference.h"
+
 #include "app/platform/platform.h"
 #include "app/gui/view_tabs.h"
 #include "kernels/core/format.h"
@@ -20,6 +22,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -90,16 +93,31 @@ std::string numbers_line(const kernels::Measurement& m) {
     return line + (tag.empty() ? "" : " (" + tag + ")");
 }
 
+// The reference solution's measured files of an exercise (exercises/measured/), read once per file
+// for the process: they ship with the exercises and do not change while the app runs.
+const std::vector<exercises::MeasuredReference>& cached_references(const exercises::Exercise& ex) {
+    static std::map<std::string, std::vector<exercises::MeasuredReference>> cache;
+    auto it = cache.find(ex.path);
+    if (it == cache.end()) it = cache.emplace(ex.path, exercises::measured_references(ex)).first;
+    return it->second;
+}
+
 void draw_numbers(const AppState& state) {
     const std::vector<const kernels::Measurement*> shown = visible_results(state);
-    if (shown.empty()) {
-        ImGui::TextColored(kDimColor, "measuring the built-in variants...");
-        return;
-    }
+    if (shown.empty()) ImGui::TextColored(kDimColor, "measuring the built-in variants...");
     for (const kernels::Measurement* m : shown) {
         const bool yours = m->job.variant == kernels::kStudentVariant;
         if (yours) viz::wrapped_colored(m->ok ? kGoodColor : kErrorColor, numbers_line(*m));
         else ImGui::TextWrapped("%s", numbers_line(*m).c_str());
+    }
+    // What the reference solution did on real GPUs: the target where nothing runs here, and a
+    // yardstick where yours does.
+    for (const exercises::MeasuredReference& r : cached_references(state.exercise.ex)) {
+        if (!r.error.empty()) {
+            viz::wrapped_colored(kDimColor, "(" + r.error + ")");
+            continue;
+        }
+        for (const std::string& line : r.lines) viz::wrapped_colored(kDimColor, line);
     }
 }
 
@@ -110,7 +128,7 @@ std::string why_no_run(const Runner& runner, const ResolvedBackend& backend) {
     if (!runner.gpu_available())
         return "no CUDA GPU here (" + runner.gpu_status() + "): your kernel can run only on one. The numbers above are "
                "the built-in variants' from " + (backend.kind == kernels::BackendKind::recorded ? "the recording" : "the model") +
-               "; compare your plan with them";
+               " and, where measured, the reference solution's on real GPUs; compare your plan with them";
     if (backend.kind != kernels::BackendKind::gpu)
         return "the backend is " + std::string(kernels::to_string(backend.kind)) +
                ": choose the GPU backend to run your kernel beside ours on the same GPU";
