@@ -69,8 +69,10 @@ if want flash; then
   # The same measurement while another process streams 512 MiB tensors on this GPU (bias_gelu
   # unfused, over and over): the counters are the whole GPU's (CUPTI range profiler), so its
   # traffic during flash's 4 ms range lands in flash's bytes. Its own process group, ended after.
-  setsid bash -c "while :; do '$fl' bench --workload bias_gelu --rows 32768 --hidden 8192 --dtype bf16 --variant unfused --reps 1000; done" > "$out/flash_noise_process.txt" 2>&1 < /dev/null &
+  # (At most 40 s whatever happens to this script: timeout ends the loop; the trap ends it sooner.)
+  setsid timeout 40 bash -c "while :; do '$fl' bench --workload bias_gelu --rows 32768 --hidden 8192 --dtype bf16 --variant unfused --reps 1000; done" > "$out/flash_noise_process.txt" 2>&1 < /dev/null &
   noise=$!
+  trap 'kill -- -$noise 2>/dev/null' EXIT
   sleep 5
   "$fl" bench "${attn[@]}" --variant flash --reps 5 --json "$out/flash_shared.json" > "$out/flash_shared.txt" 2>&1
   echo "rc=$?" >> "$out/flash_shared.txt"
