@@ -7,8 +7,9 @@
 #     brings), and glvnd's libEGL.so.1 + libGLdispatch.so.0: its shots draw through the NVIDIA
 #     driver's EGL (FUSIONLAB_GL=egl, app/gui/egl_context.h), so no Xvfb, Mesa or LLVM travels
 #     (scripts/device_gui_prepare.sh's 55 MB pack);
-#   - the fonts the GUI loads (Inter, DejaVu), the exercise files, the test kernels, and every
-#     exercise's reference solution as a kernel file (what a student would submit);
+#   - the fonts the GUI loads (Inter, DejaVu), the exercise files, the test kernels, every
+#     exercise's reference solution as a kernel file (what a student would submit), and, with
+#     CANDIDATES=DIR, other versions of the solutions to measure beside them;
 #   - packed with tar -cJf.
 # Build first: cmake --build build --target fusionlab fusionlab_gpu fusionlab_gpu_tests.
 # Usage: scripts/device_exercises_prepare.sh [DEST] [SECONDS]   (SECONDS: written to DEST/READY)
@@ -30,7 +31,12 @@ skip=" libc.so.6 libm.so.6 libpthread.so.0 libdl.so.2 librt.so.1 ld-linux-x86-64
 ldd "$stage/bin/fusionlab" | awk '$3 ~ /^\// {print $1, $3}' | while read -r name path; do
   case "$skip" in *" $name "*) ;; *) cp -Ln "$path" "$stage/lib/" ;; esac
 done
-cp -L /usr/lib/x86_64-linux-gnu/libEGL.so.1 /usr/lib/x86_64-linux-gnu/libGLdispatch.so.0 "$stage/lib/"
+# glvnd's dispatch libraries: libEGL for the context, and libGL + libGLX because Dear ImGui's
+# OpenGL 3 backend (Debian's libimgui) loads its GL functions from libGL.so.1 (glXGetProcAddressARB:
+# dispatch stubs that reach whichever context is current, EGL's here). The GPU machine has only the
+# NVIDIA vendor libraries (libEGL_nvidia, libGLX_nvidia).
+cp -L /usr/lib/x86_64-linux-gnu/libEGL.so.1 /usr/lib/x86_64-linux-gnu/libGLdispatch.so.0 \
+      /usr/lib/x86_64-linux-gnu/libGL.so.1 /usr/lib/x86_64-linux-gnu/libGLX.so.0 "$stage/lib/"
 cp /usr/share/fonts/opentype/inter/Inter-Regular.otf /usr/share/fonts/opentype/inter/Inter-SemiBold.otf \
    /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf \
    /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf "$stage/fonts/"
@@ -41,6 +47,13 @@ for f in exercises/*.exercise; do
   name=$(basename "$f" .exercise)
   awk '/^== /{on = ($0 == "== solution"); next} on' "$f" > "$stage/src/solutions/$name.cu"
 done
+# Other versions of a reference solution to measure beside it (CANDIDATES=DIR: *.cu, and
+# *.exercise files for those that need another launch shape; they find include/ beside them).
+if [ -n "${CANDIDATES:-}" ]; then
+  mkdir -p "$stage/src/cand"
+  cp "$CANDIDATES"/* "$stage/src/cand/"
+  cp -r exercises/include "$stage/src/cand/include"
+fi
 mkdir -p "$dest"
 rm -f "$dest/READY"
 tar -cJf "$dest/bundle.tar.xz" -C "$stage" .

@@ -2,14 +2,16 @@
 # The exercises' run on a lent GPU machine (prepared by scripts/device_exercises_prepare.sh into a
 # folder .device-exercises/ at the repo root; run from the repo root, one GPU to itself):
 #   CUDA_VISIBLE_DEVICES=<gpu> bash .device-exercises/run.sh OUTDIR [PARTS]
-# PARTS (default "solutions flash shots tests memcheck"; "plain" too on request): which steps, in
-# this order.
+# PARTS (default "solutions candidates plain flash shots tests memcheck"): which steps, in this order.
 # Writes into OUTDIR as it goes (a timeout keeps what is done), small files only:
 #   solutions  `fusionlab exercises run NAME --solution` of every exercise: rows, goals, JSON
+#   candidates other versions of the reference solutions (src/cand/, when the bundle has them):
+#              which one ships is decided by these numbers
 #   plain      the plain (scalar) student kernels of tests/exercises/plain_*.cu: correct, but do
 #              they meet the time goals? (what the goals must turn away)
 #   flash      the teaching flash kernel's DRAM bytes: in-app counters alone, then beside another
-#              process's traffic on the same GPU, then Nsight Compute (ncu)
+#              process's traffic on the same GPU (a streaming kernel; compute-sanitizer memcheck),
+#              then Nsight Compute (ncu)
 #   shots      the GUI through the NVIDIA driver's EGL (FUSIONLAB_GL=egl): the exercise pane with a
 #              compile error on its line, a failing check, the passing kernel on the roofline and in
 #              the results table; PNGs
@@ -18,7 +20,7 @@
 #   memcheck   the same tests under compute-sanitizer memcheck (children too)
 set -u
 out=${1:?usage: run.sh OUTDIR [PARTS]}
-parts=${2:-solutions flash shots tests memcheck}
+parts=${2:-solutions candidates plain flash shots tests memcheck}
 mkdir -p "$out"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d)
@@ -51,6 +53,18 @@ if want solutions; then
   done
 fi
 
+if want candidates && [ -d "$work/src/cand" ]; then
+  step "candidate reference solutions"
+  c="$work/src/cand"
+  for f in "$c"/*.cu; do
+    name=$(basename "$f" .cu)
+    case "$name" in bias_gelu*) ex=bias_gelu ;; chain_D | chain_E) ex="$c/chain_fused_b512.exercise" ;; chain*) ex=chain_fused ;; *) continue ;; esac
+    timeout -k 5 90 "$fl" exercises run "$ex" --kernel "$f" --json "$out/cand_$name.json" > "$out/cand_$name.txt" 2>&1
+    echo "rc=$?" >> "$out/cand_$name.txt"
+    echo "$name: $(grep -E "^goal time" "$out/cand_$name.txt")"
+  done
+fi
+
 if want plain; then
   step "plain student kernels (correct; the time goals should turn them away)"
   for case in "bias_gelu plain_bias_gelu" "chain_fused plain_chain" "skip_epilogue plain_skip_epilogue"; do
@@ -77,6 +91,17 @@ if want flash; then
   "$fl" bench "${attn[@]}" --variant flash --reps 5 --json "$out/flash_shared.json" > "$out/flash_shared.txt" 2>&1
   echo "rc=$?" >> "$out/flash_shared.txt"
   kill -- -"$noise" 2>/dev/null; sleep 1; kill -9 -- -"$noise" 2>/dev/null; wait "$noise" 2>/dev/null
+  # ... and beside compute-sanitizer memcheck running the exercise tests (what shared the H100 of
+  # 2026-11-28's first round, when flash measured 68.8 MiB).
+  if [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
+    FUSIONLAB_SANITIZER_RUN=1 setsid timeout 60 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --leak-check no \
+      "$work/bin/fusionlab_gpu_tests" "[harness]" > "$out/flash_memcheck_process.txt" 2>&1 < /dev/null &
+    noise=$!
+    sleep 3
+    "$fl" bench "${attn[@]}" --variant flash --reps 5 --json "$out/flash_beside_memcheck.json" > "$out/flash_beside_memcheck.txt" 2>&1
+    echo "rc=$?" >> "$out/flash_beside_memcheck.txt"
+    kill -- -"$noise" 2>/dev/null; sleep 1; kill -9 -- -"$noise" 2>/dev/null; wait "$noise" 2>/dev/null
+  fi
   if command -v ncu > /dev/null; then
     FUSIONLAB_COUNTERS=off FUSIONLAB_TIMELINE=events timeout 120 ncu --cache-control all --csv \
       --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,gpu__time_duration.sum -k regex:flash -c 2 \
@@ -115,12 +140,21 @@ if want shots; then
     echo "rc=$? seconds=$((SECONDS - start))" >> "$out/shot_$name.txt"
     echo "$name: $(grep -E 'GL renderer|rc=' "$out/shot_$name.txt" | tr '\n' ' ')"
   }
+  # Through the pane's Run button's path (--exercise-run: an `exercises run` process of its own) ...
   shot ex_compile_error --exercise bias_gelu --exercise-kernel "$k/compile_error_bias_gelu.cu" --exercise-hints 1
+  shot ex_compile_error_f2 --exercise bias_gelu --exercise-kernel "$k/compile_error_bias_gelu.cu" --font-scale 2
   shot ex_wrong --exercise bias_gelu --exercise-kernel "$k/wrong_bias_gelu.cu" --exercise-run
-  shot ex_pass_roofline --exercise bias_gelu --exercise-kernel "$sol/bias_gelu.cu" --exercise-run --view roofline
-  shot ex_pass_results_f2 --exercise chain_fused --exercise-kernel "$sol/chain_fused.cu" --exercise-run --font-scale 2
-  shot ex_pass_classroom --exercise online_softmax --exercise-kernel "$sol/online_softmax.cu" --exercise-run --classroom --view roofline
-  shot ex_skip_results --exercise skip_epilogue --exercise-kernel "$sol/skip_epilogue.cu" --exercise-run
+  shot ex_oob --exercise bias_gelu --exercise-kernel "$k/oob_bias_gelu.cu" --exercise-run
+  shot ex_pass_bias_gelu_roofline --exercise bias_gelu --exercise-kernel "$sol/bias_gelu.cu" --exercise-run --view roofline
+  shot ex_pass_chain --exercise chain_fused --exercise-kernel "$sol/chain_fused.cu" --exercise-run
+  # ... and from the solutions step's --json (the same rows the GUI imports after a run).
+  if [ -f "$out/solution_chain_fused.json" ]; then
+    shot ex_pass_chain_f2 --exercise chain_fused --exercise-kernel "$sol/chain_fused.cu" --results "$out/solution_chain_fused.json" --font-scale 2
+    shot ex_pass_chain_classroom --exercise chain_fused --exercise-kernel "$sol/chain_fused.cu" --results "$out/solution_chain_fused.json" --classroom
+    shot ex_pass_chain_timeline --exercise chain_fused --exercise-kernel "$sol/chain_fused.cu" --results "$out/solution_chain_fused.json" --view timeline
+  fi
+  [ -f "$out/solution_skip_epilogue.json" ] && shot ex_pass_skip --exercise skip_epilogue --exercise-kernel "$sol/skip_epilogue.cu" --results "$out/solution_skip_epilogue.json"
+  [ -f "$out/solution_online_softmax.json" ] && shot ex_pass_softmax_roofline --exercise online_softmax --exercise-kernel "$sol/online_softmax.cu" --results "$out/solution_online_softmax.json" --view roofline
 fi
 
 if want tests; then
