@@ -104,19 +104,14 @@ Process run_program(const std::string& args) {
     r.code = status;
 #endif
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    // Under compute-sanitizer (--target-processes all) the child reports into its own output: put it
-    // in the log too, so the run's log holds every process's findings.
+    // Under compute-sanitizer the child's output goes into the log too. Measured on an H200
+    // (2026-11-28): `compute-sanitizer --target-processes all` did not instrument these children
+    // (a fault came back as cudaErrorIllegalAddress with no memcheck report, no child summary), so
+    // scripts/device_exercises_run.sh runs memcheck on each `exercises run` case directly as well.
     if (kernels::sanitizer_run()) std::printf("---- %s (exit %d):\n%s\n", args.c_str(), r.code, r.output.c_str());
     return r;
 }
 
-// Under compute-sanitizer the child ran instrumented and found nothing: its own summary says 0
-// errors (a child that ends through _Exit, after a fault or the watchdog, prints none: not called
-// for those). Nothing to check outside a sanitizer run.
-void check_child_sanitized_clean(const Process& p) {
-    if (!kernels::sanitizer_run()) return;
-    CHECK(p.output.find("ERROR SUMMARY: 0 errors") != std::string::npos);
-}
 
 // The app keeps working: a built-in variant still runs and checks on this process's GPU context.
 void check_gpu_still_works() {
@@ -199,7 +194,6 @@ TEST_CASE("exercises run: every shipped reference solution passes", "[exercises]
         CHECK(p.code == 0);
         CHECK(p.output.find(passed_line()) != std::string::npos);
         CHECK(p.output.find("FAILED") == std::string::npos);  // no compared variant failed either
-        check_child_sanitized_clean(p);
     }
 }
 
@@ -210,7 +204,6 @@ TEST_CASE("exercises run: a kernel that does not compile exits 1 naming its line
     CHECK(p.code == 1);
     CHECK(p.output.find("compile_error_bias_gelu.cu:5: error: ") != std::string::npos);
     CHECK(p.output.find("bias_value") != std::string::npos);
-    check_child_sanitized_clean(p);
 }
 
 TEST_CASE("exercises run: a wrong kernel exits 1 with the first wrong element", "[exercises][cli]") {
@@ -219,7 +212,6 @@ TEST_CASE("exercises run: a wrong kernel exits 1 with the first wrong element", 
     CHECK(p.code == 1);
     CHECK(p.output.find("yours failed: output differs from the CPU reference; first wrong element out[row ") !=
           std::string::npos);
-    check_child_sanitized_clean(p);
 }
 
 TEST_CASE("exercises run: an out-of-bounds write exits 1 saying so", "[exercises][cli]") {
@@ -227,7 +219,6 @@ TEST_CASE("exercises run: an out-of-bounds write exits 1 saying so", "[exercises
     INFO(p.output);
     CHECK(p.code == 1);
     CHECK(p.output.find("your kernel wrote past the end of its output out") != std::string::npos);
-    check_child_sanitized_clean(p);  // inside the guard zone: memory it owns, so memcheck is silent; the guard is not
 }
 
 TEST_CASE("exercises run: a kernel that never ends is stopped by the watchdog and the GPU keeps working", "[exercises][cli]") {
@@ -245,7 +236,5 @@ TEST_CASE("exercises run: a kernel that faults exits 1 and the GPU keeps working
     INFO(p.output);
     CHECK(p.code == 1);
     CHECK(p.output.find("your kernel faulted: ") != std::string::npos);
-    // Under compute-sanitizer the child is instrumented too: memcheck names the bad write itself.
-    if (kernels::sanitizer_run()) CHECK(p.output.find("Invalid __global__ write") != std::string::npos);
     check_gpu_still_works();
 }

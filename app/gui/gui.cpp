@@ -761,6 +761,10 @@ int run_shot(const ShotOptions& opts) {
             }
             std::printf("exercise run: exit %d%s\n", ex.last_run.exit_code,
                         ex.last_run.read_error.empty() ? "" : ("; " + ex.last_run.read_error).c_str());
+            // A picture measures nothing more: its repetitions are the run's (the GUI measures the
+            // built-in variants again where they differ, app/gui/panel_exercise.cpp).
+            for (const kernels::Measurement& m : ex.last_run.measured)
+                if (m.ok && m.job.variant != kernels::kStudentVariant) state.settings.reps = m.job.reps;
             store_results(state, ex.last_run.measured);
         }
         if (opts.exercise_run && !state.results.empty()) {

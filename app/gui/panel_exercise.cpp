@@ -53,7 +53,16 @@ void service_exercise(AppState& state, double now) {
     if (!exercises::service(s, now)) return;
     // A finished run: its measurements (the compared variants and yours, measured together in
     // the run's own process on this GPU) join the results every view draws.
-    if (!s.last_run.measured.empty()) store_results(state, s.last_run.measured);
+    if (s.last_run.measured.empty()) return;
+    store_results(state, s.last_run.measured);
+    // The run measured the built-in variants with its own repetitions; where the app asks for
+    // others they are not the current settings' numbers: the app measures them again (truly
+    // "updating" meanwhile) rather than showing them greyed for good. Yours is the run's alone.
+    for (const kernels::Measurement& m : s.last_run.measured)
+        if (m.job.variant != kernels::kStudentVariant && m.job.reps != state.settings.reps) {
+            mark_changed(state, now);
+            break;
+        }
 }
 
 void draw_exercise_launcher(AppState& state) {
@@ -358,12 +367,14 @@ void draw_exercise_layout(AppState& state, Runner& runner, const ResolvedBackend
     } else {
         // Too narrow for both side by side (large fonts on a small screen): stacked, neither the
         // editor nor a chart would be readable, so one of them has the whole height and two buttons
-        // switch. A picture (shot) shows the pane until a run has measured yours, then the views, or
-        // the views when it asks for another view than the results.
+        // switch. A picture (shot) shows the pane until yours has numbers (a run, or --results), then
+        // the views; the views too when it asks for another view than the results.
         ImGuiStorage* storage = ImGui::GetStateStorage();
         const ImGuiID key = ImGui::GetID("exercise_narrow_shows_views");
+        bool has_yours = false;
+        for (const kernels::Measurement* m : visible_results(state)) has_yours |= m->job.variant == kernels::kStudentVariant;
         bool views = state.interactive ? storage->GetBool(key, false)
-                                       : state.exercise.ran_once || (!state.requested_view.empty() && state.requested_view != "results");
+                                       : has_yours || (!state.requested_view.empty() && state.requested_view != "results");
         if (ImGui::RadioButton("Exercise", !views)) views = false;
         ImGui::SameLine();
         if (ImGui::RadioButton("Results and charts", views)) views = true;
