@@ -2,7 +2,8 @@
 # The exercises' run on a lent GPU machine (prepared by scripts/device_exercises_prepare.sh into a
 # folder .device-exercises/ at the repo root; run from the repo root, one GPU to itself):
 #   CUDA_VISIBLE_DEVICES=<gpu> bash .device-exercises/run.sh OUTDIR [PARTS]
-# PARTS (default "solutions candidates plain flash shots tests memcheck"): which steps, in this order.
+# PARTS (default "solutions plain shots tests memcheck"; "candidates" and "flash" on request): which
+# steps, in this order.
 # Writes into OUTDIR as it goes (a timeout keeps what is done), small files only:
 #   solutions  `fusionlab exercises run NAME --solution` of every exercise: rows, goals, JSON
 #   candidates other versions of the reference solutions (src/cand/, when the bundle has them):
@@ -21,7 +22,7 @@
 #              run` case directly (its children were not instrumented through the tests)
 set -u
 out=${1:?usage: run.sh OUTDIR [PARTS]}
-parts=${2:-solutions candidates plain flash shots tests memcheck}
+parts=${2:-solutions plain shots tests memcheck}
 mkdir -p "$out"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d)
