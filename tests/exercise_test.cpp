@@ -4,6 +4,7 @@
 #include "app/files/results_import.h"
 #include "app/exercises/exercise.h"
 #include "app/exercises/exercise_cli.h"
+#include "app/exercises/exercise_reference.h"
 #include "kernels/core/backend.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
@@ -179,6 +180,48 @@ TEST_CASE("every shipped exercise checks") {
     }
     for (const char* want : {"chain_fused", "bias_gelu", "skip_epilogue", "online_softmax"})
         CHECK(std::find(names.begin(), names.end(), want) != names.end());
+}
+
+// exercises/measured/: the reference solution as measured on real GPUs (shown where nothing can
+// run). Each file reads, is the solution's run (a row of yours on an NVIDIA card), and meets every
+// goal of the exercise as shipped: a goal tightened past what the reference did there fails here.
+TEST_CASE("the shipped measured reference solutions read and meet their goals there") {
+    int files = 0;
+    for (const std::string& f : exercise_files(kSourceDir + "/exercises")) {
+        const ExerciseParse p = load_exercise(f);
+        REQUIRE(p.ok());
+        for (const MeasuredReference& r : measured_references(p.exercise)) {
+            INFO(r.file << ": " << r.error);
+            ++files;
+            CHECK(r.error.empty());
+            REQUIRE(r.lines.size() == 1 + p.exercise.goals.size());
+            CHECK(r.lines[0].rfind("reference solution on NVIDIA ", 0) == 0);
+            for (size_t i = 1; i < r.lines.size(); ++i) {
+                INFO(r.lines[i]);
+                CHECK(r.lines[i].find(": met - ") != std::string::npos);
+            }
+        }
+    }
+    CHECK(files >= 4);  // one card at least for each shipped exercise
+}
+
+TEST_CASE("a measured file that is not a solution's run says so") {
+    const fs::path dir = fs::temp_directory_path() / "fl_measured_test";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "measured");
+    fs::copy_file(kSourceDir + "/exercises/bias_gelu.exercise", dir / "bias_gelu.exercise");
+    std::ofstream(dir / "measured" / "bias_gelu.H100.json") << "{\"measurements\": []}";
+    std::ofstream(dir / "measured" / "bias_gelu.broken.json") << "{";
+    const ExerciseParse p = load_exercise((dir / "bias_gelu.exercise").string());
+    REQUIRE(p.ok());
+    const std::vector<MeasuredReference> refs = measured_references(p.exercise);
+    REQUIRE(refs.size() == 2);  // sorted: bias_gelu.H100.json, bias_gelu.broken.json
+    for (const MeasuredReference& r : refs) {
+        INFO(r.error);
+        CHECK(r.lines.empty());
+        CHECK(r.error.find(fs::path(r.file).filename().string()) != std::string::npos);  // names the file
+    }
+    fs::remove_all(dir);
 }
 
 TEST_CASE("a malformed exercise file is refused with its lines") {

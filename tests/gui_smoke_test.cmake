@@ -196,3 +196,19 @@ fl_gui_picture_test(gui_picture_roofline_png picture-roofline.png "--sim|H100|--
 fl_gui_picture_test(gui_picture_memory_gif picture-memory.gif
                     "--sim|H100|--view|memory|--workload|chain|--variant|unfused|--compare|fused|--frames|6"
                     "^474946383961")
+
+# The exercise pane (exercises/): a kernel that does not compile in the editor (its line marked), at
+# 1x and 2x (too narrow for pane and views side by side: the pane alone), and in classroom mode.
+# Running a kernel needs a GPU: scripts/device_exercises_run.sh takes those pictures on one.
+if(NOT CMAKE_SCRIPT_MODE_FILE)
+  fl_gui_shot_test(gui_exercise_compile_error 1280x720
+                   "--exercise|bias_gelu|--exercise-kernel|${PROJECT_SOURCE_DIR}/tests/exercises/compile_error_bias_gelu.cu|--exercise-hints|1")
+  fl_gui_shot_test(gui_exercise_scale2 1280x720
+                   "--exercise|chain_fused|--exercise-kernel|${PROJECT_SOURCE_DIR}/tests/exercises/wrong_chain.cu|--font-scale|2")
+  fl_gui_shot_test(gui_exercise_classroom 1280x720 "--exercise|online_softmax|--classroom|--view|roofline")
+  # FUSIONLAB_GL names how a shot gets its GL context (egl, or unset for GLX): anything else is refused.
+  fl_cli_test(shot_gl_unknown CODE 1 ARGS shot --out ${CMAKE_BINARY_DIR}/gl_unknown.png --sim H100
+              DEFS "-DFL_ENV=FUSIONLAB_GL=wayland" STDERR "FUSIONLAB_GL='wayland' is unknown: use egl")
+  fl_cli_test(shot_exercise_run_without_kernel CODE 2 ARGS shot --out x.png --exercise bias_gelu --exercise-run
+              STDERR "--exercise-run needs --exercise NAME --exercise-kernel FILE")
+endif()

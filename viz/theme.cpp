@@ -1,6 +1,7 @@
 // [SECTION] Style: high-contrast colours for dark and light rooms
 // [SECTION] Fonts: a real TTF at the scaled size, built-in font as fallback
 #include "viz/theme.h"
+#include "viz/code_font.h"
 
 #include <filesystem>
 #include <system_error>
@@ -107,6 +108,14 @@ namespace {
 
 ImFont* g_heading = nullptr;
 ImFont* g_bold = nullptr;
+ImFont* g_code = nullptr;  // viz/code_font.h
+
+// Monospace for code (the exercise editor), Debian's path first, then Windows' and macOS'.
+constexpr const char* kCodeFontCandidates[] = {
+    "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
+    "C:/Windows/Fonts/consola.ttf",
+    "/System/Library/Fonts/Menlo.ttc",
+};
 
 struct FontFiles {
     const char* regular;
@@ -173,6 +182,10 @@ FontSet load_fonts(float scale) {
         set.note = std::string("font: ") + files.regular;
         break;
     }
+    g_code = nullptr;
+    if (set.body)
+        for (const char* path : kCodeFontCandidates)
+            if (readable(path) && (g_code = add_file_font(path, body_px)) != nullptr) break;
     if (!set.body) {
         atlas->Clear();
         set.body = add_builtin_font(body_px);
@@ -184,6 +197,7 @@ FontSet load_fonts(float scale) {
     // ImGui asserts on a failed build; building here surfaces a bad font before the first frame.
     if (!atlas->Build()) {
         atlas->Clear();
+        g_code = nullptr;
         set.body = add_builtin_font(body_px);
         set.heading = add_builtin_font(heading_px);
         set.bold = add_builtin_font(body_px);
@@ -211,5 +225,6 @@ ImFont* if_current(ImFont* font) {
 
 ImFont* heading_font() { return if_current(g_heading); }
 ImFont* bold_font() { return if_current(g_bold); }
+ImFont* code_font() { return if_current(g_code); }
 
 }  // namespace viz

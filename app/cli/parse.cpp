@@ -431,6 +431,7 @@ struct RawArgs {
         std::string view = "results", variant, compare, step, results, reference;
         std::string lesson;
         std::string exercise, exercise_kernel, exercise_hints;
+        bool exercise_run = false;
         bool all_steps = false, classroom = false, predictions_posed = false;
         std::string chart, frames;
         bool view_only = false;
@@ -642,8 +643,8 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     Checker check;
     const auto& s = raw.shot;
     if (!s.lesson.empty()) return check_lesson_shot(raw, o);
-    if (s.all_steps || s.classroom || s.predictions_posed)
-        return "--all-steps, --classroom and --predictions-posed need --lesson NAME";
+    if (s.all_steps || s.predictions_posed) return "--all-steps and --predictions-posed need --lesson NAME";
+    if (s.classroom && s.exercise.empty()) return "--classroom needs --lesson NAME or --exercise NAME";
     std::vector<std::string> workloads;
     check(parse_workloads("--workload", {s.workload}, false, workloads));
     if (!check.error.empty()) return check.error;
@@ -662,6 +663,8 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
         else if (!dtypes.empty()) check("--dtype takes one dtype here, not a list");
     }
     if (!s.exercise_kernel.empty() && s.exercise.empty()) check("--exercise-kernel needs --exercise NAME");
+    if (s.exercise_run && s.exercise_kernel.empty()) check("--exercise-run needs --exercise NAME --exercise-kernel FILE");
+    if (s.exercise_run && !s.results.empty()) check("--exercise-run measures; give it or --results, not both");
     if (!s.exercise_hints.empty()) {
         int64_t hints = 0;
         check(parse_whole_in_range("--exercise-hints", s.exercise_hints, 0, 20, hints));
@@ -669,6 +672,8 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     }
     o.exercise = s.exercise;
     o.exercise_kernel = s.exercise_kernel;
+    o.exercise_run = s.exercise_run;
+    o.classroom = s.classroom;
     if (!check.error.empty()) return check.error;
     if (std::string problem = kernels::validate(o.params); !problem.empty()) return problem;
     if (!s.results.empty()) {
@@ -833,7 +838,10 @@ void define_shot(CLI::App& app, RawArgs& raw) {
                      "with --exercise: this file in the editor, compile-checked (errors marked on their lines)")
         ->type_name("FILE");
     shot->add_option("--exercise-hints", s.exercise_hints, "with --exercise: this many hints open")->type_name("N");
-    shot->add_flag("--classroom", s.classroom, "with --lesson: the presenter view (large fonts)");
+    shot->add_flag("--exercise-run", s.exercise_run,
+                   "with --exercise-kernel: run it on the GPU as the pane's Run button does (its own `exercises run` "
+                   "process), its rows and verdict in the pane and `yours` in every view");
+    shot->add_flag("--classroom", s.classroom, "with --lesson or --exercise: the presenter view (large fonts)");
     shot->add_flag("--predictions-posed", s.predictions_posed,
                    "with --lesson: steps' predictions as first posed, numbers hidden (default: revealed)");
     shot->add_option("--chart", s.chart, "one chart alone: " + chart_ids_text() + "; --out F.png or F.svg")

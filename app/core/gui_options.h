@@ -66,6 +66,9 @@ struct ShotOptions {
     // --exercise-hints N of its hints open.
     std::string exercise, exercise_kernel;
     int exercise_hints = 0;
+    // --exercise-run: the kernel file is run on the GPU as the pane's "Run on the GPU" does (its own
+    // `exercises run` process); its measurements, rows and verdict are what the picture shows.
+    bool exercise_run = false;
     // --predictions-posed: the steps' predictions as a class first sees them (numbers hidden);
     // else a bundle shows them revealed.
     bool predictions_posed = false;

@@ -242,8 +242,11 @@ bool is_stale(const kernels::Measurement& m, const Settings& s, const ResolvedBa
     if (m.job.backend == kernels::BackendKind::gpu && backend.kind == kernels::BackendKind::gpu &&
         m.device.name != backend.device.name)
         return true;
-    // A quick-pass result is current: the full pass with the user's reps follows it.
-    if (!(m.job.params == s.params) || (!m.job.quick && m.job.reps != s.reps)) return true;
+    // A quick-pass result is current: the full pass with the user's reps follows it. `yours` is
+    // measured by its own run (`exercises run`, with its own reps; a failed run has none), never
+    // by the app's passes: only other parameters or another device make it stale.
+    const bool own_reps = m.job.variant == kernels::kStudentVariant;
+    if (!(m.job.params == s.params) || (!m.job.quick && !own_reps && m.job.reps != s.reps)) return true;
     if (!backend.ready || m.job.backend != backend.kind) return true;
     if (backend.kind == kernels::BackendKind::recorded) return m.job.recording != backend.recording;
     return backend.kind == kernels::BackendKind::simulated && m.job.sim_gpu != backend.sim_key;

@@ -3,6 +3,7 @@
 //   goals
 //   run: the process watchdog, the GPU, the rows
 #include "app/exercises/exercise_cli.h"
+#include "app/exercises/exercise_reference.h"
 
 #include "app/files/export.h"
 #include "app/platform/platform_file.h"
@@ -247,6 +248,14 @@ void print_reference_numbers(const Exercise& ex, std::ostream& out) {
         job.backend = kernels::BackendKind::simulated;
         job.emulate = false;
         print_row(out, sim->run(job, kernels::CancelToken{}));
+    }
+    // What the reference solution did on real GPUs (exercises/measured/), where measured.
+    for (const MeasuredReference& r : measured_references(ex)) {
+        if (!r.error.empty()) {
+            out << "(" << r.error << ")\n";
+            continue;
+        }
+        for (const std::string& line : r.lines) out << line << "\n";
     }
 }
 

@@ -5,6 +5,7 @@
 #include "app/gui/gui.h"
 
 #include "app/files/export.h"
+#include "app/gui/egl_context.h"
 #include "app/gui/panel_exercise.h"
 #include "app/lessons/expressions.h"
 #include "app/lessons/lesson_bundle.h"
@@ -39,6 +40,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <functional>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +48,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace app {
 
@@ -599,6 +602,31 @@ BundleStep shoot_lesson_step(AppState& state, Runner& runner, ImGuiSession& sess
 // `draw` renders and saves; its return value is the exit status.
 int with_headless_frame(const ShotOptions& opts,
                         const std::function<int(Runner&, GLFWwindow*, OffscreenTarget&)>& draw) {
+    // Everything after the GL context: the offscreen target, a probed runner, the drawing.
+    auto draw_offscreen = [&](GLFWwindow* window) {
+        OffscreenTarget target;
+        if (std::string error = target.create(opts.width, opts.height); !error.empty()) {
+            std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
+            return 1;
+        }
+        Runner runner;
+        runner.wait_until_probed();
+        return draw(runner, window, target);
+    };
+    // FUSIONLAB_GL=egl: no X server at all, the GPU driver's EGL gives the context (app/gui/egl_context.h).
+    if (const char* gl = std::getenv("FUSIONLAB_GL"); gl && *gl) {
+        if (std::string(gl) != "egl") {
+            std::fprintf(stderr, "fusionlab shot: FUSIONLAB_GL='%s' is unknown: use egl, or leave it unset for GLX\n", gl);
+            return 1;
+        }
+        EglContext egl;
+        if (std::string why = egl.open(); !why.empty()) {
+            std::fprintf(stderr, "fusionlab shot: FUSIONLAB_GL=egl: %s\n", why.c_str());
+            return 1;
+        }
+        if (std::getenv("FUSIONLAB_PRINT_GL")) std::printf("GL context: %s\n", egl.display_note().c_str());
+        return draw_offscreen(nullptr);
+    }
     GlfwSession glfw;
     if (!glfw.ok) {
         // No display: run ourselves again under a virtual X server when one can be had.
@@ -612,17 +640,7 @@ int with_headless_frame(const ShotOptions& opts,
         std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
         return 1;
     }
-    int status = 1;
-    {
-        OffscreenTarget target;
-        if (error = target.create(opts.width, opts.height); !error.empty()) {
-            std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
-        } else {
-            Runner runner;
-            runner.wait_until_probed();
-            status = draw(runner, window, target);
-        }
-    }
+    const int status = draw_offscreen(window);
     glfwDestroyWindow(window);
     return status;
 }
@@ -731,7 +749,27 @@ int run_shot(const ShotOptions& opts) {
         }
     }
     return with_headless_frame(opts, [&](Runner& runner, GLFWwindow* window, OffscreenTarget& target) {
-        if (!opts.results.empty()) {
+        if (opts.exercise_run) {
+            // The pane's "Run on the GPU": the kernel file in an `exercises run` process of its own;
+            // its measurements (the compared variants and yours, measured together) are the picture's.
+            exercises::ExerciseSession& ex = state.exercise;
+            exercises::start_run(ex, platform::executable_path().string());
+            double now = 0;
+            while (!exercises::service(ex, now)) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                now += 0.05;
+            }
+            std::printf("exercise run: exit %d%s\n", ex.last_run.exit_code,
+                        ex.last_run.read_error.empty() ? "" : ("; " + ex.last_run.read_error).c_str());
+            // A picture measures nothing more: its repetitions are the run's (the GUI measures the
+            // built-in variants again where they differ, app/gui/panel_exercise.cpp).
+            for (const kernels::Measurement& m : ex.last_run.measured)
+                if (m.ok && m.job.variant != kernels::kStudentVariant) state.settings.reps = m.job.reps;
+            store_results(state, ex.last_run.measured);
+        }
+        if (opts.exercise_run && !state.results.empty()) {
+            // measured by the run above
+        } else if (!opts.results.empty()) {
             if (std::string error = import_results(state, opts.results); !error.empty()) {
                 std::fprintf(stderr, "fusionlab shot: %s\n", error.c_str());
                 return 1;

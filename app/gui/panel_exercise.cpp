@@ -6,11 +6,14 @@
 //   layout      pane | views
 #include "app/gui/panel_exercise.h"
 
+#include "app/exercises/exercise_reference.h"
+
 #include "app/platform/platform.h"
 #include "app/gui/view_tabs.h"
 #include "kernels/core/format.h"
 #include "kernels/core/registry.h"
 #include "kernels/gpu/nvrtc_compile.h"
+#include "viz/code_font.h"
 #include "viz/imgui_helpers.h"
 
 #include <imgui.h>
@@ -19,6 +22,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -49,7 +53,16 @@ void service_exercise(AppState& state, double now) {
     if (!exercises::service(s, now)) return;
     // A finished run: its measurements (the compared variants and yours, measured together in
     // the run's own process on this GPU) join the results every view draws.
-    if (!s.last_run.measured.empty()) store_results(state, s.last_run.measured);
+    if (s.last_run.measured.empty()) return;
+    store_results(state, s.last_run.measured);
+    // The run measured the built-in variants with its own repetitions; where the app asks for
+    // others they are not the current settings' numbers: the app measures them again (truly
+    // "updating" meanwhile) rather than showing them greyed for good. Yours is the run's alone.
+    for (const kernels::Measurement& m : s.last_run.measured)
+        if (m.job.variant != kernels::kStudentVariant && m.job.reps != state.settings.reps) {
+            mark_changed(state, now);
+            break;
+        }
 }
 
 void draw_exercise_launcher(AppState& state) {
@@ -89,16 +102,31 @@ std::string numbers_line(const kernels::Measurement& m) {
     return line + (tag.empty() ? "" : " (" + tag + ")");
 }
 
+// The reference solution's measured files of an exercise (exercises/measured/), read once per file
+// for the process: they ship with the exercises and do not change while the app runs.
+const std::vector<exercises::MeasuredReference>& cached_references(const exercises::Exercise& ex) {
+    static std::map<std::string, std::vector<exercises::MeasuredReference>> cache;
+    auto it = cache.find(ex.path);
+    if (it == cache.end()) it = cache.emplace(ex.path, exercises::measured_references(ex)).first;
+    return it->second;
+}
+
 void draw_numbers(const AppState& state) {
     const std::vector<const kernels::Measurement*> shown = visible_results(state);
-    if (shown.empty()) {
-        ImGui::TextColored(kDimColor, "measuring the built-in variants...");
-        return;
-    }
+    if (shown.empty()) ImGui::TextColored(kDimColor, "measuring the built-in variants...");
     for (const kernels::Measurement* m : shown) {
         const bool yours = m->job.variant == kernels::kStudentVariant;
         if (yours) viz::wrapped_colored(m->ok ? kGoodColor : kErrorColor, numbers_line(*m));
         else ImGui::TextWrapped("%s", numbers_line(*m).c_str());
+    }
+    // What the reference solution did on real GPUs: the target where nothing runs here, and a
+    // yardstick where yours does.
+    for (const exercises::MeasuredReference& r : cached_references(state.exercise.ex)) {
+        if (!r.error.empty()) {
+            viz::wrapped_colored(kDimColor, "(" + r.error + ")");
+            continue;
+        }
+        for (const std::string& line : r.lines) viz::wrapped_colored(kDimColor, line);
     }
 }
 
@@ -109,7 +137,7 @@ std::string why_no_run(const Runner& runner, const ResolvedBackend& backend) {
     if (!runner.gpu_available())
         return "no CUDA GPU here (" + runner.gpu_status() + "): your kernel can run only on one. The numbers above are "
                "the built-in variants' from " + (backend.kind == kernels::BackendKind::recorded ? "the recording" : "the model") +
-               "; compare your plan with them";
+               " and, where measured, the reference solution's on real GPUs; compare your plan with them";
     if (backend.kind != kernels::BackendKind::gpu)
         return "the backend is " + std::string(kernels::to_string(backend.kind)) +
                ": choose the GPU backend to run your kernel beside ours on the same GPU";
@@ -129,6 +157,7 @@ void draw_editor(AppState& state, float height) {
 
     int lines = 1;
     for (char c : s.text) lines += c == '\n';
+    ImGui::PushFont(viz::code_font());  // code in columns: monospace for the numbers and the text
     const float line_h = ImGui::GetTextLineHeight();
     const float pad_y = ImGui::GetStyle().FramePadding.y;
     char widest[16];
@@ -136,6 +165,9 @@ void draw_editor(AppState& state, float height) {
     const float gutter_w = ImGui::CalcTextSize(widest).x + em() * 0.9f;
 
     ImGui::BeginChild("editor", ImVec2(0, height), true, ImGuiWindowFlags_HorizontalScrollbar);
+    // A picture shows the first error line (two lines of context above it) wherever it is.
+    if (!state.interactive && !error_lines.empty())
+        ImGui::SetScrollY(std::max(0.0f, static_cast<float>(*error_lines.begin() - 3) * line_h));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     // The gutter: line numbers, error lines in red with their message on hover.
@@ -172,6 +204,7 @@ void draw_editor(AppState& state, float height) {
                           ImGui::GetColorU32(ImVec4(0.9f, 0.2f, 0.15f, 0.22f)));
     }
     ImGui::EndChild();
+    ImGui::PopFont();
 }
 
 // The last lines of a run's output (the rows, the goals, the reason).
@@ -185,9 +218,69 @@ std::string output_tail(const std::string& output, int lines) {
     return out;
 }
 
+// Why a run failed, in one line: the last "fusionlab exercises run: ..." line of its output (the
+// first wrong element, the goal missed, the watchdog), else the exit code.
+std::string run_verdict(const exercises::RunOutcome& r) {
+    if (r.exit_code == 0) return "correct and within every goal";
+    const std::string prefix = "fusionlab exercises run: ";
+    std::string reason;
+    std::istringstream in(r.output);
+    for (std::string l; std::getline(in, l);)
+        if (l.rfind(prefix, 0) == 0) reason = l.substr(prefix.size());
+    return reason.empty() ? "exit " + std::to_string(r.exit_code) + ": see the output below" : reason;
+}
+
+// The task side: what to write, what the harness calls, the goals, the numbers, the hints.
+void draw_task(AppState& state) {
+    exercises::ExerciseSession& s = state.exercise;
+    const exercises::Exercise& ex = s.ex;
+    ImGui::TextWrapped("%s", ex.task.c_str());
+    ImGui::Spacing();
+    viz::section_heading("What the harness calls");
+    ImGui::TextWrapped("%s", ex.signature().c_str());
+    ImGui::TextColored(kDimColor, "grid (%s, %s, %s), block (%d, %d, %d); T = %s", ex.grid[0].c_str(), ex.grid[1].c_str(),
+                       ex.grid[2].c_str(), ex.block[0], ex.block[1], ex.block[2], exercises::element_type(ex.params.dtype));
+    viz::section_heading("Goals");
+    for (const exercises::Goal& g : ex.goals) ImGui::BulletText("%s", g.text().c_str());
+    viz::section_heading("Numbers");
+    draw_numbers(state);
+
+    viz::section_heading("Hints");
+    for (int i = 0; i < s.hints_shown && i < static_cast<int>(ex.hints.size()); ++i)
+        ImGui::TextWrapped("%d. %s", i + 1, ex.hints[static_cast<size_t>(i)].c_str());
+    if (s.hints_shown < static_cast<int>(ex.hints.size())) {
+        const std::string label = "Show hint " + std::to_string(s.hints_shown + 1) + " of " + std::to_string(ex.hints.size());
+        if (state.interactive && ImGui::SmallButton(label.c_str())) ++s.hints_shown;
+        else if (!state.interactive) ImGui::TextColored(kDimColor, "%s", label.c_str());
+    }
+}
+
+// The verdicts under the editor: why it cannot run, the compile check, the last run.
+void draw_status(const exercises::ExerciseSession& s, const std::string& no_run) {
+    if (s.compiled_once) {
+        if (s.compiled.ok)
+            viz::wrapped_colored(kGoodColor, "compiles (" + s.compiled.nvrtc_version + ", " + s.compiled.arch + ")");
+        else if (!s.compiled.unavailable.empty())
+            viz::wrapped_colored(kErrorColor, s.compiled.unavailable);
+        else
+            for (const kernels::nvrtc::Diagnostic& d : s.compiled.diagnostics)
+                if (d.severity == "error") viz::wrapped_colored(kErrorColor, "line " + std::to_string(d.line) + ": " + d.message);
+    }
+    if (s.ran_once && !s.running) {
+        viz::wrapped_colored(s.last_run.exit_code == 0 ? kGoodColor : kErrorColor, run_verdict(s.last_run));
+        ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);
+        ImGui::TextWrapped("%s", output_tail(s.last_run.output, 10).c_str());
+        ImGui::PopStyleColor();
+    }
+    if (!no_run.empty()) viz::wrapped_colored(kDimColor, "Cannot run here: " + no_run);
+}
+
 // =============================================================================================
 // [SECTION] pane
 // =============================================================================================
+// Top to bottom: the title; the task (its own scrolling box, about a third of the height); the
+// editor, which takes what is left, so a student sees the kernel and its red error lines without
+// scrolling the pane; the actions; the verdicts (a box of their own, about five lines).
 void draw_exercise_pane(AppState& state, Runner& runner, const ResolvedBackend& backend) {
     exercises::ExerciseSession& s = state.exercise;
     const exercises::Exercise& ex = s.ex;
@@ -212,30 +305,24 @@ void draw_exercise_pane(AppState& state, Runner& runner, const ResolvedBackend& 
             ImGui::EndCombo();
         }
     }
-    ImGui::Separator();
-    ImGui::TextWrapped("%s", ex.task.c_str());
-    ImGui::Spacing();
-    viz::section_heading("What the harness calls");
-    ImGui::TextWrapped("%s", ex.signature().c_str());
-    ImGui::TextColored(kDimColor, "grid (%s, %s, %s), block (%d, %d, %d); T = %s", ex.grid[0].c_str(), ex.grid[1].c_str(),
-                       ex.grid[2].c_str(), ex.block[0], ex.block[1], ex.block[2], exercises::element_type(ex.params.dtype));
-    viz::section_heading("Goals");
-    for (const exercises::Goal& g : ex.goals) ImGui::BulletText("%s", g.text().c_str());
-    viz::section_heading("Numbers");
-    draw_numbers(state);
-
-    viz::section_heading("Hints");
-    for (int i = 0; i < s.hints_shown && i < static_cast<int>(ex.hints.size()); ++i)
-        ImGui::TextWrapped("%d. %s", i + 1, ex.hints[static_cast<size_t>(i)].c_str());
-    if (s.hints_shown < static_cast<int>(ex.hints.size())) {
-        const std::string label = "Show hint " + std::to_string(s.hints_shown + 1) + " of " + std::to_string(ex.hints.size());
-        if (state.interactive && ImGui::SmallButton(label.c_str())) ++s.hints_shown;
-        else if (!state.interactive) ImGui::TextColored(kDimColor, "%s", label.c_str());
-    }
+    const float line_h = ImGui::GetTextLineHeightWithSpacing();
+    const float total_h = ImGui::GetContentRegionAvail().y;
+    // Short panes (large fonts on a small screen): the task and the verdicts shrink to a few lines
+    // each so the editor keeps at least four.
+    const bool short_pane = total_h < line_h * 24;
+    const float status_h = line_h * (short_pane ? 3.2f : 5.5f);
+    const float fixed_h = line_h * 2 + ImGui::GetFrameHeightWithSpacing() + status_h + ImGui::GetStyle().ItemSpacing.y * 4;
+    const float task_h =
+        std::max(line_h * (short_pane ? 2.5f : 4.0f), std::min(total_h * 0.36f, total_h - fixed_h - line_h * (short_pane ? 4 : 6)));
+    ImGui::BeginChild("task", ImVec2(0, task_h), true);
+    draw_task(state);
+    ImGui::EndChild();
 
     viz::section_heading("Your kernel");
     ImGui::TextColored(kDimColor, "%s", s.file_message.c_str());
-    const float editor_h = std::max(em() * 10, ImGui::GetContentRegionAvail().y - em() * 9);
+    const float editor_h = std::max(line_h * (short_pane ? 4 : 6), ImGui::GetContentRegionAvail().y - status_h -
+                                                                      ImGui::GetFrameHeightWithSpacing() -
+                                                                      ImGui::GetStyle().ItemSpacing.y * 2);
     draw_editor(state, editor_h);
 
     // Actions: compile check, run on the GPU, the starter back.
@@ -251,27 +338,14 @@ void draw_exercise_pane(AppState& state, Runner& runner, const ResolvedBackend& 
     if (ImGui::Button(s.running ? "Running..." : "Run on the GPU"))
         exercises::start_run(s, platform::executable_path().string());
     ImGui::EndDisabled();
-    ImGui::SameLine();
-    if (state.interactive && ImGui::Button("Starter")) exercises::reset_to_starter(s, ImGui::GetTime());
+    if (state.interactive) {
+        ImGui::SameLine();
+        if (ImGui::Button("Starter")) exercises::reset_to_starter(s, ImGui::GetTime());
+    }
 
-    // Status: why not, the compile's verdict, the run's rows and reason.
-    if (!no_run.empty()) viz::wrapped_colored(kDimColor, "Cannot run here: " + no_run);
-    if (s.compiled_once) {
-        if (s.compiled.ok)
-            viz::wrapped_colored(kGoodColor, "compiles (" + s.compiled.nvrtc_version + ", " + s.compiled.arch + ")");
-        else if (!s.compiled.unavailable.empty())
-            viz::wrapped_colored(kErrorColor, s.compiled.unavailable);
-        else
-            for (const kernels::nvrtc::Diagnostic& d : s.compiled.diagnostics)
-                if (d.severity == "error") viz::wrapped_colored(kErrorColor, "line " + std::to_string(d.line) + ": " + d.message);
-    }
-    if (s.ran_once && !s.running) {
-        const bool passed = s.last_run.exit_code == 0;
-        viz::wrapped_colored(passed ? kGoodColor : kErrorColor,
-                             passed ? std::string("correct and within every goal")
-                                    : "exit " + std::to_string(s.last_run.exit_code) + ": see below");
-        ImGui::TextWrapped("%s", output_tail(s.last_run.output, 10).c_str());
-    }
+    ImGui::BeginChild("status", ImVec2(0, 0), true);
+    draw_status(s, no_run);
+    ImGui::EndChild();
 }
 
 }  // namespace
@@ -291,11 +365,28 @@ void draw_exercise_layout(AppState& state, Runner& runner, const ResolvedBackend
         draw_view_tabs(state, backend);
         ImGui::EndChild();
     } else {
-        ImGui::BeginChild("exercise", ImVec2(0, body_h * 0.55f), true);
-        draw_exercise_pane(state, runner, backend);
-        ImGui::EndChild();
-        ImGui::BeginChild("results", ImVec2(0, 0), false);
-        draw_view_tabs(state, backend);
+        // Too narrow for both side by side (large fonts on a small screen): stacked, neither the
+        // editor nor a chart would be readable, so one of them has the whole height and two buttons
+        // switch. A picture (shot) shows the pane until yours has numbers (a run, or --results), then
+        // the views; the views too when it asks for another view than the results.
+        ImGuiStorage* storage = ImGui::GetStateStorage();
+        const ImGuiID key = ImGui::GetID("exercise_narrow_shows_views");
+        bool has_yours = false;
+        for (const kernels::Measurement* m : visible_results(state)) has_yours |= m->job.variant == kernels::kStudentVariant;
+        bool views = state.interactive ? storage->GetBool(key, false)
+                                       : has_yours || (!state.requested_view.empty() && state.requested_view != "results");
+        if (ImGui::RadioButton("Exercise", !views)) views = false;
+        ImGui::SameLine();
+        if (ImGui::RadioButton("Results and charts", views)) views = true;
+        storage->SetBool(key, views);
+        const float h = ImGui::GetContentRegionAvail().y;
+        if (views) {
+            ImGui::BeginChild("results", ImVec2(0, h), false);
+            draw_view_tabs(state, backend);
+        } else {
+            ImGui::BeginChild("exercise", ImVec2(0, h), true);
+            draw_exercise_pane(state, runner, backend);
+        }
         ImGui::EndChild();
     }
 }

@@ -102,11 +102,13 @@ void variant_header_row(const std::vector<const Measurement*>& shown, const std:
         ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
         ImGui::PushID(static_cast<int>(i));
         color_swatch(variant_series(m.job.params.workload, m.job.variant));
-        const std::string title = m.job.variant + (stale[i] ? " (" + stale_note + ")" : "");
+        // Nothing re-measures `yours` by itself: a stale one waits for the student's next run.
+        const std::string note = m.job.variant == kernels::kStudentVariant ? "earlier settings: run it again" : stale_note;
+        const std::string title = m.job.variant + (stale[i] ? " (" + note + ")" : "");
         ImGui::TableHeader(title.c_str());
         const kernels::VariantInfo* info = variant_info(m.job.params.workload, m.job.variant);
         tooltip((info ? info->description : m.job.variant) +
-                (stale[i] ? "\nGreyed: measured with earlier settings (" + stale_note + ")." : std::string()));
+                (stale[i] ? "\nGreyed: measured with earlier settings (" + note + ")." : std::string()));
         ImGui::PopID();
     }
 }

@@ -24,6 +24,12 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(f
 
 // GELU(x) = x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)): the exact form the reference uses.
 __device__ __forceinline__ float gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+// The same GELU as fusionlab's fused kernels compute it: erf from Abramowitz & Stegun 7.1.26
+// (|error| <= 1.5e-7, ~14 instructions against erff's ~25; kernels/core/gelu_fast.h). Where a
+// kernel is short of instruction slots (bf16 on an H200: ~30 per element at full bandwidth) the
+// difference shows in its time.
+#include "gelu_fast.h"
+using kernels::gelu_fast;
 
 // LayerNorm's epsilon (kernels/elementwise/elementwise.h).
 #define FL_LAYERNORM_EPS 1e-5f

@@ -20,7 +20,8 @@
 
 namespace kernels::nvrtc {
 
-extern const char* const kPhiloxHeaderText;  // generated: kernels/gpu/nvrtc_headers.cpp.in
+extern const char* const kPhiloxHeaderText;    // generated: kernels/gpu/nvrtc_headers.cpp.in
+extern const char* const kGeluFastHeaderText;  // the same
 
 namespace fs = std::filesystem;
 
@@ -231,7 +232,7 @@ CompileResult compile(const CompileRequest& request) {
                         "install cuda-cudart-dev-13-0 or set CUDA_HOME to the toolkit folder";
         return r;
     }
-    std::vector<std::string> names{"cstdint", "philox.h"}, texts{kCstdint, kPhiloxHeaderText};
+    std::vector<std::string> names{"cstdint", "philox.h", "gelu_fast.h"}, texts{kCstdint, kPhiloxHeaderText, kGeluFastHeaderText};
     for (const auto& [name, text] : request.headers) {
         names.push_back(name);
         texts.push_back(text);

@@ -67,7 +67,9 @@ std::string measured_bytes_note(const DramBytes& d) {
            ", one run between two L2 flushes in the profiled session (the first's range dropped); " + passes +
            ". Writes include " + format_bytes(static_cast<double>(d.written_after)) +
            " the run left dirty in L2, written back by the flush after it (Nsight Compute counts a kernel's writes "
-           "without them). Reads below the model mean L2 hits";
+           "without them). Reads below the model mean L2 hits. The counters are the whole GPU's: another process "
+           "running on this GPU meanwhile adds its bytes (kernels/PERF.md: the teaching flash kernel measured 20x "
+           "its model beside a streaming process, 1.0x alone)";
 }
 
 std::string measured_vs_modeled(uint64_t measured, uint64_t modeled) {
