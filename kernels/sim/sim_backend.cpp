@@ -321,7 +321,12 @@ WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const Devic
         if (lone > throughput) p.latency_bound = true;
         return soft_max(throughput, lone);
     };
-    double sm_ms = static_cast<double>(full_waves) * wave(static_cast<uint64_t>(resident)) + (rest > 0 ? wave(rest) : 0.0);
+    // Waves: each round of resident blocks pays its blocks' trips and latency. A persistent grid:
+    // the SM's share of the work items back to back, the first item's trips once.
+    double sm_ms = k.block.persistent
+                       ? soft_max(static_cast<double>(on_busiest) * per_block + trips_ms, lone)
+                       : static_cast<double>(full_waves) * wave(static_cast<uint64_t>(resident)) + (rest > 0 ? wave(rest) : 0.0);
+    if (k.block.persistent && lone > static_cast<double>(on_busiest) * per_block + trips_ms) p.latency_bound = true;
     // The longest block (causal attention's last row block) alone bounds the kernel too.
     const double longest = (per_block * slowdown + steps_ms) * k.block.longest_block + trips_ms;
     if (longest > sm_ms) sm_ms = longest, p.latency_bound = true;
