@@ -148,8 +148,8 @@ int flash_wgmma_threads(int Br);  // a producer warpgroup + Br / 64 consumer war
 // walking its row blocks, the ring kept running from one to the next) or one block per row block in
 // waves (v4), kept for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves. Read on every call.
 bool flash_wgmma_persistent();
-// Heads per L2 section of the persistent grid's order: as many as have their K and V (2 N d es bytes
-// a head) within half of an L2 of `l2_bytes`, at least 1, at most batch_heads.
+// Heads per L2 section of the persistent grid's causal order: as many as have their K and V (2 N d es
+// bytes a head) within half of an L2 of `l2_bytes`, at least 1, at most batch_heads.
 int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes);
 // The share of flash_wgmma's exp2 time that hides under other consumer warpgroups' products, as
 // measured (attention_model.cpp says where): the schedule's sfu_hidden_share, the block timeline's note.

@@ -66,11 +66,14 @@
 //       mbarrier phases run on across items, and it loads the next item's Qi once every consumer's
 //       last Sij of the current one is done (q_empty) and its first Kj, Vj as slots free, so the next
 //       item's fill hides under the current item's last Pij Vj and its store of Oi; the warpgroups'
-//       turns run on from item to item. The items go in L2 sections of heads, row levels longest
-//       first, in a "snake" over the blocks (the scheduler's comment says why). Why: in v4 every block
-//       paid its pipeline fill (Qi, then K0, V0, with nothing to overlap at one block per SM) and its
-//       drain. v4 stays for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves (one block per item, grid
-//       (Tr, batch_heads)). v4 -> v5 on the H100: kernels/PERF.md.
+//       turns run on from item to item. A block claims its next item from a counter in global
+//       memory (its producer, one item ahead), in an order the scheduler's comment gives (causal:
+//       longest row blocks first). Why: in v4 every block paid its pipeline fill (Qi, then K0, V0,
+//       with nothing to overlap at one block per SM) and its drain. A first v5 handed the items out
+//       statically (a "snake" over the blocks): 3-5 % slower than v4 on equal items (an H200,
+//       kernels/PERF.md), as the slowest block then sets the time; claiming keeps the hardware's
+//       balance. v4 stays for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves (one block per item, grid
+//       (Tr, batch_heads), the same kernel). v4 -> v5: kernels/PERF.md.
 //   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
@@ -92,6 +95,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -320,49 +324,48 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 // [SECTION] Tile scheduler: which (head, row block) a block works on
 // =============================================================================================
 // A work item is row block i (rows i Br .. i Br + Br - 1, Qi) of attention problem `head`.
-// v4 ("waves"): one block per item, grid (Tr, batch_heads); causal row blocks longest first.
-// v5 ("persistent"): one block per SM slot, each walks its items in turn. The items are ordered in
-// sections of `section_heads` heads whose K and V fit in about half the L2 together (so each head's
-// K, V come from DRAM once and every row block of it reads them from L2); within a section by row
-// level, every head of the section at one level before the next. The levels go longest first
-// (causal: row block Tr - 1 visits every key tile) in the last section and alternate direction
-// section by section before it, so adjacent sections meet at rows of equal length. Block c takes
-// position r G + c in even rounds r and r G + G - 1 - c in odd ones (G blocks, a "snake"): on a
-// descending run of lengths the long item of one round pairs with the short item of the next, and
-// the last rounds hold the shortest items, so the blocks end together.
+// v4 ("waves"): one block per item, grid (Tr, batch_heads), the hardware hands blocks to SMs as
+// they free up; causal row blocks longest first within each head.
+// v5 ("persistent"): one block per SM slot. Block c starts with item c and then takes the next
+// unclaimed one from a counter in global memory (atomicAdd by its producer thread, one item ahead),
+// so a block that runs faster takes more items, as the hardware's scheduler does for v4. The order:
+//   non-causal: head by head (v4's order: the blocks at work share a few heads' K and V in L2);
+//   causal: sections of `section_heads` heads whose K and V fit in half the L2, within a section
+//     every head at one row level before the next, longest levels first, so the blocks end on the
+//     shortest row blocks of the last section (v4's head-by-head order ends on a head's longest).
+// The last block to finish puts the counter back to 0 for the next launch (launches on one stream
+// run in order; the host keeps a counter per stream).
 struct WgmmaGrid {
     int Tr;             // row blocks per head, ceil(N / Br)
     int heads;          // batch_heads
-    int section_heads;  // heads per L2 section (persistent only)
+    int section_heads;  // heads per L2 section (causal, persistent)
     int causal;
+    unsigned* counter;  // persistent: [0] items claimed beyond the first G, [1] blocks done; nullptr: waves (v4)
 };
 struct WorkItem {
     int head, i;
 };
-__device__ __forceinline__ WorkItem persistent_item(const WgmmaGrid& s, int pos) {
+// The item at position pos of the order above.
+__device__ __forceinline__ WorkItem item_at(const WgmmaGrid& s, int pos) {
+    if (!s.causal) return {pos / s.Tr, pos % s.Tr};
     const int section_items = s.section_heads * s.Tr;
     const int sec = pos / section_items;
     const int k = pos - sec * section_items;
     const int first_head = sec * s.section_heads;
     const int hs = min(s.section_heads, s.heads - first_head);  // the last section may hold fewer heads
-    const int level = k / hs;
-    const int sections = (s.heads + s.section_heads - 1) / s.section_heads;
-    const int rank = ((sections - 1 - sec) & 1) == 0 ? level : s.Tr - 1 - level;  // 0: the longest row block
-    return {first_head + (k - level * hs), s.causal ? s.Tr - 1 - rank : rank};
+    const int level = k / hs;                                     // 0: the longest row blocks
+    return {first_head + (k - level * hs), s.Tr - 1 - level};
 }
-// The r-th item of this block; false when it has none left.
-template <bool kPersistent> __device__ __forceinline__ bool work_item(const WgmmaGrid& s, int r, WorkItem& item) {
-    if constexpr (!kPersistent) {
-        if (r > 0) return false;
-        const int bx = static_cast<int>(blockIdx.x);
-        item = {static_cast<int>(blockIdx.y), s.causal ? s.Tr - 1 - bx : bx};  // causal: the longest row blocks start first
-        return true;
-    } else {
-        const int G = static_cast<int>(gridDim.x), c = static_cast<int>(blockIdx.x);
-        const int pos = r * G + ((r & 1) ? G - 1 - c : c);
-        if (pos >= s.Tr * s.heads) return false;
-        item = persistent_item(s, pos);
-        return true;
+// The producer's next item position (>= Tr x heads: none left).
+__device__ __forceinline__ int claim_item(const WgmmaGrid& s) {
+    return static_cast<int>(gridDim.x) + static_cast<int>(atomicAdd(&s.counter[0], 1u));
+}
+// The end of a persistent block's producer: the last block out resets the counter for the next launch.
+__device__ __forceinline__ void release_counter(const WgmmaGrid& s) {
+    __threadfence();  // this block's claims come before its count of done blocks
+    if (atomicAdd(&s.counter[1], 1u) + 1u == gridDim.x) {
+        s.counter[0] = 0u;
+        s.counter[1] = 0u;
     }
 }
 
@@ -389,7 +392,7 @@ template <typename T, int D, int kBc, int kWG, int kStages> struct WgmmaLayout {
     static constexpr int kThreads = 128 * (kWG + 1);
 };
 
-template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip, bool kPersistent>
+template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip>
 __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     flash_wgmma_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                        const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_x,
@@ -413,6 +416,11 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         const int kv_end = causal ? min(N, row0 + kBr) : N;
         return (kv_end + kBc - 1) / kBc;
     };
+    const int items = grid.Tr * grid.heads;
+    const bool persistent = grid.counter != nullptr;
+    // v4: this block's one item (causal: the longest row blocks start first).
+    const WorkItem waves_item{static_cast<int>(blockIdx.y), causal ? grid.Tr - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x)};
+    __shared__ volatile int item_slot[2];  // persistent: the position of the item being loaded and of the next one
 
     if (tid == 0) {
         for (int s = 0; s < kStages; ++s) {
@@ -441,10 +449,13 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             tma_prefetch_map(&map_v);
             if constexpr (kSkip) tma_prefetch_map(&map_x);
             int kv = 0;  // Kj, Vj tiles this block has loaded so far
-            WorkItem item{};
-            for (int r = 0; work_item<kPersistent>(grid, r, item); ++r) {
+            int pos = persistent ? static_cast<int>(blockIdx.x) : 0, next = persistent ? claim_item(grid) : items;
+            for (int r = 0;; ++r) {
+                const WorkItem item = persistent ? item_at(grid, pos) : waves_item;
                 const int row0 = item.i * kBr, head = item.head, tiles = tiles_of(row0);
                 if (r > 0) mbar_wait(q_empty, (r - 1) & 1);  // every consumer is done with the previous Qi (and x tile)
+                item_slot[0] = pos;  // for the consumers, who read it once q_full completes (the arrive releases it)
+                item_slot[1] = next;
                 mbar_arrive_expect_tx(q_full, L::kQBytes);
                 for (int w = 0; w < kWG; ++w)
                     for (int s = 0; s < L::kSlabs; ++s)
@@ -467,7 +478,11 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                             tma_load_4d(smem + (w * L::kSlabs + s) * L::kQSlab, &map_x, &x_full[w], s * 64, h, row0 + w * 64, b);  // HBM -> SRAM (TMA): x tile, in Qi's place
                     }
                 }
+                if (next >= items) break;
+                pos = next;
+                next = claim_item(grid);  // one item ahead: the consumers learn at this item's start whether another follows
             }
+            if (persistent) release_counter(grid);
         }
         return;
     }
@@ -528,10 +543,10 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         if (w == kWG - 1) named_bar_arrive(1, 256);  // warpgroup 0 takes the first turn
 
     int kv = 0;  // the ring position of this item's tile 0 (Kj, Vj tiles consumed so far)
-    WorkItem item{};
-    for (int r = 0; work_item<kPersistent>(grid, r, item); ++r) {
-        WorkItem next{};
-        const bool more = work_item<kPersistent>(grid, r + 1, next);
+    for (int r = 0;; ++r) {
+        mbar_wait(q_full, r & 1);  // Qi has landed in SRAM, and the producer's item_slot says which item it is
+        const WorkItem item = persistent ? item_at(grid, item_slot[0]) : waves_item;
+        const bool more = persistent && item_slot[1] < items;  // another item follows this one
         const int head = item.head, row0 = item.i * kBr, tiles = tiles_of(row0);
         const int wg_row0 = row0 + 64 * w;
         const int q_row = wg_row0 + warp * 16 + g;  // this thread's first row (second: + 8)
@@ -604,7 +619,6 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             else mbar_arrive(q_empty);                      // the producer may load the next item's Qi
         };
 
-        mbar_wait(q_full, r & 1);  // Qi has landed in SRAM
         // Tile 0: Sij alone (nothing to accumulate yet).
         mbar_wait(&full[kv % kStages], (kv / kStages) & 1);  // K0, V0 have landed in SRAM
         my_turn();
@@ -690,6 +704,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                         pack2<T>(acc_o[n * 4 + 2 * half] * inv, acc_o[n * 4 + 2 * half + 1] * inv);  // registers -> HBM: Oi
             }
         }
+        if (!more) break;
     }
     (void)ep;
 #else
@@ -759,6 +774,60 @@ CUtensorMap make_x_map(const SkipEpilogue& ep, DType dtype, int64_t N, int64_t d
     return map;
 }
 
+// The persistent grid's size on the current device: blocks that fit at once (SMs x blocks per SM for
+// this kernel's threads and shared memory) and the L2 size, asked once per device and kernel.
+struct PersistentShape {
+    int64_t blocks = 0, l2_bytes = 0;
+};
+PersistentShape persistent_shape(const void* kernel, int threads, int smem_bytes) {
+    static std::mutex mutex;
+    static std::map<std::pair<int, const void*>, PersistentShape> known;
+    int device = 0;
+    check(cudaGetDevice(&device), "flash_wgmma: cudaGetDevice");
+    std::lock_guard<std::mutex> lock(mutex);
+    PersistentShape& s = known[{device, kernel}];
+    if (s.blocks == 0) {
+        int sms = 0, per_sm = 0, l2 = 0;
+        check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "flash_wgmma: SM count");
+        check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "flash_wgmma: L2 size");
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, static_cast<size_t>(smem_bytes)),
+              "flash_wgmma: blocks per SM");
+        s.blocks = static_cast<int64_t>(sms) * std::max(per_sm, 1);
+        s.l2_bytes = l2;
+    }
+    return s;
+}
+
+// The persistent grid's item counters ([0] claimed, [1] blocks done; WgmmaGrid::counter), one pair per
+// (device, stream): launches on one stream run one after the other and each leaves its pair at 0.
+// Module memory (zero when the module loads), not an allocation that would outlive the context.
+constexpr int kCounterSlots = 64;
+__device__ unsigned g_item_counters[kCounterSlots][2];
+unsigned* item_counter(cudaStream_t stream) {
+    static std::mutex mutex;
+    static std::map<std::pair<int, cudaStream_t>, int> slot_of;
+    static std::map<int, unsigned*> base_of;
+    int device = 0;
+    check(cudaGetDevice(&device), "flash_wgmma: cudaGetDevice");
+    std::lock_guard<std::mutex> lock(mutex);
+    unsigned*& base = base_of[device];
+    if (base == nullptr) {
+        void* p = nullptr;
+        check(cudaGetSymbolAddress(&p, g_item_counters), "flash_wgmma: the item counters' address");
+        base = static_cast<unsigned*>(p);
+    }
+    const auto found = slot_of.find({device, stream});
+    if (found != slot_of.end()) return base + 2 * found->second;
+    int used = 0;
+    for (const auto& e : slot_of) used += e.first.first == device ? 1 : 0;
+    if (used >= kCounterSlots)
+        throw std::runtime_error("flash_wgmma: more than " + std::to_string(kCounterSlots) +
+                                 " CUDA streams have run the persistent grid on this device (one item counter each); "
+                                 "set FUSIONLAB_FLASH_WGMMA_GRID=waves");
+    slot_of[{device, stream}] = used;
+    return base + 2 * used;
+}
+
 template <typename T, int D, int kBc, int kWG>
 void launch_typed(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
                   const SkipEpilogue& ep) {
@@ -775,27 +844,20 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mx = skip ? make_x_map(ep, p.dtype, p.N, D) : mq;  // without the epilogue: a map the kernel never reads
     const bool persistent = flash_wgmma_persistent();
-    auto pick = [&](auto skip_flag) {
-        constexpr bool kSkip = decltype(skip_flag)::value;
-        return persistent ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, kSkip, true> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, kSkip, false>;
-    };
-    auto kernel = skip ? pick(std::true_type{}) : pick(std::false_type{});
+    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false>;
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes),
           "flash_wgmma: allowing " + std::to_string(L::kBytes) + " bytes of shared memory");
     const int64_t Tr = (p.N + L::kBr - 1) / L::kBr, items = Tr * p.batch_heads;
     if (items > std::numeric_limits<int>::max())
         throw std::invalid_argument("flash_wgmma: " + std::to_string(items) + " row blocks are more than one launch indexes");
-    WgmmaGrid g{static_cast<int>(Tr), static_cast<int>(p.batch_heads), 1, p.causal ? 1 : 0};
+    WgmmaGrid g{static_cast<int>(Tr), static_cast<int>(p.batch_heads), 1, p.causal ? 1 : 0, nullptr};
     dim3 grid(static_cast<unsigned>(Tr), static_cast<unsigned>(p.batch_heads));
     if (persistent) {
-        // One block per SM slot (as many as fit at once), each walking its row blocks (the tile scheduler).
-        int device = 0, sms = 0, per_sm = 0, l2 = 0;
-        check(cudaGetDevice(&device), "flash_wgmma: cudaGetDevice");
-        check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "flash_wgmma: SM count");
-        check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "flash_wgmma: L2 size");
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, L::kThreads, L::kBytes), "flash_wgmma: blocks per SM");
-        g.section_heads = static_cast<int>(flash_wgmma_section_heads(p, l2));
-        grid = dim3(static_cast<unsigned>(std::min<int64_t>(items, static_cast<int64_t>(sms) * std::max(per_sm, 1))));
+        // One block per SM slot (as many as fit at once), each walking row blocks (the tile scheduler).
+        const PersistentShape shape = persistent_shape(reinterpret_cast<const void*>(kernel), L::kThreads, L::kBytes);
+        g.section_heads = static_cast<int>(flash_wgmma_section_heads(p, shape.l2_bytes));
+        g.counter = item_counter(stream);
+        grid = dim3(static_cast<unsigned>(std::min<int64_t>(items, shape.blocks)));
     }
     kernel<<<grid, L::kThreads, L::kBytes, stream>>>(mq, mk, mv, mx, static_cast<T*>(O), static_cast<int>(p.N), g,
                                                      kLog2e / std::sqrt(static_cast<float>(p.d)), ep);
