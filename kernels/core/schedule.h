@@ -99,9 +99,9 @@ struct BlockShape {
     uint64_t serial_steps = 0;
     double step_cycles = 0;
     // A persistent grid (flash_wgmma v5): one block per SM slot, each walking its share of the
-    // `blocks` work items back to back with its pipeline kept running, so the memory trips above are
-    // paid once per block, not once per item, and no item waits for a wave to drain
-    // (sim_backend.cpp, price_waves). false: one block per work item, in waves.
+    // `blocks` work items back to back with its pipeline kept running (the memory trips above hide
+    // behind the previous item's work). The memory view says so; the simulated backend still prices
+    // it as waves (sim_backend.cpp, price_waves, says why). false: one block per work item, in waves.
     bool persistent = false;
     // The share of its calibrated rates this kernel instance reaches, where a measurement shows it
     // slower than its twin for a reason no other field carries (1: as calibrated).
