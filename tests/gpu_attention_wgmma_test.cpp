@@ -7,6 +7,7 @@
 #include "kernels/attention/attention.h"
 #include "tests/gpu_attention_check.h"
 #include "tests/gpu_backend_fixture.h"
+#include "tests/scoped_env.h"
 #include "tests/test_skip.h"
 
 #include <catch2/catch.hpp>
@@ -98,4 +99,47 @@ TEST_CASE("flash_wgmma small: every tile once, for the sanitizers", "[gpu][atten
                 for (bool causal : {false, true})
                     if (wgmma_tile_built(Br, Bc, d))
                         check_on_gpu(make(1, 129, d, causal ? DType::bf16 : DType::f16, causal, Br, Bc, seed++), "flash_wgmma");
+}
+
+// The persistent grid (attention_wgmma.cu v5): more row blocks than SM slots, so each block walks
+// several (head, row block) items with the ring and the warpgroups' turns running on from one to the
+// next; heads whose K and V fill more than half the L2 together, so the order has several L2 sections
+// (the last one ragged) and alternates direction; causal (longest row blocks first) and not.
+TEST_CASE("flash_wgmma persistent grid: several row blocks a block and several L2 sections", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    REQUIRE(flash_wgmma_persistent());
+    const kernels::Params sections = make(16, 4097, 128, DType::f16, false, 128, 128, 1);
+    const int64_t l2 = fl_test::gpu_device().l2_bytes;
+    if (l2 > 0) CHECK(flash_wgmma_section_heads(to_attention(sections), l2) < 16);  // at least two sections
+    uint64_t seed = 9700;
+    for (bool causal : {false, true}) {
+        check_on_gpu(make(16, 4097, 128, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
+        check_on_gpu(make(16, 4097, 64, DType::bf16, causal, 192, 128, seed++), "flash_wgmma");
+        check_on_gpu(make(300, 200, 64, DType::f16, causal, 64, 64, seed++), "flash_wgmma");
+        check_on_gpu(make(300, 200, 128, DType::bf16, causal, 192, 64, seed++), "flash_wgmma");
+    }
+}
+
+// v4, one block per row block in waves, kept for comparison (FUSIONLAB_FLASH_WGMMA_GRID=waves): still right.
+TEST_CASE("flash_wgmma waves grid (FUSIONLAB_FLASH_WGMMA_GRID=waves) matches the reference", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv waves("FUSIONLAB_FLASH_WGMMA_GRID", "waves");
+    REQUIRE_FALSE(flash_wgmma_persistent());
+    uint64_t seed = 9800;
+    for (bool causal : {false, true})
+        for (int64_t d : {64, 128}) {
+            check_on_gpu(make(3, 1000, d, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
+            check_on_gpu(make(40, 129, d, DType::bf16, causal, 192, 64, seed++), "flash_wgmma");
+        }
+}
+
+// The persistent grid under the sanitizers: 300 heads of N = 129 at every Br, so each block walks
+// several items (its Qi reloaded, the ring's slots and parities carried over); small enough for racecheck.
+TEST_CASE("flash_wgmma small persistent: several items a block, for the sanitizers", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    uint64_t seed = 9950;
+    for (int64_t d : {64, 128})
+        for (int Br : kWgmmaRowTiles)
+            for (bool causal : {false, true})
+                check_on_gpu(make(300, 129, d, causal ? DType::bf16 : DType::f16, causal, Br, 64, seed++), "flash_wgmma");
 }

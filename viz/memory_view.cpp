@@ -935,9 +935,14 @@ void draw_other_sms(const Pen& pen, ImVec2 min, ImVec2 max, int others, const Me
         if (a.y + pen.em * 2.5f <= label_bottom)
             pen.label(ImVec2(a.x + pen.em * 0.3f, a.y + pen.em * 1.5f), pen.c.text_dim,
                       pen.first_fitting({active ? "same step" : "idle", active ? "same" : "idle"}, room), a, b, "other SMs");
-        pen.tip(a, b, "Other SMs run other blocks. This step is done by " + count_text(d.repeat) + " identical blocks in all (" +
-                          count_text(d.kernel_blocks) + " in the kernel, " + std::to_string(d.sm_count) +
-                          " SMs): they are counted in the byte counters, not drawn.");
+        pen.tip(a, b, d.kernel_persistent
+                          ? "Other SMs run other blocks. This step is done for " + count_text(d.repeat) + " row blocks in all (" +
+                                count_text(d.kernel_blocks) + " in the kernel, walked by one block per SM of " +
+                                std::to_string(d.sm_count) + ", each taking its row blocks in turn): they are counted in the "
+                                "byte counters, not drawn."
+                          : "Other SMs run other blocks. This step is done by " + count_text(d.repeat) + " identical blocks in all (" +
+                                count_text(d.kernel_blocks) + " in the kernel, " + std::to_string(d.sm_count) +
+                                " SMs): they are counted in the byte counters, not drawn.");
     }
     pen.label(ImVec2(min.x + pen.em * 0.3f, max.y - pen.em * 1.4f), pen.c.text, more_text, min, max, "other SMs", bold_font(),
               more_text == more + " blocks" ? "" : more + " blocks");

@@ -144,6 +144,13 @@ constexpr int flash_wgmma_stages(int64_t Br, int64_t Bc, int64_t d, int64_t es) 
     return static_cast<int>(fit < 2 ? 2 : (fit > 4 ? 4 : fit));
 }
 int flash_wgmma_threads(int Br);  // a producer warpgroup + Br / 64 consumer warpgroups of 128 threads
+// flash_wgmma's grid (attention_wgmma.cu): persistent (v5, the default: one block per SM slot, each
+// walking its row blocks, the ring kept running from one to the next) or one block per row block in
+// waves (v4), kept for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves. Read on every call.
+bool flash_wgmma_persistent();
+// Heads per L2 section of the persistent grid's causal order: as many as have their K and V (2 N d es
+// bytes a head) within half of an L2 of `l2_bytes`, at least 1, at most batch_heads.
+int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes);
 // The share of flash_wgmma's exp2 time that hides under other consumer warpgroups' products, as
 // measured (attention_model.cpp says where): the schedule's sfu_hidden_share, the block timeline's note.
 double flash_wgmma_sfu_hidden_share(int Br, int64_t d);

@@ -25,6 +25,7 @@
 // [SECTION] Schedule
 // [SECTION] Totals
 #include "kernels/attention/attention.h"
+#include "kernels/core/env.h"
 
 #include <algorithm>
 #include <cmath>
@@ -156,6 +157,11 @@ RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue) {
 }
 int flash_threads() { return 128; }
 int flash_wgmma_threads(int Br) { return 128 * (Br / 64 + 1); }
+bool flash_wgmma_persistent() { return !env_is("FUSIONLAB_FLASH_WGMMA_GRID", "waves"); }
+int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes) {
+    const int64_t per_head = std::max<int64_t>(1, 2 * p.N * p.d * static_cast<int64_t>(es_of(p)));
+    return std::clamp<int64_t>(l2_bytes / 2 / per_head, 1, std::max<int64_t>(1, p.batch_heads));
+}
 
 // The share of flash_wgmma's exp2 time that hides under other warpgroups' products
 // (ScheduleKernel::sfu_hidden_share), from H100 and H200 bench tables (kernels/PERF.md, v4):
@@ -536,6 +542,12 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     if (wgmma) kernel.sfu_hidden_share = flash_wgmma_sfu_hidden_share(t.Br, p.d);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     kernel.block = flash_block_shape(variant, p, classes);
+    // flash_wgmma v5: one block per SM slot walks the Tr x batch_heads row blocks (attention_wgmma.cu's
+    // tile scheduler), so `blocks` counts work items; v4 (FUSIONLAB_FLASH_WGMMA_GRID=waves) one block each.
+    if (wgmma && flash_wgmma_persistent()) {
+        kernel.block.persistent = true;
+        kernel.blocks_are = "row blocks, walked by a persistent grid of one block per SM";
+    }
     s.kernels.push_back(kernel);
     // Every iteration of the j-loop is its own group of events when the schedule stays small: a
     // non-causal run has one or two block classes, so up to kUnfoldedTiles tiles each (N = 16384 with

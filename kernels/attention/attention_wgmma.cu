@@ -61,8 +61,20 @@
 //       Tried beside it and dropped: a quarter to three quarters of the exp2s as a polynomial on the
 //       FMA units (FlashAttention-4's trick), to unload the MUFU: 0-17% slower at 128 x 128 and 8%
 //       slower at 192 x 128, so the MUFU was not what bounds these tiles.
-//   Left for later (kernels/PERF.md): a persistent grid with the tail balanced, and storing Oi (or
-//   out) through shared memory with TMA.
+//   v5  A persistent grid (the tile scheduler section). What changes: one block per SM slot, each
+//       walking its (head, row block) work items in turn; the producer's ring position and the
+//       mbarrier phases run on across items, and it loads the next item's Qi once every consumer's
+//       last Sij of the current one is done (q_empty) and its first Kj, Vj as slots free, so the next
+//       item's fill hides under the current item's last Pij Vj and its store of Oi; the warpgroups'
+//       turns run on from item to item. A block claims its next item from a counter in global
+//       memory (its producer, one item ahead), in an order the scheduler's comment gives (causal:
+//       longest row blocks first). Why: in v4 every block paid its pipeline fill (Qi, then K0, V0,
+//       with nothing to overlap at one block per SM) and its drain. A first v5 handed the items out
+//       statically (a "snake" over the blocks): 3-5 % slower than v4 on equal items (an H200,
+//       kernels/PERF.md), as the slowest block then sets the time; claiming keeps the hardware's
+//       balance. v4 stays for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves (one block per item, grid
+//       (Tr, batch_heads), the same kernel). v4 -> v5: kernels/PERF.md.
+//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
@@ -80,7 +92,10 @@
 #include <cudaTypedefs.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -306,14 +321,63 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 }
 
 // =============================================================================================
+// [SECTION] Tile scheduler: which (head, row block) a block works on
+// =============================================================================================
+// A work item is row block i (rows i Br .. i Br + Br - 1, Qi) of attention problem `head`.
+// v4 ("waves"): one block per item, grid (Tr, batch_heads), the hardware hands blocks to SMs as
+// they free up; causal row blocks longest first within each head.
+// v5 ("persistent"): one block per SM slot. Block c starts with item c and then takes the next
+// unclaimed one from a counter in global memory (atomicAdd by its producer thread, one item ahead),
+// so a block that runs faster takes more items, as the hardware's scheduler does for v4. The order:
+//   non-causal: head by head (v4's order: the blocks at work share a few heads' K and V in L2);
+//   causal: sections of `section_heads` heads whose K and V fit in half the L2, within a section
+//     every head at one row level before the next, longest levels first, so the blocks end on the
+//     shortest row blocks of the last section (v4's head-by-head order ends on a head's longest).
+// The last block to finish puts the counter back to 0 for the next launch (launches on one stream
+// run in order; the host keeps a counter per stream).
+struct WgmmaGrid {
+    int Tr;             // row blocks per head, ceil(N / Br)
+    int heads;          // batch_heads
+    int section_heads;  // heads per L2 section (causal, persistent)
+    int causal;
+    unsigned* counter;  // persistent: [0] items claimed beyond the first G, [1] blocks done; nullptr: waves (v4)
+};
+struct WorkItem {
+    int head, i;
+};
+// The item at position pos of the order above.
+__device__ __forceinline__ WorkItem item_at(const WgmmaGrid& s, int pos) {
+    if (!s.causal) return {pos / s.Tr, pos % s.Tr};
+    const int section_items = s.section_heads * s.Tr;
+    const int sec = pos / section_items;
+    const int k = pos - sec * section_items;
+    const int first_head = sec * s.section_heads;
+    const int hs = min(s.section_heads, s.heads - first_head);  // the last section may hold fewer heads
+    const int level = k / hs;                                     // 0: the longest row blocks
+    return {first_head + (k - level * hs), s.Tr - 1 - level};
+}
+// The producer's next item position (>= Tr x heads: none left).
+__device__ __forceinline__ int claim_item(const WgmmaGrid& s) {
+    return static_cast<int>(gridDim.x) + static_cast<int>(atomicAdd(&s.counter[0], 1u));
+}
+// The end of a persistent block's producer: the last block out resets the counter for the next launch.
+__device__ __forceinline__ void release_counter(const WgmmaGrid& s) {
+    __threadfence();  // this block's claims come before its count of done blocks
+    if (atomicAdd(&s.counter[1], 1u) + 1u == gridDim.x) {
+        s.counter[0] = 0u;
+        s.counter[1] = 0u;
+    }
+}
+
+// =============================================================================================
 // [SECTION] The kernel
 // =============================================================================================
 // Shared memory, from a 1024-byte boundary (the 128-byte swizzle repeats every 8 rows = 1024 bytes):
 //   Qi:           Br / 64 warpgroup tiles x d / 64 column slabs, each 64 rows x 128 bytes
 //   Kj[stage]:    d / 64 column slabs of Bc rows x 128 bytes
 //   Vj[stage]:    the same
-//   mbarriers:    full[stage], empty[stage], q_full; with the skip epilogue q_free[w], x_full[w]
-//                 (at most 2 x 4 + 1 + 2 x 3 = 15 of 8 bytes in the 128 reserved)
+//   mbarriers:    full[stage], empty[stage], q_full, q_empty; with the skip epilogue q_free[w], x_full[w]
+//                 (at most 2 x 4 + 2 + 2 x 3 = 16 of 8 bytes in the 128 reserved)
 template <typename T, int D, int kBc, int kWG, int kStages> struct WgmmaLayout {
     static constexpr int kBr = 64 * kWG;
     static constexpr int kSlabs = D / 64;                       // 128-byte column slabs of a row
@@ -332,7 +396,7 @@ template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip>
 __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     flash_wgmma_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                        const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_x,
-                       T* __restrict__ O, int N, int causal, float scale_log2, SkipEpilogue ep) {
+                       T* __restrict__ O, int N, WgmmaGrid grid, float scale_log2, SkipEpilogue ep) {
 #if FL_WGMMA_DEVICE
     using L = WgmmaLayout<T, D, kBc, kWG, kStages>;
     constexpr int kBr = L::kBr;
@@ -341,17 +405,22 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBars);  // [kStages]: Kj, Vj landed
     uint64_t* empty = full + kStages;                                // [kStages]: every consumer done with the slot
     uint64_t* q_full = empty + kStages;                              // Qi landed
-    uint64_t* q_free = q_full + 1;                                   // [kWG] skip: warpgroup w's last Sij is done
+    uint64_t* q_empty = q_full + 1;                                  // every consumer done with Qi (and the x tile)
+    uint64_t* q_free = q_empty + 1;                                  // [kWG] skip: warpgroup w's last Sij is done
     uint64_t* x_full = q_free + kWG;                                 // [kWG] skip: warpgroup w's x tile landed
 
     const int tid = static_cast<int>(threadIdx.x), wg = tid / 128;
-    const int Tr = static_cast<int>(gridDim.x);
-    // Causal: the row blocks with the most key tiles start first, so the short ones fill the tail.
-    const int i = causal ? Tr - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x);
-    const int head = static_cast<int>(blockIdx.y);
-    const int row0 = i * kBr;
-    const int kv_end = causal ? min(N, row0 + kBr) : N;  // keys this block may attend to
-    const int tiles = (kv_end + kBc - 1) / kBc;          // Tc, or fewer when causal
+    const int causal = grid.causal;
+    // Key tiles row block i visits: Tc, or fewer when causal (keys after its last row are never loaded).
+    auto tiles_of = [&](int row0) {
+        const int kv_end = causal ? min(N, row0 + kBr) : N;
+        return (kv_end + kBc - 1) / kBc;
+    };
+    const int items = grid.Tr * grid.heads;
+    const bool persistent = grid.counter != nullptr;
+    // v4: this block's one item (causal: the longest row blocks start first).
+    const WorkItem waves_item{static_cast<int>(blockIdx.y), causal ? grid.Tr - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x)};
+    __shared__ volatile int item_slot[2];  // persistent: the position of the item being loaded and of the next one
 
     if (tid == 0) {
         for (int s = 0; s < kStages; ++s) {
@@ -359,6 +428,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             mbar_init(&empty[s], 128 * kWG);    // every consumer thread
         }
         mbar_init(q_full, 1);
+        mbar_init(q_empty, 128 * kWG);
         if constexpr (kSkip)
             for (int w = 0; w < kWG; ++w) {
                 mbar_init(&q_free[w], 128);  // every thread of consumer warpgroup w
@@ -369,35 +439,50 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     __syncthreads();
 
     if (wg == 0) {
-        // ---- producer warpgroup: one thread issues every copy; the others only give registers back
+        // ---- producer warpgroup: one thread issues every copy; the others only give registers back.
+        // The ring position `kv` runs on across work items: the next item's Qi and first Kj, Vj load
+        // while the consumers finish the previous item (its last Pij Vj and the store of Oi).
         if constexpr (kWG > 1) setmaxnreg_dec<24>();  // back to the pool, for the consumers to take
         if (tid == 0) {
             tma_prefetch_map(&map_q);
             tma_prefetch_map(&map_k);
             tma_prefetch_map(&map_v);
             if constexpr (kSkip) tma_prefetch_map(&map_x);
-            mbar_arrive_expect_tx(q_full, L::kQBytes);
-            for (int w = 0; w < kWG; ++w)
-                for (int s = 0; s < L::kSlabs; ++s)
-                    tma_load(smem + (w * L::kSlabs + s) * L::kQSlab, &map_q, q_full, s * 64, row0 + w * 64, head);  // HBM -> SRAM (TMA): Qi
-            for (int j = 0; j < tiles; ++j) {
-                const int stage = j % kStages;
-                if (j >= kStages) mbar_wait(&empty[stage], ((j / kStages) - 1) & 1);  // the slot's previous tile is consumed
-                mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
-                for (int s = 0; s < L::kSlabs; ++s) {
-                    tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
-                    tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
-                }
-            }
-            if constexpr (kSkip) {
-                const int b = head / ep.heads, h = head % ep.heads;  // attention problem head = batch element b, head h
-                for (int w = 0; w < kWG; ++w) {
-                    mbar_wait(&q_free[w], 0);  // warpgroup w's last Sij is done: its Qi is read no more
-                    mbar_arrive_expect_tx(&x_full[w], 64 * D * 2);
+            int kv = 0;  // Kj, Vj tiles this block has loaded so far
+            int pos = persistent ? static_cast<int>(blockIdx.x) : 0, next = persistent ? claim_item(grid) : items;
+            for (int r = 0;; ++r) {
+                const WorkItem item = persistent ? item_at(grid, pos) : waves_item;
+                const int row0 = item.i * kBr, head = item.head, tiles = tiles_of(row0);
+                if (r > 0) mbar_wait(q_empty, (r - 1) & 1);  // every consumer is done with the previous Qi (and x tile)
+                item_slot[0] = pos;  // for the consumers, who read it once q_full completes (the arrive releases it)
+                item_slot[1] = next;
+                mbar_arrive_expect_tx(q_full, L::kQBytes);
+                for (int w = 0; w < kWG; ++w)
                     for (int s = 0; s < L::kSlabs; ++s)
-                        tma_load_4d(smem + (w * L::kSlabs + s) * L::kQSlab, &map_x, &x_full[w], s * 64, h, row0 + w * 64, b);  // HBM -> SRAM (TMA): x tile, in Qi's place
+                        tma_load(smem + (w * L::kSlabs + s) * L::kQSlab, &map_q, q_full, s * 64, row0 + w * 64, head);  // HBM -> SRAM (TMA): Qi
+                for (int j = 0; j < tiles; ++j, ++kv) {
+                    const int stage = kv % kStages;
+                    if (kv >= kStages) mbar_wait(&empty[stage], ((kv / kStages) - 1) & 1);  // the slot's previous tile is consumed
+                    mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
+                    for (int s = 0; s < L::kSlabs; ++s) {
+                        tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
+                        tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                    }
                 }
+                if constexpr (kSkip) {
+                    const int b = head / ep.heads, h = head % ep.heads;  // attention problem head = batch element b, head h
+                    for (int w = 0; w < kWG; ++w) {
+                        mbar_wait(&q_free[w], r & 1);  // warpgroup w's last Sij is done: its Qi is read no more
+                        mbar_arrive_expect_tx(&x_full[w], 64 * D * 2);
+                        for (int s = 0; s < L::kSlabs; ++s)
+                            tma_load_4d(smem + (w * L::kSlabs + s) * L::kQSlab, &map_x, &x_full[w], s * 64, h, row0 + w * 64, b);  // HBM -> SRAM (TMA): x tile, in Qi's place
+                    }
+                }
+                if (next >= items) break;
+                pos = next;
+                next = claim_item(grid);  // one item ahead: the consumers learn at this item's start whether another follows
             }
+            if (persistent) release_counter(grid);
         }
         return;
     }
@@ -409,20 +494,13 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     if constexpr (kWG == 3) setmaxnreg_inc<160>();
     const int w = wg - 1, lt = tid - 128 * wg, warp = lt / 32, lane = lt % 32;
     const int g = lane / 4, t = lane % 4;
-    const int wg_row0 = row0 + 64 * w;
-    const int q_row = wg_row0 + warp * 16 + g;  // this thread's first row (second: + 8)
 
     constexpr int kSRegs = kBc / 2, kORegs = D / 2;  // per thread: 64 rows x N / 128 threads
     float acc_s[kSRegs];
     float acc_o[kORegs];
     uint32_t p_frag[kBc / 16][4];  // Pij as the A operand of Pij Vj: two elements per register
 #pragma unroll
-    for (int r = 0; r < kORegs; ++r) acc_o[r] = 0.0f;
-#pragma unroll
     for (int r = 0; r < kSRegs; ++r) acc_s[r] = 0.0f;
-    float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
-    float rescale[2] = {1.0f, 1.0f};
-
     const uint32_t q_base = smem_u32(smem + w * L::kSlabs * L::kQSlab);
 
     // Issues Sij = Qi Kjᵀ for tile j (slot `stage`): d / 16 wgmma steps, SRAM -> tensor cores.
@@ -444,59 +522,6 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         for (int kk = 0; kk < kBc / 16; ++kk) wgmma_rs<T, D>(acc_o, p_frag[kk], sw128_desc(v_base + kk * 16 * 128, L::kKVSlab, 1024));
         wgmma_commit();
     };
-    // Mask, then update m, l: Pij = exp2(Sij scale - m_new scale) in place in acc_s; the factor
-    // that rescales Oi is kept for when the previous tile's Pij Vj has finished.
-    auto softmax = [&](int j) {
-        const int col0 = j * kBc;
-        if (col0 + kBc > N || (causal && col0 + kBc - 1 > wg_row0)) {  // keys past N, or after the query
-#pragma unroll
-            for (int n = 0; n < kBc / 8; ++n)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const int key = col0 + n * 8 + 2 * t + (e & 1), query = q_row + (e >= 2 ? 8 : 0);
-                    if (key >= N || (causal && key > query)) acc_s[n * 4 + e] = -INFINITY;
-                }
-        }
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            float mx = m_run[half];
-#pragma unroll
-            for (int n = 0; n < kBc / 8; ++n) mx = fmaxf(mx, fmaxf(acc_s[n * 4 + 2 * half], acc_s[n * 4 + 2 * half + 1]));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-            // Tile 0 holds key 0, which every row sees (rows past N too): mx is finite from tile 0 on.
-            const float mx_scaled = mx * scale_log2;
-            rescale[half] = fast_exp2(m_run[half] * scale_log2 - mx_scaled);
-            m_run[half] = mx;
-            float row_sum = 0.0f;
-#pragma unroll
-            for (int n = 0; n < kBc / 8; ++n)
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    float& v = acc_s[n * 4 + 2 * half + e];
-                    v = fast_exp2(fmaf(v, scale_log2, -mx_scaled));
-                    row_sum += v;
-                }
-            l_run[half] = l_run[half] * rescale[half] + row_sum;  // this thread's columns; the quad is summed at the end
-        }
-    };
-    // After the previous Pij Vj has finished: Oi *= e^(m - m_new), and this tile's Pij into p_frag.
-    auto rescale_and_pack = [&]() {
-#pragma unroll
-        for (int n = 0; n < D / 8; ++n)
-#pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                acc_o[n * 4 + 2 * half] *= rescale[half];
-                acc_o[n * 4 + 2 * half + 1] *= rescale[half];
-            }
-#pragma unroll
-        for (int kk = 0; kk < kBc / 16; ++kk) {
-            p_frag[kk][0] = pack2<T>(acc_s[8 * kk + 0], acc_s[8 * kk + 1]);
-            p_frag[kk][1] = pack2<T>(acc_s[8 * kk + 2], acc_s[8 * kk + 3]);
-            p_frag[kk][2] = pack2<T>(acc_s[8 * kk + 4], acc_s[8 * kk + 5]);
-            p_frag[kk][3] = pack2<T>(acc_s[8 * kk + 6], acc_s[8 * kk + 7]);
-        }
-    };
     // The wgmma reads p_frag's registers while it runs: they stay live (nothing else may be put in
     // them) until the wait that follows it.
     auto keep_p_frag = [&]() {
@@ -508,108 +533,182 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     // Turns between the consumer warpgroups (named barrier 1 + w is warpgroup w's turn): a
     // warpgroup issues its wgmmas only in its turn and then hands the turn to the next one (0 -> 1
     // -> 2 -> 0), so one's softmax runs while the others' products keep the tensor cores busy
-    // (FA3's "ping-pong", with two). Each warpgroup issues tiles + 1 times; warpgroup 0 goes first
-    // (the last warpgroup hands it the first turn) and the last does not hand over after its last.
-    const int phases = tiles + 1;
+    // (FA3's "ping-pong", with two). Each warpgroup issues tiles + 1 times an item; warpgroup 0 goes
+    // first (the last warpgroup hands it the first turn) and the turns run on from item to item: the
+    // last warpgroup hands over after its last turn of an item unless the block has no item left.
     auto my_turn = [&]() {
         if constexpr (kWG > 1) named_bar_sync(1 + w, 256);
-    };
-    auto hand_over = [&](int phase) {
-        if constexpr (kWG > 1)
-            if (w + 1 < kWG || phase + 1 < phases) named_bar_arrive(1 + (w + 1) % kWG, 256);
     };
     if constexpr (kWG > 1)
         if (w == kWG - 1) named_bar_arrive(1, 256);  // warpgroup 0 takes the first turn
 
-    mbar_wait(q_full, 0);  // Qi has landed in SRAM
-    // Tile 0: Sij alone (nothing to accumulate yet).
-    mbar_wait(&full[0], 0);  // K0, V0 have landed in SRAM
-    my_turn();
-    fence_regs(acc_s);
-    wgmma_fence();
-    issue_s(0);
-    hand_over(0);
-    wgmma_wait<0>();
-    fence_regs(acc_s);
-    if constexpr (kSkip)
-        if (tiles == 1) mbar_arrive(&q_free[w]);  // the last Sij is done: the producer may put the x tile in Qi's place
-    softmax(0);
-    rescale_and_pack();
-    // Tile j: Sij of tile j and Pij Vj of tile j - 1 go to the tensor cores together; the softmax of
-    // tile j runs while the products of tile j - 1 finish.
-    for (int j = 1; j < tiles; ++j) {
-        const int stage = j % kStages, prev = (j - 1) % kStages;
-        mbar_wait(&full[stage], (j / kStages) & 1);  // Kj, Vj have landed in SRAM
-        my_turn();
-        fence_regs(acc_s);
-        fence_regs(acc_o);
-        wgmma_fence();
-        issue_s(stage);
-        issue_pv(prev);
-        hand_over(j);
-        wgmma_wait<1>();  // Sij is done; Pij-1 Vj-1 may still run
-        fence_regs(acc_s);
-        if constexpr (kSkip)
-            if (j + 1 == tiles) mbar_arrive(&q_free[w]);  // the last Sij is done: the producer may put the x tile in Qi's place
-        softmax(j);
-        wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
-        fence_regs(acc_o);
-        keep_p_frag();
-        mbar_arrive(&empty[prev]);  // this thread is done with slot j - 1: the producer may refill it
-        rescale_and_pack();
-    }
-    // The last tile's Pij Vj.
-    {
-        const int last = (tiles - 1) % kStages;
-        my_turn();
-        fence_regs(acc_o);
-        wgmma_fence();
-        issue_pv(last);
-        hand_over(tiles);
-        wgmma_wait<0>();
-        fence_regs(acc_o);
-        keep_p_frag();
-        mbar_arrive(&empty[last]);
-    }
+    int kv = 0;  // the ring position of this item's tile 0 (Kj, Vj tiles consumed so far)
+    for (int r = 0;; ++r) {
+        mbar_wait(q_full, r & 1);  // Qi has landed in SRAM, and the producer's item_slot says which item it is
+        const WorkItem item = persistent ? item_at(grid, item_slot[0]) : waves_item;
+        const bool more = persistent && item_slot[1] < items;  // another item follows this one
+        const int head = item.head, row0 = item.i * kBr, tiles = tiles_of(row0);
+        const int wg_row0 = row0 + 64 * w;
+        const int q_row = wg_row0 + warp * 16 + g;  // this thread's first row (second: + 8)
+        const int phases = tiles + 1;
+        auto hand_over = [&](int phase) {
+            if constexpr (kWG > 1)
+                if (w + 1 < kWG || phase + 1 < phases || more) named_bar_arrive(1 + (w + 1) % kWG, 256);
+        };
+#pragma unroll
+        for (int c = 0; c < kORegs; ++c) acc_o[c] = 0.0f;
+        float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
+        float rescale[2] = {1.0f, 1.0f};
 
-    if constexpr (kSkip) {
-        // Skip epilogue: out = c_skip x + c_out Oi / l from the registers and the x tile in SRAM; O never stored.
-        mbar_wait(&x_full[w], 0);  // the x tile has landed in SRAM, in Qi's place
-        const SkipCoefficients k = skip_coefficients(ep, head);
-        const unsigned char* xs = smem + w * L::kSlabs * L::kQSlab;
+        // Mask, then update m, l: Pij = exp2(Sij scale - m_new scale) in place in acc_s; the factor
+        // that rescales Oi is kept for when the previous tile's Pij Vj has finished.
+        auto softmax = [&](int j) {
+            const int col0 = j * kBc;
+            if (col0 + kBc > N || (causal && col0 + kBc - 1 > wg_row0)) {  // keys past N, or after the query
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            const float inv = quad_sum_reciprocal(l_run[half]);  // every lane: the shuffles
-            const int query = q_row + half * 8;
-            if (query >= N) continue;
-            const int r = warp * 16 + g + half * 8;  // row of the x tile (64 rows of 128-byte slabs)
-            T* out = static_cast<T*>(ep.out) + bnc_row_offset(ep, head, query, N, D);
+                for (int n = 0; n < kBc / 8; ++n)
 #pragma unroll
-            for (int n = 0; n < D / 8; ++n) {
-                // columns 8 n + 2 t, + 1: slab n / 8, 16-byte chunk n % 8 moved by the swizzle to (n % 8) ^ (r % 8)
-                const T* xv = reinterpret_cast<const T*>(xs + (n / 8) * L::kQSlab + r * 128 + (((n % 8) ^ (r % 8)) << 4) + t * 4);
-                *reinterpret_cast<uint32_t*>(out + n * 8 + 2 * t) =
-                    pack2<T>(skip_value(to_float(xv[0]), acc_o[n * 4 + 2 * half] * inv, k),
-                             skip_value(to_float(xv[1]), acc_o[n * 4 + 2 * half + 1] * inv, k));  // SRAM x + registers -> HBM: out
+                    for (int e = 0; e < 4; ++e) {
+                        const int key = col0 + n * 8 + 2 * t + (e & 1), query = q_row + (e >= 2 ? 8 : 0);
+                        if (key >= N || (causal && key > query)) acc_s[n * 4 + e] = -INFINITY;
+                    }
+            }
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                float mx = m_run[half];
+#pragma unroll
+                for (int n = 0; n < kBc / 8; ++n) mx = fmaxf(mx, fmaxf(acc_s[n * 4 + 2 * half], acc_s[n * 4 + 2 * half + 1]));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+                // Tile 0 holds key 0, which every row sees (rows past N too): mx is finite from tile 0 on.
+                const float mx_scaled = mx * scale_log2;
+                rescale[half] = fast_exp2(m_run[half] * scale_log2 - mx_scaled);
+                m_run[half] = mx;
+                float row_sum = 0.0f;
+#pragma unroll
+                for (int n = 0; n < kBc / 8; ++n)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        float& v = acc_s[n * 4 + 2 * half + e];
+                        v = fast_exp2(fmaf(v, scale_log2, -mx_scaled));
+                        row_sum += v;
+                    }
+                l_run[half] = l_run[half] * rescale[half] + row_sum;  // this thread's columns; the quad is summed at the end
+            }
+        };
+        // After the previous Pij Vj has finished: Oi *= e^(m - m_new), and this tile's Pij into p_frag.
+        auto rescale_and_pack = [&]() {
+#pragma unroll
+            for (int n = 0; n < D / 8; ++n)
+#pragma unroll
+                for (int half = 0; half < 2; ++half) {
+                    acc_o[n * 4 + 2 * half] *= rescale[half];
+                    acc_o[n * 4 + 2 * half + 1] *= rescale[half];
+                }
+#pragma unroll
+            for (int kk = 0; kk < kBc / 16; ++kk) {
+                p_frag[kk][0] = pack2<T>(acc_s[8 * kk + 0], acc_s[8 * kk + 1]);
+                p_frag[kk][1] = pack2<T>(acc_s[8 * kk + 2], acc_s[8 * kk + 3]);
+                p_frag[kk][2] = pack2<T>(acc_s[8 * kk + 4], acc_s[8 * kk + 5]);
+                p_frag[kk][3] = pack2<T>(acc_s[8 * kk + 6], acc_s[8 * kk + 7]);
+            }
+        };
+        // This warpgroup's last Sij of the item is done: Qi is read no more.
+        auto last_s_done = [&]() {
+            if constexpr (kSkip) mbar_arrive(&q_free[w]);  // the producer may put the x tile in Qi's place
+            else mbar_arrive(q_empty);                      // the producer may load the next item's Qi
+        };
+
+        // Tile 0: Sij alone (nothing to accumulate yet).
+        mbar_wait(&full[kv % kStages], (kv / kStages) & 1);  // K0, V0 have landed in SRAM
+        my_turn();
+        fence_regs(acc_s);
+        wgmma_fence();
+        issue_s(kv % kStages);
+        hand_over(0);
+        wgmma_wait<0>();
+        fence_regs(acc_s);
+        if (tiles == 1) last_s_done();
+        softmax(0);
+        rescale_and_pack();
+        // Tile j: Sij of tile j and Pij Vj of tile j - 1 go to the tensor cores together; the softmax of
+        // tile j runs while the products of tile j - 1 finish.
+        for (int j = 1; j < tiles; ++j) {
+            const int stage = (kv + j) % kStages, prev = (kv + j - 1) % kStages;
+            mbar_wait(&full[stage], ((kv + j) / kStages) & 1);  // Kj, Vj have landed in SRAM
+            my_turn();
+            fence_regs(acc_s);
+            fence_regs(acc_o);
+            wgmma_fence();
+            issue_s(stage);
+            issue_pv(prev);
+            hand_over(j);
+            wgmma_wait<1>();  // Sij is done; Pij-1 Vj-1 may still run
+            fence_regs(acc_s);
+            if (j + 1 == tiles) last_s_done();
+            softmax(j);
+            wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
+            fence_regs(acc_o);
+            keep_p_frag();
+            mbar_arrive(&empty[prev]);  // this thread is done with slot j - 1: the producer may refill it
+            rescale_and_pack();
+        }
+        // The last tile's Pij Vj.
+        {
+            const int last = (kv + tiles - 1) % kStages;
+            my_turn();
+            fence_regs(acc_o);
+            wgmma_fence();
+            issue_pv(last);
+            hand_over(tiles);
+            wgmma_wait<0>();
+            fence_regs(acc_o);
+            keep_p_frag();
+            mbar_arrive(&empty[last]);
+        }
+        kv += tiles;
+
+        if constexpr (kSkip) {
+            // Skip epilogue: out = c_skip x + c_out Oi / l from the registers and the x tile in SRAM; O never stored.
+            mbar_wait(&x_full[w], r & 1);  // the x tile has landed in SRAM, in Qi's place
+            const SkipCoefficients k = skip_coefficients(ep, head);
+            const unsigned char* xs = smem + w * L::kSlabs * L::kQSlab;
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const float inv = quad_sum_reciprocal(l_run[half]);  // every lane: the shuffles
+                const int query = q_row + half * 8;
+                if (query >= N) continue;
+                const int rr = warp * 16 + g + half * 8;  // row of the x tile (64 rows of 128-byte slabs)
+                T* out = static_cast<T*>(ep.out) + bnc_row_offset(ep, head, query, N, D);
+#pragma unroll
+                for (int n = 0; n < D / 8; ++n) {
+                    // columns 8 n + 2 t, + 1: slab n / 8, 16-byte chunk n % 8 moved by the swizzle to (n % 8) ^ (rr % 8)
+                    const T* xv = reinterpret_cast<const T*>(xs + (n / 8) * L::kQSlab + rr * 128 + (((n % 8) ^ (rr % 8)) << 4) + t * 4);
+                    *reinterpret_cast<uint32_t*>(out + n * 8 + 2 * t) =
+                        pack2<T>(skip_value(to_float(xv[0]), acc_o[n * 4 + 2 * half] * inv, k),
+                                 skip_value(to_float(xv[1]), acc_o[n * 4 + 2 * half + 1] * inv, k));  // SRAM x + registers -> HBM: out
+                }
+            }
+            mbar_arrive(q_empty);  // this thread has read its x tile: the producer may load the next item's Qi there
+        } else {
+            // store Oi = Oi / l (l summed over the quad that shares each row): registers -> HBM
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const float inv = quad_sum_reciprocal(l_run[half]);  // every lane: the shuffles
+                const int query = q_row + half * 8;
+                if (query >= N) continue;
+                T* out = O + (static_cast<size_t>(head) * static_cast<size_t>(N) + static_cast<size_t>(query)) * D;
+#pragma unroll
+                for (int n = 0; n < D / 8; ++n)
+                    *reinterpret_cast<uint32_t*>(out + n * 8 + 2 * t) =
+                        pack2<T>(acc_o[n * 4 + 2 * half] * inv, acc_o[n * 4 + 2 * half + 1] * inv);  // registers -> HBM: Oi
             }
         }
-        return;
+        if (!more) break;
     }
     (void)ep;
-    // store Oi = Oi / l (l summed over the quad that shares each row): registers -> HBM
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-        const float inv = quad_sum_reciprocal(l_run[half]);  // every lane: the shuffles
-        const int query = q_row + half * 8;
-        if (query >= N) continue;
-        T* out = O + (static_cast<size_t>(head) * static_cast<size_t>(N) + static_cast<size_t>(query)) * D;
-#pragma unroll
-        for (int n = 0; n < D / 8; ++n)
-            *reinterpret_cast<uint32_t*>(out + n * 8 + 2 * t) =
-                pack2<T>(acc_o[n * 4 + 2 * half] * inv, acc_o[n * 4 + 2 * half + 1] * inv);  // registers -> HBM: Oi
-    }
 #else
-    (void)map_q; (void)map_k; (void)map_v; (void)map_x; (void)O; (void)N; (void)causal; (void)scale_log2; (void)ep;
+    (void)map_q; (void)map_k; (void)map_v; (void)map_x; (void)O; (void)N; (void)grid; (void)scale_log2; (void)ep;
     __trap();  // compiled for sm_90a only; the host refuses every other device (device_refusal)
 #endif
 }
@@ -675,6 +774,60 @@ CUtensorMap make_x_map(const SkipEpilogue& ep, DType dtype, int64_t N, int64_t d
     return map;
 }
 
+// The persistent grid's size on the current device: blocks that fit at once (SMs x blocks per SM for
+// this kernel's threads and shared memory) and the L2 size, asked once per device and kernel.
+struct PersistentShape {
+    int64_t blocks = 0, l2_bytes = 0;
+};
+PersistentShape persistent_shape(const void* kernel, int threads, int smem_bytes) {
+    static std::mutex mutex;
+    static std::map<std::pair<int, const void*>, PersistentShape> known;
+    int device = 0;
+    check(cudaGetDevice(&device), "flash_wgmma: cudaGetDevice");
+    std::lock_guard<std::mutex> lock(mutex);
+    PersistentShape& s = known[{device, kernel}];
+    if (s.blocks == 0) {
+        int sms = 0, per_sm = 0, l2 = 0;
+        check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "flash_wgmma: SM count");
+        check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "flash_wgmma: L2 size");
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, static_cast<size_t>(smem_bytes)),
+              "flash_wgmma: blocks per SM");
+        s.blocks = static_cast<int64_t>(sms) * std::max(per_sm, 1);
+        s.l2_bytes = l2;
+    }
+    return s;
+}
+
+// The persistent grid's item counters ([0] claimed, [1] blocks done; WgmmaGrid::counter), one pair per
+// (device, stream): launches on one stream run one after the other and each leaves its pair at 0.
+// Module memory (zero when the module loads), not an allocation that would outlive the context.
+constexpr int kCounterSlots = 64;
+__device__ unsigned g_item_counters[kCounterSlots][2];
+unsigned* item_counter(cudaStream_t stream) {
+    static std::mutex mutex;
+    static std::map<std::pair<int, cudaStream_t>, int> slot_of;
+    static std::map<int, unsigned*> base_of;
+    int device = 0;
+    check(cudaGetDevice(&device), "flash_wgmma: cudaGetDevice");
+    std::lock_guard<std::mutex> lock(mutex);
+    unsigned*& base = base_of[device];
+    if (base == nullptr) {
+        void* p = nullptr;
+        check(cudaGetSymbolAddress(&p, g_item_counters), "flash_wgmma: the item counters' address");
+        base = static_cast<unsigned*>(p);
+    }
+    const auto found = slot_of.find({device, stream});
+    if (found != slot_of.end()) return base + 2 * found->second;
+    int used = 0;
+    for (const auto& e : slot_of) used += e.first.first == device ? 1 : 0;
+    if (used >= kCounterSlots)
+        throw std::runtime_error("flash_wgmma: more than " + std::to_string(kCounterSlots) +
+                                 " CUDA streams have run the persistent grid on this device (one item counter each); "
+                                 "set FUSIONLAB_FLASH_WGMMA_GRID=waves");
+    slot_of[{device, stream}] = used;
+    return base + 2 * used;
+}
+
 template <typename T, int D, int kBc, int kWG>
 void launch_typed(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
                   const SkipEpilogue& ep) {
@@ -690,11 +843,23 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const CUtensorMap mk = make_map(K, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mx = skip ? make_x_map(ep, p.dtype, p.N, D) : mq;  // without the epilogue: a map the kernel never reads
+    const bool persistent = flash_wgmma_persistent();
     auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false>;
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes),
           "flash_wgmma: allowing " + std::to_string(L::kBytes) + " bytes of shared memory");
-    const dim3 grid(static_cast<unsigned>((p.N + L::kBr - 1) / L::kBr), static_cast<unsigned>(p.batch_heads));
-    kernel<<<grid, L::kThreads, L::kBytes, stream>>>(mq, mk, mv, mx, static_cast<T*>(O), static_cast<int>(p.N), p.causal ? 1 : 0,
+    const int64_t Tr = (p.N + L::kBr - 1) / L::kBr, items = Tr * p.batch_heads;
+    if (items > std::numeric_limits<int>::max())
+        throw std::invalid_argument("flash_wgmma: " + std::to_string(items) + " row blocks are more than one launch indexes");
+    WgmmaGrid g{static_cast<int>(Tr), static_cast<int>(p.batch_heads), 1, p.causal ? 1 : 0, nullptr};
+    dim3 grid(static_cast<unsigned>(Tr), static_cast<unsigned>(p.batch_heads));
+    if (persistent) {
+        // One block per SM slot (as many as fit at once), each walking row blocks (the tile scheduler).
+        const PersistentShape shape = persistent_shape(reinterpret_cast<const void*>(kernel), L::kThreads, L::kBytes);
+        g.section_heads = static_cast<int>(flash_wgmma_section_heads(p, shape.l2_bytes));
+        g.counter = item_counter(stream);
+        grid = dim3(static_cast<unsigned>(std::min<int64_t>(items, shape.blocks)));
+    }
+    kernel<<<grid, L::kThreads, L::kBytes, stream>>>(mq, mk, mv, mx, static_cast<T*>(O), static_cast<int>(p.N), g,
                                                      kLog2e / std::sqrt(static_cast<float>(p.d)), ep);
     check_launch("flash_wgmma_kernel");
 }

@@ -98,6 +98,11 @@ struct BlockShape {
     // the block's critical path, on top of its work. 0: none (pipelined loops such as flash_tc's).
     uint64_t serial_steps = 0;
     double step_cycles = 0;
+    // A persistent grid (flash_wgmma v5): one block per SM slot, each walking its share of the
+    // `blocks` work items back to back with its pipeline kept running (the memory trips above hide
+    // behind the previous item's work). The memory view says so; the simulated backend still prices
+    // it as waves (sim_backend.cpp, price_waves, says why). false: one block per work item, in waves.
+    bool persistent = false;
     // The share of its calibrated rates this kernel instance reaches, where a measurement shows it
     // slower than its twin for a reason no other field carries (1: as calibrated).
     double rate_share = 1.0;

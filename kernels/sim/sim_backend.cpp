@@ -323,6 +323,9 @@ WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const Devic
         if (lone > throughput) p.latency_bound = true;
         return soft_max(throughput, lone);
     };
+    // A persistent grid (BlockShape::persistent, flash_wgmma v5) is priced as its waves: the fit's
+    // constants and every recorded point are of v4's grid, and v5 measured within -5 % .. +17 % of v4
+    // (kernels/PERF.md, "v5"); its own pricing waits for recordings of v5.
     double sm_ms = static_cast<double>(full_waves) * wave(static_cast<uint64_t>(resident)) + (rest > 0 ? wave(rest) : 0.0);
     // The longest block (causal attention's last row block) alone bounds the kernel too.
     const double longest = (per_block * slowdown + steps_ms) * k.block.longest_block + trips_ms;

@@ -486,9 +486,10 @@ MemoryFrame memory_frame(const MemoryPlayer& player, size_t step, float flight, 
     if (!kernels_list.empty()) {
         const ScheduleKernel& k = kernels_list[static_cast<size_t>(kernel)];
         d.kernel_blocks = k.blocks;
+        d.kernel_persistent = k.block.persistent;
         d.kernel = "kernel " + std::to_string(kernel + 1) + " of " + std::to_string(kernels_list.size()) + ": " +
                    k.name + ", " + format_count(static_cast<int64_t>(k.blocks)) +
-                   (k.threads_per_block ? " blocks"
+                   (k.threads_per_block && !k.block.persistent ? " blocks"
                     : " " + (k.blocks_are.empty() ? std::string("units (the library picks its blocks)") : k.blocks_are));
     }
     d.on_chip = player.on_chip(kernel);

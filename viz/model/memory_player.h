@@ -210,6 +210,7 @@ struct MemoryFrame {
     std::string refusal;
     std::string kernel;                      // "gemm_qk (1 of 3), 16 blocks"
     uint64_t kernel_blocks = 0;
+    bool kernel_persistent = false;  // the blocks are work items a persistent grid walks (ScheduleKernel::block)
     float flight = 1;                        // 0..1: how far the moving tile has flown
 
     uint64_t read = 0, written = 0, total_read = 0, total_written = 0;  // L2 <-> SM, all tensors
