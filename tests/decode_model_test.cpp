@@ -48,7 +48,7 @@ const char* kAll[] = {"naive", "flash", "split_kv", "split_kv_fused"};
 
 }  // namespace
 
-TEST_CASE("decode: the grouped variants read the cache once a pass of heads at L2->SM, naive once per query head", "[decode][model]") {
+TEST_CASE("decode: the grouped variants read the cache once a pass of heads at L2->SM - naive once per query head", "[decode][model]") {
     for (const DecodeParams& p : {make(1, 32768, 32, 32), make(8, 8000, 32, 4), make(3, 1000, 12, 3, 64), make(2, 5000, 64, 8, 128, 16),
                                   make(4, 777, 16, 1, 64, 64, DType::bf16)}) {
         const uint64_t half = cache_bytes(p) / 2, G = static_cast<uint64_t>(group_size(p));
@@ -86,7 +86,7 @@ TEST_CASE("decode: the grouped variants read the cache once a pass of heads at L
     }
 }
 
-TEST_CASE("decode: DRAM reads the cache once whatever G, and L2->SM >= DRAM for every buffer", "[decode][model]") {
+TEST_CASE("decode: DRAM reads the cache once whatever G - and L2->SM >= DRAM for every buffer", "[decode][model]") {
     const DecodeParams p = make(2, 4096, 32, 4, 128, 16);
     for (const char* v : kAll) {
         INFO(v);
@@ -148,7 +148,7 @@ TEST_CASE("decode: splits fill one wave of the blocks a SM holds on 132 SMs - ch
     CHECK_FALSE(uses_mma(make(1, 64, 8, 8)));
 }
 
-TEST_CASE("decode: the page table is a permutation of the pool, in random order", "[decode][model]") {
+TEST_CASE("decode: the page table is a permutation of the pool - in random order", "[decode][model]") {
     const DecodeParams p = make(3, 1000, 8, 2, 128, 16);
     const std::vector<int32_t> t = page_table(p);
     REQUIRE(t.size() == static_cast<size_t>(3 * 63));

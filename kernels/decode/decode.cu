@@ -17,23 +17,33 @@
 //                   group's counter says which block is last, and that block resets the counter.
 //                   No second launch, and the partials are read back from L2 moments after they were
 //                   written.
-// GQA: flash and the split kernels load each K, V tile once into registers and use it for every
-// query head of the group (up to kMaxPassHeads = 4 a block; decode.h says why not 8). The scores use fp32 FMAs, not tensor cores:
-// at one query row a head, a key costs 2 d FLOPs per head against 2 d es bytes, far under the FP32
-// roof even at 8 heads a group.
-// Layout of a block: 4 warps; a token's d elements over d / 8 lanes (16-byte loads), so a warp walks
-// 256 / d tokens side by side ("streams"), each with its own m, l, O; a stream loads kUnroll tokens
-// before it uses any (the bytes in flight); at the end the streams merge by shuffles and the warps
-// through shared memory. decode_emulate.cpp repeats this order of operations on the CPU.
-// Tuning, measured on an H100 (kernels/PERF.md, "Decode"): v2 serves at most 4 query heads a block
-// (8 took 255 registers); v3 pipelines the key loop (the next tile's K under this tile's softmax and
-// P V, its V under the next scores) and sizes the splits to one wave; v4b sets the launch bounds per
-// instance so that wave is what the SMs hold (3 blocks of 4 heads, 4 of 1 or 2).
-//
+// GQA (kv_heads < heads): flash, split_kv and split_kv_fused run the same blocks and the same merges,
+// but their key loop is decode_loop_mma (v5): the group's query rows (up to 16 heads; FlashDecoding's
+// and FlashInfer's way for GQA) are the M side of S = Q Kᵀ and O = P V on the tensor cores, mma.sync
+// m16n8k16 (FlashAttention-2's register reuse: S's C fragments are P's A fragment), with K and V copied
+// DRAM -> shared memory by cp.async into a 3-slot ring per warp, so each tile is loaded once for every
+// head of the group. decode.h says why this is not a variant of its own.
+// Multi-head (kv_heads = heads): decode_loop, one query head a block on CUDA cores (fp32 FMAs): at one
+// query row a head, a key costs 2 d FLOPs against 2 d es bytes, far under the FP32 roof.
+// Layout of decode_loop's block: 4 warps; a token's d elements over d / 8 lanes (16-byte loads), so a
+// warp walks 256 / d tokens side by side ("streams"), each with its own m, l, O; a stream loads
+// kUnroll tokens before it uses any (the bytes in flight); at the end the streams merge by shuffles
+// and the warps through shared memory. decode_emulate.cpp repeats both loops' order of operations.
+// Tuning, measured on an H100 (kernels/PERF.md, "Decode"):
+//   v1   one block per (sequence, KV head, split), up to 8 query heads a block on CUDA cores: GQA 8:1 at
+//        41-49 % of the copy ceiling (255 registers, 2 blocks an SM)
+//   v2   at most 4 query heads a block (passes), the merge over the splits unrolled 8 deep
+//   v3   the key loop software-pipelined (Kj+1 under the softmax and Pj Vj), splits sized to one wave
+//   v4   __launch_bounds__(128, 4) everywhere: the 4-head instance spilled (27-30 %)
+//   v4b  launch bounds per instance (3 blocks of 4 heads, 4 of 1 or 2): GQA 8:1 at 44-56 %, latency- and
+//        issue-bound on CUDA cores (ncu: 167 registers, DRAM 34 %); multi-head at 86-104 %
+//   v5   GQA on tensor cores (decode_loop_mma): mma.sync m16n8k16, cp.async rings, one load per group;
+//        149 registers at d = 128 (2 blocks an SM by their 96 KiB rings), 98-100 at d = 64
 // [SECTION] Loads, conversions and the cache's addresses
 // [SECTION] Inputs
 // [SECTION] naive: scores, softmax, P V
 // [SECTION] flash, split_kv, split_kv_fused: the key loop
+// [SECTION] The GQA key loop on tensor cores (v5)
 // [SECTION] split_kv_combine
 // [SECTION] Buffers and launches
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
@@ -283,24 +293,46 @@ template <typename T, int D> __global__ void __launch_bounds__(kThreads) naive_p
 // =============================================================================================
 enum Mode { kFlash = 0, kSplit = 1, kFused = 2 };
 
-// The merge of one (sequence, head, column) over the splits: exact, in split order.
+// The merge of NJ consecutive heads' column c (heads bh0 .. bh0 + NJ - 1 of one sequence) over the
+// splits: exact, each head in split order. Every split's m, l and O is an L2 round trip: the loops are
+// unrolled 8 deep and the NJ heads go side by side, so 8 NJ loads are in flight at once (v5: the
+// last block of split_kv_fused had merged its 8 heads one after another, 16 round trips a thread).
+template <int NJ>
+__device__ __forceinline__ void combine_columns(const Args& a, int64_t bh0, int c, int D, float (&O)[NJ], float (&L)[NJ]) {
+    float M[NJ];
+#pragma unroll
+    for (int j = 0; j < NJ; ++j) M[j] = -INFINITY, L[j] = 0.0f, O[j] = 0.0f;
+#pragma unroll 8
+    for (int s = 0; s < a.splits; ++s)
+#pragma unroll
+        for (int j = 0; j < NJ; ++j) M[j] = fmaxf(M[j], __ldcg(a.m_l + ((bh0 + j) * a.splits + s) * 2));  // load every split's m from L2
+#pragma unroll 8
+    for (int s = 0; s < a.splits; ++s)
+#pragma unroll
+        for (int j = 0; j < NJ; ++j) {  // load every split's l and partial O from L2; merge exactly
+            const int64_t at = (bh0 + j) * a.splits + s;
+            const float w = weight_of(__ldcg(a.m_l + 2 * at), M[j]);
+            L[j] = fmaf(__ldcg(a.m_l + 2 * at + 1), w, L[j]);
+            O[j] = fmaf(__ldcg(a.o_split + at * D + c), w, O[j]);
+        }
+}
 __device__ __forceinline__ float combine_column(const Args& a, int64_t bh, int c, int D, float* L_out) {
-    const float* ml = a.m_l + bh * a.splits * 2;
-    const float* os = a.o_split + bh * a.splits * D;
-    // Unrolled so that 8 splits' loads are in flight at once (each is an L2 round trip); the sums
-    // keep split order.
-    float M = -INFINITY;
-#pragma unroll 8
-    for (int s = 0; s < a.splits; ++s) M = fmaxf(M, __ldcg(ml + 2 * s));  // load every split's m, l from L2
-    float L = 0.0f, O = 0.0f;
-#pragma unroll 8
-    for (int s = 0; s < a.splits; ++s) {  // load every split's partial O from L2; merge exactly
-        const float w = weight_of(__ldcg(ml + 2 * s), M);
-        L = fmaf(__ldcg(ml + 2 * s + 1), w, L);
-        O = fmaf(__ldcg(os + static_cast<int64_t>(s) * D + c), w, O);
+    float O[1], L[1];
+    combine_columns<1>(a, bh, c, D, O, L);
+    *L_out = L[0];
+    return O[0];
+}
+
+// split_kv_fused's last block: out of the gp heads (of sequence b from head h0), NJ heads at a time.
+template <typename T, int D, int NJ> __device__ __forceinline__ void merge_splits(const Args& a, int b, int h0, int gp) {
+    for (int i = threadIdx.x; i < gp / NJ * D; i += kThreads) {
+        const int j0 = i / D * NJ, c = i % D;
+        const int64_t bh0 = static_cast<int64_t>(b) * a.heads + h0 + j0;
+        float O[NJ], L[NJ];
+        combine_columns<NJ>(a, bh0, c, D, O, L);
+#pragma unroll
+        for (int j = 0; j < NJ; ++j) static_cast<T*>(a.out)[(bh0 + j) * D + c] = from_float<T>(O[j] / L[j]);  // store out = O / l to HBM
     }
-    *L_out = L;
-    return O;
 }
 
 // The end of a block of the key loop, both kinds: each warp's (m, l, O) for the block's gp heads is in
@@ -340,13 +372,9 @@ __device__ __forceinline__ void finish_block(const Args& a, const float* sm_o, c
     __syncthreads();
     if (!last_block) return;
     __threadfence();  // every other split's partials are visible: read them from L2 (__ldcg)
-    for (int i = threadIdx.x; i < gp * D; i += kThreads) {
-        const int j = i / D, c = i % D;
-        const int64_t bh = static_cast<int64_t>(b) * a.heads + h0 + j;
-        float L;
-        const float O = combine_column(a, bh, c, D, &L);
-        static_cast<T*>(a.out)[bh * D + c] = from_float<T>(O / L);  // store out = O / l to HBM
-    }
+    if (gp % 4 == 0) merge_splits<T, D, 4>(a, b, h0, gp);
+    else if (gp % 2 == 0) merge_splits<T, D, 2>(a, b, h0, gp);
+    else merge_splits<T, D, 1>(a, b, h0, gp);
     if (threadIdx.x == 0) *counter = 0;  // reset the counter for the next run
 }
 
