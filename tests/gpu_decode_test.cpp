@@ -131,7 +131,7 @@ TEST_CASE("decode refusals name the reason - and nothing runs", "[gpu][decode]")
     CHECK_FALSE(a.ok);
     CHECK_THAT(a.error, Catch::Contains("kv_heads = 5 does not divide heads = 32"));
     CHECK_THAT(fl_test::gpu_refusal(to_params(make(1, 64, 32, 8, 128, DType::f16, 48)), "split_kv"),
-               Catch::Contains("page = 48 is not offered"));
+               Catch::Contains("page = 48 is not one of the choices"));
     const kernels::Params big = to_params(make(256, 131072, 128, 128, 128, DType::f16));
     const std::string why = fl_test::gpu_refusal(big, "flash");
     CHECK_THAT(why, Catch::Contains("the KV cache"));
