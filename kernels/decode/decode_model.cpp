@@ -232,6 +232,18 @@ std::string class_suffix(const KeyClass& c, uint64_t splits, uint64_t chunk) {
     return s;
 }
 
+// Calls group(j0, j1) for the tiles of a key loop as the schedule lists them: each of up to 3 tiles
+// alone, else the first, the middle ones folded into one event, and the last.
+template <typename Group> void for_tile_groups(uint64_t tiles, const Group& group) {
+    if (tiles <= 3) {
+        for (uint64_t j = 0; j < tiles; ++j) group(j, j + 1);
+        return;
+    }
+    group(0, 1);
+    group(1, tiles - 1);
+    group(tiles - 1, tiles);
+}
+
 // The key loop over `tokens` keys of one block, tile by tile (kv_tile keys, the last ragged): the
 // first tile, the middle ones folded, the last; bytes and FLOPs are the tiles' sums.
 // heads: query heads each tile serves (GP; 1 in naive's kernels). what_kv names the loads.
@@ -284,13 +296,7 @@ void add_key_loop(Schedule& s, const DecodeParams& p, const LoopSpec& L) {
         if (L.scores && !L.values)
             s.events.push_back({EventKind::store, L.kernel, "S", tok * es, 0, L.repeat, "store Sj (the scores, in the dtype) to HBM" + tail});
     };
-    if (tiles <= 3) {
-        for (uint64_t j = 0; j < tiles; ++j) group(j, j + 1);
-    } else {
-        group(0, 1);
-        group(1, tiles - 1);
-        group(tiles - 1, tiles);
-    }
+    for_tile_groups(tiles, group);
 }
 
 // The tensor-core key loop (decode.cu, "The GQA key loop on tensor cores") over `tokens` keys of one
@@ -331,13 +337,7 @@ void add_mma_key_loop(Schedule& s, const DecodeParams& p, int k, uint64_t repeat
         pv.shared_bytes = tok * d * es;
         s.events.push_back(pv);
     };
-    if (tiles <= 3) {
-        for (uint64_t j = 0; j < tiles; ++j) group(j, j + 1);
-    } else {
-        group(0, 1);
-        group(1, tiles - 1);
-        group(tiles - 1, tiles);
-    }
+    for_tile_groups(tiles, group);
 }
 
 // The end of a block of the key loop: its warps' streams merged through shared memory.

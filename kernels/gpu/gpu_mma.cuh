@@ -1,6 +1,6 @@
 // Tensor-core and asynchronous-copy primitives for sm_80 and newer (mma.sync m16n8k16, ldmatrix,
-// cp.async), as inline PTX. Used by kernels/decode/decode.cu's GQA loop; kernels/attention/attention_tc.cu
-// holds the same primitives (with its own variants) and can move onto this header.
+// cp.async), as inline PTX: kernels/attention/attention_tc.cu (flash_tc) and kernels/decode/decode.cu's GQA
+// loop use them.
 //
 // Fragment layouts of mma.sync.m16n8k16 (g = lane / 4, t = lane % 4):
 //   A 16x16 (row): a0 (g, 2t..2t+1), a1 (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..)
