@@ -380,12 +380,12 @@ __device__ __forceinline__ void finish_block(const Args& a, const float* sm_o, c
     if (threadIdx.x == 0) *counter = 0;  // reset the counter for the next run
 }
 
-// One block: (split blockIdx.x, KV head and pass blockIdx.y, sequence blockIdx.z); GP query heads.
-// HBM per block: q (GP d es), its chunk of K and V once (chunk 2 d es), then out (flash, GP d es) or
-// the partial O and m, l (GP (d + 2) 4 bytes).
-// __launch_bounds__(kThreads, blocks_per_sm(GP)): the blocks an SM auto_splits plans for (decode.h). v4
-// forced 4 on every instance: the 4-head one then spilled 380 bytes a thread and fell to 27-30 % of the
-// copy ceiling at GQA 8:1; at 3 it keeps its 167 registers unspilled.
+// The multi-head key loop (v1-v4b on CUDA cores; since v5 launched with GP = 1 only, GQA going to
+// decode_loop_mma). One block: (split blockIdx.x, KV head and pass blockIdx.y, sequence blockIdx.z);
+// GP query heads. HBM per block: q (GP d es), its chunk of K and V once (chunk 2 d es), then out
+// (flash, GP d es) or the partial O and m, l (GP (d + 2) 4 bytes).
+// __launch_bounds__(kThreads, kBlocksPerSmTarget): the 4 blocks an SM auto_splits plans for (decode.h).
+// (v4 forced 4 on the 4-head GQA instance too: it spilled 380 bytes a thread, 27-30 % of the copy ceiling.)
 template <typename T, int D, int GP, int MODE>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSmTarget) decode_loop(Args a) {
     constexpr int LPT = D / 8, SPW = 32 / LPT, STEP = kWarps * SPW, TILE = STEP * kUnroll;

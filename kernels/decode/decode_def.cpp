@@ -59,8 +59,9 @@ std::vector<ParamSpec> param_specs() {
          "its keys through it.",
          0, ParamKind::choice, choices_of(std::begin(kPageChoices), std::end(kPageChoices))},
         {"splits", "splits (0 = chosen)", 0, static_cast<double>(kMaxSplits), true, false,
-         "split_kv's key chunks per (sequence, KV head). 0 chooses as many as fit one wave (4 blocks per SM,\n"
-         "3 for blocks of 4 heads) of 132 SMs (H100, H200), each chunk at least 256 keys. Chunks are whole key tiles, so fewer may run.",
+         "split_kv's key chunks per (sequence, KV head). 0 chooses as many as fit one wave (4 blocks per SM;\n"
+         "GQA on tensor cores: 2 at d = 128, 4 at d = 64) of 132 SMs (H100, H200), each chunk at least 256 keys.\n"
+         "Chunks are whole key tiles, so fewer may run.",
          0, ParamKind::number, {}, 1, 256},
         seed_param(),
     };
