@@ -69,9 +69,9 @@
 #include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_tc.cuh"
-#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/cuda/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
-#include "kernels/gpu/gpu_mma.cuh"
+#include "kernels/cuda/gpu_mma.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -99,7 +99,7 @@ namespace {
 // =============================================================================================
 // [SECTION] mma.sync, ldmatrix, cp.async
 // =============================================================================================
-// The primitives themselves (cp.async, ldmatrix, mma.sync) are kernels/gpu/gpu_mma.cuh's.
+// The primitives themselves (cp.async, ldmatrix, mma.sync) are kernels/cuda/gpu_mma.cuh's.
 // Fragment layouts of mma.sync.m16n8k16 (g = lane / 4, t = lane % 4):
 //   A 16x16 (row): a0 (g, 2t..2t+1), a1 (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..)
 //   B 16x8 (col):  b0 (k = 2t..2t+1, n = g), b1 (k = 2t+8.., n = g)
@@ -134,7 +134,7 @@ constexpr int kTcMaxThreads = 256;  // Br = 128 with 16 rows per warp: 8 warps
     return r;
 }
 
-// ldmatrix from a shared address (v6: a per-thread base plus compile-time offsets; kernels/gpu/gpu_mma.cuh),
+// ldmatrix from a shared address (v6: a per-thread base plus compile-time offsets; kernels/cuda/gpu_mma.cuh),
 // and the same two from a generic pointer into shared memory.
 using kernels::gpu::ldmatrix_x4;
 using kernels::gpu::ldmatrix_x4_trans;

@@ -47,10 +47,10 @@
 // [SECTION] split_kv_combine
 // [SECTION] Buffers and launches
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
-#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/cuda/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
-#include "kernels/gpu/gpu_memory.cuh"
-#include "kernels/gpu/gpu_mma.cuh"
+#include "kernels/cuda/gpu_memory.cuh"
+#include "kernels/cuda/gpu_mma.cuh"
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/core/philox.h"
 #include "kernels/decode/decode.h"
@@ -530,7 +530,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSmTarget) decode_loop(Args
 // products per 16 keys, as FlashAttention-2 runs a query tile, here with the heads padded to 16 rows:
 //   S (16 x 16) = Q (16 x d) Kjᵀ      d / 16 k steps x 2 n-tiles of mma.sync m16n8k16
 //   O (16 x d) += P (16 x 16) Vj      one k step x d / 8 n-tiles
-// S's C fragments are P's A fragment (kernels/gpu/gpu_mma.cuh), so S and P stay in registers; a
+// S's C fragments are P's A fragment (kernels/cuda/gpu_mma.cuh), so S and P stay in registers; a
 // thread holds O of 2 rows x d / 4 columns (64 fp32 at d = 128), not 4-8 heads x 8 columns each plus
 // their dot products, shuffles and updates on CUDA cores as v1-v4b did (167-255 registers).
 // Loads: each warp owns a ring of kMmaStages slots in shared memory, one slot = K and V of its 16 keys
