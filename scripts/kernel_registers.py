@@ -3,15 +3,17 @@
 
 The model shows what ptxas made of the kernels whose register use the lessons and views talk about:
 registers, stack frame, spill stores and loads per thread. Those are facts of one compiler and one
-architecture, so they come from `nvcc -Xptxas -v` for sm_90, never typed by hand. Two tables:
+architecture, so they come from `nvcc -Xptxas -v` for sm_90, never typed by hand. Three tables:
 
   kernels/elementwise/row_kernel_registers.inc   every row_kernel instance (spill traffic of the
                                                  fused_spill variant, the memory animation's local memory)
   kernels/attention/flash_tc_registers.inc       every flash_tc instance (the register need of each
                                                  tile the user may choose)
+  kernels/decode/decode_registers.inc            every key-loop instance of decode (the CUDA-core loop
+                                                 of multi-head and the tensor-core loop of GQA)
 
   scripts/kernel_registers.py            print the tables
-  scripts/kernel_registers.py --write    rewrite both files
+  scripts/kernel_registers.py --write    rewrite the files
   scripts/kernel_registers.py --check    exit 1 if a committed file differs from the compiler,
                                          77 (skipped) when nvcc's CUDA version is not the files'
 Environment: NVCC (default: nvcc on PATH, then /usr/local/cuda/bin/nvcc).
@@ -52,6 +54,21 @@ def flash_tc_row(name):
     return "%s, %s, %s, %d, %s" % (DTYPES[t], d, bc, 16 * int(mt), skip)
 
 
+DECODE_MODES = {"0": "Variant::flash", "1": "Variant::split_kv", "2": "Variant::split_kv_fused"}
+
+
+def decode_row(name):
+    m = re.search(r"decode_loop_mma<([\w:]+), (\d+), (\d)>", name)
+    if m:
+        t, d, mode = m.groups()
+        return "true, %s, %s, %s" % (DECODE_MODES[mode], DTYPES[t], d)
+    m = re.search(r"decode_loop<([\w:]+), (\d+), 1, (\d)>", name)
+    if m:
+        t, d, mode = m.groups()
+        return "false, %s, %s, %s" % (DECODE_MODES[mode], DTYPES[t], d)
+    return None
+
+
 TABLES = [
     {
         "source": os.path.join("kernels", "elementwise", "elementwise.cu"),
@@ -74,6 +91,16 @@ TABLES = [
         "source_name": "kFlashTcRegistersSource",
         "array": "constexpr FlashTcRegisters kFlashTcRegisters[] = {",
         "others_must_not_spill": False,
+    },
+    {
+        "source": os.path.join("kernels", "decode", "decode.cu"),
+        "file": os.path.join("kernels", "decode", "decode_registers.inc"),
+        "row": decode_row,
+        "what": "every key-loop instance in kernels/decode/decode.cu",
+        "key": "{tensor cores, variant, dtype, d",
+        "source_name": "kDecodeRegistersSource",
+        "array": "constexpr DecodeRegisters kDecodeRegisters[] = {",
+        "others_must_not_spill": True,
     },
 ]
 

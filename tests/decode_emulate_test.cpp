@@ -35,7 +35,7 @@ const char* kAll[] = {"naive", "flash", "split_kv", "split_kv_fused"};
 
 }  // namespace
 
-TEST_CASE("decode emulation: every variant's error is rounding-sized, and bf16's larger than fp16's", "[decode][emulate]") {
+TEST_CASE("decode emulation: every variant's error is rounding-sized - and bf16's larger than fp16's", "[decode][emulate]") {
     for (int64_t d : {64, 128}) {
         // kv_len 1000: neither a multiple of the key tile nor of a split; GQA 4:1.
         const DecodeParams h = make(1, 1000, 8, 2, d, DType::f16), b = make(1, 1000, 8, 2, d, DType::bf16);
@@ -84,7 +84,7 @@ TEST_CASE("decode emulation: a merge that leaves out the last split is caught", 
     CHECK(output_matches(DType::f16, right.rel_l2(), right.max_abs));
 }
 
-TEST_CASE("decode reference: one key gives V, and the emulation stores it exactly", "[decode][emulate]") {
+TEST_CASE("decode reference: one key gives V - and the emulation stores it exactly", "[decode][emulate]") {
     const DecodeParams p = make(2, 1, 4, 2, 128, DType::bf16);
     std::vector<double> want(128);
     std::vector<float> got(128);
@@ -111,7 +111,7 @@ TEST_CASE("decode emulation: the page size and a single split leave the arithmet
     REQUIRE(split_of("split_kv", one).splits > 1);
 }
 
-TEST_CASE("decode check rows: every row when cheap, whole groups otherwise, the time limit", "[decode][emulate]") {
+TEST_CASE("decode check rows: every row when cheap - whole groups otherwise - the time limit", "[decode][emulate]") {
     CHECK(rows_to_check(make(2, 100, 8, 2, 64, DType::f16), kFullCheck.max_mults).size() == 16);
     const DecodeParams big = make(64, 131072, 32, 4, 128, DType::f16);
     const std::vector<RowRef> rows = rows_to_check(big, kFullCheck.max_mults);

@@ -48,7 +48,7 @@ const char* kAll[] = {"naive", "flash", "split_kv", "split_kv_fused"};
 
 }  // namespace
 
-TEST_CASE("decode: the grouped variants read the cache once a pass of heads at L2->SM, naive once per query head", "[decode][model]") {
+TEST_CASE("decode: the grouped variants read the cache once a pass of heads at L2->SM - naive once per query head", "[decode][model]") {
     for (const DecodeParams& p : {make(1, 32768, 32, 32), make(8, 8000, 32, 4), make(3, 1000, 12, 3, 64), make(2, 5000, 64, 8, 128, 16),
                                   make(4, 777, 16, 1, 64, 64, DType::bf16)}) {
         const uint64_t half = cache_bytes(p) / 2, G = static_cast<uint64_t>(group_size(p));
@@ -56,7 +56,7 @@ TEST_CASE("decode: the grouped variants read the cache once a pass of heads at L
         for (const char* v : {"flash", "split_kv", "split_kv_fused"}) {
             INFO(v);
             const Model m = model(v, p);
-            // Once per pass of up to kMaxPassHeads heads: once at GQA 4:1 and multi-head, twice at 8:1.
+            // Once per pass of up to kMmaRows heads: once at GQA 4:1, 8:1 and multi-head, more past 16.
             const uint64_t passes = static_cast<uint64_t>(head_passes(p));
             CHECK(passes * static_cast<uint64_t>(pass_heads(p)) == G);
             CHECK(read_of(m, "K") == passes * half);
@@ -86,7 +86,7 @@ TEST_CASE("decode: the grouped variants read the cache once a pass of heads at L
     }
 }
 
-TEST_CASE("decode: DRAM reads the cache once whatever G, and L2->SM >= DRAM for every buffer", "[decode][model]") {
+TEST_CASE("decode: DRAM reads the cache once whatever G - and L2->SM >= DRAM for every buffer", "[decode][model]") {
     const DecodeParams p = make(2, 4096, 32, 4, 128, 16);
     for (const char* v : kAll) {
         INFO(v);
@@ -107,14 +107,23 @@ TEST_CASE("decode: DRAM reads the cache once whatever G, and L2->SM >= DRAM for 
     CHECK(read_of(kernels::model("split_kv", to_params(p)), "O_split", true) == 0);
 }
 
-TEST_CASE("decode: splits fill one wave of 4 blocks a SM of 132, chunks of whole tiles, only the last ragged", "[decode][model]") {
+TEST_CASE("decode: splits fill one wave of the blocks a SM holds on 132 SMs - chunks of whole tiles - only the last ragged", "[decode][model]") {
     const DecodeParams one = make(1, 32768, 32, 32);
     CHECK(work_items(one) == 32);
     const Split s = split_of("split_kv", one);
     CHECK(s.splits * work_items(one) <= int64_t{kPlanSms} * kBlocksPerSmTarget);
     CHECK(2 * s.splits * work_items(one) > int64_t{kPlanSms} * kBlocksPerSmTarget);
+    // GQA (the tensor-core loop): one wave of 2 blocks a SM at d = 128 (its 96 KiB rings), chunks of 64 keys.
     const DecodeParams gqa = make(8, 8192, 32, 4);
-    CHECK(split_of("split_kv", gqa).splits * work_items(gqa) <= int64_t{kPlanSms} * kBlocksPerSmTarget);
+    REQUIRE(uses_mma(gqa));
+    CHECK(blocks_per_sm(gqa) == 2);
+    const Split gs = split_of("split_kv", gqa);
+    CHECK(gs.splits * work_items(gqa) <= int64_t{kPlanSms} * 2);
+    CHECK(2 * gs.splits * work_items(gqa) > int64_t{kPlanSms} * 2);
+    CHECK(gs.chunk % key_tile(gqa) == 0);
+    CHECK(key_tile(gqa) == 64);
+    CHECK(loop_smem_bytes(gqa) == 96 * 1024);
+    CHECK(loop_smem_bytes(make(8, 8192, 32, 4, 64)) == 48 * 1024);
     CHECK(s.chunk % kv_tile(128) == 0);
     CHECK(split_of("flash", one).splits == 1);
     // Large batch: one split (the blocks already fill the GPU).
@@ -127,16 +136,19 @@ TEST_CASE("decode: splits fill one wave of 4 blocks a SM of 132, chunks of whole
     const Split rs = split_of("split_kv", r);
     CHECK(rs.chunk * (rs.splits - 1) < 1000);
     CHECK(rs.chunk * rs.splits >= 1000);
-    // GQA: a pass serves up to kMaxPassHeads = 4 heads, the largest of 4, 2, 1 dividing the group.
+    // GQA: a pass serves the largest divisor of the group up to kMmaRows = 16 heads; multi-head one.
     CHECK(pass_heads(make(1, 64, 32, 8)) == 4);
-    CHECK(pass_heads(make(1, 64, 32, 4)) == 4);
-    CHECK(head_passes(make(1, 64, 32, 4)) == 2);
-    CHECK(head_passes(make(1, 64, 64, 4)) == 4);
-    CHECK(pass_heads(make(1, 64, 12, 2)) == 2);
-    CHECK(pass_heads(make(1, 64, 5, 1)) == 1);
+    CHECK(pass_heads(make(1, 64, 32, 4)) == 8);
+    CHECK(head_passes(make(1, 64, 32, 4)) == 1);
+    CHECK(head_passes(make(1, 64, 64, 2)) == 2);
+    CHECK(pass_heads(make(1, 64, 24, 1)) == 12);
+    CHECK(pass_heads(make(1, 64, 12, 2)) == 6);
+    CHECK(pass_heads(make(1, 64, 5, 1)) == 5);
+    CHECK(pass_heads(make(1, 64, 8, 8)) == 1);
+    CHECK_FALSE(uses_mma(make(1, 64, 8, 8)));
 }
 
-TEST_CASE("decode: the page table is a permutation of the pool, in random order", "[decode][model]") {
+TEST_CASE("decode: the page table is a permutation of the pool - in random order", "[decode][model]") {
     const DecodeParams p = make(3, 1000, 8, 2, 128, 16);
     const std::vector<int32_t> t = page_table(p);
     REQUIRE(t.size() == static_cast<size_t>(3 * 63));

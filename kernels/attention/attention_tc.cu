@@ -69,8 +69,9 @@
 #include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_tc.cuh"
-#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/cuda/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/cuda/gpu_mma.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -86,6 +87,11 @@ namespace kernels::attention::gpu {
 
 using kernels::gpu::check;
 using kernels::gpu::check_launch;
+using kernels::gpu::cp_async16_zfill;
+using kernels::gpu::cp_async_commit;
+using kernels::gpu::cp_async_wait;
+using kernels::gpu::mma_16816;
+using kernels::gpu::smem_addr;
 using kernels::gpu::to_float;
 
 namespace {
@@ -93,6 +99,7 @@ namespace {
 // =============================================================================================
 // [SECTION] mma.sync, ldmatrix, cp.async
 // =============================================================================================
+// The primitives themselves (cp.async, ldmatrix, mma.sync) are kernels/cuda/gpu_mma.cuh's.
 // Fragment layouts of mma.sync.m16n8k16 (g = lane / 4, t = lane % 4):
 //   A 16x16 (row): a0 (g, 2t..2t+1), a1 (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..)
 //   B 16x8 (col):  b0 (k = 2t..2t+1, n = g), b1 (k = 2t+8.., n = g)
@@ -100,10 +107,6 @@ namespace {
 // The C fragments of two neighbouring 8-key tiles of Sij are exactly the A fragment of Pij for
 // those 16 keys, so P never leaves registers.
 constexpr int kTcMaxThreads = 256;  // Br = 128 with 16 rows per warp: 8 warps
-
-[[maybe_unused]] __device__ __forceinline__ uint32_t smem_addr(const void* p) {
-    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
 
 // 16 bytes global -> shared without a register round trip; `valid` false fills zeros.
 [[maybe_unused]] __device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
@@ -122,23 +125,6 @@ constexpr int kTcMaxThreads = 256;  // Br = 128 with 16 rows per warp: 8 warps
     (void)dst; (void)src;
 #endif
 }
-[[maybe_unused]] __device__ __forceinline__ void cp_async16_zfill(uint32_t dst, const void* src, bool valid) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
-#else
-    (void)dst; (void)src; (void)valid;
-#endif
-}
-[[maybe_unused]] __device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-template <int kPending> __device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-#endif
-}
 
 // threadIdx.x read where it is used: asm volatile keeps the compiler from hoisting it out of the
 // key loop into a register that lives (or spills) across every tile (v7).
@@ -148,48 +134,13 @@ template <int kPending> __device__ __forceinline__ void cp_async_wait() {
     return r;
 }
 
-// ldmatrix from a shared address (v6: a per-thread base plus compile-time offsets), four 8 x 8 matrices.
-[[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-#else
-    (void)addr; r[0] = r[1] = r[2] = r[3] = 0;
-#endif
-}
-[[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t addr) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-#else
-    (void)addr; r[0] = r[1] = r[2] = r[3] = 0;
-#endif
-}
-
-// The same two from a generic pointer into shared memory.
+// ldmatrix from a shared address (v6: a per-thread base plus compile-time offsets; kernels/cuda/gpu_mma.cuh),
+// and the same two from a generic pointer into shared memory.
+using kernels::gpu::ldmatrix_x4;
+using kernels::gpu::ldmatrix_x4_trans;
 [[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) { ldmatrix_x4(r, smem_addr(p)); }
 [[maybe_unused]] __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* p) {
     ldmatrix_x4_trans(r, smem_addr(p));
-}
-
-template <typename T>
-__device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if constexpr (std::is_same_v<T, __half>)
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-                     "{%8, %9}, {%0, %1, %2, %3};\n"
-                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    else
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-                     "{%8, %9}, {%0, %1, %2, %3};\n"
-                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#else
-    (void)c; (void)a; (void)b0; (void)b1;
-#endif
 }
 
 // Copies `rows` x D elements starting at global row `row0` (of N) into a padded shared tile

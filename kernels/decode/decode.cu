@@ -17,34 +17,43 @@
 //                   group's counter says which block is last, and that block resets the counter.
 //                   No second launch, and the partials are read back from L2 moments after they were
 //                   written.
-// GQA: flash and the split kernels load each K, V tile once into registers and use it for every
-// query head of the group (up to kMaxPassHeads = 4 a block; decode.h says why not 8). The scores use fp32 FMAs, not tensor cores:
-// at one query row a head, a key costs 2 d FLOPs per head against 2 d es bytes, far under the FP32
-// roof even at 8 heads a group.
-// Layout of a block: 4 warps; a token's d elements over d / 8 lanes (16-byte loads), so a warp walks
-// 256 / d tokens side by side ("streams"), each with its own m, l, O; a stream loads kUnroll tokens
-// before it uses any (the bytes in flight); at the end the streams merge by shuffles and the warps
-// through shared memory. decode_emulate.cpp repeats this order of operations on the CPU.
-// Tuning, measured on an H100 (kernels/PERF.md, "Decode"): v2 serves at most 4 query heads a block
-// (8 took 255 registers); v3 pipelines the key loop (the next tile's K under this tile's softmax and
-// P V, its V under the next scores) and sizes the splits to one wave; v4b sets the launch bounds per
-// instance so that wave is what the SMs hold (3 blocks of 4 heads, 4 of 1 or 2).
-//
+// GQA (kv_heads < heads): flash, split_kv and split_kv_fused run the same blocks and the same merges,
+// but their key loop is decode_loop_mma (v5): the group's query rows (up to 16 heads; FlashDecoding's
+// and FlashInfer's way for GQA) are the M side of S = Q Kᵀ and O = P V on the tensor cores, mma.sync
+// m16n8k16 (FlashAttention-2's register reuse: S's C fragments are P's A fragment), with K and V copied
+// DRAM -> shared memory by cp.async into a 3-slot ring per warp, so each tile is loaded once for every
+// head of the group. decode.h says why this is not a variant of its own.
+// Multi-head (kv_heads = heads): decode_loop, one query head a block on CUDA cores (fp32 FMAs): at one
+// query row a head, a key costs 2 d FLOPs against 2 d es bytes, far under the FP32 roof.
+// Layout of decode_loop's block: 4 warps; a token's d elements over d / 8 lanes (16-byte loads), so a
+// warp walks 256 / d tokens side by side ("streams"), each with its own m, l, O; a stream loads
+// kUnroll tokens before it uses any (the bytes in flight); at the end the streams merge by shuffles
+// and the warps through shared memory. decode_emulate.cpp repeats both loops' order of operations.
+// Tuning, measured on an H100 (kernels/PERF.md, "Decode"):
+//   v1   one block per (sequence, KV head, split), up to 8 query heads a block on CUDA cores: GQA 8:1 at
+//        41-49 % of the copy ceiling (255 registers, 2 blocks an SM)
+//   v2   at most 4 query heads a block (passes), the merge over the splits unrolled 8 deep
+//   v3   the key loop software-pipelined (Kj+1 under the softmax and Pj Vj), splits sized to one wave
+//   v4   __launch_bounds__(128, 4) everywhere: the 4-head instance spilled (27-30 %)
+//   v4b  launch bounds per instance (3 blocks of 4 heads, 4 of 1 or 2): GQA 8:1 at 44-56 %, latency- and
+//        issue-bound on CUDA cores (ncu: 167 registers, DRAM 34 %); multi-head at 86-104 %
+//   v5   GQA on tensor cores (decode_loop_mma): mma.sync m16n8k16, cp.async rings, one load per group;
+//        149 registers at d = 128 (2 blocks an SM by their 96 KiB rings), 98-100 at d = 64
 // [SECTION] Loads, conversions and the cache's addresses
 // [SECTION] Inputs
 // [SECTION] naive: scores, softmax, P V
 // [SECTION] flash, split_kv, split_kv_fused: the key loop
+// [SECTION] The GQA key loop on tensor cores (v5)
 // [SECTION] split_kv_combine
 // [SECTION] Buffers and launches
-// [SECTION] Entry points (decode_gpu.h)
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
-#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/cuda/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
-#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/cuda/gpu_memory.cuh"
+#include "kernels/cuda/gpu_mma.cuh"
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/core/philox.h"
 #include "kernels/decode/decode.h"
-#include "kernels/decode/decode_gpu.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -61,6 +70,14 @@ namespace kernels::decode::gpu {
 
 using kernels::gpu::check;
 using kernels::gpu::check_launch;
+using kernels::gpu::cp_async16_zfill;
+using kernels::gpu::cp_async_commit;
+using kernels::gpu::cp_async_wait;
+using kernels::gpu::ldmatrix_x4;
+using kernels::gpu::ldmatrix_x4_trans;
+using kernels::gpu::mma_16816;
+using kernels::gpu::pack2;
+using kernels::gpu::smem_addr;
 using kernels::gpu::DeviceMemory;
 using kernels::gpu::from_float;
 using kernels::gpu::Stream;
@@ -117,7 +134,7 @@ struct Args {
     void* P = nullptr;
     int batch = 0, heads = 0, kv_heads = 0, kv_len = 0;
     int page_shift = 0, pages_per_seq = 0;  // page = 1 << page_shift; 0 pages: contiguous
-    int group = 1, passes = 1, splits = 1, chunk = 0;
+    int group = 1, passes = 1, gp = 1, splits = 1, chunk = 0;  // gp: query heads a block serves
     float scale = 0, scale_log2 = 0;  // 1 / sqrt(d) and log2(e) / sqrt(d)
 };
 
@@ -276,34 +293,101 @@ template <typename T, int D> __global__ void __launch_bounds__(kThreads) naive_p
 // =============================================================================================
 enum Mode { kFlash = 0, kSplit = 1, kFused = 2 };
 
-// The merge of one (sequence, head, column) over the splits: exact, in split order.
+// The merge of NJ consecutive heads' column c (heads bh0 .. bh0 + NJ - 1 of one sequence) over the
+// splits: exact, each head in split order. Every split's m, l and O is an L2 round trip: the loops are
+// unrolled 8 deep and the NJ heads go side by side, so 8 NJ loads are in flight at once. (v5 in its
+// first call merged a block's 8 heads one after another: 8 x 2 x splits / 8 round trips a thread, 28 µs
+// of split_kv_fused's 74 at batch 1, 32k, GQA 8:1 on an H200, where split_kv took 45.)
+template <int NJ>
+__device__ __forceinline__ void combine_columns(const Args& a, int64_t bh0, int c, int D, float (&O)[NJ], float (&L)[NJ]) {
+    float M[NJ];
+#pragma unroll
+    for (int j = 0; j < NJ; ++j) M[j] = -INFINITY, L[j] = 0.0f, O[j] = 0.0f;
+#pragma unroll 8
+    for (int s = 0; s < a.splits; ++s)
+#pragma unroll
+        for (int j = 0; j < NJ; ++j) M[j] = fmaxf(M[j], __ldcg(a.m_l + ((bh0 + j) * a.splits + s) * 2));  // load every split's m from L2
+#pragma unroll 8
+    for (int s = 0; s < a.splits; ++s)
+#pragma unroll
+        for (int j = 0; j < NJ; ++j) {  // load every split's l and partial O from L2; merge exactly
+            const int64_t at = (bh0 + j) * a.splits + s;
+            const float w = weight_of(__ldcg(a.m_l + 2 * at), M[j]);
+            L[j] = fmaf(__ldcg(a.m_l + 2 * at + 1), w, L[j]);
+            O[j] = fmaf(__ldcg(a.o_split + at * D + c), w, O[j]);
+        }
+}
 __device__ __forceinline__ float combine_column(const Args& a, int64_t bh, int c, int D, float* L_out) {
-    const float* ml = a.m_l + bh * a.splits * 2;
-    const float* os = a.o_split + bh * a.splits * D;
-    // Unrolled so that 8 splits' loads are in flight at once (each is an L2 round trip); the sums
-    // keep split order.
-    float M = -INFINITY;
-#pragma unroll 8
-    for (int s = 0; s < a.splits; ++s) M = fmaxf(M, __ldcg(ml + 2 * s));  // load every split's m, l from L2
-    float L = 0.0f, O = 0.0f;
-#pragma unroll 8
-    for (int s = 0; s < a.splits; ++s) {  // load every split's partial O from L2; merge exactly
-        const float w = weight_of(__ldcg(ml + 2 * s), M);
-        L = fmaf(__ldcg(ml + 2 * s + 1), w, L);
-        O = fmaf(__ldcg(os + static_cast<int64_t>(s) * D + c), w, O);
-    }
-    *L_out = L;
-    return O;
+    float O[1], L[1];
+    combine_columns<1>(a, bh, c, D, O, L);
+    *L_out = L[0];
+    return O[0];
 }
 
-// One block: (split blockIdx.x, KV head and pass blockIdx.y, sequence blockIdx.z); GP query heads.
-// HBM per block: q (GP d es), its chunk of K and V once (chunk 2 d es), then out (flash, GP d es) or
-// the partial O and m, l (GP (d + 2) 4 bytes).
-// __launch_bounds__(kThreads, blocks_per_sm(GP)): the blocks an SM auto_splits plans for (decode.h). v4
-// forced 4 on every instance: the 4-head one then spilled 380 bytes a thread and fell to 27-30 % of the
-// copy ceiling at GQA 8:1; at 3 it keeps its 167 registers unspilled.
+// split_kv_fused's last block: out of the gp heads (of sequence b from head h0), NJ heads at a time.
+template <typename T, int D, int NJ> __device__ __forceinline__ void merge_splits(const Args& a, int b, int h0, int gp) {
+    for (int i = threadIdx.x; i < gp / NJ * D; i += kThreads) {
+        const int j0 = i / D * NJ, c = i % D;
+        const int64_t bh0 = static_cast<int64_t>(b) * a.heads + h0 + j0;
+        float O[NJ], L[NJ];
+        combine_columns<NJ>(a, bh0, c, D, O, L);
+#pragma unroll
+        for (int j = 0; j < NJ; ++j) static_cast<T*>(a.out)[(bh0 + j) * D + c] = from_float<T>(O[j] / L[j]);  // store out = O / l to HBM
+    }
+}
+
+// The end of a block of the key loop, both kinds: each warp's (m, l, O) for the block's gp heads is in
+// shared memory (sm_o [kWarps][gp][D], sm_m and sm_l [kWarps][gp]); merge the warps exactly, then
+// store out (flash) or this split's partial (m, l, O); split_kv_fused's last block of each (sequence,
+// KV head, pass) then merges the splits' partials and stores out.
+template <typename T, int D, int MODE>
+__device__ __forceinline__ void finish_block(const Args& a, const float* sm_o, const float* sm_m, const float* sm_l, int gp, int b,
+                                             int h0, int split, int item, int& last_block) {
+    for (int i = threadIdx.x; i < gp * D; i += kThreads) {
+        const int j = i / D, c = i % D;
+        float M = sm_m[j];
+#pragma unroll
+        for (int w = 1; w < kWarps; ++w) M = fmaxf(M, sm_m[w * gp + j]);
+        float L = 0.0f, O = 0.0f;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) {
+            const float wt = weight_of(sm_m[w * gp + j], M);
+            L = fmaf(sm_l[w * gp + j], wt, L);
+            O = fmaf(sm_o[(w * gp + j) * D + c], wt, O);
+        }
+        const int64_t bh = static_cast<int64_t>(b) * a.heads + h0 + j;
+        if (MODE == kFlash) {
+            static_cast<T*>(a.out)[bh * D + c] = from_float<T>(O / L);  // store out = O / l to HBM
+        } else {
+            const int64_t at = bh * a.splits + split;
+            a.o_split[at * D + c] = O;  // store the partial O of this split (fp32) to HBM
+            if (c == 0) a.m_l[2 * at] = M, a.m_l[2 * at + 1] = L;  // store the partial m, l
+        }
+    }
+    if (MODE != kFused) return;
+    // __threadfence(), then atomicAdd on the counter of (sequence, KV head, pass): the last split merges.
+    __threadfence();
+    __syncthreads();
+    unsigned* counter = a.counters + static_cast<int64_t>(b) * gridDim.y + item;
+    if (threadIdx.x == 0) last_block = atomicAdd(counter, 1u) == static_cast<unsigned>(a.splits - 1);
+    __syncthreads();
+    if (!last_block) return;
+    __threadfence();  // every other split's partials are visible: read them from L2 (__ldcg)
+    if (gp % 8 == 0) merge_splits<T, D, 8>(a, b, h0, gp);
+    else if (gp % 4 == 0) merge_splits<T, D, 4>(a, b, h0, gp);
+    else if (gp % 2 == 0) merge_splits<T, D, 2>(a, b, h0, gp);
+    else merge_splits<T, D, 1>(a, b, h0, gp);
+    if (threadIdx.x == 0) *counter = 0;  // reset the counter for the next run
+}
+
+// The multi-head key loop (v1-v4b on CUDA cores; since v5 launched with GP = 1 only, GQA going to
+// decode_loop_mma). One block: (split blockIdx.x, KV head and pass blockIdx.y, sequence blockIdx.z);
+// GP query heads. HBM per block: q (GP d es), its chunk of K and V once (chunk 2 d es), then out
+// (flash, GP d es) or the partial O and m, l (GP (d + 2) 4 bytes).
+// __launch_bounds__(kThreads, kBlocksPerSmTarget): the 4 blocks an SM auto_splits plans for (decode.h).
+// (v4 forced 4 on the 4-head GQA instance too: it spilled 380 bytes a thread, 27-30 % of the copy ceiling.)
 template <typename T, int D, int GP, int MODE>
-__global__ void __launch_bounds__(kThreads, blocks_per_sm(GP)) decode_loop(Args a) {
+__global__ void __launch_bounds__(kThreads, kBlocksPerSmTarget) decode_loop(Args a) {
     constexpr int LPT = D / 8, SPW = 32 / LPT, STEP = kWarps * SPW, TILE = STEP * kUnroll;
     __shared__ float sm_o[kWarps][GP][D];
     __shared__ float sm_m[kWarps][GP], sm_l[kWarps][GP];
@@ -435,44 +519,175 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(GP)) decode_loop(Args 
         }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < GP * D; i += kThreads) {
-        const int j = i / D, c = i % D;
-        float M = sm_m[0][j];
+    finish_block<T, D, MODE>(a, &sm_o[0][0][0], &sm_m[0][0], &sm_l[0][0], GP, b, h0, split, item, last_block);
+}
+
+// =============================================================================================
+// [SECTION] The GQA key loop on tensor cores (v5)
+// =============================================================================================
+// One block: (split blockIdx.x, KV head and pass blockIdx.y, sequence blockIdx.z), gp = a.gp query
+// heads of one group (2..16), 4 warps. The group's query rows are the M side of two small matrix
+// products per 16 keys, as FlashAttention-2 runs a query tile, here with the heads padded to 16 rows:
+//   S (16 x 16) = Q (16 x d) Kjᵀ      d / 16 k steps x 2 n-tiles of mma.sync m16n8k16
+//   O (16 x d) += P (16 x 16) Vj      one k step x d / 8 n-tiles
+// S's C fragments are P's A fragment (kernels/cuda/gpu_mma.cuh), so S and P stay in registers; a
+// thread holds O of 2 rows x d / 4 columns (64 fp32 at d = 128), not 4-8 heads x 8 columns each plus
+// their dot products, shuffles and updates on CUDA cores as v1-v4b did (167-255 registers).
+// Loads: each warp owns a ring of kMmaStages slots in shared memory, one slot = K and V of its 16 keys
+// of a block step (the block step is 64 keys: warp w takes keys 16 w .. 16 w + 15). Each lane issues
+// 16-byte cp.async copies DRAM -> shared memory (L2 only, no register round trip), paged keys through
+// the table; a warp keeps the next two steps in flight while it computes one (3 stages), and waits
+// only for its own copies (cp.async.wait_group + __syncwarp): the warps never wait for each other in
+// the loop. One copy of K and V serves every head of the group (the point of GQA).
+// Rows of shared memory are d es = 128 or 256 bytes; the 16-byte chunk c of key row k is stored at
+// chunk c ^ (k & 7), so the 8 row addresses of an ldmatrix hit 8 different bank groups.
+// HBM per block: q (gp d es), its chunk of K and V once, then out or the partials (gp (d + 2) 4 bytes).
+template <typename T, int D, int MODE>
+__global__ void __launch_bounds__(kThreads, mma_blocks_per_sm(D)) decode_loop_mma(Args a) {
+    constexpr int CH = D / 8;                        // 16-byte chunks a key row
+    constexpr int TILE = kMmaWarpKeys * D;           // elements of a warp's K (or V) slot
+    constexpr int COPIES = kMmaWarpKeys * CH / 32;   // 16-byte copies a lane issues per slot, K (and V)
+    constexpr int STEP = kWarps * kMmaWarpKeys;      // keys a block step
+    extern __shared__ __align__(128) unsigned char smem[];  // the rings; at the end the warps' (m, l, O)
+    __shared__ int last_block;
+    const int split = blockIdx.x, item = blockIdx.y, b = blockIdx.z, gp = a.gp;
+    const int g = item / a.passes, h0 = g * a.group + (item % a.passes) * gp;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, r = lane >> 2, t4 = lane & 3;
+    const int t_begin = split * a.chunk, t_end = min(a.kv_len, t_begin + a.chunk);
+    const int steps = (t_end - t_begin + STEP - 1) / STEP;
+    T* const ring = reinterpret_cast<T*>(smem) + warp * kMmaStages * 2 * TILE;  // [stage][K, V][key][D]
+    const T* const K = static_cast<const T*>(a.k);
+    const T* const V = static_cast<const T*>(a.v);
+
+    // load q of the group's heads from HBM into registers, as A fragments (rows past gp are zeros)
+    uint32_t qa[D / 16][4];
+    {
+        const T* q = static_cast<const T*>(a.q) + (static_cast<int64_t>(b) * a.heads + h0) * D + 2 * t4;
 #pragma unroll
-        for (int w = 1; w < kWarps; ++w) M = fmaxf(M, sm_m[w][j]);
-        float L = 0.0f, O = 0.0f;
-#pragma unroll
-        for (int w = 0; w < kWarps; ++w) {
-            const float wt = weight_of(sm_m[w][j], M);
-            L = fmaf(sm_l[w][j], wt, L);
-            O = fmaf(sm_o[w][j][c], wt, O);
-        }
-        const int64_t bh = static_cast<int64_t>(b) * a.heads + h0 + j;
-        if (MODE == kFlash) {
-            static_cast<T*>(a.out)[bh * D + c] = from_float<T>(O / L);  // store out = O / l to HBM
-        } else {
-            const int64_t at = bh * a.splits + split;
-            a.o_split[at * D + c] = O;  // store the partial O of this split (fp32) to HBM
-            if (c == 0) a.m_l[2 * at] = M, a.m_l[2 * at + 1] = L;  // store the partial m, l
+        for (int ks = 0; ks < D / 16; ++ks) {
+            qa[ks][0] = r < gp ? *reinterpret_cast<const uint32_t*>(q + r * D + ks * 16) : 0u;
+            qa[ks][1] = r + 8 < gp ? *reinterpret_cast<const uint32_t*>(q + (r + 8) * D + ks * 16) : 0u;
+            qa[ks][2] = r < gp ? *reinterpret_cast<const uint32_t*>(q + r * D + ks * 16 + 8) : 0u;
+            qa[ks][3] = r + 8 < gp ? *reinterpret_cast<const uint32_t*>(q + (r + 8) * D + ks * 16 + 8) : 0u;
         }
     }
-    if (MODE != kFused) return;
-    // __threadfence(), then atomicAdd on the counter of (sequence, KV head, pass): the last split merges.
-    __threadfence();
-    __syncthreads();
-    unsigned* counter = a.counters + static_cast<int64_t>(b) * gridDim.y + item;
-    if (threadIdx.x == 0) last_block = atomicAdd(counter, 1u) == static_cast<unsigned>(a.splits - 1);
-    __syncthreads();
-    if (!last_block) return;
-    __threadfence();  // every other split's partials are visible: read them from L2 (__ldcg)
-    for (int i = threadIdx.x; i < GP * D; i += kThreads) {
-        const int j = i / D, c = i % D;
-        const int64_t bh = static_cast<int64_t>(b) * a.heads + h0 + j;
-        float L;
-        const float O = combine_column(a, bh, c, D, &L);
-        static_cast<T*>(a.out)[bh * D + c] = from_float<T>(O / L);  // store out = O / l to HBM
+
+    // Issue step i's copies of this warp's 16 keys of K and V into ring slot i % kMmaStages, then
+    // commit them as one group (an empty group past the last step keeps every lane's count uniform).
+    const auto issue = [&](int i) {
+        if (i < steps) {
+            T* const slot = ring + (i % kMmaStages) * 2 * TILE;
+            const int key0 = t_begin + i * STEP + warp * kMmaWarpKeys;
+#pragma unroll
+            for (int j = 0; j < COPIES; ++j) {
+                const int idx = lane + 32 * j, kk = idx / CH, c = idx % CH, t = key0 + kk;
+                const bool ok = t < t_end;
+                const int64_t at = ok ? token_offset<D>(a, b, g, t) + c * 8 : 0;
+                const int to = (kk * CH + (c ^ (kk & 7))) * 8;
+                cp_async16_zfill(smem_addr(slot + to), K + at, ok);         // copy Kj: DRAM -> shared memory (cp.async)
+                cp_async16_zfill(smem_addr(slot + TILE + to), V + at, ok);  // copy Vj: DRAM -> shared memory (cp.async)
+            }
+        }
+        cp_async_commit();
+    };
+
+    float o[D / 8][4];
+#pragma unroll
+    for (int nt = 0; nt < D / 8; ++nt) o[nt][0] = o[nt][1] = o[nt][2] = o[nt][3] = 0.0f;
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows r and r + 8 (l: this lane's keys only)
+
+#pragma unroll
+    for (int i = 0; i < kMmaStages - 1; ++i) issue(i);
+    for (int i = 0; i < steps; ++i) {
+        issue(i + kMmaStages - 1);          // the slot step i - 1 used: refill it, 2 steps ahead
+        cp_async_wait<kMmaStages - 1>();    // this lane's copies of step i have landed
+        __syncwarp();                       // ... and every lane's: the slot is whole
+        const int key0 = t_begin + i * STEP + warp * kMmaWarpKeys;
+        if (key0 < t_end) {  // warp-uniform: a warp past the chunk's end has nothing this step
+            const uint32_t kt = smem_addr(ring + (i % kMmaStages) * 2 * TILE), vt = kt + TILE * 2;
+            // compute S = Q Kjᵀ on tensor cores: Kj shared memory -> registers (ldmatrix), 2 n-tiles of 8 keys
+            float s0[4] = {0.0f, 0.0f, 0.0f, 0.0f}, s1[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+            for (int ks = 0; ks < D / 16; ++ks) {
+                uint32_t kb[4];
+                const int kk = (lane & 7) + ((lane >> 4) << 3), c = 2 * ks + ((lane >> 3) & 1);
+                ldmatrix_x4(kb, kt + static_cast<uint32_t>((kk * CH + (c ^ (kk & 7))) * 16));
+                mma_16816<T>(s0, qa[ks], kb[0], kb[1]);
+                mma_16816<T>(s1, qa[ks], kb[2], kb[3]);
+            }
+            // update m, l in registers (log2 units, keys past the chunk -inf): row max over the quad's
+            // 16 keys by shuffles, m_new = max(m, max s), p = 2^(s - m_new), O and l rescaled by 2^(m - m_new)
+            float x[2][4];  // [row r, r + 8][keys 2 t4, 2 t4 + 1, 8 + 2 t4, 9 + 2 t4]
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const bool lo = key0 + 2 * t4 + e < t_end, hi = key0 + 8 + 2 * t4 + e < t_end;
+                x[0][e] = lo ? __fmul_rn(s0[e], a.scale_log2) : -INFINITY;
+                x[1][e] = lo ? __fmul_rn(s0[2 + e], a.scale_log2) : -INFINITY;
+                x[0][2 + e] = hi ? __fmul_rn(s1[e], a.scale_log2) : -INFINITY;
+                x[1][2 + e] = hi ? __fmul_rn(s1[2 + e], a.scale_log2) : -INFINITY;
+            }
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                float mx = fmaxf(fmaxf(x[h][0], x[h][1]), fmaxf(x[h][2], x[h][3]));
+                mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 1));
+                mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 2));
+                const float m_new = fmaxf(m[h], mx);
+                const float m_use = m_new == -INFINITY ? 0.0f : m_new;
+                const float corr = exp2f(m[h] - m_use);
+                l[h] = __fmul_rn(l[h], corr);
+#pragma unroll
+                for (int nt = 0; nt < D / 8; ++nt) {
+                    o[nt][2 * h] = __fmul_rn(o[nt][2 * h], corr);
+                    o[nt][2 * h + 1] = __fmul_rn(o[nt][2 * h + 1], corr);
+                }
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    x[h][e] = exp2f(x[h][e] - m_use);  // p
+                    l[h] += x[h][e];
+                }
+                m[h] = m_new;
+            }
+            // accumulate O = O + Pj Vj on tensor cores: P (rounded to the dtype) stays in registers as the
+            // A fragment; Vj shared memory -> registers transposed (ldmatrix.trans), 2 n-tiles of 8 columns a load
+            const uint32_t pa[4] = {pack2<T>(x[0][0], x[0][1]), pack2<T>(x[1][0], x[1][1]), pack2<T>(x[0][2], x[0][3]),
+                                    pack2<T>(x[1][2], x[1][3])};
+#pragma unroll
+            for (int np = 0; np < D / 16; ++np) {
+                uint32_t vb[4];
+                const int kk = (lane & 7) + (((lane >> 3) & 1) << 3), c = 2 * np + (lane >> 4);
+                ldmatrix_x4_trans(vb, vt + static_cast<uint32_t>((kk * CH + (c ^ (kk & 7))) * 16));
+                mma_16816<T>(o[2 * np], pa, vb[0], vb[1]);
+                mma_16816<T>(o[2 * np + 1], pa, vb[2], vb[3]);
+            }
+        }
+        __syncwarp();  // every lane has read the slot before step i + 1 refills it
     }
-    if (threadIdx.x == 0) *counter = 0;  // reset the counter for the next run
+    cp_async_wait<0>();
+
+    // l over the quad's keys (m is already the quad's); then the warps' (m, l, O) into shared memory,
+    // over the rings (every warp is past its last read of them), and the block's end as in v1-v4b.
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        l[h] += __shfl_xor_sync(kFull, l[h], 1);
+        l[h] += __shfl_xor_sync(kFull, l[h], 2);
+    }
+    __syncthreads();
+    float* const sm_o = reinterpret_cast<float*>(smem);  // [kWarps][gp][D]
+    float* const sm_m = sm_o + kWarps * gp * D;           // [kWarps][gp]
+    float* const sm_l = sm_m + kWarps * gp;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int row = r + 8 * h;
+        if (row >= gp) continue;
+#pragma unroll
+        for (int nt = 0; nt < D / 8; ++nt) {  // store this warp's O rows: registers -> shared memory
+            sm_o[(warp * gp + row) * D + nt * 8 + 2 * t4] = o[nt][2 * h];
+            sm_o[(warp * gp + row) * D + nt * 8 + 2 * t4 + 1] = o[nt][2 * h + 1];
+        }
+        if (t4 == 0) sm_m[warp * gp + row] = m[h], sm_l[warp * gp + row] = l[h];
+    }
+    __syncthreads();
+    finish_block<T, D, MODE>(a, sm_o, sm_m, sm_l, gp, b, h0, split, item, last_block);
 }
 
 // =============================================================================================
@@ -522,6 +737,7 @@ Args args_of(Variant variant, const DecodeParams& p, const Buffers& bf) {
     a.pages_per_seq = static_cast<int>(pages_per_seq(p));
     a.group = static_cast<int>(group_size(p));
     a.passes = static_cast<int>(head_passes(p));
+    a.gp = static_cast<int>(pass_heads(p));
     const Split sp = split_of(name_of(variant), p);
     a.splits = static_cast<int>(sp.splits);
     a.chunk = static_cast<int>(sp.chunk);
@@ -545,7 +761,13 @@ void allocate(Variant variant, const DecodeParams& p, Buffers& b) {
         const uint64_t S = static_cast<uint64_t>(split_of(name_of(variant), p).splits), BH = static_cast<uint64_t>(p.batch * p.heads);
         b.o_split = DeviceMemory(BH * S * static_cast<uint64_t>(p.d) * 4, "O_split");
         b.m_l = DeviceMemory(BH * S * 8, "m_l");
-        if (variant == Variant::split_kv_fused) b.counters = DeviceMemory(static_cast<uint64_t>(work_items(p)) * 4, "counters");
+        if (variant == Variant::split_kv_fused) {
+            // Zeroed once, here: each run's last block of a (sequence, KV head, pass) sets its counter back
+            // to 0, so every later run on these buffers (the backend keeps them from job to job of the same
+            // parameters) tests that reset (tests/gpu_decode_test.cpp).
+            b.counters = DeviceMemory(static_cast<uint64_t>(work_items(p)) * 4, "counters");
+            check(cudaMemset(b.counters.get(), 0, b.counters.bytes()), "zeroing the counters");
+        }
     }
 }
 
@@ -559,7 +781,6 @@ void fill_inputs(Variant variant, const DecodeParams& p, const Buffers& b, cudaS
               "copying the page table");
         check(cudaStreamSynchronize(stream), "copying the page table");  // `table` leaves scope
     }
-    if (b.counters.get()) check(cudaMemsetAsync(b.counters.get(), 0, b.counters.bytes(), stream), "zeroing the counters");
     const Args a = args_of(variant, p, b);
     kernels::gpu::fill_input(p.dtype, b.q.get(), p.batch * p.heads * p.d, p.seed, kQ, stream);
     with_type(p.dtype, [&](auto zero) {
@@ -581,12 +802,24 @@ void poison_outputs(const DecodeParams& p, const Buffers& b, cudaStream_t stream
 
 size_t kernel_count_of(Variant variant) { return variant == Variant::naive ? 3 : variant == Variant::split_kv ? 2 : 1; }
 
-template <typename T, int D, int MODE> void launch_loop(const Args& a, int gp, dim3 grid, cudaStream_t s) {
-    switch (gp) {
-    case 4: decode_loop<T, D, 4, MODE><<<grid, kThreads, 0, s>>>(a); break;
-    case 2: decode_loop<T, D, 2, MODE><<<grid, kThreads, 0, s>>>(a); break;
-    default: decode_loop<T, D, 1, MODE><<<grid, kThreads, 0, s>>>(a); break;
+// The key loop of flash, split_kv and split_kv_fused: on tensor cores when kv_heads < heads (its
+// rings take more than the 48 KiB of shared memory a launch gets without asking), else one head a block.
+template <typename T, int D, int MODE> void launch_loop(const DecodeParams& p, const Args& a, dim3 grid, cudaStream_t s) {
+    if (!uses_mma(p)) {
+        decode_loop<T, D, 1, MODE><<<grid, kThreads, 0, s>>>(a);
+        return;
     }
+    constexpr int bytes = static_cast<int>(mma_ring_bytes(D));
+    static const bool sized = [] {
+        check(cudaFuncSetAttribute(decode_loop_mma<T, D, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+              "sizing decode_loop_mma's shared memory");
+        check(cudaFuncSetAttribute(decode_loop_mma<T, D, MODE>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   cudaSharedmemCarveoutMaxShared),
+              "decode_loop_mma's shared memory carveout");
+        return true;
+    }();
+    (void)sized;
+    decode_loop_mma<T, D, MODE><<<grid, kThreads, bytes, s>>>(a);
 }
 
 template <typename T, int D>
@@ -604,10 +837,9 @@ void launch_typed(Variant variant, size_t k, const DecodeParams& p, const Args& 
         return;
     }
     const dim3 grid(static_cast<unsigned>(a.splits), static_cast<unsigned>(p.kv_heads * head_passes(p)), static_cast<unsigned>(p.batch));
-    const int gp = static_cast<int>(pass_heads(p));
-    if (variant == Variant::flash) launch_loop<T, D, kFlash>(a, gp, grid, s);
-    else if (variant == Variant::split_kv) launch_loop<T, D, kSplit>(a, gp, grid, s);
-    else launch_loop<T, D, kFused>(a, gp, grid, s);
+    if (variant == Variant::flash) launch_loop<T, D, kFlash>(p, a, grid, s);
+    else if (variant == Variant::split_kv) launch_loop<T, D, kSplit>(p, a, grid, s);
+    else launch_loop<T, D, kFused>(p, a, grid, s);
 }
 
 void launch_kernel_of(Variant variant, size_t k, const DecodeParams& p, const Buffers& b, cudaStream_t s) {
@@ -624,65 +856,7 @@ void launch_kernel_of(Variant variant, size_t k, const DecodeParams& p, const Bu
     check_launch(name_of(variant));
 }
 
-struct DeviceFacts {
-    std::string name;
-    int64_t free_bytes = 0, total_bytes = 0;
-};
-DeviceFacts device_facts() {
-    int dev = 0;
-    check(cudaGetDevice(&dev), "cudaGetDevice");
-    cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
-    size_t free_b = 0, total_b = 0;
-    check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-    return {prop.name, static_cast<int64_t>(free_b), static_cast<int64_t>(total_b)};
-}
-
 }  // namespace
-
-// =============================================================================================
-// [SECTION] Entry points (decode_gpu.h)
-// =============================================================================================
-std::string why_not_runnable(const std::string& variant, const DecodeParams& p) {
-    try {
-        const DeviceFacts f = device_facts();
-        DeviceInfo info;
-        info.name = f.name;
-        info.global_mem_bytes = f.total_bytes;
-        return device_refusal(variant, p, DeviceBudget{info, static_cast<uint64_t>(std::max<int64_t>(f.free_bytes, 0)), "free"});
-    } catch (const std::exception& e) {
-        return std::string("no usable CUDA device: ") + e.what();
-    }
-}
-
-Output run_once(const std::string& variant_name, const DecodeParams& p, int runs) {
-    Output r;
-    try {
-        if (std::string why = why_not_runnable(variant_name, p); !why.empty()) throw std::invalid_argument(why);
-        const Variant variant = variant_of(variant_name);
-        Stream stream;
-        const cudaStream_t s = stream.get();
-        Buffers b;
-        allocate(variant, p, b);
-        fill_inputs(variant, p, b, s);
-        for (int run = 0; run < std::max(runs, 1); ++run) {
-            poison_outputs(p, b, s);
-            for (size_t k = 0; k < kernel_count_of(variant); ++k) launch_kernel_of(variant, k, p, b, s);
-        }
-        check(cudaStreamSynchronize(s), "run of " + variant_name);
-        const size_t n = static_cast<size_t>(p.batch * p.heads * p.d);
-        std::vector<unsigned char> bits(static_cast<size_t>(q_bytes(p)));
-        check(cudaMemcpy(bits.data(), b.out.get(), bits.size(), cudaMemcpyDeviceToHost), "copying out");
-        r.out.resize(n);
-        kernels::gpu::to_float(p.dtype, bits.data(), r.out.data(), n);
-        for (float v : r.out) r.nonfinite += !std::isfinite(v);
-        r.splits = split_of(variant_name, p).splits;
-        r.ok = true;
-    } catch (const std::exception& e) {
-        r.error = e.what();
-    }
-    return r;
-}
 
 // =============================================================================================
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)

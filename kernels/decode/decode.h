@@ -27,18 +27,22 @@
 //   split_kv_fused  the same blocks; the last block of each (sequence, KV head) to finish (an atomic
 //                   counter after __threadfence) merges the partials itself: no second launch.
 // GQA decision: sharing K and V across the heads of a group is not a variant of its own; it is what
-// flash, split_kv and split_kv_fused always do. Their blocks work per KV head: each K, V tile is
-// loaded once into registers and serves every query head of the group, up to kMaxPassHeads (4) at a
-// time: the heads of a larger group go through in passes of the largest of 4, 2, 1 that divides the
-// group, each pass its own blocks, which run side by side and meet in L2, so DRAM still reads each
-// tile once. Why not 8 a block: a thread then holds q and O of 8 heads, 255 registers, 2 blocks an
-// SM, too few warps to hide the loads: 41-49 % of the copy ceiling at batch 8, GQA 8:1 on an H100
-// (kernels/PERF.md, decode v1). naive is the version without it: G = heads / kv_heads times the L2->SM bytes
-// of K and V (DRAM still reads them about once: the group's heads run together and meet in L2).
+// flash, split_kv and split_kv_fused do whenever kv_heads < heads. Their blocks then work per KV head
+// on the tensor cores (v5, decode.cu's "GQA key loop"): the group's query rows are the M side of two
+// small matrix products, S = Q Kᵀ and O = P V, with mma.sync m16n8k16 (the heads padded to 16 rows);
+// K and V go DRAM -> shared memory by cp.async three tiles deep and each tile serves every head of the
+// group from one load. A block serves up to kMmaRows (16) heads; a larger group goes through in passes
+// of the largest divisor of the group up to 16, each pass its own blocks, which run side by side and
+// meet in L2, so DRAM still reads each tile once. Multi-head (kv_heads = heads) keeps the CUDA-core
+// loop of v1-v4b: one head, nothing to share, and it already reads the cache at the copy ceiling.
+// Why not CUDA cores for GQA (v1-v4b): a thread then holds q and O of 4-8 heads, 167-255 registers,
+// 2-3 blocks an SM, latency- and issue-bound at 40-56 % of the copy ceiling (kernels/PERF.md, decode).
+// naive is the version without sharing: G = heads / kv_heads times the L2->SM bytes of K and V (DRAM
+// still reads them about once: the group's heads run together and meet in L2).
 // Split count: `splits` = 0 chooses it (auto_splits): as many blocks as fit one wave, blocks_per_sm a SM
-// of 132 SMs (4, or 3 for the 4-head blocks' 167 registers; 132 is the H100's and H200's count; the schedule has no device, so the kernel uses the same number on every GPU and
-// model and kernel agree), chunks of at least 256 keys, and a multiple of the block's key tile so
-// only the last chunk is ragged.
+// of 132 SMs (132 is the H100's and H200's count; the schedule has no device, so the kernel uses the
+// same number on every GPU and model and kernel agree), chunks of at least 256 keys, and a multiple of
+// the block's key tile so only the last chunk is ragged.
 #pragma once
 
 #include "kernels/core/schedule.h"
@@ -113,10 +117,18 @@ inline constexpr int kThreads = kWarps * 32;
 inline constexpr int kUnroll = 4;
 inline constexpr int kElementsPerLane = 8;
 inline constexpr int kPlanSms = 132;          // the SM count auto_splits plans for (H100, H200)
-inline constexpr int kBlocksPerSmTarget = 4;  // blocks per SM auto_splits aims for (1 and 2 heads a block)
-// Blocks an SM holds of the key loop serving gp heads (its launch bounds): the 4-head instance needs
-// 167 registers a thread (3 blocks); forced to 128 it spills (kernels/PERF.md, decode v4).
-constexpr int blocks_per_sm(int64_t gp) { return gp >= 4 ? 3 : kBlocksPerSmTarget; }
+inline constexpr int kBlocksPerSmTarget = 4;  // blocks per SM of the multi-head loop (72-93 registers)
+// The GQA key loop on tensor cores (decode.cu): each warp takes kMmaWarpKeys keys of a kMmaStages-deep
+// ring of its own in shared memory, so a block step is kWarps x kMmaWarpKeys keys.
+inline constexpr int kMmaRows = 16;      // the M side of mma.sync m16n8k16: query heads a block serves at most
+inline constexpr int kMmaWarpKeys = 16;  // keys a warp takes a step: two n-tiles of S, one k step of P V
+inline constexpr int kMmaStages = 3;     // K, V tiles a warp has in shared memory: 2 in flight while it computes 1
+constexpr uint64_t mma_ring_bytes(int64_t d) {  // shared memory of a block's rings: K and V, fp16/bf16
+    return uint64_t{kWarps} * kMmaStages * kMmaWarpKeys * static_cast<uint64_t>(d) * 2 * 2;
+}
+// Blocks an SM holds of the GQA loop: its rings (96 KiB a block at d = 128, 48 KiB at 64) in the
+// 227 KiB an SM offers, registers (about 128 a thread) allowing 4.
+constexpr int mma_blocks_per_sm(int64_t d) { return d > 64 ? 2 : 4; }
 inline constexpr int64_t kMinChunk = 256;     // fewest keys a split is given
 inline constexpr int kCombineThreads = 128;   // split_kv_combine: one block per (sequence, head)
 inline constexpr int kSoftmaxThreads = 256;   // naive_softmax: one block per (sequence, head)
@@ -126,8 +138,10 @@ constexpr int streams_per_warp(int64_t d) { return 32 / lanes_per_token(d); }
 constexpr int64_t kv_tile(int64_t d) { return int64_t{kWarps} * streams_per_warp(d) * kUnroll; }
 
 int64_t group_size(const DecodeParams& p);   // heads / kv_heads
-inline constexpr int64_t kMaxPassHeads = 4;  // query heads a block serves at most (see above)
-int64_t pass_heads(const DecodeParams& p);   // query heads a block serves: largest of 4, 2, 1 dividing the group
+bool uses_mma(const DecodeParams& p);        // kv_heads < heads: the key loop runs on tensor cores
+int64_t pass_heads(const DecodeParams& p);   // query heads a block serves: 1 (multi-head), else the largest divisor of the group up to 16
+int blocks_per_sm(const DecodeParams& p);    // the key loop's blocks an SM holds (its launch bounds)
+int64_t key_tile(const DecodeParams& p);     // keys a block takes a step: kv_tile(d), or kWarps x kMmaWarpKeys on tensor cores
 int64_t head_passes(const DecodeParams& p);  // group_size / pass_heads
 int64_t work_items(const DecodeParams& p);   // batch x kv_heads x head_passes: the blocks of flash
 int64_t pages_per_seq(const DecodeParams& p);  // ceil(kv_len / page); 0 when contiguous
@@ -137,8 +151,9 @@ struct Split {
     int64_t splits = 1, chunk = 0;  // chunk: keys of every split but the last (a multiple of kv_tile)
 };
 Split split_of(const std::string& variant, const DecodeParams& p);
-// Bytes of shared memory the block's end merge takes: kWarps x pass_heads x (d + 2) fp32.
-uint64_t merge_smem_bytes(const DecodeParams& p);
+// Bytes of shared memory the key loop's block takes: the end merge's kWarps x pass_heads x (d + 2)
+// fp32, or on tensor cores the rings (the merge reuses them).
+uint64_t loop_smem_bytes(const DecodeParams& p);
 
 // ---------------------------------------------------------------------------------------------
 // The app's flat Params <-> DecodeParams: the one place the fields are mapped.

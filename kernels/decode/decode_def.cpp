@@ -46,7 +46,9 @@ std::vector<ParamSpec> param_specs() {
          "Query heads per sequence: one query row each.", 32, ParamKind::number, {}, 1, 128},
         {"kv_heads", "kv_heads (KV heads)", 1, static_cast<double>(kMaxHeads), true, true,
          "KV heads per sequence; must divide heads. heads / kv_heads query heads share each one (GQA):\n"
-         "kv_heads = heads is multi-head, 1 multi-query. flash and split_kv load each K, V tile once for up to 4 heads\nof the group (a larger group in passes whose blocks meet in L2).",
+         "kv_heads = heads is multi-head, 1 multi-query. Below heads, flash and split_kv run the group's heads as the rows of\n"
+         "tensor-core products: each K, V tile is copied to shared memory once for up to 16 heads of the group\n"
+         "(a larger group in passes whose blocks meet in L2).",
          8, ParamKind::number, {}, 1, 128},
         {"d", "d (head dimension)", 64, 128, true, false,
          "Columns of q, K, V per head: the kernels are built for 64 and 128.", 128, ParamKind::choice,
@@ -57,8 +59,9 @@ std::vector<ParamSpec> param_specs() {
          "its keys through it.",
          0, ParamKind::choice, choices_of(std::begin(kPageChoices), std::end(kPageChoices))},
         {"splits", "splits (0 = chosen)", 0, static_cast<double>(kMaxSplits), true, false,
-         "split_kv's key chunks per (sequence, KV head). 0 chooses as many as fit one wave (4 blocks per SM,\n"
-         "3 for blocks of 4 heads) of 132 SMs (H100, H200), each chunk at least 256 keys. Chunks are whole key tiles, so fewer may run.",
+         "split_kv's key chunks per (sequence, KV head). 0 chooses as many as fit one wave (4 blocks per SM;\n"
+         "GQA on tensor cores: 2 at d = 128, 4 at d = 64) of 132 SMs (H100, H200), each chunk at least 256 keys.\n"
+         "Chunks are whole key tiles, so fewer may run.",
          0, ParamKind::number, {}, 1, 256},
         seed_param(),
     };
@@ -119,9 +122,25 @@ TensorFootprint footprint(const Params& params, const std::string& name) {
     return {};
 }
 
-// Every kernel keeps its working set in registers (q, m, l, O a stream); the loop kernels merge
-// their warps through a little shared memory at the end.
-OnChip on_chip(const std::string&, const Params&, const ScheduleKernel&) { return OnChip::registers; }
+// The CUDA-core kernels keep their working set in registers (q, m, l, O a stream) and merge their
+// warps through a little shared memory at the end; the tensor-core key loop (kv_heads < heads)
+// stages K and V in shared memory, a ring per warp (decode.cu).
+OnChip on_chip(const std::string& variant, const Params& params, const ScheduleKernel& kernel) {
+    const DecodeParams p = to_decode(params);
+    const bool loop = kernel.name == "flash_decode" || kernel.name == "split_kv_partial" || kernel.name == "split_kv_fused";
+    return loop && find_variant(variant) != Variant::naive && validate(p).empty() && uses_mma(p) ? OnChip::shared_memory
+                                                                                                 : OnChip::registers;
+}
+
+// One block's shared memory in the tensor-core loop: each warp's ring of K and V slots.
+std::vector<SramPart> sram_parts(const std::string&, const Params& params, int) {
+    const DecodeParams p = to_decode(params);
+    if (!validate(p).empty() || !uses_mma(p)) return {};
+    const uint64_t half = mma_ring_bytes(p.d) / 2;
+    const std::string f = std::to_string(kWarps) + " warps x " + std::to_string(kMmaStages) + " slots x " + std::to_string(kMmaWarpKeys) +
+                          " keys x d " + std::to_string(p.d) + " x 2 B";
+    return {{"Kj (rings)", half, f}, {"Vj (rings)", half, f}};
+}
 
 // split_kv_fused's last block reads its group's partials back moments after the other splits wrote
 // them, in the same kernel: from L2 when they fit half of it (the generic rules would charge DRAM).
@@ -164,7 +183,8 @@ const WorkloadDef& decode_workload() {
             "grouped-query (heads / kv_heads query heads share a KV head), contiguous or paged. naive: eager mode's "
             "three kernels, S and P through HBM. flash: one block per (sequence, KV head) walks the whole cache, so "
             "at small batch most SMs idle. split_kv: the keys split across blocks to fill the GPU, partial softmaxes "
-            "merged exactly by a combine kernel. split_kv_fused: the last block of each group merges, one launch.";
+            "merged exactly by a combine kernel. split_kv_fused: the last block of each group merges, one launch. "
+            "With fewer KV heads than query heads, a group's heads share each K, V tile on the tensor cores.";
         w.params = decode::param_specs();
         w.variants = improving_on(decode::variants(), "naive");
         for (VariantInfo& v : w.variants)
@@ -176,6 +196,7 @@ const WorkloadDef& decode_workload() {
         w.describe = decode::describe_of;
         w.footprint = decode::footprint;
         w.on_chip = decode::on_chip;
+        w.sram_parts = decode::sram_parts;
         w.l2_reuse = decode::l2_reuse;
         w.bench_note = decode::bench_note;
         w.emulate = decode::emulate_of;

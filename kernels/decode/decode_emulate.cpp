@@ -10,6 +10,13 @@
 //   naive     S = round(q . K / sqrt(d)) with the same dot product; the softmax kernel's 256 threads
 //             each run (m, l) over their strided elements, merge by the xor tree and warp by warp;
 //             P = round(exp2(s log2 e - M) / l); P V by the same streams, plain sums, then round.
+//   flash, split_kv, split_kv_fused when kv_heads < heads: the tensor-core loop (v5). Per block 4 warps,
+//             each with its own (m, l, O); a block step is 64 keys, warp w takes keys 16 w .. 16 w + 15.
+//             s = q . K in fp32 (the tensor core's order of its products is not specified: one FMA chain
+//             in column order here), scaled to log2 units; m_new = max over the warp's 16 keys; corr,
+//             l and O as above; p = exp2(s - m_new) in fp32 goes into l (each lane's 4 keys, the 4 lanes
+//             summed by the xor tree at the end), and rounded to the dtype into O = O + p v (fp32, key
+//             order). Then the warps merge in order 0..3 and the splits as above.
 // exp2 is the correctly rounded float value (the GPU's exp2f is within 2 ulp): "near" in emulate.h.
 #include "kernels/sim/emulate.h"
 #include "kernels/decode/decode.h"
@@ -112,6 +119,62 @@ Partial block_partial(const DecodeParams& p, const float* q, const GroupInputs& 
     return out;
 }
 
+// The tensor-core loop's block (decode.cu, "The GQA key loop on tensor cores") for one query head.
+Partial block_partial_mma(const DecodeParams& p, const float* q, const GroupInputs& in, int64_t t0, int64_t t1, float scale_log2) {
+    const int64_t d = p.d, step = int64_t{kWarps} * kMmaWarpKeys;
+    struct Warp {
+        float m = -INFINITY;
+        float l[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // the quad's lanes: keys 2 t4, 2 t4 + 1, 8 + 2 t4, 9 + 2 t4
+        std::vector<float> o;
+    };
+    std::vector<Warp> warps(kWarps);
+    for (Warp& w : warps) w.o.assign(static_cast<size_t>(d), 0.0f);
+    for (int64_t base = t0; base < t1; base += step)
+        for (int w = 0; w < kWarps; ++w) {
+            const int64_t key0 = base + w * kMmaWarpKeys;
+            if (key0 >= t1) continue;
+            Warp& W = warps[static_cast<size_t>(w)];
+            float x[kMmaWarpKeys];
+            float mx = -INFINITY;
+            for (int k = 0; k < kMmaWarpKeys; ++k) {
+                const int64_t t = key0 + k;
+                float acc = 0.0f;
+                if (t < t1)
+                    for (int64_t c = 0; c < d; ++c) acc = fma32(q[c], in.K[static_cast<size_t>(t * d + c)], acc);
+                x[k] = t < t1 ? acc * scale_log2 : -INFINITY;
+                mx = std::max(mx, x[k]);
+            }
+            const float m_new = std::max(W.m, mx), m_use = m_new == -INFINITY ? 0.0f : m_new;
+            const float corr = std::exp2(W.m - m_use);
+            for (float& l : W.l) l *= corr;
+            for (float& v : W.o) v *= corr;
+            for (int k = 0; k < kMmaWarpKeys; ++k) {
+                x[k] = std::exp2(x[k] - m_use);
+                W.l[(k % 8) / 2] += x[k];
+            }
+            W.m = m_new;
+            for (int k = 0; k < kMmaWarpKeys; ++k) {
+                const int64_t t = key0 + k;
+                if (t >= t1) continue;  // p = 0 and v = 0 there
+                const float pk = round_to_dtype(x[k], p.dtype);
+                const float* v = &in.V[static_cast<size_t>(t * d)];
+                for (int64_t c = 0; c < d; ++c) W.o[static_cast<size_t>(c)] = fma32(pk, v[c], W.o[static_cast<size_t>(c)]);
+            }
+        }
+    Partial out;
+    out.o.assign(static_cast<size_t>(d), 0.0f);
+    float M = warps[0].m;
+    for (int w = 1; w < kWarps; ++w) M = std::max(M, warps[static_cast<size_t>(w)].m);
+    for (const Warp& W : warps) {
+        const float l = (W.l[0] + W.l[1]) + (W.l[2] + W.l[3]);  // the xor tree over the quad
+        const float wt = weight_of(W.m, M);
+        out.l = fma32(l, wt, out.l);
+        for (int64_t c = 0; c < d; ++c) out.o[static_cast<size_t>(c)] = fma32(W.o[static_cast<size_t>(c)], wt, out.o[static_cast<size_t>(c)]);
+    }
+    out.m = M;
+    return out;
+}
+
 void emulate_loop(const std::string& variant, const DecodeParams& p, int64_t b, int64_t h, float* out) {
     const GroupInputs& in = group_inputs(p, b, h / group_size(p));
     const int64_t d = p.d;
@@ -121,7 +184,8 @@ void emulate_loop(const std::string& variant, const DecodeParams& p, int64_t b, 
     const Split sp = split_of(variant, p);
     std::vector<Partial> parts;
     for (int64_t s = 0; s < sp.splits; ++s)
-        parts.push_back(block_partial(p, q.data(), in, s * sp.chunk, std::min(p.kv_len, (s + 1) * sp.chunk), scale_log2));
+        parts.push_back((uses_mma(p) ? block_partial_mma : block_partial)(p, q.data(), in, s * sp.chunk,
+                                                                         std::min(p.kv_len, (s + 1) * sp.chunk), scale_log2));
     if (!is_split(variant)) {
         for (int64_t c = 0; c < d; ++c) out[c] = round_to_dtype(parts[0].o[static_cast<size_t>(c)] / parts[0].l, p.dtype);
         return;

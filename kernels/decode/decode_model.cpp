@@ -118,12 +118,16 @@ std::string device_refusal(const std::string& variant, const DecodeParams& p, co
 // [SECTION] The kernels' shape
 // =============================================================================================
 int64_t group_size(const DecodeParams& p) { return p.heads / std::max<int64_t>(p.kv_heads, 1); }
+bool uses_mma(const DecodeParams& p) { return group_size(p) > 1; }
 int64_t pass_heads(const DecodeParams& p) {
+    if (!uses_mma(p)) return 1;
     const int64_t g = group_size(p);
-    for (int64_t h = kMaxPassHeads; h > 1; h /= 2)
+    for (int64_t h = std::min<int64_t>(g, kMmaRows); h > 1; --h)
         if (g % h == 0) return h;
     return 1;
 }
+int blocks_per_sm(const DecodeParams& p) { return uses_mma(p) ? mma_blocks_per_sm(p.d) : kBlocksPerSmTarget; }
+int64_t key_tile(const DecodeParams& p) { return uses_mma(p) ? int64_t{kWarps} * kMmaWarpKeys : kv_tile(p.d); }
 int64_t head_passes(const DecodeParams& p) { return group_size(p) / pass_heads(p); }
 int64_t work_items(const DecodeParams& p) { return p.batch * p.kv_heads * head_passes(p); }
 int64_t pages_per_seq(const DecodeParams& p) { return p.page > 0 ? (p.kv_len + p.page - 1) / p.page : 0; }
@@ -131,7 +135,7 @@ int64_t pages_per_seq(const DecodeParams& p) { return p.page > 0 ? (p.kv_len + p
 int64_t auto_splits(const DecodeParams& p) {
     // As many as fit one wave: a second, partly filled wave costs a whole block's time (v2 took
     // ceil(528 / 64) = 9 splits at batch 8, GQA 8:1: 576 blocks, 48 in a second wave).
-    const int64_t target = int64_t{kPlanSms} * blocks_per_sm(pass_heads(p));
+    const int64_t target = int64_t{kPlanSms} * blocks_per_sm(p);
     const int64_t want = target / work_items(p);
     const int64_t most = std::max<int64_t>(1, p.kv_len / kMinChunk);
     return std::clamp<int64_t>(want, 1, most);
@@ -145,7 +149,7 @@ Split split_of(const std::string& variant, const DecodeParams& p) {
         return s;
     }
     const int64_t asked = p.splits > 0 ? p.splits : auto_splits(p);
-    const int64_t tile = kv_tile(p.d);
+    const int64_t tile = key_tile(p);
     // Chunks of whole key tiles: only the last split is ragged; asking more splits than tiles gives
     // one tile each.
     const int64_t per = (p.kv_len + asked - 1) / asked;
@@ -154,7 +158,9 @@ Split split_of(const std::string& variant, const DecodeParams& p) {
     return s;
 }
 
-uint64_t merge_smem_bytes(const DecodeParams& p) { return u(kWarps) * u(pass_heads(p)) * (u(p.d) + 2) * 4; }
+uint64_t loop_smem_bytes(const DecodeParams& p) {
+    return uses_mma(p) ? mma_ring_bytes(p.d) : u(kWarps) * u(pass_heads(p)) * (u(p.d) + 2) * 4;
+}
 
 // =============================================================================================
 // [SECTION] Params of the app <-> DecodeParams (the one mapping)
@@ -226,6 +232,18 @@ std::string class_suffix(const KeyClass& c, uint64_t splits, uint64_t chunk) {
     return s;
 }
 
+// Calls group(j0, j1) for the tiles of a key loop as the schedule lists them: each of up to 3 tiles
+// alone, else the first, the middle ones folded into one event, and the last.
+template <typename Group> void for_tile_groups(uint64_t tiles, const Group& group) {
+    if (tiles <= 3) {
+        for (uint64_t j = 0; j < tiles; ++j) group(j, j + 1);
+        return;
+    }
+    group(0, 1);
+    group(1, tiles - 1);
+    group(tiles - 1, tiles);
+}
+
 // The key loop over `tokens` keys of one block, tile by tile (kv_tile keys, the last ragged): the
 // first tile, the middle ones folded, the last; bytes and FLOPs are the tiles' sums.
 // heads: query heads each tile serves (GP; 1 in naive's kernels). what_kv names the loads.
@@ -278,13 +296,48 @@ void add_key_loop(Schedule& s, const DecodeParams& p, const LoopSpec& L) {
         if (L.scores && !L.values)
             s.events.push_back({EventKind::store, L.kernel, "S", tok * es, 0, L.repeat, "store Sj (the scores, in the dtype) to HBM" + tail});
     };
-    if (tiles <= 3) {
-        for (uint64_t j = 0; j < tiles; ++j) group(j, j + 1);
-    } else {
-        group(0, 1);
-        group(1, tiles - 1);
-        group(tiles - 1, tiles);
-    }
+    for_tile_groups(tiles, group);
+}
+
+// The tensor-core key loop (decode.cu, "The GQA key loop on tensor cores") over `tokens` keys of one
+// block: block steps of 64 keys (16 a warp), the first, the middle ones folded, the last. Each step's
+// K and V go DRAM -> shared memory by cp.async (written there once, read once by ldmatrix), and serve
+// the group's GP heads; the products run on the tensor cores with the heads padded to 16 rows (the
+// FLOPs below are the GP heads' own, what the work is; the padding rides along on the tensor cores).
+void add_mma_key_loop(Schedule& s, const DecodeParams& p, int k, uint64_t repeat, uint64_t tokens, uint64_t heads,
+                      const std::string& suffix) {
+    const uint64_t es = es_of(p), d = u(p.d), T = u(key_tile(p));
+    const uint64_t tiles = ceil_div(tokens, T);
+    const std::string gather = p.page > 0 ? ", each key's address from the page table" : "";
+    auto group = [&](uint64_t j0, uint64_t j1) {
+        if (j0 >= j1) return;
+        const uint64_t tok = std::min(tokens, j1 * T) - j0 * T, nt = j1 - j0;
+        const std::string jj = nt == 1 ? "j = " + n(j0) : "j = " + n(j0) + ".." + n(j1 - 1) + ": " + n(nt) + " steps, 2 in flight while one computes";
+        const std::string ragged = (j1 == tiles && tokens % T != 0) ? " [last step ragged: " + n(tokens - (tiles - 1) * T) + " of " + n(T) + " keys]" : "";
+        const std::string tail = " (" + jj + ")" + ragged + suffix;
+        const double mults = static_cast<double>(tok) * static_cast<double>(d) * static_cast<double>(heads);
+        TileEvent lk{EventKind::load, k, "K", tok * d * es, 0, repeat,
+                     "copy Kj DRAM -> shared memory (cp.async, 16 bytes a lane, 2 steps ahead; each warp its own 16 keys)" + gather + tail};
+        lk.shared_bytes = tok * d * es;
+        s.events.push_back(lk);
+        TileEvent lv{EventKind::load, k, "V", tok * d * es, 0, repeat, "copy Vj DRAM -> shared memory (cp.async, beside Kj)" + gather + tail};
+        lv.shared_bytes = tok * d * es;
+        s.events.push_back(lv);
+        TileEvent sc{EventKind::compute, k, "", 0, 2 * mults, repeat,
+                     "compute S = Q Kjᵀ on tensor cores (mma.sync m16n8k16, the group's " + n(heads) +
+                         " heads as the 16 rows; Kj from shared memory by ldmatrix: one load serves them all)" + tail};
+        sc.shared_bytes = tok * d * es;
+        s.events.push_back(sc);
+        TileEvent me{EventKind::compute, k, "", 0, 0, repeat,
+                     "update m, l in registers: row max over the quad by shuffles, p = exp2(s - m_new), O and l rescaled" + tail};
+        me.sfu_ops = static_cast<double>(heads) * static_cast<double>(tok + nt * u(kWarps));
+        s.events.push_back(me);
+        TileEvent pv{EventKind::compute, k, "", 0, 2 * mults, repeat,
+                     "accumulate O = O + Pj Vj on tensor cores (P stays in registers as the A fragment; Vj by ldmatrix.trans)" + tail};
+        pv.shared_bytes = tok * d * es;
+        s.events.push_back(pv);
+    };
+    for_tile_groups(tiles, group);
 }
 
 // The end of a block of the key loop: its warps' streams merged through shared memory.
@@ -292,7 +345,9 @@ void add_block_merge(Schedule& s, const DecodeParams& p, int k, uint64_t repeat,
                      bool with_max) {
     const uint64_t d = u(p.d);
     TileEvent e{EventKind::compute, k, "", 0, 0, repeat,
-                with_max ? "merge the streams' (m, l, O): shuffles inside each warp, then the " + n(uint64_t(kWarps)) +
+                with_max && uses_mma(p)
+                    ? "merge the " + n(uint64_t(kWarps)) + " warps' (m, l, O) through shared memory, over the rings (M = max m, O = sum O 2^(m - M))" + suffix
+                : with_max ? "merge the streams' (m, l, O): shuffles inside each warp, then the " + n(uint64_t(kWarps)) +
                                " warps' through shared memory (M = max m, O = sum O 2^(m - M))" + suffix
                          : "sum the streams' O: shuffles inside each warp, then the warps' through shared memory" + suffix};
     // Each warp writes its heads x (d + 2) floats, every thread reads all warps' back: 128-byte wavefronts.
@@ -303,12 +358,38 @@ void add_block_merge(Schedule& s, const DecodeParams& p, int k, uint64_t repeat,
 
 BlockShape loop_block_shape(const DecodeParams& p, uint64_t tokens_per_block, int trips) {
     BlockShape b;
-    b.shared_bytes = merge_smem_bytes(p);
+    b.shared_bytes = loop_smem_bytes(p);
     b.memory_trips = trips;
+    if (uses_mma(p)) {
+        // kMmaStages - 1 steps in flight a warp: a step waits about a DRAM latency over that many steps.
+        b.serial_steps = ceil_div(tokens_per_block, u(key_tile(p)));
+        b.step_cycles = kStepCycles / (kMmaStages - 1);
+        b.source = "decode.cu: the tensor-core loop keeps 2 of its 64-key steps in flight a warp: one loaded DRAM latency "
+                   "(flash_decode, H100 2026-11-27) over 2 steps";
+        return b;
+    }
     b.serial_steps = ceil_div(tokens_per_block, u(kv_tile(p.d)));
     b.step_cycles = kStepCycles;
     b.source = "decode.cu: one loaded DRAM latency a key step (kUnroll keys a stream in flight): flash_decode alone on its SMs, H100 2026-11-27";
     return b;
+}
+
+// What ptxas made of the key loop's instance (scripts/kernel_registers.py writes the table from
+// `nvcc -Xptxas -v`; ctest kernel_registers_current checks it): the simulator's occupancy takes it.
+struct DecodeRegisters {
+    bool tensor_cores;
+    Variant variant;
+    DType dtype;
+    int d;
+    int registers, stack_bytes, spill_store_bytes, spill_load_bytes;
+};
+#include "kernels/decode/decode_registers.inc"
+
+RegisterUse loop_registers(const DecodeParams& p, Variant variant) {
+    for (const DecodeRegisters& r : kDecodeRegisters)
+        if (r.tensor_cores == uses_mma(p) && r.variant == variant && r.dtype == p.dtype && r.d == p.d)
+            return RegisterUse{r.registers, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes, kDecodeRegistersSource};
+    return {};
 }
 
 void add_loop_kernel(Schedule& s, Variant variant, const DecodeParams& p) {
@@ -321,16 +402,20 @@ void add_loop_kernel(Schedule& s, Variant variant, const DecodeParams& p) {
     const int k = static_cast<int>(s.kernels.size());
     ScheduleKernel kernel{name, W * u(sp.splits), kThreads, false};
     kernel.block = loop_block_shape(p, u(sp.chunk), variant == Variant::split_kv_fused ? 4 : 2);
+    kernel.tensor_cores = kernel.mma_sync = uses_mma(p);
+    kernel.registers = loop_registers(p, variant);
     s.kernels.push_back(kernel);
     const std::string heads_text = GP == 1 ? "its query head" : "the group's " + n(GP) + " query heads";
     for (const KeyClass& c : classes) {
         const uint64_t repeat = c.count * W;
         const std::string suffix = class_suffix(c, u(sp.splits), u(sp.chunk));
-        s.events.push_back({EventKind::load, k, "q", GP * d * es, 0, repeat, "load q of " + heads_text + " into registers" + suffix});
+        s.events.push_back({EventKind::load, k, "q", GP * d * es, 0, repeat,
+                            "load q of " + heads_text + " into registers" + (uses_mma(p) ? " (A fragments; rows past them zero)" : "") + suffix});
         if (p.page > 0)
             s.events.push_back({EventKind::load, k, "pages", c.pages * 4, 0, repeat,
                                 "load the page table's entries for these keys (" + n(c.pages) + " pool pages, in random order)" + suffix});
-        add_key_loop(s, p, {k, repeat, c.tokens, GP, true, true, suffix});
+        if (uses_mma(p)) add_mma_key_loop(s, p, k, repeat, c.tokens, GP, suffix);
+        else add_key_loop(s, p, {k, repeat, c.tokens, GP, true, true, suffix});
         add_block_merge(s, p, k, repeat, GP, suffix, true);
         if (variant == Variant::flash) {
             s.events.push_back({EventKind::store, k, "out", GP * d * es, 0, repeat, "store out = O / l" + suffix});

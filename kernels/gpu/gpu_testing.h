@@ -1,6 +1,6 @@
 // Plain C++ entry points into the GPU side for the GPU test executable (no CUDA headers needed).
 // Only present in builds with CUDA (kernels/gpu/gpu_backend.cu). Each workload has its own
-// (kernels/elementwise/elementwise_testing.h, kernels/decode/decode_gpu.h, ...).
+// (kernels/elementwise/elementwise_testing.h, ...); decode has none: its GPU tests go through the backend.
 #pragma once
 
 #include "kernels/core/types.h"
