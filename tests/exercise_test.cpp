@@ -5,6 +5,9 @@
 #include "app/exercises/exercise.h"
 #include "app/exercises/exercise_cli.h"
 #include "app/exercises/exercise_reference.h"
+#include "app/lessons/lesson_devices.h"
+#include "app/lessons/lesson_player.h"
+#include "app/lessons/prediction.h"
 #include "kernels/core/backend.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
@@ -334,4 +337,172 @@ TEST_CASE("a run's yours exports and imports with the variant it is modeled as")
     m.model_variant.clear();
     back.clear();
     CHECK(app::parse_measurements_json(app::measurements_json({m}), back).find("model_variant") != std::string::npos);
+}
+
+// =============================================================================================
+// Predictions in exercise files: the lessons' @predict syntax in a `== predictions` section,
+// checked against the exercise's workload and played by the lessons' machinery.
+// =============================================================================================
+namespace {
+
+const std::string kPredictions =
+    "== predictions\n"
+    "@predict model.dram fused within 15% in MiB\n"
+    "How many DRAM bytes must the fused kernel move?\n"
+    "@reveal\n"
+    "x read, out written: {model.dram fused}.\n"
+    "@end\n"
+    "\n"
+    "@predict choice\n"
+    "Faster?\n"
+    "@option faster if measured.time fused < measured.time unfused\n"
+    "@option not faster if measured.time fused >= measured.time unfused\n"
+    "@reveal\n"
+    "Measured: {measured.time fused}.\n"
+    "@end\n";
+
+// valid_text() with a predictions section after the task; its first line is line 17.
+std::string with_predictions(const std::string& section) {
+    std::string t = valid_text();
+    const size_t at = t.find("== hint\n");
+    return t.insert(at, section);
+}
+
+}  // namespace
+
+TEST_CASE("an exercise's predictions parse in the lessons' syntax") {
+    const ExerciseParse p = parse_exercise("small.exercise", with_predictions(kPredictions));
+    for (const ExerciseError& e : p.errors) INFO(e.text());
+    REQUIRE(p.ok());
+    const std::vector<app::Prediction>& ps = p.exercise.predictions;
+    REQUIRE(ps.size() == 2);
+    CHECK(ps[0].kind == app::Prediction::Kind::number);
+    CHECK(ps[0].expr.func == "model.dram");
+    CHECK(ps[0].unit == "MiB");
+    CHECK(ps[0].tolerance == Approx(0.15));
+    CHECK(ps[0].line == 18);
+    CHECK(ps[0].question.size() == 1);
+    CHECK(ps[0].reveal.size() == 1);
+    CHECK(ps[1].kind == app::Prediction::Kind::choice);
+    CHECK(ps[1].options.size() == 2);
+    CHECK(ps[1].options[1].label == "not faster");
+    // The task and the hints are still read around it.
+    CHECK(p.exercise.task == "Do it.");
+    CHECK(p.exercise.hints.size() == 2);
+    // As a one-step lesson: the exercise's parameters and compared variants, its answer key.
+    const app::Lesson l = prediction_lesson(p.exercise);
+    CHECK(l.name == "exercise:small");
+    REQUIRE(l.steps.size() == 1);
+    CHECK(l.steps[0].state.params.get("rows") == 64);
+    CHECK(l.steps[0].state.variants == std::vector<std::string>{"unfused", "fused"});
+    CHECK(l.steps[0].predictions.size() == 2);
+}
+
+TEST_CASE("malformed exercise predictions are refused with their lines") {
+    auto parse = [](const std::string& section) { return parse_exercise("small.exercise", with_predictions(section)); };
+    // Line 17 is `== predictions`, 18 the first line of its body.
+    CHECK(has_error(parse("== predictions\n@predict model.dram nope within 15% in MiB\nQ?\n@reveal\nR.\n@end\n"), 18, "nope"));
+    CHECK(has_error(parse("== predictions\nA question with no block.\n"), 18, "text outside a @predict block"));
+    CHECK(has_error(parse("== predictions\n@predict model.dram fused within 15% in MiB\nQ?\n@reveal\nR.\n"), 18, "unclosed @predict"));
+    CHECK(has_error(parse("== predictions\n@predict model.dram fused in MiB\nQ?\n@reveal\nR.\n@end\n"), 18, "tolerance"));
+    CHECK(has_error(parse("== predictions\n@predict model.dram fused within 15% in ms\nQ?\n@reveal\nR.\n@end\n"), 18,
+                    "does not measure"));
+    CHECK(has_error(parse("== predictions\n@predict model.dram fused within 15% in MiB\nQ?\n@option a if model.dram fused > 0\n"
+                          "@reveal\nR.\n@end\n"),
+                    20, "@option in a number prediction"));
+    CHECK(has_error(parse("== predictions\n@predict choice\nQ?\n@option only if measured.time fused < measured.time unfused\n"
+                          "@reveal\nR.\n@end\n"),
+                    -1, "option"));
+    CHECK(has_error(parse("== predictions\n@predict model.dram fused within 15% in MiB\nIs it 128 MiB?\n@reveal\nR.\n@end\n"), 19,
+                    "'128' typed into a prediction's question"));
+    CHECK(has_error(parse("== predictions\n@predict model.dram fused within 15% in MiB\nQ?\n@reveal\nIt is {model.dram nope}.\n@end\n"),
+                    21, "nope"));
+    CHECK(has_error(parse("== predictions\n@predict model.dram fused within 15% in MiB\nQ?\n@step Next\n@end\n"), 20,
+                    "@step inside the @predict block"));
+    CHECK(has_error(parse("== predictions\n\n"), 17, "holds no @predict block"));
+    CHECK(has_error(parse(kPredictions + kPredictions), -1, "section 'predictions' appears twice"));
+}
+
+// Each shipped exercise asks at least two predictions, and each is answerable on every simulated
+// GPU and every shipped recording: a number has a value, a choice exactly one option that holds.
+TEST_CASE("every shipped exercise's predictions are answerable on every device") {
+    std::vector<std::string> left_out;
+    std::vector<app::LessonDevice> devices = app::lesson_devices(&left_out);
+    for (const std::string& w : left_out) FAIL_CHECK(w);
+    REQUIRE(devices.size() >= 3);
+    int recordings = 0;
+    for (const app::LessonDevice& d : devices) recordings += d.kind == kernels::BackendKind::recorded;
+    CHECK(recordings >= 2);
+    for (const std::string& f : exercise_files(kSourceDir + "/exercises")) {
+        const ExerciseParse p = load_exercise(f);
+        REQUIRE(p.ok());
+        INFO(f);
+        CHECK(p.exercise.predictions.size() >= 2);
+        for (const app::LessonError& e : app::check_predictions_on_devices(prediction_lesson(p.exercise), devices)) FAIL_CHECK(e.text());
+    }
+}
+
+// bias_gelu as shipped (8192 x 4096 bf16) on the simulated H100: the fused kernel moves x and out
+// once (64 MiB each) plus one bias row; the unfused pair moves h twice more: twice the bytes.
+TEST_CASE("bias_gelu's predictions evaluate to the closed form on a simulated H100") {
+    const ExerciseParse p = load_exercise(kSourceDir + "/exercises/bias_gelu.exercise");
+    REQUIRE(p.ok());
+    const app::Lesson l = prediction_lesson(p.exercise);
+    std::vector<app::LessonDevice> devices = app::lesson_devices();
+    app::LessonDevice* h100 = nullptr;
+    for (app::LessonDevice& d : devices)
+        if (d.kind == kernels::BackendKind::simulated && d.sim_key == "H100") h100 = &d;
+    REQUIRE(h100);
+    const std::vector<kernels::Measurement> results = app::measure_step(*h100, l.steps[0]);
+    const app::ExprContext ctx = app::step_context(*h100, l.steps[0], results);
+    const std::vector<app::Prediction>& ps = l.steps[0].predictions;
+    REQUIRE(ps.size() >= 3);
+    const double mib = 1024.0 * 1024.0;
+    const app::PredictionGrade bytes = app::grade_prediction(ps[0], "128", ctx);
+    REQUIRE(bytes.state == app::ExprValue::State::value);
+    CHECK(bytes.truth / mib == Approx(128.0).epsilon(0.01));
+    CHECK(bytes.right);
+    CHECK_FALSE(app::grade_prediction(ps[0], "192 MiB", ctx).right);  // counting h once: 50 % high
+    const app::PredictionGrade ratio = app::grade_prediction(ps[1], "2", ctx);
+    CHECK(ratio.truth == Approx(2.0).epsilon(0.01));
+    CHECK(ratio.right);
+    // The choice: the simulated times decide, and exactly one option holds.
+    const app::PredictionGrade faster = app::grade_prediction(ps[2], "", ctx);
+    REQUIRE(faster.state == app::ExprValue::State::value);
+    CHECK(faster.correct == 0);
+    CHECK(faster.simulated);
+}
+
+// The exercise pane's answers go to the app's answer book under "exercise:NAME", beside the
+// lessons', and out in the teacher's CSV.
+TEST_CASE("an exercise's answers are kept under its answer key and exported with the lessons'") {
+    const ExerciseParse p = load_exercise(kSourceDir + "/exercises/bias_gelu.exercise");
+    REQUIRE(p.ok());
+    const app::Lesson l = prediction_lesson(p.exercise);
+    std::vector<app::LessonDevice> devices = app::lesson_devices();
+    REQUIRE_FALSE(devices.empty());
+    const std::vector<kernels::Measurement> results = app::measure_step(devices.front(), l.steps[0]);
+    const app::ExprContext ctx = app::step_context(devices.front(), l.steps[0], results);
+    app::LessonPlayerState lp;
+    app::PredictionPlay play;
+    app::PredictionSet set{answer_key(p.exercise), 1, &p.exercise.predictions, &play};
+    CHECK_FALSE(app::prediction_settled(lp.answers, set.owner, 1, play.settled, 0));
+    const app::PredictionGrade g = app::answer_prediction(lp, set, 0, "100", ctx);
+    CHECK(g.answered);
+    CHECK(lp.answers_dirty);
+    CHECK(app::prediction_settled(lp.answers, set.owner, 1, play.settled, 0));
+    CHECK_FALSE(app::prediction_settled(lp.answers, set.owner, 1, play.settled, 1));
+    // Classroom mode's P reveals the next one without keeping an answer.
+    CHECK(app::reveal_next_prediction(lp.answers, set));
+    CHECK(play.settled.count(1));
+    CHECK(lp.answers.answers.size() == 1);
+    const app::PredictionAnswer& a = lp.answers.answers.front();
+    CHECK(a.lesson == "exercise:bias_gelu");
+    CHECK(a.prediction == 1);
+    CHECK(a.answer == "100");
+    CHECK(a.tolerance.find("15") != std::string::npos);
+    CHECK(app::answers_csv(lp.answers).find("exercise:bias_gelu,1,1,number,") != std::string::npos);
+    app::AnswerBook back;
+    CHECK(app::answers_from_json(app::answers_to_json(lp.answers), back).empty());
+    CHECK(back.find("exercise:bias_gelu", 1, 1) != nullptr);
 }

@@ -26,7 +26,7 @@ int run_lessons_answers(const LessonsOptions& o, std::ostream& out, std::ostream
     const platform::ReadResult read = platform::read_user_file(path, platform::UserFile::answers, text);
     if (!read.ok()) {
         err << "fusionlab lessons answers: "
-            << (read.failure == platform::ReadFailure::not_found ? path + ": no answers yet (answer a prediction in a lesson first)"
+            << (read.failure == platform::ReadFailure::not_found ? path + ": no answers yet (answer a prediction in a lesson or an exercise first)"
                                                                  : read.message)
             << "\n";
         return kExitFailure;

@@ -8,6 +8,7 @@
 //   submissions     an exercise and a source become a job
 #include "app/exercises/exercise.h"
 
+#include "app/lessons/prediction.h"
 #include "app/platform/platform.h"
 #include "app/platform/platform_file.h"
 #include "kernels/core/registry.h"
@@ -235,7 +236,7 @@ std::string parse_signature(const std::string& text, std::vector<Argument>& out)
 // =============================================================================================
 namespace {
 
-enum class Section { none, task, hint, starter, solution };
+enum class Section { none, task, hint, starter, solution, predictions };
 
 class Parser {
 public:
@@ -277,7 +278,7 @@ private:
     void header_line(const std::string& t, int no) {
         const size_t colon = t.find(':');
         if (colon == std::string::npos) {
-            error(no, "expected KEY: VALUE or a section (== task, == hint, == starter, == solution), got '" + t + "'");
+            error(no, "expected KEY: VALUE or a section (== task, == hint, == starter, == solution, == predictions), got '" + t + "'");
             return;
         }
         const std::string key = trim(t.substr(0, colon)), value = trim(t.substr(colon + 1));
@@ -426,8 +427,9 @@ private:
         else if (name == "hint") section_ = Section::hint;
         else if (name == "starter") section_ = Section::starter;
         else if (name == "solution") section_ = Section::solution;
+        else if (name == "predictions") section_ = Section::predictions;
         else {
-            error(no, "unknown section '== " + name + "' (legal: task, hint, starter, solution)");
+            error(no, "unknown section '== " + name + "' (legal: task, hint, starter, solution, predictions)");
             section_ = Section::none;
             skipping_ = true;
             return;
@@ -464,6 +466,15 @@ private:
         case Section::solution:
             ex_.solution = body_;
             ex_.solution_line = section_line_ + 1;
+            break;
+        case Section::predictions:
+            if (ex_.workload.empty()) {
+                error(section_line_, "== predictions needs 'workload:' in the header (its expressions are checked against it)");
+                break;
+            }
+            for (const auto& [line, why] : parse_prediction_blocks(body_, section_line_ + 1, ex_.workload, ex_.predictions))
+                error(line, why);
+            if (ex_.predictions.empty()) error(section_line_, "== predictions holds no @predict block");
             break;
         case Section::none: break;
         }
@@ -562,6 +573,23 @@ std::vector<std::pair<std::string, std::string>> exercise_headers(const std::str
 // =============================================================================================
 // [SECTION] submissions
 // =============================================================================================
+std::string answer_key(const Exercise& ex) { return "exercise:" + ex.name; }
+
+Lesson prediction_lesson(const Exercise& ex) {
+    LessonStep step;
+    step.line = ex.predictions.empty() ? 0 : ex.predictions.front().line;
+    step.title = ex.title;
+    step.state.params = ex.params;
+    step.state.variants = ex.compare;
+    step.predictions = ex.predictions;
+    Lesson l;
+    l.path = ex.path;
+    l.name = answer_key(ex);
+    l.title = ex.title;
+    l.steps.push_back(std::move(step));
+    return l;
+}
+
 const char* element_type(kernels::DType t) {
     switch (t) {
     case kernels::DType::f32: return "float";

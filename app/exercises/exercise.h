@@ -9,6 +9,7 @@
 // [SECTION] Submissions
 #pragma once
 
+#include "app/lessons/model/lesson.h"
 #include "kernels/core/types.h"
 
 #include <array>
@@ -56,6 +57,10 @@ struct Exercise {
     std::vector<std::string> hints;  // staged: shown one at a time
     std::string starter, solution;   // kernel source
     int starter_line = 0, solution_line = 0;  // where each section's code starts in the file
+    // Asked before the student writes the kernel (`== predictions`, the lessons' @predict syntax),
+    // answered against the exercise's workload, parameters and compared variants on the current
+    // device: with or without a GPU.
+    std::vector<Prediction> predictions;
 
     // extern "C" __global__ void NAME(ARGS): what the harness calls, as the task shows it.
     std::string signature() const;
@@ -94,6 +99,13 @@ std::vector<std::pair<std::string, std::string>> exercise_headers(const std::str
 bool evaluate_dimension(const std::string& expr, const kernels::Params& p, int64_t& value, std::string& why);
 // "" when the expression is well formed and names only parameters of `workload`; else why.
 std::string check_dimension(const std::string& expr, const std::string& workload);
+
+// The exercise's predictions as a one-step lesson named answer_key(): its parameters, its compared
+// variants. The lessons' machinery plays, grades, keeps and checks them (app/lessons/lesson_devices.h).
+Lesson prediction_lesson(const Exercise& ex);
+// The name an exercise's answers are kept under in the answer book (and its CSV's lesson column):
+// "exercise:bias_gelu"; never a lesson's name (those have no colon).
+std::string answer_key(const Exercise& ex);
 
 // =============================================================================================
 // [SECTION] Submissions

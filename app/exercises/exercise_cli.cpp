@@ -3,6 +3,8 @@
 //   goals
 //   run: the process watchdog, the GPU, the rows
 #include "app/exercises/exercise_cli.h"
+
+#include "app/lessons/lesson_devices.h"
 #include "app/exercises/exercise_reference.h"
 
 #include "app/files/export.h"
@@ -111,6 +113,9 @@ int run_check_or_list(const ExercisesOptions& o, std::ostream& out, std::ostream
     }
     const auto headers = exercise_headers(dir.empty() ? "exercises" : dir);
     bool any_error = false, said_missing = false;
+    std::vector<LessonDevice> devices;  // opened at the first exercise with predictions
+    std::vector<std::string> devices_left_out;
+    bool devices_opened = false;
     for (const std::string& file : files) {
         const ExerciseParse p = load_exercise(file);
         for (const ExerciseError& e : p.errors) err << e.text() << "\n";
@@ -129,8 +134,20 @@ int run_check_or_list(const ExercisesOptions& o, std::ostream& out, std::ostream
         said_missing = said_missing || missing;
         const bool compile_errors = !missing && !lines.empty();
         any_error = any_error || compile_errors;
-        if (!compile_errors)
-            out << "ok  " << file << " (" << ex.hints.size() << " hints, " << ex.goals.size() << " goals"
+        // Every prediction must be answerable on every device the pane may show it on: a number
+        // with a value, a choice with exactly one option that holds (as `lessons check` does).
+        if (!ex.predictions.empty() && !devices_opened) {
+            devices = lesson_devices(&devices_left_out);
+            devices_opened = true;
+            for (const std::string& w : devices_left_out) err << "fusionlab exercises check: " << w << "\n";
+        }
+        const std::vector<LessonError> unanswerable =
+            ex.predictions.empty() ? std::vector<LessonError>() : check_predictions_on_devices(prediction_lesson(ex), devices);
+        for (const LessonError& e : unanswerable) err << e.text() << "\n";
+        any_error = any_error || !unanswerable.empty();
+        if (!compile_errors && unanswerable.empty())
+            out << "ok  " << file << " (" << ex.hints.size() << " hints, " << ex.goals.size() << " goals, "
+                << ex.predictions.size() << " predictions answered on " << devices.size() << " devices"
                 << (missing ? ", not compiled" : ", starter and solution compile for sm_90") << ")\n";
     }
     return any_error ? kUsage : kOk;

@@ -65,6 +65,7 @@ std::string open_exercise(ExerciseSession& s, const std::string& name) {
     s.ex = std::move(p.exercise);
     s.headers = exercise_headers(dir);
     s.hints_shown = 0;
+    s.predictions.clear();
     s.compiled_once = s.ran_once = false;
     s.compiled = {};
     s.last_run = {};

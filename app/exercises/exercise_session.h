@@ -42,6 +42,9 @@ struct ExerciseSession {
     std::string file_message;  // "saved", "reloaded: ...", why a save failed
 
     int hints_shown = 0;  // staged hints: the first `hints_shown` are open
+    // The exercise's predictions as the pane plays them; the answers themselves go to the app's
+    // answer book under answer_key(ex) (app/lessons/model/answers.h), kept across sessions.
+    PredictionPlay predictions;
 
     // The last compile check.
     bool compiling = false;

@@ -9,7 +9,9 @@
 #include "app/exercises/exercise_reference.h"
 
 #include "app/platform/platform.h"
+#include "app/gui/panel_lesson.h"
 #include "app/gui/view_tabs.h"
+#include "app/lessons/lesson_player.h"
 #include "kernels/core/format.h"
 #include "kernels/core/registry.h"
 #include "kernels/gpu/nvrtc_compile.h"
@@ -18,6 +20,9 @@
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
+
+#define GLFW_INCLUDE_NONE  // key codes only
+#include <GLFW/glfw3.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -230,12 +235,42 @@ std::string run_verdict(const exercises::RunOutcome& r) {
     return reason.empty() ? "exit " + std::to_string(r.exit_code) + ": see the output below" : reason;
 }
 
-// The task side: what to write, what the harness calls, the goals, the numbers, the hints.
-void draw_task(AppState& state) {
+// The exercise's predictions as a set the lesson machinery plays (answers kept under its answer key).
+PredictionSet exercise_predictions(AppState& state) {
+    exercises::ExerciseSession& s = state.exercise;
+    PredictionSet set;
+    set.owner = exercises::answer_key(s.ex);
+    set.step = 1;
+    set.predictions = &s.ex.predictions;
+    set.play = &s.predictions;
+    return set;
+}
+
+// Some prediction is still open: the built-in variants' numbers would give it away.
+bool exercise_numbers_hidden(AppState& state) {
+    if (!state.settings.predictions || state.exercise.ex.predictions.empty()) return false;
+    if (!state.interactive) return state.lesson.shot_predictions_posed;
+    const PredictionSet set = exercise_predictions(state);
+    for (size_t i = 0; i < set.predictions->size(); ++i)
+        if (!prediction_settled(state.lesson.answers, set.owner, set.step, set.play->settled, static_cast<int>(i))) return true;
+    return false;
+}
+
+// The task side: what to write, the predictions to make before writing it, what the harness
+// calls, the goals, the numbers (hidden while a prediction is open), the hints.
+void draw_task(AppState& state, const ExprContext& ctx) {
     exercises::ExerciseSession& s = state.exercise;
     const exercises::Exercise& ex = s.ex;
     ImGui::TextWrapped("%s", ex.task.c_str());
     ImGui::Spacing();
+    if (!ex.predictions.empty() && state.settings.predictions) {
+        viz::section_heading("Predict before you write it");
+        const PredictionSet set = exercise_predictions(state);
+        // Classroom mode: the room answers aloud, P reveals (as in the lesson pane).
+        if (state.interactive && state.lesson.classroom && !ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed(GLFW_KEY_P, false))
+            reveal_next_prediction(state.lesson.answers, set);
+        draw_prediction_cards(state, set, state.lesson.classroom, ctx);
+    }
     viz::section_heading("What the harness calls");
     ImGui::TextWrapped("%s", ex.signature().c_str());
     ImGui::TextColored(kDimColor, "grid (%s, %s, %s), block (%d, %d, %d); T = %s", ex.grid[0].c_str(), ex.grid[1].c_str(),
@@ -243,7 +278,10 @@ void draw_task(AppState& state) {
     viz::section_heading("Goals");
     for (const exercises::Goal& g : ex.goals) ImGui::BulletText("%s", g.text().c_str());
     viz::section_heading("Numbers");
-    draw_numbers(state);
+    if (exercise_numbers_hidden(state))
+        ImGui::TextColored(kDimColor, "%s", "Hidden until the predictions above are answered (or skipped).");
+    else
+        draw_numbers(state);
 
     viz::section_heading("Hints");
     for (int i = 0; i < s.hints_shown && i < static_cast<int>(ex.hints.size()); ++i)
@@ -315,7 +353,7 @@ void draw_exercise_pane(AppState& state, Runner& runner, const ResolvedBackend& 
     const float task_h =
         std::max(line_h * (short_pane ? 2.5f : 4.0f), std::min(total_h * 0.36f, total_h - fixed_h - line_h * (short_pane ? 4 : 6)));
     ImGui::BeginChild("task", ImVec2(0, task_h), true);
-    draw_task(state);
+    draw_task(state, expr_context(state, backend, runner.busy()));
     ImGui::EndChild();
 
     viz::section_heading("Your kernel");
@@ -362,7 +400,8 @@ void draw_exercise_layout(AppState& state, Runner& runner, const ResolvedBackend
         ImGui::EndChild();
         ImGui::SameLine();
         ImGui::BeginChild("results", ImVec2(0, body_h), false);
-        draw_view_tabs(state, backend);
+        if (exercise_numbers_hidden(state)) draw_hidden_view(state, "exercise pane");
+        else draw_view_tabs(state, backend);
         ImGui::EndChild();
     } else {
         // Too narrow for both side by side (large fonts on a small screen): stacked, neither the
@@ -382,7 +421,8 @@ void draw_exercise_layout(AppState& state, Runner& runner, const ResolvedBackend
         const float h = ImGui::GetContentRegionAvail().y;
         if (views) {
             ImGui::BeginChild("results", ImVec2(0, h), false);
-            draw_view_tabs(state, backend);
+            if (exercise_numbers_hidden(state)) draw_hidden_view(state, "exercise pane");
+            else draw_view_tabs(state, backend);
         } else {
             ImGui::BeginChild("exercise", ImVec2(0, h), true);
             draw_exercise_pane(state, runner, backend);

@@ -366,9 +366,9 @@ void prediction_reveal(const AppState& state, const Prediction& p, const std::st
 }
 
 // The student's input: a number field or the options, and Check. Enter checks too.
-void prediction_input(AppState& state, int index, const Prediction& p, const ExprContext& ctx) {
-    LessonPlayerState& lp = state.lesson;
-    std::string& input = lp.prediction_input[index];
+void prediction_input(AppState& state, const PredictionSet& set, int index, const Prediction& p, const ExprContext& ctx) {
+    PredictionPlay& play = *set.play;
+    std::string& input = play.input[index];
     bool check = false;
     if (p.kind == Prediction::Kind::number) {
         const float check_w = ImGui::CalcTextSize("Check").x + ImGui::GetStyle().FramePadding.x * 2;
@@ -387,51 +387,56 @@ void prediction_input(AppState& state, int index, const Prediction& p, const Exp
     ImGui::EndDisabled();
     tooltip(state, "Checks your answer against the live value on this device and keeps it (the teacher can export the answers as CSV).");
     ImGui::SameLine();
-    if (ImGui::SmallButton("Skip")) lp.predictions_settled.insert(index);
+    if (ImGui::SmallButton("Skip")) play.settled.insert(index);
     tooltip(state, "Show the answer without predicting (nothing is kept).");
     if (check && !input.empty()) {
-        const PredictionGrade g = answer_prediction(state, index, input, ctx);
-        lp.prediction_message[index] = !g.answer_error.empty() ? g.answer_error
-                                       : g.state == ExprValue::State::pending ? "Measuring\xE2\x80\xA6 check again when the numbers arrive."
-                                       : g.state == ExprValue::State::unavailable ? "Cannot be checked on this device: " + g.why
-                                                                                   : std::string();
+        const PredictionGrade g = answer_prediction(state.lesson, set, index, input, ctx);
+        play.message[index] = !g.answer_error.empty() ? g.answer_error
+                              : g.state == ExprValue::State::pending ? "Measuring\xE2\x80\xA6 check again when the numbers arrive."
+                              : g.state == ExprValue::State::unavailable ? "Cannot be checked on this device: " + g.why
+                                                                          : std::string();
     }
-    if (auto it = lp.prediction_message.find(index); it != lp.prediction_message.end() && !it->second.empty())
+    if (auto it = play.message.find(index); it != play.message.end() && !it->second.empty())
         wrapped_line(state, it->second, error_color());
 }
 
-void prediction_cards(AppState& state, const LessonStep& step, const ExprContext& ctx) {
-    LessonPlayerState& lp = state.lesson;
-    const Lesson* lesson = lp.current();
-    for (size_t i = 0; i < step.predictions.size(); ++i) {
-        const Prediction& p = step.predictions[i];
+}  // namespace
+
+void draw_prediction_cards(AppState& state, const PredictionSet& set, bool classroom, const ExprContext& ctx) {
+    if (!set.predictions || !set.play) return;
+    const std::vector<Prediction>& predictions = *set.predictions;
+    const LessonPlayerState& lp = state.lesson;
+    for (size_t i = 0; i < predictions.size(); ++i) {
+        const Prediction& p = predictions[i];
         const int id = static_cast<int>(i);
         const bool posed_shot = !state.interactive && lp.shot_predictions_posed;
-        const bool settled = state.interactive ? prediction_settled(state, id) : !posed_shot;
+        const bool settled = state.interactive ? prediction_settled(lp.answers, set.owner, set.step, set.play->settled, id) : !posed_shot;
         ImGui::PushID(1000 + id);
         ImGui::PushFont(viz::bold_font());
-        ImGui::TextUnformatted(step.predictions.size() > 1 ? ("Predict first (" + std::to_string(i + 1) + " of " +
-                                                              std::to_string(step.predictions.size()) + ")").c_str()
-                                                           : "Predict first");
+        ImGui::TextUnformatted(predictions.size() > 1 ? ("Predict first (" + std::to_string(i + 1) + " of " +
+                                                         std::to_string(predictions.size()) + ")").c_str()
+                                                      : "Predict first");
         ImGui::PopFont();
         draw_prose(state, p.question, ctx);
-        const bool typing = state.interactive && !lp.classroom && !settled;
+        const bool typing = state.interactive && !classroom && !settled;
         if (!(typing && p.kind == Prediction::Kind::choice)) prediction_form(state, p);  // else the radio buttons list them
         if (!settled) {
-            if (lp.classroom || !state.interactive)
-                wrapped_line(state, lp.classroom ? "Ask the room, then press P to reveal." : "The numbers stay hidden until it is answered.",
+            if (classroom || !state.interactive)
+                wrapped_line(state, classroom ? "Ask the room, then press P to reveal." : "The numbers stay hidden until it is answered.",
                              pending_color());
             else
-                prediction_input(state, id, p, ctx);
+                prediction_input(state, set, id, p, ctx);
         } else {
-            const PredictionAnswer* a = lesson ? lp.answers.find(lesson->name, lp.step + 1, id + 1) : nullptr;
+            const PredictionAnswer* a = lp.answers.find(set.owner, set.step, id + 1);
             prediction_reveal(state, p, a ? a->answer : std::string(), ctx);
         }
         ImGui::Spacing();
         ImGui::PopID();
     }
-    if (!step.predictions.empty()) ImGui::Separator();
+    if (!predictions.empty()) ImGui::Separator();
 }
+
+namespace {
 
 // The glossary: the terms this step links, defined, and every term under "All terms".
 void glossary_section(const AppState& state, const LessonStep& step) {
@@ -558,7 +563,7 @@ void draw_lesson_pane(AppState& state, Runner& runner, const ResolvedBackend& ba
 
     const ExprContext ctx = expr_context(state, backend, runner.busy());
     const bool hidden = step_numbers_hidden(state);
-    if (state.settings.predictions) prediction_cards(state, *step, ctx);
+    if (state.settings.predictions) draw_prediction_cards(state, current_step_predictions(state), state.lesson.classroom, ctx);
     draw_prose(state, step->prose, ctx, hidden);
     recall_questions(state, *step, ctx, hidden);
     glossary_section(state, *step);
@@ -588,10 +593,12 @@ void draw_lesson_pane(AppState& state, Runner& runner, const ResolvedBackend& ba
 namespace {
 
 // In place of the views while the step's prediction is open: the chart would give the answer away.
-void hidden_view(const AppState& state) {
+}  // namespace
+
+void draw_hidden_view(const AppState& state, const std::string& pane) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const std::string text = state.lesson.classroom ? "The numbers appear when the prediction is revealed (P)."
-                                                    : "The numbers appear when you have answered the prediction in the lesson pane.";
+                                                    : "The numbers appear when you have answered the prediction in the " + pane + ".";
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(em() * 8, avail.x - em()));
     ImGui::SetCursorPosY(ImGui::GetCursorPosY() + avail.y * 0.4f);
     ImGui::PushFont(viz::heading_font());
@@ -601,8 +608,10 @@ void hidden_view(const AppState& state) {
     ImGui::PopTextWrapPos();
 }
 
+namespace {
+
 void draw_views_or_hidden(AppState& state, const ResolvedBackend& backend) {
-    if (step_numbers_hidden(state)) hidden_view(state);
+    if (step_numbers_hidden(state)) draw_hidden_view(state, "lesson pane");
     else draw_view_tabs(state, backend);
 }
 

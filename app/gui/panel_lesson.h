@@ -6,15 +6,26 @@
 
 #include "app/core/panels_state.h"
 #include "app/core/runner.h"
+#include "app/lessons/lesson_player.h"
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace app {
 
 // The whole body while a lesson is open: lesson pane | the step's view (or stacked when narrow).
 void draw_lesson_layout(AppState& state, Runner& runner, const ResolvedBackend& backend, float body_h);
+
+// A set of predictions as cards: each question, then the student's input (or, in classroom mode,
+// "press P"), then the reveal once settled. The lesson pane draws its step's; the exercise pane
+// (app/gui/panel_exercise.cpp) an exercise's. Answers go to state.lesson.answers.
+void draw_prediction_cards(AppState& state, const PredictionSet& set, bool classroom, const ExprContext& ctx);
+
+// In place of the views while a prediction is open (the charts would give the answer away):
+// "Predict first" and where to answer it (`pane`: "lesson pane", "exercise pane").
+void draw_hidden_view(const AppState& state, const std::string& pane);
 
 // The "Lessons" button of the normal layout (opens the pane at the first lesson).
 void draw_lesson_launcher(AppState& state);

@@ -41,9 +41,7 @@ void enter_step(AppState& state, int step, double now) {
     if (!lesson || lesson->steps.empty()) return;
     lp.step = std::clamp(step, 0, static_cast<int>(lesson->steps.size()) - 1);
     lp.revealed.clear();
-    lp.prediction_input.clear();
-    lp.prediction_message.clear();
-    lp.predictions_settled.clear();
+    lp.predictions.clear();
     const StepState& st = lesson->steps[static_cast<size_t>(lp.step)].state;
     apply_step_state(state, st);
     mark_changed(state, now);
@@ -201,11 +199,27 @@ std::string prose_plain_text(const std::vector<ProseBlock>& blocks, const ExprCo
     return out;
 }
 
+PredictionSet current_step_predictions(AppState& state) {
+    LessonPlayerState& lp = state.lesson;
+    PredictionSet set;
+    set.play = &lp.predictions;
+    const Lesson* l = lp.current();
+    const LessonStep* step = lp.current_step();
+    if (!l || !step) return set;
+    set.owner = l->name;
+    set.step = lp.step + 1;
+    set.predictions = &step->predictions;
+    return set;
+}
+
+bool prediction_settled(const AnswerBook& book, const std::string& owner, int step, const std::set<int>& settled, int index) {
+    return settled.count(index) || (!owner.empty() && book.find(owner, step, index + 1) != nullptr);
+}
+
 bool prediction_settled(const AppState& state, int index) {
     const LessonPlayerState& lp = state.lesson;
-    if (lp.predictions_settled.count(index)) return true;
     const Lesson* l = lp.current();
-    return l && lp.answers.find(l->name, lp.step + 1, index + 1) != nullptr;
+    return prediction_settled(lp.answers, l ? l->name : std::string(), lp.step + 1, lp.predictions.settled, index);
 }
 
 bool step_numbers_hidden(const AppState& state) {
@@ -217,17 +231,16 @@ bool step_numbers_hidden(const AppState& state) {
     return false;
 }
 
-PredictionGrade answer_prediction(AppState& state, int index, const std::string& answer, const ExprContext& ctx) {
-    LessonPlayerState& lp = state.lesson;
-    const Lesson* l = lp.current();
-    const LessonStep* step = lp.current_step();
-    if (!l || !step || index < 0 || index >= static_cast<int>(step->predictions.size())) return {};
-    const Prediction& p = step->predictions[static_cast<size_t>(index)];
+PredictionGrade answer_prediction(LessonPlayerState& lp, const PredictionSet& set, int index, const std::string& answer,
+                                  const ExprContext& ctx) {
+    if (!set.predictions || !set.play || set.owner.empty() || index < 0 || index >= static_cast<int>(set.predictions->size()))
+        return {};
+    const Prediction& p = (*set.predictions)[static_cast<size_t>(index)];
     PredictionGrade g = grade_prediction(p, answer, ctx);
     if (!g.answered || g.state != ExprValue::State::value) return g;
     PredictionAnswer a;
-    a.lesson = l->name;
-    a.step = lp.step + 1;
+    a.lesson = set.owner;
+    a.step = set.step;
     a.prediction = index + 1;
     a.kind = p.kind == Prediction::Kind::number ? "number" : "choice";
     std::string question;
@@ -246,20 +259,25 @@ PredictionGrade answer_prediction(AppState& state, int index, const std::string&
     a.answered_at = utc_timestamp();
     lp.answers.record(a);
     lp.answers_dirty = true;
-    lp.predictions_settled.insert(index);
+    set.play->settled.insert(index);
     return g;
 }
 
-bool reveal_next_prediction(AppState& state) {
-    const LessonStep* step = state.lesson.current_step();
-    if (!step) return false;
-    for (size_t i = 0; i < step->predictions.size(); ++i)
-        if (!prediction_settled(state, static_cast<int>(i))) {
-            state.lesson.predictions_settled.insert(static_cast<int>(i));
+PredictionGrade answer_prediction(AppState& state, int index, const std::string& answer, const ExprContext& ctx) {
+    return answer_prediction(state.lesson, current_step_predictions(state), index, answer, ctx);
+}
+
+bool reveal_next_prediction(const AnswerBook& book, const PredictionSet& set) {
+    if (!set.predictions || !set.play) return false;
+    for (size_t i = 0; i < set.predictions->size(); ++i)
+        if (!prediction_settled(book, set.owner, set.step, set.play->settled, static_cast<int>(i))) {
+            set.play->settled.insert(static_cast<int>(i));
             return true;
         }
     return false;
 }
+
+bool reveal_next_prediction(AppState& state) { return reveal_next_prediction(state.lesson.answers, current_step_predictions(state)); }
 
 std::string export_answers_csv(const AnswerBook& book, const std::string& path) {
     return write_file_atomic(path, answers_csv(book));

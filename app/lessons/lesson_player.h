@@ -9,6 +9,7 @@
 #include "app/lessons/model/lesson.h"
 #include "app/core/panels_state.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,27 @@ ExprContext expr_context(const AppState& state, const ResolvedBackend& backend, 
 // ends with the definitions of the glossary terms the blocks link ("Terms: ...").
 std::string prose_plain_text(const std::vector<ProseBlock>& blocks, const ExprContext& ctx);
 std::string spans_plain_text(const std::vector<ProseSpan>& spans, const ExprContext& ctx);
+
+// A set of predictions as a pane plays them: the name and 1-based step its answers are kept under
+// in the answer book (a lesson's name, or an exercise's answer key "exercise:NAME" with step 1),
+// the predictions, and the pane's state for them. The lesson pane's current step and the exercise
+// pane (app/gui/panel_exercise.cpp) each make one; the functions below serve both.
+struct PredictionSet {
+    std::string owner;
+    int step = 1;
+    const std::vector<Prediction>* predictions = nullptr;  // nullptr: none
+    PredictionPlay* play = nullptr;
+};
+// The lesson's current step as a set (no predictions when no step is open).
+PredictionSet current_step_predictions(AppState& state);
+// Settled: answered (now or in an earlier visit: the answer book) or revealed in this visit.
+bool prediction_settled(const AnswerBook& book, const std::string& owner, int step, const std::set<int>& settled, int index);
+// Grades the typed answer and, when it could be read and the right answer is known here, keeps it
+// in lp.answers (answers_dirty) and settles it.
+PredictionGrade answer_prediction(LessonPlayerState& lp, const PredictionSet& set, int index, const std::string& answer,
+                                  const ExprContext& ctx);
+// Reveals the first prediction of the set not yet settled (classroom mode's P); false when none.
+bool reveal_next_prediction(const AnswerBook& book, const PredictionSet& set);
 
 // Predictions of the current step (app/lessons/prediction.h). One is settled once answered (now or
 // in an earlier visit: the answer book) or, in classroom mode, revealed to the room.

@@ -5,6 +5,7 @@
 // [SECTION] Grading and the reveal
 #include "app/lessons/prediction.h"
 
+#include "app/lessons/prose.h"
 #include "app/lessons/text_helpers.h"
 #include "app/lessons/vocabulary.h"
 
@@ -12,6 +13,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 namespace app {
 
@@ -134,6 +136,91 @@ std::vector<std::pair<int, std::string>> prediction_expr_errors(const Prediction
         out.emplace_back(p.line, "unit '" + p.unit + "' does not measure " + quantity_name(q) + " (legal: " + legal + ")");
     }
     return out;
+}
+
+std::vector<std::pair<int, std::string>> parse_prediction_blocks(const std::string& text, int first_line,
+                                                                 const std::string& workload, std::vector<Prediction>& out) {
+    std::vector<std::pair<int, std::string>> errors;
+    auto error = [&](int line, std::string why) { errors.emplace_back(line, std::move(why)); };
+    Prediction* open = nullptr;  // the block being read (only out.back(): nothing is added while one is open)
+    bool reveal = false, paragraph = false;
+    // A finished block: its form, its live parts, the live values its prose quotes.
+    auto close = [&]() {
+        for (auto& e : prediction_form_errors(*open)) errors.push_back(std::move(e));
+        for (auto& e : prediction_expr_errors(*open, workload)) errors.push_back(std::move(e));
+        for (const auto* blocks : {&open->question, &open->reveal})
+            for (const ProseBlock& b : *blocks)
+                for (const ProseSpan& span : b.spans)
+                    if (span.kind == ProseSpan::Kind::expr)
+                        if (std::string why = check_expr(span.expr, workload); !why.empty())
+                            error(span.line, "{" + span.expr.source + "}: " + why);
+        open = nullptr;
+    };
+    std::istringstream in(text);
+    std::string raw;
+    for (int no = first_line; std::getline(in, raw); ++no) {
+        const std::string t = trim(raw);
+        if (t.empty()) {
+            paragraph = false;
+            continue;
+        }
+        if (t.rfind("//", 0) == 0) continue;  // a comment for the author, as in lessons
+        if (t[0] != '@') {
+            if (!open) {
+                error(no, "text outside a @predict block: this section holds only @predict ... @end blocks");
+                continue;
+            }
+            // The question until @reveal, then the reveal; a bullet is one line, a blank line ends a paragraph.
+            std::vector<ProseBlock>& blocks = reveal ? open->reveal : open->question;
+            const bool bullet = t.size() > 1 && (t[0] == '-' || t[0] == '*') && t[1] == ' ';
+            std::vector<ProseSpan> spans;
+            std::vector<std::string> numbers;
+            if (std::string why = parse_inline(bullet ? trim(t.substr(2)) : t, no, spans, &numbers); !why.empty()) error(no, why);
+            for (const std::string& n : numbers)
+                error(no, "'" + (n.empty() || n[0] != '\x02' ? n : n.substr(1)) + "' typed into a prediction's " +
+                              (reveal ? "reveal" : "question") + ": write it as a live expression, or mark a definition {=N}");
+            if (bullet || !paragraph || blocks.back().bullet) blocks.push_back({bullet, no, {}});
+            else blocks.back().spans.push_back({ProseSpan::Kind::text, " ", {}, no});
+            paragraph = true;
+            for (ProseSpan& s : spans) blocks.back().spans.push_back(std::move(s));
+            continue;
+        }
+        paragraph = false;
+        const size_t space = t.find_first_of(" \t");
+        const std::string name = t.substr(1, space == std::string::npos ? std::string::npos : space - 1);
+        const std::string arg = space == std::string::npos ? "" : trim(t.substr(space));
+        if (name == "predict") {
+            if (open) {
+                error(no, "@predict inside the @predict block opened at line " + std::to_string(open->line) + ": close it with @end first");
+                continue;
+            }
+            open = &out.emplace_back();
+            open->line = no;
+            reveal = false;
+            if (std::string why = parse_prediction_head(arg, *open); !why.empty()) error(no, why);
+        } else if (!open) {
+            error(no, "@" + name + " outside a @predict block (this section holds @predict ... @end blocks)");
+        } else if (name == "option") {
+            PredictionOption o;
+            o.line = no;
+            if (reveal) error(no, "@option after @reveal: list the options before the reveal");
+            else if (open->kind != Prediction::Kind::choice)
+                error(no, "@option in a number prediction: write @predict choice for a question with options");
+            else if (std::string why = parse_prediction_option(arg, o); !why.empty()) error(no, why);
+            else open->options.push_back(std::move(o));
+        } else if (name == "reveal") {
+            if (reveal) error(no, "a second @reveal in this prediction");
+            else if (!arg.empty()) error(no, "@reveal takes no argument: the reveal's text goes on the lines after it");
+            reveal = true;
+        } else if (name == "end") {
+            close();
+        } else {
+            error(no, "@" + name + " inside the @predict block opened at line " + std::to_string(open->line) +
+                          " (legal there: @option, @reveal, @end)");
+        }
+    }
+    if (open) error(open->line, "unclosed @predict block: add @end after its reveal");
+    return errors;
 }
 
 // =============================================================================================

@@ -34,6 +34,13 @@ std::vector<std::pair<int, std::string>> prediction_form_errors(const Prediction
 // Problems of the live parts against the step's workload: the expression (known, numeric, a unit
 // of its quantity) or each option's condition.
 std::vector<std::pair<int, std::string>> prediction_expr_errors(const Prediction& p, const std::string& workload);
+// Predictions outside a lesson (an exercise file's `== predictions` section): `text` holds only
+// @predict ... @end blocks in the lesson syntax, its first line numbered first_line. Appends each
+// to `out` and returns every problem with its line: the block's form, its live parts and the live
+// expressions in its question and reveal against `workload`, and numbers typed into its prose
+// (there is no warning channel outside lessons: write them as live expressions or {=N}).
+std::vector<std::pair<int, std::string>> parse_prediction_blocks(const std::string& text, int first_line,
+                                                                 const std::string& workload, std::vector<Prediction>& out);
 
 // =============================================================================================
 // [SECTION] Quantities and units

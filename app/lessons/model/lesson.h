@@ -147,6 +147,16 @@ struct LessonParse {
 // [SECTION] Player state
 // =============================================================================================
 
+// The pane's state of one set of predictions while it is shown (the lesson's current step, or an
+// exercise): what the student is typing or chose (by index), why an answer could not be checked
+// yet, and the ones settled in this visit (answered, or revealed to the room in classroom mode).
+struct PredictionPlay {
+    std::map<int, std::string> input;
+    std::map<int, std::string> message;
+    std::set<int> settled;
+    void clear() { input.clear(), message.clear(), settled.clear(); }
+};
+
 struct LessonPlayerState {
     bool open = false;                      // the lesson pane is shown
     bool classroom = false;                 // presenter view (F5)
@@ -159,12 +169,10 @@ struct LessonPlayerState {
     bool step_applied = false;              // the current step's state was applied
     double step_entered_at = -1e9;          // ImGui time the step was entered (the ring pulses a while)
     std::set<int> revealed;                 // recall answers opened in this step (by index)
-    // Predictions of this step: what the student is typing or chose (by index), and the ones
-    // settled in this visit (answered, or revealed to the room in classroom mode).
-    std::map<int, std::string> prediction_input;
-    std::map<int, std::string> prediction_message;  // why an answer could not be checked yet
-    std::set<int> predictions_settled;
-    AnswerBook answers;                     // every answer given, per lesson (app/lessons/answers.h)
+    PredictionPlay predictions;             // this step's predictions
+    // Every answer given, per lesson and per exercise (app/lessons/model/answers.h): the lesson
+    // pane and the exercise pane keep theirs here, saved together in answers.json.
+    AnswerBook answers;
     std::string answers_path;               // where they are kept ("" = not saved)
     std::string answers_message;            // the last load, save or export problem or result
     bool answers_error = false;
