@@ -643,7 +643,8 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     Checker check;
     const auto& s = raw.shot;
     if (!s.lesson.empty()) return check_lesson_shot(raw, o);
-    if (s.all_steps || s.predictions_posed) return "--all-steps and --predictions-posed need --lesson NAME";
+    if (s.all_steps) return "--all-steps needs --lesson NAME";
+    if (s.predictions_posed && s.exercise.empty()) return "--predictions-posed needs --lesson NAME or --exercise NAME";
     if (s.classroom && s.exercise.empty()) return "--classroom needs --lesson NAME or --exercise NAME";
     std::vector<std::string> workloads;
     check(parse_workloads("--workload", {s.workload}, false, workloads));
@@ -674,6 +675,7 @@ std::string check_shot(const RawArgs& raw, ShotOptions& o) {
     o.exercise_kernel = s.exercise_kernel;
     o.exercise_run = s.exercise_run;
     o.classroom = s.classroom;
+    o.predictions_posed = s.predictions_posed;
     if (!check.error.empty()) return check.error;
     if (std::string problem = kernels::validate(o.params); !problem.empty()) return problem;
     if (!s.results.empty()) {
@@ -843,7 +845,7 @@ void define_shot(CLI::App& app, RawArgs& raw) {
                    "process), its rows and verdict in the pane and `yours` in every view");
     shot->add_flag("--classroom", s.classroom, "with --lesson or --exercise: the presenter view (large fonts)");
     shot->add_flag("--predictions-posed", s.predictions_posed,
-                   "with --lesson: steps' predictions as first posed, numbers hidden (default: revealed)");
+                   "with --lesson or --exercise: predictions as first posed, numbers hidden (default: revealed)");
     shot->add_option("--chart", s.chart, "one chart alone: " + chart_ids_text() + "; --out F.png or F.svg")
         ->type_name("NAME");
     shot->add_flag("--view-only", s.view_only, "the --view's page alone, without the rest of the window");
