@@ -17,6 +17,7 @@
 #include "kernels/gpu/nvrtc_compile.h"
 #include "viz/code_font.h"
 #include "viz/imgui_helpers.h"
+#include "viz/theme.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -256,6 +257,21 @@ bool exercise_numbers_hidden(AppState& state) {
     return false;
 }
 
+// While a prediction is open: the predictions where the views would be (they would give the
+// answers away), beside the task they are about.
+void draw_predictions_in_place_of_views(AppState& state, const ExprContext& ctx) {
+    const PredictionSet set = exercise_predictions(state);
+    // Classroom mode: the room answers aloud, P reveals (as in the lesson pane).
+    if (state.interactive && state.lesson.classroom && !ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed(GLFW_KEY_P, false))
+        reveal_next_prediction(state.lesson.answers, set);
+    ImGui::PushFont(viz::heading_font());
+    ImGui::TextUnformatted("Predict before you write it");
+    ImGui::PopFont();
+    ImGui::TextColored(kDimColor, "%s", "The numbers and the views appear when each prediction is answered or skipped.");
+    ImGui::Spacing();
+    draw_prediction_cards(state, set, state.lesson.classroom, ctx);
+}
+
 // The task side: what to write, the predictions to make before writing it, what the harness
 // calls, the goals, the numbers (hidden while a prediction is open), the hints.
 void draw_task(AppState& state, const ExprContext& ctx) {
@@ -263,13 +279,11 @@ void draw_task(AppState& state, const ExprContext& ctx) {
     const exercises::Exercise& ex = s.ex;
     ImGui::TextWrapped("%s", ex.task.c_str());
     ImGui::Spacing();
-    if (!ex.predictions.empty() && state.settings.predictions) {
-        viz::section_heading("Predict before you write it");
-        const PredictionSet set = exercise_predictions(state);
-        // Classroom mode: the room answers aloud, P reveals (as in the lesson pane).
-        if (state.interactive && state.lesson.classroom && !ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed(GLFW_KEY_P, false))
-            reveal_next_prediction(state.lesson.answers, set);
-        draw_prediction_cards(state, set, state.lesson.classroom, ctx);
+    // Once all are answered the reveals stay here; while one is open they are asked in place of
+    // the views (draw_predictions_in_place_of_views).
+    if (!ex.predictions.empty() && state.settings.predictions && !exercise_numbers_hidden(state)) {
+        viz::section_heading("Your predictions");
+        draw_prediction_cards(state, exercise_predictions(state), state.lesson.classroom, ctx);
     }
     viz::section_heading("What the harness calls");
     ImGui::TextWrapped("%s", ex.signature().c_str());
@@ -400,7 +414,7 @@ void draw_exercise_layout(AppState& state, Runner& runner, const ResolvedBackend
         ImGui::EndChild();
         ImGui::SameLine();
         ImGui::BeginChild("results", ImVec2(0, body_h), false);
-        if (exercise_numbers_hidden(state)) draw_hidden_view(state, "exercise pane");
+        if (exercise_numbers_hidden(state)) draw_predictions_in_place_of_views(state, expr_context(state, backend, runner.busy()));
         else draw_view_tabs(state, backend);
         ImGui::EndChild();
     } else {
@@ -412,16 +426,18 @@ void draw_exercise_layout(AppState& state, Runner& runner, const ResolvedBackend
         const ImGuiID key = ImGui::GetID("exercise_narrow_shows_views");
         bool has_yours = false;
         for (const kernels::Measurement* m : visible_results(state)) has_yours |= m->job.variant == kernels::kStudentVariant;
-        bool views = state.interactive ? storage->GetBool(key, false)
-                                       : has_yours || (!state.requested_view.empty() && state.requested_view != "results");
+        // While a prediction is open the second button asks them (first, where nothing was chosen yet).
+        const bool hidden = exercise_numbers_hidden(state);
+        bool views = state.interactive ? storage->GetBool(key, hidden)
+                                       : hidden || has_yours || (!state.requested_view.empty() && state.requested_view != "results");
         if (ImGui::RadioButton("Exercise", !views)) views = false;
         ImGui::SameLine();
-        if (ImGui::RadioButton("Results and charts", views)) views = true;
+        if (ImGui::RadioButton(hidden ? "Predictions" : "Results and charts", views)) views = true;
         storage->SetBool(key, views);
         const float h = ImGui::GetContentRegionAvail().y;
         if (views) {
             ImGui::BeginChild("results", ImVec2(0, h), false);
-            if (exercise_numbers_hidden(state)) draw_hidden_view(state, "exercise pane");
+            if (hidden) draw_predictions_in_place_of_views(state, expr_context(state, backend, runner.busy()));
             else draw_view_tabs(state, backend);
         } else {
             ImGui::BeginChild("exercise", ImVec2(0, h), true);

@@ -593,12 +593,10 @@ void draw_lesson_pane(AppState& state, Runner& runner, const ResolvedBackend& ba
 namespace {
 
 // In place of the views while the step's prediction is open: the chart would give the answer away.
-}  // namespace
-
-void draw_hidden_view(const AppState& state, const std::string& pane) {
+void hidden_view(const AppState& state) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const std::string text = state.lesson.classroom ? "The numbers appear when the prediction is revealed (P)."
-                                                    : "The numbers appear when you have answered the prediction in the " + pane + ".";
+                                                    : "The numbers appear when you have answered the prediction in the lesson pane.";
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(em() * 8, avail.x - em()));
     ImGui::SetCursorPosY(ImGui::GetCursorPosY() + avail.y * 0.4f);
     ImGui::PushFont(viz::heading_font());
@@ -608,10 +606,8 @@ void draw_hidden_view(const AppState& state, const std::string& pane) {
     ImGui::PopTextWrapPos();
 }
 
-namespace {
-
 void draw_views_or_hidden(AppState& state, const ResolvedBackend& backend) {
-    if (step_numbers_hidden(state)) draw_hidden_view(state, "lesson pane");
+    if (step_numbers_hidden(state)) hidden_view(state);
     else draw_view_tabs(state, backend);
 }
 

@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <vector>
 
 namespace app {
@@ -22,10 +21,6 @@ void draw_lesson_layout(AppState& state, Runner& runner, const ResolvedBackend& 
 // "press P"), then the reveal once settled. The lesson pane draws its step's; the exercise pane
 // (app/gui/panel_exercise.cpp) an exercise's. Answers go to state.lesson.answers.
 void draw_prediction_cards(AppState& state, const PredictionSet& set, bool classroom, const ExprContext& ctx);
-
-// In place of the views while a prediction is open (the charts would give the answer away):
-// "Predict first" and where to answer it (`pane`: "lesson pane", "exercise pane").
-void draw_hidden_view(const AppState& state, const std::string& pane);
 
 // The "Lessons" button of the normal layout (opens the pane at the first lesson).
 void draw_lesson_launcher(AppState& state);
