@@ -7,6 +7,9 @@ fl_cli_test(exercises_check_shipped CODE 0 ARGS exercises check STDOUT "ok .*cha
 fl_cli_test(exercises_check_without_nvrtc CODE 0 ARGS exercises check
             DEFS "-DFL_ENV=FUSIONLAB_NVRTC=none"
             STDOUT "ok .*not compiled" STDERR "NVRTC \\(libnvrtc.so.13\\) was not found.*install the CUDA toolkit's NVRTC")
+# A prediction naming a variant the workload lacks: its line, exit 2.
+fl_cli_test(exercises_check_bad_prediction CODE 2 ARGS exercises check ${PROJECT_SOURCE_DIR}/tests/exercises/bad_prediction.exercise
+            STDERR "bad_prediction.exercise:[0-9]+: \\{ratio model.dram unfused yours\\}: .*yours")
 fl_cli_test(exercises_run_no_kernel CODE 2 ARGS exercises run bias_gelu STDERR "give --kernel FILE .* or --solution")
 fl_cli_test(exercises_run_unknown CODE 2 ARGS exercises run nope --solution STDERR "no exercise named 'nope' \\(legal: bias_gelu")
 fl_cli_test(exercises_run_unreadable_kernel CODE 2 ARGS exercises run bias_gelu --kernel ${PROJECT_SOURCE_DIR}/exercises

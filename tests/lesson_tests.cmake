@@ -137,7 +137,9 @@ if(COMMAND fl_cli_test)
               STDERR "--out: folder /nonexistent/dir does not exist")
   fl_cli_test(shot_lesson_with_params CODE 2 ARGS shot --lesson 02 --rows 5 --out x
               STDERR "--rows is set by the lesson")
-  fl_cli_test(shot_all_steps_without_lesson CODE 2 ARGS shot --all-steps --out x.png STDERR "need --lesson NAME")
+  fl_cli_test(shot_all_steps_without_lesson CODE 2 ARGS shot --all-steps --out x.png STDERR "--all-steps needs --lesson NAME")
+  fl_cli_test(shot_predictions_posed_without_lesson CODE 2 ARGS shot --predictions-posed --out x.png
+              STDERR "--predictions-posed needs --lesson NAME or --exercise NAME")
   fl_cli_test(gui_unknown_lesson CODE 2 ARGS --lesson nope STDERR "--lesson: no lesson 'nope'")
   foreach(t lessons_check_broken shot_lesson_unknown shot_lesson_bad_step shot_lesson_step_and_all shot_lesson_no_out
             shot_lesson_bad_out shot_lesson_with_params gui_unknown_lesson)
