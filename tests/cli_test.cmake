@@ -164,6 +164,13 @@ fl_cli_test(bench_reference_none CODE 0
             ARGS bench --sim H100 --workload chain --rows 128 --hidden 1000 --reference ${_fl_ref}
             STDOUT "reference +chain bf16 128 x 1000: no PyTorch reference for these parameters in .*run scripts/torch_reference.py")
 fl_cli_test(info_sim_unknown CODE 2 ARGS info --sim XYZ STDERR "--sim 'XYZ' is not a simulated GPU")
+# The held-out study in one command (issue 34, point 4): the repository's recordings and bench tables,
+# the error on held-out points, the fit of the constants on the rest (kernels/PERF.md, "Held out").
+fl_cli_test(info_sim_heldout CODE 0 ARGS info --sim-heldout --repository ${PROJECT_SOURCE_DIR}
+            STDOUT "H100: [0-9]+ points, [0-9]+ held out.*H100 +all +[0-9]+ held out: mean .*fit_calibration, H100, on its [0-9]+ fitted points.*c.host_launch_us = .*with the fitted constants:.*H200 +all")
+fl_cli_test(info_sim_heldout_no_repository CODE 2 ARGS info --sim-heldout --repository ${CMAKE_CURRENT_SOURCE_DIR}
+            STDERR "--repository '.*': no assets/measurements folder there")
+fl_cli_test(info_repository_alone CODE 2 ARGS info --repository ${PROJECT_SOURCE_DIR} STDERR "--repository goes with --sim-heldout")
 # --backend and recordings of real GPUs (assets/recordings; tests/data/recordings* are hand-made test
 # data, not measurements). A broken recording is named with its field and left out; the rest goes on.
 set(_fl_recordings ${CMAKE_CURRENT_SOURCE_DIR}/data/recordings)
