@@ -50,6 +50,35 @@ FLAT_ALTS = [(h, r, "bf16,fp16,fp32", c)  # round 2: 64 B (the old rule) against
              for (h, r) in [(16384, 2048), (8192, 8192), (1024, 65536), (768, 65536), (7168, 3000), (4096, 4096)]
              for c in ["threads=256,bytes=64", "threads=256,bytes=32"]]
 
+# The experiments of the staged row kernel and the evict-first hint (2026-11-28, round 1 of that
+# session), each forced layout beside the picked one in its own process: (workload, hidden, rows,
+# dtypes, env name, forced config or "" for the picked layout)
+EXPERIMENTS = [  # in order of importance: the deadline cuts the tail
+    ("chain", 65536, "256,1024,4096", "bf16,fp16,fp32", "row", ""),
+    ("chain", 65536, "1024", "bf16,fp32", "row", "cpt=4,tpr=256,ctas=8"),
+    ("chain", 8192, "2048,8192", "bf16,fp32", "row", ""),
+    ("chain", 8192, "2048,8192", "bf16,fp32", "row", "smem=1,tpr=256,persist=1"),
+    ("chain", 8192, "2048,8192", "bf16", "row", "smem=1,tpr=256"),
+    ("chain", 8192, "2048,8192", "bf16", "row", "smem=1,persist=1"),
+    ("chain", 16384, "2048,8192", "bf16,fp32", "row", ""),
+    ("chain", 16384, "2048,8192", "bf16,fp32", "row", "smem=1"),
+    ("chain", 16384, "2048,8192", "bf16", "row", "smem=1,persist=1"),
+    ("chain", 4096, "4096,16384", "bf16", "row", ""),
+    ("chain", 4096, "4096,16384", "bf16", "row", "smem=1,tpr=128,persist=1"),
+    ("chain", 4096, "4096,16384", "bf16", "row", "smem=1,tpr=128"),
+    ("chain", 7168, "3000,8192", "bf16", "row", ""),
+    ("chain", 7168, "3000,8192", "bf16", "row", "smem=1,tpr=224,persist=1"),
+    ("chain", 1024, "16384,65536", "bf16", "row", ""),
+    ("chain", 1024, "16384,65536", "bf16", "row", "smem=1,tpr=64,persist=1"),
+    ("chain", 8192, "2048,8192", "bf16", "row", "cs=1"),
+    ("bias_gelu", 8192, "2048,8192", "bf16,fp32", "flat", ""),
+    ("bias_gelu", 8192, "2048,8192", "bf16,fp32", "flat", "cs=1"),
+    ("chain", 65536, "1024", "bf16", "row", "smem=1,ctas=2"),
+    ("chain", 7168, "3000,8192", "bf16", "row", "smem=1,tpr=224"),
+    ("chain", 16384, "2048,8192", "bf16", "row", "smem=1,tpr=256"),
+    ("chain", 1024, "16384,65536", "bf16", "row", "cs=1"),
+]
+
 ES = {"fp16": 2, "bf16": 2, "fp32": 4}
 
 
@@ -62,6 +91,12 @@ def jobs(phases):
                             rows=rl, hidden=hidden, env={}, forced="", kernels=False, counters=True))
             out.append(dict(name="bias_gelu_h%d" % hidden, workload="bias_gelu", variant="all", dtype=DTYPES,
                             rows=rl, hidden=hidden, env={}, forced="", kernels=True, counters=True))
+    if "experiments" in phases:
+        for i, (w, hidden, rows, dt, kind, cfg) in enumerate(EXPERIMENTS):
+            var = "FUSIONLAB_ROW_CONFIG" if kind == "row" else "FUSIONLAB_FLAT_CONFIG"
+            out.append(dict(name="exp%02d_%s_h%d" % (i, w, hidden), workload=w, variant="fused", dtype=dt, rows=rows,
+                            hidden=hidden, env={var: cfg} if cfg else {}, forced=(kind + " " + cfg) if cfg else "",
+                            kernels=False, counters=False))
     if "alts" in phases:
         for i, (hidden, rows, dt, cfg) in enumerate(ROW_ALTS):
             out.append(dict(name="chain_alt%02d_h%d" % (i, hidden), workload="chain", variant="fused", dtype=dt,
