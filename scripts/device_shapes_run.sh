@@ -14,6 +14,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=${1:-shapes-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 START=$(date +%s); BUDGET=${BUDGET:-$(cat "$HERE/READY" 2>/dev/null || echo 300)}
 PLAN=$(cat "$HERE/plan" 2>/dev/null || echo default)
+# seconds kept after the sweep for PyTorch eager, memcheck and torch.compile (the bundle's `reserve`)
+RESERVE=$(cat "$HERE/reserve" 2>/dev/null || echo 95)
 left() { echo $(( START + BUDGET - $(date +%s) )); }
 log() { echo "[$(date -u +%T) +$(( $(date +%s) - START ))s] $*" | tee -a "$OUT/progress.log"; }
 WORK=$(mktemp -d); tar -xJf "$HERE/bin.tar.xz" -C "$WORK" || { log "unpack failed"; exit 2; }
@@ -34,14 +36,14 @@ timeout 30 "$B/fusionlab" info > "$OUT/info.txt" 2>&1
 timeout 20 /usr/local/cuda/bin/cuobjdump -res-usage "$B/libfusionlab_gpu.so" 2>&1 | grep -A1 "row_kernel" > "$OUT/res_usage.txt"
 
 # 2. the sweep phases of the plan
-D=$(( START + BUDGET - 95 )); NOW=$(date +%s); [ $(( NOW + 60 )) -gt "$D" ] && D=$(( NOW + 60 ))
+D=$(( START + BUDGET - RESERVE )); NOW=$(date +%s); [ $(( NOW + 60 )) -gt "$D" ] && D=$(( NOW + 60 ))
 log "sweep: $PLAN (until +$(( D - START ))s)"
 python3 "$WORK/elementwise_sweep.py" --fusionlab "$B/fusionlab" --out "$OUT/sweep" --phase "$PLAN" \
   --deadline "$D" > "$OUT/sweep.log" 2>&1
 log "sweep done: $(grep -c . "$OUT/sweep/sweep.csv" 2>/dev/null) lines"
 
 # 3. PyTorch eager at the grid's shapes (+ a copy of the same bytes)
-D=$(( START + BUDGET - 55 )); NOW=$(date +%s); [ $(( NOW + 15 )) -gt "$D" ] && D=$(( NOW + 15 ))
+D=$(( START + BUDGET - RESERVE + 40 )); NOW=$(date +%s); [ $(( NOW + 15 )) -gt "$D" ] && D=$(( NOW + 15 ))
 log "torch eager"
 timeout $(( D - $(date +%s) > 10 ? D - $(date +%s) : 10 )) python3 "$WORK/elementwise_torch_sweep.py" --out "$OUT/torch" \
   --deadline "$D" > "$OUT/torch_eager.log" 2>&1

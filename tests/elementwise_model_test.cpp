@@ -236,24 +236,32 @@ TEST_CASE("row_config: the per-shape rule", "[model][config]") {
     CHECK(c.rows_per_block == 1);
     // 7168 fp16: 224 threads cover 896 chunks exactly
     CHECK(row_config_of(7168, DType::f16).threads_per_row == 224);
-    // past one block's registers: the row staged in shared memory, one block of 512 threads (128 KiB
-    // of bf16 x; the residual read in the last pass), a cluster of 2 for fp32's 256 KiB
+    // 16-bit past one block: clusters of at most 8 blocks, 256 threads when 8 suffice
     c = row_config_of(65536, DType::bf16);
-    CHECK(c.staged);
-    CHECK_FALSE(c.stage_residual);
-    CHECK(c.ctas_per_row == 1);
-    CHECK(c.threads_per_row == 512);
-    CHECK(c.chunks_per_thread == 16);
-    CHECK(c.staged_bytes(DType::bf16) == 128 * 1024);
+    CHECK_FALSE(c.staged);
+    CHECK(c.ctas_per_row == 8);
+    CHECK(c.threads_per_row == 256);
+    CHECK(c.chunks_per_thread == 4);
+    // fp32 past one block's registers: the row staged in shared memory, a cluster of 2 for 256 KiB
+    // (128 KiB of x per block; the residual read in the last pass)
     c = row_config_of(65536, DType::f32);
+    CHECK_FALSE(c.stage_residual);
+    CHECK(c.staged_bytes(DType::f32) == 128 * 1024);
     CHECK(c.staged);
     CHECK(c.ctas_per_row == 2);
     CHECK(c.threads_per_row == 512);
     CHECK(c.chunks_per_thread == 8);
-    c = row_config_of(20000, DType::bf16);  // x and residual fit 128 KiB: both staged
+    c = row_config_of(20000, DType::f32);  // 80 KiB of x: one block; x and residual would be 160 KiB
     CHECK(c.staged);
-    CHECK(c.stage_residual);
-    CHECK(c.staged_bytes(DType::bf16) == 2 * 512 * 5 * 16);
+    CHECK_FALSE(c.stage_residual);
+    CHECK(c.ctas_per_row == 1);
+    CHECK(c.staged_bytes(DType::f32) == 512 * 5 * 32);
+    {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "smem=1");  // 16-bit 20000 forced staged: both fit
+        c = row_config_of(20000, DType::bf16);
+        CHECK(c.stage_residual);
+        CHECK(c.staged_bytes(DType::bf16) == 2 * 512 * 5 * 16);
+    }
     CHECK_FALSE(row_config_of(16384, DType::bf16).staged);
     c = row_config_of(16384, DType::f32);  // one block of 512 threads x 4 chunks
     CHECK(c.ctas_per_row == 1);
@@ -304,14 +312,13 @@ TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout - one that cannot ho
     }
     {
         const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "cs=1");  // the hint alone keeps the picked layout
-        const elementwise::RowConfig c = row_config_of(65536, DType::bf16);
+        const elementwise::RowConfig c = row_config_of(65536, DType::f32);
         CHECK(c.staged);
         CHECK(c.streaming);
-        CHECK(c.chunks_per_thread == 16);
+        CHECK(c.chunks_per_thread == 8);
     }
     for (const char* bad : {"cpt=4,tpr=64", "ctas=3", "cpt=5", "tpr=100", "rpb=4,tpr=256", "threads=2", "cpt", "cpt=x",
-                            "smem=2", "smem=1,cpt=4", "smem=1,rpb=2", "smem=1,tpr=100", "cs=3", "persist=1",
-                            "smem=1,persist=1,ctas=2"}) {
+                            "smem=2", "smem=1,cpt=4", "smem=1,rpb=2", "smem=1,tpr=100", "cs=3"}) {
         const ScopedEnv env("FUSIONLAB_ROW_CONFIG", bad);
         CAPTURE(bad);
         CHECK_THROWS_AS(row_config_of(8192, DType::bf16), std::invalid_argument);
@@ -371,18 +378,19 @@ TEST_CASE("chain device refusals: fused_spill past one block and clusters before
     ampere.name = "test A100";
     ampere.cc_major = 8;
     const DeviceBudget on_hopper{hopper, uint64_t{80} << 30, "free"}, on_ampere{ampere, uint64_t{80} << 30, "free"};
-    const Params wide = make("chain", 256, 65536, DType::f32), narrow = make("chain", 256, 8192, DType::bf16);
+    const Params wide = make("chain", 256, 65536, DType::bf16), narrow = make("chain", 256, 8192, DType::bf16);
     CHECK(device_refusal("fused", wide, on_hopper).empty());
-    CHECK_THAT(device_refusal("fused", wide, on_ampere), Catch::Contains("cluster of 2") && Catch::Contains("9.0"));
-    // a staged row needs its slice of shared memory per block: 128 KiB of bf16 at 65536
+    CHECK_THAT(device_refusal("fused", wide, on_ampere), Catch::Contains("cluster of 8") && Catch::Contains("9.0"));
+    // a staged row needs its slice of shared memory per block: 128 KiB of fp32 x and residual at 32768
     DeviceInfo small = hopper;
     small.name = "test GPU with 99 KiB per block";
+    small.cc_major = 8;
     small.smem_per_block_optin = 99 * 1024;
-    const Params wide16 = make("chain", 256, 65536, DType::bf16);
-    CHECK_THAT(device_refusal("fused", wide16, DeviceBudget{small, uint64_t{80} << 30, "free"}),
+    const Params wide32 = make("chain", 256, 32768, DType::f32);
+    CHECK_THAT(device_refusal("fused", wide32, DeviceBudget{small, uint64_t{80} << 30, "free"}),
                Catch::Contains("128 KiB") && Catch::Contains("99 KiB per block"));
-    hopper.smem_per_block_optin = 227 * 1024;
-    CHECK(device_refusal("fused", wide16, DeviceBudget{hopper, uint64_t{80} << 30, "free"}).empty());
+    small.smem_per_block_optin = 163 * 1024;  // an A100: no cluster needed, the slice fits
+    CHECK(device_refusal("fused", wide32, DeviceBudget{small, uint64_t{80} << 30, "free"}).empty());
     CHECK_THAT(device_refusal("fused_spill", wide, on_hopper), Catch::Contains("fused_spill holds a row in one block"));
     for (const char* v : {"unfused", "fused", "fused_spill"}) {
         CHECK(device_refusal(v, narrow, on_ampere).empty());

@@ -330,8 +330,7 @@ TEST_CASE("every forced row configuration computes the same function", "[gpu][el
     // ragged one (1001, the scalar path); 37 rows so a block of several rows is partly empty.
     const char* configs[] = {"cpt=2", "cpt=3", "ctas=2", "cpt=4,tpr=128,ctas=2", "cpt=2,ctas=4", "cpt=2,tpr=128,ctas=8",
                              "rpb=2", "cpt=4,tpr=64,rpb=3", "cpt=2,tpr=512", "cs=1", "smem=1", "smem=1,tpr=128",
-                             "smem=1,tpr=64,ctas=2,cs=1", "smem=1,tpr=32,ctas=8", "smem=1,persist=1",
-                             "smem=1,tpr=64,persist=1"};
+                             "smem=1,tpr=64,ctas=2,cs=1", "smem=1,tpr=32,ctas=8"};
     uint64_t seed = 1201;
     for (const char* config : configs)
         for (DType t : kernels::kAllDTypes)
@@ -372,24 +371,4 @@ TEST_CASE("every flat configuration computes the same function", "[gpu][elementw
                     check_variant(make("bias_gelu", t, 37, hidden, seed++), v.name);
                 check_variant(make("chain", t, 37, hidden, seed++), "unfused");
             }
-}
-
-TEST_CASE("the persistent staged row kernel loops over rows - the next row staged while one is computed",
-          "[gpu][elementwise][config]") {
-    // More rows than one wave of blocks holds, so every block stages and computes several rows
-    // through both of its buffers: 8192 (256 threads, 128 KiB per block: one block per SM) and a
-    // ragged 1001 (512 threads, two blocks per SM) over thousands of rows.
-    struct Case {
-        int64_t rows, hidden;
-        const char* config;
-    };
-    const Case cases[] = {{1000, 8192, "smem=1,tpr=256,persist=1"}, {5000, 1001, "smem=1,tpr=512,persist=1"},
-                          {3001, 1024, "smem=1,tpr=128,persist=1,cs=1"}};
-    uint64_t seed = 1701;
-    for (const Case& c : cases)
-        for (DType t : kernels::kAllDTypes) {
-            const ScopedEnv env("FUSIONLAB_ROW_CONFIG", c.config);
-            INFO("FUSIONLAB_ROW_CONFIG=" << c.config << " " << kernels::to_string(t) << " " << c.rows << " x " << c.hidden);
-            for (const char* v : {"fused", "unfused"}) check_variant(make("chain", t, c.rows, c.hidden, seed++, 0.2), v);
-        }
 }

@@ -329,8 +329,6 @@ struct RowArgs {
     int chunks_per_thread;  // staged_row_kernel only (row_kernel has it as kCpt)
     int stage_residual;     // staged_row_kernel, fused: residual staged in shared memory too (else read in the last pass)
     int streaming;          // x, residual loaded and out stored with the evict-first hint (.cs)
-    int persistent;         // staged_row_kernel, one block per row group: loop over rows, the next row staged
-                            // (a second buffer) while this one is computed
 };
 
 template <typename T, bool kVector, typename Index>
@@ -542,7 +540,7 @@ __device__ __forceinline__ void stage_chunk(RawChunk<T>* dst, const T* row, int 
 }
 
 template <typename T, bool kVector, bool kFused>
-__global__ void __launch_bounds__(kMaxRowThreads, 2) staged_row_kernel(RowArgs a) {
+__global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a) {
     extern __shared__ uint4 staged_smem[];
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
@@ -554,103 +552,81 @@ __global__ void __launch_bounds__(kMaxRowThreads, 2) staged_row_kernel(RowArgs a
     const int stride = tpr * kChunk;
     const int first_col = (rank * tpr * cpt + t) * kChunk;
     const bool stage_residual = kFused && a.stage_residual != 0;
-    // Persistent (ctas 1): block b computes rows b, b + grid, ... and stages the next of them in the
-    // other of two buffers while it computes this one; else one row (per cluster) and one buffer.
-    const bool persistent = a.persistent != 0;
-    const int row_step = persistent ? static_cast<int>(gridDim.x) : a.rows;
-    const int buffer_chunks = cpt * tpr * (stage_residual ? 2 : 1);
-    const T* x_base = static_cast<const T*>(a.x);
-    const T* residual_base = kFused ? static_cast<const T*>(a.residual) : nullptr;
-    // Stage row r's slice in buffer `buf`: x (one cp.async group), then the residual (another).
-    auto stage_row = [&](int r, int buf) {
-        RawChunk<T>* xs = reinterpret_cast<RawChunk<T>*>(staged_smem) + buf * buffer_chunks;
-        const int64_t start = static_cast<int64_t>(r) * hidden;
-        // stage x row slice into shared memory (HBM -> shared, cp.async 16 B, all chunks in flight)
-        for (int c = 0; c < cpt; ++c) stage_chunk<T, kVector>(&xs[c * tpr + t], x_base + start, first_col + c * stride, hidden);
-        cp_async_commit();
-        if (stage_residual) {
-            // stage residual row slice too (HBM -> shared): its latency hides behind the two reductions
-            for (int c = 0; c < cpt; ++c)
-                stage_chunk<T, kVector>(&xs[cpt * tpr + c * tpr + t], residual_base + start, first_col + c * stride, hidden);
-        }
-        cp_async_commit();
-    };
-    int row = ctas > 1 ? static_cast<int>(blockIdx.x / static_cast<unsigned>(ctas)) : static_cast<int>(blockIdx.x);
-    if (row < a.rows) stage_row(row, 0);
-    for (int buf = 0; row < a.rows; row += row_step, buf ^= 1) {
-        const int64_t row_start = static_cast<int64_t>(row) * hidden;
-        const RawChunk<T>* xs = reinterpret_cast<const RawChunk<T>*>(staged_smem) + buf * buffer_chunks;
-        const RawChunk<T>* rs = xs + cpt * tpr;  // the residual's slice, when staged
-        const bool prefetched = persistent && row + row_step < a.rows;
-        if (prefetched) {
-            // stage the next row in the other buffer (its last reader was this thread, a row ago)
-            stage_row(row + row_step, buf ^ 1);
-            cp_async_wait<2>();  // this row's x and residual have landed (the next row's are in flight)
-        } else {
-            cp_async_wait<1>();  // this thread's x chunks have landed (the residual may still be in flight)
-        }
+    const int row = ctas > 1 ? static_cast<int>(blockIdx.x / static_cast<unsigned>(ctas)) : static_cast<int>(blockIdx.x);
+    const int64_t row_start = static_cast<int64_t>(row) * hidden;
+    RawChunk<T>* xs = reinterpret_cast<RawChunk<T>*>(staged_smem);  // [cpt][tpr] chunks of x
+    RawChunk<T>* rs = xs + cpt * tpr;                                // [cpt][tpr] of residual, when staged
+    const T* residual = kFused ? static_cast<const T*>(a.residual) + row_start : nullptr;
+    // stage x row slice into shared memory (HBM -> shared, cp.async 16 B, all chunks in flight)
+    const T* x = static_cast<const T*>(a.x) + row_start;
+    for (int c = 0; c < cpt; ++c) stage_chunk<T, kVector>(&xs[c * tpr + t], x, first_col + c * stride, hidden);
+    cp_async_commit();
+    if (stage_residual) {
+        // stage residual row slice too (HBM -> shared): its latency hides behind the two reductions
+        for (int c = 0; c < cpt; ++c) stage_chunk<T, kVector>(&rs[c * tpr + t], residual, first_col + c * stride, hidden);
+    }
+    cp_async_commit();
+    cp_async_wait<1>();  // this thread's x chunks have landed (the residual may still be in flight)
 
-        // compute mean (read own x chunks shared -> registers; past the row: zeros)
-        float sum = 0.0f;
-        for (int c = 0; c < cpt; ++c) {
-            float v[kChunk];
-            unpack<T>(xs[c * tpr + t], v);
+    // compute mean (read own x chunks shared -> registers; past the row: zeros)
+    float sum = 0.0f;
+    for (int c = 0; c < cpt; ++c) {
+        float v[kChunk];
+        unpack<T>(xs[c * tpr + t], v);
 #pragma unroll
-            for (int i = 0; i < kChunk; ++i) sum += v[i];
-        }
-        const float inv_hidden = 1.0f / static_cast<float>(hidden);
-        float row_total = row_sum(sum, sum_scratch, tpr >> 5);
-        if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
-        const float mean = row_total * inv_hidden;
+        for (int i = 0; i < kChunk; ++i) sum += v[i];
+    }
+    const float inv_hidden = 1.0f / static_cast<float>(hidden);
+    float row_total = row_sum(sum, sum_scratch, tpr >> 5);
+    if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
+    const float mean = row_total * inv_hidden;
 
-        // compute variance: squared deviations over the staged row (shared -> registers, second pass)
-        float sq = 0.0f;
-        for (int c = 0; c < cpt; ++c) {
-            const int col0 = first_col + c * stride;
-            if (col0 >= hidden) break;  // this thread's later chunks are past the row too
-            float v[kChunk];
-            unpack<T>(xs[c * tpr + t], v);
+    // compute variance: squared deviations over the staged row (shared -> registers, second pass)
+    float sq = 0.0f;
+    for (int c = 0; c < cpt; ++c) {
+        const int col0 = first_col + c * stride;
+        if (col0 >= hidden) break;  // this thread's later chunks are past the row too
+        float v[kChunk];
+        unpack<T>(xs[c * tpr + t], v);
 #pragma unroll
-            for (int i = 0; i < kChunk; ++i) {
-                const float d = v[i] - mean;
-                if (kVector || col0 + i < hidden) sq = fmaf(d, d, sq);
-            }
+        for (int i = 0; i < kChunk; ++i) {
+            const float d = v[i] - mean;
+            if (kVector || col0 + i < hidden) sq = fmaf(d, d, sq);
         }
-        float sq_total = row_sum(sq, sq_scratch, tpr >> 5);
-        if (ctas > 1) {
-            sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
-            cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
-        }
-        const float rstd = rsqrtf(fmaf(sq_total, inv_hidden, elementwise::kLayerNormEps));
-        if (!prefetched) cp_async_wait<0>();  // the residual chunks have landed
+    }
+    float sq_total = row_sum(sq, sq_scratch, tpr >> 5);
+    if (ctas > 1) {
+        sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
+        cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
+    }
+    const float rstd = rsqrtf(fmaf(sq_total, inv_hidden, elementwise::kLayerNormEps));
+    cp_async_wait<0>();  // the residual chunks have landed
 
-        T* out = static_cast<T*>(a.out) + row_start;
-        const T* residual = kFused ? residual_base + row_start : nullptr;
-        // 64 bytes of residual per thread in flight at a time when it is read from HBM here
-        constexpr int kBatch = sizeof(T) == 2 ? 4 : 2;
-        for (int c0 = 0; c0 < cpt; c0 += kBatch) {
-            RawChunk<T> res_batch[kBatch];
-            if constexpr (kFused) {
-#pragma unroll
-                for (int j = 0; j < kBatch; ++j) {
-                    const int c = c0 + j;
-                    // residual chunk: shared -> registers when staged, else HBM -> registers (a batch in flight)
-                    if (stage_residual) {
-                        if (c < cpt) res_batch[j] = rs[c * tpr + t];
-                    } else {
-                        load_row_chunk<T, kVector>(residual, first_col + c * stride, c < cpt ? hidden : 0, res_batch[j],
-                                                   a.streaming != 0);
-                    }
-                }
-            }
+    T* out = static_cast<T*>(a.out) + row_start;
+    // 64 bytes of residual per thread in flight at a time when it is read from HBM here
+    constexpr int kBatch = sizeof(T) == 2 ? 4 : 2;
+    for (int c0 = 0; c0 < cpt; c0 += kBatch) {
+        RawChunk<T> res_batch[kBatch];
+        if constexpr (kFused) {
 #pragma unroll
             for (int j = 0; j < kBatch; ++j) {
                 const int c = c0 + j;
-                const int col0 = first_col + c * stride;
-                if (c >= cpt || col0 >= hidden) break;
-                finish_chunk<T, kVector, kFused>(a, xs[c * tpr + t], res_batch[j], row_start, col0, hidden - col0, mean,
-                                                 rstd, out);  // x chunk: shared -> registers
+                // residual chunk: shared -> registers when staged, else HBM -> registers (a batch in flight)
+                if (stage_residual) {
+                    if (c < cpt) res_batch[j] = rs[c * tpr + t];
+                } else {
+                    load_row_chunk<T, kVector>(residual, first_col + c * stride, c < cpt ? hidden : 0, res_batch[j],
+                                               a.streaming != 0);
+                }
             }
+        }
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const int c = c0 + j;
+            const int col0 = first_col + c * stride;
+            if (c >= cpt || col0 >= hidden) break;
+            finish_chunk<T, kVector, kFused>(a, xs[c * tpr + t], res_batch[j], row_start, col0, hidden - col0, mean,
+                                             rstd, out);  // x chunk: shared -> registers
         }
     }
     if (ctas > 1) cluster_wait();
@@ -948,7 +924,6 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
     a.chunks_per_thread = c.chunks_per_thread;
     a.stage_residual = c.stage_residual ? 1 : 0;
     a.streaming = c.streaming && !kSpill ? 1 : 0;
-    a.persistent = c.persistent ? 1 : 0;
     void* params[] = {&a};
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(shape.blocks));
@@ -970,17 +945,6 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
                                             cudaGetErrorString(e) + ")");
             }
             have = bytes;
-        }
-        if (c.persistent) {
-            // one wave: as many blocks as the SMs hold at once, each looping over its rows
-            int device = 0, sms = 0, per_sm = 0;
-            check(cudaGetDevice(&device), "cudaGetDevice");
-            check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
-            check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(shape.threads),
-                                                                static_cast<size_t>(bytes)),
-                  "occupancy");
-            const int64_t wave = static_cast<int64_t>(std::max(per_sm, 1)) * sms;
-            config.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>(wave, p.rows)));
         }
     }
     cudaLaunchAttribute cluster{};
@@ -1023,7 +987,7 @@ RowArgs row_args(const ElementwiseParams& p, const void* x, const void* residual
     // threads_per_row and ctas_per_row: launch_row sets them from row_config
     return RowArgs{x, residual, gamma, beta, out, p.hidden, p.seed, dropout_threshold(p.dropout_p),
                    p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f,
-                   static_cast<int>(p.rows), 32, 1, 0, 0, 0, 0};
+                   static_cast<int>(p.rows), 32, 1, 0, 0, 0};
 }
 
 FlatArgs flat_args(const ElementwiseParams& p, const void* in, const void* in2, const void* bias, void* out) {

@@ -116,16 +116,11 @@ struct RowConfig {
     bool staged = false;
     bool stage_residual = false;
     bool streaming = false;     // x, residual loads and out stores with the evict-first hint (.cs)
-    // persistent (staged, one block per row): one wave of blocks, each looping over rows and staging
-    // the next row in a second buffer while it computes this one (twice the shared memory)
-    bool persistent = false;
     std::string why;            // the picker's reason, in words (the model's description shows it)
     int threads_per_block() const { return threads_per_row * rows_per_block; }
     // Dynamic shared memory of a staged block: its slice of x (and of the residual), in bytes.
     int64_t staged_bytes(DType t) const {
-        return staged ? int64_t{threads_per_row} * chunks_per_thread * 8 * dtype_bytes(t) * (stage_residual ? 2 : 1) *
-                            (persistent ? 2 : 1)
-                      : 0;
+        return staged ? int64_t{threads_per_row} * chunks_per_thread * 8 * dtype_bytes(t) * (stage_residual ? 2 : 1) : 0;
     }
 };
 // A staged block's shared memory: at most kStageMaxBytes (one block per SM on an H100/H200, whose

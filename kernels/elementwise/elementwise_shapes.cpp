@@ -18,11 +18,12 @@
 //     threads (fewer, larger blocks for the block scheduler);
 //   * fp32 rows from 8192 to 16384 keep the single block of 512 threads with 4 chunks each (128
 //     registers);
-//   * rows too long for one block of 512 threads (hidden > 16384): staged in shared memory
-//     (staged_row_kernel) by one block of 512 threads, or a cluster of 2-8 such blocks when a
-//     block's slice would be more than kStageMaxBytes (fp32 past 32768), their two reductions
-//     summed across the cluster through distributed shared memory (Hopper). Before, such rows ran
-//     as clusters of up to 8 blocks holding the row in registers: 52-75 % of copy on an H100.
+//   * 16-bit rows too long for one block of 512 threads (hidden > 16384): a cluster of 2 to 8
+//     blocks of about 256 threads shares the row, its two reductions summed across the cluster
+//     through distributed shared memory (Hopper);
+//   * fp32 rows past 16384: staged in shared memory (staged_row_kernel) by one block of 512
+//     threads, or a cluster of 2 such blocks past 32768 (a block's slice at most kStageMaxBytes).
+//     The staged kernel lost to the register cluster in 16-bit on an H200 (kernels/PERF.md).
 // FUSIONLAB_ROW_CONFIG="cpt=4,tpr=256,rpb=1,ctas=2" forces any of the four, "smem=1,tpr=512,ctas=2"
 // a staged layout (the sweep of kernels/PERF.md compares them); what is not forced is derived.
 //
@@ -149,10 +150,21 @@ RowConfig rule(const ElementwiseParams& p) {
                 " threads";
         return c;
     }
-    // Longer rows: staged in shared memory (staged_row_kernel), one block of 512 threads per row,
-    // or a cluster of 2, 4 or 8 blocks when the row is more than kStageMaxBytes (fp32 past 32768).
-    // Clusters of 8 blocks holding the row in registers ran at 52-75 % of copy on an H100 (PERF.md).
-    return staged_layout(p, 1);
+    // Longer fp32 rows: staged in shared memory (staged_row_kernel), one block of 512 threads per
+    // row, a cluster of 2 past 32768 (more than kStageMaxBytes of x). On an H200 (PERF.md, round 3)
+    // that ran fp32 1024 x 65536 at 63.8 % of copy against 62.2 % for a cluster of 8 in registers,
+    // while 16-bit rows lost (43.9 % against 49.9 %: half the warps, more instructions, in a kernel
+    // bound by its instructions there), so 16-bit rows keep the register cluster below.
+    if (es == 4) return staged_layout(p, 1);
+    // A cluster: the fewest blocks (a power of two, at most 8) of at most 256 threads, else of 512
+    int64_t ctas = 1;
+    while (ctas < kRowMaxClusterCtas && row_threads(chunks, preferred, ctas) > 256) ctas *= 2;
+    c.ctas_per_row = static_cast<int>(ctas);
+    c.threads_per_row = static_cast<int>(row_threads(chunks, preferred, ctas));
+    c.why = "row too long for one block: a cluster of " + std::to_string(ctas) + " blocks of " +
+            std::to_string(c.threads_per_row) + " threads, " + std::to_string(preferred * kChunkElements * es) +
+            " B of x per thread";
+    return c;
 }
 
 }  // namespace
@@ -190,7 +202,7 @@ RowConfig row_config(const ElementwiseParams& p, RowKernel kernel) {
     const char* forced = std::getenv("FUSIONLAB_ROW_CONFIG");
     if (forced == nullptr || *forced == '\0') return c;
     const std::map<std::string, int64_t> f =
-        parse_forced("FUSIONLAB_ROW_CONFIG", forced, {"cpt", "tpr", "rpb", "ctas", "smem", "cs", "persist"});
+        parse_forced("FUSIONLAB_ROW_CONFIG", forced, {"cpt", "tpr", "rpb", "ctas", "smem", "cs"});
     const bool streaming = f.count("cs") ? f.at("cs") != 0 : c.streaming;
     if (f.count("cs") && f.at("cs") != 0 && f.at("cs") != 1)
         throw std::invalid_argument(std::string("FUSIONLAB_ROW_CONFIG='") + forced + "': cs (evict-first loads and stores) must be 0 or 1");
@@ -200,15 +212,10 @@ RowConfig row_config(const ElementwiseParams& p, RowKernel kernel) {
     const auto smem = f.find("smem");
     if (smem != f.end() && smem->second != 0 && smem->second != 1)
         throw std::invalid_argument(what + "smem (the row staged in shared memory) must be 0 or 1");
-    if (f.count("persist") && f.at("persist") != 0 && (smem == f.end() || smem->second != 1))
-        throw std::invalid_argument(what + "persist=1 (a loop over rows, the next one staged) needs smem=1");
     if (smem != f.end() && smem->second == 1) {
         // staged: threads and blocks per row may be forced; chunks per thread follow
         if (f.count("cpt") || f.count("rpb"))
             throw std::invalid_argument(what + "a staged row (smem=1) takes tpr and ctas only: chunks per thread follow, one row per block");
-        const bool persistent = f.count("persist") ? f.at("persist") != 0 : false;
-        if (persistent && f.count("ctas") && f.at("ctas") != 1)
-            throw std::invalid_argument(what + "persist=1 (a loop over rows) takes one block per row, not a cluster");
         const int64_t ctas = f.count("ctas") ? f.at("ctas") : 1;
         const int64_t tpr = f.count("tpr") ? f.at("tpr") : 0;
         if (ctas != 1 && ctas != 2 && ctas != 4 && ctas != 8)
@@ -221,10 +228,6 @@ RowConfig row_config(const ElementwiseParams& p, RowKernel kernel) {
         if (s.ctas_per_row != ctas)
             throw std::invalid_argument(what + "a block's slice of the row would be more than " +
                                         std::to_string(kStageMaxBytes / 1024) + " KiB of shared memory");
-        s.persistent = persistent;
-        if (persistent && s.staged_bytes(p.dtype) > 2 * kStageMaxBytes - 32 * 1024)
-            throw std::invalid_argument(what + "persist=1 stages two rows: " + std::to_string(s.staged_bytes(p.dtype) / 1024) +
-                                        " KiB of shared memory per block is more than a block may have");
         s.why = "forced by FUSIONLAB_ROW_CONFIG: " + s.why;
         return s;
     }
@@ -273,7 +276,6 @@ std::string config_text(const RowConfig& c) {
     if (c.rows_per_block > 1) s += ", " + std::to_string(c.rows_per_block) + " rows/block";
     if (c.ctas_per_row > 1) s += ", cluster of " + std::to_string(c.ctas_per_row);
     if (c.staged) s += c.stage_residual ? ", x and residual staged in shared memory" : ", staged in shared memory";
-    if (c.persistent) s += ", one wave looping over rows";
     if (c.streaming) s += ", evict-first";
     if (!c.vector) s += ", scalar";
     return s;
