@@ -57,7 +57,8 @@ FUSIONLAB_SANITIZER_RUN=1 timeout 45 compute-sanitizer --tool memcheck "$B/fusio
   > "$OUT/memcheck.log" 2>&1
 log "memcheck rc=$? $(tail -3 "$OUT/memcheck.log" | tr '\n' ' ')"
 if [ "$(left)" -gt 25 ]; then
-  FUSIONLAB_SANITIZER_RUN=1 timeout $(( $(left) - 8 )) compute-sanitizer --tool memcheck "$B/fusionlab_gpu_tests" \
+  T=$(( $(left) - 8 )); [ "$T" -gt 40 ] && T=40
+  FUSIONLAB_SANITIZER_RUN=1 timeout $T compute-sanitizer --tool memcheck "$B/fusionlab_gpu_tests" \
     "every forced row configuration computes the same function" > "$OUT/memcheck_forced.log" 2>&1
   log "memcheck forced rc=$? $(tail -3 "$OUT/memcheck_forced.log" | tr '\n' ' ')"
 fi
