@@ -6,7 +6,7 @@
 #   SHARD=I bash scripts/device_sanitize_shard.sh DEVICE_DIR OUTDIR      (I from 0 to SHARDS-1)
 #   bash scripts/device_sanitize_shard.sh --count                         prints SHARDS
 # DEVICE_DIR holds bin/fusionlab, bin/fusionlab_gpu_tests, bin/libfusionlab_gpu.so and lib/
-# (scripts/device_sanitize_prepare.sh makes it). Logs and the summary go to OUTDIR/sanitize.
+# (scripts/device_prepare.sh makes it: .device). Logs and the summary go to OUTDIR/sanitize.
 #
 # The shards (test cases are dealt round-robin from the list the tool would run, so a shard's cases
 # stay the same while no case is added; each shard's summary names its cases):

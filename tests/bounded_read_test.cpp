@@ -4,7 +4,7 @@
 // /dev/urandom, a sparse file of 6 GiB, a loop of symbolic links, a file truncated while it is
 // read) and must answer within a second, with memory flat, in one line naming the file, what it
 // is and the limit. Before the reader, /dev/zero grew a loader to gigabytes in seconds.
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/platform/platform_file.h"
 #include "app/recordings/recording_file.h"
 #include "app/files/reference.h"

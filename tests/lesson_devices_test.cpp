@@ -13,7 +13,7 @@
 // Emulation (a simulated GPU's error against the reference) runs only for the variants whose
 // error a step quotes, so the test stays fast enough for CI.
 #include "app/lessons/expressions.h"
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/lessons/lesson_files.h"
 #include "app/lessons/lesson_devices.h"
 #include "app/lessons/lesson_player.h"

@@ -4,7 +4,7 @@
 // (tests/lesson_tests.cmake).
 #include "app/lessons/expressions.h"
 #include "app/lessons/glossary.h"
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/lessons/lesson_bundle.h"
 #include "app/lessons/lesson_files.h"
 #include "app/lessons/lesson_player.h"

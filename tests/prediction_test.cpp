@@ -1,7 +1,7 @@
 // Tests of app/lessons/prediction (parsing @predict blocks, units, tolerance, grading and the
 // reveal), the player's side of predictions (hidden numbers, classroom reveal, answers kept) in
-// app/lessons/lesson_player and the answer book of app/lessons/answers (JSON, CSV).
-#include "app/lessons/answers.h"
+// app/lessons/lesson_player and the answer book of app/lessons/model/answers (JSON, CSV).
+#include "app/lessons/model/answers.h"
 #include "app/lessons/lesson_player.h"
 #include "app/lessons/parser.h"
 #include "app/lessons/prediction.h"

@@ -5,7 +5,7 @@
 #include "app/files/export.h"
 #include "app/core/jobs.h"
 #include "app/lessons/expressions.h"
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/core/panels_state.h"
 #include "app/cli/record.h"
 #include "app/recordings/recorded_backend.h"

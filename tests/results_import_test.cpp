@@ -83,7 +83,8 @@ TEST_CASE("an export parses back to the measurements it was written from") {
         CHECK(b.measured_bytes_note == a.measured_bytes_note);
         CHECK(b.timing_note == a.timing_note);
         CHECK(b.model_limiter == a.model_limiter);
-        CHECK(kernels::limiter_short(b.model_limiter) == kernels::limiter_short(a.model_limiter));
+        CHECK(b.model_limiter_resource == a.model_limiter_resource);  // decoded from the file's words
+        CHECK(b.model_limiter_resource != kernels::Limiter::unknown);
         CHECK(b.timeline_source == a.timeline_source);
         REQUIRE(b.timeline.size() == a.timeline.size());
         for (size_t k = 0; k < b.timeline.size(); ++k) {

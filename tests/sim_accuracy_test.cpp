@@ -4,7 +4,7 @@
 // fresh: nothing is replayed from a recording. Points the model cannot bring within bounds are
 // listed below with the reason (kernels/PERF.md, "Model vs measurement", says the same).
 // FL_ACCURACY_TABLE=<file> writes the markdown table PERF.md carries.
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/recordings/recording_file.h"
 #include "app/files/results_import.h"
 #include "app/recordings/auto_pick.h"

@@ -303,17 +303,18 @@ TEST_CASE("price_kernel: a lone block with too few warps is bound by occupancy",
     const double per_block = 1.0 * sms / static_cast<double>(blocks);
     CHECK(p.latency_bound);
     CHECK(p.onchip_ms == Approx(per_block * 8 + 2 * c.memory_latency_us * 1e-3).epsilon(1e-3));
-    CHECK(p.limiter == "occupancy (too few warps to hide latency)");
-    // The table's cell word, from the resource or from a whole "bound by ..." line.
-    CHECK(limiter_short(p.limiter) == "occupancy");
-    CHECK(limiter_short("bound by " + p.limiter + ": " + p.detail) == "occupancy");
+    CHECK(p.limiter == Limiter::occupancy);
+    // The table's cell word; a file's "bound by ..." line decodes back to the resource.
+    CHECK(std::string(limiter_word(p.limiter)) == "occupancy");
+    CHECK(limiter_of_text("bound by " + std::string(limiter_name(p.limiter)) + ": " + p.detail) == Limiter::occupancy);
+    CHECK(limiter_of_text("bound by something else: 1 ms") == Limiter::unknown);
     CHECK_THAT(p.detail, Catch::Contains("4 warps") && Catch::Contains("of the 16 that keep its FP32 FMA issue busy"));
     // Four such blocks on every SM hide each other's latency: 4 x per block > 8^(2/3) x per block.
     const KernelPrice busy = price_kernel(c, fma_kernel(1.0, 4ull * sms, 128, 0, 8), h100.info);
     CHECK_FALSE(busy.latency_bound);
     // Their throughput (4 x 0.25) blended with one block's latency (0.25 x 2^1.5 = 0.71): 1.057.
     CHECK(busy.onchip_ms == Approx(std::pow(1.0 + std::pow(0.25 * std::pow(2.0, 1.5), 4.0), 0.25)).epsilon(1e-3));
-    CHECK(busy.limiter == "FP32 FMA issue");
+    CHECK(busy.limiter == Limiter::fp32);
 }
 
 TEST_CASE("price_kernel: in one wave half the shorter of DRAM and on-chip time adds to the longer", "[sim][occupancy]") {
@@ -364,9 +365,9 @@ TEST_CASE("the simulator names the limiter of each kind of kernel", "[levels][si
     // bind just before its bytes (1.61 against 1.44 ms; measured 1.64 ms on the H100).
     const Model naive = model("naive", attention_params(64, 4096, 64), kL2);
     const SimGpu& h100 = *find_sim_gpu("H100");
-    CHECK(price_kernel(h100.cal, naive.kernels[0], h100.info).limiter == "DRAM bandwidth");
-    CHECK(price_kernel(h100.cal, naive.kernels[2], h100.info).limiter == "DRAM bandwidth");
-    CHECK(price_kernel(h100.cal, naive.kernels[1], h100.info).limiter == "instruction issue");
+    CHECK(price_kernel(h100.cal, naive.kernels[0], h100.info).limiter == Limiter::dram);
+    CHECK(price_kernel(h100.cal, naive.kernels[2], h100.info).limiter == Limiter::dram);
+    CHECK(price_kernel(h100.cal, naive.kernels[1], h100.info).limiter == Limiter::issue);
     CHECK_THAT(run("H100", attention_params(64, 4096, 64), "naive").limiter, Catch::StartsWith("bound by instruction issue: softmax"));
     CHECK_THAT(run("H100", attention_params(64, 4096, 64), "flash").limiter, Catch::StartsWith("bound by shared-memory bandwidth"));
     // flash_tc: its 32-row tile (128 x 64) is bound by the tensor cores; the 16-row one (64 x 64) reads

@@ -4,7 +4,7 @@
 
 #include "app/cli/text.h"
 #include "app/files/export.h"
-#include "app/lessons/answers.h"
+#include "app/lessons/model/answers.h"
 #include "app/lessons/lesson_devices.h"
 #include "app/lessons/lesson_files.h"
 #include "app/lessons/parser.h"
@@ -22,7 +22,7 @@ int run_lessons_answers(const LessonsOptions& o, std::ostream& out, std::ostream
         err << "fusionlab lessons answers: no settings folder (HOME not set): name the file with --answers FILE\n";
         return kExitFailure;
     }
-    std::string text;  // bounded like every file a user names (app/core/platform_file.h)
+    std::string text;  // bounded like every file a user names (app/platform/platform_file.h)
     const platform::ReadResult read = platform::read_user_file(path, platform::UserFile::answers, text);
     if (!read.ok()) {
         err << "fusionlab lessons answers: "

@@ -13,7 +13,7 @@
 #include "app/files/export.h"
 #include "app/core/gui_options.h"
 #include "app/core/jobs.h"
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/lessons/lesson_files.h"
 #include "app/lessons/lesson_player.h"
 #include "app/lessons/parser.h"

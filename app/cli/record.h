@@ -19,7 +19,7 @@
 // the app refuses to load), and an estimate of the time the GPU would take.
 #pragma once
 
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "kernels/core/types.h"
 
 #include <iosfwd>

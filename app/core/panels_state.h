@@ -4,7 +4,7 @@
 #pragma once
 
 #include "app/exercises/exercise_session.h"
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/files/reference.h"
 #include "app/core/jobs.h"
 #include "app/core/sweep.h"

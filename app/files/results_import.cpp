@@ -239,6 +239,7 @@ kernels::Measurement read_measurement(const json_t& j, const std::string& path, 
         fail(path + ".model_variant", "yours is modeled as a variant of " + wl + ", not '" + m.model_variant + "'");
     m.limiter = text_or(j, "limiter", path);
     m.model_limiter = text_or(j, "model_limiter", path, m.model_limiter);  // optional: files before 2026-11-27 lack it
+    m.model_limiter_resource = kernels::limiter_of_text(m.model_limiter);  // the text's words, decoded once here
     if (const json_t* mb = optional_member(j, "measured_bytes")) {
         m.measured_bytes = optional_bytes(*mb, "bytes", path + ".measured_bytes");
         m.measured_bytes_read = optional_bytes(*mb, "bytes_read", path + ".measured_bytes");

@@ -10,7 +10,7 @@
 
 #include "app/files/export.h"
 #include "app/core/jobs.h"
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/lessons/lesson_files.h"
 #include "app/lessons/lesson_player.h"
 #include "app/core/panels_state.h"

@@ -248,7 +248,7 @@ void results_rows(const std::vector<const Measurement*>& shown, const std::vecto
                            "time, not a measurement. The counters and the timeline show what the GPU did. Hover a cell "
                            "for its numbers.",
                shown, stale, [](const Measurement& m) {
-                   cell_text(m.model_limiter.empty() ? "-" : kernels::limiter_short(m.model_limiter));
+                   cell_text(m.model_limiter.empty() ? "-" : kernels::limiter_word(m.model_limiter_resource));
                    if (!m.model_limiter.empty()) tooltip(m.model_limiter);
                });
     bytes_rows(shown, stale);

@@ -96,34 +96,35 @@ const UnaryTest* find_unary(const std::vector<std::string>& args) {
 }
 
 // Limiter classes a verdict tests: `{if model.limiter V is CLASS | ... | ...}`. Each resource of
-// kernels/sim/sim_backend.cpp's price_run belongs to one fine class and one coarse kind.
+// kernels/core/limiter.h (what price_run names) belongs to one fine class and one coarse kind.
 struct LimiterClass {
-    const char* resource;  // prefix of RunPrice::limiter
+    kernels::Limiter resource;
     const char* fine;      // dram, l2, shared, tensor, fp32, sfu, issue, occupancy, latency, launch
     const char* kind;      // memory, onchip, compute, issue, latency, launch
     const char* bound;     // the bound word model.bound shows
 };
 const std::vector<LimiterClass>& limiter_classes() {
+    using kernels::Limiter;
     static const std::vector<LimiterClass> table = {
-        {"DRAM bandwidth", "dram", "memory", "memory-bound (DRAM bandwidth)"},
-        {"L2 bandwidth", "l2", "memory", "memory-bound (L2\xE2\x86\x92SM bandwidth)"},
-        {"shared-memory bandwidth", "shared", "onchip", "bound on chip (shared-memory bandwidth)"},
-        {"tensor-core MMA and exp2 in turn", "tensor", "compute", "compute-bound (tensor cores and exp2 in turn)"},
-        {"tensor-core MMA", "tensor", "compute", "compute-bound (tensor cores)"},
-        {"FP32 FMA", "fp32", "compute", "compute-bound (FP32 multiply-adds)"},
-        {"SFU", "sfu", "compute", "compute-bound (exp2 on the special-function units)"},
-        {"instruction issue", "issue", "issue", "issue-bound (instruction issue)"},
-        {"occupancy", "occupancy", "latency", "latency-bound (too few warps: occupancy)"},
-        {"memory latency", "latency", "latency", "latency-bound (memory latency)"},
-        {"latency", "latency", "latency", "latency-bound (each block's serial steps)"},
-        {"launch cost", "launch", "launch", "launch-bound (kernel launches)"},
-        {"graph-replay cost", "launch", "launch", "launch-bound (graph replay)"},
+        {Limiter::dram, "dram", "memory", "memory-bound (DRAM bandwidth)"},
+        {Limiter::l2, "l2", "memory", "memory-bound (L2\xE2\x86\x92SM bandwidth)"},
+        {Limiter::shared, "shared", "onchip", "bound on chip (shared-memory bandwidth)"},
+        {Limiter::tensor_and_exp2, "tensor", "compute", "compute-bound (tensor cores and exp2 in turn)"},
+        {Limiter::tensor, "tensor", "compute", "compute-bound (tensor cores)"},
+        {Limiter::fp32, "fp32", "compute", "compute-bound (FP32 multiply-adds)"},
+        {Limiter::sfu, "sfu", "compute", "compute-bound (exp2 on the special-function units)"},
+        {Limiter::issue, "issue", "issue", "issue-bound (instruction issue)"},
+        {Limiter::occupancy, "occupancy", "latency", "latency-bound (too few warps: occupancy)"},
+        {Limiter::memory_latency, "latency", "latency", "latency-bound (memory latency)"},
+        {Limiter::block_latency, "latency", "latency", "latency-bound (each block's serial steps)"},
+        {Limiter::launch, "launch", "launch", "launch-bound (kernel launches)"},
+        {Limiter::graph_replay, "launch", "launch", "launch-bound (graph replay)"},
     };
     return table;
 }
-const LimiterClass* limiter_class(const std::string& resource) {
+const LimiterClass* limiter_class(kernels::Limiter resource) {
     for (const LimiterClass& c : limiter_classes())
-        if (resource.rfind(c.resource, 0) == 0) return &c;
+        if (c.resource == resource) return &c;
     return nullptr;
 }
 bool known_class_word(const std::string& w) {
@@ -414,9 +415,9 @@ ExprValue evaluate_model(const LessonExpr& e, const ExprContext& ctx) {
             ExprValue v = value_text(kernels::format_time_ms(run->total_ms) + " (model)", run->total_ms);
             return v;
         }
-        if (e.func == "model.limiter") return value_text(run->limiter);
+        if (e.func == "model.limiter") return value_text(kernels::limiter_name(run->limiter));
         const LimiterClass* c = limiter_class(run->limiter);
-        return value_text(c ? c->bound : "bound by " + run->limiter);
+        return value_text(c ? c->bound : "bound by " + std::string(kernels::limiter_name(run->limiter)));
     }
     std::string why;
     const std::optional<kernels::Model> m = model_of(e.args[0], ctx, &why);

@@ -3,7 +3,7 @@
 // measurements) each time the step is drawn. The vocabulary is app/lessons/vocabulary.h.
 #pragma once
 
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/lessons/vocabulary.h"
 #include "kernels/core/types.h"
 

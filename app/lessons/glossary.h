@@ -2,7 +2,7 @@
 // definitions.
 #pragma once
 
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 
 #include <string>
 #include <vector>

@@ -6,7 +6,7 @@
 // bundle is either complete or absent. No ImGui: the caller renders the PNGs.
 #pragma once
 
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/core/settings.h"
 #include "kernels/core/types.h"
 

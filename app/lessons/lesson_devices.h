@@ -4,7 +4,7 @@
 #pragma once
 
 #include "app/lessons/expressions.h"
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "kernels/core/backend.h"
 
 #include <map>

@@ -1,7 +1,7 @@
 // Finding lesson files: the shipped lessons' folder, the files in it, loading them, one by name.
 #pragma once
 
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 
 #include <string>
 #include <vector>

@@ -6,7 +6,7 @@
 
 #include "app/lessons/expressions.h"
 #include "app/lessons/prediction.h"
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/core/panels_state.h"
 
 #include <string>

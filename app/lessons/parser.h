@@ -3,7 +3,7 @@
 // levels against its highlight, limiter words, doubled words, glossary terms linked first).
 #pragma once
 
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 
 #include <string>
 

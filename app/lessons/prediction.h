@@ -10,7 +10,7 @@
 #pragma once
 
 #include "app/lessons/expressions.h"
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 
 #include <optional>
 #include <string>

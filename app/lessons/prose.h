@@ -2,7 +2,7 @@
 // readable Unicode, and the word checks run on prose (typed numbers, doubled words, bound words).
 #pragma once
 
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 
 #include <string>
 #include <vector>

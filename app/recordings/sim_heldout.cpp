@@ -96,7 +96,7 @@ std::vector<SimPoint> sim_points(const std::vector<kernels::Measurement>& ms, co
         p.measured = real;
         p.measured_ms = real.time.median_ms;
         p.simulated_ms = m.time.median_ms;
-        p.limiter = kernels::limiter_short(m.limiter);
+        p.limiter = kernels::limiter_word(m.model_limiter_resource);
         p.held_out = held_out(real.job.params, real.job.variant);
         out.push_back(std::move(p));
     }

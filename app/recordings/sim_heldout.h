@@ -43,7 +43,7 @@ struct SimPoint {
     std::string workload, variant, shape;  // shape: describe(params)
     kernels::Measurement measured;         // as recorded (job, device, time, timeline)
     double measured_ms = 0, simulated_ms = 0;
-    std::string limiter;    // the simulated result's, in a few words (limiter_short)
+    std::string limiter;    // the simulated result's, in a few words (limiter_word)
     bool held_out = false;
     double error() const { return measured_ms > 0 ? simulated_ms / measured_ms - 1.0 : 0.0; }
 };

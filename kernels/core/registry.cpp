@@ -39,8 +39,12 @@ double Params::get(const std::string& name) const {
     const ParamSpec* spec = find_param_spec(workload, name);
     if (!spec)
         throw std::logic_error("workload " + workload + " takes no parameter '" + name + "'");
-    const auto it = values.find(name);
-    return it != values.end() ? it->second : spec->default_value;
+    return get(*spec);
+}
+
+double Params::get(const ParamSpec& spec) const {
+    const auto it = values.find(spec.name);
+    return it != values.end() ? it->second : spec.default_value;
 }
 
 int64_t Params::get_int(const std::string& name) const { return static_cast<int64_t>(std::llround(get(name))); }
@@ -50,7 +54,7 @@ bool Params::operator==(const Params& other) const {
     const WorkloadDef* def = find_workload(workload);
     if (!def) return values == other.values;
     for (const ParamSpec& s : def->params)
-        if (get(s.name) != other.get(s.name)) return false;
+        if (get(s) != other.get(s)) return false;
     return true;
 }
 
@@ -189,9 +193,13 @@ Params default_params(const std::string& workload) {
 std::string validate(const Params& p) {
     const WorkloadDef* w = find_workload(p.workload);
     if (!w) return "unknown workload '" + p.workload + "' (legal: " + workload_names_text() + ")";
-    for (const ParamSpec& s : w->params)
-        if (std::string bad = check_param_value(s, p.get(s.name)); !bad.empty()) return bad;
-    return w->validate ? w->validate(p) : "";
+    return validate(*w, p);
+}
+
+std::string validate(const WorkloadDef& w, const Params& p) {
+    for (const ParamSpec& s : w.params)
+        if (std::string bad = check_param_value(s, p.get(s)); !bad.empty()) return bad;
+    return w.validate ? w.validate(p) : "";
 }
 
 // =============================================================================================
@@ -217,12 +225,19 @@ std::string unknown_variant_message(const std::string& workload, const std::stri
 Schedule schedule(const std::string& variant, const Params& p) { return workload_def(p).schedule(variant, p); }
 
 Model model(const std::string& variant, const Params& p, uint64_t l2_bytes) {
-    return model(schedule(variant, p), variant, p, l2_bytes);
+    return model(workload_def(p), variant, p, l2_bytes);
 }
 
 Model model(const Schedule& s, const std::string& variant, const Params& p, uint64_t l2_bytes) {
+    return model(workload_def(p), s, variant, p, l2_bytes);
+}
+
+Model model(const WorkloadDef& w, const std::string& variant, const Params& p, uint64_t l2_bytes) {
+    return model(w, w.schedule(variant, p), variant, p, l2_bytes);
+}
+
+Model model(const WorkloadDef& w, const Schedule& s, const std::string& variant, const Params& p, uint64_t l2_bytes) {
     Model m = model_from_schedule(s);
-    const WorkloadDef& w = workload_def(p);
     std::function<uint64_t(const std::string&)> footprint;
     if (w.footprint)
         footprint = [&](const std::string& buffer) { return w.footprint(p, buffer).bytes; };
@@ -234,7 +249,10 @@ Model model(const Schedule& s, const std::string& variant, const Params& p, uint
 uint64_t min_bytes(const Params& p) { return workload_def(p).min_bytes(p); }
 
 std::string device_refusal(const std::string& variant, const Params& p, const DeviceBudget& device) {
-    const WorkloadDef& w = workload_def(p);
+    return device_refusal(workload_def(p), variant, p, device);
+}
+
+std::string device_refusal(const WorkloadDef& w, const std::string& variant, const Params& p, const DeviceBudget& device) {
     return w.device_refusal ? w.device_refusal(variant, p, device) : "";
 }
 

@@ -47,6 +47,8 @@ Params default_params(const std::string& workload);
 // (sizes legal one by one but too large together). "" when valid, else a message naming the
 // parameter, the value and the range.
 std::string validate(const Params& p);
+// The same for a workload already found (a job's, resolved once: no lookup by name).
+std::string validate(const WorkloadDef& w, const Params& p);
 
 // ---------------------------------------------------------------------------------------------
 // Variants, schedule, model
@@ -64,12 +66,17 @@ inline constexpr uint64_t kDefaultL2Bytes = 50ull << 20;
 Model model(const std::string& variant, const Params& p, uint64_t l2_bytes = kDefaultL2Bytes);
 // The same from a schedule already built (the memory animation plays the schedule it models).
 Model model(const Schedule& s, const std::string& variant, const Params& p, uint64_t l2_bytes = kDefaultL2Bytes);
+// The same for a workload already found (a job's: the simulated backend resolves it once).
+Model model(const WorkloadDef& w, const std::string& variant, const Params& p, uint64_t l2_bytes = kDefaultL2Bytes);
+Model model(const WorkloadDef& w, const Schedule& s, const std::string& variant, const Params& p,
+            uint64_t l2_bytes = kDefaultL2Bytes);
 // The fewest bytes any implementation must move (each input read once, the output written once).
 uint64_t min_bytes(const Params& p);
 
 // "" when `variant` can run p on this device and memory budget; else why not, with the numbers.
 // Parameter errors are validate()'s, not this.
 std::string device_refusal(const std::string& variant, const Params& p, const DeviceBudget& device);
+std::string device_refusal(const WorkloadDef& w, const std::string& variant, const Params& p, const DeviceBudget& device);
 
 // One line: the workload, the variant (when given), the sizes that matter and the dtype, as every
 // view and export names a parameter set: "attention flash: 16 heads, N=4096, d=64, tile 64x64, fp16".

@@ -92,16 +92,7 @@ Model model_from_schedule(const Schedule& s) {
     Model m;
     for (const ScheduleKernel& k : s.kernels) {
         KernelModel km;
-        km.name = k.name;
-        km.tensor_cores = k.tensor_cores;
-        km.blocks = k.blocks;
-        km.threads_per_block = k.threads_per_block;
-        km.registers = k.registers;
-        km.mma_sync = k.mma_sync;
-        km.sfu_between_mma = k.sfu_between_mma;
-        km.sfu_hidden_share = k.sfu_hidden_share;
-        km.access_bytes = k.access_bytes;
-        km.block = k.block;
+        static_cast<ScheduleKernel&>(km) = k;  // the schedule's kernel, whole; the sums start at 0
         m.kernels.push_back(std::move(km));
     }
     for (const TileEvent& e : s.events) {

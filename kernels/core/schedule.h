@@ -23,7 +23,7 @@ enum class EventKind { load, compute, store };
 // The buffer name of register spills: per-thread local memory (kLocalBuffer events have local set).
 inline constexpr const char* kLocalBuffer = "local";
 
-// Where an event's bytes move (DESIGN.md "Traffic at three levels"). DRAM<->L2 bytes are not
+// Where an event's bytes move (docs/DESIGN.md "Traffic at three levels"). DRAM<->L2 bytes are not
 // events: they follow from the events' L2<->SM bytes by the L2 reuse model (apply_l2_reuse below).
 enum class Level {
     l2,      // a tensor's loads and stores as the kernel issues them: L2 <-> SM (the default)
@@ -147,23 +147,15 @@ struct BufferTraffic {
     std::string dram_rule = "";  // which rule set the DRAM bytes, in words ("" when DRAM = L2 bytes)
 };
 
-struct KernelModel {
-    std::string name;
+// A kernel of the model: the schedule's kernel (its launch shape, registers and pricing knobs, as
+// the schedule said them) and the sums of its events at every level.
+struct KernelModel : ScheduleKernel {
     double flops = 0;
     std::vector<BufferTraffic> buffers;  // HBM tensors; register spills are local_* below
-    bool tensor_cores = false;  // copied from ScheduleKernel
-    uint64_t blocks = 0;        // copied from ScheduleKernel
-    int threads_per_block = 0;
-    RegisterUse registers;
     uint64_t local_read = 0, local_written = 0;  // spill traffic (TileEvent::local), all blocks
     uint64_t shared_bytes = 0;  // on chip: shared-memory bytes (Level::shared events), all blocks
     double sfu_ops = 0;         // exp2 and other SFU operations, all blocks
     double instructions = 0;    // thread instructions where known (TileEvent::instructions), all blocks
-    bool mma_sync = false;      // copied from ScheduleKernel
-    bool sfu_between_mma = false;  // copied from ScheduleKernel
-    double sfu_hidden_share = 0;   // copied from ScheduleKernel
-    int access_bytes = 16;      // copied from ScheduleKernel
-    BlockShape block;           // copied from ScheduleKernel
     uint64_t bytes_read() const;     // L2 <-> SM
     uint64_t bytes_written() const;
     uint64_t l2_bytes() const { return bytes_read() + bytes_written(); }

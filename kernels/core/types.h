@@ -2,6 +2,8 @@
 // No CUDA, no GUI: the app, the CLI, the tests and the simulated backend all include this.
 #pragma once
 
+#include "kernels/core/limiter.h"
+
 #include <cstdint>
 #include <array>
 #include <map>
@@ -36,6 +38,8 @@ float round_to_dtype(float v, DType t);
 // never set reads as its spec's default, so Params{} is the chain workload a first-time user sees.
 // Values of other workloads' parameters may stay in `values` (the GUI keeps N while the user looks
 // at the chain): they are ignored, and equality compares only what the workload takes.
+struct ParamSpec;  // kernels/core/workload_def.h
+
 struct Params {
     std::string workload = "chain";
     DType dtype = DType::bf16;
@@ -45,6 +49,8 @@ struct Params {
     // takes no such parameter (a misspelt name fails loudly, never reads as 0).
     double get(const std::string& name) const;
     int64_t get_int(const std::string& name) const;  // rounded to the nearest whole number
+    // The value of a spec of this workload (set, else its default): no lookup of the workload.
+    double get(const ParamSpec& spec) const;
     bool get_bool(const std::string& name) const { return get(name) != 0; }
     // The value set for `name` whichever workload takes it, else `fallback` (settings keep every
     // workload's values, so switching workloads keeps what was set for each).
@@ -171,7 +177,7 @@ struct Job {
     // GPU: after the timed reps, one more run with the hardware counters (CUPTI range profiler)
     // for the measured DRAM bytes. A separate run: profiling serialises kernels and replays.
     bool measure_counters = true;
-    // The GUI's first pass while parameters move (app/panels_state.cpp): the GPU backend times
+    // The GUI's first pass while parameters move (app/core/panels_state.cpp): the GPU backend times
     // `reps` as asked (down to kMinReps) instead of its floor of 20, and the job carries no
     // counters; a full pass with the user's reps and the counters follows when the hand stops.
     bool quick = false;
@@ -219,6 +225,9 @@ struct Measurement {
     // Every result: what the calibrated model says sets the time on this device, "bound by X: ..."
     // (simulated: the same as `limiter`; GPU and recorded: the model's claim beside the measurement).
     std::string model_limiter;
+    // The resource model_limiter names, as a value (record_model sets both; a file read back
+    // decodes it from the text with limiter_of_text).
+    Limiter model_limiter_resource = Limiter::unknown;
     uint64_t min_bytes = 0;      // the fewest bytes any implementation must move
     // Register spills (modeled, not in bytes_read/written): traffic to the threads' local memory,
     // and how much of it leaves the SM by spill_estimate() for this device ("" when none spills).

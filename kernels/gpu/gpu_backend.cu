@@ -16,8 +16,8 @@
 #include "kernels/profiling/dram_counters.h"
 #include "kernels/core/env.h"
 #include "kernels/core/format.h"
-#include "kernels/gpu/gpu_check.cuh"
-#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/cuda/gpu_check.cuh"
+#include "kernels/cuda/gpu_memory.cuh"
 #include "kernels/gpu/gpu_testing.h"
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/profiling/kernel_trace.cuh"
@@ -317,13 +317,14 @@ public:
     // is allocated).
     std::string unavailable_reason(const Job& job) const override {
         const Params& p = job.params;
-        if (std::string bad = validate(p); !bad.empty()) return bad;
+        const WorkloadDef* found = find_workload(p.workload);  // found by name once, here
+        if (std::string bad = found ? validate(*found, p) : validate(p); !bad.empty()) return bad;
+        const WorkloadDef& w = *found;
         if (job.variant == kStudentVariant && !job.student)
             return "the variant yours runs a student's kernel: `fusionlab exercises run` or the exercise pane gives it one";
         // yours runs on the buffers of the built-in variant it takes a kernel of: that variant's limits.
         const std::string& variant = job.student ? job.student->base_variant : job.variant;
-        if (!has_variant(p.workload, variant)) return unknown_variant_message(p.workload, variant);
-        const WorkloadDef& w = workload_def(p);
+        if (!w.find_variant(variant)) return unknown_variant_message(p.workload, variant);
         if (!w.make_gpu) return "the " + w.name + " workload has no GPU kernels in this build";
         if (!w.device_refusal) return "";
         size_t free_bytes = 0, total_bytes = 0;
@@ -456,7 +457,7 @@ private:
         const std::string& variant = student ? student->base_variant : job.variant;
 
         // Modeled bytes at every level; DRAM from the L2 reuse model for this GPU's L2.
-        Model mod = model(variant, p, static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 0)));
+        Model mod = model(def, variant, p, static_cast<uint64_t>(std::max<int64_t>(info_.l2_bytes, 0)));
         size_t replaced = mod.kernels.size();
         if (student) {
             for (size_t k = 0; k < mod.kernels.size(); ++k)

@@ -5,7 +5,7 @@
 // separate roundings (__fmul_rn, __fadd_rn: no FMA contraction), and only when they are not the
 // identity (0 + -0 would turn -0 into +0).
 #include "kernels/core/philox.h"
-#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/cuda/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
 #include "kernels/gpu/gpu_workload.h"
 

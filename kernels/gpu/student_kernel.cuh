@@ -12,7 +12,7 @@
 // harness names no workload.
 #pragma once
 
-#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/cuda/gpu_memory.cuh"
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/core/types.h"
 

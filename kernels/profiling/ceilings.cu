@@ -16,7 +16,7 @@
 #include "kernels/profiling/ceilings.h"
 
 #include "kernels/core/format.h"
-#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/cuda/gpu_memory.cuh"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>

@@ -11,7 +11,7 @@
 // detached after each full job (cupti_detach.h), so the callbacks are registered again after it.
 #include "kernels/profiling/cupti_detach.h"
 #include "kernels/core/env.h"
-#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/cuda/gpu_check.cuh"
 #include "kernels/profiling/kernel_trace.cuh"
 
 #include <algorithm>

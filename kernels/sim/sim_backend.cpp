@@ -18,6 +18,7 @@
 #include "kernels/sim/emulate.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cctype>
 #include <cstdio>
@@ -295,7 +296,8 @@ struct WavePrice {
     double ms = 0;
     int resident = 0, waves = 0;
     bool latency_bound = false;
-    std::string name, what;
+    Limiter limiter = Limiter::unknown;  // unknown: the slowest resource at full rate stands
+    std::string what;
 };
 
 WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device, const char* slowest_name,
@@ -342,7 +344,7 @@ WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const Devic
                           static_cast<unsigned long long>(k.block.serial_steps), k.block.step_cycles);
             what += text;
         }
-        p.name = "latency (each block's serial steps)";
+        p.limiter = Limiter::block_latency;
         p.what = what + ": a block alone takes " + ms_text(lone) + "; every SM busy at full rate: " + slowest_what +
                  " = " + ms_text(slowest_ms) + "; the kernel = " + ms_text(sm_ms);
     } else if (p.latency_bound && sm_ms > 1.25 * static_cast<double>(on_busiest) * per_block) {
@@ -353,7 +355,7 @@ WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const Devic
                       static_cast<unsigned long long>(k.blocks), warps, device.sm_count, resident,
                       static_cast<unsigned long long>(std::min<uint64_t>(on_busiest, static_cast<uint64_t>(resident)) * static_cast<uint64_t>(warps)),
                       std::max(k.block.saturating_warps, double(warps)), slowest_name, ms_text(lone).c_str());
-        p.name = "occupancy (too few warps to hide latency)";
+        p.limiter = Limiter::occupancy;
         p.what = text + std::string("; every SM busy at full rate: ") + slowest_what + " = " + ms_text(slowest_ms) +
                  "; the kernel = " + ms_text(sm_ms);
     } else {
@@ -408,7 +410,7 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
     // The slowest on-chip resource at the whole GPU's rate: every SM busy with the kernel's blocks.
     struct Resource {
         double ms;
-        const char* name;
+        Limiter limiter;
         std::string what;
     };
     std::vector<Resource> onchip;
@@ -416,7 +418,7 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
     std::string in_turn;
     if (mma_shared_ms > 0) in_turn = ", + " + ms_text(mma_shared_ms) + " of mma.sync and ldmatrix waiting on each other";
     std::snprintf(text, sizeof text, " at %.1f TB/s", c.shared_gbps / 1e3);
-    onchip.push_back({p.shared_ms, "shared-memory bandwidth",
+    onchip.push_back({p.shared_ms, Limiter::shared,
                       gib_text(l1_bytes) + (k.local_bytes() > 0 ? " of shared-memory wavefronts and spills through L1"
                                                                  : " of shared-memory wavefronts") + text +
                           (p.shared_ms > p.tensor_ms ? in_turn : "")});
@@ -432,17 +434,18 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
             tensor_what += text;
         }
     }
-    onchip.push_back({p.tensor_ms, serial_sfu ? "tensor-core MMA and exp2 in turn" : "tensor-core MMA issue", tensor_what});
+    onchip.push_back({p.tensor_ms, serial_sfu ? Limiter::tensor_and_exp2 : Limiter::tensor, tensor_what});
     std::snprintf(text, sizeof text, "%.3g TFLOP of FP32 FMA at %.1f TFLOP/s%s", k.flops / 1e12, fp32_rate,
                   sgemm ? " (library SGEMM)" : "");
-    onchip.push_back({p.fp32_ms, "FP32 FMA issue", text});
+    onchip.push_back({p.fp32_ms, Limiter::fp32, text});
     std::snprintf(text, sizeof text, "%.3g G exp2 at %.0f G/s", k.sfu_ops / 1e9, c.sfu_per_s / 1e9);
-    onchip.push_back({p.sfu_ms, "SFU (exp2) issue", text});
+    onchip.push_back({p.sfu_ms, Limiter::sfu, text});
     std::snprintf(text, sizeof text, "%.3g G thread instructions at %.1f T/s", k.instructions / 1e9, c.issue_per_s / 1e12);
-    onchip.push_back({p.issue_ms, "instruction issue", text});
+    onchip.push_back({p.issue_ms, Limiter::issue, text});
     const Resource slowest = *std::max_element(onchip.begin(), onchip.end(),
                                                [](const Resource& a, const Resource& b) { return a.ms < b.ms; });
-    std::string onchip_name = slowest.name, onchip_what = slowest.what + " = " + ms_text(slowest.ms);
+    Limiter onchip_limiter = slowest.limiter;
+    std::string onchip_what = slowest.what + " = " + ms_text(slowest.ms);
     p.onchip_ms = slowest.ms;
     // A block's dependent trips to memory (its first loads, its last store) lie on its critical path
     // whatever the throughput: no kernel is shorter than them.
@@ -450,33 +453,33 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
     // Occupancy and latency, per SM (price_waves). Library kernels (threads_per_block 0) pick their own
     // grid: priced at the whole GPU's rate.
     if (k.threads_per_block > 0 && k.blocks > 0 && device.sm_count > 0) {
-        const WavePrice w = price_waves(c, k, device, slowest.name, slowest.what, slowest.ms, trips_ms);
+        const WavePrice w = price_waves(c, k, device, limiter_name(slowest.limiter), slowest.what, slowest.ms, trips_ms);
         p.resident_blocks = w.resident;
         p.waves = w.waves;
         p.latency_bound = w.latency_bound;
         p.onchip_ms = w.ms;
-        if (!w.name.empty()) onchip_name = w.name;
+        if (w.limiter != Limiter::unknown) onchip_limiter = w.limiter;
         if (!w.what.empty()) onchip_what = w.what;
     } else if (trips_ms > p.onchip_ms) {
         p.onchip_ms = trips_ms;
         p.latency_bound = true;
         std::snprintf(text, sizeof text, "%d dependent trips to memory at %.2f us", k.block.memory_trips, c.memory_latency_us);
-        onchip_name = "memory latency";
+        onchip_limiter = Limiter::memory_latency;
         onchip_what = std::string(text) + " = " + ms_text(trips_ms);
     }
-    auto pick = [&](double ms, const std::string& name, const std::string& what) {
-        if (ms <= p.busy_ms && !p.limiter.empty()) return;
+    auto pick = [&](double ms, Limiter limiter, const std::string& what) {
+        if (ms <= p.busy_ms && p.limiter != Limiter::unknown) return;
         p.busy_ms = ms;
-        p.limiter = name;
+        p.limiter = limiter;
         p.detail = what + " = " + ms_text(ms);
     };
     std::snprintf(text, sizeof text, " at %.0f GB/s after %.1f us of latency", dram_gbps, c.memory_latency_us);
-    pick(p.dram_ms, "DRAM bandwidth", gib_text(dram) + " of DRAM traffic" + text);
+    pick(p.dram_ms, Limiter::dram, gib_text(dram) + " of DRAM traffic" + text);
     std::snprintf(text, sizeof text, " at %.0f GB/s", c.l2_gbps);
-    pick(p.l2_ms, "L2 bandwidth", gib_text(l2) + " between L2 and the SMs" + text);
-    if (p.onchip_ms > p.busy_ms || p.limiter.empty()) {
+    pick(p.l2_ms, Limiter::l2, gib_text(l2) + " between L2 and the SMs" + text);
+    if (p.onchip_ms > p.busy_ms || p.limiter == Limiter::unknown) {
         p.busy_ms = p.onchip_ms;
-        p.limiter = onchip_name;
+        p.limiter = onchip_limiter;
         p.detail = onchip_what;
     }
     // DRAM and the SMs overlap across waves: while one wave computes, the next one's loads are in
@@ -517,13 +520,25 @@ static double graph_node_gap_us(const SimCalibration& c, const KernelModel& k) {
     return k.threads_per_block == 0 ? c.library_node_gap_us : kGraphNodeGapUs;
 }
 
+// The resources in the order of their names (limiter_name): the order price_run weighs them in.
+static const std::vector<Limiter>& limiters_by_name() {
+    static const std::vector<Limiter> order = [] {
+        std::vector<Limiter> v(std::begin(kLimiters), std::end(kLimiters));
+        std::sort(v.begin(), v.end(), [](Limiter a, Limiter b) { return std::string(limiter_name(a)) < limiter_name(b); });
+        return v;
+    }();
+    return order;
+}
+
 RunPrice price_run(const SimCalibration& c, const Model& model, const DeviceInfo& device, bool graph, bool from_idle) {
     RunPrice run;
     run.graph_replay = graph && from_idle;
     run.gap_us = c.gpu_gap_us;
-    std::map<std::string, double> by_limiter;  // time each resource sets, summed over kernels
-    std::map<std::string, double> longest;     // the busiest kernel's time under each limiter
-    std::map<std::string, std::string> detail;
+    // Per resource (indexed by Limiter): the time it sets, summed over kernels; the busiest kernel's
+    // time under it; that kernel's words.
+    constexpr size_t kResources = static_cast<size_t>(Limiter::graph_replay) + 1;
+    std::array<double, kResources> by_limiter{}, longest{};
+    std::array<std::string, kResources> detail;
     // A stream from idle runs on two clocks (all in us from the first call): the host returns from
     // call i at host_us = the sum of the calls' costs so far, and the GPU may start kernel i a start
     // latency later (first_launch_us less one launch's cost), or when the previous kernel has ended
@@ -554,11 +569,12 @@ RunPrice price_run(const SimCalibration& c, const Model& model, const DeviceInfo
             if (run.kernels.size() == 1) run.gap_us = start_us - last_end_us;
         }
         run.launch_ms += step - busy;
-        by_limiter[price.limiter] += busy;
+        const size_t r = static_cast<size_t>(price.limiter);
+        by_limiter[r] += busy;
         // The kernel that spends the most time under this limiter speaks for it.
-        if (detail[price.limiter].empty() || busy > longest[price.limiter]) {
-            detail[price.limiter] = k.name + ": " + price.detail;
-            longest[price.limiter] = busy;
+        if (detail[r].empty() || busy > longest[r]) {
+            detail[r] = k.name + ": " + price.detail;
+            longest[r] = busy;
         }
         run.kernels.push_back(price);
         run.step_ms.push_back(step);
@@ -568,10 +584,12 @@ RunPrice price_run(const SimCalibration& c, const Model& model, const DeviceInfo
     // The limiter of the run: the resource that sets the most time, launches included.
     run.launch_bound = true;
     run.limiter_ms = run.launch_ms;
-    for (const auto& [name, ms] : by_limiter)
-        if (ms > run.limiter_ms) run.limiter = name, run.limiter_ms = ms, run.launch_bound = false;
-    if (run.launch_bound) run.limiter = run.graph_replay ? "graph-replay cost" : "launch cost";
-    else run.limiter_detail = detail[run.limiter];
+    // In the order of the resources' names, as before they were values (a tie goes to the first).
+    for (const Limiter l : limiters_by_name())
+        if (by_limiter[static_cast<size_t>(l)] > run.limiter_ms)
+            run.limiter = l, run.limiter_ms = by_limiter[static_cast<size_t>(l)], run.launch_bound = false;
+    if (run.launch_bound) run.limiter = run.graph_replay ? Limiter::graph_replay : Limiter::launch;
+    else run.limiter_detail = detail[static_cast<size_t>(run.limiter)];
     return run;
 }
 
@@ -580,31 +598,9 @@ std::string limiter_text(const RunPrice& run, size_t kernels) {
     std::snprintf(share, sizeof share, " (%.0f%% of the %s)", run.total_ms > 0 ? 100.0 * run.limiter_ms / run.total_ms : 0.0,
                   ms_text(run.total_ms).c_str());
     if (run.launch_bound)
-        return "bound by " + run.limiter + ": " + std::to_string(kernels) + (kernels == 1 ? " kernel" : " kernels") + ", " +
+        return "bound by " + std::string(limiter_name(run.limiter)) + ": " + std::to_string(kernels) + (kernels == 1 ? " kernel" : " kernels") + ", " +
                ms_text(run.launch_ms) + " of launches and gaps" + share;
-    return "bound by " + run.limiter + ": " + run.limiter_detail + share;
-}
-
-std::string limiter_short(const std::string& limiter) {
-    const std::string resource = limiter.rfind("bound by ", 0) == 0 ? limiter.substr(9) : limiter;
-    static const std::vector<std::pair<const char*, const char*>> words{
-        {"DRAM bandwidth", "DRAM"},
-        {"L2 bandwidth", "L2"},
-        {"shared-memory bandwidth", "shared memory"},
-        {"tensor-core MMA and exp2 in turn", "MMA + exp2"},
-        {"tensor-core MMA issue", "tensor cores"},
-        {"FP32 FMA issue", "FP32 FMA"},
-        {"SFU (exp2) issue", "SFU (exp2)"},
-        {"instruction issue", "issue"},
-        {"occupancy", "occupancy"},
-        {"memory latency", "latency"},
-        {"latency (each block", "block latency"},
-        {"launch cost", "launches"},
-        {"graph-replay cost", "graph replay"},
-    };
-    for (const auto& [name, word] : words)
-        if (resource.rfind(name, 0) == 0) return word;
-    return resource.substr(0, resource.find(':'));
+    return "bound by " + std::string(limiter_name(run.limiter)) + ": " + run.limiter_detail + share;
 }
 
 RunPrice price_run(const SimCalibration& c, const std::string& variant, const Params& p, const Model& model,
@@ -612,6 +608,11 @@ RunPrice price_run(const SimCalibration& c, const std::string& variant, const Pa
     const WorkloadDef& def = workload_def(p);
     const VariantInfo* v = def.find_variant(variant);
     return price_run(c, model, device, v && v->graph_replay, def.timed_from_idle);
+}
+
+RunPrice price_run(const SimCalibration& c, const WorkloadDef& def, const VariantInfo& variant, const Model& model,
+                   const DeviceInfo& device) {
+    return price_run(c, model, device, variant.graph_replay, def.timed_from_idle);
 }
 
 double sim_kernel_ms(const DeviceInfo& gpu, const KernelModel& k) {
@@ -664,10 +665,8 @@ public:
 
     // The datasheet GPU's limits: shared memory per block (default and opt-in), total memory.
     std::string unavailable_reason(const Job& job) const override {
-        if (std::string why = validate(job.params); !why.empty()) return why;
-        if (!has_variant(job.params.workload, job.variant))
-            return unknown_variant_message(job.params.workload, job.variant);
-        return device_refusal(job.variant, job.params, total_memory_budget(gpu_.info));
+        const WorkloadDef* def = find_workload(job.params.workload);
+        return def ? unavailable_reason(*def, job) : validate(job.params);
     }
 
     Measurement run(const Job& job, const CancelToken& cancel) override {
@@ -680,13 +679,16 @@ public:
                         "; a model estimate, not a measurement";
         m.check_note = "n/a: simulated, no kernel ran";
         m.measured_bytes_note = "unavailable: simulated GPU has no counters";
-        if (std::string why = unavailable_reason(job); !why.empty()) {
+        // The job's workload and variant, found by name once: everything below takes them as found.
+        const WorkloadDef* def = find_workload(job.params.workload);
+        const VariantInfo* variant = def ? def->find_variant(job.variant) : nullptr;
+        if (std::string why = def ? unavailable_reason(*def, job) : validate(job.params); !why.empty()) {
             m.error = why;
-            m.refused = validate(job.params).empty();  // a device limit, not bad input
+            m.refused = def && validate(*def, job.params).empty();  // a device limit, not bad input
             return m;
         }
-        const Model model = kernels::model(job.variant, job.params, static_cast<uint64_t>(std::max<int64_t>(gpu_.info.l2_bytes, 0)));
-        const RunPrice run = price_run(gpu_.cal, job.variant, job.params, model, gpu_.info);
+        const Model model = kernels::model(*def, job.variant, job.params, static_cast<uint64_t>(std::max<int64_t>(gpu_.info.l2_bytes, 0)));
+        const RunPrice run = price_run(gpu_.cal, *def, *variant, model, gpu_.info);
         std::vector<std::string> names;
         std::vector<uint64_t> bytes;
         for (size_t i = 0; i < model.kernels.size(); ++i) {
@@ -712,7 +714,7 @@ public:
                                                                            "its per-node cost inside each kernel)"
                                                                          : " (what the launch cost leaves between kernels)"));
         m.time = {run.total_ms, run.total_ms, run.total_ms, 0};
-        record_model(model, job.params, gpu_.info, m, &run);
+        record_model(*def, model, job.params, gpu_.info, m, run);
         m.limiter = m.model_limiter;
         m.timing_note += "; " + m.limiter;
         if (m.local_bytes > 0)
@@ -725,13 +727,20 @@ public:
     }
 
 private:
+    std::string unavailable_reason(const WorkloadDef& def, const Job& job) const {
+        if (std::string why = validate(def, job.params); !why.empty()) return why;
+        if (!def.find_variant(job.variant)) return unknown_variant_message(job.params.workload, job.variant);
+        return device_refusal(def, job.variant, job.params, total_memory_budget(gpu_.info));
+    }
+
     SimGpu gpu_;
 };
 
 }  // namespace
 
-// The modeled side of every backend's measurement (moved here from the registry: it prices the run).
-void record_model(const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m, const RunPrice* priced) {
+// The model's sums: FLOPs, bytes at every level, the minimum bytes, the spills on this device.
+static void record_model_sums(const WorkloadDef& def, const Model& mod, const Params& p, const DeviceInfo& device,
+                              Measurement& m) {
     m.flops = mod.flops();
     m.bytes_read = mod.dram_read();
     m.bytes_written = mod.dram_written();
@@ -739,14 +748,29 @@ void record_model(const Model& mod, const Params& p, const DeviceInfo& device, M
     m.l2_bytes_written = mod.bytes_written();
     m.shared_bytes = mod.shared_bytes();
     m.dram_model_note = mod.l2_note;
-    m.min_bytes = min_bytes(p);
+    m.min_bytes = def.min_bytes(p);
     const ModelSpills spills = model_spills(mod, device);
     m.local_bytes = spills.local_bytes;
     m.local_beyond_l1_bytes = spills.beyond_l1_bytes;
     m.spill_note = spills.note;
-    if (!has_variant(p.workload, m.job.variant)) return;
-    const RunPrice run = priced ? *priced : price_run(calibration_for(device), m.job.variant, p, mod, device);
+}
+
+// The modeled side of every backend's measurement (moved here from the registry: it prices the run).
+void record_model(const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m, const RunPrice* priced) {
+    const WorkloadDef& def = workload_def(p);
+    const VariantInfo* variant = def.find_variant(m.job.variant);
+    if (!variant) {
+        record_model_sums(def, mod, p, device, m);
+        return;
+    }
+    record_model(def, mod, p, device, m, priced ? *priced : price_run(calibration_for(device), def, *variant, mod, device));
+}
+
+void record_model(const WorkloadDef& def, const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m,
+                  const RunPrice& run) {
+    record_model_sums(def, mod, p, device, m);
     m.model_limiter = limiter_text(run, mod.kernels.size());
+    m.model_limiter_resource = run.limiter;
 }
 
 std::unique_ptr<Backend> make_sim_backend(const SimGpu& gpu) { return std::make_unique<SimBackend>(gpu); }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kernels/core/backend.h"
+#include "kernels/core/limiter.h"
 #include "kernels/core/registry.h"
 #include "kernels/core/types.h"
 
@@ -70,7 +71,7 @@ struct KernelPrice {
     int waves = 0;              // rounds of resident blocks on the busiest SM
     bool latency_bound = false; // a wave waited on one block's latency, not on the SM's throughput
     double busy_ms = 0;
-    std::string limiter;  // "DRAM bandwidth", "L2 bandwidth", "shared-memory bandwidth", ..., "occupancy"
+    Limiter limiter = Limiter::unknown;  // the resource that sets busy_ms (kernels/core/limiter.h)
     std::string detail;   // "1.06 GiB at 2986 GB/s = 0.377 ms"
 };
 KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device);
@@ -85,7 +86,7 @@ struct RunPrice {
     double gap_us = 0;                 // the gap between kernels the timeline draws
     bool graph_replay = false;         // a graph replayed from an idle GPU
     bool launch_bound = false;         // launches and gaps set more time than any resource
-    std::string limiter;               // "shared-memory bandwidth", ..., "launch cost", "graph-replay cost"
+    Limiter limiter = Limiter::unknown; // the resource that sets the most time, launches included
     double limiter_ms = 0;
     std::string limiter_detail;        // "kernel: what it prices", the busiest kernel under it ("" when launch bound)
 };
@@ -93,13 +94,13 @@ RunPrice price_run(const SimCalibration& c, const Model& model, const DeviceInfo
 // The variant's graph replay and its workload's idle-GPU timing from its definition.
 RunPrice price_run(const SimCalibration& c, const std::string& variant, const Params& p, const Model& model,
                    const DeviceInfo& device);
+// The same for a workload and variant already found (no lookup by name).
+RunPrice price_run(const SimCalibration& c, const WorkloadDef& def, const VariantInfo& variant, const Model& model,
+                   const DeviceInfo& device);
 
 // "bound by <resource>: <the kernel that speaks for it and its numbers> (x% of the run)", or the
 // launches and gaps when they set the most time: the words a result says its limiter in.
 std::string limiter_text(const RunPrice& run, size_t kernels);
-// The resource in a few words, for a table cell: "DRAM", "shared memory", "occupancy", "launches";
-// from the resource's name or from a whole limiter_text() line ("bound by <resource>: ...").
-std::string limiter_short(const std::string& limiter);
 
 const std::vector<SimGpu>& sim_gpus();
 const SimGpu* find_sim_gpu(const std::string& key);  // case-insensitive; nullptr if unknown
@@ -111,6 +112,9 @@ std::unique_ptr<Backend> make_sim_backend(const SimGpu& gpu);
 // `priced` when the caller has priced it already).
 void record_model(const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m,
                   const RunPrice* priced = nullptr);
+// The same for a job whose workload and run are already found and priced (the simulated backend's).
+void record_model(const WorkloadDef& def, const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m,
+                  const RunPrice& run);
 
 // A two-roof estimate: max(bytes / datasheet bandwidth, FLOPs / datasheet peak) + one launch.
 double sim_kernel_ms(const DeviceInfo& gpu, double flops, uint64_t bytes, bool tensor_cores);

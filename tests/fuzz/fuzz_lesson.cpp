@@ -4,7 +4,7 @@
 // never 0: line 0 is reserved for unreadable files), its text() is one line of "file:line: message";
 // a file that parses has a title and at least one step, each step's parameters pass
 // kernels::validate, and parsing the same text twice gives the same errors (no hidden state).
-#include "app/lessons/lesson.h"
+#include "app/lessons/model/lesson.h"
 #include "app/lessons/parser.h"
 #include "kernels/core/registry.h"
 #include "tests/fuzz/fuzz_input.h"

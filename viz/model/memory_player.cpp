@@ -2,12 +2,16 @@
 // [SECTION] Running sums
 // [SECTION] DRAM bytes per step: the reuse model spread over the events
 // [SECTION] On-chip working set
+// [SECTION] One step as the animation shows it (MemoryFrame)
 #include "viz/model/memory_player.h"
 
+#include "kernels/core/format.h"
 #include "kernels/core/registry.h"
 #include "kernels/sim/sim_backend.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 namespace kernels {
@@ -317,6 +321,196 @@ PlayerClock MemoryPlayer::clock(const DeviceInfo& device, bool modeled_time) con
         c.ends[i + 1] = c.ends[i] + kernel_ms * share;
     }
     return c;
+}
+
+// =============================================================================================
+// [SECTION] One step as the animation shows it (MemoryFrame)
+// =============================================================================================
+namespace {
+
+// An event's words as the header shows them. "ᵀ" is not in every UI font: the transpose is
+// written the way a keyboard does.
+std::string event_words(const std::string& what) {
+    std::string out = what;
+    for (size_t at = out.find("\u1D40"); at != std::string::npos; at = out.find("\u1D40"))
+        out.replace(at, std::string("\u1D40").size(), "^T");
+    return out;
+}
+
+const std::string kReadyWords = "ready: nothing has moved yet (press play or step forward)";
+
+// Every buffer name the workload's variants use, in order of first use (the registry's variant
+// order, each schedule's order), so that Q, K or W1 keep their colour from one variant to the
+// next: two views side by side colour the same tensor alike. Built once per workload, from the
+// default parameters; names other parameters bring are appended as they appear.
+std::vector<std::string>& workload_buffers(const std::string& workload) {
+    static std::map<std::string, std::vector<std::string>> cache;
+    auto [it, inserted] = cache.try_emplace(workload);
+    if (inserted)
+        for (const VariantInfo& v : variants(workload)) {
+            try {
+                const MemoryPlayer player(v.name, default_params(workload));
+                for (const HbmTensor& t : player.tensors())
+                    if (std::find(it->second.begin(), it->second.end(), t.name) == it->second.end()) it->second.push_back(t.name);
+            } catch (const std::invalid_argument&) {
+                // A variant without a schedule at the defaults adds no names.
+            }
+        }
+    return it->second;
+}
+
+// Each tensor's colour key: its place among the workload's buffers when they all have a colour of
+// their own (`colors`), else its place in this frame (distinct in the view, not across views).
+std::vector<int> buffer_series(const MemoryPlayer& player, int colors) {
+    static std::mutex mutex;  // views are drawn on one thread; tests may build data elsewhere
+    const std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::string>& names = workload_buffers(player.params().workload);
+    std::vector<int> out;
+    for (const HbmTensor& t : player.tensors()) {
+        auto at = std::find(names.begin(), names.end(), t.name);
+        if (at == names.end()) at = names.insert(names.end(), t.name);
+        out.push_back(static_cast<int>(at - names.begin()));
+    }
+    if (names.size() > static_cast<size_t>(colors))
+        for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int>(i);
+    return out;
+}
+
+}  // namespace
+
+MemoryFrame memory_frame(const MemoryPlayer& player, size_t step, float flight, const DeviceInfo& device, int colors,
+                         const std::string& refusal) {
+    MemoryFrame d;
+    d.refusal = refusal;
+    // A refused variant does not run: nothing moves, the counters stay at zero.
+    step = refusal.empty() ? std::min(step, player.step_count()) : 0;
+    if (!refusal.empty()) flight = 1;
+    d.title = player.variant();
+    d.device = device.name;
+    d.simulated = device.simulated;
+    d.l2_bytes = static_cast<uint64_t>(std::max<int64_t>(device.l2_bytes, 0));
+    d.sm_count = device.sm_count;
+    d.smem_limit = static_cast<uint64_t>(std::max(device.smem_per_block_optin, device.smem_per_block));
+    d.smem_default = static_cast<uint64_t>(std::max(device.smem_per_block, 0));
+    d.step = step;
+    d.step_count = player.step_count();
+    d.flight = std::clamp(flight, 0.0f, 1.0f);
+    const size_t last = player.step_count();
+    const std::vector<int> series = buffer_series(player, colors);
+    for (size_t t = 0; t < player.tensors().size(); ++t) {
+        const HbmTensor& h = player.tensors()[t];
+        MemTensor m;
+        m.name = h.name;
+        m.formula = h.formula;
+        m.bytes = h.bytes;
+        m.read = player.read_after(step, t);
+        m.written = player.written_after(step, t);
+        m.total_read = h.total_read;
+        m.total_written = h.total_written;
+        m.dram_read = player.dram_read_after(step, t);
+        m.dram_written = player.dram_written_after(step, t);
+        m.total_dram_read = player.dram_read_after(last, t);
+        m.total_dram_written = player.dram_written_after(last, t);
+        m.tile_bytes = h.tile_bytes;
+        m.input = h.input;
+        m.series = series[t];
+        m.local = h.local;
+        if (h.local) {
+            // What the GPU reserves: a stack frame for every thread that can be resident.
+            const ScheduleKernel& k = player.schedule().kernels.at(static_cast<size_t>(h.kernel));
+            const int resident = resident_threads_per_sm(k.threads_per_block, k.registers.registers, device);
+            m.bytes = h.stack_bytes_per_thread * static_cast<uint64_t>(resident) *
+                      static_cast<uint64_t>(std::max(device.sm_count, 1));
+            m.name = "local (spills)";
+            m.formula = "stack frame x resident threads per SM x SMs = " + std::to_string(h.stack_bytes_per_thread) +
+                        " B x " + std::to_string(resident) + " x " + std::to_string(device.sm_count) +
+                        ": the local memory the GPU reserves for this kernel (" + h.formula + ")";
+        }
+        if (m.bytes) {
+            const uint64_t at = player.detail_offset_before(step, t) % m.bytes;
+            m.tile_at = static_cast<float>(static_cast<double>(at) / static_cast<double>(m.bytes));
+        }
+        d.tensors.push_back(m);
+    }
+    d.read = player.total_read_after(step);
+    d.written = player.total_written_after(step);
+    d.total_read = player.total_read_after(last);
+    d.total_written = player.total_written_after(last);
+    d.dram_read = player.total_dram_read_after(step);
+    d.dram_written = player.total_dram_written_after(step);
+    d.total_dram_read = player.total_dram_read_after(last);
+    d.total_dram_written = player.total_dram_written_after(last);
+    d.shared = player.shared_after(step);
+    d.total_shared = player.shared_after(last);
+    d.local_read = player.local_read_after(step);
+    d.local_written = player.local_written_after(step);
+    d.local_total = player.local_read_after(last) + player.local_written_after(last);
+    d.l2_note = player.model().l2_note;
+    const TileEvent* current = player.current_event(step);
+    const size_t current_kernel = current ? static_cast<size_t>(current->kernel) : 0;
+    if (current_kernel < player.schedule().kernels.size()) {
+        const RegisterUse& r = player.schedule().kernels[current_kernel].registers;
+        d.registers = r.registers;
+        d.stack_bytes = r.stack_bytes;
+    }
+    if (d.local_total > 0) {
+        const ModelSpills spills = model_spills(player.model(), device);
+        d.spill_note = spills.note;
+        if (current_kernel < spills.per_kernel.size()) d.spill_beyond_l1 = spills.per_kernel[current_kernel].beyond_l1;
+    }
+    // Before the first step the first kernel's working set is shown, empty-handed.
+    const TileEvent* e = player.current_event(step);
+    const int kernel = e ? e->kernel : 0;
+    if (e) {
+        d.has_event = true;
+        d.kind = e->kind;
+        d.tensor = player.tensor_index(e->buffer);
+        d.event_bytes = e->bytes;
+        d.repeat = e->repeat;
+        d.event_l2_bytes = player.event_l2_bytes(step);
+        d.event_dram_bytes = player.event_dram_bytes(step);
+        d.event_dram_rule = player.event_dram_rule(step);
+        d.event_flops = e->flops;
+        d.what = event_words(e->what);
+    } else {
+        d.what = refusal.empty() ? kReadyWords : "refused on this device: " + refusal;
+    }
+    if (const TileEvent* longest = player.longest_event())
+        d.longest_what = event_words(longest->what) +
+                         (longest->repeat > 1 ? "  x " + format_count(static_cast<int64_t>(longest->repeat)) + " blocks" : "");
+    // Step 0's words (or the refusal) count too: the header keeps its height from step 0 to the last.
+    if (kReadyWords.size() > d.longest_what.size()) d.longest_what = kReadyWords;
+    if (d.what.size() > d.longest_what.size()) d.longest_what = d.what;
+    d.l2_tensors = player.kernel_tensors(kernel);
+    const auto& kernels_list = player.schedule().kernels;
+    if (!kernels_list.empty()) {
+        const ScheduleKernel& k = kernels_list[static_cast<size_t>(kernel)];
+        d.kernel_blocks = k.blocks;
+        d.kernel = "kernel " + std::to_string(kernel + 1) + " of " + std::to_string(kernels_list.size()) + ": " +
+                   k.name + ", " + format_count(static_cast<int64_t>(k.blocks)) +
+                   (k.threads_per_block ? " blocks"
+                    : " " + (k.blocks_are.empty() ? std::string("units (the library picks its blocks)") : k.blocks_are));
+    }
+    d.on_chip = player.on_chip(kernel);
+    d.on_chip_note = player.on_chip_note(kernel);
+    for (const SramPart& part : player.sram_parts(kernel)) {
+        bool touched = false;
+        if (e && e->kind == EventKind::compute) touched = true;
+        else if (e && !e->buffer.empty()) touched = part.name.rfind(e->buffer, 0) == 0;
+        // Coloured as the tensor it holds a tile of ("Qi" of Q, "Sij" of S): the longest name that prefixes it.
+        int part_series = -1;
+        size_t matched = 0;
+        for (size_t t = 0; t < d.tensors.size(); ++t) {
+            const std::string& name = d.tensors[t].name;
+            if (!d.tensors[t].local && name.size() > matched && part.name.rfind(name, 0) == 0) {
+                part_series = d.tensors[t].series;
+                matched = name.size();
+            }
+        }
+        d.sram.push_back({part.name, part.formula, part.bytes, touched, part_series});
+        d.sram_needed += part.bytes;
+    }
+    return d;
 }
 
 }  // namespace kernels

@@ -141,4 +141,96 @@ private:
     std::vector<double> flops_;            // step_count + 1
 };
 
+// ---------------------------------------------------------------------------------------------
+// One step as the animation shows it (viz/memory_view.h draws it; the view adds only its theme and
+// how to draw): the player's counters at the step and at the end, the current event and kernel in
+// words, each tensor's footprint on this device and where its current tile lies, the kernel's
+// shared-memory parts, the spills.
+// ---------------------------------------------------------------------------------------------
+struct MemTensor {
+    std::string name, formula;
+    uint64_t bytes = 0;                      // footprint
+    uint64_t read = 0, written = 0;          // L2 <-> SM so far, all blocks
+    uint64_t total_read = 0, total_written = 0;
+    uint64_t dram_read = 0, dram_written = 0;            // DRAM <-> L2 so far (the reuse model)
+    uint64_t total_dram_read = 0, total_dram_written = 0;
+    uint64_t tile_bytes = 0;                 // one block's tile: the grid's cell
+    bool input = false;                      // exists before the run
+    float tile_at = 0;                       // where the detailed block's current tile lies, 0..1
+    // Its colour key: its place among the workload's buffers (workload_buffer_names), so Q keeps its
+    // colour from one variant to the next; its place in this frame when the workload has more buffers
+    // than the view has colours.
+    int series = 0;
+    bool local = false;                      // register spills: the threads' local memory
+};
+
+struct MemSramPart {
+    std::string name, formula;
+    uint64_t bytes = 0;
+    bool touched = false;                    // the current event loads into it / computes on it
+    int series = -1;                         // the colour key of the tensor it holds a tile of (-1: none)
+};
+
+struct MemoryFrame {
+    std::string title;                       // "flash"
+    std::string device;                      // "H100 SXM5 80GB (simulated)"
+    bool simulated = false;
+    std::vector<MemTensor> tensors;
+    uint64_t l2_bytes = 0;
+    int sm_count = 0;
+    // The current kernel's tensors (indices into tensors): the data it wants L2 to hold.
+    std::vector<size_t> l2_tensors;
+    std::string l2_note;                     // the reuse rules with this L2's numbers
+
+    // The current kernel's working set on one SM.
+    OnChip on_chip = OnChip::registers;
+    std::vector<MemSramPart> sram;
+    uint64_t sram_needed = 0;                // sum of sram
+    uint64_t smem_limit = 0;                 // per block, with opt-in
+    uint64_t smem_default = 0;               // per block without opt-in
+    std::string on_chip_note;
+
+    // The current step.
+    size_t step = 0, step_count = 0;
+    bool has_event = false;
+    EventKind kind = EventKind::compute;
+    int tensor = -1;                         // index into tensors, -1 for compute
+    uint64_t event_bytes = 0, repeat = 0;    // one block's bytes; how many blocks do it
+    // All blocks: the event's L2 <-> SM bytes and the DRAM bytes among them (a load's misses, a
+    // store's write-back), and the reuse rule that set them.
+    uint64_t event_l2_bytes = 0, event_dram_bytes = 0;
+    std::string event_dram_rule;
+    double event_flops = 0;
+    std::string what;                        // the animation's words
+    // The longest words of any step of the schedule: the header is sized for them once, so the
+    // layout stays still while the schedule plays (boxes keep their size and row).
+    std::string longest_what;
+    // Why this variant cannot run on this device ("" when it can): the view then shows the
+    // refusal, not an animation (memory_view_data leaves the step at 0 and nothing flies).
+    std::string refusal;
+    std::string kernel;                      // "gemm_qk (1 of 3), 16 blocks"
+    uint64_t kernel_blocks = 0;
+    float flight = 1;                        // 0..1: how far the moving tile has flown
+
+    uint64_t read = 0, written = 0, total_read = 0, total_written = 0;  // L2 <-> SM, all tensors
+    uint64_t dram_read = 0, dram_written = 0, total_dram_read = 0, total_dram_written = 0;  // DRAM <-> L2
+    uint64_t shared = 0, total_shared = 0;   // on chip: shared-memory bytes
+    // Register spills so far and in all, and where they go on this device (spill_estimate), or "".
+    uint64_t local_read = 0, local_written = 0, local_total = 0;
+    std::string spill_note;
+    // The current kernel's registers and stack frame per thread (ptxas; 0 when not known), and
+    // the share of its spill traffic that L1 cannot hold on this device (spill_estimate).
+    int registers = 0, stack_bytes = 0;
+    double spill_beyond_l1 = 0;
+    std::vector<std::string> notes;          // modeled / measured time and bytes, one short line each
+    std::vector<std::string> note_tips;      // the same notes in full, with how they were obtained
+};
+
+// The frame of `step` of `player` (clamped to its last step) on `device`; `flight` 0..1 is how far the
+// moving tile has flown. A variant the device refuses (`refusal`, kernels::device_refusal's words)
+// stays at step 0: nothing of it moves. `colors`: how many buffer colours the view has (the colour
+// keys, MemTensor::series, are the workload's buffer order when they all fit).
+MemoryFrame memory_frame(const MemoryPlayer& player, size_t step, float flight, const DeviceInfo& device, int colors,
+                         const std::string& refusal = "");
+
 }  // namespace kernels

@@ -5,7 +5,7 @@
 // [SECTION] JSON (tolerant of hand edits: a bad entry costs only itself)
 // [SECTION] CSV
 // [SECTION] The file
-#include "app/lessons/answers.h"
+#include "app/lessons/model/answers.h"
 
 #include "app/files/config_file.h"
 #include "app/files/export.h"
