@@ -189,7 +189,7 @@ fl_cli_test(bench_recorded CODE 0 ARGS bench --backend h100-2026-01-02 --workloa
             DEFS "-DFL_ENV=FUSIONLAB_RECORDINGS=${_fl_recordings}"
             STDOUT "RECORDED: rows tagged .*chain +unfused +bf16 +8192 x 8192[ ,].*\\[recorded 2026-01-02\\].*chain +unfused +bf16 +4096 x 8192[ ,].*\\(model\\).*\\[simulated\\]")
 fl_cli_test(bench_recorded_shipped CODE 0 ARGS bench --backend recorded:h100 --workload attention --N 4096 --heads 16 --dtype fp16
-            STDOUT "measured on NVIDIA H100 80GB HBM3 on 2026-11-27.*attention +flash_tc +fp16 .*\\[recorded 2026-11-27\\]")
+            STDOUT "measured on NVIDIA H100 80GB HBM3 on 2026-11-28.*attention +flash_tc +fp16 .*\\[recorded 2026-11-28\\]")
 # fusionlab record: the points it would measure, and a rehearsal on a simulated GPU.
 fl_cli_test(record_list CODE 0 ARGS record --list --sim H100 STDOUT "lesson 01-roofline step 1.*[0-9]+ points, [0-9]+ jobs; estimated")
 fl_cli_test(record_no_out CODE 2 ARGS record --sim H100 STDERR "--out DIR is required")

