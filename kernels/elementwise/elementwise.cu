@@ -492,13 +492,25 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
 // layout and summation order are row_kernel's (thread t holds chunks c tpr + t of its block's
 // slice, c = 0 .. cpt-1, in that order): elementwise_emulate.cpp covers both kernels. One row per
 // block or per cluster (rows_per_block 1).
+// cp.async exists from sm_80; on older parts (the default build's sm_75) the copy is a plain 16-byte
+// load and store, done before the call returns, so the commit and the wait have nothing to do.
 __device__ __forceinline__ void cp_async16(void* smem, const void* global) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
+#else
+    *static_cast<uint4*>(smem) = *static_cast<const uint4*>(global);
+#endif
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
 template <int kPending> __device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+#endif
 }
 
 // Stages one chunk of a row (col0 .. col0+7) in shared memory: cp.async for a whole vector chunk,
