@@ -2,19 +2,27 @@
 # Packs the bundle of scripts/device_shapes_run.sh into DEST (default /work/main/.device-shapes):
 # the GUI-less fusionlab, its GPU module and the GPU tests from build-device/ (built as
 # scripts/device_prepare.sh does: -DFUSIONLAB_GUI=OFF), stripped and xz-packed with Debian's
-# libstb beside them; the sweep scripts; run.sh. Then writes READY with the seconds it needs.
+# libstb beside them; the sweep scripts; run.sh; `plan` (the sweep phases) and READY (the seconds
+# the run needs).
+#   scripts/device_shapes_prepare.sh [DEST] [PLAN] [SECONDS] [RESERVE]
+#   (PLAN default "default", 300 s; RESERVE: seconds kept after the sweep, default 95)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 dest=${1:-/work/main/.device-shapes}
+plan=${2:-default}
+seconds=${3:-300}
+reserve=${4:-95}
 stage=$(mktemp -d)
 mkdir -p "$stage/bin" "$stage/lib" "$dest"
 cp build-device/fusionlab build-device/libfusionlab_gpu.so build-device/tests/fusionlab_gpu_tests "$stage/bin/"
 strip --strip-unneeded "$stage/bin/"*
 cp -L "$(ldconfig -p | awk '/libstb\.so\.0 /{print $NF; exit}')" "$stage/lib/"
-rm -f "$dest"/READY "$dest"/*.py "$dest"/run.sh "$dest"/bin.tar.xz
+rm -f "$dest"/READY "$dest"/*.py "$dest"/run.sh "$dest"/bin.tar.xz "$dest"/plan "$dest"/reserve
 tar -cJf "$dest/bin.tar.xz" -C "$stage" bin lib
 cp scripts/elementwise_sweep.py scripts/elementwise_torch_sweep.py "$dest/"
 cp scripts/device_shapes_run.sh "$dest/run.sh"
+echo "$plan" > "$dest/plan"
+echo "$reserve" > "$dest/reserve"
 rm -rf "$stage"
 du -sh "$dest"
-echo 540 > "$dest/READY"
+echo "$seconds" > "$dest/READY"

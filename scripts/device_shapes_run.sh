@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # The device run of issue 34's shape sweep (kernels/PERF.md "Every shape"): GPU tests of the
-# elementwise and ffn kernels (every configuration), the sweep of `fusionlab bench` over the shape
-# grid with alternative layouts, PyTorch eager (and torch.compile while time allows) at the same
-# shapes, then compute-sanitizer on the configuration tests. Runs from the repo root as
+# elementwise kernels (every configuration, ragged, poisoned, through the backend's checked run),
+# the sweep of `fusionlab bench` (the phases in the bundle's `plan` file: "experiments" = forced
+# layouts beside the picked ones, "default" = the whole shape grid at the picked layouts, "alts",
+# "unfused"), PyTorch eager at the same shapes (and a copy of the same bytes), compute-sanitizer
+# memcheck on the staged and forced configurations, then torch.compile while time allows. Runs from
+# the repo root as
 #   bash .device-shapes/run.sh OUTDIR        (the bundle: scripts/device_shapes_prepare.sh)
 # under `timeout`; writes as it goes, so a timeout keeps what finished. BUDGET (seconds, default
-# 530) paces the phases.
+# the bundle's READY) paces the phases.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=${1:-shapes-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
-START=$(date +%s); BUDGET=${BUDGET:-530}
+START=$(date +%s); BUDGET=${BUDGET:-$(cat "$HERE/READY" 2>/dev/null || echo 300)}
+PLAN=$(cat "$HERE/plan" 2>/dev/null || echo default)
+# seconds kept after the sweep for PyTorch eager, memcheck and torch.compile (the bundle's `reserve`)
+RESERVE=$(cat "$HERE/reserve" 2>/dev/null || echo 95)
 left() { echo $(( START + BUDGET - $(date +%s) )); }
 log() { echo "[$(date -u +%T) +$(( $(date +%s) - START ))s] $*" | tee -a "$OUT/progress.log"; }
 WORK=$(mktemp -d); tar -xJf "$HERE/bin.tar.xz" -C "$WORK" || { log "unpack failed"; exit 2; }
@@ -18,46 +24,48 @@ export LD_LIBRARY_PATH=$WORK/lib:$B:/usr/local/cuda/extras/CUPTI/lib64:/usr/loca
 export PYTHONUNBUFFERED=1 FUSIONLAB_CACHE_DIR=$WORK/cache
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.mem,memory.total --format=csv,noheader;
   python3 -c "import torch; print('torch', torch.__version__)" 2>&1; } > "$OUT/card.txt"
-log "card: $(head -2 "$OUT/card.txt" | tail -1)"
+log "card: $(sed -n 2p "$OUT/card.txt") plan: $PLAN budget: $BUDGET s"
 cp "$HERE"/*.py "$WORK/" 2>/dev/null
 
-# 1. correctness first: the elementwise and ffn GPU tests (every configuration, ragged, poisoned)
+# 1. correctness first: the elementwise GPU tests (every configuration, ragged, poisoned)
 log "gpu tests"
-timeout 120 "$B/fusionlab_gpu_tests" "[elementwise],[dropout],[spill],[inputs],[config],[ffn]" > "$OUT/tests.log" 2>&1
+timeout 100 "$B/fusionlab_gpu_tests" "[elementwise],[dropout],[spill],[inputs],[config]" > "$OUT/tests.log" 2>&1
 log "gpu tests rc=$? $(tail -2 "$OUT/tests.log" | tr '\n' ' ')"
 timeout 30 "$B/fusionlab" info > "$OUT/info.txt" 2>&1
+# the row kernels' registers in this binary (kernels/elementwise/row_kernel_registers.inc is ptxas's)
+timeout 20 /usr/local/cuda/bin/cuobjdump -res-usage "$B/libfusionlab_gpu.so" 2>&1 | grep -A1 "row_kernel" > "$OUT/res_usage.txt"
 
-# 2. the sweep at the picked configurations (all shapes, three dtypes)
-D=$(( START + BUDGET - 330 )); NOW=$(date +%s); [ $(( NOW + 140 )) -gt "$D" ] && D=$(( NOW + 140 ))
-log "sweep: default configurations (until +$(( D - START ))s)"
-python3 "$WORK/elementwise_sweep.py" --fusionlab "$B/fusionlab" --out "$OUT/sweep" --phase default \
-  --deadline "$D" > "$OUT/sweep_default.log" 2>&1
-log "sweep default done: $(grep -c . "$OUT/sweep/sweep.csv" 2>/dev/null) lines"
+# 2. the sweep phases of the plan
+D=$(( START + BUDGET - RESERVE )); NOW=$(date +%s); [ $(( NOW + 60 )) -gt "$D" ] && D=$(( NOW + 60 ))
+log "sweep: $PLAN (until +$(( D - START ))s)"
+python3 "$WORK/elementwise_sweep.py" --fusionlab "$B/fusionlab" --out "$OUT/sweep" --phase "$PLAN" \
+  --deadline "$D" > "$OUT/sweep.log" 2>&1
+log "sweep done: $(grep -c . "$OUT/sweep/sweep.csv" 2>/dev/null) lines"
 
-# 3. PyTorch eager at the same shapes (+ a copy of the same bytes)
-D=$(( START + BUDGET - 250 )); NOW=$(date +%s); [ $(( NOW + 60 )) -gt "$D" ] && D=$(( NOW + 60 ))
+# 3. PyTorch eager at the grid's shapes (+ a copy of the same bytes)
+D=$(( START + BUDGET - RESERVE + 40 )); NOW=$(date +%s); [ $(( NOW + 15 )) -gt "$D" ] && D=$(( NOW + 15 ))
 log "torch eager"
 timeout $(( D - $(date +%s) > 10 ? D - $(date +%s) : 10 )) python3 "$WORK/elementwise_torch_sweep.py" --out "$OUT/torch" \
   --deadline "$D" > "$OUT/torch_eager.log" 2>&1
 log "torch eager rc=$?"
 
-# 4. alternative configurations (forced), then the unfused chain at the largest rows
-D=$(( START + BUDGET - 120 ))
-log "sweep: alternatives"
-python3 "$WORK/elementwise_sweep.py" --fusionlab "$B/fusionlab" --out "$OUT/sweep" --phase alts,unfused \
-  --deadline "$D" > "$OUT/sweep_alts.log" 2>&1
-log "sweep alts done: $(grep -c . "$OUT/sweep/sweep.csv" 2>/dev/null) lines"
-
-# 5. compute-sanitizer memcheck on the picked configurations (clusters, rows per block)
+# 4. compute-sanitizer memcheck on the picked configurations (staged rows, clusters, rows per block)
+#    and the forced ones
 log "memcheck"
-FUSIONLAB_SANITIZER_RUN=1 timeout 60 compute-sanitizer --tool memcheck "$B/fusionlab_gpu_tests" \
+FUSIONLAB_SANITIZER_RUN=1 timeout 45 compute-sanitizer --tool memcheck "$B/fusionlab_gpu_tests" \
   "the picked row configuration at every width matches the reference: clusters and rows per block" \
   > "$OUT/memcheck.log" 2>&1
 log "memcheck rc=$? $(tail -3 "$OUT/memcheck.log" | tr '\n' ' ')"
+if [ "$(left)" -gt 25 ]; then
+  T=$(( $(left) - 8 )); [ "$T" -gt 40 ] && T=40
+  FUSIONLAB_SANITIZER_RUN=1 timeout $T compute-sanitizer --tool memcheck "$B/fusionlab_gpu_tests" \
+    "every forced row configuration computes the same function" > "$OUT/memcheck_forced.log" 2>&1
+  log "memcheck forced rc=$? $(tail -3 "$OUT/memcheck_forced.log" | tr '\n' ' ')"
+fi
 
-# 6. torch.compile at the largest rows of each hidden, while time allows
+# 5. torch.compile at the largest rows of each hidden, while time allows
 D=$(( START + BUDGET - 5 ))
-if [ "$(left)" -gt 20 ]; then
+if [ "$(left)" -gt 40 ]; then
   log "torch.compile"
   timeout $(( $(left) - 3 )) python3 "$WORK/elementwise_torch_sweep.py" --out "$OUT/torch" --compile --big-only \
     --dtypes bf16,fp16,fp32 --deadline "$D" > "$OUT/torch_compile.log" 2>&1

@@ -39,16 +39,39 @@ SHAPES = {  # the shapes issue 34 names first (the sweep may stop at its deadlin
 DTYPES = "fp16,bf16,fp32"
 
 # Alternative row layouts for the fused chain: (hidden, rows, dtypes, FUSIONLAB_ROW_CONFIG)
-ROW_ALTS = [  # round 2: what round 1 left open (clusters lost everywhere and are not swept again)
-    (768, 65536, "bf16,fp16", "rpb=1"), (768, 65536, "bf16,fp16", "rpb=2"),
-    (1024, 65536, "bf16,fp16", "rpb=1"), (1024, 16384, "bf16,fp16", "rpb=1"),
-    (3072, 16384, "fp16", "cpt=3,tpr=128"), (4096, 16384, "fp16", "rpb=2"),
-    (65536, 1024, "bf16,fp32", "cpt=4,tpr=512,ctas=4"),
+ROW_ALTS = [  # round 4 (2026-11-28): the staged kernel and the old clusters beside the picks, the evict-first hint
+    (65536, 1024, "bf16,fp16", "smem=1"), (65536, 4096, "bf16", "smem=1"),
+    (65536, 1024, "fp32", "cpt=2,tpr=512,ctas=8"),
+    (16384, 2048, "bf16", "smem=1"), (8192, 2048, "bf16", "cs=1"), (1024, 16384, "bf16", "cs=1"),
 ]
 # Alternative flat layouts for fused bias+GELU: (hidden, rows, dtypes, FUSIONLAB_FLAT_CONFIG)
-FLAT_ALTS = [(h, r, "bf16,fp16,fp32", c)  # round 2: 64 B (the old rule) against the new two chunks per thread
-             for (h, r) in [(16384, 2048), (8192, 8192), (1024, 65536), (768, 65536), (7168, 3000), (4096, 4096)]
-             for c in ["threads=256,bytes=64", "threads=256,bytes=32"]]
+FLAT_ALTS = [(h, r, "bf16,fp32", c)  # round 4: the evict-first hint where the kernels are 30-90 us
+             for (h, r) in [(8192, 2048), (1024, 16384), (16384, 2048), (65536, 256)]
+             for c in ["cs=1"]]
+
+# The experiments of the staged row kernel and the evict-first hint (2026-11-28, round 3 of
+# kernels/PERF.md), each forced layout beside the picked one in its own process: (workload, hidden,
+# rows, dtypes, env name, forced config or "" for the picked layout). The persistent staged layouts
+# it also ran (persist=1) lost by 10-20 points on an H200 and were removed.
+EXPERIMENTS = [  # in order of importance: the deadline cuts the tail
+    ("chain", 65536, "256,1024,4096", "bf16,fp16,fp32", "row", ""),
+    ("chain", 65536, "1024", "bf16,fp32", "row", "cpt=4,tpr=256,ctas=8"),
+    ("chain", 8192, "2048,8192", "bf16,fp32", "row", ""),
+    ("chain", 8192, "2048,8192", "bf16", "row", "smem=1,tpr=256"),
+    ("chain", 16384, "2048,8192", "bf16,fp32", "row", ""),
+    ("chain", 16384, "2048,8192", "bf16,fp32", "row", "smem=1"),
+    ("chain", 4096, "4096,16384", "bf16", "row", ""),
+    ("chain", 4096, "4096,16384", "bf16", "row", "smem=1,tpr=128"),
+    ("chain", 7168, "3000,8192", "bf16", "row", ""),
+    ("chain", 1024, "16384,65536", "bf16", "row", ""),
+    ("chain", 8192, "2048,8192", "bf16", "row", "cs=1"),
+    ("bias_gelu", 8192, "2048,8192", "bf16,fp32", "flat", ""),
+    ("bias_gelu", 8192, "2048,8192", "bf16,fp32", "flat", "cs=1"),
+    ("chain", 65536, "1024", "bf16", "row", "smem=1,ctas=2"),
+    ("chain", 7168, "3000,8192", "bf16", "row", "smem=1,tpr=224"),
+    ("chain", 16384, "2048,8192", "bf16", "row", "smem=1,tpr=256"),
+    ("chain", 1024, "16384,65536", "bf16", "row", "cs=1"),
+]
 
 ES = {"fp16": 2, "bf16": 2, "fp32": 4}
 
@@ -62,6 +85,12 @@ def jobs(phases):
                             rows=rl, hidden=hidden, env={}, forced="", kernels=False, counters=True))
             out.append(dict(name="bias_gelu_h%d" % hidden, workload="bias_gelu", variant="all", dtype=DTYPES,
                             rows=rl, hidden=hidden, env={}, forced="", kernels=True, counters=True))
+    if "experiments" in phases:
+        for i, (w, hidden, rows, dt, kind, cfg) in enumerate(EXPERIMENTS):
+            var = "FUSIONLAB_ROW_CONFIG" if kind == "row" else "FUSIONLAB_FLAT_CONFIG"
+            out.append(dict(name="exp%02d_%s_h%d" % (i, w, hidden), workload=w, variant="fused", dtype=dt, rows=rows,
+                            hidden=hidden, env={var: cfg} if cfg else {}, forced=(kind + " " + cfg) if cfg else "",
+                            kernels=False, counters=False))
     if "alts" in phases:
         for i, (hidden, rows, dt, cfg) in enumerate(ROW_ALTS):
             out.append(dict(name="chain_alt%02d_h%d" % (i, hidden), workload="chain", variant="fused", dtype=dt,

@@ -24,13 +24,13 @@ def main():
         key = (t["workload"], t["dtype"], int(t["rows"]), int(t["hidden"]))
         torch_ms[key + (t["mode"],)] = float(t["median_ms"])
         if t.get("copy_same_bytes_gbps"):
-            copy_gbps[(t["dtype"], int(t["rows"]), int(t["hidden"]))] = float(t["copy_same_bytes_gbps"])
+            copy_gbps[key] = float(t["copy_same_bytes_gbps"])
     ceilings = sorted({float(s["ceiling_gbps"]) for s in sweep if s["ok"] == "1" and float(s["ceiling_gbps"] or 0) > 0})
     print("copy ceilings measured by the bench processes: %s GB/s" % ", ".join("%.0f" % c for c in ceilings))
     print()
     print("| workload | dtype | rows × hidden | data MiB | layout (picked) | ms | **% of copy** | copy of the same bytes, % of ceiling"
-          " | PyTorch eager ms | torch.compile ms | × eager |")
-    print("|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|")
+          " | **% of the same-size copy** | PyTorch eager ms | torch.compile ms | × eager | × compile |")
+    print("|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     picked = {}
     for s in sweep:
         if s["forced"] or s["kernel"] or s["variant"] not in ("fused",):
@@ -43,16 +43,19 @@ def main():
         wl, dt, rows, hidden = key
         layout = s["shape_and_config"].split(", ", 1)[1] if ", " in s["shape_and_config"] else ""
         ceiling = float(s["ceiling_gbps"] or 0)
-        cp = copy_gbps.get((dt, rows, hidden))
+        cp = copy_gbps.get(key)
         eager = torch_ms.get(key + ("eager",))
         comp = torch_ms.get(key + ("torch.compile",))
         ok = s["ok"] == "1"
-        print("| %s | %s | %d × %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        ms = float(s["median_ms"]) if ok else 0.0
+        gbps = int(s["min_bytes"]) / (ms * 1e-3) / 1e9 if ms > 0 else 0.0
+        print("| %s | %s | %d × %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             wl, dt, rows, hidden, s["data_mib"], layout, s["median_ms"] if ok else "—",
             ("**%s**" % s["pct_of_copy"]) if ok else (s["error"][:50] or "failed"),
             "%.0f" % (100 * cp / ceiling) if cp and ceiling else "—",
+            "**%.0f**" % (100 * gbps / cp) if cp and gbps else "—",
             "%.4f" % eager if eager else "—", "%.4f" % comp if comp else "—",
-            "%.2f" % (eager / float(s["median_ms"])) if eager and ok and float(s["median_ms"]) > 0 else "—"))
+            "%.2f" % (eager / ms) if eager and ms > 0 else "—", "%.2f" % (comp / ms) if comp and ms > 0 else "—"))
     print()
     print("ffn's elementwise kernels (bias_gelu unfused, per kernel):")
     print()

@@ -39,6 +39,10 @@ def row_kernel_row(name):
     if m:
         t, cpt, vector = m.groups()
         return '"fused_chain_spill", %s, %s, %s' % (DTYPES[t], cpt, vector)
+    m = re.search(r"staged_row_kernel<([\w:]+), (true|false), (true|false)>", name)
+    if m:  # the staged kernel takes any chunks per thread: the table's 0
+        t, vector, fused = m.groups()
+        return '"%s", %s, 0, %s' % (ROW_NAMES[fused], DTYPES[t], vector)
     m = re.search(r"(?<!spill_)row_kernel<([\w:]+), (\d+), (true|false), (true|false)>", name)
     if not m:
         return None
@@ -75,7 +79,7 @@ TABLES = [
         "file": os.path.join("kernels", "elementwise", "row_kernel_registers.inc"),
         "row": row_kernel_row,
         "what": "every row_kernel instance in kernels/elementwise/elementwise.cu",
-        "key": "{kernel, dtype, chunks per thread, vector path",
+        "key": "{kernel, dtype, chunks per thread (0: staged_row_kernel, any), vector path",
         "source_name": "kRowKernelRegistersSource",
         "array": "constexpr RowKernelRegisters kRowKernelRegisters[] = {",
         # The model knows only the row kernels' register use there: any other kernel of the file that

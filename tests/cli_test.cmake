@@ -164,6 +164,13 @@ fl_cli_test(bench_reference_none CODE 0
             ARGS bench --sim H100 --workload chain --rows 128 --hidden 1000 --reference ${_fl_ref}
             STDOUT "reference +chain bf16 128 x 1000: no PyTorch reference for these parameters in .*run scripts/torch_reference.py")
 fl_cli_test(info_sim_unknown CODE 2 ARGS info --sim XYZ STDERR "--sim 'XYZ' is not a simulated GPU")
+# The held-out study in one command (issue 34, point 4): the repository's recordings and bench tables,
+# the error on held-out points, the fit of the constants on the rest (kernels/PERF.md, "Held out").
+fl_cli_test(info_sim_heldout CODE 0 ARGS info --sim-heldout --repository ${PROJECT_SOURCE_DIR}
+            STDOUT "H100: [0-9]+ points, [0-9]+ held out.*H100 +all +[0-9]+ held out: mean .*fit_calibration, H100, on its [0-9]+ fitted points.*c.host_launch_us = .*with the fitted constants:.*H200 +all")
+fl_cli_test(info_sim_heldout_no_repository CODE 2 ARGS info --sim-heldout --repository ${CMAKE_CURRENT_SOURCE_DIR}
+            STDERR "--repository '.*': no assets/measurements folder there")
+fl_cli_test(info_repository_alone CODE 2 ARGS info --repository ${PROJECT_SOURCE_DIR} STDERR "--repository goes with --sim-heldout")
 # --backend and recordings of real GPUs (assets/recordings; tests/data/recordings* are hand-made test
 # data, not measurements). A broken recording is named with its field and left out; the rest goes on.
 set(_fl_recordings ${CMAKE_CURRENT_SOURCE_DIR}/data/recordings)
@@ -182,7 +189,7 @@ fl_cli_test(bench_recorded CODE 0 ARGS bench --backend h100-2026-01-02 --workloa
             DEFS "-DFL_ENV=FUSIONLAB_RECORDINGS=${_fl_recordings}"
             STDOUT "RECORDED: rows tagged .*chain +unfused +bf16 +8192 x 8192[ ,].*\\[recorded 2026-01-02\\].*chain +unfused +bf16 +4096 x 8192[ ,].*\\(model\\).*\\[simulated\\]")
 fl_cli_test(bench_recorded_shipped CODE 0 ARGS bench --backend recorded:h100 --workload attention --N 4096 --heads 16 --dtype fp16
-            STDOUT "measured on NVIDIA H100 80GB HBM3 on 2026-11-27.*attention +flash_tc +fp16 .*\\[recorded 2026-11-27\\]")
+            STDOUT "measured on NVIDIA H100 80GB HBM3 on 2026-11-28.*attention +flash_tc +fp16 .*\\[recorded 2026-11-28\\]")
 # fusionlab record: the points it would measure, and a rehearsal on a simulated GPU.
 fl_cli_test(record_list CODE 0 ARGS record --list --sim H100 STDOUT "lesson 01-roofline step 1.*[0-9]+ points, [0-9]+ jobs; estimated")
 fl_cli_test(record_no_out CODE 2 ARGS record --sim H100 STDERR "--out DIR is required")

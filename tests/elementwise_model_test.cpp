@@ -236,15 +236,33 @@ TEST_CASE("row_config: the per-shape rule", "[model][config]") {
     CHECK(c.rows_per_block == 1);
     // 7168 fp16: 224 threads cover 896 chunks exactly
     CHECK(row_config_of(7168, DType::f16).threads_per_row == 224);
-    // past one block: clusters of at most 8 blocks, 256 threads when 8 suffice
+    // 16-bit past one block: clusters of at most 8 blocks, 256 threads when 8 suffice
     c = row_config_of(65536, DType::bf16);
+    CHECK_FALSE(c.staged);
     CHECK(c.ctas_per_row == 8);
     CHECK(c.threads_per_row == 256);
     CHECK(c.chunks_per_thread == 4);
+    // fp32 past one block's registers: the row staged in shared memory, a cluster of 2 for 256 KiB
+    // (128 KiB of x per block; the residual read in the last pass)
     c = row_config_of(65536, DType::f32);
-    CHECK(c.ctas_per_row == 8);
+    CHECK_FALSE(c.stage_residual);
+    CHECK(c.staged_bytes(DType::f32) == 128 * 1024);
+    CHECK(c.staged);
+    CHECK(c.ctas_per_row == 2);
     CHECK(c.threads_per_row == 512);
-    CHECK(c.chunks_per_thread == 2);
+    CHECK(c.chunks_per_thread == 8);
+    c = row_config_of(20000, DType::f32);  // 80 KiB of x: one block; x and residual would be 160 KiB
+    CHECK(c.staged);
+    CHECK_FALSE(c.stage_residual);
+    CHECK(c.ctas_per_row == 1);
+    CHECK(c.staged_bytes(DType::f32) == 512 * 5 * 32);
+    {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "smem=1");  // 16-bit 20000 forced staged: both fit
+        c = row_config_of(20000, DType::bf16);
+        CHECK(c.stage_residual);
+        CHECK(c.staged_bytes(DType::bf16) == 2 * 512 * 5 * 16);
+    }
+    CHECK_FALSE(row_config_of(16384, DType::bf16).staged);
     c = row_config_of(16384, DType::f32);  // one block of 512 threads x 4 chunks
     CHECK(c.ctas_per_row == 1);
     CHECK(c.chunks_per_thread == 4);
@@ -259,6 +277,8 @@ TEST_CASE("row_config: the per-shape rule", "[model][config]") {
             CHECK(r.ctas_per_row <= elementwise::kRowMaxClusterCtas);
             CHECK(r.vector == (hidden % 8 == 0));
             CHECK(!r.why.empty());
+            CHECK(r.staged_bytes(t) <= elementwise::kStageMaxBytes * (r.stage_residual ? 2 : 1));
+            if (r.stage_residual) CHECK(r.staged_bytes(t) <= elementwise::kStageMaxBytes);
         }
 }
 
@@ -280,7 +300,25 @@ TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout - one that cannot ho
         CHECK(shape.blocks == 13);  // 12 blocks of 3 rows and one of 1
         CHECK(shape.threads == 192);
     }
-    for (const char* bad : {"cpt=4,tpr=64", "ctas=3", "cpt=5", "tpr=100", "rpb=4,tpr=256", "threads=2", "cpt", "cpt=x"}) {
+    {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "smem=1,tpr=128,cs=1");
+        const elementwise::RowConfig c = row_config_of(8192, DType::bf16);
+        CHECK(c.staged);
+        CHECK(c.streaming);
+        CHECK(c.threads_per_row == 128);
+        CHECK(c.chunks_per_thread == 8);  // 1024 chunks over 128 threads
+        CHECK(c.stage_residual);
+        CHECK(elementwise::config_text(c).find("staged in shared memory") != std::string::npos);
+    }
+    {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "cs=1");  // the hint alone keeps the picked layout
+        const elementwise::RowConfig c = row_config_of(65536, DType::f32);
+        CHECK(c.staged);
+        CHECK(c.streaming);
+        CHECK(c.chunks_per_thread == 8);
+    }
+    for (const char* bad : {"cpt=4,tpr=64", "ctas=3", "cpt=5", "tpr=100", "rpb=4,tpr=256", "threads=2", "cpt", "cpt=x",
+                            "smem=2", "smem=1,cpt=4", "smem=1,rpb=2", "smem=1,tpr=100", "cs=3"}) {
         const ScopedEnv env("FUSIONLAB_ROW_CONFIG", bad);
         CAPTURE(bad);
         CHECK_THROWS_AS(row_config_of(8192, DType::bf16), std::invalid_argument);
@@ -292,7 +330,7 @@ TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout - one that cannot ho
         CHECK(shape.elements_per_block == 512 * 16);
         CHECK(shape.blocks == 2);
     }
-    for (const char* bad : {"threads=64", "bytes=16", "rows=2"}) {
+    for (const char* bad : {"threads=64", "bytes=16", "rows=2", "cs=2"}) {
         const ScopedEnv env("FUSIONLAB_FLAT_CONFIG", bad);
         CAPTURE(bad);
         CHECK_THROWS_AS(elementwise::flat_config(elementwise::to_elementwise(make("bias_gelu", 4, 4096, DType::bf16))),
@@ -301,7 +339,7 @@ TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout - one that cannot ho
 }
 
 TEST_CASE("the schedule follows the row configuration: rows per block and cluster slices", "[model][schedule][config]") {
-    for (const char* forced : {"", "ctas=2", "cpt=2,ctas=4", "cpt=4,tpr=64,rpb=3", "rpb=2"}) {
+    for (const char* forced : {"", "ctas=2", "cpt=2,ctas=4", "cpt=4,tpr=64,rpb=3", "rpb=2", "smem=1", "smem=1,ctas=2,tpr=64"}) {
         const ScopedEnv env("FUSIONLAB_ROW_CONFIG", forced);
         for (DType t : kAllDTypes)
             for (auto [rows, hidden] : {std::pair<int64_t, int64_t>{37, 1001}, {37, 2048}, {5, 20000}, {3, 65536}}) {
@@ -343,6 +381,16 @@ TEST_CASE("chain device refusals: fused_spill past one block and clusters before
     const Params wide = make("chain", 256, 65536, DType::bf16), narrow = make("chain", 256, 8192, DType::bf16);
     CHECK(device_refusal("fused", wide, on_hopper).empty());
     CHECK_THAT(device_refusal("fused", wide, on_ampere), Catch::Contains("cluster of 8") && Catch::Contains("9.0"));
+    // a staged row needs its slice of shared memory per block: 128 KiB of fp32 x and residual at 32768
+    DeviceInfo small = hopper;
+    small.name = "test GPU with 99 KiB per block";
+    small.cc_major = 8;
+    small.smem_per_block_optin = 99 * 1024;
+    const Params wide32 = make("chain", 256, 32768, DType::f32);
+    CHECK_THAT(device_refusal("fused", wide32, DeviceBudget{small, uint64_t{80} << 30, "free"}),
+               Catch::Contains("128 KiB") && Catch::Contains("99 KiB per block"));
+    small.smem_per_block_optin = 163 * 1024;  // an A100: no cluster needed, the slice fits
+    CHECK(device_refusal("fused", wide32, DeviceBudget{small, uint64_t{80} << 30, "free"}).empty());
     CHECK_THAT(device_refusal("fused_spill", wide, on_hopper), Catch::Contains("fused_spill holds a row in one block"));
     for (const char* v : {"unfused", "fused", "fused_spill"}) {
         CHECK(device_refusal(v, narrow, on_ampere).empty());

@@ -1,11 +1,13 @@
 // Every elementwise workload x variant x dtype through the GPU backend's checked run against the
 // float64 CPU reference: random inputs (several seeds, never zeros), ragged sizes, poisoned outputs,
-// the whole output compared; the inputs bit for bit, the dropout mask and fused_spill against fused
-// element by element (elementwise_testing.h); the register table; the backend's run() end to end.
+// the whole output compared; every layout the picker can choose (row_config, flat_config), forced
+// one by one. The inputs bit for bit and the register table through the workload's GpuWorkload (its
+// buffers, its register note); the dropout mask and fused_spill against fused through the checked
+// run's error sums; the backend's run() end to end.
 #include "kernels/core/backend.h"
+#include "kernels/core/output_check.h"
+#include "kernels/gpu/gpu_workload.h"
 #include "kernels/gpu/sanitizer_run.h"
-#include "kernels/gpu/gpu_testing.h"
-#include "kernels/elementwise/elementwise_testing.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/core/registry.h"
 #include "tests/gpu_backend_fixture.h"
@@ -14,6 +16,8 @@
 #include "tests/scoped_env.h"
 
 #include <catch2/catch.hpp>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <atomic>
@@ -21,6 +25,7 @@
 #include <stdexcept>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,32 +54,74 @@ Params make(const std::string& w, DType t, int64_t rows, int64_t hidden, uint64_
 
 }  // namespace
 
+namespace {
+
+// The stored bits of v in dtype t (v is already rounded to t, as x_value() returns it).
+uint32_t dtype_bits(DType t, float v) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    if (t == DType::bf16) return bits >> 16;
+    if (t == DType::f16) {
+        const __half h = __float2half_rn(v);
+        uint16_t u = 0;
+        std::memcpy(&u, &h, sizeof u);
+        return u;
+    }
+    return bits;
+}
+
+}  // namespace
+
 TEST_CASE("GPU inputs are bit-identical to the host's x_value, gamma_value, ...", "[gpu][inputs]") {
+    // The workload's own GpuWorkload fills its buffers (as the backend's runs do); its buffers are
+    // read back by name (student_argument: the device pointer the exercises get).
+    cudaStream_t s = nullptr;
+    REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
     for (DType t : kernels::kAllDTypes) {
         for (const char* w : {"chain", "bias_gelu"}) {
             const Params p = make(w, t, 7, 1000, 99);
-            const kernels::gpu::InputsOnHost in = kernels::gpu::download_inputs(to_params(p));
-            REQUIRE(in.error == "");
-            for (const auto& [name, values] : in.tensors) {
+            auto gpu = kernels::workload_def(w).make_gpu();
+            REQUIRE(gpu != nullptr);
+            gpu->prepare("fused", to_params(p), 1, s);
+            gpu->fill_inputs(s);
+            REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+            const size_t es = static_cast<size_t>(kernels::dtype_bytes(t));
+            int tensors = 0;
+            for (const std::string name : {"x", "residual", "gamma", "beta", "bias"}) {
+                const std::optional<kernels::StudentArgument> arg = gpu->student_argument(name);
+                if (!arg) continue;  // not a buffer of this workload
+                ++tensors;
+                const void* device = nullptr;
+                REQUIRE(arg->bytes.size() == sizeof device);
+                std::memcpy(&device, arg->bytes.data(), sizeof device);
+                const bool per_row = name == "x" || name == "residual";
+                const size_t n = static_cast<size_t>(per_row ? p.rows * p.hidden : p.hidden);
+                std::vector<unsigned char> bits(n * es);
+                REQUIRE(cudaMemcpy(bits.data(), device, bits.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
                 INFO("tensor " << name << " dtype " << kernels::to_string(t));
                 int64_t mismatches = 0, zeros = 0;
-                for (size_t i = 0; i < values.size(); ++i) {
+                namespace ew = kernels::elementwise;
+                for (size_t i = 0; i < n; ++i) {
                     const int64_t row = static_cast<int64_t>(i) / p.hidden, col = static_cast<int64_t>(i) % p.hidden;
                     float want = 0;
-                    namespace ew = kernels::elementwise;
                     if (name == "x") want = ew::x_value(p, row, col);
                     else if (name == "residual") want = ew::residual_value(p, row, col);
                     else if (name == "gamma") want = ew::gamma_value(p, static_cast<int64_t>(i));
                     else if (name == "beta") want = ew::beta_value(p, static_cast<int64_t>(i));
-                    else if (name == "bias") want = ew::bias_value(p, static_cast<int64_t>(i));
-                    if (std::memcmp(&want, &values[i], sizeof(float)) != 0) ++mismatches;
-                    zeros += values[i] == 0.0f;
+                    else want = ew::bias_value(p, static_cast<int64_t>(i));
+                    uint32_t got = 0;
+                    std::memcpy(&got, &bits[i * es], es);
+                    mismatches += got != dtype_bits(t, want);
+                    zeros += want == 0.0f;
                 }
                 CHECK(mismatches == 0);
-                CHECK(zeros < static_cast<int64_t>(values.size()) / 100 + 1);  // random data, not zeros
+                CHECK(zeros < static_cast<int64_t>(n) / 100 + 1);  // random data, not zeros
             }
+            CHECK(tensors == (p.chain ? 4 : 2));
+            gpu->release();
         }
     }
+    cudaStreamDestroy(s);
 }
 
 TEST_CASE("every variant and dtype matches the CPU reference on ragged sizes", "[gpu][elementwise]") {
@@ -115,50 +162,37 @@ TEST_CASE("dropout edge cases: p = 0 keeps everything, p near 1 drops almost eve
 }
 
 TEST_CASE("unfused and fused chain drop exactly the same elements", "[gpu][dropout]") {
-    // fp32 so that rounding of intermediates cannot hide a different mask: a dropped element is
-    // exactly the residual in both variants.
+    // fp32 with p = 0.5: the float64 reference drops the elements Philox(seed, index) drops, and a
+    // kept element differs from a dropped one by 2 GELU(h) (about 0.3 on average here), so a variant
+    // whose mask differed anywhere would have a maximum error far above fp32's ~1e-6.
     const Params p = make("chain", DType::f32, 65, 1536, 4242, 0.5);
-    const auto a = kernels::gpu::run_variant_once("unfused", to_params(p));
-    const auto b = kernels::gpu::run_variant_once("fused", to_params(p));
-    REQUIRE(a.ok);
-    REQUIRE(b.ok);
-    int64_t mismatched = 0, dropped = 0;
-    for (int64_t r = 0; r < p.rows; ++r)
-        for (int64_t c = 0; c < p.hidden; ++c) {
-            const size_t i = static_cast<size_t>(r * p.hidden + c);
-            const float res = kernels::elementwise::residual_value(p, r, c);
-            const bool da = a.out[i] == res, db = b.out[i] == res;
-            mismatched += da != db;
-            dropped += da;
-        }
-    CHECK(mismatched == 0);
-    const double frac = static_cast<double>(dropped) / static_cast<double>(p.rows * p.hidden);
-    CHECK(frac > 0.48);
-    CHECK(frac < 0.52);
+    for (const char* v : {"unfused", "fused"}) {
+        const kernels::Measurement m = fl_test::check_on_gpu(to_params(p), v);
+        INFO(v);
+        CHECK(m.checked_elements == p.rows * p.hidden);
+        CHECK(m.max_abs_error < 1e-4);
+    }
 }
 
 TEST_CASE("fused_spill computes exactly what fused computes (the spills change where, not what)", "[gpu][spill]") {
+    // Both through the checked run on the same inputs and rows: equal outputs give equal error sums
+    // to the last bit (the sums run in the same order over the same elements).
     for (DType t : {DType::f32, DType::f16, DType::bf16})
         for (int64_t hidden : {int64_t{8192}, int64_t{1001}, int64_t{256}}) {
             const Params p = make("chain", t, 33, hidden, 99, 0.2);
             INFO(kernels::to_string(t) << " hidden " << hidden);
-            const auto a = kernels::gpu::run_variant_once("fused", to_params(p));
-            const auto b = kernels::gpu::run_variant_once("fused_spill", to_params(p));
-            REQUIRE(a.ok);
-            REQUIRE(b.ok);
-            REQUIRE(a.out.size() == b.out.size());
+            const kernels::Measurement a = fl_test::check_on_gpu(to_params(p), "fused");
+            const kernels::Measurement b = fl_test::check_on_gpu(to_params(p), "fused_spill");
+            REQUIRE(a.checked_elements == b.checked_elements);
             if (t == DType::f32 && hidden % 8 != 0) {
                 // The ragged fp32 row: fused (row_config's kernel) and fused_spill (the kernel as it
                 // was measured, kept verbatim) are compiled from different code, and ptxas contracts
                 // their per-element sums differently: equal to fp32 rounding, not to the bit
                 // (measured on an H100, 2026-11-28). 16-bit outputs and whole-vector rows stay bit-equal.
-                double worst = 0;
-                for (size_t i = 0; i < a.out.size(); ++i)
-                    worst = std::max(worst, std::fabs(double(a.out[i]) - double(b.out[i])) /
-                                                std::max(1.0, std::fabs(double(a.out[i]))));
-                CHECK(worst <= 1e-6);
+                CHECK(std::fabs(a.max_abs_error - b.max_abs_error) <= 1e-6);
             } else {
-                CHECK(std::memcmp(a.out.data(), b.out.data(), a.out.size() * sizeof(float)) == 0);
+                CHECK(a.max_abs_error == b.max_abs_error);
+                CHECK(a.rel_l2_error == b.rel_l2_error);
             }
         }
 }
@@ -170,17 +204,23 @@ TEST_CASE("the register table (ptxas, sm_90) is what this device's binary holds"
                       std::to_string(d.cc_minor) + ": nothing to compare it with");
         return;
     }
+    // The workload's register note (what a measurement shows) is empty exactly when the runtime's
+    // registers and stack frame of every row kernel that runs equal the table's.
+    auto gpu = kernels::workload_def("chain").make_gpu();
+    REQUIRE(gpu != nullptr);
+    int compared = 0;
     for (DType t : {DType::f32, DType::f16, DType::bf16})
-        for (int64_t hidden : {int64_t{8192}, int64_t{16384}, int64_t{1001}, int64_t{256}, int64_t{768}, int64_t{65536}})
-            for (const char* k : {"layernorm", "fused_chain", "fused_chain_spill"}) {
-                if (std::string(k) == "fused_chain_spill" && hidden > kernels::elementwise::kSpillMaxHidden) continue;
-                const Params p = make("chain", t, 4, hidden, 1);
-                INFO(k << " " << kernels::to_string(t) << " hidden " << hidden);
-                const kernels::RegisterUse table = kernels::elementwise::row_kernel_registers(k, p);
-                const kernels::RegisterUse here = kernels::gpu::row_kernel_attributes(k, to_params(p));
-                CHECK(here.registers == table.registers);
-                CHECK(here.stack_bytes == table.stack_bytes);
+        for (int64_t hidden : {int64_t{8192}, int64_t{16384}, int64_t{1001}, int64_t{256}, int64_t{768}, int64_t{65536},
+                               int64_t{20000}})
+            for (const char* v : {"unfused", "fused", "fused_spill"}) {
+                if (std::string(v) == "fused_spill" && hidden > kernels::elementwise::kSpillMaxHidden) continue;
+                const kernels::Params p = to_params(make("chain", t, 4, hidden, 1));
+                INFO(v << " " << kernels::to_string(t) << " hidden " << hidden);
+                const kernels::Model model = kernels::model(v, p);
+                for (const kernels::KernelModel& k : model.kernels) compared += k.registers.registers > 0;
+                CHECK(gpu->register_note(model, p) == "");
             }
+    CHECK(compared == 3 * 7 * 2 + 3 * 5);  // every row kernel that runs had a table entry to compare
 }
 
 TEST_CASE("the backend's run() fills a checked, timed measurement", "[gpu][backend]") {
@@ -274,7 +314,7 @@ TEST_CASE("the picked row configuration at every width matches the reference: cl
             for (const kernels::VariantInfo& v : kernels::variants("chain")) {
                 if (v.name == "fused_spill" && s.hidden > kernels::elementwise::kSpillMaxHidden) {
                     // the lesson's spilling kernel holds a row in one block: refused with the reason
-                    const kernels::gpu::VariantOutput r = kernels::gpu::run_variant_once(v.name, to_params(p));
+                    const kernels::Measurement r = fl_test::run_gpu_job(to_params(p), v.name, 1);
                     CHECK_FALSE(r.ok);
                     CHECK(r.error.find("fused_spill holds a row in one block") != std::string::npos);
                     continue;
@@ -289,7 +329,8 @@ TEST_CASE("every forced row configuration computes the same function", "[gpu][el
     // Forced layouts the sweep of kernels/PERF.md compares, on whole-vector rows (8192, 1000) and a
     // ragged one (1001, the scalar path); 37 rows so a block of several rows is partly empty.
     const char* configs[] = {"cpt=2", "cpt=3", "ctas=2", "cpt=4,tpr=128,ctas=2", "cpt=2,ctas=4", "cpt=2,tpr=128,ctas=8",
-                             "rpb=2", "cpt=4,tpr=64,rpb=3", "cpt=2,tpr=512"};
+                             "rpb=2", "cpt=4,tpr=64,rpb=3", "cpt=2,tpr=512", "cs=1", "smem=1", "smem=1,tpr=128",
+                             "smem=1,tpr=64,ctas=2,cs=1", "smem=1,tpr=32,ctas=8"};
     uint64_t seed = 1201;
     for (const char* config : configs)
         for (DType t : kernels::kAllDTypes)
@@ -311,7 +352,7 @@ TEST_CASE("a forced row configuration that cannot hold the row is refused with t
     const Params p = make("chain", DType::bf16, 4, 8192, 3);
     for (const char* bad : {"cpt=4,tpr=64", "ctas=3", "cpt=5", "tpr=100", "rpb=4,tpr=256", "threads=2", "cpt"}) {
         const ScopedEnv env("FUSIONLAB_ROW_CONFIG", bad);
-        const kernels::gpu::VariantOutput r = kernels::gpu::run_variant_once("fused", to_params(p));
+        const kernels::Measurement r = fl_test::run_gpu_job(to_params(p), "fused", 1);
         INFO(bad << " -> " << r.error);
         CHECK_FALSE(r.ok);
         CHECK(r.error.find("FUSIONLAB_ROW_CONFIG") != std::string::npos);
@@ -320,7 +361,8 @@ TEST_CASE("a forced row configuration that cannot hold the row is refused with t
 
 TEST_CASE("every flat configuration computes the same function", "[gpu][elementwise][config]") {
     uint64_t seed = 1501;
-    for (const char* config : {"threads=128,bytes=32", "threads=512,bytes=64", "threads=512,bytes=32", "threads=128"})
+    for (const char* config : {"threads=128,bytes=32", "threads=512,bytes=64", "threads=512,bytes=32", "threads=128", "cs=1",
+                               "threads=512,bytes=64,cs=1"})
         for (DType t : kernels::kAllDTypes)
             for (int64_t hidden : {int64_t{4096}, int64_t{1001}}) {
                 const ScopedEnv env("FUSIONLAB_FLAT_CONFIG", config);

@@ -276,15 +276,16 @@ TEST_CASE("price_kernel: blocks run in waves of the resident blocks per SM", "[s
     CHECK(whole.resident_blocks == 1);
     CHECK(whole.waves == 2);
     CHECK(whole.fp32_ms == Approx(1.0));
-    // Two full waves at the whole GPU's rate, each blended with the lone block's own time (the same
-    // block: (t^4 + t^4)^(1/4) = 2^(1/4) t; kernels/sim/sim_backend.cpp, kWaveBlend).
-    const double blend1 = std::pow(2.0, 0.25);
-    CHECK(whole.onchip_ms == Approx(blend1).epsilon(1e-3));
-    CHECK(whole.busy_ms == Approx(blend1).epsilon(1e-3));
+    // Two waves at the whole GPU's rate: the first, in lockstep, blended with the lone block's own time
+    // (the same block: (t^4 + t^4)^(1/4) = 2^(1/4) t; kernels/sim/sim_backend.cpp, kWaveBlend); the
+    // second streams behind it at the SM's rate (t), each half of the work.
+    const double two_waves = (std::pow(2.0, 0.25) + 1.0) / 2.0;
+    CHECK(whole.onchip_ms == Approx(two_waves).epsilon(1e-3));
+    CHECK(whole.busy_ms == Approx(two_waves).epsilon(1e-3));
     // 1.5 blocks per SM: the busiest SMs run two, the others one; the kernel lasts two blocks' time.
     const KernelPrice ragged = price_kernel(h100.cal, fma_kernel(1.0, 3 * sms / 2, 128, 200 << 10, 0), h100.info);
     CHECK(ragged.waves == 2);
-    CHECK(ragged.onchip_ms == Approx(2.0 / 1.5 * blend1).epsilon(1e-3));
+    CHECK(ragged.onchip_ms == Approx(2.0 / 1.5 * two_waves).epsilon(1e-3));
     // 40 KiB a block: five fit an SM (228 KiB, 1 KiB of each reserved), so the same blocks run in one wave.
     const KernelPrice five = price_kernel(h100.cal, fma_kernel(1.0, 5 * sms, 128, 40 << 10, 0), h100.info);
     CHECK(five.resident_blocks == 5);

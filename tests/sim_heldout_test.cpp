@@ -37,18 +37,13 @@ const std::vector<SimPoint>& all_points() {
 // Held-out points outside 25 %, with what bounds them (kernels/PERF.md, "Held out").
 const char* known_heldout_miss(const SimPoint& p) {
     const auto has = [&](const char* text) { return p.shape.find(text) != std::string::npos; };
-    const bool teaching = p.variant == "flash" || p.variant == "teaching_two_pass" || p.variant == "teaching_fused";
-    const bool recording = p.source.rfind("recording ", 0) == 0;  // the 2026-11-27 recordings' 16-head runs
-    if (teaching && ((has("N=8192") && recording) || (p.card == "H200" && has("N=4096") && has("8x8 heads") && has("d=64,"))))
-        return "the teaching kernel's time per key tile falls with N, fitted and held-out points alike (the measured time "
-               "against the model's: 1.00 at N = 1024, 0.85 at 4096, 0.79 at 8192); the model has one shared-memory rate "
-               "per card, which the fit sets where most of its points are (N = 1024)";
     if (p.variant == "fused_spill" && has("fp32"))
         return "the register table (ptxas) shows no spills for the fp32 instance, yet it runs 1.7x the model and the "
                "counters read 1.6x its bytes: local-memory traffic the spill estimate does not see";
     if (p.workload == "launch" && p.variant == "stream" && has("n=256"))
-        return "the lent host's launch rate: 6.3 us a dependent launch at this point, 4.1-4.4 us at n = 2048-4096 in the "
-               "same recording (the model's 4.15 on the H100, 4.0 on the H200)";
+        return "the lent host's launch rate, which is noise at this point: the same 100 launches of a ~1 us kernel took "
+               "406-634 us across n = 256-16384 in one recording (H100; 388-548 us on the H200), where n changes nothing "
+               "on the GPU; 6.3 us a launch at n = 256 (5.5 on the H200), the model's 4.15 (4.0)";
     if (p.workload == "launch" && p.variant == "graph" && has("K=10,"))
         return "a 10-node graph replay measured 31.1 us (min 21.8, max 117.8) where one node took 4.0 us and 100 nodes "
                "1.3 us each: the launch's host cost varies more than the model's one graph launch";
@@ -107,7 +102,7 @@ TEST_CASE("simulated times on the held-out points per card", "[sim][heldout]") {
     }
     // The bounds this commit meets (kernels/PERF.md, "Held out"): the mean absolute error per card, and
     // every held-out point within 25 % but those listed with their reason.
-    const std::map<std::string, double> mean_bound{{"H100", 0.070}, {"H200", 0.077}};
+    const std::map<std::string, double> mean_bound{{"H100", 0.067}, {"H200", 0.070}};
     for (const auto& [card, bound] : mean_bound) {
         REQUIRE(held.count(card));
         const ErrorStats& all = held.at(card).at("all");

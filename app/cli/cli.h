@@ -28,6 +28,11 @@ inline constexpr int kMaxShotSide = 8192;
 
 struct InfoOptions {
     std::string sim_gpu;  // non-empty: describe this simulated GPU only
+    // --sim-heldout: the simulator's held-out study alone (app/recordings/sim_heldout.h, heldout_study),
+    // on the recordings of `repository`/assets/recordings and its bench tables, or without a
+    // repository on the installed recordings alone.
+    bool sim_heldout = false;
+    std::string repository;
 };
 
 // The values given for one spec'd parameter (--rows 64,128 / --N 4096 / --causal 0,1).

@@ -151,6 +151,16 @@ static void print_heldout_error(std::ostream& out) {
 int run_info(const InfoOptions& o, std::ostream& out) {
     out << "fusionlab " << kernels::build_type() << " build, CUDA kernels "
         << (kernels::built_with_cuda() ? "built in" : "not built (simulated backend only)") << "\n\n";
+    if (o.sim_heldout) {
+        // The held-out study alone, reproducible on new recordings (app/recordings/sim_heldout.h).
+        std::string why;
+        const std::string dir = o.repository.empty() ? recordings_dir(&why) : o.repository + "/assets/recordings";
+        out << "SIMULATOR ON HELD-OUT POINTS (issue 34; a third of each recording's and bench table's points, chosen by a "
+               "hash of the point's key before any fit):\n";
+        if (dir.empty()) out << "  no recordings: " << why << "\n";
+        for (const std::string& line : heldout_study(dir, o.repository)) out << line << "\n";
+        return kExitOk;
+    }
     if (!o.sim_gpu.empty()) {
         out << "SIMULATED GPU '" << o.sim_gpu << "':\n";
         print_device(out, kernels::find_sim_gpu(o.sim_gpu)->info);

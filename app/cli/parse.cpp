@@ -414,6 +414,8 @@ struct RawArgs {
     bool lessons_no_devices = false;
     std::string gui_soak, gui_soak_seed, gui_soak_size, gui_soak_passes;  // hidden: the soak test (tests/tools/soak_driver.h)
     std::string info_sim;
+    bool info_sim_heldout = false;
+    std::string info_repository;
     struct {
         std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
         std::map<std::string, std::vector<std::string>> params;  // spec name -> words given
@@ -935,6 +937,12 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
     app.add_option("--soak-passes", raw.gui_soak_passes, "soak test: replay the same actions P times")->group("");
     CLI::App* info = app.add_subcommand("info", "Device, driver, clocks, measured ceilings, simulated GPUs");
     info->add_option("--sim", raw.info_sim, "describe this simulated GPU")->type_name("GPU");
+    info->add_flag("--sim-heldout", raw.info_sim_heldout,
+                   "the simulator on the points it was not fitted on: the error per card and workload, the fit of its "
+                   "constants on the other two thirds, and the error with them (kernels/PERF.md, \"Held out\")");
+    info->add_option("--repository", raw.info_repository,
+                     "with --sim-heldout: a source tree whose assets/recordings and bench tables (assets/measurements) to use")
+        ->type_name("DIR");
     define_bench(app, raw);
     define_shot(app, raw);
     define_lessons(app, raw);
@@ -986,6 +994,14 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         cmd.command = Command::info;
         prefix = "fusionlab info";
         if (!raw.info_sim.empty()) problem = parse_sim_gpu("--sim", raw.info_sim, cmd.info.sim_gpu);
+        cmd.info.sim_heldout = raw.info_sim_heldout;
+        cmd.info.repository = raw.info_repository;
+        if (problem.empty() && !raw.info_repository.empty() && !raw.info_sim_heldout)
+            problem = "--repository goes with --sim-heldout";
+        if (problem.empty() && raw.info_sim_heldout && !raw.info_sim.empty()) problem = "--sim and --sim-heldout: give one of them";
+        if (problem.empty() && !raw.info_repository.empty() &&
+            !std::filesystem::is_directory(std::filesystem::path(raw.info_repository) / "assets" / "measurements"))
+            problem = "--repository '" + raw.info_repository + "': no assets/measurements folder there (give the fusionlab source tree)";
     } else {
         cmd.command = Command::gui;
         Checker check;

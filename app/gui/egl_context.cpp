@@ -4,6 +4,18 @@
 // [SECTION] EglContext
 #include "app/gui/egl_context.h"
 
+#if defined(__EMSCRIPTEN__)
+
+// The browser build draws through the page's WebGL context (app/gui/page_window_web.cpp); it has
+// no EGL library to open and no `shot` command to give a context to.
+namespace app {
+EglContext::~EglContext() = default;
+void EglContext::close() { library_ = display_ = surface_ = context_ = nullptr; }
+std::string EglContext::open() { return "the browser build has no EGL: its frames are drawn by the page's WebGL"; }
+}  // namespace app
+
+#else
+
 #include <glad/gl.h>
 
 #include <dlfcn.h>
@@ -210,3 +222,5 @@ std::string EglContext::open() {
 }
 
 }  // namespace app
+
+#endif  // __EMSCRIPTEN__

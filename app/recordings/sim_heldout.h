@@ -11,6 +11,7 @@
 // [SECTION] The split
 // [SECTION] Points and errors
 // [SECTION] The fit
+// [SECTION] The study in one command
 #pragma once
 
 #include "kernels/sim/sim_backend.h"
@@ -101,5 +102,22 @@ struct CalibrationFit {
     int evaluations = 0;
 };
 CalibrationFit fit_calibration(const std::vector<const SimPoint*>& training, const kernels::SimCalibration& start);
+
+// Each point priced again (price_run, as the fit does) on its card's calibration in `cals`; cards
+// not in `cals` keep their simulated time.
+void reprice(std::vector<SimPoint>& points, const std::map<std::string, kernels::SimCalibration>& cals);
+
+// =============================================================================================
+// [SECTION] The study in one command
+// =============================================================================================
+
+// The whole held-out study, as `fusionlab info --sim-heldout` prints it, so that it can be run again
+// on new recordings: the points of every recording in `recordings_folder` and of the bench tables
+// under `repository` ("" : none); the error on the held-out points with the simulated GPUs' built-in
+// constants (per card and workload: n, mean, median, worst, and the fitted points' mean), every
+// held-out point outside 25 %; then fit_calibration per card on its fitted two thirds, each constant
+// beside the built-in one (the lines to put in kernels/sim/sim_backend.cpp when any moved), and the
+// held-out error with the fitted constants.
+std::vector<std::string> heldout_study(const std::string& recordings_folder, const std::string& repository);
 
 }  // namespace app

@@ -47,13 +47,11 @@
 // [SECTION] Launchers
 // [SECTION] Dispatch by kernel name, buffer specs
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
-// [SECTION] Test entry points (elementwise_testing.h)
 #include "kernels/gpu/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
 #include "kernels/elementwise/elementwise_gpu.cuh"
 #include "kernels/gpu/gpu_memory.cuh"
 #include "kernels/gpu/gpu_workload.h"
-#include "kernels/elementwise/elementwise_testing.h"
 #include "kernels/core/gelu_fast.h"
 #include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise.h"
@@ -62,7 +60,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
 namespace kernels::gpu {
@@ -119,6 +119,15 @@ __device__ __forceinline__ void load_raw(const T* p, RawChunk<T>& r) {
     for (int j = 0; j < static_cast<int>(sizeof(T)) / 2; ++j) r.w[j] = kReadOnly ? __ldg(q + j) : q[j];
 }
 
+// The same with the streaming (evict-first) hint, ld.global.cs: data read once (x, residual, a
+// flat kernel's input) need not stay in L1/L2 (the FUSIONLAB_*_CONFIG option cs=1).
+template <typename T>
+__device__ __forceinline__ void load_raw_streaming(const T* p, RawChunk<T>& r) {
+    const uint4* q = reinterpret_cast<const uint4*>(p);
+#pragma unroll
+    for (int j = 0; j < static_cast<int>(sizeof(T)) / 2; ++j) r.w[j] = __ldcs(q + j);
+}
+
 // A partial or unaligned chunk: element by element, only the first `valid` elements (rest 0).
 template <typename T>
 __device__ __forceinline__ void load_raw_partial(const T* p, int64_t valid, RawChunk<T>& r) {
@@ -154,19 +163,26 @@ __device__ __forceinline__ void unpack(const RawChunk<T>& r, float (&v)[kChunk])
     }
 }
 
+// streaming: st.global.cs (evict-first: the output is not read again by this kernel)
 template <typename T>
-__device__ __forceinline__ void store_chunk(T* p, const float (&v)[kChunk]) {
+__device__ __forceinline__ void store_chunk(T* p, const float (&v)[kChunk], bool streaming = false) {
     if constexpr (sizeof(T) == 2) {
         uint4 raw;
         raw.x = pack2<T>(v[0], v[1]);
         raw.y = pack2<T>(v[2], v[3]);
         raw.z = pack2<T>(v[4], v[5]);
         raw.w = pack2<T>(v[6], v[7]);
-        *reinterpret_cast<uint4*>(p) = raw;
+        if (streaming) __stcs(reinterpret_cast<uint4*>(p), raw);
+        else *reinterpret_cast<uint4*>(p) = raw;
     } else {
         float4* q = reinterpret_cast<float4*>(p);
-        q[0] = make_float4(v[0], v[1], v[2], v[3]);
-        q[1] = make_float4(v[4], v[5], v[6], v[7]);
+        if (streaming) {
+            __stcs(q, make_float4(v[0], v[1], v[2], v[3]));
+            __stcs(q + 1, make_float4(v[4], v[5], v[6], v[7]));
+        } else {
+            q[0] = make_float4(v[0], v[1], v[2], v[3]);
+            q[1] = make_float4(v[4], v[5], v[6], v[7]);
+        }
     }
 }
 
@@ -286,12 +302,20 @@ struct RowArgs {
     int rows;              // rows x hidden <= 2^30 (elementwise::kMaxElements)
     int threads_per_row;
     int ctas_per_row;
+    int chunks_per_thread;  // staged_row_kernel only (row_kernel has it as kCpt)
+    int stage_residual;     // staged_row_kernel, fused: residual staged in shared memory too (else read in the last pass)
+    int streaming;          // x, residual loaded and out stored with the evict-first hint (.cs)
 };
 
 template <typename T, bool kVector, typename Index>
-__device__ __forceinline__ void load_row_chunk(const T* row, Index col0, Index hidden, RawChunk<T>& r) {
-    if (kVector && col0 < hidden) load_raw<T>(row + col0, r);
-    else load_raw_partial<T>(row + col0, hidden - col0, r);  // valid <= 0: all zeros, no access
+__device__ __forceinline__ void load_row_chunk(const T* row, Index col0, Index hidden, RawChunk<T>& r,
+                                               bool streaming = false) {
+    if (kVector && col0 < hidden) {
+        if (streaming) load_raw_streaming<T>(row + col0, r);
+        else load_raw<T>(row + col0, r);
+    } else {
+        load_raw_partial<T>(row + col0, hidden - col0, r);  // valid <= 0: all zeros, no access
+    }
 }
 
 // Dropout on a chunk of a ragged row (hidden % 8 != 0): it may straddle two Philox groups, so one
@@ -309,6 +333,44 @@ __device__ __forceinline__ void dropout_ragged_chunk(float (&v)[kChunk], uint64_
         }
         v[i] = mask_u16(r, static_cast<uint32_t>(e & 7)) >= threshold ? v[i] * keep_scale : 0.0f;
     }
+}
+
+// The last pass over one chunk of a row, shared by row_kernel and staged_row_kernel: normalise
+// with the row's mean and rstd, scale and shift by gamma and beta, and (fused) GELU, dropout and
+// the residual add, then store. x_raw and res_raw are the chunk's packed bits (res_raw unused by
+// layernorm); col0 is the chunk's first column, valid the columns left in the row from it.
+template <typename T, bool kVector, bool kFused>
+__device__ __forceinline__ void finish_chunk(const RowArgs& a, const RawChunk<T>& x_raw, const RawChunk<T>& res_raw,
+                                             int64_t row_start, int col0, int valid, float mean, float rstd, T* out) {
+    // load gamma, beta chunk into registers (L1/L2-resident after the first rows)
+    RawChunk<T> g_raw, b_raw;
+    if (kVector) {
+        load_raw<T, true>(static_cast<const T*>(a.gamma) + col0, g_raw);
+        load_raw<T, true>(static_cast<const T*>(a.beta) + col0, b_raw);
+    } else {
+        load_raw_partial<T>(static_cast<const T*>(a.gamma) + col0, valid, g_raw);
+        load_raw_partial<T>(static_cast<const T*>(a.beta) + col0, valid, b_raw);
+    }
+    float v[kChunk], g[kChunk], b[kChunk], h[kChunk];
+    unpack<T>(x_raw, v);
+    unpack<T>(g_raw, g);
+    unpack<T>(b_raw, b);
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
+    if constexpr (kFused) {
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) h[i] = gelu(h[i]);
+        const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
+        if (kVector) dropout_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
+        else dropout_ragged_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
+        float res[kChunk];
+        unpack<T>(res_raw, res);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) h[i] += res[i];
+    }
+    // store out row chunk to HBM (h1 for the unfused layernorm)
+    if (kVector) store_chunk<T>(out + col0, h, a.streaming != 0);
+    else store_partial<T>(out + col0, valid, h);
 }
 
 // Chunks per thread (row_kernel_shape): 64 bytes of x per thread, i.e. kCpt = 4 for fp16/bf16 and
@@ -358,12 +420,13 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     RawChunk<T> x_raw[kCpt], res_raw[kCpt];
     // load x row into registers (HBM -> registers, 16-byte vectors, all chunks in flight)
 #pragma unroll
-    for (int c = 0; c < kCpt; ++c) load_row_chunk<T, kVector>(x, first_col + c * stride, limit, x_raw[c]);
+    for (int c = 0; c < kCpt; ++c) load_row_chunk<T, kVector>(x, first_col + c * stride, limit, x_raw[c], a.streaming != 0);
     if constexpr (kFused) {
         // load residual row into registers now (kept packed), so its latency hides behind the reductions
         const T* residual = static_cast<const T*>(a.residual) + row_start;
 #pragma unroll
-        for (int c = 0; c < kCpt; ++c) load_row_chunk<T, kVector>(residual, first_col + c * stride, limit, res_raw[c]);
+        for (int c = 0; c < kCpt; ++c)
+            load_row_chunk<T, kVector>(residual, first_col + c * stride, limit, res_raw[c], a.streaming != 0);
     }
     // the row stays packed in registers (8 bytes of x per 4 elements for fp16/bf16): each pass
     // below unpacks it again (one instruction per element) rather than holding it as floats, so a
@@ -414,36 +477,145 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     for (int c = 0; c < kCpt; ++c) {
         const Index col0 = first_col + c * stride;
         if (col0 >= limit) continue;
-        const Index valid = limit - col0;
-        // load gamma, beta chunk into registers (L1/L2-resident after the first rows)
-        RawChunk<T> g_raw, b_raw;
-        if (kVector) {
-            load_raw<T, true>(static_cast<const T*>(a.gamma) + col0, g_raw);
-            load_raw<T, true>(static_cast<const T*>(a.beta) + col0, b_raw);
-        } else {
-            load_raw_partial<T>(static_cast<const T*>(a.gamma) + col0, valid, g_raw);
-            load_raw_partial<T>(static_cast<const T*>(a.beta) + col0, valid, b_raw);
-        }
-        float v[kChunk], g[kChunk], b[kChunk], h[kChunk];
-        unpack<T>(x_raw[c], v);
-        unpack<T>(g_raw, g);
-        unpack<T>(b_raw, b);
+        finish_chunk<T, kVector, kFused>(a, x_raw[c], res_raw[c], row_start, col0, limit - col0, mean, rstd, out);
+    }
+    if (ctas > 1) cluster_wait();
+}
+
+// staged_row_kernel: the row (its slice, in a cluster) is staged in shared memory instead of
+// registers, so a block's registers no longer grow with the row: rows longer than one block's
+// registers hold (hidden 65536: 128 KB of bf16 per row) run one block of 512 threads per row where
+// row_kernel needed a cluster of 8, and more blocks fit an SM. x (and the residual, when both fit
+// elementwise::kStageMaxBytes; else it is read in the last pass, 64 bytes per thread in flight) is copied with cp.async (16 bytes per instruction, nothing held
+// in registers, every chunk of the slice in flight at once); each thread then reads back only the
+// chunks it copied itself, so no barrier is needed between the copy and the first pass. Chunk
+// layout and summation order are row_kernel's (thread t holds chunks c tpr + t of its block's
+// slice, c = 0 .. cpt-1, in that order): elementwise_emulate.cpp covers both kernels. One row per
+// block or per cluster (rows_per_block 1).
+// cp.async exists from sm_80; on older parts (the default build's sm_75) the copy is a plain 16-byte
+// load and store, done before the call returns, so the commit and the wait have nothing to do.
+__device__ __forceinline__ void cp_async16(void* smem, const void* global) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
+#else
+    *static_cast<uint4*>(smem) = *static_cast<const uint4*>(global);
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int kPending> __device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+
+// Stages one chunk of a row (col0 .. col0+7) in shared memory: cp.async for a whole vector chunk,
+// element by element (zeros past the row) otherwise.
+template <typename T, bool kVector>
+__device__ __forceinline__ void stage_chunk(RawChunk<T>* dst, const T* row, int col0, int hidden) {
+    if (kVector && col0 < hidden) {
 #pragma unroll
-        for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
+        for (int j = 0; j < static_cast<int>(sizeof(T)) / 2; ++j) cp_async16(&dst->w[j], reinterpret_cast<const uint4*>(row + col0) + j);
+    } else {
+        RawChunk<T> r;
+        load_raw_partial<T>(row + col0, hidden - col0, r);  // valid <= 0: all zeros, no access
+        *dst = r;
+    }
+}
+
+template <typename T, bool kVector, bool kFused>
+__global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a) {
+    extern __shared__ uint4 staged_smem[];
+    __shared__ float sum_scratch[kMaxRowThreads / 32];
+    __shared__ float sq_scratch[kMaxRowThreads / 32];
+    __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
+    const int hidden = static_cast<int>(a.hidden);
+    const int tpr = a.threads_per_row, ctas = a.ctas_per_row, cpt = a.chunks_per_thread;
+    const int t = static_cast<int>(threadIdx.x);
+    const int rank = ctas > 1 ? static_cast<int>(blockIdx.x % static_cast<unsigned>(ctas)) : 0;
+    const int stride = tpr * kChunk;
+    const int first_col = (rank * tpr * cpt + t) * kChunk;
+    const bool stage_residual = kFused && a.stage_residual != 0;
+    const int row = ctas > 1 ? static_cast<int>(blockIdx.x / static_cast<unsigned>(ctas)) : static_cast<int>(blockIdx.x);
+    const int64_t row_start = static_cast<int64_t>(row) * hidden;
+    RawChunk<T>* xs = reinterpret_cast<RawChunk<T>*>(staged_smem);  // [cpt][tpr] chunks of x
+    RawChunk<T>* rs = xs + cpt * tpr;                                // [cpt][tpr] of residual, when staged
+    const T* residual = kFused ? static_cast<const T*>(a.residual) + row_start : nullptr;
+    // stage x row slice into shared memory (HBM -> shared, cp.async 16 B, all chunks in flight)
+    const T* x = static_cast<const T*>(a.x) + row_start;
+    for (int c = 0; c < cpt; ++c) stage_chunk<T, kVector>(&xs[c * tpr + t], x, first_col + c * stride, hidden);
+    cp_async_commit();
+    if (stage_residual) {
+        // stage residual row slice too (HBM -> shared): its latency hides behind the two reductions
+        for (int c = 0; c < cpt; ++c) stage_chunk<T, kVector>(&rs[c * tpr + t], residual, first_col + c * stride, hidden);
+    }
+    cp_async_commit();
+    cp_async_wait<1>();  // this thread's x chunks have landed (the residual may still be in flight)
+
+    // compute mean (read own x chunks shared -> registers; past the row: zeros)
+    float sum = 0.0f;
+    for (int c = 0; c < cpt; ++c) {
+        float v[kChunk];
+        unpack<T>(xs[c * tpr + t], v);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) sum += v[i];
+    }
+    const float inv_hidden = 1.0f / static_cast<float>(hidden);
+    float row_total = row_sum(sum, sum_scratch, tpr >> 5);
+    if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
+    const float mean = row_total * inv_hidden;
+
+    // compute variance: squared deviations over the staged row (shared -> registers, second pass)
+    float sq = 0.0f;
+    for (int c = 0; c < cpt; ++c) {
+        const int col0 = first_col + c * stride;
+        if (col0 >= hidden) break;  // this thread's later chunks are past the row too
+        float v[kChunk];
+        unpack<T>(xs[c * tpr + t], v);
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) {
+            const float d = v[i] - mean;
+            if (kVector || col0 + i < hidden) sq = fmaf(d, d, sq);
+        }
+    }
+    float sq_total = row_sum(sq, sq_scratch, tpr >> 5);
+    if (ctas > 1) {
+        sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
+        cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
+    }
+    const float rstd = rsqrtf(fmaf(sq_total, inv_hidden, elementwise::kLayerNormEps));
+    cp_async_wait<0>();  // the residual chunks have landed
+
+    T* out = static_cast<T*>(a.out) + row_start;
+    // 64 bytes of residual per thread in flight at a time when it is read from HBM here
+    constexpr int kBatch = sizeof(T) == 2 ? 4 : 2;
+    for (int c0 = 0; c0 < cpt; c0 += kBatch) {
+        RawChunk<T> res_batch[kBatch];
         if constexpr (kFused) {
 #pragma unroll
-            for (int i = 0; i < kChunk; ++i) h[i] = gelu(h[i]);
-            const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
-            if (kVector) dropout_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
-            else dropout_ragged_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
-            float res[kChunk];
-            unpack<T>(res_raw[c], res);
-#pragma unroll
-            for (int i = 0; i < kChunk; ++i) h[i] += res[i];
+            for (int j = 0; j < kBatch; ++j) {
+                const int c = c0 + j;
+                // residual chunk: shared -> registers when staged, else HBM -> registers (a batch in flight)
+                if (stage_residual) {
+                    if (c < cpt) res_batch[j] = rs[c * tpr + t];
+                } else {
+                    load_row_chunk<T, kVector>(residual, first_col + c * stride, c < cpt ? hidden : 0, res_batch[j],
+                                               a.streaming != 0);
+                }
+            }
         }
-        // store out row chunk to HBM (h1 for the unfused layernorm)
-        if (kVector) store_chunk<T>(out + col0, h);
-        else store_partial<T>(out + col0, valid, h);
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const int c = c0 + j;
+            const int col0 = first_col + c * stride;
+            if (c >= cpt || col0 >= hidden) break;
+            finish_chunk<T, kVector, kFused>(a, xs[c * tpr + t], res_batch[j], row_start, col0, hidden - col0, mean,
+                                             rstd, out);  // x chunk: shared -> registers
+        }
     }
     if (ctas > 1) cluster_wait();
 }
@@ -575,6 +747,7 @@ struct FlatArgs {
     uint64_t seed;
     uint32_t threshold;
     float keep_scale;
+    int streaming;     // inputs loaded and out stored with the evict-first hint (.cs)
 };
 
 template <typename T, int kBytes> constexpr int flat_chunks_per_thread() {
@@ -585,9 +758,13 @@ constexpr bool reads_second(FlatOp op) { return op == FlatOp::add; }
 constexpr bool reads_bias(FlatOp op) { return op == FlatOp::bias_add || op == FlatOp::bias_gelu; }
 
 template <typename T, bool kVector>
-__device__ __forceinline__ void load_flat_chunk(const T* base, int64_t e0, int64_t n, RawChunk<T>& r) {
-    if (kVector && e0 + kChunk <= n) load_raw<T>(base + e0, r);
-    else load_raw_partial<T>(base + e0, n - e0, r);  // valid <= 0: all zeros, no access
+__device__ __forceinline__ void load_flat_chunk(const T* base, int64_t e0, int64_t n, RawChunk<T>& r, bool streaming) {
+    if (kVector && e0 + kChunk <= n) {
+        if (streaming) load_raw_streaming<T>(base + e0, r);
+        else load_raw<T>(base + e0, r);
+    } else {
+        load_raw_partial<T>(base + e0, n - e0, r);  // valid <= 0: all zeros, no access
+    }
 }
 
 // 1024 threads per SM at least (2 blocks of 512, 4 of 256): the compiler keeps each thread under
@@ -604,13 +781,13 @@ __global__ void __launch_bounds__(kMaxFlatThreads, kVector ? 2 : 1) flat_kernel(
     // load input tile into registers (all chunks in flight before any math)
 #pragma unroll
     for (int k = 0; k < kChunks; ++k)
-        load_flat_chunk<T, kVector>(in, (first_chunk + k * chunk_stride) * kChunk, a.n, in_raw[k]);
+        load_flat_chunk<T, kVector>(in, (first_chunk + k * chunk_stride) * kChunk, a.n, in_raw[k], a.streaming != 0);
     if constexpr (reads_second(kOp)) {
         // load residual tile into registers
         const T* in2 = static_cast<const T*>(a.in2);
 #pragma unroll
         for (int k = 0; k < kChunks; ++k)
-            load_flat_chunk<T, kVector>(in2, (first_chunk + k * chunk_stride) * kChunk, a.n, second_raw[k]);
+            load_flat_chunk<T, kVector>(in2, (first_chunk + k * chunk_stride) * kChunk, a.n, second_raw[k], a.streaming != 0);
     }
     if constexpr (reads_bias(kOp)) {
         // load bias chunk into registers (hidden long: L1/L2-resident). Column of each chunk's
@@ -665,7 +842,7 @@ __global__ void __launch_bounds__(kMaxFlatThreads, kVector ? 2 : 1) flat_kernel(
             for (int i = 0; i < kChunk; ++i) v[i] = kOp == FlatOp::bias_add ? v[i] + bias[i] : gelu(v[i] + bias[i]);
         }
         // store output tile to HBM
-        if (kVector && e0 + kChunk <= a.n) store_chunk<T>(out + e0, v);
+        if (kVector && e0 + kChunk <= a.n) store_chunk<T>(out + e0, v, a.streaming != 0);
         else store_partial<T>(out + e0, a.n - e0, v);
     }
 }
@@ -690,6 +867,10 @@ const void* row_kernel_of(bool vector) {
 template <typename T, bool kFused, bool kSpill>
 const void* row_kernel_function(const elementwise::RowConfig& c, bool aligned) {
     const bool vector = c.vector && aligned;
+    if constexpr (!kSpill)
+        if (c.staged)
+            return vector ? reinterpret_cast<const void*>(staged_row_kernel<T, true, kFused>)
+                          : reinterpret_cast<const void*>(staged_row_kernel<T, false, kFused>);
     if (c.chunks_per_thread == 2) return row_kernel_of<T, kFused, kSpill, 2>(vector);
     if (c.chunks_per_thread == 4) return row_kernel_of<T, kFused, kSpill, 4>(vector);
     // the spill kernel's layout takes 2 or 4 chunks (row_config's spill rule)
@@ -728,11 +909,32 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
     a.rows = static_cast<int>(p.rows);
     a.threads_per_row = c.threads_per_row;
     a.ctas_per_row = c.ctas_per_row;
+    a.chunks_per_thread = c.chunks_per_thread;
+    a.stage_residual = c.stage_residual ? 1 : 0;
+    a.streaming = c.streaming && !kSpill ? 1 : 0;
     void* params[] = {&a};
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(shape.blocks));
     config.blockDim = dim3(static_cast<unsigned>(shape.threads));
     config.stream = stream;
+    if (c.staged) {
+        // the staged slice is dynamic shared memory: past 48 KiB a kernel must opt in (once per size);
+        // layernorm (unfused) stages x alone
+        const int64_t bytes = c.staged_bytes(p.dtype) / (!kFused && c.stage_residual ? 2 : 1);
+        config.dynamicSmemBytes = static_cast<size_t>(bytes);
+        static thread_local std::map<const void*, int64_t> opted;
+        int64_t& have = opted[kernel];
+        if (bytes > 48 * 1024 && bytes > have) {
+            const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError();
+                throw std::invalid_argument(std::string(name) + ": " + elementwise::config_text(c) + " stages " +
+                                            std::to_string(bytes / 1024) + " KiB per block in shared memory, which this device refuses (" +
+                                            cudaGetErrorString(e) + ")");
+            }
+            have = bytes;
+        }
+    }
     cudaLaunchAttribute cluster{};
     if (c.ctas_per_row > 1) {
         require_clusters(c, p.hidden, name);
@@ -773,12 +975,13 @@ RowArgs row_args(const ElementwiseParams& p, const void* x, const void* residual
     // threads_per_row and ctas_per_row: launch_row sets them from row_config
     return RowArgs{x, residual, gamma, beta, out, p.hidden, p.seed, dropout_threshold(p.dropout_p),
                    p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f,
-                   static_cast<int>(p.rows), 32, 1};
+                   static_cast<int>(p.rows), 32, 1, 0, 0, 0};
 }
 
 FlatArgs flat_args(const ElementwiseParams& p, const void* in, const void* in2, const void* bias, void* out) {
     return FlatArgs{in, in2, bias, out, p.rows * p.hidden, p.hidden, p.seed, dropout_threshold(p.dropout_p),
-                    p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f};
+                    p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f,
+                    elementwise::flat_config(p).streaming ? 1 : 0};
 }
 
 // Bytes per launch (es = bytes per element, n = rows * hidden, H = hidden), as in the model:
@@ -1103,67 +1306,6 @@ private:
 };
 
 }  // namespace
-
-// =============================================================================================
-// [SECTION] Test entry points (elementwise_testing.h)
-// =============================================================================================
-VariantOutput run_variant_once(const std::string& variant, const Params& params) {
-    VariantOutput result;
-    try {
-        if (const std::string bad = validate(params); !bad.empty()) throw std::invalid_argument(bad);
-        const ElementwiseParams p = elementwise::to_elementwise(params);
-        Stream stream;
-        const cudaStream_t s = stream.get();
-        const std::vector<BufferSpec> specs = buffer_specs(variant, p);
-        const int es = dtype_bytes(p.dtype);
-        const BufferSet set = allocate_set(specs, es);
-        DeviceMemory counter(sizeof(unsigned long long));
-        gpu::fill_inputs(p, set.ptrs, s);
-        poison_set(specs, set, es, s);
-        for (const std::string& name : kernel_names(variant, p)) gpu::launch_kernel(name, p, set.ptrs, s);
-        check(cudaStreamSynchronize(s), "run of " + variant);
-        result.nonfinite =
-            scan_nonfinite(p.dtype, set.ptrs.out, p.rows * p.hidden, static_cast<unsigned long long*>(counter.get()), s);
-        const size_t n = static_cast<size_t>(p.rows * p.hidden);
-        std::vector<unsigned char> bits(n * static_cast<size_t>(es));
-        check(cudaMemcpy(bits.data(), set.ptrs.out, bits.size(), cudaMemcpyDeviceToHost), "copying the output");
-        result.out.resize(n);
-        to_float(p.dtype, bits.data(), result.out.data(), n);
-        result.ok = true;
-    } catch (const std::exception& e) {
-        result.error = e.what();
-    }
-    return result;
-}
-
-InputsOnHost download_inputs(const Params& params) {
-    InputsOnHost r;
-    try {
-        const ElementwiseParams p = elementwise::to_elementwise(params);
-        Stream stream;
-        const std::vector<BufferSpec> specs = buffer_specs("fused", p);
-        const int es = dtype_bytes(p.dtype);
-        const BufferSet set = allocate_set(specs, es);
-        gpu::fill_inputs(p, set.ptrs, stream.get());
-        check(cudaStreamSynchronize(stream.get()), "fill_inputs");
-        for (const BufferSpec& spec : specs) {
-            if (spec.output) continue;
-            std::vector<unsigned char> bits(spec.elements * static_cast<size_t>(es));
-            check(cudaMemcpy(bits.data(), set.ptrs.*(spec.member), bits.size(), cudaMemcpyDeviceToHost), "copy input");
-            std::vector<float> values(spec.elements);
-            to_float(p.dtype, bits.data(), values.data(), spec.elements);
-            r.tensors.emplace_back(spec.name, std::move(values));
-        }
-        r.ok = true;
-    } catch (const std::exception& e) {
-        r.error = e.what();
-    }
-    return r;
-}
-
-RegisterUse row_kernel_attributes(const std::string& kernel_name, const Params& p) {
-    return row_kernel_attributes(kernel_name, elementwise::to_elementwise(p));
-}
 
 }  // namespace kernels::gpu
 

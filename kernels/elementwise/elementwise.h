@@ -110,9 +110,22 @@ struct RowConfig {
     int rows_per_block = 1;     // rows_per_block x threads_per_row <= 512
     int ctas_per_row = 1;       // 1, 2, 4 or 8 (a cluster when > 1; then rows_per_block = 1)
     bool vector = true;         // hidden % 8 == 0: 16-byte moves; else the scalar (ragged) path
+    // staged: the row (a block's slice of it) is staged in shared memory by cp.async instead of held
+    // in registers (staged_row_kernel); chunks_per_thread is then any count, rows_per_block 1.
+    // stage_residual: the fused chain's residual is staged too (else read in the last pass).
+    bool staged = false;
+    bool stage_residual = false;
+    bool streaming = false;     // x, residual loads and out stores with the evict-first hint (.cs)
     std::string why;            // the picker's reason, in words (the model's description shows it)
     int threads_per_block() const { return threads_per_row * rows_per_block; }
+    // Dynamic shared memory of a staged block: its slice of x (and of the residual), in bytes.
+    int64_t staged_bytes(DType t) const {
+        return staged ? int64_t{threads_per_row} * chunks_per_thread * 8 * dtype_bytes(t) * (stage_residual ? 2 : 1) : 0;
+    }
 };
+// A staged block's shared memory: at most kStageMaxBytes (one block per SM on an H100/H200, whose
+// blocks may opt in to 227 KiB), x's slice and, when both fit, the residual's.
+inline constexpr int64_t kStageMaxBytes = 128 * 1024;
 inline constexpr int kRowMaxThreads = 512;     // a row kernel's block
 inline constexpr int kRowMaxClusterCtas = 8;   // the portable cluster size
 inline constexpr int64_t kMaxHidden = 65536;   // the widest row a cluster of 8 x 512 threads x 2 chunks holds
@@ -135,7 +148,7 @@ LaunchShape row_kernel_shape(const ElementwiseParams& p, RowKernel kernel = RowK
 // vector path. The launcher also takes the scalar path when a buffer is not 16-byte aligned, which
 // cudaMalloc'd buffers always are.
 struct RowInstance {
-    int chunks_per_thread = 4;
+    int chunks_per_thread = 4;  // 0: staged_row_kernel (any chunks per thread, a run-time count)
     bool vector = true;
 };
 RowInstance row_kernel_instance(const ElementwiseParams& p, RowKernel kernel = RowKernel::picked);
@@ -150,6 +163,7 @@ RegisterUse row_kernel_registers(const std::string& kernel, const ElementwisePar
 struct FlatConfig {
     int threads = 256;          // 128, 256 or 512
     int bytes_per_thread = 64;  // per input: 32 or 64 (whole chunks of 8 elements)
+    bool streaming = false;     // loads and stores with the evict-first hint (.cs)
     std::string why;
 };
 FlatConfig flat_config(const ElementwiseParams& p);

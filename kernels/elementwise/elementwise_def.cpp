@@ -93,9 +93,9 @@ std::string describe(const Params& p, const std::string& variant) {
     const ElementwiseParams e = to_elementwise(p);
     try {
         if (!e.chain) return shape + ", " + config_text(flat_config(e));
-        const std::string rows =
-            config_text(row_config(e, variant == "fused_spill" ? RowKernel::spill : RowKernel::picked));
-        return shape + ", " + (variant == "unfused" ? "layernorm " + rows + "; flat kernels " + config_text(flat_config(e)) : rows);
+        const Variant v = variant_of(e, variant);
+        const std::string rows = config_text(row_config(e, v == Variant::fused_spill ? RowKernel::spill : RowKernel::picked));
+        return shape + ", " + (v == Variant::unfused ? "layernorm " + rows + "; flat kernels " + config_text(flat_config(e)) : rows);
     } catch (const std::invalid_argument& bad) {
         return shape + " (" + bad.what() + ")";  // a forced layout that cannot run says why
     }
@@ -105,14 +105,17 @@ std::string describe(const Params& p, const std::string& variant) {
 // kept as measured), and a row shared by a thread-block cluster before compute capability 9.0.
 std::string chain_device_refusal(const std::string& variant, const Params& p, const DeviceBudget& budget) {
     const ElementwiseParams e = to_elementwise(p);
-    const RowKernel kernel = variant == "fused_spill" ? RowKernel::spill : RowKernel::picked;
     RowConfig c;
     try {
-        c = row_config(e, kernel);
+        c = row_config(e, variant_of(e, variant) == Variant::fused_spill ? RowKernel::spill : RowKernel::picked);
     } catch (const std::invalid_argument& bad) {
         return bad.what();
     }
     const DeviceInfo& d = budget.device;
+    if (c.staged && d.smem_per_block_optin > 0 && c.staged_bytes(e.dtype) > d.smem_per_block_optin)
+        return "hidden " + std::to_string(e.hidden) + " stages " + std::to_string(c.staged_bytes(e.dtype) / 1024) +
+               " KiB of the row per block in shared memory (" + config_text(c) + "); " + d.name + " allows " +
+               std::to_string(d.smem_per_block_optin / 1024) + " KiB per block";
     if (c.ctas_per_row > 1 && d.cc_major > 0 && d.cc_major < 9)
         return "hidden " + std::to_string(e.hidden) + " runs as a cluster of " + std::to_string(c.ctas_per_row) +
                " blocks per row, which needs compute capability 9.0 or later; " + d.name + " is " +

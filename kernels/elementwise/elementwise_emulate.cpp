@@ -110,10 +110,11 @@ void emulate_chain_row(const std::string& variant, const ElementwiseParams& p, c
                        float* out) {
     const int64_t H = p.hidden;
     const DType t = p.dtype;
-    const bool fused = variant_of(p, variant) != Variant::unfused;  // fused and fused_spill: the same code, the same arithmetic
+    const Variant which = variant_of(p, variant);
+    const bool fused = which != Variant::unfused;  // fused and fused_spill: the same code, the same arithmetic
     std::vector<float> x(static_cast<size_t>(H)), h;
     for (int64_t c = 0; c < H; ++c) x[static_cast<size_t>(c)] = x_value(p, row, c);
-    layernorm(p, variant == "fused_spill" ? RowKernel::spill : RowKernel::picked, cols, x, h);
+    layernorm(p, which == Variant::fused_spill ? RowKernel::spill : RowKernel::picked, cols, x, h);
     const uint32_t threshold = dropout_threshold(p.dropout_p);
     const float scale = keep_scale(p);
     const uint64_t e0 = static_cast<uint64_t>(row) * static_cast<uint64_t>(H);

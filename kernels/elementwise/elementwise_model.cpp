@@ -53,6 +53,10 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
     const int k = static_cast<int>(s.kernels.size());
     const RegisterUse regs = row_kernel_registers(name, p);
     s.kernels.push_back({name, shape.blocks, shape.threads, false, regs});
+    // a staged row's slice is the block's shared memory (the simulator's occupancy)
+    if (config.staged)
+        s.kernels.back().block.shared_bytes = static_cast<uint64_t>(config.staged_bytes(p.dtype)) /
+                                              (per_row_inputs.size() < 2 && config.stage_residual ? 2 : 1);
     for (const std::string& v : vectors)
         s.events.push_back({EventKind::load, k, v, z.hidden * z.es, 0, 1,
                             "load " + v + " into registers (HBM once; later blocks hit L2)"});
@@ -82,9 +86,13 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
     for (const Group& g : groups) {
         if (g.blocks == 0) continue;
         const char* what = rpb > 1 ? " rows" : " row";
-        for (const std::string& in : per_row_inputs)
+        for (size_t i = 0; i < per_row_inputs.size(); ++i) {
+            const std::string& in = per_row_inputs[i];
+            // staged_row_kernel copies x (and the residual when it fits) into shared memory instead
+            const bool staged = config.staged && (i == 0 || config.stage_residual);
             s.events.push_back({EventKind::load, k, in, g.elements * z.es, 0, g.blocks,
-                                "load " + in + what + " into registers" + g.suffix});
+                                "load " + in + what + (staged ? " into shared memory (cp.async)" : " into registers") + g.suffix});
+        }
         if (regs.spills()) {
             // The row no longer fits the registers ptxas was allowed: part of it goes to the threads'
             // local memory after the loads and comes back in the passes that need it. Each spill

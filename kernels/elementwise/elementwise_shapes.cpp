@@ -16,12 +16,16 @@
 //   * threads per row: the fewest whole warps that cover the row that way;
 //   * short rows (fewer than 128 threads each): several rows per block, so a block has at least 128
 //     threads (fewer, larger blocks for the block scheduler);
-//   * rows too long for one block of 512 threads (hidden > 16384 in 16-bit, > 8192 in fp32 at 64
-//     bytes per thread): a cluster of 2 to 8 blocks of about 256 threads shares the row, its two
-//     reductions summed across the cluster through distributed shared memory (Hopper). fp32 rows
-//     from 8192 to 16384 keep the single block of 512 threads with 4 chunks each (128 registers).
-// FUSIONLAB_ROW_CONFIG="cpt=4,tpr=256,rpb=1,ctas=2" forces any of the four (the sweep of
-// kernels/PERF.md compares them); what is not forced is derived from what is.
+//   * fp32 rows from 8192 to 16384 keep the single block of 512 threads with 4 chunks each (128
+//     registers);
+//   * 16-bit rows too long for one block of 512 threads (hidden > 16384): a cluster of 2 to 8
+//     blocks of about 256 threads shares the row, its two reductions summed across the cluster
+//     through distributed shared memory (Hopper);
+//   * fp32 rows past 16384: staged in shared memory (staged_row_kernel) by one block of 512
+//     threads, or a cluster of 2 such blocks past 32768 (a block's slice at most kStageMaxBytes).
+//     The staged kernel lost to the register cluster in 16-bit on an H200 (kernels/PERF.md).
+// FUSIONLAB_ROW_CONFIG="cpt=4,tpr=256,rpb=1,ctas=2" forces any of the four, "smem=1,tpr=512,ctas=2"
+// a staged layout (the sweep of kernels/PERF.md compares them); what is not forced is derived.
 //
 // Flat kernels (gelu, dropout, add, bias_add, fused_bias_gelu): block b owns a contiguous range of
 // the flattened rows x hidden tensor, 256 threads, each with two chunks of every input in flight
@@ -85,6 +89,28 @@ namespace {
 // Threads per row for `cpt` chunks per thread over `ctas` blocks: the fewest whole warps.
 int64_t row_threads(int64_t chunks, int64_t cpt, int64_t ctas) { return whole_warps(ceil_div(chunks, cpt * ctas)); }
 
+// The staged layout: `ctas` blocks (at least; more while a block's slice of x is more than
+// kStageMaxBytes) of up to 512 threads share the row, each thread with the fewest chunks that cover
+// it; the residual staged too when both slices fit kStageMaxBytes.
+RowConfig staged_layout(const ElementwiseParams& p, int64_t ctas, int64_t threads = 0) {
+    const int64_t hidden = std::max<int64_t>(p.hidden, 1);
+    const int64_t chunks = ceil_div(hidden, kChunkElements);
+    const int64_t chunk_bytes = kChunkElements * dtype_bytes(p.dtype);
+    while (ctas < kRowMaxClusterCtas && ceil_div(chunks, ctas) * chunk_bytes > kStageMaxBytes) ctas *= 2;
+    RowConfig c;
+    c.vector = hidden % kChunkElements == 0;
+    c.staged = true;
+    c.ctas_per_row = static_cast<int>(ctas);
+    c.threads_per_row = static_cast<int>(threads > 0 ? threads : std::min<int64_t>(kRowMaxThreads, whole_warps(ceil_div(chunks, ctas))));
+    c.chunks_per_thread = static_cast<int>(ceil_div(chunks, ctas * c.threads_per_row));
+    c.stage_residual = 2 * c.threads_per_row * c.chunks_per_thread * chunk_bytes <= kStageMaxBytes;
+    c.why = "row staged in shared memory (" + std::to_string(c.threads_per_row * c.chunks_per_thread * chunk_bytes / 1024) +
+            " KiB of x per block" + (c.stage_residual ? ", and of residual" : "") + "), " +
+            (ctas > 1 ? "a cluster of " + std::to_string(ctas) + " blocks" : std::string("one block")) + " of " +
+            std::to_string(c.threads_per_row) + " threads per row";
+    return c;
+}
+
 RowConfig rule(const ElementwiseParams& p) {
     const int64_t hidden = std::max<int64_t>(p.hidden, 1);
     const int64_t chunks = ceil_div(hidden, kChunkElements);
@@ -124,6 +150,12 @@ RowConfig rule(const ElementwiseParams& p) {
                 " threads";
         return c;
     }
+    // Longer fp32 rows: staged in shared memory (staged_row_kernel), one block of 512 threads per
+    // row, a cluster of 2 past 32768 (more than kStageMaxBytes of x). On an H200 (PERF.md, round 3)
+    // that ran fp32 1024 x 65536 at 63.8 % of copy against 62.2 % for a cluster of 8 in registers,
+    // while 16-bit rows lost (43.9 % against 49.9 %: half the warps, more instructions, in a kernel
+    // bound by its instructions there), so 16-bit rows keep the register cluster below.
+    if (es == 4) return staged_layout(p, 1);
     // A cluster: the fewest blocks (a power of two, at most 8) of at most 256 threads, else of 512
     int64_t ctas = 1;
     while (ctas < kRowMaxClusterCtas && row_threads(chunks, preferred, ctas) > 256) ctas *= 2;
@@ -169,19 +201,55 @@ RowConfig row_config(const ElementwiseParams& p, RowKernel kernel) {
     RowConfig c = rule(p);
     const char* forced = std::getenv("FUSIONLAB_ROW_CONFIG");
     if (forced == nullptr || *forced == '\0') return c;
-    const std::map<std::string, int64_t> f = parse_forced("FUSIONLAB_ROW_CONFIG", forced, {"cpt", "tpr", "rpb", "ctas"});
+    const std::map<std::string, int64_t> f =
+        parse_forced("FUSIONLAB_ROW_CONFIG", forced, {"cpt", "tpr", "rpb", "ctas", "smem", "cs"});
+    const bool streaming = f.count("cs") ? f.at("cs") != 0 : c.streaming;
+    if (f.count("cs") && f.at("cs") != 0 && f.at("cs") != 1)
+        throw std::invalid_argument(std::string("FUSIONLAB_ROW_CONFIG='") + forced + "': cs (evict-first loads and stores) must be 0 or 1");
     const int64_t hidden = std::max<int64_t>(p.hidden, 1);
     const int64_t chunks = ceil_div(hidden, kChunkElements);
+    const std::string what = std::string("FUSIONLAB_ROW_CONFIG='") + forced + "' at hidden " + std::to_string(hidden) + ": ";
+    const auto smem = f.find("smem");
+    if (smem != f.end() && smem->second != 0 && smem->second != 1)
+        throw std::invalid_argument(what + "smem (the row staged in shared memory) must be 0 or 1");
+    if (smem != f.end() && smem->second == 1) {
+        // staged: threads and blocks per row may be forced; chunks per thread follow
+        if (f.count("cpt") || f.count("rpb"))
+            throw std::invalid_argument(what + "a staged row (smem=1) takes tpr and ctas only: chunks per thread follow, one row per block");
+        const int64_t ctas = f.count("ctas") ? f.at("ctas") : 1;
+        const int64_t tpr = f.count("tpr") ? f.at("tpr") : 0;
+        if (ctas != 1 && ctas != 2 && ctas != 4 && ctas != 8)
+            throw std::invalid_argument(what + "ctas (blocks per row) must be 1, 2, 4 or 8");
+        if (f.count("tpr") && (tpr < kWarp || tpr % kWarp != 0 || tpr > kRowMaxThreads))
+            throw std::invalid_argument(what + "tpr (threads per row) " + std::to_string(tpr) +
+                                        " must be a multiple of 32 from 32 to 512");
+        RowConfig s = staged_layout(p, ctas, tpr);
+        s.streaming = streaming;
+        if (s.ctas_per_row != ctas)
+            throw std::invalid_argument(what + "a block's slice of the row would be more than " +
+                                        std::to_string(kStageMaxBytes / 1024) + " KiB of shared memory");
+        s.why = "forced by FUSIONLAB_ROW_CONFIG: " + s.why;
+        return s;
+    }
+    if (f.size() == f.count("cs") + f.count("smem")) {  // only the hint (and smem=0 on a register layout) forced
+        if (smem == f.end() || !c.staged) {
+            c.streaming = streaming;
+            c.why = "forced by FUSIONLAB_ROW_CONFIG: " + c.why;
+            return c;
+        }
+    }
+    c.staged = false;
+    c.stage_residual = false;
+    c.streaming = streaming;
     auto value = [&](const char* key, int64_t fallback) {
         const auto it = f.find(key);
         return it == f.end() ? fallback : it->second;
     };
-    const int64_t cpt = value("cpt", c.chunks_per_thread);
+    const int64_t cpt = value("cpt", c.staged ? 64 / (kChunkElements * dtype_bytes(p.dtype)) : c.chunks_per_thread);
     const int64_t ctas = value("ctas", f.count("tpr") || f.count("cpt") ? 1 : c.ctas_per_row);
     const bool threads_forced = f.count("tpr") > 0;
     const int64_t tpr = value("tpr", cpt >= 2 && cpt <= 4 && ctas >= 1 ? row_threads(chunks, cpt, ctas) : 0);
     const int64_t rpb = value("rpb", ctas == 1 && tpr > 0 ? std::max<int64_t>(1, 128 / tpr) : 1);
-    const std::string what = std::string("FUSIONLAB_ROW_CONFIG='") + forced + "' at hidden " + std::to_string(hidden) + ": ";
     if (cpt < 2 || cpt > 4) throw std::invalid_argument(what + "cpt (chunks of 8 per thread) must be 2, 3 or 4");
     if (ctas != 1 && ctas != 2 && ctas != 4 && ctas != 8)
         throw std::invalid_argument(what + "ctas (blocks per row) must be 1, 2, 4 or 8");
@@ -207,6 +275,8 @@ std::string config_text(const RowConfig& c) {
                     " chunks per row";
     if (c.rows_per_block > 1) s += ", " + std::to_string(c.rows_per_block) + " rows/block";
     if (c.ctas_per_row > 1) s += ", cluster of " + std::to_string(c.ctas_per_row);
+    if (c.staged) s += c.stage_residual ? ", x and residual staged in shared memory" : ", staged in shared memory";
+    if (c.streaming) s += ", evict-first";
     if (!c.vector) s += ", scalar";
     return s;
 }
@@ -220,7 +290,7 @@ LaunchShape row_kernel_shape(const ElementwiseParams& p, RowKernel kernel) {
 
 RowInstance row_kernel_instance(const ElementwiseParams& p, RowKernel kernel) {
     const RowConfig c = row_config(p, kernel);
-    return RowInstance{c.chunks_per_thread, c.vector};
+    return RowInstance{c.staged ? 0 : c.chunks_per_thread, c.vector};
 }
 
 // =============================================================================================
@@ -267,7 +337,10 @@ FlatConfig flat_config(const ElementwiseParams& p) {
     c.why = "256 threads, two chunks of 8 elements of each input per thread";
     const char* forced = std::getenv("FUSIONLAB_FLAT_CONFIG");
     if (forced == nullptr || *forced == '\0') return c;
-    const std::map<std::string, int64_t> f = parse_forced("FUSIONLAB_FLAT_CONFIG", forced, {"threads", "bytes"});
+    const std::map<std::string, int64_t> f = parse_forced("FUSIONLAB_FLAT_CONFIG", forced, {"threads", "bytes", "cs"});
+    if (f.count("cs")) c.streaming = f.at("cs") != 0;
+    if (f.count("cs") && f.at("cs") != 0 && f.at("cs") != 1)
+        throw std::invalid_argument(std::string("FUSIONLAB_FLAT_CONFIG='") + forced + "': cs (evict-first loads and stores) must be 0 or 1");
     if (f.count("threads")) c.threads = static_cast<int>(f.at("threads"));
     if (f.count("bytes")) c.bytes_per_thread = static_cast<int>(f.at("bytes"));
     if (c.threads != 128 && c.threads != 256 && c.threads != 512)
@@ -279,7 +352,8 @@ FlatConfig flat_config(const ElementwiseParams& p) {
 }
 
 std::string config_text(const FlatConfig& c) {
-    return std::to_string(c.threads) + " threads x " + std::to_string(c.bytes_per_thread) + " B";
+    return std::to_string(c.threads) + " threads x " + std::to_string(c.bytes_per_thread) + " B" +
+           (c.streaming ? ", evict-first" : "");
 }
 
 LaunchShape flat_kernel_shape(const ElementwiseParams& p) {

@@ -1,6 +1,6 @@
 // Plain C++ entry points into the GPU side for the GPU test executable (no CUDA headers needed).
-// Only present in builds with CUDA (kernels/gpu/gpu_backend.cu). Each workload has its own
-// (kernels/elementwise/elementwise_testing.h, ...); decode has none: its GPU tests go through the backend.
+// Only present in builds with CUDA (kernels/gpu/gpu_backend.cu). A workload's device work is
+// reached through its GpuWorkload (kernels/gpu/gpu_workload.h).
 #pragma once
 
 #include "kernels/core/types.h"

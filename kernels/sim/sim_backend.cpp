@@ -137,51 +137,53 @@ static SimCalibration h100_calibration(const DeviceInfo& d) {
     // Fitted (app/recordings/sim_heldout.h, fit_calibration) on the two thirds of the H100's recorded and
     // bench points the held-out split leaves in; tests/sim_heldout_test.cpp fits again and checks that
     // none moves. What each was before the fit, and from what: kernels/PERF.md, "Held out".
-    c.first_launch_us = 6.35;    // launch from idle to the first kernel (was 5.8: launch stream K = 1)
+    c.first_launch_us = 6.25;    // launch from idle to the first kernel (was 5.8: launch stream K = 1)
     c.host_launch_us = 4.15;     // the host per dependent launch (was 4.0: launch stream K = 100 and 1000)
-    c.host_library_us = 12.6;   // the host per cuBLASLt call (was 16)
-    c.gpu_gap_us = 3.75;         // events around a queued kernel (was 3.0: CUPTI spans against events, +2.4-3.5 us)
+    c.host_library_us = 12.95;  // the host per cuBLASLt call (was 16)
+    c.gpu_gap_us = 3.7;          // events around a queued kernel (was 3.0: CUPTI spans against events, +2.4-3.5 us)
     c.queued_gap_us = 2.5;       // a dependent kernel behind a busy GPU in a run from idle (CUPTI shows 1.0-1.2 us)
-    c.graph_launch_us = 10.0;    // one cudaGraphLaunch from idle (was 3.8: launch graph K = 1)
+    c.graph_launch_us = 10.1;    // one cudaGraphLaunch from idle (was 3.8: launch graph K = 1)
     c.graph_node_us = 1.2;       // per replayed node (was 1.3: launch graph K = 100 and 1000)
-    c.shared_gbps = 22300;       // 0.667 of the shared-memory peak (was 0.66)
-    c.mma_sync_tflops = 416;     // was 420 (flash_tc v7's 32-row tiles)
-    c.issue_per_s = 2.42e13;     // 0.72 of the issue slots (was the same: ncu on the fused chain)
-    c.sfu_per_s = 6.84e12;       // 1.64 x 16 results per clock per SM: an effective rate, not the SFU's; the
+    c.shared_gbps = 21900;       // 0.655 of the shared-memory peak (was 0.66)
+    c.mma_sync_tflops = 412;     // was 420 (flash_tc v7's 32-row tiles)
+    c.issue_per_s = 2.26e13;     // 0.68 of the issue slots (was 0.72: ncu on the fused chain, 70-73 % busy)
+    c.sfu_per_s = 4.71e12;       // 1.13 x 16 results per clock per SM: an effective rate, not the SFU's; the
                                  // exp2 the schedules count cost less than one SFU result each (PERF.md)
-    c.l2_gbps = 6510;            // was 2.3 x the copy rate (an assumption)
-    c.memory_latency_us = 1.0;   // was 0.8 (bias_gelu fused, 4 MiB: events 5.4 us = 3.0 gap + 1.4 + ~1 of latency)
+    c.l2_gbps = 6580;            // was 2.3 x the copy rate (an assumption)
+    c.memory_latency_us = 0.949; // was 0.8 (bias_gelu fused, 4 MiB: events 5.4 us = 3.0 gap + 1.4 + ~1 of latency)
     c.source = "calibrated on an H100 80GB HBM3, 2026-11-25 (assets/measurements/h100-bench-2026-11-25); host costs and "
                "unmeasured rates fitted on two thirds of its recorded and bench points (kernels/PERF.md, \"Held out\")";
     return c;
 }
 
-// H200 SXM, measured 2026-11-22 (kernels/PERF.md: copy 4051-4076 GB/s, cuBLAS fp16 752.8 and
-// bf16 790.2 TFLOP/s, FMA 65.1 TFLOP/s; launch K = 100, n = 65536: 3.28 us per stream step, 1.34
-// per graph node; the same SMs and clocks as the H100, so the same mma.sync and SFU rates).
+// H200 SXM: the ceilings the recorded H200 measured (assets/recordings/h200-2026-11-27, its device
+// record, and the bench tables of the same call, assets/measurements/h200-bench-2026-11-27b: copy
+// 4049-4055 GB/s, cuBLAS fp16 774.3 and bf16 808.0 TFLOP/s, FMA 65.1 TFLOP/s; the H200 of 2026-11-22
+// measured 4051-4076, 752.8 and 790.2); the same SMs and clocks as the H100, so the same mma.sync
+// and SFU rates.
 static SimCalibration h200_calibration(const DeviceInfo& d) {
     SimCalibration c = h100_calibration(d);
-    c.dram_gbps = 4060;
+    c.dram_gbps = 4050;
     c.narrow_dram_gbps = 0.80 * c.dram_gbps;  // the H100's ratio (not measured on the H200)
     c.l2_gbps = 2.3 * c.dram_gbps;
-    c.gemm_tflops = 752.8;
-    c.gemm_bf16_tflops = 790.2;
+    c.gemm_tflops = 774.3;
+    c.gemm_bf16_tflops = 808.0;
     // Fitted on the H200's points as the H100's on its own (h100_calibration). The host's launch rate is
     // the host's, not the GPU's: the H200 lent on 2026-11-27 took 4.6-7.4 us a dependent launch (its
     // recording, K = 100-512), the one of 2026-11-22 3.28 us (K = 100); the fit's 4.0 lies between.
-    c.first_launch_us = 5.9;
+    c.first_launch_us = 5.85;
     c.host_launch_us = 4.0;
-    c.host_library_us = 11.15;
-    c.gpu_gap_us = 4.2;
-    c.queued_gap_us = 1.05;
-    c.graph_launch_us = 11.45;
+    c.host_library_us = 11.2;
+    c.gpu_gap_us = 3.95;
+    c.queued_gap_us = 1.6;
+    c.graph_launch_us = 11.35;
     c.graph_node_us = 1.05;
-    c.shared_gbps = 21800;
-    c.mma_sync_tflops = 415;
-    c.issue_per_s = 2.7e13;
-    c.sfu_per_s = 6.84e12;
-    c.l2_gbps = 7120;
-    c.memory_latency_us = 0.9;
+    c.shared_gbps = 21600;
+    c.mma_sync_tflops = 407;
+    c.issue_per_s = 2.53e13;
+    c.sfu_per_s = 4.67e12;
+    c.l2_gbps = 6560;
+    c.memory_latency_us = 0.964;
     c.source = "calibrated on an H200, 2026-11-22 and 2026-11-27 (kernels/PERF.md, assets/recordings/h200-2026-11-27); "
                "host costs and unmeasured rates fitted on two thirds of its recorded and bench points (kernels/PERF.md, "
                "\"Held out\")";
@@ -272,8 +274,9 @@ inline constexpr double kMmaSyncSharedInTurn = 0.25;
 // One kernel's on-chip time per SM. Each SM runs its share of the blocks (the busiest SM
 // ceil(blocks / SMs)), `resident` at a time. One block at the SM's full rate takes `per_block`; alone on
 // its SM, a block of w warps runs (saturating_warps / w)^1.5 times slower and adds its memory trips and
-// serial steps (`lone`). A wave of j resident blocks takes max(j x per_block, lone): throughput when
-// enough warps share the SM, one block's latency when too few do. `name` and `what` are set when the
+// serial steps (`lone`). The first wave of j resident blocks takes about max(j x per_block, lone) (blended
+// near the crossing): throughput when enough warps share the SM, one block's latency when too few do;
+// the blocks after it stream at the SM's rate, one lone block per round at least. `name` and `what` are set when the
 // waves, not the slowest resource alone, say what sets the time.
 namespace {
 
@@ -323,10 +326,24 @@ WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const Devic
         if (lone > throughput) p.latency_bound = true;
         return soft_max(throughput, lone);
     };
-    // A persistent grid (BlockShape::persistent, flash_wgmma v5) is priced as its waves: the fit's
-    // constants and every recorded point are of v4's grid, and v5 measured within -5 % .. +17 % of v4
-    // (kernels/PERF.md, "v5"); its own pricing waits for recordings of v5.
-    double sm_ms = static_cast<double>(full_waves) * wave(static_cast<uint64_t>(resident)) + (rest > 0 ? wave(rest) : 0.0);
+    // A persistent grid (BlockShape::persistent, flash_wgmma v5) is priced like a grid of waves: the
+    // fit's constants and every recorded point are of v4's grid, and v5 measured within -5 % .. +17 % of
+    // v4 (kernels/PERF.md, "v5"); its own pricing waits for recordings of v5.
+    // The first wave starts in lockstep: its blocks reach the same loads and barriers together, so
+    // their throughput and latency blend (wave). After it, each SM takes a new block as one ends, the
+    // blocks' phases stagger and one block's latency hides under the others' work: the blocks behind
+    // the first wave stream at the SM's full rate, and cannot finish faster than one lone block per
+    // round of `resident` (kernels/PERF.md, "Held out": the teaching kernel's time per key tile, 55 us
+    // alone and 21-22 us per block at 8-32 blocks an SM, H100 recording of 2026-11-27).
+    double sm_ms = 0;
+    if (full_waves == 0) {
+        sm_ms = wave(rest);
+    } else {
+        const double after = static_cast<double>(on_busiest - static_cast<uint64_t>(resident)) * per_block;
+        const double after_lone = static_cast<double>(full_waves - 1 + (rest > 0 ? 1 : 0)) * lone;
+        if (after_lone > after) p.latency_bound = true;
+        sm_ms = wave(static_cast<uint64_t>(resident)) + std::max(after, after_lone);
+    }
     // The longest block (causal attention's last row block) alone bounds the kernel too.
     const double longest = (per_block * slowdown + steps_ms) * k.block.longest_block + trips_ms;
     if (longest > sm_ms) sm_ms = longest, p.latency_bound = true;
