@@ -10,6 +10,9 @@ fl_cli_test(exercises_check_without_nvrtc CODE 0 ARGS exercises check
 # A prediction naming a variant the workload lacks: its line, exit 2.
 fl_cli_test(exercises_check_bad_prediction CODE 2 ARGS exercises check ${PROJECT_SOURCE_DIR}/tests/exercises/bad_prediction.exercise
             STDERR "bad_prediction.exercise:[0-9]+: \\{ratio model.dram unfused yours\\}: .*yours")
+# `run` and `list` refuse it too: the lesson engine parses the predictions for every action.
+fl_cli_test(exercises_run_bad_prediction CODE 2 ARGS exercises run ${PROJECT_SOURCE_DIR}/tests/exercises/bad_prediction.exercise --solution
+            STDERR "bad_prediction.exercise:[0-9]+: \\{ratio model.dram unfused yours\\}")
 fl_cli_test(exercises_run_no_kernel CODE 2 ARGS exercises run bias_gelu STDERR "give --kernel FILE .* or --solution")
 fl_cli_test(exercises_run_unknown CODE 2 ARGS exercises run nope --solution STDERR "no exercise named 'nope' \\(legal: bias_gelu")
 fl_cli_test(exercises_run_unreadable_kernel CODE 2 ARGS exercises run bias_gelu --kernel ${PROJECT_SOURCE_DIR}/exercises

@@ -66,6 +66,25 @@ TEST_CASE("opening an exercise makes the student's file from the starter and kee
     CHECK(open_exercise(again, "no_such_exercise").find("no exercise named 'no_such_exercise'") != std::string::npos);
 }
 
+// The GUI hands in a check from above (the lesson engine parsing the `== predictions` section):
+// what it refuses does not open, and the session keeps the exercise it had.
+TEST_CASE("an exercise the acceptor refuses does not open and leaves the session as it was") {
+    WorkFolder work;
+    ExerciseSession s;
+    REQUIRE(open_exercise(s, "bias_gelu") == "");
+    std::string seen;
+    const std::string why = open_exercise(s, "chain_fused", [&seen](const Exercise& ex) {
+        seen = ex.name;
+        return ex.predictions_line > 0 ? std::string("its predictions are malformed") : std::string();
+    });
+    CHECK(seen == "chain_fused");
+    CHECK(why == "its predictions are malformed");
+    CHECK(s.ex.name == "bias_gelu");
+    CHECK_FALSE(fs::exists(work.dir.path / "chain_fused.cu"));
+    CHECK(open_exercise(s, "chain_fused", [](const Exercise&) { return std::string(); }) == "");
+    CHECK(s.ex.name == "chain_fused");
+}
+
 TEST_CASE("the buffer is saved a second after the last edit") {
     WorkFolder work;
     ExerciseSession s;

@@ -5,6 +5,7 @@
 #include "app/exercises/exercise.h"
 #include "app/exercises/exercise_cli.h"
 #include "app/exercises/exercise_reference.h"
+#include "app/lessons/exercise_predictions.h"
 #include "app/lessons/lesson_devices.h"
 #include "app/lessons/lesson_player.h"
 #include "app/lessons/prediction.h"
@@ -368,13 +369,43 @@ std::string with_predictions(const std::string& section) {
     return t.insert(at, section);
 }
 
+// An exercise file as the app reads it: the exercise's own parse, then (when that is valid) its
+// predictions parsed by the lesson engine, their errors added to the file's.
+struct ParsedWithPredictions {
+    ExerciseParse exercise;
+    app::ExercisePredictionParse predictions;
+};
+ParsedWithPredictions parse_with_predictions(const std::string& text) {
+    ParsedWithPredictions r;
+    r.exercise = parse_exercise("small.exercise", text);
+    if (r.exercise.ok()) {
+        r.predictions = app::parse_exercise_predictions(r.exercise.exercise);
+        for (const ExerciseError& e : r.predictions.errors) r.exercise.errors.push_back(e);
+    }
+    return r;
+}
+
+// A shipped exercise and its predictions; the test fails when either does not parse.
+ParsedWithPredictions load_shipped(const std::string& name) {
+    ParsedWithPredictions r;
+    r.exercise = load_exercise(kSourceDir + "/exercises/" + name + ".exercise");
+    REQUIRE(r.exercise.ok());
+    r.predictions = app::parse_exercise_predictions(r.exercise.exercise);
+    for (const ExerciseError& e : r.predictions.errors) FAIL_CHECK(e.text());
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("an exercise's predictions parse in the lessons' syntax") {
-    const ExerciseParse p = parse_exercise("small.exercise", with_predictions(kPredictions));
+    const ParsedWithPredictions parsed = parse_with_predictions(with_predictions(kPredictions));
+    const ExerciseParse& p = parsed.exercise;
     for (const ExerciseError& e : p.errors) INFO(e.text());
     REQUIRE(p.ok());
-    const std::vector<app::Prediction>& ps = p.exercise.predictions;
+    // The exercise keeps the section as written; the lesson engine parsed it.
+    CHECK(p.exercise.predictions_line == 18);
+    CHECK(p.exercise.predictions_text.rfind("@predict model.dram fused within 15% in MiB\n", 0) == 0);
+    const std::vector<app::Prediction>& ps = parsed.predictions.predictions;
     REQUIRE(ps.size() == 2);
     CHECK(ps[0].kind == app::Prediction::Kind::number);
     CHECK(ps[0].expr.func == "model.dram");
@@ -390,7 +421,7 @@ TEST_CASE("an exercise's predictions parse in the lessons' syntax") {
     CHECK(p.exercise.task == "Do it.");
     CHECK(p.exercise.hints.size() == 2);
     // As a one-step lesson: the exercise's parameters and compared variants, its answer key.
-    const app::Lesson l = prediction_lesson(p.exercise);
+    const app::Lesson l = app::prediction_lesson(p.exercise, ps);
     CHECK(l.name == "exercise:small");
     REQUIRE(l.steps.size() == 1);
     CHECK(l.steps[0].state.params.get("rows") == 64);
@@ -399,7 +430,7 @@ TEST_CASE("an exercise's predictions parse in the lessons' syntax") {
 }
 
 TEST_CASE("malformed exercise predictions are refused with their lines") {
-    auto parse = [](const std::string& section) { return parse_exercise("small.exercise", with_predictions(section)); };
+    auto parse = [](const std::string& section) { return parse_with_predictions(with_predictions(section)).exercise; };
     // Line 17 is `== predictions`, 18 the first line of its body.
     CHECK(has_error(parse("== predictions\n@predict model.dram nope within 15% in MiB\nQ?\n@reveal\nR.\n@end\n"), 18, "nope"));
     CHECK(has_error(parse("== predictions\nA question with no block.\n"), 18, "text outside a @predict block"));
@@ -434,20 +465,20 @@ TEST_CASE("every shipped exercise's predictions are answerable on every device")
     for (const app::LessonDevice& d : devices) recordings += d.kind == kernels::BackendKind::recorded;
     CHECK(recordings >= 2);
     for (const std::string& f : exercise_files(kSourceDir + "/exercises")) {
-        const ExerciseParse p = load_exercise(f);
-        REQUIRE(p.ok());
         INFO(f);
-        CHECK(p.exercise.predictions.size() >= 2);
-        for (const app::LessonError& e : app::check_predictions_on_devices(prediction_lesson(p.exercise), devices)) FAIL_CHECK(e.text());
+        const ParsedWithPredictions p = load_shipped(fs::path(f).stem().string());
+        CHECK(p.predictions.predictions.size() >= 2);
+        for (const app::LessonError& e :
+             app::check_predictions_on_devices(app::prediction_lesson(p.exercise.exercise, p.predictions.predictions), devices))
+            FAIL_CHECK(e.text());
     }
 }
 
 // bias_gelu as shipped (8192 x 4096 bf16) on the simulated H100: the fused kernel moves x and out
 // once (64 MiB each) plus one bias row; the unfused pair moves h twice more: twice the bytes.
 TEST_CASE("bias_gelu's predictions evaluate to the closed form on a simulated H100") {
-    const ExerciseParse p = load_exercise(kSourceDir + "/exercises/bias_gelu.exercise");
-    REQUIRE(p.ok());
-    const app::Lesson l = prediction_lesson(p.exercise);
+    const ParsedWithPredictions p = load_shipped("bias_gelu");
+    const app::Lesson l = app::prediction_lesson(p.exercise.exercise, p.predictions.predictions);
     std::vector<app::LessonDevice> devices = app::lesson_devices();
     app::LessonDevice* h100 = nullptr;
     for (app::LessonDevice& d : devices)
@@ -476,16 +507,15 @@ TEST_CASE("bias_gelu's predictions evaluate to the closed form on a simulated H1
 // The exercise pane's answers go to the app's answer book under "exercise:NAME", beside the
 // lessons', and out in the teacher's CSV.
 TEST_CASE("an exercise's answers are kept under its answer key and exported with the lessons'") {
-    const ExerciseParse p = load_exercise(kSourceDir + "/exercises/bias_gelu.exercise");
-    REQUIRE(p.ok());
-    const app::Lesson l = prediction_lesson(p.exercise);
+    const ParsedWithPredictions p = load_shipped("bias_gelu");
+    const app::Lesson l = app::prediction_lesson(p.exercise.exercise, p.predictions.predictions);
     std::vector<app::LessonDevice> devices = app::lesson_devices();
     REQUIRE_FALSE(devices.empty());
     const std::vector<kernels::Measurement> results = app::measure_step(devices.front(), l.steps[0]);
     const app::ExprContext ctx = app::step_context(devices.front(), l.steps[0], results);
     app::LessonPlayerState lp;
     app::PredictionPlay play;
-    app::PredictionSet set{answer_key(p.exercise), 1, &p.exercise.predictions, &play};
+    app::PredictionSet set{app::exercise_answer_key(p.exercise.exercise), 1, &p.predictions.predictions, &play};
     CHECK_FALSE(app::prediction_settled(lp.answers, set.owner, 1, play.settled, 0));
     const app::PredictionGrade g = app::answer_prediction(lp, set, 0, "100", ctx);
     CHECK(g.answered);

@@ -5,6 +5,7 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/record.h"
+#include "app/lessons/exercise_predictions.h"
 #include "app/platform/platform.h"
 
 #include <exception>
@@ -40,7 +41,8 @@ int run_command(const ParsedCommand& cmd, std::ostream& out, std::ostream& err, 
         case Command::shot: return run_shot_command(cmd.shot, gui, err);
         case Command::lessons: return run_lessons(cmd.lessons, out, err);
         case Command::record: return run_record(cmd.record, out, err);
-        case Command::exercises: return exercises::run_exercises(cmd.exercises, out, err);
+        // The exercises keep their predictions raw; the lesson engine parses and plays them.
+        case Command::exercises: return exercises::run_exercises(cmd.exercises, out, err, exercise_prediction_checker());
     }
     return kExitFailure;
 }

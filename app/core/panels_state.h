@@ -132,6 +132,8 @@ struct AppState {
     // The exercise pane (app/exercises/exercise_session.h, app/gui/panel_exercise.cpp): the student's
     // kernel, its compile check and its runs, shown as the variant `yours` beside the built-in ones.
     exercises::ExerciseSession exercise;
+    // Its predictions, parsed and played by the lesson engine (app/lessons/exercise_predictions.h).
+    ExercisePredictionState exercise_predictions;
 
     LivePass live;                   // quick pass, then full pass (kQuickReps)
     RooflinePanelState roofline;     // trails and the modeled/measured toggle (app/gui/panel_roofline.h)

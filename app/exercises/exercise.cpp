@@ -8,7 +8,6 @@
 //   submissions     an exercise and a source become a job
 #include "app/exercises/exercise.h"
 
-#include "app/lessons/prediction.h"
 #include "app/platform/platform.h"
 #include "app/platform/platform_file.h"
 #include "kernels/core/registry.h"
@@ -472,9 +471,9 @@ private:
                 error(section_line_, "== predictions needs 'workload:' in the header (its expressions are checked against it)");
                 break;
             }
-            for (const auto& [line, why] : parse_prediction_blocks(body_, section_line_ + 1, ex_.workload, ex_.predictions))
-                error(line, why);
-            if (ex_.predictions.empty()) error(section_line_, "== predictions holds no @predict block");
+            // Kept as written: app/lessons/exercise_predictions.h parses it (the lessons' syntax).
+            ex_.predictions_text = body_;
+            ex_.predictions_line = section_line_ + 1;
             break;
         case Section::none: break;
         }
@@ -573,23 +572,6 @@ std::vector<std::pair<std::string, std::string>> exercise_headers(const std::str
 // =============================================================================================
 // [SECTION] submissions
 // =============================================================================================
-std::string answer_key(const Exercise& ex) { return "exercise:" + ex.name; }
-
-Lesson prediction_lesson(const Exercise& ex) {
-    LessonStep step;
-    step.line = ex.predictions.empty() ? 0 : ex.predictions.front().line;
-    step.title = ex.title;
-    step.state.params = ex.params;
-    step.state.variants = ex.compare;
-    step.predictions = ex.predictions;
-    Lesson l;
-    l.path = ex.path;
-    l.name = answer_key(ex);
-    l.title = ex.title;
-    l.steps.push_back(std::move(step));
-    return l;
-}
-
 const char* element_type(kernels::DType t) {
     switch (t) {
     case kernels::DType::f32: return "float";

@@ -9,7 +9,6 @@
 // [SECTION] Submissions
 #pragma once
 
-#include "app/lessons/model/lesson.h"
 #include "kernels/core/types.h"
 
 #include <array>
@@ -57,10 +56,11 @@ struct Exercise {
     std::vector<std::string> hints;  // staged: shown one at a time
     std::string starter, solution;   // kernel source
     int starter_line = 0, solution_line = 0;  // where each section's code starts in the file
-    // Asked before the student writes the kernel (`== predictions`, the lessons' @predict syntax),
-    // answered against the exercise's workload, parameters and compared variants on the current
-    // device: with or without a GPU.
-    std::vector<Prediction> predictions;
+    // Asked before the student writes the kernel: the `== predictions` section as written (the
+    // lessons' @predict syntax) and the file line of its first body line. Kept raw here: the lesson
+    // engine, a room above this one, parses and plays it (app/lessons/exercise_predictions.h).
+    std::string predictions_text;
+    int predictions_line = 0;  // 0: the file has no `== predictions` section
 
     // extern "C" __global__ void NAME(ARGS): what the harness calls, as the task shows it.
     std::string signature() const;
@@ -99,13 +99,6 @@ std::vector<std::pair<std::string, std::string>> exercise_headers(const std::str
 bool evaluate_dimension(const std::string& expr, const kernels::Params& p, int64_t& value, std::string& why);
 // "" when the expression is well formed and names only parameters of `workload`; else why.
 std::string check_dimension(const std::string& expr, const std::string& workload);
-
-// The exercise's predictions as a one-step lesson named answer_key(): its parameters, its compared
-// variants. The lessons' machinery plays, grades, keeps and checks them (app/lessons/lesson_devices.h).
-Lesson prediction_lesson(const Exercise& ex);
-// The name an exercise's answers are kept under in the answer book (and its CSV's lesson column):
-// "exercise:bias_gelu"; never a lesson's name (those have no colon).
-std::string answer_key(const Exercise& ex);
 
 // =============================================================================================
 // [SECTION] Submissions

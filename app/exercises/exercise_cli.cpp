@@ -4,7 +4,6 @@
 //   run: the process watchdog, the GPU, the rows
 #include "app/exercises/exercise_cli.h"
 
-#include "app/lessons/lesson_devices.h"
 #include "app/exercises/exercise_reference.h"
 
 #include "app/files/export.h"
@@ -42,17 +41,26 @@ std::string ratio_text(double r) {
     return buf;
 }
 
+// Reads and checks one exercise file; with its predictions parsed by `check` (only where the file
+// has them and is otherwise valid), their errors join the file's.
+ExerciseParse load_checked(const std::string& path, const PredictionChecker& check) {
+    ExerciseParse p = load_exercise(path);
+    if (p.ok() && check && p.exercise.predictions_line > 0)
+        for (ExerciseError& e : check(p.exercise, false).errors) p.errors.push_back(std::move(e));
+    return p;
+}
+
 // An exercise by name (a shipped one) or by path.
-ExerciseParse find_exercise(const std::string& name_or_path, std::string& why) {
+ExerciseParse find_exercise(const std::string& name_or_path, const PredictionChecker& check, std::string& why) {
     const bool is_path = name_or_path.find('/') != std::string::npos ||
                          (name_or_path.size() > 9 && name_or_path.compare(name_or_path.size() - 9, 9, ".exercise") == 0);
-    if (is_path) return load_exercise(name_or_path);
+    if (is_path) return load_checked(name_or_path, check);
     const std::string dir = exercises_dir(&why);
     if (dir.empty()) return {};
     std::vector<std::string> names;
     for (const std::string& f : exercise_files(dir)) {
         const std::string stem = fs::path(f).stem().string();
-        if (stem == name_or_path) return load_exercise(f);
+        if (stem == name_or_path) return load_checked(f, check);
         names.push_back(stem);
     }
     why = "no exercise named '" + name_or_path + "' (legal: ";
@@ -100,7 +108,7 @@ std::vector<std::string> compile_check(const Exercise& ex, const std::vector<std
 
 namespace {
 
-int run_check_or_list(const ExercisesOptions& o, std::ostream& out, std::ostream& err) {
+int run_check_or_list(const ExercisesOptions& o, std::ostream& out, std::ostream& err, const PredictionChecker& check_predictions) {
     std::vector<std::string> files = o.files;
     std::string why;
     const std::string dir = exercises_dir(&why);
@@ -113,11 +121,9 @@ int run_check_or_list(const ExercisesOptions& o, std::ostream& out, std::ostream
     }
     const auto headers = exercise_headers(dir.empty() ? "exercises" : dir);
     bool any_error = false, said_missing = false;
-    std::vector<LessonDevice> devices;  // opened at the first exercise with predictions
-    std::vector<std::string> devices_left_out;
-    bool devices_opened = false;
     for (const std::string& file : files) {
-        const ExerciseParse p = load_exercise(file);
+        // list: a malformed prediction is a malformed file; check parses them below, with the rest.
+        const ExerciseParse p = o.action == "list" ? load_checked(file, check_predictions) : load_exercise(file);
         for (const ExerciseError& e : p.errors) err << e.text() << "\n";
         any_error = any_error || !p.ok();
         if (!p.ok()) continue;
@@ -134,20 +140,19 @@ int run_check_or_list(const ExercisesOptions& o, std::ostream& out, std::ostream
         said_missing = said_missing || missing;
         const bool compile_errors = !missing && !lines.empty();
         any_error = any_error || compile_errors;
-        // Every prediction must be answerable on every device the pane may show it on: a number
-        // with a value, a choice with exactly one option that holds (as `lessons check` does).
-        if (!ex.predictions.empty() && !devices_opened) {
-            devices = lesson_devices(&devices_left_out);
-            devices_opened = true;
-            for (const std::string& w : devices_left_out) err << "fusionlab exercises check: " << w << "\n";
+        // Every prediction must be well formed and answerable on every device the pane may show it
+        // on: a number with a value, a choice with exactly one option that holds (as `lessons check`).
+        PredictionCheck predictions;
+        if (ex.predictions_line > 0) {
+            if (check_predictions) predictions = check_predictions(ex, true);
+            else predictions.notes.push_back(ex.path + ": its predictions are not checked by this build");
         }
-        const std::vector<LessonError> unanswerable =
-            ex.predictions.empty() ? std::vector<LessonError>() : check_predictions_on_devices(prediction_lesson(ex), devices);
-        for (const LessonError& e : unanswerable) err << e.text() << "\n";
-        any_error = any_error || !unanswerable.empty();
-        if (!compile_errors && unanswerable.empty())
+        for (const std::string& n : predictions.notes) err << "fusionlab exercises check: " << n << "\n";
+        for (const ExerciseError& e : predictions.errors) err << e.text() << "\n";
+        any_error = any_error || !predictions.errors.empty();
+        if (!compile_errors && predictions.errors.empty())
             out << "ok  " << file << " (" << ex.hints.size() << " hints, " << ex.goals.size() << " goals, "
-                << ex.predictions.size() << " predictions answered on " << devices.size() << " devices"
+                << predictions.predictions << " predictions answered on " << predictions.devices << " devices"
                 << (missing ? ", not compiled" : ", starter and solution compile for sm_90") << ")\n";
     }
     return any_error ? kUsage : kOk;
@@ -276,7 +281,7 @@ void print_reference_numbers(const Exercise& ex, std::ostream& out) {
     }
 }
 
-int run_one(const ExercisesOptions& o, std::ostream& out, std::ostream& err) {
+int run_one(const ExercisesOptions& o, std::ostream& out, std::ostream& err, const PredictionChecker& check_predictions) {
     if (o.name.empty()) {
         err << "fusionlab exercises run: give an exercise name (see `fusionlab exercises list`)\n";
         return kUsage;
@@ -287,7 +292,7 @@ int run_one(const ExercisesOptions& o, std::ostream& out, std::ostream& err) {
         return kUsage;
     }
     std::string why;
-    const ExerciseParse p = find_exercise(o.name, why);
+    const ExerciseParse p = find_exercise(o.name, check_predictions, why);
     if (!why.empty() && p.exercise.path.empty()) {
         err << "fusionlab exercises run: " << why << "\n";
         return kUsage;
@@ -387,9 +392,9 @@ int run_one(const ExercisesOptions& o, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
-int run_exercises(const ExercisesOptions& o, std::ostream& out, std::ostream& err) {
-    if (o.action == "run") return run_one(o, out, err);
-    return run_check_or_list(o, out, err);
+int run_exercises(const ExercisesOptions& o, std::ostream& out, std::ostream& err, const PredictionChecker& check_predictions) {
+    if (o.action == "run") return run_one(o, out, err, check_predictions);
+    return run_check_or_list(o, out, err, check_predictions);
 }
 
 }  // namespace app::exercises

@@ -9,6 +9,7 @@
 
 #include "app/exercises/exercise.h"
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -24,7 +25,23 @@ struct ExercisesOptions {
     bool solution = false;           // run: the exercise's own reference solution instead of --kernel
 };
 
-int run_exercises(const ExercisesOptions& o, std::ostream& out, std::ostream& err);
+// What the lesson engine found in one exercise's `== predictions` section. This room keeps the
+// section raw; the engine (a room above: app/lessons/exercise_predictions.h) parses it and plays
+// it on every device, and app/cli hands that in as a PredictionChecker.
+struct PredictionCheck {
+    std::vector<ExerciseError> errors;  // malformed, or (on_devices) not answerable on some device
+    std::vector<std::string> notes;     // a device left out and why (each said once per process)
+    size_t predictions = 0;             // how many the section asks
+    size_t devices = 0;                 // on_devices: the devices each was answered on
+};
+// on_devices false: parse only (`list` and `run` refuse a malformed file); true: parse and answer
+// every prediction on every simulated GPU and shipped recording (`check`). Called only for an
+// exercise with a `== predictions` section.
+using PredictionChecker = std::function<PredictionCheck(const Exercise& ex, bool on_devices)>;
+
+// `check_predictions` empty: the predictions are not looked at (`check` says so for each file that has them).
+int run_exercises(const ExercisesOptions& o, std::ostream& out, std::ostream& err,
+                  const PredictionChecker& check_predictions = {});
 
 // The lines `exercises check` prints for one file's compile check of its starter and solution:
 // errors as file:line: message on the exercise file's own lines; a note when NVRTC is missing.

@@ -52,7 +52,7 @@ std::string keep_copy(const ExerciseSession& s, const std::string& suffix, const
 
 }  // namespace
 
-std::string open_exercise(ExerciseSession& s, const std::string& name) {
+std::string open_exercise(ExerciseSession& s, const std::string& name, const ExerciseAcceptor& accept) {
     std::string why;
     const std::string dir = exercises_dir(&why);
     if (dir.empty()) return why;
@@ -62,10 +62,11 @@ std::string open_exercise(ExerciseSession& s, const std::string& name) {
     if (path.empty()) return "no exercise named '" + name + "' in " + dir;
     ExerciseParse p = load_exercise(path);
     if (!p.ok()) return p.errors.front().text();
+    if (accept)
+        if (std::string refused = accept(p.exercise); !refused.empty()) return refused;
     s.ex = std::move(p.exercise);
     s.headers = exercise_headers(dir);
     s.hints_shown = 0;
-    s.predictions.clear();
     s.compiled_once = s.ran_once = false;
     s.compiled = {};
     s.last_run = {};

@@ -11,6 +11,7 @@
 #include "kernels/gpu/nvrtc_compile.h"
 
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <string>
 #include <vector>
@@ -42,9 +43,6 @@ struct ExerciseSession {
     std::string file_message;  // "saved", "reloaded: ...", why a save failed
 
     int hints_shown = 0;  // staged hints: the first `hints_shown` are open
-    // The exercise's predictions as the pane plays them; the answers themselves go to the app's
-    // answer book under answer_key(ex) (app/lessons/model/answers.h), kept across sessions.
-    PredictionPlay predictions;
 
     // The last compile check.
     bool compiling = false;
@@ -71,9 +69,15 @@ inline constexpr double kReloadPollSeconds = 0.5;
 // overrides the folder).
 std::filesystem::path work_dir();
 
-// Opens `name` (a shipped exercise): parses it, creates the student's file from the starter when
-// it does not exist yet, loads the file into the buffer. "" or why not.
-std::string open_exercise(ExerciseSession& s, const std::string& name);
+// A further check of a parsed exercise before it is opened: "" to accept it, else why not. The
+// GUI hands one in that parses the `== predictions` section with the lesson engine (a room above
+// this one: app/lessons/exercise_predictions.h), so a malformed prediction keeps the file closed.
+using ExerciseAcceptor = std::function<std::string(const Exercise&)>;
+
+// Opens `name` (a shipped exercise): parses it (and asks `accept`, when given), creates the
+// student's file from the starter when it does not exist yet, loads the file into the buffer.
+// "" or why not; a refused exercise leaves the session as it was.
+std::string open_exercise(ExerciseSession& s, const std::string& name, const ExerciseAcceptor& accept = {});
 // The buffer changed (the editor calls it on every edit).
 void mark_edited(ExerciseSession& s, double now);
 // Autosave after kAutosaveSeconds, reload after another editor's save, collect finished compiles

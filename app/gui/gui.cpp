@@ -732,6 +732,9 @@ int run_shot(const ShotOptions& opts) {
         exercises::ExerciseSession& ex = state.exercise;
         ex.hints_shown = opts.exercise_hints;
         state.lesson.shot_predictions_posed = opts.predictions_posed;  // its predictions posed, numbers hidden
+        // --classroom: the presenter view of the pane too (predictions posed to the room, P reveals),
+        // not only its fonts.
+        state.lesson.classroom = opts.classroom;
         if (!opts.exercise_kernel.empty()) {
             std::string text;
             if (const platform::ReadResult r = platform::read_user_file(opts.exercise_kernel, platform::UserFile::kernel_source, text);

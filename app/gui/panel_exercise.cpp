@@ -11,6 +11,7 @@
 #include "app/platform/platform.h"
 #include "app/gui/panel_lesson.h"
 #include "app/gui/view_tabs.h"
+#include "app/lessons/exercise_predictions.h"
 #include "app/lessons/lesson_player.h"
 #include "kernels/core/format.h"
 #include "kernels/core/registry.h"
@@ -41,10 +42,14 @@ using viz::em;
 // =============================================================================================
 std::string open_exercise_in_app(AppState& state, const std::string& name, double now) {
     exercises::ExerciseSession& s = state.exercise;
-    if (std::string why = exercises::open_exercise(s, name); !why.empty()) {
+    // Its predictions are parsed by the lesson engine before it opens: a malformed one keeps it closed.
+    ExercisePredictionState predictions;
+    auto accept = [&predictions](const exercises::Exercise& ex) { return open_exercise_predictions(ex, predictions); };
+    if (std::string why = exercises::open_exercise(s, name, accept); !why.empty()) {
         s.load_error = why;
         return why;
     }
+    state.exercise_predictions = std::move(predictions);
     s.load_error.clear();
     state.lesson.open = false;
     state.settings.params = s.ex.params;
@@ -238,18 +243,18 @@ std::string run_verdict(const exercises::RunOutcome& r) {
 
 // The exercise's predictions as a set the lesson machinery plays (answers kept under its answer key).
 PredictionSet exercise_predictions(AppState& state) {
-    exercises::ExerciseSession& s = state.exercise;
+    ExercisePredictionState& e = state.exercise_predictions;
     PredictionSet set;
-    set.owner = exercises::answer_key(s.ex);
+    set.owner = e.owner;
     set.step = 1;
-    set.predictions = &s.ex.predictions;
-    set.play = &s.predictions;
+    set.predictions = &e.predictions;
+    set.play = &e.play;
     return set;
 }
 
 // Some prediction is still open: the built-in variants' numbers would give it away.
 bool exercise_numbers_hidden(AppState& state) {
-    if (!state.settings.predictions || state.exercise.ex.predictions.empty()) return false;
+    if (!state.settings.predictions || state.exercise_predictions.predictions.empty()) return false;
     if (!state.interactive) return state.lesson.shot_predictions_posed;
     const PredictionSet set = exercise_predictions(state);
     for (size_t i = 0; i < set.predictions->size(); ++i)
@@ -267,7 +272,9 @@ void draw_predictions_in_place_of_views(AppState& state, const ExprContext& ctx)
     ImGui::PushFont(viz::heading_font());
     ImGui::TextUnformatted("Predict before you write it");
     ImGui::PopFont();
-    ImGui::TextColored(kDimColor, "%s", "The numbers and the views appear when each prediction is answered or skipped.");
+    // Wrapped: presenter fonts in the narrow right-hand side would cut one long line.
+    viz::wrapped_colored(kDimColor, state.lesson.classroom ? "The numbers and the views appear when each prediction is revealed (P)."
+                                                           : "The numbers and the views appear when each prediction is answered or skipped.");
     ImGui::Spacing();
     draw_prediction_cards(state, set, state.lesson.classroom, ctx);
 }
@@ -281,7 +288,7 @@ void draw_task(AppState& state, const ExprContext& ctx) {
     ImGui::Spacing();
     // Once all are answered the reveals stay here; while one is open they are asked in place of
     // the views (draw_predictions_in_place_of_views).
-    if (!ex.predictions.empty() && state.settings.predictions && !exercise_numbers_hidden(state)) {
+    if (!state.exercise_predictions.predictions.empty() && state.settings.predictions && !exercise_numbers_hidden(state)) {
         viz::section_heading("Your predictions");
         draw_prediction_cards(state, exercise_predictions(state), state.lesson.classroom, ctx);
     }
@@ -293,7 +300,7 @@ void draw_task(AppState& state, const ExprContext& ctx) {
     for (const exercises::Goal& g : ex.goals) ImGui::BulletText("%s", g.text().c_str());
     viz::section_heading("Numbers");
     if (exercise_numbers_hidden(state))
-        ImGui::TextColored(kDimColor, "%s", "Hidden until the predictions above are answered (or skipped).");
+        viz::wrapped_colored(kDimColor, "Hidden until the predictions are answered (or skipped).");
     else
         draw_numbers(state);
 
@@ -371,7 +378,7 @@ void draw_exercise_pane(AppState& state, Runner& runner, const ResolvedBackend& 
     ImGui::EndChild();
 
     viz::section_heading("Your kernel");
-    ImGui::TextColored(kDimColor, "%s", s.file_message.c_str());
+    viz::wrapped_colored(kDimColor, s.file_message);  // a long path at large fonts: wrapped, never cut
     const float editor_h = std::max(line_h * (short_pane ? 4 : 6), ImGui::GetContentRegionAvail().y - status_h -
                                                                       ImGui::GetFrameHeightWithSpacing() -
                                                                       ImGui::GetStyle().ItemSpacing.y * 2);

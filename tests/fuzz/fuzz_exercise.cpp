@@ -1,12 +1,15 @@
-// libFuzzer target: the exercise file parser (app::exercises::parse_exercise), what teachers write by
-// hand (exercises/README.md).
+// libFuzzer target: the exercise file parser (app::exercises::parse_exercise) and, on a file that
+// parses, its `== predictions` section through the lesson engine (app::parse_exercise_predictions):
+// what teachers write by hand (exercises/README.md).
 //
 // Properties checked beyond "no crash": every error carries a line inside the file (1 .. lines + 1,
 // never 0: line 0 is reserved for unreadable files) and its text() is one line of "file:line:
 // message"; a file that parses has a title, a kernel, a task, a hint, a solution, valid parameters,
 // a launch geometry that evaluates for them and goals against compared variants; parsing the same
-// text twice gives the same errors (no hidden state).
+// text twice gives the same errors (no hidden state). The predictions' errors obey the same line
+// and one-line rules, and a section that parses asks at least one prediction.
 #include "app/exercises/exercise.h"
+#include "app/lessons/exercise_predictions.h"
 #include "kernels/core/registry.h"
 #include "tests/fuzz/fuzz_input.h"
 
@@ -14,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -27,7 +31,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     const ExerciseParse parse = parse_exercise("fuzz.exercise", text);
     const int lines = line_count(text);
-    for (const ExerciseError& e : parse.errors) {
+    std::vector<ExerciseError> errors = parse.errors;
+    if (parse.ok()) {
+        const app::ExercisePredictionParse predictions = app::parse_exercise_predictions(parse.exercise);
+        errors.insert(errors.end(), predictions.errors.begin(), predictions.errors.end());
+        if (predictions.ok() && parse.exercise.predictions_line > 0 && predictions.predictions.empty())
+            fail("accepted a predictions section that asks none", text);
+    }
+    for (const ExerciseError& e : errors) {
         if (e.line < 1 || e.line > lines + 1) fail("error line " + std::to_string(e.line) + " outside the file", text);
         const std::string shown = e.text();
         if (shown.rfind("fuzz.exercise:" + std::to_string(e.line) + ": ", 0) != 0) fail("not file:line: " + shown, text);

@@ -157,6 +157,15 @@ struct PredictionPlay {
     void clear() { input.clear(), message.clear(), settled.clear(); }
 };
 
+// The open exercise's predictions as the exercise pane plays them: parsed from its `== predictions`
+// section when the pane opens it (app/lessons/exercise_predictions.h; the exercise itself keeps the
+// section raw), the answers kept in the lessons' answer book under `owner`.
+struct ExercisePredictionState {
+    std::string owner;                    // "exercise:NAME"; "" while no exercise is open
+    std::vector<Prediction> predictions;  // empty: the exercise asks none
+    PredictionPlay play;
+};
+
 struct LessonPlayerState {
     bool open = false;                      // the lesson pane is shown
     bool classroom = false;                 // presenter view (F5)
