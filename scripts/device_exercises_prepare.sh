@@ -8,8 +8,11 @@
 #     driver's EGL (FUSIONLAB_GL=egl, app/gui/egl_context.h), so no Xvfb, Mesa or LLVM travels
 #     (scripts/device_gui_prepare.sh's 55 MB pack);
 #   - the fonts the GUI loads (Inter, DejaVu), the exercise files, the test kernels, every
-#     exercise's reference solution as a kernel file (what a student would submit), and, with
-#     CANDIDATES=DIR, other versions of the solutions to measure beside them;
+#     exercise's reference solution and starter as kernel files (what a student would submit:
+#     the finished kernel, and the first try), and, with CANDIDATES=DIR, other versions of the
+#     solutions to measure beside them;
+#   - with PARTS="..." in the environment, DEST/PARTS: the steps run.sh takes when none are given
+#     (the lead runs `bash DEST/run.sh OUTDIR`).
 #   - packed with tar -cJf.
 # Build first: cmake --build build --target fusionlab fusionlab_gpu fusionlab_gpu_tests.
 # Usage: scripts/device_exercises_prepare.sh [DEST] [SECONDS]   (SECONDS: written to DEST/READY)
@@ -23,7 +26,8 @@ for f in "$build/fusionlab" "$build/libfusionlab_gpu.so" "$build/tests/fusionlab
 done
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/bin" "$stage/lib" "$stage/fonts" "$stage/src/exercises" "$stage/src/tests/exercises" "$stage/src/solutions"
+mkdir -p "$stage/bin" "$stage/lib" "$stage/fonts" "$stage/src/exercises" "$stage/src/tests/exercises" "$stage/src/solutions" \
+         "$stage/src/starters"
 cp "$build/fusionlab" "$build/libfusionlab_gpu.so" "$build/tests/fusionlab_gpu_tests" "$stage/bin/"
 strip "$stage/bin/fusionlab" "$stage/bin/fusionlab_gpu_tests" "$stage/bin/libfusionlab_gpu.so"
 # What the GPU machine has in newer versions (or must match its driver) stays behind.
@@ -46,6 +50,7 @@ cp tests/exercises/* "$stage/src/tests/exercises/"
 for f in exercises/*.exercise; do
   name=$(basename "$f" .exercise)
   awk '/^== /{on = ($0 == "== solution"); next} on' "$f" > "$stage/src/solutions/$name.cu"
+  awk '/^== /{on = ($0 == "== starter"); next} on' "$f" > "$stage/src/starters/$name.cu"
 done
 # Other versions of a reference solution to measure beside it (CANDIDATES=DIR: *.cu, and
 # *.exercise files for those that need another launch shape; they find include/ beside them).
@@ -55,9 +60,10 @@ if [ -n "${CANDIDATES:-}" ]; then
   cp -r exercises/include "$stage/src/cand/include"
 fi
 mkdir -p "$dest"
-rm -f "$dest/READY"
+rm -f "$dest/READY" "$dest/PARTS"
 tar -cJf "$dest/bundle.tar.xz" -C "$stage" .
 cp scripts/device_exercises_run.sh "$dest/run.sh"
+[ -n "${PARTS:-}" ] && echo "$PARTS" > "$dest/PARTS"
 du -sh "$dest"
 size=$(du -sb "$dest" | cut -f1)
 [ "$size" -le $((12 * 1024 * 1024)) ] || { echo "device_exercises_prepare: $size bytes: over the 12 MiB a bundle may take" >&2; exit 1; }
