@@ -21,9 +21,10 @@
 #   direct     compute-sanitizer memcheck with `exercises run` itself as its target, on every
 #              reference solution, every starter (what a student first submits), the wrong kernels,
 #              and the out-of-bounds and faulting ones as controls (the tests' `exercises run`
-#              children are not instrumented through --target-processes all); first, being the
-#              step no earlier round has on the current kernels
-#   memcheck   the in-process ([harness]) exercise tests under compute-sanitizer memcheck
+#              children are not instrumented through --target-processes all); it runs first:
+#              it is the only memcheck the `exercises run` path gets
+#   memcheck   the in-process ([harness]) exercise tests under compute-sanitizer memcheck, then the
+#              never-ending kernel as memcheck's own target (the watchdog must still stop it)
 set -u
 out=${1:?usage: run.sh OUTDIR [PARTS]}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -216,6 +217,14 @@ if want memcheck; then
         "$work/bin/fusionlab_gpu_tests" "[exercises][harness]" -r console -d yes > "$out/memcheck.txt" 2>&1
     echo "rc=$?" >> "$out/memcheck.txt"
     grep -E "ERROR SUMMARY|test cases|rc=" "$out/memcheck.txt" | sort | uniq -c
+    # Last (a round's limit may cut it): the kernel that never ends, memcheck's own target: the
+    # watchdog must still stop it after the exercise's 10 s and the process end with its message.
+    start=$SECONDS
+    FUSIONLAB_SANITIZER_RUN=1 timeout -k 5 45 "$cs" --tool memcheck --leak-check no --error-exitcode 99 --print-limit 20 \
+        "$fl" exercises run bias_gelu --kernel "$k/hang_bias_gelu.cu" > "$out/memcheck_direct_bias_gelu_hang_bias_gelu.txt" 2>&1
+    echo "rc=$? seconds=$((SECONDS - start))" >> "$out/memcheck_direct_bias_gelu_hang_bias_gelu.txt"
+    echo "bias_gelu_hang_bias_gelu: $(grep -E "ERROR SUMMARY: [0-9]+ error|watchdog|rc=" "$out/memcheck_direct_bias_gelu_hang_bias_gelu.txt" | head -3 | cut -c1-160 | tr '\n' ' ')" \
+      | tee -a "$out/memcheck_direct_summary.txt"
   else
     echo "no compute-sanitizer at $cs" > "$out/memcheck.txt"
   fi
