@@ -314,6 +314,7 @@ int run_process(const std::vector<std::string>& args, std::string& output, size_
     output += "\n" + args[0] + " ended by signal " + std::to_string(WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     return -1;
 #else
+    (void)max_bytes;  // nothing is read here (the browser build: no processes)
     output = "running a program is not supported on this platform yet";
     return -1;
 #endif
