@@ -55,6 +55,7 @@ struct Library {
     std::string include_dir;
 };
 
+#if defined(FL_NVRTC_DLOPEN)  // (the browser build looks for no library)
 constexpr const char* kInstallHint =
     "install the CUDA toolkit's NVRTC (Debian/Ubuntu with NVIDIA's repository: apt install cuda-nvrtc-13-0 "
     "cuda-cudart-dev-13-0; or the whole toolkit), or point FUSIONLAB_NVRTC at libnvrtc.so and CUDA_HOME at the "
@@ -104,6 +105,7 @@ std::string find_include_dir(const std::string& library_path) {
     }
     return "";
 }
+#endif
 
 const Library& library() {
     static Library lib;
