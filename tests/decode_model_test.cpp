@@ -188,6 +188,20 @@ TEST_CASE("decode: refusals name the parameter and the numbers", "[decode][model
     CHECK(device_refusal("flash", s_and_p, tight).empty());
     CHECK(device_refusal("split_kv", s_and_p, tight).empty());
     CHECK_THAT(device_refusal("naive", s_and_p, tight), Catch::Contains("S and P 1.00 GiB"));
+    // A real GPU below compute capability 8.0 has no tensor-core GQA loop: refused with the reason; multi-head
+    // and naive still run there, and a simulated GPU of that age is priced, not refused.
+    DeviceInfo turing = h100->info;
+    turing.name = "Tesla T4";
+    turing.simulated = false;
+    turing.cc_major = 7;
+    turing.cc_minor = 5;
+    const DeviceBudget t4{turing, uint64_t{16} << 30, "free"};
+    CHECK_THAT(device_refusal("split_kv_fused", make(8, 8192, 32, 8), t4), Catch::Contains("compute capability 8.0 or newer; Tesla T4 is 7.5"));
+    CHECK_THAT(device_refusal("flash", make(8, 8192, 32, 8), t4), Catch::Contains("kv_heads 8 < heads 32"));
+    CHECK(device_refusal("naive", make(8, 8192, 32, 8), t4).empty());
+    CHECK(device_refusal("split_kv", make(8, 8192, 32, 32), t4).empty());
+    turing.simulated = true;
+    CHECK(device_refusal("split_kv", make(8, 8192, 32, 8), DeviceBudget{turing, uint64_t{16} << 30, "in total"}).empty());
     // Through the registry: the same message for Params.
     CHECK_THAT(kernels::validate(to_params(make(1, 64, 32, 5))), Catch::Contains("does not divide"));
 }

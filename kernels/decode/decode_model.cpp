@@ -102,6 +102,16 @@ std::string format_gib(uint64_t bytes) {
 
 std::string device_refusal(const std::string& variant, const DecodeParams& p, const DeviceBudget& dev) {
     if (std::string bad = validate(variant, p); !bad.empty()) return bad;
+    // With kv_heads < heads, flash, split_kv and split_kv_fused run the tensor-core key loop (decode.cu,
+    // v5): cp.async and mma.sync m16n8k16, compute capability 8.0 and newer. Built for sm_75 too (the
+    // default build's oldest target), that loop compiles to nothing there: a real GPU below 8.0 is
+    // refused, never run. A simulated one is priced as the model has it (lesson 11 on every simulated GPU).
+    const std::optional<Variant> v = find_variant(variant);
+    if (!dev.device.simulated && dev.device.cc_major > 0 && dev.device.cc_major < 8 && uses_mma(p) && v && *v != Variant::naive)
+        return variant + " with kv_heads " + n(p.kv_heads) + " < heads " + n(p.heads) +
+               " runs on tensor cores (mma.sync m16n8k16, cp.async), which need compute capability 8.0 or newer; " + dev.device.name +
+               " is " + n(int64_t{dev.device.cc_major}) + "." + n(int64_t{dev.device.cc_minor}) +
+               ": choose naive, or kv_heads = heads (one head a block on CUDA cores)";
     const uint64_t need = device_bytes(variant, p);
     if (need > dev.memory_bytes) {
         std::string text = variant + " needs " + format_gib(need) + " of GPU memory: the KV cache (K and V, 2 x batch " +
