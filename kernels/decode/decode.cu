@@ -42,6 +42,8 @@
 //   v6   a persistent grid for split_kv and split_kv_fused on tensor cores (decode_loop_mma_persistent):
 //        one block per SM slot takes (sequence, KV head, split) units from a counter, its rings running
 //        on across units; FUSIONLAB_DECODE_GRID=persistent while it is measured beside v5's waves
+//   v6b  split_kv_fused's last block merges with the splits' weights found once, 16-byte loads of the
+//        partial O (merge_splits_weighted): its GQA instance 255 -> 149 registers
 // [SECTION] Loads, conversions and the cache's addresses
 // [SECTION] Inputs
 // [SECTION] naive: scores, softmax, P V
@@ -341,13 +343,68 @@ template <typename T, int D, int NJ> __device__ __forceinline__ void merge_split
     }
 }
 
+// split_kv_fused's last block, v6b: the same merge with the splits' weights found once. scratch (shared
+// memory the block no longer needs, 2 gp splits + gp floats) takes every split's m and l of the gp heads
+// (one L2 round trip for all), then each head's M (a warp's max), then the weights 2^(m_s - M) in place
+// of m. Each thread then merges 4 columns of one head (16-byte loads of the partial O, 16 splits in
+// flight), in split order with the same fmaf's as combine_columns: where the v5b merge loaded m, l and
+// O of every split for every column (3 scalar L2 loads per split, head and column), this loads one
+// 16-byte vector per split and 4 columns (batch 1, 32k, GQA 8:1: 64 splits x 8 heads merged by one block).
+template <typename T, int D>
+__device__ __forceinline__ void merge_splits_weighted(const Args& a, int b, int h0, int gp, float* scratch) {
+    const int S = a.splits;
+    float* const w = scratch;             // [gp][S]: m, then the weight 2^(m - M)
+    float* const l = scratch + gp * S;    // [gp][S]
+    float* const M = scratch + 2 * gp * S;  // [gp]
+    const int64_t bh0 = static_cast<int64_t>(b) * a.heads + h0;
+    for (int i = threadIdx.x; i < gp * S; i += kThreads) {  // load every split's m, l from L2 into shared memory
+        w[i] = __ldcg(a.m_l + 2 * (bh0 * S + i));
+        l[i] = __ldcg(a.m_l + 2 * (bh0 * S + i) + 1);
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int j = warp; j < gp; j += kWarps) {  // each head's M = max m_s: a warp's lanes, then shuffles
+        float mx = -INFINITY;
+        for (int s = lane; s < S; s += 32) mx = fmaxf(mx, w[j * S + s]);
+#pragma unroll
+        for (int off = 16; off >= 1; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, off));
+        if (lane == 0) M[j] = mx;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < gp * S; i += kThreads) w[i] = weight_of(w[i], M[i / S]);
+    __syncthreads();
+    constexpr int C4 = D / 4;
+    for (int i = threadIdx.x; i < gp * C4; i += kThreads) {
+        const int j = i / C4, c4 = i % C4;
+        const float4* src = reinterpret_cast<const float4*>(a.o_split + (bh0 + j) * S * D) + c4;
+        float4 O = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        float L = 0.0f;
+#pragma unroll 16
+        for (int s = 0; s < S; ++s) {  // load split s's partial O (4 columns) from L2; merge exactly, in split order
+            const float4 o = __ldcg(src + static_cast<int64_t>(s) * C4);
+            const float ws = w[j * S + s];
+            L = fmaf(l[j * S + s], ws, L);
+            O.x = fmaf(o.x, ws, O.x);
+            O.y = fmaf(o.y, ws, O.y);
+            O.z = fmaf(o.z, ws, O.z);
+            O.w = fmaf(o.w, ws, O.w);
+        }
+        T* const out = static_cast<T*>(a.out) + (bh0 + j) * D + 4 * c4;  // store out = O / l to HBM
+        out[0] = from_float<T>(O.x / L);
+        out[1] = from_float<T>(O.y / L);
+        out[2] = from_float<T>(O.z / L);
+        out[3] = from_float<T>(O.w / L);
+    }
+}
+
 // The end of a block of the key loop, both kinds: each warp's (m, l, O) for the block's gp heads is in
 // shared memory (warp w's O [gp][D] at sm_o + w o_stride, sm_m and sm_l [kWarps][gp]); merge the warps exactly, then
 // store out (flash) or this split's partial (m, l, O); split_kv_fused's last block of each (sequence,
-// KV head, pass) then merges the splits' partials and stores out.
+// KV head, pass) then merges the splits' partials and stores out, through scratch (scratch_floats of
+// shared memory free once the warps are merged) when its weights fit there (merge_splits_weighted).
 template <typename T, int D, int MODE>
 __device__ __forceinline__ void finish_block(const Args& a, const float* sm_o, int o_stride, const float* sm_m, const float* sm_l, int gp,
-                                             int b, int h0, int split, int item, int& last_block) {
+                                             int b, int h0, int split, int item, int& last_block, float* scratch, int scratch_floats) {
     for (int i = threadIdx.x; i < gp * D; i += kThreads) {
         const int j = i / D, c = i % D;
         float M = sm_m[j];
@@ -378,9 +435,9 @@ __device__ __forceinline__ void finish_block(const Args& a, const float* sm_o, i
     __syncthreads();
     if (!last_block) return;
     __threadfence();  // every other split's partials are visible: read them from L2 (__ldcg)
-    if (gp % 8 == 0) merge_splits<T, D, 8>(a, b, h0, gp);
-    else if (gp % 4 == 0) merge_splits<T, D, 4>(a, b, h0, gp);
-    else if (gp % 2 == 0) merge_splits<T, D, 2>(a, b, h0, gp);
+    // The weights fit the scratch but for asked split counts in the hundreds; past that, the column merge
+    // of v5 one head at a time (v5b's 8 heads side by side cost 255 registers for a path now that rare).
+    if ((2 * a.splits + 1) * gp <= scratch_floats) merge_splits_weighted<T, D>(a, b, h0, gp, scratch);
     else merge_splits<T, D, 1>(a, b, h0, gp);
     if (threadIdx.x == 0) *counter = 0;  // reset the counter for the next run
 }
@@ -524,7 +581,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSmTarget) decode_loop(Args
         }
     }
     __syncthreads();
-    finish_block<T, D, MODE>(a, &sm_o[0][0][0], GP * D, &sm_m[0][0], &sm_l[0][0], GP, b, h0, split, item, last_block);
+    finish_block<T, D, MODE>(a, &sm_o[0][0][0], GP * D, &sm_m[0][0], &sm_l[0][0], GP, b, h0, split, item, last_block, &sm_o[0][0][0],
+                             kWarps * GP * D);
 }
 
 // =============================================================================================
@@ -719,7 +777,8 @@ __global__ void __launch_bounds__(kThreads, mma_blocks_per_sm(D)) decode_loop_mm
     float* const sm_l = sm_m + kWarps * gp;
     store_warp_state<D>(sm_o + warp * gp * D, sm_m, sm_l, gp, warp, lane, o, m, l);
     __syncthreads();
-    finish_block<T, D, MODE>(a, sm_o, gp * D, sm_m, sm_l, gp, b, h0, split, item, last_block);
+    finish_block<T, D, MODE>(a, sm_o, gp * D, sm_m, sm_l, gp, b, h0, split, item, last_block, sm_o,
+                             static_cast<int>(mma_ring_bytes(D) / 4));
 }
 
 // v6 ("persistent", split_kv and split_kv_fused): one block per SM slot, kPlanSms x
@@ -813,8 +872,9 @@ __global__ void __launch_bounds__(kThreads, mma_blocks_per_sm(D)) decode_loop_mm
         store_warp_state<D>(sm_o, sm_m, sm_l, gp, warp, lane, o, m, l);
         if (threadIdx.x == 0) queue[(k + 3) % 4] = unit_claim(a);  // unit k + 3 (k + 1 and k + 2 are known)
         __syncthreads();
-        finish_block<T, D, MODE>(a, reinterpret_cast<float*>(smem) + ((n - 1) % kMmaStages) * TILE, kMmaStages * TILE,
-                                 sm_m, sm_l, gp, b, h0, split, item, last_block);
+        // (the splits' merge works in warp 0's freed slot: TILE floats)
+        float* const slots = reinterpret_cast<float*>(smem) + ((n - 1) % kMmaStages) * TILE;
+        finish_block<T, D, MODE>(a, slots, kMmaStages * TILE, sm_m, sm_l, gp, b, h0, split, item, last_block, slots, TILE);
         __syncthreads();  // every warp's slot is read before it is refilled; queue[k + 3] is visible
     }
     cp_async_wait<0>();
