@@ -136,15 +136,16 @@ step_ncu() {
     --page 0 --dtype fp16 --reps 2 > "$OUT/ncu-gqa.txt" 2>&1
   say "ncu (decode_loop_mma, batch 8, 8k, GQA 8:1): rc=$?, $((SECONDS - start)) s"
 }
-# v6 (issue 33): the persistent grid of the tensor-core loop (FUSIONLAB_DECODE_GRID=persistent, decode.cu)
-# beside v5's waves. tests_p, memcheck_p, racecheck_p, synccheck_p (or sanitize_p): the same checks as
-# tests and sanitize with the persistent grid; grid: split_kv_fused at the goal's missed shapes over the
-# asked split counts (SPLITS, default 8,16,24,32,48), waves then persistent, each its own JSON; ncu_p:
-# step ncu with the persistent grid at SPLITS_NCU splits (default 32).
+# v6 (issue 33): the persistent grid of the tensor-core loop (decode.cu; the default since v6, waves with
+# FUSIONLAB_DECODE_GRID=waves). tests_p, memcheck_p, racecheck_p, synccheck_p (or sanitize_p): the same
+# checks as tests and sanitize with FUSIONLAB_DECODE_GRID=$ALT_GRID (default waves: the grid that is not
+# the default); grid: split_kv_fused at the goal's missed shapes over the asked split counts (SPLITS,
+# default 8,16,24,32,48), waves then persistent, each its own JSON; ncu_p: step ncu with the persistent
+# grid at SPLITS_NCU splits (default 0: chosen).
 step_tests_p() {
   start=$SECONDS
-  FUSIONLAB_DECODE_GRID=persistent timeout $(lim ${T_TESTS:-240}) $B/fusionlab_gpu_tests "[decode]" > "$OUT/tests-persistent.log" 2>&1; rc=$?
-  say "gpu tests [decode], persistent grid: rc=$rc, $((SECONDS - start)) s: $(grep -E '^(All tests passed|test cases:)' "$OUT/tests-persistent.log" | tail -1)"
+  FUSIONLAB_DECODE_GRID=${ALT_GRID:-waves} timeout $(lim ${T_TESTS:-240}) $B/fusionlab_gpu_tests "[decode]" > "$OUT/tests-${ALT_GRID:-waves}.log" 2>&1; rc=$?
+  say "gpu tests [decode], FUSIONLAB_DECODE_GRID=${ALT_GRID:-waves}: rc=$rc, $((SECONDS - start)) s: $(grep -E '^(All tests passed|test cases:)' "$OUT/tests-${ALT_GRID:-waves}.log" | tail -1)"
 }
 step_sanitize_p() { for tool in memcheck racecheck synccheck; do step_tool_p $tool; done; }
 step_memcheck_p() { step_tool_p memcheck; }
@@ -152,9 +153,9 @@ step_racecheck_p() { step_tool_p racecheck; }
 step_synccheck_p() { step_tool_p synccheck; }
 step_tool_p() {
   start=$SECONDS
-  FUSIONLAB_DECODE_GRID=persistent FUSIONLAB_SANITIZER_RUN=1 timeout $(lim ${T_SANITIZE:-120}) $SANITIZER --tool $1 --error-exitcode 9 \
-    $B/fusionlab_gpu_tests "decode small*" > "$OUT/sanitize-$1-persistent.log" 2>&1; rc=$?
-  say "compute-sanitizer $1 on 'decode small*', persistent grid: rc=$rc, $((SECONDS - start)) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$1-persistent.log" | tail -1)"
+  FUSIONLAB_DECODE_GRID=${ALT_GRID:-waves} FUSIONLAB_SANITIZER_RUN=1 timeout $(lim ${T_SANITIZE:-120}) $SANITIZER --tool $1 --error-exitcode 9 \
+    $B/fusionlab_gpu_tests "decode small*" > "$OUT/sanitize-$1-${ALT_GRID:-waves}.log" 2>&1; rc=$?
+  say "compute-sanitizer $1 on 'decode small*', FUSIONLAB_DECODE_GRID=${ALT_GRID:-waves}: rc=$rc, $((SECONDS - start)) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$1-${ALT_GRID:-waves}.log" | tail -1)"
 }
 step_grid() {
   local start=$SECONDS sp=${SPLITS:-8,16,24,32,48}
@@ -180,8 +181,8 @@ step_ncu_p() {
     --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
     --section LaunchStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
     $F bench --workload decode --variant split_kv_fused --batch 8 --kv_len 8192 --heads 32 --kv_heads 4 --d 128 \
-    --page 0 --dtype fp16 --splits ${SPLITS_NCU:-32} --reps 2 > "$OUT/ncu-gqa-persistent.txt" 2>&1
-  say "ncu (decode_loop_mma_persistent, batch 8, 8k, GQA 8:1, ${SPLITS_NCU:-32} splits): rc=$?, $((SECONDS - start)) s"
+    --page 0 --dtype fp16 --splits ${SPLITS_NCU:-0} --reps 2 > "$OUT/ncu-gqa-persistent.txt" 2>&1
+  say "ncu (decode_loop_mma_persistent, batch 8, 8k, GQA 8:1, splits ${SPLITS_NCU:-0}): rc=$?, $((SECONDS - start)) s"
 }
 # The steps in the order given.
 for step in ${STEPS//,/ }; do

@@ -39,11 +39,14 @@
 //        issue-bound on CUDA cores (ncu: 167 registers, DRAM 34 %); multi-head at 86-104 %
 //   v5   GQA on tensor cores (decode_loop_mma): mma.sync m16n8k16, cp.async rings, one load per group;
 //        149 registers at d = 128 (2 blocks an SM by their 96 KiB rings), 98-100 at d = 64
-//   v6   a persistent grid for split_kv and split_kv_fused on tensor cores (decode_loop_mma_persistent):
-//        one block per SM slot takes (sequence, KV head, split) units from a counter, its rings running
-//        on across units; FUSIONLAB_DECODE_GRID=persistent while it is measured beside v5's waves
+//   v6   a persistent grid for split_kv and split_kv_fused on tensor cores (decode_loop_mma_persistent,
+//        FUSIONLAB_DECODE_GRID=persistent): one block per SM slot walks (sequence, KV head, split) units,
+//        its rings running on across them. Measured slower than v5's waves (H200: more, shorter units cost
+//        more than their overlapped ends save), so waves stay the default
 //   v6b  split_kv_fused's last block merges with the splits' weights found once, 16-byte loads of the
 //        partial O (merge_splits_weighted): its GQA instance 255 -> 149 registers
+//   v7   fewer instructions a step: a warp's 16 keys addressed once (one page-table entry), and O rescaled
+//        only when a row's max moved (ncu: the 16-step blocks at batch 8 x 8k were issue-latency bound)
 // [SECTION] Loads, conversions and the cache's addresses
 // [SECTION] Inputs
 // [SECTION] naive: scores, softmax, P V
@@ -136,7 +139,6 @@ struct Args {
     float* o_split = nullptr;    // [batch, heads, splits, d] partial O (not divided by l)
     float* m_l = nullptr;        // [batch, heads, splits, 2] partial m (log2 units), l
     unsigned* counters = nullptr;  // [batch, kv_heads, passes] splits finished (split_kv_fused)
-    unsigned* claim = nullptr;     // persistent grid (v6): [0] units claimed past the first gridDim.x, [1] blocks done
     void* S = nullptr;           // naive: [batch, heads, kv_len]
     void* P = nullptr;
     int batch = 0, heads = 0, kv_heads = 0, kv_len = 0;
@@ -624,17 +626,25 @@ __device__ __forceinline__ void load_q_fragments(const Args& a, int b, int h0, i
 // past t_end are zero-filled and never read) into one ring slot [K, V][key][D] (not committed here).
 template <typename T, int D>
 __device__ __forceinline__ void issue_slot(const Args& a, T* slot, int b, int g, int key0, int t_end, int lane) {
-    constexpr int CH = D / 8, TILE = kMmaWarpKeys * D, COPIES = kMmaWarpKeys * CH / 32;
-    const T* const K = static_cast<const T*>(a.k);
-    const T* const V = static_cast<const T*>(a.v);
+    // v7: a warp's 16 keys lie in one page (pages are 16-256 keys and key0 is a multiple of 16) or in one
+    // contiguous run, so key key0's address is found once (one table entry when paged) and each copy adds
+    // kk d to it. v5 found every copy's address through token_offset (a 64-bit multiply-add and the paged
+    // branch, 16 times a step): with about 800 instructions a step and 4 cycles between a warp's
+    // instructions (ncu, H200, 2026-11-28), the issue, not DRAM, set the pace of a 16-step block.
+    constexpr int CH = D / 8, TILE = kMmaWarpKeys * D, COPIES = kMmaWarpKeys * CH / 32, KPC = 32 / CH;
+    const int c = lane % CH, kk0 = lane / CH;  // copy j of this lane: chunk c of key kk0 + KPC j
+    const int64_t base = key0 < t_end ? token_offset<D>(a, b, g, key0) + c * 8 : 0;  // warp-uniform test
+    const T* const K = static_cast<const T*>(a.k) + base;
+    const T* const V = static_cast<const T*>(a.v) + base;
+    const uint32_t s = smem_addr(slot);
 #pragma unroll
     for (int j = 0; j < COPIES; ++j) {
-        const int idx = lane + 32 * j, kk = idx / CH, c = idx % CH, t = key0 + kk;
-        const bool ok = t < t_end;
-        const int64_t at = ok ? token_offset<D>(a, b, g, t) + c * 8 : 0;
-        const int to = (kk * CH + (c ^ (kk & 7))) * 8;
-        cp_async16_zfill(smem_addr(slot + to), K + at, ok);         // copy Kj: DRAM -> shared memory (cp.async)
-        cp_async16_zfill(smem_addr(slot + TILE + to), V + at, ok);  // copy Vj: DRAM -> shared memory (cp.async)
+        const int kk = kk0 + KPC * j;
+        const bool ok = key0 + kk < t_end;
+        const int off = ok ? kk * D : 0;
+        const uint32_t to = static_cast<uint32_t>((kk * CH + (c ^ (kk & 7))) * 16);  // bytes: row kk, chunk c swizzled
+        cp_async16_zfill(s + to, K + off, ok);                                         // copy Kj: DRAM -> shared memory (cp.async)
+        cp_async16_zfill(s + static_cast<uint32_t>(TILE * sizeof(T)) + to, V + off, ok);  // copy Vj: DRAM -> shared memory (cp.async)
     }
 }
 
@@ -659,6 +669,7 @@ __device__ __forceinline__ void mma_step(const Args& a, uint32_t kt, int key0, i
     // update m, l in registers (log2 units, keys past the chunk -inf): row max over the quad's
     // 16 keys by shuffles, m_new = max(m, max s), p = 2^(s - m_new), O and l rescaled by 2^(m - m_new)
     float x[2][4];  // [row r, r + 8][keys 2 t4, 2 t4 + 1, 8 + 2 t4, 9 + 2 t4]
+    float corr[2];
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
         const bool lo = key0 + 2 * t4 + e < t_end, hi = key0 + 8 + 2 * t4 + e < t_end;
@@ -674,20 +685,28 @@ __device__ __forceinline__ void mma_step(const Args& a, uint32_t kt, int key0, i
         mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 2));
         const float m_new = fmaxf(m[h], mx);
         const float m_use = m_new == -INFINITY ? 0.0f : m_new;
-        const float corr = exp2f(m[h] - m_use);
-        l[h] = __fmul_rn(l[h], corr);
+        corr[h] = exp2f(m[h] - m_use);
 #pragma unroll
-        for (int nt = 0; nt < D / 8; ++nt) {
-            o[nt][2 * h] = __fmul_rn(o[nt][2 * h], corr);
-            o[nt][2 * h + 1] = __fmul_rn(o[nt][2 * h + 1], corr);
-        }
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            x[h][e] = exp2f(x[h][e] - m_use);  // p
-            l[h] += x[h][e];
-        }
+        for (int e = 0; e < 4; ++e) x[h][e] = exp2f(x[h][e] - m_use);  // p
         m[h] = m_new;
     }
+    // v7: O and l rescaled by 2^(m - m_new) only when a row's max moved somewhere in the warp (x 1.0f is
+    // exact, so skipping it changes no bit; once the maxima settle most steps skip the 2 + d / 2 multiplies).
+    if (__any_sync(kFull, corr[0] != 1.0f || corr[1] != 1.0f)) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            l[h] = __fmul_rn(l[h], corr[h]);
+#pragma unroll
+            for (int nt = 0; nt < D / 8; ++nt) {
+                o[nt][2 * h] = __fmul_rn(o[nt][2 * h], corr[h]);
+                o[nt][2 * h + 1] = __fmul_rn(o[nt][2 * h + 1], corr[h]);
+            }
+        }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) l[h] += x[h][e];
     // accumulate O = O + Pj Vj on tensor cores: P (rounded to the dtype) stays in registers as the
     // A fragment; Vj shared memory -> registers transposed (ldmatrix.trans), 2 n-tiles of 8 columns a load
     const uint32_t pa[4] = {pack2<T>(x[0][0], x[0][1]), pack2<T>(x[1][0], x[1][1]), pack2<T>(x[0][2], x[0][3]),
@@ -781,73 +800,50 @@ __global__ void __launch_bounds__(kThreads, mma_blocks_per_sm(D)) decode_loop_mm
                              static_cast<int>(mma_ring_bytes(D) / 4));
 }
 
-// v6 ("persistent", split_kv and split_kv_fused): one block per SM slot, kPlanSms x
-// mma_blocks_per_sm(d) blocks, each taking work units (sequence, KV head and pass, split) in turn:
-// block c starts with unit c, and every later unit comes from a counter in global memory (an atomicAdd
-// by thread 0), so a block that runs faster takes more (the hardware's block scheduler does that for
-// v5's waves, but each new v5 block starts with empty rings). The rings run on across units: while a
-// warp computes the last two steps of one unit it already has the first two of the next in flight, so
-// the unit's end (the warps' merge, the partials' store, the fence and atomic, split_kv_fused's merge
-// of the splits) runs with the next unit's loads under it. A warp's step counter n runs over all its
-// units; the ring slot of step n is n % kMmaStages everywhere.
-// Units claimed ahead: the issue cursor is at most kMmaStages - 1 = 2 steps ahead of the compute
-// cursor and every unit has at least one step, so the units up to two ahead of the current one must be
-// known: unit k + 2 is claimed at the end of unit k - 1 (a ring of 4 unit numbers in shared memory,
-// written between two __syncthreads). At the end of a unit each warp stores its (m, l, O) in its ring's
-// slot that the last step freed (the next refill of that slot is the first issue of the next unit's
-// step): gp x d fp32 = 16 x d x 4 bytes at most, exactly a slot's K and V of 16 keys.
-// The last block to finish sets the counter back to 0 for the next launch.
-__device__ __forceinline__ int unit_claim(const Args& a) {
-    return static_cast<int>(gridDim.x) + static_cast<int>(atomicAdd(a.claim, 1u));
-}
-
+// v6 ("persistent", split_kv and split_kv_fused; FUSIONLAB_DECODE_GRID=persistent): one block per SM
+// slot, min(units, kPlanSms x mma_blocks_per_sm(d)) blocks, block c taking the work units (sequence, KV
+// head and pass, split) c, c + G, c + 2 G, ... (G = gridDim.x; v6's first form claimed units from a
+// counter two ahead, which handed the first claimers three units and the rest one: 1.5x slower at two
+// units a block, H200 2026-11-28). The rings run on across units: while a warp computes the last two
+// steps of one unit it already has the first two of the next in flight, so the unit's end (the warps'
+// merge, the partials' store, the fence and atomic, split_kv_fused's merge of the splits) runs with the
+// next unit's loads under it. A warp's step counter n runs over all its units; the ring slot of step n
+// is n % kMmaStages everywhere. At the end of a unit each warp stores its (m, l, O) in its ring's slot
+// that the last step freed (the next refill of that slot is the first issue after the unit's end):
+// gp x d fp32 = 16 x d x 4 bytes at most, exactly a slot's K and V of 16 keys.
 template <typename T, int D, int MODE>
 __global__ void __launch_bounds__(kThreads, mma_blocks_per_sm(D)) decode_loop_mma_persistent(Args a) {
     constexpr int TILE = kMmaWarpKeys * D;
     constexpr int STEP = kWarps * kMmaWarpKeys;
     extern __shared__ __align__(128) unsigned char smem[];  // the rings
     __shared__ float sm_m[kWarps * kMmaRows], sm_l[kWarps * kMmaRows];
-    __shared__ int queue[4];  // unit numbers: the block's unit k at queue[k % 4]
     __shared__ int last_block;
     const int gp = a.gp, items = a.kv_heads * a.passes, units = a.batch * items * a.splits;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, r = lane >> 2, t4 = lane & 3;
+    const int G = static_cast<int>(gridDim.x);
     T* const ring = reinterpret_cast<T*>(smem) + warp * kMmaStages * 2 * TILE;  // [stage][K, V][key][D]
-    if (threadIdx.x == 0) {
-        queue[0] = static_cast<int>(blockIdx.x);
-        queue[1] = unit_claim(a);
-        queue[2] = unit_claim(a);
-    }
-    __syncthreads();
 
-    // The issue cursor: unit number iu (the block's unit ik), its next step ii; copies of step n into slot n % kMmaStages.
-    int ik = 0, iu = queue[0], ii = 0, n_issue = 0;
+    // The issue cursor: unit iu, its next step ii; copies of step n_issue into slot n_issue % kMmaStages.
+    int iu = static_cast<int>(blockIdx.x), ii = 0, n_issue = 0;
     const auto issue = [&]() {
         if (iu < units) {
             const int split = iu % a.splits, rest = iu / a.splits, item = rest % items, b = rest / items;
             const int t_begin = split * a.chunk, t_end = min(a.kv_len, t_begin + a.chunk);
             issue_slot<T, D>(a, ring + (n_issue % kMmaStages) * 2 * TILE, b, item / a.passes, t_begin + ii * STEP + warp * kMmaWarpKeys,
                              t_end, lane);
-            if (++ii == (t_end - t_begin + STEP - 1) / STEP) {  // the unit's last step: the next issue starts the next unit
-                ++ik;
-                iu = -1;
+            if (++ii == (t_end - t_begin + STEP - 1) / STEP) {  // the unit's last step: the next issue starts the block's next unit
+                iu += G;
                 ii = 0;
             }
         }
         cp_async_commit();
         ++n_issue;
     };
-    // The next unit's number is read lazily (when its first step is issued), by then claimed: see above.
-    const auto issue_next = [&]() {
-        if (iu == -1) iu = queue[ik % 4];
-        issue();
-    };
 #pragma unroll
-    for (int i = 0; i < kMmaStages - 1; ++i) issue_next();
+    for (int i = 0; i < kMmaStages - 1; ++i) issue();
 
     int n = 0;  // the compute cursor: steps done
-    for (int k = 0;; ++k) {
-        const int u = queue[k % 4];
-        if (u >= units) break;
+    for (int u = static_cast<int>(blockIdx.x); u < units; u += G) {
         const int split = u % a.splits, rest = u / a.splits, item = rest % items, b = rest / items;
         const int g = item / a.passes, h0 = g * a.group + (item % a.passes) * gp;
         const int t_begin = split * a.chunk, t_end = min(a.kv_len, t_begin + a.chunk);
@@ -859,7 +855,7 @@ __global__ void __launch_bounds__(kThreads, mma_blocks_per_sm(D)) decode_loop_mm
         for (int nt = 0; nt < D / 8; ++nt) o[nt][0] = o[nt][1] = o[nt][2] = o[nt][3] = 0.0f;
         float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
         for (int i = 0; i < steps; ++i, ++n) {
-            issue_next();                       // refill the slot step n - 1 used, 2 steps ahead (perhaps the next unit's)
+            issue();                            // refill the slot step n - 1 used, 2 steps ahead (perhaps the next unit's)
             cp_async_wait<kMmaStages - 1>();    // this lane's copies of step n have landed
             __syncwarp();                       // ... and every lane's: the slot is whole
             const int key0 = t_begin + i * STEP + warp * kMmaWarpKeys;
@@ -867,24 +863,16 @@ __global__ void __launch_bounds__(kThreads, mma_blocks_per_sm(D)) decode_loop_mm
             __syncwarp();
         }
         // The unit's end: this warp's (m, l, O) into the slot its last step freed (refilled by the next
-        // issue), the warps merged, the partials stored (split_kv_fused: the last split merges).
+        // issue), the warps merged, the partials stored (split_kv_fused: the last split merges, in warp
+        // 0's freed slot: TILE floats).
         float* const sm_o = reinterpret_cast<float*>(ring + ((n - 1) % kMmaStages) * 2 * TILE);
         store_warp_state<D>(sm_o, sm_m, sm_l, gp, warp, lane, o, m, l);
-        if (threadIdx.x == 0) queue[(k + 3) % 4] = unit_claim(a);  // unit k + 3 (k + 1 and k + 2 are known)
         __syncthreads();
-        // (the splits' merge works in warp 0's freed slot: TILE floats)
         float* const slots = reinterpret_cast<float*>(smem) + ((n - 1) % kMmaStages) * TILE;
         finish_block<T, D, MODE>(a, slots, kMmaStages * TILE, sm_m, sm_l, gp, b, h0, split, item, last_block, slots, TILE);
-        __syncthreads();  // every warp's slot is read before it is refilled; queue[k + 3] is visible
+        __syncthreads();  // every warp's slot is read before it is refilled
     }
     cp_async_wait<0>();
-    if (threadIdx.x == 0) {  // the last block out puts the counter back for the next launch
-        __threadfence();
-        if (atomicAdd(a.claim + 1, 1u) + 1u == gridDim.x) {
-            a.claim[0] = 0u;
-            a.claim[1] = 0u;
-        }
-    }
 }
 
 // =============================================================================================
@@ -905,7 +893,7 @@ template <typename T, int D> __global__ void __launch_bounds__(kCombineThreads) 
 // [SECTION] Buffers and launches
 // =============================================================================================
 struct Buffers {
-    DeviceMemory q, k, v, table, out, o_split, m_l, counters, claim, S, P;
+    DeviceMemory q, k, v, table, out, o_split, m_l, counters, S, P;
 };
 
 int log2_of(int64_t v) {
@@ -924,7 +912,6 @@ Args args_of(Variant variant, const DecodeParams& p, const Buffers& bf) {
     a.o_split = static_cast<float*>(bf.o_split.get());
     a.m_l = static_cast<float*>(bf.m_l.get());
     a.counters = static_cast<unsigned*>(bf.counters.get());
-    a.claim = static_cast<unsigned*>(bf.claim.get());
     a.S = bf.S.get();
     a.P = bf.P.get();
     a.batch = static_cast<int>(p.batch);
@@ -966,9 +953,6 @@ void allocate(Variant variant, const DecodeParams& p, Buffers& b) {
             b.counters = DeviceMemory(static_cast<uint64_t>(work_items(p)) * 4, "counters");
             check(cudaMemset(b.counters.get(), 0, b.counters.bytes()), "zeroing the counters");
         }
-        // The persistent grid's unit counter (v6), zeroed once; its last block sets it back to 0.
-        b.claim = DeviceMemory(8, "unit counter");
-        check(cudaMemset(b.claim.get(), 0, b.claim.bytes()), "zeroing the unit counter");
     }
 }
 
@@ -1005,16 +989,6 @@ size_t kernel_count_of(Variant variant) { return variant == Variant::naive ? 3 :
 
 // The key loop of flash, split_kv and split_kv_fused: on tensor cores when kv_heads < heads (its
 // rings take more than the 48 KiB of shared memory a launch gets without asking), else one head a block.
-// The grid of the tensor-core loop's split_kv and split_kv_fused: FUSIONLAB_DECODE_GRID=persistent runs
-// v6 (one block per SM slot taking units from a counter), else v5's waves.
-bool decode_persistent() {
-    static const bool on = [] {
-        const char* e = std::getenv("FUSIONLAB_DECODE_GRID");
-        return e != nullptr && std::string(e) == "persistent";
-    }();
-    return on;
-}
-
 template <typename Kernel> void size_mma_kernel(Kernel kernel, int bytes) {
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), "sizing decode_loop_mma's shared memory");
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
@@ -1028,12 +1002,14 @@ template <typename T, int D, int MODE> void launch_loop(const DecodeParams& p, c
     }
     constexpr int bytes = static_cast<int>(mma_ring_bytes(D));
     if constexpr (MODE != kFlash) {
-        if (decode_persistent()) {
+        // v6 (decode.h, persistent_grid): one block per SM slot, as the model plans it (loop_blocks).
+        if (uses_persistent(MODE == kSplit ? "split_kv" : "split_kv_fused", p)) {
             static const bool sized = (size_mma_kernel(decode_loop_mma_persistent<T, D, MODE>, bytes), true);
             (void)sized;
-            const int64_t units = static_cast<int64_t>(grid.x) * grid.y * grid.z;
-            const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(units, int64_t{kPlanSms} * mma_blocks_per_sm(D)));
-            decode_loop_mma_persistent<T, D, MODE><<<blocks, kThreads, bytes, s>>>(a);
+            const int64_t blocks = loop_blocks(MODE == kSplit ? "split_kv" : "split_kv_fused", p);
+            if (blocks != std::min<int64_t>(static_cast<int64_t>(grid.x) * grid.y * grid.z, int64_t{kPlanSms} * mma_blocks_per_sm(D)))
+                throw std::logic_error("decode: the persistent grid differs from the model's loop_blocks()");
+            decode_loop_mma_persistent<T, D, MODE><<<static_cast<unsigned>(blocks), kThreads, bytes, s>>>(a);
             return;
         }
     }

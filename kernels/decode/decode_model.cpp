@@ -27,6 +27,8 @@
 // [SECTION] Totals
 #include "kernels/decode/decode.h"
 
+#include "kernels/core/env.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -142,11 +144,25 @@ int64_t head_passes(const DecodeParams& p) { return group_size(p) / pass_heads(p
 int64_t work_items(const DecodeParams& p) { return p.batch * p.kv_heads * head_passes(p); }
 int64_t pages_per_seq(const DecodeParams& p) { return p.page > 0 ? (p.kv_len + p.page - 1) / p.page : 0; }
 
+bool persistent_grid() { return env_is("FUSIONLAB_DECODE_GRID", "persistent"); }
+bool uses_persistent(const std::string& variant, const DecodeParams& p) {
+    const std::optional<Variant> v = find_variant(variant);
+    return v && is_split(*v) && uses_mma(p) && persistent_grid();
+}
+int64_t loop_units(const std::string& variant, const DecodeParams& p) { return work_items(p) * split_of(variant, p).splits; }
+int64_t loop_blocks(const std::string& variant, const DecodeParams& p) {
+    const int64_t units = loop_units(variant, p);
+    return uses_persistent(variant, p) ? std::min<int64_t>(units, int64_t{kPlanSms} * blocks_per_sm(p)) : units;
+}
+
 int64_t auto_splits(const DecodeParams& p) {
-    // As many as fit one wave: a second, partly filled wave costs a whole block's time (v2 took
-    // ceil(528 / 64) = 9 splits at batch 8, GQA 8:1: 576 blocks, 48 in a second wave).
+    // Waves: as many as fit one wave: a second, partly filled wave costs a whole block's time (v2 took
+    // ceil(528 / 64) = 9 splits at batch 8, GQA 8:1: 576 blocks, 48 in a second wave). The persistent
+    // grid (decode.h) wants several units a slot, up to kMaxAutoSplits splits.
     const int64_t target = int64_t{kPlanSms} * blocks_per_sm(p);
-    const int64_t want = target / work_items(p);
+    int64_t want = target / work_items(p);
+    if (uses_mma(p) && persistent_grid())
+        want = std::max(want, std::min(kPersistentUnitsPerSlot * target / work_items(p), kMaxAutoSplits));
     const int64_t most = std::max<int64_t>(1, p.kv_len / kMinChunk);
     return std::clamp<int64_t>(want, 1, most);
 }
@@ -388,6 +404,7 @@ BlockShape loop_block_shape(const DecodeParams& p, uint64_t tokens_per_block, in
 // `nvcc -Xptxas -v`; ctest kernel_registers_current checks it): the simulator's occupancy takes it.
 struct DecodeRegisters {
     bool tensor_cores;
+    bool persistent;  // decode_loop_mma_persistent (v6), else decode_loop_mma or decode_loop
     Variant variant;
     DType dtype;
     int d;
@@ -397,7 +414,8 @@ struct DecodeRegisters {
 
 RegisterUse loop_registers(const DecodeParams& p, Variant variant) {
     for (const DecodeRegisters& r : kDecodeRegisters)
-        if (r.tensor_cores == uses_mma(p) && r.variant == variant && r.dtype == p.dtype && r.d == p.d)
+        if (r.tensor_cores == uses_mma(p) && r.persistent == uses_persistent(name_of(variant), p) && r.variant == variant &&
+            r.dtype == p.dtype && r.d == p.d)
             return RegisterUse{r.registers, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes, kDecodeRegistersSource};
     return {};
 }
@@ -412,6 +430,16 @@ void add_loop_kernel(Schedule& s, Variant variant, const DecodeParams& p) {
     const int k = static_cast<int>(s.kernels.size());
     ScheduleKernel kernel{name, W * u(sp.splits), kThreads, false};
     kernel.block = loop_block_shape(p, u(sp.chunk), variant == Variant::split_kv_fused ? 4 : 2);
+    // Both key loops load their next steps under this one's arithmetic (v3 on CUDA cores, v5's rings);
+    // the persistent grid's rings run on across a block's units, so its ramp comes once a block.
+    kernel.block.pipelined_steps = kernel.block.serial_steps;
+    if (uses_persistent(name_of(variant), p)) {
+        const uint64_t grid = u(loop_blocks(name_of(variant), p));
+        kernel.block.persistent = true;
+        kernel.block.pipelined_steps *= ceil_div(kernel.blocks, grid);
+        kernel.blocks_are = "(sequence, KV head, split) units, taken from a counter by a persistent grid of " + n(grid) + " blocks (" +
+                            n(uint64_t(blocks_per_sm(p))) + " an SM)";
+    }
     kernel.tensor_cores = kernel.mma_sync = uses_mma(p);
     kernel.registers = loop_registers(p, variant);
     s.kernels.push_back(kernel);
