@@ -491,11 +491,11 @@ TEST_CASE("simulated timelines of launch stream, graph and fused agree with the 
     CHECK(checked >= 40);  // 8 points x 3 variants on each card
 }
 
-// decode's key loops (flash, split_kv, split_kv_fused) are pipelined across their steps
-// (BlockShape::pipelined_steps): the simulated time against the H200's measurement of decode v5b
+// decode's key loops are pipelined across their steps (BlockShape::pipelined_steps): the simulated time of
+// split_kv and split_kv_fused against the H200's measurement of decode v5b
 // (assets/measurements/h200-decode-2026-11-28-v5b, kernels/PERF.md "v5b measured"), at every point whose
-// cache is at least 256 MiB (kv_len >= 32768 at batch 8 and 64, contiguous and paged): within 15 % of the
-// median. Before the pipelined rule the one-wave overlap loss priced GQA 8:1 there at 3.0-3.1 TB/s
+// cache is at least 256 MiB (kv_len >= 32768 at batch 1, 8 and 64, contiguous and paged): within 15 % of
+// the median. Before the pipelined rule the one-wave overlap loss priced GQA 8:1 there at 3.0-3.1 TB/s
 // against 4.0-4.5 measured (25-30 % slow). Smaller caches (8k at batch 8: 16 steps a block, the ramp and
 // the end weigh) are reported, not held.
 TEST_CASE("simulated decode key loops follow the H200 measurement of v5b at large caches", "[sim][accuracy][decode]") {
@@ -507,9 +507,11 @@ TEST_CASE("simulated decode key loops follow the H200 measurement of v5b at larg
         INFO(path << ": " << err);
         REQUIRE(err.empty());
         for (const Measurement& real : ms) {
-            if (!real.ok || real.job.variant == "naive") continue;
+            // flash's blocks are too few to fill the GPU: its time is its serial steps (decode_model.cpp,
+            // kStepCycles), not the overlap this test holds; naive is three kernels in turn.
+            if (!real.ok || (real.job.variant != "split_kv" && real.job.variant != "split_kv_fused")) continue;
             const Params& p = real.job.params;
-            const double cache = 2.0 * p.get_int("batch") * p.get_int("kv_heads") * p.get_int("kv_len") * p.get_int("d") * 2;
+            const double cache = 4.0 * static_cast<double>(p.get_int("batch") * p.get_int("kv_heads") * p.get_int("kv_len") * p.get_int("d"));
             const Measurement sim = simulate(real);
             REQUIRE(sim.ok);
             const double ratio = sim.time.median_ms / real.time.median_ms;
@@ -524,5 +526,5 @@ TEST_CASE("simulated decode key loops follow the H200 measurement of v5b at larg
             ++checked;
         }
     }
-    CHECK(checked >= 30);
+    CHECK(checked >= 20);
 }
