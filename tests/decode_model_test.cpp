@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <set>
 
@@ -146,6 +147,36 @@ TEST_CASE("decode: splits fill one wave of the blocks a SM holds on 132 SMs - ch
     CHECK(pass_heads(make(1, 64, 5, 1)) == 5);
     CHECK(pass_heads(make(1, 64, 8, 8)) == 1);
     CHECK_FALSE(uses_mma(make(1, 64, 8, 8)));
+}
+
+TEST_CASE("decode: FUSIONLAB_DECODE_GRID=persistent - GQA split variants walk units on one block per SM slot and the model follows",
+          "[decode][model]") {
+    const DecodeParams gqa = make(8, 8192, 32, 4), mh = make(8, 8192, 32, 32);
+    CHECK_FALSE(uses_persistent("split_kv_fused", gqa));  // the default: waves, one block a unit
+    CHECK(loop_blocks("split_kv_fused", gqa) == loop_units("split_kv_fused", gqa));
+    ::setenv("FUSIONLAB_DECODE_GRID", "persistent", 1);
+    struct Unset {
+        ~Unset() { ::unsetenv("FUSIONLAB_DECODE_GRID"); }
+    } unset;
+    CHECK(uses_persistent("split_kv_fused", gqa));
+    CHECK(uses_persistent("split_kv", gqa));
+    CHECK_FALSE(uses_persistent("flash", gqa));            // one block a (sequence, KV head): nothing to walk
+    CHECK_FALSE(uses_persistent("split_kv_fused", mh));    // the CUDA-core loop keeps its waves
+    // About kPersistentUnitsPerSlot units a slot: batch 8 x 8k GQA 8:1, 32 items, 264 slots: 16 splits, 512 units.
+    CHECK(split_of("split_kv_fused", gqa).splits == 16);
+    CHECK(loop_units("split_kv_fused", gqa) == 512);
+    CHECK(loop_blocks("split_kv_fused", gqa) == int64_t{kPlanSms} * 2);
+    // Batch 1: the wave's count already gives one unit a slot (more splits would lengthen the merge).
+    CHECK(split_of("split_kv_fused", make(1, 32768, 32, 4)).splits == 64);
+    CHECK(split_of("split_kv_fused", make(1, 32768, 32, 4)).splits <= kMaxAutoSplits);
+    // The schedule: the units as blocks (the simulator prices them in waves), the grid said, the ramp once a block.
+    const Schedule sc = schedule("split_kv_fused", gqa);
+    REQUIRE(!sc.kernels.empty());
+    CHECK(sc.kernels[0].blocks == 512);
+    CHECK(sc.kernels[0].block.persistent);
+    CHECK_THAT(sc.kernels[0].blocks_are, Catch::Contains("persistent grid of 264 blocks"));
+    CHECK(sc.kernels[0].block.pipelined_steps == 2 * sc.kernels[0].block.serial_steps);
+    CHECK_THAT(describe(to_params(gqa), "split_kv_fused"), Catch::Contains("512 units of 8 query heads on a persistent grid of 264 blocks"));
 }
 
 TEST_CASE("decode: the page table is a permutation of the pool - in random order", "[decode][model]") {
