@@ -41,12 +41,14 @@
 //        149 registers at d = 128 (2 blocks an SM by their 96 KiB rings), 98-100 at d = 64
 //   v6   a persistent grid for split_kv and split_kv_fused on tensor cores (decode_loop_mma_persistent,
 //        FUSIONLAB_DECODE_GRID=persistent): one block per SM slot walks (sequence, KV head, split) units,
-//        its rings running on across them. Measured slower than v5's waves (H200: more, shorter units cost
-//        more than their overlapped ends save), so waves stay the default
+//        its rings running on across them. Round 1 (H200) timed its first form, which claimed units two
+//        ahead from a counter and so handed them out unevenly: 1.5x slower at two units a block; this
+//        static order passed the tests and sanitizers in round 2 but was not timed: waves stay the default
 //   v6b  split_kv_fused's last block merges with the splits' weights found once, 16-byte loads of the
 //        partial O (merge_splits_weighted): its GQA instance 255 -> 149 registers
 //   v7   fewer instructions a step: a warp's 16 keys addressed once (one page-table entry), and O rescaled
-//        only when a row's max moved (ncu: the 16-step blocks at batch 8 x 8k were issue-latency bound)
+//        only when a row's max moved: 30 % fewer instructions (ncu), GQA flash 1.9-2x faster; batch 8 x 8k
+//        unchanged at 75 % of copy (H200): bound by its tail, not its issue (kernels/PERF.md, v7)
 // [SECTION] Loads, conversions and the cache's addresses
 // [SECTION] Inputs
 // [SECTION] naive: scores, softmax, P V
