@@ -10,7 +10,8 @@
 # Usage, from the repository root on the GPU machine:
 #   bash DIR/device_decode.sh [DIR] [STEPS]     STEPS: a comma list, run in that order, of tests, sanitize (or
 #                                               memcheck, racecheck, synccheck), goal, gqa (or gqa_b1, gqa_b8,
-#                                               gqa_b64, gqa_paged, mh), bench, torch, ncu
+#                                               gqa_b64, gqa_paged, mh), bench, torch, ncu, and v6's
+#                                               tests_p, sanitize_p (memcheck_p, ...), grid, ncu_p (below)
 #                                               (default tests,sanitize,bench,torch); TORCH_CONFIG='decode ...' narrows torch
 # Each step's limit can be set from outside (T_TESTS, T_SANITIZE (each tool), T_GQA, T_BENCH (each
 # batch), T_TORCH, T_NCU seconds); BUDGET=S (seconds from the start) shortens any limit to what is left
@@ -135,6 +136,54 @@ step_ncu() {
     --page 0 --dtype fp16 --reps 2 > "$OUT/ncu-gqa.txt" 2>&1
   say "ncu (decode_loop_mma, batch 8, 8k, GQA 8:1): rc=$?, $((SECONDS - start)) s"
 }
+# v6 (issue 33): the persistent grid of the tensor-core loop (decode.cu; the default since v6, waves with
+# FUSIONLAB_DECODE_GRID=waves). tests_p, memcheck_p, racecheck_p, synccheck_p (or sanitize_p): the same
+# checks as tests and sanitize with FUSIONLAB_DECODE_GRID=$ALT_GRID (default waves: the grid that is not
+# the default); grid: split_kv_fused at the goal's missed shapes over the asked split counts (SPLITS,
+# default 8,16,24,32,48), waves then persistent, each its own JSON; ncu_p: step ncu with the persistent
+# grid at SPLITS_NCU splits (default 0: chosen).
+step_tests_p() {
+  start=$SECONDS
+  FUSIONLAB_DECODE_GRID=${ALT_GRID:-waves} timeout $(lim ${T_TESTS:-240}) $B/fusionlab_gpu_tests "[decode]" > "$OUT/tests-${ALT_GRID:-waves}.log" 2>&1; rc=$?
+  say "gpu tests [decode], FUSIONLAB_DECODE_GRID=${ALT_GRID:-waves}: rc=$rc, $((SECONDS - start)) s: $(grep -E '^(All tests passed|test cases:)' "$OUT/tests-${ALT_GRID:-waves}.log" | tail -1)"
+}
+step_sanitize_p() { for tool in memcheck racecheck synccheck; do step_tool_p $tool; done; }
+step_memcheck_p() { step_tool_p memcheck; }
+step_racecheck_p() { step_tool_p racecheck; }
+step_synccheck_p() { step_tool_p synccheck; }
+step_tool_p() {
+  start=$SECONDS
+  FUSIONLAB_DECODE_GRID=${ALT_GRID:-waves} FUSIONLAB_SANITIZER_RUN=1 timeout $(lim ${T_SANITIZE:-120}) $SANITIZER --tool $1 --error-exitcode 9 \
+    $B/fusionlab_gpu_tests "decode small*" > "$OUT/sanitize-$1-${ALT_GRID:-waves}.log" 2>&1; rc=$?
+  say "compute-sanitizer $1 on 'decode small*', FUSIONLAB_DECODE_GRID=${ALT_GRID:-waves}: rc=$rc, $((SECONDS - start)) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$1-${ALT_GRID:-waves}.log" | tail -1)"
+}
+step_grid() {
+  local start=$SECONDS sp=${SPLITS:-8,16,24,32,48}
+  for grid in waves persistent; do
+    FUSIONLAB_DECODE_GRID=$grid timeout $(lim ${T_GRID:-60}) $F bench --workload decode --variant split_kv,split_kv_fused --batch 8 \
+      --kv_len 8192 --heads 32 --kv_heads 4 --d 128 --page 0,16,64 --dtype fp16 --splits 0,$sp --reps 20 \
+      --json "$OUT/grid-$grid-b8.json" > "$OUT/grid-$grid-b8.txt" 2>&1
+    say "grid $grid, batch 8 x 8k GQA 8:1, splits 0,$sp: rc=$?, $((SECONDS - start)) s"
+    FUSIONLAB_DECODE_GRID=$grid timeout $(lim ${T_GRID:-60}) $F bench --workload decode --variant split_kv,split_kv_fused --batch 1,8,64 \
+      --kv_len 32768 --heads 32 --kv_heads 4 --d 128 --page 0 --dtype fp16 --splits 0,$sp --reps 20 \
+      --json "$OUT/grid-$grid-32k.json" > "$OUT/grid-$grid-32k.txt" 2>&1
+    say "grid $grid, batch 1, 8, 64 x 32k GQA 8:1: rc=$?, $((SECONDS - start)) s"
+  done
+  # Multi-head (the CUDA-core loop, waves only) at batch 1 x 8k, the other missed shape, over the splits.
+  timeout $(lim ${T_GRID:-60}) $F bench --workload decode --variant split_kv,split_kv_fused --batch 1 --kv_len 8192 --heads 32 \
+    --kv_heads 32 --d 128 --page 0,16,64 --dtype fp16 --splits 0,$sp,64,96,128 --reps 20 --json "$OUT/grid-mh-b1.json" > "$OUT/grid-mh-b1.txt" 2>&1
+  say "grid multi-head batch 1 x 8k: rc=$?, $((SECONDS - start)) s"
+}
+step_ncu_p() {
+  start=$SECONDS
+  NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  FUSIONLAB_DECODE_GRID=persistent timeout $(lim ${T_NCU:-60}) $NCU --clock-control none -k regex:decode_loop -s 1 -c 1 \
+    --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
+    --section LaunchStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+    $F bench --workload decode --variant split_kv_fused --batch 8 --kv_len 8192 --heads 32 --kv_heads 4 --d 128 \
+    --page 0 --dtype fp16 --splits ${SPLITS_NCU:-0} --reps 2 > "$OUT/ncu-gqa-persistent.txt" 2>&1
+  say "ncu (decode_loop_mma_persistent, batch 8, 8k, GQA 8:1, splits ${SPLITS_NCU:-0}): rc=$?, $((SECONDS - start)) s"
+}
 # The steps in the order given.
 for step in ${STEPS//,/ }; do
   if declare -F "step_$step" > /dev/null; then "step_$step"; else say "unknown step $step"; fi
@@ -142,6 +191,8 @@ done
 date -u | tee -a "$OUT/gpu.txt"
 # The table beside PyTorch, and the failed assertions of the tests, if any.
 jsons=$(ls "$OUT"/bench*.json "$OUT"/goal*.json 2>/dev/null)
+# The grid step's tables, one per JSON (waves and persistent side by side in the names).
+ls "$OUT"/grid-*.json > /dev/null 2>&1 && python3 $D/decode_grid_table.py "$OUT"/grid-*.json > "$OUT/grid.md" 2>&1
 [ -n "$jsons" ] && python3 $D/decode_table.py $jsons $([ -f "$OUT/reference.json" ] && echo --reference "$OUT/reference.json") \
   > "$OUT/table.md" 2>&1
 [ -f "$OUT/tests.log" ] && grep -B3 -A12 -E "FAILED|REQUIRE\(|CHECK\(" "$OUT/tests.log" | head -80 > "$OUT/test-failures.txt"

@@ -62,14 +62,14 @@ DECODE_MODES = {"0": "Variant::flash", "1": "Variant::split_kv", "2": "Variant::
 
 
 def decode_row(name):
-    m = re.search(r"decode_loop_mma<([\w:]+), (\d+), (\d)>", name)
+    m = re.search(r"decode_loop_mma(_persistent)?<([\w:]+), (\d+), (\d)>", name)
     if m:
-        t, d, mode = m.groups()
-        return "true, %s, %s, %s" % (DECODE_MODES[mode], DTYPES[t], d)
+        persistent, t, d, mode = m.groups()
+        return "true, %s, %s, %s, %s" % ("true" if persistent else "false", DECODE_MODES[mode], DTYPES[t], d)
     m = re.search(r"decode_loop<([\w:]+), (\d+), 1, (\d)>", name)
     if m:
         t, d, mode = m.groups()
-        return "false, %s, %s, %s" % (DECODE_MODES[mode], DTYPES[t], d)
+        return "false, false, %s, %s, %s" % (DECODE_MODES[mode], DTYPES[t], d)
     return None
 
 
@@ -101,7 +101,7 @@ TABLES = [
         "file": os.path.join("kernels", "decode", "decode_registers.inc"),
         "row": decode_row,
         "what": "every key-loop instance in kernels/decode/decode.cu",
-        "key": "{tensor cores, variant, dtype, d",
+        "key": "{tensor cores, persistent grid, variant, dtype, d",
         "source_name": "kDecodeRegistersSource",
         "array": "constexpr DecodeRegisters kDecodeRegisters[] = {",
         "others_must_not_spill": True,

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <set>
 
@@ -148,6 +149,36 @@ TEST_CASE("decode: splits fill one wave of the blocks a SM holds on 132 SMs - ch
     CHECK_FALSE(uses_mma(make(1, 64, 8, 8)));
 }
 
+TEST_CASE("decode: FUSIONLAB_DECODE_GRID=persistent - GQA split variants walk units on one block per SM slot and the model follows",
+          "[decode][model]") {
+    const DecodeParams gqa = make(8, 8192, 32, 4), mh = make(8, 8192, 32, 32);
+    CHECK_FALSE(uses_persistent("split_kv_fused", gqa));  // the default: waves, one block a unit
+    CHECK(loop_blocks("split_kv_fused", gqa) == loop_units("split_kv_fused", gqa));
+    ::setenv("FUSIONLAB_DECODE_GRID", "persistent", 1);
+    struct Unset {
+        ~Unset() { ::unsetenv("FUSIONLAB_DECODE_GRID"); }
+    } unset;
+    CHECK(uses_persistent("split_kv_fused", gqa));
+    CHECK(uses_persistent("split_kv", gqa));
+    CHECK_FALSE(uses_persistent("flash", gqa));            // one block a (sequence, KV head): nothing to walk
+    CHECK_FALSE(uses_persistent("split_kv_fused", mh));    // the CUDA-core loop keeps its waves
+    // About kPersistentUnitsPerSlot units a slot: batch 8 x 8k GQA 8:1, 32 items, 264 slots: 16 splits, 512 units.
+    CHECK(split_of("split_kv_fused", gqa).splits == 16);
+    CHECK(loop_units("split_kv_fused", gqa) == 512);
+    CHECK(loop_blocks("split_kv_fused", gqa) == int64_t{kPlanSms} * 2);
+    // Batch 1: the wave's count already gives one unit a slot (more splits would lengthen the merge).
+    CHECK(split_of("split_kv_fused", make(1, 32768, 32, 4)).splits == 64);
+    CHECK(split_of("split_kv_fused", make(1, 32768, 32, 4)).splits <= kMaxAutoSplits);
+    // The schedule: the units as blocks (the simulator prices them in waves), the grid said, the ramp once a block.
+    const Schedule sc = schedule("split_kv_fused", gqa);
+    REQUIRE(!sc.kernels.empty());
+    CHECK(sc.kernels[0].blocks == 512);
+    CHECK(sc.kernels[0].block.persistent);
+    CHECK_THAT(sc.kernels[0].blocks_are, Catch::Contains("persistent grid of 264 blocks"));
+    CHECK(sc.kernels[0].block.pipelined_steps == 2 * sc.kernels[0].block.serial_steps);
+    CHECK_THAT(describe(to_params(gqa), "split_kv_fused"), Catch::Contains("512 units of 8 query heads on a persistent grid of 264 blocks"));
+}
+
 TEST_CASE("decode: the page table is a permutation of the pool - in random order", "[decode][model]") {
     const DecodeParams p = make(3, 1000, 8, 2, 128, 16);
     const std::vector<int32_t> t = page_table(p);
@@ -188,6 +219,20 @@ TEST_CASE("decode: refusals name the parameter and the numbers", "[decode][model
     CHECK(device_refusal("flash", s_and_p, tight).empty());
     CHECK(device_refusal("split_kv", s_and_p, tight).empty());
     CHECK_THAT(device_refusal("naive", s_and_p, tight), Catch::Contains("S and P 1.00 GiB"));
+    // A real GPU below compute capability 8.0 has no tensor-core GQA loop: refused with the reason; multi-head
+    // and naive still run there, and a simulated GPU of that age is priced, not refused.
+    DeviceInfo turing = h100->info;
+    turing.name = "Tesla T4";
+    turing.simulated = false;
+    turing.cc_major = 7;
+    turing.cc_minor = 5;
+    const DeviceBudget t4{turing, uint64_t{16} << 30, "free"};
+    CHECK_THAT(device_refusal("split_kv_fused", make(8, 8192, 32, 8), t4), Catch::Contains("compute capability 8.0 or newer; Tesla T4 is 7.5"));
+    CHECK_THAT(device_refusal("flash", make(8, 8192, 32, 8), t4), Catch::Contains("kv_heads 8 < heads 32"));
+    CHECK(device_refusal("naive", make(8, 8192, 32, 8), t4).empty());
+    CHECK(device_refusal("split_kv", make(8, 8192, 32, 32), t4).empty());
+    turing.simulated = true;
+    CHECK(device_refusal("split_kv", make(8, 8192, 32, 8), DeviceBudget{turing, uint64_t{16} << 30, "in total"}).empty());
     // Through the registry: the same message for Params.
     CHECK_THAT(kernels::validate(to_params(make(1, 64, 32, 5))), Catch::Contains("does not divide"));
 }

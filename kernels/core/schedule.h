@@ -98,6 +98,12 @@ struct BlockShape {
     // the block's critical path, on top of its work. 0: none (pipelined loops such as flash_tc's).
     uint64_t serial_steps = 0;
     double step_cycles = 0;
+    // A key loop software-pipelined across its steps (decode's: the next steps' loads issued before this
+    // step's arithmetic, kernels/decode/decode.cu): within a wave only its first step's loads and its
+    // last step's arithmetic have nothing of the other kind under them, so the simulated backend takes
+    // 2 / pipelined_steps of its one-wave overlap loss (sim_backend.cpp, kOneWaveOverlapLoss). 0: the
+    // loss as calibrated (loads and arithmetic of a block in turn).
+    uint64_t pipelined_steps = 0;
     // A persistent grid (flash_wgmma v5): one block per SM slot, each walking its share of the
     // `blocks` work items back to back with its pipeline kept running (the memory trips above hide
     // behind the previous item's work). The memory view says so; the simulated backend still prices

@@ -39,11 +39,21 @@
 //        issue-bound on CUDA cores (ncu: 167 registers, DRAM 34 %); multi-head at 86-104 %
 //   v5   GQA on tensor cores (decode_loop_mma): mma.sync m16n8k16, cp.async rings, one load per group;
 //        149 registers at d = 128 (2 blocks an SM by their 96 KiB rings), 98-100 at d = 64
+//   v6   a persistent grid for split_kv and split_kv_fused on tensor cores (decode_loop_mma_persistent,
+//        FUSIONLAB_DECODE_GRID=persistent): one block per SM slot walks (sequence, KV head, split) units,
+//        its rings running on across them. Round 1 (H200) timed its first form, which claimed units two
+//        ahead from a counter and so handed them out unevenly: 1.5x slower at two units a block; this
+//        static order passed the tests and sanitizers in round 2 but was not timed: waves stay the default
+//   v6b  split_kv_fused's last block merges with the splits' weights found once, 16-byte loads of the
+//        partial O (merge_splits_weighted): its GQA instance 255 -> 149 registers
+//   v7   fewer instructions a step: a warp's 16 keys addressed once (one page-table entry), and O rescaled
+//        only when a row's max moved: 30 % fewer instructions (ncu), GQA flash 1.9-2x faster; batch 8 x 8k
+//        unchanged at 75 % of copy (H200): bound by its tail, not its issue (kernels/PERF.md, v7)
 // [SECTION] Loads, conversions and the cache's addresses
 // [SECTION] Inputs
 // [SECTION] naive: scores, softmax, P V
 // [SECTION] flash, split_kv, split_kv_fused: the key loop
-// [SECTION] The GQA key loop on tensor cores (v5)
+// [SECTION] The GQA key loop on tensor cores (v5; v6: the persistent grid)
 // [SECTION] split_kv_combine
 // [SECTION] Buffers and launches
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
@@ -61,6 +71,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -336,13 +347,68 @@ template <typename T, int D, int NJ> __device__ __forceinline__ void merge_split
     }
 }
 
+// split_kv_fused's last block, v6b: the same merge with the splits' weights found once. scratch (shared
+// memory the block no longer needs, 2 gp splits + gp floats) takes every split's m and l of the gp heads
+// (one L2 round trip for all), then each head's M (a warp's max), then the weights 2^(m_s - M) in place
+// of m. Each thread then merges 4 columns of one head (16-byte loads of the partial O, 16 splits in
+// flight), in split order with the same fmaf's as combine_columns: where the v5b merge loaded m, l and
+// O of every split for every column (3 scalar L2 loads per split, head and column), this loads one
+// 16-byte vector per split and 4 columns (batch 1, 32k, GQA 8:1: 64 splits x 8 heads merged by one block).
+template <typename T, int D>
+__device__ __forceinline__ void merge_splits_weighted(const Args& a, int b, int h0, int gp, float* scratch) {
+    const int S = a.splits;
+    float* const w = scratch;             // [gp][S]: m, then the weight 2^(m - M)
+    float* const l = scratch + gp * S;    // [gp][S]
+    float* const M = scratch + 2 * gp * S;  // [gp]
+    const int64_t bh0 = static_cast<int64_t>(b) * a.heads + h0;
+    for (int i = threadIdx.x; i < gp * S; i += kThreads) {  // load every split's m, l from L2 into shared memory
+        w[i] = __ldcg(a.m_l + 2 * (bh0 * S + i));
+        l[i] = __ldcg(a.m_l + 2 * (bh0 * S + i) + 1);
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int j = warp; j < gp; j += kWarps) {  // each head's M = max m_s: a warp's lanes, then shuffles
+        float mx = -INFINITY;
+        for (int s = lane; s < S; s += 32) mx = fmaxf(mx, w[j * S + s]);
+#pragma unroll
+        for (int off = 16; off >= 1; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, off));
+        if (lane == 0) M[j] = mx;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < gp * S; i += kThreads) w[i] = weight_of(w[i], M[i / S]);
+    __syncthreads();
+    constexpr int C4 = D / 4;
+    for (int i = threadIdx.x; i < gp * C4; i += kThreads) {
+        const int j = i / C4, c4 = i % C4;
+        const float4* src = reinterpret_cast<const float4*>(a.o_split + (bh0 + j) * S * D) + c4;
+        float4 O = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        float L = 0.0f;
+#pragma unroll 16
+        for (int s = 0; s < S; ++s) {  // load split s's partial O (4 columns) from L2; merge exactly, in split order
+            const float4 o = __ldcg(src + static_cast<int64_t>(s) * C4);
+            const float ws = w[j * S + s];
+            L = fmaf(l[j * S + s], ws, L);
+            O.x = fmaf(o.x, ws, O.x);
+            O.y = fmaf(o.y, ws, O.y);
+            O.z = fmaf(o.z, ws, O.z);
+            O.w = fmaf(o.w, ws, O.w);
+        }
+        T* const out = static_cast<T*>(a.out) + (bh0 + j) * D + 4 * c4;  // store out = O / l to HBM
+        out[0] = from_float<T>(O.x / L);
+        out[1] = from_float<T>(O.y / L);
+        out[2] = from_float<T>(O.z / L);
+        out[3] = from_float<T>(O.w / L);
+    }
+}
+
 // The end of a block of the key loop, both kinds: each warp's (m, l, O) for the block's gp heads is in
-// shared memory (sm_o [kWarps][gp][D], sm_m and sm_l [kWarps][gp]); merge the warps exactly, then
+// shared memory (warp w's O [gp][D] at sm_o + w o_stride, sm_m and sm_l [kWarps][gp]); merge the warps exactly, then
 // store out (flash) or this split's partial (m, l, O); split_kv_fused's last block of each (sequence,
-// KV head, pass) then merges the splits' partials and stores out.
+// KV head, pass) then merges the splits' partials and stores out, through scratch (scratch_floats of
+// shared memory free once the warps are merged) when its weights fit there (merge_splits_weighted).
 template <typename T, int D, int MODE>
-__device__ __forceinline__ void finish_block(const Args& a, const float* sm_o, const float* sm_m, const float* sm_l, int gp, int b,
-                                             int h0, int split, int item, int& last_block) {
+__device__ __forceinline__ void finish_block(const Args& a, const float* sm_o, int o_stride, const float* sm_m, const float* sm_l, int gp,
+                                             int b, int h0, int split, int item, int& last_block, float* scratch, int scratch_floats) {
     for (int i = threadIdx.x; i < gp * D; i += kThreads) {
         const int j = i / D, c = i % D;
         float M = sm_m[j];
@@ -353,7 +419,7 @@ __device__ __forceinline__ void finish_block(const Args& a, const float* sm_o, c
         for (int w = 0; w < kWarps; ++w) {
             const float wt = weight_of(sm_m[w * gp + j], M);
             L = fmaf(sm_l[w * gp + j], wt, L);
-            O = fmaf(sm_o[(w * gp + j) * D + c], wt, O);
+            O = fmaf(sm_o[w * o_stride + j * D + c], wt, O);
         }
         const int64_t bh = static_cast<int64_t>(b) * a.heads + h0 + j;
         if (MODE == kFlash) {
@@ -368,14 +434,14 @@ __device__ __forceinline__ void finish_block(const Args& a, const float* sm_o, c
     // __threadfence(), then atomicAdd on the counter of (sequence, KV head, pass): the last split merges.
     __threadfence();
     __syncthreads();
-    unsigned* counter = a.counters + static_cast<int64_t>(b) * gridDim.y + item;
+    unsigned* counter = a.counters + static_cast<int64_t>(b) * a.kv_heads * a.passes + item;
     if (threadIdx.x == 0) last_block = atomicAdd(counter, 1u) == static_cast<unsigned>(a.splits - 1);
     __syncthreads();
     if (!last_block) return;
     __threadfence();  // every other split's partials are visible: read them from L2 (__ldcg)
-    if (gp % 8 == 0) merge_splits<T, D, 8>(a, b, h0, gp);
-    else if (gp % 4 == 0) merge_splits<T, D, 4>(a, b, h0, gp);
-    else if (gp % 2 == 0) merge_splits<T, D, 2>(a, b, h0, gp);
+    // The weights fit the scratch but for asked split counts in the hundreds; past that, the column merge
+    // of v5 one head at a time (v5b's 8 heads side by side cost 255 registers for a path now that rare).
+    if ((2 * a.splits + 1) * gp <= scratch_floats) merge_splits_weighted<T, D>(a, b, h0, gp, scratch);
     else merge_splits<T, D, 1>(a, b, h0, gp);
     if (threadIdx.x == 0) *counter = 0;  // reset the counter for the next run
 }
@@ -519,11 +585,12 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSmTarget) decode_loop(Args
         }
     }
     __syncthreads();
-    finish_block<T, D, MODE>(a, &sm_o[0][0][0], &sm_m[0][0], &sm_l[0][0], GP, b, h0, split, item, last_block);
+    finish_block<T, D, MODE>(a, &sm_o[0][0][0], GP * D, &sm_m[0][0], &sm_l[0][0], GP, b, h0, split, item, last_block, &sm_o[0][0][0],
+                             kWarps * GP * D);
 }
 
 // =============================================================================================
-// [SECTION] The GQA key loop on tensor cores (v5)
+// [SECTION] The GQA key loop on tensor cores (v5; v6: the persistent grid)
 // =============================================================================================
 // One block: (split blockIdx.x, KV head and pass blockIdx.y, sequence blockIdx.z), gp = a.gp query
 // heads of one group (2..16), 4 warps. The group's query rows are the M side of two small matrix
@@ -542,11 +609,149 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSmTarget) decode_loop(Args
 // Rows of shared memory are d es = 128 or 256 bytes; the 16-byte chunk c of key row k is stored at
 // chunk c ^ (k & 7), so the 8 row addresses of an ldmatrix hit 8 different bank groups.
 // HBM per block: q (gp d es), its chunk of K and V once, then out or the partials (gp (d + 2) 4 bytes).
+
+// load q of the group's gp heads (from head h0 of sequence b) from HBM into registers, as A fragments
+// (rows past gp are zeros)
+template <typename T, int D>
+__device__ __forceinline__ void load_q_fragments(const Args& a, int b, int h0, int gp, int r, int t4, uint32_t (&qa)[D / 16][4]) {
+    const T* q = static_cast<const T*>(a.q) + (static_cast<int64_t>(b) * a.heads + h0) * D + 2 * t4;
+#pragma unroll
+    for (int ks = 0; ks < D / 16; ++ks) {
+        qa[ks][0] = r < gp ? *reinterpret_cast<const uint32_t*>(q + r * D + ks * 16) : 0u;
+        qa[ks][1] = r + 8 < gp ? *reinterpret_cast<const uint32_t*>(q + (r + 8) * D + ks * 16) : 0u;
+        qa[ks][2] = r < gp ? *reinterpret_cast<const uint32_t*>(q + r * D + ks * 16 + 8) : 0u;
+        qa[ks][3] = r + 8 < gp ? *reinterpret_cast<const uint32_t*>(q + (r + 8) * D + ks * 16 + 8) : 0u;
+    }
+}
+
+// Issue this warp's copies of K and V for the 16 keys from key0 (of sequence b, KV head g; keys at or
+// past t_end are zero-filled and never read) into one ring slot [K, V][key][D] (not committed here).
+template <typename T, int D>
+__device__ __forceinline__ void issue_slot(const Args& a, T* slot, int b, int g, int key0, int t_end, int lane) {
+    // v7: a warp's 16 keys lie in one page (pages are 16-256 keys and key0 is a multiple of 16) or in one
+    // contiguous run, so key key0's address is found once (one table entry when paged) and each copy adds
+    // kk d to it. v5 found every copy's address through token_offset (a 64-bit multiply-add and the paged
+    // branch, 16 times a step): with about 800 instructions a step and 4 cycles between a warp's
+    // instructions (ncu, H200, 2026-11-28), the issue, not DRAM, set the pace of a 16-step block.
+    constexpr int CH = D / 8, TILE = kMmaWarpKeys * D, COPIES = kMmaWarpKeys * CH / 32, KPC = 32 / CH;
+    const int c = lane % CH, kk0 = lane / CH;  // copy j of this lane: chunk c of key kk0 + KPC j
+    const int64_t base = key0 < t_end ? token_offset<D>(a, b, g, key0) + c * 8 : 0;  // warp-uniform test
+    const T* const K = static_cast<const T*>(a.k) + base;
+    const T* const V = static_cast<const T*>(a.v) + base;
+    const uint32_t s = smem_addr(slot);
+#pragma unroll
+    for (int j = 0; j < COPIES; ++j) {
+        const int kk = kk0 + KPC * j;
+        const bool ok = key0 + kk < t_end;
+        const int off = ok ? kk * D : 0;
+        const uint32_t to = static_cast<uint32_t>((kk * CH + (c ^ (kk & 7))) * 16);  // bytes: row kk, chunk c swizzled
+        cp_async16_zfill(s + to, K + off, ok);                                         // copy Kj: DRAM -> shared memory (cp.async)
+        cp_async16_zfill(s + static_cast<uint32_t>(TILE * sizeof(T)) + to, V + off, ok);  // copy Vj: DRAM -> shared memory (cp.async)
+    }
+}
+
+// One step of a warp: its 16 keys from key0 (those at or past t_end masked) in the ring slot at
+// shared address kt (K) and kt + TILE es (V), folded into the running (m, l, O) of rows r and r + 8.
+template <typename T, int D>
+__device__ __forceinline__ void mma_step(const Args& a, uint32_t kt, int key0, int t_end, int lane, const uint32_t (&qa)[D / 16][4],
+                                         float (&o)[D / 8][4], float (&m)[2], float (&l)[2]) {
+    constexpr int CH = D / 8, TILE = kMmaWarpKeys * D;
+    const int t4 = lane & 3;
+    const uint32_t vt = kt + TILE * 2;
+    // compute S = Q Kjᵀ on tensor cores: Kj shared memory -> registers (ldmatrix), 2 n-tiles of 8 keys
+    float s0[4] = {0.0f, 0.0f, 0.0f, 0.0f}, s1[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int ks = 0; ks < D / 16; ++ks) {
+        uint32_t kb[4];
+        const int kk = (lane & 7) + ((lane >> 4) << 3), c = 2 * ks + ((lane >> 3) & 1);
+        ldmatrix_x4(kb, kt + static_cast<uint32_t>((kk * CH + (c ^ (kk & 7))) * 16));
+        mma_16816<T>(s0, qa[ks], kb[0], kb[1]);
+        mma_16816<T>(s1, qa[ks], kb[2], kb[3]);
+    }
+    // update m, l in registers (log2 units, keys past the chunk -inf): row max over the quad's
+    // 16 keys by shuffles, m_new = max(m, max s), p = 2^(s - m_new), O and l rescaled by 2^(m - m_new)
+    float x[2][4];  // [row r, r + 8][keys 2 t4, 2 t4 + 1, 8 + 2 t4, 9 + 2 t4]
+    float corr[2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+        const bool lo = key0 + 2 * t4 + e < t_end, hi = key0 + 8 + 2 * t4 + e < t_end;
+        x[0][e] = lo ? __fmul_rn(s0[e], a.scale_log2) : -INFINITY;
+        x[1][e] = lo ? __fmul_rn(s0[2 + e], a.scale_log2) : -INFINITY;
+        x[0][2 + e] = hi ? __fmul_rn(s1[e], a.scale_log2) : -INFINITY;
+        x[1][2 + e] = hi ? __fmul_rn(s1[2 + e], a.scale_log2) : -INFINITY;
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float mx = fmaxf(fmaxf(x[h][0], x[h][1]), fmaxf(x[h][2], x[h][3]));
+        mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 2));
+        const float m_new = fmaxf(m[h], mx);
+        const float m_use = m_new == -INFINITY ? 0.0f : m_new;
+        corr[h] = exp2f(m[h] - m_use);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) x[h][e] = exp2f(x[h][e] - m_use);  // p
+        m[h] = m_new;
+    }
+    // v7: O and l rescaled by 2^(m - m_new) only when a row's max moved somewhere in the warp (x 1.0f is
+    // exact, so skipping it changes no bit; once the maxima settle most steps skip the 2 + d / 2 multiplies).
+    if (__any_sync(kFull, corr[0] != 1.0f || corr[1] != 1.0f)) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            l[h] = __fmul_rn(l[h], corr[h]);
+#pragma unroll
+            for (int nt = 0; nt < D / 8; ++nt) {
+                o[nt][2 * h] = __fmul_rn(o[nt][2 * h], corr[h]);
+                o[nt][2 * h + 1] = __fmul_rn(o[nt][2 * h + 1], corr[h]);
+            }
+        }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) l[h] += x[h][e];
+    // accumulate O = O + Pj Vj on tensor cores: P (rounded to the dtype) stays in registers as the
+    // A fragment; Vj shared memory -> registers transposed (ldmatrix.trans), 2 n-tiles of 8 columns a load
+    const uint32_t pa[4] = {pack2<T>(x[0][0], x[0][1]), pack2<T>(x[1][0], x[1][1]), pack2<T>(x[0][2], x[0][3]),
+                            pack2<T>(x[1][2], x[1][3])};
+#pragma unroll
+    for (int np = 0; np < D / 16; ++np) {
+        uint32_t vb[4];
+        const int kk = (lane & 7) + (((lane >> 3) & 1) << 3), c = 2 * np + (lane >> 4);
+        ldmatrix_x4_trans(vb, vt + static_cast<uint32_t>((kk * CH + (c ^ (kk & 7))) * 16));
+        mma_16816<T>(o[2 * np], pa, vb[0], vb[1]);
+        mma_16816<T>(o[2 * np + 1], pa, vb[2], vb[3]);
+    }
+}
+
+// The end of a warp's keys: l summed over the quad's keys (m is already the quad's), then this warp's
+// (m, l, O) of its gp rows stored registers -> shared memory: O at sm_o_warp [gp][D], m and l at
+// sm_m[warp gp + row], sm_l[warp gp + row].
+template <int D>
+__device__ __forceinline__ void store_warp_state(float* sm_o_warp, float* sm_m, float* sm_l, int gp, int warp, int lane,
+                                                 const float (&o)[D / 8][4], const float (&m)[2], float (&l)[2]) {
+    const int r = lane >> 2, t4 = lane & 3;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        l[h] += __shfl_xor_sync(kFull, l[h], 1);
+        l[h] += __shfl_xor_sync(kFull, l[h], 2);
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int row = r + 8 * h;
+        if (row >= gp) continue;
+#pragma unroll
+        for (int nt = 0; nt < D / 8; ++nt) {  // store this warp's O rows: registers -> shared memory
+            sm_o_warp[row * D + nt * 8 + 2 * t4] = o[nt][2 * h];
+            sm_o_warp[row * D + nt * 8 + 2 * t4 + 1] = o[nt][2 * h + 1];
+        }
+        if (t4 == 0) sm_m[warp * gp + row] = m[h], sm_l[warp * gp + row] = l[h];
+    }
+}
+
+// v5: one block per (split, KV head and pass, sequence), the grid in waves.
 template <typename T, int D, int MODE>
 __global__ void __launch_bounds__(kThreads, mma_blocks_per_sm(D)) decode_loop_mma(Args a) {
-    constexpr int CH = D / 8;                        // 16-byte chunks a key row
     constexpr int TILE = kMmaWarpKeys * D;           // elements of a warp's K (or V) slot
-    constexpr int COPIES = kMmaWarpKeys * CH / 32;   // 16-byte copies a lane issues per slot, K (and V)
     constexpr int STEP = kWarps * kMmaWarpKeys;      // keys a block step
     extern __shared__ __align__(128) unsigned char smem[];  // the rings; at the end the warps' (m, l, O)
     __shared__ int last_block;
@@ -556,38 +761,14 @@ __global__ void __launch_bounds__(kThreads, mma_blocks_per_sm(D)) decode_loop_mm
     const int t_begin = split * a.chunk, t_end = min(a.kv_len, t_begin + a.chunk);
     const int steps = (t_end - t_begin + STEP - 1) / STEP;
     T* const ring = reinterpret_cast<T*>(smem) + warp * kMmaStages * 2 * TILE;  // [stage][K, V][key][D]
-    const T* const K = static_cast<const T*>(a.k);
-    const T* const V = static_cast<const T*>(a.v);
 
-    // load q of the group's heads from HBM into registers, as A fragments (rows past gp are zeros)
     uint32_t qa[D / 16][4];
-    {
-        const T* q = static_cast<const T*>(a.q) + (static_cast<int64_t>(b) * a.heads + h0) * D + 2 * t4;
-#pragma unroll
-        for (int ks = 0; ks < D / 16; ++ks) {
-            qa[ks][0] = r < gp ? *reinterpret_cast<const uint32_t*>(q + r * D + ks * 16) : 0u;
-            qa[ks][1] = r + 8 < gp ? *reinterpret_cast<const uint32_t*>(q + (r + 8) * D + ks * 16) : 0u;
-            qa[ks][2] = r < gp ? *reinterpret_cast<const uint32_t*>(q + r * D + ks * 16 + 8) : 0u;
-            qa[ks][3] = r + 8 < gp ? *reinterpret_cast<const uint32_t*>(q + (r + 8) * D + ks * 16 + 8) : 0u;
-        }
-    }
+    load_q_fragments<T, D>(a, b, h0, gp, r, t4, qa);
 
     // Issue step i's copies of this warp's 16 keys of K and V into ring slot i % kMmaStages, then
     // commit them as one group (an empty group past the last step keeps every lane's count uniform).
     const auto issue = [&](int i) {
-        if (i < steps) {
-            T* const slot = ring + (i % kMmaStages) * 2 * TILE;
-            const int key0 = t_begin + i * STEP + warp * kMmaWarpKeys;
-#pragma unroll
-            for (int j = 0; j < COPIES; ++j) {
-                const int idx = lane + 32 * j, kk = idx / CH, c = idx % CH, t = key0 + kk;
-                const bool ok = t < t_end;
-                const int64_t at = ok ? token_offset<D>(a, b, g, t) + c * 8 : 0;
-                const int to = (kk * CH + (c ^ (kk & 7))) * 8;
-                cp_async16_zfill(smem_addr(slot + to), K + at, ok);         // copy Kj: DRAM -> shared memory (cp.async)
-                cp_async16_zfill(smem_addr(slot + TILE + to), V + at, ok);  // copy Vj: DRAM -> shared memory (cp.async)
-            }
-        }
+        if (i < steps) issue_slot<T, D>(a, ring + (i % kMmaStages) * 2 * TILE, b, g, t_begin + i * STEP + warp * kMmaWarpKeys, t_end, lane);
         cp_async_commit();
     };
 
@@ -603,91 +784,97 @@ __global__ void __launch_bounds__(kThreads, mma_blocks_per_sm(D)) decode_loop_mm
         cp_async_wait<kMmaStages - 1>();    // this lane's copies of step i have landed
         __syncwarp();                       // ... and every lane's: the slot is whole
         const int key0 = t_begin + i * STEP + warp * kMmaWarpKeys;
-        if (key0 < t_end) {  // warp-uniform: a warp past the chunk's end has nothing this step
-            const uint32_t kt = smem_addr(ring + (i % kMmaStages) * 2 * TILE), vt = kt + TILE * 2;
-            // compute S = Q Kjᵀ on tensor cores: Kj shared memory -> registers (ldmatrix), 2 n-tiles of 8 keys
-            float s0[4] = {0.0f, 0.0f, 0.0f, 0.0f}, s1[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-            for (int ks = 0; ks < D / 16; ++ks) {
-                uint32_t kb[4];
-                const int kk = (lane & 7) + ((lane >> 4) << 3), c = 2 * ks + ((lane >> 3) & 1);
-                ldmatrix_x4(kb, kt + static_cast<uint32_t>((kk * CH + (c ^ (kk & 7))) * 16));
-                mma_16816<T>(s0, qa[ks], kb[0], kb[1]);
-                mma_16816<T>(s1, qa[ks], kb[2], kb[3]);
-            }
-            // update m, l in registers (log2 units, keys past the chunk -inf): row max over the quad's
-            // 16 keys by shuffles, m_new = max(m, max s), p = 2^(s - m_new), O and l rescaled by 2^(m - m_new)
-            float x[2][4];  // [row r, r + 8][keys 2 t4, 2 t4 + 1, 8 + 2 t4, 9 + 2 t4]
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                const bool lo = key0 + 2 * t4 + e < t_end, hi = key0 + 8 + 2 * t4 + e < t_end;
-                x[0][e] = lo ? __fmul_rn(s0[e], a.scale_log2) : -INFINITY;
-                x[1][e] = lo ? __fmul_rn(s0[2 + e], a.scale_log2) : -INFINITY;
-                x[0][2 + e] = hi ? __fmul_rn(s1[e], a.scale_log2) : -INFINITY;
-                x[1][2 + e] = hi ? __fmul_rn(s1[2 + e], a.scale_log2) : -INFINITY;
-            }
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                float mx = fmaxf(fmaxf(x[h][0], x[h][1]), fmaxf(x[h][2], x[h][3]));
-                mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 1));
-                mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 2));
-                const float m_new = fmaxf(m[h], mx);
-                const float m_use = m_new == -INFINITY ? 0.0f : m_new;
-                const float corr = exp2f(m[h] - m_use);
-                l[h] = __fmul_rn(l[h], corr);
-#pragma unroll
-                for (int nt = 0; nt < D / 8; ++nt) {
-                    o[nt][2 * h] = __fmul_rn(o[nt][2 * h], corr);
-                    o[nt][2 * h + 1] = __fmul_rn(o[nt][2 * h + 1], corr);
-                }
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    x[h][e] = exp2f(x[h][e] - m_use);  // p
-                    l[h] += x[h][e];
-                }
-                m[h] = m_new;
-            }
-            // accumulate O = O + Pj Vj on tensor cores: P (rounded to the dtype) stays in registers as the
-            // A fragment; Vj shared memory -> registers transposed (ldmatrix.trans), 2 n-tiles of 8 columns a load
-            const uint32_t pa[4] = {pack2<T>(x[0][0], x[0][1]), pack2<T>(x[1][0], x[1][1]), pack2<T>(x[0][2], x[0][3]),
-                                    pack2<T>(x[1][2], x[1][3])};
-#pragma unroll
-            for (int np = 0; np < D / 16; ++np) {
-                uint32_t vb[4];
-                const int kk = (lane & 7) + (((lane >> 3) & 1) << 3), c = 2 * np + (lane >> 4);
-                ldmatrix_x4_trans(vb, vt + static_cast<uint32_t>((kk * CH + (c ^ (kk & 7))) * 16));
-                mma_16816<T>(o[2 * np], pa, vb[0], vb[1]);
-                mma_16816<T>(o[2 * np + 1], pa, vb[2], vb[3]);
-            }
-        }
+        if (key0 < t_end)  // warp-uniform: a warp past the chunk's end has nothing this step
+            mma_step<T, D>(a, smem_addr(ring + (i % kMmaStages) * 2 * TILE), key0, t_end, lane, qa, o, m, l);
         __syncwarp();  // every lane has read the slot before step i + 1 refills it
     }
     cp_async_wait<0>();
 
-    // l over the quad's keys (m is already the quad's); then the warps' (m, l, O) into shared memory,
-    // over the rings (every warp is past its last read of them), and the block's end as in v1-v4b.
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        l[h] += __shfl_xor_sync(kFull, l[h], 1);
-        l[h] += __shfl_xor_sync(kFull, l[h], 2);
-    }
+    // the warps' (m, l, O) into shared memory, over the rings (every warp is past its last read of
+    // them), and the block's end as in v1-v4b.
     __syncthreads();
     float* const sm_o = reinterpret_cast<float*>(smem);  // [kWarps][gp][D]
     float* const sm_m = sm_o + kWarps * gp * D;           // [kWarps][gp]
     float* const sm_l = sm_m + kWarps * gp;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const int row = r + 8 * h;
-        if (row >= gp) continue;
-#pragma unroll
-        for (int nt = 0; nt < D / 8; ++nt) {  // store this warp's O rows: registers -> shared memory
-            sm_o[(warp * gp + row) * D + nt * 8 + 2 * t4] = o[nt][2 * h];
-            sm_o[(warp * gp + row) * D + nt * 8 + 2 * t4 + 1] = o[nt][2 * h + 1];
-        }
-        if (t4 == 0) sm_m[warp * gp + row] = m[h], sm_l[warp * gp + row] = l[h];
-    }
+    store_warp_state<D>(sm_o + warp * gp * D, sm_m, sm_l, gp, warp, lane, o, m, l);
     __syncthreads();
-    finish_block<T, D, MODE>(a, sm_o, sm_m, sm_l, gp, b, h0, split, item, last_block);
+    finish_block<T, D, MODE>(a, sm_o, gp * D, sm_m, sm_l, gp, b, h0, split, item, last_block, sm_o,
+                             static_cast<int>(mma_ring_bytes(D) / 4));
+}
+
+// v6 ("persistent", split_kv and split_kv_fused; FUSIONLAB_DECODE_GRID=persistent): one block per SM
+// slot, min(units, kPlanSms x mma_blocks_per_sm(d)) blocks, block c taking the work units (sequence, KV
+// head and pass, split) c, c + G, c + 2 G, ... (G = gridDim.x; v6's first form claimed units from a
+// counter two ahead, which handed the first claimers three units and the rest one: 1.5x slower at two
+// units a block, H200 2026-11-28). The rings run on across units: while a warp computes the last two
+// steps of one unit it already has the first two of the next in flight, so the unit's end (the warps'
+// merge, the partials' store, the fence and atomic, split_kv_fused's merge of the splits) runs with the
+// next unit's loads under it. A warp's step counter n runs over all its units; the ring slot of step n
+// is n % kMmaStages everywhere. At the end of a unit each warp stores its (m, l, O) in its ring's slot
+// that the last step freed (the next refill of that slot is the first issue after the unit's end):
+// gp x d fp32 = 16 x d x 4 bytes at most, exactly a slot's K and V of 16 keys.
+template <typename T, int D, int MODE>
+__global__ void __launch_bounds__(kThreads, mma_blocks_per_sm(D)) decode_loop_mma_persistent(Args a) {
+    constexpr int TILE = kMmaWarpKeys * D;
+    constexpr int STEP = kWarps * kMmaWarpKeys;
+    extern __shared__ __align__(128) unsigned char smem[];  // the rings
+    __shared__ float sm_m[kWarps * kMmaRows], sm_l[kWarps * kMmaRows];
+    __shared__ int last_block;
+    const int gp = a.gp, items = a.kv_heads * a.passes, units = a.batch * items * a.splits;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, r = lane >> 2, t4 = lane & 3;
+    const int G = static_cast<int>(gridDim.x);
+    T* const ring = reinterpret_cast<T*>(smem) + warp * kMmaStages * 2 * TILE;  // [stage][K, V][key][D]
+
+    // The issue cursor: unit iu, its next step ii; copies of step n_issue into slot n_issue % kMmaStages.
+    int iu = static_cast<int>(blockIdx.x), ii = 0, n_issue = 0;
+    const auto issue = [&]() {
+        if (iu < units) {
+            const int split = iu % a.splits, rest = iu / a.splits, item = rest % items, b = rest / items;
+            const int t_begin = split * a.chunk, t_end = min(a.kv_len, t_begin + a.chunk);
+            issue_slot<T, D>(a, ring + (n_issue % kMmaStages) * 2 * TILE, b, item / a.passes, t_begin + ii * STEP + warp * kMmaWarpKeys,
+                             t_end, lane);
+            if (++ii == (t_end - t_begin + STEP - 1) / STEP) {  // the unit's last step: the next issue starts the block's next unit
+                iu += G;
+                ii = 0;
+            }
+        }
+        cp_async_commit();
+        ++n_issue;
+    };
+#pragma unroll
+    for (int i = 0; i < kMmaStages - 1; ++i) issue();
+
+    int n = 0;  // the compute cursor: steps done
+    for (int u = static_cast<int>(blockIdx.x); u < units; u += G) {
+        const int split = u % a.splits, rest = u / a.splits, item = rest % items, b = rest / items;
+        const int g = item / a.passes, h0 = g * a.group + (item % a.passes) * gp;
+        const int t_begin = split * a.chunk, t_end = min(a.kv_len, t_begin + a.chunk);
+        const int steps = (t_end - t_begin + STEP - 1) / STEP;
+        uint32_t qa[D / 16][4];
+        load_q_fragments<T, D>(a, b, h0, gp, r, t4, qa);
+        float o[D / 8][4];
+#pragma unroll
+        for (int nt = 0; nt < D / 8; ++nt) o[nt][0] = o[nt][1] = o[nt][2] = o[nt][3] = 0.0f;
+        float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+        for (int i = 0; i < steps; ++i, ++n) {
+            issue();                            // refill the slot step n - 1 used, 2 steps ahead (perhaps the next unit's)
+            cp_async_wait<kMmaStages - 1>();    // this lane's copies of step n have landed
+            __syncwarp();                       // ... and every lane's: the slot is whole
+            const int key0 = t_begin + i * STEP + warp * kMmaWarpKeys;
+            if (key0 < t_end) mma_step<T, D>(a, smem_addr(ring + (n % kMmaStages) * 2 * TILE), key0, t_end, lane, qa, o, m, l);
+            __syncwarp();
+        }
+        // The unit's end: this warp's (m, l, O) into the slot its last step freed (refilled by the next
+        // issue), the warps merged, the partials stored (split_kv_fused: the last split merges, in warp
+        // 0's freed slot: TILE floats).
+        float* const sm_o = reinterpret_cast<float*>(ring + ((n - 1) % kMmaStages) * 2 * TILE);
+        store_warp_state<D>(sm_o, sm_m, sm_l, gp, warp, lane, o, m, l);
+        __syncthreads();
+        float* const slots = reinterpret_cast<float*>(smem) + ((n - 1) % kMmaStages) * TILE;
+        finish_block<T, D, MODE>(a, slots, kMmaStages * TILE, sm_m, sm_l, gp, b, h0, split, item, last_block, slots, TILE);
+        __syncthreads();  // every warp's slot is read before it is refilled
+    }
+    cp_async_wait<0>();
 }
 
 // =============================================================================================
@@ -804,20 +991,31 @@ size_t kernel_count_of(Variant variant) { return variant == Variant::naive ? 3 :
 
 // The key loop of flash, split_kv and split_kv_fused: on tensor cores when kv_heads < heads (its
 // rings take more than the 48 KiB of shared memory a launch gets without asking), else one head a block.
+template <typename Kernel> void size_mma_kernel(Kernel kernel, int bytes) {
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), "sizing decode_loop_mma's shared memory");
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
+          "decode_loop_mma's shared memory carveout");
+}
+
 template <typename T, int D, int MODE> void launch_loop(const DecodeParams& p, const Args& a, dim3 grid, cudaStream_t s) {
     if (!uses_mma(p)) {
         decode_loop<T, D, 1, MODE><<<grid, kThreads, 0, s>>>(a);
         return;
     }
     constexpr int bytes = static_cast<int>(mma_ring_bytes(D));
-    static const bool sized = [] {
-        check(cudaFuncSetAttribute(decode_loop_mma<T, D, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
-              "sizing decode_loop_mma's shared memory");
-        check(cudaFuncSetAttribute(decode_loop_mma<T, D, MODE>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                   cudaSharedmemCarveoutMaxShared),
-              "decode_loop_mma's shared memory carveout");
-        return true;
-    }();
+    if constexpr (MODE != kFlash) {
+        // v6 (decode.h, persistent_grid): one block per SM slot, as the model plans it (loop_blocks).
+        if (uses_persistent(MODE == kSplit ? "split_kv" : "split_kv_fused", p)) {
+            static const bool sized = (size_mma_kernel(decode_loop_mma_persistent<T, D, MODE>, bytes), true);
+            (void)sized;
+            const int64_t blocks = loop_blocks(MODE == kSplit ? "split_kv" : "split_kv_fused", p);
+            if (blocks != std::min<int64_t>(static_cast<int64_t>(grid.x) * grid.y * grid.z, int64_t{kPlanSms} * mma_blocks_per_sm(D)))
+                throw std::logic_error("decode: the persistent grid differs from the model's loop_blocks()");
+            decode_loop_mma_persistent<T, D, MODE><<<static_cast<unsigned>(blocks), kThreads, bytes, s>>>(a);
+            return;
+        }
+    }
+    static const bool sized = (size_mma_kernel(decode_loop_mma<T, D, MODE>, bytes), true);
     (void)sized;
     decode_loop_mma<T, D, MODE><<<grid, kThreads, bytes, s>>>(a);
 }

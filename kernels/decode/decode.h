@@ -42,7 +42,8 @@
 // Split count: `splits` = 0 chooses it (auto_splits): as many blocks as fit one wave, blocks_per_sm a SM
 // of 132 SMs (132 is the H100's and H200's count; the schedule has no device, so the kernel uses the
 // same number on every GPU and model and kernel agree), chunks of at least 256 keys, and a multiple of
-// the block's key tile so only the last chunk is ragged.
+// the block's key tile so only the last chunk is ragged. With the persistent grid (v6, below, not the
+// default) GQA's split variants plan about 2 units a block, at most 64 splits.
 #pragma once
 
 #include "kernels/core/schedule.h"
@@ -130,6 +131,14 @@ constexpr uint64_t mma_ring_bytes(int64_t d) {  // shared memory of a block's ri
 // 227 KiB an SM offers, registers (about 128 a thread) allowing 4.
 constexpr int mma_blocks_per_sm(int64_t d) { return d > 64 ? 2 : 4; }
 inline constexpr int64_t kMinChunk = 256;     // fewest keys a split is given
+// FUSIONLAB_DECODE_GRID=persistent runs the tensor-core loop's split_kv and split_kv_fused on a persistent
+// grid (decode.cu, v6): min(units, kPlanSms x blocks_per_sm) blocks walk the (sequence, KV head and pass,
+// split) units, and auto_splits plans kPersistentUnitsPerSlot units an SM slot where that keeps the splits
+// at most kMaxAutoSplits (batch 8 x 8k, GQA 8:1: 16 splits, 512 units on 264 blocks; at batch 1 the wave's
+// count, 66, already has one unit a slot). Measured slower than the waves (kernels/PERF.md, v6), it is
+// not the default: the default grid is v5's, one block a unit, one wave's worth of splits.
+inline constexpr int64_t kPersistentUnitsPerSlot = 2;
+inline constexpr int64_t kMaxAutoSplits = 64;
 inline constexpr int kCombineThreads = 128;   // split_kv_combine: one block per (sequence, head)
 inline constexpr int kSoftmaxThreads = 256;   // naive_softmax: one block per (sequence, head)
 
@@ -145,6 +154,10 @@ int64_t key_tile(const DecodeParams& p);     // keys a block takes a step: kv_ti
 int64_t head_passes(const DecodeParams& p);  // group_size / pass_heads
 int64_t work_items(const DecodeParams& p);   // batch x kv_heads x head_passes: the blocks of flash
 int64_t pages_per_seq(const DecodeParams& p);  // ceil(kv_len / page); 0 when contiguous
+bool persistent_grid();                        // FUSIONLAB_DECODE_GRID is "persistent"
+bool uses_persistent(const std::string& variant, const DecodeParams& p);  // split_kv(_fused) on tensor cores, persistent_grid()
+int64_t loop_units(const std::string& variant, const DecodeParams& p);    // work_items x splits: the key loop's blocks in waves
+int64_t loop_blocks(const std::string& variant, const DecodeParams& p);   // blocks launched: loop_units, or the persistent grid's
 // The chosen number of key chunks (the splits parameter or auto), and the keys in each but the last.
 int64_t auto_splits(const DecodeParams& p);
 struct Split {

@@ -60,8 +60,9 @@ std::vector<ParamSpec> param_specs() {
          0, ParamKind::choice, choices_of(std::begin(kPageChoices), std::end(kPageChoices))},
         {"splits", "splits (0 = chosen)", 0, static_cast<double>(kMaxSplits), true, false,
          "split_kv's key chunks per (sequence, KV head). 0 chooses as many as fit one wave (4 blocks per SM;\n"
-         "GQA on tensor cores: 2 at d = 128, 4 at d = 64) of 132 SMs (H100, H200), each chunk at least 256 keys.\n"
-         "Chunks are whole key tiles, so fewer may run.",
+         "GQA on tensor cores: 2 at d = 128, 4 at d = 64) of 132 SMs (H100, H200), each chunk at least 256 keys;\n"
+         "GQA on FUSIONLAB_DECODE_GRID=persistent: about 2 units an SM slot, at most 64 splits. Chunks are whole key tiles,\n"
+         "so fewer may run.",
          0, ParamKind::number, {}, 1, 256},
         seed_param(),
     };
@@ -92,8 +93,11 @@ std::string describe_of(const Params& params, const std::string& variant) {
     const int64_t blocks = work_items(p) * s.splits;
     if (is_split(variant))
         text += "; " + std::to_string(s.splits) + (s.splits == 1 ? " split of " : " splits of ") + std::to_string(s.chunk) + " keys";
-    return text + "; " + std::to_string(blocks) + " blocks of " + std::to_string(pass_heads(p)) + " query head" +
-           (pass_heads(p) == 1 ? "" : "s");
+    const std::string heads = std::to_string(pass_heads(p)) + " query head" + (pass_heads(p) == 1 ? "" : "s");
+    if (uses_persistent(variant, p))
+        return text + "; " + std::to_string(blocks) + " units of " + heads + " on a persistent grid of " +
+               std::to_string(loop_blocks(variant, p)) + " blocks";
+    return text + "; " + std::to_string(blocks) + " blocks of " + heads;
 }
 
 TensorFootprint footprint(const Params& params, const std::string& name) {
@@ -162,6 +166,10 @@ std::string bench_note(const Measurement& m) {
     const DecodeParams p = to_decode(m.job.params);
     if (!has_variant(m.job.variant) || !validate(p).empty()) return "";
     const Split s = split_of(m.job.variant, p);
+    if (uses_persistent(m.job.variant, p))
+        return std::to_string(work_items(p) * s.splits) + " units on a persistent grid of " + std::to_string(loop_blocks(m.job.variant, p)) +
+               " blocks (" + std::to_string(s.splits) + " splits of " + std::to_string(s.chunk) + " keys); cache " +
+               format_bytes(static_cast<double>(cache_bytes(p)));
     return std::to_string(work_items(p) * s.splits) + " blocks" +
            (is_split(m.job.variant) ? " (" + std::to_string(s.splits) + " splits of " + std::to_string(s.chunk) + " keys)" : "") +
            "; cache " + format_bytes(static_cast<double>(cache_bytes(p)));

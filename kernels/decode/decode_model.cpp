@@ -27,6 +27,8 @@
 // [SECTION] Totals
 #include "kernels/decode/decode.h"
 
+#include "kernels/core/env.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -102,6 +104,16 @@ std::string format_gib(uint64_t bytes) {
 
 std::string device_refusal(const std::string& variant, const DecodeParams& p, const DeviceBudget& dev) {
     if (std::string bad = validate(variant, p); !bad.empty()) return bad;
+    // With kv_heads < heads, flash, split_kv and split_kv_fused run the tensor-core key loop (decode.cu,
+    // v5): cp.async and mma.sync m16n8k16, compute capability 8.0 and newer. Built for sm_75 too (the
+    // default build's oldest target), that loop compiles to nothing there: a real GPU below 8.0 is
+    // refused, never run. A simulated one is priced as the model has it (lesson 11 on every simulated GPU).
+    const std::optional<Variant> v = find_variant(variant);
+    if (!dev.device.simulated && dev.device.cc_major > 0 && dev.device.cc_major < 8 && uses_mma(p) && v && *v != Variant::naive)
+        return variant + " with kv_heads " + n(p.kv_heads) + " < heads " + n(p.heads) +
+               " runs on tensor cores (mma.sync m16n8k16, cp.async), which need compute capability 8.0 or newer; " + dev.device.name +
+               " is " + n(int64_t{dev.device.cc_major}) + "." + n(int64_t{dev.device.cc_minor}) +
+               ": choose naive, or kv_heads = heads (one head a block on CUDA cores)";
     const uint64_t need = device_bytes(variant, p);
     if (need > dev.memory_bytes) {
         std::string text = variant + " needs " + format_gib(need) + " of GPU memory: the KV cache (K and V, 2 x batch " +
@@ -132,11 +144,25 @@ int64_t head_passes(const DecodeParams& p) { return group_size(p) / pass_heads(p
 int64_t work_items(const DecodeParams& p) { return p.batch * p.kv_heads * head_passes(p); }
 int64_t pages_per_seq(const DecodeParams& p) { return p.page > 0 ? (p.kv_len + p.page - 1) / p.page : 0; }
 
+bool persistent_grid() { return env_is("FUSIONLAB_DECODE_GRID", "persistent"); }
+bool uses_persistent(const std::string& variant, const DecodeParams& p) {
+    const std::optional<Variant> v = find_variant(variant);
+    return v && is_split(*v) && uses_mma(p) && persistent_grid();
+}
+int64_t loop_units(const std::string& variant, const DecodeParams& p) { return work_items(p) * split_of(variant, p).splits; }
+int64_t loop_blocks(const std::string& variant, const DecodeParams& p) {
+    const int64_t units = loop_units(variant, p);
+    return uses_persistent(variant, p) ? std::min<int64_t>(units, int64_t{kPlanSms} * blocks_per_sm(p)) : units;
+}
+
 int64_t auto_splits(const DecodeParams& p) {
-    // As many as fit one wave: a second, partly filled wave costs a whole block's time (v2 took
-    // ceil(528 / 64) = 9 splits at batch 8, GQA 8:1: 576 blocks, 48 in a second wave).
+    // Waves: as many as fit one wave: a second, partly filled wave costs a whole block's time (v2 took
+    // ceil(528 / 64) = 9 splits at batch 8, GQA 8:1: 576 blocks, 48 in a second wave). The persistent
+    // grid (decode.h) wants several units a slot, up to kMaxAutoSplits splits.
     const int64_t target = int64_t{kPlanSms} * blocks_per_sm(p);
-    const int64_t want = target / work_items(p);
+    int64_t want = target / work_items(p);
+    if (uses_mma(p) && persistent_grid())
+        want = std::max(want, std::min(kPersistentUnitsPerSlot * target / work_items(p), kMaxAutoSplits));
     const int64_t most = std::max<int64_t>(1, p.kv_len / kMinChunk);
     return std::clamp<int64_t>(want, 1, most);
 }
@@ -378,6 +404,7 @@ BlockShape loop_block_shape(const DecodeParams& p, uint64_t tokens_per_block, in
 // `nvcc -Xptxas -v`; ctest kernel_registers_current checks it): the simulator's occupancy takes it.
 struct DecodeRegisters {
     bool tensor_cores;
+    bool persistent;  // decode_loop_mma_persistent (v6), else decode_loop_mma or decode_loop
     Variant variant;
     DType dtype;
     int d;
@@ -387,7 +414,8 @@ struct DecodeRegisters {
 
 RegisterUse loop_registers(const DecodeParams& p, Variant variant) {
     for (const DecodeRegisters& r : kDecodeRegisters)
-        if (r.tensor_cores == uses_mma(p) && r.variant == variant && r.dtype == p.dtype && r.d == p.d)
+        if (r.tensor_cores == uses_mma(p) && r.persistent == uses_persistent(name_of(variant), p) && r.variant == variant &&
+            r.dtype == p.dtype && r.d == p.d)
             return RegisterUse{r.registers, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes, kDecodeRegistersSource};
     return {};
 }
@@ -402,6 +430,16 @@ void add_loop_kernel(Schedule& s, Variant variant, const DecodeParams& p) {
     const int k = static_cast<int>(s.kernels.size());
     ScheduleKernel kernel{name, W * u(sp.splits), kThreads, false};
     kernel.block = loop_block_shape(p, u(sp.chunk), variant == Variant::split_kv_fused ? 4 : 2);
+    // Both key loops load their next steps under this one's arithmetic (v3 on CUDA cores, v5's rings);
+    // the persistent grid's rings run on across a block's units, so its ramp comes once a block.
+    kernel.block.pipelined_steps = kernel.block.serial_steps;
+    if (uses_persistent(name_of(variant), p)) {
+        const uint64_t grid = u(loop_blocks(name_of(variant), p));
+        kernel.block.persistent = true;
+        kernel.block.pipelined_steps *= ceil_div(kernel.blocks, grid);
+        kernel.blocks_are = "(sequence, KV head, split) units, taken from a counter by a persistent grid of " + n(grid) + " blocks (" +
+                            n(uint64_t(blocks_per_sm(p))) + " an SM)";
+    }
     kernel.tensor_cores = kernel.mma_sync = uses_mma(p);
     kernel.registers = loop_registers(p, variant);
     s.kernels.push_back(kernel);
