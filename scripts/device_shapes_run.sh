@@ -34,6 +34,17 @@ log "gpu tests rc=$? $(tail -2 "$OUT/tests.log" | tr '\n' ' ')"
 timeout 30 "$B/fusionlab" info > "$OUT/info.txt" 2>&1
 # the row kernels' registers in this binary (kernels/elementwise/row_kernel_registers.inc is ptxas's)
 timeout 20 /usr/local/cuda/bin/cuobjdump -res-usage "$B/libfusionlab_gpu.so" 2>&1 | grep -A1 "row_kernel" > "$OUT/res_usage.txt"
+# static SASS instructions per elementwise kernel, of this version and (when the bundle has it) the
+# version before it: elementwise.cu alone compiled to a cubin for sm_90 (scripts/device_shapes_prepare.sh)
+for cubin in "$HERE"/*.cubin.xz; do
+  [ -f "$cubin" ] || continue
+  name=$(basename "$cubin" .cubin.xz); xz -dc "$cubin" > "$WORK/$name.cubin"
+  timeout 30 /usr/local/cuda/bin/cuobjdump -sass "$WORK/$name.cubin" 2>/dev/null | awk '
+    /Function :/ { fn = $3 }
+    /^ +\/\*[0-9a-f]+\*\/ / { if (fn != "") n[fn]++ }
+    END { for (f in n) print n[f], f }' | sort -k2 > "$OUT/sass_$name.txt"
+  timeout 30 /usr/local/cuda/bin/cuobjdump -sass "$WORK/$name.cubin" 2>/dev/null | xz -9 > "$OUT/sass_$name.txt.xz"
+done
 
 # 2. the sweep phases of the plan
 D=$(( START + BUDGET - RESERVE )); NOW=$(date +%s); [ $(( NOW + 60 )) -gt "$D" ] && D=$(( NOW + 60 ))
@@ -61,6 +72,12 @@ if [ "$(left)" -gt 25 ]; then
   FUSIONLAB_SANITIZER_RUN=1 timeout $T compute-sanitizer --tool memcheck "$B/fusionlab_gpu_tests" \
     "every forced row configuration computes the same function" > "$OUT/memcheck_forced.log" 2>&1
   log "memcheck forced rc=$? $(tail -3 "$OUT/memcheck_forced.log" | tr '\n' ' ')"
+fi
+if [ "$(left)" -gt 25 ]; then
+  T=$(( $(left) - 8 )); [ "$T" -gt 30 ] && T=30
+  FUSIONLAB_SANITIZER_RUN=1 timeout $T compute-sanitizer --tool memcheck "$B/fusionlab_gpu_tests" \
+    "every flat configuration computes the same function" > "$OUT/memcheck_flat.log" 2>&1
+  log "memcheck flat rc=$? $(tail -3 "$OUT/memcheck_flat.log" | tr '\n' ' ')"
 fi
 
 # 5. torch.compile at the largest rows of each hidden, while time allows
