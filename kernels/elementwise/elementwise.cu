@@ -303,16 +303,6 @@ __device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_
 // before the last barrier, so a block may exit right after it (v4 pulled the partials: thread 0
 // loaded the ctas remote values one after another, then a block barrier, and a third cluster
 // barrier kept blocks alive until their peers had read them).
-__device__ __forceinline__ void cluster_arrive() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void cluster_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-#endif
-}
 // slots: kRowMaxClusterCtas floats of this block's shared memory, used by this reduction only.
 __device__ __forceinline__ float cluster_sum(float block_total, float* slots, int rank, int ctas) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -324,8 +314,9 @@ __device__ __forceinline__ float cluster_sum(float block_total, float* slots, in
         asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(t));
         asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(remote), "f"(block_total) : "memory");
     }
-    cluster_arrive();
-    cluster_wait();
+    // the cluster barrier (every thread of every block): the peers' stores above are visible after it
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
     float sum = 0.0f;
 #pragma unroll 1
     for (int r = 0; r < ctas; ++r) sum += slots[r];  // own shared memory -> registers, rank order (one at a time: the row is live in registers)
