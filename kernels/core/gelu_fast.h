@@ -9,7 +9,7 @@
 // instruction-bound on an H200 (gelu 75%, fused bias+GELU 69% of copy bandwidth, kernels/PERF.md).
 // This form costs ~13: one reciprocal and one exp2 on the special-function unit, 11 FMA-pipe
 // operations. With q = 0.5 x t P(t) e^{-x^2/2}:  GELU(x) = x - q for x >= 0, and q for x < 0,
-// i.e. max(x, 0) - |q|.
+// i.e. max(x, 0) - |q|, the last multiply and subtraction one FMA.
 #pragma once
 
 #if defined(__CUDACC__)
@@ -38,16 +38,17 @@ constexpr float kGeluHalfLog2e = -0.5f * 1.4426950408889634f;  // e^{-x^2/2} = 2
 
 __device__ __forceinline__ float gelu_fast(float x) {
     const float ax = fabsf(x);
-    // |q| from |x| (the sign is a free operand modifier), then max(x, 0) - |q|: x - q for x >= 0 and
-    // 0 - |q| = q for x < 0, the same value as the select form below (IEEE products are symmetric
-    // in sign) in two instructions (FMNMX, FADD) instead of three (FSETP, FADD, FSEL).
-    const float aq = ax * gelu_erf_poly(ax) * exp2_approx(x * x * kGeluHalfLog2e);
-    return fmaxf(x, 0.0f) - aq;
+    // |q| = |x| P e from |x| (the sign is a free operand modifier), then max(x, 0) - |q|: x - q for
+    // x >= 0 and -|q| = q for x < 0 (IEEE products are symmetric in sign). Its last multiply and the
+    // subtraction are one FMA, max(x, 0) - (|x| P) e rounded once: FMNMX and FFMA where the select
+    // form below takes FMUL, FSETP and a predicated FADD, one instruction fewer per element and one
+    // rounding fewer (so not the select form's bits: within one rounding of them).
+    return fmaf(-(ax * gelu_erf_poly(ax)), exp2_approx(x * x * kGeluHalfLog2e), fmaxf(x, 0.0f));
 }
 
-// The select form gelu_fast had before (x >= 0 ? x - q : q), the same values: kept for the one kernel
-// whose register allocation must not move (kernels/elementwise/elementwise.cu's fused_chain_spill,
-// whose recorded spills the simulator is fitted to).
+// The select form gelu_fast had before (x >= 0 ? x - q : q, q's product and the subtraction rounded
+// apart): kept for the one kernel whose code must not move (kernels/elementwise/elementwise.cu's
+// fused_chain_spill, whose recorded spills the simulator is fitted to).
 __device__ __forceinline__ float gelu_fast_select(float x) {
     const float q = x * gelu_erf_poly(fabsf(x)) * exp2_approx(x * x * kGeluHalfLog2e);
     return x >= 0.0f ? x - q : q;

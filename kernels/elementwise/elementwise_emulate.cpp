@@ -9,7 +9,8 @@
 //   gelu, dropout, add, bias_add, fused_bias_gelu (flat kernels): one element at a time in fp32,
 //     each kernel's output rounded to the dtype where it is stored.
 //   GELU: elementwise.cu's Abramowitz & Stegun 7.1.26 form with rcp.approx and ex2.approx (its erf
-//     differs from the reference's by up to 1.5e-7: part of the error shown), max(x, 0) - |q|, not contracted.
+//     differs from the reference's by up to 1.5e-7: part of the error shown), max(x, 0) - |q| with its last
+//     multiply and the subtraction one FMA (fused_chain_spill: v4's select form, x - q not contracted).
 #include "kernels/sim/emulate.h"
 #include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise.h"
@@ -29,8 +30,8 @@ float gpu_gelu(float x) {
     const float ax = std::fabs(x);
     const float t = emu::rcp_ftz(emu::fma32(kP, ax, 1.0f));
     const float poly = t * emu::fma32(emu::fma32(emu::fma32(emu::fma32(kA5, t, kA4), t, kA3), t, kA2), t, kA1);
-    const float aq = ax * poly * emu::exp2_ftz(x * x * kHalfLog2e);
-    return std::fmax(x, 0.0f) - aq;  // kernels/core/gelu_fast.h: max(x, 0) - |q|
+    // kernels/core/gelu_fast.h: max(x, 0) - (|x| P) e as one FMA
+    return emu::fma32(-(ax * poly), emu::exp2_ftz(x * x * kHalfLog2e), std::fmax(x, 0.0f));
 }
 
 namespace {
