@@ -46,9 +46,9 @@
 //   v3  the row kept packed in registers, 64 bytes of x per thread.   (70.1 % H200, 90.6 % H100)
 //   v4  row_config's layouts per shape: rows per block, 2-4 chunks, clusters past 16384 (their sums
 //       pulled through distributed shared memory), fp32 rows past 16384 staged in shared memory.
-//   v5  fewer instructions per element with the same bits: Philox round keys from the constant bank,
-//       the odd lanes' keep test on the whole word, GELU as max(x, 0) - |q|; clusters push their
-//       partial sums (one cluster barrier per reduction, none at exit).
+//   v5  fewer instructions per element: Philox round keys from the constant bank, the odd lanes' keep
+//       test on the whole word (same mask), GELU as max(x, 0) - |q| with one FMA (one rounding fewer);
+//       clusters push their partial sums (one cluster barrier per reduction, none at exit).
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
