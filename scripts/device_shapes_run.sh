@@ -85,6 +85,16 @@ timeout $(( D - $(date +%s) > 10 ? D - $(date +%s) : 10 )) python3 "$WORK/elemen
   --deadline "$D" $BIG > "$OUT/torch_eager.log" 2>&1
 log "torch eager rc=$?"
 
+# 4b. instructions issued per element by the fused chain's row kernel (ncu; the model's issue estimate)
+if [ "$(left)" -gt 60 ] && [ -x /usr/local/cuda/bin/ncu ]; then
+  log "ncu: fused chain instructions"
+  FUSIONLAB_COUNTERS=off timeout 40 /usr/local/cuda/bin/ncu --clock-control none --csv \
+    --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
+    -k regex:row_kernel -c 2 "$B/fusionlab" bench --backend gpu --workload chain --variant fused --rows 8192 \
+    --hidden 8192 --dtype bf16,fp32 --reps 1 > "$OUT/ncu_chain.csv" 2> "$OUT/ncu_chain.log"
+  log "ncu rc=$? $(grep -c inst_executed "$OUT/ncu_chain.csv" 2>/dev/null) metric lines"
+fi
+
 # 5. torch.compile at the largest rows of each hidden, while time allows (leaving RESERVE_ALTS for step 6)
 D=$(( START + BUDGET - RESERVE_ALTS ))
 if [ "$(left)" -gt 40 ]; then
