@@ -6,6 +6,9 @@
 # the run needs).
 #   scripts/device_shapes_prepare.sh [DEST] [PLAN] [SECONDS] [RESERVE]
 #   (PLAN default "default", 300 s; RESERVE: seconds kept after the sweep, default 95)
+#   CUBIN_NOW=a.cubin CUBIN_BEFORE=b.cubin: elementwise.cu's cubins whose SASS run.sh counts
+#   RESERVE_ALTS=S: seconds kept after torch.compile for the plan's "alts"; COMPILE_DTYPES=bf16,fp32: its dtypes;
+#   PROVES="...": what the call proves (PROVES.txt, for the one who runs it)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 dest=${1:-/work/main/.device-shapes}
@@ -17,12 +20,20 @@ mkdir -p "$stage/bin" "$stage/lib" "$dest"
 cp build-device/fusionlab build-device/libfusionlab_gpu.so build-device/tests/fusionlab_gpu_tests "$stage/bin/"
 strip --strip-unneeded "$stage/bin/"*
 cp -L "$(ldconfig -p | awk '/libstb\.so\.0 /{print $NF; exit}')" "$stage/lib/"
-rm -f "$dest"/READY "$dest"/*.py "$dest"/run.sh "$dest"/bin.tar.xz "$dest"/plan "$dest"/reserve
+rm -f "$dest"/READY "$dest"/*.py "$dest"/run.sh "$dest"/bin.tar.xz "$dest"/plan "$dest"/reserve "$dest"/PROVES.txt
 tar -cJf "$dest/bin.tar.xz" -C "$stage" bin lib
 cp scripts/elementwise_sweep.py scripts/elementwise_torch_sweep.py "$dest/"
+# elementwise.cu alone as sm_90 cubins (this version, and the previous one when CUBIN_BEFORE names
+# one): run.sh counts each kernel's SASS instructions with cuobjdump on the device
+rm -f "$dest"/*.cubin.xz
+for c in ${CUBIN_NOW:-} ${CUBIN_BEFORE:-}; do [ -f "$c" ] && xz -9 -c "$c" > "$dest/$(basename "$c").xz"; done
 cp scripts/device_shapes_run.sh "$dest/run.sh"
 echo "$plan" > "$dest/plan"
 echo "$reserve" > "$dest/reserve"
+rm -f "$dest/reserve_alts" "$dest/compile_dtypes"
+[ -n "${RESERVE_ALTS:-}" ] && echo "$RESERVE_ALTS" > "$dest/reserve_alts"
+[ -n "${COMPILE_DTYPES:-}" ] && echo "$COMPILE_DTYPES" > "$dest/compile_dtypes"
+[ -n "${PROVES:-}" ] && echo "$PROVES" > "$dest/PROVES.txt"
 rm -rf "$stage"
 du -sh "$dest"
 echo "$seconds" > "$dest/READY"

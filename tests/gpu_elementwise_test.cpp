@@ -174,9 +174,13 @@ TEST_CASE("unfused and fused chain drop exactly the same elements", "[gpu][dropo
     }
 }
 
-TEST_CASE("fused_spill computes exactly what fused computes (the spills change where, not what)", "[gpu][spill]") {
-    // Both through the checked run on the same inputs and rows: equal outputs give equal error sums
-    // to the last bit (the sums run in the same order over the same elements).
+TEST_CASE("fused_spill computes what fused computes to one rounding of GELU (the spills change where and not what)", "[gpu][spill]") {
+    // Both through the checked run on the same inputs and rows: equal outputs would give equal error
+    // sums to the last bit. fused_spill is the kernel as it was recorded (kept verbatim for its spills);
+    // fused (v5, kernels/core/gelu_fast.h) rounds GELU's last multiply and subtraction once (one FMA)
+    // where fused_spill rounds them apart, and ptxas contracts the ragged fp32 rows' sums differently
+    // (measured on an H100, 2026-11-28). So the error sums agree to that rounding, not to the bit: a
+    // different mask, a wrong statistic or a lost element moves them by orders of magnitude more.
     for (DType t : {DType::f32, DType::f16, DType::bf16})
         for (int64_t hidden : {int64_t{8192}, int64_t{1001}, int64_t{256}}) {
             const Params p = make("chain", t, 33, hidden, 99, 0.2);
@@ -184,16 +188,10 @@ TEST_CASE("fused_spill computes exactly what fused computes (the spills change w
             const kernels::Measurement a = fl_test::check_on_gpu(to_params(p), "fused");
             const kernels::Measurement b = fl_test::check_on_gpu(to_params(p), "fused_spill");
             REQUIRE(a.checked_elements == b.checked_elements);
-            if (t == DType::f32 && hidden % 8 != 0) {
-                // The ragged fp32 row: fused (row_config's kernel) and fused_spill (the kernel as it
-                // was measured, kept verbatim) are compiled from different code, and ptxas contracts
-                // their per-element sums differently: equal to fp32 rounding, not to the bit
-                // (measured on an H100, 2026-11-28). 16-bit outputs and whole-vector rows stay bit-equal.
-                CHECK(std::fabs(a.max_abs_error - b.max_abs_error) <= 1e-6);
-            } else {
-                CHECK(a.max_abs_error == b.max_abs_error);
-                CHECK(a.rel_l2_error == b.rel_l2_error);
-            }
+            // one rounding of an output of magnitude up to ~4: fp32's 2^-22, or one ulp of the dtype
+            const double ulp = t == DType::f32 ? 1e-6 : (t == DType::f16 ? 4.0 / 1024 : 4.0 / 128);
+            CHECK(std::fabs(a.max_abs_error - b.max_abs_error) <= ulp);
+            CHECK(std::fabs(a.rel_l2_error - b.rel_l2_error) <= 0.01 * b.rel_l2_error);
         }
 }
 

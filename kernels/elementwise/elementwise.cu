@@ -40,6 +40,16 @@
 //     16-byte aligned) runs its scalar instantiation, with bounds checks per element; flat kernels
 //     treat the tensor as one flat array, so only the last chunk is partial.
 //
+// Versions of the row and flat kernels (kernels/PERF.md: each version's prediction and numbers):
+//   v1  GELU with erff; rows held as floats.                          (H200 fused chain bf16 51.7 % of copy)
+//   v2  GELU with A&S 7.1.26 erf (rcp.approx, ex2.approx).            (60.5 %)
+//   v3  the row kept packed in registers, 64 bytes of x per thread.   (70.1 % H200, 90.6 % H100)
+//   v4  row_config's layouts per shape: rows per block, 2-4 chunks, clusters past 16384 (their sums
+//       pulled through distributed shared memory), fp32 rows past 16384 staged in shared memory.
+//   v5  fewer instructions per element: Philox round keys from the constant bank, the odd lanes' keep
+//       test on the whole word (same mask), GELU as max(x, 0) - |q| with one FMA (one rounding fewer);
+//       clusters push their partial sums (one cluster barrier per reduction, none at exit).
+//
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
 // [SECTION] Kernels: row kernels (layernorm, fused_chain)
@@ -210,12 +220,60 @@ __device__ __forceinline__ uint32_t mask_u16(const Philox4& r, uint32_t lane) {
 }
 
 // Applies dropout to one whole chunk whose first element has flat index e0 (a multiple of 8):
-// exactly one Philox call.
+// exactly one Philox call. (fused_chain_spill's verbatim kernel only: the others take the keys below.)
 __device__ __forceinline__ void dropout_chunk(float (&v)[kChunk], uint64_t e0, uint64_t seed, uint32_t threshold,
                                               float keep_scale) {
     const Philox4 r = dropout_block(seed, e0);
 #pragma unroll
     for (int i = 0; i < kChunk; ++i) v[i] = dropout_u16(r, i) >= threshold ? v[i] * keep_scale : 0.0f;
+}
+
+// Philox4x32-10's round keys, computed once on the host (philox_round_keys) and passed in the
+// kernel's parameters, which live in the constant bank: each round's XOR reads its key from there
+// (LOP3 takes a constant-bank operand) instead of adding the Weyl increments to the key per call,
+// 20 integer additions per call (2.5 per element) fewer. Same keys, same bits as philox4x32_10.
+struct PhiloxKeys {
+    uint32_t k0[10], k1[10];
+};
+PhiloxKeys philox_round_keys(uint64_t seed) {
+    PhiloxKeys k{};
+    uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+    for (int r = 0; r < 10; ++r) {
+        k.k0[r] = k0;
+        k.k1[r] = k1;
+        k0 += 0x9E3779B9u;  // kernels/core/philox.h's W0, W1
+        k1 += 0xBB67AE85u;
+    }
+    return k;
+}
+// dropout_block(seed, index) with the round keys read from `keys`.
+__device__ __forceinline__ Philox4 dropout_block_keyed(const PhiloxKeys& keys, uint64_t index) {
+    constexpr uint32_t M0 = 0xD2511F53u, M1 = 0xCD9E8D57u;
+    const uint64_t group = index >> 3;  // 8 elements per Philox call
+    uint32_t c0 = static_cast<uint32_t>(group), c1 = static_cast<uint32_t>(group >> 32), c2 = 0x5EEDu, c3 = 0u;
+#pragma unroll
+    for (int r = 0; r < 10; ++r) {
+        const uint32_t hi0 = __umulhi(M0, c0), lo0 = M0 * c0;
+        const uint32_t hi1 = __umulhi(M1, c2), lo1 = M1 * c2;
+        const uint32_t n0 = hi1 ^ c1 ^ keys.k0[r], n2 = hi0 ^ c3 ^ keys.k1[r];
+        c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+    }
+    return Philox4{{c0, c1, c2, c3}};
+}
+// The keep test of the odd lanes (the high half of a word) on the whole word: (w >> 16) >= t exactly
+// when w >= t << 16, one comparison instead of a shift and a comparison. t << 16 fits 32 bits for
+// t <= 65535; t = 65536 (p within 2^-17 of 1: nothing kept) has no such bound, so the launchers pass
+// threshold_hi = 0xFFFF0000 and keep_scale = 0 then (an odd lane whose half is 0xFFFF passes and keeps 0).
+inline uint32_t threshold_high(uint32_t threshold) { return threshold >= 65536u ? 0xFFFF0000u : threshold << 16; }
+__device__ __forceinline__ void dropout_chunk_keyed(float (&v)[kChunk], uint64_t e0, const PhiloxKeys& keys,
+                                                    uint32_t threshold, uint32_t threshold_hi, float keep_scale) {
+    const Philox4 r = dropout_block_keyed(keys, e0);
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) {
+        const uint32_t w = r.v[i >> 1];
+        const bool keep = (i & 1) ? w >= threshold_hi : (w & 0xFFFFu) >= threshold;
+        v[i] = keep ? v[i] * keep_scale : 0.0f;
+    }
 }
 
 // Sum over the warps of one row of the block (warps_per_row consecutive warps; the block holds
@@ -236,45 +294,36 @@ __device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_
     return total;
 }
 
-// A cluster of `ctas` blocks shares one row: each block publishes its partial sum in its shared
-// memory, the cluster meets at a barrier, and thread 0 of every block adds all partials in rank
-// order through distributed shared memory. After its last read of a peer's shared memory a block arrives at the
-// cluster barrier once more (cluster_arrive) and waits on it before exiting (cluster_wait), so no
-// block leaves while a peer still reads its shared memory.
-__device__ __forceinline__ void cluster_arrive() {
+// A cluster of `ctas` blocks shares one row. Each block pushes its partial sum into every block's
+// shared memory (thread r stores it, through distributed shared memory, into slot [rank] of block
+// r: all ctas stores in parallel, none waited on), the cluster meets at one barrier
+// (arrive.release / wait.acquire: the stores are visible after it), and every thread adds the
+// ctas slots of its own block in rank order (elementwise_emulate.cpp follows this order). Each
+// reduction has its own slots and a block's last access to a peer's shared memory is a store made
+// before the last barrier, so a block may exit right after it (v4 pulled the partials: thread 0
+// loaded the ctas remote values one after another, then a block barrier, and a third cluster
+// barrier kept blocks alive until their peers had read them).
+// slots: kRowMaxClusterCtas floats of this block's shared memory, used by this reduction only.
+__device__ __forceinline__ float cluster_sum(float block_total, float* slots, int rank, int ctas) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void cluster_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-#endif
-}
-// Thread 0 adds the partials (32-bit shared::cluster addresses: few registers while the row is
-// held) and hands the total to its block through `total`.
-__device__ __forceinline__ float cluster_sum(float block_total, float* partial, float* total, int ctas) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (threadIdx.x == 0) *partial = block_total;
-    cluster_arrive();
-    cluster_wait();
-    if (threadIdx.x == 0) {
-        const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(partial));
-        float sum = 0.0f;
-        for (int r = 0; r < ctas; ++r) {
-            uint32_t remote;
-            float v;
-            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(r));
-            asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
-            sum += v;
-        }
-        *total = sum;
+    const int t = static_cast<int>(threadIdx.x);
+    if (t < ctas) {
+        // this block's partial -> block t's slot [rank] (shared memory of a peer, 32-bit shared::cluster address)
+        const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(slots + rank));
+        uint32_t remote;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(t));
+        asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(remote), "f"(block_total) : "memory");
     }
-    __syncthreads();
-    return *total;
+    // the cluster barrier (every thread of every block): the peers' stores above are visible after it
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    float sum = 0.0f;
+#pragma unroll 1
+    for (int r = 0; r < ctas; ++r) sum += slots[r];  // own shared memory -> registers, rank order (one at a time: the row is live in registers)
+    return sum;
 #else
-    (void)partial;
-    (void)total;
+    (void)slots;
+    (void)rank;
     (void)ctas;
     __trap();  // the launcher runs clusters on compute capability 9.0 and later only
     return block_total;
@@ -305,6 +354,12 @@ struct RowArgs {
     int chunks_per_thread;  // staged_row_kernel only (row_kernel has it as kCpt)
     int stage_residual;     // staged_row_kernel, fused: residual staged in shared memory too (else read in the last pass)
     int streaming;          // x, residual loaded and out stored with the evict-first hint (.cs)
+};
+// The dropout mask's precomputed parts, a second parameter of row_kernel and staged_row_kernel (not in
+// RowArgs: fused_chain_spill takes RowArgs as it was recorded, and a longer struct moved its spills).
+struct MaskKeys {
+    uint32_t threshold_hi;  // threshold_high(threshold): the odd lanes' keep test
+    PhiloxKeys keys;        // Philox's round keys (philox_round_keys(seed))
 };
 
 template <typename T, bool kVector, typename Index>
@@ -340,7 +395,7 @@ __device__ __forceinline__ void dropout_ragged_chunk(float (&v)[kChunk], uint64_
 // the residual add, then store. x_raw and res_raw are the chunk's packed bits (res_raw unused by
 // layernorm); col0 is the chunk's first column, valid the columns left in the row from it.
 template <typename T, bool kVector, bool kFused>
-__device__ __forceinline__ void finish_chunk(const RowArgs& a, const RawChunk<T>& x_raw, const RawChunk<T>& res_raw,
+__device__ __forceinline__ void finish_chunk(const RowArgs& a, const MaskKeys& m, const RawChunk<T>& x_raw, const RawChunk<T>& res_raw,
                                              int64_t row_start, int col0, int valid, float mean, float rstd, T* out) {
     // load gamma, beta chunk into registers (L1/L2-resident after the first rows)
     RawChunk<T> g_raw, b_raw;
@@ -361,7 +416,7 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const RawChunk<T>
 #pragma unroll
         for (int i = 0; i < kChunk; ++i) h[i] = gelu(h[i]);
         const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
-        if (kVector) dropout_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
+        if (kVector) dropout_chunk_keyed(h, e0, m.keys, a.threshold, m.threshold_hi, a.keep_scale);
         else dropout_ragged_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
         float res[kChunk];
         unpack<T>(res_raw, res);
@@ -394,10 +449,10 @@ constexpr int row_kernel_min_blocks() {
 
 template <typename T, int kCpt, bool kVector, bool kFused>
 __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, false, sizeof(T)>())
-    row_kernel(RowArgs a) {
+    row_kernel(RowArgs a, MaskKeys m) {
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
-    __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
+    __shared__ float cluster_sum_slots[elementwise::kRowMaxClusterCtas], cluster_sq_slots[elementwise::kRowMaxClusterCtas];
     // 32-bit indices within a row and of rows (rows x hidden <= 2^30, elementwise.h): fewer
     // registers than 64-bit ones, which this kernel needs for the row it holds.
     using Index = int;
@@ -444,7 +499,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
     float row_total = row_sum(sum, sum_scratch, warps_per_row);
-    if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
+    if (ctas > 1) row_total = cluster_sum(row_total, cluster_sum_slots, rank, ctas);
     const float mean = row_total * inv_hidden;
     // Each pass unpacks the packed row again (one instruction per element): hiding the packed
     // words from the compiler here keeps it from holding the previous pass's unpacked floats
@@ -465,10 +520,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
         }
     }
     float sq_total = row_sum(sq, sq_scratch, warps_per_row);
-    if (ctas > 1) {
-        sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
-        cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
-    }
+    if (ctas > 1) sq_total = cluster_sum(sq_total, cluster_sq_slots, rank, ctas);
     const float rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
     keep_packed(x_raw);
 
@@ -477,9 +529,8 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     for (int c = 0; c < kCpt; ++c) {
         const Index col0 = first_col + c * stride;
         if (col0 >= limit) continue;
-        finish_chunk<T, kVector, kFused>(a, x_raw[c], res_raw[c], row_start, col0, limit - col0, mean, rstd, out);
+        finish_chunk<T, kVector, kFused>(a, m, x_raw[c], res_raw[c], row_start, col0, limit - col0, mean, rstd, out);
     }
-    if (ctas > 1) cluster_wait();
 }
 
 // staged_row_kernel: the row (its slice, in a cluster) is staged in shared memory instead of
@@ -528,11 +579,11 @@ __device__ __forceinline__ void stage_chunk(RawChunk<T>* dst, const T* row, int 
 }
 
 template <typename T, bool kVector, bool kFused>
-__global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a) {
+__global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a, MaskKeys m) {
     extern __shared__ uint4 staged_smem[];
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
-    __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
+    __shared__ float cluster_sum_slots[elementwise::kRowMaxClusterCtas], cluster_sq_slots[elementwise::kRowMaxClusterCtas];
     const int hidden = static_cast<int>(a.hidden);
     const int tpr = a.threads_per_row, ctas = a.ctas_per_row, cpt = a.chunks_per_thread;
     const int t = static_cast<int>(threadIdx.x);
@@ -566,7 +617,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
     }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
     float row_total = row_sum(sum, sum_scratch, tpr >> 5);
-    if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
+    if (ctas > 1) row_total = cluster_sum(row_total, cluster_sum_slots, rank, ctas);
     const float mean = row_total * inv_hidden;
 
     // compute variance: squared deviations over the staged row (shared -> registers, second pass)
@@ -583,10 +634,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
         }
     }
     float sq_total = row_sum(sq, sq_scratch, tpr >> 5);
-    if (ctas > 1) {
-        sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
-        cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
-    }
+    if (ctas > 1) sq_total = cluster_sum(sq_total, cluster_sq_slots, rank, ctas);
     const float rstd = rsqrtf(fmaf(sq_total, inv_hidden, elementwise::kLayerNormEps));
     cp_async_wait<0>();  // the residual chunks have landed
 
@@ -613,11 +661,10 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
             const int c = c0 + j;
             const int col0 = first_col + c * stride;
             if (c >= cpt || col0 >= hidden) break;
-            finish_chunk<T, kVector, kFused>(a, xs[c * tpr + t], res_batch[j], row_start, col0, hidden - col0, mean,
+            finish_chunk<T, kVector, kFused>(a, m, xs[c * tpr + t], res_batch[j], row_start, col0, hidden - col0, mean,
                                              rstd, out);  // x chunk: shared -> registers
         }
     }
-    if (ctas > 1) cluster_wait();
 }
 
 // fused_chain_spill: the row kernel as it was before the layouts of row_config (one block per row,
@@ -713,7 +760,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
         for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
         if constexpr (kFused) {
 #pragma unroll
-            for (int i = 0; i < kChunk; ++i) h[i] = gelu(h[i]);
+            for (int i = 0; i < kChunk; ++i) h[i] = kernels::gelu_fast_select(h[i]);  // v4's form: the recorded spills
             const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
             if (kVector) dropout_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
             else dropout_ragged_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
@@ -748,6 +795,8 @@ struct FlatArgs {
     uint32_t threshold;
     float keep_scale;
     int streaming;     // inputs loaded and out stored with the evict-first hint (.cs)
+    uint32_t threshold_hi;  // threshold_high(threshold): the odd lanes' keep test
+    PhiloxKeys keys;   // dropout: the mask's round keys (from seed: philox_round_keys)
 };
 
 template <typename T, int kBytes> constexpr int flat_chunks_per_thread() {
@@ -829,7 +878,7 @@ __global__ void __launch_bounds__(kMaxFlatThreads, kVector ? 2 : 1) flat_kernel(
 #pragma unroll
             for (int i = 0; i < kChunk; ++i) v[i] = gelu(v[i]);
         } else if constexpr (kOp == FlatOp::dropout) {
-            dropout_chunk(v, static_cast<uint64_t>(e0), a.seed, a.threshold, a.keep_scale);
+            dropout_chunk_keyed(v, static_cast<uint64_t>(e0), a.keys, a.threshold, a.threshold_hi, a.keep_scale);
         } else if constexpr (kOp == FlatOp::add) {
             float s[kChunk];
             unpack<T>(second_raw[k], s);
@@ -912,7 +961,8 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
     a.chunks_per_thread = c.chunks_per_thread;
     a.stage_residual = c.stage_residual ? 1 : 0;
     a.streaming = c.streaming && !kSpill ? 1 : 0;
-    void* params[] = {&a};
+    MaskKeys m{threshold_high(a.threshold), philox_round_keys(a.seed)};
+    void* params[] = {&a, &m};  // spill_row_kernel takes a alone (the second pointer is not read)
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(shape.blocks));
     config.blockDim = dim3(static_cast<unsigned>(shape.threads));
@@ -970,18 +1020,23 @@ void launch_flat(const ElementwiseParams& p, const FlatArgs& a, cudaStream_t str
     check_launch(name);
 }
 
+// 1 / (1 - p), and 0 when nothing is kept (threshold 65536: what threshold_high lets pass keeps 0)
+float dropout_keep_scale(const ElementwiseParams& p) {
+    return p.dropout_p < 1.0 && dropout_threshold(p.dropout_p) < 65536u ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f;
+}
+
 RowArgs row_args(const ElementwiseParams& p, const void* x, const void* residual, const void* gamma, const void* beta,
                  void* out) {
     // threads_per_row and ctas_per_row: launch_row sets them from row_config
-    return RowArgs{x, residual, gamma, beta, out, p.hidden, p.seed, dropout_threshold(p.dropout_p),
-                   p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f,
+    const uint32_t threshold = dropout_threshold(p.dropout_p);
+    return RowArgs{x, residual, gamma, beta, out, p.hidden, p.seed, threshold, dropout_keep_scale(p),
                    static_cast<int>(p.rows), 32, 1, 0, 0, 0};
 }
 
 FlatArgs flat_args(const ElementwiseParams& p, const void* in, const void* in2, const void* bias, void* out) {
-    return FlatArgs{in, in2, bias, out, p.rows * p.hidden, p.hidden, p.seed, dropout_threshold(p.dropout_p),
-                    p.dropout_p < 1.0 ? static_cast<float>(1.0 / (1.0 - p.dropout_p)) : 0.0f,
-                    elementwise::flat_config(p).streaming ? 1 : 0};
+    const uint32_t threshold = dropout_threshold(p.dropout_p);
+    return FlatArgs{in, in2, bias, out, p.rows * p.hidden, p.hidden, p.seed, threshold, dropout_keep_scale(p),
+                    elementwise::flat_config(p).streaming ? 1 : 0, threshold_high(threshold), philox_round_keys(p.seed)};
 }
 
 // Bytes per launch (es = bytes per element, n = rows * hidden, H = hidden), as in the model:

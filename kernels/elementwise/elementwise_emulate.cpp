@@ -9,7 +9,8 @@
 //   gelu, dropout, add, bias_add, fused_bias_gelu (flat kernels): one element at a time in fp32,
 //     each kernel's output rounded to the dtype where it is stored.
 //   GELU: elementwise.cu's Abramowitz & Stegun 7.1.26 form with rcp.approx and ex2.approx (its erf
-//     differs from the reference's by up to 1.5e-7: part of the error shown), x - q not contracted.
+//     differs from the reference's by up to 1.5e-7: part of the error shown), max(x, 0) - |q| with its last
+//     multiply and the subtraction one FMA (fused_chain_spill: v4's select form, x - q not contracted).
 #include "kernels/sim/emulate.h"
 #include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise.h"
@@ -26,10 +27,11 @@ float gpu_gelu(float x) {
     constexpr float kA1 = 0.5f * 0.254829592f, kA2 = 0.5f * -0.284496736f, kA3 = 0.5f * 1.421413741f,
                     kA4 = 0.5f * -1.453152027f, kA5 = 0.5f * 1.061405429f;
     constexpr float kHalfLog2e = -0.5f * 1.4426950408889634f;
-    const float t = emu::rcp_ftz(emu::fma32(kP, std::fabs(x), 1.0f));
+    const float ax = std::fabs(x);
+    const float t = emu::rcp_ftz(emu::fma32(kP, ax, 1.0f));
     const float poly = t * emu::fma32(emu::fma32(emu::fma32(emu::fma32(kA5, t, kA4), t, kA3), t, kA2), t, kA1);
-    const float q = x * poly * emu::exp2_ftz(x * x * kHalfLog2e);
-    return x >= 0.0f ? x - q : q;
+    // kernels/core/gelu_fast.h: max(x, 0) - (|x| P) e as one FMA
+    return emu::fma32(-(ax * poly), emu::exp2_ftz(x * x * kHalfLog2e), std::fmax(x, 0.0f));
 }
 
 namespace {
