@@ -99,8 +99,8 @@ const std::vector<KnownMiss>& known_time_misses() {
          "a 10-node graph replay measured 31.1 us (min 21.8, max 117.8) against 4.0 us for one node and 1.31 us per "
          "node at K = 100 and 1000: the model's first launch plus 1.3 us per node gives 15.6 us"},
         {"chain", "fused_spill", "dtype=fp32",
-         "the register table (ptxas) has no spills for the fp32 instance, yet the counters read 1.6x the model's "
-         "bytes: local-memory traffic the table does not show"},
+         "the spill estimate keeps the fp32 instance's spills in L1 (2048 threads x 104 B of stack = 208 of 256 KiB), "
+         "yet the counters read 1.6x the model's bytes: local traffic that reaches DRAM"},
         // The teaching kernel at N = 4096 (64 heads, H100; skip's 8 x 8 heads, H200), listed here before, falls
         // within since the blocks behind the first wave stream at the SM's rate (kernels/PERF.md, "Held out"),
         // and so does one launch from idle on the host of 2026-11-25 (6.02 us, the model 7.43).

@@ -43,9 +43,9 @@ const char* known_heldout_miss(const SimPoint& p) {
     };
     const bool h100 = p.card == "H100";
     if (p.variant == "fused_spill" && has("fp32"))
-        return "the register table (ptxas) shows spills the estimate keeps mostly in L1, yet it runs 1.7x the model and "
-               "the counters read 1.6x its bytes (1238 against 768 MiB at 8192 x 8192): local-memory traffic that "
-               "reaches DRAM, which the spill estimate does not charge there";
+        return "the instance spills (ptxas: 104 B of stack, 160 + 108 B a thread) and the estimate keeps all of it in L1 "
+               "(2048 threads x 104 B = 208 of 256 KiB), yet the counters read 1.6x the model's bytes (1238 against "
+               "768 MiB at 8192 x 8192) and the time follows them: local traffic that reaches DRAM";
     // The lent host (kernels/PERF.md, "Held out, third pass"): the same work measured far apart in one recording.
     if (p.workload == "launch" && p.variant == "stream" && has("K=100, n=8192") && !h100)
         return "the lent host's launch rate: the same 100 launches of a ~1 us kernel took 419-641 us across n in the "
