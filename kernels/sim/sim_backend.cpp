@@ -152,7 +152,8 @@ static SimCalibration h100_calibration(const DeviceInfo& d) {
     c.l2_gbps = 6320;            // 2.3 x the copy rate before any fit (an assumption)
     c.memory_latency_us = 0.958; // 0.8 before any fit (bias_gelu fused, 4 MiB: events 5.4 us = 3.0 gap + 1.4 + ~1 of latency)
     c.source = "calibrated on an H100 80GB HBM3, 2026-11-25 (assets/measurements/h100-bench-2026-11-25); host costs and "
-               "unmeasured rates fitted on two thirds of its recorded and bench points (kernels/PERF.md, \"Held out\")";
+               "unmeasured rates fitted on two thirds of its recorded (2026-11-28) and bench points (kernels/PERF.md, "
+               "\"Held out, third pass\")";
     return c;
 }
 
@@ -186,8 +187,8 @@ static SimCalibration h200_calibration(const DeviceInfo& d) {
     c.l2_gbps = 6420;
     c.memory_latency_us = 1.13;
     c.source = "calibrated on an H200, 2026-11-22 and 2026-11-27 (kernels/PERF.md, assets/recordings/h200-2026-11-27); "
-               "host costs and unmeasured rates fitted on two thirds of its recorded and bench points (kernels/PERF.md, "
-               "\"Held out\")";
+               "host costs and unmeasured rates fitted on two thirds of its recorded (2026-11-28) and bench points "
+               "(kernels/PERF.md, \"Held out, third pass\")";
     return c;
 }
 
