@@ -88,7 +88,7 @@ fl_cli_test(rows_empty_item CODE 2 ARGS bench --sim H100 --rows 64,,128 STDERR "
 fl_cli_test(launch_steps_too_many CODE 2 ARGS bench --sim H100 --workload launch --steps 1001
             STDERR "--steps '1001' is out of range \\(legal: 1..1000\\)")
 fl_cli_test(launch_bench_per_step CODE 0 ARGS bench --sim H100 --workload launch --variant all --steps 1000 --elements 65536
-            STDOUT "per step 1.21 us \\(simulated\\); 1000 kernels; GPU idle between kernels: 0.08 us median")
+            STDOUT "per step 1.26 us \\(simulated\\); 1000 kernels; GPU idle between kernels: 0.08 us median")
 fl_cli_test(hidden_too_large CODE 2 ARGS bench --sim H100 --hidden 99999999
             STDERR "--hidden '99999999' is out of range \\(legal: 1\\.\\.[0-9]+\\)")
 fl_cli_test(dtype_unknown CODE 2 ARGS bench --sim H100 --dtype fp8 STDERR "--dtype 'fp8' is not a dtype \\(legal: .*bf16")

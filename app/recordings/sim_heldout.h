@@ -61,6 +61,14 @@ const std::vector<BenchTable>& bench_tables();
 // with calibration `cal_for(card)`; points of a card without a simulated GPU are left out.
 using CalibrationFor = kernels::SimCalibration (*)(const std::string& card);
 kernels::SimCalibration builtin_calibration(const std::string& card);  // the simulated GPU's own
+// `c` with the ceilings device `d` measured (copy, cuBLAS fp16 and bf16 GEMM, FMA) where it carries
+// them: every point is priced with its own machine's measured ceilings; only the constants no
+// benchmark measures are fitted (fit_calibration).
+kernels::SimCalibration with_measured_ceilings(kernels::SimCalibration c, const kernels::DeviceInfo& d);
+// The workloads the study fits on and holds to its bound ("all"). decode is reported on its own line
+// and left out of both: its model (kernels/decode) does not price the recordings' loop yet
+// (kernels/PERF.md, "Held out, third pass").
+bool fitted_workload(const std::string& workload);
 std::vector<SimPoint> sim_points(const std::vector<kernels::Measurement>& ms, const std::string& source,
                                  CalibrationFor cal_for = builtin_calibration);
 // Every recording in `recordings_folder` (DIR/*/recording.json) and, when `repository` is not

@@ -547,6 +547,24 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     if (wgmma && flash_wgmma_persistent()) {
         kernel.block.persistent = true;
         kernel.blocks_are = "row blocks, walked by a persistent grid of one block per SM";
+        // The order the blocks claim them in (attention_wgmma.cu, tile scheduler): non-causal head by head,
+        // every row block alike; causal longest row blocks first. The kernel orders the causal items by level
+        // within each L2 section of heads; taken here as one section (the tail, which the order is for, is
+        // the last section's shortest row blocks either way).
+        std::vector<BlockClass> order = classes;
+        if (p.causal)
+            std::stable_sort(order.begin(), order.end(), [&](const BlockClass& a, const BlockClass& b) {
+                return a.rows * ((a.tiles - 1) * u(t.Bc) + a.last_cols) > b.rows * ((b.tiles - 1) * u(t.Bc) + b.last_cols);
+            });
+        double total = 0, items = 0;
+        for (const BlockClass& c : order) {
+            total += static_cast<double>(c.rows * ((c.tiles - 1) * u(t.Bc) + c.last_cols) * c.count);
+            items += static_cast<double>(c.count);
+        }
+        if (total > 0)
+            for (const BlockClass& c : order)
+                kernel.block.item_runs.push_back(
+                    {static_cast<double>(c.rows * ((c.tiles - 1) * u(t.Bc) + c.last_cols)) * items / total, c.count * bh});
     }
     s.kernels.push_back(kernel);
     // Every iteration of the j-loop is its own group of events when the schedule stays small: a
@@ -590,6 +608,7 @@ void add_naive_kernels(Schedule& s, const AttentionParams& p) {
     gemm_block.memory_trips = 3;
     gemm_block.source = "cuBLAS: load A and B tiles, k-loop, store C";
     s.kernels.push_back({"gemm_qk", bh, 0, tc});
+    s.kernels.back().bf16_operands = p.dtype == DType::bf16;
     s.kernels.back().blocks_are = "heads (cuBLAS picks the blocks)";
     s.kernels.back().block = gemm_block;
     s.events.push_back({EventKind::load, 0, "Q", N * d * es, 0, bh, "load Q of one head (cuBLAS tiles)"});
@@ -613,6 +632,7 @@ void add_naive_kernels(Schedule& s, const AttentionParams& p) {
     s.events.push_back({EventKind::store, 1, "P", N * es, 0, bh * N, "store P row"});
 
     s.kernels.push_back({"gemm_pv", bh, 0, tc});
+    s.kernels.back().bf16_operands = p.dtype == DType::bf16;
     s.kernels.back().blocks_are = "heads (cuBLAS picks the blocks)";
     s.kernels.back().block = gemm_block;
     s.events.push_back({EventKind::load, 2, "P", N * N * es, 0, bh, "load P (N x N) of one head (cuBLAS tiles)"});

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kernels {
@@ -106,9 +107,12 @@ struct BlockShape {
     uint64_t pipelined_steps = 0;
     // A persistent grid (flash_wgmma v5): one block per SM slot, each walking its share of the
     // `blocks` work items back to back with its pipeline kept running (the memory trips above hide
-    // behind the previous item's work). The memory view says so; the simulated backend still prices
-    // it as waves (sim_backend.cpp, price_waves, says why). false: one block per work item, in waves.
+    // behind the previous item's work). The simulated backend prices it item by item as the blocks
+    // claim them (sim_backend.cpp, price_persistent): no waves. false: one block per work item, in waves.
     bool persistent = false;
+    // With persistent: the work items in the order the blocks claim them, as runs of (an item's work
+    // over the mean item's, items in the run); empty: `blocks` equal items.
+    std::vector<std::pair<double, uint64_t>> item_runs;
     // The share of its calibrated rates this kernel instance reaches, where a measurement shows it
     // slower than its twin for a reason no other field carries (1: as calibrated).
     double rate_share = 1.0;
@@ -133,6 +137,9 @@ struct ScheduleKernel {
     // hide under them (flash_wgmma: measured at about the sum of its tensor and exp2 floors at d = 64,
     // kernels/PERF.md): the simulated backend adds the SFU time to the tensor time.
     bool sfu_between_mma = false;
+    // A library GEMM (threads_per_block 0) on bf16 operands: cuBLAS(Lt) runs it at its measured bf16
+    // rate (SimCalibration::gemm_bf16_tflops: 804.8 against 770.7 TFLOP/s fp16 on the H100), not the fp16 one.
+    bool bf16_operands = false;
     // With sfu_between_mma: the share of the exp2 time that does hide, under other warpgroups'
     // products (flash_wgmma: flash_wgmma_sfu_hidden_share, measured per warpgroup count and d).
     double sfu_hidden_share = 0;

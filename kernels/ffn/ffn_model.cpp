@@ -178,6 +178,7 @@ void add_gemm(Schedule& s, const FfnParams& p, const std::string& name, const st
     const uint64_t cl_m = u(tile.cluster_rows), cl_n = u(tile.cluster_cols);
     const uint64_t clusters_m = (tiles_m + cl_m - 1) / cl_m, clusters_n = (tiles_n + cl_n - 1) / cl_n;
     s.kernels.push_back({name, tiles_m * tiles_n, 0, p.dtype != DType::f32});
+    s.kernels.back().bf16_operands = p.dtype == DType::bf16;
     s.kernels.back().blocks_are = "CTA tiles of " + num(TM) + " x " + num(TN) + " (" + tile.source + ")";
     const auto row_classes = tile_classes(rows, TM), col_classes = tile_classes(N, TN);
     const std::string a_shared = cl_n > 1 ? ", once per cluster of " + num(cl_n) + " CTAs along the columns (TMA multicast)"
