@@ -148,6 +148,9 @@ int flash_wgmma_threads(int Br);  // a producer warpgroup + Br / 64 consumer war
 // walking its row blocks, the ring kept running from one to the next) or one block per row block in
 // waves (v4), kept for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves. Read on every call.
 bool flash_wgmma_persistent();
+// flash_wgmma's softmax: v6 (the default: tree reductions, m moved only past a threshold) or v5's,
+// kept for comparison in fp16: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5. Read on every call.
+bool flash_wgmma_softmax_v6();
 // Heads per L2 section of the persistent grid's causal order: as many as have their K and V (2 N d es
 // bytes a head) within half of an L2 of `l2_bytes`, at least 1, at most batch_heads.
 int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes);

@@ -74,7 +74,18 @@
 //       kernels/PERF.md), as the slowest block then sets the time; claiming keeps the hardware's
 //       balance. v4 stays for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves (one block per item, grid
 //       (Tr, batch_heads), the same kernel). v4 -> v5: kernels/PERF.md.
-//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA.
+//   v6  A shorter softmax per tile (template flag kV6). What changes: the row max in four
+//       independent chains (Bc / 32 FMNMX deep, joined by two more; was one chain of Bc / 8); and a
+//       row's m moves only when the tile's max, scaled to log2 units, exceeds it by more than 8
+//       (FlashAttention-4's conditional rescaling), so a warp whose rows all kept their m skips the
+//       d / 2 FMULs that rescale Oi (__any_sync). Pij stay <= 2^8 (fp16 and bf16 hold them with the
+//       precision of any other value), and O / l is the same function whichever m both use. Why: the
+//       ping-pong and the intra-warpgroup overlap (v2) leave a warpgroup's turn bound by its own
+//       softmax's dependent instructions (ncu, kernels/PERF.md: 2.25 warps a scheduler, no warp
+//       eligible on 58 % of cycles); this removes about 18 % of them at d = 128. v5's softmax stays
+//       for comparison in fp16 without the epilogue: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5.
+//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA; Bc = 176 at
+//       d = 128 (FA3's tile there: fewer turns per key, the same registers as 128 x 128 plus 24).
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
@@ -82,6 +93,7 @@
 #include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_wgmma.cuh"
+#include "kernels/core/env.h"
 #include "kernels/gpu/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
 
@@ -392,11 +404,19 @@ template <typename T, int D, int kBc, int kWG, int kStages> struct WgmmaLayout {
     static constexpr int kThreads = 128 * (kWG + 1);
 };
 
-template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip>
+// v6: how far (log2 units, after the scale) a row's max may run ahead of the m its Pij use before m
+// moves: Pij stay <= 2^8 (fp16 holds 65504), and Oi's rescale is rare. The GPU tests set
+// FUSIONLAB_FLASH_WGMMA_STALE_MAX=0 (m moves whenever the max grows) so that the rescale is taken
+// by some rows of a warp and not others; with the test inputs (uniform in [-1, 1]) no row's max
+// grows by 2^8 after its first tile.
+constexpr float kStaleMaxLog2 = 8.0f;
+float stale_max_log2() { return kernels::env_is("FUSIONLAB_FLASH_WGMMA_STALE_MAX", "0") ? 0.0f : kStaleMaxLog2; }
+
+template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip, bool kV6>
 __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     flash_wgmma_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                        const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_x,
-                       T* __restrict__ O, int N, WgmmaGrid grid, float scale_log2, SkipEpilogue ep) {
+                       T* __restrict__ O, int N, WgmmaGrid grid, float scale_log2, float stale_log2, SkipEpilogue ep) {
 #if FL_WGMMA_DEVICE
     using L = WgmmaLayout<T, D, kBc, kWG, kStages>;
     constexpr int kBr = L::kBr;
@@ -559,9 +579,14 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         for (int c = 0; c < kORegs; ++c) acc_o[c] = 0.0f;
         float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
         float rescale[2] = {1.0f, 1.0f};
+        bool moved = false;  // v6: a row of this thread moved its m in the last softmax (Oi needs the rescale)
 
-        // Mask, then update m, l: Pij = exp2(Sij scale - m_new scale) in place in acc_s; the factor
-        // that rescales Oi is kept for when the previous tile's Pij Vj has finished.
+        // Mask, then update m, l: Pij = exp2(Sij scale - m scale) in place in acc_s; the factor that
+        // rescales Oi is kept for when the previous tile's Pij Vj has finished. v6 (kV6): the row max
+        // in four independent chains, joined at the end (v5: one chain of Bc / 8 dependent FMNMX, each
+        // waiting out the previous one's latency), and m moves only when the tile's max exceeds it by
+        // more than kStaleMaxLog2 in log2 units (FlashAttention-4's conditional rescaling): Pij <= 2^8
+        // then, held in fp16 and bf16 as any other value, and O / l is the same function whichever m both use.
         auto softmax = [&](int j) {
             const int col0 = j * kBc;
             if (col0 + kBc > N || (causal && col0 + kBc - 1 > wg_row0)) {  // keys past N, or after the query
@@ -576,14 +601,36 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
                 float mx = m_run[half];
+                if constexpr (kV6) {
+                    // Four running maxima, joined at the end (an index known once the loop is unrolled:
+                    // a halving loop over an array was not unrolled and put the array in local memory).
+                    float part_max[4] = {mx, -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
-                for (int n = 0; n < kBc / 8; ++n) mx = fmaxf(mx, fmaxf(acc_s[n * 4 + 2 * half], acc_s[n * 4 + 2 * half + 1]));
+                    for (int n = 0; n < kBc / 8; ++n)
+                        part_max[n % 4] = fmaxf(part_max[n % 4], fmaxf(acc_s[n * 4 + 2 * half], acc_s[n * 4 + 2 * half + 1]));
+                    mx = fmaxf(fmaxf(part_max[0], part_max[1]), fmaxf(part_max[2], part_max[3]));
+                } else {
+#pragma unroll
+                    for (int n = 0; n < kBc / 8; ++n) mx = fmaxf(mx, fmaxf(acc_s[n * 4 + 2 * half], acc_s[n * 4 + 2 * half + 1]));
+                }
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
                 // Tile 0 holds key 0, which every row sees (rows past N too): mx is finite from tile 0 on.
-                const float mx_scaled = mx * scale_log2;
-                rescale[half] = fast_exp2(m_run[half] * scale_log2 - mx_scaled);
-                m_run[half] = mx;
+                float mx_scaled;
+                if constexpr (kV6) {
+                    // m_run = -inf (tile 0) gives +inf here: tile 0 always sets m.
+                    const bool grow = (mx - m_run[half]) * scale_log2 > stale_log2;
+                    mx_scaled = (grow ? mx : m_run[half]) * scale_log2;
+                    rescale[half] = grow ? fast_exp2(m_run[half] * scale_log2 - mx_scaled) : 1.0f;
+                    m_run[half] = grow ? mx : m_run[half];
+                    moved |= grow;
+                } else {
+                    mx_scaled = mx * scale_log2;
+                    rescale[half] = fast_exp2(m_run[half] * scale_log2 - mx_scaled);
+                    m_run[half] = mx;
+                }
+                // The row sum stays one chain: its adds wait on the exp2s (MUFU) anyway, and partial
+                // sums cost registers (flash_tc measured a tree 0.4-6 % slower, kernels/PERF.md).
                 float row_sum = 0.0f;
 #pragma unroll
                 for (int n = 0; n < kBc / 8; ++n)
@@ -597,14 +644,18 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             }
         };
         // After the previous Pij Vj has finished: Oi *= e^(m - m_new), and this tile's Pij into p_frag.
+        // v6: skipped when no row of the warp moved its m (the usual case after the first tiles).
         auto rescale_and_pack = [&]() {
+            if (!kV6 || __any_sync(0xffffffffu, moved)) {
 #pragma unroll
-            for (int n = 0; n < D / 8; ++n)
+                for (int n = 0; n < D / 8; ++n)
 #pragma unroll
-                for (int half = 0; half < 2; ++half) {
-                    acc_o[n * 4 + 2 * half] *= rescale[half];
-                    acc_o[n * 4 + 2 * half + 1] *= rescale[half];
-                }
+                    for (int half = 0; half < 2; ++half) {
+                        acc_o[n * 4 + 2 * half] *= rescale[half];
+                        acc_o[n * 4 + 2 * half + 1] *= rescale[half];
+                    }
+            }
+            moved = false;
 #pragma unroll
             for (int kk = 0; kk < kBc / 16; ++kk) {
                 p_frag[kk][0] = pack2<T>(acc_s[8 * kk + 0], acc_s[8 * kk + 1]);
@@ -707,8 +758,9 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         if (!more) break;
     }
     (void)ep;
+    (void)stale_log2;  // v5's softmax does not read it
 #else
-    (void)map_q; (void)map_k; (void)map_v; (void)map_x; (void)O; (void)N; (void)grid; (void)scale_log2; (void)ep;
+    (void)map_q; (void)map_k; (void)map_v; (void)map_x; (void)O; (void)N; (void)grid; (void)scale_log2; (void)stale_log2; (void)ep;
     __trap();  // compiled for sm_90a only; the host refuses every other device (device_refusal)
 #endif
 }
@@ -844,7 +896,17 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mx = skip ? make_x_map(ep, p.dtype, p.N, D) : mq;  // without the epilogue: a map the kernel never reads
     const bool persistent = flash_wgmma_persistent();
-    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false>;
+    // v5's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5) is built for fp16 without the epilogue only, to compare against v6.
+    const bool v6 = flash_wgmma_softmax_v6();
+    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, true> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, true>;
+    if (!v6) {
+        if constexpr (std::is_same_v<T, __half>) {
+            if (!skip) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false>;
+        }
+        if (skip || !std::is_same_v<T, __half>)
+            throw std::invalid_argument("flash_wgmma: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5 (the comparison build of v5's softmax) "
+                                        "runs fp16 attention without the skip epilogue only");
+    }
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes),
           "flash_wgmma: allowing " + std::to_string(L::kBytes) + " bytes of shared memory");
     const int64_t Tr = (p.N + L::kBr - 1) / L::kBr, items = Tr * p.batch_heads;
@@ -860,7 +922,7 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
         grid = dim3(static_cast<unsigned>(std::min<int64_t>(items, shape.blocks)));
     }
     kernel<<<grid, L::kThreads, L::kBytes, stream>>>(mq, mk, mv, mx, static_cast<T*>(O), static_cast<int>(p.N), g,
-                                                     kLog2e / std::sqrt(static_cast<float>(p.d)), ep);
+                                                     kLog2e / std::sqrt(static_cast<float>(p.d)), stale_max_log2(), ep);
     check_launch("flash_wgmma_kernel");
 }
 
