@@ -188,3 +188,31 @@ TEST_CASE("flash_wgmma small moved max: every tile once, for the sanitizers", "[
             for (int Bc : kWgmmaColTiles)
                 if (wgmma_tile_built(Br, Bc, d)) check_on_gpu(make(40, 129, d, DType::f16, Bc == 64, Br, Bc, seed++), "flash_wgmma");
 }
+
+// v6's slot release, one arrival per consumer thread, kept for comparison (FUSIONLAB_FLASH_WGMMA_RELEASE=thread;
+// v7, one per warp, is the default every other case runs): still right, persistent grid and ragged N.
+TEST_CASE("flash_wgmma slots released by every thread matches the reference", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv per_thread("FUSIONLAB_FLASH_WGMMA_RELEASE", "thread");
+    REQUIRE_FALSE(flash_wgmma_release_per_warp());
+    uint64_t seed = 9990;
+    for (bool causal : {false, true})
+        for (int64_t d : {64, 128}) {
+            check_on_gpu(make(40, 1000, d, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
+            check_on_gpu(make(300, 129, d, DType::bf16, causal, 192, 64, seed++), "flash_wgmma");
+        }
+}
+
+// v5's claim, one item ahead, kept for comparison (FUSIONLAB_FLASH_WGMMA_CLAIM=ahead; v8, claimed as an
+// item's last tile is issued, is the default every other case runs): still right with several items a
+// block, one-tile items (N = 129 at Bc = 128 causal) included.
+TEST_CASE("flash_wgmma items claimed one ahead matches the reference", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv ahead("FUSIONLAB_FLASH_WGMMA_CLAIM", "ahead");
+    uint64_t seed = 9995;
+    for (bool causal : {false, true})
+        for (int64_t d : {64, 128}) {
+            check_on_gpu(make(16, 4097, d, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
+            check_on_gpu(make(300, 129, d, DType::bf16, causal, 128, 128, seed++), "flash_wgmma");
+        }
+}

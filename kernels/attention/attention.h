@@ -151,6 +151,9 @@ bool flash_wgmma_persistent();
 // flash_wgmma's softmax: v6 (the default: tree reductions, m moved only past a threshold) or v5's,
 // kept for comparison in fp16: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5. Read on every call.
 bool flash_wgmma_softmax_v6();
+// flash_wgmma's consumers release a ring slot with one arrival per warp (v7, the default) or per
+// thread (v6, kept for comparison: FUSIONLAB_FLASH_WGMMA_RELEASE=thread). Read on every call.
+bool flash_wgmma_release_per_warp();
 // Heads per L2 section of the persistent grid's causal order: as many as have their K and V (2 N d es
 // bytes a head) within half of an L2 of `l2_bytes`, at least 1, at most batch_heads.
 int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes);

@@ -84,6 +84,17 @@
 //       softmax's dependent instructions (ncu, kernels/PERF.md: 2.25 warps a scheduler, no warp
 //       eligible on 58 % of cycles); this removes about 18 % of them at d = 128. v5's softmax stays
 //       for comparison in fp16 without the epilogue: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5.
+//   v7  One arrival per consumer warp on a slot's empty mbarrier (lane 0, after the warp's
+//       wgmma.wait_group), instead of one per consumer thread: 8 (two consumer warpgroups) or 12
+//       arrivals a tile instead of 256 or 384, each an atomic on shared memory (CUTLASS's TMA
+//       pipelines signal once per consumer warpgroup). The arrivals on q_empty (once an item) stay
+//       per thread. v6's arrivals stay for comparison: FUSIONLAB_FLASH_WGMMA_RELEASE=thread.
+//   v8  The next item claimed late: as the producer issues the current item's last Kj, Vj (the
+//       consumers learn whether another item follows once that tile lands), not one whole item ahead.
+//       Why: with items claimed an item ahead, a block that runs slower still holds the item it
+//       claimed while the others run dry at the end; that lag is one item in 15.5 at N = 16384 with
+//       16 heads (v5's worst loss against v4, 0.91x) and one in 124 at 128 heads (0.99x).
+//       v5's claim stays for comparison: FUSIONLAB_FLASH_WGMMA_CLAIM=ahead.
 //   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA; Bc = 176 at
 //       d = 128 (FA3's tile there: fewer turns per key, the same registers as 128 x 128 plus 24).
 //
@@ -339,8 +350,11 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 // v4 ("waves"): one block per item, grid (Tr, batch_heads), the hardware hands blocks to SMs as
 // they free up; causal row blocks longest first within each head.
 // v5 ("persistent"): one block per SM slot. Block c starts with item c and then takes the next
-// unclaimed one from a counter in global memory (atomicAdd by its producer thread, one item ahead),
-// so a block that runs faster takes more items, as the hardware's scheduler does for v4. The order:
+// unclaimed one from a counter in global memory (atomicAdd by its producer thread), so a block that
+// runs faster takes more items, as the hardware's scheduler does for v4. v5 claimed one item ahead
+// (the next item's number known at the current one's start); v8 claims as the current item's last
+// tile is issued, a few tiles before it ends, so the last items go to the blocks that free up first
+// (FUSIONLAB_FLASH_WGMMA_CLAIM=ahead keeps v5's). The order:
 //   non-causal: head by head (v4's order: the blocks at work share a few heads' K and V in L2);
 //   causal: sections of `section_heads` heads whose K and V fit in half the L2, within a section
 //     every head at one row level before the next, longest levels first, so the blocks end on the
@@ -353,6 +367,8 @@ struct WgmmaGrid {
     int section_heads;  // heads per L2 section (causal, persistent)
     int causal;
     unsigned* counter;  // persistent: [0] items claimed beyond the first G, [1] blocks done; nullptr: waves (v4)
+    int release_per_warp;  // v7: one arrival per consumer warp on a slot's empty barrier (0: every consumer thread, v6)
+    int claim_late;        // v8: the next item is claimed as the current one's last tile is issued (0: one item ahead, v5)
 };
 struct WorkItem {
     int head, i;
@@ -445,7 +461,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     if (tid == 0) {
         for (int s = 0; s < kStages; ++s) {
             mbar_init(&full[s], 1);             // the producer's arrive_expect_tx
-            mbar_init(&empty[s], 128 * kWG);    // every consumer thread
+            mbar_init(&empty[s], grid.release_per_warp ? 4 * kWG : 128 * kWG);  // every consumer warp (v7) or thread
         }
         mbar_init(q_full, 1);
         mbar_init(q_empty, 128 * kWG);
@@ -469,13 +485,14 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             tma_prefetch_map(&map_v);
             if constexpr (kSkip) tma_prefetch_map(&map_x);
             int kv = 0;  // Kj, Vj tiles this block has loaded so far
-            int pos = persistent ? static_cast<int>(blockIdx.x) : 0, next = persistent ? claim_item(grid) : items;
+            const bool late = grid.claim_late != 0;
+            int pos = persistent ? static_cast<int>(blockIdx.x) : 0, next = persistent && !late ? claim_item(grid) : items;
             for (int r = 0;; ++r) {
                 const WorkItem item = persistent ? item_at(grid, pos) : waves_item;
                 const int row0 = item.i * kBr, head = item.head, tiles = tiles_of(row0);
                 if (r > 0) mbar_wait(q_empty, (r - 1) & 1);  // every consumer is done with the previous Qi (and x tile)
                 item_slot[0] = pos;  // for the consumers, who read it once q_full completes (the arrive releases it)
-                item_slot[1] = next;
+                if (!late) item_slot[1] = next;  // v5: known at the item's start
                 mbar_arrive_expect_tx(q_full, L::kQBytes);
                 for (int w = 0; w < kWG; ++w)
                     for (int s = 0; s < L::kSlabs; ++s)
@@ -483,6 +500,12 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 for (int j = 0; j < tiles; ++j, ++kv) {
                     const int stage = kv % kStages;
                     if (kv >= kStages) mbar_wait(&empty[stage], ((kv / kStages) - 1) & 1);  // the slot's previous tile is consumed
+                    if (late && j + 1 == tiles) {
+                        // v8: the next item is claimed now, a few tiles before this one ends; the consumers
+                        // read item_slot[1] once this tile's full barrier completes (the arrive releases it).
+                        next = persistent ? claim_item(grid) : items;
+                        item_slot[1] = next;
+                    }
                     mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
                     for (int s = 0; s < L::kSlabs; ++s) {
                         tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
@@ -500,7 +523,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 }
                 if (next >= items) break;
                 pos = next;
-                next = claim_item(grid);  // one item ahead: the consumers learn at this item's start whether another follows
+                if (!late) next = claim_item(grid);  // v5: one item ahead
             }
             if (persistent) release_counter(grid);
         }
@@ -550,6 +573,12 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
 #pragma unroll
             for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(p_frag[kk][r])::"memory");
     };
+    // The warp's wgmmas that read a slot have completed (wgmma.wait_group is .sync.aligned: every lane
+    // of the warp has passed it): v7 lets lane 0 arrive for the warp, v6 had every thread arrive, 256
+    // or 384 shared-memory arrivals a tile where 8 or 12 say the same.
+    auto release_slot = [&](int stage) {
+        if (!grid.release_per_warp || lane == 0) mbar_arrive(&empty[stage]);
+    };
     // Turns between the consumer warpgroups (named barrier 1 + w is warpgroup w's turn): a
     // warpgroup issues its wgmmas only in its turn and then hands the turn to the next one (0 -> 1
     // -> 2 -> 0), so one's softmax runs while the others' products keep the tensor cores busy
@@ -566,7 +595,8 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     for (int r = 0;; ++r) {
         mbar_wait(q_full, r & 1);  // Qi has landed in SRAM, and the producer's item_slot says which item it is
         const WorkItem item = persistent ? item_at(grid, item_slot[0]) : waves_item;
-        const bool more = persistent && item_slot[1] < items;  // another item follows this one
+        bool more = false;  // another item follows this one: read once the item's last tile has landed (item_slot[1])
+        auto learn_more = [&]() { more = persistent && item_slot[1] < items; };
         const int head = item.head, row0 = item.i * kBr, tiles = tiles_of(row0);
         const int wg_row0 = row0 + 64 * w;
         const int q_row = wg_row0 + warp * 16 + g;  // this thread's first row (second: + 8)
@@ -672,6 +702,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
 
         // Tile 0: Sij alone (nothing to accumulate yet).
         mbar_wait(&full[kv % kStages], (kv / kStages) & 1);  // K0, V0 have landed in SRAM
+        if (tiles == 1) learn_more();
         my_turn();
         fence_regs(acc_s);
         wgmma_fence();
@@ -687,6 +718,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         for (int j = 1; j < tiles; ++j) {
             const int stage = (kv + j) % kStages, prev = (kv + j - 1) % kStages;
             mbar_wait(&full[stage], ((kv + j) / kStages) & 1);  // Kj, Vj have landed in SRAM
+            if (j + 1 == tiles) learn_more();
             my_turn();
             fence_regs(acc_s);
             fence_regs(acc_o);
@@ -701,7 +733,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
             fence_regs(acc_o);
             keep_p_frag();
-            mbar_arrive(&empty[prev]);  // this thread is done with slot j - 1: the producer may refill it
+            release_slot(prev);  // this warp is done with slot j - 1: the producer may refill it
             rescale_and_pack();
         }
         // The last tile's Pij Vj.
@@ -715,7 +747,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             wgmma_wait<0>();
             fence_regs(acc_o);
             keep_p_frag();
-            mbar_arrive(&empty[last]);
+            release_slot(last);
         }
         kv += tiles;
 
@@ -912,7 +944,8 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const int64_t Tr = (p.N + L::kBr - 1) / L::kBr, items = Tr * p.batch_heads;
     if (items > std::numeric_limits<int>::max())
         throw std::invalid_argument("flash_wgmma: " + std::to_string(items) + " row blocks are more than one launch indexes");
-    WgmmaGrid g{static_cast<int>(Tr), static_cast<int>(p.batch_heads), 1, p.causal ? 1 : 0, nullptr};
+    WgmmaGrid g{static_cast<int>(Tr), static_cast<int>(p.batch_heads), 1, p.causal ? 1 : 0, nullptr,
+                flash_wgmma_release_per_warp() ? 1 : 0, kernels::env_is("FUSIONLAB_FLASH_WGMMA_CLAIM", "ahead") ? 0 : 1};
     dim3 grid(static_cast<unsigned>(Tr), static_cast<unsigned>(p.batch_heads));
     if (persistent) {
         // One block per SM slot (as many as fit at once), each walking row blocks (the tile scheduler).
