@@ -144,29 +144,31 @@ TEST_CASE("flash_wgmma small persistent: several items a block, for the sanitize
                 check_on_gpu(make(300, 129, d, causal ? DType::bf16 : DType::f16, causal, Br, 64, seed++), "flash_wgmma");
 }
 
-// v6's softmax (attention_wgmma.cu) keeps a row's m until its max has grown by 2^8; with these inputs
-// (uniform in [-1, 1]) that never happens after the first tile, so FUSIONLAB_FLASH_WGMMA_STALE_MAX=0
-// moves m whenever the max grows: some rows of a warp then rescale Oi and others not, every tile.
+// v6's softmax (attention_wgmma.cu; FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, fp16 without the epilogue) keeps a
+// row's m until its max has grown by 2^8; with these inputs (uniform in [-1, 1]) that never happens after
+// the first tile, so FUSIONLAB_FLASH_WGMMA_STALE_MAX=0 moves m whenever the max grows: some rows of a warp
+// then rescale Oi and others not, every tile.
 TEST_CASE("flash_wgmma v6 softmax with m moved at every growth matches the reference", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
+    ScopedEnv v6("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v6");
     ScopedEnv moved("FUSIONLAB_FLASH_WGMMA_STALE_MAX", "0");
     uint64_t seed = 9600;
-    for (DType t : {DType::f16, DType::bf16})
-        for (int64_t d : {64, 128})
-            for (int Br : kWgmmaRowTiles)
-                for (int Bc : kWgmmaColTiles)
-                    for (bool causal : {false, true})
-                        if (wgmma_tile_built(Br, Bc, d)) {
-                            check_on_gpu(make(2, 1000, d, t, causal, Br, Bc, seed++), "flash_wgmma");
-                            check_on_gpu(make(3, 129, d, t, causal, Br, Bc, seed++), "flash_wgmma");
-                        }
+    for (int64_t d : {64, 128})
+        for (int Br : kWgmmaRowTiles)
+            for (int Bc : kWgmmaColTiles)
+                for (bool causal : {false, true})
+                    if (wgmma_tile_built(Br, Bc, d)) {
+                        check_on_gpu(make(2, 1000, d, DType::f16, causal, Br, Bc, seed++), "flash_wgmma");
+                        check_on_gpu(make(3, 129, d, DType::f16, causal, Br, Bc, seed++), "flash_wgmma");
+                    }
 }
 
-// v5's softmax, kept to compare against v6 in one build (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5): right in
-// fp16 at every tile, and refused with the reason where it is not built (bf16, the skip epilogue).
-TEST_CASE("flash_wgmma v5 softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5) matches the reference in fp16", "[gpu][attention][wgmma]") {
+// v6's softmax with its own threshold (m moved past 2^8): right in fp16 at every tile, and refused with
+// the reason where it is not built (bf16, the skip epilogue).
+TEST_CASE("flash_wgmma v6 softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6) matches the reference in fp16", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
-    ScopedEnv v5("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v5");
+    ScopedEnv v6("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v6");
+    REQUIRE(flash_wgmma_softmax_v6());
     uint64_t seed = 9650;
     for (int64_t d : {64, 128})
         for (int Br : kWgmmaRowTiles)
@@ -175,12 +177,13 @@ TEST_CASE("flash_wgmma v5 softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5) matches the
                     if (wgmma_tile_built(Br, Bc, d)) check_on_gpu(make(3, 1000, d, DType::f16, causal, Br, Bc, seed++), "flash_wgmma");
     const kernels::Measurement m = fl_test::run_gpu_job(make(1, 64, 64, DType::bf16, false, 64, 64, 1), "flash_wgmma");
     CHECK_FALSE(m.ok);
-    CHECK_THAT(m.error, Catch::Contains("FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5"));
+    CHECK_THAT(m.error, Catch::Contains("FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6"));
 }
 
-// The same under the sanitizers: m moved at every growth, every tile once at N = 129, several items a block.
+// The same under the sanitizers: v6's softmax with m moved at every growth, every tile once at N = 129.
 TEST_CASE("flash_wgmma small moved max: every tile once, for the sanitizers", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
+    ScopedEnv v6("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v6");
     ScopedEnv moved("FUSIONLAB_FLASH_WGMMA_STALE_MAX", "0");
     uint64_t seed = 9980;
     for (int64_t d : {64, 128})
@@ -215,4 +218,17 @@ TEST_CASE("flash_wgmma items claimed one ahead matches the reference", "[gpu][at
             check_on_gpu(make(16, 4097, d, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
             check_on_gpu(make(300, 129, d, DType::bf16, causal, 128, 128, seed++), "flash_wgmma");
         }
+}
+
+// v5's causal order, the ragged L2 section last, kept for comparison (FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last;
+// v9, ragged first, is the default the persistent-grid case above runs): still right with several sections.
+TEST_CASE("flash_wgmma ragged L2 section last matches the reference", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv last("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_last");
+    REQUIRE_FALSE(flash_wgmma_ragged_section_first());
+    uint64_t seed = 9997;
+    for (int64_t d : {64, 128}) {
+        check_on_gpu(make(16, 4097, d, DType::f16, true, 128, 128, seed++), "flash_wgmma");
+        check_on_gpu(make(300, 200, d, DType::bf16, true, 192, 64, seed++), "flash_wgmma");
+    }
 }

@@ -82,19 +82,27 @@
 //       precision of any other value), and O / l is the same function whichever m both use. Why: the
 //       ping-pong and the intra-warpgroup overlap (v2) leave a warpgroup's turn bound by its own
 //       softmax's dependent instructions (ncu, kernels/PERF.md: 2.25 warps a scheduler, no warp
-//       eligible on 58 % of cycles); this removes about 18 % of them at d = 128. v5's softmax stays
-//       for comparison in fp16 without the epilogue: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5.
+//       eligible on 58 % of cycles); this removes about 18 % of them at d = 128. Measured level with
+//       v5's (0.96-1.06x, median 1.00x on an H200, kernels/PERF.md: fewer instructions, a 2 % higher
+//       clock, 2 % more cycles), so v5's softmax stays the default and v6's is built for fp16 without
+//       the epilogue only: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6.
 //   v7  One arrival per consumer warp on a slot's empty mbarrier (lane 0, after the warp's
 //       wgmma.wait_group), instead of one per consumer thread: 8 (two consumer warpgroups) or 12
 //       arrivals a tile instead of 256 or 384, each an atomic on shared memory (CUTLASS's TMA
 //       pipelines signal once per consumer warpgroup). The arrivals on q_empty (once an item) stay
-//       per thread. v6's arrivals stay for comparison: FUSIONLAB_FLASH_WGMMA_RELEASE=thread.
+//       per thread. The per-thread arrivals stay for comparison: FUSIONLAB_FLASH_WGMMA_RELEASE=thread.
 //   v8  The next item claimed late: as the producer issues the current item's last Kj, Vj (the
 //       consumers learn whether another item follows once that tile lands), not one whole item ahead.
 //       Why: with items claimed an item ahead, a block that runs slower still holds the item it
 //       claimed while the others run dry at the end; that lag is one item in 15.5 at N = 16384 with
 //       16 heads (v5's worst loss against v4, 0.91x) and one in 124 at 128 heads (0.99x).
 //       v5's claim stays for comparison: FUSIONLAB_FLASH_WGMMA_CLAIM=ahead.
+//   v9  Causal, persistent: the ragged L2 section (heads % section_heads heads) first instead of last
+//       (the tile scheduler section). Why: v5 lost 5-6 % to v4 at 16 heads of N = 16384, d = 128,
+//       causal (round 1 of 2026-11-28, alternating in one call), and 3-5 % at 16 heads from N = 8192,
+//       where the last section held one or two heads: their longest row blocks started only after
+//       every other item was claimed and ran on alone. First, they start at once; the grid ends on a
+//       full section's shortest row blocks. v5's order: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last.
 //   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA; Bc = 176 at
 //       d = 128 (FA3's tile there: fewer turns per key, the same registers as 128 x 128 plus 24).
 //
@@ -359,12 +367,16 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 //   causal: sections of `section_heads` heads whose K and V fit in half the L2, within a section
 //     every head at one row level before the next, longest levels first, so the blocks end on the
 //     shortest row blocks of the last section (v4's head-by-head order ends on a head's longest).
+//     v9: when heads is not a multiple of section_heads, the section with the rest goes first (v5
+//     put it last: at 16 heads of N = 16384, d = 128 a last section of one head, whose longest row
+//     block, 128 key tiles, starts only once every other item is claimed; 5-6 % slower than v4).
 // The last block to finish puts the counter back to 0 for the next launch (launches on one stream
 // run in order; the host keeps a counter per stream).
 struct WgmmaGrid {
     int Tr;             // row blocks per head, ceil(N / Br)
     int heads;          // batch_heads
     int section_heads;  // heads per L2 section (causal, persistent)
+    int first_section_heads;  // v9: the heads of a first, ragged section (heads % section_heads; 0: none, or v5's order)
     int causal;
     unsigned* counter;  // persistent: [0] items claimed beyond the first G, [1] blocks done; nullptr: waves (v4)
     int release_per_warp;  // v7: one arrival per consumer warp on a slot's empty barrier (0: every consumer thread, v6)
@@ -376,12 +388,16 @@ struct WorkItem {
 // The item at position pos of the order above.
 __device__ __forceinline__ WorkItem item_at(const WgmmaGrid& s, int pos) {
     if (!s.causal) return {pos / s.Tr, pos % s.Tr};
-    const int section_items = s.section_heads * s.Tr;
-    const int sec = pos / section_items;
-    const int k = pos - sec * section_items;
-    const int first_head = sec * s.section_heads;
-    const int hs = min(s.section_heads, s.heads - first_head);  // the last section may hold fewer heads
-    const int level = k / hs;                                     // 0: the longest row blocks
+    int first_head = 0, hs = s.first_section_heads, k = pos;  // v9: the ragged section first
+    const int first_items = s.first_section_heads * s.Tr;
+    if (pos >= first_items) {
+        const int section_items = s.section_heads * s.Tr;
+        const int sec = (pos - first_items) / section_items;
+        k = pos - first_items - sec * section_items;
+        first_head = s.first_section_heads + sec * s.section_heads;
+        hs = min(s.section_heads, s.heads - first_head);  // v5's order: the last section may hold fewer heads
+    }
+    const int level = k / hs;  // 0: the longest row blocks
     return {first_head + (k - level * hs), s.Tr - 1 - level};
 }
 // The producer's next item position (>= Tr x heads: none left).
@@ -928,15 +944,14 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mx = skip ? make_x_map(ep, p.dtype, p.N, D) : mq;  // without the epilogue: a map the kernel never reads
     const bool persistent = flash_wgmma_persistent();
-    // v5's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5) is built for fp16 without the epilogue only, to compare against v6.
-    const bool v6 = flash_wgmma_softmax_v6();
-    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, true> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, true>;
-    if (!v6) {
+    // v6's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, measured level with v5's) is built for fp16 without the epilogue only.
+    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, false> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false>;
+    if (flash_wgmma_softmax_v6()) {
         if constexpr (std::is_same_v<T, __half>) {
-            if (!skip) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false>;
+            if (!skip) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, true>;
         }
         if (skip || !std::is_same_v<T, __half>)
-            throw std::invalid_argument("flash_wgmma: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v5 (the comparison build of v5's softmax) "
+            throw std::invalid_argument("flash_wgmma: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6 (the comparison build of v6's softmax) "
                                         "runs fp16 attention without the skip epilogue only");
     }
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes),
@@ -944,13 +959,14 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const int64_t Tr = (p.N + L::kBr - 1) / L::kBr, items = Tr * p.batch_heads;
     if (items > std::numeric_limits<int>::max())
         throw std::invalid_argument("flash_wgmma: " + std::to_string(items) + " row blocks are more than one launch indexes");
-    WgmmaGrid g{static_cast<int>(Tr), static_cast<int>(p.batch_heads), 1, p.causal ? 1 : 0, nullptr,
-                flash_wgmma_release_per_warp() ? 1 : 0, kernels::env_is("FUSIONLAB_FLASH_WGMMA_CLAIM", "ahead") ? 0 : 1};
+    WgmmaGrid g{static_cast<int>(Tr), static_cast<int>(p.batch_heads), 1, 0, p.causal ? 1 : 0, nullptr,
+                flash_wgmma_release_per_warp() ? 1 : 0, flash_wgmma_claim_late() ? 1 : 0};
     dim3 grid(static_cast<unsigned>(Tr), static_cast<unsigned>(p.batch_heads));
     if (persistent) {
         // One block per SM slot (as many as fit at once), each walking row blocks (the tile scheduler).
         const PersistentShape shape = persistent_shape(reinterpret_cast<const void*>(kernel), L::kThreads, L::kBytes);
         g.section_heads = static_cast<int>(flash_wgmma_section_heads(p, shape.l2_bytes));
+        if (flash_wgmma_ragged_section_first()) g.first_section_heads = g.heads % g.section_heads;  // v9
         g.counter = item_counter(stream);
         grid = dim3(static_cast<unsigned>(std::min<int64_t>(items, shape.blocks)));
     }
