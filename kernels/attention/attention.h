@@ -158,8 +158,8 @@ bool flash_wgmma_release_per_warp();
 // The persistent grid claims a block's next item as the current item's last tile is issued (v8, the
 // default) or one item ahead (v5: FUSIONLAB_FLASH_WGMMA_CLAIM=ahead).
 bool flash_wgmma_claim_late();
-// Causal: the L2 section with fewer heads goes first (v9, the default), or last (v5:
-// FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last).
+// Causal: the L2 section with fewer heads goes last (v5, the default) or first (v9, built after
+// the last device round, not measured yet: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first).
 bool flash_wgmma_ragged_section_first();
 // Heads per L2 section of the persistent grid's causal order: as many as have their K and V (2 N d es
 // bytes a head) within half of an L2 of `l2_bytes`, at least 1, at most batch_heads.

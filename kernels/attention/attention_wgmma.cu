@@ -102,7 +102,8 @@
 //       causal (round 1 of 2026-11-28, alternating in one call), and 3-5 % at 16 heads from N = 8192,
 //       where the last section held one or two heads: their longest row blocks started only after
 //       every other item was claimed and ran on alone. First, they start at once; the grid ends on a
-//       full section's shortest row blocks. v5's order: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last.
+//       full section's shortest row blocks. Built after the last device round of 2026-11-28: GPU
+//       tests written, not run, and not measured, so off: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first.
 //   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA; Bc = 176 at
 //       d = 128 (FA3's tile there: fewer turns per key, the same registers as 128 x 128 plus 24).
 //
@@ -367,9 +368,10 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 //   causal: sections of `section_heads` heads whose K and V fit in half the L2, within a section
 //     every head at one row level before the next, longest levels first, so the blocks end on the
 //     shortest row blocks of the last section (v4's head-by-head order ends on a head's longest).
-//     v9: when heads is not a multiple of section_heads, the section with the rest goes first (v5
-//     put it last: at 16 heads of N = 16384, d = 128 a last section of one head, whose longest row
-//     block, 128 key tiles, starts only once every other item is claimed; 5-6 % slower than v4).
+//     v9 (FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first, not measured yet): when heads is not a
+//     multiple of section_heads, the section with the rest goes first (v5 puts it last: at 16 heads
+//     of N = 16384, d = 128 a last section of one head, whose longest row block, 128 key tiles,
+//     starts only once every other item is claimed; 4-6 % slower than v4 there).
 // The last block to finish puts the counter back to 0 for the next launch (launches on one stream
 // run in order; the host keeps a counter per stream).
 struct WgmmaGrid {
