@@ -143,3 +143,93 @@ TEST_CASE("flash_wgmma small persistent: several items a block, for the sanitize
             for (bool causal : {false, true})
                 check_on_gpu(make(300, 129, d, causal ? DType::bf16 : DType::f16, causal, Br, 64, seed++), "flash_wgmma");
 }
+
+// v6's softmax (attention_wgmma.cu; FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, fp16 without the epilogue) keeps a
+// row's m until its max has grown by 2^8; with these inputs (uniform in [-1, 1]) that never happens after
+// the first tile, so FUSIONLAB_FLASH_WGMMA_STALE_MAX=0 moves m whenever the max grows: some rows of a warp
+// then rescale Oi and others not, every tile.
+TEST_CASE("flash_wgmma v6 softmax with m moved at every growth matches the reference", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv v6("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v6");
+    ScopedEnv moved("FUSIONLAB_FLASH_WGMMA_STALE_MAX", "0");
+    uint64_t seed = 9600;
+    for (int64_t d : {64, 128})
+        for (int Br : kWgmmaRowTiles)
+            for (int Bc : kWgmmaColTiles)
+                for (bool causal : {false, true})
+                    if (wgmma_tile_built(Br, Bc, d)) {
+                        check_on_gpu(make(2, 1000, d, DType::f16, causal, Br, Bc, seed++), "flash_wgmma");
+                        check_on_gpu(make(3, 129, d, DType::f16, causal, Br, Bc, seed++), "flash_wgmma");
+                    }
+}
+
+// v6's softmax with its own threshold (m moved past 2^8): right in fp16 at every tile, and refused with
+// the reason where it is not built (bf16, the skip epilogue).
+TEST_CASE("flash_wgmma v6 softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6) matches the reference in fp16", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv v6("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v6");
+    REQUIRE(flash_wgmma_softmax_v6());
+    uint64_t seed = 9650;
+    for (int64_t d : {64, 128})
+        for (int Br : kWgmmaRowTiles)
+            for (int Bc : kWgmmaColTiles)
+                for (bool causal : {false, true})
+                    if (wgmma_tile_built(Br, Bc, d)) check_on_gpu(make(3, 1000, d, DType::f16, causal, Br, Bc, seed++), "flash_wgmma");
+    const kernels::Measurement m = fl_test::run_gpu_job(make(1, 64, 64, DType::bf16, false, 64, 64, 1), "flash_wgmma");
+    CHECK_FALSE(m.ok);
+    CHECK_THAT(m.error, Catch::Contains("FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6"));
+}
+
+// The same under the sanitizers: v6's softmax with m moved at every growth, every tile once at N = 129.
+TEST_CASE("flash_wgmma small moved max: every tile once, for the sanitizers", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv v6("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v6");
+    ScopedEnv moved("FUSIONLAB_FLASH_WGMMA_STALE_MAX", "0");
+    uint64_t seed = 9980;
+    for (int64_t d : {64, 128})
+        for (int Br : kWgmmaRowTiles)
+            for (int Bc : kWgmmaColTiles)
+                if (wgmma_tile_built(Br, Bc, d)) check_on_gpu(make(40, 129, d, DType::f16, Bc == 64, Br, Bc, seed++), "flash_wgmma");
+}
+
+// v6's slot release, one arrival per consumer thread, kept for comparison (FUSIONLAB_FLASH_WGMMA_RELEASE=thread;
+// v7, one per warp, is the default every other case runs): still right, persistent grid and ragged N.
+TEST_CASE("flash_wgmma slots released by every thread matches the reference", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv per_thread("FUSIONLAB_FLASH_WGMMA_RELEASE", "thread");
+    REQUIRE_FALSE(flash_wgmma_release_per_warp());
+    uint64_t seed = 9990;
+    for (bool causal : {false, true})
+        for (int64_t d : {64, 128}) {
+            check_on_gpu(make(40, 1000, d, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
+            check_on_gpu(make(300, 129, d, DType::bf16, causal, 192, 64, seed++), "flash_wgmma");
+        }
+}
+
+// v5's claim, one item ahead, kept for comparison (FUSIONLAB_FLASH_WGMMA_CLAIM=ahead; v8, claimed as an
+// item's last tile is issued, is the default every other case runs): still right with several items a
+// block, one-tile items (N = 129 at Bc = 128 causal) included.
+TEST_CASE("flash_wgmma items claimed one ahead matches the reference", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv ahead("FUSIONLAB_FLASH_WGMMA_CLAIM", "ahead");
+    uint64_t seed = 9995;
+    for (bool causal : {false, true})
+        for (int64_t d : {64, 128}) {
+            check_on_gpu(make(16, 4097, d, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
+            check_on_gpu(make(300, 129, d, DType::bf16, causal, 128, 128, seed++), "flash_wgmma");
+        }
+}
+
+// v9's causal order, the ragged L2 section first (FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first; v5's, ragged
+// last, is the default the persistent-grid case above runs): right with several sections, the first ragged
+// (16 heads of N = 4097, d = 128: 2 MiB of K and V a head, so sections of 11-15 heads on a 50-60 MB L2).
+TEST_CASE("flash_wgmma ragged L2 section first matches the reference", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv first("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_first");
+    REQUIRE(flash_wgmma_ragged_section_first());
+    uint64_t seed = 9997;
+    for (int64_t d : {64, 128}) {
+        check_on_gpu(make(16, 4097, d, DType::f16, true, 128, 128, seed++), "flash_wgmma");
+        check_on_gpu(make(300, 200, d, DType::bf16, true, 192, 64, seed++), "flash_wgmma");
+    }
+}

@@ -148,6 +148,19 @@ int flash_wgmma_threads(int Br);  // a producer warpgroup + Br / 64 consumer war
 // walking its row blocks, the ring kept running from one to the next) or one block per row block in
 // waves (v4), kept for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves. Read on every call.
 bool flash_wgmma_persistent();
+// flash_wgmma's softmax: v5's (the default) or v6's (the row max in four chains, Oi rescaled only
+// when m moves by a factor of 2^8: measured level with v5's, so off), built for fp16 without the skip
+// epilogue only: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6. Read on every call, as the switches below.
+bool flash_wgmma_softmax_v6();
+// The consumers release a ring slot with one arrival per warp (v7, the default) or per thread
+// (v6 and before: FUSIONLAB_FLASH_WGMMA_RELEASE=thread).
+bool flash_wgmma_release_per_warp();
+// The persistent grid claims a block's next item as the current item's last tile is issued (v8, the
+// default) or one item ahead (v5: FUSIONLAB_FLASH_WGMMA_CLAIM=ahead).
+bool flash_wgmma_claim_late();
+// Causal: the L2 section with fewer heads goes last (v5, the default) or first (v9, built after
+// the last device round, not measured yet: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first).
+bool flash_wgmma_ragged_section_first();
 // Heads per L2 section of the persistent grid's causal order: as many as have their K and V (2 N d es
 // bytes a head) within half of an L2 of `l2_bytes`, at least 1, at most batch_heads.
 int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes);

@@ -158,6 +158,10 @@ RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue) {
 int flash_threads() { return 128; }
 int flash_wgmma_threads(int Br) { return 128 * (Br / 64 + 1); }
 bool flash_wgmma_persistent() { return !env_is("FUSIONLAB_FLASH_WGMMA_GRID", "waves"); }
+bool flash_wgmma_softmax_v6() { return env_is("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v6"); }
+bool flash_wgmma_release_per_warp() { return !env_is("FUSIONLAB_FLASH_WGMMA_RELEASE", "thread"); }
+bool flash_wgmma_claim_late() { return !env_is("FUSIONLAB_FLASH_WGMMA_CLAIM", "ahead"); }
+bool flash_wgmma_ragged_section_first() { return env_is("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_first"); }
 int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes) {
     const int64_t per_head = std::max<int64_t>(1, 2 * p.N * p.d * static_cast<int64_t>(es_of(p)));
     return std::clamp<int64_t>(l2_bytes / 2 / per_head, 1, std::max<int64_t>(1, p.batch_heads));

@@ -74,7 +74,38 @@
 //       kernels/PERF.md), as the slowest block then sets the time; claiming keeps the hardware's
 //       balance. v4 stays for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves (one block per item, grid
 //       (Tr, batch_heads), the same kernel). v4 -> v5: kernels/PERF.md.
-//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA.
+//   v6  A shorter softmax per tile (template flag kV6). What changes: the row max in four
+//       independent chains (Bc / 32 FMNMX deep, joined by two more; was one chain of Bc / 8); and a
+//       row's m moves only when the tile's max, scaled to log2 units, exceeds it by more than 8
+//       (FlashAttention-4's conditional rescaling), so a warp whose rows all kept their m skips the
+//       d / 2 FMULs that rescale Oi (__any_sync). Pij stay <= 2^8 (fp16 and bf16 hold them with the
+//       precision of any other value), and O / l is the same function whichever m both use. Why: the
+//       ping-pong and the intra-warpgroup overlap (v2) leave a warpgroup's turn bound by its own
+//       softmax's dependent instructions (ncu, kernels/PERF.md: 2.25 warps a scheduler, no warp
+//       eligible on 58 % of cycles); this removes about 18 % of them at d = 128. Measured level with
+//       v5's (0.96-1.06x, median 1.00x on an H200, kernels/PERF.md: fewer instructions, a 2 % higher
+//       clock, 2 % more cycles), so v5's softmax stays the default and v6's is built for fp16 without
+//       the epilogue only: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6.
+//   v7  One arrival per consumer warp on a slot's empty mbarrier (lane 0, after the warp's
+//       wgmma.wait_group), instead of one per consumer thread: 8 (two consumer warpgroups) or 12
+//       arrivals a tile instead of 256 or 384, each an atomic on shared memory (CUTLASS's TMA
+//       pipelines signal once per consumer warpgroup). The arrivals on q_empty (once an item) stay
+//       per thread. The per-thread arrivals stay for comparison: FUSIONLAB_FLASH_WGMMA_RELEASE=thread.
+//   v8  The next item claimed late: as the producer issues the current item's last Kj, Vj (the
+//       consumers learn whether another item follows once that tile lands), not one whole item ahead.
+//       Why: with items claimed an item ahead, a block that runs slower still holds the item it
+//       claimed while the others run dry at the end; that lag is one item in 15.5 at N = 16384 with
+//       16 heads (v5's worst loss against v4, 0.91x) and one in 124 at 128 heads (0.99x).
+//       v5's claim stays for comparison: FUSIONLAB_FLASH_WGMMA_CLAIM=ahead.
+//   v9  Causal, persistent: the ragged L2 section (heads % section_heads heads) first instead of last
+//       (the tile scheduler section). Why: v5 lost 5-6 % to v4 at 16 heads of N = 16384, d = 128,
+//       causal (round 1 of 2026-11-28, alternating in one call), and 3-5 % at 16 heads from N = 8192,
+//       where the last section held one or two heads: their longest row blocks started only after
+//       every other item was claimed and ran on alone. First, they start at once; the grid ends on a
+//       full section's shortest row blocks. Built after the last device round of 2026-11-28: GPU
+//       tests written, not run, and not measured, so off: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first.
+//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA; Bc = 176 at
+//       d = 128 (FA3's tile there: fewer turns per key, the same registers as 128 x 128 plus 24).
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
@@ -82,6 +113,7 @@
 #include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_wgmma.cuh"
+#include "kernels/core/env.h"
 #include "kernels/gpu/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
 
@@ -327,20 +359,30 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 // v4 ("waves"): one block per item, grid (Tr, batch_heads), the hardware hands blocks to SMs as
 // they free up; causal row blocks longest first within each head.
 // v5 ("persistent"): one block per SM slot. Block c starts with item c and then takes the next
-// unclaimed one from a counter in global memory (atomicAdd by its producer thread, one item ahead),
-// so a block that runs faster takes more items, as the hardware's scheduler does for v4. The order:
+// unclaimed one from a counter in global memory (atomicAdd by its producer thread), so a block that
+// runs faster takes more items, as the hardware's scheduler does for v4. v5 claimed one item ahead
+// (the next item's number known at the current one's start); v8 claims as the current item's last
+// tile is issued, a few tiles before it ends, so the last items go to the blocks that free up first
+// (FUSIONLAB_FLASH_WGMMA_CLAIM=ahead keeps v5's). The order:
 //   non-causal: head by head (v4's order: the blocks at work share a few heads' K and V in L2);
 //   causal: sections of `section_heads` heads whose K and V fit in half the L2, within a section
 //     every head at one row level before the next, longest levels first, so the blocks end on the
 //     shortest row blocks of the last section (v4's head-by-head order ends on a head's longest).
+//     v9 (FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first, not measured yet): when heads is not a
+//     multiple of section_heads, the section with the rest goes first (v5 puts it last: at 16 heads
+//     of N = 16384, d = 128 a last section of one head, whose longest row block, 128 key tiles,
+//     starts only once every other item is claimed; 4-6 % slower than v4 there).
 // The last block to finish puts the counter back to 0 for the next launch (launches on one stream
 // run in order; the host keeps a counter per stream).
 struct WgmmaGrid {
     int Tr;             // row blocks per head, ceil(N / Br)
     int heads;          // batch_heads
     int section_heads;  // heads per L2 section (causal, persistent)
+    int first_section_heads;  // v9: the heads of a first, ragged section (heads % section_heads; 0: none, or v5's order)
     int causal;
     unsigned* counter;  // persistent: [0] items claimed beyond the first G, [1] blocks done; nullptr: waves (v4)
+    int release_per_warp;  // v7: one arrival per consumer warp on a slot's empty barrier (0: every consumer thread, v6)
+    int claim_late;        // v8: the next item is claimed as the current one's last tile is issued (0: one item ahead, v5)
 };
 struct WorkItem {
     int head, i;
@@ -348,12 +390,16 @@ struct WorkItem {
 // The item at position pos of the order above.
 __device__ __forceinline__ WorkItem item_at(const WgmmaGrid& s, int pos) {
     if (!s.causal) return {pos / s.Tr, pos % s.Tr};
-    const int section_items = s.section_heads * s.Tr;
-    const int sec = pos / section_items;
-    const int k = pos - sec * section_items;
-    const int first_head = sec * s.section_heads;
-    const int hs = min(s.section_heads, s.heads - first_head);  // the last section may hold fewer heads
-    const int level = k / hs;                                     // 0: the longest row blocks
+    int first_head = 0, hs = s.first_section_heads, k = pos;  // v9: the ragged section first
+    const int first_items = s.first_section_heads * s.Tr;
+    if (pos >= first_items) {
+        const int section_items = s.section_heads * s.Tr;
+        const int sec = (pos - first_items) / section_items;
+        k = pos - first_items - sec * section_items;
+        first_head = s.first_section_heads + sec * s.section_heads;
+        hs = min(s.section_heads, s.heads - first_head);  // v5's order: the last section may hold fewer heads
+    }
+    const int level = k / hs;  // 0: the longest row blocks
     return {first_head + (k - level * hs), s.Tr - 1 - level};
 }
 // The producer's next item position (>= Tr x heads: none left).
@@ -392,11 +438,19 @@ template <typename T, int D, int kBc, int kWG, int kStages> struct WgmmaLayout {
     static constexpr int kThreads = 128 * (kWG + 1);
 };
 
-template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip>
+// v6: how far (log2 units, after the scale) a row's max may run ahead of the m its Pij use before m
+// moves: Pij stay <= 2^8 (fp16 holds 65504), and Oi's rescale is rare. The GPU tests set
+// FUSIONLAB_FLASH_WGMMA_STALE_MAX=0 (m moves whenever the max grows) so that the rescale is taken
+// by some rows of a warp and not others; with the test inputs (uniform in [-1, 1]) no row's max
+// grows by 2^8 after its first tile.
+constexpr float kStaleMaxLog2 = 8.0f;
+float stale_max_log2() { return kernels::env_is("FUSIONLAB_FLASH_WGMMA_STALE_MAX", "0") ? 0.0f : kStaleMaxLog2; }
+
+template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip, bool kV6>
 __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     flash_wgmma_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                        const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_x,
-                       T* __restrict__ O, int N, WgmmaGrid grid, float scale_log2, SkipEpilogue ep) {
+                       T* __restrict__ O, int N, WgmmaGrid grid, float scale_log2, float stale_log2, SkipEpilogue ep) {
 #if FL_WGMMA_DEVICE
     using L = WgmmaLayout<T, D, kBc, kWG, kStages>;
     constexpr int kBr = L::kBr;
@@ -425,7 +479,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     if (tid == 0) {
         for (int s = 0; s < kStages; ++s) {
             mbar_init(&full[s], 1);             // the producer's arrive_expect_tx
-            mbar_init(&empty[s], 128 * kWG);    // every consumer thread
+            mbar_init(&empty[s], grid.release_per_warp ? 4 * kWG : 128 * kWG);  // every consumer warp (v7) or thread
         }
         mbar_init(q_full, 1);
         mbar_init(q_empty, 128 * kWG);
@@ -449,13 +503,14 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             tma_prefetch_map(&map_v);
             if constexpr (kSkip) tma_prefetch_map(&map_x);
             int kv = 0;  // Kj, Vj tiles this block has loaded so far
-            int pos = persistent ? static_cast<int>(blockIdx.x) : 0, next = persistent ? claim_item(grid) : items;
+            const bool late = grid.claim_late != 0;
+            int pos = persistent ? static_cast<int>(blockIdx.x) : 0, next = persistent && !late ? claim_item(grid) : items;
             for (int r = 0;; ++r) {
                 const WorkItem item = persistent ? item_at(grid, pos) : waves_item;
                 const int row0 = item.i * kBr, head = item.head, tiles = tiles_of(row0);
                 if (r > 0) mbar_wait(q_empty, (r - 1) & 1);  // every consumer is done with the previous Qi (and x tile)
                 item_slot[0] = pos;  // for the consumers, who read it once q_full completes (the arrive releases it)
-                item_slot[1] = next;
+                if (!late) item_slot[1] = next;  // v5: known at the item's start
                 mbar_arrive_expect_tx(q_full, L::kQBytes);
                 for (int w = 0; w < kWG; ++w)
                     for (int s = 0; s < L::kSlabs; ++s)
@@ -463,6 +518,12 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 for (int j = 0; j < tiles; ++j, ++kv) {
                     const int stage = kv % kStages;
                     if (kv >= kStages) mbar_wait(&empty[stage], ((kv / kStages) - 1) & 1);  // the slot's previous tile is consumed
+                    if (late && j + 1 == tiles) {
+                        // v8: the next item is claimed now, a few tiles before this one ends; the consumers
+                        // read item_slot[1] once this tile's full barrier completes (the arrive releases it).
+                        next = persistent ? claim_item(grid) : items;
+                        item_slot[1] = next;
+                    }
                     mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
                     for (int s = 0; s < L::kSlabs; ++s) {
                         tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
@@ -480,7 +541,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 }
                 if (next >= items) break;
                 pos = next;
-                next = claim_item(grid);  // one item ahead: the consumers learn at this item's start whether another follows
+                if (!late) next = claim_item(grid);  // v5: one item ahead
             }
             if (persistent) release_counter(grid);
         }
@@ -530,6 +591,12 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
 #pragma unroll
             for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(p_frag[kk][r])::"memory");
     };
+    // The warp's wgmmas that read a slot have completed (wgmma.wait_group is .sync.aligned: every lane
+    // of the warp has passed it): v7 lets lane 0 arrive for the warp, v6 had every thread arrive, 256
+    // or 384 shared-memory arrivals a tile where 8 or 12 say the same.
+    auto release_slot = [&](int stage) {
+        if (!grid.release_per_warp || lane == 0) mbar_arrive(&empty[stage]);
+    };
     // Turns between the consumer warpgroups (named barrier 1 + w is warpgroup w's turn): a
     // warpgroup issues its wgmmas only in its turn and then hands the turn to the next one (0 -> 1
     // -> 2 -> 0), so one's softmax runs while the others' products keep the tensor cores busy
@@ -546,7 +613,8 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     for (int r = 0;; ++r) {
         mbar_wait(q_full, r & 1);  // Qi has landed in SRAM, and the producer's item_slot says which item it is
         const WorkItem item = persistent ? item_at(grid, item_slot[0]) : waves_item;
-        const bool more = persistent && item_slot[1] < items;  // another item follows this one
+        bool more = false;  // another item follows this one: read once the item's last tile has landed (item_slot[1])
+        auto learn_more = [&]() { more = persistent && item_slot[1] < items; };
         const int head = item.head, row0 = item.i * kBr, tiles = tiles_of(row0);
         const int wg_row0 = row0 + 64 * w;
         const int q_row = wg_row0 + warp * 16 + g;  // this thread's first row (second: + 8)
@@ -559,9 +627,14 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         for (int c = 0; c < kORegs; ++c) acc_o[c] = 0.0f;
         float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
         float rescale[2] = {1.0f, 1.0f};
+        bool moved = false;  // v6: a row of this thread moved its m in the last softmax (Oi needs the rescale)
 
-        // Mask, then update m, l: Pij = exp2(Sij scale - m_new scale) in place in acc_s; the factor
-        // that rescales Oi is kept for when the previous tile's Pij Vj has finished.
+        // Mask, then update m, l: Pij = exp2(Sij scale - m scale) in place in acc_s; the factor that
+        // rescales Oi is kept for when the previous tile's Pij Vj has finished. v6 (kV6): the row max
+        // in four independent chains, joined at the end (v5: one chain of Bc / 8 dependent FMNMX, each
+        // waiting out the previous one's latency), and m moves only when the tile's max exceeds it by
+        // more than kStaleMaxLog2 in log2 units (FlashAttention-4's conditional rescaling): Pij <= 2^8
+        // then, held in fp16 and bf16 as any other value, and O / l is the same function whichever m both use.
         auto softmax = [&](int j) {
             const int col0 = j * kBc;
             if (col0 + kBc > N || (causal && col0 + kBc - 1 > wg_row0)) {  // keys past N, or after the query
@@ -576,14 +649,36 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
                 float mx = m_run[half];
+                if constexpr (kV6) {
+                    // Four running maxima, joined at the end (an index known once the loop is unrolled:
+                    // a halving loop over an array was not unrolled and put the array in local memory).
+                    float part_max[4] = {mx, -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
-                for (int n = 0; n < kBc / 8; ++n) mx = fmaxf(mx, fmaxf(acc_s[n * 4 + 2 * half], acc_s[n * 4 + 2 * half + 1]));
+                    for (int n = 0; n < kBc / 8; ++n)
+                        part_max[n % 4] = fmaxf(part_max[n % 4], fmaxf(acc_s[n * 4 + 2 * half], acc_s[n * 4 + 2 * half + 1]));
+                    mx = fmaxf(fmaxf(part_max[0], part_max[1]), fmaxf(part_max[2], part_max[3]));
+                } else {
+#pragma unroll
+                    for (int n = 0; n < kBc / 8; ++n) mx = fmaxf(mx, fmaxf(acc_s[n * 4 + 2 * half], acc_s[n * 4 + 2 * half + 1]));
+                }
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
                 // Tile 0 holds key 0, which every row sees (rows past N too): mx is finite from tile 0 on.
-                const float mx_scaled = mx * scale_log2;
-                rescale[half] = fast_exp2(m_run[half] * scale_log2 - mx_scaled);
-                m_run[half] = mx;
+                float mx_scaled;
+                if constexpr (kV6) {
+                    // m_run = -inf (tile 0) gives +inf here: tile 0 always sets m.
+                    const bool grow = (mx - m_run[half]) * scale_log2 > stale_log2;
+                    mx_scaled = (grow ? mx : m_run[half]) * scale_log2;
+                    rescale[half] = grow ? fast_exp2(m_run[half] * scale_log2 - mx_scaled) : 1.0f;
+                    m_run[half] = grow ? mx : m_run[half];
+                    moved |= grow;
+                } else {
+                    mx_scaled = mx * scale_log2;
+                    rescale[half] = fast_exp2(m_run[half] * scale_log2 - mx_scaled);
+                    m_run[half] = mx;
+                }
+                // The row sum stays one chain: its adds wait on the exp2s (MUFU) anyway, and partial
+                // sums cost registers (flash_tc measured a tree 0.4-6 % slower, kernels/PERF.md).
                 float row_sum = 0.0f;
 #pragma unroll
                 for (int n = 0; n < kBc / 8; ++n)
@@ -597,14 +692,18 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             }
         };
         // After the previous Pij Vj has finished: Oi *= e^(m - m_new), and this tile's Pij into p_frag.
+        // v6: skipped when no row of the warp moved its m (the usual case after the first tiles).
         auto rescale_and_pack = [&]() {
+            if (!kV6 || __any_sync(0xffffffffu, moved)) {
 #pragma unroll
-            for (int n = 0; n < D / 8; ++n)
+                for (int n = 0; n < D / 8; ++n)
 #pragma unroll
-                for (int half = 0; half < 2; ++half) {
-                    acc_o[n * 4 + 2 * half] *= rescale[half];
-                    acc_o[n * 4 + 2 * half + 1] *= rescale[half];
-                }
+                    for (int half = 0; half < 2; ++half) {
+                        acc_o[n * 4 + 2 * half] *= rescale[half];
+                        acc_o[n * 4 + 2 * half + 1] *= rescale[half];
+                    }
+            }
+            moved = false;
 #pragma unroll
             for (int kk = 0; kk < kBc / 16; ++kk) {
                 p_frag[kk][0] = pack2<T>(acc_s[8 * kk + 0], acc_s[8 * kk + 1]);
@@ -621,6 +720,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
 
         // Tile 0: Sij alone (nothing to accumulate yet).
         mbar_wait(&full[kv % kStages], (kv / kStages) & 1);  // K0, V0 have landed in SRAM
+        if (tiles == 1) learn_more();
         my_turn();
         fence_regs(acc_s);
         wgmma_fence();
@@ -636,6 +736,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         for (int j = 1; j < tiles; ++j) {
             const int stage = (kv + j) % kStages, prev = (kv + j - 1) % kStages;
             mbar_wait(&full[stage], ((kv + j) / kStages) & 1);  // Kj, Vj have landed in SRAM
+            if (j + 1 == tiles) learn_more();
             my_turn();
             fence_regs(acc_s);
             fence_regs(acc_o);
@@ -650,7 +751,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
             fence_regs(acc_o);
             keep_p_frag();
-            mbar_arrive(&empty[prev]);  // this thread is done with slot j - 1: the producer may refill it
+            release_slot(prev);  // this warp is done with slot j - 1: the producer may refill it
             rescale_and_pack();
         }
         // The last tile's Pij Vj.
@@ -664,7 +765,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             wgmma_wait<0>();
             fence_regs(acc_o);
             keep_p_frag();
-            mbar_arrive(&empty[last]);
+            release_slot(last);
         }
         kv += tiles;
 
@@ -707,8 +808,9 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         if (!more) break;
     }
     (void)ep;
+    (void)stale_log2;  // v5's softmax does not read it
 #else
-    (void)map_q; (void)map_k; (void)map_v; (void)map_x; (void)O; (void)N; (void)grid; (void)scale_log2; (void)ep;
+    (void)map_q; (void)map_k; (void)map_v; (void)map_x; (void)O; (void)N; (void)grid; (void)scale_log2; (void)stale_log2; (void)ep;
     __trap();  // compiled for sm_90a only; the host refuses every other device (device_refusal)
 #endif
 }
@@ -844,23 +946,34 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mx = skip ? make_x_map(ep, p.dtype, p.N, D) : mq;  // without the epilogue: a map the kernel never reads
     const bool persistent = flash_wgmma_persistent();
-    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false>;
+    // v6's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, measured level with v5's) is built for fp16 without the epilogue only.
+    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, false> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false>;
+    if (flash_wgmma_softmax_v6()) {
+        if constexpr (std::is_same_v<T, __half>) {
+            if (!skip) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, true>;
+        }
+        if (skip || !std::is_same_v<T, __half>)
+            throw std::invalid_argument("flash_wgmma: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6 (the comparison build of v6's softmax) "
+                                        "runs fp16 attention without the skip epilogue only");
+    }
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes),
           "flash_wgmma: allowing " + std::to_string(L::kBytes) + " bytes of shared memory");
     const int64_t Tr = (p.N + L::kBr - 1) / L::kBr, items = Tr * p.batch_heads;
     if (items > std::numeric_limits<int>::max())
         throw std::invalid_argument("flash_wgmma: " + std::to_string(items) + " row blocks are more than one launch indexes");
-    WgmmaGrid g{static_cast<int>(Tr), static_cast<int>(p.batch_heads), 1, p.causal ? 1 : 0, nullptr};
+    WgmmaGrid g{static_cast<int>(Tr), static_cast<int>(p.batch_heads), 1, 0, p.causal ? 1 : 0, nullptr,
+                flash_wgmma_release_per_warp() ? 1 : 0, flash_wgmma_claim_late() ? 1 : 0};
     dim3 grid(static_cast<unsigned>(Tr), static_cast<unsigned>(p.batch_heads));
     if (persistent) {
         // One block per SM slot (as many as fit at once), each walking row blocks (the tile scheduler).
         const PersistentShape shape = persistent_shape(reinterpret_cast<const void*>(kernel), L::kThreads, L::kBytes);
         g.section_heads = static_cast<int>(flash_wgmma_section_heads(p, shape.l2_bytes));
+        if (flash_wgmma_ragged_section_first()) g.first_section_heads = g.heads % g.section_heads;  // v9
         g.counter = item_counter(stream);
         grid = dim3(static_cast<unsigned>(std::min<int64_t>(items, shape.blocks)));
     }
     kernel<<<grid, L::kThreads, L::kBytes, stream>>>(mq, mk, mv, mx, static_cast<T*>(O), static_cast<int>(p.N), g,
-                                                     kLog2e / std::sqrt(static_cast<float>(p.d)), ep);
+                                                     kLog2e / std::sqrt(static_cast<float>(p.d)), stale_max_log2(), ep);
     check_launch("flash_wgmma_kernel");
 }
 
