@@ -33,9 +33,9 @@
 // [SECTION] epilogue: cuBLASLt GEMMs with the bias (+ GELU) epilogue
 // [SECTION] Inputs
 // [SECTION] The GPU workload (with epilogue_graph's capture and replay: build_graphs, launch_run)
-#include "kernels/gpu/gpu_check.cuh"
+#include "kernels/cuda/gpu_check.cuh"
 #include "kernels/gpu/gpu_dtype.cuh"
-#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/cuda/gpu_memory.cuh"
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise_gpu.cuh"

@@ -164,7 +164,7 @@ struct LessonPlayerState {
     std::map<int, std::string> prediction_input;
     std::map<int, std::string> prediction_message;  // why an answer could not be checked yet
     std::set<int> predictions_settled;
-    AnswerBook answers;                     // every answer given, per lesson (app/lessons/answers.h)
+    AnswerBook answers;                     // every answer given, per lesson (app/lessons/model/answers.h)
     std::string answers_path;               // where they are kept ("" = not saved)
     std::string answers_message;            // the last load, save or export problem or result
     bool answers_error = false;
