@@ -32,7 +32,7 @@
 #include "kernels/attention/attention_tc.cuh"
 #include "kernels/attention/attention_wgmma.cuh"
 #include "kernels/cuda/gpu_check.cuh"
-#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/cuda/gpu_dtype.cuh"
 #include "kernels/cuda/gpu_memory.cuh"
 #include "kernels/gpu/gpu_memory_info.h"
 #include "kernels/gpu/gpu_workload.h"

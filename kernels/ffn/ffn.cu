@@ -34,7 +34,7 @@
 // [SECTION] Inputs
 // [SECTION] The GPU workload (with epilogue_graph's capture and replay: build_graphs, launch_run)
 #include "kernels/cuda/gpu_check.cuh"
-#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/cuda/gpu_dtype.cuh"
 #include "kernels/cuda/gpu_memory.cuh"
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/core/philox.h"
