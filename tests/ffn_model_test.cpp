@@ -241,8 +241,9 @@ TEST_CASE("ffn: the epilogue works on the accumulator in registers before the on
     const auto& def = kernels::workload_def("ffn");
     CHECK(def.on_chip("unfused", ffn_params(300, 1000, 2008), u.kernels[0]) == kernels::OnChip::library);
     CHECK(def.on_chip("unfused", ffn_params(300, 1000, 2008), u.kernels[1]) == kernels::OnChip::registers);
-    CHECK(def.footprint(ffn_params(300, 1000, 2008), "W1").bytes == 1000u * 2008u * 2u);
-    CHECK(def.footprint(ffn_params(300, 1000, 2008), "act").formula == "M x d_ff x 2 B = 300 x 2008 x 2 B");
+    const kernels::Decoded decoded = def.decode(ffn_params(300, 1000, 2008));
+    CHECK(def.footprint(*decoded, "W1").bytes == 1000u * 2008u * 2u);
+    CHECK(def.footprint(*decoded, "act").formula == "M x d_ff x 2 B = 300 x 2008 x 2 B");
 }
 
 TEST_CASE("ffn: describe names the sizes and the variant", "[ffn]") {

@@ -2,13 +2,13 @@
 // float64 reference on poisoned outputs (every intermediate poisoned too), ragged M, d_model and
 // d_ff, fp16, bf16 and true fp32; the workload's check itself (its GpuWorkload, driven step by step)
 // sees an unwritten output and a skipped kernel; the backend's run() checks, times (whole runs from an idle
-// GPU) and traces each variant; and, on request ([.ffn_timing]), the timings PERF.md quotes.
+// GPU) and traces each variant. The epilogue GEMMs against the same GEMMs alone, the timing PERF.md
+// quotes, is gpu_ffn_lt_test.cpp's.
 #include "kernels/core/backend.h"
 #include "kernels/core/output_check.h"
 #include "kernels/gpu/sanitizer_run.h"
 #include "kernels/core/timeline.h"
 #include "kernels/ffn/ffn.h"
-#include "kernels/ffn/ffn_gpu.h"
 #include "kernels/core/registry.h"
 #include "kernels/core/workload_def.h"
 #include "kernels/gpu/gpu_workload.h"
@@ -146,26 +146,4 @@ TEST_CASE("gpu ffn: the backend checks, times and traces every variant", "[gpu][
                         st.span_ms > 0 ? 100.0 * st.idle_ms / st.span_ms : 0.0,
                         m.timeline_source.substr(0, m.timeline_source.find(':')).c_str());
         }
-}
-
-// The numbers PERF.md quotes (run by hand or by the device script: fusionlab_gpu_tests "[.ffn_timing]").
-TEST_CASE("gpu ffn timing: the epilogue against the same two cuBLASLt GEMMs alone", "[.ffn_timing]") {
-    for (int64_t M : {1, 16, 256, 2048, 4096, 8192, 16384}) {
-        kernels::ffn::FfnParams p;
-        p.dtype = bf16_ok() ? DType::bf16 : DType::f16;
-        p.M = M;
-        p.d_model = 4096;
-        p.d_ff = 16384;
-        const kernels::ffn::gpu::LtTimes t = kernels::ffn::gpu::time_lt_gemms(p, 30);
-        const double tflops = 2 * kernels::ffn::gemm_flops(p) / (t.with_epilogues_ms * 1e9);
-        std::printf("ffn lt gemms M=%-5lld d_model=4096 d_ff=16384 %s: alone %.4f ms, with epilogues %.4f ms (%+.1f %%), "
-                    "%.0f TFLOP/s (interleaved reps, medians)\n",
-                    static_cast<long long>(M), kernels::to_string(p.dtype), t.alone_ms, t.with_epilogues_ms,
-                    100.0 * (t.with_epilogues_ms / t.alone_ms - 1), tflops);
-        // PERF.md's goal: at prefill (M >= 2048) the epilogues cost at most 5 % over the same two GEMMs
-        // alone (measured +0.7 to +2.8 % on an H100, runs alternating); at decode they add a few
-        // microseconds of a launch-bound run, so they are held to 10 % there.
-        CHECK(t.alone_ms > 0);
-        CHECK(t.with_epilogues_ms <= t.alone_ms * (M >= 2048 ? 1.05 : 1.10));
-    }
 }

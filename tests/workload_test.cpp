@@ -193,6 +193,7 @@ TEST_CASE("describe: one line per parameter set, from the workload's definition"
     for (const WorkloadDef* w : workloads()) {
         CHECK_FALSE(w->description.empty());
         CHECK_FALSE(w->title.empty());
+        CHECK(w->decode);
         CHECK(w->schedule);
         CHECK(w->min_bytes);
         CHECK(w->describe);

@@ -127,7 +127,7 @@ struct AppState {
     ReferenceFile reference;
     std::string reference_input;     // the results area's "load..." field
     InlineMessage reference_message;
-    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/lessons/lesson.h).
+    // The lesson player: loaded lessons, current lesson and step, classroom mode (app/lessons/model/lesson.h).
     LessonPlayerState lesson;
     // The exercise pane (app/exercises/exercise_session.h, app/gui/panel_exercise.cpp): the student's
     // kernel, its compile check and its runs, shown as the variant `yours` beside the built-in ones.

@@ -1,4 +1,4 @@
-// The lesson file's parser: line by line into the data model (app/lessons/lesson.h), every error
+// The lesson file's parser: line by line into the data model (app/lessons/model/lesson.h), every error
 // collected with its line, and each finished step checked (expressions against its workload,
 // levels against its highlight, limiter words, doubled words, glossary terms linked first).
 #pragma once

@@ -79,16 +79,19 @@ const ParamSpec& param(const std::string& name) {
 
 namespace {
 
-std::string validate_params(const Params& p) { return validate(to_attention(p)); }
+// The pricing and model hooks read the job's AttentionParams, decoded once (WorkloadDef::decode).
+const AttentionParams& job_params(const DecodedParams& d) { return decoded_as<AttentionParams>(d); }
 
-Schedule schedule_of(const std::string& variant, const Params& p) {
-    const AttentionParams a = to_attention(p);
+std::string validate_params(const DecodedParams& p) { return validate(job_params(p)); }
+
+Schedule schedule_of(const std::string& variant, const DecodedParams& p) {
+    const AttentionParams& a = job_params(p);
     if (const std::string bad = validate(variant, a); !bad.empty()) throw std::invalid_argument(bad);
     return schedule(variant_of(variant), a);
 }
-uint64_t min_bytes_of(const Params& p) { return min_bytes(to_attention(p)); }
-std::string refusal_of(const std::string& variant, const Params& p, const DeviceBudget& device) {
-    const AttentionParams a = to_attention(p);
+uint64_t min_bytes_of(const DecodedParams& p) { return min_bytes(job_params(p)); }
+std::string refusal_of(const std::string& variant, const DecodedParams& p, const DeviceBudget& device) {
+    const AttentionParams& a = job_params(p);
 #if FUSIONLAB_HAVE_CUDA
     // A real GPU runs this build's kernels: one the build does not have (flash_wgmma without sm_90a
     // code) is refused first, as every other reason is, before anything is allocated.
@@ -187,8 +190,8 @@ namespace {
 std::string describe_of(const Params& p, const std::string& variant) { return describe_shape(to_attention(p), variant); }
 
 // Q, K, V, O are batch_heads x N x d; naive's S and P are batch_heads x N x N.
-TensorFootprint footprint(const Params& p, const std::string& name) {
-    const AttentionParams a = to_attention(p);
+TensorFootprint footprint(const DecodedParams& p, const std::string& name) {
+    const AttentionParams& a = job_params(p);
     const uint64_t es = static_cast<uint64_t>(dtype_bytes(a.dtype));
     const std::string es_text = std::to_string(es) + " B";
     const uint64_t bh = static_cast<uint64_t>(a.batch_heads), N = static_cast<uint64_t>(a.N);
@@ -255,6 +258,7 @@ const WorkloadDef& attention_workload() {
         // TMA + wgmma against mma.sync.
         w.variants = with_baselines(attention::variants(),
                                     {{"flash", "naive"}, {"flash_tc", "naive"}, {"flash_wgmma", "flash_tc"}});
+        w.decode = decode_with<attention::AttentionParams, attention::to_attention>;
         w.validate = attention::validate_params;
         w.auto_candidates = attention::auto_candidates_of;
         w.schedule = attention::schedule_of;

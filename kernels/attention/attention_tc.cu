@@ -70,7 +70,7 @@
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_tc.cuh"
 #include "kernels/cuda/gpu_check.cuh"
-#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/cuda/gpu_dtype.cuh"
 #include "kernels/cuda/gpu_mma.cuh"
 
 #include <cuda_bf16.h>

@@ -114,8 +114,8 @@
 #include "kernels/attention/attention_epilogue.cuh"
 #include "kernels/attention/attention_wgmma.cuh"
 #include "kernels/core/env.h"
-#include "kernels/gpu/gpu_check.cuh"
-#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/cuda/gpu_check.cuh"
+#include "kernels/cuda/gpu_dtype.cuh"
 
 #include <cuda.h>  // CUtensorMap and its enums only: the driver function comes through cudaGetDriverEntryPointByVersion
 #include <cuda_bf16.h>

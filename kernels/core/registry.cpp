@@ -196,11 +196,17 @@ std::string validate(const Params& p) {
     return validate(*w, p);
 }
 
-std::string validate(const WorkloadDef& w, const Params& p) {
+std::string check_param_values(const WorkloadDef& w, const Params& p) {
     for (const ParamSpec& s : w.params)
         if (std::string bad = check_param_value(s, p.get(s)); !bad.empty()) return bad;
-    return w.validate ? w.validate(p) : "";
+    return "";
 }
+
+std::string validate(const WorkloadDef& w, const Params& p) {
+    if (std::string bad = check_param_values(w, p); !bad.empty()) return bad;
+    return w.validate ? w.validate(*w.decode(p)) : "";
+}
+
 
 // =============================================================================================
 // [SECTION] Variants, schedule, model, refusals, description
@@ -222,7 +228,10 @@ std::string unknown_variant_message(const std::string& workload, const std::stri
     return "unknown variant '" + variant + "' for workload " + workload + " (legal: " + legal + ")";
 }
 
-Schedule schedule(const std::string& variant, const Params& p) { return workload_def(p).schedule(variant, p); }
+Schedule schedule(const std::string& variant, const Params& p) {
+    const WorkloadDef& w = workload_def(p);
+    return w.schedule(variant, *w.decode(p));
+}
 
 Model model(const std::string& variant, const Params& p, uint64_t l2_bytes) {
     return model(workload_def(p), variant, p, l2_bytes);
@@ -233,27 +242,44 @@ Model model(const Schedule& s, const std::string& variant, const Params& p, uint
 }
 
 Model model(const WorkloadDef& w, const std::string& variant, const Params& p, uint64_t l2_bytes) {
-    return model(w, w.schedule(variant, p), variant, p, l2_bytes);
+    return model(w, variant, *w.decode(p), l2_bytes);
 }
 
 Model model(const WorkloadDef& w, const Schedule& s, const std::string& variant, const Params& p, uint64_t l2_bytes) {
+    return model(w, s, variant, *w.decode(p), l2_bytes);
+}
+
+Model model(const WorkloadDef& w, const std::string& variant, const DecodedParams& decoded, uint64_t l2_bytes) {
+    return model(w, w.schedule(variant, decoded), variant, decoded, l2_bytes);
+}
+
+Model model(const WorkloadDef& w, const Schedule& s, const std::string& variant, const DecodedParams& decoded,
+            uint64_t l2_bytes) {
     Model m = model_from_schedule(s);
     std::function<uint64_t(const std::string&)> footprint;
     if (w.footprint)
-        footprint = [&](const std::string& buffer) { return w.footprint(p, buffer).bytes; };
+        footprint = [&](const std::string& buffer) { return w.footprint(decoded, buffer).bytes; };
     apply_l2_reuse(m, l2_bytes, footprint);
-    if (w.l2_reuse) w.l2_reuse(variant, p, l2_bytes, m);
+    if (w.l2_reuse) w.l2_reuse(variant, decoded, l2_bytes, m);
     return m;
 }
 
-uint64_t min_bytes(const Params& p) { return workload_def(p).min_bytes(p); }
+uint64_t min_bytes(const Params& p) {
+    const WorkloadDef& w = workload_def(p);
+    return w.min_bytes(*w.decode(p));
+}
 
 std::string device_refusal(const std::string& variant, const Params& p, const DeviceBudget& device) {
     return device_refusal(workload_def(p), variant, p, device);
 }
 
 std::string device_refusal(const WorkloadDef& w, const std::string& variant, const Params& p, const DeviceBudget& device) {
-    return w.device_refusal ? w.device_refusal(variant, p, device) : "";
+    return w.device_refusal ? w.device_refusal(variant, *w.decode(p), device) : "";
+}
+
+std::string device_refusal(const WorkloadDef& w, const std::string& variant, const DecodedParams& decoded,
+                           const DeviceBudget& device) {
+    return w.device_refusal ? w.device_refusal(variant, decoded, device) : "";
 }
 
 std::string describe(const Params& p, const std::string& variant) {

@@ -47,6 +47,9 @@ Params default_params(const std::string& workload);
 // (sizes legal one by one but too large together). "" when valid, else a message naming the
 // parameter, the value and the range.
 std::string validate(const Params& p);
+// Each value of p against its spec of w alone (the first half of validate): what must hold before
+// w decodes p (WorkloadDef::decode).
+std::string check_param_values(const WorkloadDef& w, const Params& p);
 // The same for a workload already found (a job's, resolved once: no lookup by name).
 std::string validate(const WorkloadDef& w, const Params& p);
 
@@ -70,6 +73,10 @@ Model model(const Schedule& s, const std::string& variant, const Params& p, uint
 Model model(const WorkloadDef& w, const std::string& variant, const Params& p, uint64_t l2_bytes = kDefaultL2Bytes);
 Model model(const WorkloadDef& w, const Schedule& s, const std::string& variant, const Params& p,
             uint64_t l2_bytes = kDefaultL2Bytes);
+// The same with the job's parameters decoded once by w (the simulated backend's pricing).
+Model model(const WorkloadDef& w, const std::string& variant, const DecodedParams& decoded, uint64_t l2_bytes);
+Model model(const WorkloadDef& w, const Schedule& s, const std::string& variant, const DecodedParams& decoded,
+            uint64_t l2_bytes);
 // The fewest bytes any implementation must move (each input read once, the output written once).
 uint64_t min_bytes(const Params& p);
 
@@ -77,6 +84,8 @@ uint64_t min_bytes(const Params& p);
 // Parameter errors are validate()'s, not this.
 std::string device_refusal(const std::string& variant, const Params& p, const DeviceBudget& device);
 std::string device_refusal(const WorkloadDef& w, const std::string& variant, const Params& p, const DeviceBudget& device);
+std::string device_refusal(const WorkloadDef& w, const std::string& variant, const DecodedParams& decoded,
+                           const DeviceBudget& device);
 
 // One line: the workload, the variant (when given), the sizes that matter and the dtype, as every
 // view and export names a parameter set: "attention flash: 16 heads, N=4096, d=64, tile 64x64, fp16".

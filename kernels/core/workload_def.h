@@ -149,6 +149,44 @@ struct BlockTimeline {
 };
 
 // ---------------------------------------------------------------------------------------------
+// A job's parameters, decoded once
+// ---------------------------------------------------------------------------------------------
+// Params holds values by name (the edges: command line, settings, files, lessons). A workload reads
+// them into its own struct (AttentionParams, FfnParams, ...) once per job, in its decode hook. The
+// pricing and model hooks below (validate, schedule, min_bytes, device_refusal, footprint, l2_reuse)
+// take the decoded struct, so pricing a job looks up no parameter by name after the decode; the
+// views' and the emulation's hooks (describe, on_chip, sram_parts, emulate, ...) still take Params.
+// The harness holds the struct without knowing its type (it names no workload); a workload's hook
+// gets its own struct back with decoded_as<T>.
+class DecodedParams {
+public:
+    virtual ~DecodedParams() = default;
+};
+using Decoded = std::shared_ptr<const DecodedParams>;
+
+template <typename T>
+class DecodedAs final : public DecodedParams {
+public:
+    explicit DecodedAs(T v) : value(std::move(v)) {}
+    T value;
+};
+
+// A workload's struct back from what its decode hook made; another workload's struct is a bug of
+// the caller (it decoded with one definition and asked another): std::logic_error.
+template <typename T>
+const T& decoded_as(const DecodedParams& d) {
+    const auto* typed = dynamic_cast<const DecodedAs<T>*>(&d);
+    if (!typed) throw std::logic_error("a workload's hook was handed parameters decoded by another workload");
+    return typed->value;
+}
+
+// A decode hook from a workload's one mapping of Params to its struct (to_attention, to_ffn, ...).
+template <typename T, T (*to_struct)(const Params&)>
+Decoded decode_with(const Params& p) {
+    return std::make_shared<const DecodedAs<T>>(to_struct(p));
+}
+
+// ---------------------------------------------------------------------------------------------
 // The definition
 // ---------------------------------------------------------------------------------------------
 class GpuWorkload;      // kernels/gpu/gpu_workload.h: the workload's device side (CUDA builds)
@@ -162,29 +200,33 @@ struct WorkloadDef {
     std::vector<ParamSpec> params;
     std::vector<VariantInfo> variants;
 
+    // Params into the workload's own struct (DecodedParams above), once per job: what the pricing
+    // and model hooks below take (validate, schedule, min_bytes, device_refusal, footprint,
+    // l2_reuse). Required: decode_with<ItsParams, to_its_params>.
+    Decoded (*decode)(const Params& p) = nullptr;
     // Checks across parameters, after each value passed its spec ("batch must divide heads",
     // "rows x hidden is too large"): "" or a message naming them. Optional.
-    std::string (*validate)(const Params& p) = nullptr;
+    std::string (*validate)(const DecodedParams& p) = nullptr;
     // The variant's tile schedule: its model (FLOPs, bytes per buffer, spills) is the sum of it.
-    Schedule (*schedule)(const std::string& variant, const Params& p) = nullptr;
+    Schedule (*schedule)(const std::string& variant, const DecodedParams& p) = nullptr;
     // The fewest bytes any implementation must move (each input read once, the output written once).
-    uint64_t (*min_bytes)(const Params& p) = nullptr;
+    uint64_t (*min_bytes)(const DecodedParams& p) = nullptr;
     // "" when the device can run the variant with p; else why not, with the numbers (a tile too
     // large for shared memory, S and P larger than memory, a missing architecture). Optional.
-    std::string (*device_refusal)(const std::string& variant, const Params& p, const DeviceBudget& device) = nullptr;
+    std::string (*device_refusal)(const std::string& variant, const DecodedParams& p, const DeviceBudget& device) = nullptr;
     // The sizes that matter, in one short line ("16 heads, N=4096, d=64, tile 64x64"): the
     // variant's own facts (its tile) included when a variant is given. Without the dtype.
     std::string (*describe)(const Params& p, const std::string& variant) = nullptr;
     // The memory view: a buffer's footprint in HBM, where a kernel keeps its working set and,
     // for kernels that stage tiles in shared memory, the parts of one block's allocation.
-    TensorFootprint (*footprint)(const Params& p, const std::string& buffer) = nullptr;
+    TensorFootprint (*footprint)(const DecodedParams& p, const std::string& buffer) = nullptr;
     OnChip (*on_chip)(const std::string& variant, const Params& p, const ScheduleKernel& kernel) = nullptr;
     std::vector<SramPart> (*sram_parts)(const std::string& variant, const Params& p, int kernel) = nullptr;
     // The L2 reuse only the workload knows, applied after the generic rules of apply_l2_reuse
     // (kernels/core/schedule.h) on a device with `l2_bytes` of L2: it may change a buffer's
     // dram_read / dram_written and says why in its dram_rule. Optional: the generic rules alone
     // give every workload DRAM bytes.
-    void (*l2_reuse)(const std::string& variant, const Params& p, uint64_t l2_bytes, Model& m) = nullptr;
+    void (*l2_reuse)(const std::string& variant, const DecodedParams& p, uint64_t l2_bytes, Model& m) = nullptr;
     // The GPU backend times its runs from an idle GPU (one event pair around all launches, so the
     // host's launch rate is inside the time): the simulated backend charges the first launch from
     // idle and the host's per-launch cost the same way. Default: kernels back to back.

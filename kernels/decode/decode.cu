@@ -58,7 +58,7 @@
 // [SECTION] Buffers and launches
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 #include "kernels/cuda/gpu_check.cuh"
-#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/cuda/gpu_dtype.cuh"
 #include "kernels/cuda/gpu_memory.cuh"
 #include "kernels/cuda/gpu_mma.cuh"
 #include "kernels/gpu/gpu_workload.h"

@@ -68,11 +68,14 @@ std::vector<ParamSpec> param_specs() {
     };
 }
 
-std::string validate_params(const Params& p) { return validate(to_decode(p)); }
-Schedule schedule_of(const std::string& variant, const Params& p) { return schedule(variant, to_decode(p)); }
-uint64_t min_bytes_of(const Params& p) { return min_bytes(to_decode(p)); }
-std::string refusal_of(const std::string& variant, const Params& p, const DeviceBudget& device) {
-    return device_refusal(variant, to_decode(p), device);
+// The pricing and model hooks read the job's DecodeParams, decoded once (WorkloadDef::decode).
+const DecodeParams& job_params(const DecodedParams& d) { return decoded_as<DecodeParams>(d); }
+
+std::string validate_params(const DecodedParams& p) { return validate(job_params(p)); }
+Schedule schedule_of(const std::string& variant, const DecodedParams& p) { return schedule(variant, job_params(p)); }
+uint64_t min_bytes_of(const DecodedParams& p) { return min_bytes(job_params(p)); }
+std::string refusal_of(const std::string& variant, const DecodedParams& p, const DeviceBudget& device) {
+    return device_refusal(variant, job_params(p), device);
 }
 EmulatedCheck emulate_of(const std::string& variant, const Params& p, const EmulationBudget& budget) {
     return emulate(variant, to_decode(p), budget);
@@ -100,8 +103,8 @@ std::string describe_of(const Params& params, const std::string& variant) {
     return text + "; " + std::to_string(blocks) + " blocks of " + heads;
 }
 
-TensorFootprint footprint(const Params& params, const std::string& name) {
-    const DecodeParams p = to_decode(params);
+TensorFootprint footprint(const DecodedParams& params, const std::string& name) {
+    const DecodeParams& p = job_params(params);
     const std::string es = std::to_string(dtype_bytes(p.dtype)) + " B";
     const std::string b = std::to_string(p.batch), h = std::to_string(p.heads), d = std::to_string(p.d);
     if (name == "q" || name == "out") return {q_bytes(p), "batch x heads x d x " + es + " = " + b + " x " + h + " x " + d + " x " + es};
@@ -148,9 +151,9 @@ std::vector<SramPart> sram_parts(const std::string&, const Params& params, int) 
 
 // split_kv_fused's last block reads its group's partials back moments after the other splits wrote
 // them, in the same kernel: from L2 when they fit half of it (the generic rules would charge DRAM).
-void l2_reuse(const std::string& variant, const Params& params, uint64_t l2_bytes, Model& m) {
+void l2_reuse(const std::string& variant, const DecodedParams& params, uint64_t l2_bytes, Model& m) {
     if (find_variant(variant) != Variant::split_kv_fused) return;
-    const DecodeParams p = to_decode(params);
+    const DecodeParams& p = job_params(params);
     if (2 * partial_bytes(variant, p) > l2_bytes) return;
     for (KernelModel& k : m.kernels)
         for (BufferTraffic& b : k.buffers)
@@ -197,6 +200,7 @@ const WorkloadDef& decode_workload() {
         w.variants = improving_on(decode::variants(), "naive");
         for (VariantInfo& v : w.variants)
             if (v.name == "split_kv") v.improves_on = "flash";
+        w.decode = decode_with<decode::DecodeParams, decode::to_decode>;
         w.validate = decode::validate_params;
         w.schedule = decode::schedule_of;
         w.min_bytes = decode::min_bytes_of;

@@ -57,10 +57,10 @@
 // [SECTION] Launchers
 // [SECTION] Dispatch by kernel name, buffer specs
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
-#include "kernels/gpu/gpu_check.cuh"
-#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/cuda/gpu_check.cuh"
+#include "kernels/cuda/gpu_dtype.cuh"
 #include "kernels/elementwise/elementwise_gpu.cuh"
-#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/cuda/gpu_memory.cuh"
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/core/gelu_fast.h"
 #include "kernels/core/philox.h"

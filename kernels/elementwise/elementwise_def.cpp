@@ -60,8 +60,13 @@ const ParamSpec kDropout{"dropout", "dropout p", 0, 0.99, false, false,
                          "The mask is Philox(seed, index), regenerated in each kernel, never stored.",
                          0.1};
 
-std::string validate_size(const Params& p) {
-    const double elements = p.get("rows") * p.get("hidden");
+// The pricing and model hooks read the job's ElementwiseParams, decoded once (WorkloadDef::decode).
+const ElementwiseParams& job_params(const DecodedParams& d) { return decoded_as<ElementwiseParams>(d); }
+
+// After the specs' checks: rows and hidden are whole numbers, as the decoded struct holds them.
+std::string validate_size(const DecodedParams& p) {
+    const ElementwiseParams& e = job_params(p);
+    const double elements = static_cast<double>(e.rows) * static_cast<double>(e.hidden);
     if (elements > kMaxElements)
         return "rows x hidden = " + param_number_text(elements) + " elements is too large: at most " +
                param_number_text(kMaxElements) + " (2^30)";
@@ -71,13 +76,13 @@ std::string validate_size(const Params& p) {
 // =============================================================================================
 // Model, description, memory view
 // =============================================================================================
-Schedule chain(const std::string& variant, const Params& p) { return chain_schedule(variant, to_elementwise(p)); }
-Schedule bias_gelu(const std::string& variant, const Params& p) {
-    return bias_gelu_schedule(variant, to_elementwise(p));
+Schedule chain(const std::string& variant, const DecodedParams& p) { return chain_schedule(variant, job_params(p)); }
+Schedule bias_gelu(const std::string& variant, const DecodedParams& p) {
+    return bias_gelu_schedule(variant, job_params(p));
 }
 
-uint64_t min_bytes_of(const Params& p) {
-    const ElementwiseParams e = to_elementwise(p);
+uint64_t min_bytes_of(const DecodedParams& p) {
+    const ElementwiseParams& e = job_params(p);
     const uint64_t es = static_cast<uint64_t>(dtype_bytes(e.dtype));
     const uint64_t n = static_cast<uint64_t>(e.rows) * static_cast<uint64_t>(e.hidden);
     const uint64_t h = static_cast<uint64_t>(e.hidden);
@@ -103,8 +108,8 @@ std::string describe(const Params& p, const std::string& variant) {
 
 // What a device cannot run of the chain: fused_spill past one block's row (the lesson's kernel,
 // kept as measured), and a row shared by a thread-block cluster before compute capability 9.0.
-std::string chain_device_refusal(const std::string& variant, const Params& p, const DeviceBudget& budget) {
-    const ElementwiseParams e = to_elementwise(p);
+std::string chain_device_refusal(const std::string& variant, const DecodedParams& p, const DeviceBudget& budget) {
+    const ElementwiseParams& e = job_params(p);
     RowConfig c;
     try {
         c = row_config(e, variant_of(e, variant) == Variant::fused_spill ? RowKernel::spill : RowKernel::picked);
@@ -124,8 +129,8 @@ std::string chain_device_refusal(const std::string& variant, const Params& p, co
 }
 
 // Tensors are rows x hidden except the hidden-long vectors gamma, beta, bias.
-TensorFootprint footprint(const Params& p, const std::string& name) {
-    const ElementwiseParams e = to_elementwise(p);
+TensorFootprint footprint(const DecodedParams& p, const std::string& name) {
+    const ElementwiseParams& e = job_params(p);
     const uint64_t es = static_cast<uint64_t>(dtype_bytes(e.dtype));
     const std::string es_text = std::to_string(es) + " B";
     if (name == "gamma" || name == "beta" || name == "bias")
@@ -174,6 +179,7 @@ const WorkloadDef& chain_workload() {
                             "kernel that spills is an unfused kernel in disguise.",
              1}},
             {{"fused", "unfused"}, {"fused_spill", "fused"}});
+        w.decode = decode_with<elementwise::ElementwiseParams, elementwise::to_elementwise>;
         w.validate = elementwise::validate_size;
         w.schedule = elementwise::chain;
         w.min_bytes = elementwise::min_bytes_of;
@@ -203,6 +209,7 @@ const WorkloadDef& bias_gelu_workload() {
         w.variants = with_baselines({{"unfused", "2 kernels: bias add writes h = x + bias to HBM, GELU reads it back.", 2},
                                      {"fused", "1 kernel: x + bias and GELU in registers; h never reaches HBM.", 1}},
                                     {{"fused", "unfused"}});
+        w.decode = decode_with<elementwise::ElementwiseParams, elementwise::to_elementwise>;
         w.validate = elementwise::validate_size;
         w.schedule = elementwise::bias_gelu;
         w.min_bytes = elementwise::min_bytes_of;

@@ -9,7 +9,8 @@
 //                      read of h1, one write of act).
 //   epilogue           cuBLASLt (cublasLtMatmul) with CUBLASLT_EPILOGUE_GELU_BIAS for GEMM 1 and
 //                      CUBLASLT_EPILOGUE_BIAS for GEMM 2: the bias and GELU are applied to the
-//                      accumulator tile in registers, then the tile is stored once.
+//                      accumulator tile in registers, then the tile is stored once. The two GEMMs
+//                      (LtGemm, LtPair) and cuBLAS's error and type helpers are in kernels/ffn/ffn_lt.h.
 //   epilogue_graph     the epilogue's two cublasLtMatmul calls captured once per buffer set into a
 //                      CUDA graph (instantiated and uploaded outside any timing), one cudaGraphLaunch
 //                      per run.
@@ -27,20 +28,19 @@
 // sets, or, when those would need more than 8, the harness flushes L2 before each rep (outside its
 // events): either way a rep never finds its weights in L2, as a model's next layer would not.
 //
-// [SECTION] Library handles and errors
+// [SECTION] Buffer sets
 // [SECTION] unfused: cuBLAS GEMM, bias, GELU, cuBLAS GEMM, bias
 // [SECTION] fused_elementwise: cuBLAS GEMM, fused bias+GELU, cuBLAS GEMM, bias
-// [SECTION] epilogue: cuBLASLt GEMMs with the bias (+ GELU) epilogue
 // [SECTION] Inputs
 // [SECTION] The GPU workload (with epilogue_graph's capture and replay: build_graphs, launch_run)
-#include "kernels/gpu/gpu_check.cuh"
-#include "kernels/gpu/gpu_dtype.cuh"
-#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/cuda/gpu_check.cuh"
+#include "kernels/cuda/gpu_dtype.cuh"
+#include "kernels/cuda/gpu_memory.cuh"
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise_gpu.cuh"
 #include "kernels/ffn/ffn.h"
-#include "kernels/ffn/ffn_gpu.h"
+#include "kernels/ffn/ffn_lt.h"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -62,24 +62,9 @@ using kernels::gpu::DeviceMemory;
 namespace {
 
 // =============================================================================================
-// [SECTION] Library handles and errors
+// [SECTION] Buffer sets
 // =============================================================================================
-constexpr size_t kLtWorkspaceBytes = size_t{32} << 20;  // ffn_def.cpp's refusal counts it
-constexpr size_t kAlignBytes = 256;                     // every buffer of a set starts here
-
-void check_cublas(cublasStatus_t s, const char* what) {
-    if (s != CUBLAS_STATUS_SUCCESS)
-        throw std::runtime_error(std::string(what) + ": " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
-}
-
-cudaDataType_t cuda_type(DType t) {
-    switch (t) {
-    case DType::f32: return CUDA_R_32F;
-    case DType::f16: return CUDA_R_16F;
-    case DType::bf16: return CUDA_R_16BF;
-    }
-    return CUDA_R_32F;
-}
+constexpr size_t kAlignBytes = 256;  // every buffer of a set starts here
 
 // One buffer set: pointers into the workload's arena; nullptr where the variant has no such buffer.
 struct Set {
@@ -165,83 +150,6 @@ void bias_gelu_kernel(const FfnParams& p, void* in, void* bias, void* out, cudaS
     b.out = out;
     kernels::gpu::launch_kernel("fused_bias_gelu", flat_params(p, p.d_ff), b, s);
 }
-
-// =============================================================================================
-// [SECTION] epilogue: cuBLASLt GEMMs with the bias (+ GELU) epilogue
-// =============================================================================================
-// One cuBLASLt GEMM C (rows x N) = A (rows x K) · B (K x N) row-major with an epilogue, its
-// descriptors and the algorithm the heuristic picked for them (kept while the shapes stay).
-class LtGemm {
-public:
-    LtGemm(cublasLtHandle_t lt, DType t, int64_t rows, int64_t K, int64_t N, cublasLtEpilogue_t epilogue) : lt_(lt) {
-        const cudaDataType_t ct = cuda_type(t);
-        check_cublas(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
-        const cublasOperation_t n = CUBLAS_OP_N;
-        check_cublas(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &n, sizeof n), "transa");
-        check_cublas(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n), "transb");
-        check_cublas(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
-                     "epilogue");
-        if (epilogue != CUBLASLT_EPILOGUE_DEFAULT)
-            check_cublas(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &ct, sizeof ct),
-                         "bias data type");
-        // Column-major views: B is N x K (ld N), A is K x rows (ld K), C is N x rows (ld N).
-        check_cublas(cublasLtMatrixLayoutCreate(&b_, ct, static_cast<uint64_t>(N), static_cast<uint64_t>(K), N), "layout B");
-        check_cublas(cublasLtMatrixLayoutCreate(&a_, ct, static_cast<uint64_t>(K), static_cast<uint64_t>(rows), K),
-                     "layout A");
-        check_cublas(cublasLtMatrixLayoutCreate(&c_, ct, static_cast<uint64_t>(N), static_cast<uint64_t>(rows), N),
-                     "layout C");
-        cublasLtMatmulPreference_t pref = nullptr;
-        check_cublas(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
-        const size_t ws = kLtWorkspaceBytes;
-        cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
-        cublasLtMatmulHeuristicResult_t result{};
-        int found = 0;
-        if (st == CUBLAS_STATUS_SUCCESS)
-            st = cublasLtMatmulAlgoGetHeuristic(lt_, desc_, b_, a_, c_, c_, pref, 1, &result, &found);
-        (void)cublasLtMatmulPreferenceDestroy(pref);
-        check_cublas(st, "cublasLtMatmulAlgoGetHeuristic");
-        if (found == 0)
-            throw std::runtime_error("cuBLASLt offers no kernel for a " + std::to_string(rows) + " x " + std::to_string(N) +
-                                     " x " + std::to_string(K) + " " + to_string(t) + " GEMM with this epilogue");
-        algo_ = result.algo;
-    }
-    ~LtGemm() {
-        if (c_) (void)cublasLtMatrixLayoutDestroy(c_);
-        if (a_) (void)cublasLtMatrixLayoutDestroy(a_);
-        if (b_) (void)cublasLtMatrixLayoutDestroy(b_);
-        if (desc_) (void)cublasLtMatmulDescDestroy(desc_);
-    }
-    LtGemm(const LtGemm&) = delete;
-    LtGemm& operator=(const LtGemm&) = delete;
-
-    // Loads A and B tiles into shared memory, accumulates in registers, applies the epilogue (bias,
-    // GELU) to the accumulator tile in registers, stores C to HBM once.
-    void run(const void* A, const void* B, void* C, const void* bias, void* workspace, cudaStream_t s) {
-        if (bias)
-            check_cublas(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
-                         "bias pointer");
-        const float alpha = 1.0f, beta = 0.0f;
-        check_cublas(cublasLtMatmul(lt_, desc_, &alpha, B, b_, A, a_, &beta, C, c_, C, c_, &algo_, workspace,
-                                    kLtWorkspaceBytes, s),
-                     "cublasLtMatmul");
-    }
-
-private:
-    cublasLtHandle_t lt_;
-    cublasLtMatmulDesc_t desc_ = nullptr;
-    cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
-    cublasLtMatmulAlgo_t algo_{};
-};
-
-// The epilogue variant's two GEMMs for one parameter set (with or without their epilogues).
-struct LtPair {
-    std::unique_ptr<LtGemm> gemm1, gemm2;
-    LtPair(cublasLtHandle_t lt, const FfnParams& p, bool epilogues)
-        : gemm1(std::make_unique<LtGemm>(lt, p.dtype, p.M, p.d_model, p.d_ff,
-                                         epilogues ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_DEFAULT)),
-          gemm2(std::make_unique<LtGemm>(lt, p.dtype, p.M, p.d_ff, p.d_model,
-                                         epilogues ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT)) {}
-};
 
 // =============================================================================================
 // [SECTION] Inputs
@@ -484,47 +392,6 @@ public:
         return check_;
     }
 
-    // The timing of the two cuBLASLt GEMMs alone and with their epilogues, alternating (ffn_gpu.h).
-    LtTimes time_lt(const FfnParams& p, int reps, cudaStream_t s) {
-        Params params;
-        params.workload = "ffn";
-        params.dtype = p.dtype;
-        params.set("M", p.M).set("d_model", p.d_model).set("d_ff", p.d_ff).set("seed", p.seed);
-        prepare("epilogue", params, 1, s);
-        fill_inputs(s);
-        LtPair plain(lt_, p, false);
-        cudaEvent_t a = nullptr, b = nullptr;
-        check(cudaEventCreate(&a), "cudaEventCreate");
-        check(cudaEventCreate(&b), "cudaEventCreate");
-        std::vector<double> alone, with;
-        size_t set_index = 0;
-        auto one = [&](bool epilogues) {
-            Set& set = sets_[set_index++ % sets_.size()];
-            LtPair& pair = epilogues ? *lt_pair_ : plain;
-            check(cudaEventRecord(a, s), "cudaEventRecord");
-            pair.gemm1->run(set.x, set.W1, set.act, epilogues ? set.b1 : nullptr, workspace_.get(), s);
-            pair.gemm2->run(set.act, set.W2, set.out, epilogues ? set.b2 : nullptr, workspace_.get(), s);
-            check(cudaEventRecord(b, s), "cudaEventRecord");
-            check(cudaEventSynchronize(b), "cudaEventSynchronize");
-            float ms = 0;
-            check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
-            return static_cast<double>(ms);
-        };
-        for (int r = -3; r < reps; ++r) {
-            const double t_alone = one(false), t_with = one(true);
-            if (r < 0) continue;
-            alone.push_back(t_alone);
-            with.push_back(t_with);
-        }
-        (void)cudaEventDestroy(a);
-        (void)cudaEventDestroy(b);
-        auto median = [](std::vector<double>& v) {
-            std::sort(v.begin(), v.end());
-            return v.empty() ? 0.0 : v[v.size() / 2];
-        };
-        return LtTimes{median(alone), median(with)};
-    }
-
 private:
     bool is_epilogue() const { return ffn::is_epilogue(variant_); }
 
@@ -602,13 +469,5 @@ private:
 }  // namespace
 
 std::unique_ptr<GpuWorkload> make_gpu_workload() { return std::make_unique<FfnGpu>(); }
-
-LtTimes time_lt_gemms(const FfnParams& p, int reps) {
-    kernels::gpu::Stream stream;
-    FfnGpu w;
-    const LtTimes t = w.time_lt(p, reps, stream.get());
-    check(cudaStreamSynchronize(stream.get()), "time_lt_gemms");
-    return t;
-}
 
 }  // namespace kernels::ffn::gpu

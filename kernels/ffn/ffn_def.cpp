@@ -50,18 +50,21 @@ const ParamSpec kFf{"d_ff", "d_ff (0: 4 x d_model)", 0, static_cast<double>(kMax
                     "Otherwise 256 .. 32768, a multiple of 8.",
                     0};
 
-std::string validate_of(const Params& p) { return validate(to_ffn(p)); }
-Schedule schedule_of(const std::string& variant, const Params& p) { return schedule(variant, to_ffn(p)); }
-void l2_reuse_of(const std::string& variant, const Params& p, uint64_t l2_bytes, Model& m) {
-    gemm_l2_reuse(variant, to_ffn(p), l2_bytes, m);
+// The pricing and model hooks read the job's FfnParams, decoded once (WorkloadDef::decode).
+const FfnParams& job_params(const DecodedParams& d) { return decoded_as<FfnParams>(d); }
+
+std::string validate_of(const DecodedParams& p) { return validate(job_params(p)); }
+Schedule schedule_of(const std::string& variant, const DecodedParams& p) { return schedule(variant, job_params(p)); }
+void l2_reuse_of(const std::string& variant, const DecodedParams& p, uint64_t l2_bytes, Model& m) {
+    gemm_l2_reuse(variant, job_params(p), l2_bytes, m);
 }
-uint64_t min_bytes_of(const Params& p) { return min_bytes(to_ffn(p)); }
+uint64_t min_bytes_of(const DecodedParams& p) { return min_bytes(job_params(p)); }
 
 // cuBLASLt's workspace (ffn.cu allocates it with the buffers).
 constexpr uint64_t kWorkspaceBytes = uint64_t{32} << 20;
 
-std::string device_refusal(const std::string& variant, const Params& params, const DeviceBudget& device) {
-    const FfnParams p = to_ffn(params);
+std::string device_refusal(const std::string& variant, const DecodedParams& params, const DeviceBudget& device) {
+    const FfnParams& p = job_params(params);
     const uint64_t need = buffer_set_bytes(variant, p) + kWorkspaceBytes;
     if (device.memory_bytes > 0 && need > device.memory_bytes) {
         std::string names;
@@ -85,8 +88,8 @@ std::string describe_of(const Params& params, const std::string&) {
     return "M=" + std::to_string(p.M) + ", d_model=" + std::to_string(p.d_model) + ", d_ff=" + std::to_string(p.d_ff);
 }
 
-TensorFootprint footprint(const Params& params, const std::string& buffer) {
-    const FfnParams p = to_ffn(params);
+TensorFootprint footprint(const DecodedParams& params, const std::string& buffer) {
+    const FfnParams& p = job_params(params);
     const uint64_t es = static_cast<uint64_t>(dtype_bytes(p.dtype));
     const std::string es_text = std::to_string(es) + " B";
     const uint64_t bytes = buffer_elements(p, buffer) * es;
@@ -164,6 +167,7 @@ const WorkloadDef& ffn_workload() {
         w.variants = with_baselines(ffn::variants(), {{"fused_elementwise", "unfused"},
                                                       {"epilogue", "fused_elementwise"},
                                                       {"epilogue_graph", "epilogue"}});
+        w.decode = decode_with<ffn::FfnParams, ffn::to_ffn>;
         w.validate = ffn::validate_of;
         w.schedule = ffn::schedule_of;
         w.min_bytes = ffn::min_bytes_of;

@@ -332,7 +332,7 @@ public:
             (void)cudaGetLastError();
             return std::string("cannot query the CUDA device: ") + cudaGetErrorString(e);
         }
-        return w.device_refusal(variant, p, DeviceBudget{info_, free_bytes + bytes_held(), "free"});
+        return device_refusal(w, variant, p, DeviceBudget{info_, free_bytes + bytes_held(), "free"});
     }
 
     Measurement run(const Job& job, const CancelToken& cancel) override {

@@ -2,7 +2,7 @@
 // NaN/inf (unwritten poison) in a device tensor and raw dtype bits to float on the host (the error
 // sums against the float64 reference are kernels/core/output_check.h's ErrorSum).
 #include "kernels/cuda/gpu_check.cuh"
-#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/cuda/gpu_dtype.cuh"
 #include "kernels/gpu/gpu_workload.h"
 
 #include <algorithm>

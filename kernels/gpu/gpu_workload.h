@@ -21,6 +21,7 @@
 #include "kernels/core/output_check.h"
 #include "kernels/core/schedule.h"
 #include "kernels/core/types.h"
+#include "kernels/cuda/gpu_fill.cuh"  // fill_input: what fill_inputs calls
 
 #include <cuda_runtime.h>
 
@@ -147,15 +148,6 @@ void keep_or_allocate(Buffers& buffers, bool& held, bool same, Allocate&& alloca
     allocate(buffers);
     held = true;
 }
-
-// The one input fill (kernels/gpu/gpu_fill.cu): element i of `dst` (`elements` of dtype t) is
-// input_value(seed, tensor_id, i), times map.scale plus map.offset when they are not 1 and 0, each
-// a separate fp32 rounding as the workload's host-side *_value() functions compute it, rounded to t.
-struct InputScale {
-    float scale = 1.0f, offset = 0.0f;
-};
-void fill_input(DType t, void* dst, int64_t elements, uint64_t seed, uint32_t tensor_id, cudaStream_t stream,
-                InputScale map = {});
 
 }  // namespace gpu
 

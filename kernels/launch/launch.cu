@@ -16,9 +16,9 @@
 // [SECTION] Kernels
 // [SECTION] Launchers
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
-#include "kernels/gpu/gpu_check.cuh"
-#include "kernels/gpu/gpu_dtype.cuh"
-#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/cuda/gpu_check.cuh"
+#include "kernels/cuda/gpu_dtype.cuh"
+#include "kernels/cuda/gpu_memory.cuh"
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/core/philox.h"
 #include "kernels/launch/launch.h"

@@ -42,15 +42,18 @@ const ParamSpec kElements{"elements", "vector length", 1, static_cast<double>(kM
                           "and launch cost fades.",
                           65536};
 
-Schedule schedule_of(const std::string& variant, const Params& p) { return schedule(variant, to_launch(p)); }
-uint64_t min_bytes_of(const Params& p) { return min_bytes(to_launch(p)); }
+// The pricing and model hooks read the job's LaunchParams, decoded once (WorkloadDef::decode).
+const LaunchParams& job_params(const DecodedParams& d) { return decoded_as<LaunchParams>(d); }
+
+Schedule schedule_of(const std::string& variant, const DecodedParams& p) { return schedule(variant, job_params(p)); }
+uint64_t min_bytes_of(const DecodedParams& p) { return min_bytes(job_params(p)); }
 std::string describe_of(const Params& p, const std::string&) {
     return "K=" + std::to_string(p.get_int("steps")) + ", n=" + std::to_string(p.get_int("elements"));
 }
 
 // x and y: one vector each.
-TensorFootprint footprint(const Params& p, const std::string&) {
-    const LaunchParams l = to_launch(p);
+TensorFootprint footprint(const DecodedParams& p, const std::string&) {
+    const LaunchParams& l = job_params(p);
     const std::string es = std::to_string(dtype_bytes(l.dtype)) + " B";
     return {static_cast<uint64_t>(l.elements) * static_cast<uint64_t>(dtype_bytes(l.dtype)),
             "elements x " + es + " = " + std::to_string(l.elements) + " x " + es};
@@ -89,6 +92,7 @@ const WorkloadDef& launch_workload() {
         // Both against stream: graph removes the host's per-launch work (same K kernels), fused removes
         // the launches and y's K trips through memory.
         w.variants = with_baselines(launch::variants(), {{"graph", "stream"}, {"fused", "stream"}});
+        w.decode = decode_with<launch::LaunchParams, launch::to_launch>;
         w.schedule = launch::schedule_of;
         w.min_bytes = launch::min_bytes_of;
         w.describe = launch::describe_of;

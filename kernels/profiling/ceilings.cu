@@ -3,8 +3,9 @@
 // Versions (each measured once per device, driver and clocks; the numbers are cached, ceilings.cpp):
 //   gemm_fp16 / gemm_bf16  cublasGemmEx, n = m = k = 8192 (1.1 TFLOP per call: long enough that
 //                          launch cost is noise), fp16/bf16 in and out, CUBLAS_COMPUTE_32F (fp32
-//                          accumulation, what the attention kernels use). Inputs random in
-//                          [-1, 1): tensor cores draw less power (and clock higher) on zeros.
+//                          accumulation, what the attention kernels use). Inputs uniform in
+//                          [-1, 1) from the one input fill: tensor cores draw less power (and
+//                          clock higher) on zeros.
 //   fma_chain              kKernelChains independent chains of dependent fmaf per thread: each
 //                          chain waits ~4 cycles per FMA, so 8 chains x many warps per SM keep
 //                          every FP32 lane busy. 2 FLOPs per FMA.
@@ -16,6 +17,7 @@
 #include "kernels/profiling/ceilings.h"
 
 #include "kernels/core/format.h"
+#include "kernels/cuda/gpu_fill.cuh"
 #include "kernels/cuda/gpu_memory.cuh"
 
 #include <cublas_v2.h>
@@ -41,6 +43,9 @@ using gpu::Stream;
 
 constexpr int kGemmN = 8192;
 constexpr int kGemmWarmup = 3, kGemmReps = 10;
+// The operands' values: input_value(kGemmSeed, tensor, i), tensor ids no workload uses (theirs are 1-99).
+constexpr uint64_t kGemmSeed = 1;
+constexpr uint32_t kGemmTensorA = 901, kGemmTensorB = 902;
 constexpr int kKernelChains = 8;       // independent FMA chains per thread (ILP)
 constexpr int kFmaIterations = 16384;  // per chain: ~1 ms per launch on an H100, launch cost is noise
 constexpr int kFmaThreads = 256;
@@ -50,20 +55,6 @@ constexpr int kFmaWarmup = 2, kFmaReps = 10;
 // =============================================================================================
 // [SECTION] Kernels
 // =============================================================================================
-// Random values in [-1, 1) from a hash of the index: no host round trip for 128 MiB.
-template <typename T>
-__global__ void fill_random(T* out, int64_t n, uint32_t seed) {
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-        uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
-        h ^= h >> 16;
-        h *= 0x85EBCA6Bu;
-        h ^= h >> 13;
-        const float v = static_cast<float>(h & 0xFFFFFF) / 8388608.0f - 1.0f;
-        if constexpr (std::is_same_v<T, __half>) out[i] = __float2half_rn(v);
-        else out[i] = __float2bfloat16_rn(v);
-    }
-}
-
 // kKernelChains chains of a = a * b + c. b slightly below 1 keeps them finite for any length;
 // the store is conditional on a value no chain reaches, so the compiler must compute them all.
 __global__ void __launch_bounds__(kFmaThreads) fma_chain(float b, float c, int iterations, float* sink) {
@@ -142,14 +133,15 @@ double median_ms(cudaStream_t s, int warmup, int reps, Call call) {
 // TFLOP/s of C = A B (n x n x n, 2 n^3 FLOPs) through cublasGemmEx with fp32 accumulation.
 template <typename T>
 double gemm_tflops(cublasHandle_t h, cudaStream_t s, cudaDataType_t type) {
+    static_assert(sizeof(T) == 2, "the GEMM ceilings are 16-bit");
     const size_t elements = size_t{kGemmN} * kGemmN;
     // A, B and C: 3 x 128 MiB for 2-byte types: "A", "B", "C" name them in an out-of-memory message.
     DeviceMemory A(elements * sizeof(T), "GEMM ceiling A"), B(elements * sizeof(T), "GEMM ceiling B"),
         C(elements * sizeof(T), "GEMM ceiling C");
-    fill_random<T><<<1024, 256, 0, s>>>(static_cast<T*>(A.get()), static_cast<int64_t>(elements), 1u);
-    check_launch("fill_random");
-    fill_random<T><<<1024, 256, 0, s>>>(static_cast<T*>(B.get()), static_cast<int64_t>(elements), 2u);
-    check_launch("fill_random");
+    // The one input fill (kernels/cuda/gpu_fill.cuh): uniform in [-1, 1), on the device.
+    const DType dtype = std::is_same_v<T, __half> ? DType::f16 : DType::bf16;
+    gpu::fill_input(dtype, A.get(), static_cast<int64_t>(elements), kGemmSeed, kGemmTensorA, s);
+    gpu::fill_input(dtype, B.get(), static_cast<int64_t>(elements), kGemmSeed, kGemmTensorB, s);
     check_cublas(cublasSetStream(h, s), "cublasSetStream");
     const float alpha = 1.0f, beta = 0.0f;
     const double ms = median_ms(s, kGemmWarmup, kGemmReps, [&] {

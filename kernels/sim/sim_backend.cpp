@@ -760,15 +760,23 @@ public:
                         "; a model estimate, not a measurement";
         m.check_note = "n/a: simulated, no kernel ran";
         m.measured_bytes_note = "unavailable: simulated GPU has no counters";
-        // The job's workload and variant, found by name once: everything below takes them as found.
+        // The job's workload and variant, found by name once, and its parameters decoded once into the
+        // workload's own struct (after each value passed its spec): everything below takes them as
+        // found and decoded, with no lookup by name.
         const WorkloadDef* def = find_workload(job.params.workload);
         const VariantInfo* variant = def ? def->find_variant(job.variant) : nullptr;
-        if (std::string why = def ? unavailable_reason(*def, job) : validate(job.params); !why.empty()) {
+        Decoded decoded;
+        std::string why = def ? check_param_values(*def, job.params) : validate(job.params);
+        if (why.empty() && def) {
+            decoded = def->decode(job.params);
+            why = unavailable_reason(*def, job, *decoded);
+        }
+        if (!why.empty()) {
             m.error = why;
-            m.refused = def && validate(*def, job.params).empty();  // a device limit, not bad input
+            m.refused = decoded && cross_check(*def, *decoded).empty();  // a device limit, not bad input
             return m;
         }
-        const Model model = kernels::model(*def, job.variant, job.params, static_cast<uint64_t>(std::max<int64_t>(gpu_.info.l2_bytes, 0)));
+        const Model model = kernels::model(*def, job.variant, *decoded, static_cast<uint64_t>(std::max<int64_t>(gpu_.info.l2_bytes, 0)));
         const RunPrice run = price_run(gpu_.cal, *def, *variant, model, gpu_.info);
         std::vector<std::string> names;
         std::vector<uint64_t> bytes;
@@ -795,7 +803,7 @@ public:
                                                                            "its per-node cost inside each kernel)"
                                                                          : " (what the launch cost leaves between kernels)"));
         m.time = {run.total_ms, run.total_ms, run.total_ms, 0};
-        record_model(*def, model, job.params, gpu_.info, m, run);
+        record_model(*def, model, *decoded, gpu_.info, m, run);
         m.limiter = m.model_limiter;
         m.timing_note += "; " + m.limiter;
         if (m.local_bytes > 0)
@@ -809,9 +817,18 @@ public:
 
 private:
     std::string unavailable_reason(const WorkloadDef& def, const Job& job) const {
-        if (std::string why = validate(def, job.params); !why.empty()) return why;
+        if (std::string why = check_param_values(def, job.params); !why.empty()) return why;
+        return unavailable_reason(def, job, *def.decode(job.params));
+    }
+    // The workload's checks across parameters (validate's second half: each value passed its spec).
+    static std::string cross_check(const WorkloadDef& def, const DecodedParams& decoded) {
+        return def.validate ? def.validate(decoded) : "";
+    }
+    // After each value passed its spec, with the job's parameters decoded.
+    std::string unavailable_reason(const WorkloadDef& def, const Job& job, const DecodedParams& decoded) const {
+        if (std::string why = cross_check(def, decoded); !why.empty()) return why;
         if (!def.find_variant(job.variant)) return unknown_variant_message(job.params.workload, job.variant);
-        return device_refusal(def, job.variant, job.params, total_memory_budget(gpu_.info));
+        return device_refusal(def, job.variant, decoded, total_memory_budget(gpu_.info));
     }
 
     SimGpu gpu_;
@@ -820,8 +837,8 @@ private:
 }  // namespace
 
 // The model's sums: FLOPs, bytes at every level, the minimum bytes, the spills on this device.
-static void record_model_sums(const WorkloadDef& def, const Model& mod, const Params& p, const DeviceInfo& device,
-                              Measurement& m) {
+static void record_model_sums(const WorkloadDef& def, const Model& mod, const DecodedParams& decoded,
+                              const DeviceInfo& device, Measurement& m) {
     m.flops = mod.flops();
     m.bytes_read = mod.dram_read();
     m.bytes_written = mod.dram_written();
@@ -829,7 +846,7 @@ static void record_model_sums(const WorkloadDef& def, const Model& mod, const Pa
     m.l2_bytes_written = mod.bytes_written();
     m.shared_bytes = mod.shared_bytes();
     m.dram_model_note = mod.l2_note;
-    m.min_bytes = def.min_bytes(p);
+    m.min_bytes = def.min_bytes(decoded);
     const ModelSpills spills = model_spills(mod, device);
     m.local_bytes = spills.local_bytes;
     m.local_beyond_l1_bytes = spills.beyond_l1_bytes;
@@ -839,17 +856,19 @@ static void record_model_sums(const WorkloadDef& def, const Model& mod, const Pa
 // The modeled side of every backend's measurement (moved here from the registry: it prices the run).
 void record_model(const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m, const RunPrice* priced) {
     const WorkloadDef& def = workload_def(p);
+    const Decoded decoded = def.decode(p);
     const VariantInfo* variant = def.find_variant(m.job.variant);
     if (!variant) {
-        record_model_sums(def, mod, p, device, m);
+        record_model_sums(def, mod, *decoded, device, m);
         return;
     }
-    record_model(def, mod, p, device, m, priced ? *priced : price_run(calibration_for(device), def, *variant, mod, device));
+    record_model(def, mod, *decoded, device, m,
+                 priced ? *priced : price_run(calibration_for(device), def, *variant, mod, device));
 }
 
-void record_model(const WorkloadDef& def, const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m,
-                  const RunPrice& run) {
-    record_model_sums(def, mod, p, device, m);
+void record_model(const WorkloadDef& def, const Model& mod, const DecodedParams& decoded, const DeviceInfo& device,
+                  Measurement& m, const RunPrice& run) {
+    record_model_sums(def, mod, decoded, device, m);
     m.model_limiter = limiter_text(run, mod.kernels.size());
     m.model_limiter_resource = run.limiter;
 }

@@ -112,9 +112,10 @@ std::unique_ptr<Backend> make_sim_backend(const SimGpu& gpu);
 // `priced` when the caller has priced it already).
 void record_model(const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m,
                   const RunPrice* priced = nullptr);
-// The same for a job whose workload and run are already found and priced (the simulated backend's).
-void record_model(const WorkloadDef& def, const Model& mod, const Params& p, const DeviceInfo& device, Measurement& m,
-                  const RunPrice& run);
+// The same for a job whose workload, parameters and run are already found, decoded and priced (the
+// simulated backend's).
+void record_model(const WorkloadDef& def, const Model& mod, const DecodedParams& decoded, const DeviceInfo& device,
+                  Measurement& m, const RunPrice& run);
 
 // A two-roof estimate: max(bytes / datasheet bandwidth, FLOPs / datasheet peak) + one launch.
 double sim_kernel_ms(const DeviceInfo& gpu, double flops, uint64_t bytes, bool tensor_cores);

@@ -16,10 +16,10 @@
 // [SECTION] Buffers and launches
 // [SECTION] The GPU workload (kernels/gpu/gpu_workload.h)
 #include "kernels/attention/attention_epilogue.cuh"
-#include "kernels/gpu/gpu_check.cuh"
-#include "kernels/gpu/gpu_dtype.cuh"
+#include "kernels/cuda/gpu_check.cuh"
+#include "kernels/cuda/gpu_dtype.cuh"
 #include "kernels/gpu/gpu_workload.h"
-#include "kernels/gpu/gpu_memory.cuh"
+#include "kernels/cuda/gpu_memory.cuh"
 #include "kernels/core/philox.h"
 #include "kernels/skip/skip.h"
 

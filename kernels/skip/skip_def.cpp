@@ -42,14 +42,17 @@ const ParamSpec kNoiseT{"t", "t (largest noise level)", 0, kMaxT, false, false,
                         "range.\nt = 0: out = x exactly (c_skip = 1, c_out = 0). Large t: out -> sigma_d x attention.",
                         1.0};
 
-std::string validate_params(const Params& p) { return validate(to_skip(p)); }
+// The pricing and model hooks read the job's SkipParams, decoded once (WorkloadDef::decode).
+const SkipParams& job_params(const DecodedParams& d) { return decoded_as<SkipParams>(d); }
+
+std::string validate_params(const DecodedParams& p) { return validate(job_params(p)); }
 EmulatedCheck emulate_of(const std::string& variant, const Params& p, const EmulationBudget& budget) {
     return emulate(variant, to_skip(p), budget);
 }
-Schedule schedule_of(const std::string& variant, const Params& p) { return schedule(variant, to_skip(p)); }
-uint64_t min_bytes_of(const Params& p) { return min_bytes(to_skip(p)); }
-std::string refusal_of(const std::string& variant, const Params& p, const DeviceBudget& device) {
-    const SkipParams sp = to_skip(p);
+Schedule schedule_of(const std::string& variant, const DecodedParams& p) { return schedule(variant, job_params(p)); }
+uint64_t min_bytes_of(const DecodedParams& p) { return min_bytes(job_params(p)); }
+std::string refusal_of(const std::string& variant, const DecodedParams& p, const DeviceBudget& device) {
+    const SkipParams& sp = job_params(p);
 #if FUSIONLAB_HAVE_CUDA
     // A real GPU runs this build's kernels: a variant whose attention kernel the build does not have
     // (flash_wgmma without sm_90a code) is refused first.
@@ -75,8 +78,8 @@ std::string describe_of(const Params& p, const std::string& variant) {
 }
 
 // Every tensor is batch_heads x N x d (x and out laid out [batch, N, heads x d]).
-TensorFootprint footprint(const Params& p, const std::string& name) {
-    const SkipParams s = to_skip(p);
+TensorFootprint footprint(const DecodedParams& p, const std::string& name) {
+    const SkipParams& s = job_params(p);
     const std::string es = std::to_string(dtype_bytes(s.attn.dtype)) + " B";
     return {tensor_bytes(s), std::string(name == "x" || name == "out" ? "batch x N x (heads x d)" : "batch_heads x N x d") +
                                  " x " + es + " = " + std::to_string(s.attn.batch_heads) + " x " +
@@ -127,6 +130,7 @@ const WorkloadDef& skip_workload() {
         w.variants = with_baselines(skip::variants(), {{"fused", "two_pass"},
                                                        {"teaching_fused", "teaching_two_pass"},
                                                        {"wgmma_fused", "wgmma_two_pass"}});
+        w.decode = decode_with<skip::SkipParams, skip::to_skip>;
         w.validate = skip::validate_params;
         w.auto_candidates = skip::auto_candidates_of;
         w.auto_decider = skip::auto_decider_of;

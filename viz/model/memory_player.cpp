@@ -55,6 +55,8 @@ const TileEvent* MemoryPlayer::longest_event() const {
 static bool moves_tensor(const TileEvent& e) { return e.kind != EventKind::compute && e.where() != Level::shared; }
 
 void MemoryPlayer::build_tensors() {
+    const WorkloadDef& w = workload_def(params_);
+    const Decoded decoded = w.decode(params_);  // the workload's own struct, once for every tensor
     for (const TileEvent& e : schedule_.events) {
         if (!moves_tensor(e)) continue;
         int index = tensor_index(e.buffer);
@@ -72,7 +74,7 @@ void MemoryPlayer::build_tensors() {
                 t.formula = "threads per block x stack frame = " + std::to_string(k.threads_per_block) + " x " +
                             std::to_string(k.registers.stack_bytes) + " B per block (" + k.registers.source + ")";
             } else {
-                const TensorFootprint f = workload_def(params_).footprint(params_, e.buffer);
+                const TensorFootprint f = w.footprint(*decoded, e.buffer);
                 t.bytes = f.bytes;
                 t.formula = f.formula;
             }

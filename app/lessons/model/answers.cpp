@@ -1,5 +1,5 @@
 // A student's answers to the predictions: the book, its JSON file and the teacher's CSV
-// (app/lessons/answers.h).
+// (app/lessons/model/answers.h).
 //
 // [SECTION] The book
 // [SECTION] JSON (tolerant of hand edits: a bad entry costs only itself)

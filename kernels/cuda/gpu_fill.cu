@@ -1,13 +1,14 @@
-// The one input fill of every workload's device side (declared in kernels/gpu/gpu_workload.h):
+// The one input fill (declared in kernels/cuda/gpu_fill.cuh), for every device buffer that needs values:
 // element i of tensor `tensor_id` is input_value(seed, tensor_id, i) (kernels/core/philox.h) in
 // fp32, optionally scaled and offset as the workload's host-side *_value() functions do, then
 // rounded to the storage type. Bit-identical to the host: the scale and the offset are applied as
 // separate roundings (__fmul_rn, __fadd_rn: no FMA contraction), and only when they are not the
 // identity (0 + -0 would turn -0 into +0).
+#include "kernels/cuda/gpu_fill.cuh"
+
 #include "kernels/core/philox.h"
 #include "kernels/cuda/gpu_check.cuh"
-#include "kernels/gpu/gpu_dtype.cuh"
-#include "kernels/gpu/gpu_workload.h"
+#include "kernels/cuda/gpu_dtype.cuh"
 
 #include <algorithm>
 
