@@ -48,7 +48,10 @@
 //       pulled through distributed shared memory), fp32 rows past 16384 staged in shared memory.
 //   v5  fewer instructions per element: Philox round keys from the constant bank, the odd lanes' keep
 //       test on the whole word (same mask), GELU as max(x, 0) - |q| with one FMA (one rounding fewer);
-//       clusters push their partial sums (one cluster barrier per reduction, none at exit).
+//       v5 as measured also pushed the clusters' partial sums into the peers' shared memory (one
+//       cluster barrier per reduction, none at exit); racecheck (H100, 2026-11-28) showed the first
+//       push could reach a block that had not started yet, so the clusters pull again as in v4 (the
+//       push had measured no faster: kernels/PERF.md).
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -294,36 +297,47 @@ __device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_
     return total;
 }
 
-// A cluster of `ctas` blocks shares one row. Each block pushes its partial sum into every block's
-// shared memory (thread r stores it, through distributed shared memory, into slot [rank] of block
-// r: all ctas stores in parallel, none waited on), the cluster meets at one barrier
-// (arrive.release / wait.acquire: the stores are visible after it), and every thread adds the
-// ctas slots of its own block in rank order (elementwise_emulate.cpp follows this order). Each
-// reduction has its own slots and a block's last access to a peer's shared memory is a store made
-// before the last barrier, so a block may exit right after it (v4 pulled the partials: thread 0
-// loaded the ctas remote values one after another, then a block barrier, and a third cluster
-// barrier kept blocks alive until their peers had read them).
-// slots: kRowMaxClusterCtas floats of this block's shared memory, used by this reduction only.
-__device__ __forceinline__ float cluster_sum(float block_total, float* slots, int rank, int ctas) {
+// A cluster of `ctas` blocks shares one row (v4's pull, kept in v5: v5's push of the partials into the
+// peers' shared memory before any cluster barrier wrote into blocks that might not have started, which
+// racecheck reported on an H100 on 2026-11-28; the push measured no faster): each block publishes its partial sum in its shared
+// memory, the cluster meets at a barrier, and thread 0 of every block adds all partials in rank
+// order through distributed shared memory. After its last read of a peer's shared memory a block arrives at the
+// cluster barrier once more (cluster_arrive) and waits on it before exiting (cluster_wait), so no
+// block leaves while a peer still reads its shared memory.
+__device__ __forceinline__ void cluster_arrive() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const int t = static_cast<int>(threadIdx.x);
-    if (t < ctas) {
-        // this block's partial -> block t's slot [rank] (shared memory of a peer, 32-bit shared::cluster address)
-        const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(slots + rank));
-        uint32_t remote;
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(t));
-        asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(remote), "f"(block_total) : "memory");
-    }
-    // the cluster barrier (every thread of every block): the peers' stores above are visible after it
     asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-    float sum = 0.0f;
-#pragma unroll 1
-    for (int r = 0; r < ctas; ++r) sum += slots[r];  // own shared memory -> registers, rank order (one at a time: the row is live in registers)
-    return sum;
+#endif
+}
+// Thread 0 adds the partials (32-bit shared::cluster addresses: few registers while the row is
+// held) and hands the total to its block through `total`.
+__device__ __forceinline__ float cluster_sum(float block_total, float* partial, float* total, int ctas) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (threadIdx.x == 0) *partial = block_total;
+    cluster_arrive();
+    cluster_wait();
+    if (threadIdx.x == 0) {
+        const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(partial));
+        float sum = 0.0f;
+        for (int r = 0; r < ctas; ++r) {
+            uint32_t remote;
+            float v;
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(r));
+            asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+            sum += v;
+        }
+        *total = sum;
+    }
+    __syncthreads();
+    return *total;
 #else
-    (void)slots;
-    (void)rank;
+    (void)partial;
+    (void)total;
     (void)ctas;
     __trap();  // the launcher runs clusters on compute capability 9.0 and later only
     return block_total;
@@ -452,7 +466,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     row_kernel(RowArgs a, MaskKeys m) {
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
-    __shared__ float cluster_sum_slots[elementwise::kRowMaxClusterCtas], cluster_sq_slots[elementwise::kRowMaxClusterCtas];
+    __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
     // 32-bit indices within a row and of rows (rows x hidden <= 2^30, elementwise.h): fewer
     // registers than 64-bit ones, which this kernel needs for the row it holds.
     using Index = int;
@@ -499,7 +513,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
     float row_total = row_sum(sum, sum_scratch, warps_per_row);
-    if (ctas > 1) row_total = cluster_sum(row_total, cluster_sum_slots, rank, ctas);
+    if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
     const float mean = row_total * inv_hidden;
     // Each pass unpacks the packed row again (one instruction per element): hiding the packed
     // words from the compiler here keeps it from holding the previous pass's unpacked floats
@@ -520,7 +534,10 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
         }
     }
     float sq_total = row_sum(sq, sq_scratch, warps_per_row);
-    if (ctas > 1) sq_total = cluster_sum(sq_total, cluster_sq_slots, rank, ctas);
+    if (ctas > 1) {
+        sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
+        cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
+    }
     const float rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
     keep_packed(x_raw);
 
@@ -531,6 +548,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
         if (col0 >= limit) continue;
         finish_chunk<T, kVector, kFused>(a, m, x_raw[c], res_raw[c], row_start, col0, limit - col0, mean, rstd, out);
     }
+    if (ctas > 1) cluster_wait();
 }
 
 // staged_row_kernel: the row (its slice, in a cluster) is staged in shared memory instead of
@@ -583,7 +601,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
     extern __shared__ uint4 staged_smem[];
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
-    __shared__ float cluster_sum_slots[elementwise::kRowMaxClusterCtas], cluster_sq_slots[elementwise::kRowMaxClusterCtas];
+    __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
     const int hidden = static_cast<int>(a.hidden);
     const int tpr = a.threads_per_row, ctas = a.ctas_per_row, cpt = a.chunks_per_thread;
     const int t = static_cast<int>(threadIdx.x);
@@ -617,7 +635,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
     }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
     float row_total = row_sum(sum, sum_scratch, tpr >> 5);
-    if (ctas > 1) row_total = cluster_sum(row_total, cluster_sum_slots, rank, ctas);
+    if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
     const float mean = row_total * inv_hidden;
 
     // compute variance: squared deviations over the staged row (shared -> registers, second pass)
@@ -634,7 +652,10 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
         }
     }
     float sq_total = row_sum(sq, sq_scratch, tpr >> 5);
-    if (ctas > 1) sq_total = cluster_sum(sq_total, cluster_sq_slots, rank, ctas);
+    if (ctas > 1) {
+        sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
+        cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
+    }
     const float rstd = rsqrtf(fmaf(sq_total, inv_hidden, elementwise::kLayerNormEps));
     cp_async_wait<0>();  // the residual chunks have landed
 
@@ -665,6 +686,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
                                              rstd, out);  // x chunk: shared -> registers
         }
     }
+    if (ctas > 1) cluster_wait();
 }
 
 // fused_chain_spill: the row kernel as it was before the layouts of row_config (one block per row,
