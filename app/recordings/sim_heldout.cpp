@@ -9,6 +9,7 @@
 #include "app/recordings/recording_file.h"
 #include "app/files/results_import.h"
 #include "kernels/core/registry.h"
+#include "kernels/sim/measured_ceilings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -75,17 +76,6 @@ kernels::SimCalibration builtin_calibration(const std::string& card) {
     return g ? g->cal : kernels::SimCalibration{};
 }
 
-kernels::SimCalibration with_measured_ceilings(kernels::SimCalibration c, const kernels::DeviceInfo& d) {
-    if (d.measured_copy_gbps && *d.measured_copy_gbps > 0) {
-        c.narrow_dram_gbps *= *d.measured_copy_gbps / c.dram_gbps;
-        c.dram_gbps = *d.measured_copy_gbps;
-    }
-    if (d.measured_fp16_gemm_tflops && *d.measured_fp16_gemm_tflops > 0) c.gemm_tflops = *d.measured_fp16_gemm_tflops;
-    if (d.measured_bf16_gemm_tflops && *d.measured_bf16_gemm_tflops > 0) c.gemm_bf16_tflops = *d.measured_bf16_gemm_tflops;
-    if (d.measured_fp32_fma_tflops && *d.measured_fp32_fma_tflops > 0) c.fp32_tflops = *d.measured_fp32_fma_tflops;
-    return c;
-}
-
 bool fitted_workload(const std::string& workload) { return workload != "decode"; }
 
 std::vector<SimPoint> sim_points(const std::vector<kernels::Measurement>& ms, const std::string& source,
@@ -97,7 +87,7 @@ std::vector<SimPoint> sim_points(const std::vector<kernels::Measurement>& ms, co
         const kernels::SimGpu* gpu = kernels::find_sim_gpu(card);
         if (!gpu) continue;
         kernels::SimGpu sim = *gpu;
-        sim.cal = with_measured_ceilings(cal_for(card), real.device);
+        sim.cal = kernels::with_measured_ceilings(cal_for(card), real.device);
         kernels::Job job = real.job;
         job.emulate = false;  // times only
         job.backend = kernels::BackendKind::simulated;
@@ -227,7 +217,7 @@ struct FitPoint {
 double priced_ms(const SimPoint& p, const kernels::Model& model, const kernels::SimCalibration& cal) {
     const kernels::Measurement& m = p.measured;
     const kernels::SimGpu* gpu = kernels::find_sim_gpu(p.card);
-    return kernels::price_run(with_measured_ceilings(cal, m.device), m.job.variant, m.job.params, model, gpu->info).total_ms;
+    return kernels::price_run(kernels::with_measured_ceilings(cal, m.device), m.job.variant, m.job.params, model, gpu->info).total_ms;
 }
 
 double objective(const std::vector<FitPoint>& points, const kernels::SimCalibration& cal) {

@@ -61,10 +61,8 @@ const std::vector<BenchTable>& bench_tables();
 // with calibration `cal_for(card)`; points of a card without a simulated GPU are left out.
 using CalibrationFor = kernels::SimCalibration (*)(const std::string& card);
 kernels::SimCalibration builtin_calibration(const std::string& card);  // the simulated GPU's own
-// `c` with the ceilings device `d` measured (copy, cuBLAS fp16 and bf16 GEMM, FMA) where it carries
-// them: every point is priced with its own machine's measured ceilings; only the constants no
-// benchmark measures are fitted (fit_calibration).
-kernels::SimCalibration with_measured_ceilings(kernels::SimCalibration c, const kernels::DeviceInfo& d);
+// Every point is priced with its own machine's measured ceilings (kernels/sim/measured_ceilings.h);
+// only the constants no benchmark measures are fitted (fit_calibration).
 // The workloads the study fits on and holds to its bound ("all"). decode is reported on its own line
 // and left out of both: its model (kernels/decode) does not price the recordings' loop yet
 // (kernels/PERF.md, "Held out, third pass").

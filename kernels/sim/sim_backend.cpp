@@ -12,6 +12,7 @@
 // kernels back to back, 0.08 us apart, a stream's kernels with what the host's rate leaves between
 // them. Estimates, and every Measurement says so.
 #include "kernels/sim/sim_backend.h"
+#include "kernels/sim/measured_ceilings.h"
 
 #include "kernels/core/registry.h"
 #include "kernels/core/timeline.h"
@@ -232,6 +233,10 @@ SimCalibration calibration_for(const DeviceInfo& d) {
                                              d.graph_kernel_us > 0 ? d.graph_kernel_us : 1.3);
     for (const SimGpu& g : sim_gpus())
         if (d.name.find(g.key) != std::string::npos) c = g.cal;
+    return with_measured_ceilings(c, d);
+}
+
+SimCalibration with_measured_ceilings(SimCalibration c, const DeviceInfo& d) {
     if (d.measured_copy_gbps && *d.measured_copy_gbps > 0) {
         c.narrow_dram_gbps *= *d.measured_copy_gbps / c.dram_gbps;
         c.dram_gbps = *d.measured_copy_gbps;

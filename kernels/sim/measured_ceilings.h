@@ -1,0 +1,12 @@
+#pragma once
+// A calibration with the ceilings a real device measured put in place of its constants: the copy
+// rate (narrow accesses scaled with it), cuBLAS's fp16 and bf16 GEMM rates, the FP32 FMA rate, each
+// where the device carries it. calibration_for (sim_backend.cpp) prices a real GPU this way, and the
+// held-out study (app/recordings/sim_heldout.cpp) prices every recorded point with its own machine's.
+#include "kernels/sim/sim_backend.h"
+
+namespace kernels {
+
+SimCalibration with_measured_ceilings(SimCalibration c, const DeviceInfo& d);
+
+}  // namespace kernels
