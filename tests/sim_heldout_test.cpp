@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
@@ -47,17 +48,12 @@ const char* known_heldout_miss(const SimPoint& p) {
                "(2048 threads x 104 B = 208 of 256 KiB), yet the counters read 1.6x the model's bytes (1238 against "
                "768 MiB at 8192 x 8192) and the time follows them: local traffic that reaches DRAM";
     // The lent host (kernels/PERF.md, "Held out, third pass"): the same work measured far apart in one recording.
-    if (p.workload == "launch" && p.variant == "stream" && has("K=100, n=8192") && !h100)
-        return "the lent host's launch rate: the same 100 launches of a ~1 us kernel took 419-641 us across n in the "
-               "H200's recording of 2026-11-28 (380-689 us on the H100), where n changes nothing on the GPU";
-    if (p.workload == "launch" && p.variant == "graph" && has("K=10,"))
-        return "a 10-node graph replay measured 31.1 us (min 21.8, max 117.8) where one node took 4.0 us and 100 nodes "
-               "1.3 us each: the launch's host cost varies more than the model's one graph launch";
+    // Four more such points (the H100's chain fused 1024 x 4096 and unfused 4096 x 512, the H200's launch stream
+    // K = 100 at n = 8192, the 2026-11-25 10-node graph) spread wider than 25 % in their own repetitions: they
+    // are noise-bound (SimPoint::noise_bound), not listed here.
     if (p.workload == "launch" && p.variant == "graph" && has("K=100, n=256") && !h100)
-        return "100 graph nodes: 103-134 us across n in the H200's recording, where n changes nothing on the GPU";
-    if (h100 && p.workload == "chain" && ((p.variant == "fused" && has("1024 x 4096")) || (p.variant == "unfused" && has("4096 x 512"))))
-        return "the H100's recording took 30.7 and 70.7 us where the H200's took 18.0 and 29.8 us for the same kernels "
-               "(1.35x its bandwidth): the H100 host's launches, not its GPU";
+        return "100 graph nodes: 103-134 us across n in the H200's recording, where n changes nothing on the GPU "
+               "(its own 10 repetitions spread less than 25 %; the spread is between points of one call)";
     // The teaching kernel at the auto tiles the lesson steps now run (16 and 32 rows a block).
     if ((p.variant == "flash" || p.variant == "teaching_two_pass") && (has("16 heads, N=4096, d=64") || has("4x4 heads, N=4096, d=64")) &&
         tile(32, 64))
@@ -106,11 +102,12 @@ TEST_CASE("simulated times on the held-out points per card", "[sim][heldout]") {
     const std::vector<SimPoint>& points = all_points();
     if (const char* path = std::getenv("FL_HELDOUT_CSV")) {
         std::ofstream out(path);
-        out << "card,source,workload,variant,shape,held,measured_ms,simulated_ms,kernels,span_ms,limiter\n";
+        out << "card,source,workload,variant,shape,held,measured_ms,simulated_ms,kernels,span_ms,limiter,spread,key\n";
         for (const SimPoint& p : points) {
             const kernels::TimelineStats t = kernels::timeline_stats(p.measured.timeline);
             out << p.card << "," << p.source << "," << p.workload << "," << p.variant << ",\"" << p.shape << "\","
-                << p.held_out << "," << p.measured_ms << "," << p.simulated_ms << "," << t.kernels << "," << t.span_ms << "," << p.limiter << "\n";
+                << p.held_out << "," << p.measured_ms << "," << p.simulated_ms << "," << t.kernels << "," << t.span_ms << "," << p.limiter << ","
+                << p.spread << ",\"" << point_key(p.measured.job.params, p.variant) << "\"\n";
         }
     }
     for (const std::string& line : heldout_report_lines(points)) WARN(line);
@@ -129,9 +126,10 @@ TEST_CASE("simulated times on the held-out points per card", "[sim][heldout]") {
             }
     }
     // The bounds this commit meets (kernels/PERF.md, "Held out, third pass"): the mean absolute error per card
-    // (decode apart: fitted_workload), and every held-out point within 25 % but those listed with their reason.
+    // (every workload, decode included), and every held-out point within 25 % but those listed with their reason
+    // and those whose own measurement spreads wider than that (SimPoint::noise_bound).
     // The issue's goal is 6 % and no point outside 25 %: not met on the recordings of 2026-11-28.
-    const std::map<std::string, double> mean_bound{{"H100", 0.085}, {"H200", 0.082}};
+    const std::map<std::string, double> mean_bound{{"H100", 0.085}, {"H200", 0.081}};
     for (const auto& [card, bound] : mean_bound) {
         REQUIRE(held.count(card));
         const ErrorStats& all = held.at(card).at("all");
@@ -139,13 +137,29 @@ TEST_CASE("simulated times on the held-out points per card", "[sim][heldout]") {
         CHECK(all.n >= 150);
         CHECK(all.mean <= bound);
     }
+    std::map<std::string, int> noise_bound;
     for (const SimPoint& p : points) {
-        if (!p.held_out || !fitted_workload(p.workload)) continue;
+        if (!p.held_out) continue;
         const char* why = known_heldout_miss(p);
+        // A point whose own repetitions spread wider than 25 % from their median cannot be held to 25 %:
+        // it stays in the means above and is reported (fusionlab info --sim-heldout), not checked here.
+        if (p.noise_bound() && std::abs(p.error()) > 0.25) {
+            ++noise_bound[p.card];
+            WARN("noise-bound: " << p.card << " " << p.variant << " " << p.shape << " (" << p.source << "): simulated "
+                                 << p.simulated_ms << " ms, measured " << p.measured_ms << " ms, min " << p.measured.time.min_ms
+                                 << ", max " << p.measured.time.max_ms);
+            CHECK(why == nullptr);  // listed misses are the model's, not the measurement's
+            continue;
+        }
         INFO(p.card << " " << p.variant << " " << p.shape << " (" << p.source << "): simulated " << p.simulated_ms
                     << " ms, measured " << p.measured_ms << " ms" << (why ? std::string("; known: ") + why : std::string()));
         if (why) CHECK(std::abs(p.error()) > 0.25);  // a fixed miss leaves the list
         else CHECK(std::abs(p.error()) <= 0.25);
+    }
+    // The noise-bound points are few: the rule cannot hide a model's error behind the host's.
+    for (const auto& [card, n] : noise_bound) {
+        INFO(card << ": " << n << " noise-bound held-out points outside 25 %");
+        CHECK(n <= 4);
     }
 }
 
@@ -157,7 +171,7 @@ TEST_CASE("the simulated GPUs' fitted constants are the fit on the fitted points
     for (const std::string card : {"H100", "H200"}) {
         std::vector<const SimPoint*> training;
         for (const SimPoint& p : points)
-            if (p.card == card && !p.held_out && fitted_workload(p.workload)) training.push_back(&p);
+            if (p.card == card && !p.held_out) training.push_back(&p);
         REQUIRE(training.size() > 300);
         const kernels::SimCalibration built = builtin_calibration(card);
         const CalibrationFit fit = fit_calibration(training, built);
@@ -187,4 +201,39 @@ TEST_CASE("the simulated GPUs' fitted constants are the fit on the fitted points
         CHECK(f.l2_gbps == Approx(built.l2_gbps).epsilon(1e-9));
         CHECK(f.memory_latency_us == Approx(built.memory_latency_us).epsilon(1e-9));
     }
+}
+
+// A recording folder's superseded.txt (load_sim_points): well-formed lines name a workload, its variants and
+// why; a malformed line is named with its file and line number, never taken as something it is not.
+TEST_CASE("superseded.txt: points measured with rewritten kernels and a malformed line", "[sim][heldout]") {
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / "fusionlab_superseded_test.txt";
+    {
+        std::ofstream out(file);
+        out << "# comment\n\ndecode flash split_kv: rewritten since\nlaunch\nchain fused no colon here\n";
+    }
+    std::vector<std::string> errors;
+    const std::vector<SupersededPoints> s = read_superseded(file.string(), errors);
+    std::filesystem::remove(file);
+    REQUIRE(s.size() == 1);
+    CHECK(s[0].workload == "decode");
+    CHECK(s[0].variants == std::vector<std::string>{"flash", "split_kv"});
+    CHECK(s[0].why == "rewritten since");
+    REQUIRE(errors.size() == 2);
+    CHECK(errors[0].find(":4: expected") != std::string::npos);
+    CHECK(errors[1].find(":5: expected") != std::string::npos);
+    // No file: nothing superseded, no error (most recordings have none).
+    errors.clear();
+    CHECK(read_superseded((std::filesystem::temp_directory_path() / "fusionlab_no_such_file.txt").string(), errors).empty());
+    CHECK(errors.empty());
+    // The shipped recordings of 2026-11-28 leave out decode's v5b flash and split points, and nothing else.
+    for (const std::string key : {"h100-2026-11-28", "h200-2026-11-28"}) {
+        const std::vector<SupersededPoints> shipped =
+            read_superseded(std::string(FL_SOURCE_DIR) + "/assets/recordings/" + key + "/superseded.txt", errors);
+        REQUIRE(shipped.size() == 1);
+        CHECK(shipped[0].workload == "decode");
+        CHECK(shipped[0].variants == std::vector<std::string>{"flash", "split_kv", "split_kv_fused"});
+    }
+    CHECK(errors.empty());
+    for (const SimPoint& p : all_points())
+        if (p.source.rfind("recording ", 0) == 0 && p.workload == "decode") CHECK(p.variant == "naive");
 }

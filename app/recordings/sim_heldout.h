@@ -46,8 +46,14 @@ struct SimPoint {
     double measured_ms = 0, simulated_ms = 0;
     std::string limiter;    // the simulated result's, in a few words (limiter_word)
     bool held_out = false;
+    // How far the point's own repetitions lie from their median: max(max / median - 1, 1 - min / median).
+    // Wider than kNoiseBound, the measurement itself cannot be held to 25 %: the point stays in every
+    // mean, but the 25 % check reports it as noise-bound instead of holding the model to it.
+    double spread = 0;
     double error() const { return measured_ms > 0 ? simulated_ms / measured_ms - 1.0 : 0.0; }
+    bool noise_bound() const;
 };
+inline constexpr double kNoiseBound = 0.25;
 
 // The bench tables of assets/measurements the simulator is held to (paths relative to the
 // repository), each with the variants whose kernels have since been rewritten (left out).
@@ -63,16 +69,22 @@ using CalibrationFor = kernels::SimCalibration (*)(const std::string& card);
 kernels::SimCalibration builtin_calibration(const std::string& card);  // the simulated GPU's own
 // Every point is priced with its own machine's measured ceilings (kernels/sim/measured_ceilings.h);
 // only the constants no benchmark measures are fitted (fit_calibration).
-// The workloads the study fits on and holds to its bound ("all"). decode is reported on its own line
-// and left out of both: its model (kernels/decode) does not price the recordings' loop yet
-// (kernels/PERF.md, "Held out, third pass").
-bool fitted_workload(const std::string& workload);
 std::vector<SimPoint> sim_points(const std::vector<kernels::Measurement>& ms, const std::string& source,
                                  CalibrationFor cal_for = builtin_calibration);
-// Every recording in `recordings_folder` (DIR/*/recording.json) and, when `repository` is not
-// empty, every bench table under it. Unreadable files are named in `errors`.
+// Every studied recording in `recordings_folder` (DIR/*/recording.json) and, when `repository` is not
+// empty, every bench table under it. Unreadable files are named in `errors`. A recording's folder may
+// hold superseded.txt: the points it measured with kernels rewritten since (kernels/PERF.md, "Held out,
+// fourth pass"), one line each "workload variant [variant ...]: why"; they are left out, and `notes`
+// (when given) says how many and why.
 std::vector<SimPoint> load_sim_points(const std::string& recordings_folder, const std::string& repository,
-                                      std::vector<std::string>& errors);
+                                      std::vector<std::string>& errors, std::vector<std::string>* notes = nullptr);
+// The superseded lines of a recording folder's superseded.txt: workload, its variants, the reason.
+struct SupersededPoints {
+    std::string workload;
+    std::vector<std::string> variants;
+    std::string why;
+};
+std::vector<SupersededPoints> read_superseded(const std::string& file, std::vector<std::string>& errors);
 
 struct ErrorStats {
     int n = 0;

@@ -222,10 +222,20 @@ namespace {
 // A block's key loop waits on its own loads once a step: each stream issues its kUnroll tokens'
 // 16-byte loads, then uses them. A step costs about one loaded DRAM latency on the block's critical
 // path: what leaves flash's few blocks at batch 1 far under the bandwidth, and what many resident
-// blocks per SM hide. Calibrated on flash_decode alone on its SMs (H100, 2026-11-27, batch 1, kv_len
-// 32768, 32 heads, d = 128, the final build v4b: 1026 us over 1024 steps, 1.00 us a step at 1980 MHz;
-// kernels/PERF.md).
-constexpr double kStepCycles = 1980;
+// blocks per SM hide. The step cycles are a lone block's whole time a step, its work under the wait
+// (the simulator takes the longer of the two for a loop with BlockShape::pipelined_steps).
+// Measured on the kernels as they are (v7; H200 bench of 2026-11-28, assets/measurements/
+// h200-decode-2026-11-28-v7, points of the held-out study's fitted two thirds): flash_decode at batch
+// 1, 32 heads, kv_len 32768, d = 128: 1147 us over 1024 steps of 32 keys, 1.12 us a step at 1980 MHz;
+// naive_pv at the same shape (load, then use, no pipelining) 1187 us, 1.16 us. The H100 of 2026-11-28
+// (v7, assets/measurements/h100-decode-2026-11-28-final) took 1136 us: a latency, the same on both.
+// Before: 1980 cycles, v4b alone on the H100 (2026-11-27), which the simulator then scaled by 1.5.
+constexpr double kStepCycles = 2200;
+// The tensor-core loop (GQA, decode_loop_mma) keeps kMmaStages - 1 of its 64-key steps in flight a
+// warp: a step is the loaded latency over about two steps, and its ldmatrix / mma.sync work runs under
+// it. Measured (the same v7 bench, fitted points): flash_decode at batch 1, 32 / 4 heads, kv_len 32768:
+// 385.8 us over 512 steps, 0.75 us a step; at 131072 0.74 us; at 8192 0.80 us.
+constexpr double kMmaStepCycles = 1490;
 
 // Blocks of the key loop that do the same work: `tokens` keys over `pages` pool pages.
 struct KeyClass {
@@ -382,21 +392,25 @@ void add_block_merge(Schedule& s, const DecodeParams& p, int k, uint64_t repeat,
     s.events.push_back(e);
 }
 
-BlockShape loop_block_shape(const DecodeParams& p, uint64_t tokens_per_block, int trips) {
+// tensor_cores: the GQA key loop on mma.sync (decode_loop_mma); else the CUDA-core loop (decode_loop,
+// and naive_pv, which runs it whatever the group: no GQA sharing in eager mode's kernels).
+BlockShape loop_block_shape(const DecodeParams& p, uint64_t tokens_per_block, int trips, bool tensor_cores) {
     BlockShape b;
     b.shared_bytes = loop_smem_bytes(p);
     b.memory_trips = trips;
-    if (uses_mma(p)) {
-        // kMmaStages - 1 steps in flight a warp: a step waits about a DRAM latency over that many steps.
+    if (tensor_cores) {
         b.serial_steps = ceil_div(tokens_per_block, u(key_tile(p)));
-        b.step_cycles = kStepCycles / (kMmaStages - 1);
-        b.source = "decode.cu: the tensor-core loop keeps 2 of its 64-key steps in flight a warp: one loaded DRAM latency "
-                   "(flash_decode, H100 2026-11-27) over 2 steps";
-        return b;
+        b.step_cycles = kMmaStepCycles;
+        b.source = "decode.cu: the tensor-core loop keeps 2 of its 64-key steps in flight a warp: 0.75 us a step alone "
+                   "(flash_decode v7, H200 2026-11-28)";
+    } else {
+        b.serial_steps = ceil_div(tokens_per_block, u(kv_tile(p.d)));
+        b.step_cycles = kStepCycles;
+        b.source = "decode.cu: one loaded DRAM latency a key step (kUnroll keys a stream in flight): 1.12 us a step alone "
+                   "(flash_decode v7, H200 2026-11-28)";
     }
-    b.serial_steps = ceil_div(tokens_per_block, u(kv_tile(p.d)));
-    b.step_cycles = kStepCycles;
-    b.source = "decode.cu: one loaded DRAM latency a key step (kUnroll keys a stream in flight): flash_decode alone on its SMs, H100 2026-11-27";
+    // The step's cycles are a lone block's time a step with its work under it (see kStepCycles).
+    b.pipelined_steps = b.serial_steps;
     return b;
 }
 
@@ -429,10 +443,9 @@ void add_loop_kernel(Schedule& s, Variant variant, const DecodeParams& p) {
                                                             : "split_kv_fused";
     const int k = static_cast<int>(s.kernels.size());
     ScheduleKernel kernel{name, W * u(sp.splits), kThreads, false};
-    kernel.block = loop_block_shape(p, u(sp.chunk), variant == Variant::split_kv_fused ? 4 : 2);
     // Both key loops load their next steps under this one's arithmetic (v3 on CUDA cores, v5's rings);
     // the persistent grid's rings run on across a block's units, so its ramp comes once a block.
-    kernel.block.pipelined_steps = kernel.block.serial_steps;
+    kernel.block = loop_block_shape(p, u(sp.chunk), variant == Variant::split_kv_fused ? 4 : 2, uses_mma(p));
     if (uses_persistent(name_of(variant), p)) {
         const uint64_t grid = u(loop_blocks(name_of(variant), p));
         kernel.block.persistent = true;
@@ -537,7 +550,7 @@ void add_naive_kernels(Schedule& s, const DecodeParams& p) {
     // naive_pv: one block per (sequence, head) walks P and V.
     {
         ScheduleKernel kernel{"naive_pv", BH, kThreads, false};
-        kernel.block = loop_block_shape(p, N, 2);
+        kernel.block = loop_block_shape(p, N, 2, false);  // the CUDA-core loop at every group size
         kernel.block.shared_bytes = u(kWarps) * d * 4;
         s.kernels.push_back(kernel);
         const std::string per = " (one block per (sequence, head))";
