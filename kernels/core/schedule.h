@@ -97,6 +97,8 @@ struct BlockShape {
     // block's own warps cannot overlap (the teaching flash kernel: load Kj, Vj, then __syncthreads,
     // then one thread per row for the softmax): each of its `serial_steps` costs `step_cycles` on
     // the block's critical path, on top of its work. 0: none (pipelined loops such as flash_tc's).
+    // With pipelined_steps (below) the steps are a lone block's measured time a step with its work
+    // under it: the simulated backend takes the longer of the two, not their sum.
     uint64_t serial_steps = 0;
     double step_cycles = 0;
     // A key loop software-pipelined across its steps (decode's: the next steps' loads issued before this
