@@ -346,6 +346,41 @@ TEST_CASE("every forced row configuration computes the same function", "[gpu][el
             }
 }
 
+TEST_CASE("clusters that push their partial sums compute the bits of clusters that pull them", "[gpu][elementwise][config]") {
+    // v6's push (st.async into the peers' shared memory, an mbarrier per reduction) adds the same partials
+    // in the same rank order as v4's pull (FUSIONLAB_CLUSTER_REDUCTION=pull): equal outputs give equal
+    // error sums to the last bit; a lost, doubled or misordered partial moves them. Register clusters of
+    // 2, 4 and 8 (ragged 20000 too) and a staged cluster of 2.
+    struct Case {
+        int64_t hidden;
+        const char* config;  // FUSIONLAB_ROW_CONFIG, or "" for the picked layout
+    };
+    const kernels::DeviceInfo& d = fl_test::gpu_device();
+    if (d.cc_major < 9) {
+        fl_test::skip("clusters need compute capability 9.0; this device is sm_" + std::to_string(d.cc_major) +
+                      std::to_string(d.cc_minor));
+        return;
+    }
+    const Case cases[] = {{65536, ""}, {32768, ""}, {20000, ""}, {8192, "cpt=4,tpr=128,ctas=2"}, {8192, "smem=1,tpr=64,ctas=2"}};
+    uint64_t seed = 1701;
+    for (DType t : kernels::kAllDTypes)
+        for (const Case& c : cases) {
+            const Params p = make("chain", t, 5, c.hidden, seed++, 0.2);
+            const ScopedEnv config("FUSIONLAB_ROW_CONFIG", c.config);
+            INFO(kernels::to_string(t) << " hidden " << c.hidden << " " << kernels::elementwise::config_text(kernels::elementwise::row_config(p)));
+            REQUIRE(kernels::elementwise::row_config(p).ctas_per_row > 1);
+            const kernels::Measurement push = fl_test::check_on_gpu(to_params(p), "fused");
+            kernels::Measurement pull;
+            {
+                const ScopedEnv reduction("FUSIONLAB_CLUSTER_REDUCTION", "pull");
+                pull = fl_test::check_on_gpu(to_params(p), "fused");
+            }
+            REQUIRE(push.checked_elements == pull.checked_elements);
+            CHECK(push.max_abs_error == pull.max_abs_error);
+            CHECK(push.rel_l2_error == pull.rel_l2_error);
+        }
+}
+
 TEST_CASE("a forced row configuration that cannot hold the row is refused with the reason", "[gpu][elementwise][config]") {
     const Params p = make("chain", DType::bf16, 4, 8192, 3);
     for (const char* bad : {"cpt=4,tpr=64", "ctas=3", "cpt=5", "tpr=100", "rpb=4,tpr=256", "threads=2", "cpt"}) {

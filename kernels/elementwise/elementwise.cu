@@ -52,6 +52,16 @@
 //       cluster barrier per reduction, none at exit); racecheck (H100, 2026-11-28) showed the first
 //       push could reach a block that had not started yet, so the clusters pull again as in v4 (the
 //       push had measured no faster: kernels/PERF.md).
+//   v6  the clusters push again, legally and without a fence: each block readies an mbarrier per
+//       reduction and arrives (relaxed) at the cluster barrier at its start, waits on it before its
+//       first push (the wait overlaps the loads), and pushes with st.async, which completes bytes on
+//       the peer's mbarrier; no release arrive (a MEMBAR.ALL.GPU per thread in the SASS), no serial
+//       remote loads, no barrier at exit (FUSIONLAB_CLUSTER_REDUCTION=pull keeps v4's form to compare).
+//       Fewer instructions per element in row_kernel: the squared deviations one FFMA per element
+//       behind one branch per chunk (ptxas had made the per-element select FMUL, FSEL, FADD for every
+//       chunk but the first), dropout's scale and the residual add one FFMA (one rounding fewer), the
+//       layout's integer divisions (row, rank: ~60 instructions per thread before the first load)
+//       done on the host, vector chunks past the row zeroed without the scalar path's code.
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -74,6 +84,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -268,15 +279,22 @@ __device__ __forceinline__ Philox4 dropout_block_keyed(const PhiloxKeys& keys, u
 // t <= 65535; t = 65536 (p within 2^-17 of 1: nothing kept) has no such bound, so the launchers pass
 // threshold_hi = 0xFFFF0000 and keep_scale = 0 then (an odd lane whose half is 0xFFFF passes and keeps 0).
 inline uint32_t threshold_high(uint32_t threshold) { return threshold >= 65536u ? 0xFFFF0000u : threshold << 16; }
-__device__ __forceinline__ void dropout_chunk_keyed(float (&v)[kChunk], uint64_t e0, const PhiloxKeys& keys,
-                                                    uint32_t threshold, uint32_t threshold_hi, float keep_scale) {
+// keep[i]: element e0 + i of a whole chunk survives dropout (one Philox call).
+__device__ __forceinline__ void keep_chunk_keyed(bool (&keep)[kChunk], uint64_t e0, const PhiloxKeys& keys,
+                                                 uint32_t threshold, uint32_t threshold_hi) {
     const Philox4 r = dropout_block_keyed(keys, e0);
 #pragma unroll
     for (int i = 0; i < kChunk; ++i) {
         const uint32_t w = r.v[i >> 1];
-        const bool keep = (i & 1) ? w >= threshold_hi : (w & 0xFFFFu) >= threshold;
-        v[i] = keep ? v[i] * keep_scale : 0.0f;
+        keep[i] = (i & 1) ? w >= threshold_hi : (w & 0xFFFFu) >= threshold;
     }
+}
+__device__ __forceinline__ void dropout_chunk_keyed(float (&v)[kChunk], uint64_t e0, const PhiloxKeys& keys,
+                                                    uint32_t threshold, uint32_t threshold_hi, float keep_scale) {
+    bool keep[kChunk];
+    keep_chunk_keyed(keep, e0, keys, threshold, threshold_hi);
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) v[i] = keep[i] ? v[i] * keep_scale : 0.0f;
 }
 
 // Sum over the warps of one row of the block (warps_per_row consecutive warps; the block holds
@@ -297,13 +315,35 @@ __device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_
     return total;
 }
 
-// A cluster of `ctas` blocks shares one row (v4's pull, kept in v5: v5's push of the partials into the
-// peers' shared memory before any cluster barrier wrote into blocks that might not have started, which
-// racecheck reported on an H100 on 2026-11-28; the push measured no faster): each block publishes its partial sum in its shared
-// memory, the cluster meets at a barrier, and thread 0 of every block adds all partials in rank
-// order through distributed shared memory. After its last read of a peer's shared memory a block arrives at the
-// cluster barrier once more (cluster_arrive) and waits on it before exiting (cluster_wait), so no
-// block leaves while a peer still reads its shared memory.
+// A cluster of `ctas` blocks shares one row; each of its two reductions (the mean's, then the squared
+// deviations') adds the blocks' partial sums in rank order (elementwise_emulate.cpp follows this order).
+// Two ways to bring the partials together, the same sums either way:
+//   push (v6, the default): at its start every block readies two mbarriers in its shared memory (one
+//     per reduction, each expecting ctas floats) and arrives at the cluster barrier without waiting
+//     (relaxed: no memory fence); it waits on that barrier only before its first push, so the wait
+//     overlaps the row's loads, and no block stores into a peer that has not started. Thread r then
+//     stores the block's partial into block r's slot [rank] with st.async, whose arrival completes
+//     ctas x 4 bytes of the peer's mbarrier transaction count; each block waits on its own mbarrier
+//     and adds its own slots. No GPU-scope fence (a release arrive at the cluster barrier is a
+//     MEMBAR.ALL.GPU in the SASS), no serial remote loads, no barrier at exit: a block's last access
+//     to a peer is a store that peer waits for before it can finish.
+//   pull (v4, FUSIONLAB_CLUSTER_REDUCTION=pull, kept to compare in one process): each block writes its
+//     partial, the cluster meets at a barrier (arrive.release, wait.acquire), thread 0 loads the ctas
+//     partials through distributed shared memory one after another and hands the total over through a
+//     block barrier; after its last remote read a block arrives once more and waits before exiting,
+//     so no block leaves while a peer still reads it.
+// v5 pushed with plain st.shared::cluster stores and no barrier before the first one: racecheck (H100,
+// 2026-11-28) showed a push could reach a block that had not started yet.
+struct ClusterReduction {
+    float sum_slots[elementwise::kRowMaxClusterCtas];  // push: the blocks' partials of the mean's sum, by rank
+    float sq_slots[elementwise::kRowMaxClusterCtas];   // push: of the squared deviations
+    unsigned long long sum_bar, sq_bar;                // push: mbarriers, complete when ctas floats have landed
+    float pull_partial[2], pull_total[2];              // pull: this block's partial and the cluster's total
+};
+
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
 __device__ __forceinline__ void cluster_arrive() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
@@ -314,15 +354,76 @@ __device__ __forceinline__ void cluster_wait() {
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 #endif
 }
-// Thread 0 adds the partials (32-bit shared::cluster addresses: few registers while the row is
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void mbarrier_ready(unsigned long long* bar, uint32_t bytes) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(shared_address(bar)) : "memory");
+    asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(
+                     shared_address(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+#endif
+// push: the kernel's first step in a cluster (every thread calls it; the push mode only)
+__device__ __forceinline__ void cluster_push_begin(ClusterReduction& cr, int ctas) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (threadIdx.x == 0) {
+        const uint32_t bytes = static_cast<uint32_t>(ctas) * static_cast<uint32_t>(sizeof(float));
+        // one arrival (this thread's, now) and ctas x 4 bytes of pushes complete each barrier's phase 0
+        mbarrier_ready(&cr.sum_bar, bytes);
+        mbarrier_ready(&cr.sq_bar, bytes);
+        // the initialised mbarriers are visible to the peers' pushes after the cluster barrier
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+#else
+    (void)cr;
+    (void)ctas;
+#endif
+}
+// push: one reduction. first: the first push of this kernel, which waits for every peer to have begun.
+__device__ __forceinline__ float cluster_sum_push(float block_total, float* slots, unsigned long long* bar, int rank,
+                                                  int ctas, bool first) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (first) asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");  // every peer has readied its mbarriers
+    const int t = static_cast<int>(threadIdx.x);
+    if (t < ctas) {
+        // this block's partial -> block t's slot [rank] (registers -> a peer's shared memory, st.async)
+        uint32_t remote_slot, remote_bar;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_slot) : "r"(shared_address(slots + rank)), "r"(t));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(shared_address(bar)), "r"(t));
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];\n" ::"r"(remote_slot),
+                     "f"(block_total), "r"(remote_bar)
+                     : "memory");
+    }
+    // wait until the ctas partials have landed in this block's slots (phase 0 of its mbarrier completes)
+    asm volatile(
+        "{\n .reg .pred landed;\n WAIT_PUSHED:\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 landed, [%0], 0;\n"
+        " @!landed bra WAIT_PUSHED;\n}\n" ::"r"(shared_address(bar))
+        : "memory");
+    float sum = 0.0f;
+#pragma unroll 1
+    for (int r = 0; r < ctas; ++r) sum += slots[r];  // own shared memory -> registers, rank order
+    return sum;
+#else
+    (void)slots;
+    (void)bar;
+    (void)rank;
+    (void)ctas;
+    (void)first;
+    __trap();  // the launcher runs clusters on compute capability 9.0 and later only
+    return block_total;
+#endif
+}
+// pull: thread 0 adds the partials (32-bit shared::cluster addresses: few registers while the row is
 // held) and hands the total to its block through `total`.
-__device__ __forceinline__ float cluster_sum(float block_total, float* partial, float* total, int ctas) {
+__device__ __forceinline__ float cluster_sum_pull(float block_total, float* partial, float* total, int ctas) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (threadIdx.x == 0) *partial = block_total;
     cluster_arrive();
     cluster_wait();
     if (threadIdx.x == 0) {
-        const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(partial));
+        const uint32_t local = shared_address(partial);
         float sum = 0.0f;
         for (int r = 0; r < ctas; ++r) {
             uint32_t remote;
@@ -342,6 +443,21 @@ __device__ __forceinline__ float cluster_sum(float block_total, float* partial, 
     __trap();  // the launcher runs clusters on compute capability 9.0 and later only
     return block_total;
 #endif
+}
+// The row's total of one reduction (which: 0 the mean's, 1 the squared deviations') over the cluster.
+__device__ __forceinline__ float cluster_sum(float block_total, ClusterReduction& cr, int which, int rank, int ctas,
+                                            bool pull) {
+    if (pull) return cluster_sum_pull(block_total, &cr.pull_partial[which], &cr.pull_total[which], ctas);
+    return which == 0 ? cluster_sum_push(block_total, cr.sum_slots, &cr.sum_bar, rank, ctas, true)
+                      : cluster_sum_push(block_total, cr.sq_slots, &cr.sq_bar, rank, ctas, false);
+}
+// After the last reduction (pull only): done reading the peers' shared memory; cluster_exit waits for
+// the peers to be done with this block's before the block exits.
+__device__ __forceinline__ void cluster_reductions_done(bool pull) {
+    if (pull) cluster_arrive();
+}
+__device__ __forceinline__ void cluster_exit(bool pull) {
+    if (pull) cluster_wait();
 }
 
 // =============================================================================================
@@ -369,12 +485,21 @@ struct RowArgs {
     int stage_residual;     // staged_row_kernel, fused: residual staged in shared memory too (else read in the last pass)
     int streaming;          // x, residual loaded and out stored with the evict-first hint (.cs)
 };
-// The dropout mask's precomputed parts, a second parameter of row_kernel and staged_row_kernel (not in
-// RowArgs: fused_chain_spill takes RowArgs as it was recorded, and a longer struct moved its spills).
-struct MaskKeys {
+// The second parameter of row_kernel and staged_row_kernel (not in RowArgs: fused_chain_spill takes
+// RowArgs as it was recorded, and a longer struct moved its spills): the dropout mask's precomputed
+// parts and the cluster reduction's form.
+struct RowExtras {
     uint32_t threshold_hi;  // threshold_high(threshold): the odd lanes' keep test
     PhiloxKeys keys;        // Philox's round keys (philox_round_keys(seed))
+    int cluster_pull;       // clusters pull their partial sums (v4) instead of pushing them (v6): FUSIONLAB_CLUSTER_REDUCTION=pull
+    // v6: the layout's divisions done on the host. Each block's threads found their row and rank with
+    // two or three integer divisions by run-time counts (~20 instructions each, ~1.5 per element of a
+    // 4-chunk thread), before the first load could issue.
+    uint32_t tpr_reciprocal;  // ceil(2^20 / threads_per_row): (i * it) >> 20 == i / threads_per_row for i < 1024
+    int rows_per_block;
+    int ctas_log2;            // ctas_per_row is 1, 2, 4 or 8
 };
+static_assert(kMaxRowThreads <= 1024, "RowExtras::tpr_reciprocal divides exactly only below 1024 threads");
 
 template <typename T, bool kVector, typename Index>
 __device__ __forceinline__ void load_row_chunk(const T* row, Index col0, Index hidden, RawChunk<T>& r,
@@ -384,6 +509,20 @@ __device__ __forceinline__ void load_row_chunk(const T* row, Index col0, Index h
         else load_raw<T>(row + col0, r);
     } else {
         load_raw_partial<T>(row + col0, hidden - col0, r);  // valid <= 0: all zeros, no access
+    }
+}
+
+// row_kernel's load of one chunk (v6): a vector chunk past the row is zeros without the scalar path's
+// per-element code (fused_chain_spill keeps load_row_chunk, its recorded code).
+template <typename T, bool kVector, typename Index>
+__device__ __forceinline__ void load_row_chunk_or_zero(const T* row, Index col0, Index hidden, RawChunk<T>& r, bool streaming) {
+    if (!kVector) {
+        load_raw_partial<T>(row + col0, hidden - col0, r);  // valid <= 0: all zeros, no access
+    } else if (col0 < hidden) {
+        if (streaming) load_raw_streaming<T>(row + col0, r);
+        else load_raw<T>(row + col0, r);
+    } else {
+        r = RawChunk<T>{};
     }
 }
 
@@ -404,12 +543,27 @@ __device__ __forceinline__ void dropout_ragged_chunk(float (&v)[kChunk], uint64_
     }
 }
 
+// keep[i] for a chunk of a ragged row (it may straddle two Philox groups: one call per group met).
+__device__ __forceinline__ void keep_ragged_chunk(bool (&keep)[kChunk], uint64_t e0, uint64_t seed, uint32_t threshold) {
+    uint64_t cached_group = ~uint64_t{0};
+    Philox4 r{};
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) {
+        const uint64_t e = e0 + static_cast<uint64_t>(i);
+        if ((e >> 3) != cached_group) {
+            r = dropout_block(seed, e);
+            cached_group = e >> 3;
+        }
+        keep[i] = mask_u16(r, static_cast<uint32_t>(e & 7)) >= threshold;
+    }
+}
+
 // The last pass over one chunk of a row, shared by row_kernel and staged_row_kernel: normalise
 // with the row's mean and rstd, scale and shift by gamma and beta, and (fused) GELU, dropout and
 // the residual add, then store. x_raw and res_raw are the chunk's packed bits (res_raw unused by
 // layernorm); col0 is the chunk's first column, valid the columns left in the row from it.
 template <typename T, bool kVector, bool kFused>
-__device__ __forceinline__ void finish_chunk(const RowArgs& a, const MaskKeys& m, const RawChunk<T>& x_raw, const RawChunk<T>& res_raw,
+__device__ __forceinline__ void finish_chunk(const RowArgs& a, const RowExtras& m, const RawChunk<T>& x_raw, const RawChunk<T>& res_raw,
                                              int64_t row_start, int col0, int valid, float mean, float rstd, T* out) {
     // load gamma, beta chunk into registers (L1/L2-resident after the first rows)
     RawChunk<T> g_raw, b_raw;
@@ -430,12 +584,15 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const MaskKeys& m
 #pragma unroll
         for (int i = 0; i < kChunk; ++i) h[i] = gelu(h[i]);
         const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
-        if (kVector) dropout_chunk_keyed(h, e0, m.keys, a.threshold, m.threshold_hi, a.keep_scale);
-        else dropout_ragged_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
+        bool keep[kChunk];
+        if (kVector) keep_chunk_keyed(keep, e0, m.keys, a.threshold, m.threshold_hi);
+        else keep_ragged_chunk(keep, e0, a.seed, a.threshold);
         float res[kChunk];
         unpack<T>(res_raw, res);
+        // v6: dropout's scale and the residual add in one FMA (FFMA, FSEL where the multiply, the select
+        // and the add were three; one rounding fewer): a dropped element is the residual exactly
 #pragma unroll
-        for (int i = 0; i < kChunk; ++i) h[i] += res[i];
+        for (int i = 0; i < kChunk; ++i) h[i] = keep[i] ? fmaf(h[i], a.keep_scale, res[i]) : res[i];
     }
     // store out row chunk to HBM (h1 for the unfused layernorm)
     if (kVector) store_chunk<T>(out + col0, h, a.streaming != 0);
@@ -463,20 +620,23 @@ constexpr int row_kernel_min_blocks() {
 
 template <typename T, int kCpt, bool kVector, bool kFused>
 __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, false, sizeof(T)>())
-    row_kernel(RowArgs a, MaskKeys m) {
+    row_kernel(RowArgs a, RowExtras m) {
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
-    __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
+    __shared__ ClusterReduction cluster_reduction;
     // 32-bit indices within a row and of rows (rows x hidden <= 2^30, elementwise.h): fewer
     // registers than 64-bit ones, which this kernel needs for the row it holds.
     using Index = int;
     const Index hidden = static_cast<Index>(a.hidden);
     const int tpr = a.threads_per_row, ctas = a.ctas_per_row;
-    const int local_row = static_cast<int>(threadIdx.x) / tpr;
+    const int local_row = static_cast<int>((threadIdx.x * m.tpr_reciprocal) >> 20);  // threadIdx.x / tpr
     const int t = static_cast<int>(threadIdx.x) - local_row * tpr;
-    const int rank = ctas > 1 ? static_cast<int>(blockIdx.x % static_cast<unsigned>(ctas)) : 0;
-    const int row = ctas > 1 ? static_cast<int>(blockIdx.x / static_cast<unsigned>(ctas))
-                             : static_cast<int>(blockIdx.x) * (static_cast<int>(blockDim.x) / tpr) + local_row;
+    const int rank = static_cast<int>(blockIdx.x) & (ctas - 1);  // the block's rank in its cluster
+    const bool pull = m.cluster_pull != 0;
+    // push: ready this block's mbarriers and arrive at the cluster barrier (waited on at the first push)
+    if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas);
+    const int row = ctas > 1 ? static_cast<int>(blockIdx.x >> m.ctas_log2)
+                             : static_cast<int>(blockIdx.x) * m.rows_per_block + local_row;
     // The last block's rows past the tensor load nothing and store nothing (limit 0) but still
     // meet the block's barriers.
     const Index limit = row < a.rows ? hidden : 0;
@@ -489,13 +649,13 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     RawChunk<T> x_raw[kCpt], res_raw[kCpt];
     // load x row into registers (HBM -> registers, 16-byte vectors, all chunks in flight)
 #pragma unroll
-    for (int c = 0; c < kCpt; ++c) load_row_chunk<T, kVector>(x, first_col + c * stride, limit, x_raw[c], a.streaming != 0);
+    for (int c = 0; c < kCpt; ++c) load_row_chunk_or_zero<T, kVector>(x, first_col + c * stride, limit, x_raw[c], a.streaming != 0);
     if constexpr (kFused) {
         // load residual row into registers now (kept packed), so its latency hides behind the reductions
         const T* residual = static_cast<const T*>(a.residual) + row_start;
 #pragma unroll
         for (int c = 0; c < kCpt; ++c)
-            load_row_chunk<T, kVector>(residual, first_col + c * stride, limit, res_raw[c], a.streaming != 0);
+            load_row_chunk_or_zero<T, kVector>(residual, first_col + c * stride, limit, res_raw[c], a.streaming != 0);
     }
     // the row stays packed in registers (8 bytes of x per 4 elements for fp16/bf16): each pass
     // below unpacks it again (one instruction per element) rather than holding it as floats, so a
@@ -513,7 +673,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
     float row_total = row_sum(sum, sum_scratch, warps_per_row);
-    if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
+    if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
     const float mean = row_total * inv_hidden;
     // Each pass unpacks the packed row again (one instruction per element): hiding the packed
     // words from the compiler here keeps it from holding the previous pass's unpacked floats
@@ -521,22 +681,25 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     keep_packed(x_raw);
 
     // compute variance from the register-held row: sum of squared deviations (second pass)
+    // v6: one branch per chunk (a vector chunk is all in or all out of the row) and d * d + sq one FMA:
+    // the select per element cost ptxas an FMUL, an FSEL and an FADD for every chunk but the first.
     float sq = 0.0f;
 #pragma unroll
     for (int c = 0; c < kCpt; ++c) {
+        const Index col0 = first_col + c * stride;
+        if (kVector && col0 >= limit) continue;
         float v[kChunk];
         unpack<T>(x_raw[c], v);
 #pragma unroll
         for (int i = 0; i < kChunk; ++i) {
-            const Index col = first_col + c * stride + (kVector ? 0 : i);  // vector chunks are all in or all out
             const float d = v[i] - mean;
-            sq += col < limit ? d * d : 0.0f;
+            if (kVector || col0 + i < limit) sq = fmaf(d, d, sq);
         }
     }
     float sq_total = row_sum(sq, sq_scratch, warps_per_row);
     if (ctas > 1) {
-        sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
-        cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
+        sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
+        cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
     }
     const float rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
     keep_packed(x_raw);
@@ -548,7 +711,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
         if (col0 >= limit) continue;
         finish_chunk<T, kVector, kFused>(a, m, x_raw[c], res_raw[c], row_start, col0, limit - col0, mean, rstd, out);
     }
-    if (ctas > 1) cluster_wait();
+    if (ctas > 1) cluster_exit(pull);
 }
 
 // staged_row_kernel: the row (its slice, in a cluster) is staged in shared memory instead of
@@ -597,19 +760,22 @@ __device__ __forceinline__ void stage_chunk(RawChunk<T>* dst, const T* row, int 
 }
 
 template <typename T, bool kVector, bool kFused>
-__global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a, MaskKeys m) {
+__global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a, RowExtras m) {
     extern __shared__ uint4 staged_smem[];
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
-    __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
+    __shared__ ClusterReduction cluster_reduction;
     const int hidden = static_cast<int>(a.hidden);
     const int tpr = a.threads_per_row, ctas = a.ctas_per_row, cpt = a.chunks_per_thread;
     const int t = static_cast<int>(threadIdx.x);
-    const int rank = ctas > 1 ? static_cast<int>(blockIdx.x % static_cast<unsigned>(ctas)) : 0;
+    const int rank = static_cast<int>(blockIdx.x) & (ctas - 1);  // the block's rank in its cluster
+    const bool pull = m.cluster_pull != 0;
+    // push: ready this block's mbarriers and arrive at the cluster barrier (waited on at the first push)
+    if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas);
     const int stride = tpr * kChunk;
     const int first_col = (rank * tpr * cpt + t) * kChunk;
     const bool stage_residual = kFused && a.stage_residual != 0;
-    const int row = ctas > 1 ? static_cast<int>(blockIdx.x / static_cast<unsigned>(ctas)) : static_cast<int>(blockIdx.x);
+    const int row = static_cast<int>(blockIdx.x >> m.ctas_log2);
     const int64_t row_start = static_cast<int64_t>(row) * hidden;
     RawChunk<T>* xs = reinterpret_cast<RawChunk<T>*>(staged_smem);  // [cpt][tpr] chunks of x
     RawChunk<T>* rs = xs + cpt * tpr;                                // [cpt][tpr] of residual, when staged
@@ -635,7 +801,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
     }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
     float row_total = row_sum(sum, sum_scratch, tpr >> 5);
-    if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
+    if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
     const float mean = row_total * inv_hidden;
 
     // compute variance: squared deviations over the staged row (shared -> registers, second pass)
@@ -653,8 +819,8 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
     }
     float sq_total = row_sum(sq, sq_scratch, tpr >> 5);
     if (ctas > 1) {
-        sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
-        cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
+        sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
+        cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
     }
     const float rstd = rsqrtf(fmaf(sq_total, inv_hidden, elementwise::kLayerNormEps));
     cp_async_wait<0>();  // the residual chunks have landed
@@ -686,7 +852,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
                                              rstd, out);  // x chunk: shared -> registers
         }
     }
-    if (ctas > 1) cluster_wait();
+    if (ctas > 1) cluster_exit(pull);
 }
 
 // fused_chain_spill: the row kernel as it was before the layouts of row_config (one block per row,
@@ -983,7 +1149,16 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
     a.chunks_per_thread = c.chunks_per_thread;
     a.stage_residual = c.stage_residual ? 1 : 0;
     a.streaming = c.streaming && !kSpill ? 1 : 0;
-    MaskKeys m{threshold_high(a.threshold), philox_round_keys(a.seed)};
+    // FUSIONLAB_CLUSTER_REDUCTION=pull: the clusters pull their partial sums as v4 did (to compare the
+    // two forms in one process; the default pushes them, v6)
+    const char* reduction = std::getenv("FUSIONLAB_CLUSTER_REDUCTION");
+    const bool pull = reduction != nullptr && std::strcmp(reduction, "pull") == 0;
+    if (c.ctas_per_row != 1 && c.ctas_per_row != 2 && c.ctas_per_row != 4 && c.ctas_per_row != 8)
+        throw std::logic_error(std::string(name) + ": row_config chose a cluster of " + std::to_string(c.ctas_per_row));
+    int ctas_log2 = 0;
+    while ((1 << ctas_log2) < c.ctas_per_row) ++ctas_log2;
+    const uint32_t tpr_reciprocal = ((1u << 20) + static_cast<uint32_t>(c.threads_per_row) - 1) / static_cast<uint32_t>(c.threads_per_row);
+    RowExtras m{threshold_high(a.threshold), philox_round_keys(a.seed), pull ? 1 : 0, tpr_reciprocal, c.rows_per_block, ctas_log2};
     void* params[] = {&a, &m};  // spill_row_kernel takes a alone (the second pointer is not read)
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(shape.blocks));

@@ -5,7 +5,8 @@
 //     then in rank order: row_config's layout), mean = sum * (1 / hidden);
 //     the squared deviations the same way (d * d + sq contracted to one FMA); rstd = rsqrtf(sq *
 //     (1 / hidden) + eps) (one FMA); h = fma((x - mean) rstd, gamma, beta); fused_chain then GELU,
-//     dropout (Philox mask, times 1 / (1 - p) in fp32) and + residual in registers, one store.
+//     dropout (Philox mask, times 1 / (1 - p) in fp32) and + residual in registers, one store (fused:
+//     the scale and the add one FMA, v6; fused_spill: a multiply, then an add).
 //   gelu, dropout, add, bias_add, fused_bias_gelu (flat kernels): one element at a time in fp32,
 //     each kernel's output rounded to the dtype where it is stored.
 //   GELU: elementwise.cu's Abramowitz & Stegun 7.1.26 form with rcp.approx and ex2.approx (its erf
@@ -128,8 +129,12 @@ void emulate_chain_row(const std::string& variant, const ElementwiseParams& p, c
         const bool keep = dropout_u16(mask, static_cast<int>(e & 7)) >= threshold;
         const float res = residual_value(p, row, c);
         float v = h[static_cast<size_t>(c)];
-        if (fused) {
+        if (which == Variant::fused) {
+            // v6: dropout's scale and the residual add are one FMA; a dropped element is the residual
             v = gpu_gelu(v);
+            v = keep ? emu::fma32(v, scale, res) : res;
+        } else if (fused) {
+            v = gpu_gelu(v);  // fused_spill (kept as recorded): the multiply, then the add
             v = keep ? v * scale : 0.0f;
             v += res;
         } else {
