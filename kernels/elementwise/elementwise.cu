@@ -61,7 +61,10 @@
 //       behind one branch per chunk (ptxas had made the per-element select FMUL, FSEL, FADD for every
 //       chunk but the first), dropout's scale and the residual add one FFMA (one rounding fewer), the
 //       layout's integer divisions (row, rank: ~60 instructions per thread before the first load)
-//       done on the host, vector chunks past the row zeroed without the scalar path's code.
+//       done on the host, vector chunks past the row zeroed without the scalar path's code. 16-bit
+//       rows: mean and variance in one pass and one reduction (each element shifted by the row's
+//       first: K = x[0], var = (sum d^2 - (sum d)^2 / n) / n), and x rstd + (-mean rstd) as one FFMA;
+//       both lose less than the 8 or 11 bits the output keeps (fp32 rows keep the two passes).
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -314,6 +317,28 @@ __device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_
     for (int w = 0; w < warps_per_row; ++w) total += scratch[first + w];
     return total;
 }
+// Two row sums at once (v6, 16-bit rows: the shifted statistics), each in row_sum's order, one block
+// barrier for both.
+__device__ __forceinline__ void row_sum2(float& a, float& b, float* scratch_a, float* scratch_b, int warps_per_row) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        a += __shfl_xor_sync(0xFFFFFFFFu, a, offset);
+        b += __shfl_xor_sync(0xFFFFFFFFu, b, offset);
+    }
+    if (warps_per_row == 1) {
+        a = 0.0f + a;
+        b = 0.0f + b;
+        return;
+    }
+    const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+    if (lane == 0) scratch_a[warp] = a, scratch_b[warp] = b;
+    __syncthreads();
+    float total_a = 0.0f, total_b = 0.0f;
+    const int first = warp / warps_per_row * warps_per_row;
+    for (int w = 0; w < warps_per_row; ++w) total_a += scratch_a[first + w], total_b += scratch_b[first + w];
+    a = total_a;
+    b = total_b;
+}
 
 // A cluster of `ctas` blocks shares one row; each of its two reductions (the mean's, then the squared
 // deviations') adds the blocks' partial sums in rank order (elementwise_emulate.cpp follows this order).
@@ -364,12 +389,13 @@ __device__ __forceinline__ void mbarrier_ready(unsigned long long* bar, uint32_t
 }
 #endif
 // push: the kernel's first step in a cluster (every thread calls it; the push mode only)
-__device__ __forceinline__ void cluster_push_begin(ClusterReduction& cr, int ctas) {
+// sum_floats: floats each block pushes on sum_bar (2: the shifted statistics' two sums at once).
+__device__ __forceinline__ void cluster_push_begin(ClusterReduction& cr, int ctas, int sum_floats) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (threadIdx.x == 0) {
         const uint32_t bytes = static_cast<uint32_t>(ctas) * static_cast<uint32_t>(sizeof(float));
-        // one arrival (this thread's, now) and ctas x 4 bytes of pushes complete each barrier's phase 0
-        mbarrier_ready(&cr.sum_bar, bytes);
+        // one arrival (this thread's, now) and the pushes' bytes complete each barrier's phase 0
+        mbarrier_ready(&cr.sum_bar, bytes * static_cast<uint32_t>(sum_floats));
         mbarrier_ready(&cr.sq_bar, bytes);
         // the initialised mbarriers are visible to the peers' pushes after the cluster barrier
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -378,6 +404,7 @@ __device__ __forceinline__ void cluster_push_begin(ClusterReduction& cr, int cta
 #else
     (void)cr;
     (void)ctas;
+    (void)sum_floats;
 #endif
 }
 // push: one reduction. first: the first push of this kernel, which waits for every peer to have begun.
@@ -450,6 +477,45 @@ __device__ __forceinline__ float cluster_sum(float block_total, ClusterReduction
     if (pull) return cluster_sum_pull(block_total, &cr.pull_partial[which], &cr.pull_total[which], ctas);
     return which == 0 ? cluster_sum_push(block_total, cr.sum_slots, &cr.sum_bar, rank, ctas, true)
                       : cluster_sum_push(block_total, cr.sq_slots, &cr.sq_bar, rank, ctas, false);
+}
+// Both sums of the shifted statistics over the cluster: push, one mbarrier for both (cluster_push_begin
+// with sum_floats 2), or pull, one after the other.
+__device__ __forceinline__ void cluster_sum2(float& a, float& b, ClusterReduction& cr, int rank, int ctas, bool pull) {
+    if (pull) {
+        a = cluster_sum_pull(a, &cr.pull_partial[0], &cr.pull_total[0], ctas);
+        b = cluster_sum_pull(b, &cr.pull_partial[1], &cr.pull_total[1], ctas);
+        return;
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");  // every peer has readied its mbarriers
+    const int t = static_cast<int>(threadIdx.x);
+    if (t < ctas) {
+        // this block's two partials -> block t's slots [rank] (registers -> a peer's shared memory, st.async)
+        uint32_t remote_a, remote_b, remote_bar;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_a) : "r"(shared_address(cr.sum_slots + rank)), "r"(t));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_b) : "r"(shared_address(cr.sq_slots + rank)), "r"(t));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(shared_address(&cr.sum_bar)), "r"(t));
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];\n" ::"r"(remote_a), "f"(a),
+                     "r"(remote_bar)
+                     : "memory");
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];\n" ::"r"(remote_b), "f"(b),
+                     "r"(remote_bar)
+                     : "memory");
+    }
+    asm volatile(
+        "{\n .reg .pred landed;\n WAIT_PUSHED2:\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 landed, [%0], 0;\n"
+        " @!landed bra WAIT_PUSHED2;\n}\n" ::"r"(shared_address(&cr.sum_bar))
+        : "memory");
+    float sum_a = 0.0f, sum_b = 0.0f;
+#pragma unroll 1
+    for (int r = 0; r < ctas; ++r) sum_a += cr.sum_slots[r], sum_b += cr.sq_slots[r];  // own shared memory, rank order
+    a = sum_a;
+    b = sum_b;
+#else
+    (void)rank;
+    __trap();  // the launcher runs clusters on compute capability 9.0 and later only
+#endif
 }
 // After the last reduction (pull only): done reading the peers' shared memory; cluster_exit waits for
 // the peers to be done with this block's before the block exits.
@@ -578,8 +644,17 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const RowExtras& 
     unpack<T>(x_raw, v);
     unpack<T>(g_raw, g);
     unpack<T>(b_raw, b);
+    if constexpr (sizeof(T) == 2) {
+        // v6, 16-bit: (x - mean) rstd as one FFMA, x rstd + (-mean rstd), instead of FADD and FMUL: its
+        // error, one rounding of mean rstd, is |mean| / std fp32 ulps of a normalised value, below the
+        // output's 8 or 11 bits unless |mean| exceeds ~1000 standard deviations
+        const float neg_mean_rstd = -mean * rstd;
 #pragma unroll
-    for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
+        for (int i = 0; i < kChunk; ++i) h[i] = fmaf(fmaf(v[i], rstd, neg_mean_rstd), g[i], b[i]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
+    }
     if constexpr (kFused) {
 #pragma unroll
         for (int i = 0; i < kChunk; ++i) h[i] = gelu(h[i]);
@@ -621,6 +696,7 @@ constexpr int row_kernel_min_blocks() {
 template <typename T, int kCpt, bool kVector, bool kFused>
 __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, false, sizeof(T)>())
     row_kernel(RowArgs a, RowExtras m) {
+    constexpr bool kShiftedStatistics = sizeof(T) == 2;  // v6: one pass for mean and variance (below)
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
     __shared__ ClusterReduction cluster_reduction;
@@ -634,7 +710,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     const int rank = static_cast<int>(blockIdx.x) & (ctas - 1);  // the block's rank in its cluster
     const bool pull = m.cluster_pull != 0;
     // push: ready this block's mbarriers and arrive at the cluster barrier (waited on at the first push)
-    if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas);
+    if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas, kShiftedStatistics ? 2 : 1);
     const int row = ctas > 1 ? static_cast<int>(blockIdx.x >> m.ctas_log2)
                              : static_cast<int>(blockIdx.x) * m.rows_per_block + local_row;
     // The last block's rows past the tensor load nothing and store nothing (limit 0) but still
@@ -662,46 +738,80 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     // thread can own 64 bytes of x and 64 of residual in under 64 registers (PERF.md: 16-bit rows
     // need that many bytes in flight; as floats they capped the SM at 2 rows and 60% of bandwidth).
 
-    // compute mean (block reduction; out-of-row elements were loaded as 0)
-    float sum = 0.0f;
-#pragma unroll
-    for (int c = 0; c < kCpt; ++c) {
-        float v[kChunk];
-        unpack<T>(x_raw[c], v);
-#pragma unroll
-        for (int i = 0; i < kChunk; ++i) sum += v[i];
-    }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
-    float row_total = row_sum(sum, sum_scratch, warps_per_row);
-    if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
-    const float mean = row_total * inv_hidden;
-    // Each pass unpacks the packed row again (one instruction per element): hiding the packed
-    // words from the compiler here keeps it from holding the previous pass's unpacked floats
-    // instead (twice the registers in 16-bit: bf16 rows of 4 chunks spilled 124 B per thread).
-    keep_packed(x_raw);
-
-    // compute variance from the register-held row: sum of squared deviations (second pass)
-    // v6: one branch per chunk (a vector chunk is all in or all out of the row) and d * d + sq one FMA:
-    // the select per element cost ptxas an FMUL, an FSEL and an FADD for every chunk but the first.
-    float sq = 0.0f;
+    float mean, rstd;
+    if constexpr (kShiftedStatistics) {
+        // v6, 16-bit rows: mean and variance in one pass over the row and one reduction, each element
+        // shifted by the row's first element K (d = x - K: sum d and sum d^2, var = (sum d^2 - (sum d)^2 / n) / n).
+        // K is a sample of the row, so (mean - K)^2 is about one variance and the subtraction loses
+        // about one bit, far below the 8 or 11 bits the output keeps. One unpack and one FADD per
+        // element fewer than two passes, and one block (and cluster) reduction fewer.
+        const float shift = to_float(x[0]);  // the row's first element (L1: every thread of the row reads it)
+        float s = 0.0f, q = 0.0f;
 #pragma unroll
-    for (int c = 0; c < kCpt; ++c) {
-        const Index col0 = first_col + c * stride;
-        if (kVector && col0 >= limit) continue;
-        float v[kChunk];
-        unpack<T>(x_raw[c], v);
+        for (int c = 0; c < kCpt; ++c) {
+            const Index col0 = first_col + c * stride;
+            if (kVector && col0 >= limit) continue;  // past the row: zeros, not samples
+            float v[kChunk];
+            unpack<T>(x_raw[c], v);
 #pragma unroll
-        for (int i = 0; i < kChunk; ++i) {
-            const float d = v[i] - mean;
-            if (kVector || col0 + i < limit) sq = fmaf(d, d, sq);
+            for (int i = 0; i < kChunk; ++i) {
+                const float d = v[i] - shift;
+                if (kVector || col0 + i < limit) {
+                    s += d;
+                    q = fmaf(d, d, q);
+                }
+            }
         }
+        row_sum2(s, q, sum_scratch, sq_scratch, warps_per_row);
+        if (ctas > 1) {
+            cluster_sum2(s, q, cluster_reduction, rank, ctas, pull);
+            cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
+        }
+        const float mean_shifted = s * inv_hidden;
+        mean = shift + mean_shifted;
+        rstd = rsqrtf(fmaf(fmaxf(fmaf(-mean_shifted, s, q), 0.0f), inv_hidden, elementwise::kLayerNormEps));
+    } else {
+        // compute mean (block reduction; out-of-row elements were loaded as 0)
+        float sum = 0.0f;
+#pragma unroll
+        for (int c = 0; c < kCpt; ++c) {
+            float v[kChunk];
+            unpack<T>(x_raw[c], v);
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) sum += v[i];
+        }
+        float row_total = row_sum(sum, sum_scratch, warps_per_row);
+        if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
+        mean = row_total * inv_hidden;
+        // Each pass unpacks the packed row again (one instruction per element): hiding the packed
+        // words from the compiler here keeps it from holding the previous pass's unpacked floats
+        // instead (twice the registers in 16-bit: bf16 rows of 4 chunks spilled 124 B per thread).
+        keep_packed(x_raw);
+
+        // compute variance from the register-held row: sum of squared deviations (second pass)
+        // v6: one branch per chunk (a vector chunk is all in or all out of the row) and d * d + sq one FMA:
+        // the select per element cost ptxas an FMUL, an FSEL and an FADD for every chunk but the first.
+        float sq = 0.0f;
+#pragma unroll
+        for (int c = 0; c < kCpt; ++c) {
+            const Index col0 = first_col + c * stride;
+            if (kVector && col0 >= limit) continue;
+            float v[kChunk];
+            unpack<T>(x_raw[c], v);
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) {
+                const float d = v[i] - mean;
+                if (kVector || col0 + i < limit) sq = fmaf(d, d, sq);
+            }
+        }
+        float sq_total = row_sum(sq, sq_scratch, warps_per_row);
+        if (ctas > 1) {
+            sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
+            cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
+        }
+        rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
     }
-    float sq_total = row_sum(sq, sq_scratch, warps_per_row);
-    if (ctas > 1) {
-        sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
-        cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
-    }
-    const float rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
     keep_packed(x_raw);
 
     T* out = static_cast<T*>(a.out) + row_start;
@@ -771,7 +881,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
     const int rank = static_cast<int>(blockIdx.x) & (ctas - 1);  // the block's rank in its cluster
     const bool pull = m.cluster_pull != 0;
     // push: ready this block's mbarriers and arrive at the cluster barrier (waited on at the first push)
-    if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas);
+    if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas, 1);
     const int stride = tpr * kChunk;
     const int first_col = (rank * tpr * cpt + t) * kChunk;
     const bool stage_residual = kFused && a.stage_residual != 0;
