@@ -48,8 +48,9 @@ san initcheck picked 40 "$PICKED"
 
 # 3. the proof sweep (both fused kernels, the largest rows of every hidden) and the clusters pushed and
 #    pulled at hidden 65536; then PyTorch eager at the same shapes
-log "sweep: proof,pull"
-python3 "$WORK/elementwise_sweep.py" --fusionlab "$B/fusionlab" --out "$OUT/sweep" --phase proof,pull \
+PLAN=$(cat "$HERE/plan" 2>/dev/null || echo proof,pull)
+log "sweep: $PLAN"
+python3 "$WORK/elementwise_sweep.py" --fusionlab "$B/fusionlab" --out "$OUT/sweep" --phase "$PLAN" \
   --deadline $(( $(date +%s) + 45 )) > "$OUT/sweep.log" 2>&1
 log "sweep done: $(grep -c . "$OUT/sweep/sweep.csv" 2>/dev/null) lines"
 log "torch eager"
@@ -63,11 +64,11 @@ NCU_SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats -
 prof() {  # prof NAME ROWS HIDDEN [env...]
   local name=$1 rows=$2 hidden=$3; shift 3
   [ "$(left)" -gt 25 ] || { log "ncu $name skipped (time)"; return; }
-  env FUSIONLAB_COUNTERS=off "$@" timeout 40 /usr/local/cuda/bin/ncu --clock-control none --csv --page details $NCU_SECTIONS \
+  env FUSIONLAB_COUNTERS=off "$@" timeout 40 /usr/local/cuda/bin/ncu --clock-control none --csv --page raw $NCU_SECTIONS \
     --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
     -k regex:row_kernel -c 1 "$B/fusionlab" bench --backend gpu --workload chain --variant fused --rows "$rows" \
     --hidden "$hidden" --dtype bf16 --reps 1 > "$OUT/ncu_$name.csv" 2> "$OUT/ncu_$name.log"
-  log "ncu $name rc=$? inst=$(grep -h 'smsp__inst_executed.sum' "$OUT/ncu_$name.csv" | head -1 | awk -F'","' '{print $NF}')"
+  log "ncu $name rc=$? ($(wc -c < "$OUT/ncu_$name.csv") bytes: the raw page, one row per kernel)"
 }
 prof 65536_push 4096 65536
 prof 8192 8192 8192

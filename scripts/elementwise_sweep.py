@@ -110,6 +110,11 @@ def jobs(phases):
                             env={"FUSIONLAB_CLUSTER_REDUCTION": "pull"} if reduction == "pull" else {},
                             forced="cluster reduction: pull (v4)" if reduction == "pull" else "",
                             kernels=False, counters=False))
+    if "bounds" in phases:  # v6: the row kernel's bounds-checked path forced (FUSIONLAB_ROW_BOUNDS=checked) beside the picked one
+        for hidden, rows in ((8192, "8192"), (65536, "4096"), (1024, "65536")):
+            out.append(dict(name="bounds_checked_h%d" % hidden, workload="chain", variant="fused", dtype="fp16,bf16",
+                            rows=rows, hidden=hidden, env={"FUSIONLAB_ROW_BOUNDS": "checked"},
+                            forced="bounds checked per chunk", kernels=False, counters=False))
     if "unfused" in phases:
         for hidden, rows in SHAPES.items():
             out.append(dict(name="chain_unfused_h%d" % hidden, workload="chain", variant="unfused", dtype="bf16",

@@ -193,7 +193,11 @@ TEST_CASE("fused_spill computes what fused computes to a rounding (the spills ch
             // one rounding of an output of magnitude up to ~4: fp32's 2^-22, or one ulp of the dtype
             const double ulp = t == DType::f32 ? 1e-6 : (t == DType::f16 ? 4.0 / 1024 : 4.0 / 128);
             CHECK(std::fabs(a.max_abs_error - b.max_abs_error) <= ulp);
-            CHECK(std::fabs(a.rel_l2_error - b.rel_l2_error) <= 0.01 * b.rel_l2_error);
+            // fp32's error sum is itself a few fp32 roundings (~1e-7): one rounding more or fewer per
+            // element moves it by up to ~1.2e-7 (2^-23), more than 1 % of it (H200, 2026-11-28: 3.3e-9
+            // against 9e-10 allowed); a wrong mask or statistic moves it by 1e-3 and more
+            const double rounding = t == DType::f32 ? 0x1p-23 : 0.0;
+            CHECK(std::fabs(a.rel_l2_error - b.rel_l2_error) <= 0.01 * b.rel_l2_error + rounding);
         }
 }
 
@@ -352,7 +356,7 @@ TEST_CASE("clusters that push their partial sums compute the bits of clusters th
     // v6's push (st.async into the peers' shared memory, an mbarrier per reduction) adds the same partials
     // in the same rank order as v4's pull (FUSIONLAB_CLUSTER_REDUCTION=pull): equal outputs give equal
     // error sums to the last bit; a lost, doubled or misordered partial moves them. Register clusters of
-    // 2, 4 and 8 (ragged 20000 too) and a staged cluster of 2.
+    // 2, 4 and 8 (ragged 20000 too; forced where the picker would take one block) and a staged cluster of 2.
     struct Case {
         int64_t hidden;
         const char* config;  // FUSIONLAB_ROW_CONFIG, or "" for the picked layout
@@ -363,7 +367,11 @@ TEST_CASE("clusters that push their partial sums compute the bits of clusters th
                       std::to_string(d.cc_minor));
         return;
     }
-    const Case cases[] = {{65536, ""}, {32768, ""}, {20000, ""}, {8192, "cpt=4,tpr=128,ctas=2"}, {8192, "smem=1,tpr=64,ctas=2"}};
+    const Case cases[] = {{65536, ""},
+                          {32768, "cpt=4,tpr=256,ctas=4"},
+                          {20000, "cpt=4,tpr=160,ctas=4"},
+                          {8192, "cpt=4,tpr=128,ctas=2"},
+                          {8192, "smem=1,tpr=64,ctas=2"}};
     uint64_t seed = 1701;
     for (DType t : kernels::kAllDTypes)
         for (const Case& c : cases) {

@@ -65,6 +65,10 @@
 //       rows: mean and variance in one pass and one reduction (each element shifted by the row's
 //       first: K = x[0], var = (sum d^2 - (sum d)^2 / n) / n), and x rstd + (-mean rstd) as one FFMA;
 //       both lose less than the 8 or 11 bits the output keeps (fp32 rows keep the two passes).
+//       After round 1 (ncu: the clusters issued 5.4 instructions per element more than one-block
+//       rows): the pushes' mbarrier wait sleeps (a suspend hint) instead of polling, the loops over
+//       the warps' and blocks' partials unrolled by 4, and rows the layout covers exactly run a path
+//       without per-chunk bounds tests (kFull; FUSIONLAB_ROW_BOUNDS=checked forces the other).
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -314,6 +318,7 @@ __device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_
     __syncthreads();
     float total = 0.0f;
     const int first = warp / warps_per_row * warps_per_row;
+#pragma unroll 4  // v6: a run-time loop of 8 warps cost 5 instructions a term in every thread (~2.5 per element over two reductions)
     for (int w = 0; w < warps_per_row; ++w) total += scratch[first + w];
     return total;
 }
@@ -335,6 +340,7 @@ __device__ __forceinline__ void row_sum2(float& a, float& b, float* scratch_a, f
     __syncthreads();
     float total_a = 0.0f, total_b = 0.0f;
     const int first = warp / warps_per_row * warps_per_row;
+#pragma unroll 4
     for (int w = 0; w < warps_per_row; ++w) total_a += scratch_a[first + w], total_b += scratch_b[first + w];
     a = total_a;
     b = total_b;
@@ -422,14 +428,16 @@ __device__ __forceinline__ float cluster_sum_push(float block_total, float* slot
                      "f"(block_total), "r"(remote_bar)
                      : "memory");
     }
-    // wait until the ctas partials have landed in this block's slots (phase 0 of its mbarrier completes)
+    // wait until the ctas partials have landed in this block's slots (phase 0 of its mbarrier completes);
+    // the hint (10 ms) lets a waiting thread sleep until then instead of polling, which issued
+    // instructions (ncu, 2026-11-28: the clusters issued ~10 % more per element than one-block rows)
     asm volatile(
         "{\n .reg .pred landed;\n WAIT_PUSHED:\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 landed, [%0], 0;\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 landed, [%0], 0, 10000000;\n"
         " @!landed bra WAIT_PUSHED;\n}\n" ::"r"(shared_address(bar))
         : "memory");
     float sum = 0.0f;
-#pragma unroll 1
+#pragma unroll 4
     for (int r = 0; r < ctas; ++r) sum += slots[r];  // own shared memory -> registers, rank order
     return sum;
 #else
@@ -504,11 +512,11 @@ __device__ __forceinline__ void cluster_sum2(float& a, float& b, ClusterReductio
     }
     asm volatile(
         "{\n .reg .pred landed;\n WAIT_PUSHED2:\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 landed, [%0], 0;\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 landed, [%0], 0, 10000000;\n"
         " @!landed bra WAIT_PUSHED2;\n}\n" ::"r"(shared_address(&cr.sum_bar))
         : "memory");
     float sum_a = 0.0f, sum_b = 0.0f;
-#pragma unroll 1
+#pragma unroll 4
     for (int r = 0; r < ctas; ++r) sum_a += cr.sum_slots[r], sum_b += cr.sq_slots[r];  // own shared memory, rank order
     a = sum_a;
     b = sum_b;
@@ -564,6 +572,7 @@ struct RowExtras {
     uint32_t tpr_reciprocal;  // ceil(2^20 / threads_per_row): (i * it) >> 20 == i / threads_per_row for i < 1024
     int rows_per_block;
     int ctas_log2;            // ctas_per_row is 1, 2, 4 or 8
+    int full_rows;            // ctas x threads x chunks x 8 == hidden: every chunk of the layout inside its row
 };
 static_assert(kMaxRowThreads <= 1024, "RowExtras::tpr_reciprocal divides exactly only below 1024 threads");
 
@@ -580,9 +589,12 @@ __device__ __forceinline__ void load_row_chunk(const T* row, Index col0, Index h
 
 // row_kernel's load of one chunk (v6): a vector chunk past the row is zeros without the scalar path's
 // per-element code (fused_chain_spill keeps load_row_chunk, its recorded code).
-template <typename T, bool kVector, typename Index>
+template <typename T, bool kVector, bool kFull, typename Index>
 __device__ __forceinline__ void load_row_chunk_or_zero(const T* row, Index col0, Index hidden, RawChunk<T>& r, bool streaming) {
-    if (!kVector) {
+    if (kVector && kFull) {  // inside the row by the layout: no test
+        if (streaming) load_raw_streaming<T>(row + col0, r);
+        else load_raw<T>(row + col0, r);
+    } else if (!kVector) {
         load_raw_partial<T>(row + col0, hidden - col0, r);  // valid <= 0: all zeros, no access
     } else if (col0 < hidden) {
         if (streaming) load_raw_streaming<T>(row + col0, r);
@@ -610,6 +622,8 @@ __device__ __forceinline__ void dropout_ragged_chunk(float (&v)[kChunk], uint64_
 }
 
 // keep[i] for a chunk of a ragged row (it may straddle two Philox groups: one call per group met).
+// dropout_ragged_chunk above does the same for fused_chain_spill, which keeps its recorded code (written
+// through this function, ptxas changes the spill kernels' ragged instances).
 __device__ __forceinline__ void keep_ragged_chunk(bool (&keep)[kChunk], uint64_t e0, uint64_t seed, uint32_t threshold) {
     uint64_t cached_group = ~uint64_t{0};
     Philox4 r{};
@@ -693,13 +707,13 @@ constexpr int row_kernel_min_blocks() {
     return kVector && (kCpt == 2 || kElementBytes == 2) ? 2 : 1;
 }
 
-template <typename T, int kCpt, bool kVector, bool kFused>
-__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, false, sizeof(T)>())
-    row_kernel(RowArgs a, RowExtras m) {
+// row_kernel's work. kFull (v6): every chunk of every thread lies inside its row (the layout covers the
+// row exactly and no row of the block is past the tensor), so no chunk needs a bounds test: the loads,
+// the statistics and the last pass run without the per-chunk branches (~2 instructions per element).
+template <typename T, int kCpt, bool kVector, bool kFused, bool kFull>
+__device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtras& m, float* sum_scratch, float* sq_scratch,
+                                                ClusterReduction& cluster_reduction) {
     constexpr bool kShiftedStatistics = sizeof(T) == 2;  // v6: one pass for mean and variance (below)
-    __shared__ float sum_scratch[kMaxRowThreads / 32];
-    __shared__ float sq_scratch[kMaxRowThreads / 32];
-    __shared__ ClusterReduction cluster_reduction;
     // 32-bit indices within a row and of rows (rows x hidden <= 2^30, elementwise.h): fewer
     // registers than 64-bit ones, which this kernel needs for the row it holds.
     using Index = int;
@@ -725,13 +739,13 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     RawChunk<T> x_raw[kCpt], res_raw[kCpt];
     // load x row into registers (HBM -> registers, 16-byte vectors, all chunks in flight)
 #pragma unroll
-    for (int c = 0; c < kCpt; ++c) load_row_chunk_or_zero<T, kVector>(x, first_col + c * stride, limit, x_raw[c], a.streaming != 0);
+    for (int c = 0; c < kCpt; ++c) load_row_chunk_or_zero<T, kVector, kFull>(x, first_col + c * stride, limit, x_raw[c], a.streaming != 0);
     if constexpr (kFused) {
         // load residual row into registers now (kept packed), so its latency hides behind the reductions
         const T* residual = static_cast<const T*>(a.residual) + row_start;
 #pragma unroll
         for (int c = 0; c < kCpt; ++c)
-            load_row_chunk_or_zero<T, kVector>(residual, first_col + c * stride, limit, res_raw[c], a.streaming != 0);
+            load_row_chunk_or_zero<T, kVector, kFull>(residual, first_col + c * stride, limit, res_raw[c], a.streaming != 0);
     }
     // the row stays packed in registers (8 bytes of x per 4 elements for fp16/bf16): each pass
     // below unpacks it again (one instruction per element) rather than holding it as floats, so a
@@ -751,7 +765,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
 #pragma unroll
         for (int c = 0; c < kCpt; ++c) {
             const Index col0 = first_col + c * stride;
-            if (kVector && col0 >= limit) continue;  // past the row: zeros, not samples
+            if (!kFull && kVector && col0 >= limit) continue;  // past the row: zeros, not samples
             float v[kChunk];
             unpack<T>(x_raw[c], v);
 #pragma unroll
@@ -796,7 +810,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
 #pragma unroll
         for (int c = 0; c < kCpt; ++c) {
             const Index col0 = first_col + c * stride;
-            if (kVector && col0 >= limit) continue;
+            if (!kFull && kVector && col0 >= limit) continue;
             float v[kChunk];
             unpack<T>(x_raw[c], v);
 #pragma unroll
@@ -818,10 +832,29 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
 #pragma unroll
     for (int c = 0; c < kCpt; ++c) {
         const Index col0 = first_col + c * stride;
-        if (col0 >= limit) continue;
+        if (col0 >= limit) continue;  // kept in the kFull path too: without it ptxas hoisted the chunks' loads and spilled 36 B
         finish_chunk<T, kVector, kFused>(a, m, x_raw[c], res_raw[c], row_start, col0, limit - col0, mean, rstd, out);
     }
     if (ctas > 1) cluster_exit(pull);
+}
+
+template <typename T, int kCpt, bool kVector, bool kFused>
+__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, false, sizeof(T)>())
+    row_kernel(RowArgs a, RowExtras m) {
+    __shared__ float sum_scratch[kMaxRowThreads / 32];
+    __shared__ float sq_scratch[kMaxRowThreads / 32];
+    __shared__ ClusterReduction cluster_reduction;
+    if constexpr (kVector) {
+        // the same path for the whole block (and its cluster: one row), so its barriers are met by all
+        const int rows_of_block = a.ctas_per_row > 1 ? 1 : m.rows_per_block;
+        const int first_row = a.ctas_per_row > 1 ? static_cast<int>(blockIdx.x >> m.ctas_log2)
+                                                 : static_cast<int>(blockIdx.x) * m.rows_per_block;
+        if (m.full_rows != 0 && first_row + rows_of_block <= a.rows) {
+            row_kernel_body<T, kCpt, kVector, kFused, true>(a, m, sum_scratch, sq_scratch, cluster_reduction);
+            return;
+        }
+    }
+    row_kernel_body<T, kCpt, kVector, kFused, false>(a, m, sum_scratch, sq_scratch, cluster_reduction);
 }
 
 // staged_row_kernel: the row (its slice, in a cluster) is staged in shared memory instead of
@@ -1268,7 +1301,12 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
     int ctas_log2 = 0;
     while ((1 << ctas_log2) < c.ctas_per_row) ++ctas_log2;
     const uint32_t tpr_reciprocal = ((1u << 20) + static_cast<uint32_t>(c.threads_per_row) - 1) / static_cast<uint32_t>(c.threads_per_row);
-    RowExtras m{threshold_high(a.threshold), philox_round_keys(a.seed), pull ? 1 : 0, tpr_reciprocal, c.rows_per_block, ctas_log2};
+    // FUSIONLAB_ROW_BOUNDS=checked: every block takes the bounds-checked path (to compare the two in one process)
+    const char* bounds = std::getenv("FUSIONLAB_ROW_BOUNDS");
+    const bool full_rows = static_cast<int64_t>(c.ctas_per_row) * c.threads_per_row * c.chunks_per_thread * kChunk == p.hidden &&
+                           !(bounds != nullptr && std::strcmp(bounds, "checked") == 0);
+    RowExtras m{threshold_high(a.threshold), philox_round_keys(a.seed), pull ? 1 : 0, tpr_reciprocal, c.rows_per_block, ctas_log2,
+                full_rows ? 1 : 0};
     void* params[] = {&a, &m};  // spill_row_kernel takes a alone (the second pointer is not read)
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(shape.blocks));
