@@ -69,6 +69,8 @@
 //       rows): the pushes' mbarrier wait sleeps (a suspend hint) instead of polling, the loops over
 //       the warps' and blocks' partials unrolled by 4, and rows the layout covers exactly run a path
 //       without per-chunk bounds tests (kFull; FUSIONLAB_ROW_BOUNDS=checked forces the other).
+//       (H200: bf16 8192^2 44.9 instructions per element (v5 52.9), 79.8 % of copy (v5 68.6);
+//       4096 x 65536 70.5 % (53.4); pulled in the same call 61.4 %)
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
