@@ -374,9 +374,11 @@ struct ClusterReduction {
     float pull_partial[2], pull_total[2];              // pull: this block's partial and the cluster's total
 };
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // its users are the clusters' (sm_90) code alone
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
+#endif
 __device__ __forceinline__ void cluster_arrive() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
