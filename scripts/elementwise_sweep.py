@@ -103,6 +103,18 @@ def jobs(phases):
             out.append(dict(name="bias_gelu_alt%02d_h%d" % (i, hidden), workload="bias_gelu", variant="fused",
                             dtype=dt, rows=str(rows), hidden=hidden, env={"FUSIONLAB_FLAT_CONFIG": cfg},
                             forced="flat " + cfg, kernels=False, counters=False))
+    if "pull" in phases:  # v6 (2026-11-28): the clusters' reductions pushed (the default) and pulled as v4 did, same process kind
+        for reduction in ("push", "pull"):
+            out.append(dict(name="cluster_%s_h65536" % reduction, workload="chain", variant="fused", dtype=DTYPES,
+                            rows="1024,4096", hidden=65536,
+                            env={"FUSIONLAB_CLUSTER_REDUCTION": "pull"} if reduction == "pull" else {},
+                            forced="cluster reduction: pull (v4)" if reduction == "pull" else "",
+                            kernels=False, counters=False))
+    if "bounds" in phases:  # v6: the row kernel's bounds-checked path forced (FUSIONLAB_ROW_BOUNDS=checked) beside the picked one
+        for hidden, rows in ((8192, "8192"), (65536, "4096"), (1024, "65536")):
+            out.append(dict(name="bounds_checked_h%d" % hidden, workload="chain", variant="fused", dtype="fp16,bf16",
+                            rows=rows, hidden=hidden, env={"FUSIONLAB_ROW_BOUNDS": "checked"},
+                            forced="bounds checked per chunk", kernels=False, counters=False))
     if "unfused" in phases:
         for hidden, rows in SHAPES.items():
             out.append(dict(name="chain_unfused_h%d" % hidden, workload="chain", variant="unfused", dtype="bf16",

@@ -45,7 +45,9 @@ TEST_CASE("emulated chain: bf16 rounding errors, four roundings unfused against 
         CHECK(fused.rel_l2 < 2.2e-3);
         CHECK(unfused.rel_l2 > 1.5 * fused.rel_l2);
         CHECK(unfused.rel_l2 < relative_tolerance(DType::bf16));
-        CHECK(spill.rel_l2 == fused.rel_l2);  // the same code, built for more warps: the same arithmetic
+        // fused_spill keeps the recorded code; fused (v6) makes dropout's scale and the residual add one FMA:
+        // one rounding apart before the bf16 store, so the error sums agree to 1 %, not to the bit
+        CHECK(std::fabs(spill.rel_l2 - fused.rel_l2) <= 0.01 * fused.rel_l2);
     }
 }
 

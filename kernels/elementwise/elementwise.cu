@@ -52,6 +52,25 @@
 //       cluster barrier per reduction, none at exit); racecheck (H100, 2026-11-28) showed the first
 //       push could reach a block that had not started yet, so the clusters pull again as in v4 (the
 //       push had measured no faster: kernels/PERF.md).
+//   v6  the clusters push again, legally and without a fence: each block readies an mbarrier per
+//       reduction and arrives (relaxed) at the cluster barrier at its start, waits on it before its
+//       first push (the wait overlaps the loads), and pushes with st.async, which completes bytes on
+//       the peer's mbarrier; no release arrive (a MEMBAR.ALL.GPU per thread in the SASS), no serial
+//       remote loads, no barrier at exit (FUSIONLAB_CLUSTER_REDUCTION=pull keeps v4's form to compare).
+//       Fewer instructions per element in row_kernel: the squared deviations one FFMA per element
+//       behind one branch per chunk (ptxas had made the per-element select FMUL, FSEL, FADD for every
+//       chunk but the first), dropout's scale and the residual add one FFMA (one rounding fewer), the
+//       layout's integer divisions (row, rank: ~60 instructions per thread before the first load)
+//       done on the host, vector chunks past the row zeroed without the scalar path's code. 16-bit
+//       rows: mean and variance in one pass and one reduction (each element shifted by the row's
+//       first: K = x[0], var = (sum d^2 - (sum d)^2 / n) / n), and x rstd + (-mean rstd) as one FFMA;
+//       both lose less than the 8 or 11 bits the output keeps (fp32 rows keep the two passes).
+//       After round 1 (ncu: the clusters issued 5.4 instructions per element more than one-block
+//       rows): the pushes' mbarrier wait sleeps (a suspend hint) instead of polling, the loops over
+//       the warps' and blocks' partials unrolled by 4, and rows the layout covers exactly run a path
+//       without per-chunk bounds tests (kFull; FUSIONLAB_ROW_BOUNDS=checked forces the other).
+//       (H200: bf16 8192^2 44.9 instructions per element (v5 52.9), 79.8 % of copy (v5 68.6);
+//       4096 x 65536 70.5 % (53.4); pulled in the same call 61.4 %)
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -74,6 +93,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -268,15 +288,22 @@ __device__ __forceinline__ Philox4 dropout_block_keyed(const PhiloxKeys& keys, u
 // t <= 65535; t = 65536 (p within 2^-17 of 1: nothing kept) has no such bound, so the launchers pass
 // threshold_hi = 0xFFFF0000 and keep_scale = 0 then (an odd lane whose half is 0xFFFF passes and keeps 0).
 inline uint32_t threshold_high(uint32_t threshold) { return threshold >= 65536u ? 0xFFFF0000u : threshold << 16; }
-__device__ __forceinline__ void dropout_chunk_keyed(float (&v)[kChunk], uint64_t e0, const PhiloxKeys& keys,
-                                                    uint32_t threshold, uint32_t threshold_hi, float keep_scale) {
+// keep[i]: element e0 + i of a whole chunk survives dropout (one Philox call).
+__device__ __forceinline__ void keep_chunk_keyed(bool (&keep)[kChunk], uint64_t e0, const PhiloxKeys& keys,
+                                                 uint32_t threshold, uint32_t threshold_hi) {
     const Philox4 r = dropout_block_keyed(keys, e0);
 #pragma unroll
     for (int i = 0; i < kChunk; ++i) {
         const uint32_t w = r.v[i >> 1];
-        const bool keep = (i & 1) ? w >= threshold_hi : (w & 0xFFFFu) >= threshold;
-        v[i] = keep ? v[i] * keep_scale : 0.0f;
+        keep[i] = (i & 1) ? w >= threshold_hi : (w & 0xFFFFu) >= threshold;
     }
+}
+__device__ __forceinline__ void dropout_chunk_keyed(float (&v)[kChunk], uint64_t e0, const PhiloxKeys& keys,
+                                                    uint32_t threshold, uint32_t threshold_hi, float keep_scale) {
+    bool keep[kChunk];
+    keep_chunk_keyed(keep, e0, keys, threshold, threshold_hi);
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) v[i] = keep[i] ? v[i] * keep_scale : 0.0f;
 }
 
 // Sum over the warps of one row of the block (warps_per_row consecutive warps; the block holds
@@ -293,17 +320,65 @@ __device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_
     __syncthreads();
     float total = 0.0f;
     const int first = warp / warps_per_row * warps_per_row;
+#pragma unroll 4  // v6: a run-time loop of 8 warps cost 5 instructions a term in every thread (~2.5 per element over two reductions)
     for (int w = 0; w < warps_per_row; ++w) total += scratch[first + w];
     return total;
 }
+// Two row sums at once (v6, 16-bit rows: the shifted statistics), each in row_sum's order, one block
+// barrier for both.
+__device__ __forceinline__ void row_sum2(float& a, float& b, float* scratch_a, float* scratch_b, int warps_per_row) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        a += __shfl_xor_sync(0xFFFFFFFFu, a, offset);
+        b += __shfl_xor_sync(0xFFFFFFFFu, b, offset);
+    }
+    if (warps_per_row == 1) {
+        a = 0.0f + a;
+        b = 0.0f + b;
+        return;
+    }
+    const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+    if (lane == 0) scratch_a[warp] = a, scratch_b[warp] = b;
+    __syncthreads();
+    float total_a = 0.0f, total_b = 0.0f;
+    const int first = warp / warps_per_row * warps_per_row;
+#pragma unroll 4
+    for (int w = 0; w < warps_per_row; ++w) total_a += scratch_a[first + w], total_b += scratch_b[first + w];
+    a = total_a;
+    b = total_b;
+}
 
-// A cluster of `ctas` blocks shares one row (v4's pull, kept in v5: v5's push of the partials into the
-// peers' shared memory before any cluster barrier wrote into blocks that might not have started, which
-// racecheck reported on an H100 on 2026-11-28; the push measured no faster): each block publishes its partial sum in its shared
-// memory, the cluster meets at a barrier, and thread 0 of every block adds all partials in rank
-// order through distributed shared memory. After its last read of a peer's shared memory a block arrives at the
-// cluster barrier once more (cluster_arrive) and waits on it before exiting (cluster_wait), so no
-// block leaves while a peer still reads its shared memory.
+// A cluster of `ctas` blocks shares one row; each of its two reductions (the mean's, then the squared
+// deviations') adds the blocks' partial sums in rank order (elementwise_emulate.cpp follows this order).
+// Two ways to bring the partials together, the same sums either way:
+//   push (v6, the default): at its start every block readies two mbarriers in its shared memory (one
+//     per reduction, each expecting ctas floats) and arrives at the cluster barrier without waiting
+//     (relaxed: no memory fence); it waits on that barrier only before its first push, so the wait
+//     overlaps the row's loads, and no block stores into a peer that has not started. Thread r then
+//     stores the block's partial into block r's slot [rank] with st.async, whose arrival completes
+//     ctas x 4 bytes of the peer's mbarrier transaction count; each block waits on its own mbarrier
+//     and adds its own slots. No GPU-scope fence (a release arrive at the cluster barrier is a
+//     MEMBAR.ALL.GPU in the SASS), no serial remote loads, no barrier at exit: a block's last access
+//     to a peer is a store that peer waits for before it can finish.
+//   pull (v4, FUSIONLAB_CLUSTER_REDUCTION=pull, kept to compare in one process): each block writes its
+//     partial, the cluster meets at a barrier (arrive.release, wait.acquire), thread 0 loads the ctas
+//     partials through distributed shared memory one after another and hands the total over through a
+//     block barrier; after its last remote read a block arrives once more and waits before exiting,
+//     so no block leaves while a peer still reads it.
+// v5 pushed with plain st.shared::cluster stores and no barrier before the first one: racecheck (H100,
+// 2026-11-28) showed a push could reach a block that had not started yet.
+struct ClusterReduction {
+    float sum_slots[elementwise::kRowMaxClusterCtas];  // push: the blocks' partials of the mean's sum, by rank
+    float sq_slots[elementwise::kRowMaxClusterCtas];   // push: of the squared deviations
+    unsigned long long sum_bar, sq_bar;                // push: mbarriers, complete when ctas floats have landed
+    float pull_partial[2], pull_total[2];              // pull: this block's partial and the cluster's total
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // its users are the clusters' (sm_90) code alone
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+#endif
 __device__ __forceinline__ void cluster_arrive() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
@@ -314,15 +389,80 @@ __device__ __forceinline__ void cluster_wait() {
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 #endif
 }
-// Thread 0 adds the partials (32-bit shared::cluster addresses: few registers while the row is
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void mbarrier_ready(unsigned long long* bar, uint32_t bytes) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(shared_address(bar)) : "memory");
+    asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(
+                     shared_address(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+#endif
+// push: the kernel's first step in a cluster (every thread calls it; the push mode only)
+// sum_floats: floats each block pushes on sum_bar (2: the shifted statistics' two sums at once).
+__device__ __forceinline__ void cluster_push_begin(ClusterReduction& cr, int ctas, int sum_floats) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (threadIdx.x == 0) {
+        const uint32_t bytes = static_cast<uint32_t>(ctas) * static_cast<uint32_t>(sizeof(float));
+        // one arrival (this thread's, now) and the pushes' bytes complete each barrier's phase 0
+        mbarrier_ready(&cr.sum_bar, bytes * static_cast<uint32_t>(sum_floats));
+        mbarrier_ready(&cr.sq_bar, bytes);
+        // the initialised mbarriers are visible to the peers' pushes after the cluster barrier
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+#else
+    (void)cr;
+    (void)ctas;
+    (void)sum_floats;
+#endif
+}
+// push: one reduction. first: the first push of this kernel, which waits for every peer to have begun.
+__device__ __forceinline__ float cluster_sum_push(float block_total, float* slots, unsigned long long* bar, int rank,
+                                                  int ctas, bool first) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (first) asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");  // every peer has readied its mbarriers
+    const int t = static_cast<int>(threadIdx.x);
+    if (t < ctas) {
+        // this block's partial -> block t's slot [rank] (registers -> a peer's shared memory, st.async)
+        uint32_t remote_slot, remote_bar;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_slot) : "r"(shared_address(slots + rank)), "r"(t));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(shared_address(bar)), "r"(t));
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];\n" ::"r"(remote_slot),
+                     "f"(block_total), "r"(remote_bar)
+                     : "memory");
+    }
+    // wait until the ctas partials have landed in this block's slots (phase 0 of its mbarrier completes);
+    // the hint (10 ms) lets a waiting thread sleep until then instead of polling, which issued
+    // instructions (ncu, 2026-11-28: the clusters issued ~10 % more per element than one-block rows)
+    asm volatile(
+        "{\n .reg .pred landed;\n WAIT_PUSHED:\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 landed, [%0], 0, 10000000;\n"
+        " @!landed bra WAIT_PUSHED;\n}\n" ::"r"(shared_address(bar))
+        : "memory");
+    float sum = 0.0f;
+#pragma unroll 4
+    for (int r = 0; r < ctas; ++r) sum += slots[r];  // own shared memory -> registers, rank order
+    return sum;
+#else
+    (void)slots;
+    (void)bar;
+    (void)rank;
+    (void)ctas;
+    (void)first;
+    __trap();  // the launcher runs clusters on compute capability 9.0 and later only
+    return block_total;
+#endif
+}
+// pull: thread 0 adds the partials (32-bit shared::cluster addresses: few registers while the row is
 // held) and hands the total to its block through `total`.
-__device__ __forceinline__ float cluster_sum(float block_total, float* partial, float* total, int ctas) {
+__device__ __forceinline__ float cluster_sum_pull(float block_total, float* partial, float* total, int ctas) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (threadIdx.x == 0) *partial = block_total;
     cluster_arrive();
     cluster_wait();
     if (threadIdx.x == 0) {
-        const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(partial));
+        const uint32_t local = shared_address(partial);
         float sum = 0.0f;
         for (int r = 0; r < ctas; ++r) {
             uint32_t remote;
@@ -342,6 +482,60 @@ __device__ __forceinline__ float cluster_sum(float block_total, float* partial, 
     __trap();  // the launcher runs clusters on compute capability 9.0 and later only
     return block_total;
 #endif
+}
+// The row's total of one reduction (which: 0 the mean's, 1 the squared deviations') over the cluster.
+__device__ __forceinline__ float cluster_sum(float block_total, ClusterReduction& cr, int which, int rank, int ctas,
+                                            bool pull) {
+    if (pull) return cluster_sum_pull(block_total, &cr.pull_partial[which], &cr.pull_total[which], ctas);
+    return which == 0 ? cluster_sum_push(block_total, cr.sum_slots, &cr.sum_bar, rank, ctas, true)
+                      : cluster_sum_push(block_total, cr.sq_slots, &cr.sq_bar, rank, ctas, false);
+}
+// Both sums of the shifted statistics over the cluster: push, one mbarrier for both (cluster_push_begin
+// with sum_floats 2), or pull, one after the other.
+__device__ __forceinline__ void cluster_sum2(float& a, float& b, ClusterReduction& cr, int rank, int ctas, bool pull) {
+    if (pull) {
+        a = cluster_sum_pull(a, &cr.pull_partial[0], &cr.pull_total[0], ctas);
+        b = cluster_sum_pull(b, &cr.pull_partial[1], &cr.pull_total[1], ctas);
+        return;
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");  // every peer has readied its mbarriers
+    const int t = static_cast<int>(threadIdx.x);
+    if (t < ctas) {
+        // this block's two partials -> block t's slots [rank] (registers -> a peer's shared memory, st.async)
+        uint32_t remote_a, remote_b, remote_bar;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_a) : "r"(shared_address(cr.sum_slots + rank)), "r"(t));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_b) : "r"(shared_address(cr.sq_slots + rank)), "r"(t));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(shared_address(&cr.sum_bar)), "r"(t));
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];\n" ::"r"(remote_a), "f"(a),
+                     "r"(remote_bar)
+                     : "memory");
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];\n" ::"r"(remote_b), "f"(b),
+                     "r"(remote_bar)
+                     : "memory");
+    }
+    asm volatile(
+        "{\n .reg .pred landed;\n WAIT_PUSHED2:\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 landed, [%0], 0, 10000000;\n"
+        " @!landed bra WAIT_PUSHED2;\n}\n" ::"r"(shared_address(&cr.sum_bar))
+        : "memory");
+    float sum_a = 0.0f, sum_b = 0.0f;
+#pragma unroll 4
+    for (int r = 0; r < ctas; ++r) sum_a += cr.sum_slots[r], sum_b += cr.sq_slots[r];  // own shared memory, rank order
+    a = sum_a;
+    b = sum_b;
+#else
+    (void)rank;
+    __trap();  // the launcher runs clusters on compute capability 9.0 and later only
+#endif
+}
+// After the last reduction (pull only): done reading the peers' shared memory; cluster_exit waits for
+// the peers to be done with this block's before the block exits.
+__device__ __forceinline__ void cluster_reductions_done(bool pull) {
+    if (pull) cluster_arrive();
+}
+__device__ __forceinline__ void cluster_exit(bool pull) {
+    if (pull) cluster_wait();
 }
 
 // =============================================================================================
@@ -369,12 +563,22 @@ struct RowArgs {
     int stage_residual;     // staged_row_kernel, fused: residual staged in shared memory too (else read in the last pass)
     int streaming;          // x, residual loaded and out stored with the evict-first hint (.cs)
 };
-// The dropout mask's precomputed parts, a second parameter of row_kernel and staged_row_kernel (not in
-// RowArgs: fused_chain_spill takes RowArgs as it was recorded, and a longer struct moved its spills).
-struct MaskKeys {
+// The second parameter of row_kernel and staged_row_kernel (not in RowArgs: fused_chain_spill takes
+// RowArgs as it was recorded, and a longer struct moved its spills): the dropout mask's precomputed
+// parts and the cluster reduction's form.
+struct RowExtras {
     uint32_t threshold_hi;  // threshold_high(threshold): the odd lanes' keep test
     PhiloxKeys keys;        // Philox's round keys (philox_round_keys(seed))
+    int cluster_pull;       // clusters pull their partial sums (v4) instead of pushing them (v6): FUSIONLAB_CLUSTER_REDUCTION=pull
+    // v6: the layout's divisions done on the host. Each block's threads found their row and rank with
+    // two or three integer divisions by run-time counts (~20 instructions each, ~1.5 per element of a
+    // 4-chunk thread), before the first load could issue.
+    uint32_t tpr_reciprocal;  // ceil(2^20 / threads_per_row): (i * it) >> 20 == i / threads_per_row for i < 1024
+    int rows_per_block;
+    int ctas_log2;            // ctas_per_row is 1, 2, 4 or 8
+    int full_rows;            // ctas x threads x chunks x 8 == hidden: every chunk of the layout inside its row
 };
+static_assert(kMaxRowThreads <= 1024, "RowExtras::tpr_reciprocal divides exactly only below 1024 threads");
 
 template <typename T, bool kVector, typename Index>
 __device__ __forceinline__ void load_row_chunk(const T* row, Index col0, Index hidden, RawChunk<T>& r,
@@ -384,6 +588,23 @@ __device__ __forceinline__ void load_row_chunk(const T* row, Index col0, Index h
         else load_raw<T>(row + col0, r);
     } else {
         load_raw_partial<T>(row + col0, hidden - col0, r);  // valid <= 0: all zeros, no access
+    }
+}
+
+// row_kernel's load of one chunk (v6): a vector chunk past the row is zeros without the scalar path's
+// per-element code (fused_chain_spill keeps load_row_chunk, its recorded code).
+template <typename T, bool kVector, bool kFull, typename Index>
+__device__ __forceinline__ void load_row_chunk_or_zero(const T* row, Index col0, Index hidden, RawChunk<T>& r, bool streaming) {
+    if (kVector && kFull) {  // inside the row by the layout: no test
+        if (streaming) load_raw_streaming<T>(row + col0, r);
+        else load_raw<T>(row + col0, r);
+    } else if (!kVector) {
+        load_raw_partial<T>(row + col0, hidden - col0, r);  // valid <= 0: all zeros, no access
+    } else if (col0 < hidden) {
+        if (streaming) load_raw_streaming<T>(row + col0, r);
+        else load_raw<T>(row + col0, r);
+    } else {
+        r = RawChunk<T>{};
     }
 }
 
@@ -404,12 +625,29 @@ __device__ __forceinline__ void dropout_ragged_chunk(float (&v)[kChunk], uint64_
     }
 }
 
+// keep[i] for a chunk of a ragged row (it may straddle two Philox groups: one call per group met).
+// dropout_ragged_chunk above does the same for fused_chain_spill, which keeps its recorded code (written
+// through this function, ptxas changes the spill kernels' ragged instances).
+__device__ __forceinline__ void keep_ragged_chunk(bool (&keep)[kChunk], uint64_t e0, uint64_t seed, uint32_t threshold) {
+    uint64_t cached_group = ~uint64_t{0};
+    Philox4 r{};
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) {
+        const uint64_t e = e0 + static_cast<uint64_t>(i);
+        if ((e >> 3) != cached_group) {
+            r = dropout_block(seed, e);
+            cached_group = e >> 3;
+        }
+        keep[i] = mask_u16(r, static_cast<uint32_t>(e & 7)) >= threshold;
+    }
+}
+
 // The last pass over one chunk of a row, shared by row_kernel and staged_row_kernel: normalise
 // with the row's mean and rstd, scale and shift by gamma and beta, and (fused) GELU, dropout and
 // the residual add, then store. x_raw and res_raw are the chunk's packed bits (res_raw unused by
 // layernorm); col0 is the chunk's first column, valid the columns left in the row from it.
 template <typename T, bool kVector, bool kFused>
-__device__ __forceinline__ void finish_chunk(const RowArgs& a, const MaskKeys& m, const RawChunk<T>& x_raw, const RawChunk<T>& res_raw,
+__device__ __forceinline__ void finish_chunk(const RowArgs& a, const RowExtras& m, const RawChunk<T>& x_raw, const RawChunk<T>& res_raw,
                                              int64_t row_start, int col0, int valid, float mean, float rstd, T* out) {
     // load gamma, beta chunk into registers (L1/L2-resident after the first rows)
     RawChunk<T> g_raw, b_raw;
@@ -424,18 +662,30 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const MaskKeys& m
     unpack<T>(x_raw, v);
     unpack<T>(g_raw, g);
     unpack<T>(b_raw, b);
+    if constexpr (sizeof(T) == 2) {
+        // v6, 16-bit: (x - mean) rstd as one FFMA, x rstd + (-mean rstd), instead of FADD and FMUL: its
+        // error, one rounding of mean rstd, is |mean| / std fp32 ulps of a normalised value, below the
+        // output's 8 or 11 bits unless |mean| exceeds ~1000 standard deviations
+        const float neg_mean_rstd = -mean * rstd;
 #pragma unroll
-    for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
+        for (int i = 0; i < kChunk; ++i) h[i] = fmaf(fmaf(v[i], rstd, neg_mean_rstd), g[i], b[i]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
+    }
     if constexpr (kFused) {
 #pragma unroll
         for (int i = 0; i < kChunk; ++i) h[i] = gelu(h[i]);
         const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
-        if (kVector) dropout_chunk_keyed(h, e0, m.keys, a.threshold, m.threshold_hi, a.keep_scale);
-        else dropout_ragged_chunk(h, e0, a.seed, a.threshold, a.keep_scale);
+        bool keep[kChunk];
+        if (kVector) keep_chunk_keyed(keep, e0, m.keys, a.threshold, m.threshold_hi);
+        else keep_ragged_chunk(keep, e0, a.seed, a.threshold);
         float res[kChunk];
         unpack<T>(res_raw, res);
+        // v6: dropout's scale and the residual add in one FMA (FFMA, FSEL where the multiply, the select
+        // and the add were three; one rounding fewer): a dropped element is the residual exactly
 #pragma unroll
-        for (int i = 0; i < kChunk; ++i) h[i] += res[i];
+        for (int i = 0; i < kChunk; ++i) h[i] = keep[i] ? fmaf(h[i], a.keep_scale, res[i]) : res[i];
     }
     // store out row chunk to HBM (h1 for the unfused layernorm)
     if (kVector) store_chunk<T>(out + col0, h, a.streaming != 0);
@@ -461,22 +711,26 @@ constexpr int row_kernel_min_blocks() {
     return kVector && (kCpt == 2 || kElementBytes == 2) ? 2 : 1;
 }
 
-template <typename T, int kCpt, bool kVector, bool kFused>
-__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, false, sizeof(T)>())
-    row_kernel(RowArgs a, MaskKeys m) {
-    __shared__ float sum_scratch[kMaxRowThreads / 32];
-    __shared__ float sq_scratch[kMaxRowThreads / 32];
-    __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
+// row_kernel's work. kFull (v6): every chunk of every thread lies inside its row (the layout covers the
+// row exactly and no row of the block is past the tensor), so no chunk needs a bounds test: the loads,
+// the statistics and the last pass run without the per-chunk branches (~2 instructions per element).
+template <typename T, int kCpt, bool kVector, bool kFused, bool kFull>
+__device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtras& m, float* sum_scratch, float* sq_scratch,
+                                                ClusterReduction& cluster_reduction) {
+    constexpr bool kShiftedStatistics = sizeof(T) == 2;  // v6: one pass for mean and variance (below)
     // 32-bit indices within a row and of rows (rows x hidden <= 2^30, elementwise.h): fewer
     // registers than 64-bit ones, which this kernel needs for the row it holds.
     using Index = int;
     const Index hidden = static_cast<Index>(a.hidden);
     const int tpr = a.threads_per_row, ctas = a.ctas_per_row;
-    const int local_row = static_cast<int>(threadIdx.x) / tpr;
+    const int local_row = static_cast<int>((threadIdx.x * m.tpr_reciprocal) >> 20);  // threadIdx.x / tpr
     const int t = static_cast<int>(threadIdx.x) - local_row * tpr;
-    const int rank = ctas > 1 ? static_cast<int>(blockIdx.x % static_cast<unsigned>(ctas)) : 0;
-    const int row = ctas > 1 ? static_cast<int>(blockIdx.x / static_cast<unsigned>(ctas))
-                             : static_cast<int>(blockIdx.x) * (static_cast<int>(blockDim.x) / tpr) + local_row;
+    const int rank = static_cast<int>(blockIdx.x) & (ctas - 1);  // the block's rank in its cluster
+    const bool pull = m.cluster_pull != 0;
+    // push: ready this block's mbarriers and arrive at the cluster barrier (waited on at the first push)
+    if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas, kShiftedStatistics ? 2 : 1);
+    const int row = ctas > 1 ? static_cast<int>(blockIdx.x >> m.ctas_log2)
+                             : static_cast<int>(blockIdx.x) * m.rows_per_block + local_row;
     // The last block's rows past the tensor load nothing and store nothing (limit 0) but still
     // meet the block's barriers.
     const Index limit = row < a.rows ? hidden : 0;
@@ -489,66 +743,122 @@ __global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kV
     RawChunk<T> x_raw[kCpt], res_raw[kCpt];
     // load x row into registers (HBM -> registers, 16-byte vectors, all chunks in flight)
 #pragma unroll
-    for (int c = 0; c < kCpt; ++c) load_row_chunk<T, kVector>(x, first_col + c * stride, limit, x_raw[c], a.streaming != 0);
+    for (int c = 0; c < kCpt; ++c) load_row_chunk_or_zero<T, kVector, kFull>(x, first_col + c * stride, limit, x_raw[c], a.streaming != 0);
     if constexpr (kFused) {
         // load residual row into registers now (kept packed), so its latency hides behind the reductions
         const T* residual = static_cast<const T*>(a.residual) + row_start;
 #pragma unroll
         for (int c = 0; c < kCpt; ++c)
-            load_row_chunk<T, kVector>(residual, first_col + c * stride, limit, res_raw[c], a.streaming != 0);
+            load_row_chunk_or_zero<T, kVector, kFull>(residual, first_col + c * stride, limit, res_raw[c], a.streaming != 0);
     }
     // the row stays packed in registers (8 bytes of x per 4 elements for fp16/bf16): each pass
     // below unpacks it again (one instruction per element) rather than holding it as floats, so a
     // thread can own 64 bytes of x and 64 of residual in under 64 registers (PERF.md: 16-bit rows
     // need that many bytes in flight; as floats they capped the SM at 2 rows and 60% of bandwidth).
 
-    // compute mean (block reduction; out-of-row elements were loaded as 0)
-    float sum = 0.0f;
-#pragma unroll
-    for (int c = 0; c < kCpt; ++c) {
-        float v[kChunk];
-        unpack<T>(x_raw[c], v);
-#pragma unroll
-        for (int i = 0; i < kChunk; ++i) sum += v[i];
-    }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
-    float row_total = row_sum(sum, sum_scratch, warps_per_row);
-    if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
-    const float mean = row_total * inv_hidden;
-    // Each pass unpacks the packed row again (one instruction per element): hiding the packed
-    // words from the compiler here keeps it from holding the previous pass's unpacked floats
-    // instead (twice the registers in 16-bit: bf16 rows of 4 chunks spilled 124 B per thread).
-    keep_packed(x_raw);
-
-    // compute variance from the register-held row: sum of squared deviations (second pass)
-    float sq = 0.0f;
+    float mean, rstd;
+    if constexpr (kShiftedStatistics) {
+        // v6, 16-bit rows: mean and variance in one pass over the row and one reduction, each element
+        // shifted by the row's first element K (d = x - K: sum d and sum d^2, var = (sum d^2 - (sum d)^2 / n) / n).
+        // K is a sample of the row, so (mean - K)^2 is about one variance and the subtraction loses
+        // about one bit, far below the 8 or 11 bits the output keeps. One unpack and one FADD per
+        // element fewer than two passes, and one block (and cluster) reduction fewer.
+        const float shift = to_float(x[0]);  // the row's first element (L1: every thread of the row reads it)
+        float s = 0.0f, q = 0.0f;
 #pragma unroll
-    for (int c = 0; c < kCpt; ++c) {
-        float v[kChunk];
-        unpack<T>(x_raw[c], v);
+        for (int c = 0; c < kCpt; ++c) {
+            const Index col0 = first_col + c * stride;
+            if (!kFull && kVector && col0 >= limit) continue;  // past the row: zeros, not samples
+            float v[kChunk];
+            unpack<T>(x_raw[c], v);
 #pragma unroll
-        for (int i = 0; i < kChunk; ++i) {
-            const Index col = first_col + c * stride + (kVector ? 0 : i);  // vector chunks are all in or all out
-            const float d = v[i] - mean;
-            sq += col < limit ? d * d : 0.0f;
+            for (int i = 0; i < kChunk; ++i) {
+                const float d = v[i] - shift;
+                if (kVector || col0 + i < limit) {
+                    s += d;
+                    q = fmaf(d, d, q);
+                }
+            }
         }
+        row_sum2(s, q, sum_scratch, sq_scratch, warps_per_row);
+        if (ctas > 1) {
+            cluster_sum2(s, q, cluster_reduction, rank, ctas, pull);
+            cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
+        }
+        const float mean_shifted = s * inv_hidden;
+        mean = shift + mean_shifted;
+        rstd = rsqrtf(fmaf(fmaxf(fmaf(-mean_shifted, s, q), 0.0f), inv_hidden, elementwise::kLayerNormEps));
+    } else {
+        // compute mean (block reduction; out-of-row elements were loaded as 0)
+        float sum = 0.0f;
+#pragma unroll
+        for (int c = 0; c < kCpt; ++c) {
+            float v[kChunk];
+            unpack<T>(x_raw[c], v);
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) sum += v[i];
+        }
+        float row_total = row_sum(sum, sum_scratch, warps_per_row);
+        if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
+        mean = row_total * inv_hidden;
+        // Each pass unpacks the packed row again (one instruction per element): hiding the packed
+        // words from the compiler here keeps it from holding the previous pass's unpacked floats
+        // instead (twice the registers in 16-bit: bf16 rows of 4 chunks spilled 124 B per thread).
+        keep_packed(x_raw);
+
+        // compute variance from the register-held row: sum of squared deviations (second pass)
+        // v6: one branch per chunk (a vector chunk is all in or all out of the row) and d * d + sq one FMA:
+        // the select per element cost ptxas an FMUL, an FSEL and an FADD for every chunk but the first.
+        float sq = 0.0f;
+#pragma unroll
+        for (int c = 0; c < kCpt; ++c) {
+            const Index col0 = first_col + c * stride;
+            if (!kFull && kVector && col0 >= limit) continue;
+            float v[kChunk];
+            unpack<T>(x_raw[c], v);
+#pragma unroll
+            for (int i = 0; i < kChunk; ++i) {
+                const float d = v[i] - mean;
+                if (kVector || col0 + i < limit) sq = fmaf(d, d, sq);
+            }
+        }
+        float sq_total = row_sum(sq, sq_scratch, warps_per_row);
+        if (ctas > 1) {
+            sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
+            cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
+        }
+        rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
     }
-    float sq_total = row_sum(sq, sq_scratch, warps_per_row);
-    if (ctas > 1) {
-        sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
-        cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
-    }
-    const float rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
     keep_packed(x_raw);
 
     T* out = static_cast<T*>(a.out) + row_start;
 #pragma unroll
     for (int c = 0; c < kCpt; ++c) {
         const Index col0 = first_col + c * stride;
-        if (col0 >= limit) continue;
+        if (col0 >= limit) continue;  // kept in the kFull path too: without it ptxas hoisted the chunks' loads and spilled 36 B
         finish_chunk<T, kVector, kFused>(a, m, x_raw[c], res_raw[c], row_start, col0, limit - col0, mean, rstd, out);
     }
-    if (ctas > 1) cluster_wait();
+    if (ctas > 1) cluster_exit(pull);
+}
+
+template <typename T, int kCpt, bool kVector, bool kFused>
+__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, false, sizeof(T)>())
+    row_kernel(RowArgs a, RowExtras m) {
+    __shared__ float sum_scratch[kMaxRowThreads / 32];
+    __shared__ float sq_scratch[kMaxRowThreads / 32];
+    __shared__ ClusterReduction cluster_reduction;
+    if constexpr (kVector) {
+        // the same path for the whole block (and its cluster: one row), so its barriers are met by all
+        const int rows_of_block = a.ctas_per_row > 1 ? 1 : m.rows_per_block;
+        const int first_row = a.ctas_per_row > 1 ? static_cast<int>(blockIdx.x >> m.ctas_log2)
+                                                 : static_cast<int>(blockIdx.x) * m.rows_per_block;
+        if (m.full_rows != 0 && first_row + rows_of_block <= a.rows) {
+            row_kernel_body<T, kCpt, kVector, kFused, true>(a, m, sum_scratch, sq_scratch, cluster_reduction);
+            return;
+        }
+    }
+    row_kernel_body<T, kCpt, kVector, kFused, false>(a, m, sum_scratch, sq_scratch, cluster_reduction);
 }
 
 // staged_row_kernel: the row (its slice, in a cluster) is staged in shared memory instead of
@@ -597,19 +907,22 @@ __device__ __forceinline__ void stage_chunk(RawChunk<T>* dst, const T* row, int 
 }
 
 template <typename T, bool kVector, bool kFused>
-__global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a, MaskKeys m) {
+__global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a, RowExtras m) {
     extern __shared__ uint4 staged_smem[];
     __shared__ float sum_scratch[kMaxRowThreads / 32];
     __shared__ float sq_scratch[kMaxRowThreads / 32];
-    __shared__ float cluster_sum_partial, cluster_sq_partial, cluster_sum_total, cluster_sq_total;
+    __shared__ ClusterReduction cluster_reduction;
     const int hidden = static_cast<int>(a.hidden);
     const int tpr = a.threads_per_row, ctas = a.ctas_per_row, cpt = a.chunks_per_thread;
     const int t = static_cast<int>(threadIdx.x);
-    const int rank = ctas > 1 ? static_cast<int>(blockIdx.x % static_cast<unsigned>(ctas)) : 0;
+    const int rank = static_cast<int>(blockIdx.x) & (ctas - 1);  // the block's rank in its cluster
+    const bool pull = m.cluster_pull != 0;
+    // push: ready this block's mbarriers and arrive at the cluster barrier (waited on at the first push)
+    if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas, 1);
     const int stride = tpr * kChunk;
     const int first_col = (rank * tpr * cpt + t) * kChunk;
     const bool stage_residual = kFused && a.stage_residual != 0;
-    const int row = ctas > 1 ? static_cast<int>(blockIdx.x / static_cast<unsigned>(ctas)) : static_cast<int>(blockIdx.x);
+    const int row = static_cast<int>(blockIdx.x >> m.ctas_log2);
     const int64_t row_start = static_cast<int64_t>(row) * hidden;
     RawChunk<T>* xs = reinterpret_cast<RawChunk<T>*>(staged_smem);  // [cpt][tpr] chunks of x
     RawChunk<T>* rs = xs + cpt * tpr;                                // [cpt][tpr] of residual, when staged
@@ -635,7 +948,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
     }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
     float row_total = row_sum(sum, sum_scratch, tpr >> 5);
-    if (ctas > 1) row_total = cluster_sum(row_total, &cluster_sum_partial, &cluster_sum_total, ctas);
+    if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
     const float mean = row_total * inv_hidden;
 
     // compute variance: squared deviations over the staged row (shared -> registers, second pass)
@@ -653,8 +966,8 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
     }
     float sq_total = row_sum(sq, sq_scratch, tpr >> 5);
     if (ctas > 1) {
-        sq_total = cluster_sum(sq_total, &cluster_sq_partial, &cluster_sq_total, ctas);
-        cluster_arrive();  // done reading the peers' shared memory (cluster_wait before exiting)
+        sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
+        cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
     }
     const float rstd = rsqrtf(fmaf(sq_total, inv_hidden, elementwise::kLayerNormEps));
     cp_async_wait<0>();  // the residual chunks have landed
@@ -686,7 +999,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
                                              rstd, out);  // x chunk: shared -> registers
         }
     }
-    if (ctas > 1) cluster_wait();
+    if (ctas > 1) cluster_exit(pull);
 }
 
 // fused_chain_spill: the row kernel as it was before the layouts of row_config (one block per row,
@@ -983,7 +1296,21 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
     a.chunks_per_thread = c.chunks_per_thread;
     a.stage_residual = c.stage_residual ? 1 : 0;
     a.streaming = c.streaming && !kSpill ? 1 : 0;
-    MaskKeys m{threshold_high(a.threshold), philox_round_keys(a.seed)};
+    // FUSIONLAB_CLUSTER_REDUCTION=pull: the clusters pull their partial sums as v4 did (to compare the
+    // two forms in one process; the default pushes them, v6)
+    const char* reduction = std::getenv("FUSIONLAB_CLUSTER_REDUCTION");
+    const bool pull = reduction != nullptr && std::strcmp(reduction, "pull") == 0;
+    if (c.ctas_per_row != 1 && c.ctas_per_row != 2 && c.ctas_per_row != 4 && c.ctas_per_row != 8)
+        throw std::logic_error(std::string(name) + ": row_config chose a cluster of " + std::to_string(c.ctas_per_row));
+    int ctas_log2 = 0;
+    while ((1 << ctas_log2) < c.ctas_per_row) ++ctas_log2;
+    const uint32_t tpr_reciprocal = ((1u << 20) + static_cast<uint32_t>(c.threads_per_row) - 1) / static_cast<uint32_t>(c.threads_per_row);
+    // FUSIONLAB_ROW_BOUNDS=checked: every block takes the bounds-checked path (to compare the two in one process)
+    const char* bounds = std::getenv("FUSIONLAB_ROW_BOUNDS");
+    const bool full_rows = static_cast<int64_t>(c.ctas_per_row) * c.threads_per_row * c.chunks_per_thread * kChunk == p.hidden &&
+                           !(bounds != nullptr && std::strcmp(bounds, "checked") == 0);
+    RowExtras m{threshold_high(a.threshold), philox_round_keys(a.seed), pull ? 1 : 0, tpr_reciprocal, c.rows_per_block, ctas_log2,
+                full_rows ? 1 : 0};
     void* params[] = {&a, &m};  // spill_row_kernel takes a alone (the second pointer is not read)
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(shape.blocks));

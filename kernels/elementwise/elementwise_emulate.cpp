@@ -4,8 +4,11 @@
 //     in order, a warp butterfly, then the warps' sums one after another; a cluster's blocks' sums
 //     then in rank order: row_config's layout), mean = sum * (1 / hidden);
 //     the squared deviations the same way (d * d + sq contracted to one FMA); rstd = rsqrtf(sq *
-//     (1 / hidden) + eps) (one FMA); h = fma((x - mean) rstd, gamma, beta); fused_chain then GELU,
-//     dropout (Philox mask, times 1 / (1 - p) in fp32) and + residual in registers, one store.
+//     (1 / hidden) + eps) (one FMA); h = fma((x - mean) rstd, gamma, beta); 16-bit (v6, but
+//     fused_chain_spill): one pass of d = x - x[0], sum d and sum d^2 each in that order, and
+//     h = fma(fma(x, rstd, -mean rstd), gamma, beta) (staged rows: the two passes); fused_chain then GELU,
+//     dropout (Philox mask, times 1 / (1 - p) in fp32) and + residual in registers, one store (fused:
+//     the scale and the add one FMA, v6; fused_spill: a multiply, then an add).
 //   gelu, dropout, add, bias_add, fused_bias_gelu (flat kernels): one element at a time in fp32,
 //     each kernel's output rounded to the dtype where it is stored.
 //   GELU: elementwise.cu's Abramowitz & Stegun 7.1.26 form with rcp.approx and ex2.approx (its erf
@@ -86,25 +89,52 @@ void layernorm(const ElementwiseParams& p, RowKernel kernel, const Columns& cols
         return total;
     };
     const float inv_hidden = 1.0f / static_cast<float>(H);
-    const float mean = row_sum([&](int rank, int tid) {
-                           float sum = 0.0f;
-                           for_each_of_thread(rank, tid, [&](float v) { sum += v; });
-                           return sum;
-                       }) *
-                       inv_hidden;
-    const float sq_total = row_sum([&](int rank, int tid) {
-        float sq = 0.0f;
-        for_each_of_thread(rank, tid, [&](float v) {
-            const float d = v - mean;
-            sq = emu::fma32(d, d, sq);
+    const bool sixteen_bit = dtype_bytes(p.dtype) == 2 && kernel == RowKernel::picked;
+    float mean = 0.0f, rstd = 0.0f;
+    if (sixteen_bit && !config.staged) {
+        // v6's 16-bit row_kernel: one pass, each element shifted by the row's first, both sums in the
+        // block's order, var = (sum d^2 - (sum d)^2 / n) / n
+        const float shift = x[0];
+        const float s = row_sum([&](int rank, int tid) {
+            float sum = 0.0f;
+            for_each_of_thread(rank, tid, [&](float v) { sum += v - shift; });
+            return sum;
         });
-        return sq;
-    });
-    const float rstd = emu::rsqrt(emu::fma32(sq_total, inv_hidden, kLayerNormEps));
+        const float q = row_sum([&](int rank, int tid) {
+            float sq = 0.0f;
+            for_each_of_thread(rank, tid, [&](float v) {
+                const float d = v - shift;
+                sq = emu::fma32(d, d, sq);
+            });
+            return sq;
+        });
+        const float mean_shifted = s * inv_hidden;
+        mean = shift + mean_shifted;
+        rstd = emu::rsqrt(emu::fma32(std::max(emu::fma32(-mean_shifted, s, q), 0.0f), inv_hidden, kLayerNormEps));
+    } else {
+        mean = row_sum([&](int rank, int tid) {
+                   float sum = 0.0f;
+                   for_each_of_thread(rank, tid, [&](float v) { sum += v; });
+                   return sum;
+               }) *
+               inv_hidden;
+        const float sq_total = row_sum([&](int rank, int tid) {
+            float sq = 0.0f;
+            for_each_of_thread(rank, tid, [&](float v) {
+                const float d = v - mean;
+                sq = emu::fma32(d, d, sq);
+            });
+            return sq;
+        });
+        rstd = emu::rsqrt(emu::fma32(sq_total, inv_hidden, kLayerNormEps));
+    }
     h.resize(static_cast<size_t>(H));
+    // v6's 16-bit row kernels (register and staged): (x - mean) rstd as x rstd + (-mean rstd), one FMA
+    const float neg_mean_rstd = -mean * rstd;
     for (int64_t c = 0; c < H; ++c) {
         const size_t i = static_cast<size_t>(c);
-        h[i] = emu::fma32((x[i] - mean) * rstd, cols.gamma[i], cols.beta[i]);
+        const float normalised = sixteen_bit ? emu::fma32(x[i], rstd, neg_mean_rstd) : (x[i] - mean) * rstd;
+        h[i] = emu::fma32(normalised, cols.gamma[i], cols.beta[i]);
     }
 }
 
@@ -128,8 +158,12 @@ void emulate_chain_row(const std::string& variant, const ElementwiseParams& p, c
         const bool keep = dropout_u16(mask, static_cast<int>(e & 7)) >= threshold;
         const float res = residual_value(p, row, c);
         float v = h[static_cast<size_t>(c)];
-        if (fused) {
+        if (which == Variant::fused) {
+            // v6: dropout's scale and the residual add are one FMA; a dropped element is the residual
             v = gpu_gelu(v);
+            v = keep ? emu::fma32(v, scale, res) : res;
+        } else if (fused) {
+            v = gpu_gelu(v);  // fused_spill (kept as recorded): the multiply, then the add
             v = keep ? v * scale : 0.0f;
             v += res;
         } else {
