@@ -1,7 +1,7 @@
 // flash_wgmma (sm_90a) through the GPU backend's checked run against the float64 CPU reference:
 // random inputs (never zeros), poisoned outputs, ragged N (rows past N come in as TMA's zero fill
 // and must be masked), causal and not, d 64 and 128, fp16 and bf16, every tile offered (Br in
-// {64, 128, 192}, Bc in {64, 128}). On a device that is not compute capability 9.0, or in a build
+// {64, 128, 192}, Bc in {64, 128}, and 128 x 176 at d = 128). On a device that is not compute capability 9.0, or in a build
 // without sm_90a code, the variant must be refused with the reason, nothing runs, and the cases that
 // need it are skipped with that reason.
 #include "kernels/attention/attention.h"
@@ -73,6 +73,8 @@ TEST_CASE("flash_wgmma: longer sequences and more heads, sampled rows", "[gpu][a
             // (one warpgroup's 64 and one row of the next, the third's rows all past N).
             check_on_gpu(make(3, 4097, d, DType::f16, causal, 192, 64, seed++), "flash_wgmma");
             if (d == 64) check_on_gpu(make(40, 1000, d, DType::bf16, causal, 192, 128, seed++), "flash_wgmma");
+            // v11's 128 x 176 at d = 128: 4097 = 23 x 176 + 49, so the last key tile holds 49 keys.
+            if (d == 128) check_on_gpu(make(3, 4097, d, causal ? DType::bf16 : DType::f16, causal, 128, 176, seed++), "flash_wgmma");
         }
 }
 
@@ -104,16 +106,19 @@ TEST_CASE("flash_wgmma small: every tile once, for the sanitizers", "[gpu][atten
 // The persistent grid (attention_wgmma.cu v5): more row blocks than SM slots, so each block walks
 // several (head, row block) items with the ring and the warpgroups' turns running on from one to the
 // next; heads whose K and V fill more than half the L2 together, so the order has several L2 sections
-// (the last one ragged) and alternates direction; causal (longest row blocks first) and not.
+// (the last one ragged) and alternates direction; causal (longest row blocks first) and not. Every
+// tile on it (FUSIONLAB_FLASH_WGMMA_GRID=persistent: since v10 64 x 64 at d = 64 runs in waves by default).
 TEST_CASE("flash_wgmma persistent grid: several row blocks a block and several L2 sections", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
-    REQUIRE(flash_wgmma_persistent());
+    ScopedEnv all("FUSIONLAB_FLASH_WGMMA_GRID", "persistent");
+    REQUIRE(flash_wgmma_persistent(64, 64, 64));
     const kernels::Params sections = make(16, 4097, 128, DType::f16, false, 128, 128, 1);
     const int64_t l2 = fl_test::gpu_device().l2_bytes;
     if (l2 > 0) CHECK(flash_wgmma_section_heads(to_attention(sections), l2) < 16);  // at least two sections
     uint64_t seed = 9700;
     for (bool causal : {false, true}) {
         check_on_gpu(make(16, 4097, 128, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
+        check_on_gpu(make(16, 4097, 128, DType::bf16, causal, 128, 176, seed++), "flash_wgmma");
         check_on_gpu(make(16, 4097, 64, DType::bf16, causal, 192, 128, seed++), "flash_wgmma");
         check_on_gpu(make(300, 200, 64, DType::f16, causal, 64, 64, seed++), "flash_wgmma");
         check_on_gpu(make(300, 200, 128, DType::bf16, causal, 192, 64, seed++), "flash_wgmma");
@@ -124,11 +129,12 @@ TEST_CASE("flash_wgmma persistent grid: several row blocks a block and several L
 TEST_CASE("flash_wgmma waves grid (FUSIONLAB_FLASH_WGMMA_GRID=waves) matches the reference", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
     ScopedEnv waves("FUSIONLAB_FLASH_WGMMA_GRID", "waves");
-    REQUIRE_FALSE(flash_wgmma_persistent());
+    REQUIRE_FALSE(flash_wgmma_persistent(128, 128, 128));
     uint64_t seed = 9800;
     for (bool causal : {false, true})
         for (int64_t d : {64, 128}) {
             check_on_gpu(make(3, 1000, d, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
+            if (d == 128) check_on_gpu(make(3, 1000, d, DType::bf16, causal, 128, 176, seed++), "flash_wgmma");
             check_on_gpu(make(40, 129, d, DType::bf16, causal, 192, 64, seed++), "flash_wgmma");
         }
 }
@@ -137,11 +143,28 @@ TEST_CASE("flash_wgmma waves grid (FUSIONLAB_FLASH_WGMMA_GRID=waves) matches the
 // several items (its Qi reloaded, the ring's slots and parities carried over); small enough for racecheck.
 TEST_CASE("flash_wgmma small persistent: several items a block, for the sanitizers", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
+    ScopedEnv all("FUSIONLAB_FLASH_WGMMA_GRID", "persistent");  // 64 x 64 at d = 64 too (waves by default since v10)
     uint64_t seed = 9950;
     for (int64_t d : {64, 128})
         for (int Br : kWgmmaRowTiles)
             for (bool causal : {false, true})
                 check_on_gpu(make(300, 129, d, causal ? DType::bf16 : DType::f16, causal, Br, 64, seed++), "flash_wgmma");
+    // v11's 128 x 176 at d = 128: N = 400 is three key tiles (the last 48 keys), several items a block.
+    for (bool causal : {false, true})
+        check_on_gpu(make(300, 400, 128, causal ? DType::f16 : DType::bf16, causal, 128, 176, seed++), "flash_wgmma");
+}
+
+// v10: the 64-row tiles on their default grids (64 x 64 at d = 64 in waves: two blocks share an SM; the
+// others persistent), with the ring's four stages and ragged N, against the reference.
+TEST_CASE("flash_wgmma small 64-row tiles on v10's default grids, for the sanitizers", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    REQUIRE_FALSE(flash_wgmma_persistent(64, 64, 64));
+    REQUIRE(flash_wgmma_persistent(64, 128, 64));
+    uint64_t seed = 9960;
+    for (int64_t d : {64, 128})
+        for (int Bc : {64, 128})
+            for (bool causal : {false, true})
+                check_on_gpu(make(40, 129, d, causal ? DType::bf16 : DType::f16, causal, 64, Bc, seed++), "flash_wgmma");
 }
 
 // v6's softmax (attention_wgmma.cu; FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, fp16 without the epilogue) keeps a

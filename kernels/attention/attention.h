@@ -61,13 +61,14 @@ struct AttentionParams {
 inline constexpr int64_t kMaxBatchHeads = 4096;
 inline constexpr int64_t kMaxN = 65536;
 inline constexpr int64_t kMaxD = 128;
-inline constexpr int kTileSizes[] = {16, 32, 64, 128};       // Bc of every flash kernel; Br of flash, flash_tc
+inline constexpr int kTileSizes[] = {16, 32, 64, 128};       // Br and Bc of flash, Br of flash_tc (Bc: kColTileSizes)
 // "auto" for Br and Bc (kernels/sim/auto_choice.h: kAutoValue): the app resolves it per variant and
 // device before a kernel, a model or a view sees it (auto_tile_candidates). Where nothing resolved it,
 // to_attention reads it as kUnresolvedAutoTile, a tile every flash kernel takes.
 inline constexpr int kAutoTile = 0;
 inline constexpr int kUnresolvedAutoTile = 64;
 inline constexpr int kRowTileSizes[] = {16, 32, 64, 128, 192};  // Br: 192 for flash_wgmma only
+inline constexpr int kColTileSizes[] = {16, 32, 64, 128, 176};  // Bc: 176 for flash_wgmma only (d = 128, Br = 128)
 
 // ---------------------------------------------------------------------------------------------
 // Variants: values inside the workload, names at its edge
@@ -131,11 +132,16 @@ RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue = fa
 // shared-memory ring holds as many (Kj, Vj) stages as fit in the 227 KiB a Hopper block may opt in
 // to, at most 4.
 inline constexpr int kWgmmaRowTiles[] = {64, 128, 192};
-inline constexpr int kWgmmaColTiles[] = {64, 128};
+inline constexpr int kWgmmaColTiles[] = {64, 128, 176};
 // Every Br x Bc of those is built except 192 x 128 at d = 128: with three consumer warpgroups a block
 // has 512 threads, a consumer thread 160 registers (setmaxnreg), and Sij, Oi and Pij need ~200 there
-// (ptxas spills 272 bytes a thread). validate() refuses it with that reason.
-constexpr bool wgmma_tile_built(int Br, int Bc, int64_t d) { return !(Br == 192 && Bc == 128 && d == 128); }
+// (ptxas spills 272 bytes a thread). validate() refuses it with that reason. Bc = 176 (v11,
+// FlashAttention-3's tile at d = 128) is built at d = 128 with Br = 128 only: two consumer warpgroups
+// of 240 registers hold Sij (88 a thread), Oi (64) and Pij (44); validate() says why not elsewhere.
+constexpr bool wgmma_tile_built(int Br, int Bc, int64_t d) {
+    if (Bc == 176) return Br == 128 && d == 128;
+    return !(Br == 192 && Bc == 128 && d == 128);
+}
 inline constexpr int64_t kWgmmaSmemLimit = 232448;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, sm_90
 inline constexpr int64_t kWgmmaSmemExtra = 1024 + 128;  // alignment of the 128-byte swizzle (1024) + mbarriers
 constexpr int flash_wgmma_stages(int64_t Br, int64_t Bc, int64_t d, int64_t es) {
@@ -144,10 +150,15 @@ constexpr int flash_wgmma_stages(int64_t Br, int64_t Bc, int64_t d, int64_t es) 
     return static_cast<int>(fit < 2 ? 2 : (fit > 4 ? 4 : fit));
 }
 int flash_wgmma_threads(int Br);  // a producer warpgroup + Br / 64 consumer warpgroups of 128 threads
-// flash_wgmma's grid (attention_wgmma.cu): persistent (v5, the default: one block per SM slot, each
-// walking its row blocks, the ring kept running from one to the next) or one block per row block in
-// waves (v4), kept for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves. Read on every call.
-bool flash_wgmma_persistent();
+// flash_wgmma's grid (attention_wgmma.cu) for a Br x Bc tile at head dimension d: persistent (v5: one
+// block per SM slot, each walking its row blocks, the ring kept running from one to the next) or one
+// block per row block in waves (v4). v10: waves where two blocks of one consumer warpgroup share an SM
+// (Br = 64 and two blocks' shared memory fit one: of the built tiles 64 x 64 at d = 64, where v5's grid
+// measured 1.5-1.6x slower than v4's; kernels/PERF.md), persistent everywhere else.
+// FUSIONLAB_FLASH_WGMMA_GRID=waves or =persistent sets one grid for every tile, for comparison. Read on
+// every call.
+bool flash_wgmma_persistent(int Br, int Bc, int64_t d);
+inline constexpr int64_t kWgmmaSmemPerSm = 233472;  // shared memory an sm_90 SM holds (228 KiB), 1 KiB of it reserved per block
 // flash_wgmma's softmax: v5's (the default) or v6's (the row max in four chains, Oi rescaled only
 // when m moves by a factor of 2^8: measured level with v5's, so off), built for fp16 without the skip
 // epilogue only: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6. Read on every call, as the switches below.

@@ -54,6 +54,9 @@ bool has_variant(const std::string& variant) { return find_variant(variant).has_
 namespace {
 
 bool is_tile_size(int b) { return std::find(std::begin(kTileSizes), std::end(kTileSizes), b) != std::end(kTileSizes); }
+bool is_col_tile_size(int b) {
+    return std::find(std::begin(kColTileSizes), std::end(kColTileSizes), b) != std::end(kColTileSizes);
+}
 bool is_row_tile_size(int b) {
     return std::find(std::begin(kRowTileSizes), std::end(kRowTileSizes), b) != std::end(kRowTileSizes);
 }
@@ -76,7 +79,8 @@ std::string validate(const AttentionParams& p) {
     if (p.d < 1 || p.d > kMaxD) return range_message("d", p.d, 1, kMaxD);
     if (!is_row_tile_size(p.Br))
         return "Br = " + std::to_string(p.Br) + " is not a tile size: it must be 16, 32, 64, 128 or 192 (192: flash_wgmma only)";
-    if (!is_tile_size(p.Bc)) return "Bc = " + std::to_string(p.Bc) + " is not a tile size: it must be 16, 32, 64 or 128";
+    if (!is_col_tile_size(p.Bc))
+        return "Bc = " + std::to_string(p.Bc) + " is not a tile size: it must be 16, 32, 64, 128 or 176 (176: flash_wgmma only)";
     constexpr uint64_t kMaxElements = uint64_t{1} << 32;
     if (u(p.batch_heads) * u(p.N) * u(p.d) > kMaxElements)
         return "batch_heads x N x d = " + std::to_string(u(p.batch_heads) * u(p.N) * u(p.d)) +
@@ -96,6 +100,9 @@ std::string validate(Variant variant, const AttentionParams& p) {
     if ((variant == Variant::flash || variant == Variant::flash_tc) && !is_tile_size(p.Br))
         return std::string(name_of(variant)) + " takes Br = 16, 32, 64 or 128, not Br = " + std::to_string(p.Br) +
                " (192 is flash_wgmma's tile: three consumer warpgroups of 64 rows)";
+    if (variant == Variant::flash && !is_tile_size(p.Bc))
+        return "flash takes Bc = 16, 32, 64 or 128, not Bc = " + std::to_string(p.Bc) +
+               " (176 is flash_wgmma's tile at d = 128: two consumer warpgroups, FlashAttention-3's 128 x 176)";
     if (variant == Variant::flash_tc) {
         if (p.dtype == DType::f32)
             return "flash_tc runs on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use flash or naive";
@@ -117,8 +124,13 @@ std::string validate(Variant variant, const AttentionParams& p) {
             return "flash_wgmma takes Br = 64, 128 or 192 (64 rows of Qi per consumer warpgroup, one to three warpgroups), not Br = " +
                    std::to_string(p.Br);
         if (!in(kWgmmaColTiles, p.Bc))
-            return "flash_wgmma takes Bc = 64 or 128 (the N of its wgmma m64nBck16 for S = Qi Kj^T), not Bc = " +
+            return "flash_wgmma takes Bc = 64, 128 or 176 (the N of its wgmma m64nBck16 for S = Qi Kj^T), not Bc = " +
                    std::to_string(p.Bc);
+        if (p.Bc == 176 && !wgmma_tile_built(p.Br, p.Bc, p.d))
+            return "flash_wgmma takes Bc = 176 at d = 128 with Br = 128 only, not at d = " + std::to_string(p.d) + " with Br = " +
+                   std::to_string(p.Br) + ": it is FlashAttention-3's d = 128 tile, for two consumer warpgroups of 240 registers "
+                   "(Sij 88 + Oi 64 + Pij 44 a thread); three warpgroups have 160 registers, and the other tiles have no instance. "
+                   "Choose Bc = 64 or 128";
         if (!wgmma_tile_built(p.Br, p.Bc, p.d))
             return "flash_wgmma at Br = 192, Bc = 128, d = 128 would need ~200 registers per consumer thread (Sij 64 + Oi 64 + "
                    "Pij 32), and its 512 threads leave 160 (setmaxnreg): ptxas spills 272 bytes a thread. Choose Bc = 64 or "
@@ -157,7 +169,15 @@ RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue) {
 }
 int flash_threads() { return 128; }
 int flash_wgmma_threads(int Br) { return 128 * (Br / 64 + 1); }
-bool flash_wgmma_persistent() { return !env_is("FUSIONLAB_FLASH_WGMMA_GRID", "waves"); }
+bool flash_wgmma_persistent(int Br, int Bc, int64_t d) {
+    if (env_is("FUSIONLAB_FLASH_WGMMA_GRID", "waves")) return false;
+    if (env_is("FUSIONLAB_FLASH_WGMMA_GRID", "persistent")) return true;
+    // v10: waves where two blocks of one consumer warpgroup share an SM (attention.h says why). The
+    // shared memory decides it at the built tiles (ring stages as for fp16 and bf16; registers allow two
+    // such blocks: 117 at 64 x 64, d = 64, ptxas sm_90a).
+    const int64_t block_smem = (Br + 2 * flash_wgmma_stages(Br, Bc, d, 2) * Bc) * d * 2 + kWgmmaSmemExtra + 1024;
+    return !(Br == 64 && 2 * block_smem <= kWgmmaSmemPerSm);
+}
 bool flash_wgmma_softmax_v6() { return env_is("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v6"); }
 bool flash_wgmma_release_per_warp() { return !env_is("FUSIONLAB_FLASH_WGMMA_RELEASE", "thread"); }
 bool flash_wgmma_claim_late() { return !env_is("FUSIONLAB_FLASH_WGMMA_CLAIM", "ahead"); }
@@ -547,8 +567,9 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     kernel.block = flash_block_shape(variant, p, classes);
     // flash_wgmma v5: one block per SM slot walks the Tr x batch_heads row blocks (attention_wgmma.cu's
-    // tile scheduler), so `blocks` counts work items; v4 (FUSIONLAB_FLASH_WGMMA_GRID=waves) one block each.
-    if (wgmma && flash_wgmma_persistent()) {
+    // tile scheduler), so `blocks` counts work items; v4's waves (since v10 where two one-warpgroup
+    // blocks share an SM, or FUSIONLAB_FLASH_WGMMA_GRID=waves) one block each.
+    if (wgmma && flash_wgmma_persistent(t.Br, t.Bc, p.d)) {
         kernel.block.persistent = true;
         kernel.blocks_are = "row blocks, walked by a persistent grid of one block per SM";
         // The order the blocks claim them in (attention_wgmma.cu, tile scheduler): non-causal head by head,

@@ -104,8 +104,28 @@
 //       every other item was claimed and ran on alone. First, they start at once; the grid ends on a
 //       full section's shortest row blocks. Built after the last device round of 2026-11-28: GPU
 //       tests written, not run, and not measured, so off: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first.
-//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA; Bc = 176 at
-//       d = 128 (FA3's tile there: fewer turns per key, the same registers as 128 x 128 plus 24).
+//   v10 The grid per tile: where two blocks of one consumer warpgroup share an SM (of the built
+//       tiles 64 x 64 at d = 64: flash_wgmma_persistent in attention_model.cpp) v4's waves, elsewhere
+//       v5's persistent grid. Why: v5's grid ran the 64 x 64 tile (d = 64, the one tile of which two
+//       blocks fit an SM: 117 registers x 256 threads, 74,880 bytes of shared memory) 1.47-1.60x
+//       slower than v4's waves on both cards (the recordings of 2026-11-27 and -28: 0.273 against
+//       0.171 ms at 16 heads, N = 4096, H200), while its 128- and 192-row tiles ran 0.97-1.0x v4 there.
+//       The suspect (written before the round that measures it, kernels/PERF.md): the two blocks of an
+//       SM have no ping-pong between them (named barriers are a block's own); in waves their items
+//       start and end apart, so one's softmax runs under the other's products, while the persistent
+//       pair starts together and may stay in step. FUSIONLAB_FLASH_WGMMA_GRID=persistent (or =waves)
+//       sets one grid for every tile.
+//   v11 Bc = 176 at d = 128 with Br = 128 (FlashAttention-3's d = 128 tile): S = Qi Kjᵀ as one
+//       wgmma m64n176k16 chain, Pij Vj as 11 k-steps; 88 + 64 + 44 registers of Sij, Oi and Pij in the
+//       240 a consumer thread takes; two ring stages (Qi 32 KiB + 2 x 88 KiB of Kj, Vj). Why: at
+//       128 x 128 a warpgroup's turn (~1000 tensor cycles of products at d = 128) is barely longer than
+//       its partner's softmax and the waits around it, so the tensor cores idle between turns (ncu:
+//       71 % of peak, no warp eligible on ~60 % of cycles); a key tile 1.375x as long grows the products
+//       and the per-element softmax by that but not the per-tile costs (the turn's barriers and
+//       wgmma waits, the row-max shuffles, Oi's rescale of 64 registers). The price: N = 4096 is 23.3
+//       tiles of 176, so the last tile is 27 % keys (3 % of the products wasted).
+//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA; three
+//       consumer warpgroups at d = 128 (Br = 192 with Bc = 80 or 96 would fit 160 registers).
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
@@ -296,6 +316,12 @@ __device__ __forceinline__ uint64_t sw128_desc(uint32_t addr, uint32_t leading, 
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
     "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "   \
     "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define FL_WG_D88                                                                                                  \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
+    "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "   \
+    "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, "   \
+    "%65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, "   \
+    "%86, %87}"
 #define FL_WG_OUT32(d)                                                                                             \
     "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),  \
         "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),    \
@@ -307,6 +333,11 @@ __device__ __forceinline__ uint64_t sw128_desc(uint32_t addr, uint32_t leading, 
         "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),   \
         "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),   \
         "+f"(d[63])
+#define FL_WG_OUT88(d)                                                                                             \
+    FL_WG_OUT64(d), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]),   \
+        "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]),   \
+        "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]),   \
+        "+f"(d[87])
 
 // SRAM -> tensor cores: d (64 x N, fp32) (+)= A (64 x 16, descriptor) Bᵀ (N x 16, descriptor), both K-major;
 // accumulate = 0 overwrites d. A, B, P: the operand numbers after d's registers.
@@ -332,7 +363,10 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], uint64_t a, uint64_
     if constexpr (kN == 64 && kHalf) FL_WGMMA_SS(64, FL_WG_D32, FL_WG_OUT32, "f16", "%32", "%33", "%34");
     else if constexpr (kN == 64) FL_WGMMA_SS(64, FL_WG_D32, FL_WG_OUT32, "bf16", "%32", "%33", "%34");
     else if constexpr (kN == 128 && kHalf) FL_WGMMA_SS(128, FL_WG_D64, FL_WG_OUT64, "f16", "%64", "%65", "%66");
-    else FL_WGMMA_SS(128, FL_WG_D64, FL_WG_OUT64, "bf16", "%64", "%65", "%66");
+    else if constexpr (kN == 128) FL_WGMMA_SS(128, FL_WG_D64, FL_WG_OUT64, "bf16", "%64", "%65", "%66");
+    else if constexpr (kN == 176 && kHalf) FL_WGMMA_SS(176, FL_WG_D88, FL_WG_OUT88, "f16", "%88", "%89", "%90");  // v11: Sij of Bc = 176
+    else FL_WGMMA_SS(176, FL_WG_D88, FL_WG_OUT88, "bf16", "%88", "%89", "%90");
+    static_assert(kN == 64 || kN == 128 || kN == 176, "wgmma_ss: N is 64, 128 or 176");
 #else
     (void)d; (void)a; (void)b; (void)accumulate;
 #endif
@@ -945,7 +979,7 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const CUtensorMap mk = make_map(K, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mx = skip ? make_x_map(ep, p.dtype, p.N, D) : mq;  // without the epilogue: a map the kernel never reads
-    const bool persistent = flash_wgmma_persistent();
+    const bool persistent = flash_wgmma_persistent(L::kBr, kBc, D);  // v10: waves where two 64-row blocks share an SM
     // v6's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, measured level with v5's) is built for fp16 without the epilogue only.
     auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, false> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false>;
     if (flash_wgmma_softmax_v6()) {
@@ -983,6 +1017,9 @@ void launch_tile(const AttentionParams& p, const void* Q, const void* K, const v
     // Br = 192 with Bc = 128 at d = 128 is not built: it spills (the header's v4; the model refuses it).
     if constexpr (D == 64)
         if (p.Br == 192 && p.Bc == 128) return launch_typed<T, D, 128, 3>(p, Q, K, V, O, stream, ep);
+    // v11: Bc = 176 at d = 128 with two consumer warpgroups only (wgmma_tile_built; the model refuses the rest).
+    if constexpr (D == 128)
+        if (p.Br == 128 && p.Bc == 176) return launch_typed<T, D, 176, 2>(p, Q, K, V, O, stream, ep);
     if (p.Br == 192 && p.Bc == 64) launch_typed<T, D, 64, 3>(p, Q, K, V, O, stream, ep);
     else if (p.Br == 128 && p.Bc == 128) launch_typed<T, D, 128, 2>(p, Q, K, V, O, stream, ep);
     else if (p.Br == 128 && p.Bc == 64) launch_typed<T, D, 64, 2>(p, Q, K, V, O, stream, ep);
@@ -990,7 +1027,8 @@ void launch_tile(const AttentionParams& p, const void* Q, const void* K, const v
     else if (p.Br == 64 && p.Bc == 64) launch_typed<T, D, 64, 1>(p, Q, K, V, O, stream, ep);
     else
         throw std::invalid_argument("flash_wgmma: no kernel for Br = " + std::to_string(p.Br) + ", Bc = " + std::to_string(p.Bc) +
-                                    " at d = " + std::to_string(D) + " (Br in {64, 128, 192}, Bc in {64, 128}; not 192 x 128 at d = 128)");
+                                    " at d = " + std::to_string(D) +
+                                    " (Br in {64, 128, 192}, Bc in {64, 128}, not 192 x 128 at d = 128; 128 x 176 at d = 128)");
 }
 
 template <typename T>
