@@ -38,9 +38,12 @@ kernels::Measurement run_job(const Params& p, const std::string& variant, int re
     return fl_test::run_gpu_job(p, variant, reps);
 }
 
-// Every variant against the reference for each dtype, K in `steps` and ragged n.
+// Every variant against the reference for each dtype, K in `steps` and ragged n. One section a dtype,
+// named by it ("fp16"), so compute-sanitizer can run the dtypes as three processes side by side
+// (`-c fp16`): under racecheck the whole case takes longer than one device call allows.
 void check_variants(std::initializer_list<int64_t> steps_list, std::initializer_list<int64_t> sizes) {
     for (DType t : kernels::kAllDTypes)
+        DYNAMIC_SECTION(kernels::to_string(t))
         for (int64_t steps : steps_list)
             for (int64_t n : sizes)
                 for (const auto& v : kernels::launch::variants()) {

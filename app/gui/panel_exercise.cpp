@@ -141,12 +141,14 @@ void draw_numbers(const AppState& state) {
     }
 }
 
-// Why a run cannot start here ("" when it can).
-std::string why_no_run(const Runner& runner, const ResolvedBackend& backend) {
+// Why a run cannot start here ("" when it can). `numbers_hidden`: the Numbers section is hidden
+// behind open predictions, so the line points to where they will appear, not to "above".
+std::string why_no_run(const Runner& runner, const ResolvedBackend& backend, bool numbers_hidden) {
     if (!kernels::nvrtc::status().empty()) return kernels::nvrtc::status();
     if (!runner.gpu_probed()) return "probing for a CUDA GPU...";
     if (!runner.gpu_available())
-        return "no CUDA GPU here (" + runner.gpu_status() + "): your kernel can run only on one. The numbers above are "
+        return "no CUDA GPU here (" + runner.gpu_status() + "): your kernel can run only on one. " +
+               (numbers_hidden ? "Once the predictions are answered, the Numbers above show " : "The Numbers above are ") +
                "the built-in variants' from " + (backend.kind == kernels::BackendKind::recorded ? "the recording" : "the model") +
                " and, where measured, the reference solution's on real GPUs; compare your plan with them";
     if (backend.kind != kernels::BackendKind::gpu)
@@ -386,7 +388,7 @@ void draw_exercise_pane(AppState& state, Runner& runner, const ResolvedBackend& 
 
     // Actions: compile check, run on the GPU, the starter back.
     const std::string no_compile = kernels::nvrtc::status();
-    const std::string no_run = why_no_run(runner, backend);
+    const std::string no_run = why_no_run(runner, backend, exercise_numbers_hidden(state));
     const int cc_major = runner.gpu_available() ? runner.gpu_device().cc_major : 9;
     const int cc_minor = runner.gpu_available() ? runner.gpu_device().cc_minor : 0;
     ImGui::BeginDisabled(!no_compile.empty() || s.compiling);

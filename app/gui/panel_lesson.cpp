@@ -611,6 +611,17 @@ void draw_views_or_hidden(AppState& state, const ResolvedBackend& backend) {
     else draw_view_tabs(state, backend);
 }
 
+// The views beside the lesson: a borderless child that keeps a margin of its own, so a step's ring
+// around a chart flush with the pane's edge (viz::draw_highlight_ring, just outside the item) has
+// room there instead of being pushed over the chart's first letters.
+void begin_views_child(ImVec2 size) {
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(em() * 0.45f, em() * 0.45f));
+    ImGui::BeginChild("results", size, false, ImGuiWindowFlags_AlwaysUseWindowPadding);
+    ImGui::PopStyleVar();  // read by BeginChild; the children drawn inside keep the theme's padding
+}
+
+void end_views_child() { ImGui::EndChild(); }
+
 }  // namespace
 
 void draw_lesson_layout(AppState& state, Runner& runner, const ResolvedBackend& backend, float body_h) {
@@ -623,16 +634,16 @@ void draw_lesson_layout(AppState& state, Runner& runner, const ResolvedBackend& 
         draw_lesson_pane(state, runner, backend);
         ImGui::EndChild();
         ImGui::SameLine();
-        ImGui::BeginChild("results", ImVec2(0, body_h), false);
+        begin_views_child(ImVec2(0, body_h));
         draw_views_or_hidden(state, backend);
-        ImGui::EndChild();
+        end_views_child();
     } else {
         ImGui::BeginChild("lesson", ImVec2(0, body_h * 0.45f), true);
         draw_lesson_pane(state, runner, backend);
         ImGui::EndChild();
-        ImGui::BeginChild("results", ImVec2(0, 0), false);
+        begin_views_child(ImVec2(0, 0));
         draw_views_or_hidden(state, backend);
-        ImGui::EndChild();
+        end_views_child();
     }
     if (state.lesson.classroom && state.interactive && ImGui::IsMousePosValid())
         viz::draw_pointer_halo(ImGui::GetForegroundDrawList(), ImGui::GetIO().MousePos, em());
