@@ -250,18 +250,18 @@ TEST_CASE("flash_tc's tiles against shared memory: what fits an H100, an A100 an
 // The tile 192 x Bc is flash_wgmma's alone (the teaching kernel refuses Br = 192): its bytes are
 // compared with flash's at the tiles both take. (Under its old name, with a semicolon, this case
 // never ran under ctest and compared flash at Br = 192, which flash refuses.)
-TEST_CASE("flash_wgmma takes Br in {64, 128, 192}, Bc in {64, 128, 176} - its bytes are flash's where flash takes the tile", "[attention][model]") {
+TEST_CASE("flash_wgmma takes Br in {64, 128, 192}, Bc in {64, 80, 128, 176} - its bytes are flash's where flash takes the tile", "[attention][model]") {
     for (int Br : {64, 128, 192})
-        for (int Bc : {64, 128, 176})
+        for (int Bc : {64, 80, 128, 176})
             for (bool causal : {false, true}) {
-                if (Bc == 176 && Br != 128) continue;  // 176: 128 x 176 at d = 128 only (the refusals below)
+                if ((Bc == 176 && Br != 128) || (Bc == 80 && Br != 192)) continue;  // d = 128 only: the refusals below
                 const AttentionParams p = make(8, 1000, Br == 192 && Bc == 128 ? 64 : 128, DType::f16, causal, Br, Bc);
                 CAPTURE(Br, Bc, causal);
                 REQUIRE(validate("flash_wgmma", p).empty());
                 const Tile t = flash_tile("flash_wgmma", p);
                 CHECK((t.Br == Br && t.Bc == Bc));
                 const Model w = model("flash_wgmma", p);
-                if (Br != 192 && Bc != 176) {
+                if (Br != 192 && Bc != 176 && Bc != 80) {
                     const Model f = model("flash", p);
                     CHECK(w.bytes_read() == f.bytes_read());
                     CHECK(w.bytes_written() == f.bytes_written());
@@ -299,6 +299,20 @@ TEST_CASE("flash_wgmma takes Br in {64, 128, 192}, Bc in {64, 128, 176} - its by
         p = make(1, 4096, d, DType::f16, false, Br, 176);
         CHECK_FALSE(wgmma_tile_built(Br, 176, d));
         CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("Bc = 176 at d = 128 with Br = 128 only") && Catch::Contains("registers"));
+    }
+    // Bc = 80 (v11: three consumer warpgroups at d = 128) at d = 128 with Br = 192 only.
+    p = make(1, 4096, 128, DType::bf16, false, 192, 80);
+    CHECK(validate("flash_wgmma", p).empty());
+    CHECK(flash_wgmma_stages(192, 80, 128, 2) == 4);
+    CHECK_THAT(validate("flash_tc", p), Catch::Contains("Br = 192"));
+    CHECK_THAT(validate("flash", p), Catch::Contains("Br = 192"));
+    p.Br = 128;
+    CHECK_THAT(validate("flash", p), Catch::Contains("Bc = 80") && Catch::Contains("flash_wgmma"));
+    for (const auto& [Br, d] : {std::pair<int, int64_t>{64, 128}, {128, 128}, {192, 64}, {128, 64}}) {
+        CAPTURE(Br, d);
+        p = make(1, 4096, d, DType::f16, false, Br, 80);
+        CHECK_FALSE(wgmma_tile_built(Br, 80, d));
+        CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("Bc = 80 at d = 128 with Br = 192 only") && Catch::Contains("registers"));
     }
     p = make(1, 64, 96, DType::f16, false, 64, 64);
     CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("d = 96"));
@@ -477,7 +491,7 @@ TEST_CASE("bad attention parameters give a message naming the parameter and the 
     CHECK_THAT(validate(p), Catch::Contains("Br = 48") && Catch::Contains("16, 32, 64, 128 or 192"));
     p = AttentionParams{};
     p.Bc = 256;
-    CHECK_THAT(validate(p), Catch::Contains("Bc = 256") && Catch::Contains("16, 32, 64, 128 or 176"));
+    CHECK_THAT(validate(p), Catch::Contains("Bc = 256") && Catch::Contains("16, 32, 64, 80, 128 or 176"));
     p = AttentionParams{};
     p.batch_heads = 4096;
     p.N = 65536;

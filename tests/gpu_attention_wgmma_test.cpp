@@ -1,7 +1,7 @@
 // flash_wgmma (sm_90a) through the GPU backend's checked run against the float64 CPU reference:
 // random inputs (never zeros), poisoned outputs, ragged N (rows past N come in as TMA's zero fill
 // and must be masked), causal and not, d 64 and 128, fp16 and bf16, every tile offered (Br in
-// {64, 128, 192}, Bc in {64, 128}, and 128 x 176 at d = 128). On a device that is not compute capability 9.0, or in a build
+// {64, 128, 192}, Bc in {64, 128}, and 128 x 176 and 192 x 80 at d = 128). On a device that is not compute capability 9.0, or in a build
 // without sm_90a code, the variant must be refused with the reason, nothing runs, and the cases that
 // need it are skipped with that reason.
 #include "kernels/attention/attention.h"
@@ -75,6 +75,8 @@ TEST_CASE("flash_wgmma: longer sequences and more heads, sampled rows", "[gpu][a
             if (d == 64) check_on_gpu(make(40, 1000, d, DType::bf16, causal, 192, 128, seed++), "flash_wgmma");
             // v11's 128 x 176 at d = 128: 4097 = 23 x 176 + 49, so the last key tile holds 49 keys.
             if (d == 128) check_on_gpu(make(3, 4097, d, causal ? DType::bf16 : DType::f16, causal, 128, 176, seed++), "flash_wgmma");
+            // 192 x 80 at d = 128: 4097 = 51 x 80 + 17 keys, 21 x 192 + 65 rows.
+            if (d == 128) check_on_gpu(make(3, 4097, d, causal ? DType::f16 : DType::bf16, causal, 192, 80, seed++), "flash_wgmma");
         }
 }
 
@@ -119,6 +121,7 @@ TEST_CASE("flash_wgmma persistent grid: several row blocks a block and several L
     for (bool causal : {false, true}) {
         check_on_gpu(make(16, 4097, 128, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
         check_on_gpu(make(16, 4097, 128, DType::bf16, causal, 128, 176, seed++), "flash_wgmma");
+        check_on_gpu(make(16, 4097, 128, DType::f16, causal, 192, 80, seed++), "flash_wgmma");
         check_on_gpu(make(16, 4097, 64, DType::bf16, causal, 192, 128, seed++), "flash_wgmma");
         check_on_gpu(make(300, 200, 64, DType::f16, causal, 64, 64, seed++), "flash_wgmma");
         check_on_gpu(make(300, 200, 128, DType::bf16, causal, 192, 64, seed++), "flash_wgmma");
@@ -149,9 +152,12 @@ TEST_CASE("flash_wgmma small persistent: several items a block, for the sanitize
         for (int Br : kWgmmaRowTiles)
             for (bool causal : {false, true})
                 check_on_gpu(make(300, 129, d, causal ? DType::bf16 : DType::f16, causal, Br, 64, seed++), "flash_wgmma");
-    // v11's 128 x 176 at d = 128: N = 400 is three key tiles (the last 48 keys), several items a block.
-    for (bool causal : {false, true})
+    // v11's 128 x 176 and 192 x 80 at d = 128: N = 400 is three key tiles of 176 (the last 48 keys), five of
+    // 80, and two or three row blocks, several items a block.
+    for (bool causal : {false, true}) {
         check_on_gpu(make(300, 400, 128, causal ? DType::f16 : DType::bf16, causal, 128, 176, seed++), "flash_wgmma");
+        check_on_gpu(make(300, 400, 128, causal ? DType::bf16 : DType::f16, causal, 192, 80, seed++), "flash_wgmma");
+    }
 }
 
 // v10: the 64-row tiles on their default grids (64 x 64 at d = 64 in waves: two blocks share an SM; the

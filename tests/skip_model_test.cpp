@@ -287,7 +287,7 @@ TEST_CASE("skip parameters: batch divides batch x heads, sigma_d and t are check
           std::string::npos);
     p.attn.Br = 128;
     p.attn.Bc = 16;
-    CHECK(validate("wgmma_fused", p).find("flash_wgmma takes Bc = 64, 128 or 176") != std::string::npos);
+    CHECK(validate("wgmma_fused", p).find("flash_wgmma takes Bc = 64, 80, 128 or 176") != std::string::npos);
     p.attn.Bc = 128;
     CHECK(validate("wgmma_fused", p) == "");
     // Through the app: the flat Params' validate() and the CLI-facing specs.

@@ -68,7 +68,7 @@ inline constexpr int kTileSizes[] = {16, 32, 64, 128};       // Br and Bc of fla
 inline constexpr int kAutoTile = 0;
 inline constexpr int kUnresolvedAutoTile = 64;
 inline constexpr int kRowTileSizes[] = {16, 32, 64, 128, 192};  // Br: 192 for flash_wgmma only
-inline constexpr int kColTileSizes[] = {16, 32, 64, 128, 176};  // Bc: 176 for flash_wgmma only (d = 128, Br = 128)
+inline constexpr int kColTileSizes[] = {16, 32, 64, 80, 128, 176};  // Bc: 80 and 176 for flash_wgmma only (d = 128)
 
 // ---------------------------------------------------------------------------------------------
 // Variants: values inside the workload, names at its edge
@@ -132,14 +132,16 @@ RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue = fa
 // shared-memory ring holds as many (Kj, Vj) stages as fit in the 227 KiB a Hopper block may opt in
 // to, at most 4.
 inline constexpr int kWgmmaRowTiles[] = {64, 128, 192};
-inline constexpr int kWgmmaColTiles[] = {64, 128, 176};
+inline constexpr int kWgmmaColTiles[] = {64, 80, 128, 176};
 // Every Br x Bc of those is built except 192 x 128 at d = 128: with three consumer warpgroups a block
 // has 512 threads, a consumer thread 160 registers (setmaxnreg), and Sij, Oi and Pij need ~200 there
-// (ptxas spills 272 bytes a thread). validate() refuses it with that reason. Bc = 176 (v11,
-// FlashAttention-3's tile at d = 128) is built at d = 128 with Br = 128 only: two consumer warpgroups
-// of 240 registers hold Sij (88 a thread), Oi (64) and Pij (44); validate() says why not elsewhere.
+// (ptxas spills 272 bytes a thread). validate() refuses it with that reason. Two tiles exist at d = 128
+// only (v11): 128 x 176 (FlashAttention-3's: two consumer warpgroups of 240 registers hold Sij 88, Oi 64
+// and Pij 44 a thread) and 192 x 80 (three warpgroups of 160: Sij 40, Oi 64, Pij 20); validate() says why
+// not elsewhere.
 constexpr bool wgmma_tile_built(int Br, int Bc, int64_t d) {
     if (Bc == 176) return Br == 128 && d == 128;
+    if (Bc == 80) return Br == 192 && d == 128;
     return !(Br == 192 && Bc == 128 && d == 128);
 }
 inline constexpr int64_t kWgmmaSmemLimit = 232448;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, sm_90

@@ -65,8 +65,8 @@ const ParamSpec& param(const std::string& name) {
         {"bc", "Bc (K/V tile rows)", 16, 176, true, true,
          "Rows of K and V staged in shared memory per loop step (Kj, Vj). A tile that does not fit\n"
          "shared memory is refused with the numbers. flash_tc and flash_wgmma take 64 or 128 (their\n"
-         "scores Sij live in registers, Bc / 2 per thread and 16 rows); flash_wgmma also 176 at d = 128\n"
-         "with Br = 128 (FlashAttention-3's tile there), 176 is its alone. auto: as for Br.",
+         "scores Sij live in registers, Bc / 2 per thread and 16 rows); flash_wgmma also, at d = 128 only,\n"
+         "176 with Br = 128 (FlashAttention-3's tile there) and 80 with Br = 192 (three warpgroups). auto: as for Br.",
          kAutoTile, ParamKind::choice, tiles, 0, 0, true},
         {"causal", "causal mask", 0, 1, true, false,
          "Query row r attends to keys 0..r only (decoder attention). flash skips key tiles wholly above\n"

@@ -80,7 +80,7 @@ std::string validate(const AttentionParams& p) {
     if (!is_row_tile_size(p.Br))
         return "Br = " + std::to_string(p.Br) + " is not a tile size: it must be 16, 32, 64, 128 or 192 (192: flash_wgmma only)";
     if (!is_col_tile_size(p.Bc))
-        return "Bc = " + std::to_string(p.Bc) + " is not a tile size: it must be 16, 32, 64, 128 or 176 (176: flash_wgmma only)";
+        return "Bc = " + std::to_string(p.Bc) + " is not a tile size: it must be 16, 32, 64, 80, 128 or 176 (80 and 176: flash_wgmma only)";
     constexpr uint64_t kMaxElements = uint64_t{1} << 32;
     if (u(p.batch_heads) * u(p.N) * u(p.d) > kMaxElements)
         return "batch_heads x N x d = " + std::to_string(u(p.batch_heads) * u(p.N) * u(p.d)) +
@@ -102,7 +102,7 @@ std::string validate(Variant variant, const AttentionParams& p) {
                " (192 is flash_wgmma's tile: three consumer warpgroups of 64 rows)";
     if (variant == Variant::flash && !is_tile_size(p.Bc))
         return "flash takes Bc = 16, 32, 64 or 128, not Bc = " + std::to_string(p.Bc) +
-               " (176 is flash_wgmma's tile at d = 128: two consumer warpgroups, FlashAttention-3's 128 x 176)";
+               " (80 and 176 are flash_wgmma's tiles at d = 128: 192 x 80 and FlashAttention-3's 128 x 176)";
     if (variant == Variant::flash_tc) {
         if (p.dtype == DType::f32)
             return "flash_tc runs on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use flash or naive";
@@ -124,13 +124,17 @@ std::string validate(Variant variant, const AttentionParams& p) {
             return "flash_wgmma takes Br = 64, 128 or 192 (64 rows of Qi per consumer warpgroup, one to three warpgroups), not Br = " +
                    std::to_string(p.Br);
         if (!in(kWgmmaColTiles, p.Bc))
-            return "flash_wgmma takes Bc = 64, 128 or 176 (the N of its wgmma m64nBck16 for S = Qi Kj^T), not Bc = " +
+            return "flash_wgmma takes Bc = 64, 80, 128 or 176 (the N of its wgmma m64nBck16 for S = Qi Kj^T), not Bc = " +
                    std::to_string(p.Bc);
         if (p.Bc == 176 && !wgmma_tile_built(p.Br, p.Bc, p.d))
             return "flash_wgmma takes Bc = 176 at d = 128 with Br = 128 only, not at d = " + std::to_string(p.d) + " with Br = " +
                    std::to_string(p.Br) + ": it is FlashAttention-3's d = 128 tile, for two consumer warpgroups of 240 registers "
                    "(Sij 88 + Oi 64 + Pij 44 a thread); three warpgroups have 160 registers, and the other tiles have no instance. "
                    "Choose Bc = 64 or 128";
+        if (p.Bc == 80 && !wgmma_tile_built(p.Br, p.Bc, p.d))
+            return "flash_wgmma takes Bc = 80 at d = 128 with Br = 192 only, not at d = " + std::to_string(p.d) + " with Br = " +
+                   std::to_string(p.Br) + ": it is the d = 128 tile of three consumer warpgroups of 160 registers (Sij 40 + Oi 64 + "
+                   "Pij 20 a thread; Bc = 96 spills 108 bytes), and the other tiles have no instance. Choose Bc = 64 or 128";
         if (!wgmma_tile_built(p.Br, p.Bc, p.d))
             return "flash_wgmma at Br = 192, Bc = 128, d = 128 would need ~200 registers per consumer thread (Sij 64 + Oi 64 + "
                    "Pij 32), and its 512 threads leave 160 (setmaxnreg): ptxas spills 272 bytes a thread. Choose Bc = 64 or "

@@ -124,8 +124,13 @@
 //       and the per-element softmax by that but not the per-tile costs (the turn's barriers and
 //       wgmma waits, the row-max shuffles, Oi's rescale of 64 registers). The price: N = 4096 is 23.3
 //       tiles of 176, so the last tile is 27 % keys (3 % of the products wasted).
-//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA; three
-//       consumer warpgroups at d = 128 (Br = 192 with Bc = 80 or 96 would fit 160 registers).
+//     Beside it, 192 x 80 at d = 128: three consumer warpgroups (v4's turn of three) with Sij 40, Oi 64
+//       and Pij 20 registers in the 160 a consumer thread takes (wgmma m64n80k16; 4 ring stages, 208 KiB).
+//       Why: at d = 64 the third warpgroup made 192 x 128 13 % faster than 128 x 128 (v4); at d = 128
+//       Bc = 128 does not fit 160 registers and 192 x 64 measured 6 % slower than 128 x 128 (its turns,
+//       ~512 tensor cycles, are short against the per-tile costs); 80 keys is the longest turn that
+//       fits (96 spills 108 bytes a thread in ptxas, 80 spills 32, as 128 x 176 does).
+//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
@@ -316,6 +321,12 @@ __device__ __forceinline__ uint64_t sw128_desc(uint32_t addr, uint32_t leading, 
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
     "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "   \
     "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define FL_WG_D40                                                                                                  \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
+    "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}"
+#define FL_WG_OUT40(d)                                                                                             \
+    FL_WG_OUT32(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]),   \
+        "+f"(d[39])
 #define FL_WG_D88                                                                                                  \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
     "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "   \
@@ -364,9 +375,11 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], uint64_t a, uint64_
     else if constexpr (kN == 64) FL_WGMMA_SS(64, FL_WG_D32, FL_WG_OUT32, "bf16", "%32", "%33", "%34");
     else if constexpr (kN == 128 && kHalf) FL_WGMMA_SS(128, FL_WG_D64, FL_WG_OUT64, "f16", "%64", "%65", "%66");
     else if constexpr (kN == 128) FL_WGMMA_SS(128, FL_WG_D64, FL_WG_OUT64, "bf16", "%64", "%65", "%66");
+    else if constexpr (kN == 80 && kHalf) FL_WGMMA_SS(80, FL_WG_D40, FL_WG_OUT40, "f16", "%40", "%41", "%42");  // v11: Sij of 192 x 80
+    else if constexpr (kN == 80) FL_WGMMA_SS(80, FL_WG_D40, FL_WG_OUT40, "bf16", "%40", "%41", "%42");
     else if constexpr (kN == 176 && kHalf) FL_WGMMA_SS(176, FL_WG_D88, FL_WG_OUT88, "f16", "%88", "%89", "%90");  // v11: Sij of Bc = 176
     else FL_WGMMA_SS(176, FL_WG_D88, FL_WG_OUT88, "bf16", "%88", "%89", "%90");
-    static_assert(kN == 64 || kN == 128 || kN == 176, "wgmma_ss: N is 64, 128 or 176");
+    static_assert(kN == 64 || kN == 80 || kN == 128 || kN == 176, "wgmma_ss: N is 64, 80, 128 or 176");
 #else
     (void)d; (void)a; (void)b; (void)accumulate;
 #endif
@@ -1017,9 +1030,11 @@ void launch_tile(const AttentionParams& p, const void* Q, const void* K, const v
     // Br = 192 with Bc = 128 at d = 128 is not built: it spills (the header's v4; the model refuses it).
     if constexpr (D == 64)
         if (p.Br == 192 && p.Bc == 128) return launch_typed<T, D, 128, 3>(p, Q, K, V, O, stream, ep);
-    // v11: Bc = 176 at d = 128 with two consumer warpgroups only (wgmma_tile_built; the model refuses the rest).
-    if constexpr (D == 128)
+    // v11: 128 x 176 and 192 x 80 at d = 128 only (wgmma_tile_built; the model refuses the rest).
+    if constexpr (D == 128) {
         if (p.Br == 128 && p.Bc == 176) return launch_typed<T, D, 176, 2>(p, Q, K, V, O, stream, ep);
+        if (p.Br == 192 && p.Bc == 80) return launch_typed<T, D, 80, 3>(p, Q, K, V, O, stream, ep);
+    }
     if (p.Br == 192 && p.Bc == 64) launch_typed<T, D, 64, 3>(p, Q, K, V, O, stream, ep);
     else if (p.Br == 128 && p.Bc == 128) launch_typed<T, D, 128, 2>(p, Q, K, V, O, stream, ep);
     else if (p.Br == 128 && p.Bc == 64) launch_typed<T, D, 64, 2>(p, Q, K, V, O, stream, ep);
@@ -1028,7 +1043,7 @@ void launch_tile(const AttentionParams& p, const void* Q, const void* K, const v
     else
         throw std::invalid_argument("flash_wgmma: no kernel for Br = " + std::to_string(p.Br) + ", Bc = " + std::to_string(p.Bc) +
                                     " at d = " + std::to_string(D) +
-                                    " (Br in {64, 128, 192}, Bc in {64, 128}, not 192 x 128 at d = 128; 128 x 176 at d = 128)");
+                                    " (Br in {64, 128, 192}, Bc in {64, 128}, not 192 x 128 at d = 128; 128 x 176 and 192 x 80 at d = 128)");
 }
 
 template <typename T>
