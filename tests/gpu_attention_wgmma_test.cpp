@@ -108,12 +108,11 @@ TEST_CASE("flash_wgmma small: every tile once, for the sanitizers", "[gpu][atten
 // The persistent grid (attention_wgmma.cu v5): more row blocks than SM slots, so each block walks
 // several (head, row block) items with the ring and the warpgroups' turns running on from one to the
 // next; heads whose K and V fill more than half the L2 together, so the order has several L2 sections
-// (the last one ragged) and alternates direction; causal (longest row blocks first) and not. Every
-// tile on it (FUSIONLAB_FLASH_WGMMA_GRID=persistent: since v10 64 x 64 at d = 64 runs in waves by default).
+// (the first one ragged since v9) and alternates direction; causal (longest row blocks first) and not.
 TEST_CASE("flash_wgmma persistent grid: several row blocks a block and several L2 sections", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
-    ScopedEnv all("FUSIONLAB_FLASH_WGMMA_GRID", "persistent");
-    REQUIRE(flash_wgmma_persistent(64, 64, 64));
+    REQUIRE(flash_wgmma_persistent());
+    REQUIRE(flash_wgmma_ragged_section_first());
     const kernels::Params sections = make(16, 4097, 128, DType::f16, false, 128, 128, 1);
     const int64_t l2 = fl_test::gpu_device().l2_bytes;
     if (l2 > 0) CHECK(flash_wgmma_section_heads(to_attention(sections), l2) < 16);  // at least two sections
@@ -132,7 +131,7 @@ TEST_CASE("flash_wgmma persistent grid: several row blocks a block and several L
 TEST_CASE("flash_wgmma waves grid (FUSIONLAB_FLASH_WGMMA_GRID=waves) matches the reference", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
     ScopedEnv waves("FUSIONLAB_FLASH_WGMMA_GRID", "waves");
-    REQUIRE_FALSE(flash_wgmma_persistent(128, 128, 128));
+    REQUIRE_FALSE(flash_wgmma_persistent());
     uint64_t seed = 9800;
     for (bool causal : {false, true})
         for (int64_t d : {64, 128}) {
@@ -146,7 +145,6 @@ TEST_CASE("flash_wgmma waves grid (FUSIONLAB_FLASH_WGMMA_GRID=waves) matches the
 // several items (its Qi reloaded, the ring's slots and parities carried over); small enough for racecheck.
 TEST_CASE("flash_wgmma small persistent: several items a block, for the sanitizers", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
-    ScopedEnv all("FUSIONLAB_FLASH_WGMMA_GRID", "persistent");  // 64 x 64 at d = 64 too (waves by default since v10)
     uint64_t seed = 9950;
     for (int64_t d : {64, 128})
         for (int Br : kWgmmaRowTiles)
@@ -160,12 +158,25 @@ TEST_CASE("flash_wgmma small persistent: several items a block, for the sanitize
     }
 }
 
-// v10: the 64-row tiles on their default grids (64 x 64 at d = 64 in waves: two blocks share an SM; the
-// others persistent), with the ring's four stages and ragged N, against the reference.
-TEST_CASE("flash_wgmma small 64-row tiles on v10's default grids, for the sanitizers", "[gpu][attention][wgmma]") {
+// The d = 128 tiles of v11 (128 x 176 with v12's separate Kj and Vj barriers, and 192 x 80) alone, for
+// racecheck, which does not finish the every-tile case above in its time: ragged N (129: one key tile of
+// 129 keys at 176, two at 80), several items a block (300 heads), causal and not, fp16 and bf16.
+TEST_CASE("flash_wgmma small d = 128 tiles of v11 and v12, for the sanitizers", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
-    REQUIRE_FALSE(flash_wgmma_persistent(64, 64, 64));
-    REQUIRE(flash_wgmma_persistent(64, 128, 64));
+    uint64_t seed = 9970;
+    for (bool causal : {false, true}) {
+        check_on_gpu(make(2, 129, 128, causal ? DType::bf16 : DType::f16, causal, 128, 176, seed++), "flash_wgmma");
+        check_on_gpu(make(2, 129, 128, causal ? DType::f16 : DType::bf16, causal, 192, 80, seed++), "flash_wgmma");
+        check_on_gpu(make(300, 400, 128, DType::f16, causal, 128, 176, seed++), "flash_wgmma");
+    }
+}
+
+// v4's waves at the 64-row tiles (FUSIONLAB_FLASH_WGMMA_GRID=waves; v10 made them the default at 64 x 64
+// and was dropped, kernels/PERF.md), with the ring's four stages and ragged N, against the reference.
+TEST_CASE("flash_wgmma small 64-row tiles in waves, for the sanitizers", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv waves("FUSIONLAB_FLASH_WGMMA_GRID", "waves");
+    REQUIRE_FALSE(flash_wgmma_persistent());
     uint64_t seed = 9960;
     for (int64_t d : {64, 128})
         for (int Bc : {64, 128})
@@ -249,13 +260,13 @@ TEST_CASE("flash_wgmma items claimed one ahead matches the reference", "[gpu][at
         }
 }
 
-// v9's causal order, the ragged L2 section first (FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first; v5's, ragged
-// last, is the default the persistent-grid case above runs): right with several sections, the first ragged
+// v5's causal order, the ragged L2 section last (FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last; v9's, ragged
+// first, is the default the persistent-grid case above runs): right with several sections, the last ragged
 // (16 heads of N = 4097, d = 128: 2 MiB of K and V a head, so sections of 11-15 heads on a 50-60 MB L2).
-TEST_CASE("flash_wgmma ragged L2 section first matches the reference", "[gpu][attention][wgmma]") {
+TEST_CASE("flash_wgmma ragged L2 section last (v5's order) matches the reference", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
-    ScopedEnv first("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_first");
-    REQUIRE(flash_wgmma_ragged_section_first());
+    ScopedEnv last("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_last");
+    REQUIRE_FALSE(flash_wgmma_ragged_section_first());
     uint64_t seed = 9997;
     for (int64_t d : {64, 128}) {
         check_on_gpu(make(16, 4097, d, DType::f16, true, 128, 128, seed++), "flash_wgmma");

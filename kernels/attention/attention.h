@@ -152,15 +152,11 @@ constexpr int flash_wgmma_stages(int64_t Br, int64_t Bc, int64_t d, int64_t es) 
     return static_cast<int>(fit < 2 ? 2 : (fit > 4 ? 4 : fit));
 }
 int flash_wgmma_threads(int Br);  // a producer warpgroup + Br / 64 consumer warpgroups of 128 threads
-// flash_wgmma's grid (attention_wgmma.cu) for a Br x Bc tile at head dimension d: persistent (v5: one
-// block per SM slot, each walking its row blocks, the ring kept running from one to the next) or one
-// block per row block in waves (v4). v10: waves where two blocks of one consumer warpgroup share an SM
-// (Br = 64 and two blocks' shared memory fit one: of the built tiles 64 x 64 at d = 64, where v5's grid
-// measured 1.5-1.6x slower than v4's; kernels/PERF.md), persistent everywhere else.
-// FUSIONLAB_FLASH_WGMMA_GRID=waves or =persistent sets one grid for every tile, for comparison. Read on
-// every call.
-bool flash_wgmma_persistent(int Br, int Bc, int64_t d);
-inline constexpr int64_t kWgmmaSmemPerSm = 233472;  // shared memory an sm_90 SM holds (228 KiB), 1 KiB of it reserved per block
+// flash_wgmma's grid (attention_wgmma.cu): persistent (v5, the default: one block per SM slot, each
+// walking its row blocks, the ring kept running from one to the next) or one block per row block in
+// waves (v4), kept for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves. Read on every call. (v10, waves
+// for the 64 x 64 tile, was measured level with the persistent grid there and dropped: kernels/PERF.md.)
+bool flash_wgmma_persistent();
 // flash_wgmma's softmax: v5's (the default) or v6's (the row max in four chains, Oi rescaled only
 // when m moves by a factor of 2^8: measured level with v5's, so off), built for fp16 without the skip
 // epilogue only: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6. Read on every call, as the switches below.
@@ -171,8 +167,8 @@ bool flash_wgmma_release_per_warp();
 // The persistent grid claims a block's next item as the current item's last tile is issued (v8, the
 // default) or one item ahead (v5: FUSIONLAB_FLASH_WGMMA_CLAIM=ahead).
 bool flash_wgmma_claim_late();
-// Causal: the L2 section with fewer heads goes last (v5, the default) or first (v9, built after
-// the last device round, not measured yet: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first).
+// Causal: the L2 section with fewer heads goes first (v9, the default: measured 4-24 % faster at 16
+// heads of N = 8192 and 16384, kernels/PERF.md) or last (v5: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last).
 bool flash_wgmma_ragged_section_first();
 // Heads per L2 section of the persistent grid's causal order: as many as have their K and V (2 N d es
 // bytes a head) within half of an L2 of `l2_bytes`, at least 1, at most batch_heads.

@@ -173,19 +173,11 @@ RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue) {
 }
 int flash_threads() { return 128; }
 int flash_wgmma_threads(int Br) { return 128 * (Br / 64 + 1); }
-bool flash_wgmma_persistent(int Br, int Bc, int64_t d) {
-    if (env_is("FUSIONLAB_FLASH_WGMMA_GRID", "waves")) return false;
-    if (env_is("FUSIONLAB_FLASH_WGMMA_GRID", "persistent")) return true;
-    // v10: waves where two blocks of one consumer warpgroup share an SM (attention.h says why). The
-    // shared memory decides it at the built tiles (ring stages as for fp16 and bf16; registers allow two
-    // such blocks: 117 at 64 x 64, d = 64, ptxas sm_90a).
-    const int64_t block_smem = (Br + 2 * flash_wgmma_stages(Br, Bc, d, 2) * Bc) * d * 2 + kWgmmaSmemExtra + 1024;
-    return !(Br == 64 && 2 * block_smem <= kWgmmaSmemPerSm);
-}
+bool flash_wgmma_persistent() { return !env_is("FUSIONLAB_FLASH_WGMMA_GRID", "waves"); }
 bool flash_wgmma_softmax_v6() { return env_is("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v6"); }
 bool flash_wgmma_release_per_warp() { return !env_is("FUSIONLAB_FLASH_WGMMA_RELEASE", "thread"); }
 bool flash_wgmma_claim_late() { return !env_is("FUSIONLAB_FLASH_WGMMA_CLAIM", "ahead"); }
-bool flash_wgmma_ragged_section_first() { return env_is("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_first"); }
+bool flash_wgmma_ragged_section_first() { return !env_is("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_last"); }
 int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes) {
     const int64_t per_head = std::max<int64_t>(1, 2 * p.N * p.d * static_cast<int64_t>(es_of(p)));
     return std::clamp<int64_t>(l2_bytes / 2 / per_head, 1, std::max<int64_t>(1, p.batch_heads));
@@ -571,9 +563,8 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     kernel.block = flash_block_shape(variant, p, classes);
     // flash_wgmma v5: one block per SM slot walks the Tr x batch_heads row blocks (attention_wgmma.cu's
-    // tile scheduler), so `blocks` counts work items; v4's waves (since v10 where two one-warpgroup
-    // blocks share an SM, or FUSIONLAB_FLASH_WGMMA_GRID=waves) one block each.
-    if (wgmma && flash_wgmma_persistent(t.Br, t.Bc, p.d)) {
+    // tile scheduler), so `blocks` counts work items; v4 (FUSIONLAB_FLASH_WGMMA_GRID=waves) one block each.
+    if (wgmma && flash_wgmma_persistent()) {
         kernel.block.persistent = true;
         kernel.blocks_are = "row blocks, walked by a persistent grid of one block per SM";
         // The order the blocks claim them in (attention_wgmma.cu, tile scheduler): non-causal head by head,

@@ -102,19 +102,18 @@
 //       causal (round 1 of 2026-11-28, alternating in one call), and 3-5 % at 16 heads from N = 8192,
 //       where the last section held one or two heads: their longest row blocks started only after
 //       every other item was claimed and ran on alone. First, they start at once; the grid ends on a
-//       full section's shortest row blocks. Built after the last device round of 2026-11-28: GPU
-//       tests written, not run, and not measured, so off: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first.
-//   v10 The grid per tile: where two blocks of one consumer warpgroup share an SM (of the built
-//       tiles 64 x 64 at d = 64: flash_wgmma_persistent in attention_model.cpp) v4's waves, elsewhere
-//       v5's persistent grid. Why: v5's grid ran the 64 x 64 tile (d = 64, the one tile of which two
-//       blocks fit an SM: 117 registers x 256 threads, 74,880 bytes of shared memory) 1.47-1.60x
-//       slower than v4's waves on both cards (the recordings of 2026-11-27 and -28: 0.273 against
-//       0.171 ms at 16 heads, N = 4096, H200), while its 128- and 192-row tiles ran 0.97-1.0x v4 there.
-//       The suspect (written before the round that measures it, kernels/PERF.md): the two blocks of an
-//       SM have no ping-pong between them (named barriers are a block's own); in waves their items
-//       start and end apart, so one's softmax runs under the other's products, while the persistent
-//       pair starts together and may stay in step. FUSIONLAB_FLASH_WGMMA_GRID=persistent (or =waves)
-//       sets one grid for every tile.
+//       full section's shortest row blocks. Measured (round 1 of the fifth session, H200, alternating
+//       twice in one call, 16 heads causal): 1.04x v5's order at N = 16384 (d = 64 and 128), 1.08x at
+//       N = 8192, d = 128, 1.24x at N = 8192, d = 64; so the default. v5's order stays for comparison:
+//       FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last.
+//   v10 (dropped) Waves for the 64 x 64 tile at d = 64, the one tile of which two blocks share an SM
+//       (117 registers x 256 threads, 74,880 bytes of shared memory). Why it was tried: the recordings
+//       had v5's grid 1.47-1.60x slower than v4's waves there (0.273 against 0.171 ms at 16 heads,
+//       N = 4096, H200), the 128- and 192-row tiles level. Measured in one call on this code (round 1
+//       of 2026-11-28, H200, alternating twice): waves 0.194 ms, persistent 0.193 non-causal and 0.123
+//       against 0.104 causal, level or the persistent grid faster at every 64-row tile and d; ncu: the
+//       same 2 blocks an SM, SM clock and cycles (345 k against 342 k). The grid is not what the
+//       recordings' gap was, so v5's persistent grid stays for every tile (kernels/PERF.md).
 //   v11 Bc = 176 at d = 128 with Br = 128 (FlashAttention-3's d = 128 tile): S = Qi Kjᵀ as one
 //       wgmma m64n176k16 chain, Pij Vj as 11 k-steps; 88 + 64 + 44 registers of Sij, Oi and Pij in the
 //       240 a consumer thread takes; two ring stages (Qi 32 KiB + 2 x 88 KiB of Kj, Vj). Why: at
@@ -130,6 +129,14 @@
 //       Bc = 128 does not fit 160 registers and 192 x 64 measured 6 % slower than 128 x 128 (its turns,
 //       ~512 tensor cycles, are short against the per-tile costs); 80 keys is the longest turn that
 //       fits (96 spills 108 bytes a thread in ptxas, 80 spills 32, as 128 x 176 does).
+//   v12 Kj and Vj with barriers of their own where the ring has two stages (128 x 176): a slot holding
+//       both stayed taken from its Sij to its Pij Vj a turn later, so with two stages the producer
+//       could load tile j + 1 only once both warpgroups had finished Pij-1 Vj-1, and the warpgroup
+//       whose turn came next waited on that copy: v11's 128 x 176 measured 3-28 % slower than 128 x 128
+//       (round 1 of 2026-11-28, H200; ncu: tensor pipe 59 % against 70 %, no warp eligible on 70 % of
+//       cycles against 60 %). Now Kj's slot is released as soon as its Sij is done and Vj's after its
+//       Pij Vj, as FlashAttention-3's separate K and V pipelines do. Rings of three or four stages keep
+//       one barrier pair a slot (the 128 bytes of mbarriers hold v12's only at two stages).
 //   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
@@ -415,10 +422,10 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 //   causal: sections of `section_heads` heads whose K and V fit in half the L2, within a section
 //     every head at one row level before the next, longest levels first, so the blocks end on the
 //     shortest row blocks of the last section (v4's head-by-head order ends on a head's longest).
-//     v9 (FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first, not measured yet): when heads is not a
-//     multiple of section_heads, the section with the rest goes first (v5 puts it last: at 16 heads
+//     v9 (the default; FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last keeps v5's order): when heads is not a
+//     multiple of section_heads, the section with the rest goes first (v5 put it last: at 16 heads
 //     of N = 16384, d = 128 a last section of one head, whose longest row block, 128 key tiles,
-//     starts only once every other item is claimed; 4-6 % slower than v4 there).
+//     started only once every other item was claimed; 4-6 % slower than v4 there).
 // The last block to finish puts the counter back to 0 for the next launch (launches on one stream
 // run in order; the host keeps a counter per stream).
 struct WgmmaGrid {
@@ -503,12 +510,19 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     constexpr int kBr = L::kBr;
     extern __shared__ unsigned char wgmma_smem_raw[];
     unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(wgmma_smem_raw) + 1023) & ~uintptr_t{1023});
-    uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBars);  // [kStages]: Kj, Vj landed
-    uint64_t* empty = full + kStages;                                // [kStages]: every consumer done with the slot
+    // v12: with a ring of two stages Kj and Vj have barriers of their own (kSplitKV): a slot holding both
+    // stays taken from its Sij to its Pij Vj, a turn later, so a two-stage ring never had the next tile
+    // in flight; Kj's slot is free again once its Sij is done.
+    constexpr bool kSplitKV = kStages == 2;
+    uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBars);  // [kStages]: Kj, Vj landed (v12: Kj)
+    uint64_t* empty = full + kStages;                                // [kStages]: every consumer done with the slot (v12: Kj's)
     uint64_t* q_full = empty + kStages;                              // Qi landed
     uint64_t* q_empty = q_full + 1;                                  // every consumer done with Qi (and the x tile)
     uint64_t* q_free = q_empty + 1;                                  // [kWG] skip: warpgroup w's last Sij is done
     uint64_t* x_full = q_free + kWG;                                 // [kWG] skip: warpgroup w's x tile landed
+    uint64_t* full_v = x_full + kWG;                                 // [kStages] v12: Vj landed
+    uint64_t* empty_v = full_v + kStages;                            // [kStages] v12: every consumer done with Vj's slot
+    static_assert(!kSplitKV || 2 * 2 * kStages + 2 + 2 * kWG <= 16, "flash_wgmma: the mbarriers fit in 128 bytes");
 
     const int tid = static_cast<int>(threadIdx.x), wg = tid / 128;
     const int causal = grid.causal;
@@ -527,6 +541,10 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         for (int s = 0; s < kStages; ++s) {
             mbar_init(&full[s], 1);             // the producer's arrive_expect_tx
             mbar_init(&empty[s], grid.release_per_warp ? 4 * kWG : 128 * kWG);  // every consumer warp (v7) or thread
+            if constexpr (kSplitKV) {
+                mbar_init(&full_v[s], 1);
+                mbar_init(&empty_v[s], grid.release_per_warp ? 4 * kWG : 128 * kWG);
+            }
         }
         mbar_init(q_full, 1);
         mbar_init(q_empty, 128 * kWG);
@@ -571,10 +589,22 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                         next = persistent ? claim_item(grid) : items;
                         item_slot[1] = next;
                     }
-                    mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
-                    for (int s = 0; s < L::kSlabs; ++s) {
-                        tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
-                        tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                    if constexpr (kSplitKV) {
+                        // v12: Kj into its slot (free once the Sij two tiles back is done), then Vj into its
+                        // own (free once the Pij Vj two tiles back is done).
+                        mbar_arrive_expect_tx(&full[stage], L::kKVBytes);
+                        for (int s = 0; s < L::kSlabs; ++s)
+                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
+                        if (kv >= kStages) mbar_wait(&empty_v[stage], ((kv / kStages) - 1) & 1);  // Vj's slot: its previous tile is consumed
+                        mbar_arrive_expect_tx(&full_v[stage], L::kKVBytes);
+                        for (int s = 0; s < L::kSlabs; ++s)
+                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full_v[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                    } else {
+                        mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
+                        for (int s = 0; s < L::kSlabs; ++s) {
+                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
+                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                        }
                     }
                 }
                 if constexpr (kSkip) {
@@ -641,8 +671,15 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     // The warp's wgmmas that read a slot have completed (wgmma.wait_group is .sync.aligned: every lane
     // of the warp has passed it): v7 lets lane 0 arrive for the warp, v6 had every thread arrive, 256
     // or 384 shared-memory arrivals a tile where 8 or 12 say the same.
-    auto release_slot = [&](int stage) {
-        if (!grid.release_per_warp || lane == 0) mbar_arrive(&empty[stage]);
+    auto release = [&](uint64_t* bar) {
+        if (!grid.release_per_warp || lane == 0) mbar_arrive(bar);
+    };
+    // The slot of tile `stage` after its Pij Vj (v12: Vj's slot; Kj's was released after its Sij).
+    auto release_slot = [&](int stage) { release(kSplitKV ? &empty_v[stage] : &empty[stage]); };
+    // v12: Vj has landed (before Pij Vj; without v12 the tile's one full barrier said so).
+    auto wait_v = [&](int tile) {
+        if constexpr (kSplitKV) mbar_wait(&full_v[tile % kStages], (tile / kStages) & 1);
+        else (void)tile;
     };
     // Turns between the consumer warpgroups (named barrier 1 + w is warpgroup w's turn): a
     // warpgroup issues its wgmmas only in its turn and then hands the turn to the next one (0 -> 1
@@ -776,13 +813,15 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         wgmma_wait<0>();
         fence_regs(acc_s);
         if (tiles == 1) last_s_done();
+        if constexpr (kSplitKV) release(&empty[kv % kStages]);  // v12: K0 is read no more
         softmax(0);
         rescale_and_pack();
         // Tile j: Sij of tile j and Pij Vj of tile j - 1 go to the tensor cores together; the softmax of
         // tile j runs while the products of tile j - 1 finish.
         for (int j = 1; j < tiles; ++j) {
             const int stage = (kv + j) % kStages, prev = (kv + j - 1) % kStages;
-            mbar_wait(&full[stage], ((kv + j) / kStages) & 1);  // Kj, Vj have landed in SRAM
+            mbar_wait(&full[stage], ((kv + j) / kStages) & 1);  // Kj, Vj have landed in SRAM (v12: Kj)
+            wait_v(kv + j - 1);                                  // v12: Vj-1 has landed
             if (j + 1 == tiles) learn_more();
             my_turn();
             fence_regs(acc_s);
@@ -794,6 +833,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             wgmma_wait<1>();  // Sij is done; Pij-1 Vj-1 may still run
             fence_regs(acc_s);
             if (j + 1 == tiles) last_s_done();
+            if constexpr (kSplitKV) release(&empty[stage]);  // v12: Kj is read no more
             softmax(j);
             wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
             fence_regs(acc_o);
@@ -804,6 +844,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         // The last tile's Pij Vj.
         {
             const int last = (kv + tiles - 1) % kStages;
+            wait_v(kv + tiles - 1);  // v12: the last Vj has landed
             my_turn();
             fence_regs(acc_o);
             wgmma_fence();
@@ -992,7 +1033,7 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const CUtensorMap mk = make_map(K, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mx = skip ? make_x_map(ep, p.dtype, p.N, D) : mq;  // without the epilogue: a map the kernel never reads
-    const bool persistent = flash_wgmma_persistent(L::kBr, kBc, D);  // v10: waves where two 64-row blocks share an SM
+    const bool persistent = flash_wgmma_persistent();
     // v6's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, measured level with v5's) is built for fp16 without the epilogue only.
     auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, false> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false>;
     if (flash_wgmma_softmax_v6()) {
