@@ -3,10 +3,12 @@
 #include "kernels/attention/attention.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
+#include "tests/scoped_env.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <utility>
 
 using namespace kernels;
 using namespace kernels::attention;
@@ -248,17 +250,18 @@ TEST_CASE("flash_tc's tiles against shared memory: what fits an H100, an A100 an
 // The tile 192 x Bc is flash_wgmma's alone (the teaching kernel refuses Br = 192): its bytes are
 // compared with flash's at the tiles both take. (Under its old name, with a semicolon, this case
 // never ran under ctest and compared flash at Br = 192, which flash refuses.)
-TEST_CASE("flash_wgmma takes Br in {64, 128, 192}, Bc in {64, 128} - its bytes are flash's where flash takes the tile", "[attention][model]") {
+TEST_CASE("flash_wgmma takes Br in {64, 128, 192}, Bc in {64, 80, 128, 176} - its bytes are flash's where flash takes the tile", "[attention][model]") {
     for (int Br : {64, 128, 192})
-        for (int Bc : {64, 128})
+        for (int Bc : {64, 80, 128, 176})
             for (bool causal : {false, true}) {
+                if ((Bc == 176 && Br != 128) || (Bc == 80 && Br != 192)) continue;  // d = 128 only: the refusals below
                 const AttentionParams p = make(8, 1000, Br == 192 && Bc == 128 ? 64 : 128, DType::f16, causal, Br, Bc);
                 CAPTURE(Br, Bc, causal);
                 REQUIRE(validate("flash_wgmma", p).empty());
                 const Tile t = flash_tile("flash_wgmma", p);
                 CHECK((t.Br == Br && t.Bc == Bc));
                 const Model w = model("flash_wgmma", p);
-                if (Br != 192) {
+                if (Br != 192 && Bc != 176 && Bc != 80) {
                     const Model f = model("flash", p);
                     CHECK(w.bytes_read() == f.bytes_read());
                     CHECK(w.bytes_written() == f.bytes_written());
@@ -284,6 +287,33 @@ TEST_CASE("flash_wgmma takes Br in {64, 128, 192}, Bc in {64, 128} - its bytes a
     CHECK(validate("naive", p).empty());  // naive has no tile
     p = make(1, 64, 64, DType::f16, false, 64, 16);
     CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("Bc = 16"));
+    // Bc = 176 (v11, FlashAttention-3's d = 128 tile) is flash_wgmma's alone, at d = 128 with Br = 128 only.
+    p = make(1, 4096, 128, DType::f16, true, 128, 176);
+    CHECK(validate("flash_wgmma", p).empty());
+    CHECK(wgmma_tile_built(128, 176, 128));
+    CHECK_THAT(validate("flash_tc", p), Catch::Contains("Bc = 64 or 128"));
+    CHECK_THAT(validate("flash", p), Catch::Contains("Bc = 176") && Catch::Contains("flash_wgmma"));
+    CHECK(validate("naive", p).empty());
+    for (const auto& [Br, d] : {std::pair<int, int64_t>{64, 128}, {192, 128}, {128, 64}, {64, 64}, {192, 64}}) {
+        CAPTURE(Br, d);
+        p = make(1, 4096, d, DType::f16, false, Br, 176);
+        CHECK_FALSE(wgmma_tile_built(Br, 176, d));
+        CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("Bc = 176 at d = 128 with Br = 128 only") && Catch::Contains("registers"));
+    }
+    // Bc = 80 (v11: three consumer warpgroups at d = 128) at d = 128 with Br = 192 only.
+    p = make(1, 4096, 128, DType::bf16, false, 192, 80);
+    CHECK(validate("flash_wgmma", p).empty());
+    CHECK(flash_wgmma_stages(192, 80, 128, 2) == 4);
+    CHECK_THAT(validate("flash_tc", p), Catch::Contains("Br = 192"));
+    CHECK_THAT(validate("flash", p), Catch::Contains("Br = 192"));
+    p.Br = 128;
+    CHECK_THAT(validate("flash", p), Catch::Contains("Bc = 80") && Catch::Contains("flash_wgmma"));
+    for (const auto& [Br, d] : {std::pair<int, int64_t>{64, 128}, {128, 128}, {192, 64}, {128, 64}}) {
+        CAPTURE(Br, d);
+        p = make(1, 4096, d, DType::f16, false, Br, 80);
+        CHECK_FALSE(wgmma_tile_built(Br, 80, d));
+        CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("Bc = 80 at d = 128 with Br = 192 only") && Catch::Contains("registers"));
+    }
     p = make(1, 64, 96, DType::f16, false, 64, 64);
     CHECK_THAT(validate("flash_wgmma", p), Catch::Contains("d = 96"));
     p = make(1, 64, 64, DType::f32, false, 64, 64);
@@ -296,12 +326,26 @@ TEST_CASE("flash_wgmma's ring: as many stages as fit in 227 KiB, at most 4, and 
     CHECK(flash_wgmma_stages(64, 128, 128, 2) == 3);
     CHECK(flash_wgmma_stages(128, 64, 128, 2) == 4);
     CHECK(flash_wgmma_stages(128, 128, 64, 2) == 4);
+    CHECK(flash_wgmma_stages(128, 176, 128, 2) == 2);  // v11: Qi 32 KiB + 2 x 88 KiB
+    CHECK(flash_smem_bytes("flash_wgmma", make(1, 4096, 128, DType::f16, false, 128, 176)) == (128 + 2 * 2 * 176) * 128 * 2 + 1152);
     const AttentionParams p = make(1, 4096, 128, DType::f16, false, 128, 128);
     CHECK(flash_smem_bytes("flash_wgmma", p) == (128 + 2 * 3 * 128) * 128 * 2 + 1152);
     CHECK(flash_smem_bytes("flash_wgmma", p) <= 232448);
     uint64_t parts = 0;
     for (const SramPart& part : flash_sram_parts("flash_wgmma", p, "Qi", "")) parts += part.bytes;
     CHECK(parts == flash_smem_bytes("flash_wgmma", p));
+}
+
+TEST_CASE("flash_wgmma's grid: persistent - or v4's waves when set - and the model prices the one that runs", "[attention][schedule]") {
+    const auto persistent_blocks = [](int Br, int Bc, int64_t d) {
+        return schedule("flash_wgmma", make(16, 4096, d, DType::f16, false, Br, Bc)).kernels.at(0).block.persistent;
+    };
+    CHECK(flash_wgmma_persistent());
+    CHECK(persistent_blocks(64, 64, 64));  // v10 (waves for 64 x 64) measured level and was dropped
+    CHECK(persistent_blocks(128, 176, 128));
+    ScopedEnv waves("FUSIONLAB_FLASH_WGMMA_GRID", "waves");
+    CHECK_FALSE(flash_wgmma_persistent());
+    CHECK_FALSE(persistent_blocks(192, 128, 64));
 }
 
 TEST_CASE("flash_wgmma runs on compute capability 9.0 only, and says so", "[attention][refusal]") {
@@ -432,7 +476,7 @@ TEST_CASE("bad attention parameters give a message naming the parameter and the 
     CHECK_THAT(validate(p), Catch::Contains("Br = 48") && Catch::Contains("16, 32, 64, 128 or 192"));
     p = AttentionParams{};
     p.Bc = 256;
-    CHECK_THAT(validate(p), Catch::Contains("Bc = 256"));
+    CHECK_THAT(validate(p), Catch::Contains("Bc = 256") && Catch::Contains("16, 32, 64, 80, 128 or 176"));
     p = AttentionParams{};
     p.batch_heads = 4096;
     p.N = 65536;
@@ -455,11 +499,13 @@ TEST_CASE("one flash_wgmma block, lane by lane: the turns, the ring and the work
     REQUIRE(h100 != nullptr);
     const DeviceInfo& dev = h100->info;
     const SimCalibration c = calibration_for(dev);
+    for (int64_t d : {64, 128})
     for (int Br : kWgmmaRowTiles)
         for (int Bc : kWgmmaColTiles)
             for (bool causal : {false, true}) {
-                const AttentionParams p = make(64, 4096, 64, DType::f16, causal, Br, Bc);
-                CAPTURE(Br, Bc, causal);
+                if (!wgmma_tile_built(Br, Bc, d)) continue;  // refused (the validate cases below)
+                const AttentionParams p = make(64, 4096, d, DType::f16, causal, Br, Bc);
+                CAPTURE(d, Br, Bc, causal);
                 const BlockTimeline t = flash_wgmma_block_timeline(p, dev);
                 const int wgs = Br / 64;
                 REQUIRE(t.lanes.size() == static_cast<size_t>(1 + 2 * wgs));  // producer, then wgmma and softmax per warpgroup
@@ -487,11 +533,11 @@ TEST_CASE("one flash_wgmma block, lane by lane: the turns, the ring and the work
                 }
                 // Their time is the block's FLOPs at one SM's share of the GEMM rate: 2 products of
                 // 2 x rows x keys x d each, over every visited (row, key) pair of the block.
-                const double flops = 2.0 * 2.0 * Br * d_keys(4096, Bc, tiles) * 64;
+                const double flops = 2.0 * 2.0 * Br * d_keys(4096, Bc, tiles) * static_cast<double>(d);
                 CHECK(mma_ms == Approx(flops / (c.gemm_tflops * 1e12 / dev.sm_count) * 1e3).epsilon(1e-9));
                 // A tile is used after its copy lands, and a slot is refilled only after every
                 // warpgroup's Pij Vj of the tile it held.
-                const int stages = flash_wgmma_stages(Br, Bc, 64, 2);
+                const int stages = flash_wgmma_stages(Br, Bc, d, 2);
                 const std::vector<KernelSpan>& copies = t.lanes[0].spans;
                 for (int j = 0; j < tiles; ++j) {
                     const double landed = copies[static_cast<size_t>(1 + j)].end_ms;

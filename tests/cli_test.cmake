@@ -239,6 +239,18 @@ fl_cli_test(bench_wgmma_tile_refused CODE 0
 fl_cli_test(bench_wgmma_tile_spills_refused CODE 0
             ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 128 --br 192 --bc 128 --dtype fp16 --sim H100
             STDOUT "flash_wgmma .*refused: flash_wgmma at Br = 192, Bc = 128, d = 128 would need ~200 registers")
+# Bc = 176 and 80 (v11) are flash_wgmma's tiles at d = 128 (128 x 176, 192 x 80) alone: elsewhere, and for flash_tc, a refused row naming them.
+fl_cli_test(bench_wgmma_bc176_refused CODE 0
+            ARGS bench --workload attention --variant flash_tc,flash_wgmma --N 1024 --d 64 --br 128 --bc 176 --dtype fp16 --sim H100
+            STDOUT "flash_tc .*refused: flash_tc takes Bc = 64 or 128 .*flash_wgmma .*refused: flash_wgmma takes Bc = 176 at d = 128 with Br = 128 only")
+fl_cli_test(bench_wgmma_bc176 CODE 0
+            ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 128 --br 128 --bc 176 --dtype fp16 --sim H100
+            STDOUT "flash_wgmma +fp16 +16 heads, N=1024, d=128, tile 128x176, 2 stages")
+fl_cli_test(bench_wgmma_bc80 CODE 0
+            ARGS bench --workload attention --variant flash_wgmma --N 1024 --d 128,64 --br 192 --bc 80 --dtype fp16 --sim H100
+            STDOUT "flash_wgmma +fp16 +16 heads, N=1024, d=128, tile 192x80, 4 stages.*refused: flash_wgmma takes Bc = 80 at d = 128 with Br = 192 only")
+fl_cli_test(attention_bad_bc CODE 2 ARGS bench --workload attention --sim H100 --bc 256
+            STDERR "--bc '256' is not one of the choices \\(legal: auto, 16, 32, 64, 80, 128 or 176\\)")
 fl_cli_test(bench_br192_flash_tc_refused CODE 0
             ARGS bench --workload attention --variant flash_tc,flash_wgmma --N 1024 --d 64 --br 192 --bc 128 --dtype fp16 --sim H100
             STDOUT "flash_tc .*refused: flash_tc takes Br = 16, 32, 64 or 128, not Br = 192 .*flash_wgmma .*tile 192x128")

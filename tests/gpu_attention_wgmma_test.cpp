@@ -1,7 +1,7 @@
 // flash_wgmma (sm_90a) through the GPU backend's checked run against the float64 CPU reference:
 // random inputs (never zeros), poisoned outputs, ragged N (rows past N come in as TMA's zero fill
 // and must be masked), causal and not, d 64 and 128, fp16 and bf16, every tile offered (Br in
-// {64, 128, 192}, Bc in {64, 128}). On a device that is not compute capability 9.0, or in a build
+// {64, 128, 192}, Bc in {64, 128}, and 128 x 176 and 192 x 80 at d = 128). On a device that is not compute capability 9.0, or in a build
 // without sm_90a code, the variant must be refused with the reason, nothing runs, and the cases that
 // need it are skipped with that reason.
 #include "kernels/attention/attention.h"
@@ -73,6 +73,10 @@ TEST_CASE("flash_wgmma: longer sequences and more heads, sampled rows", "[gpu][a
             // (one warpgroup's 64 and one row of the next, the third's rows all past N).
             check_on_gpu(make(3, 4097, d, DType::f16, causal, 192, 64, seed++), "flash_wgmma");
             if (d == 64) check_on_gpu(make(40, 1000, d, DType::bf16, causal, 192, 128, seed++), "flash_wgmma");
+            // v11's 128 x 176 at d = 128: 4097 = 23 x 176 + 49, so the last key tile holds 49 keys.
+            if (d == 128) check_on_gpu(make(3, 4097, d, causal ? DType::bf16 : DType::f16, causal, 128, 176, seed++), "flash_wgmma");
+            // 192 x 80 at d = 128: 4097 = 51 x 80 + 17 keys, 21 x 192 + 65 rows.
+            if (d == 128) check_on_gpu(make(3, 4097, d, causal ? DType::f16 : DType::bf16, causal, 192, 80, seed++), "flash_wgmma");
         }
 }
 
@@ -104,16 +108,19 @@ TEST_CASE("flash_wgmma small: every tile once, for the sanitizers", "[gpu][atten
 // The persistent grid (attention_wgmma.cu v5): more row blocks than SM slots, so each block walks
 // several (head, row block) items with the ring and the warpgroups' turns running on from one to the
 // next; heads whose K and V fill more than half the L2 together, so the order has several L2 sections
-// (the last one ragged) and alternates direction; causal (longest row blocks first) and not.
+// (the first one ragged since v9) and alternates direction; causal (longest row blocks first) and not.
 TEST_CASE("flash_wgmma persistent grid: several row blocks a block and several L2 sections", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
     REQUIRE(flash_wgmma_persistent());
+    REQUIRE(flash_wgmma_ragged_section_first());
     const kernels::Params sections = make(16, 4097, 128, DType::f16, false, 128, 128, 1);
     const int64_t l2 = fl_test::gpu_device().l2_bytes;
     if (l2 > 0) CHECK(flash_wgmma_section_heads(to_attention(sections), l2) < 16);  // at least two sections
     uint64_t seed = 9700;
     for (bool causal : {false, true}) {
         check_on_gpu(make(16, 4097, 128, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
+        check_on_gpu(make(16, 4097, 128, DType::bf16, causal, 128, 176, seed++), "flash_wgmma");
+        check_on_gpu(make(16, 4097, 128, DType::f16, causal, 192, 80, seed++), "flash_wgmma");
         check_on_gpu(make(16, 4097, 64, DType::bf16, causal, 192, 128, seed++), "flash_wgmma");
         check_on_gpu(make(300, 200, 64, DType::f16, causal, 64, 64, seed++), "flash_wgmma");
         check_on_gpu(make(300, 200, 128, DType::bf16, causal, 192, 64, seed++), "flash_wgmma");
@@ -129,6 +136,7 @@ TEST_CASE("flash_wgmma waves grid (FUSIONLAB_FLASH_WGMMA_GRID=waves) matches the
     for (bool causal : {false, true})
         for (int64_t d : {64, 128}) {
             check_on_gpu(make(3, 1000, d, DType::f16, causal, 128, 128, seed++), "flash_wgmma");
+            if (d == 128) check_on_gpu(make(3, 1000, d, DType::bf16, causal, 128, 176, seed++), "flash_wgmma");
             check_on_gpu(make(40, 129, d, DType::bf16, causal, 192, 64, seed++), "flash_wgmma");
         }
 }
@@ -142,6 +150,38 @@ TEST_CASE("flash_wgmma small persistent: several items a block, for the sanitize
         for (int Br : kWgmmaRowTiles)
             for (bool causal : {false, true})
                 check_on_gpu(make(300, 129, d, causal ? DType::bf16 : DType::f16, causal, Br, 64, seed++), "flash_wgmma");
+    // v11's 128 x 176 and 192 x 80 at d = 128: N = 400 is three key tiles of 176 (the last 48 keys), five of
+    // 80, and two or three row blocks, several items a block.
+    for (bool causal : {false, true}) {
+        check_on_gpu(make(300, 400, 128, causal ? DType::f16 : DType::bf16, causal, 128, 176, seed++), "flash_wgmma");
+        check_on_gpu(make(300, 400, 128, causal ? DType::bf16 : DType::f16, causal, 192, 80, seed++), "flash_wgmma");
+    }
+}
+
+// The d = 128 tiles of v11 (128 x 176 with v12's separate Kj and Vj barriers, and 192 x 80) alone, for
+// racecheck, which does not finish the every-tile case above in its time: ragged N (129: one key tile of
+// 129 keys at 176, two at 80), several items a block (300 heads), causal and not, fp16 and bf16.
+TEST_CASE("flash_wgmma small d = 128 tiles of v11 and v12, for the sanitizers", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    uint64_t seed = 9970;
+    for (bool causal : {false, true}) {
+        check_on_gpu(make(2, 129, 128, causal ? DType::bf16 : DType::f16, causal, 128, 176, seed++), "flash_wgmma");
+        check_on_gpu(make(2, 129, 128, causal ? DType::f16 : DType::bf16, causal, 192, 80, seed++), "flash_wgmma");
+        check_on_gpu(make(300, 400, 128, DType::f16, causal, 128, 176, seed++), "flash_wgmma");
+    }
+}
+
+// v4's waves at the 64-row tiles (FUSIONLAB_FLASH_WGMMA_GRID=waves; v10 made them the default at 64 x 64
+// and was dropped, kernels/PERF.md), with the ring's four stages and ragged N, against the reference.
+TEST_CASE("flash_wgmma small 64-row tiles in waves, for the sanitizers", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv waves("FUSIONLAB_FLASH_WGMMA_GRID", "waves");
+    REQUIRE_FALSE(flash_wgmma_persistent());
+    uint64_t seed = 9960;
+    for (int64_t d : {64, 128})
+        for (int Bc : {64, 128})
+            for (bool causal : {false, true})
+                check_on_gpu(make(40, 129, d, causal ? DType::bf16 : DType::f16, causal, 64, Bc, seed++), "flash_wgmma");
 }
 
 // v6's softmax (attention_wgmma.cu; FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, fp16 without the epilogue) keeps a
@@ -220,13 +260,13 @@ TEST_CASE("flash_wgmma items claimed one ahead matches the reference", "[gpu][at
         }
 }
 
-// v9's causal order, the ragged L2 section first (FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first; v5's, ragged
-// last, is the default the persistent-grid case above runs): right with several sections, the first ragged
+// v5's causal order, the ragged L2 section last (FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last; v9's, ragged
+// first, is the default the persistent-grid case above runs): right with several sections, the last ragged
 // (16 heads of N = 4097, d = 128: 2 MiB of K and V a head, so sections of 11-15 heads on a 50-60 MB L2).
-TEST_CASE("flash_wgmma ragged L2 section first matches the reference", "[gpu][attention][wgmma]") {
+TEST_CASE("flash_wgmma ragged L2 section last (v5's order) matches the reference", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
-    ScopedEnv first("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_first");
-    REQUIRE(flash_wgmma_ragged_section_first());
+    ScopedEnv last("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_last");
+    REQUIRE_FALSE(flash_wgmma_ragged_section_first());
     uint64_t seed = 9997;
     for (int64_t d : {64, 128}) {
         check_on_gpu(make(16, 4097, d, DType::f16, true, 128, 128, seed++), "flash_wgmma");

@@ -135,7 +135,7 @@ TEST_CASE("attention: validate() names the parameter and what is legal", "[param
     p = Params{};
     p.workload = "attention";
     p.set("bc", 48);
-    CHECK_THAT(validate(p), Catch::Contains("bc = 48 is not one of the choices") && Catch::Contains("16, 32, 64 or 128"));
+    CHECK_THAT(validate(p), Catch::Contains("bc = 48 is not one of the choices") && Catch::Contains("16, 32, 64, 80, 128 or 176"));
     p = Params{};
     p.workload = "attention";
     p.set("heads", 4096);

@@ -61,13 +61,14 @@ struct AttentionParams {
 inline constexpr int64_t kMaxBatchHeads = 4096;
 inline constexpr int64_t kMaxN = 65536;
 inline constexpr int64_t kMaxD = 128;
-inline constexpr int kTileSizes[] = {16, 32, 64, 128};       // Bc of every flash kernel; Br of flash, flash_tc
+inline constexpr int kTileSizes[] = {16, 32, 64, 128};       // Br and Bc of flash, Br of flash_tc (Bc: kColTileSizes)
 // "auto" for Br and Bc (kernels/sim/auto_choice.h: kAutoValue): the app resolves it per variant and
 // device before a kernel, a model or a view sees it (auto_tile_candidates). Where nothing resolved it,
 // to_attention reads it as kUnresolvedAutoTile, a tile every flash kernel takes.
 inline constexpr int kAutoTile = 0;
 inline constexpr int kUnresolvedAutoTile = 64;
 inline constexpr int kRowTileSizes[] = {16, 32, 64, 128, 192};  // Br: 192 for flash_wgmma only
+inline constexpr int kColTileSizes[] = {16, 32, 64, 80, 128, 176};  // Bc: 80 and 176 for flash_wgmma only (d = 128)
 
 // ---------------------------------------------------------------------------------------------
 // Variants: values inside the workload, names at its edge
@@ -131,11 +132,18 @@ RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue = fa
 // shared-memory ring holds as many (Kj, Vj) stages as fit in the 227 KiB a Hopper block may opt in
 // to, at most 4.
 inline constexpr int kWgmmaRowTiles[] = {64, 128, 192};
-inline constexpr int kWgmmaColTiles[] = {64, 128};
+inline constexpr int kWgmmaColTiles[] = {64, 80, 128, 176};
 // Every Br x Bc of those is built except 192 x 128 at d = 128: with three consumer warpgroups a block
 // has 512 threads, a consumer thread 160 registers (setmaxnreg), and Sij, Oi and Pij need ~200 there
-// (ptxas spills 272 bytes a thread). validate() refuses it with that reason.
-constexpr bool wgmma_tile_built(int Br, int Bc, int64_t d) { return !(Br == 192 && Bc == 128 && d == 128); }
+// (ptxas spills 272 bytes a thread). validate() refuses it with that reason. Two tiles exist at d = 128
+// only (v11): 128 x 176 (FlashAttention-3's: two consumer warpgroups of 240 registers hold Sij 88, Oi 64
+// and Pij 44 a thread) and 192 x 80 (three warpgroups of 160: Sij 40, Oi 64, Pij 20); validate() says why
+// not elsewhere.
+constexpr bool wgmma_tile_built(int Br, int Bc, int64_t d) {
+    if (Bc == 176) return Br == 128 && d == 128;
+    if (Bc == 80) return Br == 192 && d == 128;
+    return !(Br == 192 && Bc == 128 && d == 128);
+}
 inline constexpr int64_t kWgmmaSmemLimit = 232448;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, sm_90
 inline constexpr int64_t kWgmmaSmemExtra = 1024 + 128;  // alignment of the 128-byte swizzle (1024) + mbarriers
 constexpr int flash_wgmma_stages(int64_t Br, int64_t Bc, int64_t d, int64_t es) {
@@ -146,7 +154,8 @@ constexpr int flash_wgmma_stages(int64_t Br, int64_t Bc, int64_t d, int64_t es) 
 int flash_wgmma_threads(int Br);  // a producer warpgroup + Br / 64 consumer warpgroups of 128 threads
 // flash_wgmma's grid (attention_wgmma.cu): persistent (v5, the default: one block per SM slot, each
 // walking its row blocks, the ring kept running from one to the next) or one block per row block in
-// waves (v4), kept for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves. Read on every call.
+// waves (v4), kept for comparison: FUSIONLAB_FLASH_WGMMA_GRID=waves. Read on every call. (v10, waves
+// for the 64 x 64 tile, was measured level with the persistent grid there and dropped: kernels/PERF.md.)
 bool flash_wgmma_persistent();
 // flash_wgmma's softmax: v5's (the default) or v6's (the row max in four chains, Oi rescaled only
 // when m moves by a factor of 2^8: measured level with v5's, so off), built for fp16 without the skip
@@ -158,8 +167,8 @@ bool flash_wgmma_release_per_warp();
 // The persistent grid claims a block's next item as the current item's last tile is issued (v8, the
 // default) or one item ahead (v5: FUSIONLAB_FLASH_WGMMA_CLAIM=ahead).
 bool flash_wgmma_claim_late();
-// Causal: the L2 section with fewer heads goes last (v5, the default) or first (v9, built after
-// the last device round, not measured yet: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first).
+// Causal: the L2 section with fewer heads goes first (v9, the default: measured 4-24 % faster at 16
+// heads of N = 8192 and 16384, kernels/PERF.md) or last (v5: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last).
 bool flash_wgmma_ragged_section_first();
 // Heads per L2 section of the persistent grid's causal order: as many as have their K and V (2 N d es
 // bytes a head) within half of an L2 of `l2_bytes`, at least 1, at most batch_heads.

@@ -33,7 +33,7 @@ const ParamSpec& param(const std::string& name) {
     // "auto" (kAutoValue, 0) first: the default, resolved per variant and device (auto_candidates).
     static const std::vector<double> tiles = [] {
         std::vector<double> t{kAutoTile};
-        t.insert(t.end(), std::begin(kTileSizes), std::end(kTileSizes));
+        t.insert(t.end(), std::begin(kColTileSizes), std::end(kColTileSizes));
         return t;
     }();
     static const std::vector<double> row_tiles = [] {
@@ -62,10 +62,11 @@ const ParamSpec& param(const std::string& name) {
          "auto: each variant takes the tile the model (and the card's recording, where it has the shape)\n"
          "says is fastest on this device; the parameters panel and bench say which and why.",
          kAutoTile, ParamKind::choice, row_tiles, 0, 0, true},
-        {"bc", "Bc (K/V tile rows)", 16, 128, true, true,
+        {"bc", "Bc (K/V tile rows)", 16, 176, true, true,
          "Rows of K and V staged in shared memory per loop step (Kj, Vj). A tile that does not fit\n"
          "shared memory is refused with the numbers. flash_tc and flash_wgmma take 64 or 128 (their\n"
-         "scores Sij live in registers, Bc / 2 per thread and 16 rows). auto: as for Br.",
+         "scores Sij live in registers, Bc / 2 per thread and 16 rows); flash_wgmma also, at d = 128 only,\n"
+         "176 with Br = 128 (FlashAttention-3's tile there) and 80 with Br = 192 (three warpgroups). auto: as for Br.",
          kAutoTile, ParamKind::choice, tiles, 0, 0, true},
         {"causal", "causal mask", 0, 1, true, false,
          "Query row r attends to keys 0..r only (decoder attention). flash skips key tiles wholly above\n"

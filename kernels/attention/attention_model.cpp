@@ -54,6 +54,9 @@ bool has_variant(const std::string& variant) { return find_variant(variant).has_
 namespace {
 
 bool is_tile_size(int b) { return std::find(std::begin(kTileSizes), std::end(kTileSizes), b) != std::end(kTileSizes); }
+bool is_col_tile_size(int b) {
+    return std::find(std::begin(kColTileSizes), std::end(kColTileSizes), b) != std::end(kColTileSizes);
+}
 bool is_row_tile_size(int b) {
     return std::find(std::begin(kRowTileSizes), std::end(kRowTileSizes), b) != std::end(kRowTileSizes);
 }
@@ -76,7 +79,8 @@ std::string validate(const AttentionParams& p) {
     if (p.d < 1 || p.d > kMaxD) return range_message("d", p.d, 1, kMaxD);
     if (!is_row_tile_size(p.Br))
         return "Br = " + std::to_string(p.Br) + " is not a tile size: it must be 16, 32, 64, 128 or 192 (192: flash_wgmma only)";
-    if (!is_tile_size(p.Bc)) return "Bc = " + std::to_string(p.Bc) + " is not a tile size: it must be 16, 32, 64 or 128";
+    if (!is_col_tile_size(p.Bc))
+        return "Bc = " + std::to_string(p.Bc) + " is not a tile size: it must be 16, 32, 64, 80, 128 or 176 (80 and 176: flash_wgmma only)";
     constexpr uint64_t kMaxElements = uint64_t{1} << 32;
     if (u(p.batch_heads) * u(p.N) * u(p.d) > kMaxElements)
         return "batch_heads x N x d = " + std::to_string(u(p.batch_heads) * u(p.N) * u(p.d)) +
@@ -96,6 +100,9 @@ std::string validate(Variant variant, const AttentionParams& p) {
     if ((variant == Variant::flash || variant == Variant::flash_tc) && !is_tile_size(p.Br))
         return std::string(name_of(variant)) + " takes Br = 16, 32, 64 or 128, not Br = " + std::to_string(p.Br) +
                " (192 is flash_wgmma's tile: three consumer warpgroups of 64 rows)";
+    if (variant == Variant::flash && !is_tile_size(p.Bc))
+        return "flash takes Bc = 16, 32, 64 or 128, not Bc = " + std::to_string(p.Bc) +
+               " (80 and 176 are flash_wgmma's tiles at d = 128: 192 x 80 and FlashAttention-3's 128 x 176)";
     if (variant == Variant::flash_tc) {
         if (p.dtype == DType::f32)
             return "flash_tc runs on tensor cores in fp16 or bf16 only (fp32 accumulation); for fp32 use flash or naive";
@@ -117,8 +124,17 @@ std::string validate(Variant variant, const AttentionParams& p) {
             return "flash_wgmma takes Br = 64, 128 or 192 (64 rows of Qi per consumer warpgroup, one to three warpgroups), not Br = " +
                    std::to_string(p.Br);
         if (!in(kWgmmaColTiles, p.Bc))
-            return "flash_wgmma takes Bc = 64 or 128 (the N of its wgmma m64nBck16 for S = Qi Kj^T), not Bc = " +
+            return "flash_wgmma takes Bc = 64, 80, 128 or 176 (the N of its wgmma m64nBck16 for S = Qi Kj^T), not Bc = " +
                    std::to_string(p.Bc);
+        if (p.Bc == 176 && !wgmma_tile_built(p.Br, p.Bc, p.d))
+            return "flash_wgmma takes Bc = 176 at d = 128 with Br = 128 only, not at d = " + std::to_string(p.d) + " with Br = " +
+                   std::to_string(p.Br) + ": it is FlashAttention-3's d = 128 tile, for two consumer warpgroups of 240 registers "
+                   "(Sij 88 + Oi 64 + Pij 44 a thread); three warpgroups have 160 registers, and the other tiles have no instance. "
+                   "Choose Bc = 64 or 128";
+        if (p.Bc == 80 && !wgmma_tile_built(p.Br, p.Bc, p.d))
+            return "flash_wgmma takes Bc = 80 at d = 128 with Br = 192 only, not at d = " + std::to_string(p.d) + " with Br = " +
+                   std::to_string(p.Br) + ": it is the d = 128 tile of three consumer warpgroups of 160 registers (Sij 40 + Oi 64 + "
+                   "Pij 20 a thread; Bc = 96 spills 108 bytes), and the other tiles have no instance. Choose Bc = 64 or 128";
         if (!wgmma_tile_built(p.Br, p.Bc, p.d))
             return "flash_wgmma at Br = 192, Bc = 128, d = 128 would need ~200 registers per consumer thread (Sij 64 + Oi 64 + "
                    "Pij 32), and its 512 threads leave 160 (setmaxnreg): ptxas spills 272 bytes a thread. Choose Bc = 64 or "
@@ -161,7 +177,7 @@ bool flash_wgmma_persistent() { return !env_is("FUSIONLAB_FLASH_WGMMA_GRID", "wa
 bool flash_wgmma_softmax_v6() { return env_is("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v6"); }
 bool flash_wgmma_release_per_warp() { return !env_is("FUSIONLAB_FLASH_WGMMA_RELEASE", "thread"); }
 bool flash_wgmma_claim_late() { return !env_is("FUSIONLAB_FLASH_WGMMA_CLAIM", "ahead"); }
-bool flash_wgmma_ragged_section_first() { return env_is("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_first"); }
+bool flash_wgmma_ragged_section_first() { return !env_is("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_last"); }
 int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes) {
     const int64_t per_head = std::max<int64_t>(1, 2 * p.N * p.d * static_cast<int64_t>(es_of(p)));
     return std::clamp<int64_t>(l2_bytes / 2 / per_head, 1, std::max<int64_t>(1, p.batch_heads));
@@ -546,6 +562,14 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     if (wgmma) kernel.sfu_hidden_share = flash_wgmma_sfu_hidden_share(t.Br, p.d);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     kernel.block = flash_block_shape(variant, p, classes);
+    // flash_wgmma's 128 x 176 (v11, d = 128) ran at 1.09-1.30x 128 x 128's time at every goal shape, median
+    // 1.17x (two calls on an H200, 2026-11-28, kernels/PERF.md): with two ring stages the next tile's copy
+    // waited on both warpgroups' Pij Vj, a stall the schedule does not carry. v12 (separate Kj and Vj
+    // barriers) is meant to remove it and is not measured yet: until it is, the tile is priced as measured.
+    if (wgmma && t.Bc == 176) {
+        kernel.block.rate_share = 1.0 / 1.17;
+        kernel.block.source += "; 128 x 176: v11 measured at 1.17x 128 x 128's time (median, H200), v12 not yet";
+    }
     // flash_wgmma v5: one block per SM slot walks the Tr x batch_heads row blocks (attention_wgmma.cu's
     // tile scheduler), so `blocks` counts work items; v4 (FUSIONLAB_FLASH_WGMMA_GRID=waves) one block each.
     if (wgmma && flash_wgmma_persistent()) {

@@ -102,10 +102,42 @@
 //       causal (round 1 of 2026-11-28, alternating in one call), and 3-5 % at 16 heads from N = 8192,
 //       where the last section held one or two heads: their longest row blocks started only after
 //       every other item was claimed and ran on alone. First, they start at once; the grid ends on a
-//       full section's shortest row blocks. Built after the last device round of 2026-11-28: GPU
-//       tests written, not run, and not measured, so off: FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first.
-//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA; Bc = 176 at
-//       d = 128 (FA3's tile there: fewer turns per key, the same registers as 128 x 128 plus 24).
+//       full section's shortest row blocks. Measured (round 1 of the fifth session, H200, alternating
+//       twice in one call, 16 heads causal): 1.04x v5's order at N = 16384 (d = 64 and 128), 1.08x at
+//       N = 8192, d = 128, 1.24x at N = 8192, d = 64; so the default. v5's order stays for comparison:
+//       FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last.
+//   v10 (dropped) Waves for the 64 x 64 tile at d = 64, the one tile of which two blocks share an SM
+//       (117 registers x 256 threads, 74,880 bytes of shared memory). Why it was tried: the recordings
+//       had v5's grid 1.47-1.60x slower than v4's waves there (0.273 against 0.171 ms at 16 heads,
+//       N = 4096, H200), the 128- and 192-row tiles level. Measured in one call on this code (round 1
+//       of 2026-11-28, H200, alternating twice): waves 0.194 ms, persistent 0.193 non-causal and 0.123
+//       against 0.104 causal, level or the persistent grid faster at every 64-row tile and d; ncu: the
+//       same 2 blocks an SM, SM clock and cycles (345 k against 342 k). The grid is not what the
+//       recordings' gap was, so v5's persistent grid stays for every tile (kernels/PERF.md).
+//   v11 Bc = 176 at d = 128 with Br = 128 (FlashAttention-3's d = 128 tile): S = Qi Kjᵀ as one
+//       wgmma m64n176k16 chain, Pij Vj as 11 k-steps; 88 + 64 + 44 registers of Sij, Oi and Pij in the
+//       240 a consumer thread takes; two ring stages (Qi 32 KiB + 2 x 88 KiB of Kj, Vj). Why: at
+//       128 x 128 a warpgroup's turn (~1000 tensor cycles of products at d = 128) is barely longer than
+//       its partner's softmax and the waits around it, so the tensor cores idle between turns (ncu:
+//       71 % of peak, no warp eligible on ~60 % of cycles); a key tile 1.375x as long grows the products
+//       and the per-element softmax by that but not the per-tile costs (the turn's barriers and
+//       wgmma waits, the row-max shuffles, Oi's rescale of 64 registers). The price: N = 4096 is 23.3
+//       tiles of 176, so the last tile is 27 % keys (3 % of the products wasted).
+//     Beside it, 192 x 80 at d = 128: three consumer warpgroups (v4's turn of three) with Sij 40, Oi 64
+//       and Pij 20 registers in the 160 a consumer thread takes (wgmma m64n80k16; 4 ring stages, 208 KiB).
+//       Why: at d = 64 the third warpgroup made 192 x 128 13 % faster than 128 x 128 (v4); at d = 128
+//       Bc = 128 does not fit 160 registers and 192 x 64 measured 6 % slower than 128 x 128 (its turns,
+//       ~512 tensor cycles, are short against the per-tile costs); 80 keys is the longest turn that
+//       fits (96 spills 108 bytes a thread in ptxas, 80 spills 32, as 128 x 176 does).
+//   v12 Kj and Vj with barriers of their own where the ring has two stages (128 x 176): a slot holding
+//       both stayed taken from its Sij to its Pij Vj a turn later, so with two stages the producer
+//       could load tile j + 1 only once both warpgroups had finished Pij-1 Vj-1, and the warpgroup
+//       whose turn came next waited on that copy: v11's 128 x 176 measured 3-28 % slower than 128 x 128
+//       (round 1 of 2026-11-28, H200; ncu: tensor pipe 59 % against 70 %, no warp eligible on 70 % of
+//       cycles against 60 %). Now Kj's slot is released as soon as its Sij is done and Vj's after its
+//       Pij Vj, as FlashAttention-3's separate K and V pipelines do. Rings of three or four stages keep
+//       one barrier pair a slot (the 128 bytes of mbarriers hold v12's only at two stages).
+//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
@@ -296,6 +328,18 @@ __device__ __forceinline__ uint64_t sw128_desc(uint32_t addr, uint32_t leading, 
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
     "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "   \
     "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define FL_WG_D40                                                                                                  \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
+    "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}"
+#define FL_WG_OUT40(d)                                                                                             \
+    FL_WG_OUT32(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]),   \
+        "+f"(d[39])
+#define FL_WG_D88                                                                                                  \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
+    "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "   \
+    "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, "   \
+    "%65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, "   \
+    "%86, %87}"
 #define FL_WG_OUT32(d)                                                                                             \
     "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),  \
         "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),    \
@@ -307,6 +351,11 @@ __device__ __forceinline__ uint64_t sw128_desc(uint32_t addr, uint32_t leading, 
         "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),   \
         "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),   \
         "+f"(d[63])
+#define FL_WG_OUT88(d)                                                                                             \
+    FL_WG_OUT64(d), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]),   \
+        "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]),   \
+        "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]),   \
+        "+f"(d[87])
 
 // SRAM -> tensor cores: d (64 x N, fp32) (+)= A (64 x 16, descriptor) Bᵀ (N x 16, descriptor), both K-major;
 // accumulate = 0 overwrites d. A, B, P: the operand numbers after d's registers.
@@ -332,7 +381,12 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], uint64_t a, uint64_
     if constexpr (kN == 64 && kHalf) FL_WGMMA_SS(64, FL_WG_D32, FL_WG_OUT32, "f16", "%32", "%33", "%34");
     else if constexpr (kN == 64) FL_WGMMA_SS(64, FL_WG_D32, FL_WG_OUT32, "bf16", "%32", "%33", "%34");
     else if constexpr (kN == 128 && kHalf) FL_WGMMA_SS(128, FL_WG_D64, FL_WG_OUT64, "f16", "%64", "%65", "%66");
-    else FL_WGMMA_SS(128, FL_WG_D64, FL_WG_OUT64, "bf16", "%64", "%65", "%66");
+    else if constexpr (kN == 128) FL_WGMMA_SS(128, FL_WG_D64, FL_WG_OUT64, "bf16", "%64", "%65", "%66");
+    else if constexpr (kN == 80 && kHalf) FL_WGMMA_SS(80, FL_WG_D40, FL_WG_OUT40, "f16", "%40", "%41", "%42");  // v11: Sij of 192 x 80
+    else if constexpr (kN == 80) FL_WGMMA_SS(80, FL_WG_D40, FL_WG_OUT40, "bf16", "%40", "%41", "%42");
+    else if constexpr (kN == 176 && kHalf) FL_WGMMA_SS(176, FL_WG_D88, FL_WG_OUT88, "f16", "%88", "%89", "%90");  // v11: Sij of Bc = 176
+    else FL_WGMMA_SS(176, FL_WG_D88, FL_WG_OUT88, "bf16", "%88", "%89", "%90");
+    static_assert(kN == 64 || kN == 80 || kN == 128 || kN == 176, "wgmma_ss: N is 64, 80, 128 or 176");
 #else
     (void)d; (void)a; (void)b; (void)accumulate;
 #endif
@@ -368,10 +422,10 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 //   causal: sections of `section_heads` heads whose K and V fit in half the L2, within a section
 //     every head at one row level before the next, longest levels first, so the blocks end on the
 //     shortest row blocks of the last section (v4's head-by-head order ends on a head's longest).
-//     v9 (FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_first, not measured yet): when heads is not a
-//     multiple of section_heads, the section with the rest goes first (v5 puts it last: at 16 heads
+//     v9 (the default; FUSIONLAB_FLASH_WGMMA_SECTIONS=ragged_last keeps v5's order): when heads is not a
+//     multiple of section_heads, the section with the rest goes first (v5 put it last: at 16 heads
 //     of N = 16384, d = 128 a last section of one head, whose longest row block, 128 key tiles,
-//     starts only once every other item is claimed; 4-6 % slower than v4 there).
+//     started only once every other item was claimed; 4-6 % slower than v4 there).
 // The last block to finish puts the counter back to 0 for the next launch (launches on one stream
 // run in order; the host keeps a counter per stream).
 struct WgmmaGrid {
@@ -456,12 +510,19 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     constexpr int kBr = L::kBr;
     extern __shared__ unsigned char wgmma_smem_raw[];
     unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(wgmma_smem_raw) + 1023) & ~uintptr_t{1023});
-    uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBars);  // [kStages]: Kj, Vj landed
-    uint64_t* empty = full + kStages;                                // [kStages]: every consumer done with the slot
+    // v12: with a ring of two stages Kj and Vj have barriers of their own (kSplitKV): a slot holding both
+    // stays taken from its Sij to its Pij Vj, a turn later, so a two-stage ring never had the next tile
+    // in flight; Kj's slot is free again once its Sij is done.
+    constexpr bool kSplitKV = kStages == 2;
+    uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBars);  // [kStages]: Kj, Vj landed (v12: Kj)
+    uint64_t* empty = full + kStages;                                // [kStages]: every consumer done with the slot (v12: Kj's)
     uint64_t* q_full = empty + kStages;                              // Qi landed
     uint64_t* q_empty = q_full + 1;                                  // every consumer done with Qi (and the x tile)
     uint64_t* q_free = q_empty + 1;                                  // [kWG] skip: warpgroup w's last Sij is done
     uint64_t* x_full = q_free + kWG;                                 // [kWG] skip: warpgroup w's x tile landed
+    uint64_t* full_v = x_full + kWG;                                 // [kStages] v12: Vj landed
+    uint64_t* empty_v = full_v + kStages;                            // [kStages] v12: every consumer done with Vj's slot
+    static_assert(!kSplitKV || 2 * 2 * kStages + 2 + 2 * kWG <= 16, "flash_wgmma: the mbarriers fit in 128 bytes");
 
     const int tid = static_cast<int>(threadIdx.x), wg = tid / 128;
     const int causal = grid.causal;
@@ -480,6 +541,10 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         for (int s = 0; s < kStages; ++s) {
             mbar_init(&full[s], 1);             // the producer's arrive_expect_tx
             mbar_init(&empty[s], grid.release_per_warp ? 4 * kWG : 128 * kWG);  // every consumer warp (v7) or thread
+            if constexpr (kSplitKV) {
+                mbar_init(&full_v[s], 1);
+                mbar_init(&empty_v[s], grid.release_per_warp ? 4 * kWG : 128 * kWG);
+            }
         }
         mbar_init(q_full, 1);
         mbar_init(q_empty, 128 * kWG);
@@ -524,10 +589,22 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                         next = persistent ? claim_item(grid) : items;
                         item_slot[1] = next;
                     }
-                    mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
-                    for (int s = 0; s < L::kSlabs; ++s) {
-                        tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
-                        tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                    if constexpr (kSplitKV) {
+                        // v12: Kj into its slot (free once the Sij two tiles back is done), then Vj into its
+                        // own (free once the Pij Vj two tiles back is done).
+                        mbar_arrive_expect_tx(&full[stage], L::kKVBytes);
+                        for (int s = 0; s < L::kSlabs; ++s)
+                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
+                        if (kv >= kStages) mbar_wait(&empty_v[stage], ((kv / kStages) - 1) & 1);  // Vj's slot: its previous tile is consumed
+                        mbar_arrive_expect_tx(&full_v[stage], L::kKVBytes);
+                        for (int s = 0; s < L::kSlabs; ++s)
+                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full_v[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                    } else {
+                        mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
+                        for (int s = 0; s < L::kSlabs; ++s) {
+                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
+                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                        }
                     }
                 }
                 if constexpr (kSkip) {
@@ -594,8 +671,15 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     // The warp's wgmmas that read a slot have completed (wgmma.wait_group is .sync.aligned: every lane
     // of the warp has passed it): v7 lets lane 0 arrive for the warp, v6 had every thread arrive, 256
     // or 384 shared-memory arrivals a tile where 8 or 12 say the same.
-    auto release_slot = [&](int stage) {
-        if (!grid.release_per_warp || lane == 0) mbar_arrive(&empty[stage]);
+    auto release = [&](uint64_t* bar) {
+        if (!grid.release_per_warp || lane == 0) mbar_arrive(bar);
+    };
+    // The slot of tile `stage` after its Pij Vj (v12: Vj's slot; Kj's was released after its Sij).
+    auto release_slot = [&](int stage) { release(kSplitKV ? &empty_v[stage] : &empty[stage]); };
+    // v12: Vj has landed (before Pij Vj; without v12 the tile's one full barrier said so).
+    auto wait_v = [&](int tile) {
+        if constexpr (kSplitKV) mbar_wait(&full_v[tile % kStages], (tile / kStages) & 1);
+        else (void)tile;
     };
     // Turns between the consumer warpgroups (named barrier 1 + w is warpgroup w's turn): a
     // warpgroup issues its wgmmas only in its turn and then hands the turn to the next one (0 -> 1
@@ -729,13 +813,15 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         wgmma_wait<0>();
         fence_regs(acc_s);
         if (tiles == 1) last_s_done();
+        if constexpr (kSplitKV) release(&empty[kv % kStages]);  // v12: K0 is read no more
         softmax(0);
         rescale_and_pack();
         // Tile j: Sij of tile j and Pij Vj of tile j - 1 go to the tensor cores together; the softmax of
         // tile j runs while the products of tile j - 1 finish.
         for (int j = 1; j < tiles; ++j) {
             const int stage = (kv + j) % kStages, prev = (kv + j - 1) % kStages;
-            mbar_wait(&full[stage], ((kv + j) / kStages) & 1);  // Kj, Vj have landed in SRAM
+            mbar_wait(&full[stage], ((kv + j) / kStages) & 1);  // Kj, Vj have landed in SRAM (v12: Kj)
+            wait_v(kv + j - 1);                                  // v12: Vj-1 has landed
             if (j + 1 == tiles) learn_more();
             my_turn();
             fence_regs(acc_s);
@@ -747,6 +833,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             wgmma_wait<1>();  // Sij is done; Pij-1 Vj-1 may still run
             fence_regs(acc_s);
             if (j + 1 == tiles) last_s_done();
+            if constexpr (kSplitKV) release(&empty[stage]);  // v12: Kj is read no more
             softmax(j);
             wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
             fence_regs(acc_o);
@@ -757,6 +844,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         // The last tile's Pij Vj.
         {
             const int last = (kv + tiles - 1) % kStages;
+            wait_v(kv + tiles - 1);  // v12: the last Vj has landed
             my_turn();
             fence_regs(acc_o);
             wgmma_fence();
@@ -983,6 +1071,11 @@ void launch_tile(const AttentionParams& p, const void* Q, const void* K, const v
     // Br = 192 with Bc = 128 at d = 128 is not built: it spills (the header's v4; the model refuses it).
     if constexpr (D == 64)
         if (p.Br == 192 && p.Bc == 128) return launch_typed<T, D, 128, 3>(p, Q, K, V, O, stream, ep);
+    // v11: 128 x 176 and 192 x 80 at d = 128 only (wgmma_tile_built; the model refuses the rest).
+    if constexpr (D == 128) {
+        if (p.Br == 128 && p.Bc == 176) return launch_typed<T, D, 176, 2>(p, Q, K, V, O, stream, ep);
+        if (p.Br == 192 && p.Bc == 80) return launch_typed<T, D, 80, 3>(p, Q, K, V, O, stream, ep);
+    }
     if (p.Br == 192 && p.Bc == 64) launch_typed<T, D, 64, 3>(p, Q, K, V, O, stream, ep);
     else if (p.Br == 128 && p.Bc == 128) launch_typed<T, D, 128, 2>(p, Q, K, V, O, stream, ep);
     else if (p.Br == 128 && p.Bc == 64) launch_typed<T, D, 64, 2>(p, Q, K, V, O, stream, ep);
@@ -990,7 +1083,8 @@ void launch_tile(const AttentionParams& p, const void* Q, const void* K, const v
     else if (p.Br == 64 && p.Bc == 64) launch_typed<T, D, 64, 1>(p, Q, K, V, O, stream, ep);
     else
         throw std::invalid_argument("flash_wgmma: no kernel for Br = " + std::to_string(p.Br) + ", Bc = " + std::to_string(p.Bc) +
-                                    " at d = " + std::to_string(D) + " (Br in {64, 128, 192}, Bc in {64, 128}; not 192 x 128 at d = 128)");
+                                    " at d = " + std::to_string(D) +
+                                    " (Br in {64, 128, 192}, Bc in {64, 128}, not 192 x 128 at d = 128; 128 x 176 and 192 x 80 at d = 128)");
 }
 
 template <typename T>
