@@ -564,11 +564,11 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     kernel.block = flash_block_shape(variant, p, classes);
     // flash_wgmma's 128 x 176 (v11, d = 128) ran at 1.09-1.30x 128 x 128's time at every goal shape, median
     // 1.17x (two calls on an H200, 2026-11-28, kernels/PERF.md): with two ring stages the next tile's copy
-    // waited on both warpgroups' Pij Vj, a stall the schedule does not carry. v12 (separate Kj and Vj
-    // barriers) is meant to remove it and is not measured yet: until it is, the tile is priced as measured.
+    // waited on both warpgroups' Pij Vj, a stall the schedule does not carry (separate Kj and Vj barriers,
+    // the kernel header's next step, would remove it): the tile is priced as measured.
     if (wgmma && t.Bc == 176) {
         kernel.block.rate_share = 1.0 / 1.17;
-        kernel.block.source += "; 128 x 176: v11 measured at 1.17x 128 x 128's time (median, H200), v12 not yet";
+        kernel.block.source += "; 128 x 176: measured at 1.17x 128 x 128's time (median, H200)";
     }
     // flash_wgmma v5: one block per SM slot walks the Tr x batch_heads row blocks (attention_wgmma.cu's
     // tile scheduler), so `blocks` counts work items; v4 (FUSIONLAB_FLASH_WGMMA_GRID=waves) one block each.
