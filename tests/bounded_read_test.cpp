@@ -14,6 +14,7 @@
 #include "app/lessons/model/lesson.h"
 #include "app/platform/platform_file.h"
 #include "app/recordings/recording_file.h"
+#include "app/recordings/sim_heldout.h"
 #include "app/files/reference.h"
 #include "app/files/results_import.h"
 #include "app/core/settings.h"
@@ -110,6 +111,13 @@ const std::vector<Reader>& readers() {
          [](const std::string& path) {
              const app::Glossary g = app::load_glossary(path);
              return g.errors.empty() ? std::string() : g.errors.front().text();
+         }},
+        // A recording folder's superseded.txt (`info --sim-heldout --repository DIR` reads every one).
+        {"read_superseded", UserFile::superseded,
+         [](const std::string& path) {
+             std::vector<std::string> errors;
+             app::read_superseded(path, errors);
+             return errors.empty() ? std::string() : errors.front();
          }},
         // The student's kernel file, read before anything is compiled or run (no GPU needed).
         {"exercises run --kernel", UserFile::kernel_source,
@@ -392,6 +400,7 @@ TEST_CASE("bounded read: the shipped lessons, recordings and exports are far bel
     };
     const std::vector<Shipped> shipped = {{root / "lessons", "", ".lesson", UserFile::lesson},
                                           {root / "assets" / "recordings", "recording.json", "", UserFile::recording},
+                                          {root / "assets" / "recordings", "superseded.txt", "", UserFile::superseded},
                                           {root / "assets" / "measurements", "reference.json", "", UserFile::reference},
                                           {root / "assets" / "measurements", "", ".json", UserFile::results}};
     for (const Shipped& s : shipped) {

@@ -8,6 +8,7 @@
 
 #include "app/recordings/recording_file.h"
 #include "app/files/results_import.h"
+#include "app/platform/platform_file.h"
 #include "kernels/core/registry.h"
 #include "kernels/sim/measured_ceilings.h"
 
@@ -15,7 +16,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace app {
@@ -87,8 +87,14 @@ bool SimPoint::noise_bound() const { return spread > kNoiseBound; }
 
 std::vector<SupersededPoints> read_superseded(const std::string& file, std::vector<std::string>& errors) {
     std::vector<SupersededPoints> out;
-    std::ifstream in(file);
-    if (!in) return out;  // no file: nothing superseded
+    // The folder is one the user names (`--repository`, a recordings folder): the one bounded reader,
+    // so a FIFO, a device or a file that never ends is one line here, never a hang or a read without end.
+    std::string text;
+    if (const platform::ReadResult read = platform::read_user_file(file, platform::UserFile::superseded, text); !read.ok()) {
+        if (read.failure != platform::ReadFailure::not_found) errors.push_back(read.message);
+        return out;  // no file: nothing superseded
+    }
+    std::istringstream in(text);
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
         if (line.empty() || line[0] == '#') continue;
