@@ -44,7 +44,7 @@ int64_t kind_limit_bytes(UserFile kind) {
     case UserFile::exercise: return 1ll << 20;     // 1 MiB: 80 times the longest exercise
     case UserFile::kernel_source: return 1ll << 20;  // 1 MiB: a kernel file of 20000 lines
     case UserFile::glossary: return 1ll << 20;     // 1 MiB: 140 times the shipped glossary
-    case UserFile::superseded: return 1ll << 20;   // 1 MiB: a line a workload and reason, 300 B shipped
+    case UserFile::superseded: return 1ll << 20;   // 1 MiB: a line a workload and reason, 850 B shipped
     }
     return 1ll << 20;
 }

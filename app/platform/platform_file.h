@@ -35,7 +35,7 @@ enum class UserFile {
     exercise,    // *.exercise (exercises/; the largest about 12 KB)
     kernel_source,  // a student's kernel file or an exercise header (a few KB)
     glossary,    // glossary.terms in the lessons folder ($FUSIONLAB_LESSONS; the shipped one about 7 KB)
-    superseded,  // superseded.txt in a recording's folder (app/recordings/sim_heldout.h; the shipped ones about 300 B)
+    superseded,  // superseded.txt in a recording's folder (app/recordings/sim_heldout.h; the shipped ones about 850 B)
 };
 
 // "lesson", "recording", "PyTorch reference file", ...: what the messages call the kind.
