@@ -620,8 +620,6 @@ void begin_views_child(ImVec2 size) {
     ImGui::PopStyleVar();  // read by BeginChild; the children drawn inside keep the theme's padding
 }
 
-void end_views_child() { ImGui::EndChild(); }
-
 }  // namespace
 
 void draw_lesson_layout(AppState& state, Runner& runner, const ResolvedBackend& backend, float body_h) {
@@ -636,14 +634,14 @@ void draw_lesson_layout(AppState& state, Runner& runner, const ResolvedBackend& 
         ImGui::SameLine();
         begin_views_child(ImVec2(0, body_h));
         draw_views_or_hidden(state, backend);
-        end_views_child();
+        ImGui::EndChild();
     } else {
         ImGui::BeginChild("lesson", ImVec2(0, body_h * 0.45f), true);
         draw_lesson_pane(state, runner, backend);
         ImGui::EndChild();
         begin_views_child(ImVec2(0, 0));
         draw_views_or_hidden(state, backend);
-        end_views_child();
+        ImGui::EndChild();
     }
     if (state.lesson.classroom && state.interactive && ImGui::IsMousePosValid())
         viz::draw_pointer_halo(ImGui::GetForegroundDrawList(), ImGui::GetIO().MousePos, em());

@@ -88,6 +88,24 @@ void layernorm(const ElementwiseParams& p, RowKernel kernel, const Columns& cols
         }
         return total;
     };
+    // The row's sum of (v - center) and of (v - center)^2, each in the kernel's order (v - 0 is v, bit for bit).
+    auto sum_about = [&](float center) {
+        return row_sum([&](int rank, int tid) {
+            float sum = 0.0f;
+            for_each_of_thread(rank, tid, [&](float v) { sum += v - center; });
+            return sum;
+        });
+    };
+    auto squares_about = [&](float center) {
+        return row_sum([&](int rank, int tid) {
+            float sq = 0.0f;
+            for_each_of_thread(rank, tid, [&](float v) {
+                const float d = v - center;
+                sq = emu::fma32(d, d, sq);
+            });
+            return sq;
+        });
+    };
     const float inv_hidden = 1.0f / static_cast<float>(H);
     const bool sixteen_bit = dtype_bytes(p.dtype) == 2 && kernel == RowKernel::picked;
     float mean = 0.0f, rstd = 0.0f;
@@ -95,38 +113,14 @@ void layernorm(const ElementwiseParams& p, RowKernel kernel, const Columns& cols
         // v6's 16-bit row_kernel: one pass, each element shifted by the row's first, both sums in the
         // block's order, var = (sum d^2 - (sum d)^2 / n) / n
         const float shift = x[0];
-        const float s = row_sum([&](int rank, int tid) {
-            float sum = 0.0f;
-            for_each_of_thread(rank, tid, [&](float v) { sum += v - shift; });
-            return sum;
-        });
-        const float q = row_sum([&](int rank, int tid) {
-            float sq = 0.0f;
-            for_each_of_thread(rank, tid, [&](float v) {
-                const float d = v - shift;
-                sq = emu::fma32(d, d, sq);
-            });
-            return sq;
-        });
+        const float s = sum_about(shift);
+        const float q = squares_about(shift);
         const float mean_shifted = s * inv_hidden;
         mean = shift + mean_shifted;
         rstd = emu::rsqrt(emu::fma32(std::max(emu::fma32(-mean_shifted, s, q), 0.0f), inv_hidden, kLayerNormEps));
     } else {
-        mean = row_sum([&](int rank, int tid) {
-                   float sum = 0.0f;
-                   for_each_of_thread(rank, tid, [&](float v) { sum += v; });
-                   return sum;
-               }) *
-               inv_hidden;
-        const float sq_total = row_sum([&](int rank, int tid) {
-            float sq = 0.0f;
-            for_each_of_thread(rank, tid, [&](float v) {
-                const float d = v - mean;
-                sq = emu::fma32(d, d, sq);
-            });
-            return sq;
-        });
-        rstd = emu::rsqrt(emu::fma32(sq_total, inv_hidden, kLayerNormEps));
+        mean = sum_about(0.0f) * inv_hidden;
+        rstd = emu::rsqrt(emu::fma32(squares_about(mean), inv_hidden, kLayerNormEps));
     }
     h.resize(static_cast<size_t>(H));
     // v6's 16-bit row kernels (register and staged): (x - mean) rstd as x rstd + (-mean rstd), one FMA
