@@ -158,10 +158,10 @@ TEST_CASE("flash_wgmma small persistent: several items a block, for the sanitize
     }
 }
 
-// The d = 128 tiles of v11 (128 x 176 and 192 x 80) alone, for
+// The d = 128 tiles of v11 (128 x 176 with v12's separate Kj and Vj barriers, and 192 x 80) alone, for
 // racecheck, which does not finish the every-tile case above in its time: ragged N (129: one key tile of
 // 129 keys at 176, two at 80), several items a block (300 heads), causal and not, fp16 and bf16.
-TEST_CASE("flash_wgmma small d = 128 tiles of v11, for the sanitizers", "[gpu][attention][wgmma]") {
+TEST_CASE("flash_wgmma small d = 128 tiles of v11 and v12, for the sanitizers", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
     uint64_t seed = 9970;
     for (bool causal : {false, true}) {

@@ -135,10 +135,18 @@
 //       warpgroups' Pij Vj. 192 x 80: 0.88-0.97x 128 x 128's time at N >= 8192 with 64-128 heads, slower
 //       at N <= 4096 or 16 heads. Both stay as tiles to choose; the auto tile picks by the recordings and
 //       the model (which prices 128 x 176 at its measured 1.17x).
-//   Left for later (kernels/PERF.md): Kj and Vj with barriers of their own where the ring has two stages
-//       (FlashAttention-3's separate K and V pipelines: Kj's slot free once its Sij is done), written
-//       for 128 x 176 this session and taken out unmeasured (no device call was left for it); storing
-//       Oi (or out) through shared memory with TMA.
+//   v12 Kj and Vj with barriers of their own where the ring has two stages (128 x 176): a slot holding
+//       both stayed taken from its Sij to its Pij Vj a turn later, so with two stages the producer
+//       could load tile j + 1 only once both warpgroups had finished Pij-1 Vj-1, and the warpgroup
+//       whose turn came next waited on that copy: v11's 128 x 176 measured 3-28 % slower than 128 x 128
+//       (round 1 of 2026-11-28, H200; ncu: tensor pipe 59 % against 70 %, no warp eligible on 70 % of
+//       cycles against 60 %). Now Kj's slot is released as soon as its Sij is done and Vj's after its
+//       Pij Vj, as FlashAttention-3's separate K and V pipelines do. Rings of three or four stages keep
+//       one barrier pair a slot (the 128 bytes of mbarriers hold v12's only at two stages). Written in
+//       the fifth session, passed the [wgmma] tests and the four sanitizer tools there, taken out before
+//       it was timed; back in the sixth to be timed against 128 x 128 (kernels/PERF.md). Only the 128 x 176
+//       instances have two stages, so every other tile's code is v9's.
+//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
@@ -511,12 +519,19 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     constexpr int kBr = L::kBr;
     extern __shared__ unsigned char wgmma_smem_raw[];
     unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(wgmma_smem_raw) + 1023) & ~uintptr_t{1023});
-    uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBars);  // [kStages]: Kj, Vj landed
-    uint64_t* empty = full + kStages;                                // [kStages]: every consumer done with the slot
+    // v12: with a ring of two stages Kj and Vj have barriers of their own (kSplitKV): a slot holding both
+    // stays taken from its Sij to its Pij Vj, a turn later, so a two-stage ring never had the next tile
+    // in flight; Kj's slot is free again once its Sij is done.
+    constexpr bool kSplitKV = kStages == 2;
+    uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBars);  // [kStages]: Kj, Vj landed (v12: Kj)
+    uint64_t* empty = full + kStages;                                // [kStages]: every consumer done with the slot (v12: Kj's)
     uint64_t* q_full = empty + kStages;                              // Qi landed
     uint64_t* q_empty = q_full + 1;                                  // every consumer done with Qi (and the x tile)
     uint64_t* q_free = q_empty + 1;                                  // [kWG] skip: warpgroup w's last Sij is done
     uint64_t* x_full = q_free + kWG;                                 // [kWG] skip: warpgroup w's x tile landed
+    uint64_t* full_v = x_full + kWG;                                 // [kStages] v12: Vj landed
+    uint64_t* empty_v = full_v + kStages;                            // [kStages] v12: every consumer done with Vj's slot
+    static_assert(!kSplitKV || 2 * 2 * kStages + 2 + 2 * kWG <= 16, "flash_wgmma: the mbarriers fit in 128 bytes");
 
     const int tid = static_cast<int>(threadIdx.x), wg = tid / 128;
     const int causal = grid.causal;
@@ -535,6 +550,10 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         for (int s = 0; s < kStages; ++s) {
             mbar_init(&full[s], 1);             // the producer's arrive_expect_tx
             mbar_init(&empty[s], grid.release_per_warp ? 4 * kWG : 128 * kWG);  // every consumer warp (v7) or thread
+            if constexpr (kSplitKV) {
+                mbar_init(&full_v[s], 1);
+                mbar_init(&empty_v[s], grid.release_per_warp ? 4 * kWG : 128 * kWG);
+            }
         }
         mbar_init(q_full, 1);
         mbar_init(q_empty, 128 * kWG);
@@ -579,10 +598,22 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                         next = persistent ? claim_item(grid) : items;
                         item_slot[1] = next;
                     }
-                    mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
-                    for (int s = 0; s < L::kSlabs; ++s) {
-                        tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
-                        tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                    if constexpr (kSplitKV) {
+                        // v12: Kj into its slot (free once the Sij two tiles back is done), then Vj into its
+                        // own (free once the Pij Vj two tiles back is done).
+                        mbar_arrive_expect_tx(&full[stage], L::kKVBytes);
+                        for (int s = 0; s < L::kSlabs; ++s)
+                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
+                        if (kv >= kStages) mbar_wait(&empty_v[stage], ((kv / kStages) - 1) & 1);  // Vj's slot: its previous tile is consumed
+                        mbar_arrive_expect_tx(&full_v[stage], L::kKVBytes);
+                        for (int s = 0; s < L::kSlabs; ++s)
+                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full_v[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                    } else {
+                        mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
+                        for (int s = 0; s < L::kSlabs; ++s) {
+                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
+                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                        }
                     }
                 }
                 if constexpr (kSkip) {
@@ -649,8 +680,15 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     // The warp's wgmmas that read a slot have completed (wgmma.wait_group is .sync.aligned: every lane
     // of the warp has passed it): v7 lets lane 0 arrive for the warp, v6 had every thread arrive, 256
     // or 384 shared-memory arrivals a tile where 8 or 12 say the same.
-    auto release_slot = [&](int stage) {
-        if (!grid.release_per_warp || lane == 0) mbar_arrive(&empty[stage]);
+    auto release = [&](uint64_t* bar) {
+        if (!grid.release_per_warp || lane == 0) mbar_arrive(bar);
+    };
+    // The slot of tile `stage` after its Pij Vj (v12: Vj's slot; Kj's was released after its Sij).
+    auto release_slot = [&](int stage) { release(kSplitKV ? &empty_v[stage] : &empty[stage]); };
+    // v12: Vj has landed (before Pij Vj; without v12 the tile's one full barrier said so).
+    auto wait_v = [&](int tile) {
+        if constexpr (kSplitKV) mbar_wait(&full_v[tile % kStages], (tile / kStages) & 1);
+        else (void)tile;
     };
     // Turns between the consumer warpgroups (named barrier 1 + w is warpgroup w's turn): a
     // warpgroup issues its wgmmas only in its turn and then hands the turn to the next one (0 -> 1
@@ -784,13 +822,15 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         wgmma_wait<0>();
         fence_regs(acc_s);
         if (tiles == 1) last_s_done();
+        if constexpr (kSplitKV) release(&empty[kv % kStages]);  // v12: K0 is read no more
         softmax(0);
         rescale_and_pack();
         // Tile j: Sij of tile j and Pij Vj of tile j - 1 go to the tensor cores together; the softmax of
         // tile j runs while the products of tile j - 1 finish.
         for (int j = 1; j < tiles; ++j) {
             const int stage = (kv + j) % kStages, prev = (kv + j - 1) % kStages;
-            mbar_wait(&full[stage], ((kv + j) / kStages) & 1);  // Kj, Vj have landed in SRAM
+            mbar_wait(&full[stage], ((kv + j) / kStages) & 1);  // Kj, Vj have landed in SRAM (v12: Kj)
+            wait_v(kv + j - 1);                                  // v12: Vj-1 has landed
             if (j + 1 == tiles) learn_more();
             my_turn();
             fence_regs(acc_s);
@@ -802,6 +842,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             wgmma_wait<1>();  // Sij is done; Pij-1 Vj-1 may still run
             fence_regs(acc_s);
             if (j + 1 == tiles) last_s_done();
+            if constexpr (kSplitKV) release(&empty[stage]);  // v12: Kj is read no more
             softmax(j);
             wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
             fence_regs(acc_o);
@@ -812,6 +853,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         // The last tile's Pij Vj.
         {
             const int last = (kv + tiles - 1) % kStages;
+            wait_v(kv + tiles - 1);  // v12: the last Vj has landed
             my_turn();
             fence_regs(acc_o);
             wgmma_fence();
