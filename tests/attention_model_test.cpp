@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <iterator>
+#include <string>
 #include <utility>
 
 using namespace kernels;
@@ -334,6 +336,60 @@ TEST_CASE("flash_wgmma's ring: as many stages as fit in 227 KiB, at most 4, and 
     uint64_t parts = 0;
     for (const SramPart& part : flash_sram_parts("flash_wgmma", p, "Qi", "")) parts += part.bytes;
     CHECK(parts == flash_smem_bytes("flash_wgmma", p));
+}
+
+// What ptxas made of every flash_wgmma instance (kernels/attention/flash_wgmma_registers.inc, written by
+// scripts/kernel_registers.py from `nvcc -Xptxas -v` for sm_90a; ctest kernel_registers_current keeps it
+// equal to the compiler). The two- and three-warpgroup instances have spilled a few bytes a thread since v5
+// (consumers take 240 or 160 registers by setmaxnreg, ptxas sees the launch's 168 or 128): these bounds are
+// the table's own maxima when they were first tracked (2026-11-28), so a change that spills more fails here
+// and has to say why (kernels/PERF.md, "flash_wgmma's spills").
+namespace {
+struct FlashWgmmaRegisters {
+    DType dtype;
+    int d, Bc, Br, stages;
+    bool skip, v6;
+    int registers, stack_bytes, spill_store_bytes, spill_load_bytes;
+};
+#include "kernels/attention/flash_wgmma_registers.inc"
+}  // namespace
+
+TEST_CASE("flash_wgmma's ptxas table covers every built tile and its spills stay within the tracked bounds", "[attention][registers]") {
+    CHECK(std::string(kFlashWgmmaRegistersSource).find("sm_90a") != std::string::npos);
+    size_t expected = 0;
+    for (DType t : {DType::f16, DType::bf16})
+        for (int64_t d : {64, 128})
+            for (int Br : kWgmmaRowTiles)
+                for (int Bc : kWgmmaColTiles) {
+                    if (!wgmma_tile_built(Br, Bc, d)) continue;
+                    // fp16 without the epilogue has v6's softmax beside v5's (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6).
+                    for (bool skip : {false, true})
+                        for (bool v6 : {false, true}) {
+                            if (v6 && (skip || t != DType::f16)) continue;
+                            ++expected;
+                            INFO(to_string(t) << " d = " << d << " " << Br << " x " << Bc << " skip " << skip << " v6 " << v6);
+                            const auto row = std::find_if(std::begin(kFlashWgmmaRegisters), std::end(kFlashWgmmaRegisters),
+                                                          [&](const FlashWgmmaRegisters& r) {
+                                                              return r.dtype == t && r.d == d && r.Br == Br && r.Bc == Bc &&
+                                                                     r.skip == skip && r.v6 == v6;
+                                                          });
+                            REQUIRE(row != std::end(kFlashWgmmaRegisters));
+                            CHECK(row->stages == flash_wgmma_stages(Br, Bc, d, 2));
+                            const int threads = flash_wgmma_threads(Br);
+                            if (Br > 64) {
+                                // __launch_bounds__(threads, 1): ptxas holds the launch to the register file's share.
+                                CHECK(row->registers == 65536 / threads / 8 * 8);
+                            } else {
+                                // One consumer warpgroup, no setmaxnreg: no spill at all.
+                                CHECK(row->registers <= 255);
+                                CHECK(row->spill_store_bytes == 0);
+                                CHECK(row->spill_load_bytes == 0);
+                            }
+                            CHECK(row->spill_store_bytes <= (skip ? 276 : 32));
+                            CHECK(row->spill_load_bytes <= (skip ? 312 : 32));
+                        }
+                }
+    CHECK(std::size(kFlashWgmmaRegisters) == expected);
 }
 
 TEST_CASE("flash_wgmma's grid: persistent - or v4's waves when set - and the model prices the one that runs", "[attention][schedule]") {
