@@ -273,3 +273,20 @@ TEST_CASE("flash_wgmma ragged L2 section last (v5's order) matches the reference
         check_on_gpu(make(300, 200, d, DType::bf16, true, 192, 64, seed++), "flash_wgmma");
     }
 }
+
+// v12's register split, the producer at 24 (FUSIONLAB_FLASH_WGMMA_REGS=v12; v13's 40 or 32 is the default every
+// other case runs), built for fp16 without the epilogue: still right at every two- and three-warpgroup tile,
+// several items a block, ragged N; and refused, with the reason, where it is not built.
+TEST_CASE("flash_wgmma v12's register split (FUSIONLAB_FLASH_WGMMA_REGS=v12) matches the reference in fp16", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    ScopedEnv v12("FUSIONLAB_FLASH_WGMMA_REGS", "v12");
+    uint64_t seed = 9890;
+    for (bool causal : {false, true})
+        for (int64_t d : {64, 128})
+            for (int Br : {128, 192})
+                for (int Bc : kWgmmaColTiles)
+                    if (wgmma_tile_built(Br, Bc, d)) check_on_gpu(make(40, 1000, d, DType::f16, causal, Br, Bc, seed++), "flash_wgmma");
+    const kernels::Measurement m = fl_test::run_gpu_job(make(2, 129, 64, DType::bf16, false, 128, 128, seed++), "flash_wgmma");
+    CHECK_FALSE(m.ok);
+    CHECK_THAT(m.error, Catch::Contains("FUSIONLAB_FLASH_WGMMA_REGS=v12"));
+}

@@ -145,7 +145,21 @@
 //       one barrier pair a slot (the 128 bytes of mbarriers hold v12's only at two stages). Written in
 //       the fifth session, passed the [wgmma] tests and the four sanitizer tools there, taken out before
 //       it was timed; back in the sixth to be timed against 128 x 128 (kernels/PERF.md). Only the 128 x 176
-//       instances have two stages, so every other tile's code is v9's.
+//       instances have two stages, so every other tile's code is v9's. Measured (round 1 of the sixth
+//       session, H200, kernels/PERF.md): 128 x 176 0.96-1.085x 128 x 128's time, median 0.994 (v11: 1.09-1.30x);
+//       the fastest tile at 9 of the 20 d = 128 goal shapes; ncu at N = 4096, 128 heads: 2.85 M cycles against
+//       128 x 128's 2.92 M, tensor pipe 74 % against 70 %. Kept.
+//   v13 The producer warpgroup keeps more registers after setmaxnreg.dec: 40 a thread instead of 24 with
+//       two consumer warpgroups (which take 232 instead of 240: 128 x 40 + 256 x 232 = 64,512, the block's
+//       launch allocation of 384 x 168), 32 with three (whose consumers keep 160: 128 x 32 + 384 x 160 =
+//       65,536 = 512 x 128; at 24 a thousand registers stayed unused). Why: every two- and three-warpgroup
+//       instance spilled 8-32 bytes a thread (scripts/kernel_registers.py), and they were the producer's:
+//       ptxas compiles the code after setmaxnreg.dec within its 24 registers, and the producer's loop (item
+//       claims, ring position, phases, TMA coordinates) reloaded spilled values from local memory between
+//       its copies. Now no instance without the skip epilogue spills (the consumers' 232 hold 128 x 176's
+//       Sij 88 + Oi 64 + Pij 44 with room), and the epilogue's spills shrink (192 x 80: 276 to 176 bytes).
+//       128 x 176 with the skip epilogue keeps 24 / 240 (its consumers spill 144 bytes at 232). v12's split
+//       stays for comparison, fp16 without the epilogue: FUSIONLAB_FLASH_WGMMA_REGS=v12.
 //   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
@@ -509,7 +523,23 @@ template <typename T, int D, int kBc, int kWG, int kStages> struct WgmmaLayout {
 constexpr float kStaleMaxLog2 = 8.0f;
 float stale_max_log2() { return kernels::env_is("FUSIONLAB_FLASH_WGMMA_STALE_MAX", "0") ? 0.0f : kStaleMaxLog2; }
 
-template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip, bool kV6>
+// v13: the registers setmaxnreg gives the producer warpgroup (kProducerRegs) and, from what the block was
+// launched with, each consumer thread (a multiple of 8). setmaxnreg moves registers within the block's
+// launch allocation: 128 (kWG + 1) threads x the __launch_bounds__ share, 168 a thread with two consumer
+// warpgroups (64,512), 128 with three (65,536); an inc beyond what the decs freed would wait forever.
+// v12 and before: 24 for the producer, 240 / 160 for the consumers; ptxas compiles the producer's loop
+// within its 24 and spilled 8-28 bytes a thread there.
+constexpr int launch_regs(int wg) { return 65536 / (128 * (wg + 1)) / 8 * 8; }
+constexpr int consumer_regs(int wg, int producer_regs) {
+    return (128 * (wg + 1) * launch_regs(wg) - 128 * producer_regs) / (128 * wg) / 8 * 8;
+}
+template <int kWG, int kBc, bool kSkip> constexpr int v13_producer_regs() {
+    if constexpr (kWG == 2 && !(kSkip && kBc == 176)) return 40;  // consumers 232 (Sij 88 + Oi 64 + Pij 44 at 128 x 176 need 240 with the epilogue)
+    else if constexpr (kWG == 3) return 32;                       // consumers keep 160: the 1,024 registers 24 left unused
+    else return 24;
+}
+
+template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip, bool kV6, int kProducerRegs>
 __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     flash_wgmma_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                        const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_x,
@@ -570,7 +600,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         // ---- producer warpgroup: one thread issues every copy; the others only give registers back.
         // The ring position `kv` runs on across work items: the next item's Qi and first Kj, Vj load
         // while the consumers finish the previous item (its last Pij Vj and the store of Oi).
-        if constexpr (kWG > 1) setmaxnreg_dec<24>();  // back to the pool, for the consumers to take
+        if constexpr (kWG > 1) setmaxnreg_dec<kProducerRegs>();  // back to the pool, for the consumers to take
         if (tid == 0) {
             tma_prefetch_map(&map_q);
             tma_prefetch_map(&map_k);
@@ -635,10 +665,13 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     }
 
     // ---- consumer warpgroup w: rows row0 + 64 w .. + 63 of Qi; warp `warp` of it owns 16 of them
-    // The registers the producer gave back: 240 a thread with two consumer warpgroups (384 threads
-    // launch with 168), 160 with three (512 threads launch with 128).
-    if constexpr (kWG == 2) setmaxnreg_inc<240>();
-    if constexpr (kWG == 3) setmaxnreg_inc<160>();
+    // The registers the producer gave back: 232 a thread with two consumer warpgroups since v13 (240 with
+    // the producer at 24; 384 threads launch with 168), 160 with three (512 threads launch with 128).
+    static_assert(kWG == 1 || 128 * kWG * consumer_regs(kWG, kProducerRegs) + 128 * kProducerRegs <= 128 * (kWG + 1) * launch_regs(kWG),
+                  "flash_wgmma: the warpgroups' registers exceed the block's launch allocation");
+    static_assert(kWG == 1 || (kWG == 2 && consumer_regs(2, 24) == 240) || (kWG == 3 && consumer_regs(3, 24) == 160),
+                  "flash_wgmma: v12's split is 24 / 240 and 24 / 160");
+    if constexpr (kWG > 1) setmaxnreg_inc<consumer_regs(kWG, kProducerRegs)>();
     const int w = wg - 1, lt = tid - 128 * wg, warp = lt / 32, lane = lt % 32;
     const int g = lane / 4, t = lane % 4;
 
@@ -1043,11 +1076,21 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mx = skip ? make_x_map(ep, p.dtype, p.N, D) : mq;  // without the epilogue: a map the kernel never reads
     const bool persistent = flash_wgmma_persistent();
-    // v6's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, measured level with v5's) is built for fp16 without the epilogue only.
-    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, false> : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false>;
+    // v6's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, measured level with v5's) and v12's register split
+    // (FUSIONLAB_FLASH_WGMMA_REGS=v12: the producer at 24) are built for fp16 without the epilogue only.
+    constexpr int kProducer = v13_producer_regs<kWG, kBc, false>(), kProducerSkip = v13_producer_regs<kWG, kBc, true>();
+    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, false, kProducerSkip>
+                       : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false, kProducer>;
+    const bool v12_regs = kernels::env_is("FUSIONLAB_FLASH_WGMMA_REGS", "v12");
+    if (v12_regs && (skip || !std::is_same_v<T, __half>))
+        throw std::invalid_argument("flash_wgmma: FUSIONLAB_FLASH_WGMMA_REGS=v12 (the comparison build of v12's register split) "
+                                    "runs fp16 attention without the skip epilogue only");
+    if constexpr (std::is_same_v<T, __half>) {
+        if (v12_regs && kProducer != 24) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false, 24>;
+    }
     if (flash_wgmma_softmax_v6()) {
         if constexpr (std::is_same_v<T, __half>) {
-            if (!skip) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, true>;
+            if (!skip) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, true, kProducer>;
         }
         if (skip || !std::is_same_v<T, __half>)
             throw std::invalid_argument("flash_wgmma: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6 (the comparison build of v6's softmax) "
