@@ -149,12 +149,12 @@ static SimCalibration h100_calibration(const DeviceInfo& d) {
     c.shared_gbps = 21700;       // 0.649 of the shared-memory peak (0.66 before any fit)
     c.mma_sync_tflops = 420;     // 420 before any fit (flash_tc v7's 32-row tiles)
     c.issue_per_s = 2.32e13;     // 0.69 of the issue slots (0.72 before any fit: ncu on the fused chain, 70-73 % busy)
-    c.sfu_per_s = 4.93e12;       // 1.18 x 16 results per clock per SM: an effective rate, not the SFU's (PERF.md)
+    c.sfu_per_s = 4.59e12;       // 1.10 x 16 results per clock per SM: an effective rate, not the SFU's (PERF.md)
     c.l2_gbps = 6320;            // 2.3 x the copy rate before any fit (an assumption)
-    c.memory_latency_us = 1.41;  // 0.8 before any fit (bias_gelu fused, 4 MiB: events 5.4 us = 3.0 gap + 1.4 + ~1 of latency)
+    c.memory_latency_us = 1.4;   // 0.8 before any fit (bias_gelu fused, 4 MiB: events 5.4 us = 3.0 gap + 1.4 + ~1 of latency)
     c.source = "calibrated on an H100 80GB HBM3, 2026-11-25 (assets/measurements/h100-bench-2026-11-25); host costs and "
                "unmeasured rates fitted on two thirds of its recorded (2026-11-28) and bench points (kernels/PERF.md, "
-               "\"Held out, fourth pass\")";
+               "\"Held out, fifth pass\")";
     return c;
 }
 
@@ -172,24 +172,24 @@ static SimCalibration h200_calibration(const DeviceInfo& d) {
     c.gemm_bf16_tflops = 808.0;
     // Fitted on the H200's points as the H100's on its own (h100_calibration). The host's launch rate is
     // the host's, not the GPU's: the H200 lent on 2026-11-27 took 4.6-7.4 us a dependent launch (its
-    // recording, K = 100-512), the one of 2026-11-22 3.28 us (K = 100); the fit (on the recording of
-    // 2026-11-28 and the bench tables) takes 4.6.
-    c.first_launch_us = 6.75;
-    c.host_launch_us = 4.6;
+    // recording, K = 100-512), the one of 2026-11-22 3.28 us (K = 100); the fit on the recording re-taken
+    // on 2026-11-28 at 12:49 UTC (main f5c30c6) and the bench tables takes 5.75.
+    c.first_launch_us = 6.35;
+    c.host_launch_us = 5.75;
     c.host_library_us = 14.3;
-    c.gpu_gap_us = 4.7;
-    c.queued_gap_us = 0.3;
-    c.graph_launch_us = 11.5;
-    c.graph_node_us = 1.2;
-    c.shared_gbps = 21200;
+    c.gpu_gap_us = 3.2;
+    c.queued_gap_us = 0.35;
+    c.graph_launch_us = 10.6;
+    c.graph_node_us = 1.15;
+    c.shared_gbps = 21400;
     c.mma_sync_tflops = 415;
-    c.issue_per_s = 2.49e13;
-    c.sfu_per_s = 4.9e12;
-    c.l2_gbps = 6300;
-    c.memory_latency_us = 1.21;
+    c.issue_per_s = 2.82e13;
+    c.sfu_per_s = 4.56e12;
+    c.l2_gbps = 6240;
+    c.memory_latency_us = 1.47;
     c.source = "calibrated on an H200, 2026-11-22 and 2026-11-27 (kernels/PERF.md, assets/recordings/h200-2026-11-27); "
-               "host costs and unmeasured rates fitted on two thirds of its recorded (2026-11-28) and bench points "
-               "(kernels/PERF.md, \"Held out, fourth pass\")";
+               "host costs and unmeasured rates fitted on two thirds of its recorded (2026-11-28, re-taken at 12:49 UTC) and bench points "
+               "(kernels/PERF.md, \"Held out, fifth pass\")";
     return c;
 }
 
