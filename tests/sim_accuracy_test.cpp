@@ -393,15 +393,10 @@ const std::vector<RecordedMiss>& recorded_lesson_misses() {
         {"H100", "teaching_two_pass", "skip: 4x4 heads, N=4096, d=64, t=1, sigma_d=0.5, bf16", "32x64",
          "the teaching kernel at 32 x 64, as attention's flash above (1.27x)"},
         {"H200", "teaching_two_pass", "skip: 4x4 heads, N=4096, d=64, t=1, sigma_d=0.5, bf16", "32x64", "as on the H100 (1.29x)"},
-        {"H100", "flash_wgmma", "attention: 16 heads, N=4096, d=64, fp16", "64x64",
-         "flash_wgmma v5 at 64 x 64 measured 1.58x v4 at the same key (0.267 against 0.169 ms; 64 heads at N = 32768: "
-         "63.3 against 42.5 ms), where its 128- and 192-row tiles run 0.9-1.05x v4: a cost of the persistent grid at "
-         "one consumer warpgroup the schedule does not carry (0.66x)"},
         // The H200's 64 x 64 point, listed here before, falls within on the re-take of 2026-11-28 12:49 UTC
         // (flash_wgmma v9: 0.193 ms, simulated 0.178): the H100's is v5's.
-        {"H100", "fused", "chain: 1024 x 1024, bf16", "",
-         "one 6 MiB kernel: median 15.9 us, min 8.2, max 61.5 over its 10 runs (7.9 us simulated; 8.8 us in the "
-         "recording of 2026-11-27): host noise on a lone launch (0.49x)"},
+        // The H100's flash_wgmma 64 x 64 (v5) and fused chain 1024 x 1024 (elementwise v4), listed here before, are
+        // superseded (its recording's superseded.txt): counted, not held.
         {"H100", "stream", "launch: K=100, n=1024, bf16", "",
          "the lent host's launch rate: the same 100 launches of a ~1 us kernel took 380-689 us across n in this "
          "recording; n = 1024 is the slow end (0.61x)"},
