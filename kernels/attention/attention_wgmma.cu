@@ -147,7 +147,7 @@
 //       it was timed; back in the sixth to be timed against 128 x 128 (kernels/PERF.md). Only the 128 x 176
 //       instances have two stages, so every other tile's code is v9's. Measured (round 1 of the sixth
 //       session, H200, kernels/PERF.md): 128 x 176 0.96-1.085x 128 x 128's time, median 0.994 (v11: 1.09-1.30x);
-//       the fastest tile at 9 of the 20 d = 128 goal shapes; ncu at N = 4096, 128 heads: 2.85 M cycles against
+//       the fastest tile at 10 of the 20 d = 128 goal shapes; ncu at N = 4096, 128 heads: 2.85 M cycles against
 //       128 x 128's 2.92 M, tensor pipe 74 % against 70 %. Kept.
 //   v13 The producer warpgroup keeps more registers after setmaxnreg.dec: 40 a thread instead of 24 with
 //       two consumer warpgroups (which take 232 instead of 240: 128 x 40 + 256 x 232 = 64,512, the block's
@@ -159,8 +159,13 @@
 //       its copies. Now no instance without the skip epilogue spills (the consumers' 232 hold 128 x 176's
 //       Sij 88 + Oi 64 + Pij 44 with room), and the epilogue's spills shrink (192 x 80: 276 to 176 bytes).
 //       128 x 176 with the skip epilogue keeps 24 / 240 (its consumers spill 144 bytes at 232). v12's split
-//       stays for comparison, fp16 without the epilogue: FUSIONLAB_FLASH_WGMMA_REGS=v12.
-//   Left for later (kernels/PERF.md): storing Oi (or out) through shared memory with TMA.
+//       stays for comparison, fp16 without the epilogue: FUSIONLAB_FLASH_WGMMA_REGS=v12. Measured (round 2
+//       of the sixth session, H200, alternating twice in one call, kernels/PERF.md): level to 1 % faster
+//       (128 x 128 at d = 128 median 1.010x, the other tiles 1.000-1.002x); ncu 1.8 % fewer cycles at
+//       128 x 128. Kept for the spills it removes.
+//   Left for later (kernels/PERF.md, "What bounds d = 128"): Oi rescaled inside the turn, between issuing
+//       Sij and Pij-1 Vj-1 (FlashAttention-3's order; ours rescales after wait_group 0, before the next
+//       turn); storing Oi (or out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
