@@ -59,7 +59,8 @@ const char* known_heldout_miss(const SimPoint& p) {
                "follows K = 256 and 512 (5.6-5.7 us a launch)";
     if (p.variant == "split_kv_fused" && has("batch 1, 32 heads / 4 KV heads, kv_len 32768"))
         return "decode v7's split_kv_fused at batch 1, 4 KV heads, 32k (H200 bench): 65 MiB in 29.6-31.8 us where the "
-               "copy rate gives 16.8: too few loads in flight for the copy rate, which the model does not carry";
+               "read rate gives 15.4: 256 blocks of 8 steps and the last block's merge of 64 splits, a tail the model "
+               "does not carry";
     if (p.variant == "wgmma_fused" && tile(64, 64) && !h100)
         return "wgmma_fused at 64 x 64 (one consumer warpgroup; the auto tile the H200's re-take ran at 4 x 4 heads, "
                "N = 2048 and 4 x 8, N = 1024): 1.25-1.34x wgmma_two_pass at the same tile, where at 128 x 128 fused is "
@@ -142,8 +143,11 @@ TEST_CASE("simulated times on the held-out points per card", "[sim][heldout]") {
     // H100: 8.3 % on 193 points until the rule by kernel version (its superseded.txt, the bench tables' superseded
     // variants) left out the points measured with kernels rewritten since (flash_wgmma v5, elementwise v4 and what
     // runs them): 8.6 % on the 136 held out that are left, 8.6 % with the 118 superseded ones in as well
-    // (fusionlab info --sim-heldout prints both).
-    const std::map<std::string, double> mean_bound{{"H100", 0.087}, {"H200", 0.086}};
+    // (fusionlab info --sim-heldout prints both); 8.7 % once DRAM reads were priced apart from writes (the H100
+    // reads at 0.98 of its copy rate, so it gains nothing there; its latency and launch moved with the refit).
+    // H200: 7.6 % with its read rate (4430 GB/s, 1.094x its copy: decode and ffn's weights) and the fused chain
+    // at v6's 44.9 instructions an element.
+    const std::map<std::string, double> mean_bound{{"H100", 0.087}, {"H200", 0.076}};
     const std::map<std::string, int> least_points{{"H100", 120}, {"H200", 200}};
     for (const auto& [card, bound] : mean_bound) {
         REQUIRE(held.count(card));
@@ -196,11 +200,11 @@ TEST_CASE("the simulated GPUs' fitted constants are the fit on the fitted points
                       "%s fit on %zu points (%d evaluations, objective %.4f): first_launch %.2f, host_launch %.2f, "
                       "host_library %.2f, gpu_gap %.2f, queued_gap %.2f, graph_launch %.2f, graph_node %.2f, "
                       "library_node_gap %.2f us; shared %.4g GB/s, mma.sync %.4g TFLOP/s, issue %.4g /s, sfu %.4g /s, "
-                      "L2 %.4g GB/s, memory latency %.3g us",
+                      "L2 %.4g GB/s, memory latency %.3g us, DRAM reads %.4g GB/s",
                       card.c_str(), training.size(), fit.evaluations, fit.objective, f.first_launch_us, f.host_launch_us,
                       f.host_library_us, f.gpu_gap_us, f.queued_gap_us, f.graph_launch_us, f.graph_node_us,
                       f.library_node_gap_us, f.shared_gbps, f.mma_sync_tflops, f.issue_per_s, f.sfu_per_s, f.l2_gbps,
-                      f.memory_latency_us);
+                      f.memory_latency_us, f.dram_read_gbps);
         WARN(text);
         CHECK(f.first_launch_us == Approx(built.first_launch_us).epsilon(1e-9));
         CHECK(f.host_launch_us == Approx(built.host_launch_us).epsilon(1e-9));
@@ -215,6 +219,7 @@ TEST_CASE("the simulated GPUs' fitted constants are the fit on the fitted points
         CHECK(f.sfu_per_s == Approx(built.sfu_per_s).epsilon(1e-9));
         CHECK(f.l2_gbps == Approx(built.l2_gbps).epsilon(1e-9));
         CHECK(f.memory_latency_us == Approx(built.memory_latency_us).epsilon(1e-9));
+        CHECK(f.dram_read_gbps == Approx(built.dram_read_gbps).epsilon(1e-9));
     }
 }
 

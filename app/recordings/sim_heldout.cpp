@@ -329,7 +329,7 @@ CalibrationFit fit_calibration(const std::vector<const SimPoint*>& training, con
     // and the fit took the exp2 rate from 4.59e12 to 1.71e12 /s, where the teaching kernel's shared-memory-bound
     // points became exp2-bound.) Such a rate stays as it starts; the host's constants and the memory latency,
     // which every run pays, are always fitted.
-    bool seen_shared = false, seen_mma_sync = false, seen_issue = false, seen_sfu = false, seen_l2 = false;
+    bool seen_shared = false, seen_mma_sync = false, seen_issue = false, seen_sfu = false, seen_l2 = false, seen_dram = false;
     for (const FitPoint& f : points) {
         const kernels::SimGpu* gpu = kernels::find_sim_gpu(f.point->card);
         const kernels::SimCalibration cal = kernels::with_measured_ceilings(start, f.point->measured.device);
@@ -342,6 +342,7 @@ CalibrationFit fit_calibration(const std::vector<const SimPoint*>& training, con
             seen_issue |= price.issue_ms >= half;
             seen_sfu |= price.sfu_ms >= half || price.limiter == kernels::Limiter::tensor_and_exp2;
             seen_l2 |= price.l2_ms >= half;
+            seen_dram |= price.dram_ms >= half;
         }
     }
     struct Constant {
@@ -355,6 +356,7 @@ CalibrationFit fit_calibration(const std::vector<const SimPoint*>& training, con
         {&C::graph_node_us, false},
         {&C::shared_gbps, true, seen_shared},  {&C::mma_sync_tflops, true, seen_mma_sync}, {&C::issue_per_s, true, seen_issue},
         {&C::sfu_per_s, true, seen_sfu},       {&C::l2_gbps, true, seen_l2},                {&C::memory_latency_us, true},
+        {&C::dram_read_gbps, true, seen_dram},
     };
     constexpr double kStepUs = 0.05, kMaxUs = 40.0;
     auto moved_to = [&](const Constant& c, double value, double dir, double stride) {
@@ -495,7 +497,7 @@ std::vector<std::string> heldout_study(const std::string& recordings_folder, con
         {"gpu_gap_us", &C::gpu_gap_us},           {"queued_gap_us", &C::queued_gap_us},   {"graph_launch_us", &C::graph_launch_us},
         {"graph_node_us", &C::graph_node_us},     {"shared_gbps", &C::shared_gbps},       {"mma_sync_tflops", &C::mma_sync_tflops},
         {"issue_per_s", &C::issue_per_s},         {"sfu_per_s", &C::sfu_per_s},           {"l2_gbps", &C::l2_gbps},
-        {"memory_latency_us", &C::memory_latency_us},
+        {"memory_latency_us", &C::memory_latency_us}, {"dram_read_gbps", &C::dram_read_gbps},
     };
     for (const auto& [card, n] : all) {
         std::vector<const SimPoint*> training;
