@@ -65,11 +65,9 @@ const char* known_heldout_miss(const SimPoint& p) {
         return "wgmma_fused at 64 x 64 (one consumer warpgroup; the auto tile the H200's re-take ran at 4 x 4 heads, "
                "N = 2048 and 4 x 8, N = 1024): 1.25-1.34x wgmma_two_pass at the same tile, where at 128 x 128 fused is "
                "the faster; the x tile in Qi's place at one consumer warpgroup, not in the schedule (0.59x)";
-    // The teaching kernel at the auto tiles the lesson steps now run (16 and 32 rows a block).
-    if ((p.variant == "flash" || p.variant == "teaching_two_pass") && (has("16 heads, N=4096, d=64") || has("4x4 heads, N=4096, d=64")) &&
-        tile(32, 64))
-        return "the teaching kernel at its auto tile 32 x 64: 1.26-1.30x slow; one shared-memory rate per card, fitted "
-               "across 16- to 128-row tiles, does not follow the 32-row tile";
+    // The teaching kernel at its auto tile 32 x 64 (16 heads, N = 4096: 1.26-1.30x), listed here before, falls within
+    // (1.19-1.23x) since teaching_fused's stalls are priced by resident warps and the shared-memory rate is refitted
+    // on the teaching kernels without its special case (kernels/PERF.md, "Held out, fifth pass").
     if (tile(16, 128) && ((p.variant == "flash" && has("1 heads, N=1024")) ||
                           (p.variant == "teaching_fused" && (has("4x4 heads, N=256") || has("4x1 heads")))))
         return "the teaching kernel alone on its SM at 16 x 128 (one block per SM): 0.52-0.71x; its serial steps (8700 "
@@ -77,9 +75,7 @@ const char* known_heldout_miss(const SimPoint& p) {
                "the law for few warps says";
     // flash_wgmma at 64 x 64, listed here before: the H200's re-take (v9) measured 0.193 ms, the model 0.178 (within);
     // the H100's point is v5's, superseded (its recording's superseded.txt).
-    if (p.variant == "flash_tc" && has("16 heads, N=1024, d=64, bf16") && tile(16, 64))
-        return "flash_tc at 16 x 64, one warp a block, 1024 blocks (occupancy-bound): 1.25-1.26x; the lone-block law "
-               "(saturating warps, exponent 1.5) is one per kernel";
+    // flash_tc at 16 x 64, 16 heads, N = 1024 (H100: 1.25-1.26x), listed here before, falls within (1.21x) with the refit.
     return nullptr;
 }
 
@@ -147,7 +143,9 @@ TEST_CASE("simulated times on the held-out points per card", "[sim][heldout]") {
     // reads at 0.98 of its copy rate, so it gains nothing there; its latency and launch moved with the refit).
     // H200: 7.6 % with its read rate (4430 GB/s, 1.094x its copy: decode and ffn's weights) and the fused chain
     // at v6's 44.9 instructions an element.
-    const std::map<std::string, double> mean_bound{{"H100", 0.087}, {"H200", 0.076}};
+    // Then 7.9 % (H100) and 7.2 % (H200) once teaching_fused's stalls are priced by the warps resident on an SM
+    // (BlockShape::full_rate_warps) and the shared-memory rates refitted without its old special case.
+    const std::map<std::string, double> mean_bound{{"H100", 0.079}, {"H200", 0.072}};
     const std::map<std::string, int> least_points{{"H100", 120}, {"H200", 200}};
     for (const auto& [card, bound] : mean_bound) {
         REQUIRE(held.count(card));
