@@ -1,6 +1,7 @@
 // Simulated backend: datasheet GPUs calibrated against measurements. Each kernel of a variant
 // costs the time of its slowest resource (price_kernel):
-//   DRAM bytes (the L2 reuse model) / achievable DRAM bandwidth   (narrow accesses: lower)
+//   DRAM bytes (the L2 reuse model) / achievable DRAM bandwidth   (narrow accesses: lower; reads and
+//     writes apart, at a read rate per card and the write rate that keeps a copy at the copy rate)
 //   L2<->SM bytes / L2 bandwidth
 //   shared-memory bytes (128 B per wavefront) / shared-memory bandwidth
 //   tensor-core FLOPs / GEMM rate (library GEMMs) or mma.sync rate (hand-written kernels)
@@ -137,7 +138,7 @@ static SimCalibration h100_calibration(const DeviceInfo& d) {
     c.fp32_tflops = 65.1;        // FMA-chain kernel
     c.library_node_gap_us = 0.3; // CUPTI: ffn's replayed cuBLASLt kernels start 0.29-0.32 us apart (both recordings)
     // Fitted (app/recordings/sim_heldout.h, fit_calibration) on the two thirds of the H100's recorded
-    // (2026-11-28) and bench points the held-out split leaves in, each priced with its machine's measured ceilings; tests/sim_heldout_test.cpp fits again and checks that
+    // (2026-11-28) and bench points the held-out split and the superseded rules (its superseded.txt) leave in, each priced with its machine's measured ceilings; tests/sim_heldout_test.cpp fits again and checks that
     // none moves. What each was before the fit, and from what: kernels/PERF.md, "Held out".
     c.first_launch_us = 5.3;     // launch from idle to the first kernel (5.8 before any fit: launch stream K = 1)
     c.host_launch_us = 3.95;     // the host per dependent launch (4.0 before any fit: launch stream K = 100 and 1000)
