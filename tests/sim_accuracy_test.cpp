@@ -335,7 +335,8 @@ TEST_CASE("simulated flash_wgmma follows its H100 measurements", "[sim][accuracy
     // 0.1552 / 0.1632 = 0.951 on the H100 (recording of 2026-11-28, v5; v4's waves, the call above: 0.5508 /
     // 0.6336 = 0.869 at 64 heads). The fourth pass's refit priced it 1.013 (held to 0.07 then); the three-
     // warpgroup tile's hidden exp2 share (flash_wgmma_sfu_hidden_share: 0.5 at d = 64, was 0.3) gives 0.918 and
-    // 0.929: back to 0.05 of each card's measurement, so `auto` on a card without a recording picks 192 x 128.
+    // 0.919 (0.929 on the H100 before the fifth pass's later refits): back to 0.05 of each card's measurement, so
+    // `auto` on a card without a recording picks 192 x 128.
     const auto simulated = [](const char* card, int br) {
         Params p;
         p.workload = "attention";
