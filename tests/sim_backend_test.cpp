@@ -324,8 +324,10 @@ TEST_CASE("price_kernel: in one wave half the shorter of DRAM and on-chip time a
     const SimCalibration& c = h100.cal;
     const int sms = h100.info.sm_count;
     KernelModel k = fma_kernel(0.010, static_cast<uint64_t>(sms), 256, 0, 0);
-    // 10 us of DRAM traffic after the latency, 10 us of FMAs: one wave of one block per SM.
-    const uint64_t bytes = static_cast<uint64_t>(0.010e-3 * c.dram_gbps * 1e9);
+    // 10 us of DRAM traffic after the latency, 10 us of FMAs: one wave of one block per SM. The kernel only reads:
+    // its bytes go at the card's read rate (SimCalibration::dram_read_gbps).
+    REQUIRE(c.dram_read_gbps > 0);
+    const uint64_t bytes = static_cast<uint64_t>(0.010e-3 * c.dram_read_gbps * 1e9);
     k.buffers.push_back(BufferTraffic{"x", bytes, 0, bytes, 0, ""});
     const KernelPrice one = price_kernel(c, k, h100.info);
     REQUIRE(one.waves == 1);
