@@ -59,26 +59,23 @@ const char* known_heldout_miss(const SimPoint& p) {
                "follows K = 256 and 512 (5.6-5.7 us a launch)";
     if (p.variant == "split_kv_fused" && has("batch 1, 32 heads / 4 KV heads, kv_len 32768"))
         return "decode v7's split_kv_fused at batch 1, 4 KV heads, 32k (H200 bench): 65 MiB in 29.6-31.8 us where the "
-               "copy rate gives 16.8: too few loads in flight for the copy rate, which the model does not carry";
+               "read rate gives 15.4: 256 blocks of 8 steps and the last block's merge of 64 splits, a tail the model "
+               "does not carry";
     if (p.variant == "wgmma_fused" && tile(64, 64) && !h100)
         return "wgmma_fused at 64 x 64 (one consumer warpgroup; the auto tile the H200's re-take ran at 4 x 4 heads, "
                "N = 2048 and 4 x 8, N = 1024): 1.25-1.34x wgmma_two_pass at the same tile, where at 128 x 128 fused is "
                "the faster; the x tile in Qi's place at one consumer warpgroup, not in the schedule (0.59x)";
-    // The teaching kernel at the auto tiles the lesson steps now run (16 and 32 rows a block).
-    if ((p.variant == "flash" || p.variant == "teaching_two_pass") && (has("16 heads, N=4096, d=64") || has("4x4 heads, N=4096, d=64")) &&
-        tile(32, 64))
-        return "the teaching kernel at its auto tile 32 x 64: 1.26-1.30x slow; one shared-memory rate per card, fitted "
-               "across 16- to 128-row tiles, does not follow the 32-row tile";
+    // The teaching kernel at its auto tile 32 x 64 (16 heads, N = 4096: 1.26-1.30x), listed here before, falls within
+    // (1.19-1.23x) since teaching_fused's stalls are priced by resident warps and the shared-memory rate is refitted
+    // on the teaching kernels without its special case (kernels/PERF.md, "Held out, fifth pass").
     if (tile(16, 128) && ((p.variant == "flash" && has("1 heads, N=1024")) ||
                           (p.variant == "teaching_fused" && (has("4x4 heads, N=256") || has("4x1 heads")))))
-        return "the teaching kernel alone on its SM at 16 x 128 (one block per SM): 0.52-0.71x; its serial steps (8700 "
-               "cycles a key tile) do not grow with Bc in the schedule, and the lone 16-row block waits longer than "
-               "the law for few warps says";
+        return "the teaching kernel alone on its SM at 16 x 128 (one block per SM): 0.67-0.75x (0.52-0.71 before "
+               "teaching_fused's stalls were priced by resident warps); its serial steps (8700 cycles a key tile) do "
+               "not grow with Bc in the schedule, and the lone 16-row block waits longer than the law for few warps says";
     // flash_wgmma at 64 x 64, listed here before: the H200's re-take (v9) measured 0.193 ms, the model 0.178 (within);
     // the H100's point is v5's, superseded (its recording's superseded.txt).
-    if (p.variant == "flash_tc" && has("16 heads, N=1024, d=64, bf16") && tile(16, 64))
-        return "flash_tc at 16 x 64, one warp a block, 1024 blocks (occupancy-bound): 1.25-1.26x; the lone-block law "
-               "(saturating warps, exponent 1.5) is one per kernel";
+    // flash_tc at 16 x 64, 16 heads, N = 1024 (H100: 1.25-1.26x), listed here before, falls within (1.21x) with the refit.
     return nullptr;
 }
 
@@ -142,8 +139,13 @@ TEST_CASE("simulated times on the held-out points per card", "[sim][heldout]") {
     // H100: 8.3 % on 193 points until the rule by kernel version (its superseded.txt, the bench tables' superseded
     // variants) left out the points measured with kernels rewritten since (flash_wgmma v5, elementwise v4 and what
     // runs them): 8.6 % on the 136 held out that are left, 8.6 % with the 118 superseded ones in as well
-    // (fusionlab info --sim-heldout prints both).
-    const std::map<std::string, double> mean_bound{{"H100", 0.087}, {"H200", 0.086}};
+    // (fusionlab info --sim-heldout prints both); 8.7 % once DRAM reads were priced apart from writes (the H100
+    // reads at 0.98 of its copy rate, so it gains nothing there; its latency and launch moved with the refit).
+    // H200: 7.6 % with its read rate (4430 GB/s, 1.094x its copy: decode and ffn's weights) and the fused chain
+    // at v6's 44.9 instructions an element.
+    // Then 7.9 % (H100) and 7.2 % (H200) once teaching_fused's stalls are priced by the warps resident on an SM
+    // (BlockShape::full_rate_warps) and the shared-memory rates refitted without its old special case.
+    const std::map<std::string, double> mean_bound{{"H100", 0.079}, {"H200", 0.072}};
     const std::map<std::string, int> least_points{{"H100", 120}, {"H200", 200}};
     for (const auto& [card, bound] : mean_bound) {
         REQUIRE(held.count(card));
@@ -196,11 +198,11 @@ TEST_CASE("the simulated GPUs' fitted constants are the fit on the fitted points
                       "%s fit on %zu points (%d evaluations, objective %.4f): first_launch %.2f, host_launch %.2f, "
                       "host_library %.2f, gpu_gap %.2f, queued_gap %.2f, graph_launch %.2f, graph_node %.2f, "
                       "library_node_gap %.2f us; shared %.4g GB/s, mma.sync %.4g TFLOP/s, issue %.4g /s, sfu %.4g /s, "
-                      "L2 %.4g GB/s, memory latency %.3g us",
+                      "L2 %.4g GB/s, memory latency %.3g us, DRAM reads %.4g GB/s",
                       card.c_str(), training.size(), fit.evaluations, fit.objective, f.first_launch_us, f.host_launch_us,
                       f.host_library_us, f.gpu_gap_us, f.queued_gap_us, f.graph_launch_us, f.graph_node_us,
                       f.library_node_gap_us, f.shared_gbps, f.mma_sync_tflops, f.issue_per_s, f.sfu_per_s, f.l2_gbps,
-                      f.memory_latency_us);
+                      f.memory_latency_us, f.dram_read_gbps);
         WARN(text);
         CHECK(f.first_launch_us == Approx(built.first_launch_us).epsilon(1e-9));
         CHECK(f.host_launch_us == Approx(built.host_launch_us).epsilon(1e-9));
@@ -215,6 +217,7 @@ TEST_CASE("the simulated GPUs' fitted constants are the fit on the fitted points
         CHECK(f.sfu_per_s == Approx(built.sfu_per_s).epsilon(1e-9));
         CHECK(f.l2_gbps == Approx(built.l2_gbps).epsilon(1e-9));
         CHECK(f.memory_latency_us == Approx(built.memory_latency_us).epsilon(1e-9));
+        CHECK(f.dram_read_gbps == Approx(built.dram_read_gbps).epsilon(1e-9));
     }
 }
 

@@ -329,7 +329,7 @@ CalibrationFit fit_calibration(const std::vector<const SimPoint*>& training, con
     // and the fit took the exp2 rate from 4.59e12 to 1.71e12 /s, where the teaching kernel's shared-memory-bound
     // points became exp2-bound.) Such a rate stays as it starts; the host's constants and the memory latency,
     // which every run pays, are always fitted.
-    bool seen_shared = false, seen_mma_sync = false, seen_issue = false, seen_sfu = false, seen_l2 = false;
+    bool seen_shared = false, seen_mma_sync = false, seen_issue = false, seen_sfu = false, seen_l2 = false, seen_dram = false;
     for (const FitPoint& f : points) {
         const kernels::SimGpu* gpu = kernels::find_sim_gpu(f.point->card);
         const kernels::SimCalibration cal = kernels::with_measured_ceilings(start, f.point->measured.device);
@@ -342,6 +342,7 @@ CalibrationFit fit_calibration(const std::vector<const SimPoint*>& training, con
             seen_issue |= price.issue_ms >= half;
             seen_sfu |= price.sfu_ms >= half || price.limiter == kernels::Limiter::tensor_and_exp2;
             seen_l2 |= price.l2_ms >= half;
+            seen_dram |= price.dram_ms >= half;
         }
     }
     struct Constant {
@@ -355,6 +356,7 @@ CalibrationFit fit_calibration(const std::vector<const SimPoint*>& training, con
         {&C::graph_node_us, false},
         {&C::shared_gbps, true, seen_shared},  {&C::mma_sync_tflops, true, seen_mma_sync}, {&C::issue_per_s, true, seen_issue},
         {&C::sfu_per_s, true, seen_sfu},       {&C::l2_gbps, true, seen_l2},                {&C::memory_latency_us, true},
+        {&C::dram_read_gbps, true, seen_dram},
     };
     constexpr double kStepUs = 0.05, kMaxUs = 40.0;
     auto moved_to = [&](const Constant& c, double value, double dir, double stride) {
@@ -415,6 +417,14 @@ std::string printed(const char* format, double a, double b = 0) {
     return text;
 }
 
+// "  H200  decode       75 <what>: mean 5.4 %, median 3.7 %, worst 31.2 %": one card's and workload's held-out stats.
+std::string stats_text(const std::string& card, const std::string& workload, const ErrorStats& s, const char* what) {
+    char text[200];
+    std::snprintf(text, sizeof text, "  %-5s %-10s %4d %s: mean %4.1f %%, median %4.1f %%, worst %5.1f %%", card.c_str(),
+                  workload.c_str(), s.n, what, 100 * s.mean, 100 * s.median, 100 * s.worst);
+    return text;
+}
+
 // Per card: "all" and each workload, held-out n, mean, median, worst (and where), fitted points' mean;
 // then the held-out points outside 25 %.
 void error_lines(const std::vector<SimPoint>& points, std::vector<std::string>& out) {
@@ -423,11 +433,9 @@ void error_lines(const std::vector<SimPoint>& points, std::vector<std::string>& 
         for (const auto& [workload, s] : by_workload) {
             const auto f = fitted.find(card);
             const bool has_fitted = f != fitted.end() && f->second.count(workload);
-            char text[200];
-            std::snprintf(text, sizeof text, "  %-5s %-10s %4d held out: mean %4.1f %%, median %4.1f %%, worst %5.1f %%; fitted points: mean %s",
-                          card.c_str(), workload.c_str(), s.n, 100 * s.mean, 100 * s.median, 100 * s.worst,
-                          has_fitted ? printed("%.1f %%", 100 * f->second.at(workload).mean).c_str() : "none");
-            out.push_back(text + (workload == "all" ? std::string() : " (worst: " + s.worst_point + ")"));
+            out.push_back(stats_text(card, workload, s, "held out") + "; fitted points: mean " +
+                          (has_fitted ? printed("%.1f %%", 100 * f->second.at(workload).mean) : std::string("none")) +
+                          (workload == "all" ? std::string() : " (worst: " + s.worst_point + ")"));
         }
     }
     int outside = 0, noisy = 0;
@@ -454,12 +462,9 @@ void with_superseded_lines(const std::vector<SimPoint>& points, std::vector<std:
         for (const auto& [workload, s] : by_workload) {
             const auto w = without.find(card);
             const bool has = w != without.end() && w->second.count(workload);
-            char text[200];
-            std::snprintf(text, sizeof text, "  %-5s %-10s %4d held out with them: mean %4.1f %%, median %4.1f %%, worst %5.1f %%; without: %s",
-                          card.c_str(), workload.c_str(), s.n, 100 * s.mean, 100 * s.median, 100 * s.worst,
-                          has ? printed("%.0f points, mean %.1f %%", w->second.at(workload).n, 100 * w->second.at(workload).mean).c_str()
-                              : "none");
-            out.push_back(text);
+            out.push_back(stats_text(card, workload, s, "held out with them") + "; without: " +
+                          (has ? printed("%.0f points, mean %.1f %%", w->second.at(workload).n, 100 * w->second.at(workload).mean)
+                               : std::string("none")));
         }
 }
 
@@ -495,7 +500,7 @@ std::vector<std::string> heldout_study(const std::string& recordings_folder, con
         {"gpu_gap_us", &C::gpu_gap_us},           {"queued_gap_us", &C::queued_gap_us},   {"graph_launch_us", &C::graph_launch_us},
         {"graph_node_us", &C::graph_node_us},     {"shared_gbps", &C::shared_gbps},       {"mma_sync_tflops", &C::mma_sync_tflops},
         {"issue_per_s", &C::issue_per_s},         {"sfu_per_s", &C::sfu_per_s},           {"l2_gbps", &C::l2_gbps},
-        {"memory_latency_us", &C::memory_latency_us},
+        {"memory_latency_us", &C::memory_latency_us}, {"dram_read_gbps", &C::dram_read_gbps},
     };
     for (const auto& [card, n] : all) {
         std::vector<const SimPoint*> training;

@@ -120,8 +120,9 @@ std::vector<std::string> heldout_report_lines(const std::vector<SimPoint>& point
 //   on a grid of 0.05 us within [0, 40] us;
 // - the rates the datasheet does not give and no copy or GEMM benchmark measures (shared_gbps, the
 //   share of the shared-memory peak the kernels reach; mma_sync_tflops; issue_per_s; sfu_per_s;
-//   l2_gbps; memory_latency_us), by steps of 1 %, kept to 3 significant digits; each of the first five only
-//   when some fitted point has a kernel that spends at least half its time on its resource (else not_fitted).
+//   l2_gbps; memory_latency_us; dram_read_gbps, the rate of a stream that only reads), by steps of 1 %, kept to
+//   3 significant digits; each but the latency only when some fitted point has a kernel that spends at least
+//   half its time on its resource (else not_fitted).
 // The measured ceilings (copy, GEMM, FMA) are not fitted: they are measured.
 struct CalibrationFit {
     kernels::SimCalibration cal;

@@ -118,6 +118,10 @@ struct BlockShape {
     // The share of its calibrated rates this kernel instance reaches, where a measurement shows it
     // slower than its twin for a reason no other field carries (1: as calibrated).
     double rate_share = 1.0;
+    // The resident warps an SM needs to run this kernel at its rates when each of its warps stalls longer per
+    // instruction than they assume (0: none). With W resident warps below it the blocks run
+    // 1 + kStallLoss (1 - W / full_rate_warps) times slower (sim_backend.cpp, price_waves).
+    double full_rate_warps = 0;
     std::string source;  // where the numbers above come from, for the notes
 };
 

@@ -110,10 +110,17 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
         }
         TileEvent compute{EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(g.elements), g.blocks,
                           compute_what + g.suffix};
-        // The fused chain issues about 54 instructions per element (ncu, H200, PERF.md "Measured (step
-        // 5, ncu)"): at 6 bytes per element that, not DRAM, sets its time on an H200.
-        if (name == "fused_chain" || name == "fused_chain_spill")
-            compute.instructions = 54.0 * static_cast<double>(g.elements);
+        // Instructions per element (ncu: smsp__inst_executed x 32 / elements, H200): at 6 bytes per element they,
+        // not DRAM, set the 16-bit chain's time on an H200. fused_chain_spill keeps its recorded code: 54 (PERF.md
+        // "Measured (step 5, ncu)"). fused_chain v6 (PERF.md "v6 round 2 measured"): 16-bit rows 44.9 with one block
+        // a row (8192^2 bf16), 47.3 in a cluster (4096 x 65536: the pushes and their waits); fp32 rows keep the two
+        // passes: v5's 52.9 less the 5.0 v6 cut from the fp32 instance's static SASS, 48 (no ncu run; fp32 moves
+        // twice the bytes an element and is DRAM-bound, so this count rarely sets its time).
+        if (name == "fused_chain_spill") compute.instructions = 54.0 * static_cast<double>(g.elements);
+        if (name == "fused_chain") {
+            const double per_element = p.dtype == DType::f32 ? 48.0 : config.ctas_per_row > 1 ? 47.3 : 44.9;
+            compute.instructions = per_element * static_cast<double>(g.elements);
+        }
         s.events.push_back(compute);
         s.events.push_back({EventKind::store, k, output, g.elements * z.es, 0, g.blocks,
                             "store " + output + what + g.suffix});

@@ -22,6 +22,9 @@ namespace kernels {
 struct SimCalibration {
     double dram_gbps = 0;         // DRAM bandwidth a 16-byte-vector kernel reaches (the copy kernel)
     double narrow_dram_gbps = 0;  // the same for kernels whose threads move 4 bytes per access
+    double dram_read_gbps = 0;    // DRAM bandwidth a kernel that only reads reaches (0: the copy rate); its writes then
+                                  // go at the rate that gives a copy, as many bytes written as read, the copy rate
+                                  // (dram_gbps); narrow accesses scaled alike (price_kernel)
     double l2_gbps = 0;           // L2 <-> SM bandwidth
     double shared_gbps = 0;       // shared-memory wavefront bytes per second (128 B per wavefront)
     double gemm_tflops = 0;       // library tensor-core GEMM (cuBLAS), fp16, fp32 accumulate
