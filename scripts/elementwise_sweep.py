@@ -115,6 +115,13 @@ def jobs(phases):
             out.append(dict(name="bounds_checked_h%d" % hidden, workload="chain", variant="fused", dtype="fp16,bf16",
                             rows=rows, hidden=hidden, env={"FUSIONLAB_ROW_BOUNDS": "checked"},
                             forced="bounds checked per chunk", kernels=False, counters=False))
+    if "fp32wide" in phases:  # v7 (2026-11-28): fp32 at hidden 65536 (the picked staged cluster of 2, 76 %) against
+        # the register and staged clusters with the v6 push (the register clusters were last timed pulling)
+        for i, cfg in enumerate(("", "cpt=2,tpr=512,ctas=8", "cpt=4,tpr=512,ctas=4", "cpt=4,tpr=256,ctas=8",
+                                 "smem=1,tpr=512,ctas=4", "smem=1,tpr=256,ctas=8")):
+            out.append(dict(name="fp32wide%d_h65536" % i, workload="chain", variant="fused", dtype="fp32",
+                            rows="1024,4096", hidden=65536, env={"FUSIONLAB_ROW_CONFIG": cfg} if cfg else {},
+                            forced=("row " + cfg) if cfg else "", kernels=False, counters=False))
     if "unfused" in phases:
         for hidden, rows in SHAPES.items():
             out.append(dict(name="chain_unfused_h%d" % hidden, workload="chain", variant="unfused", dtype="bf16",
