@@ -76,7 +76,12 @@
 //       9 instructions against A&S's 13, |error| <= 2.6e-5 against the float64 GELU, a ninth of fp16's
 //       half ulp): the 16-bit chain is issue-bound on an H200 and GELU was its largest part. Every kernel
 //       storing fp16 or bf16 takes it (row kernel, gelu and bias+GELU flat kernels, so ffn's too) but
-//       fused_chain_spill (its recorded code); fp32 outputs, checked to 1e-5, keep A&S.
+//       fused_chain_spill (its recorded code); fp32 outputs, checked to 1e-5, keep A&S. In the 16-bit fused
+//       chain the dropout scale s folds into that form, x / (1/s + 2^{x q + log2(1/s)}) (1/s and log2(1/s)
+//       from the host), so a kept element is y + residual: ptxas had reloaded s from the constant bank per
+//       element (a predicated LDC). row_sum takes the row's first warp from its caller instead of dividing
+//       by warps_per_row (~20 instructions per thread). Static SASS of row_kernel<bf16, 4>'s bounds-free
+//       path 1822 -> 1611 instructions per thread of 32 elements; that path no longer spills.
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -324,8 +329,9 @@ __device__ __forceinline__ void dropout_chunk_keyed(float (&v)[kChunk], uint64_t
 // blockDim / (32 warps_per_row) rows); every thread of the row gets the total: a warp butterfly,
 // then the row's warps added one after another from 0 (elementwise_emulate.cpp follows this order).
 // `scratch` holds one float per warp. warps_per_row is the same for the whole block, so the
-// barrier is reached by all threads or none.
-__device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_row) {
+// barrier is reached by all threads or none. first_warp: the row's first warp in the block (v7: the
+// caller's local_row x warps_per_row; a division here cost ~20 instructions per thread).
+__device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_row, int first_warp) {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
     if (warps_per_row == 1) return 0.0f + v;
@@ -333,14 +339,14 @@ __device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_
     if (lane == 0) scratch[warp] = v;
     __syncthreads();
     float total = 0.0f;
-    const int first = warp / warps_per_row * warps_per_row;
 #pragma unroll 4  // v6: a run-time loop of 8 warps cost 5 instructions a term in every thread (~2.5 per element over two reductions)
-    for (int w = 0; w < warps_per_row; ++w) total += scratch[first + w];
+    for (int w = 0; w < warps_per_row; ++w) total += scratch[first_warp + w];
     return total;
 }
 // Two row sums at once (v6, 16-bit rows: the shifted statistics), each in row_sum's order, one block
 // barrier for both.
-__device__ __forceinline__ void row_sum2(float& a, float& b, float* scratch_a, float* scratch_b, int warps_per_row) {
+__device__ __forceinline__ void row_sum2(float& a, float& b, float* scratch_a, float* scratch_b, int warps_per_row,
+                                         int first_warp) {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) {
         a += __shfl_xor_sync(0xFFFFFFFFu, a, offset);
@@ -355,9 +361,8 @@ __device__ __forceinline__ void row_sum2(float& a, float& b, float* scratch_a, f
     if (lane == 0) scratch_a[warp] = a, scratch_b[warp] = b;
     __syncthreads();
     float total_a = 0.0f, total_b = 0.0f;
-    const int first = warp / warps_per_row * warps_per_row;
 #pragma unroll 4
-    for (int w = 0; w < warps_per_row; ++w) total_a += scratch_a[first + w], total_b += scratch_b[first + w];
+    for (int w = 0; w < warps_per_row; ++w) total_a += scratch_a[first_warp + w], total_b += scratch_b[first_warp + w];
     a = total_a;
     b = total_b;
 }
@@ -591,6 +596,8 @@ struct RowExtras {
     int rows_per_block;
     int ctas_log2;            // ctas_per_row is 1, 2, 4 or 8
     int full_rows;            // ctas x threads x chunks x 8 == hidden: every chunk of the layout inside its row
+    // v7: the dropout scale folded into the 16-bit GELU (gelu_logistic.h's gelu_scale_fold of keep_scale)
+    float scale_inverse, scale_log2_inverse;
 };
 static_assert(kMaxRowThreads <= 1024, "RowExtras::tpr_reciprocal divides exactly only below 1024 threads");
 
@@ -688,8 +695,10 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const RowExtras& 
         for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
     }
     if constexpr (kFused) {
+        // v7, 16-bit: GELU(h) s, the dropout scale folded into the logistic form (gelu_logistic.h)
 #pragma unroll
-        for (int i = 0; i < kChunk; ++i) h[i] = gelu_of<T>(h[i]);
+        for (int i = 0; i < kChunk; ++i)
+            h[i] = sizeof(T) == 2 ? elementwise::gelu_logistic_scaled(h[i], m.scale_inverse, m.scale_log2_inverse) : gelu(h[i]);
         const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
         bool keep[kChunk];
         if (kVector) keep_chunk_keyed(keep, e0, m.keys, a.threshold, m.threshold_hi);
@@ -699,7 +708,10 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const RowExtras& 
         // v6: dropout's scale and the residual add in one FMA (FFMA, FSEL where the multiply, the select
         // and the add were three; one rounding fewer): a dropped element is the residual exactly
 #pragma unroll
-        for (int i = 0; i < kChunk; ++i) h[i] = keep[i] ? fmaf(h[i], a.keep_scale, res[i]) : res[i];
+        for (int i = 0; i < kChunk; ++i) {
+            if constexpr (sizeof(T) == 2) h[i] = keep[i] ? h[i] + res[i] : res[i];  // v7: h is already GELU(h) s
+            else h[i] = keep[i] ? fmaf(h[i], a.keep_scale, res[i]) : res[i];
+        }
     }
     // store out row chunk to HBM (h1 for the unfused layernorm)
     if (kVector) store_chunk<T>(out + col0, h, a.streaming != 0);
@@ -753,6 +765,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
     const Index stride = static_cast<Index>(tpr) * kChunk;
     const Index first_col = (static_cast<Index>(rank) * tpr * kCpt + t) * kChunk;
     const int warps_per_row = tpr >> 5;
+    const int first_warp = local_row * warps_per_row;  // the row's first warp in the block (tpr is whole warps)
 
     RawChunk<T> x_raw[kCpt], res_raw[kCpt];
     // load x row into registers (HBM -> registers, 16-byte vectors, all chunks in flight)
@@ -795,7 +808,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                 }
             }
         }
-        row_sum2(s, q, sum_scratch, sq_scratch, warps_per_row);
+        row_sum2(s, q, sum_scratch, sq_scratch, warps_per_row, first_warp);
         if (ctas > 1) {
             cluster_sum2(s, q, cluster_reduction, rank, ctas, pull);
             cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
@@ -813,7 +826,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
 #pragma unroll
             for (int i = 0; i < kChunk; ++i) sum += v[i];
         }
-        float row_total = row_sum(sum, sum_scratch, warps_per_row);
+        float row_total = row_sum(sum, sum_scratch, warps_per_row, first_warp);
         if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
         mean = row_total * inv_hidden;
         // Each pass unpacks the packed row again (one instruction per element): hiding the packed
@@ -837,7 +850,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                 if (kVector || col0 + i < limit) sq = fmaf(d, d, sq);
             }
         }
-        float sq_total = row_sum(sq, sq_scratch, warps_per_row);
+        float sq_total = row_sum(sq, sq_scratch, warps_per_row, first_warp);
         if (ctas > 1) {
             sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
             cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
@@ -961,7 +974,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
         for (int i = 0; i < kChunk; ++i) sum += v[i];
     }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
-    float row_total = row_sum(sum, sum_scratch, tpr >> 5);
+    float row_total = row_sum(sum, sum_scratch, tpr >> 5, 0);  // one row per block
     if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
     const float mean = row_total * inv_hidden;
 
@@ -978,7 +991,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
             if (kVector || col0 + i < hidden) sq = fmaf(d, d, sq);
         }
     }
-    float sq_total = row_sum(sq, sq_scratch, tpr >> 5);
+    float sq_total = row_sum(sq, sq_scratch, tpr >> 5, 0);
     if (ctas > 1) {
         sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
         cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
@@ -1323,8 +1336,9 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
     const char* bounds = std::getenv("FUSIONLAB_ROW_BOUNDS");
     const bool full_rows = static_cast<int64_t>(c.ctas_per_row) * c.threads_per_row * c.chunks_per_thread * kChunk == p.hidden &&
                            !(bounds != nullptr && std::strcmp(bounds, "checked") == 0);
+    const elementwise::GeluScaleFold fold = elementwise::gelu_scale_fold(a.keep_scale);
     RowExtras m{threshold_high(a.threshold), philox_round_keys(a.seed), pull ? 1 : 0, tpr_reciprocal, c.rows_per_block, ctas_log2,
-                full_rows ? 1 : 0};
+                full_rows ? 1 : 0, fold.inverse, fold.log2_inverse};
     void* params[] = {&a, &m};  // spill_row_kernel takes a alone (the second pointer is not read)
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(shape.blocks));

@@ -49,6 +49,14 @@ float gpu_gelu_logistic(float x) {
 
 float gpu_gelu_for(DType t, float x) { return t == DType::f32 ? gpu_gelu(x) : gpu_gelu_logistic(x); }
 
+float gpu_gelu_logistic_scaled(float x, float scale) {
+    // gelu_logistic.h's gelu_logistic_scaled: x / (1/s + 2^{x q + log2(1/s)}), the fold's bits the launcher's
+    const GeluScaleFold fold = gelu_scale_fold(scale);
+    const float u = std::fmin(x * x, kGeluLogisticClamp);
+    const float q = emu::fma32(emu::fma32(kGeluLogistic2, u, kGeluLogistic1), u, kGeluLogistic0);
+    return x * emu::rcp_ftz(fold.inverse + emu::exp2_ftz(emu::fma32(x, q, fold.log2_inverse)));
+}
+
 namespace {
 
 // gamma and beta of the last parameter set (every row uses them: regenerated once, not per row).
@@ -166,8 +174,14 @@ void emulate_chain_row(const std::string& variant, const ElementwiseParams& p, c
         float v = h[static_cast<size_t>(c)];
         if (which == Variant::fused) {
             // v6: dropout's scale and the residual add are one FMA; a dropped element is the residual
-            v = gpu_gelu_for(t, v);  // v7: 16-bit outputs take the logistic form
-            v = keep ? emu::fma32(v, scale, res) : res;
+            if (t == DType::f32) {
+                v = gpu_gelu(v);
+                v = keep ? emu::fma32(v, scale, res) : res;
+            } else {
+                // v7: the logistic form with the dropout scale folded in, then the residual: one FADD
+                v = gpu_gelu_logistic_scaled(v, scale);
+                v = keep ? v + res : res;
+            }
         } else if (fused) {
             v = gpu_gelu(v);  // fused_spill (kept as recorded): the multiply, then the add
             v = keep ? v * scale : 0.0f;

@@ -21,6 +21,9 @@
 // (x -> +inf: GELU = x).
 #pragma once
 
+#include <cmath>
+#include <limits>
+
 namespace kernels::elementwise {
 
 // The polynomial's coefficients times -log2(e) (e^{-p} = 2^{-p log2 e}): 2^{x (k0 + k1 u + k2 u^2)}, u = x^2.
@@ -30,6 +33,23 @@ inline constexpr float kGeluLogistic0 = static_cast<float>(kGeluLogisticNegLog2e
 inline constexpr float kGeluLogistic1 = static_cast<float>(kGeluLogisticNegLog2e * 0.07401129315724235);
 inline constexpr float kGeluLogistic2 = static_cast<float>(kGeluLogisticNegLog2e * -0.0007030337487572999);
 inline constexpr float kGeluLogisticClamp = 25.0f;  // x^2 clamped here (|x| = 5)
+
+// The fused chain's kept elements need GELU(x) s, s = 1 / (1 - p) the dropout scale. Folded into the
+// logistic form's denominator, x / ((1 + e) / s) = x / (1/s + 2^{x q + log2(1/s)}), it costs nothing:
+// the exponent's multiply becomes an FMA and the "+ 1" adds 1/s instead; the kept element is then
+// y + residual (one FADD) where y s + residual was an FFMA whose s ptxas reloaded per element from the
+// constant bank (one LDC per element). 1/s and log2(1/s) are computed once on the host (here: the
+// launcher and the CPU emulation share these bits); s = 0 (nothing kept) folds to +inf, +inf, which
+// gives x / inf = 0.
+struct GeluScaleFold {
+    float inverse;       // 1 / s
+    float log2_inverse;  // log2(1 / s)
+};
+inline GeluScaleFold gelu_scale_fold(float scale) {
+    if (!(scale > 0.0f)) return {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
+    const float inverse = 1.0f / scale;
+    return {inverse, std::log2(inverse)};
+}
 
 }  // namespace kernels::elementwise
 
@@ -43,6 +63,12 @@ __device__ __forceinline__ float gelu_logistic(float x) {
     const float u = fminf(x * x, kGeluLogisticClamp);
     const float q = fmaf(fmaf(kGeluLogistic2, u, kGeluLogistic1), u, kGeluLogistic0);
     return x * kernels::rcp_approx(1.0f + kernels::exp2_approx(x * q));
+}
+// GELU(x) s with s folded in (gelu_scale_fold above): the same 9 instructions.
+__device__ __forceinline__ float gelu_logistic_scaled(float x, float inverse, float log2_inverse) {
+    const float u = fminf(x * x, kGeluLogisticClamp);
+    const float q = fmaf(fmaf(kGeluLogistic2, u, kGeluLogistic1), u, kGeluLogistic0);
+    return x * kernels::rcp_approx(inverse + kernels::exp2_approx(fmaf(x, q, log2_inverse)));
 }
 
 }  // namespace kernels::elementwise
