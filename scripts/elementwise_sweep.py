@@ -122,6 +122,12 @@ def jobs(phases):
             out.append(dict(name="fp32wide%d_h65536" % i, workload="chain", variant="fused", dtype="fp32",
                             rows="1024,4096", hidden=65536, env={"FUSIONLAB_ROW_CONFIG": cfg} if cfg else {},
                             forced=("row " + cfg) if cfg else "", kernels=False, counters=False))
+    if "biasgelu16" in phases:  # v7: fused bias+GELU 16-bit at 192 and 256 MiB (87-90 % at v6) with 64 B per thread or evict-first
+        for hidden, rows in ((3072, 16384), (8192, 8192)):
+            for cfg in ("bytes=64", "cs=1"):
+                out.append(dict(name="bias_gelu16_%s_h%d" % (cfg.replace("=", ""), hidden), workload="bias_gelu",
+                                variant="fused", dtype="bf16,fp16", rows=str(rows), hidden=hidden,
+                                env={"FUSIONLAB_FLAT_CONFIG": cfg}, forced="flat " + cfg, kernels=False, counters=False))
     if "unfused" in phases:
         for hidden, rows in SHAPES.items():
             out.append(dict(name="chain_unfused_h%d" % hidden, workload="chain", variant="unfused", dtype="bf16",
