@@ -695,10 +695,14 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const RowExtras& 
         for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
     }
     if constexpr (kFused) {
-        // v7, 16-bit: GELU(h) s, the dropout scale folded into the logistic form (gelu_logistic.h)
+        // v7, 16-bit: s Phi(h), the dropout scale s folded into the logistic form (gelu_logistic.h);
+        // GELU(h) s = h factor, taken below in one FMA with the residual
+        float factor[kChunk];
 #pragma unroll
-        for (int i = 0; i < kChunk; ++i)
-            h[i] = sizeof(T) == 2 ? elementwise::gelu_logistic_scaled(h[i], m.scale_inverse, m.scale_log2_inverse) : gelu(h[i]);
+        for (int i = 0; i < kChunk; ++i) {
+            if constexpr (sizeof(T) == 2) factor[i] = elementwise::gelu_logistic_factor(h[i], m.scale_inverse, m.scale_log2_inverse);
+            else h[i] = gelu(h[i]);
+        }
         const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
         bool keep[kChunk];
         if (kVector) keep_chunk_keyed(keep, e0, m.keys, a.threshold, m.threshold_hi);
@@ -709,7 +713,7 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const RowExtras& 
         // and the add were three; one rounding fewer): a dropped element is the residual exactly
 #pragma unroll
         for (int i = 0; i < kChunk; ++i) {
-            if constexpr (sizeof(T) == 2) h[i] = keep[i] ? h[i] + res[i] : res[i];  // v7: h is already GELU(h) s
+            if constexpr (sizeof(T) == 2) h[i] = keep[i] ? fmaf(h[i], factor[i], res[i]) : res[i];  // v7: GELU(h) s + res
             else h[i] = keep[i] ? fmaf(h[i], a.keep_scale, res[i]) : res[i];
         }
     }

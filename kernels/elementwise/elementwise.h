@@ -82,8 +82,9 @@ float gpu_gelu(float x);
 float gpu_gelu_logistic(float x);
 // The GELU a kernel storing `t` computes (fused_chain_spill, kept as recorded, always takes gpu_gelu).
 float gpu_gelu_for(DType t, float x);
-// GELU(x) * scale as the 16-bit fused chain computes it (v7: the scale folded into the logistic form).
-float gpu_gelu_logistic_scaled(float x, float scale);
+// GELU(x) * scale + residual as the 16-bit fused chain computes a kept element (v7: the scale folded into
+// the logistic form, the residual added in the same FMA).
+float gpu_gelu_logistic_scaled_add(float x, float scale, float residual);
 // Output row `row` of `variant` as its kernels compute it, rounded where they store: hidden values.
 void emulate_row(const std::string& variant, const ElementwiseParams& p, int64_t row, float* out);
 // WorkloadDef::emulate of chain and bias_gelu: out on rows_to_check(p, budget) against the reference.

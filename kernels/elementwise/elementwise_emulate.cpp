@@ -40,21 +40,22 @@ float gpu_gelu(float x) {
     return emu::fma32(-(ax * poly), emu::exp2_ftz(x * x * kHalfLog2e), std::fmax(x, 0.0f));
 }
 
-float gpu_gelu_logistic(float x) {
-    // gelu_logistic.h: x / (1 + 2^{x q(min(x^2, 25))}), q's two FMAs, rcp.approx and ex2.approx
+namespace {
+// gelu_logistic.h's gelu_logistic_factor: s Phi(x) = 1 / (1/s + 2^{x q(min(x^2, 25)) + log2(1/s)})
+float gelu_logistic_factor(float x, const GeluScaleFold& fold) {
     const float u = std::fmin(x * x, kGeluLogisticClamp);
     const float q = emu::fma32(emu::fma32(kGeluLogistic2, u, kGeluLogistic1), u, kGeluLogistic0);
-    return x * emu::rcp_ftz(1.0f + emu::exp2_ftz(x * q));
+    return emu::rcp_ftz(fold.inverse + emu::exp2_ftz(emu::fma32(x, q, fold.log2_inverse)));
 }
+}  // namespace
+
+float gpu_gelu_logistic(float x) { return x * gelu_logistic_factor(x, GeluScaleFold{1.0f, 0.0f}); }
 
 float gpu_gelu_for(DType t, float x) { return t == DType::f32 ? gpu_gelu(x) : gpu_gelu_logistic(x); }
 
-float gpu_gelu_logistic_scaled(float x, float scale) {
-    // gelu_logistic.h's gelu_logistic_scaled: x / (1/s + 2^{x q + log2(1/s)}), the fold's bits the launcher's
-    const GeluScaleFold fold = gelu_scale_fold(scale);
-    const float u = std::fmin(x * x, kGeluLogisticClamp);
-    const float q = emu::fma32(emu::fma32(kGeluLogistic2, u, kGeluLogistic1), u, kGeluLogistic0);
-    return x * emu::rcp_ftz(fold.inverse + emu::exp2_ftz(emu::fma32(x, q, fold.log2_inverse)));
+float gpu_gelu_logistic_scaled_add(float x, float scale, float residual) {
+    // the fused chain's kept element: x factor + residual, one FMA (the fold's bits the launcher's)
+    return emu::fma32(x, gelu_logistic_factor(x, gelu_scale_fold(scale)), residual);
 }
 
 namespace {
@@ -178,9 +179,8 @@ void emulate_chain_row(const std::string& variant, const ElementwiseParams& p, c
                 v = gpu_gelu(v);
                 v = keep ? emu::fma32(v, scale, res) : res;
             } else {
-                // v7: the logistic form with the dropout scale folded in, then the residual: one FADD
-                v = gpu_gelu_logistic_scaled(v, scale);
-                v = keep ? v + res : res;
+                // v7: the logistic form with the dropout scale folded in, and the residual in the same FMA
+                v = keep ? gpu_gelu_logistic_scaled_add(v, scale, res) : res;
             }
         } else if (fused) {
             v = gpu_gelu(v);  // fused_spill (kept as recorded): the multiply, then the add

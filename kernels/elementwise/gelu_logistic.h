@@ -14,7 +14,7 @@
 //
 // Why: the 16-bit fused chain is issue-bound on an H200 (kernels/PERF.md, v6: 44.9 instructions per
 // element where 90 % of copy needs about 40), and A&S costs 13 instructions per element. This costs 9:
-// FMUL x^2, FMNMX (the clamp below), 2 FFMA, FMUL, MUFU.EX2, FADD, MUFU.RCP, FMUL.
+// FMUL x^2, FMNMX (the clamp below), 3 FFMA (q, then x q + log2(1/s)), MUFU.EX2, FADD, MUFU.RCP, FMUL.
 // The clamp: c2 < 0, so the polynomial would turn back past |x| = 11; x^2 is clamped at 25 (|x| = 5,
 // where 1 - Phi is 3e-7) and the exponent keeps growing linearly beyond, so the form holds for all x.
 // Large |x|: the exponent overflows ex2 to +inf (x -> -inf: 1/inf = 0, GELU = -0) or underflows to 0
@@ -37,8 +37,8 @@ inline constexpr float kGeluLogisticClamp = 25.0f;  // x^2 clamped here (|x| = 5
 // The fused chain's kept elements need GELU(x) s, s = 1 / (1 - p) the dropout scale. Folded into the
 // logistic form's denominator, x / ((1 + e) / s) = x / (1/s + 2^{x q + log2(1/s)}), it costs nothing:
 // the exponent's multiply becomes an FMA and the "+ 1" adds 1/s instead; the kept element is then
-// y + residual (one FADD) where y s + residual was an FFMA whose s ptxas reloaded per element from the
-// constant bank (one LDC per element). 1/s and log2(1/s) are computed once on the host (here: the
+// x factor + residual (one FFMA) where GELU s + residual was an FFMA whose s ptxas reloaded per element
+// from the constant bank (one LDC per element). 1/s and log2(1/s) are computed once on the host (here: the
 // launcher and the CPU emulation share these bits); s = 0 (nothing kept) folds to +inf, +inf, which
 // gives x / inf = 0.
 struct GeluScaleFold {
@@ -58,18 +58,17 @@ inline GeluScaleFold gelu_scale_fold(float scale) {
 
 namespace kernels::elementwise {
 
-// x / (1 + 2^{x q(min(x^2, 25))}): rcp.approx and ex2.approx (gelu_fast.h), 9 instructions.
-__device__ __forceinline__ float gelu_logistic(float x) {
+// s Phi(x) in the logistic form, s folded in (gelu_scale_fold above; s = 1: inverse 1, log2_inverse 0):
+// 1 / (1/s + 2^{x q(min(x^2, 25)) + log2(1/s)}), rcp.approx and ex2.approx (gelu_fast.h). GELU(x) s is
+// x times it: one FMUL, or in the fused chain one FFMA with the residual (x factor + residual), written
+// out so that the CPU emulation rounds where the GPU does.
+__device__ __forceinline__ float gelu_logistic_factor(float x, float inverse, float log2_inverse) {
     const float u = fminf(x * x, kGeluLogisticClamp);
     const float q = fmaf(fmaf(kGeluLogistic2, u, kGeluLogistic1), u, kGeluLogistic0);
-    return x * kernels::rcp_approx(1.0f + kernels::exp2_approx(x * q));
+    return kernels::rcp_approx(inverse + kernels::exp2_approx(fmaf(x, q, log2_inverse)));
 }
-// GELU(x) s with s folded in (gelu_scale_fold above): the same 9 instructions.
-__device__ __forceinline__ float gelu_logistic_scaled(float x, float inverse, float log2_inverse) {
-    const float u = fminf(x * x, kGeluLogisticClamp);
-    const float q = fmaf(fmaf(kGeluLogistic2, u, kGeluLogistic1), u, kGeluLogistic0);
-    return x * kernels::rcp_approx(inverse + kernels::exp2_approx(fmaf(x, q, log2_inverse)));
-}
+// GELU(x): 9 instructions (FMUL, FMNMX, 3 FFMA, MUFU.EX2, FADD, MUFU.RCP, FMUL).
+__device__ __forceinline__ float gelu_logistic(float x) { return x * gelu_logistic_factor(x, 1.0f, 0.0f); }
 
 }  // namespace kernels::elementwise
 #endif
