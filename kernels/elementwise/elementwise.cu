@@ -78,8 +78,8 @@
 //       storing fp16 or bf16 takes it (row kernel, gelu and bias+GELU flat kernels, so ffn's too) but
 //       fused_chain_spill (its recorded code); fp32 outputs, checked to 1e-5, keep A&S. In the 16-bit fused
 //       chain the dropout scale s folds into that form, x / (1/s + 2^{x q + log2(1/s)}) (1/s and log2(1/s)
-//       from the host), so a kept element is y + residual: ptxas had reloaded s from the constant bank per
-//       element (a predicated LDC). row_sum takes the row's first warp from its caller instead of dividing
+//       from the host), so a kept element is x * (s Phi(x)) + residual, one FFMA with no s in it: ptxas had
+//       reloaded s from the constant bank per element (a predicated LDC). row_sum takes the row's first warp from its caller instead of dividing
 //       by warps_per_row (~20 instructions per thread). Static SASS of row_kernel<bf16, 4>'s bounds-free
 //       path 1822 -> 1611 instructions per thread of 32 elements; that path no longer spills.
 //
