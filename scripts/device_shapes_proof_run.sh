@@ -75,6 +75,14 @@ prof chain_8192_fp16 chain row_kernel 8192 8192 fp16
 prof chain_65536_bf16 chain row_kernel 4096 65536 bf16
 prof bias_gelu_8192_bf16 bias_gelu flat_kernel 8192 8192 bf16
 
+# 4b. torch.compile at the largest rows of each hidden, while time allows (the bundle's compile_dtypes)
+if [ -f "$HERE/compile_dtypes" ] && [ "$(left)" -gt 25 ]; then
+  log "torch.compile: $(cat "$HERE/compile_dtypes")"
+  timeout $(( $(left) - 5 )) python3 "$WORK/elementwise_torch_sweep.py" --out "$OUT/torch" --compile --big-only \
+    --dtypes "$(cat "$HERE/compile_dtypes")" --deadline $(( START + BUDGET - 12 )) > "$OUT/torch_compile.log" 2>&1
+  log "torch.compile rc=$? $(grep -c . "$OUT/torch/torch_compile.csv" 2>/dev/null) lines"
+fi
+
 # 5. the forced layouts under memcheck and initcheck, while time allows
 [ "$(left)" -gt 35 ] && san memcheck forced $(( $(left) - 5 > 40 ? 40 : $(left) - 5 )) "$FORCED"
 [ "$(left)" -gt 35 ] && san initcheck forced $(( $(left) - 5 > 40 ? 40 : $(left) - 5 )) "$FORCED"
