@@ -29,11 +29,13 @@ cp scripts/elementwise_sweep.py scripts/elementwise_torch_sweep.py "$dest/"
 rm -f "$dest"/*.cubin.xz
 for c in ${CUBIN_NOW:-} ${CUBIN_BEFORE:-}; do [ -f "$c" ] && xz -9 -c "$c" > "$dest/$(basename "$c").xz"; done
 # RUN=proof: the proof of a kernel change (scripts/device_shapes_proof_run.sh) instead of the sweep;
-# SANITIZE="tool:tests ..." and SWEEP_SECONDS=S: its sanitizer runs and the seconds its sweep may take
+# SANITIZE="tool:tests ...", SWEEP_SECONDS=S and PROFILES="workload:rows:hidden:dtype ...": its sanitizer
+# runs, the seconds its sweep may take and its Nsight Compute profiles
 cp "scripts/device_shapes_${RUN:+${RUN}_}run.sh" "$dest/run.sh"
 cp scripts/device_shapes_preamble.sh "$dest/"
-rm -f "$dest/sanitize" "$dest/sweep_seconds"
+rm -f "$dest/sanitize" "$dest/sweep_seconds" "$dest/profiles"
 [ -n "${SANITIZE:-}" ] && echo "$SANITIZE" > "$dest/sanitize"
+[ -n "${PROFILES:-}" ] && echo "$PROFILES" > "$dest/profiles"
 [ -n "${SWEEP_SECONDS:-}" ] && echo "$SWEEP_SECONDS" > "$dest/sweep_seconds"
 echo "$plan" > "$dest/plan"
 echo "$reserve" > "$dest/reserve"

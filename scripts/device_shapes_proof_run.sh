@@ -70,10 +70,12 @@ prof() {  # prof NAME WORKLOAD KERNEL_REGEX ROWS HIDDEN DTYPE [env...]
     --hidden "$hidden" --dtype "$dtype" --reps 1 > "$OUT/ncu_$name.csv" 2> "$OUT/ncu_$name.log"
   log "ncu $name rc=$? ($(wc -c < "$OUT/ncu_$name.csv") bytes: the raw page, one row per kernel)"
 }
-prof chain_8192_bf16 chain row_kernel 8192 8192 bf16
-prof chain_8192_fp16 chain row_kernel 8192 8192 fp16
-prof chain_65536_bf16 chain row_kernel 4096 65536 bf16
-prof bias_gelu_8192_bf16 bias_gelu flat_kernel 8192 8192 bf16
+PROFILES=$(cat "$HERE/profiles" 2>/dev/null || echo "chain:8192:8192:bf16 chain:8192:8192:fp16 chain:4096:65536:bf16 bias_gelu:8192:8192:bf16")
+for item in $PROFILES; do  # WORKLOAD:ROWS:HIDDEN:DTYPE
+  IFS=: read -r workload rows hidden dtype <<< "$item"
+  kernel=row_kernel; [ "$workload" = bias_gelu ] && kernel=flat_kernel
+  prof "${workload}_${rows}x${hidden}_$dtype" "$workload" "$kernel" "$rows" "$hidden" "$dtype"
+done
 
 # 4b. torch.compile at the largest rows of each hidden, while time allows (the bundle's compile_dtypes)
 if [ -f "$HERE/compile_dtypes" ] && [ "$(left)" -gt 25 ]; then

@@ -128,6 +128,12 @@ def jobs(phases):
                 out.append(dict(name="bias_gelu16_%s_h%d" % (cfg.replace("=", ""), hidden), workload="bias_gelu",
                                 variant="fused", dtype="bf16,fp16", rows=str(rows), hidden=hidden,
                                 env={"FUSIONLAB_FLAT_CONFIG": cfg}, forced="flat " + cfg, kernels=False, counters=False))
+    if "alts7" in phases:  # v7 round 2: the 16-bit chain's slowest picks against other layouts (same process kind)
+        for hidden, rows, cfg in ((16384, 8192, "cpt=4,tpr=256,ctas=2"), (7168, 8192, "cpt=2,tpr=448"),
+                                  (8192, 8192, "cpt=2,tpr=512"), (65536, 4096, "cpt=2,tpr=512,ctas=8")):
+            out.append(dict(name="alt7_%s_h%d" % (cfg.replace("=", "").replace(",", "_"), hidden), workload="chain",
+                            variant="fused", dtype="bf16,fp16", rows=str(rows), hidden=hidden,
+                            env={"FUSIONLAB_ROW_CONFIG": cfg}, forced="row " + cfg, kernels=False, counters=False))
     if "unfused" in phases:
         for hidden, rows in SHAPES.items():
             out.append(dict(name="chain_unfused_h%d" % hidden, workload="chain", variant="unfused", dtype="bf16",
