@@ -42,7 +42,8 @@ san() {  # san TOOL NAME TIMEOUT TEST [extra args]
 SAN=$(cat "$HERE/sanitize" 2>/dev/null || echo "memcheck:picked racecheck:picked initcheck:picked memcheck:flat racecheck:flat initcheck:flat memcheck:ragged")
 for item in $SAN; do
   tool=${item%%:*}; which=${item#*:}
-  case $which in picked) test=$PICKED;; pushpull) test=$PUSHPULL;; forced) test=$FORCED;; flat) test=$FLAT;; ragged) test=$RAGGED;; esac
+  case $which in picked) test=$PICKED;; pushpull) test=$PUSHPULL;; forced) test=$FORCED;; flat) test=$FLAT;; ragged) test=$RAGGED;;
+    *) log "unknown sanitizer target $which"; continue;; esac
   [ "$(left)" -gt 40 ] || { log "$which $tool skipped (time)"; continue; }
   san "$tool" "$which" 45 "$test"
 done
@@ -71,7 +72,8 @@ prof() {  # prof NAME WORKLOAD KERNEL_REGEX ROWS HIDDEN DTYPE [env...]
   log "ncu $name rc=$? ($(wc -c < "$OUT/ncu_$name.csv") bytes: the raw page, one row per kernel)"
 }
 PROFILES=$(cat "$HERE/profiles" 2>/dev/null || echo "chain:8192:8192:bf16 chain:8192:8192:fp16 chain:4096:65536:bf16 bias_gelu:8192:8192:bf16")
-for item in $PROFILES; do  # WORKLOAD:ROWS:HIDDEN:DTYPE
+for item in $PROFILES; do  # WORKLOAD:ROWS:HIDDEN:DTYPE ("none": no profile)
+  [ "$item" = none ] && continue
   IFS=: read -r workload rows hidden dtype <<< "$item"
   kernel=row_kernel; [ "$workload" = bias_gelu ] && kernel=flat_kernel
   prof "${workload}_${rows}x${hidden}_$dtype" "$workload" "$kernel" "$rows" "$hidden" "$dtype"
