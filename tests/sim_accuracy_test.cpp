@@ -91,7 +91,8 @@ struct KnownMiss {
     const char* param;  // "name=value,..." that selects the point ("" for every point of the variant);
                         // "dtype=fp32" selects by dtype, "card=H200" by the device's name
     const char* why;
-    bool on_the_bound = false;  // the selected points sit at 1.25x, some in and some out: not held either way
+    bool on_the_bound = false;  // the selected points sit at the 25 % bound, some in and some out: held to 0.70-1.26x,
+                                // not to either side of the bound
 };
 const std::vector<KnownMiss>& known_time_misses() {
     static const std::vector<KnownMiss> misses{
@@ -117,6 +118,14 @@ const std::vector<KnownMiss>& known_time_misses() {
         {"launch", "fused", "card=H200,steps=100,elements=65536",
          "one kernel from idle on the host of 2026-11-22 (6.5 us); the fitted first launch is the 2026-11-28 host's "
          "(6.85 us) plus the events' gap"},
+        // decode v7's split_kv_fused at batch 1 with 4 KV heads (H200 bench of 2026-11-28): 65 MiB of cache read in
+        // 29.6-31.8 us where the copy rate gives 16.8; 0.77 before the refit of 2026-11-28 12:49 UTC (issue rate
+        // 2.49e13 -> 2.82e13 /s), 0.73 after it. The split count at 32k leaves too few loads in flight for the copy
+        // rate, a limit the model does not carry (kernels/PERF.md, "Held out, fifth pass").
+        {"decode", "split_kv_fused", "batch=1,kv_heads=4,kv_len=32768",
+         "batch-1 GQA (4 KV heads) at 32k: 0.73x paged, 0.78x contiguous; the DRAM rate with few loads in flight is "
+         "not in the model",
+         true},
         // The teaching kernel under skip at 8 x 8 heads, N = 4096 (H200 bench of 2026-11-27, 64 x 64 tiles): the
         // shared-memory rate fitted on the 2026-11-28 recording, whose lesson steps run the auto tiles (16 and
         // 32 rows), prices the 64 x 64 tile 1.25x slow (kernels/PERF.md, "Held out, third pass").
@@ -207,7 +216,7 @@ TEST_CASE("modeled DRAM bytes and simulated times agree with every committed mea
         if (miss) {
             INFO("known miss: " << miss->why);
             if (!miss->on_the_bound) CHECK_FALSE(in_time);  // a fixed miss leaves the list
-            else CHECK(time_ratio <= 1.26);
+            else CHECK((time_ratio <= 1.26 && time_ratio >= 0.70));
         } else {
             CHECK(in_time);
         }
@@ -315,10 +324,13 @@ TEST_CASE("simulated flash_wgmma follows its H100 measurements", "[sim][accuracy
         CHECK(m.time.median_ms / pt.measured_ms <= 1.25);
         CHECK_THAT(m.limiter, Catch::Contains("exp2"));
     }
-    // The third warpgroup's gain under v5's persistent grid (the H100 recording of 2026-11-28, 16 heads, N = 4096,
-    // fp16): 192 x 128 took 0.1552 / 0.1632 = 0.951 of 128 x 128 at d = 64 (v4's waves, the call above:
-    // 0.5508 / 0.6336 = 0.869 at 64 heads).
-    const auto simulated = [](int br) {
+    // The third warpgroup's gain under the persistent grid, 16 heads, N = 4096, d = 64, fp16: 192 x 128 took
+    // 0.1513 / 0.1684 = 0.898 of 128 x 128 on the H200 (re-take of 2026-11-28 12:49 UTC, flash_wgmma v9) and
+    // 0.1552 / 0.1632 = 0.951 on the H100 (recording of 2026-11-28, v5; v4's waves, the call above: 0.5508 /
+    // 0.6336 = 0.869 at 64 heads). The fourth pass's refit priced it 1.013 (held to 0.07 then); the three-
+    // warpgroup tile's hidden exp2 share (flash_wgmma_sfu_hidden_share: 0.5 at d = 64, was 0.3) gives 0.918 and
+    // 0.929: back to 0.05 of each card's measurement, so `auto` on a card without a recording picks 192 x 128.
+    const auto simulated = [](const char* card, int br) {
         Params p;
         p.workload = "attention";
         p.dtype = DType::f16;
@@ -326,14 +338,31 @@ TEST_CASE("simulated flash_wgmma follows its H100 measurements", "[sim][accuracy
         Job job;
         job.params = p;
         job.variant = "flash_wgmma";
-        return make_sim_backend(*find_sim_gpu("H100"))->run(job, {}).time.median_ms;
+        return make_sim_backend(*find_sim_gpu(card))->run(job, {}).time.median_ms;
     };
-    // The model: 0.99 (the 192-row tile's 2.7 items a block against the 128-row tile's 3.9) until the fourth
-    // pass's refit (kernels/PERF.md, "Held out, fourth pass"), 1.013 since: the fitted exp2 rate rose 3.88 ->
-    // 4.93e12 /s, which shortens the 128-row tile's unhidden exp2 more than the 192-row tile's. The third
-    // warpgroup's measured 5 % gain is not in the schedule (its hidden exp2 share per consumer warpgroup is
-    // one law): held to 0.07 of the measurement, not the 0.05 it met before.
-    CHECK(simulated(192) / simulated(128) == Approx(0.1552 / 0.163152).margin(0.07));
+    CHECK(simulated("H200", 192) / simulated("H200", 128) == Approx(0.151296 / 0.168448).margin(0.05));
+    CHECK(simulated("H100", 192) / simulated("H100", 128) == Approx(0.1552 / 0.163152).margin(0.05));
+    // d = 128: v11's 192 x 80 against 128 x 128 in one call (H200, 2026-11-28 10:41 UTC, kernels/PERF.md, fp16, non-
+    // causal): 16 heads at N = 1024 and 2048 1.203 and 1.383 (the three-warpgroup tile's few items a block), 64 and
+    // 128 heads at N = 16384 0.964 and 0.962 (its time under the products). 0.3 priced all four 1.09-1.56.
+    const auto simulated_d128 = [](int heads, int N, int br, int bc) {
+        Params p;
+        p.workload = "attention";
+        p.dtype = DType::f16;
+        p.set("heads", double(heads)).set("N", double(N)).set("d", 128).set("causal", 0).set("br", br).set("bc", bc);
+        Job job;
+        job.params = p;
+        job.variant = "flash_wgmma";
+        return make_sim_backend(*find_sim_gpu("H200"))->run(job, {}).time.median_ms;
+    };
+    const auto ratio_192x80 = [&](int heads, int N) { return simulated_d128(heads, N, 192, 80) / simulated_d128(heads, N, 128, 128); };
+    CHECK(ratio_192x80(16, 1024) == Approx(0.02936 / 0.0244).margin(0.10));
+    CHECK(ratio_192x80(16, 2048) == Approx(0.089072 / 0.0644).margin(0.10));
+    CHECK(ratio_192x80(64, 16384) == Approx(14.286768 / 14.8248158).margin(0.05));
+    CHECK(ratio_192x80(128, 16384) == Approx(28.5544157 / 29.6873283).margin(0.05));
+    // Where 192 x 80 measured faster, the model prices it faster too: `auto` may pick it there.
+    CHECK(ratio_192x80(64, 16384) < 1.0);
+    CHECK(ratio_192x80(128, 16384) < 1.0);
 }
 
 // The model against the recordings (assets/recordings/h100-2026-11-27 and h200-2026-11-27: every
@@ -364,20 +393,19 @@ const std::vector<RecordedMiss>& recorded_lesson_misses() {
         {"H100", "teaching_two_pass", "skip: 4x4 heads, N=4096, d=64, t=1, sigma_d=0.5, bf16", "32x64",
          "the teaching kernel at 32 x 64, as attention's flash above (1.27x)"},
         {"H200", "teaching_two_pass", "skip: 4x4 heads, N=4096, d=64, t=1, sigma_d=0.5, bf16", "32x64", "as on the H100 (1.29x)"},
-        {"H100", "flash_wgmma", "attention: 16 heads, N=4096, d=64, fp16", "64x64",
-         "flash_wgmma v5 at 64 x 64 measured 1.58x v4 at the same key (0.267 against 0.169 ms; 64 heads at N = 32768: "
-         "63.3 against 42.5 ms), where its 128- and 192-row tiles run 0.9-1.05x v4: a cost of the persistent grid at "
-         "one consumer warpgroup the schedule does not carry (0.66x)"},
-        {"H200", "flash_wgmma", "attention: 16 heads, N=4096, d=64, fp16", "64x64", "as on the H100 (0.64x)"},
-        {"H100", "fused", "chain: 1024 x 1024, bf16", "",
-         "one 6 MiB kernel: median 15.9 us, min 8.2, max 61.5 over its 10 runs (7.9 us simulated; 8.8 us in the "
-         "recording of 2026-11-27): host noise on a lone launch (0.49x)"},
+        // The H200's 64 x 64 point, listed here before, falls within on the re-take of 2026-11-28 12:49 UTC
+        // (flash_wgmma v9: 0.193 ms, simulated 0.178): the H100's is v5's.
+        // The H100's flash_wgmma 64 x 64 (v5) and fused chain 1024 x 1024 (elementwise v4), listed here before, are
+        // superseded (its recording's superseded.txt): counted, not held.
         {"H100", "stream", "launch: K=100, n=1024, bf16", "",
          "the lent host's launch rate: the same 100 launches of a ~1 us kernel took 380-689 us across n in this "
          "recording; n = 1024 is the slow end (0.61x)"},
-        {"H200", "fused_elementwise", "ffn: M=1, d_model=1024, d_ff=4096, bf16", "",
-         "82.7 us for 4 kernels at M = 1 where unfused (one kernel more) took 45.4 us in the same recording (34.0 us "
-         "on 2026-11-27): host noise (0.50x)"},
+        // The H200's fused_elementwise at M = 1 (82.7 us in the first recording of 2026-11-28, host noise), listed
+        // here before, falls within on the re-take (49.2 us, simulated 42.2).
+        {"H200", "stream", "launch: K=100, n=1024, bf16", "",
+         "the lent host's launch rate (re-take of 2026-11-28 12:49 UTC): the same 100 launches took 405-611 us across n "
+         "in one call, each point's own repetitions within 10 %; the fit follows K = 256 and 512 (5.6-5.7 us a launch), "
+         "n = 1024 ran at 4.5 (1.29x)"},
         // Host-bound points (a few kernels of a few microseconds, timed from an idle GPU): what they measure
         // is the lent host's launch latency. Since the host side runs on two clocks with fitted constants
         // (issue 34) the epilogue and epilogue_graph runs at M = 1 and the H200's graph launch at K = 100, listed
@@ -402,9 +430,6 @@ const char* dram_known_miss(const Measurement& m) {
                "counts once per kernel from DRAM (the generic rule); the counters read 2.1x that at batch 1 x 32k and "
                "4.3x at 131k (H200, decode v7 bench of 2026-11-28): the group's heads reach the same keys too far apart "
                "for L2 to hold them";
-    if (w == "decode" && m.job.variant != "naive" && m.recorded_date == "2026-11-28")
-        return "the recordings of 2026-11-28 ran decode v5b's flash and split loops, rewritten since (v6b, v7; the "
-               "recording's superseded.txt): the held-out study reads the v7 bench instead";
     if (w == "skip" && m.job.variant == "wgmma_fused" && m.job.params.get("N") == 1024)
         return "3.5 MiB above the model's 10 MiB on both cards (flash_wgmma v5's persistent grid with the x tile): not "
                "explained";
@@ -450,6 +475,18 @@ void check_recording(const std::string& key, double sweep_share_floor, std::stri
     INFO(key << ": " << err);
     REQUIRE(err.empty());
     const std::set<std::string> lesson_points = lesson_point_keys(rec);
+    // Points the recording measured with kernels rewritten since (its folder's superseded.txt, as the held-out
+    // study reads it): counted, not held.
+    std::vector<std::string> superseded_errors;
+    const std::vector<app::SupersededPoints> superseded = app::read_superseded(
+        std::string(FL_SOURCE_DIR) + "/assets/recordings/" + key + "/superseded.txt", superseded_errors);
+    CHECK(superseded_errors.empty());
+    const auto is_superseded = [&](const Measurement& m) {
+        return std::any_of(superseded.begin(), superseded.end(), [&](const app::SupersededPoints& s) {
+            return s.workload == m.job.params.workload &&
+                   std::find(s.variants.begin(), s.variants.end(), m.job.variant) != s.variants.end();
+        });
+    };
     int lesson_total = 0, lesson_within = 0, sweep_total = 0, sweep_within = 0, dram_total = 0, dram_within = 0;
     std::map<std::string, std::pair<int, int>> by_variant;  // within, total
     for (const Measurement& real : rec.measurements) {
@@ -474,7 +511,7 @@ void check_recording(const std::string& key, double sweep_share_floor, std::stri
             const bool dram_ok = std::abs(measured - modeled) <= std::max(0.15 * modeled, double(2 << 20));
             ++dram_total;
             dram_within += dram_ok;
-            const char* why = dram_known_miss(real);
+            const char* why = is_superseded(real) ? "measured with kernels rewritten since (superseded.txt)" : dram_known_miss(real);
             INFO(rec.card << " DRAM of " << real.job.variant << " " << describe(real.job.params) << ": modeled " << mib(modeled)
                           << " MiB, counted " << mib(measured) << " MiB" << (why ? std::string("; known: ") + why : std::string()));
             if (!why) CHECK(dram_ok);
@@ -492,9 +529,9 @@ void check_recording(const std::string& key, double sweep_share_floor, std::stri
                 miss = &m;
         INFO(rec.card << " lesson point " << real.job.variant << " " << describe(real.job.params) << ": simulated "
                       << sim.time.median_ms << " ms, recorded " << real.time.median_ms << " ms; " << sim.limiter);
-        // decode's flash and split points in these recordings are v5b, rewritten since (superseded.txt): counted
-        // above, not held; naive's kernels are unchanged and held.
-        if (real.job.params.workload == "decode" && real.job.variant != "naive") continue;
+        // Points measured with kernels rewritten since (superseded.txt: the H100's decode v5b flash and split
+        // loops): counted above, not held.
+        if (is_superseded(real)) continue;
         if (miss) {
             INFO("known miss: " << miss->why);
             CHECK_FALSE(ok);  // a fixed miss leaves the list

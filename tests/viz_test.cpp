@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -208,6 +209,52 @@ TEST_CASE("viz charts: range and stacked bars draw from plain data", "[viz]") {
     bytes.reference_label = "minimum";
     viz::draw_stacked_bars(draw, ImVec2(10, 300), ImVec2(600, 300), bytes, stacked, {"x", "h1", "out"});
     CHECK(draw->VtxBuffer.Size > after_range);
+}
+
+// The vertical extent of each glyph (ImGui draws one as a quad: 4 vertices) of colour `col` added
+// to the draw list since vertex `from`.
+std::vector<std::pair<float, float>> glyph_spans(const ImDrawList* draw, int from, ImU32 col) {
+    std::vector<std::pair<float, float>> spans;
+    std::vector<float> ys;
+    for (int i = from; i < draw->VtxBuffer.Size; ++i) {
+        if (draw->VtxBuffer[i].col != col) continue;
+        ys.push_back(draw->VtxBuffer[i].pos.y);
+        if (ys.size() == 4) {
+            spans.emplace_back(*std::min_element(ys.begin(), ys.end()), *std::max_element(ys.begin(), ys.end()));
+            ys.clear();
+        }
+    }
+    return spans;
+}
+
+TEST_CASE("viz charts: the watermark lies between rows, never behind a bar's value", "[viz]") {
+    const viz::ChartColors colors = viz::chart_colors(viz::Theme::dark);
+    viz::RangeBar middle{"fused_spill", 87, true, 85, 88, "86.7 us", 2};
+    for (float scale : {1.0f, 2.0f}) {
+        HeadlessFrame frame(scale);
+        ImDrawList* draw = frame.draw();
+        // Three bars, sized as the results view sizes them: the watermark is drawn, and no letter of it
+        // shares a line with the row labels and values (all in the text colour).
+        std::vector<viz::RangeBar> three = two_bars();
+        three.push_back(middle);
+        const int before = draw->VtxBuffer.Size;
+        viz::draw_range_bars(draw, ImVec2(10, 10), ImVec2(560, viz::preferred_chart_height(3)),
+                             frame_with("RECORDED 2026-11-28"), three);
+        const auto marks = glyph_spans(draw, before, colors.watermark);
+        CHECK(marks.size() >= 10);
+        const auto texts = glyph_spans(draw, before, colors.text);
+        REQUIRE(!texts.empty());
+        int overlapping = 0;
+        for (const auto& [top, bottom] : marks)
+            for (const auto& [t, b] : texts)
+                if (top < b && t < bottom) ++overlapping;
+        CHECK(overlapping == 0);
+        // One bar has no gap between rows: no watermark (the title names the source).
+        const int one_before = draw->VtxBuffer.Size;
+        viz::draw_range_bars(draw, ImVec2(10, 400), ImVec2(560, viz::preferred_chart_height(1)),
+                             frame_with("RECORDED 2026-11-28"), {middle});
+        CHECK(glyph_spans(draw, one_before, colors.watermark).empty());
+    }
 }
 
 TEST_CASE("viz charts: empty data and tiny rectangles draw without failing", "[viz]") {

@@ -95,15 +95,23 @@ void draw_axis(ImDrawList* draw, const Layout& L, const ChartFrame& frame, const
     draw->AddLine(ImVec2(L.plot_min.x, L.plot_max.y), L.plot_max, colors.axis, line * 1.5f);
 }
 
-void draw_watermark(ImDrawList* draw, const Layout& L, const ChartFrame& frame, const ChartColors& colors) {
-    if (frame.watermark.empty()) return;
+// The watermark lies across the gap between the two middle rows, no taller than that gap leaves
+// clear of the value texts centred on each row: centred on the plot, it sat on the middle row of an
+// odd count, behind that bar's value ("37.0 us" over "2026-11-28"). One row has no gap: the title,
+// which names the source ("(recorded DATE)", "(simulated)"), says it alone; so it does where the gap
+// is too thin for legible letters.
+void draw_watermark(ImDrawList* draw, const Layout& L, const ChartFrame& frame, const ChartColors& colors, size_t rows) {
+    if (frame.watermark.empty() || rows < 2) return;
     ImFont* font = heading_font();
     const ImVec2 at_unit = font->CalcTextSizeA(font->FontSize, 1e9f, 0.0f, frame.watermark.c_str());
-    const float plot_w = L.plot_max.x - L.plot_min.x, plot_h = L.plot_max.y - L.plot_min.y;
-    const float scale = std::min(plot_w * 0.8f / std::max(at_unit.x, 1.0f), plot_h * 0.6f / std::max(at_unit.y, 1.0f));
+    const float plot_w = L.plot_max.x - L.plot_min.x;
+    const float clear_h = L.row_h - L.font - L.pad * 0.5f;  // value texts are one font tall at each row's centre
+    if (clear_h < L.font * 0.8f) return;
+    const float scale = std::min(plot_w * 0.8f / std::max(at_unit.x, 1.0f), clear_h / std::max(at_unit.y, 1.0f));
     const float px = font->FontSize * std::min(scale, 3.0f);
     const ImVec2 sz = font->CalcTextSizeA(px, 1e9f, 0.0f, frame.watermark.c_str());
-    const ImVec2 pos(L.plot_min.x + (plot_w - sz.x) * 0.5f, L.plot_min.y + (plot_h - sz.y) * 0.5f);
+    const float gap_y = L.plot_min.y + static_cast<float>(rows / 2) * L.row_h;
+    const ImVec2 pos(L.plot_min.x + (plot_w - sz.x) * 0.5f, gap_y - sz.y * 0.5f);
     draw->AddText(font, px, pos, colors.watermark, frame.watermark.c_str());
 }
 
@@ -217,7 +225,7 @@ ChartHover draw_range_bars(ImDrawList* draw, ImVec2 origin, ImVec2 size, const C
     draw_title(draw, L, frame, colors);
     if (L.fits) {
         draw_axis(draw, L, frame, colors);
-        draw_watermark(draw, L, frame, colors);
+        draw_watermark(draw, L, frame, colors, bars.size());
         const float whisker_w = std::max(1.5f, L.font / 8.0f);
         for (size_t i = 0; i < bars.size(); ++i) {
             const RangeBar& b = bars[i];
@@ -283,7 +291,7 @@ ChartHover draw_stacked_bars(ImDrawList* draw, ImVec2 origin, ImVec2 size, const
     draw_title(draw, L, frame, colors);
     if (L.fits) {
         draw_axis(draw, L, frame, colors);
-        draw_watermark(draw, L, frame, colors);
+        draw_watermark(draw, L, frame, colors, bars.size());
         for (size_t i = 0; i < bars.size(); ++i) {
             const float cy = L.row_center(i);
             double start = 0;

@@ -50,6 +50,9 @@ struct SimPoint {
     // Wider than kNoiseBound, the measurement itself cannot be held to 25 %: the point stays in every
     // mean, but the 25 % check reports it as noise-bound instead of holding the model to it.
     double spread = 0;
+    // Measured with kernels rewritten since (a recording's superseded.txt, a bench table's superseded
+    // variants): never fitted on, out of every mean but the study's "with the superseded points" lines.
+    bool superseded = false;
     double error() const { return measured_ms > 0 ? simulated_ms / measured_ms - 1.0 : 0.0; }
     bool noise_bound() const;
 };
@@ -76,8 +79,11 @@ std::vector<SimPoint> sim_points(const std::vector<kernels::Measurement>& ms, co
 // hold superseded.txt: the points it measured with kernels rewritten since (kernels/PERF.md, "Held out,
 // fourth pass"), one line each "workload variant [variant ...]: why"; they are left out, and `notes`
 // (when given) says how many and why.
+// With `keep_superseded` the superseded points are kept too, flagged (SimPoint::superseded), for the study's
+// numbers with them in.
 std::vector<SimPoint> load_sim_points(const std::string& recordings_folder, const std::string& repository,
-                                      std::vector<std::string>& errors, std::vector<std::string>* notes = nullptr);
+                                      std::vector<std::string>& errors, std::vector<std::string>* notes = nullptr,
+                                      bool keep_superseded = false);
 // The superseded lines of a recording folder's superseded.txt: workload, its variants, the reason.
 struct SupersededPoints {
     std::string workload;
@@ -95,8 +101,10 @@ struct ErrorStats {
 };
 ErrorStats error_stats(const std::vector<const SimPoint*>& points);
 
-// Held-out (or fitted, held_out == false) points: per card, per workload and "all".
-std::map<std::string, std::map<std::string, ErrorStats>> error_table(const std::vector<SimPoint>& points, bool held_out);
+// Held-out (or fitted, held_out == false) points: per card, per workload and "all"; superseded points only
+// with `with_superseded`.
+std::map<std::string, std::map<std::string, ErrorStats>> error_table(const std::vector<SimPoint>& points, bool held_out,
+                                                                     bool with_superseded = false);
 
 // The lines `fusionlab info` prints: per card, "all" then each workload, n, mean, median, worst.
 std::vector<std::string> heldout_report_lines(const std::vector<SimPoint>& points);
@@ -112,12 +120,15 @@ std::vector<std::string> heldout_report_lines(const std::vector<SimPoint>& point
 //   on a grid of 0.05 us within [0, 40] us;
 // - the rates the datasheet does not give and no copy or GEMM benchmark measures (shared_gbps, the
 //   share of the shared-memory peak the kernels reach; mma_sync_tflops; issue_per_s; sfu_per_s;
-//   l2_gbps; memory_latency_us), by steps of 1 %, kept to 3 significant digits.
+//   l2_gbps; memory_latency_us), by steps of 1 %, kept to 3 significant digits; each of the first five only
+//   when some fitted point has a kernel that spends at least half its time on its resource (else not_fitted).
 // The measured ceilings (copy, GEMM, FMA) are not fitted: they are measured.
 struct CalibrationFit {
     kernels::SimCalibration cal;
     double objective = 0;  // the sum at cal
     int evaluations = 0;
+    // Rates left as they started: no fitted point has a kernel that spends half its time on their resource.
+    std::vector<double kernels::SimCalibration::*> not_fitted;
 };
 CalibrationFit fit_calibration(const std::vector<const SimPoint*>& training, const kernels::SimCalibration& start);
 

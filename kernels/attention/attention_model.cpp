@@ -190,11 +190,18 @@ int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes) {
 // - two at d = 128: 0.6. A turn's products take twice as long as at d = 64 for the same softmax, so
 //   more of one warpgroup's softmax fits under the other's turn: 128 x 128 took 0.849 ms (H100) and
 //   0.845 ms (H200, 2026-11-27 18:07 UTC) where the sum prices it at 1.04-1.06 ms;
-// - three at Br = 192: 0.3. 192 x 128 at d = 64 took 0.551 ms, 0.869 of 128 x 128's 0.634 in the
-//   same call (H100, 17:34 UTC); 0.3 gives the simulated H100 the same ratio (0.585 against 0.676 ms).
+// - three at Br = 192, d = 64: 0.5. Under v5's persistent grid the 192-row tile's 2.7 items a block pay a
+//   longer tail than the 128-row tile's 3.9 (price_persistent), so the share v4's waves gave (0.3: 192 x 128
+//   0.869 of 128 x 128 at 64 heads, H100, 2026-11-27 17:34 UTC) priced 192 x 128 at 1.01x 128 x 128 where
+//   v9 measured 0.898x (H200 re-take of 2026-11-28 12:49 UTC, 16 heads, N = 4096: 0.1513 against 0.1684 ms)
+//   and v5 0.951x (H100 recording of 2026-11-28); 0.5 gives 0.918 and 0.929;
+// - three at d = 128 (192 x 80): 0.7, two partners and twice the products a softmax at d = 64's (the two-
+//   warpgroup tile's 0.6 and one more partner). v11's 192 x 80 against 128 x 128 in one call (H200, 2026-11-28
+//   10:41 UTC, kernels/PERF.md: 1.20-1.38x at 16 heads, N <= 2048; 0.96x at N = 16384, 64 and 128 heads):
+//   0.3 priced it 1.07-1.56x everywhere, 0.7 gives 0.97x at N = 16384 and 1.10-1.40x at 16 heads.
 double flash_wgmma_sfu_hidden_share(int Br, int64_t d) {
     const int warpgroups = Br / 64;
-    if (warpgroups >= 3) return 0.3;
+    if (warpgroups >= 3) return d >= 128 ? 0.7 : 0.5;
     if (warpgroups == 2 && d >= 128) return 0.6;
     return 0.0;
 }
