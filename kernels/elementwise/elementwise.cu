@@ -79,8 +79,9 @@
 //       fused_chain_spill (its recorded code); fp32 outputs, checked to 1e-5, keep A&S. In the 16-bit fused
 //       chain the dropout scale s folds into that form, x / (1/s + 2^{x q + log2(1/s)}) (1/s and log2(1/s)
 //       from the host), so a kept element is x * (s Phi(x)) + residual, one FFMA with no s in it: ptxas had
-//       reloaded s from the constant bank per element (a predicated LDC). row_sum takes the row's first warp from its caller instead of dividing
-//       by warps_per_row (~20 instructions per thread). Static SASS of row_kernel<bf16, 4>'s bounds-free
+//       reloaded s from the constant bank per element (a predicated LDC). row_sum takes the row's first
+//       warp from its caller instead of dividing by warps_per_row (~20 instructions per thread). Static
+//       SASS of row_kernel<bf16, 4>'s bounds-free
 //       path 1822 -> 1610 instructions per thread of 32 elements; that path no longer spills. fp32 rows past
 //       32768 run a register cluster of 8 (elementwise_shapes.cpp) instead of the staged cluster of 2.
 //       (H200: bf16 8192^2 38.5 instructions per element (v6 44.9), 87.8 % of copy (v6 79.8); 4096 x 65536
