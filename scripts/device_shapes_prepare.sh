@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Packs the bundle of scripts/device_shapes_run.sh into DEST (default /work/main/.device-shapes):
+# Packs the bundle of scripts/device_shapes_run.sh (or, RUN=proof, scripts/device_shapes_proof_run.sh;
+# both source scripts/device_shapes_preamble.sh, packed beside them) into DEST (default /work/main/.device-shapes):
 # the GUI-less fusionlab, its GPU module and the GPU tests from build-device/ (built as
 # scripts/device_prepare.sh does: -DFUSIONLAB_GUI=OFF), stripped and xz-packed with Debian's
 # libstb beside them; the sweep scripts; run.sh; `plan` (the sweep phases) and READY (the seconds
@@ -20,14 +21,22 @@ mkdir -p "$stage/bin" "$stage/lib" "$dest"
 cp build-device/fusionlab build-device/libfusionlab_gpu.so build-device/tests/fusionlab_gpu_tests "$stage/bin/"
 strip --strip-unneeded "$stage/bin/"*
 cp -L "$(ldconfig -p | awk '/libstb\.so\.0 /{print $NF; exit}')" "$stage/lib/"
-rm -f "$dest"/READY "$dest"/*.py "$dest"/run.sh "$dest"/bin.tar.xz "$dest"/plan "$dest"/reserve "$dest"/PROVES.txt
+rm -f "$dest"/READY "$dest"/*.py "$dest"/*.sh "$dest"/bin.tar.xz "$dest"/plan "$dest"/reserve "$dest"/PROVES.txt
 tar -cJf "$dest/bin.tar.xz" -C "$stage" bin lib
 cp scripts/elementwise_sweep.py scripts/elementwise_torch_sweep.py "$dest/"
 # elementwise.cu alone as sm_90 cubins (this version, and the previous one when CUBIN_BEFORE names
 # one): run.sh counts each kernel's SASS instructions with cuobjdump on the device
 rm -f "$dest"/*.cubin.xz
 for c in ${CUBIN_NOW:-} ${CUBIN_BEFORE:-}; do [ -f "$c" ] && xz -9 -c "$c" > "$dest/$(basename "$c").xz"; done
-cp scripts/device_shapes_run.sh "$dest/run.sh"
+# RUN=proof: the proof of a kernel change (scripts/device_shapes_proof_run.sh) instead of the sweep;
+# SANITIZE="tool:tests ...", SWEEP_SECONDS=S and PROFILES="workload:rows:hidden:dtype ...": its sanitizer
+# runs, the seconds its sweep may take and its Nsight Compute profiles
+cp "scripts/device_shapes_${RUN:+${RUN}_}run.sh" "$dest/run.sh"
+cp scripts/device_shapes_preamble.sh "$dest/"
+rm -f "$dest/sanitize" "$dest/sweep_seconds" "$dest/profiles"
+[ -n "${SANITIZE:-}" ] && echo "$SANITIZE" > "$dest/sanitize"
+[ -n "${PROFILES:-}" ] && echo "$PROFILES" > "$dest/profiles"
+[ -n "${SWEEP_SECONDS:-}" ] && echo "$SWEEP_SECONDS" > "$dest/sweep_seconds"
 echo "$plan" > "$dest/plan"
 echo "$reserve" > "$dest/reserve"
 rm -f "$dest/reserve_alts" "$dest/compile_dtypes"

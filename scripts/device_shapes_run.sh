@@ -11,24 +11,15 @@
 # the bundle's READY) paces the phases.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OUT=${1:-shapes-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
-START=$(date +%s); BUDGET=${BUDGET:-$(cat "$HERE/READY" 2>/dev/null || echo 300)}
+OUT=${1:-shapes-out}; DEFAULT_BUDGET=300
+. "$HERE/device_shapes_preamble.sh"
 PLAN=$(cat "$HERE/plan" 2>/dev/null || echo default)
 # seconds kept after the sweep for PyTorch eager, memcheck and torch.compile (the bundle's `reserve`)
 RESERVE=$(cat "$HERE/reserve" 2>/dev/null || echo 95)
 # seconds kept after torch.compile for the forced layouts (the bundle's `reserve_alts`) and its dtypes
 RESERVE_ALTS=$(cat "$HERE/reserve_alts" 2>/dev/null || echo 5)
 COMPILE_DTYPES=$(cat "$HERE/compile_dtypes" 2>/dev/null || echo bf16,fp16,fp32)
-left() { echo $(( START + BUDGET - $(date +%s) )); }
-log() { echo "[$(date -u +%T) +$(( $(date +%s) - START ))s] $*" | tee -a "$OUT/progress.log"; }
-WORK=$(mktemp -d); tar -xJf "$HERE/bin.tar.xz" -C "$WORK" || { log "unpack failed"; exit 2; }
-B=$WORK/bin
-export LD_LIBRARY_PATH=$WORK/lib:$B:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export PYTHONUNBUFFERED=1 FUSIONLAB_CACHE_DIR=$WORK/cache
-{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.mem,memory.total --format=csv,noheader;
-  python3 -c "import torch; print('torch', torch.__version__)" 2>&1; } > "$OUT/card.txt"
 log "card: $(sed -n 2p "$OUT/card.txt") plan: $PLAN budget: $BUDGET s"
-cp "$HERE"/*.py "$WORK/" 2>/dev/null
 
 # 1. correctness first: the elementwise GPU tests (every configuration, ragged, poisoned)
 log "gpu tests"

@@ -115,6 +115,25 @@ def jobs(phases):
             out.append(dict(name="bounds_checked_h%d" % hidden, workload="chain", variant="fused", dtype="fp16,bf16",
                             rows=rows, hidden=hidden, env={"FUSIONLAB_ROW_BOUNDS": "checked"},
                             forced="bounds checked per chunk", kernels=False, counters=False))
+    if "fp32wide" in phases:  # v7 (2026-11-28): fp32 at hidden 65536 (the picked staged cluster of 2, 76 %) against
+        # the register and staged clusters with the v6 push (the register clusters were last timed pulling)
+        for i, cfg in enumerate(("", "cpt=2,tpr=512,ctas=8", "cpt=4,tpr=512,ctas=4", "cpt=4,tpr=256,ctas=8",
+                                 "smem=1,tpr=512,ctas=4", "smem=1,tpr=256,ctas=8")):
+            out.append(dict(name="fp32wide%d_h65536" % i, workload="chain", variant="fused", dtype="fp32",
+                            rows="1024,4096", hidden=65536, env={"FUSIONLAB_ROW_CONFIG": cfg} if cfg else {},
+                            forced=("row " + cfg) if cfg else "", kernels=False, counters=False))
+    if "biasgelu16" in phases:  # v7: fused bias+GELU 16-bit at 192 and 256 MiB (87-90 % at v6) with 64 B per thread or evict-first
+        for hidden, rows in ((3072, 16384), (8192, 8192)):
+            for cfg in ("bytes=64", "cs=1"):
+                out.append(dict(name="bias_gelu16_%s_h%d" % (cfg.replace("=", ""), hidden), workload="bias_gelu",
+                                variant="fused", dtype="bf16,fp16", rows=str(rows), hidden=hidden,
+                                env={"FUSIONLAB_FLAT_CONFIG": cfg}, forced="flat " + cfg, kernels=False, counters=False))
+    if "alts7" in phases:  # v7 round 2: the 16-bit chain's slowest picks against other layouts (same process kind)
+        for hidden, rows, cfg in ((16384, 8192, "cpt=4,tpr=256,ctas=2"), (7168, 8192, "cpt=2,tpr=448"),
+                                  (8192, 8192, "cpt=2,tpr=512"), (65536, 4096, "cpt=2,tpr=512,ctas=8")):
+            out.append(dict(name="alt7_%s_h%d" % (cfg.replace("=", "").replace(",", "_"), hidden), workload="chain",
+                            variant="fused", dtype="bf16,fp16", rows=str(rows), hidden=hidden,
+                            env={"FUSIONLAB_ROW_CONFIG": cfg}, forced="row " + cfg, kernels=False, counters=False))
     if "unfused" in phases:
         for hidden, rows in SHAPES.items():
             out.append(dict(name="chain_unfused_h%d" % hidden, workload="chain", variant="unfused", dtype="bf16",

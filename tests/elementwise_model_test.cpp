@@ -242,15 +242,19 @@ TEST_CASE("row_config: the per-shape rule", "[model][config]") {
     CHECK(c.ctas_per_row == 8);
     CHECK(c.threads_per_row == 256);
     CHECK(c.chunks_per_thread == 4);
-    // fp32 past one block's registers: the row staged in shared memory, a cluster of 2 for 256 KiB
-    // (128 KiB of x per block; the residual read in the last pass)
+    // fp32 past one staged block (v7): a register cluster of 8 blocks of 256 threads, 4 chunks each
     c = row_config_of(65536, DType::f32);
-    CHECK_FALSE(c.stage_residual);
-    CHECK(c.staged_bytes(DType::f32) == 128 * 1024);
+    CHECK_FALSE(c.staged);
+    CHECK(c.ctas_per_row == 8);
+    CHECK(c.threads_per_row == 256);
+    CHECK(c.chunks_per_thread == 4);
+    c = row_config_of(40000, DType::f32);  // 5000 chunks: 8 blocks of 160 threads x 4 chunks (5120)
+    CHECK_FALSE(c.staged);
+    CHECK(c.ctas_per_row == 8);
+    CHECK(c.threads_per_row == 160);
+    c = row_config_of(32768, DType::f32);  // 128 KiB of x: still one staged block
     CHECK(c.staged);
-    CHECK(c.ctas_per_row == 2);
-    CHECK(c.threads_per_row == 512);
-    CHECK(c.chunks_per_thread == 8);
+    CHECK(c.ctas_per_row == 1);
     c = row_config_of(20000, DType::f32);  // 80 KiB of x: one block; x and residual would be 160 KiB
     CHECK(c.staged);
     CHECK_FALSE(c.stage_residual);
@@ -312,10 +316,10 @@ TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout - one that cannot ho
     }
     {
         const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "cs=1");  // the hint alone keeps the picked layout
-        const elementwise::RowConfig c = row_config_of(65536, DType::f32);
+        const elementwise::RowConfig c = row_config_of(20000, DType::f32);
         CHECK(c.staged);
         CHECK(c.streaming);
-        CHECK(c.chunks_per_thread == 8);
+        CHECK(c.chunks_per_thread == 5);
     }
     for (const char* bad : {"cpt=4,tpr=64", "ctas=3", "cpt=5", "tpr=100", "rpb=4,tpr=256", "threads=2", "cpt", "cpt=x",
                             "smem=2", "smem=1,cpt=4", "smem=1,rpb=2", "smem=1,tpr=100", "cs=3"}) {

@@ -33,8 +33,9 @@
 //     is also exactly one Philox call of the dropout mask, so the RNG costs 1/8 call per element;
 //   * every thread issues all of its loads before using any (64 bytes per input in flight), and
 //     keeps them packed until used, so enough threads stay resident;
-//   * GELU's erf is Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7, ~14 instructions) instead of
-//     erff (~25), which made every GELU kernel instruction-bound;
+//   * GELU's erf is Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7, ~13 instructions) instead of
+//     erff (~25), which made every GELU kernel instruction-bound; 16-bit outputs (v7) a logistic form
+//     of the normal CDF (|GELU error| <= 2.6e-5, 9 instructions);
 //   * math is in fp32 whatever the storage type; LayerNorm statistics in fp32;
 //   * ragged sizes: a row kernel whose hidden is not a multiple of 8 (or whose pointers are not
 //     16-byte aligned) runs its scalar instantiation, with bounds checks per element; flat kernels
@@ -71,6 +72,20 @@
 //       without per-chunk bounds tests (kFull; FUSIONLAB_ROW_BOUNDS=checked forces the other).
 //       (H200: bf16 8192^2 44.9 instructions per element (v5 52.9), 79.8 % of copy (v5 68.6);
 //       4096 x 65536 70.5 % (53.4); pulled in the same call 61.4 %)
+//   v7  16-bit outputs take GELU in a logistic form, x / (1 + 2^{x q(min(x^2, 25))}) (gelu_logistic.h:
+//       9 instructions against A&S's 13, |error| <= 2.6e-5 against the float64 GELU, a ninth of fp16's
+//       half ulp): the 16-bit chain is issue-bound on an H200 and GELU was its largest part. Every kernel
+//       storing fp16 or bf16 takes it (row kernel, gelu and bias+GELU flat kernels, so ffn's too) but
+//       fused_chain_spill (its recorded code); fp32 outputs, checked to 1e-5, keep A&S. In the 16-bit fused
+//       chain the dropout scale s folds into that form, x / (1/s + 2^{x q + log2(1/s)}) (1/s and log2(1/s)
+//       from the host), so a kept element is x * (s Phi(x)) + residual, one FFMA with no s in it: ptxas had
+//       reloaded s from the constant bank per element (a predicated LDC). row_sum takes the row's first
+//       warp from its caller instead of dividing by warps_per_row (~20 instructions per thread). Static
+//       SASS of row_kernel<bf16, 4>'s bounds-free
+//       path 1822 -> 1610 instructions per thread of 32 elements; that path no longer spills. fp32 rows past
+//       32768 run a register cluster of 8 (elementwise_shapes.cpp) instead of the staged cluster of 2.
+//       (H200: bf16 8192^2 38.5 instructions per element (v6 44.9), 87.8 % of copy (v6 79.8); 4096 x 65536
+//       77.7 % (70.5); fp32 4096 x 65536 81.7 % (76.9 staged))
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -86,6 +101,7 @@
 #include "kernels/gpu/gpu_workload.h"
 #include "kernels/core/gelu_fast.h"
 #include "kernels/core/philox.h"
+#include "kernels/elementwise/gelu_logistic.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/core/registry.h"
 
@@ -232,6 +248,13 @@ __device__ __forceinline__ void store_partial(T* p, int64_t valid, const float (
 // GELU with Abramowitz & Stegun's erf (~14 instructions against erff's ~25): kernels/core/gelu_fast.h,
 // shared with the exercises' header so a student's kernel can use the very same function.
 __device__ __forceinline__ float gelu(float x) { return kernels::gelu_fast(x); }
+// v7: the GELU of a kernel storing T. 16-bit outputs take the logistic form (kernels/elementwise/
+// gelu_logistic.h: 9 instructions against 13, |error| <= 2.6e-5, under a ninth of fp16's half ulp);
+// fp32 outputs, checked to 1e-5, keep A&S. fused_chain_spill keeps its recorded gelu_fast_select.
+template <typename T> __device__ __forceinline__ float gelu_of(float x) {
+    if constexpr (sizeof(T) == 2) return elementwise::gelu_logistic(x);
+    else return gelu(x);
+}
 
 // 16-bit uniform number `lane` (0..7) of a Philox result; same bits as dropout_u16() but with
 // selects instead of an indexed array, so a run-time lane does not put r in local memory.
@@ -310,8 +333,9 @@ __device__ __forceinline__ void dropout_chunk_keyed(float (&v)[kChunk], uint64_t
 // blockDim / (32 warps_per_row) rows); every thread of the row gets the total: a warp butterfly,
 // then the row's warps added one after another from 0 (elementwise_emulate.cpp follows this order).
 // `scratch` holds one float per warp. warps_per_row is the same for the whole block, so the
-// barrier is reached by all threads or none.
-__device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_row) {
+// barrier is reached by all threads or none. first_warp: the row's first warp in the block (v7: the
+// caller's local_row x warps_per_row; a division here cost ~20 instructions per thread).
+__device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_row, int first_warp) {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
     if (warps_per_row == 1) return 0.0f + v;
@@ -319,14 +343,14 @@ __device__ __forceinline__ float row_sum(float v, float* scratch, int warps_per_
     if (lane == 0) scratch[warp] = v;
     __syncthreads();
     float total = 0.0f;
-    const int first = warp / warps_per_row * warps_per_row;
 #pragma unroll 4  // v6: a run-time loop of 8 warps cost 5 instructions a term in every thread (~2.5 per element over two reductions)
-    for (int w = 0; w < warps_per_row; ++w) total += scratch[first + w];
+    for (int w = 0; w < warps_per_row; ++w) total += scratch[first_warp + w];
     return total;
 }
 // Two row sums at once (v6, 16-bit rows: the shifted statistics), each in row_sum's order, one block
 // barrier for both.
-__device__ __forceinline__ void row_sum2(float& a, float& b, float* scratch_a, float* scratch_b, int warps_per_row) {
+__device__ __forceinline__ void row_sum2(float& a, float& b, float* scratch_a, float* scratch_b, int warps_per_row,
+                                         int first_warp) {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) {
         a += __shfl_xor_sync(0xFFFFFFFFu, a, offset);
@@ -341,9 +365,8 @@ __device__ __forceinline__ void row_sum2(float& a, float& b, float* scratch_a, f
     if (lane == 0) scratch_a[warp] = a, scratch_b[warp] = b;
     __syncthreads();
     float total_a = 0.0f, total_b = 0.0f;
-    const int first = warp / warps_per_row * warps_per_row;
 #pragma unroll 4
-    for (int w = 0; w < warps_per_row; ++w) total_a += scratch_a[first + w], total_b += scratch_b[first + w];
+    for (int w = 0; w < warps_per_row; ++w) total_a += scratch_a[first_warp + w], total_b += scratch_b[first_warp + w];
     a = total_a;
     b = total_b;
 }
@@ -577,6 +600,8 @@ struct RowExtras {
     int rows_per_block;
     int ctas_log2;            // ctas_per_row is 1, 2, 4 or 8
     int full_rows;            // ctas x threads x chunks x 8 == hidden: every chunk of the layout inside its row
+    // v7: the dropout scale folded into the 16-bit GELU (gelu_logistic.h's gelu_scale_fold of keep_scale)
+    float scale_inverse, scale_log2_inverse;
 };
 static_assert(kMaxRowThreads <= 1024, "RowExtras::tpr_reciprocal divides exactly only below 1024 threads");
 
@@ -674,8 +699,14 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const RowExtras& 
         for (int i = 0; i < kChunk; ++i) h[i] = fmaf((v[i] - mean) * rstd, g[i], b[i]);
     }
     if constexpr (kFused) {
+        // v7, 16-bit: s Phi(h), the dropout scale s folded into the logistic form (gelu_logistic.h);
+        // GELU(h) s = h factor, taken below in one FMA with the residual
+        float factor[kChunk];
 #pragma unroll
-        for (int i = 0; i < kChunk; ++i) h[i] = gelu(h[i]);
+        for (int i = 0; i < kChunk; ++i) {
+            if constexpr (sizeof(T) == 2) factor[i] = elementwise::gelu_logistic_factor(h[i], m.scale_inverse, m.scale_log2_inverse);
+            else h[i] = gelu(h[i]);
+        }
         const uint64_t e0 = static_cast<uint64_t>(row_start + col0);
         bool keep[kChunk];
         if (kVector) keep_chunk_keyed(keep, e0, m.keys, a.threshold, m.threshold_hi);
@@ -685,7 +716,10 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const RowExtras& 
         // v6: dropout's scale and the residual add in one FMA (FFMA, FSEL where the multiply, the select
         // and the add were three; one rounding fewer): a dropped element is the residual exactly
 #pragma unroll
-        for (int i = 0; i < kChunk; ++i) h[i] = keep[i] ? fmaf(h[i], a.keep_scale, res[i]) : res[i];
+        for (int i = 0; i < kChunk; ++i) {
+            if constexpr (sizeof(T) == 2) h[i] = keep[i] ? fmaf(h[i], factor[i], res[i]) : res[i];  // v7: GELU(h) s + res
+            else h[i] = keep[i] ? fmaf(h[i], a.keep_scale, res[i]) : res[i];
+        }
     }
     // store out row chunk to HBM (h1 for the unfused layernorm)
     if (kVector) store_chunk<T>(out + col0, h, a.streaming != 0);
@@ -739,6 +773,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
     const Index stride = static_cast<Index>(tpr) * kChunk;
     const Index first_col = (static_cast<Index>(rank) * tpr * kCpt + t) * kChunk;
     const int warps_per_row = tpr >> 5;
+    const int first_warp = local_row * warps_per_row;  // the row's first warp in the block (tpr is whole warps)
 
     RawChunk<T> x_raw[kCpt], res_raw[kCpt];
     // load x row into registers (HBM -> registers, 16-byte vectors, all chunks in flight)
@@ -781,7 +816,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                 }
             }
         }
-        row_sum2(s, q, sum_scratch, sq_scratch, warps_per_row);
+        row_sum2(s, q, sum_scratch, sq_scratch, warps_per_row, first_warp);
         if (ctas > 1) {
             cluster_sum2(s, q, cluster_reduction, rank, ctas, pull);
             cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
@@ -799,7 +834,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
 #pragma unroll
             for (int i = 0; i < kChunk; ++i) sum += v[i];
         }
-        float row_total = row_sum(sum, sum_scratch, warps_per_row);
+        float row_total = row_sum(sum, sum_scratch, warps_per_row, first_warp);
         if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
         mean = row_total * inv_hidden;
         // Each pass unpacks the packed row again (one instruction per element): hiding the packed
@@ -823,7 +858,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                 if (kVector || col0 + i < limit) sq = fmaf(d, d, sq);
             }
         }
-        float sq_total = row_sum(sq, sq_scratch, warps_per_row);
+        float sq_total = row_sum(sq, sq_scratch, warps_per_row, first_warp);
         if (ctas > 1) {
             sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
             cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
@@ -947,7 +982,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
         for (int i = 0; i < kChunk; ++i) sum += v[i];
     }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
-    float row_total = row_sum(sum, sum_scratch, tpr >> 5);
+    float row_total = row_sum(sum, sum_scratch, tpr >> 5, 0);  // one row per block
     if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
     const float mean = row_total * inv_hidden;
 
@@ -964,7 +999,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
             if (kVector || col0 + i < hidden) sq = fmaf(d, d, sq);
         }
     }
-    float sq_total = row_sum(sq, sq_scratch, tpr >> 5);
+    float sq_total = row_sum(sq, sq_scratch, tpr >> 5, 0);
     if (ctas > 1) {
         sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
         cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
@@ -1211,7 +1246,7 @@ __global__ void __launch_bounds__(kMaxFlatThreads, kVector ? 2 : 1) flat_kernel(
         // compute in registers
         if constexpr (kOp == FlatOp::gelu) {
 #pragma unroll
-            for (int i = 0; i < kChunk; ++i) v[i] = gelu(v[i]);
+            for (int i = 0; i < kChunk; ++i) v[i] = gelu_of<T>(v[i]);
         } else if constexpr (kOp == FlatOp::dropout) {
             dropout_chunk_keyed(v, static_cast<uint64_t>(e0), a.keys, a.threshold, a.threshold_hi, a.keep_scale);
         } else if constexpr (kOp == FlatOp::add) {
@@ -1223,7 +1258,7 @@ __global__ void __launch_bounds__(kMaxFlatThreads, kVector ? 2 : 1) flat_kernel(
             float bias[kChunk];
             unpack<T>(bias_raw[k], bias);
 #pragma unroll
-            for (int i = 0; i < kChunk; ++i) v[i] = kOp == FlatOp::bias_add ? v[i] + bias[i] : gelu(v[i] + bias[i]);
+            for (int i = 0; i < kChunk; ++i) v[i] = kOp == FlatOp::bias_add ? v[i] + bias[i] : gelu_of<T>(v[i] + bias[i]);
         }
         // store output tile to HBM
         if (kVector && e0 + kChunk <= a.n) store_chunk<T>(out + e0, v, a.streaming != 0);
@@ -1309,8 +1344,9 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
     const char* bounds = std::getenv("FUSIONLAB_ROW_BOUNDS");
     const bool full_rows = static_cast<int64_t>(c.ctas_per_row) * c.threads_per_row * c.chunks_per_thread * kChunk == p.hidden &&
                            !(bounds != nullptr && std::strcmp(bounds, "checked") == 0);
+    const elementwise::GeluScaleFold fold = elementwise::gelu_scale_fold(a.keep_scale);
     RowExtras m{threshold_high(a.threshold), philox_round_keys(a.seed), pull ? 1 : 0, tpr_reciprocal, c.rows_per_block, ctas_log2,
-                full_rows ? 1 : 0};
+                full_rows ? 1 : 0, fold.inverse, fold.log2_inverse};
     void* params[] = {&a, &m};  // spill_row_kernel takes a alone (the second pointer is not read)
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(shape.blocks));

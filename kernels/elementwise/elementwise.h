@@ -78,6 +78,13 @@ void reference_row(const ElementwiseParams& p, int64_t row, double* out);
 // GELU as the device computes it (A&S 7.1.26 erf, rcp.approx, ex2.approx) in fp32: ffn's GELU
 // kernels are these too.
 float gpu_gelu(float x);
+// The logistic form the 16-bit kernels take (v7, kernels/elementwise/gelu_logistic.h), in fp32.
+float gpu_gelu_logistic(float x);
+// The GELU a kernel storing `t` computes (fused_chain_spill, kept as recorded, always takes gpu_gelu).
+float gpu_gelu_for(DType t, float x);
+// GELU(x) * scale + residual as the 16-bit fused chain computes a kept element (v7: the scale folded into
+// the logistic form, the residual added in the same FMA).
+float gpu_gelu_logistic_scaled_add(float x, float scale, float residual);
 // Output row `row` of `variant` as its kernels compute it, rounded where they store: hidden values.
 void emulate_row(const std::string& variant, const ElementwiseParams& p, int64_t row, float* out);
 // WorkloadDef::emulate of chain and bias_gelu: out on rows_to_check(p, budget) against the reference.

@@ -13,10 +13,13 @@
 //     each kernel's output rounded to the dtype where it is stored.
 //   GELU: elementwise.cu's Abramowitz & Stegun 7.1.26 form with rcp.approx and ex2.approx (its erf
 //     differs from the reference's by up to 1.5e-7: part of the error shown), max(x, 0) - |q| with its last
-//     multiply and the subtraction one FMA (fused_chain_spill: v4's select form, x - q not contracted).
+//     multiply and the subtraction one FMA (fused_chain_spill: v4's select form, x - q not contracted);
+//     v7: every kernel storing fp16 or bf16 but fused_chain_spill takes the logistic form instead
+//     (gelu_logistic.h, |error| <= 2.6e-5).
 #include "kernels/sim/emulate.h"
 #include "kernels/core/philox.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/elementwise/gelu_logistic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -35,6 +38,24 @@ float gpu_gelu(float x) {
     const float poly = t * emu::fma32(emu::fma32(emu::fma32(emu::fma32(kA5, t, kA4), t, kA3), t, kA2), t, kA1);
     // kernels/core/gelu_fast.h: max(x, 0) - (|x| P) e as one FMA
     return emu::fma32(-(ax * poly), emu::exp2_ftz(x * x * kHalfLog2e), std::fmax(x, 0.0f));
+}
+
+namespace {
+// gelu_logistic.h's gelu_logistic_factor: s Phi(x) = 1 / (1/s + 2^{x q(min(x^2, 25)) + log2(1/s)})
+float gelu_logistic_factor(float x, const GeluScaleFold& fold) {
+    const float u = std::fmin(x * x, kGeluLogisticClamp);
+    const float q = emu::fma32(emu::fma32(kGeluLogistic2, u, kGeluLogistic1), u, kGeluLogistic0);
+    return emu::rcp_ftz(fold.inverse + emu::exp2_ftz(emu::fma32(x, q, fold.log2_inverse)));
+}
+}  // namespace
+
+float gpu_gelu_logistic(float x) { return x * gelu_logistic_factor(x, GeluScaleFold{1.0f, 0.0f}); }
+
+float gpu_gelu_for(DType t, float x) { return t == DType::f32 ? gpu_gelu(x) : gpu_gelu_logistic(x); }
+
+float gpu_gelu_logistic_scaled_add(float x, float scale, float residual) {
+    // the fused chain's kept element: x factor + residual, one FMA (the fold's bits the launcher's)
+    return emu::fma32(x, gelu_logistic_factor(x, gelu_scale_fold(scale)), residual);
 }
 
 namespace {
@@ -154,15 +175,20 @@ void emulate_chain_row(const std::string& variant, const ElementwiseParams& p, c
         float v = h[static_cast<size_t>(c)];
         if (which == Variant::fused) {
             // v6: dropout's scale and the residual add are one FMA; a dropped element is the residual
-            v = gpu_gelu(v);
-            v = keep ? emu::fma32(v, scale, res) : res;
+            if (t == DType::f32) {
+                v = gpu_gelu(v);
+                v = keep ? emu::fma32(v, scale, res) : res;
+            } else {
+                // v7: the logistic form with the dropout scale folded in, and the residual in the same FMA
+                v = keep ? gpu_gelu_logistic_scaled_add(v, scale, res) : res;
+            }
         } else if (fused) {
             v = gpu_gelu(v);  // fused_spill (kept as recorded): the multiply, then the add
             v = keep ? v * scale : 0.0f;
             v += res;
         } else {
             v = round_to_dtype(v, t);                                   // layernorm stores h1
-            v = round_to_dtype(gpu_gelu(v), t);                         // gelu stores h2
+            v = round_to_dtype(gpu_gelu_for(t, v), t);                  // gelu stores h2
             v = round_to_dtype(keep ? v * scale : 0.0f, t);             // dropout stores h3
             v += res;                                                   // add
         }
@@ -176,7 +202,7 @@ void emulate_bias_gelu_row(const std::string& variant, const ElementwiseParams& 
     const bool stores_h = variant_of(p, variant) == Variant::unfused;
     for (int64_t c = 0; c < p.hidden; ++c) {
         const float h = x_value(p, row, c) + cols.bias[static_cast<size_t>(c)];
-        out[c] = round_to_dtype(gpu_gelu(stores_h ? round_to_dtype(h, t) : h), t);  // unfused stores h
+        out[c] = round_to_dtype(gpu_gelu_for(t, stores_h ? round_to_dtype(h, t) : h), t);  // unfused stores h
     }
 }
 

@@ -21,9 +21,10 @@
 //   * 16-bit rows too long for one block of 512 threads (hidden > 16384): a cluster of 2 to 8
 //     blocks of about 256 threads shares the row, its two reductions summed across the cluster
 //     through distributed shared memory (Hopper);
-//   * fp32 rows past 16384: staged in shared memory (staged_row_kernel) by one block of 512
-//     threads, or a cluster of 2 such blocks past 32768 (a block's slice at most kStageMaxBytes).
-//     The staged kernel lost to the register cluster in 16-bit on an H200 (kernels/PERF.md).
+//   * fp32 rows from 16384 to 32768: staged in shared memory (staged_row_kernel) by one block of
+//     512 threads (its slice at most kStageMaxBytes); past 32768 (v7) a cluster of 8 blocks of at
+//     most 256 threads with 4 chunks each in registers, which beat the staged cluster of 2 by 3.5-5
+//     points on an H200. The staged kernel lost to the register cluster in 16-bit too (kernels/PERF.md).
 // FUSIONLAB_ROW_CONFIG="cpt=4,tpr=256,rpb=1,ctas=2" forces any of the four, "smem=1,tpr=512,ctas=2"
 // a staged layout (the sweep of kernels/PERF.md compares them); what is not forced is derived.
 //
@@ -150,11 +151,24 @@ RowConfig rule(const ElementwiseParams& p) {
                 " threads";
         return c;
     }
-    // Longer fp32 rows: staged in shared memory (staged_row_kernel), one block of 512 threads per
-    // row, a cluster of 2 past 32768 (more than kStageMaxBytes of x). On an H200 (PERF.md, round 3)
-    // that ran fp32 1024 x 65536 at 63.8 % of copy against 62.2 % for a cluster of 8 in registers,
-    // while 16-bit rows lost (43.9 % against 49.9 %: half the warps, more instructions, in a kernel
-    // bound by its instructions there), so 16-bit rows keep the register cluster below.
+    // fp32 rows past one staged block (more than kStageMaxBytes of x, hidden > 32768): a cluster of 8
+    // blocks of at most 256 threads, 4 chunks each in registers. v7 (H200, 2026-11-28 13:20, the clusters
+    // pushing their sums since v6): 4096 x 65536 80.4 % of copy and 1024 x 65536 77.7 %, against 76.9 and
+    // 72.6 for the staged cluster of 2 it replaces, 75.5 / 73.1 for 8 x 512 threads x 2 chunks, 77.0 / 74.1
+    // for 4 x 512 x 4, and 61.8-64.4 for staged clusters of 4 and 8 (kernels/PERF.md, v7).
+    if (es == 4 && chunks * kChunkElements * es > kStageMaxBytes) {
+        c.chunks_per_thread = 4;
+        c.ctas_per_row = kRowMaxClusterCtas;
+        c.threads_per_row = static_cast<int>(row_threads(chunks, 4, kRowMaxClusterCtas));
+        c.why = "fp32 row past one staged block: a cluster of " + std::to_string(kRowMaxClusterCtas) + " blocks of " +
+                std::to_string(c.threads_per_row) + " threads, 128 B of x per thread";
+        return c;
+    }
+    // fp32 rows from 16384 to 32768: staged in shared memory (staged_row_kernel), one block of 512
+    // threads per row. On an H200 (PERF.md, round 3) that ran fp32 1024 x 65536 (then a staged cluster
+    // of 2) at 63.8 % of copy against 62.2 % for a cluster of 8 in registers pulling its sums, while
+    // 16-bit rows lost (43.9 % against 49.9 %: half the warps, more instructions, in a kernel bound by
+    // its instructions there), so 16-bit rows keep the register cluster below.
     if (es == 4) return staged_layout(p, 1);
     // A cluster: the fewest blocks (a power of two, at most 8) of at most 256 threads, else of 512
     int64_t ctas = 1;

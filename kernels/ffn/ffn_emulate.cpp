@@ -68,8 +68,8 @@ void emulate_row(const std::string& variant, const FfnParams& p, const Weights& 
     for (int64_t j = 0; j < f; ++j) {
         float& a = h[static_cast<size_t>(j)];
         const float bias = b1_value(p, j);
-        if (v == Variant::unfused) a = round_to_dtype(elementwise::gpu_gelu(round_to_dtype(round_to_dtype(a, t) + bias, t)), t);
-        else if (v == Variant::fused_elementwise) a = round_to_dtype(elementwise::gpu_gelu(round_to_dtype(a, t) + bias), t);
+        if (v == Variant::unfused) a = round_to_dtype(elementwise::gpu_gelu_for(t, round_to_dtype(round_to_dtype(a, t) + bias, t)), t);
+        else if (v == Variant::fused_elementwise) a = round_to_dtype(elementwise::gpu_gelu_for(t, round_to_dtype(a, t) + bias), t);
         else a = round_to_dtype(gelu_tanh_f32(a + bias), t);  // GEMM 1's GELU_BIAS epilogue
     }
     emu::gemm_row(t, h.data(), w.w2_32.data(), f, d, y.data());
