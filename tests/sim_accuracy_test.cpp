@@ -375,6 +375,15 @@ TEST_CASE("simulated flash_wgmma follows its H100 measurements", "[sim][accuracy
     // Where 192 x 80 measured faster, the model prices it faster too: `auto` may pick it there.
     CHECK(ratio_192x80(64, 16384) < 1.0);
     CHECK(ratio_192x80(128, 16384) < 1.0);
+    // 128 x 176 against 128 x 128 at d = 128, v13 (attn's round 1, H200, 2026-11-28 13:20 UTC, kernels/PERF.md's d = 128
+    // table, fp16): 16 heads at N = 4096 0.2219 / 0.2241 and N = 16384 3.6314 / 3.7300, 128 heads at N = 4096 1.6922 /
+    // 1.7286 and N = 16384 30.2067 / 29.6816 (non-causal; median of the goal shapes 0.994). v11's 1.17x priced it
+    // 1.17x everywhere, so `auto` never picked it; now within 0.05 of each.
+    const auto ratio_128x176 = [&](int heads, int N) { return simulated_d128(heads, N, 128, 176) / simulated_d128(heads, N, 128, 128); };
+    CHECK(ratio_128x176(16, 4096) == Approx(0.2219 / 0.2241).margin(0.05));
+    CHECK(ratio_128x176(16, 16384) == Approx(3.6314 / 3.7300).margin(0.05));
+    CHECK(ratio_128x176(128, 4096) == Approx(1.6922 / 1.7286).margin(0.05));
+    CHECK(ratio_128x176(128, 16384) == Approx(30.2067 / 29.6816).margin(0.05));
 }
 
 // The model against the recordings (assets/recordings/h100-2026-11-27 and h200-2026-11-27: every

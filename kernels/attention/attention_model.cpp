@@ -570,13 +570,16 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     if (wgmma) kernel.sfu_hidden_share = flash_wgmma_sfu_hidden_share(t.Br, p.d);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     kernel.block = flash_block_shape(variant, p, classes);
-    // flash_wgmma's 128 x 176 (v11, d = 128) ran at 1.09-1.30x 128 x 128's time at every goal shape, median
-    // 1.17x (two calls on an H200, 2026-11-28, kernels/PERF.md): with two ring stages the next tile's copy
-    // waited on both warpgroups' Pij Vj, a stall the schedule does not carry (separate Kj and Vj barriers,
-    // the kernel header's next step, would remove it): the tile is priced as measured.
+    // flash_wgmma's 128 x 176 (d = 128) against 128 x 128 in one call: v11 ran 1.09-1.30x at every goal shape,
+    // median 1.17x (two calls on an H200, 2026-11-28): with two ring stages the next tile's copy waited on both
+    // warpgroups' Pij Vj. v12/v13 (separate Kj and Vj barriers) run it at 0.96-1.085x, median 0.994 non-causal and
+    // 1.02 causal (attn's round 1, H200, 2026-11-28 13:20 UTC, kernels/PERF.md's d = 128 table): the stall the
+    // schedule did not carry is gone; the tile is priced as measured.
     if (wgmma && t.Bc == 176) {
-        kernel.block.rate_share = 1.0 / 1.17;
-        kernel.block.source += "; 128 x 176: measured at 1.17x 128 x 128's time (median, H200)";
+        const double measured = p.causal ? 1.02 : 0.994;
+        kernel.block.rate_share = 1.0 / measured;
+        kernel.block.source += p.causal ? "; 128 x 176: measured at 1.02x 128 x 128's time (v13, causal median, H200)"
+                                        : "; 128 x 176: measured at 0.994x 128 x 128's time (v13, median, H200)";
     }
     // flash_wgmma v5: one block per SM slot walks the Tr x batch_heads row blocks (attention_wgmma.cu's
     // tile scheduler), so `blocks` counts work items; v4 (FUSIONLAB_FLASH_WGMMA_GRID=waves) one block each.
