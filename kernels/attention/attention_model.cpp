@@ -567,7 +567,14 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     kernel.sfu_between_mma = wgmma;
     // Other warpgroups' turns fill part of the gap where one softmax outlasts a partner's products
     // (attention_wgmma.cu v2 and v4).
-    if (wgmma) kernel.sfu_hidden_share = flash_wgmma_sfu_hidden_share(t.Br, p.d);
+    // At 192 x 64, d = 64 a turn's products are half 192 x 128's for the same per-tile softmax steps, so half as
+    // much of a partner's softmax hides under them: 0.25, not 0.5. v13 measured 192 x 64 at 1.10-1.22x 192 x 128's
+    // time at every goal shape, causal or not (attn's round 1, H200, 2026-11-28 13:20 UTC, kernels/PERF.md's d = 64
+    // table), where 0.5 priced the two level (0.99-1.00x causal) and `auto` picked 192 x 64 at the causal shapes;
+    // 0.25 gives 1.10-1.13x (0 gave 1.20-1.26x).
+    if (wgmma)
+        kernel.sfu_hidden_share =
+            flash_wgmma_sfu_hidden_share(t.Br, p.d) * (t.Br == 192 && t.Bc == 64 && p.d <= 64 ? 0.5 : 1.0);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     kernel.block = flash_block_shape(variant, p, classes);
     // flash_wgmma's 128 x 176 (d = 128) against 128 x 128 in one call: v11 ran 1.09-1.30x at every goal shape,
