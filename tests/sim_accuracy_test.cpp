@@ -120,18 +120,23 @@ const std::vector<KnownMiss>& known_time_misses() {
         // flash_tc's 64 x 128 tile at d = 64 (four warps of 16 rows, bound by their ldmatrix reads in the model) on the
         // H100 bench of 2026-11-27b: 0.79x, causal 0.74x, since the H100's one shared-memory rate is fitted at 23.0
         // TB/s (21.7 before the fifth pass), mostly on the teaching kernel's points: one rate for two kernels'
-        // access patterns.
-        {"attention", "flash_tc", "card=H100,br=64,bc=128,d=64",
-         "flash_tc 64 x 128 at d = 64 on the H100: 0.74-0.79x; its ldmatrix reads reach less of the shared-memory rate "
-         "the teaching kernel's points fit (23.0 TB/s)",
+        // access patterns. The H200's causal point of the same tile (bench of 2026-11-27b, 0.808 ms) reads 0.749x
+        // since its rate is refitted on the re-take of 2026-11-28 14:28 UTC (22.4 -> 22.6 TB/s; 0.756x before).
+        {"attention", "flash_tc", "br=64,bc=128,d=64",
+         "flash_tc 64 x 128 at d = 64: 0.74-0.79x on the H100, 0.75x causal on the H200; its ldmatrix reads reach less "
+         "of the shared-memory rate the teaching kernel's points fit (23.0 and 22.6 TB/s)",
          true},
         // decode v7's split_kv_fused at batch 1 with 4 KV heads (H200 bench of 2026-11-28): 65 MiB of cache read in
         // 29.6-31.8 us where the read rate gives 15.4; 0.77 before the refit on the re-take of 2026-11-28 12:49 UTC.
         // The 64 splits' merge in the last block is a tail the model does not carry (kernels/PERF.md, "Held out,
         // fifth pass").
+        // The refit on the re-take of 2026-11-28 14:28 UTC (read rate 4430 -> 4390 GB/s) brings the contiguous point to
+        // 0.76x, inside 25 %, and leaves the paged one at 0.72x: on the bound.
         {"decode", "split_kv_fused", "batch=1,kv_heads=4,kv_len=32768",
-         "batch-1 GQA (4 KV heads) at 32k: 0.68x paged, 0.72x contiguous (0.73 and 0.78 before the H200's read rate, "
-         "4430 GB/s); 256 blocks of 8 steps and the last block's merge of 64 splits, a tail the model does not carry"},
+         "batch-1 GQA (4 KV heads) at 32k: 0.72x paged, 0.76x contiguous (0.68 and 0.72 at the read rate 4430 GB/s, 0.73 "
+         "and 0.78 before it); 256 blocks of 8 steps and the last block's merge of 64 splits, a tail the model does not "
+         "carry",
+         true},
         // The teaching kernel under skip at 8 x 8 heads, N = 4096 (H200 bench of 2026-11-27, 64 x 64 tiles): the
         // shared-memory rate fitted on the 2026-11-28 recording, whose lesson steps run the auto tiles (16 and
         // 32 rows), prices the 64 x 64 tile 1.25x slow (kernels/PERF.md, "Held out, third pass").
@@ -370,6 +375,15 @@ TEST_CASE("simulated flash_wgmma follows its H100 measurements", "[sim][accuracy
     // Where 192 x 80 measured faster, the model prices it faster too: `auto` may pick it there.
     CHECK(ratio_192x80(64, 16384) < 1.0);
     CHECK(ratio_192x80(128, 16384) < 1.0);
+    // 128 x 176 against 128 x 128 at d = 128, v13 (attn's round 1, H200, 2026-11-28 13:20 UTC, kernels/PERF.md's d = 128
+    // table, fp16): 16 heads at N = 4096 0.2219 / 0.2241 and N = 16384 3.6314 / 3.7300, 128 heads at N = 4096 1.6922 /
+    // 1.7286 and N = 16384 30.2067 / 29.6816 (non-causal; median of the goal shapes 0.994). v11's 1.17x priced it
+    // 1.17x everywhere, so `auto` never picked it; now within 0.05 of each.
+    const auto ratio_128x176 = [&](int heads, int N) { return simulated_d128(heads, N, 128, 176) / simulated_d128(heads, N, 128, 128); };
+    CHECK(ratio_128x176(16, 4096) == Approx(0.2219 / 0.2241).margin(0.05));
+    CHECK(ratio_128x176(16, 16384) == Approx(3.6314 / 3.7300).margin(0.05));
+    CHECK(ratio_128x176(128, 4096) == Approx(1.6922 / 1.7286).margin(0.05));
+    CHECK(ratio_128x176(128, 16384) == Approx(30.2067 / 29.6816).margin(0.05));
 }
 
 // The model against the recordings (assets/recordings/h100-2026-11-27 and h200-2026-11-27: every
@@ -407,10 +421,8 @@ const std::vector<RecordedMiss>& recorded_lesson_misses() {
         {"H200", "split_kv_fused", "decode: batch 1, 32 heads / 4 KV heads, kv_len 32768, d=128, contiguous, fp16", "",
          "decode v7 at batch 1 with 4 KV heads, 32k: 0.72x; 256 blocks of 8 steps and the last block's merge of 64 "
          "splits, a tail the model does not carry (the bench of the same kernel: 0.68-0.72x)"},
-        {"H200", "stream", "launch: K=100, n=1024, bf16", "",
-         "the lent host's launch rate (re-take of 2026-11-28 12:49 UTC): the same 100 launches took 405-611 us across n "
-         "in one call, each point's own repetitions within 10 %; the fit follows K = 256 and 512 (5.6-5.7 us a launch), "
-         "n = 1024 ran at 4.5 (1.29x)"},
+        // The H200's stream K = 100 at n = 1024 (1.29x on the re-take of 12:49 UTC, the lent host's launch rate), listed
+        // here before, falls within on the re-take of 14:28 UTC (0.413 ms, simulated 0.502: 1.22x; host launch 5.0 us).
         // Host-bound points (a few kernels of a few microseconds, timed from an idle GPU): what they measure
         // is the lent host's launch latency. Since the host side runs on two clocks with fitted constants
         // (issue 34) the epilogue and epilogue_graph runs at M = 1 and the H200's graph launch at K = 100, listed
@@ -438,6 +450,10 @@ const char* dram_known_miss(const Measurement& m) {
     if (w == "skip" && m.job.variant == "wgmma_fused" && m.job.params.get("N") == 1024)
         return "3.5 MiB above the model's 10 MiB on both cards (flash_wgmma v5's persistent grid with the x tile): not "
                "explained";
+    if (w == "skip" && m.job.variant == "wgmma_fused" && m.job.params.get("N") == 4096 &&
+        m.device.name.find("H200") != std::string::npos)
+        return "46.1 MiB counted against the model's 40.0 at 4 x 4 heads, N = 4096 (flash_wgmma v13 in the H200's re-take of "
+               "2026-11-28 14:28 UTC): 15.3 %, just past the 15 % bound; the x tile's reads, as at N = 1024: not explained";
     if (w == "skip" && m.job.variant == "teaching_two_pass" && m.job.params.get("N") == 8192)
         return "1.15x the model at N = 8192 (the H100's recording of 2026-11-27, and both cards' of 2026-11-28): not "
                "explained";

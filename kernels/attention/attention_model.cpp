@@ -567,16 +567,26 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     kernel.sfu_between_mma = wgmma;
     // Other warpgroups' turns fill part of the gap where one softmax outlasts a partner's products
     // (attention_wgmma.cu v2 and v4).
-    if (wgmma) kernel.sfu_hidden_share = flash_wgmma_sfu_hidden_share(t.Br, p.d);
+    // At 192 x 64, d = 64 a turn's products are half 192 x 128's for the same per-tile softmax steps, so half as
+    // much of a partner's softmax hides under them: 0.25, not 0.5. v13 measured 192 x 64 at 1.10-1.22x 192 x 128's
+    // time at every goal shape, causal or not (attn's round 1, H200, 2026-11-28 13:20 UTC, kernels/PERF.md's d = 64
+    // table), where 0.5 priced the two level (0.99-1.00x causal) and `auto` picked 192 x 64 at the causal shapes;
+    // 0.25 gives 1.10-1.13x (0 gave 1.20-1.26x).
+    if (wgmma)
+        kernel.sfu_hidden_share =
+            flash_wgmma_sfu_hidden_share(t.Br, p.d) * (t.Br == 192 && t.Bc == 64 && p.d <= 64 ? 0.5 : 1.0);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     kernel.block = flash_block_shape(variant, p, classes);
-    // flash_wgmma's 128 x 176 (v11, d = 128) ran at 1.09-1.30x 128 x 128's time at every goal shape, median
-    // 1.17x (two calls on an H200, 2026-11-28, kernels/PERF.md): with two ring stages the next tile's copy
-    // waited on both warpgroups' Pij Vj, a stall the schedule does not carry (separate Kj and Vj barriers,
-    // the kernel header's next step, would remove it): the tile is priced as measured.
+    // flash_wgmma's 128 x 176 (d = 128) against 128 x 128 in one call: v11 ran 1.09-1.30x at every goal shape,
+    // median 1.17x (two calls on an H200, 2026-11-28): with two ring stages the next tile's copy waited on both
+    // warpgroups' Pij Vj. v12/v13 (separate Kj and Vj barriers) run it at 0.96-1.085x, median 0.994 non-causal and
+    // 1.02 causal (attn's round 1, H200, 2026-11-28 13:20 UTC, kernels/PERF.md's d = 128 table): the stall the
+    // schedule did not carry is gone; the tile is priced as measured.
     if (wgmma && t.Bc == 176) {
-        kernel.block.rate_share = 1.0 / 1.17;
-        kernel.block.source += "; 128 x 176: measured at 1.17x 128 x 128's time (median, H200)";
+        const double measured = p.causal ? 1.02 : 0.994;
+        kernel.block.rate_share = 1.0 / measured;
+        kernel.block.source += p.causal ? "; 128 x 176: measured at 1.02x 128 x 128's time (v13, causal median, H200)"
+                                        : "; 128 x 176: measured at 0.994x 128 x 128's time (v13, median, H200)";
     }
     // flash_wgmma v5: one block per SM slot walks the Tr x batch_heads row blocks (attention_wgmma.cu's
     // tile scheduler), so `blocks` counts work items; v4 (FUSIONLAB_FLASH_WGMMA_GRID=waves) one block each.

@@ -29,6 +29,7 @@ namespace kernels::elementwise {
 namespace {
 
 constexpr double kLayerNormFlops = 7, kGeluFlops = 5, kDropoutFlops = 1, kAddFlops = 1, kBiasAddFlops = 1;
+constexpr double kFusedBiasGeluInstructions = 22.9;  // 16-bit outputs, v7 (add_flat_kernel says where it was measured)
 
 struct Sizes {
     uint64_t es, n, hidden, rows;
@@ -111,14 +112,20 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
         TileEvent compute{EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(g.elements), g.blocks,
                           compute_what + g.suffix};
         // Instructions per element (ncu: smsp__inst_executed x 32 / elements, H200): at 6 bytes per element they,
-        // not DRAM, set the 16-bit chain's time on an H200. fused_chain_spill keeps its recorded code: 54 (PERF.md
-        // "Measured (step 5, ncu)"). fused_chain v6 (PERF.md "v6 round 2 measured"): 16-bit rows 44.9 with one block
-        // a row (8192^2 bf16), 47.3 in a cluster (4096 x 65536: the pushes and their waits); fp32 rows keep the two
-        // passes: v5's 52.9 less the 5.0 v6 cut from the fp32 instance's static SASS, 48 (no ncu run; fp32 moves
-        // twice the bytes an element and is DRAM-bound, so this count rarely sets its time).
+        // not DRAM, set the 16-bit chain's time on an H200. fused_chain_spill keeps its recorded code (A&S's GELU):
+        // 54 (PERF.md "Measured (step 5, ncu)"). fused_chain v7 (logistic GELU for 16-bit outputs; ncu, H200, shapes
+        // rounds 2 and 3, 2026-11-28 13:22 and 13:51 UTC, PERF.md "v7 round 2 measured" and its "For the model"):
+        // 16-bit rows 38.5 with one block a row of up to 256 threads (8192^2 bf16 and fp16: 38.53), 40.0 at 512
+        // threads a row (8192 x 16384 bf16: 39.97), 41.0 in a cluster (4096 x 65536, 8 blocks: 40.95; v6 44.9 and
+        // 47.3). fp32 rows keep A&S's GELU and the two passes: v5's 52.9 less the 5.0 v6 cut from the fp32
+        // instance's static SASS, 48 (no ncu run; fp32 moves twice the bytes an element and is DRAM-bound, so
+        // this count rarely sets its time).
         if (name == "fused_chain_spill") compute.instructions = 54.0 * static_cast<double>(g.elements);
         if (name == "fused_chain") {
-            const double per_element = p.dtype == DType::f32 ? 48.0 : config.ctas_per_row > 1 ? 47.3 : 44.9;
+            const double per_element = p.dtype == DType::f32    ? 48.0
+                                       : config.ctas_per_row > 1 ? 41.0
+                                       : tpr >= 512             ? 40.0
+                                                                : 38.5;
             compute.instructions = per_element * static_cast<double>(g.elements);
         }
         s.events.push_back(compute);
@@ -141,13 +148,19 @@ void add_flat_kernel(Schedule& s, const ElementwiseParams& p, const std::string&
     if (!vector_input.empty())
         s.events.push_back({EventKind::load, k, vector_input, z.hidden * z.es, 0, 1,
                             "load " + vector_input + " into registers (HBM once; later blocks hit L2)"});
+    // fused_bias_gelu v7 with 16-bit outputs (logistic GELU): 22.9 instructions per element (ncu, H200, bf16 8192^2,
+    // shapes round 2, 2026-11-28 13:22 UTC, kernels/PERF.md "v7 round 2 measured"; v7b's flat kernel is v7a's).
+    // fp32 keeps A&S's GELU, not measured: no count, priced by its bytes. The other flat kernels: no count.
+    const double instructions_per_element = name == "fused_bias_gelu" && p.dtype != DType::f32 ? kFusedBiasGeluInstructions : 0.0;
     auto block = [&](uint64_t elements, uint64_t repeat, const char* suffix) {
         if (repeat == 0 || elements == 0) return;
         for (const std::string& in : inputs)
             s.events.push_back({EventKind::load, k, in, elements * z.es, 0, repeat,
                                 "load " + in + " tile into registers" + suffix});
-        s.events.push_back({EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(elements), repeat,
-                            compute_what + suffix});
+        TileEvent compute{EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(elements), repeat,
+                          compute_what + suffix};
+        compute.instructions = instructions_per_element * static_cast<double>(elements);
+        s.events.push_back(compute);
         s.events.push_back({EventKind::store, k, output, elements * z.es, 0, repeat,
                             "store " + output + " tile" + suffix});
     };

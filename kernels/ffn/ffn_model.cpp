@@ -244,12 +244,19 @@ void add_flat(Schedule& s, const FfnParams& p, const std::string& name, const st
     if (!vector.empty())
         s.events.push_back({EventKind::load, k, vector, hidden * es, 0, 1,
                             "load " + vector + " into registers (HBM once; later blocks hit L2)"});
+    // bias_gelu runs the bias_gelu workload's fused_bias_gelu (ffn.cu), v7 with 16-bit outputs: 22.9 instructions per
+    // element, as kernels/elementwise/elementwise_model.cpp prices it (ncu, H200, bf16 8192^2, 2026-11-28 13:22 UTC,
+    // kernels/PERF.md "v7 round 2 measured"). fp32 keeps A&S's GELU (not measured) and the other flat kernels have
+    // no count: priced by their bytes.
+    const double instructions_per_element = name == "bias_gelu" && p.dtype != DType::f32 ? 22.9 : 0.0;
     auto block = [&](uint64_t elements, uint64_t repeat, const char* suffix) {
         if (repeat == 0 || elements == 0) return;
         s.events.push_back({EventKind::load, k, in, elements * es, 0, repeat,
                             "load " + in + " tile into registers (the previous kernel stored it)" + suffix});
-        s.events.push_back({EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(elements), repeat,
-                            compute_what + suffix});
+        TileEvent compute{EventKind::compute, k, "", 0, flops_per_element * static_cast<double>(elements), repeat,
+                          compute_what + suffix};
+        compute.instructions = instructions_per_element * static_cast<double>(elements);
+        s.events.push_back(compute);
         s.events.push_back({EventKind::store, k, out, elements * es, 0, repeat, "store " + out + " tile" + suffix});
     };
     block(per_block, n / per_block, "");
