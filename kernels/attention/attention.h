@@ -175,7 +175,7 @@ bool flash_wgmma_ragged_section_first();
 int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes);
 // The share of flash_wgmma's exp2 time that hides under other consumer warpgroups' products, as
 // measured (attention_model.cpp says where): the schedule's sfu_hidden_share, the block timeline's note.
-double flash_wgmma_sfu_hidden_share(int Br, int64_t d);
+double flash_wgmma_sfu_hidden_share(int Br, int Bc, int64_t d);
 // Row stride (elements) of the teaching kernel's Qi, Kj, Vj tiles in shared memory: d padded to an
 // odd number of 4-byte words, so a warp reading one column of 32 rows hits 32 different banks.
 int64_t flash_tile_row_stride(int64_t d, DType t);

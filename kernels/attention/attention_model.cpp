@@ -200,9 +200,14 @@ int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes) {
 //   10:41 UTC, kernels/PERF.md: 1.20-1.38x at 16 heads, N <= 2048; 0.96x at N = 16384, 64 and 128 heads):
 //   0.3 priced it 1.07-1.56x everywhere, 0.7 gives 0.97x at N = 16384 and 1.10-1.40x at 16 heads (1.28 and
 //   1.40 at N = 1024 and 2048).
-double flash_wgmma_sfu_hidden_share(int Br, int64_t d) {
+// - at 192 x 64, d = 64 a turn's products are half 192 x 128's for the same per-tile softmax steps, so half as
+//   much of a partner's softmax hides under them: 0.25, not 0.5. v13 measured 192 x 64 at 1.10-1.22x 192 x 128's
+//   time at every goal shape, causal or not (attn's round 1, H200, 2026-11-28 13:20 UTC, kernels/PERF.md's d = 64
+//   table), where 0.5 priced the two level (0.99-1.00x causal) and `auto` picked 192 x 64 at the causal shapes;
+//   0.25 gives 1.10-1.13x (0 gave 1.20-1.26x).
+double flash_wgmma_sfu_hidden_share(int Br, int Bc, int64_t d) {
     const int warpgroups = Br / 64;
-    if (warpgroups >= 3) return d >= 128 ? 0.7 : 0.5;
+    if (warpgroups >= 3) return d >= 128 ? 0.7 : d <= 64 && Bc <= 64 ? 0.25 : 0.5;
     if (warpgroups == 2 && d >= 128) return 0.6;
     return 0.0;
 }
@@ -567,14 +572,7 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     kernel.sfu_between_mma = wgmma;
     // Other warpgroups' turns fill part of the gap where one softmax outlasts a partner's products
     // (attention_wgmma.cu v2 and v4).
-    // At 192 x 64, d = 64 a turn's products are half 192 x 128's for the same per-tile softmax steps, so half as
-    // much of a partner's softmax hides under them: 0.25, not 0.5. v13 measured 192 x 64 at 1.10-1.22x 192 x 128's
-    // time at every goal shape, causal or not (attn's round 1, H200, 2026-11-28 13:20 UTC, kernels/PERF.md's d = 64
-    // table), where 0.5 priced the two level (0.99-1.00x causal) and `auto` picked 192 x 64 at the causal shapes;
-    // 0.25 gives 1.10-1.13x (0 gave 1.20-1.26x).
-    if (wgmma)
-        kernel.sfu_hidden_share =
-            flash_wgmma_sfu_hidden_share(t.Br, p.d) * (t.Br == 192 && t.Bc == 64 && p.d <= 64 ? 0.5 : 1.0);
+    if (wgmma) kernel.sfu_hidden_share = flash_wgmma_sfu_hidden_share(t.Br, t.Bc, p.d);
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     kernel.block = flash_block_shape(variant, p, classes);
     // flash_wgmma's 128 x 176 (d = 128) against 128 x 128 in one call: v11 ran 1.09-1.30x at every goal shape,
