@@ -151,9 +151,14 @@ std::vector<SimPoint> sim_points(const std::vector<kernels::Measurement>& ms, co
 
 std::vector<SimPoint> load_sim_points(const std::string& recordings_folder, const std::string& repository,
                                       std::vector<std::string>& errors, std::vector<std::string>* notes, bool keep_superseded) {
-    const auto flagged = [](std::vector<SimPoint> ps) {
-        for (SimPoint& p : ps) p.superseded = true;
-        return ps;
+    // One source's points: those of current code, then the superseded ones flagged (never fitted on).
+    const auto append = [](std::vector<SimPoint>& to, const std::vector<kernels::Measurement>& current,
+                           const std::vector<kernels::Measurement>& superseded, const std::string& source) {
+        for (SimPoint& p : sim_points(current, source)) to.push_back(std::move(p));
+        for (SimPoint& p : sim_points(superseded, source)) {
+            p.superseded = true;
+            to.push_back(std::move(p));
+        }
     };
     std::vector<SimPoint> all;
     if (!recordings_folder.empty()) {
@@ -189,10 +194,7 @@ std::vector<SimPoint> load_sim_points(const std::string& recordings_folder, cons
                 for (const auto& [what, count] : left_out)
                     notes->push_back(r->key + ": " + std::to_string(count) + " points of " + what + " (left out: " +
                                      superseded_file.filename().string() + ")");
-            std::vector<SimPoint> ps = sim_points(kept, "recording " + r->key);
-            all.insert(all.end(), ps.begin(), ps.end());
-            std::vector<SimPoint> old = flagged(sim_points(superseded_points, "recording " + r->key));
-            all.insert(all.end(), old.begin(), old.end());
+            append(all, kept, superseded_points, "recording " + r->key);
         }
     }
     if (!repository.empty()) {
@@ -216,10 +218,7 @@ std::vector<SimPoint> load_sim_points(const std::string& recordings_folder, cons
                 for (const auto& [what, count] : left_out)
                     notes->push_back(std::string(t.file) + ": " + std::to_string(count) + " points of " + what +
                                      " (left out: a superseded variant of the table, app/recordings/sim_heldout.cpp)");
-            std::vector<SimPoint> ps = sim_points(ms, t.file);
-            all.insert(all.end(), ps.begin(), ps.end());
-            std::vector<SimPoint> old = flagged(sim_points(superseded_points, t.file));
-            all.insert(all.end(), old.begin(), old.end());
+            append(all, ms, superseded_points, t.file);
         }
     }
     return all;

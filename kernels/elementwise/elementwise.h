@@ -85,6 +85,10 @@ float gpu_gelu_for(DType t, float x);
 // GELU(x) * scale + residual as the 16-bit fused chain computes a kept element (v7: the scale folded into
 // the logistic form, the residual added in the same FMA).
 float gpu_gelu_logistic_scaled_add(float x, float scale, float residual);
+// Instructions per element fused_bias_gelu issues storing `t` (ncu, H200: 22.9 with v7's logistic GELU for
+// 16-bit outputs); 0 where none was measured (fp32), which the model then prices by its bytes. ffn's
+// bias_gelu runs the same kernel.
+double fused_bias_gelu_instructions_per_element(DType t);
 // Output row `row` of `variant` as its kernels compute it, rounded where they store: hidden values.
 void emulate_row(const std::string& variant, const ElementwiseParams& p, int64_t row, float* out);
 // WorkloadDef::emulate of chain and bias_gelu: out on rows_to_check(p, budget) against the reference.

@@ -26,10 +26,14 @@
 
 namespace kernels::elementwise {
 
+// fused_bias_gelu v7 with 16-bit outputs (logistic GELU): 22.9 instructions per element (ncu, H200, bf16 8192^2,
+// shapes round 2, 2026-11-28 13:22 UTC, kernels/PERF.md "v7 round 2 measured"; v7b's flat kernel is v7a's).
+// fp32 keeps A&S's GELU, not measured: no count.
+double fused_bias_gelu_instructions_per_element(DType t) { return t == DType::f32 ? 0.0 : 22.9; }
+
 namespace {
 
 constexpr double kLayerNormFlops = 7, kGeluFlops = 5, kDropoutFlops = 1, kAddFlops = 1, kBiasAddFlops = 1;
-constexpr double kFusedBiasGeluInstructions = 22.9;  // 16-bit outputs, v7 (add_flat_kernel says where it was measured)
 
 struct Sizes {
     uint64_t es, n, hidden, rows;
@@ -148,10 +152,8 @@ void add_flat_kernel(Schedule& s, const ElementwiseParams& p, const std::string&
     if (!vector_input.empty())
         s.events.push_back({EventKind::load, k, vector_input, z.hidden * z.es, 0, 1,
                             "load " + vector_input + " into registers (HBM once; later blocks hit L2)"});
-    // fused_bias_gelu v7 with 16-bit outputs (logistic GELU): 22.9 instructions per element (ncu, H200, bf16 8192^2,
-    // shapes round 2, 2026-11-28 13:22 UTC, kernels/PERF.md "v7 round 2 measured"; v7b's flat kernel is v7a's).
-    // fp32 keeps A&S's GELU, not measured: no count, priced by its bytes. The other flat kernels: no count.
-    const double instructions_per_element = name == "fused_bias_gelu" && p.dtype != DType::f32 ? kFusedBiasGeluInstructions : 0.0;
+    // The other flat kernels: no count, priced by their bytes.
+    const double instructions_per_element = name == "fused_bias_gelu" ? fused_bias_gelu_instructions_per_element(p.dtype) : 0.0;
     auto block = [&](uint64_t elements, uint64_t repeat, const char* suffix) {
         if (repeat == 0 || elements == 0) return;
         for (const std::string& in : inputs)

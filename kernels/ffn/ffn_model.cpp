@@ -244,11 +244,10 @@ void add_flat(Schedule& s, const FfnParams& p, const std::string& name, const st
     if (!vector.empty())
         s.events.push_back({EventKind::load, k, vector, hidden * es, 0, 1,
                             "load " + vector + " into registers (HBM once; later blocks hit L2)"});
-    // bias_gelu runs the bias_gelu workload's fused_bias_gelu (ffn.cu), v7 with 16-bit outputs: 22.9 instructions per
-    // element, as kernels/elementwise/elementwise_model.cpp prices it (ncu, H200, bf16 8192^2, 2026-11-28 13:22 UTC,
-    // kernels/PERF.md "v7 round 2 measured"). fp32 keeps A&S's GELU (not measured) and the other flat kernels have
-    // no count: priced by their bytes.
-    const double instructions_per_element = name == "bias_gelu" && p.dtype != DType::f32 ? 22.9 : 0.0;
+    // bias_gelu runs the bias_gelu workload's fused_bias_gelu (ffn.cu): its measured count, as elementwise prices it;
+    // the other flat kernels have no count: priced by their bytes.
+    const double instructions_per_element =
+        name == "bias_gelu" ? elementwise::fused_bias_gelu_instructions_per_element(p.dtype) : 0.0;
     auto block = [&](uint64_t elements, uint64_t repeat, const char* suffix) {
         if (repeat == 0 || elements == 0) return;
         s.events.push_back({EventKind::load, k, in, elements * es, 0, repeat,
