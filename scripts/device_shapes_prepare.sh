@@ -9,6 +9,7 @@
 #   (PLAN default "default", 300 s; RESERVE: seconds kept after the sweep, default 95)
 #   CUBIN_NOW=a.cubin CUBIN_BEFORE=b.cubin: elementwise.cu's cubins whose SASS run.sh counts
 #   RESERVE_ALTS=S: seconds kept after torch.compile for the plan's "alts"; COMPILE_DTYPES=bf16,fp32: its dtypes;
+#   COMPILE_HIDDENS=16384,65536: its hiddens (default every hidden);
 #   PROVES="...": what the call proves (PROVES.txt, for the one who runs it)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -39,9 +40,10 @@ rm -f "$dest/sanitize" "$dest/sweep_seconds" "$dest/profiles"
 [ -n "${SWEEP_SECONDS:-}" ] && echo "$SWEEP_SECONDS" > "$dest/sweep_seconds"
 echo "$plan" > "$dest/plan"
 echo "$reserve" > "$dest/reserve"
-rm -f "$dest/reserve_alts" "$dest/compile_dtypes"
+rm -f "$dest/reserve_alts" "$dest/compile_dtypes" "$dest/compile_hiddens"
 [ -n "${RESERVE_ALTS:-}" ] && echo "$RESERVE_ALTS" > "$dest/reserve_alts"
 [ -n "${COMPILE_DTYPES:-}" ] && echo "$COMPILE_DTYPES" > "$dest/compile_dtypes"
+[ -n "${COMPILE_HIDDENS:-}" ] && echo "$COMPILE_HIDDENS" > "$dest/compile_hiddens"
 [ -n "${PROVES:-}" ] && echo "$PROVES" > "$dest/PROVES.txt"
 rm -rf "$stage"
 du -sh "$dest"

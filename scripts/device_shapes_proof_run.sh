@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The device run that proves an elementwise kernel change (kernels/PERF.md, v6 and v7): correctness
 # first, then compute-sanitizer on the changed kernels (one log per run, --error-exitcode 99), then
-# the bench lines that decide, with PyTorch eager at the same shapes in the same call, then Nsight
-# Compute's instructions per element. The bundle's `plan` names the sweep phases
+# the bench lines that decide, with PyTorch eager at the same shapes in the same call, then torch.compile
+# (the bundle's compile_dtypes and compile_hiddens; v8: before ncu, so a short budget still times it), then
+# Nsight Compute's instructions per element. The bundle's `plan` names the sweep phases
 # (scripts/elementwise_sweep.py: proof, pull, bounds, fp32wide, ...). Runs from the repo root as
 #   bash .device-shapes/run.sh OUTDIR   (bundle: scripts/device_shapes_prepare.sh with RUN=proof)
 # under `timeout`; writes as it goes (a timeout keeps what finished). BUDGET (seconds, default the
@@ -18,9 +19,10 @@ PUSHPULL="clusters that push their partial sums compute the bits of clusters tha
 FORCED="every forced row configuration computes the same function"
 FLAT="every flat configuration computes the same function"
 RAGGED="every variant and dtype matches the CPU reference on ragged sizes"
+SEQUENCE="rows in sequence compute the bits of one row per block"
 # the names above must be test cases of this binary: a name Catch2 does not know runs nothing
 "$B/fusionlab_gpu_tests" --list-test-names-only > "$OUT/test_names.txt" 2>&1
-for n in "$PICKED" "$PUSHPULL" "$FORCED" "$FLAT" "$RAGGED"; do
+for n in "$PICKED" "$PUSHPULL" "$FORCED" "$FLAT" "$RAGGED" "$SEQUENCE"; do
   grep -qxF "$n" "$OUT/test_names.txt" || log "NO SUCH TEST: $n"
 done
 
@@ -42,7 +44,7 @@ san() {  # san TOOL NAME TIMEOUT TEST [extra args]
 SAN=$(cat "$HERE/sanitize" 2>/dev/null || echo "memcheck:picked racecheck:picked initcheck:picked memcheck:flat racecheck:flat initcheck:flat memcheck:ragged")
 for item in $SAN; do
   tool=${item%%:*}; which=${item#*:}
-  case $which in picked) test=$PICKED;; pushpull) test=$PUSHPULL;; forced) test=$FORCED;; flat) test=$FLAT;; ragged) test=$RAGGED;;
+  case $which in picked) test=$PICKED;; pushpull) test=$PUSHPULL;; forced) test=$FORCED;; flat) test=$FLAT;; ragged) test=$RAGGED;; sequence) test=$SEQUENCE;;
     *) log "unknown sanitizer target $which"; continue;; esac
   [ "$(left)" -gt 40 ] || { log "$which $tool skipped (time)"; continue; }
   san "$tool" "$which" 45 "$test"
@@ -60,6 +62,15 @@ timeout 30 python3 "$WORK/elementwise_torch_sweep.py" --out "$OUT/torch" --deadl
   > "$OUT/torch_eager.log" 2>&1
 log "torch eager rc=$?"
 
+# 4a. torch.compile at the largest rows of each hidden (the bundle's compile_dtypes and compile_hiddens), while time allows
+if [ -f "$HERE/compile_dtypes" ] && [ "$(left)" -gt 25 ]; then
+  log "torch.compile: $(cat "$HERE/compile_dtypes")"
+  timeout $(( $(left) - 5 )) python3 "$WORK/elementwise_torch_sweep.py" --out "$OUT/torch" --compile --big-only \
+    --dtypes "$(cat "$HERE/compile_dtypes")" --hiddens "$(cat "$HERE/compile_hiddens" 2>/dev/null)" \
+    --deadline $(( START + BUDGET - 12 )) > "$OUT/torch_compile.log" 2>&1
+  log "torch.compile rc=$? $(grep -c . "$OUT/torch/torch_compile.csv" 2>/dev/null) lines"
+fi
+
 # 4. Nsight Compute: instructions issued per element (smsp__inst_executed x 32 / elements), warp states
 NCU_SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats"
 prof() {  # prof NAME WORKLOAD KERNEL_REGEX ROWS HIDDEN DTYPE [env...]
@@ -75,17 +86,9 @@ PROFILES=$(cat "$HERE/profiles" 2>/dev/null || echo "chain:8192:8192:bf16 chain:
 for item in $PROFILES; do  # WORKLOAD:ROWS:HIDDEN:DTYPE ("none": no profile)
   [ "$item" = none ] && continue
   IFS=: read -r workload rows hidden dtype <<< "$item"
-  kernel=row_kernel; [ "$workload" = bias_gelu ] && kernel=flat_kernel
+  kernel="row_(sequence_)?kernel"; [ "$workload" = bias_gelu ] && kernel=flat_kernel  # v8: row_sequence_kernel too
   prof "${workload}_${rows}x${hidden}_$dtype" "$workload" "$kernel" "$rows" "$hidden" "$dtype"
 done
-
-# 4b. torch.compile at the largest rows of each hidden, while time allows (the bundle's compile_dtypes)
-if [ -f "$HERE/compile_dtypes" ] && [ "$(left)" -gt 25 ]; then
-  log "torch.compile: $(cat "$HERE/compile_dtypes")"
-  timeout $(( $(left) - 5 )) python3 "$WORK/elementwise_torch_sweep.py" --out "$OUT/torch" --compile --big-only \
-    --dtypes "$(cat "$HERE/compile_dtypes")" --deadline $(( START + BUDGET - 12 )) > "$OUT/torch_compile.log" 2>&1
-  log "torch.compile rc=$? $(grep -c . "$OUT/torch/torch_compile.csv" 2>/dev/null) lines"
-fi
 
 # 5. the forced layouts under memcheck and initcheck, while time allows
 [ "$(left)" -gt 35 ] && san memcheck forced $(( $(left) - 5 > 40 ? 40 : $(left) - 5 )) "$FORCED"

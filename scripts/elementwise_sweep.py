@@ -134,6 +134,15 @@ def jobs(phases):
             out.append(dict(name="alt7_%s_h%d" % (cfg.replace("=", "").replace(",", "_"), hidden), workload="chain",
                             variant="fused", dtype="bf16,fp16", rows=str(rows), hidden=hidden,
                             env={"FUSIONLAB_ROW_CONFIG": cfg}, forced="row " + cfg, kernels=False, counters=False))
+    if "alts8" in phases:  # v8 (2026-11-28): rows in sequence against one row a block (v7), and other sequence lengths
+        for hidden, rows, dt, cfg in ((16384, 8192, "bf16,fp16", "seq=1"), (16384, 8192, "bf16,fp16", "seq=2"),
+                                      (65536, 4096, "bf16,fp16,fp32", "seq=1"), (65536, 4096, "bf16,fp16,fp32", "seq=2"),
+                                      (65536, 1024, "bf16,fp32", "seq=1"), (65536, 1024, "bf16,fp32", "seq=4"),
+                                      (8192, 8192, "bf16,fp16", "seq=4"), (16384, 8192, "fp32", "seq=4"),
+                                      (7168, 8192, "bf16,fp16", "seq=4"), (1024, 65536, "bf16,fp16", "seq=4")):
+            out.append(dict(name="alt8_%s_h%d_r%d" % (cfg.replace("=", ""), hidden, rows), workload="chain",
+                            variant="fused", dtype=dt, rows=str(rows), hidden=hidden,
+                            env={"FUSIONLAB_ROW_CONFIG": cfg}, forced="row " + cfg, kernels=False, counters=False))
     if "unfused" in phases:
         for hidden, rows in SHAPES.items():
             out.append(dict(name="chain_unfused_h%d" % hidden, workload="chain", variant="unfused", dtype="bf16",

@@ -10,6 +10,7 @@ Each timed run follows an L2 flush (a 256 MiB write outside the events), median 
 events. Writes OUT/torch.csv as it goes and prints one line per shape.
 
   scripts/elementwise_torch_sweep.py --out OUT [--compile] [--deadline UNIX_SECONDS] [--dtypes bf16,fp16,fp32]
+                                     [--big-only] [--hiddens 16384,65536]
 """
 import argparse
 import csv
@@ -45,6 +46,7 @@ def main():
     ap.add_argument("--dtypes", default="fp16,bf16,fp32")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--big-only", action="store_true", help="only the largest rows of each hidden")
+    ap.add_argument("--hiddens", default="", help="only these hiddens (comma-separated; default: every hidden)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     path = os.path.join(a.out, "torch_compile.csv" if a.compile else "torch.csv")
@@ -82,6 +84,8 @@ def main():
         dt = DT[dname]
         es = torch.tensor([], dtype=dt).element_size()
         for hidden, rows_list in SHAPES.items():
+            if a.hiddens and str(hidden) not in a.hiddens.split(","):
+                continue
             for rows in (rows_list[-1:] if a.big_only else rows_list):
                 if a.deadline and time.time() > a.deadline:
                     print("deadline reached", flush=True)

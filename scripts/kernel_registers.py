@@ -39,19 +39,24 @@ ROW_NAMES = {"false": "layernorm", "true": "fused_chain"}
 
 
 def row_kernel_row(name):
+    # the last key: rows in sequence (v8's row_sequence_kernel, vector rows only)
     m = re.search(r"spill_row_kernel<([\w:]+), (\d+), (true|false), true, true>", name)
     if m:
         t, cpt, vector = m.groups()
-        return '"fused_chain_spill", %s, %s, %s' % (DTYPES[t], cpt, vector)
+        return '"fused_chain_spill", %s, %s, %s, false' % (DTYPES[t], cpt, vector)
     m = re.search(r"staged_row_kernel<([\w:]+), (true|false), (true|false)>", name)
     if m:  # the staged kernel takes any chunks per thread: the table's 0
         t, vector, fused = m.groups()
-        return '"%s", %s, 0, %s' % (ROW_NAMES[fused], DTYPES[t], vector)
+        return '"%s", %s, 0, %s, false' % (ROW_NAMES[fused], DTYPES[t], vector)
+    m = re.search(r"row_sequence_kernel<([\w:]+), (\d+), (true|false)>", name)
+    if m:
+        t, cpt, fused = m.groups()
+        return '"%s", %s, %s, true, true' % (ROW_NAMES[fused], DTYPES[t], cpt)
     m = re.search(r"(?<!spill_)row_kernel<([\w:]+), (\d+), (true|false), (true|false)>", name)
     if not m:
         return None
     t, cpt, vector, fused = m.groups()
-    return '"%s", %s, %s, %s' % (ROW_NAMES[fused], DTYPES[t], cpt, vector)
+    return '"%s", %s, %s, %s, false' % (ROW_NAMES[fused], DTYPES[t], cpt, vector)
 
 
 def flash_tc_row(name):
@@ -91,7 +96,7 @@ TABLES = [
         "file": os.path.join("kernels", "elementwise", "row_kernel_registers.inc"),
         "row": row_kernel_row,
         "what": "every row_kernel instance in kernels/elementwise/elementwise.cu",
-        "key": "{kernel, dtype, chunks per thread (0: staged_row_kernel, any), vector path",
+        "key": "{kernel, dtype, chunks per thread (0: staged_row_kernel, any), vector path, rows in sequence (v8)",
         "source_name": "kRowKernelRegistersSource",
         "array": "constexpr RowKernelRegisters kRowKernelRegisters[] = {",
         # The model knows only the row kernels' register use there: any other kernel of the file that

@@ -342,8 +342,45 @@ TEST_CASE("row_config: FUSIONLAB_ROW_CONFIG forces a layout - one that cannot ho
     }
 }
 
+TEST_CASE("row_config: rows in sequence where a row takes 512 threads or a cluster - and what forcing them needs", "[model][config]") {
+    // v8: 16-bit rows of 512 threads (hidden 16384) and every cluster run 4 rows a block from 4096 rows, 2 from
+    // 1024, 1 below; fp32's one-block rows and every row of fewer threads keep one row a block (v7)
+    auto seq = [](int64_t rows, int64_t hidden, DType t) {
+        return elementwise::row_config(elementwise::to_elementwise(make("chain", rows, hidden, t))).rows_in_sequence;
+    };
+    CHECK(seq(8192, 16384, DType::bf16) == 4);
+    CHECK(seq(2048, 16384, DType::f16) == 2);
+    CHECK(seq(256, 16384, DType::bf16) == 1);
+    CHECK(seq(4096, 65536, DType::bf16) == 4);
+    CHECK(seq(4096, 65536, DType::f32) == 4);
+    CHECK(seq(1024, 65536, DType::f32) == 2);
+    CHECK(seq(8192, 16384, DType::f32) == 1);
+    CHECK(seq(8192, 8192, DType::bf16) == 1);
+    CHECK(seq(65536, 1024, DType::f16) == 1);
+    {
+        // 37 rows of 2048 bf16: 64 threads a row, 2 rows a block, 4 steps: blocks of 8 rows, the last with 5
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "seq=4");
+        const elementwise::ElementwiseParams e = elementwise::to_elementwise(make("chain", 37, 2048, DType::bf16));
+        const elementwise::RowConfig c = elementwise::row_config(e);
+        CHECK(c.rows_in_sequence == 4);
+        CHECK(elementwise::row_kernel_shape(e).blocks == 5);
+        CHECK(elementwise::config_text(c).find("4 rows in sequence") != std::string::npos);
+        // two buffers of x and one of the residual: 128 threads x 4 chunks x 16 B each
+        CHECK(c.prefetch_bytes(DType::bf16, true) == 3 * 128 * 4 * 16);
+        CHECK(schedule("fused", make("chain", 37, 2048, DType::bf16)).kernels[0].block.shared_bytes == 3 * 128 * 4 * 16);
+        CHECK(elementwise::row_kernel_instance(e).in_sequence);
+    }
+    for (const char* bad : {"seq=0", "seq=9", "smem=1,seq=2"}) {
+        const ScopedEnv env("FUSIONLAB_ROW_CONFIG", bad);
+        CHECK_THROWS_WITH(row_config_of(8192, DType::bf16), Catch::Contains("FUSIONLAB_ROW_CONFIG"));
+    }
+    const ScopedEnv env("FUSIONLAB_ROW_CONFIG", "seq=2");
+    CHECK_THROWS_WITH(row_config_of(1001, DType::bf16), Catch::Contains("hidden a multiple of 8"));
+}
+
 TEST_CASE("the schedule follows the row configuration: rows per block and cluster slices", "[model][schedule][config]") {
-    for (const char* forced : {"", "ctas=2", "cpt=2,ctas=4", "cpt=4,tpr=64,rpb=3", "rpb=2", "smem=1", "smem=1,ctas=2,tpr=64"}) {
+    for (const char* forced : {"", "ctas=2", "cpt=2,ctas=4", "cpt=4,tpr=64,rpb=3", "rpb=2", "smem=1", "smem=1,ctas=2,tpr=64",
+                               "seq=4", "ctas=2,seq=3", "rpb=2,seq=2"}) {
         const ScopedEnv env("FUSIONLAB_ROW_CONFIG", forced);
         for (DType t : kAllDTypes)
             for (auto [rows, hidden] : {std::pair<int64_t, int64_t>{37, 1001}, {37, 2048}, {5, 20000}, {3, 65536}}) {

@@ -214,18 +214,20 @@ TEST_CASE("the register table (ptxas, sm_90) is what this device's binary holds"
     auto gpu = kernels::workload_def("chain").make_gpu();
     REQUIRE(gpu != nullptr);
     int compared = 0;
-    for (DType t : {DType::f32, DType::f16, DType::bf16})
-        for (int64_t hidden : {int64_t{8192}, int64_t{16384}, int64_t{1001}, int64_t{256}, int64_t{768}, int64_t{65536},
-                               int64_t{20000}})
-            for (const char* v : {"unfused", "fused", "fused_spill"}) {
-                if (std::string(v) == "fused_spill" && hidden > kernels::elementwise::kSpillMaxHidden) continue;
-                const kernels::Params p = to_params(make("chain", t, 4, hidden, 1));
-                INFO(v << " " << kernels::to_string(t) << " hidden " << hidden);
-                const kernels::Model model = kernels::model(v, p);
-                for (const kernels::KernelModel& k : model.kernels) compared += k.registers.registers > 0;
-                CHECK(gpu->register_note(model, p) == "");
-            }
-    CHECK(compared == 3 * 7 * 2 + 3 * 5);  // every row kernel that runs had a table entry to compare
+    // 4096 rows: v8's rows in sequence at 16384 (16-bit) and 65536 (row_sequence_kernel)
+    for (int64_t rows : {int64_t{4}, int64_t{4096}})
+        for (DType t : {DType::f32, DType::f16, DType::bf16})
+            for (int64_t hidden : {int64_t{8192}, int64_t{16384}, int64_t{1001}, int64_t{256}, int64_t{768}, int64_t{65536},
+                                   int64_t{20000}})
+                for (const char* v : {"unfused", "fused", "fused_spill"}) {
+                    if (std::string(v) == "fused_spill" && hidden > kernels::elementwise::kSpillMaxHidden) continue;
+                    const kernels::Params p = to_params(make("chain", t, rows, hidden, 1));
+                    INFO(v << " " << kernels::to_string(t) << " " << rows << " x " << hidden);
+                    const kernels::Model model = kernels::model(v, p);
+                    for (const kernels::KernelModel& k : model.kernels) compared += k.registers.registers > 0;
+                    CHECK(gpu->register_note(model, p) == "");
+                }
+    CHECK(compared == 2 * (3 * 7 * 2 + 3 * 5));  // every row kernel that runs had a table entry to compare
 }
 
 TEST_CASE("the backend's run() fills a checked, timed measurement", "[gpu][backend]") {
@@ -389,6 +391,57 @@ TEST_CASE("clusters that push their partial sums compute the bits of clusters th
             REQUIRE(push.checked_elements == pull.checked_elements);
             CHECK(push.max_abs_error == pull.max_abs_error);
             CHECK(push.rel_l2_error == pull.rel_l2_error);
+        }
+}
+
+TEST_CASE("rows in sequence compute the bits of one row per block", "[gpu][elementwise][config]") {
+    // v8: a block (or cluster) runs seq rows in turn, the next row's x prefetched into shared memory (cp.async),
+    // its reductions alternating two scratch sets (clusters: two sets of slots and mbarriers, re-armed per use).
+    // The arithmetic of a row is unchanged, so every variant's error sums equal seq=1's to the last bit; a stale
+    // prefetch, a reused slot or a lost push moves them. Row counts leave the last block (cluster) short; the
+    // clusters run pushed and pulled.
+    struct Case {
+        int64_t rows, hidden;
+        const char* config;    // FUSIONLAB_ROW_CONFIG with seq > 1
+        const char* baseline;  // the same layout, one row at a time
+        bool cluster;
+    };
+    const Case cases[] = {{13, 16384, "seq=4", "seq=1", false},
+                          {37, 1024, "seq=3", "seq=1", false},
+                          {38, 768, "cpt=3,tpr=32,rpb=4,seq=4", "cpt=3,tpr=32,rpb=4,seq=1", false},
+                          {7, 8192, "cpt=2,tpr=512,seq=2", "cpt=2,tpr=512,seq=1", false},
+                          {9, 65536, "seq=4", "seq=1", true},
+                          {11, 8192, "cpt=4,tpr=128,ctas=2,seq=2", "cpt=4,tpr=128,ctas=2,seq=1", true},
+                          {6, 32768, "cpt=4,tpr=256,ctas=4,seq=5", "cpt=4,tpr=256,ctas=4,seq=1", true}};
+    const bool clusters = fl_test::gpu_device().cc_major >= 9;
+    uint64_t seed = 2101;
+    for (DType t : kernels::kAllDTypes)
+        for (const Case& c : cases) {
+            if (c.cluster && !clusters) continue;  // clusters need compute capability 9.0 (the other cases still run)
+            const Params p = make("chain", t, c.rows, c.hidden, seed++, 0.2);
+            for (const char* reduction : {"", "pull"}) {
+                if (*reduction != '\0' && !c.cluster) continue;
+                const ScopedEnv pulled("FUSIONLAB_CLUSTER_REDUCTION", reduction);
+                for (const char* variant : {"fused", "unfused"}) {
+                    kernels::Measurement one, seq;
+                    {
+                        const ScopedEnv config("FUSIONLAB_ROW_CONFIG", c.baseline);
+                        one = fl_test::check_on_gpu(to_params(p), variant);
+                    }
+                    {
+                        const ScopedEnv config("FUSIONLAB_ROW_CONFIG", c.config);
+                        const kernels::elementwise::RowConfig rc = kernels::elementwise::row_config(p);
+                        INFO(kernels::to_string(t) << " " << c.rows << " x " << c.hidden << " " << variant << " "
+                                                   << kernels::elementwise::config_text(rc) << " " << reduction);
+                        REQUIRE(rc.rows_in_sequence > 1);
+                        seq = fl_test::check_on_gpu(to_params(p), variant);
+                    }
+                    INFO(kernels::to_string(t) << " " << c.rows << " x " << c.hidden << " " << variant << " " << c.config);
+                    REQUIRE(seq.checked_elements == one.checked_elements);
+                    CHECK(seq.max_abs_error == one.max_abs_error);
+                    CHECK(seq.rel_l2_error == one.rel_l2_error);
+                }
+            }
         }
 }
 

@@ -86,6 +86,15 @@
 //       32768 run a register cluster of 8 (elementwise_shapes.cpp) instead of the staged cluster of 2.
 //       (H200: bf16 8192^2 38.5 instructions per element (v6 44.9), 87.8 % of copy (v6 79.8); 4096 x 65536
 //       77.7 % (70.5); fp32 4096 x 65536 81.7 % (76.9 staged))
+//   v8  rows in sequence (row_sequence_kernel): ncu found v7's rows of 512 threads and its clusters latency-bound
+//       (0.70 instructions issued a cycle, not issue-bound): a block loads its row, then waits at the reductions
+//       with nothing of its own in flight. Where a row takes 512 threads or a cluster (16-bit hidden 16384,
+//       every 65536), a block (cluster) now runs 4 rows one after another (2 from 1024 rows), x and the
+//       residual through shared memory by cp.async (each thread its own chunks: no barrier): row s + 1's x is
+//       copied while row s reduces and finishes, and no row is held in registers across a reduction (the
+//       register row with a loop around it spilled). Two scratch sets and, in a cluster, two sets of slots and
+//       mbarriers (re-armed each use) alternate between rows. FUSIONLAB_ROW_CONFIG=seq=1 keeps v7's one row a
+//       block (row_kernel, unchanged instruction for instruction).
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -390,12 +399,26 @@ __device__ __forceinline__ void row_sum2(float& a, float& b, float* scratch_a, f
 //     so no block leaves while a peer still reads it.
 // v5 pushed with plain st.shared::cluster stores and no barrier before the first one: racecheck (H100,
 // 2026-11-28) showed a push could reach a block that had not started yet.
+// v8, rows in sequence: two sets of slots and mbarriers, used by alternate rows (set = step & 1). A peer can
+// push row s + 2's partials only after this block pushed row s + 1's, which it does after reading row s's
+// slots; so a set is never written while it is read, and each mbarrier's phases follow its rows in order
+// (use k of a set waits on phase parity k & 1; it is re-armed, arrive.expect_tx, after each use but the last).
 struct ClusterReduction {
-    float sum_slots[elementwise::kRowMaxClusterCtas];  // push: the blocks' partials of the mean's sum, by rank
-    float sq_slots[elementwise::kRowMaxClusterCtas];   // push: of the squared deviations
-    unsigned long long sum_bar, sq_bar;                // push: mbarriers, complete when ctas floats have landed
-    float pull_partial[2], pull_total[2];              // pull: this block's partial and the cluster's total
+    float sum_slots[2][elementwise::kRowMaxClusterCtas];  // push: the blocks' partials of the mean's sum, by rank
+    float sq_slots[2][elementwise::kRowMaxClusterCtas];   // push: of the squared deviations
+    unsigned long long sum_bar[2], sq_bar[2];             // push: mbarriers, complete when ctas floats have landed
+    float pull_partial[2], pull_total[2];                 // pull: this block's partial and the cluster's total
 };
+// Which set and phase a row's reduction uses (rows in sequence, v8); step 0 alone before v8.
+struct ClusterStep {
+    int set;          // step & 1
+    uint32_t parity;  // (step >> 1) & 1: the phase of that set's mbarriers this row completes
+    bool first;       // the kernel's first push waits for every peer to have begun
+    bool rearm;       // the set is used again (step + 2 < steps): re-armed after this use
+};
+__device__ __forceinline__ ClusterStep cluster_step(int step, int steps) {
+    return ClusterStep{step & 1, static_cast<uint32_t>((step >> 1) & 1), step == 0, step + 2 < steps};
+}
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // its users are the clusters' (sm_90) code alone
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
@@ -413,12 +436,29 @@ __device__ __forceinline__ void cluster_wait() {
 #endif
 }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-__device__ __forceinline__ void mbarrier_ready(unsigned long long* bar, uint32_t bytes) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(shared_address(bar)) : "memory");
+// The next phase of `bar` expects `bytes` and has its one arrival (this thread's): it completes when they land.
+// Pushes of that phase may land first (the transaction count runs negative until then; the phase cannot
+// complete before this arrival).
+__device__ __forceinline__ void mbarrier_expect(unsigned long long* bar, uint32_t bytes) {
     asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(
                      shared_address(bar)),
                  "r"(bytes)
                  : "memory");
+}
+__device__ __forceinline__ void mbarrier_ready(unsigned long long* bar, uint32_t bytes) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(shared_address(bar)) : "memory");
+    mbarrier_expect(bar, bytes);
+}
+// Wait until phase `parity` of `bar` has completed; the hint (10 ms) lets a waiting thread sleep until then
+// instead of polling, which issued instructions (ncu, 2026-11-28: the clusters issued ~10 % more per element
+// than one-block rows).
+__device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, uint32_t parity) {
+    asm volatile(
+        "{\n .reg .pred landed;\n WAIT_PUSHED:\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 landed, [%0], %1, 10000000;\n"
+        " @!landed bra WAIT_PUSHED;\n}\n" ::"r"(shared_address(bar)),
+        "r"(parity)
+        : "memory");
 }
 #endif
 // push: the kernel's first step in a cluster (every thread calls it; the push mode only)
@@ -428,8 +468,10 @@ __device__ __forceinline__ void cluster_push_begin(ClusterReduction& cr, int cta
     if (threadIdx.x == 0) {
         const uint32_t bytes = static_cast<uint32_t>(ctas) * static_cast<uint32_t>(sizeof(float));
         // one arrival (this thread's, now) and the pushes' bytes complete each barrier's phase 0
-        mbarrier_ready(&cr.sum_bar, bytes * static_cast<uint32_t>(sum_floats));
-        mbarrier_ready(&cr.sq_bar, bytes);
+        for (int set = 0; set < 2; ++set) {
+            mbarrier_ready(&cr.sum_bar[set], bytes * static_cast<uint32_t>(sum_floats));
+            mbarrier_ready(&cr.sq_bar[set], bytes);
+        }
         // the initialised mbarriers are visible to the peers' pushes after the cluster barrier
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -440,11 +482,12 @@ __device__ __forceinline__ void cluster_push_begin(ClusterReduction& cr, int cta
     (void)sum_floats;
 #endif
 }
-// push: one reduction. first: the first push of this kernel, which waits for every peer to have begun.
+// push: one reduction of row step `st` (cluster_step). st.first: the first push of this kernel, which waits
+// for every peer to have begun.
 __device__ __forceinline__ float cluster_sum_push(float block_total, float* slots, unsigned long long* bar, int rank,
-                                                  int ctas, bool first) {
+                                                  int ctas, ClusterStep st) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (first) asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");  // every peer has readied its mbarriers
+    if (st.first) asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");  // every peer has readied its mbarriers
     const int t = static_cast<int>(threadIdx.x);
     if (t < ctas) {
         // this block's partial -> block t's slot [rank] (registers -> a peer's shared memory, st.async)
@@ -455,24 +498,19 @@ __device__ __forceinline__ float cluster_sum_push(float block_total, float* slot
                      "f"(block_total), "r"(remote_bar)
                      : "memory");
     }
-    // wait until the ctas partials have landed in this block's slots (phase 0 of its mbarrier completes);
-    // the hint (10 ms) lets a waiting thread sleep until then instead of polling, which issued
-    // instructions (ncu, 2026-11-28: the clusters issued ~10 % more per element than one-block rows)
-    asm volatile(
-        "{\n .reg .pred landed;\n WAIT_PUSHED:\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 landed, [%0], 0, 10000000;\n"
-        " @!landed bra WAIT_PUSHED;\n}\n" ::"r"(shared_address(bar))
-        : "memory");
+    // wait until the ctas partials have landed in this block's slots (the step's phase of its mbarrier completes)
+    mbarrier_wait(bar, st.parity);
     float sum = 0.0f;
 #pragma unroll 4
     for (int r = 0; r < ctas; ++r) sum += slots[r];  // own shared memory -> registers, rank order
+    if (st.rearm && t == 0) mbarrier_expect(bar, static_cast<uint32_t>(ctas) * static_cast<uint32_t>(sizeof(float)));
     return sum;
 #else
     (void)slots;
     (void)bar;
     (void)rank;
     (void)ctas;
-    (void)first;
+    (void)st;
     __trap();  // the launcher runs clusters on compute capability 9.0 and later only
     return block_total;
 #endif
@@ -507,29 +545,35 @@ __device__ __forceinline__ float cluster_sum_pull(float block_total, float* part
 #endif
 }
 // The row's total of one reduction (which: 0 the mean's, 1 the squared deviations') over the cluster.
+// st: the row's step (cluster_step; one row per cluster: step 0 of 1).
 __device__ __forceinline__ float cluster_sum(float block_total, ClusterReduction& cr, int which, int rank, int ctas,
-                                            bool pull) {
+                                            bool pull, ClusterStep st) {
     if (pull) return cluster_sum_pull(block_total, &cr.pull_partial[which], &cr.pull_total[which], ctas);
-    return which == 0 ? cluster_sum_push(block_total, cr.sum_slots, &cr.sum_bar, rank, ctas, true)
-                      : cluster_sum_push(block_total, cr.sq_slots, &cr.sq_bar, rank, ctas, false);
+    if (which != 0) st.first = false;
+    return which == 0 ? cluster_sum_push(block_total, cr.sum_slots[st.set], &cr.sum_bar[st.set], rank, ctas, st)
+                      : cluster_sum_push(block_total, cr.sq_slots[st.set], &cr.sq_bar[st.set], rank, ctas, st);
 }
 // Both sums of the shifted statistics over the cluster: push, one mbarrier for both (cluster_push_begin
 // with sum_floats 2), or pull, one after the other.
-__device__ __forceinline__ void cluster_sum2(float& a, float& b, ClusterReduction& cr, int rank, int ctas, bool pull) {
+__device__ __forceinline__ void cluster_sum2(float& a, float& b, ClusterReduction& cr, int rank, int ctas, bool pull,
+                                             ClusterStep st) {
     if (pull) {
         a = cluster_sum_pull(a, &cr.pull_partial[0], &cr.pull_total[0], ctas);
         b = cluster_sum_pull(b, &cr.pull_partial[1], &cr.pull_total[1], ctas);
         return;
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");  // every peer has readied its mbarriers
+    if (st.first) asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");  // every peer has readied its mbarriers
     const int t = static_cast<int>(threadIdx.x);
+    float* sum_slots = cr.sum_slots[st.set];
+    float* sq_slots = cr.sq_slots[st.set];
+    unsigned long long* bar = &cr.sum_bar[st.set];
     if (t < ctas) {
         // this block's two partials -> block t's slots [rank] (registers -> a peer's shared memory, st.async)
         uint32_t remote_a, remote_b, remote_bar;
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_a) : "r"(shared_address(cr.sum_slots + rank)), "r"(t));
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_b) : "r"(shared_address(cr.sq_slots + rank)), "r"(t));
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(shared_address(&cr.sum_bar)), "r"(t));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_a) : "r"(shared_address(sum_slots + rank)), "r"(t));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_b) : "r"(shared_address(sq_slots + rank)), "r"(t));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(shared_address(bar)), "r"(t));
         asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];\n" ::"r"(remote_a), "f"(a),
                      "r"(remote_bar)
                      : "memory");
@@ -537,18 +581,16 @@ __device__ __forceinline__ void cluster_sum2(float& a, float& b, ClusterReductio
                      "r"(remote_bar)
                      : "memory");
     }
-    asm volatile(
-        "{\n .reg .pred landed;\n WAIT_PUSHED2:\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 landed, [%0], 0, 10000000;\n"
-        " @!landed bra WAIT_PUSHED2;\n}\n" ::"r"(shared_address(&cr.sum_bar))
-        : "memory");
+    mbarrier_wait(bar, st.parity);  // both partials of every block have landed in this block's slots
     float sum_a = 0.0f, sum_b = 0.0f;
 #pragma unroll 4
-    for (int r = 0; r < ctas; ++r) sum_a += cr.sum_slots[r], sum_b += cr.sq_slots[r];  // own shared memory, rank order
+    for (int r = 0; r < ctas; ++r) sum_a += sum_slots[r], sum_b += sq_slots[r];  // own shared memory, rank order
+    if (st.rearm && t == 0) mbarrier_expect(bar, 2 * static_cast<uint32_t>(ctas) * static_cast<uint32_t>(sizeof(float)));
     a = sum_a;
     b = sum_b;
 #else
     (void)rank;
+    (void)st;
     __trap();  // the launcher runs clusters on compute capability 9.0 and later only
 #endif
 }
@@ -602,6 +644,7 @@ struct RowExtras {
     int full_rows;            // ctas x threads x chunks x 8 == hidden: every chunk of the layout inside its row
     // v7: the dropout scale folded into the 16-bit GELU (gelu_logistic.h's gelu_scale_fold of keep_scale)
     float scale_inverse, scale_log2_inverse;
+    int rows_in_sequence;     // v8: rows a block (cluster) runs one after another, the next one's x prefetched (row_kernel)
 };
 static_assert(kMaxRowThreads <= 1024, "RowExtras::tpr_reciprocal divides exactly only below 1024 threads");
 
@@ -745,173 +788,22 @@ constexpr int row_kernel_min_blocks() {
     return kVector && (kCpt == 2 || kElementBytes == 2) ? 2 : 1;
 }
 
-// row_kernel's work. kFull (v6): every chunk of every thread lies inside its row (the layout covers the
-// row exactly and no row of the block is past the tensor), so no chunk needs a bounds test: the loads,
-// the statistics and the last pass run without the per-chunk branches (~2 instructions per element).
-template <typename T, int kCpt, bool kVector, bool kFused, bool kFull>
-__device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtras& m, float* sum_scratch, float* sq_scratch,
-                                                ClusterReduction& cluster_reduction) {
-    constexpr bool kShiftedStatistics = sizeof(T) == 2;  // v6: one pass for mean and variance (below)
-    // 32-bit indices within a row and of rows (rows x hidden <= 2^30, elementwise.h): fewer
-    // registers than 64-bit ones, which this kernel needs for the row it holds.
-    using Index = int;
-    const Index hidden = static_cast<Index>(a.hidden);
-    const int tpr = a.threads_per_row, ctas = a.ctas_per_row;
-    const int local_row = static_cast<int>((threadIdx.x * m.tpr_reciprocal) >> 20);  // threadIdx.x / tpr
-    const int t = static_cast<int>(threadIdx.x) - local_row * tpr;
-    const int rank = static_cast<int>(blockIdx.x) & (ctas - 1);  // the block's rank in its cluster
-    const bool pull = m.cluster_pull != 0;
-    // push: ready this block's mbarriers and arrive at the cluster barrier (waited on at the first push)
-    if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas, kShiftedStatistics ? 2 : 1);
-    const int row = ctas > 1 ? static_cast<int>(blockIdx.x >> m.ctas_log2)
-                             : static_cast<int>(blockIdx.x) * m.rows_per_block + local_row;
-    // The last block's rows past the tensor load nothing and store nothing (limit 0) but still
-    // meet the block's barriers.
-    const Index limit = row < a.rows ? hidden : 0;
-    const int64_t row_start = static_cast<int64_t>(row < a.rows ? row : 0) * hidden;
-    const T* x = static_cast<const T*>(a.x) + row_start;
-    const Index stride = static_cast<Index>(tpr) * kChunk;
-    const Index first_col = (static_cast<Index>(rank) * tpr * kCpt + t) * kChunk;
-    const int warps_per_row = tpr >> 5;
-    const int first_warp = local_row * warps_per_row;  // the row's first warp in the block (tpr is whole warps)
-
-    RawChunk<T> x_raw[kCpt], res_raw[kCpt];
-    // load x row into registers (HBM -> registers, 16-byte vectors, all chunks in flight)
-#pragma unroll
-    for (int c = 0; c < kCpt; ++c) load_row_chunk_or_zero<T, kVector, kFull>(x, first_col + c * stride, limit, x_raw[c], a.streaming != 0);
-    if constexpr (kFused) {
-        // load residual row into registers now (kept packed), so its latency hides behind the reductions
-        const T* residual = static_cast<const T*>(a.residual) + row_start;
-#pragma unroll
-        for (int c = 0; c < kCpt; ++c)
-            load_row_chunk_or_zero<T, kVector, kFull>(residual, first_col + c * stride, limit, res_raw[c], a.streaming != 0);
-    }
-    // the row stays packed in registers (8 bytes of x per 4 elements for fp16/bf16): each pass
-    // below unpacks it again (one instruction per element) rather than holding it as floats, so a
-    // thread can own 64 bytes of x and 64 of residual in under 64 registers (PERF.md: 16-bit rows
-    // need that many bytes in flight; as floats they capped the SM at 2 rows and 60% of bandwidth).
-
-    const float inv_hidden = 1.0f / static_cast<float>(hidden);
-    float mean, rstd;
-    if constexpr (kShiftedStatistics) {
-        // v6, 16-bit rows: mean and variance in one pass over the row and one reduction, each element
-        // shifted by the row's first element K (d = x - K: sum d and sum d^2, var = (sum d^2 - (sum d)^2 / n) / n).
-        // K is a sample of the row, so (mean - K)^2 is about one variance and the subtraction loses
-        // about one bit, far below the 8 or 11 bits the output keeps. One unpack and one FADD per
-        // element fewer than two passes, and one block (and cluster) reduction fewer.
-        const float shift = to_float(x[0]);  // the row's first element (L1: every thread of the row reads it)
-        float s = 0.0f, q = 0.0f;
-#pragma unroll
-        for (int c = 0; c < kCpt; ++c) {
-            const Index col0 = first_col + c * stride;
-            if (!kFull && kVector && col0 >= limit) continue;  // past the row: zeros, not samples
-            float v[kChunk];
-            unpack<T>(x_raw[c], v);
-#pragma unroll
-            for (int i = 0; i < kChunk; ++i) {
-                const float d = v[i] - shift;
-                if (kVector || col0 + i < limit) {
-                    s += d;
-                    q = fmaf(d, d, q);
-                }
-            }
-        }
-        row_sum2(s, q, sum_scratch, sq_scratch, warps_per_row, first_warp);
-        if (ctas > 1) {
-            cluster_sum2(s, q, cluster_reduction, rank, ctas, pull);
-            cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
-        }
-        const float mean_shifted = s * inv_hidden;
-        mean = shift + mean_shifted;
-        rstd = rsqrtf(fmaf(fmaxf(fmaf(-mean_shifted, s, q), 0.0f), inv_hidden, elementwise::kLayerNormEps));
-    } else {
-        // compute mean (block reduction; out-of-row elements were loaded as 0)
-        float sum = 0.0f;
-#pragma unroll
-        for (int c = 0; c < kCpt; ++c) {
-            float v[kChunk];
-            unpack<T>(x_raw[c], v);
-#pragma unroll
-            for (int i = 0; i < kChunk; ++i) sum += v[i];
-        }
-        float row_total = row_sum(sum, sum_scratch, warps_per_row, first_warp);
-        if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
-        mean = row_total * inv_hidden;
-        // Each pass unpacks the packed row again (one instruction per element): hiding the packed
-        // words from the compiler here keeps it from holding the previous pass's unpacked floats
-        // instead (twice the registers in 16-bit: bf16 rows of 4 chunks spilled 124 B per thread).
-        keep_packed(x_raw);
-
-        // compute variance from the register-held row: sum of squared deviations (second pass)
-        // v6: one branch per chunk (a vector chunk is all in or all out of the row) and d * d + sq one FMA:
-        // the select per element cost ptxas an FMUL, an FSEL and an FADD for every chunk but the first.
-        float sq = 0.0f;
-#pragma unroll
-        for (int c = 0; c < kCpt; ++c) {
-            const Index col0 = first_col + c * stride;
-            if (!kFull && kVector && col0 >= limit) continue;
-            float v[kChunk];
-            unpack<T>(x_raw[c], v);
-#pragma unroll
-            for (int i = 0; i < kChunk; ++i) {
-                const float d = v[i] - mean;
-                if (kVector || col0 + i < limit) sq = fmaf(d, d, sq);
-            }
-        }
-        float sq_total = row_sum(sq, sq_scratch, warps_per_row, first_warp);
-        if (ctas > 1) {
-            sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
-            cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
-        }
-        rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
-    }
-    keep_packed(x_raw);
-
-    T* out = static_cast<T*>(a.out) + row_start;
-#pragma unroll
-    for (int c = 0; c < kCpt; ++c) {
-        const Index col0 = first_col + c * stride;
-        if (col0 >= limit) continue;  // kept in the kFull path too: without it ptxas hoisted the chunks' loads and spilled 36 B
-        finish_chunk<T, kVector, kFused>(a, m, x_raw[c], res_raw[c], row_start, col0, limit - col0, mean, rstd, out);
-    }
-    if (ctas > 1) cluster_exit(pull);
-}
-
-template <typename T, int kCpt, bool kVector, bool kFused>
-__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, false, sizeof(T)>())
-    row_kernel(RowArgs a, RowExtras m) {
-    __shared__ float sum_scratch[kMaxRowThreads / 32];
-    __shared__ float sq_scratch[kMaxRowThreads / 32];
-    __shared__ ClusterReduction cluster_reduction;
-    if constexpr (kVector) {
-        // the same path for the whole block (and its cluster: one row), so its barriers are met by all
-        const int rows_of_block = a.ctas_per_row > 1 ? 1 : m.rows_per_block;
-        const int first_row = a.ctas_per_row > 1 ? static_cast<int>(blockIdx.x >> m.ctas_log2)
-                                                 : static_cast<int>(blockIdx.x) * m.rows_per_block;
-        if (m.full_rows != 0 && first_row + rows_of_block <= a.rows) {
-            row_kernel_body<T, kCpt, kVector, kFused, true>(a, m, sum_scratch, sq_scratch, cluster_reduction);
-            return;
-        }
-    }
-    row_kernel_body<T, kCpt, kVector, kFused, false>(a, m, sum_scratch, sq_scratch, cluster_reduction);
-}
-
-// staged_row_kernel: the row (its slice, in a cluster) is staged in shared memory instead of
-// registers, so a block's registers no longer grow with the row: rows longer than one block's
-// registers hold (hidden 65536: 128 KB of bf16 per row) run one block of 512 threads per row where
-// row_kernel needed a cluster of 8, and more blocks fit an SM. x (and the residual, when both fit
-// elementwise::kStageMaxBytes; else it is read in the last pass, 64 bytes per thread in flight) is copied with cp.async (16 bytes per instruction, nothing held
-// in registers, every chunk of the slice in flight at once); each thread then reads back only the
-// chunks it copied itself, so no barrier is needed between the copy and the first pass. Chunk
-// layout and summation order are row_kernel's (thread t holds chunks c tpr + t of its block's
-// slice, c = 0 .. cpt-1, in that order): elementwise_emulate.cpp covers both kernels. One row per
-// block or per cluster (rows_per_block 1).
 // cp.async exists from sm_80; on older parts (the default build's sm_75) the copy is a plain 16-byte
 // load and store, done before the call returns, so the commit and the wait have nothing to do.
 __device__ __forceinline__ void cp_async16(void* smem, const void* global) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
+#else
+    *static_cast<uint4*>(smem) = *static_cast<const uint4*>(global);
+#endif
+}
+// v8: the same with the .ca hint (the line is kept in L1 too, as a plain load's is): row_kernel's next-row
+// prefetch, whose row's first element every thread of the row then reads (the statistics' shift).
+__device__ __forceinline__ void cp_async16_ca(void* smem, const void* global) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
 #else
     *static_cast<uint4*>(smem) = *static_cast<const uint4*>(global);
 #endif
@@ -927,6 +819,277 @@ template <int kPending> __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
+
+// row_kernel's work. kFull (v6): every chunk of every thread lies inside its row (the layout covers the
+// row exactly and no row of the block is past the tensor), so no chunk needs a bounds test: the loads,
+// the statistics and the last pass run without the per-chunk branches (~2 instructions per element).
+// kSeq (v8, row_sequence_kernel; vector rows only): the block (or cluster) runs m.rows_in_sequence rows one
+// after another, and x and the residual come through shared memory (cp.async, each thread its own chunks:
+// no barrier): at the start of row s, row s's residual is copied into buffer 2 and row s + 1's x into the
+// other of two x buffers, so the next row's x is in flight while row s reduces and finishes; each pass reads
+// its chunks from shared memory, so neither is held in registers across the reductions (a register row
+// with a loop around it spilled 32-52 B a thread in 16-bit). The block reductions alternate two scratch
+// sets and the clusters two sets of slots and mbarriers (cluster_step), so a fast warp's next row never
+// writes a slot a slow warp still reads.
+template <typename T, int kCpt, bool kVector, bool kFused, bool kFull, bool kSeq>
+__device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtras& m, float* sum_scratch, float* sq_scratch,
+                                                ClusterReduction& cluster_reduction, uint4* prefetch) {
+    static_assert(!kSeq || kVector, "rows in sequence take whole 16-byte chunks");
+    constexpr bool kShiftedStatistics = sizeof(T) == 2;  // v6: one pass for mean and variance (below)
+    constexpr int kWords = static_cast<int>(sizeof(T)) / 2;  // 16-byte words per chunk
+    constexpr int kScratchSet = kMaxRowThreads / 32;       // floats per scratch set (one per warp)
+    // 32-bit indices within a row and of rows (rows x hidden <= 2^30, elementwise.h): fewer
+    // registers than 64-bit ones, which this kernel needs for the row it holds.
+    using Index = int;
+    const Index hidden = static_cast<Index>(a.hidden);
+    const int tpr = a.threads_per_row, ctas = a.ctas_per_row;
+    const int steps = kSeq ? m.rows_in_sequence : 1;
+    const int local_row = static_cast<int>((threadIdx.x * m.tpr_reciprocal) >> 20);  // threadIdx.x / tpr
+    const int t = static_cast<int>(threadIdx.x) - local_row * tpr;
+    const int rank = static_cast<int>(blockIdx.x) & (ctas - 1);  // the block's rank in its cluster
+    const bool pull = m.cluster_pull != 0;
+    // push: ready this block's mbarriers and arrive at the cluster barrier (waited on at the first push)
+    if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas, kShiftedStatistics ? 2 : 1);
+    // the block's (cluster's) first row of step s is (unit steps + s) rows_per_step; a thread's adds local_row
+    const int unit = ctas > 1 ? static_cast<int>(blockIdx.x >> m.ctas_log2) : static_cast<int>(blockIdx.x);
+    const int rows_per_step = ctas > 1 ? 1 : m.rows_per_block;
+    const Index stride = static_cast<Index>(tpr) * kChunk;
+    const Index first_col = (static_cast<Index>(rank) * tpr * kCpt + t) * kChunk;
+    const int warps_per_row = tpr >> 5;
+    const int first_warp = local_row * warps_per_row;  // the row's first warp in the block (tpr is whole warps)
+    const float inv_hidden = 1.0f / static_cast<float>(hidden);
+    // kSeq: buffer b holds this thread's chunks at [b][chunk][word][thread] (16-byte words: conflict-free).
+    // The block size goes through an empty asm at each use, so ptxas computes the slots' addresses where they
+    // are used (one IMAD a chunk) instead of hoisting all of them out of the row loop into registers, which
+    // spilled the 16-bit 4-chunk instance (40 B a thread).
+    const int me = static_cast<int>(threadIdx.x);
+    auto slot_base = [&](int buffer) {
+        int threads = static_cast<int>(blockDim.x);
+        asm volatile("" : "+r"(threads));
+        return std::pair<uint4*, int>{prefetch + buffer * kCpt * kWords * threads + me, threads};
+    };
+    auto slot = [&](const std::pair<uint4*, int>& base, int c, int j) { return base.first + (c * kWords + j) * base.second; };
+    // kSeq: step s's row of `tensor` -> `buffer` (HBM -> shared, cp.async 16 B, every chunk in flight; zeros
+    // past the row). x goes to buffer s & 1, the residual to buffer 2.
+    auto stage_row = [&](const void* tensor, int step, int buffer) {
+        const int row = (unit * steps + step) * rows_per_step + (ctas > 1 ? 0 : local_row);
+        const Index limit = row < a.rows ? hidden : 0;
+        const T* x = static_cast<const T*>(tensor) + static_cast<int64_t>(row < a.rows ? row : 0) * hidden;
+        const auto base = slot_base(buffer);
+#pragma unroll
+        for (int c = 0; c < kCpt; ++c) {
+            const Index col0 = first_col + c * stride;
+#pragma unroll
+            for (int j = 0; j < kWords; ++j) {
+                if (kFull || col0 < limit) cp_async16_ca(slot(base, c, j), reinterpret_cast<const uint4*>(x + col0) + j);
+                else *slot(base, c, j) = uint4{0u, 0u, 0u, 0u};
+            }
+        }
+    };
+    auto stage_x = [&](int step) { stage_row(a.x, step, step & 1); };
+    RawChunk<T> x_raw[kCpt], res_raw[kCpt];
+    // kSeq: one pass's x chunks, shared -> registers (they are not kept across the reductions)
+    auto read_x = [&](int step) {
+        const auto base = slot_base(step & 1);
+#pragma unroll
+        for (int c = 0; c < kCpt; ++c)
+#pragma unroll
+            for (int j = 0; j < kWords; ++j) x_raw[c].w[j] = *slot(base, c, j);
+    };
+    if constexpr (kSeq) {
+        stage_x(0);  // the first row's x (the prologue: nothing to overlap it with yet)
+        cp_async_commit();
+    }
+
+    for (int step = 0; step < steps; ++step) {
+        const int step_row = (unit * steps + step) * rows_per_step;
+        if (kSeq && step > 0 && step_row >= a.rows) break;  // the whole block (cluster) past the tensor: the same for all its threads
+        const int row = step_row + (ctas > 1 ? 0 : local_row);
+        // The last block's rows past the tensor load nothing and store nothing (limit 0) but still
+        // meet the block's barriers.
+        const Index limit = row < a.rows ? hidden : 0;
+        const int64_t row_start = static_cast<int64_t>(row < a.rows ? row : 0) * hidden;
+        const T* x = static_cast<const T*>(a.x) + row_start;
+        if constexpr (kSeq) {
+            // This row's residual -> buffer 2 (its last reads, row s - 1's last pass, are done), then the next
+            // row's x (its buffer's last reads, row s - 1's, are done); each a group, empty when nothing was
+            // staged, so the groups stay x(s), residual(s), x(s + 1) in commit order.
+            if constexpr (kFused) stage_row(a.residual, step, 2);
+            cp_async_commit();
+            if (step + 1 < steps && step_row + rows_per_step < a.rows) stage_x(step + 1);
+            cp_async_commit();
+            cp_async_wait<2>();  // this row's x has landed (this thread's own chunks: no barrier)
+            read_x(step);
+        } else {
+            // load x row into registers (HBM -> registers, 16-byte vectors, all chunks in flight)
+#pragma unroll
+            for (int c = 0; c < kCpt; ++c)
+                load_row_chunk_or_zero<T, kVector, kFull>(x, first_col + c * stride, limit, x_raw[c], a.streaming != 0);
+        }
+        if constexpr (kFused && !kSeq) {
+            // load residual row into registers now (kept packed), so its latency hides behind the reductions
+            const T* residual = static_cast<const T*>(a.residual) + row_start;
+#pragma unroll
+            for (int c = 0; c < kCpt; ++c)
+                load_row_chunk_or_zero<T, kVector, kFull>(residual, first_col + c * stride, limit, res_raw[c], a.streaming != 0);
+        }
+        // the row stays packed in registers (8 bytes of x per 4 elements for fp16/bf16): each pass
+        // below unpacks it again (one instruction per element) rather than holding it as floats, so a
+        // thread can own 64 bytes of x and 64 of residual in under 64 registers (PERF.md: 16-bit rows
+        // need that many bytes in flight; as floats they capped the SM at 2 rows and 60% of bandwidth).
+        float* step_sum_scratch = sum_scratch + (step & 1) * kScratchSet;
+        float* step_sq_scratch = sq_scratch + (step & 1) * kScratchSet;
+        const ClusterStep cstep = cluster_step(step, steps);
+
+        float mean, rstd;
+        if constexpr (kShiftedStatistics) {
+            // v6, 16-bit rows: mean and variance in one pass over the row and one reduction, each element
+            // shifted by the row's first element K (d = x - K: sum d and sum d^2, var = (sum d^2 - (sum d)^2 / n) / n).
+            // K is a sample of the row, so (mean - K)^2 is about one variance and the subtraction loses
+            // about one bit, far below the 8 or 11 bits the output keeps. One unpack and one FADD per
+            // element fewer than two passes, and one block (and cluster) reduction fewer.
+            const float shift = to_float(x[0]);  // the row's first element (L1: every thread of the row reads it)
+            float s = 0.0f, q = 0.0f;
+#pragma unroll
+            for (int c = 0; c < kCpt; ++c) {
+                const Index col0 = first_col + c * stride;
+                if (!kFull && kVector && col0 >= limit) continue;  // past the row: zeros, not samples
+                float v[kChunk];
+                unpack<T>(x_raw[c], v);
+#pragma unroll
+                for (int i = 0; i < kChunk; ++i) {
+                    const float d = v[i] - shift;
+                    if (kVector || col0 + i < limit) {
+                        s += d;
+                        q = fmaf(d, d, q);
+                    }
+                }
+            }
+            row_sum2(s, q, step_sum_scratch, step_sq_scratch, warps_per_row, first_warp);
+            if (ctas > 1) {
+                cluster_sum2(s, q, cluster_reduction, rank, ctas, pull, cstep);
+                cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
+            }
+            const float mean_shifted = s * inv_hidden;
+            mean = shift + mean_shifted;
+            rstd = rsqrtf(fmaf(fmaxf(fmaf(-mean_shifted, s, q), 0.0f), inv_hidden, elementwise::kLayerNormEps));
+        } else {
+            // compute mean (block reduction; out-of-row elements were loaded as 0)
+            float sum = 0.0f;
+#pragma unroll
+            for (int c = 0; c < kCpt; ++c) {
+                float v[kChunk];
+                unpack<T>(x_raw[c], v);
+#pragma unroll
+                for (int i = 0; i < kChunk; ++i) sum += v[i];
+            }
+            float row_total = row_sum(sum, step_sum_scratch, warps_per_row, first_warp);
+            if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull, cstep);
+            mean = row_total * inv_hidden;
+            // Each pass unpacks the packed row again (one instruction per element): hiding the packed
+            // words from the compiler here keeps it from holding the previous pass's unpacked floats
+            // instead (twice the registers in 16-bit: bf16 rows of 4 chunks spilled 124 B per thread).
+            if constexpr (kSeq) read_x(step);  // x chunks: shared -> registers again
+            else keep_packed(x_raw);
+
+            // compute variance from the register-held row: sum of squared deviations (second pass)
+            // v6: one branch per chunk (a vector chunk is all in or all out of the row) and d * d + sq one FMA:
+            // the select per element cost ptxas an FMUL, an FSEL and an FADD for every chunk but the first.
+            float sq = 0.0f;
+#pragma unroll
+            for (int c = 0; c < kCpt; ++c) {
+                const Index col0 = first_col + c * stride;
+                if (!kFull && kVector && col0 >= limit) continue;
+                float v[kChunk];
+                unpack<T>(x_raw[c], v);
+#pragma unroll
+                for (int i = 0; i < kChunk; ++i) {
+                    const float d = v[i] - mean;
+                    if (kVector || col0 + i < limit) sq = fmaf(d, d, sq);
+                }
+            }
+            float sq_total = row_sum(sq, step_sq_scratch, warps_per_row, first_warp);
+            if (ctas > 1) {
+                sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull, cstep);
+                cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
+            }
+            rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
+        }
+        if constexpr (kSeq) cp_async_wait<1>();  // this row's residual has landed too (the next row's x may still be in flight)
+        else keep_packed(x_raw);
+
+        T* out = static_cast<T*>(a.out) + row_start;
+#pragma unroll
+        for (int c = 0; c < kCpt; ++c) {
+            const Index col0 = first_col + c * stride;
+            if (col0 >= limit) continue;  // kept in the kFull path too: without it ptxas hoisted the chunks' loads and spilled 36 B
+            if constexpr (kSeq) {
+                // the chunk's x and residual: shared -> registers, one chunk at a time (few registers held)
+                const auto x_base = slot_base(step & 1), res_base = slot_base(2);
+                RawChunk<T> xc, rc;
+#pragma unroll
+                for (int j = 0; j < kWords; ++j) {
+                    xc.w[j] = *slot(x_base, c, j);
+                    if constexpr (kFused) rc.w[j] = *slot(res_base, c, j);
+                }
+                finish_chunk<T, kVector, kFused>(a, m, xc, rc, row_start, col0, limit - col0, mean, rstd, out);
+            } else {
+                finish_chunk<T, kVector, kFused>(a, m, x_raw[c], res_raw[c], row_start, col0, limit - col0, mean, rstd, out);
+            }
+        }
+        if (ctas > 1) cluster_exit(pull);  // pull: the row's last barrier (each row's arrive is met by its wait)
+    }
+}
+
+// The path of a whole block (and its cluster: one row at a time), so its barriers are met by all: kFull when
+// every row it runs lies inside the tensor and the layout covers them exactly.
+__device__ __forceinline__ bool block_rows_full(const RowArgs& a, const RowExtras& m, int steps) {
+    const int rows_of_block = (a.ctas_per_row > 1 ? 1 : m.rows_per_block) * steps;
+    const int first_row = (a.ctas_per_row > 1 ? static_cast<int>(blockIdx.x >> m.ctas_log2) : static_cast<int>(blockIdx.x)) *
+                          rows_of_block;
+    return m.full_rows != 0 && first_row + rows_of_block <= a.rows;
+}
+
+template <typename T, int kCpt, bool kVector, bool kFused>
+__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, kVector, false, sizeof(T)>())
+    row_kernel(RowArgs a, RowExtras m) {
+    // two sets (alternate rows of row_sequence_kernel, which shares the body), one float per warp each
+    __shared__ float sum_scratch[2 * kMaxRowThreads / 32];
+    __shared__ float sq_scratch[2 * kMaxRowThreads / 32];
+    __shared__ ClusterReduction cluster_reduction;
+    if (kVector && block_rows_full(a, m, 1)) {
+        row_kernel_body<T, kCpt, kVector, kFused, true, false>(a, m, sum_scratch, sq_scratch, cluster_reduction, nullptr);
+        return;
+    }
+    row_kernel_body<T, kCpt, kVector, kFused, false, false>(a, m, sum_scratch, sq_scratch, cluster_reduction, nullptr);
+}
+
+// v8: rows in sequence (row_config's rows_in_sequence > 1), whole 16-byte chunks only. Dynamic shared memory:
+// two buffers of this block's x chunks (RowConfig::prefetch_bytes).
+template <typename T, int kCpt, bool kFused>
+__global__ void __launch_bounds__(kMaxRowThreads, row_kernel_min_blocks<kCpt, true, false, sizeof(T)>())
+    row_sequence_kernel(RowArgs a, RowExtras m) {
+    __shared__ float sum_scratch[2 * kMaxRowThreads / 32];
+    __shared__ float sq_scratch[2 * kMaxRowThreads / 32];
+    __shared__ ClusterReduction cluster_reduction;
+    extern __shared__ uint4 row_prefetch[];  // [buffer][chunk][word][thread]
+    if (block_rows_full(a, m, m.rows_in_sequence)) {
+        row_kernel_body<T, kCpt, true, kFused, true, true>(a, m, sum_scratch, sq_scratch, cluster_reduction, row_prefetch);
+        return;
+    }
+    row_kernel_body<T, kCpt, true, kFused, false, true>(a, m, sum_scratch, sq_scratch, cluster_reduction, row_prefetch);
+}
+
+// staged_row_kernel: the row (its slice, in a cluster) is staged in shared memory instead of
+// registers, so a block's registers no longer grow with the row: rows longer than one block's
+// registers hold (hidden 65536: 128 KB of bf16 per row) run one block of 512 threads per row where
+// row_kernel needed a cluster of 8, and more blocks fit an SM. x (and the residual, when both fit
+// elementwise::kStageMaxBytes; else it is read in the last pass, 64 bytes per thread in flight) is copied with cp.async (16 bytes per instruction, nothing held
+// in registers, every chunk of the slice in flight at once); each thread then reads back only the
+// chunks it copied itself, so no barrier is needed between the copy and the first pass. Chunk
+// layout and summation order are row_kernel's (thread t holds chunks c tpr + t of its block's
+// slice, c = 0 .. cpt-1, in that order): elementwise_emulate.cpp covers both kernels. One row per
+// block or per cluster (rows_per_block 1).
 // Stages one chunk of a row (col0 .. col0+7) in shared memory: cp.async for a whole vector chunk,
 // element by element (zeros past the row) otherwise.
 template <typename T, bool kVector>
@@ -983,7 +1146,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
     }
     const float inv_hidden = 1.0f / static_cast<float>(hidden);
     float row_total = row_sum(sum, sum_scratch, tpr >> 5, 0);  // one row per block
-    if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull);
+    if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull, cluster_step(0, 1));
     const float mean = row_total * inv_hidden;
 
     // compute variance: squared deviations over the staged row (shared -> registers, second pass)
@@ -1001,7 +1164,7 @@ __global__ void __launch_bounds__(kMaxRowThreads, 1) staged_row_kernel(RowArgs a
     }
     float sq_total = row_sum(sq, sq_scratch, tpr >> 5, 0);
     if (ctas > 1) {
-        sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull);
+        sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull, cluster_step(0, 1));
         cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
     }
     const float rstd = rsqrtf(fmaf(sq_total, inv_hidden, elementwise::kLayerNormEps));
@@ -1274,27 +1437,36 @@ bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<uintptr_
 // The row_kernel instance that runs p: elementwise::row_config()'s chunks per thread and vector
 // path (the model's register table is keyed the same way), falling back to the scalar path when a
 // pointer is not 16-byte aligned.
+// sequence (v8): rows in sequence, row_sequence_kernel (vector rows only: runs_in_sequence).
 template <typename T, bool kFused, bool kSpill, int kCpt>
-const void* row_kernel_of(bool vector) {
+const void* row_kernel_of(bool vector, bool sequence) {
     if constexpr (kSpill)
         return vector ? reinterpret_cast<const void*>(spill_row_kernel<T, kCpt, true, true, true>)
                       : reinterpret_cast<const void*>(spill_row_kernel<T, kCpt, false, true, true>);
+    else if (sequence)
+        return reinterpret_cast<const void*>(row_sequence_kernel<T, kCpt, kFused>);
     else
         return vector ? reinterpret_cast<const void*>(row_kernel<T, kCpt, true, kFused>)
                       : reinterpret_cast<const void*>(row_kernel<T, kCpt, false, kFused>);
 }
+// Whether c runs as rows in sequence (row_sequence_kernel): its layout asks for it and the rows are whole
+// 16-byte chunks at aligned pointers (else the scalar row_kernel runs them one row per block).
+bool runs_in_sequence(const elementwise::RowConfig& c, bool aligned, bool spill) {
+    return !spill && !c.staged && c.rows_in_sequence > 1 && c.vector && aligned;
+}
 template <typename T, bool kFused, bool kSpill>
 const void* row_kernel_function(const elementwise::RowConfig& c, bool aligned) {
     const bool vector = c.vector && aligned;
+    const bool sequence = runs_in_sequence(c, aligned, kSpill);
     if constexpr (!kSpill)
         if (c.staged)
             return vector ? reinterpret_cast<const void*>(staged_row_kernel<T, true, kFused>)
                           : reinterpret_cast<const void*>(staged_row_kernel<T, false, kFused>);
-    if (c.chunks_per_thread == 2) return row_kernel_of<T, kFused, kSpill, 2>(vector);
-    if (c.chunks_per_thread == 4) return row_kernel_of<T, kFused, kSpill, 4>(vector);
+    if (c.chunks_per_thread == 2) return row_kernel_of<T, kFused, kSpill, 2>(vector, sequence);
+    if (c.chunks_per_thread == 4) return row_kernel_of<T, kFused, kSpill, 4>(vector, sequence);
     // the spill kernel's layout takes 2 or 4 chunks (row_config's spill rule)
     if constexpr (!kSpill)
-        if (c.chunks_per_thread == 3) return row_kernel_of<T, kFused, kSpill, 3>(vector);
+        if (c.chunks_per_thread == 3) return row_kernel_of<T, kFused, kSpill, 3>(vector, sequence);
     throw std::logic_error("row_config chose " + std::to_string(c.chunks_per_thread) + " chunks per thread");
 }
 
@@ -1315,8 +1487,8 @@ void require_clusters(const elementwise::RowConfig& c, int64_t hidden, const cha
 template <typename T, bool kFused, bool kSpill = false>
 void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, const char* name) {
     const elementwise::RowKernel kind = kSpill ? elementwise::RowKernel::spill : elementwise::RowKernel::picked;
-    const elementwise::RowConfig c = elementwise::row_config(p, kind);
-    const elementwise::LaunchShape shape = elementwise::row_kernel_shape(p, kind);
+    elementwise::RowConfig c = elementwise::row_config(p, kind);
+    elementwise::LaunchShape shape = elementwise::row_kernel_shape(p, kind);
     if (static_cast<int64_t>(c.ctas_per_row) * c.threads_per_row * c.chunks_per_thread * kChunk < p.hidden ||
         c.threads_per_block() > kMaxRowThreads)
         throw std::logic_error(std::string(name) + ": row_config (" + elementwise::config_text(c) + ") cannot hold hidden " +
@@ -1324,6 +1496,12 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
     if (shape.blocks == 0) return;
     const bool aligned = aligned16(a.x) && aligned16(a.residual) && aligned16(a.gamma) && aligned16(a.beta) &&
                          aligned16(a.out);
+    if (c.rows_in_sequence > 1 && !runs_in_sequence(c, aligned, kSpill)) {
+        // a pointer off 16 bytes: the scalar row_kernel, one row per block (cluster), on the grid for that
+        c.rows_in_sequence = 1;
+        const int64_t rows = p.rows;
+        shape.blocks = static_cast<uint64_t>(c.ctas_per_row > 1 ? rows * c.ctas_per_row : (rows + c.rows_per_block - 1) / c.rows_per_block);
+    }
     const void* kernel = row_kernel_function<T, kFused, kSpill>(c, aligned);
     a.rows = static_cast<int>(p.rows);
     a.threads_per_row = c.threads_per_row;
@@ -1346,16 +1524,16 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
                            !(bounds != nullptr && std::strcmp(bounds, "checked") == 0);
     const elementwise::GeluScaleFold fold = elementwise::gelu_scale_fold(a.keep_scale);
     RowExtras m{threshold_high(a.threshold), philox_round_keys(a.seed), pull ? 1 : 0, tpr_reciprocal, c.rows_per_block, ctas_log2,
-                full_rows ? 1 : 0, fold.inverse, fold.log2_inverse};
+                full_rows ? 1 : 0, fold.inverse, fold.log2_inverse, kSpill ? 1 : c.rows_in_sequence};
     void* params[] = {&a, &m};  // spill_row_kernel takes a alone (the second pointer is not read)
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(shape.blocks));
     config.blockDim = dim3(static_cast<unsigned>(shape.threads));
     config.stream = stream;
-    if (c.staged) {
-        // the staged slice is dynamic shared memory: past 48 KiB a kernel must opt in (once per size);
-        // layernorm (unfused) stages x alone
-        const int64_t bytes = c.staged_bytes(p.dtype) / (!kFused && c.stage_residual ? 2 : 1);
+    if (c.staged || (!kSpill && c.prefetch_bytes(p.dtype, kFused) > 0)) {
+        // the staged slice (and v8's next-row prefetch) is dynamic shared memory: past 48 KiB a kernel must opt
+        // in (once per size); layernorm (unfused) stages x alone
+        const int64_t bytes = c.staged ? c.staged_bytes(p.dtype) / (!kFused && c.stage_residual ? 2 : 1) : c.prefetch_bytes(p.dtype, kFused);
         config.dynamicSmemBytes = static_cast<size_t>(bytes);
         static thread_local std::map<const void*, int64_t> opted;
         int64_t& have = opted[kernel];

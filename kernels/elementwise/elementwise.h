@@ -127,8 +127,20 @@ struct RowConfig {
     bool staged = false;
     bool stage_residual = false;
     bool streaming = false;     // x, residual loads and out stores with the evict-first hint (.cs)
+    // rows_in_sequence (v8): a block (or a cluster) runs this many of its rows one after another, and
+    // copies the next row's x into shared memory (cp.async) while it reduces and finishes the current
+    // one, so a row's loads are in flight behind the row before it; 1: one row per block or cluster
+    // (v7). Register layouts of whole-vector rows only.
+    int rows_in_sequence = 1;
     std::string why;            // the picker's reason, in words (the model's description shows it)
     int threads_per_block() const { return threads_per_row * rows_per_block; }
+    // Dynamic shared memory of a block running rows in sequence: two buffers of its x chunks (the current
+    // row's and the next one's) and, for the fused chain (residual), one of its residual chunks.
+    int64_t prefetch_bytes(DType t, bool residual) const {
+        return rows_in_sequence > 1 && !staged
+                   ? (residual ? 3 : 2) * int64_t{threads_per_block()} * chunks_per_thread * 8 * dtype_bytes(t)
+                   : 0;
+    }
     // Dynamic shared memory of a staged block: its slice of x (and of the residual), in bytes.
     int64_t staged_bytes(DType t) const {
         return staged ? int64_t{threads_per_row} * chunks_per_thread * 8 * dtype_bytes(t) * (stage_residual ? 2 : 1) : 0;
@@ -145,7 +157,7 @@ inline constexpr int64_t kSpillMaxHidden = 16384;  // fused_chain_spill: one blo
 // fused_chain_spill, the lesson's spilling kernel, kept as it was measured: one block per row, 64
 // bytes of x per thread (2 chunks when a block of whole warps covers the row with 2), at most 16384.
 enum class RowKernel { picked, spill };
-// The configuration for p: FUSIONLAB_ROW_CONFIG, when set ("cpt=4,tpr=256,rpb=1,ctas=2", any
+// The configuration for p: FUSIONLAB_ROW_CONFIG, when set ("cpt=4,tpr=256,rpb=1,ctas=2,seq=4", any
 // subset; the rest picked as usual), else the per-shape rule. Throws std::invalid_argument for a
 // forced configuration that cannot hold the row, and (spill) for a row wider than kSpillMaxHidden,
 // with the reason.
@@ -161,6 +173,7 @@ LaunchShape row_kernel_shape(const ElementwiseParams& p, RowKernel kernel = RowK
 struct RowInstance {
     int chunks_per_thread = 4;  // 0: staged_row_kernel (any chunks per thread, a run-time count)
     bool vector = true;
+    bool in_sequence = false;   // v8: row_sequence_kernel (rows in sequence, vector rows only)
 };
 RowInstance row_kernel_instance(const ElementwiseParams& p, RowKernel kernel = RowKernel::picked);
 // What ptxas made of that instance of `kernel` ("layernorm", "fused_chain", "fused_chain_spill")

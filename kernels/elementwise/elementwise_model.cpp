@@ -62,6 +62,9 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
     if (config.staged)
         s.kernels.back().block.shared_bytes = static_cast<uint64_t>(config.staged_bytes(p.dtype)) /
                                               (per_row_inputs.size() < 2 && config.stage_residual ? 2 : 1);
+    // v8, rows in sequence: the next row's x waits in shared memory (the same occupancy rule)
+    else if (kind == RowKernel::picked)
+        s.kernels.back().block.shared_bytes = static_cast<uint64_t>(config.prefetch_bytes(p.dtype, per_row_inputs.size() > 1));
     for (const std::string& v : vectors)
         s.events.push_back({EventKind::load, k, v, z.hidden * z.es, 0, 1,
                             "load " + v + " into registers (HBM once; later blocks hit L2)"});
@@ -72,25 +75,37 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
     };
     std::vector<Group> groups;
     const uint64_t rpb = static_cast<uint64_t>(config.rows_per_block), tpr = static_cast<uint64_t>(config.threads_per_row);
+    // v8: a block (cluster) runs `seq` rows (groups of rpb rows) one after another, the next one's x prefetched
+    const uint64_t seq = static_cast<uint64_t>(std::max(1, config.rows_in_sequence));
+    const std::string in_sequence =
+        seq > 1 ? ", " + std::to_string(seq) + " in sequence, each next row's x copied into shared memory while the one before reduces"
+                : "";
     if (config.ctas_per_row > 1) {
-        // block rank r of a cluster holds chunks [r tpr cpt, (r + 1) tpr cpt) of its row
+        // block rank r of a cluster holds chunks [r tpr cpt, (r + 1) tpr cpt) of its row(s); the last cluster
+        // of a sequence may run fewer rows
         const uint64_t slice = tpr * static_cast<uint64_t>(config.chunks_per_thread) * 8;
-        for (uint64_t r = 0; r < static_cast<uint64_t>(config.ctas_per_row); ++r) {
-            const uint64_t begin = std::min(z.hidden, r * slice), end = std::min(z.hidden, (r + 1) * slice);
-            if (!groups.empty() && groups.back().elements == end - begin) groups.back().blocks += z.rows;
-            else groups.push_back({end - begin, tpr, z.rows, ""});
+        const std::string shares = " (its slice of the row: a cluster of " + std::to_string(config.ctas_per_row) + " blocks shares it";
+        for (const auto& [rows_of_cluster, clusters] : {std::pair{seq, z.rows / seq}, std::pair{z.rows % seq, uint64_t{1}}}) {
+            if (rows_of_cluster == 0 || clusters == 0) continue;
+            const std::string suffix = shares + (rows_of_cluster == seq ? in_sequence : "; the last cluster's " + std::to_string(rows_of_cluster) + " rows in sequence") + ")";
+            const size_t first = groups.size();
+            for (uint64_t r = 0; r < static_cast<uint64_t>(config.ctas_per_row); ++r) {
+                const uint64_t begin = std::min(z.hidden, r * slice), end = std::min(z.hidden, (r + 1) * slice);
+                if (groups.size() > first && groups.back().elements == rows_of_cluster * (end - begin)) groups.back().blocks += clusters;
+                else groups.push_back({rows_of_cluster * (end - begin), tpr, clusters, suffix});
+            }
         }
-        for (Group& g : groups)
-            g.suffix = " (its slice of the row: a cluster of " + std::to_string(config.ctas_per_row) + " blocks shares it)";
     } else {
-        groups.push_back({rpb * z.hidden, rpb * tpr, z.rows / rpb, rpb > 1 ? " (" + std::to_string(rpb) + " rows)" : ""});
-        if (z.rows % rpb != 0)
-            groups.push_back({(z.rows % rpb) * z.hidden, rpb * tpr, 1,
-                              " (" + std::to_string(z.rows % rpb) + " rows: the last block)"});
+        const uint64_t per_block = rpb * seq;
+        const std::string what_rows = per_block > 1 ? " (" + std::to_string(per_block) + " rows" + in_sequence + ")" : "";
+        groups.push_back({per_block * z.hidden, rpb * tpr, z.rows / per_block, what_rows});
+        if (z.rows % per_block != 0)
+            groups.push_back({(z.rows % per_block) * z.hidden, rpb * tpr, 1,
+                              " (" + std::to_string(z.rows % per_block) + " rows: the last block)"});
     }
     for (const Group& g : groups) {
         if (g.blocks == 0) continue;
-        const char* what = rpb > 1 ? " rows" : " row";
+        const char* what = rpb * seq > 1 ? " rows" : " row";
         for (size_t i = 0; i < per_row_inputs.size(); ++i) {
             const std::string& in = per_row_inputs[i];
             // staged_row_kernel copies x (and the residual when it fits) into shared memory instead

@@ -25,7 +25,14 @@
 //     512 threads (its slice at most kStageMaxBytes); past 32768 (v7) a cluster of 8 blocks of at
 //     most 256 threads with 4 chunks each in registers, which beat the staged cluster of 2 by 3.5-5
 //     points on an H200. The staged kernel lost to the register cluster in 16-bit too (kernels/PERF.md).
-// FUSIONLAB_ROW_CONFIG="cpt=4,tpr=256,rpb=1,ctas=2" forces any of the four, "smem=1,tpr=512,ctas=2"
+//   * v8, rows in sequence: where a row's block (or cluster) has 512 threads or more (16-bit rows past
+//     8192, every cluster; fp32's one-block rows of 512 threads already reach 92-97 % of copy), a block
+//     runs 4 of its rows one after another (2 from 1024 rows, 1 below), its x and residual through shared
+//     memory (cp.async), the next row's x copied while it reduces and finishes the current one. ncu (v7,
+//     H200) found those layouts latency-bound, 0.70 instructions issued a cycle against 0.75 at 256
+//     threads a row: 16 warps (or 8 blocks) meet at one reduction, and between a row's reduction and the
+//     next block's loads no load of that block is in flight.
+// FUSIONLAB_ROW_CONFIG="cpt=4,tpr=256,rpb=1,ctas=2,seq=4" forces any of the five, "smem=1,tpr=512,ctas=2"
 // a staged layout (the sweep of kernels/PERF.md compares them); what is not forced is derived.
 //
 // Flat kernels (gelu, dropout, add, bias_add, fused_bias_gelu): block b owns a contiguous range of
@@ -90,6 +97,16 @@ namespace {
 // Threads per row for `cpt` chunks per thread over `ctas` blocks: the fewest whole warps.
 int64_t row_threads(int64_t chunks, int64_t cpt, int64_t ctas) { return whole_warps(ceil_div(chunks, cpt * ctas)); }
 
+// v8: rows a block (cluster) runs in sequence, the next one's x prefetched (row_sequence_kernel): where a row
+// takes 512 threads or more (fp32: clusters only; its one-block rows of 512 threads reach 92-97 % of copy),
+// 4 rows from 4096 rows on, 2 from 1024 (the grid keeps at least ~1000 units of 512 threads: 8 waves of an
+// H200's 132 SMs at two such blocks each), else 1.
+int sequence_for(const RowConfig& c, DType t, int64_t rows) {
+    if (c.staged || !c.vector || int64_t{c.threads_per_row} * c.ctas_per_row < 512 || (dtype_bytes(t) == 4 && c.ctas_per_row == 1))
+        return 1;
+    return rows >= 4096 ? 4 : rows >= 1024 ? 2 : 1;
+}
+
 // The staged layout: `ctas` blocks (at least; more while a block's slice of x is more than
 // kStageMaxBytes) of up to 512 threads share the row, each thread with the fewest chunks that cover
 // it; the residual staged too when both slices fit kStageMaxBytes.
@@ -112,7 +129,7 @@ RowConfig staged_layout(const ElementwiseParams& p, int64_t ctas, int64_t thread
     return c;
 }
 
-RowConfig rule(const ElementwiseParams& p) {
+RowConfig layout_rule(const ElementwiseParams& p) {
     const int64_t hidden = std::max<int64_t>(p.hidden, 1);
     const int64_t chunks = ceil_div(hidden, kChunkElements);
     const int es = dtype_bytes(p.dtype);
@@ -181,6 +198,16 @@ RowConfig rule(const ElementwiseParams& p) {
     return c;
 }
 
+RowConfig rule(const ElementwiseParams& p) {
+    RowConfig c = layout_rule(p);
+    c.rows_in_sequence = sequence_for(c, p.dtype, p.rows);
+    if (c.rows_in_sequence > 1)
+        c.why += ", " + std::to_string(c.rows_in_sequence) +
+                 " rows in sequence (the next row's x copied to shared memory while this one reduces: a row of 512 "
+                 "threads or more is latency-bound)";
+    return c;
+}
+
 }  // namespace
 
 namespace {
@@ -216,7 +243,7 @@ RowConfig row_config(const ElementwiseParams& p, RowKernel kernel) {
     const char* forced = std::getenv("FUSIONLAB_ROW_CONFIG");
     if (forced == nullptr || *forced == '\0') return c;
     const std::map<std::string, int64_t> f =
-        parse_forced("FUSIONLAB_ROW_CONFIG", forced, {"cpt", "tpr", "rpb", "ctas", "smem", "cs"});
+        parse_forced("FUSIONLAB_ROW_CONFIG", forced, {"cpt", "tpr", "rpb", "ctas", "smem", "cs", "seq"});
     const bool streaming = f.count("cs") ? f.at("cs") != 0 : c.streaming;
     if (f.count("cs") && f.at("cs") != 0 && f.at("cs") != 1)
         throw std::invalid_argument(std::string("FUSIONLAB_ROW_CONFIG='") + forced + "': cs (evict-first loads and stores) must be 0 or 1");
@@ -228,7 +255,7 @@ RowConfig row_config(const ElementwiseParams& p, RowKernel kernel) {
         throw std::invalid_argument(what + "smem (the row staged in shared memory) must be 0 or 1");
     if (smem != f.end() && smem->second == 1) {
         // staged: threads and blocks per row may be forced; chunks per thread follow
-        if (f.count("cpt") || f.count("rpb"))
+        if (f.count("cpt") || f.count("rpb") || f.count("seq"))
             throw std::invalid_argument(what + "a staged row (smem=1) takes tpr and ctas only: chunks per thread follow, one row per block");
         const int64_t ctas = f.count("ctas") ? f.at("ctas") : 1;
         const int64_t tpr = f.count("tpr") ? f.at("tpr") : 0;
@@ -264,6 +291,10 @@ RowConfig row_config(const ElementwiseParams& p, RowKernel kernel) {
     const bool threads_forced = f.count("tpr") > 0;
     const int64_t tpr = value("tpr", cpt >= 2 && cpt <= 4 && ctas >= 1 ? row_threads(chunks, cpt, ctas) : 0);
     const int64_t rpb = value("rpb", ctas == 1 && tpr > 0 ? std::max<int64_t>(1, 128 / tpr) : 1);
+    const int64_t seq = value("seq", c.rows_in_sequence);
+    if (seq < 1 || seq > 8) throw std::invalid_argument(what + "seq (rows a block runs in sequence) must be 1 to 8");
+    if (seq > 1 && hidden % kChunkElements != 0)
+        throw std::invalid_argument(what + "seq (rows in sequence) needs whole 16-byte chunks: hidden a multiple of 8");
     if (cpt < 2 || cpt > 4) throw std::invalid_argument(what + "cpt (chunks of 8 per thread) must be 2, 3 or 4");
     if (ctas != 1 && ctas != 2 && ctas != 4 && ctas != 8)
         throw std::invalid_argument(what + "ctas (blocks per row) must be 1, 2, 4 or 8");
@@ -280,6 +311,7 @@ RowConfig row_config(const ElementwiseParams& p, RowKernel kernel) {
     c.ctas_per_row = static_cast<int>(ctas);
     c.threads_per_row = static_cast<int>(tpr);
     c.rows_per_block = static_cast<int>(rpb);
+    c.rows_in_sequence = static_cast<int>(seq);
     c.why = std::string("forced by FUSIONLAB_ROW_CONFIG") + (threads_forced ? "" : " (threads derived)");
     return c;
 }
@@ -289,6 +321,7 @@ std::string config_text(const RowConfig& c) {
                     " chunks per row";
     if (c.rows_per_block > 1) s += ", " + std::to_string(c.rows_per_block) + " rows/block";
     if (c.ctas_per_row > 1) s += ", cluster of " + std::to_string(c.ctas_per_row);
+    if (c.rows_in_sequence > 1) s += ", " + std::to_string(c.rows_in_sequence) + " rows in sequence";
     if (c.staged) s += c.stage_residual ? ", x and residual staged in shared memory" : ", staged in shared memory";
     if (c.streaming) s += ", evict-first";
     if (!c.vector) s += ", scalar";
@@ -298,13 +331,15 @@ std::string config_text(const RowConfig& c) {
 LaunchShape row_kernel_shape(const ElementwiseParams& p, RowKernel kernel) {
     const RowConfig c = row_config(p, kernel);
     const int64_t rows = std::max<int64_t>(p.rows, 0);
-    const int64_t blocks = c.ctas_per_row > 1 ? rows * c.ctas_per_row : ceil_div(rows, c.rows_per_block);
+    const int64_t seq = std::max(1, c.rows_in_sequence);  // v8: a block (cluster) runs seq rows (groups of rows) in turn
+    const int64_t blocks = c.ctas_per_row > 1 ? ceil_div(rows, seq) * c.ctas_per_row : ceil_div(rows, int64_t{c.rows_per_block} * seq);
     return LaunchShape{static_cast<uint64_t>(blocks), c.threads_per_block(), std::max<int64_t>(p.hidden, 1)};
 }
 
 RowInstance row_kernel_instance(const ElementwiseParams& p, RowKernel kernel) {
     const RowConfig c = row_config(p, kernel);
-    return RowInstance{c.staged ? 0 : c.chunks_per_thread, c.vector};
+    return RowInstance{c.staged ? 0 : c.chunks_per_thread, c.vector,
+                       kernel == RowKernel::picked && !c.staged && c.vector && c.rows_in_sequence > 1};
 }
 
 // =============================================================================================
@@ -317,6 +352,7 @@ struct RowKernelRegisters {
     DType dtype;
     int chunks_per_thread;
     bool vector;
+    bool in_sequence;  // v8: row_sequence_kernel (rows in sequence)
     int registers, stack_bytes, spill_store_bytes, spill_load_bytes;
 };
 #include "kernels/elementwise/row_kernel_registers.inc"
@@ -331,7 +367,7 @@ RegisterUse row_kernel_registers(const std::string& kernel, const ElementwisePar
     }
     for (const RowKernelRegisters& r : kRowKernelRegisters)
         if (kernel == r.kernel && p.dtype == r.dtype && inst.chunks_per_thread == r.chunks_per_thread &&
-            inst.vector == r.vector)
+            inst.vector == r.vector && inst.in_sequence == r.in_sequence)
             return RegisterUse{r.registers, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes, kRowKernelRegistersSource};
     return {};
 }
