@@ -592,8 +592,10 @@ void draw_tensor_labels(const Pen& pen, const MemTensor& t, const TensorBox& b, 
                                 ImVec2(b.label.x + lw + 3, b.label.y + pen.em * (b.compact ? 1.3f : 3.5f)),
                                 with_alpha(pen.c.background, 0.8f), pen.em * 0.2f);
     }
-    pen.label(b.label, current && b.compact ? accent(pen.theme) : pen.c.text, tensor_label(t, b.compact), area_min, area_max,
-              "HBM tensor", bold_font());
+    // The name shortens ("local (sp...", the tooltip has it whole) where even the flow's shortest
+    // labels leave a column narrower than it (two views side by side at projector fonts).
+    pen.label_fit(b.label, current && b.compact ? accent(pen.theme) : pen.c.text, tensor_label(t, b.compact),
+                  area_max.x - b.label.x, area_min, area_max, "HBM tensor", bold_font());
     if (b.compact) return;
     const ImU32 lit = accent(pen.theme);
     pen.label(ImVec2(b.label.x, b.label.y + pen.em * 1.15f), current && loading ? lit : pen.c.text_dim, read_label(t),
@@ -738,8 +740,8 @@ L2Boxes draw_l2_column(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewD
               "L2", bold_font());
     pen.label_fit(ImVec2(x, min.y + pen.em * 0.2f + line), pen.c.text, size, room, min, max, "L2");
     const float bottom = max.y - pen.em * 0.2f;
-    const std::string tag = l2_tag(pen, d, room);
-    const std::string share = pen.first_fitting({l2_share_text(d)}, room);
+    std::string tag = l2_tag(pen, d, room);
+    std::string share = pen.first_fitting({l2_share_text(d)}, room);
     float y = bottom - line * static_cast<float>((tag.empty() ? 0 : 1) + (share.empty() ? 0 : 1));
     const float bar_top = min.y + pen.em * 0.2f + line * 2 + pen.em * 0.2f, bar_bottom = y - pen.em * 0.2f;
     L2Boxes out{};
@@ -750,6 +752,11 @@ L2Boxes draw_l2_column(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewD
     } else {
         out = {ImVec2(x, bar_top), ImVec2(x + room, std::max(bar_bottom, bar_top)), ImVec2(center(min, max))};
         y = bar_top;
+        // No room for the bar, and perhaps not for both lines under it: the share goes first (the
+        // tooltip and the band's wider form have it), then the moving tile's hit-or-miss tag.
+        const auto lines_left = [&] { return static_cast<int>((bottom - y) / line); };
+        if (lines_left() < (tag.empty() ? 0 : 1) + (share.empty() ? 0 : 1)) share.clear();
+        if (lines_left() < (tag.empty() ? 0 : 1)) tag.clear();
     }
     pen.label(ImVec2(x, y), pen.c.text_dim, share, min, max, "L2 data");
     if (!share.empty()) y += line;
