@@ -72,7 +72,7 @@ if [ -f "$HERE/compile_dtypes" ] && [ "$(left)" -gt 25 ]; then
 fi
 
 # 4. Nsight Compute: instructions issued per element (smsp__inst_executed x 32 / elements), warp states
-NCU_SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats"
+NCU_SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis"  # v8: + the pipes (bf16 against fp16)
 prof() {  # prof NAME WORKLOAD KERNEL_REGEX ROWS HIDDEN DTYPE [env...]
   local name=$1 workload=$2 kernel=$3 rows=$4 hidden=$5 dtype=$6; shift 6
   [ "$(left)" -gt 20 ] || { log "ncu $name skipped (time)"; return; }

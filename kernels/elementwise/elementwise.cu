@@ -790,20 +790,14 @@ constexpr int row_kernel_min_blocks() {
 
 // cp.async exists from sm_80; on older parts (the default build's sm_75) the copy is a plain 16-byte
 // load and store, done before the call returns, so the commit and the wait have nothing to do.
+// kKeepInL1 (v8): the .ca hint, the line kept in L1 too as a plain load's is (row_sequence_kernel's x, whose
+// row's first element every thread of the row then reads: the statistics' shift); else .cg (L2 only).
+template <bool kKeepInL1 = false>
 __device__ __forceinline__ void cp_async16(void* smem, const void* global) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
-#else
-    *static_cast<uint4*>(smem) = *static_cast<const uint4*>(global);
-#endif
-}
-// v8: the same with the .ca hint (the line is kept in L1 too, as a plain load's is): row_kernel's next-row
-// prefetch, whose row's first element every thread of the row then reads (the statistics' shift).
-__device__ __forceinline__ void cp_async16_ca(void* smem, const void* global) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
+    if constexpr (kKeepInL1) asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
+    else asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
 #else
     *static_cast<uint4*>(smem) = *static_cast<const uint4*>(global);
 #endif
@@ -881,7 +875,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
             const Index col0 = first_col + c * stride;
 #pragma unroll
             for (int j = 0; j < kWords; ++j) {
-                if (kFull || col0 < limit) cp_async16_ca(slot(base, c, j), reinterpret_cast<const uint4*>(x + col0) + j);
+                if (kFull || col0 < limit) cp_async16<true>(slot(base, c, j), reinterpret_cast<const uint4*>(x + col0) + j);
                 else *slot(base, c, j) = uint4{0u, 0u, 0u, 0u};
             }
         }
