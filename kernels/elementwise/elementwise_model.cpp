@@ -108,10 +108,18 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
         const char* what = rpb * seq > 1 ? " rows" : " row";
         for (size_t i = 0; i < per_row_inputs.size(); ++i) {
             const std::string& in = per_row_inputs[i];
-            // staged_row_kernel copies x (and the residual when it fits) into shared memory instead
+            // staged_row_kernel copies x (and the residual when it fits) into shared memory instead, and so
+            // does row_sequence_kernel (v8) with both
             const bool staged = config.staged && (i == 0 || config.stage_residual);
-            s.events.push_back({EventKind::load, k, in, g.elements * z.es, 0, g.blocks,
-                                "load " + in + what + (staged ? " into shared memory (cp.async)" : " into registers") + g.suffix});
+            TileEvent load{EventKind::load, k, in, g.elements * z.es, 0, g.blocks,
+                           "load " + in + what + (staged || seq > 1 ? " into shared memory (cp.async)" : " into registers") + g.suffix};
+            // rows in sequence: each row's chunks are written to shared memory once and read back once a pass
+            // (x: 2 passes in 16-bit, the statistics and the last; 3 in fp32; the residual: the last pass)
+            if (seq > 1 && !config.staged) {
+                const uint64_t passes = i > 0 ? 1 : z.es == 2 ? 2 : 3;
+                load.shared_bytes = (1 + passes) * g.elements * z.es;
+            }
+            s.events.push_back(load);
         }
         if (regs.spills()) {
             // The row no longer fits the registers ptxas was allowed: part of it goes to the threads'
