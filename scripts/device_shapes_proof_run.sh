@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # The device run that proves an elementwise kernel change (kernels/PERF.md, v6 and v7): correctness
 # first, then compute-sanitizer on the changed kernels (one log per run, --error-exitcode 99), then
-# the bench lines that decide, with PyTorch eager at the same shapes in the same call, then torch.compile
-# (the bundle's compile_dtypes and compile_hiddens; v8: before ncu, so a short budget still times it), then
-# Nsight Compute's instructions per element. The bundle's `plan` names the sweep phases
+# the bench lines that decide, with PyTorch eager at the same shapes in the same call, then Nsight Compute's
+# instructions per element, then torch.compile (the bundle's compile_dtypes and compile_hiddens) while time allows. The bundle's `plan` names the sweep phases
 # (scripts/elementwise_sweep.py: proof, pull, bounds, fp32wide, ...). Runs from the repo root as
 #   bash .device-shapes/run.sh OUTDIR   (bundle: scripts/device_shapes_prepare.sh with RUN=proof)
 # under `timeout`; writes as it goes (a timeout keeps what finished). BUDGET (seconds, default the
@@ -62,20 +61,11 @@ timeout 30 python3 "$WORK/elementwise_torch_sweep.py" --out "$OUT/torch" --deadl
   > "$OUT/torch_eager.log" 2>&1
 log "torch eager rc=$?"
 
-# 4a. torch.compile at the largest rows of each hidden (the bundle's compile_dtypes and compile_hiddens), while time allows
-if [ -f "$HERE/compile_dtypes" ] && [ "$(left)" -gt 25 ]; then
-  log "torch.compile: $(cat "$HERE/compile_dtypes")"
-  timeout $(( $(left) - 5 )) python3 "$WORK/elementwise_torch_sweep.py" --out "$OUT/torch" --compile --big-only \
-    --dtypes "$(cat "$HERE/compile_dtypes")" --hiddens "$(cat "$HERE/compile_hiddens" 2>/dev/null)" \
-    --deadline $(( START + BUDGET - 12 )) > "$OUT/torch_compile.log" 2>&1
-  log "torch.compile rc=$? $(grep -c . "$OUT/torch/torch_compile.csv" 2>/dev/null) lines"
-fi
-
 # 4. Nsight Compute: instructions issued per element (smsp__inst_executed x 32 / elements), warp states
 NCU_SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis"  # v8: + the pipes (bf16 against fp16)
 prof() {  # prof NAME WORKLOAD KERNEL_REGEX ROWS HIDDEN DTYPE [env...]
   local name=$1 workload=$2 kernel=$3 rows=$4 hidden=$5 dtype=$6; shift 6
-  [ "$(left)" -gt 20 ] || { log "ncu $name skipped (time)"; return; }
+  [ "$(left)" -gt 12 ] || { log "ncu $name skipped (time)"; return; }
   env FUSIONLAB_COUNTERS=off "$@" timeout 40 /usr/local/cuda/bin/ncu --clock-control none --csv --page raw $NCU_SECTIONS \
     --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
     -k "regex:$kernel" -c 1 "$B/fusionlab" bench --backend gpu --workload "$workload" --variant fused --rows "$rows" \
@@ -89,6 +79,15 @@ for item in $PROFILES; do  # WORKLOAD:ROWS:HIDDEN:DTYPE ("none": no profile)
   kernel="row_(sequence_)?kernel"; [ "$workload" = bias_gelu ] && kernel=flat_kernel  # v8: row_sequence_kernel too
   prof "${workload}_${rows}x${hidden}_$dtype" "$workload" "$kernel" "$rows" "$hidden" "$dtype"
 done
+
+# 4b. torch.compile at the largest rows of each hidden (the bundle's compile_dtypes and compile_hiddens), while time allows
+if [ -f "$HERE/compile_dtypes" ] && [ "$(left)" -gt 25 ]; then
+  log "torch.compile: $(cat "$HERE/compile_dtypes")"
+  timeout $(( $(left) - 5 )) python3 "$WORK/elementwise_torch_sweep.py" --out "$OUT/torch" --compile --big-only \
+    --dtypes "$(cat "$HERE/compile_dtypes")" --hiddens "$(cat "$HERE/compile_hiddens" 2>/dev/null)" \
+    --deadline $(( START + BUDGET - 12 )) > "$OUT/torch_compile.log" 2>&1
+  log "torch.compile rc=$? $(grep -c . "$OUT/torch/torch_compile.csv" 2>/dev/null) lines"
+fi
 
 # 5. the forced layouts under memcheck and initcheck, while time allows
 [ "$(left)" -gt 35 ] && san memcheck forced $(( $(left) - 5 > 40 ? 40 : $(left) - 5 )) "$FORCED"

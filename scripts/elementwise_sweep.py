@@ -143,6 +143,11 @@ def jobs(phases):
             out.append(dict(name="alt8_%s_h%d_r%d" % (cfg.replace("=", ""), hidden, rows), workload="chain",
                             variant="fused", dtype=dt, rows=str(rows), hidden=hidden,
                             env={"FUSIONLAB_ROW_CONFIG": cfg}, forced="row " + cfg, kernels=False, counters=False))
+    if "alts8b" in phases:  # v8 round 2: rows in sequence where round 1's launches were refused (the 48 KiB opt-in)
+        for hidden, rows, cfg in ((65536, 4096, "seq=4"), (8192, 8192, "seq=4")):
+            out.append(dict(name="alt8b_%s_h%d" % (cfg.replace("=", ""), hidden), workload="chain", variant="fused",
+                            dtype="bf16,fp16", rows=str(rows), hidden=hidden, env={"FUSIONLAB_ROW_CONFIG": cfg},
+                            forced="row " + cfg, kernels=False, counters=False))
     if "unfused" in phases:
         for hidden, rows in SHAPES.items():
             out.append(dict(name="chain_unfused_h%d" % hidden, workload="chain", variant="unfused", dtype="bf16",

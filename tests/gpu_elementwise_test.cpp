@@ -214,20 +214,31 @@ TEST_CASE("the register table (ptxas, sm_90) is what this device's binary holds"
     auto gpu = kernels::workload_def("chain").make_gpu();
     REQUIRE(gpu != nullptr);
     int compared = 0;
-    // 4096 rows: v8's rows in sequence at 16384 (16-bit) and 65536 (row_sequence_kernel)
-    for (int64_t rows : {int64_t{4}, int64_t{4096}})
-        for (DType t : {DType::f32, DType::f16, DType::bf16})
-            for (int64_t hidden : {int64_t{8192}, int64_t{16384}, int64_t{1001}, int64_t{256}, int64_t{768}, int64_t{65536},
-                                   int64_t{20000}})
-                for (const char* v : {"unfused", "fused", "fused_spill"}) {
-                    if (std::string(v) == "fused_spill" && hidden > kernels::elementwise::kSpillMaxHidden) continue;
-                    const kernels::Params p = to_params(make("chain", t, rows, hidden, 1));
-                    INFO(v << " " << kernels::to_string(t) << " " << rows << " x " << hidden);
-                    const kernels::Model model = kernels::model(v, p);
-                    for (const kernels::KernelModel& k : model.kernels) compared += k.registers.registers > 0;
-                    CHECK(gpu->register_note(model, p) == "");
-                }
-    CHECK(compared == 2 * (3 * 7 * 2 + 3 * 5));  // every row kernel that runs had a table entry to compare
+    for (DType t : {DType::f32, DType::f16, DType::bf16})
+        for (int64_t hidden : {int64_t{8192}, int64_t{16384}, int64_t{1001}, int64_t{256}, int64_t{768}, int64_t{65536},
+                               int64_t{20000}})
+            for (const char* v : {"unfused", "fused", "fused_spill"}) {
+                if (std::string(v) == "fused_spill" && hidden > kernels::elementwise::kSpillMaxHidden) continue;
+                const kernels::Params p = to_params(make("chain", t, 4, hidden, 1));
+                INFO(v << " " << kernels::to_string(t) << " hidden " << hidden);
+                const kernels::Model model = kernels::model(v, p);
+                for (const kernels::KernelModel& k : model.kernels) compared += k.registers.registers > 0;
+                CHECK(gpu->register_note(model, p) == "");
+            }
+    CHECK(compared == 3 * 7 * 2 + 3 * 5);  // every row kernel that runs had a table entry to compare
+    // v8's rows in sequence (row_sequence_kernel: not picked, FUSIONLAB_ROW_CONFIG=seq=N runs it)
+    const ScopedEnv sequence("FUSIONLAB_ROW_CONFIG", "seq=4");
+    int compared_in_sequence = 0;
+    for (DType t : {DType::f32, DType::f16, DType::bf16})
+        for (int64_t hidden : {int64_t{8192}, int64_t{16384}, int64_t{65536}})
+            for (const char* v : {"unfused", "fused"}) {
+                const kernels::Params p = to_params(make("chain", t, 64, hidden, 1));
+                INFO(v << " " << kernels::to_string(t) << " hidden " << hidden << " seq=4");
+                const kernels::Model model = kernels::model(v, p);
+                for (const kernels::KernelModel& k : model.kernels) compared_in_sequence += k.registers.registers > 0;
+                CHECK(gpu->register_note(model, p) == "");
+            }
+    CHECK(compared_in_sequence == 3 * 3 * 2);
 }
 
 TEST_CASE("the backend's run() fills a checked, timed measurement", "[gpu][backend]") {
@@ -406,11 +417,11 @@ TEST_CASE("rows in sequence compute the bits of one row per block", "[gpu][eleme
         const char* baseline;  // the same layout, one row at a time
         bool cluster;
     };
-    const Case cases[] = {{13, 16384, "seq=4", "seq=1", false},
+    const Case cases[] = {{9, 16384, "seq=4", "seq=1", false},
                           {37, 1024, "seq=3", "seq=1", false},
                           {38, 768, "cpt=3,tpr=32,rpb=4,seq=4", "cpt=3,tpr=32,rpb=4,seq=1", false},
                           {7, 8192, "cpt=2,tpr=512,seq=2", "cpt=2,tpr=512,seq=1", false},
-                          {9, 65536, "seq=4", "seq=1", true},
+                          {5, 65536, "seq=4", "seq=1", true},
                           {11, 8192, "cpt=4,tpr=128,ctas=2,seq=2", "cpt=4,tpr=128,ctas=2,seq=1", true},
                           {6, 32768, "cpt=4,tpr=256,ctas=4,seq=5", "cpt=4,tpr=256,ctas=4,seq=1", true}};
     const bool clusters = fl_test::gpu_device().cc_major >= 9;

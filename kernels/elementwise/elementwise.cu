@@ -95,6 +95,13 @@
 //       register row with a loop around it spilled). Two scratch sets and, in a cluster, two sets of slots and
 //       mbarriers (re-armed each use) alternate between rows. FUSIONLAB_ROW_CONFIG=seq=1 keeps v7's one row a
 //       block (row_kernel, unchanged instruction for instruction).
+//       (H200, round 1: slower wherever it ran: 8192 x 16384 16-bit 78.0-80.0 % against v7's 82.5-83.3 in the
+//       same call, fp32 4096 x 65536 83.7 against 85.6; ncu: 41.25 instructions per element at the same 0.69
+//       issued a cycle, so the copies in flight did not raise the issue rate. Not picked: seq=N runs it.)
+//   v8b bf16 unpacked on the FMA pipe in the row kernels: the low half as w * 2^16 with the multiplier in the
+//       constant bank (an IMAD; a shift by an immediate is an SHF on the half-rate ALU pipe). ncu (H200,
+//       65536 x 1024): bf16 and fp16 issued the same 35.9 instructions per element, but bf16's ALU pipe was 54 %
+//       busy against fp16's 38 % and it ran 3.5 % longer (fp16 unpacks with HADD2.F32, an FMA-pipe instruction).
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -122,6 +129,8 @@
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 namespace kernels::gpu {
 
@@ -206,9 +215,24 @@ __device__ __forceinline__ void keep_packed(RawChunk<T> (&chunks)[kN]) {
             asm volatile("" : "+r"(chunks[c].w[j].x), "+r"(chunks[c].w[j].y), "+r"(chunks[c].w[j].z), "+r"(chunks[c].w[j].w));
 }
 
-template <typename T>
+// v8b: the bf16 multiplier of row kernels' unpack (2^16). In the constant bank, not an immediate, so ptxas
+// keeps `w * 2^16` an IMAD with a constant operand (the FMA pipe) instead of turning it into a shift (SHF,
+// the integer ALU pipe, which runs at half rate).
+__constant__ uint32_t kBf16LowHalfScale = 65536u;
+// kFmaPipe (v8b, row kernels): bf16's low half as w * 2^16 on the FMA pipe. ncu (H200, 2026-11-28, 65536 x
+// 1024): bf16 and fp16 issue the same 35.9 instructions per element, but bf16's unpack (SHF, LOP3) kept the
+// ALU pipe 54 % busy against fp16's 38 % (fp16 unpacks with HADD2.F32 on the FMA pipe), math-pipe throttle
+// stalls 0.86 against 0.61 per issue, and bf16 ran 3.5 % longer.
+template <typename T, bool kFmaPipe = false>
 __device__ __forceinline__ void unpack(const RawChunk<T>& r, float (&v)[kChunk]) {
-    if constexpr (sizeof(T) == 2) {
+    if constexpr (sizeof(T) == 2 && kFmaPipe && std::is_same_v<T, __nv_bfloat16>) {
+        const uint32_t w[4] = {r.w[0].x, r.w[0].y, r.w[0].z, r.w[0].w};
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            v[2 * i] = __uint_as_float(w[i] * kBf16LowHalfScale);  // IMAD (FMA pipe)
+            v[2 * i + 1] = __uint_as_float(w[i] & 0xFFFF0000u);    // LOP3 (ALU pipe)
+        }
+    } else if constexpr (sizeof(T) == 2) {
         unpack2<T>(r.w[0].x, v[0], v[1]);
         unpack2<T>(r.w[0].y, v[2], v[3]);
         unpack2<T>(r.w[0].z, v[4], v[5]);
@@ -727,9 +751,9 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const RowExtras& 
         load_raw_partial<T>(static_cast<const T*>(a.beta) + col0, valid, b_raw);
     }
     float v[kChunk], g[kChunk], b[kChunk], h[kChunk];
-    unpack<T>(x_raw, v);
-    unpack<T>(g_raw, g);
-    unpack<T>(b_raw, b);
+    unpack<T, true>(x_raw, v);
+    unpack<T, true>(g_raw, g);
+    unpack<T, true>(b_raw, b);
     if constexpr (sizeof(T) == 2) {
         // v6, 16-bit: (x - mean) rstd as one FFMA, x rstd + (-mean rstd), instead of FADD and FMUL: its
         // error, one rounding of mean rstd, is |mean| / std fp32 ulps of a normalised value, below the
@@ -755,7 +779,7 @@ __device__ __forceinline__ void finish_chunk(const RowArgs& a, const RowExtras& 
         if (kVector) keep_chunk_keyed(keep, e0, m.keys, a.threshold, m.threshold_hi);
         else keep_ragged_chunk(keep, e0, a.seed, a.threshold);
         float res[kChunk];
-        unpack<T>(res_raw, res);
+        unpack<T, true>(res_raw, res);
         // v6: dropout's scale and the residual add in one FMA (FFMA, FSEL where the multiply, the select
         // and the add were three; one rounding fewer): a dropped element is the residual exactly
 #pragma unroll
@@ -949,7 +973,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                 const Index col0 = first_col + c * stride;
                 if (!kFull && kVector && col0 >= limit) continue;  // past the row: zeros, not samples
                 float v[kChunk];
-                unpack<T>(x_raw[c], v);
+                unpack<T, true>(x_raw[c], v);
 #pragma unroll
                 for (int i = 0; i < kChunk; ++i) {
                     const float d = v[i] - shift;
@@ -973,7 +997,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
 #pragma unroll
             for (int c = 0; c < kCpt; ++c) {
                 float v[kChunk];
-                unpack<T>(x_raw[c], v);
+                unpack<T, true>(x_raw[c], v);
 #pragma unroll
                 for (int i = 0; i < kChunk; ++i) sum += v[i];
             }
@@ -995,7 +1019,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                 const Index col0 = first_col + c * stride;
                 if (!kFull && kVector && col0 >= limit) continue;
                 float v[kChunk];
-                unpack<T>(x_raw[c], v);
+                unpack<T, true>(x_raw[c], v);
 #pragma unroll
                 for (int i = 0; i < kChunk; ++i) {
                     const float d = v[i] - mean;
@@ -1531,13 +1555,19 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
         config.dynamicSmemBytes = static_cast<size_t>(bytes);
         static thread_local std::map<const void*, int64_t> opted;
         int64_t& have = opted[kernel];
-        if (bytes > 48 * 1024 && bytes > have) {
-            const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-            if (e != cudaSuccess) {
-                (void)cudaGetLastError();
-                throw std::invalid_argument(std::string(name) + ": " + elementwise::config_text(c) + " stages " +
-                                            std::to_string(bytes / 1024) + " KiB per block in shared memory, which this device refuses (" +
-                                            cudaGetErrorString(e) + ")");
+        // past 48 KiB with the kernel's static shared memory (v8: 48 KiB of prefetch buffers and the scratch
+        // sets were refused without the opt-in, cudaErrorInvalidValue)
+        if (bytes > have) {
+            cudaFuncAttributes attributes{};
+            check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+            if (bytes + static_cast<int64_t>(attributes.sharedSizeBytes) > 48 * 1024) {
+                const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+                if (e != cudaSuccess) {
+                    (void)cudaGetLastError();
+                    throw std::invalid_argument(std::string(name) + ": " + elementwise::config_text(c) + " stages " +
+                                                std::to_string(bytes / 1024) + " KiB per block in shared memory, which this device refuses (" +
+                                                cudaGetErrorString(e) + ")");
+                }
             }
             have = bytes;
         }

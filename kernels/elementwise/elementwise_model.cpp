@@ -148,8 +148,11 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
         // instance's static SASS, 48 (no ncu run; fp32 moves twice the bytes an element and is DRAM-bound, so
         // this count rarely sets its time).
         if (name == "fused_chain_spill") compute.instructions = 54.0 * static_cast<double>(g.elements);
+        // v8's rows in sequence (forced only: FUSIONLAB_ROW_CONFIG=seq=N): 16-bit 41.25 (ncu, H200, bf16 8192 x 16384,
+        // 4 rows in sequence, shapes round 1, 2026-11-28 16:48 UTC); fp32 (a cluster of 8, 4096 x 65536) 47.0.
         if (name == "fused_chain") {
-            const double per_element = p.dtype == DType::f32    ? 48.0
+            const double per_element = seq > 1                  ? (p.dtype == DType::f32 ? 47.0 : 41.25)
+                                       : p.dtype == DType::f32    ? 48.0
                                        : config.ctas_per_row > 1 ? 41.0
                                        : tpr >= 512             ? 40.0
                                                                 : 38.5;

@@ -25,13 +25,10 @@
 //     512 threads (its slice at most kStageMaxBytes); past 32768 (v7) a cluster of 8 blocks of at
 //     most 256 threads with 4 chunks each in registers, which beat the staged cluster of 2 by 3.5-5
 //     points on an H200. The staged kernel lost to the register cluster in 16-bit too (kernels/PERF.md).
-//   * v8, rows in sequence: where a row's block (or cluster) has 512 threads or more (16-bit rows past
-//     8192, every cluster; fp32's one-block rows of 512 threads already reach 92-97 % of copy), a block
-//     runs 4 of its rows one after another (2 from 1024 rows, 1 below), its x and residual through shared
-//     memory (cp.async), the next row's x copied while it reduces and finishes the current one. ncu (v7,
-//     H200) found those layouts latency-bound, 0.70 instructions issued a cycle against 0.75 at 256
-//     threads a row: 16 warps (or 8 blocks) meet at one reduction, and between a row's reduction and the
-//     next block's loads no load of that block is in flight.
+//   * one row a block (or cluster) at a time. v8's rows in sequence (a block runs several rows, x and the
+//     residual through shared memory by cp.async, the next row's x copied while the current one reduces)
+//     measured 3-5 points slower at hidden 16384 and 65536 and 8-15 slower at 1024 and 7168 on an H200
+//     (kernels/PERF.md, v8): it stays selectable (seq=N below), not picked.
 // FUSIONLAB_ROW_CONFIG="cpt=4,tpr=256,rpb=1,ctas=2,seq=4" forces any of the five, "smem=1,tpr=512,ctas=2"
 // a staged layout (the sweep of kernels/PERF.md compares them); what is not forced is derived.
 //
@@ -97,16 +94,6 @@ namespace {
 // Threads per row for `cpt` chunks per thread over `ctas` blocks: the fewest whole warps.
 int64_t row_threads(int64_t chunks, int64_t cpt, int64_t ctas) { return whole_warps(ceil_div(chunks, cpt * ctas)); }
 
-// v8: rows a block (cluster) runs in sequence, the next one's x prefetched (row_sequence_kernel): where a row
-// takes 512 threads or more (fp32: clusters only; its one-block rows of 512 threads reach 92-97 % of copy),
-// 4 rows from 4096 rows on, 2 from 1024 (the grid keeps at least ~1000 units of 512 threads: 8 waves of an
-// H200's 132 SMs at two such blocks each), else 1.
-int sequence_for(const RowConfig& c, DType t, int64_t rows) {
-    if (c.staged || !c.vector || int64_t{c.threads_per_row} * c.ctas_per_row < 512 || (dtype_bytes(t) == 4 && c.ctas_per_row == 1))
-        return 1;
-    return rows >= 4096 ? 4 : rows >= 1024 ? 2 : 1;
-}
-
 // The staged layout: `ctas` blocks (at least; more while a block's slice of x is more than
 // kStageMaxBytes) of up to 512 threads share the row, each thread with the fewest chunks that cover
 // it; the residual staged too when both slices fit kStageMaxBytes.
@@ -129,7 +116,9 @@ RowConfig staged_layout(const ElementwiseParams& p, int64_t ctas, int64_t thread
     return c;
 }
 
-RowConfig layout_rule(const ElementwiseParams& p) {
+// v8 measured rows in sequence (row_sequence_kernel) slower at every shape it was tried on an H200 (kernels/
+// PERF.md "v8 round 1 measured"): the rule keeps one row a block (cluster); FUSIONLAB_ROW_CONFIG=seq=N runs it.
+RowConfig rule(const ElementwiseParams& p) {
     const int64_t hidden = std::max<int64_t>(p.hidden, 1);
     const int64_t chunks = ceil_div(hidden, kChunkElements);
     const int es = dtype_bytes(p.dtype);
@@ -195,16 +184,6 @@ RowConfig layout_rule(const ElementwiseParams& p) {
     c.why = "row too long for one block: a cluster of " + std::to_string(ctas) + " blocks of " +
             std::to_string(c.threads_per_row) + " threads, " + std::to_string(preferred * kChunkElements * es) +
             " B of x per thread";
-    return c;
-}
-
-RowConfig rule(const ElementwiseParams& p) {
-    RowConfig c = layout_rule(p);
-    c.rows_in_sequence = sequence_for(c, p.dtype, p.rows);
-    if (c.rows_in_sequence > 1)
-        c.why += ", " + std::to_string(c.rows_in_sequence) +
-                 " rows in sequence (the next row's x copied to shared memory while this one reduces: a row of 512 "
-                 "threads or more is latency-bound)";
     return c;
 }
 
