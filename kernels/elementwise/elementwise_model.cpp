@@ -146,7 +146,9 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
         // threads a row (8192 x 16384 bf16: 39.97), 41.0 in a cluster (4096 x 65536, 8 blocks: 40.95; v6 44.9 and
         // 47.3). fp32 rows keep A&S's GELU and the two passes: v5's 52.9 less the 5.0 v6 cut from the fp32
         // instance's static SASS, 48 (no ncu run; fp32 moves twice the bytes an element and is DRAM-bound, so
-        // this count rarely sets its time).
+        // this count rarely sets its time). v8b (bf16 unpacked on the FMA pipe) issues 38.72 per element at bf16
+        // 8192^2 and 36.03 at 65536 x 1024 (fp16 35.88; ncu, H200, shapes round 2, 2026-11-28 17:07 UTC): within
+        // 0.5 % of 38.5, which stays.
         if (name == "fused_chain_spill") compute.instructions = 54.0 * static_cast<double>(g.elements);
         // v8's rows in sequence (forced only: FUSIONLAB_ROW_CONFIG=seq=N): 16-bit 41.25 (ncu, H200, bf16 8192 x 16384,
         // 4 rows in sequence, shapes round 1, 2026-11-28 16:48 UTC); fp32 (a cluster of 8, 4096 x 65536) 47.0.
