@@ -181,14 +181,14 @@ static SimCalibration h200_calibration(const DeviceInfo& d) {
     c.first_launch_us = 5.95;
     c.host_launch_us = 5.0;
     c.host_library_us = 16.4;
-    c.gpu_gap_us = 4.0;
+    c.gpu_gap_us = 3.9;
     c.queued_gap_us = 1.95;
     c.graph_launch_us = 13.4;
     c.graph_node_us = 1.2;
     c.shared_gbps = 22600;
-    c.mma_sync_tflops = 407;
-    c.issue_per_s = 2.37e13;  // 0.71 of the issue slots (ncu: 0.70-0.76 issued a scheduler cycle): the chain priced at v7's 38.5-41.0 instructions (2.44e13 at v6's 44.9)
-    c.sfu_per_s = 4.46e12;
+    c.mma_sync_tflops = 403;
+    c.issue_per_s = 2.35e13;  // 0.71 of the issue slots (ncu: 0.70-0.76 issued a scheduler cycle): the chain priced at v7's 38.5-41.0 instructions (2.44e13 at v6's 44.9)
+    c.sfu_per_s = 4.77e12;
     c.l2_gbps = 6420;
     c.dram_read_gbps = 4390;  // 1.084 x the copy rate: decode's cache and ffn's weights read faster than a copy moves
     c.memory_latency_us = 1.45;
@@ -546,6 +546,10 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
         tensor_what += text;
         if (k.sfu_hidden_share > 0) {
             std::snprintf(text, sizeof text, ", %.0f %% of them hidden", 100.0 * k.sfu_hidden_share);
+            tensor_what += text;
+        } else if (k.sfu_hidden_share < 0) {
+            // flash_wgmma's per-tile softmax steps outweigh what hides under its partners (flash_wgmma_sfu_hidden_share).
+            std::snprintf(text, sizeof text, ", + %.0f %% of their time for the softmax's fixed steps", -100.0 * k.sfu_hidden_share);
             tensor_what += text;
         }
     }
