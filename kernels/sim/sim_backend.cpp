@@ -177,7 +177,9 @@ static SimCalibration h200_calibration(const DeviceInfo& d) {
     // the host's, not the GPU's: the H200 lent on 2026-11-27 took 4.6-7.4 us a dependent launch (its
     // recording, K = 100-512), the one of 2026-11-22 3.28 us (K = 100); the fit on the recording re-taken
     // on 2026-11-28 at 12:49 UTC (main f5c30c6) and the bench tables took 5.7, the fit on its re-take of
-    // 14:28 UTC (main ee2978c: flash_wgmma v13, elementwise v7) takes 5.0.
+    // 14:28 UTC (main ee2978c: flash_wgmma v13, elementwise v7) takes 5.0. The seventh pass (flash_wgmma's turn priced
+    // per key tile, attention_model.cpp) moved the exp2 rate 4.46e12 -> 4.77e12 /s: the turn's fixed softmax steps are
+    // charged in exp2 time, and the recording's flash_wgmma and skip points see that time and the rate only together.
     c.first_launch_us = 5.95;
     c.host_launch_us = 5.0;
     c.host_library_us = 16.4;
@@ -194,7 +196,7 @@ static SimCalibration h200_calibration(const DeviceInfo& d) {
     c.memory_latency_us = 1.45;
     c.source = "calibrated on an H200, 2026-11-22 and 2026-11-27 (kernels/PERF.md, assets/recordings/h200-2026-11-27); "
                "host costs and unmeasured rates fitted on two thirds of its recorded (2026-11-28, re-taken at 14:28 UTC) and bench points "
-               "(kernels/PERF.md, \"Held out, sixth pass\")";
+               "(kernels/PERF.md, \"Held out, seventh pass\")";
     return c;
 }
 
