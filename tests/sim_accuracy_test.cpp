@@ -96,13 +96,6 @@ struct KnownMiss {
 };
 const std::vector<KnownMiss>& known_time_misses() {
     static const std::vector<KnownMiss> misses{
-        // The H200's 64-head table of 2026-11-28 14:26 UTC: flash_tc causal at N = 1024 runs its 512 blocks in one wave
-        // in launch order, so the busiest SM holds about 1.3x the mean share of the triangle (tests/sim_heldout_test.cpp).
-        {"attention", "flash_tc", "card=H200,N=1024,heads=64,causal=1,d=64",
-         "512 blocks in one wave, launched row block by row block within each head: the busiest SM's share of the "
-         "causal triangle is about 1.3x the mean, where the one-wave price takes the mean block (0.65x)"},
-        {"attention", "flash_tc", "card=H200,N=1024,heads=64,causal=1,d=128,bc=64",
-         "as at d = 64: one wave, the busiest SM's share of the causal triangle (0.70x)"},
         {"launch", "graph", "steps=10,elements=65536",
          "a 10-node graph replay measured 31.1 us (min 21.8, max 117.8) against 4.0 us for one node and 1.31 us per "
          "node at K = 100 and 1000: the model's first launch plus 1.3 us per node gives 15.6 us"},

@@ -207,13 +207,28 @@ inline constexpr double kTurnHiddenUnderPartner = 0.18;
 // TFLOP/s, 4.46 G exp2/s: kernels/sim/sim_backend.cpp's calibration when the constants above were fitted).
 inline constexpr double kWgmmaFlopsPerExp2 = 174;
 
+namespace {
+
+// FUSIONLAB_SIM_WGMMA_TURN="FIXED PARTNER" replaces the two constants: scripts/wgmma_turn_fit.py's candidates, which
+// nothing else sets. False where it is set but is not two numbers >= 0 (add_flash_kernel refuses the job, naming it).
+bool turn_constants(double& fixed, double& partner) {
+    fixed = kTurnFixedExp2PerRow;
+    partner = kTurnHiddenUnderPartner;
+    const char* v = std::getenv("FUSIONLAB_SIM_WGMMA_TURN");
+    if (v == nullptr) return true;
+    double f = -1, k = -1;
+    char extra = 0;
+    if (std::sscanf(v, "%lf %lf %c", &f, &k, &extra) != 2 || !(f >= 0) || !(k >= 0)) return false;
+    fixed = f;
+    partner = k;
+    return true;
+}
+
+}  // namespace
+
 double flash_wgmma_sfu_hidden_share(int Br, int Bc, int64_t d) {
-    double fixed = kTurnFixedExp2PerRow, partner = kTurnHiddenUnderPartner;
-    // scripts/wgmma_turn_fit.py prices candidates through this ("FIXED PARTNER"); nothing else sets it.
-    if (const char* v = std::getenv("FUSIONLAB_SIM_WGMMA_TURN"); v != nullptr) {
-        double f = 0, k = 0;
-        if (std::sscanf(v, "%lf %lf", &f, &k) == 2 && f >= 0 && k >= 0) fixed = f, partner = k;
-    }
+    double fixed = 0, partner = 0;
+    turn_constants(fixed, partner);  // malformed: the fitted constants (the job that prices it is refused)
     const double partners = std::max(0, Br / 64 - 1);
     const double turn_over_exp2 = 4.0 * static_cast<double>(d) / kWgmmaFlopsPerExp2;
     const double exposed = std::max(0.0, 1.0 + fixed / std::max(1, Bc) - partner * partners * turn_over_exp2);
@@ -580,12 +595,33 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     kernel.sfu_between_mma = wgmma;
     // Other warpgroups' turns fill part of the gap where one softmax outlasts a partner's products
     // (attention_wgmma.cu v2 and v4).
-    if (wgmma) kernel.sfu_hidden_share = flash_wgmma_sfu_hidden_share(t.Br, t.Bc, p.d);
+    if (wgmma) {
+        double fixed = 0, partner = 0;
+        if (!turn_constants(fixed, partner))
+            throw std::invalid_argument(std::string("FUSIONLAB_SIM_WGMMA_TURN='") + std::getenv("FUSIONLAB_SIM_WGMMA_TURN") +
+                                        "': expected two numbers >= 0, \"FIXED PARTNER\" (scripts/wgmma_turn_fit.py's "
+                                        "candidates for flash_wgmma's turn); unset it for the fitted constants");
+        kernel.sfu_hidden_share = flash_wgmma_sfu_hidden_share(t.Br, t.Bc, p.d);
+    }
     const std::vector<BlockClass> classes = flash_block_classes(t, p);
     kernel.block = flash_block_shape(variant, p, classes);
     // flash_wgmma's 128 x 176 (d = 128) runs at 0.96-1.085x 128 x 128's time since v12 (median 0.994 non-causal, 1.02
     // causal; kernels/PERF.md's d = 128 table): its longer turns pay the per-tile softmax steps less often, which
     // the turn prices (flash_wgmma_sfu_hidden_share); no special case.
+    // The teaching kernel and flash_tc launch one block per row block, blockIdx.x the row block within a head
+    // (attention.cu, attention_tc.cu): causal, one head's row blocks in that order are one period of the launch order
+    // (BlockShape::item_runs without `persistent`: their work over the mean block's), whose tail the simulated backend
+    // prices (sim_backend.cpp, launch_order_tail: the longest row blocks of the last heads start last).
+    if (!wgmma && p.causal) {
+        double total = 0, items = 0;
+        for (const BlockClass& c : classes) {
+            total += static_cast<double>(c.rows * ((c.tiles - 1) * u(t.Bc) + c.last_cols) * c.count);
+            items += static_cast<double>(c.count);
+        }
+        if (total > 0)
+            for (const BlockClass& c : classes)
+                kernel.block.item_runs.push_back({static_cast<double>(c.rows * ((c.tiles - 1) * u(t.Bc) + c.last_cols)) * items / total, c.count});
+    }
     // flash_wgmma v5: one block per SM slot walks the Tr x batch_heads row blocks (attention_wgmma.cu's
     // tile scheduler), so `blocks` counts work items; v4 (FUSIONLAB_FLASH_WGMMA_GRID=waves) one block each.
     if (wgmma && flash_wgmma_persistent()) {

@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <vector>
 
 namespace kernels {
@@ -143,12 +144,12 @@ static SimCalibration h100_calibration(const DeviceInfo& d) {
     c.first_launch_us = 5.3;     // launch from idle to the first kernel (5.8 before any fit: launch stream K = 1)
     c.host_launch_us = 3.95;     // the host per dependent launch (4.0 before any fit: launch stream K = 100 and 1000)
     c.host_library_us = 10.5;    // the host per cuBLASLt call (16 before any fit)
-    c.gpu_gap_us = 2.9;          // events around a queued kernel (3.0 before any fit: CUPTI spans against events, +2.4-3.5 us)
+    c.gpu_gap_us = 2.95;         // events around a queued kernel (3.0 before any fit: CUPTI spans against events, +2.4-3.5 us)
     c.queued_gap_us = 2.95;      // a dependent kernel behind a busy GPU in a run from idle (CUPTI shows 1.0-1.2 us)
     c.graph_launch_us = 8.45;    // one cudaGraphLaunch from idle (3.8 before any fit: launch graph K = 1)
     c.graph_node_us = 1.25;      // per replayed node (1.3 before any fit: launch graph K = 100 and 1000)
     c.shared_gbps = 23000;       // 0.688 of the shared-memory peak (0.66 before any fit)
-    c.mma_sync_tflops = 412;     // 420 before any fit (flash_tc v7's 32-row tiles)
+    c.mma_sync_tflops = 416;     // 420 before any fit (flash_tc v7's 32-row tiles)
     c.issue_per_s = 2.32e13;     // 0.69 of the issue slots (0.72 before any fit: ncu on the fused chain, 70-73 % busy)
     c.sfu_per_s = 4.56e12;       // the H200's fitted rate (the same SMs at the same clock): since the recording's flash_wgmma
                                  // points are superseded no H100 kernel left is bound by exp2, so the fit leaves it (PERF.md)
@@ -363,6 +364,47 @@ double price_persistent(const KernelModel& k, const DeviceInfo& device, int resi
     return *std::max_element(ends.begin(), ends.end());
 }
 
+// Uneven blocks on a grid that is not persistent (causal attention's row blocks: BlockShape::item_runs holds one
+// period of the launch order, a head's row blocks as (work over the mean block's, count), repeated up to `blocks`).
+// The block scheduler hands the next block in launch order to the first of `slots` = resident x SMs slots that
+// frees, and each block takes its work at the shared SM's rate: the longest row blocks of the last heads, launched
+// last, start late and end after the rest. Returns that list schedule's makespan over the same schedule's with every
+// block the mean one (ceil(blocks / slots) rounds), which the waves' price (mean blocks) is multiplied by. Causal
+// flash_tc at 64 heads, 128 x 128 (two blocks an SM; H200, 2026-11-28 14:26 UTC, assets/measurements/
+// h200-bench-2026-11-28-h64) measured 1.54, 1.28 and 1.12x the mean-block price at N = 1024, 2048 and 4096; this
+// gives 1.60, 1.30 and 1.16. Independent of the rates, so cached per thread by (blocks, slots, period).
+double launch_order_tail(const KernelModel& k, uint64_t slots) {
+    const std::vector<std::pair<double, uint64_t>>& period = k.block.item_runs;
+    if (period.empty() || slots == 0 || k.blocks <= slots) return 1.0;
+    using Key = std::tuple<uint64_t, uint64_t, std::vector<std::pair<double, uint64_t>>>;
+    thread_local std::map<Key, double> cache;
+    Key key{k.blocks, slots, period};
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    std::vector<double> ends;  // min-heap of the slots' end times
+    ends.reserve(slots);
+    uint64_t b = 0;
+    while (b < k.blocks) {
+        const uint64_t period_start = b;
+        for (const auto& [work, count] : period)
+            for (uint64_t i = 0; i < count && b < k.blocks; ++i, ++b) {
+                if (ends.size() < slots) {
+                    ends.push_back(work);
+                    std::push_heap(ends.begin(), ends.end(), std::greater<>());
+                    continue;
+                }
+                std::pop_heap(ends.begin(), ends.end(), std::greater<>());
+                ends.back() += work;
+                std::push_heap(ends.begin(), ends.end(), std::greater<>());
+            }
+        if (b == period_start) break;  // an empty period
+    }
+    const double uniform = static_cast<double>((k.blocks + slots - 1) / slots);
+    const double tail = std::max(1.0, *std::max_element(ends.begin(), ends.end()) / uniform);
+    if (cache.size() > 4096) cache.clear();
+    cache.emplace(std::move(key), tail);
+    return tail;
+}
+
 WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device, const char* slowest_name,
                       const std::string& slowest_what, double slowest_ms, double trips_ms) {
     WavePrice p;
@@ -428,6 +470,8 @@ WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const Devic
         const double after_lone = static_cast<double>(full_waves - 1 + (rest > 0 ? 1 : 0)) * lone;
         if (after_lone > after) p.latency_bound = true;
         sm_ms = wave(static_cast<uint64_t>(resident)) + std::max(after, after_lone);
+        // Uneven blocks behind the first wave: the launch order's tail (launch_order_tail).
+        sm_ms *= launch_order_tail(k, static_cast<uint64_t>(resident) * static_cast<uint64_t>(device.sm_count));
     }
     // The longest block (causal attention's last row block) alone bounds the kernel too.
     const double longest = work_and_steps(per_block * slowdown) * k.block.longest_block + trips_ms;
