@@ -612,16 +612,18 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     // (attention.cu, attention_tc.cu): causal, one head's row blocks in that order are one period of the launch order
     // (BlockShape::item_runs without `persistent`: their work over the mean block's), whose tail the simulated backend
     // prices (sim_backend.cpp, launch_order_tail: the longest row blocks of the last heads start last).
-    if (!wgmma && p.causal) {
+    // A row block's work (rows x the key columns it visits), and the classes in an order as runs of (that work over the
+    // mean row block's, count x `repeat`).
+    const auto work = [&](const BlockClass& c) { return static_cast<double>(c.rows * ((c.tiles - 1) * u(t.Bc) + c.last_cols)); };
+    const auto work_runs = [&](const std::vector<BlockClass>& order, uint64_t repeat) {
         double total = 0, items = 0;
-        for (const BlockClass& c : classes) {
-            total += static_cast<double>(c.rows * ((c.tiles - 1) * u(t.Bc) + c.last_cols) * c.count);
-            items += static_cast<double>(c.count);
-        }
+        for (const BlockClass& c : order) total += work(c) * static_cast<double>(c.count), items += static_cast<double>(c.count);
+        std::vector<std::pair<double, uint64_t>> runs;
         if (total > 0)
-            for (const BlockClass& c : classes)
-                kernel.block.item_runs.push_back({static_cast<double>(c.rows * ((c.tiles - 1) * u(t.Bc) + c.last_cols)) * items / total, c.count});
-    }
+            for (const BlockClass& c : order) runs.push_back({work(c) * items / total, c.count * repeat});
+        return runs;
+    };
+    if (!wgmma && p.causal) kernel.block.item_runs = work_runs(classes, 1);
     // flash_wgmma v5: one block per SM slot walks the Tr x batch_heads row blocks (attention_wgmma.cu's
     // tile scheduler), so `blocks` counts work items; v4 (FUSIONLAB_FLASH_WGMMA_GRID=waves) one block each.
     if (wgmma && flash_wgmma_persistent()) {
@@ -633,18 +635,8 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
         // the last section's shortest row blocks either way).
         std::vector<BlockClass> order = classes;
         if (p.causal)
-            std::stable_sort(order.begin(), order.end(), [&](const BlockClass& a, const BlockClass& b) {
-                return a.rows * ((a.tiles - 1) * u(t.Bc) + a.last_cols) > b.rows * ((b.tiles - 1) * u(t.Bc) + b.last_cols);
-            });
-        double total = 0, items = 0;
-        for (const BlockClass& c : order) {
-            total += static_cast<double>(c.rows * ((c.tiles - 1) * u(t.Bc) + c.last_cols) * c.count);
-            items += static_cast<double>(c.count);
-        }
-        if (total > 0)
-            for (const BlockClass& c : order)
-                kernel.block.item_runs.push_back(
-                    {static_cast<double>(c.rows * ((c.tiles - 1) * u(t.Bc) + c.last_cols)) * items / total, c.count * bh});
+            std::stable_sort(order.begin(), order.end(), [&](const BlockClass& a, const BlockClass& b) { return work(a) > work(b); });
+        kernel.block.item_runs = work_runs(order, bh);
     }
     s.kernels.push_back(kernel);
     // Every iteration of the j-loop is its own group of events when the schedule stays small: a

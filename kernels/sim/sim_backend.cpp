@@ -325,6 +325,31 @@ struct WavePrice {
     std::string what;
 };
 
+// The slots of a list schedule (a persistent grid's blocks, or the SM slots a grid's blocks are handed to): each new
+// item goes to the slot that frees first (a min-heap of the slots' end times).
+class ListSchedule {
+public:
+    explicit ListSchedule(uint64_t slots) : slots_(slots) { ends_.reserve(static_cast<size_t>(slots)); }
+    bool filling() const { return ends_.size() < slots_; }
+    // While filling: a slot's first item, ending at `end`. After: `duration` after the earliest end.
+    void start(double end) { push(end); }
+    void follow(double duration) {
+        std::pop_heap(ends_.begin(), ends_.end(), std::greater<>());
+        const double end = ends_.back() + duration;
+        ends_.pop_back();
+        push(end);
+    }
+    double makespan() const { return ends_.empty() ? 0.0 : *std::max_element(ends_.begin(), ends_.end()); }
+
+private:
+    void push(double end) {
+        ends_.push_back(end);
+        std::push_heap(ends_.begin(), ends_.end(), std::greater<>());
+    }
+    uint64_t slots_;
+    std::vector<double> ends_;
+};
+
 // A persistent grid (BlockShape::persistent, flash_wgmma v5), following its tile scheduler
 // (attention_wgmma.cu): G = resident x SMs blocks (at most one per item); block g starts with item g,
 // and each block that ends an item claims the next unclaimed one, in the order of `item_runs` (causal:
@@ -341,27 +366,22 @@ double price_persistent(const KernelModel& k, const DeviceInfo& device, int resi
     std::vector<std::pair<double, uint64_t>> runs = k.block.item_runs;
     if (runs.empty()) runs.push_back({1.0, k.blocks});
     const double item_ms = static_cast<double>(resident) * per_block;  // the mean item, its SM shared by `resident`
-    // Min-heap of the blocks' end times: the block that ends first claims the next item.
-    std::vector<double> ends;
-    ends.reserve(grid);
+    // The block that ends first claims the next item.
+    ListSchedule blocks(grid);
     for (const auto& [work, count] : runs) {
         for (uint64_t i = 0; i < count; ++i) {
             const double t = item_ms * work;
-            if (ends.size() < grid) {
+            if (blocks.filling()) {
                 // A first item: the lockstep start and the fill, as a first wave of `resident` (price_waves).
                 const double alone = per_block * work + (lone - per_block);
-                const double first = soft_max(t, alone);
                 if (alone > t) latency_bound = true;
-                ends.push_back(first);
-                std::push_heap(ends.begin(), ends.end(), std::greater<>());
-                continue;
+                blocks.start(soft_max(t, alone));
+            } else {
+                blocks.follow(t);
             }
-            std::pop_heap(ends.begin(), ends.end(), std::greater<>());
-            ends.back() += t;
-            std::push_heap(ends.begin(), ends.end(), std::greater<>());
         }
     }
-    return *std::max_element(ends.begin(), ends.end());
+    return blocks.makespan();
 }
 
 // Uneven blocks on a grid that is not persistent (causal attention's row blocks: BlockShape::item_runs holds one
@@ -380,26 +400,16 @@ double launch_order_tail(const KernelModel& k, uint64_t slots) {
     thread_local std::map<Key, double> cache;
     Key key{k.blocks, slots, period};
     if (const auto it = cache.find(key); it != cache.end()) return it->second;
-    std::vector<double> ends;  // min-heap of the slots' end times
-    ends.reserve(slots);
+    ListSchedule sms(slots);
     uint64_t b = 0;
     while (b < k.blocks) {
         const uint64_t period_start = b;
         for (const auto& [work, count] : period)
-            for (uint64_t i = 0; i < count && b < k.blocks; ++i, ++b) {
-                if (ends.size() < slots) {
-                    ends.push_back(work);
-                    std::push_heap(ends.begin(), ends.end(), std::greater<>());
-                    continue;
-                }
-                std::pop_heap(ends.begin(), ends.end(), std::greater<>());
-                ends.back() += work;
-                std::push_heap(ends.begin(), ends.end(), std::greater<>());
-            }
+            for (uint64_t i = 0; i < count && b < k.blocks; ++i, ++b) sms.filling() ? sms.start(work) : sms.follow(work);
         if (b == period_start) break;  // an empty period
     }
     const double uniform = static_cast<double>((k.blocks + slots - 1) / slots);
-    const double tail = std::max(1.0, *std::max_element(ends.begin(), ends.end()) / uniform);
+    const double tail = std::max(1.0, sms.makespan() / uniform);
     if (cache.size() > 4096) cache.clear();
     cache.emplace(std::move(key), tail);
     return tail;
