@@ -391,8 +391,9 @@ double price_persistent(const KernelModel& k, const DeviceInfo& device, int resi
 // last, start late and end after the rest. Returns that list schedule's makespan over the same schedule's with every
 // block the mean one (ceil(blocks / slots) rounds), which the waves' price (mean blocks) is multiplied by. Causal
 // flash_tc at 64 heads, 128 x 128 (two blocks an SM; H200, 2026-11-28 14:26 UTC, assets/measurements/
-// h200-bench-2026-11-28-h64) measured 1.54, 1.28 and 1.12x the mean-block price at N = 1024, 2048 and 4096; this
-// gives 1.60, 1.30 and 1.16. Independent of the rates, so cached per thread by (blocks, slots, period).
+// h200-bench-2026-11-28-h64, d = 64) measured 1.53, 1.28 and 1.12x the mean-block price at N = 1024, 2048 and 4096;
+// the simulated time moves by 1.48, 1.25 and 1.13x. Independent of the rates, so cached per thread by (blocks,
+// slots, period).
 double launch_order_tail(const KernelModel& k, uint64_t slots) {
     const std::vector<std::pair<double, uint64_t>>& period = k.block.item_runs;
     if (period.empty() || slots == 0 || k.blocks <= slots) return 1.0;
