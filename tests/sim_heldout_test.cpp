@@ -115,8 +115,9 @@ TEST_CASE("the held-out split is a fixed third of the points chosen by their key
         held += pt.held_out;
         ++split;
     }
-    // The 64-head table of 2026-11-28 (136 points on the H200) and the points of the same keys elsewhere.
-    CHECK(by_table >= 136);
+    // The 64-head table of 2026-11-28 (150 measured points on the H200) and the 9 points of its keys in the H200's
+    // bench tables of 2026-11-27 (flash_tc at 64 heads).
+    CHECK(by_table >= 159);
     for (const SimPoint& pt : points)
         if (table_keys.count(pt.card + " " + point_key(pt.measured.job.params, pt.variant))) CHECK(pt.held_out);
     const double share = double(held) / double(split);
