@@ -163,8 +163,7 @@
 //       of the sixth session, H200, alternating twice in one call, kernels/PERF.md): level to 1 % faster
 //       (128 x 128 at d = 128 median 1.010x, the other tiles 1.000-1.002x); ncu 1.8 % fewer cycles at
 //       128 x 128. Kept for the spills it removes.
-//   v14 Oi rescaled inside the turn (template flag kV14; FUSIONLAB_FLASH_WGMMA_RESCALE=in_turn, built for
-//       fp16 without the epilogue): FlashAttention-3's order. Until v13 a warpgroup, after its turn, ran tile
+//   v14 Oi rescaled inside the turn (template flag kV14): FlashAttention-3's order. Until v13 a warpgroup, after its turn, ran tile
 //       j's softmax while Pij-1 Vj-1 ran, and after wgmma.wait_group 0 rescaled Oi by tile j's factor (d / 2
 //       FMULs a thread) and packed Pij; only then could it take its next turn. v14 applies that factor in the
 //       next turn, between issuing Sij+1 and issuing Pij Vj: Oi is not in flight there (the product that
@@ -173,8 +172,15 @@
 //       the pack of Pij is left. Why: ncu reads no warp eligible on ~60 % of cycles at d = 128 with the stalls
 //       on the turn's own latency (kernels/PERF.md, "What bounds d = 128"), and the gap from wait_group 0 to
 //       the next turn is on that path whenever a warpgroup's softmax side outlasts its partner's products.
-//       ptxas: no instance spills (kernels/attention/flash_wgmma_registers.inc). Measured: kernels/PERF.md,
-//       "Seventh session".
+//       ptxas: no instance spills (kernels/attention/flash_wgmma_registers.inc). Measured (round 1 of the
+//       seventh session, H200, alternating twice with v13's order in one call, kernels/PERF.md "Seventh
+//       session"): 0.6-1.7 % faster at every d = 128 tile (128 x 128, 128 x 176, 192 x 80) where the runs
+//       agree, 3.8-6.5 % at 128 x 128 with d = 64; ncu at 128 x 128, d = 128: 1.1 % fewer cycles, the barrier
+//       stall 1.00 cycles an instruction against 1.21. But 1.6-2.0 % slower at 192 x 128 with d = 64: with
+//       three warpgroups at d = 64 each one's softmax already hides under two partners' short turns, and the
+//       FMULs only lengthen its own turn. So the default is v14's order at every tile but three consumer
+//       warpgroups at d = 64 (v14_order); FUSIONLAB_FLASH_WGMMA_RESCALE=after_wait (v13's order at every
+//       tile) or =in_turn (v14's at every tile) builds the other for fp16 without the epilogue.
 //   Left for later: storing Oi (or out) through shared memory with TMA; splitting the last round's work
 //       items where few items a block leave a tail (16 heads at non-causal N = 4096-8192).
 //
@@ -554,6 +560,12 @@ template <int kWG, int kBc, bool kSkip> constexpr int v13_producer_regs() {
     else if constexpr (kWG == 3) return 32;                       // consumers keep 160: the 1,024 registers 24 left unused
     else return 24;
 }
+
+// v14: where Oi's rescale runs by default. Measured (round 1 of the seventh session, H200, alternating in one call,
+// kernels/PERF.md): in the turn 0.6-1.7 % faster at every d = 128 tile (two and three consumer warpgroups) and
+// 3.8-6.5 % at 128 x 128 with d = 64, but 1.6-2.0 % slower at 192 x 128 with d = 64: with three warpgroups at
+// d = 64 each one's softmax already hides under two partners' short turns, so the FMULs only lengthen the turn.
+template <int kWG, int D> constexpr bool v14_order() { return !(kWG == 3 && D == 64); }
 
 template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip, bool kV6, int kProducerRegs, bool kV14>
 __global__ void __launch_bounds__(128 * (kWG + 1), 1)
@@ -1111,12 +1123,15 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mx = skip ? make_x_map(ep, p.dtype, p.N, D) : mq;  // without the epilogue: a map the kernel never reads
     const bool persistent = flash_wgmma_persistent();
-    // v6's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, measured level with v5's), v12's register split
-    // (FUSIONLAB_FLASH_WGMMA_REGS=v12: the producer at 24) and v14's rescale in the turn
-    // (FUSIONLAB_FLASH_WGMMA_RESCALE=in_turn) are built for fp16 without the epilogue only.
+    // v14's order (Oi rescaled inside the turn) is the default where it measured faster, every tile but three
+    // consumer warpgroups at d = 64 (v14_order). v6's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, measured level
+    // with v5's) and v12's register split (FUSIONLAB_FLASH_WGMMA_REGS=v12: the producer at 24), both on v13's
+    // order as they were measured, and the other order (FUSIONLAB_FLASH_WGMMA_RESCALE=after_wait: v13's at every
+    // tile; =in_turn: v14's at every tile) are built for fp16 without the epilogue only.
     constexpr int kProducer = v13_producer_regs<kWG, kBc, false>(), kProducerSkip = v13_producer_regs<kWG, kBc, true>();
-    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, false, kProducerSkip, false>
-                       : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false, kProducer, false>;
+    constexpr bool kV14 = v14_order<kWG, D>();
+    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, false, kProducerSkip, kV14>
+                       : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false, kProducer, kV14>;
     const bool v12_regs = kernels::env_is("FUSIONLAB_FLASH_WGMMA_REGS", "v12");
     if (v12_regs && (skip || !std::is_same_v<T, __half>))
         throw std::invalid_argument("flash_wgmma: FUSIONLAB_FLASH_WGMMA_REGS=v12 (the comparison build of v12's register split) "
@@ -1132,11 +1147,16 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
             throw std::invalid_argument("flash_wgmma: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6 (the comparison build of v6's softmax) "
                                         "runs fp16 attention without the skip epilogue only");
     }
-    if (kernels::env_is("FUSIONLAB_FLASH_WGMMA_RESCALE", "in_turn")) {
+    const bool in_turn = kernels::env_is("FUSIONLAB_FLASH_WGMMA_RESCALE", "in_turn"),
+               after_wait = kernels::env_is("FUSIONLAB_FLASH_WGMMA_RESCALE", "after_wait");
+    if (in_turn || after_wait) {
         if (skip || !std::is_same_v<T, __half> || v12_regs || flash_wgmma_softmax_v6())
-            throw std::invalid_argument("flash_wgmma: FUSIONLAB_FLASH_WGMMA_RESCALE=in_turn (v14, Oi rescaled inside the turn) "
-                                        "runs fp16 attention without the skip epilogue, v6's softmax or v12's registers only");
-        if constexpr (std::is_same_v<T, __half>) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false, kProducer, true>;
+            throw std::invalid_argument(std::string("flash_wgmma: FUSIONLAB_FLASH_WGMMA_RESCALE=") + (in_turn ? "in_turn" : "after_wait") +
+                                        " (the comparison build of v14's and v13's order of Oi's rescale) runs fp16 attention "
+                                        "without the skip epilogue, v6's softmax or v12's registers only");
+        if constexpr (std::is_same_v<T, __half>) {
+            if (in_turn != kV14) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false, kProducer, !kV14>;
+        }
     }
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes),
           "flash_wgmma: allowing " + std::to_string(L::kBytes) + " bytes of shared memory");
