@@ -440,6 +440,33 @@ TEST_CASE("flash_wgmma's grid: persistent - or v4's waves when set - and the mod
     CHECK_FALSE(persistent_blocks(192, 128, 64));
 }
 
+// flash_wgmma's turn (attention_model.cpp, flash_wgmma_sfu_hidden_share): the exposed share of a tile's exp2 time is
+// 1 + 36 / Bc (the softmax's fixed steps a key tile) less 0.18 of each partner warpgroup's products, T / X = 4 d / 174.
+TEST_CASE("flash_wgmma's turn: the softmax's fixed steps a key tile, and what the partners' products hide", "[attention][schedule]") {
+    const auto exposed = [](int Br, int Bc, int64_t d) { return 1.0 - flash_wgmma_sfu_hidden_share(Br, Bc, d); };
+    // One warpgroup hides nothing and pays its fixed steps: more of them at the shorter key tile.
+    CHECK(exposed(64, 64, 64) == Approx(1.0 + 36.0 / 64));
+    CHECK(exposed(64, 128, 128) == Approx(1.0 + 36.0 / 128));
+    // Each partner hides 0.18 of its turn: two partners twice one, and a longer turn (d = 128) twice d = 64.
+    const double turn64 = 4.0 * 64 / 174;
+    CHECK(exposed(128, 128, 64) == Approx(1.0 + 36.0 / 128 - 0.18 * turn64));
+    CHECK(exposed(192, 128, 64) == Approx(1.0 + 36.0 / 128 - 2 * 0.18 * turn64));
+    CHECK(exposed(192, 80, 128) == Approx(1.0 + 36.0 / 80 - 2 * 0.18 * 2 * turn64));
+    CHECK(exposed(192, 64, 64) > exposed(192, 128, 64));  // 192 x 64 pays its fixed steps twice as often
+    CHECK(exposed(128, 176, 128) < exposed(128, 128, 128));  // 128 x 176 less often: no special case for it
+    // Never negative: what hides cannot exceed the softmax.
+    CHECK(exposed(192, 176, 256) >= 0.0);
+    // The fit script's candidates replace the constants; a malformed value fails the job that prices it, naming the
+    // variable (the runner shows the message: `bench` prints "FAILED: backend failed: FUSIONLAB_SIM_WGMMA_TURN=...").
+    {
+        ScopedEnv turn("FUSIONLAB_SIM_WGMMA_TURN", "0 0");
+        CHECK(exposed(192, 128, 64) == Approx(1.0));
+    }
+    ScopedEnv bad("FUSIONLAB_SIM_WGMMA_TURN", "36,0.18");
+    CHECK_THROWS_WITH(schedule("flash_wgmma", make(16, 4096, 64, DType::f16, false, 128, 128)),
+                      Catch::Contains("FUSIONLAB_SIM_WGMMA_TURN='36,0.18'") && Catch::Contains("two numbers"));
+}
+
 TEST_CASE("flash_wgmma runs on compute capability 9.0 only, and says so", "[attention][refusal]") {
     const AttentionParams p = make(1, 1024, 64, DType::f16, false, 128, 128);
     DeviceInfo dev;

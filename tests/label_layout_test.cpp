@@ -298,15 +298,20 @@ TEST_CASE("legible in class: the roofline of every workload at font scale 1 and 
 // Classroom mode at a projector's size: the presenter fonts of that height, the lesson pane open.
 struct Classroom {
     float width, height;
+    float font_scale = 0;  // 0: classroom mode, its presenter fonts; else the user's own font scale, no classroom mode
+    float scale() const { return font_scale > 0 ? font_scale : app::classroom_font_scale(height); }
 };
 constexpr Classroom kClassrooms[] = {{1280, 720}, {1920, 1080}};
+// A student's own screen: the lessons outside classroom mode at the font scales the app offers,
+// on the smallest screen we support.
+constexpr Classroom kLessonScreens[] = {{1280, 720}, {1920, 1080}, {1280, 720, 1.0f}, {1280, 720, 2.0f}};
 
 // Measures the step's parameters on the simulated H100 at the classroom's font scale. With a
 // cache, a step measured before (at the other screen size) takes its results from there: the
 // numbers do not depend on the screen, and measuring is most of this test's time.
 void measure_in_class(app::AppState& state, app::Runner& runner, float scale,
-                      std::vector<std::vector<kernels::Measurement>>* cache = nullptr, size_t slot = 0) {
-    state.lesson.classroom = true;
+                      std::vector<std::vector<kernels::Measurement>>* cache = nullptr, size_t slot = 0, bool classroom = true) {
+    state.lesson.classroom = classroom;
     state.settings.backend = "H100";
     state.settings.font_scale = scale;
     state.applied_font_scale = scale;
@@ -336,7 +341,7 @@ int64_t middle_step(const app::AppState& state) {
     }
 }
 
-TEST_CASE("legible in class: every lesson step in classroom mode at 1280x720 and 1920x1080, no label under 14 px",
+TEST_CASE("legible in class: every lesson step in classroom mode at 1280x720 and 1920x1080, and at font scale 1 and 2 at 1280x720, no label under 14 px",
           "[viz][labels][lesson]") {
     app::Runner runner;
     runner.wait_until_probed();
@@ -348,20 +353,21 @@ TEST_CASE("legible in class: every lesson step in classroom mode at 1280x720 and
     problems.min_px = kClassroomMinLabelPx;
     size_t recorded = 0;
     std::vector<std::vector<kernels::Measurement>> measured;  // by step, in order: shared by both sizes
-    for (const Classroom& room : kClassrooms) {
-        const float scale = app::classroom_font_scale(room.height);
+    for (const Classroom& room : kLessonScreens) {
+        const float scale = room.scale();
         Headless ui(scale, room.width, room.height);
+        problems.min_px = kClassroomMinLabelPx;
         size_t slot = 0;
         for (size_t l = 0; l < state.lesson.lessons.size(); ++l)
             for (size_t s = 0; s < state.lesson.lessons[l].steps.size(); ++s, ++slot) {
                 app::open_lesson(state, static_cast<int>(l), static_cast<int>(s), 0);
-                measure_in_class(state, runner, scale, &measured, slot);
+                measure_in_class(state, runner, scale, &measured, slot, room.font_scale <= 0);
                 if (state.requested_view == "memory") state.memory.pending_step = middle_step(state);
                 const Headless::Recorded labels = ui.frame(state, runner);
                 recorded += labels.labels.empty() ? 0 : 1;
                 char where[160];
-                std::snprintf(where, sizeof where, "%.0fx%.0f %s step %zu (%s)", static_cast<double>(room.width),
-                              static_cast<double>(room.height), state.lesson.lessons[l].name.c_str(), s + 1,
+                std::snprintf(where, sizeof where, "%.0fx%.0f font %.1f %s step %zu (%s)", static_cast<double>(room.width),
+                              static_cast<double>(room.height), static_cast<double>(scale), state.lesson.lessons[l].name.c_str(), s + 1,
                               state.requested_view.c_str());
                 problems.check(where, labels);
             }
@@ -379,7 +385,7 @@ TEST_CASE("legible in class: every workload's memory view in classroom mode at 1
     Problems problems;
     problems.min_px = kClassroomMinLabelPx;
     for (const Classroom& room : kClassrooms) {
-        const float scale = app::classroom_font_scale(room.height);
+        const float scale = room.scale();
         Headless ui(scale, room.width, room.height);
         for (const std::string& w : kernels::workload_names()) {
             // The presenter's screen: a lesson open in classroom mode, its view switched to this

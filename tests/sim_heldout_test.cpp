@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,11 +65,11 @@ const char* known_heldout_miss(const SimPoint& p) {
         return "decode v7's split_kv_fused at batch 1, 4 KV heads, 32k (H200 bench): 65 MiB in 29.6-31.8 us where the "
                "read rate gives 15.4: 256 blocks of 8 steps and the last block's merge of 64 splits, a tail the model "
                "does not carry";
-    if (p.variant == "wgmma_fused" && has("4x16 heads, N=1024, d=64") && tile(192, 128) && !h100)
-        return "wgmma_fused at 192 x 128, 64 heads at N = 1024 (flash_wgmma v13's auto tile in the H200's re-take of "
-               "2026-11-28 14:28 UTC; v9 ran 128 x 128 at 12:49): 0.0621 ms, 1.05x wgmma_two_pass at the same tile, "
-               "where at 128 x 128 fused was 0.95x two_pass; the x tile in Qi's place at three consumer warpgroups is not "
-               "in the schedule (0.74x; the H100's v5 point at this tile read 0.75x)";
+    // wgmma_fused at 192 x 128, 64 heads at N = 1024 (v13's auto tile in the H200's re-take of 14:28 UTC; 0.74x), listed
+    // here before, falls within (0.83x) since flash_wgmma's turn is priced per key tile (flash_wgmma_sfu_hidden_share).
+    // flash_tc causal at N = 1024 and 64 heads (the 64-head table of 2026-11-28 14:26 UTC, held out whole; 0.65-0.70x:
+    // measured 0.84-0.85x its non-causal time where the triangle is 0.56x the work) falls within since the launch
+    // order's tail is priced (sim_backend.cpp, launch_order_tail: the longest row blocks of the last heads start last).
     if (p.variant == "wgmma_fused" && tile(64, 64) && !h100)
         return "wgmma_fused at 64 x 64 (one consumer warpgroup; the auto tile the H200's re-take ran at 4 x 4 heads, "
                "N = 2048 and 4 x 8, N = 1024): 1.25-1.34x wgmma_two_pass at the same tile, where at 128 x 128 fused is "
@@ -100,14 +101,27 @@ TEST_CASE("the held-out split is a fixed third of the points chosen by their key
     CHECK(heldout_hash(p, "graph") != heldout_hash(p, "stream"));
     const std::vector<SimPoint>& points = all_points();
     REQUIRE(points.size() > 1000);
-    int held = 0;
+    int held = 0, split = 0, by_table = 0;
+    std::set<std::string> table_keys;
     for (const SimPoint& pt : points) {
+        // The same shape and variant sits on the same side on both cards, but where a table measured after the
+        // fit holds its card's key out (BenchTable::all_held_out): then held out in every source.
+        CHECK(pt.held_out == (held_out(pt.measured.job.params, pt.variant) || pt.held_by_table));
+        if (pt.held_by_table) {
+            ++by_table;
+            table_keys.insert(pt.card + " " + point_key(pt.measured.job.params, pt.variant));
+            continue;
+        }
         held += pt.held_out;
-        // The same shape and variant sits on the same side on both cards.
-        CHECK(pt.held_out == held_out(pt.measured.job.params, pt.variant));
+        ++split;
     }
-    const double share = double(held) / double(points.size());
-    INFO(held << " of " << points.size() << " held out");
+    // The 64-head table of 2026-11-28 (150 measured points on the H200) and the 9 points of its keys in the H200's
+    // bench tables of 2026-11-27 (flash_tc at 64 heads).
+    CHECK(by_table >= 159);
+    for (const SimPoint& pt : points)
+        if (table_keys.count(pt.card + " " + point_key(pt.measured.job.params, pt.variant))) CHECK(pt.held_out);
+    const double share = double(held) / double(split);
+    INFO(held << " of " << split << " held out by the split");
     CHECK(share > 0.28);
     CHECK(share < 0.39);
 }
@@ -156,8 +170,11 @@ TEST_CASE("simulated times on the held-out points per card", "[sim][heldout]") {
     // (BlockShape::full_rate_warps) and the shared-memory rates refitted without its old special case.
     // The H200's re-take of 2026-11-28 14:28 UTC (flash_wgmma v13, elementwise v7, the chain priced at v7's 38.5-41.0
     // instructions an element and fused bias+GELU at 22.9): 7.1 % before its refit, 6.8 % after; bounds unchanged.
-    const std::map<std::string, double> mean_bound{{"H100", 0.079}, {"H200", 0.072}};
-    const std::map<std::string, int> least_points{{"H100", 120}, {"H200", 200}};
+    // The 64-head table of 2026-11-28 14:26 UTC (assets/measurements/h200-bench-2026-11-28-h64), held out whole: H200
+    // 7.5 % on 402 points with the sixth pass's model; 6.8 % once flash_wgmma's turn is priced per key tile and refitted;
+    // 6.2 % (H100 7.8 %) once the launch order's tail of causal row blocks is priced.
+    const std::map<std::string, double> mean_bound{{"H100", 0.079}, {"H200", 0.063}};
+    const std::map<std::string, int> least_points{{"H100", 120}, {"H200", 380}};
     for (const auto& [card, bound] : mean_bound) {
         REQUIRE(held.count(card));
         const ErrorStats& all = held.at(card).at("all");

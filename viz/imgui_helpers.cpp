@@ -60,4 +60,11 @@ void color_swatch(int series) {
     ImGui::SameLine();
 }
 
+bool same_line_if_fits(float width) {
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const bool fits = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width <= right;
+    if (fits) ImGui::SameLine();
+    return fits;
+}
+
 }  // namespace viz

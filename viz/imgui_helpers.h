@@ -40,5 +40,8 @@ void section_heading(const char* title);
 void label_above(const char* label, const std::string& help);
 // A filled square in a series colour, aligned with the text line that follows it.
 void color_swatch(int series);
+// Puts the next item on the line of the one just drawn when `width` more fits before the
+// window's edge, else lets it start a new line (a narrow view at a large font); true when beside.
+bool same_line_if_fits(float width);
 
 }  // namespace viz

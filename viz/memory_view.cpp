@@ -52,6 +52,9 @@ std::string count_text(uint64_t n) { return kernels::format_count(static_cast<in
 
 LabelRect rect_of(ImVec2 a, ImVec2 b) { return {a.x, a.y, b.x, b.y}; }
 
+// The draw list's channels of one memory view, bottom to top.
+constexpr int kShapesLayer = 0, kRingLayer = 1, kTextLayer = 2, kLayerCount = 3;
+
 struct Pen {
     ImDrawList* draw;
     ChartColors c;
@@ -59,6 +62,9 @@ struct Pen {
     float em;
     bool interactive;
     LabelLayout* labels = nullptr;  // every label drawn is recorded here (null: measuring only)
+    // The view's layers (null: one layer): shapes, then the lesson's highlight ring, then the
+    // labels' text, so that a ring around a part never crosses a word inside it.
+    ImDrawListSplitter* layers = nullptr;
 
     // Text drawn at this font's size times em / the UI font size: the diagram shrinks as a whole
     // when a large projector font would not leave it room.
@@ -77,7 +83,9 @@ struct Pen {
                     ImFont* font = nullptr, const std::string& full = "") const {
         if (s.empty()) return {};
         ImFont* f = font ? font : ImGui::GetFont();
+        if (layers) layers->SetCurrentChannel(draw, kTextLayer);
         draw->AddText(f, px(f), at, col, s.c_str());
+        if (layers) layers->SetCurrentChannel(draw, kShapesLayer);
         const LabelRect r{at.x, at.y, at.x + width(s, f), at.y + px(f)};
         if (labels) labels->add(s, r, rect_of(box_min, box_max), where, full, px(f));
         return r;
@@ -592,8 +600,10 @@ void draw_tensor_labels(const Pen& pen, const MemTensor& t, const TensorBox& b, 
                                 ImVec2(b.label.x + lw + 3, b.label.y + pen.em * (b.compact ? 1.3f : 3.5f)),
                                 with_alpha(pen.c.background, 0.8f), pen.em * 0.2f);
     }
-    pen.label(b.label, current && b.compact ? accent(pen.theme) : pen.c.text, tensor_label(t, b.compact), area_min, area_max,
-              "HBM tensor", bold_font());
+    // The name shortens ("local (sp...", the tooltip has it whole) where even the flow's shortest
+    // labels leave a column narrower than it (two views side by side at projector fonts).
+    pen.label_fit(b.label, current && b.compact ? accent(pen.theme) : pen.c.text, tensor_label(t, b.compact),
+                  area_max.x - b.label.x, area_min, area_max, "HBM tensor", bold_font());
     if (b.compact) return;
     const ImU32 lit = accent(pen.theme);
     pen.label(ImVec2(b.label.x, b.label.y + pen.em * 1.15f), current && loading ? lit : pen.c.text_dim, read_label(t),
@@ -738,8 +748,8 @@ L2Boxes draw_l2_column(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewD
               "L2", bold_font());
     pen.label_fit(ImVec2(x, min.y + pen.em * 0.2f + line), pen.c.text, size, room, min, max, "L2");
     const float bottom = max.y - pen.em * 0.2f;
-    const std::string tag = l2_tag(pen, d, room);
-    const std::string share = pen.first_fitting({l2_share_text(d)}, room);
+    std::string tag = l2_tag(pen, d, room);
+    std::string share = pen.first_fitting({l2_share_text(d)}, room);
     float y = bottom - line * static_cast<float>((tag.empty() ? 0 : 1) + (share.empty() ? 0 : 1));
     const float bar_top = min.y + pen.em * 0.2f + line * 2 + pen.em * 0.2f, bar_bottom = y - pen.em * 0.2f;
     L2Boxes out{};
@@ -750,6 +760,11 @@ L2Boxes draw_l2_column(const Pen& pen, ImVec2 min, ImVec2 max, const MemoryViewD
     } else {
         out = {ImVec2(x, bar_top), ImVec2(x + room, std::max(bar_bottom, bar_top)), ImVec2(center(min, max))};
         y = bar_top;
+        // No room for the bar, and perhaps not for both lines under it: the share goes first (the
+        // tooltip and the band's wider form have it), then the moving tile's hit-or-miss tag.
+        const auto lines_left = [&] { return static_cast<int>((bottom - y) / line); };
+        if (lines_left() < (tag.empty() ? 0 : 1) + (share.empty() ? 0 : 1)) share.clear();
+        if (lines_left() < (tag.empty() ? 0 : 1)) tag.clear();
     }
     pen.label(ImVec2(x, y), pen.c.text_dim, share, min, max, "L2 data");
     if (!share.empty()) y += line;
@@ -1157,7 +1172,10 @@ void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const Memory
     const float em = view_em(size, d);
     if (size.x < em * 8 || size.y < em * 10) return;
     LabelLayout labels("memory " + d.title);
-    const Pen pen{draw, chart_colors(d.theme), d.theme, em, d.interactive, &labels};
+    ImDrawListSplitter layers;
+    layers.Split(draw, kLayerCount);
+    layers.SetCurrentChannel(draw, kShapesLayer);
+    const Pen pen{draw, chart_colors(d.theme), d.theme, em, d.interactive, &labels, &layers};
     draw->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
     const Boxes b = layout(pen, origin, size, d);
     const LabelRect view = rect_of(origin, ImVec2(origin.x + size.x, origin.y + size.y));
@@ -1177,7 +1195,9 @@ void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const Memory
     draw_footer(pen, b.footer_min, b.footer_max, d, b.notes_beside);
     draw->PopClipRect();
     record_labels(labels);
-    // Lesson highlight: the ring drawn just inside the part, so the view's edges never clip it.
+    // Lesson highlight: the ring drawn just inside the part, so the view's edges never clip it,
+    // over the shapes and under the words.
+    layers.SetCurrentChannel(draw, kRingLayer);
     const auto ring = [&](ImVec2 a, ImVec2 z) {
         const float in = em * 0.35f;
         draw_highlight_ring(draw, ImVec2(a.x + in, a.y + in), ImVec2(z.x - in, z.y - in), em, d.highlight_pulse);
@@ -1186,6 +1206,7 @@ void draw_memory_view(ImDrawList* draw, ImVec2 origin, ImVec2 size, const Memory
     if (d.highlight == "memory.l2") ring(b.l2_min, b.l2_max);
     if (d.highlight == "memory.sram") ring(b.sms_min, b.sms_max);
     if (d.highlight == "memory.footer") ring(b.footer_min, b.footer_max);
+    layers.Merge(draw);
 }
 
 double memory_view_hbm_scale(ImVec2 size, const MemoryViewData& d) {

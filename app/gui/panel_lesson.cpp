@@ -17,6 +17,7 @@
 #include "app/lessons/vocabulary.h"
 #include "kernels/core/registry.h"
 #include "viz/highlight.h"
+#include "viz/memory_view.h"
 #include "viz/palette.h"
 #include "viz/theme.h"
 #include "viz/imgui_helpers.h"
@@ -614,6 +615,10 @@ void draw_views_or_hidden(AppState& state, const ResolvedBackend& backend) {
 // The views beside the lesson: a borderless child that keeps a margin of its own, so a step's ring
 // around a chart flush with the pane's edge (viz::draw_highlight_ring, just outside the item) has
 // room there instead of being pushed over the chart's first letters.
+// Two memory views side by side, each 22 of its ems across (viz/memory_view.cpp's view_em), and
+// the gap between them.
+constexpr float kSideBySideViewEm = 44.0f;
+
 void begin_views_child(ImVec2 size) {
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(em() * 0.45f, em() * 0.45f));
     ImGui::BeginChild("results", size, false, ImGuiWindowFlags_AlwaysUseWindowPadding);
@@ -624,7 +629,11 @@ void begin_views_child(ImVec2 size) {
 
 void draw_lesson_layout(AppState& state, Runner& runner, const ResolvedBackend& backend, float body_h) {
     const float total_w = ImGui::GetContentRegionAvail().x;
-    if (total_w >= em() * 40) {
+    // Side by side whenever the pane's least width leaves the view room for two memory views at
+    // the smallest label the back row reads (viz/memory_view.h): stacked, a large font on a
+    // 1280x720 projector left the prose one line and the animation a strip of overlapping labels.
+    const float view_least_w = viz::kMinViewLabelPx * kSideBySideViewEm;
+    if (total_w >= em() * 40 || total_w - em() * 18 >= view_least_w) {
         // The pane gets about 40 % (prose reads badly wider than ~35 em); the view the rest.
         const float share = state.lesson.classroom ? 0.42f : 0.38f;  // presenter fonts need the room
         const float pane_w = std::clamp(total_w * share, em() * 18, em() * 34);

@@ -223,16 +223,31 @@ float button_w(const char* label) { return ImGui::CalcTextSize(label).x + ImGui:
 void draw_controls(MemoryPanelState& m, const Timelines& lines, const std::string& w, bool refused) {
     const ImGuiStyle& style = ImGui::GetStyle();
     const float spacing = style.ItemSpacing.x, avail = ImGui::GetContentRegionAvail().x;
-    const float variant_w = combo_width(w), compare_w = combo_width(w, "vs ") + ImGui::CalcTextSize("vs ").x;
+    const float compare_w = combo_width(w, "vs ") + ImGui::CalcTextSize("vs ").x;
     const char* play_label = m.playing ? "Pause" : "Play";
     const float play_w = std::max(button_w("Pause"), button_w("Play"));
     const float transport_w = button_w("|<") + button_w("<") + play_w + button_w(">") + button_w(">|") + spacing * 4;
     const float menu_w = button_w("...");
-    const float scrub_least = viz::em() * 6;
-    // What the line must hold besides the compare box; that box goes into the menu when it leaves
-    // the scrub bar less than its least width.
-    const float fixed = variant_w + transport_w + menu_w + scrub_least + spacing * 4;
-    const bool compare_inline = fixed + compare_w + spacing <= avail;
+    // The scrub bar's text at its widest (the end of the schedule), and the least the bar needs to
+    // show it whole.
+    const std::string fmt = refused              ? std::string("refused: nothing to play")
+                            : lines.modeled_time ? "%.4g ms modeled"
+                                                 : "step %.0f of " + std::to_string(lines.first.size() - 1);
+    char widest[64];
+    std::snprintf(widest, sizeof widest, fmt.c_str(), lines.end());
+    const float scrub_least = std::max(ImGui::CalcTextSize(widest).x + style.FramePadding.x * 4, viz::em() * 6);
+    // One line when it holds everything; the compare box goes into the menu when it would leave the
+    // scrub bar less than its least width. Where the line is too narrow (a narrow view at a large
+    // font), the groups wrap in order: the variant, the transport, the scrub bar with the menu.
+    // The variant box is as wide as the workload's longest name (it stays put as the variant
+    // changes), unless that pushes the transport off its line: then as wide as this name.
+    const float current_w = ImGui::CalcTextSize(m.variant.c_str()).x + style.FramePadding.x * 2 + ImGui::GetFrameHeight();
+    const float variant_w = combo_width(w) + spacing + transport_w <= avail ? combo_width(w) : current_w;
+    const float scrub_group_w = scrub_least + spacing + menu_w;
+    const float one_line = variant_w + transport_w + scrub_group_w + spacing * 2;
+    const bool compare_inline = one_line + compare_w + spacing <= avail;
+    const bool transport_inline = variant_w + spacing + transport_w <= avail;
+    const bool scrub_inline = transport_inline ? one_line <= avail : transport_w + spacing + scrub_group_w <= avail;
 
     variant_combo("##memory_variant", m.variant, w, "", variant_w);
     tooltip("The variant whose tile schedule plays.");
@@ -240,7 +255,7 @@ void draw_controls(MemoryPanelState& m, const Timelines& lines, const std::strin
         ImGui::SameLine();
         compare_combo(m, w, compare_w);
     }
-    ImGui::SameLine();
+    if (transport_inline) ImGui::SameLine();
     ImGui::BeginDisabled(refused);
     if (ImGui::Button("|<")) { m.clock = 0; m.playing = false; }
     tooltip("Back to the start.");
@@ -259,12 +274,9 @@ void draw_controls(MemoryPanelState& m, const Timelines& lines, const std::strin
     ImGui::SameLine();
     if (ImGui::Button(">|")) { m.clock = lines.end(); m.playing = false; }
     tooltip("Jump to the end: the counters then equal the model's totals.");
-    ImGui::SameLine();
+    if (scrub_inline) ImGui::SameLine();
     float clock = static_cast<float>(m.clock);
     ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - menu_w - spacing, viz::em() * 2));
-    const std::string fmt = refused              ? std::string("refused: nothing to play")
-                            : lines.modeled_time ? "%.4g ms modeled"
-                                                 : "step %.0f of " + std::to_string(lines.first.size() - 1);
     if (ImGui::SliderFloat("##scrub", &clock, 0.0f, static_cast<float>(lines.end()), fmt.c_str())) {
         m.clock = clock;
         m.playing = false;

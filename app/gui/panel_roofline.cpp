@@ -192,6 +192,14 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
 // [SECTION] Controls and footer
 // ---------------------------------------------------------------------------------------------
 void draw_roofs_source(const PlotInput& in, bool brief);
+std::string footer_line(const PlotInput& in, bool brief);
+
+// The first of `texts` (longest first) that fits `width` in the UI font; the last when none does.
+std::string first_fitting(const std::vector<std::string>& texts, float width) {
+    for (const std::string& t : texts)
+        if (ImGui::CalcTextSize(t.c_str()).x <= width) return t;
+    return texts.back();
+}
 
 // `short_of_height`: projector fonts on a small screen; the roofs' sources move up onto this row so
 // the plot keeps the line they took under it.
@@ -201,7 +209,13 @@ void draw_controls(AppState& state, const PlotInput& in, const std::vector<const
     for (const Measurement* m : shown) any_measured |= m->ok && m->measured_bytes.has_value();
     ImGui::BeginDisabled(!any_measured);
     bool shown_value = any_measured && state.roofline.use_measured;  // unticked while there is nothing to use
-    if (ImGui::Checkbox(any_measured ? "use measured DRAM bytes" : "use measured DRAM bytes (none: hover)", &shown_value))
+    // The box's words in the longest form that fits the line (a narrow view at a large font).
+    const float words_room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - ImGui::GetStyle().ItemInnerSpacing.x;
+    const std::string words = any_measured ? first_fitting({"use measured DRAM bytes", "measured DRAM bytes"}, words_room)
+                                           : first_fitting({"use measured DRAM bytes (none: hover)",
+                                                            "measured DRAM bytes (none: hover)", "measured DRAM bytes"},
+                                                           words_room);
+    if (ImGui::Checkbox(words.c_str(), &shown_value))
         state.roofline.use_measured = shown_value;
     ImGui::EndDisabled();
     std::string why = "On: a point's DRAM intensity is FLOPs / the DRAM bytes the hardware counters measured (filled "
@@ -213,19 +227,23 @@ void draw_controls(AppState& state, const PlotInput& in, const std::vector<const
         why += shown.empty() ? std::string("nothing measured yet") : shown.front()->measured_bytes_note;
     }
     tooltip(why);
-    ImGui::SameLine();
+    // The rest follows on the line while it fits, else on the next (a narrow view at a large font).
+    viz::same_line_if_fits(ImGui::CalcTextSize("clear trails").x + ImGui::GetStyle().FramePadding.x * 2);
     if (ImGui::SmallButton("clear trails")) {
         for (auto& [variant, trail] : state.roofline.trails)
             if (trail.size() > 1) trail.erase(trail.begin(), trail.end() - 1);
     }
     tooltip("Forget the earlier points; new parameters start new trails.");
-    ImGui::SameLine();
     const LivePass& live = state.live;
-    if (live.quick_running) ImGui::TextDisabled("measuring: quick pass (up to %d reps, no counters)...", kQuickReps);
-    else if (live.full_running) ImGui::TextDisabled("measuring: full pass (%d reps + counters)...", state.settings.reps);
-    else if (!short_of_height) ImGui::TextDisabled("points: %zu", in.data.points.size());
+    char status[96] = "";
+    if (live.quick_running) std::snprintf(status, sizeof status, "measuring: quick pass (up to %d reps, no counters)...", kQuickReps);
+    else if (live.full_running) std::snprintf(status, sizeof status, "measuring: full pass (%d reps + counters)...", state.settings.reps);
+    else if (!short_of_height) std::snprintf(status, sizeof status, "points: %zu", in.data.points.size());
+    // The point count is dropped where it does not fit; a pass in progress wraps.
+    if (status[0] != '\0' && (viz::same_line_if_fits(ImGui::CalcTextSize(status).x) || live.quick_running || live.full_running))
+        ImGui::TextDisabled("%s", status);
     if (short_of_height) {
-        ImGui::SameLine();
+        viz::same_line_if_fits(ImGui::CalcTextSize(footer_line(in, true).c_str()).x);
         draw_roofs_source(in, true);
     }
 }
@@ -250,7 +268,7 @@ std::string legend_text() {
 
 // One short line (projector fonts leave little height); the sources in full on hover. `brief`: the
 // roofs' kind alone, for the controls' row of a short panel.
-std::string footer_line(const PlotInput& in, bool brief = false) {
+std::string footer_line(const PlotInput& in, bool brief) {
     const kernels::RoofSet& r = in.roofs;
     // Where each roof comes from, in a word (the sources in full on hover).
     const bool all_measured = r.memory_measured && r.tensor.measured && r.fp32.measured;
@@ -319,7 +337,10 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
     const bool short_of_height = ImGui::GetContentRegionAvail().y < em() * 16;
     if (short_of_height) {
         in.data.frame.title.clear();
-        in.data.frame.y_title = "achieved FLOP/s (y) against FLOP per byte (x): circles DRAM, squares L2";
+        in.data.frame.y_title = first_fitting({"achieved FLOP/s (y) against FLOP per byte (x): circles DRAM, squares L2",
+                                               "FLOP/s (y) against FLOP/byte (x): circles DRAM, squares L2",
+                                               "FLOP/s (y) against FLOP/byte (x)"},
+                                              ImGui::GetContentRegionAvail().x);
         in.data.frame.x_title.clear();
     }
     draw_controls(state, in, shown, short_of_height);

@@ -65,7 +65,9 @@ void param_combo(SweepState& s, std::string w) {
 void range_inputs(SweepState& s, std::string w) {
     const kernels::ParamSpec* spec = spec_of(w, s.param);
     int from = static_cast<int>(s.from), to = static_cast<int>(s.to);
-    ImGui::SameLine();
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    viz::same_line_if_fits(ImGui::CalcTextSize("from").x + ImGui::CalcTextSize("to").x + em() * 9 + spacing * 3);
+    ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("from");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(em() * 4.5f);
@@ -81,7 +83,7 @@ void range_inputs(SweepState& s, std::string w) {
 
 void run_controls(AppState& state) {
     SweepState& s = state.sweep;
-    ImGui::SameLine();
+    viz::same_line_if_fits(s.running ? ImGui::CalcTextSize("Cancel").x + em() * 11 : ImGui::CalcTextSize("Run sweep").x + em());
     if (s.running) {
         if (ImGui::Button("Cancel")) s.cancel_requested = true;
         tooltip("Stop the sweep; the sizes measured so far stay on the plot.");
@@ -297,8 +299,10 @@ void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
     }
     if (c.time.empty()) return;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    // Side by side when wide, or when short (projector fonts): two stacked plots would not fit.
-    const bool side_by_side = avail.x > em() * 40 || avail.y < em() * 22;
+    // Side by side or stacked, whichever leaves each plot nearer the 2:1 a log chart reads best at
+    // (wide windows side by side; projector fonts on a short screen too; a narrow view stacked).
+    const auto off_shape = [](float plot_w, float plot_h) { return std::abs(std::log(std::max(plot_w, 1.0f) / std::max(plot_h, 1.0f) / 2.0f)); };
+    const bool side_by_side = off_shape(avail.x * 0.5f, avail.y) <= off_shape(avail.x, avail.y * 0.5f);
     const ImVec2 size = side_by_side ? ImVec2((avail.x - em()) * 0.5f, std::max(em() * 6, avail.y))
                                      : ImVec2(avail.x, std::max(em() * 6, (avail.y - em()) * 0.5f));
     std::vector<const Measurement*> all;

@@ -131,9 +131,11 @@ BlockTimeline flash_wgmma_block_timeline(const AttentionParams& p, const DeviceI
              format_flops(gemm * 1e12 / sms) + "/s of GEMM, " + format_count(static_cast<int64_t>(c.sfu_per_s / sms / 1e9)) +
              " G exp2/s, " + format_bytes(c.l2_gbps * 1e9 / sms) + "/s from L2): " + us_text(t.block_ms) +
              " per block, tensor cores busy " + std::to_string(static_cast<int>(100.0 * t.tensor_busy + 0.5)) +
-             " %. This is the overlap the turns intend; on an H100 the kernel measured about its tensor time plus " +
+             " %. This is the overlap the turns intend; the simulator prices the kernel at its tensor time plus " +
              std::to_string(static_cast<int>(100.0 * (1.0 - flash_wgmma_sfu_hidden_share(Br, Bc, p.d)) + 0.5)) +
-             " % of its exp2 time (kernels/PERF.md), so the real turns leave more of the softmax exposed than drawn here.";
+             " % of its exp2 time at this tile (the softmax's exp2 and its fixed steps each key tile, less what hides "
+             "under the partners' products; fitted on H200 measurements, kernels/PERF.md), so the real turns leave "
+             "more of the softmax exposed than drawn here.";
     return t;
 }
 

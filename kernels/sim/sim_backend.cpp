@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <vector>
 
 namespace kernels {
@@ -143,12 +144,12 @@ static SimCalibration h100_calibration(const DeviceInfo& d) {
     c.first_launch_us = 5.3;     // launch from idle to the first kernel (5.8 before any fit: launch stream K = 1)
     c.host_launch_us = 3.95;     // the host per dependent launch (4.0 before any fit: launch stream K = 100 and 1000)
     c.host_library_us = 10.5;    // the host per cuBLASLt call (16 before any fit)
-    c.gpu_gap_us = 2.9;          // events around a queued kernel (3.0 before any fit: CUPTI spans against events, +2.4-3.5 us)
+    c.gpu_gap_us = 2.95;         // events around a queued kernel (3.0 before any fit: CUPTI spans against events, +2.4-3.5 us)
     c.queued_gap_us = 2.95;      // a dependent kernel behind a busy GPU in a run from idle (CUPTI shows 1.0-1.2 us)
     c.graph_launch_us = 8.45;    // one cudaGraphLaunch from idle (3.8 before any fit: launch graph K = 1)
     c.graph_node_us = 1.25;      // per replayed node (1.3 before any fit: launch graph K = 100 and 1000)
     c.shared_gbps = 23000;       // 0.688 of the shared-memory peak (0.66 before any fit)
-    c.mma_sync_tflops = 412;     // 420 before any fit (flash_tc v7's 32-row tiles)
+    c.mma_sync_tflops = 416;     // 420 before any fit (flash_tc v7's 32-row tiles)
     c.issue_per_s = 2.32e13;     // 0.69 of the issue slots (0.72 before any fit: ncu on the fused chain, 70-73 % busy)
     c.sfu_per_s = 4.56e12;       // the H200's fitted rate (the same SMs at the same clock): since the recording's flash_wgmma
                                  // points are superseded no H100 kernel left is bound by exp2, so the fit leaves it (PERF.md)
@@ -177,24 +178,26 @@ static SimCalibration h200_calibration(const DeviceInfo& d) {
     // the host's, not the GPU's: the H200 lent on 2026-11-27 took 4.6-7.4 us a dependent launch (its
     // recording, K = 100-512), the one of 2026-11-22 3.28 us (K = 100); the fit on the recording re-taken
     // on 2026-11-28 at 12:49 UTC (main f5c30c6) and the bench tables took 5.7, the fit on its re-take of
-    // 14:28 UTC (main ee2978c: flash_wgmma v13, elementwise v7) takes 5.0.
+    // 14:28 UTC (main ee2978c: flash_wgmma v13, elementwise v7) takes 5.0. The seventh pass (flash_wgmma's turn priced
+    // per key tile, attention_model.cpp) moved the exp2 rate 4.46e12 -> 4.77e12 /s: the turn's fixed softmax steps are
+    // charged in exp2 time, and the recording's flash_wgmma and skip points see that time and the rate only together.
     c.first_launch_us = 5.95;
     c.host_launch_us = 5.0;
     c.host_library_us = 16.4;
-    c.gpu_gap_us = 4.0;
+    c.gpu_gap_us = 3.9;
     c.queued_gap_us = 1.95;
     c.graph_launch_us = 13.4;
     c.graph_node_us = 1.2;
     c.shared_gbps = 22600;
-    c.mma_sync_tflops = 407;
-    c.issue_per_s = 2.37e13;  // 0.71 of the issue slots (ncu: 0.70-0.76 issued a scheduler cycle): the chain priced at v7's 38.5-41.0 instructions (2.44e13 at v6's 44.9)
-    c.sfu_per_s = 4.46e12;
+    c.mma_sync_tflops = 403;
+    c.issue_per_s = 2.35e13;  // 0.71 of the issue slots (ncu: 0.70-0.76 issued a scheduler cycle): the chain priced at v7's 38.5-41.0 instructions (2.44e13 at v6's 44.9)
+    c.sfu_per_s = 4.77e12;
     c.l2_gbps = 6420;
     c.dram_read_gbps = 4390;  // 1.084 x the copy rate: decode's cache and ffn's weights read faster than a copy moves
     c.memory_latency_us = 1.45;
     c.source = "calibrated on an H200, 2026-11-22 and 2026-11-27 (kernels/PERF.md, assets/recordings/h200-2026-11-27); "
                "host costs and unmeasured rates fitted on two thirds of its recorded (2026-11-28, re-taken at 14:28 UTC) and bench points "
-               "(kernels/PERF.md, \"Held out, sixth pass\")";
+               "(kernels/PERF.md, \"Held out, seventh pass\")";
     return c;
 }
 
@@ -322,6 +325,31 @@ struct WavePrice {
     std::string what;
 };
 
+// The slots of a list schedule (a persistent grid's blocks, or the SM slots a grid's blocks are handed to): each new
+// item goes to the slot that frees first (a min-heap of the slots' end times).
+class ListSchedule {
+public:
+    explicit ListSchedule(uint64_t slots) : slots_(slots) { ends_.reserve(static_cast<size_t>(slots)); }
+    bool filling() const { return ends_.size() < slots_; }
+    // While filling: a slot's first item, ending at `end`. After: `duration` after the earliest end.
+    void start(double end) { push(end); }
+    void follow(double duration) {
+        std::pop_heap(ends_.begin(), ends_.end(), std::greater<>());
+        const double end = ends_.back() + duration;
+        ends_.pop_back();
+        push(end);
+    }
+    double makespan() const { return ends_.empty() ? 0.0 : *std::max_element(ends_.begin(), ends_.end()); }
+
+private:
+    void push(double end) {
+        ends_.push_back(end);
+        std::push_heap(ends_.begin(), ends_.end(), std::greater<>());
+    }
+    uint64_t slots_;
+    std::vector<double> ends_;
+};
+
 // A persistent grid (BlockShape::persistent, flash_wgmma v5), following its tile scheduler
 // (attention_wgmma.cu): G = resident x SMs blocks (at most one per item); block g starts with item g,
 // and each block that ends an item claims the next unclaimed one, in the order of `item_runs` (causal:
@@ -338,27 +366,54 @@ double price_persistent(const KernelModel& k, const DeviceInfo& device, int resi
     std::vector<std::pair<double, uint64_t>> runs = k.block.item_runs;
     if (runs.empty()) runs.push_back({1.0, k.blocks});
     const double item_ms = static_cast<double>(resident) * per_block;  // the mean item, its SM shared by `resident`
-    // Min-heap of the blocks' end times: the block that ends first claims the next item.
-    std::vector<double> ends;
-    ends.reserve(grid);
+    // The block that ends first claims the next item.
+    ListSchedule blocks(grid);
     for (const auto& [work, count] : runs) {
         for (uint64_t i = 0; i < count; ++i) {
             const double t = item_ms * work;
-            if (ends.size() < grid) {
+            if (blocks.filling()) {
                 // A first item: the lockstep start and the fill, as a first wave of `resident` (price_waves).
                 const double alone = per_block * work + (lone - per_block);
-                const double first = soft_max(t, alone);
                 if (alone > t) latency_bound = true;
-                ends.push_back(first);
-                std::push_heap(ends.begin(), ends.end(), std::greater<>());
-                continue;
+                blocks.start(soft_max(t, alone));
+            } else {
+                blocks.follow(t);
             }
-            std::pop_heap(ends.begin(), ends.end(), std::greater<>());
-            ends.back() += t;
-            std::push_heap(ends.begin(), ends.end(), std::greater<>());
         }
     }
-    return *std::max_element(ends.begin(), ends.end());
+    return blocks.makespan();
+}
+
+// Uneven blocks on a grid that is not persistent (causal attention's row blocks: BlockShape::item_runs holds one
+// period of the launch order, a head's row blocks as (work over the mean block's, count), repeated up to `blocks`).
+// The block scheduler hands the next block in launch order to the first of `slots` = resident x SMs slots that
+// frees, and each block takes its work at the shared SM's rate: the longest row blocks of the last heads, launched
+// last, start late and end after the rest. Returns that list schedule's makespan over the same schedule's with every
+// block the mean one (ceil(blocks / slots) rounds), which the waves' price (mean blocks) is multiplied by. Causal
+// flash_tc at 64 heads, 128 x 128 (two blocks an SM; H200, 2026-11-28 14:26 UTC, assets/measurements/
+// h200-bench-2026-11-28-h64, d = 64) measured 1.53, 1.28 and 1.12x the mean-block price at N = 1024, 2048 and 4096;
+// the simulated time moves by 1.48, 1.25 and 1.13x. Independent of the rates, so cached per thread by (blocks,
+// slots, period).
+double launch_order_tail(const KernelModel& k, uint64_t slots) {
+    const std::vector<std::pair<double, uint64_t>>& period = k.block.item_runs;
+    if (period.empty() || slots == 0 || k.blocks <= slots) return 1.0;
+    using Key = std::tuple<uint64_t, uint64_t, std::vector<std::pair<double, uint64_t>>>;
+    thread_local std::map<Key, double> cache;
+    Key key{k.blocks, slots, period};
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    ListSchedule sms(slots);
+    uint64_t b = 0;
+    while (b < k.blocks) {
+        const uint64_t period_start = b;
+        for (const auto& [work, count] : period)
+            for (uint64_t i = 0; i < count && b < k.blocks; ++i, ++b) sms.filling() ? sms.start(work) : sms.follow(work);
+        if (b == period_start) break;  // an empty period
+    }
+    const double uniform = static_cast<double>((k.blocks + slots - 1) / slots);
+    const double tail = std::max(1.0, sms.makespan() / uniform);
+    if (cache.size() > 4096) cache.clear();
+    cache.emplace(std::move(key), tail);
+    return tail;
 }
 
 WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const DeviceInfo& device, const char* slowest_name,
@@ -426,6 +481,8 @@ WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const Devic
         const double after_lone = static_cast<double>(full_waves - 1 + (rest > 0 ? 1 : 0)) * lone;
         if (after_lone > after) p.latency_bound = true;
         sm_ms = wave(static_cast<uint64_t>(resident)) + std::max(after, after_lone);
+        // Uneven blocks behind the first wave: the launch order's tail (launch_order_tail).
+        sm_ms *= launch_order_tail(k, static_cast<uint64_t>(resident) * static_cast<uint64_t>(device.sm_count));
     }
     // The longest block (causal attention's last row block) alone bounds the kernel too.
     const double longest = work_and_steps(per_block * slowdown) * k.block.longest_block + trips_ms;
@@ -546,6 +603,10 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
         tensor_what += text;
         if (k.sfu_hidden_share > 0) {
             std::snprintf(text, sizeof text, ", %.0f %% of them hidden", 100.0 * k.sfu_hidden_share);
+            tensor_what += text;
+        } else if (k.sfu_hidden_share < 0) {
+            // flash_wgmma's per-tile softmax steps outweigh what hides under its partners (flash_wgmma_sfu_hidden_share).
+            std::snprintf(text, sizeof text, ", + %.0f %% of their time for the softmax's fixed steps", -100.0 * k.sfu_hidden_share);
             tensor_what += text;
         }
     }
