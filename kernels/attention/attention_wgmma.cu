@@ -180,7 +180,10 @@
 //       three warpgroups at d = 64 each one's softmax already hides under two partners' short turns, and the
 //       FMULs only lengthen its own turn. So the default is v14's order at every tile but three consumer
 //       warpgroups at d = 64 (v14_order); FUSIONLAB_FLASH_WGMMA_RESCALE=after_wait (v13's order at every
-//       tile) or =in_turn (v14's at every tile) builds the other for fp16 without the epilogue.
+//       tile) or =in_turn (v14's at every tile) builds the other for fp16 without the epilogue. Round 2 (H200,
+//       the default, cuDNN in the same call): the 64-row tiles 2.0-2.4 % faster than round 1's v13 order; the best
+//       d = 128 tile >= 1.10x cuDNN at 5 of 21 busy shapes (causal, and N = 16384 with 16 heads), non-causal still
+//       0.96-1.06x (kernels/PERF.md, "Round 2 measured").
 //   Left for later: storing Oi (or out) through shared memory with TMA; splitting the last round's work
 //       items where few items a block leave a tail (16 heads at non-causal N = 4096-8192).
 //
