@@ -68,11 +68,11 @@ def flash_tc_row(name):
 
 
 def flash_wgmma_row(name):
-    m = re.search(r"flash_wgmma_kernel<([\w:]+), (\d+), (\d+), (\d), (\d), (true|false), (true|false), (\d+)>", name)
+    m = re.search(r"flash_wgmma_kernel<([\w:]+), (\d+), (\d+), (\d), (\d), (true|false), (true|false), (\d+), (true|false)>", name)
     if not m:
         return None
-    t, d, bc, wg, stages, skip, v6, producer = m.groups()
-    return "%s, %s, %s, %d, %s, %s, %s, %s" % (DTYPES[t], d, bc, 64 * int(wg), stages, skip, v6, producer)
+    t, d, bc, wg, stages, skip, v6, producer, v14 = m.groups()
+    return "%s, %s, %s, %d, %s, %s, %s, %s, %s" % (DTYPES[t], d, bc, 64 * int(wg), stages, skip, v6, v14, producer)
 
 
 DECODE_MODES = {"0": "Variant::flash", "1": "Variant::split_kv", "2": "Variant::split_kv_fused"}
@@ -129,7 +129,7 @@ TABLES = [
         "row": flash_wgmma_row,
         "arch": "sm_90a",  # built for sm_90a only (cmake/gpu_module.cmake): for sm_90 the kernel is a __trap()
         "what": "every flash_wgmma_kernel instance in kernels/attention/attention_wgmma.cu",
-        "key": "{dtype, d, Bc, Br, ring stages, skip epilogue, v6 softmax, producer registers (setmaxnreg)",
+        "key": "{dtype, d, Bc, Br, ring stages, skip epilogue, v6 softmax, v14 rescale in the turn, producer registers (setmaxnreg)",
         "source_name": "kFlashWgmmaRegistersSource",
         "array": "constexpr FlashWgmmaRegisters kFlashWgmmaRegisters[] = {",
         "others_must_not_spill": True,

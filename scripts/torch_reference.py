@@ -7,7 +7,12 @@ the PyTorch equivalents:
   chain      LayerNorm -> GELU -> dropout -> residual add     eager, torch.compile
   bias_gelu  GELU(x + bias)                                   eager, torch.compile
   attention  softmax(Q K^T / sqrt(d)) V (causal or not)       eager (the math written out), SDPA flash,
-                                                              SDPA cuDNN, SDPA memory-efficient
+                                                              SDPA cuDNN, SDPA memory-efficient,
+                                                              torch.compile of the math written out (the
+                                                              row says what inductor made of it: its
+                                                              compile seconds, whether its attention
+                                                              pattern pass matched SDPA, the kernels of
+                                                              one call)
   skip       c_skip(t) x + c_out(t) attention(q, k, v)        eager attention + skip, SDPA flash + skip
   launch     K dependent steps y = y * a + b                  eager (2 kernels a step), CUDA graph replay,
                                                               torch.compile
@@ -73,7 +78,7 @@ INTEGER = {"rows", "hidden", "N", "d", "heads", "causal", "batch", "steps", "ele
 IMPLS = {
     "chain": ["eager", "compile"],
     "bias_gelu": ["eager", "compile"],
-    "attention": ["eager", "sdpa_flash", "sdpa_cudnn", "sdpa_mem_efficient"],
+    "attention": ["eager", "sdpa_flash", "sdpa_cudnn", "sdpa_mem_efficient", "compile"],
     "skip": ["eager", "sdpa_flash"],
     "launch": ["eager", "cuda_graph", "compile"],
     "ffn": ["eager", "compile"],
@@ -368,6 +373,18 @@ class Bench:
             return torch.softmax(s, dim=-1) @ v
         return run
 
+    def math_attention(self, causal):
+        """softmax(Q K^T / sqrt(d)) V written out, the causal mask made inside: what a user hands torch.compile."""
+        torch = self.torch
+
+        def attention(q, k, v):
+            N, d = q.shape[-2], q.shape[-1]
+            s = (q @ k.transpose(-1, -2)) * (d ** -0.5)
+            if causal:
+                s = s.masked_fill(torch.ones(N, N, device=q.device, dtype=torch.bool).triu(1), float("-inf"))
+            return torch.softmax(s, dim=-1) @ v
+        return attention
+
     def attention(self, p, dt):
         q = self.randn(1, p["heads"], p["N"], p["d"], dtype=dt)
         k, v = self.randn(*q.shape, dtype=dt), self.randn(*q.shape, dtype=dt)
@@ -377,7 +394,34 @@ class Bench:
         for impl in ("sdpa_flash", "sdpa_cudnn", "sdpa_mem_efficient"):
             out[impl] = (self.sdpa(impl, q, k, v, c), f"F.scaled_dot_product_attention(is_causal={bool(c)}), "
                          f"{IMPL_WORDS[impl]} backend only")
+        compiled = self.compiled(self.math_attention(c))
+        out["compile"] = (lambda: compiled(q, k, v), "torch.compile(dynamic=False) of Q K^T, scale" +
+                          (", masked_fill (mask made inside)" if c else "") + ", softmax, P V")
         return out
+
+    def inductor_made(self, fn):
+        """What torch.compile made of fn, after its first call: whether inductor's attention pattern pass
+        (fuse_attention) rewrote it to SDPA, and the GPU kernels of one call (torch.profiler), by name."""
+        torch = self.torch
+        made = {}
+        try:
+            from torch._dynamo.utils import counters
+            made["fuse_attention_matches"] = int(counters["inductor"].get("fuse_attention", 0))
+        except Exception as e:  # a PyTorch without the counter: say so
+            made["fuse_attention_matches"] = f"unavailable: {type(e).__name__}"
+        try:
+            from torch.profiler import ProfilerActivity, profile
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                fn()
+                torch.cuda.synchronize()
+            kernels = {}
+            for e in prof.events():
+                if getattr(e, "device_type", None) is not None and "CUDA" in str(e.device_type):
+                    kernels[e.name] = kernels.get(e.name, 0) + 1
+            made["kernels"] = [{"name": n[:160], "calls": c} for n, c in sorted(kernels.items())]
+        except Exception as e:
+            made["kernels"] = f"unavailable: {type(e).__name__}: {e}"[:200]
+        return made
 
     def skip(self, p, dt):
         torch = self.torch
@@ -490,6 +534,22 @@ class Bench:
             fn, note = fns[impl]
             row = {"impl": impl, "note": note}
             try:
+                if impl == "compile":
+                    # The first call compiles (untimed, its seconds reported); the timed reps follow warm-ups as
+                    # for every implementation. Attention also says what inductor made of the math.
+                    import time as host_time
+                    # A fresh compile per configuration: dynamo keys its cache on the function's code, which
+                    # every configuration shares, and past its recompile limit (8) it would run eager unsaid.
+                    torch._dynamo.reset()
+                    if c["workload"] == "attention":
+                        from torch._dynamo.utils import counters
+                        counters["inductor"].clear()
+                    start = host_time.perf_counter()
+                    fn()
+                    torch.cuda.synchronize()
+                    row["compile_s"] = round(host_time.perf_counter() - start, 2)
+                    if c["workload"] == "attention":
+                        row["inductor"] = self.inductor_made(fn)
                 row["time"] = self.time(fn, flush, c["reps"])
             except Exception as e:  # a backend that refuses these shapes: say why, measure the rest
                 row["error"] = " ".join(f"{type(e).__name__}: {e}".split())[:300]
@@ -586,6 +646,15 @@ def main(argv):
                    "command": command, "workload": c["workload"], "params": c["params"], "dtype": c["dtype"],
                    "warmup": args.warmup, "l2_flushed": flushed, "flops": flops, "min_bytes": min_bytes,
                    "note": r["note"]}
+            for extra in ("compile_s", "inductor"):
+                if extra in r:
+                    row[extra] = r[extra]
+            if "inductor" in r:
+                made = r["inductor"]
+                names = made["kernels"] if isinstance(made["kernels"], str) else \
+                    "; ".join(f"{k['name']} x{k['calls']}" for k in made["kernels"])
+                print(f"{describe(c)} {r['impl']:>18}: compiled in {r.get('compile_s', '?')} s; fuse_attention matches "
+                      f"{made['fuse_attention_matches']}; kernels of one call: {names}", flush=True)
             if "time" in r:
                 row["time"] = r["time"]
                 t = r["time"]

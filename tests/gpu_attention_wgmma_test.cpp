@@ -290,3 +290,47 @@ TEST_CASE("flash_wgmma v12's register split (FUSIONLAB_FLASH_WGMMA_REGS=v12) mat
     CHECK_FALSE(m.ok);
     CHECK_THAT(m.error, Catch::Contains("FUSIONLAB_FLASH_WGMMA_REGS=v12"));
 }
+
+// v14 and v13's order of Oi's rescale (attention_wgmma.cu): the default is v14's (Oi rescaled inside the turn,
+// between Sij's issue and Pij-1 Vj-1's, FlashAttention-3's order) at every tile but three consumer warpgroups at
+// d = 64, v13's (after wait_group 0) there; every other case runs the defaults, bf16 and the skip epilogue
+// included. The other order is built for fp16 without the epilogue: FUSIONLAB_FLASH_WGMMA_RESCALE=in_turn puts
+// every tile on v14's, =after_wait on v13's. Both are right at every tile, causal and not, several items a block
+// and ragged N (v5's softmax moves m whenever a row's max grows, so the rescale factor is not 1 on most tiles);
+// refused, with the reason, where not built.
+TEST_CASE("flash_wgmma Oi rescaled in the turn or after the wait (FUSIONLAB_FLASH_WGMMA_RESCALE) matches the reference in fp16", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    uint64_t seed = 9870;
+    for (const char* order : {"in_turn", "after_wait"}) {
+        ScopedEnv rescale("FUSIONLAB_FLASH_WGMMA_RESCALE", order);
+        INFO("FUSIONLAB_FLASH_WGMMA_RESCALE=" << order);
+        for (bool causal : {false, true})
+            for (int64_t d : {64, 128})
+                for (int Br : kWgmmaRowTiles)
+                    for (int Bc : kWgmmaColTiles)
+                        if (wgmma_tile_built(Br, Bc, d)) {
+                            check_on_gpu(make(40, 1000, d, DType::f16, causal, Br, Bc, seed++), "flash_wgmma");
+                            check_on_gpu(make(3, 129, d, DType::f16, causal, Br, Bc, seed++), "flash_wgmma");
+                        }
+        const kernels::Measurement bf16 = fl_test::run_gpu_job(make(2, 129, 64, DType::bf16, false, 128, 128, seed++), "flash_wgmma");
+        CHECK_FALSE(bf16.ok);
+        CHECK_THAT(bf16.error, Catch::Contains(std::string("FUSIONLAB_FLASH_WGMMA_RESCALE=") + order));
+        ScopedEnv v6("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v6");
+        const kernels::Measurement with_v6 = fl_test::run_gpu_job(make(2, 129, 64, DType::f16, false, 128, 128, seed++), "flash_wgmma");
+        CHECK_FALSE(with_v6.ok);
+        CHECK_THAT(with_v6.error, Catch::Contains(std::string("FUSIONLAB_FLASH_WGMMA_RESCALE=") + order));
+    }
+}
+
+// The same under the sanitizers: each order at every tile once, N = 300 (a ragged key tile), causal at Bc = 64.
+TEST_CASE("flash_wgmma small rescale orders: every tile once, for the sanitizers", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    uint64_t seed = 9880;
+    for (const char* order : {"in_turn", "after_wait"}) {
+        ScopedEnv rescale("FUSIONLAB_FLASH_WGMMA_RESCALE", order);
+        for (int64_t d : {64, 128})
+            for (int Br : kWgmmaRowTiles)
+                for (int Bc : kWgmmaColTiles)
+                    if (wgmma_tile_built(Br, Bc, d)) check_on_gpu(make(2, 300, d, DType::f16, Bc == 64, Br, Bc, seed++), "flash_wgmma");
+    }
+}

@@ -516,6 +516,38 @@ TEST_CASE("recording points: every lesson step's parameters and the GUI's defaul
         p.set("br", br);
         CHECK(keys.count(app::point_key(p, "")) == 1);
     }
+    // A tile choice no variant takes at the defaults' other sizes is left out, by the variants' own refusals:
+    // skip's default d is 64, where Bc = 176 (flash_wgmma's d = 128 tile) is refused by all seven variants on
+    // every simulated GPU. attention's Bc = 176 stays: naive has no tile and takes it.
+    const auto refused_everywhere = [](const kernels::Params& p) {
+        for (const kernels::VariantInfo& v : kernels::variants(p.workload))
+            for (const kernels::SimGpu& gpu : kernels::sim_gpus())
+                if (kernels::device_refusal(v.name, p, kernels::total_memory_budget(gpu.info)).empty()) return false;
+        return true;
+    };
+    kernels::Params skip176 = kernels::default_params("skip");
+    skip176.set("bc", 176);
+    REQUIRE(skip176.get("d") == 64);
+    CHECK(refused_everywhere(skip176));
+    CHECK(keys.count(app::point_key(skip176, "")) == 0);
+    kernels::Params skip128 = kernels::default_params("skip");
+    skip128.set("bc", 128);
+    CHECK_FALSE(refused_everywhere(skip128));
+    CHECK(keys.count(app::point_key(skip128, "")) == 1);
+    kernels::Params attention176 = kernels::default_params("attention");
+    attention176.set("bc", 176);
+    CHECK_FALSE(refused_everywhere(attention176));
+    CHECK(keys.count(app::point_key(attention176, "")) == 1);
+    size_t tile_points = 0;
+    for (const app::RecordPoint& p : points)
+        for (const std::string& origin : p.origins)
+            for (const kernels::ParamSpec& spec : kernels::param_specs(p.params.workload))
+                if (spec.kind == kernels::ParamKind::choice && spec.log_scale && origin == "sweep " + p.params.workload + " " + spec.name) {
+                    INFO(origin << ": " << kernels::describe(p.params));
+                    CHECK_FALSE(refused_everywhere(p.params));  // a tile sweep's point has a variant that runs it
+                    ++tile_points;
+                }
+    CHECK(tile_points > 10);
     CHECK(app::record_reps(10, 1.0) == 10);
     CHECK(app::record_reps(10, 250.0) == 4);
     CHECK(app::record_reps(10, 3000.0) == app::kMinRecordReps);

@@ -79,6 +79,17 @@ void add_sweep(PointList& list, const kernels::Params& base, const std::string& 
     }
 }
 
+// Whether any variant of p's workload takes p on some simulated GPU: the variants' own refusals
+// (kernels::device_refusal: a tile a variant has no kernel for, then the device's limits). A
+// refusal on every GPU the app knows is the variants' rule, not a card's.
+bool some_variant_takes(const kernels::Params& p) {
+    if (!kernels::validate(p).empty()) return false;
+    for (const kernels::VariantInfo& v : kernels::variants(p.workload))
+        for (const kernels::SimGpu& gpu : kernels::sim_gpus())
+            if (kernels::device_refusal(v.name, p, kernels::total_memory_budget(gpu.info)).empty()) return true;
+    return false;
+}
+
 }  // namespace
 
 std::vector<RecordPoint> recording_points(const std::vector<Lesson>& lessons) {
@@ -99,13 +110,14 @@ std::vector<RecordPoint> recording_points(const std::vector<Lesson>& lessons) {
     for (const std::string& w : kernels::workload_names()) {
         const kernels::Params base = kernels::default_params(w);
         for (const std::string& param : sweepable_params(w)) add_sweep(list, base, param, "sweep " + w + " " + param);
-        // Tile-like choices (a log-scaled list of sizes: Br, Bc), one at a time.
+        // Tile-like choices (a log-scaled list of sizes: Br, Bc), one at a time; a choice no variant takes
+        // at the defaults' other sizes (skip's Bc = 176 at d = 64) is no point to record.
         for (const kernels::ParamSpec& spec : kernels::param_specs(w)) {
             if (spec.kind != kernels::ParamKind::choice || !spec.log_scale) continue;
             for (double c : spec.choices) {
                 kernels::Params p = base;
                 p.set(spec.name, c);
-                list.add(p, "sweep " + w + " " + spec.name);
+                if (some_variant_takes(p)) list.add(p, "sweep " + w + " " + spec.name);
             }
         }
     }

@@ -163,9 +163,29 @@
 //       of the sixth session, H200, alternating twice in one call, kernels/PERF.md): level to 1 % faster
 //       (128 x 128 at d = 128 median 1.010x, the other tiles 1.000-1.002x); ncu 1.8 % fewer cycles at
 //       128 x 128. Kept for the spills it removes.
-//   Left for later (kernels/PERF.md, "What bounds d = 128"): Oi rescaled inside the turn, between issuing
-//       Sij and Pij-1 Vj-1 (FlashAttention-3's order; ours rescales after wait_group 0, before the next
-//       turn); storing Oi (or out) through shared memory with TMA.
+//   v14 Oi rescaled inside the turn (template flag kV14): FlashAttention-3's order. Until v13 a warpgroup, after its turn, ran tile
+//       j's softmax while Pij-1 Vj-1 ran, and after wgmma.wait_group 0 rescaled Oi by tile j's factor (d / 2
+//       FMULs a thread) and packed Pij; only then could it take its next turn. v14 applies that factor in the
+//       next turn, between issuing Sij+1 and issuing Pij Vj: Oi is not in flight there (the product that
+//       accumulates into it is not issued yet) and the FMULs run while Sij+1 holds the tensor cores; a second
+//       wgmma.fence orders the rescaled registers before the wgmma that reads them. After wait_group 0 only
+//       the pack of Pij is left. Why: ncu reads no warp eligible on ~60 % of cycles at d = 128 with the stalls
+//       on the turn's own latency (kernels/PERF.md, "What bounds d = 128"), and the gap from wait_group 0 to
+//       the next turn is on that path whenever a warpgroup's softmax side outlasts its partner's products.
+//       ptxas: no instance spills (kernels/attention/flash_wgmma_registers.inc). Measured (round 1 of the
+//       seventh session, H200, alternating twice with v13's order in one call, kernels/PERF.md "Seventh
+//       session"): 0.6-1.7 % faster at every d = 128 tile (128 x 128, 128 x 176, 192 x 80) where the runs
+//       agree, 3.8-6.5 % at 128 x 128 with d = 64; ncu at 128 x 128, d = 128: 1.1 % fewer cycles, the barrier
+//       stall 1.00 cycles an instruction against 1.21. But 1.6-2.0 % slower at 192 x 128 with d = 64: with
+//       three warpgroups at d = 64 each one's softmax already hides under two partners' short turns, and the
+//       FMULs only lengthen its own turn. So the default is v14's order at every tile but three consumer
+//       warpgroups at d = 64 (v14_order); FUSIONLAB_FLASH_WGMMA_RESCALE=after_wait (v13's order at every
+//       tile) or =in_turn (v14's at every tile) builds the other for fp16 without the epilogue. Round 2 (H200,
+//       the default, cuDNN in the same call): the 64-row tiles 2.0-2.4 % faster than round 1's v13 order; the best
+//       d = 128 tile >= 1.10x cuDNN at 5 of 21 busy shapes (causal, and N = 16384 with 16 heads), non-causal still
+//       0.96-1.06x (kernels/PERF.md, "Round 2 measured").
+//   Left for later: storing Oi (or out) through shared memory with TMA; splitting the last round's work
+//       items where few items a block leave a tail (16 heads at non-causal N = 4096-8192).
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
@@ -544,7 +564,13 @@ template <int kWG, int kBc, bool kSkip> constexpr int v13_producer_regs() {
     else return 24;
 }
 
-template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip, bool kV6, int kProducerRegs>
+// v14: where Oi's rescale runs by default. Measured (round 1 of the seventh session, H200, alternating in one call,
+// kernels/PERF.md): in the turn 0.6-1.7 % faster at every d = 128 tile (two and three consumer warpgroups) and
+// 3.8-6.5 % at 128 x 128 with d = 64, but 1.6-2.0 % slower at 192 x 128 with d = 64: with three warpgroups at
+// d = 64 each one's softmax already hides under two partners' short turns, so the FMULs only lengthen the turn.
+template <int kWG, int D> constexpr bool v14_order() { return !(kWG == 3 && D == 64); }
+
+template <typename T, int D, int kBc, int kWG, int kStages, bool kSkip, bool kV6, int kProducerRegs, bool kV14>
 __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     flash_wgmma_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                        const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_x,
@@ -822,9 +848,10 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 l_run[half] = l_run[half] * rescale[half] + row_sum;  // this thread's columns; the quad is summed at the end
             }
         };
-        // After the previous Pij Vj has finished: Oi *= e^(m - m_new), and this tile's Pij into p_frag.
-        // v6: skipped when no row of the warp moved its m (the usual case after the first tiles).
-        auto rescale_and_pack = [&]() {
+        // Oi *= e^(m - m_new) with the factor of the last softmax: after the previous Pij Vj has finished
+        // (v13 and before: right after its wait_group 0), or in the next turn while Sij runs on the tensor
+        // cores, before Pij Vj is issued (v14, kV14). v6: skipped when no row of the warp moved its m.
+        auto rescale_o = [&]() {
             if (!kV6 || __any_sync(0xffffffffu, moved)) {
 #pragma unroll
                 for (int n = 0; n < D / 8; ++n)
@@ -835,6 +862,9 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                     }
             }
             moved = false;
+        };
+        // This tile's Pij into p_frag (registers), the A operand of its Pij Vj.
+        auto pack_p = [&]() {
 #pragma unroll
             for (int kk = 0; kk < kBc / 16; ++kk) {
                 p_frag[kk][0] = pack2<T>(acc_s[8 * kk + 0], acc_s[8 * kk + 1]);
@@ -842,6 +872,10 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 p_frag[kk][2] = pack2<T>(acc_s[8 * kk + 4], acc_s[8 * kk + 5]);
                 p_frag[kk][3] = pack2<T>(acc_s[8 * kk + 6], acc_s[8 * kk + 7]);
             }
+        };
+        // v13's order: the rescale after wait_group 0, where it lengthens the gap before the next turn.
+        auto rescale_after_wait = [&]() {
+            if constexpr (!kV14) rescale_o();
         };
         // This warpgroup's last Sij of the item is done: Qi is read no more.
         auto last_s_done = [&]() {
@@ -862,7 +896,8 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         if (tiles == 1) last_s_done();
         if constexpr (kSplitKV) release(&empty[kv % kStages]);  // v12: K0 is read no more
         softmax(0);
-        rescale_and_pack();
+        rescale_after_wait();  // v14: Oi is all zeros here; turn 1 applies tile 0's factor (0) before P0 V0
+        pack_p();
         // Tile j: Sij of tile j and Pij Vj of tile j - 1 go to the tensor cores together; the softmax of
         // tile j runs while the products of tile j - 1 finish.
         for (int j = 1; j < tiles; ++j) {
@@ -875,6 +910,14 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             fence_regs(acc_o);
             wgmma_fence();
             issue_s(stage);
+            if constexpr (kV14) {
+                // v14 (FlashAttention-3's order): Oi is not in flight between Sij's issue and Pij-1 Vj-1's,
+                // so its rescale by tile j - 1's factor runs here, under Sij's products, not after wait_group 0.
+                fence_regs(acc_o);  // the FMULs stay after Sij's issue
+                rescale_o();
+                fence_regs(acc_o);
+                wgmma_fence();  // Oi's registers were written since the last fence: ordered before the wgmma that accumulates into them
+            }
             issue_pv(prev);
             hand_over(j);
             wgmma_wait<1>();  // Sij is done; Pij-1 Vj-1 may still run
@@ -886,13 +929,15 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             fence_regs(acc_o);
             keep_p_frag();
             release_slot(prev);  // this warp is done with slot j - 1: the producer may refill it
-            rescale_and_pack();
+            rescale_after_wait();
+            pack_p();
         }
         // The last tile's Pij Vj.
         {
             const int last = (kv + tiles - 1) % kStages;
             wait_v(kv + tiles - 1);  // v12: the last Vj has landed
             my_turn();
+            if constexpr (kV14) rescale_o();  // v14: the last tile's factor, in the turn (no Sij to hide it under)
             fence_regs(acc_o);
             wgmma_fence();
             issue_pv(last);
@@ -1081,25 +1126,40 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     const CUtensorMap mv = make_map(V, p.dtype, p.N, D, p.batch_heads, kBc);
     const CUtensorMap mx = skip ? make_x_map(ep, p.dtype, p.N, D) : mq;  // without the epilogue: a map the kernel never reads
     const bool persistent = flash_wgmma_persistent();
-    // v6's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, measured level with v5's) and v12's register split
-    // (FUSIONLAB_FLASH_WGMMA_REGS=v12: the producer at 24) are built for fp16 without the epilogue only.
+    // v14's order (Oi rescaled inside the turn) is the default where it measured faster, every tile but three
+    // consumer warpgroups at d = 64 (v14_order). v6's softmax (FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6, measured level
+    // with v5's) and v12's register split (FUSIONLAB_FLASH_WGMMA_REGS=v12: the producer at 24), both on v13's
+    // order as they were measured, and the other order (FUSIONLAB_FLASH_WGMMA_RESCALE=after_wait: v13's at every
+    // tile; =in_turn: v14's at every tile) are built for fp16 without the epilogue only.
     constexpr int kProducer = v13_producer_regs<kWG, kBc, false>(), kProducerSkip = v13_producer_regs<kWG, kBc, true>();
-    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, false, kProducerSkip>
-                       : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false, kProducer>;
+    constexpr bool kV14 = v14_order<kWG, D>();
+    auto kernel = skip ? flash_wgmma_kernel<T, D, kBc, kWG, kStages, true, false, kProducerSkip, kV14>
+                       : flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false, kProducer, kV14>;
     const bool v12_regs = kernels::env_is("FUSIONLAB_FLASH_WGMMA_REGS", "v12");
     if (v12_regs && (skip || !std::is_same_v<T, __half>))
         throw std::invalid_argument("flash_wgmma: FUSIONLAB_FLASH_WGMMA_REGS=v12 (the comparison build of v12's register split) "
                                     "runs fp16 attention without the skip epilogue only");
     if constexpr (std::is_same_v<T, __half>) {
-        if (v12_regs && kProducer != 24) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false, 24>;
+        if (v12_regs && kProducer != 24) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false, 24, false>;
     }
     if (flash_wgmma_softmax_v6()) {
         if constexpr (std::is_same_v<T, __half>) {
-            if (!skip) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, true, kProducer>;
+            if (!skip) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, true, kProducer, false>;
         }
         if (skip || !std::is_same_v<T, __half>)
             throw std::invalid_argument("flash_wgmma: FUSIONLAB_FLASH_WGMMA_SOFTMAX=v6 (the comparison build of v6's softmax) "
                                         "runs fp16 attention without the skip epilogue only");
+    }
+    const bool in_turn = kernels::env_is("FUSIONLAB_FLASH_WGMMA_RESCALE", "in_turn"),
+               after_wait = kernels::env_is("FUSIONLAB_FLASH_WGMMA_RESCALE", "after_wait");
+    if (in_turn || after_wait) {
+        if (skip || !std::is_same_v<T, __half> || v12_regs || flash_wgmma_softmax_v6())
+            throw std::invalid_argument(std::string("flash_wgmma: FUSIONLAB_FLASH_WGMMA_RESCALE=") + (in_turn ? "in_turn" : "after_wait") +
+                                        " (the comparison build of v14's and v13's order of Oi's rescale) runs fp16 attention "
+                                        "without the skip epilogue, v6's softmax or v12's registers only");
+        if constexpr (std::is_same_v<T, __half>) {
+            if (in_turn != kV14) kernel = flash_wgmma_kernel<T, D, kBc, kWG, kStages, false, false, kProducer, !kV14>;
+        }
     }
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes),
           "flash_wgmma: allowing " + std::to_string(L::kBytes) + " bytes of shared memory");

@@ -90,7 +90,7 @@ BlockTimeline flash_wgmma_block_timeline(const AttentionParams& p, const DeviceI
                 const double s0 = std::max(start + s_ms, sfu_free), s1 = s0 + exps / exp_per_ms;
                 span(soft[wi], "softmax of S" + std::to_string(j) + " (exp2)", s0, s1);
                 sfu_free = s1;
-                wg_ready[wi] = std::max(s1, end);  // Oi is rescaled once Pij-1 Vj-1 is done
+                wg_ready[wi] = std::max(s1, end);  // Pij packed once Pij-1 Vj-1 is done (Oi's rescale: after it, v13; in the next turn, v14; not timed apart)
             } else {
                 wg_ready[wi] = end;
             }
