@@ -67,4 +67,10 @@ bool same_line_if_fits(float width) {
     return fits;
 }
 
+std::string first_fitting_text(const std::vector<std::string>& texts, float width) {
+    for (const std::string& t : texts)
+        if (ImGui::CalcTextSize(t.c_str()).x <= width) return t;
+    return texts.back();
+}
+
 }  // namespace viz

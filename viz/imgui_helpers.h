@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include <string>
+#include <vector>
 
 namespace viz {
 
@@ -43,5 +44,8 @@ void color_swatch(int series);
 // Puts the next item on the line of the one just drawn when `width` more fits before the
 // window's edge, else lets it start a new line (a narrow view at a large font); true when beside.
 bool same_line_if_fits(float width);
+// The first of `texts` (the longest wording first) that fits `width` in the UI font; the last when
+// none does.
+std::string first_fitting_text(const std::vector<std::string>& texts, float width);
 
 }  // namespace viz

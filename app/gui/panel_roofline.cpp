@@ -194,13 +194,6 @@ PlotInput plot_input(const AppState& state, const ResolvedBackend& backend) {
 void draw_roofs_source(const PlotInput& in, bool brief);
 std::string footer_line(const PlotInput& in, bool brief);
 
-// The first of `texts` (longest first) that fits `width` in the UI font; the last when none does.
-std::string first_fitting(const std::vector<std::string>& texts, float width) {
-    for (const std::string& t : texts)
-        if (ImGui::CalcTextSize(t.c_str()).x <= width) return t;
-    return texts.back();
-}
-
 // `short_of_height`: projector fonts on a small screen; the roofs' sources move up onto this row so
 // the plot keeps the line they took under it.
 void draw_controls(AppState& state, const PlotInput& in, const std::vector<const Measurement*>& shown,
@@ -211,8 +204,8 @@ void draw_controls(AppState& state, const PlotInput& in, const std::vector<const
     bool shown_value = any_measured && state.roofline.use_measured;  // unticked while there is nothing to use
     // The box's words in the longest form that fits the line (a narrow view at a large font).
     const float words_room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - ImGui::GetStyle().ItemInnerSpacing.x;
-    const std::string words = any_measured ? first_fitting({"use measured DRAM bytes", "measured DRAM bytes"}, words_room)
-                                           : first_fitting({"use measured DRAM bytes (none: hover)",
+    const std::string words = any_measured ? viz::first_fitting_text({"use measured DRAM bytes", "measured DRAM bytes"}, words_room)
+                                           : viz::first_fitting_text({"use measured DRAM bytes (none: hover)",
                                                             "measured DRAM bytes (none: hover)", "measured DRAM bytes"},
                                                            words_room);
     if (ImGui::Checkbox(words.c_str(), &shown_value))
@@ -337,7 +330,7 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
     const bool short_of_height = ImGui::GetContentRegionAvail().y < em() * 16;
     if (short_of_height) {
         in.data.frame.title.clear();
-        in.data.frame.y_title = first_fitting({"achieved FLOP/s (y) against FLOP per byte (x): circles DRAM, squares L2",
+        in.data.frame.y_title = viz::first_fitting_text({"achieved FLOP/s (y) against FLOP per byte (x): circles DRAM, squares L2",
                                                "FLOP/s (y) against FLOP/byte (x): circles DRAM, squares L2",
                                                "FLOP/s (y) against FLOP/byte (x)"},
                                               ImGui::GetContentRegionAvail().x);
