@@ -24,19 +24,21 @@ strip --strip-unneeded "$stage/bin/"*
 cp -L "$(ldconfig -p | awk '/libstb\.so\.0 /{print $NF; exit}')" "$stage/lib/"
 rm -f "$dest"/READY "$dest"/*.py "$dest"/*.sh "$dest"/bin.tar.xz "$dest"/plan "$dest"/reserve "$dest"/PROVES.txt
 tar -cJf "$dest/bin.tar.xz" -C "$stage" bin lib
-cp scripts/elementwise_sweep.py scripts/elementwise_torch_sweep.py "$dest/"
+cp scripts/elementwise_sweep.py scripts/elementwise_torch_sweep.py scripts/ncu_top_stalls.py "$dest/"
 # elementwise.cu alone as sm_90 cubins (this version, and the previous one when CUBIN_BEFORE names
 # one): run.sh counts each kernel's SASS instructions with cuobjdump on the device
 rm -f "$dest"/*.cubin.xz
 for c in ${CUBIN_NOW:-} ${CUBIN_BEFORE:-}; do [ -f "$c" ] && xz -9 -c "$c" > "$dest/$(basename "$c").xz"; done
 # RUN=proof: the proof of a kernel change (scripts/device_shapes_proof_run.sh) instead of the sweep;
 # SANITIZE="tool:tests ...", SWEEP_SECONDS=S and PROFILES="workload:rows:hidden:dtype ...": its sanitizer
-# runs, the seconds its sweep may take and its Nsight Compute profiles
+# runs, the seconds its sweep may take and its Nsight Compute profiles (v9: "...:NAME=VALUE" profiles with an
+# environment setting); STALL_PROFILES="rows:hidden:dtype[:NAME=VALUE] ...": the fused chain's stalls by SASS line
 cp "scripts/device_shapes_${RUN:+${RUN}_}run.sh" "$dest/run.sh"
 cp scripts/device_shapes_preamble.sh "$dest/"
-rm -f "$dest/sanitize" "$dest/sweep_seconds" "$dest/profiles"
+rm -f "$dest/sanitize" "$dest/sweep_seconds" "$dest/profiles" "$dest/stall_profiles"
 [ -n "${SANITIZE:-}" ] && echo "$SANITIZE" > "$dest/sanitize"
 [ -n "${PROFILES:-}" ] && echo "$PROFILES" > "$dest/profiles"
+[ -n "${STALL_PROFILES:-}" ] && echo "$STALL_PROFILES" > "$dest/stall_profiles"
 [ -n "${SWEEP_SECONDS:-}" ] && echo "$SWEEP_SECONDS" > "$dest/sweep_seconds"
 echo "$plan" > "$dest/plan"
 echo "$reserve" > "$dest/reserve"

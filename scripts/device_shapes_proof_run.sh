@@ -19,9 +19,10 @@ FORCED="every forced row configuration computes the same function"
 FLAT="every flat configuration computes the same function"
 RAGGED="every variant and dtype matches the CPU reference on ragged sizes"
 SEQUENCE="rows in sequence compute the bits of one row per block"
+LEADER="the leader warp's reduction computes the bits of every warp's reduction"
 # the names above must be test cases of this binary: a name Catch2 does not know runs nothing
 "$B/fusionlab_gpu_tests" --list-test-names-only > "$OUT/test_names.txt" 2>&1
-for n in "$PICKED" "$PUSHPULL" "$FORCED" "$FLAT" "$RAGGED" "$SEQUENCE"; do
+for n in "$PICKED" "$PUSHPULL" "$FORCED" "$FLAT" "$RAGGED" "$SEQUENCE" "$LEADER"; do
   grep -qxF "$n" "$OUT/test_names.txt" || log "NO SUCH TEST: $n"
 done
 
@@ -43,7 +44,7 @@ san() {  # san TOOL NAME TIMEOUT TEST [extra args]
 SAN=$(cat "$HERE/sanitize" 2>/dev/null || echo "memcheck:picked racecheck:picked initcheck:picked memcheck:flat racecheck:flat initcheck:flat memcheck:ragged")
 for item in $SAN; do
   tool=${item%%:*}; which=${item#*:}
-  case $which in picked) test=$PICKED;; pushpull) test=$PUSHPULL;; forced) test=$FORCED;; flat) test=$FLAT;; ragged) test=$RAGGED;; sequence) test=$SEQUENCE;;
+  case $which in picked) test=$PICKED;; pushpull) test=$PUSHPULL;; forced) test=$FORCED;; flat) test=$FLAT;; ragged) test=$RAGGED;; sequence) test=$SEQUENCE;; leader) test=$LEADER;;
     *) log "unknown sanitizer target $which"; continue;; esac
   [ "$(left)" -gt 40 ] || { log "$which $tool skipped (time)"; continue; }
   san "$tool" "$which" 45 "$test"
@@ -72,12 +73,34 @@ prof() {  # prof NAME WORKLOAD KERNEL_REGEX ROWS HIDDEN DTYPE [env...]
     --hidden "$hidden" --dtype "$dtype" --reps 1 > "$OUT/ncu_$name.csv" 2> "$OUT/ncu_$name.log"
   log "ncu $name rc=$? ($(wc -c < "$OUT/ncu_$name.csv") bytes: the raw page, one row per kernel)"
 }
+# v9: where in the SASS the warps stall (ncu's source page, the 40 instructions with the most stall samples)
+stalls() {  # stalls NAME ROWS HIDDEN DTYPE [env...]
+  local name=$1 rows=$2 hidden=$3 dtype=$4; shift 4
+  [ "$(left)" -gt 25 ] || { log "ncu stalls $name skipped (time)"; return; }
+  env FUSIONLAB_COUNTERS=off "$@" timeout 40 /usr/local/cuda/bin/ncu --clock-control none --section SourceCounters \
+    --section WarpStateStats --import-source no -o "$WORK/stalls_$name" -k "regex:row_kernel" -c 1 "$B/fusionlab" bench \
+    --backend gpu --workload chain --variant fused --rows "$rows" --hidden "$hidden" --dtype "$dtype" --reps 1 \
+    > "$OUT/stalls_$name.log" 2>&1
+  timeout 30 /usr/local/cuda/bin/ncu --import "$WORK/stalls_$name.ncu-rep" --page source --csv --print-source sass \
+    > "$WORK/stalls_$name.csv" 2>> "$OUT/stalls_$name.log"
+  python3 "$WORK/ncu_top_stalls.py" "$WORK/stalls_$name.csv" > "$OUT/stalls_$name.txt" 2>> "$OUT/stalls_$name.log"
+  log "ncu stalls $name rc=$? ($(wc -l < "$OUT/stalls_$name.txt") lines)"
+}
 PROFILES=$(cat "$HERE/profiles" 2>/dev/null || echo "chain:8192:8192:bf16 chain:8192:8192:fp16 chain:4096:65536:bf16 bias_gelu:8192:8192:bf16")
-for item in $PROFILES; do  # WORKLOAD:ROWS:HIDDEN:DTYPE ("none": no profile)
+for item in $PROFILES; do  # WORKLOAD:ROWS:HIDDEN:DTYPE[:NAME=VALUE] ("none": no profile; v9: an environment setting)
   [ "$item" = none ] && continue
-  IFS=: read -r workload rows hidden dtype <<< "$item"
+  IFS=: read -r workload rows hidden dtype setting <<< "$item"
   kernel="row_(sequence_)?kernel"; [ "$workload" = bias_gelu ] && kernel=flat_kernel  # v8: row_sequence_kernel too
-  prof "${workload}_${rows}x${hidden}_$dtype" "$workload" "$kernel" "$rows" "$hidden" "$dtype"
+  if [ -n "$setting" ]; then
+    prof "${workload}_${rows}x${hidden}_${dtype}_${setting##*=}" "$workload" "$kernel" "$rows" "$hidden" "$dtype" "$setting"
+  else
+    prof "${workload}_${rows}x${hidden}_$dtype" "$workload" "$kernel" "$rows" "$hidden" "$dtype"
+  fi
+done
+for item in $(cat "$HERE/stall_profiles" 2>/dev/null); do  # ROWS:HIDDEN:DTYPE[:NAME=VALUE], the fused chain
+  IFS=: read -r rows hidden dtype setting <<< "$item"
+  if [ -n "$setting" ]; then stalls "${rows}x${hidden}_${dtype}_${setting##*=}" "$rows" "$hidden" "$dtype" "$setting"
+  else stalls "${rows}x${hidden}_$dtype" "$rows" "$hidden" "$dtype"; fi
 done
 
 # 4b. torch.compile at the largest rows of each hidden (the bundle's compile_dtypes and compile_hiddens), while time allows

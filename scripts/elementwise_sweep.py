@@ -148,6 +148,22 @@ def jobs(phases):
             out.append(dict(name="alt8b_%s_h%d" % (cfg.replace("=", ""), hidden), workload="chain", variant="fused",
                             dtype="bf16,fp16", rows=str(rows), hidden=hidden, env={"FUSIONLAB_ROW_CONFIG": cfg},
                             forced="row " + cfg, kernels=False, counters=False))
+    if "v9" in phases:  # v9 (2026-11-28): the leader warp's reduction (the default) against every warp's (v8), each in its
+        # own process, twice in turn (leader, every_warp, leader, every_warp) at the rows of several warps and the clusters
+        for rep in (1, 2):
+            for hidden, rows in ((16384, 8192), (65536, 4096), (8192, 8192), (7168, 8192), (3072, 16384)):
+                for reduction in ("leader", "every_warp"):
+                    out.append(dict(name="v9_%s%d_h%d" % (reduction, rep, hidden), workload="chain", variant="fused",
+                                    dtype="bf16,fp16,fp32", rows=str(rows), hidden=hidden,
+                                    env={"FUSIONLAB_ROW_REDUCTION": reduction},
+                                    forced="reduction: %s (%d)" % (reduction, rep), kernels=False, counters=False))
+    if "alts9" in phases:  # v9 round 1: layouts that lost while every warp reduced, again with the leader's reduction
+        for hidden, rows, cfg in ((65536, 4096, "cpt=4,tpr=512,ctas=4"), (16384, 8192, "cpt=4,tpr=256,ctas=2"),
+                                  (7168, 8192, "cpt=3"), (3072, 16384, "cpt=3"), (768, 65536, "rpb=8"),
+                                  (768, 65536, "rpb=2")):
+            out.append(dict(name="alt9_%s_h%d" % (cfg.replace("=", "").replace(",", "_"), hidden), workload="chain",
+                            variant="fused", dtype="bf16,fp16", rows=str(rows), hidden=hidden,
+                            env={"FUSIONLAB_ROW_CONFIG": cfg}, forced="row " + cfg, kernels=False, counters=False))
     if "unfused" in phases:
         for hidden, rows in SHAPES.items():
             out.append(dict(name="chain_unfused_h%d" % hidden, workload="chain", variant="unfused", dtype="bf16",

@@ -405,6 +405,68 @@ TEST_CASE("clusters that push their partial sums compute the bits of clusters th
         }
 }
 
+TEST_CASE("the leader warp's reduction computes the bits of every warp's reduction", "[gpu][elementwise][config]") {
+    // v9: the row's first warp alone adds the warps' partials (and, in a cluster, pushes and adds the blocks'),
+    // in row_sum's and cluster_sum's order, and hands the totals to the row's other warps through named
+    // barriers; FUSIONLAB_ROW_REDUCTION=every_warp is v8's form, every warp adding them itself. The same sums
+    // in the same order: every variant's error sums equal to the last bit. A lost partial, a total read before
+    // the leader wrote it, or one overwritten by the next reduction (fp32 rows reduce twice) moves them.
+    // Rows of 2 (several a block, the last block short), 3, 7, 8 and 16 warps, ragged rows (the scalar path),
+    // clusters of 2, 4 and 8 (ragged 20000 too); 16-bit rows reduce once (two sums), fp32 rows twice.
+    struct Case {
+        int64_t rows, hidden;
+        const char* config;  // FUSIONLAB_ROW_CONFIG, or "" for the picked layout
+        bool cluster;
+    };
+    const Case cases[] = {{37, 2048, "", false},
+                          {37, 1000, "cpt=4,tpr=64,rpb=3", false},
+                          {13, 3072, "", false},
+                          {11, 7168, "", false},
+                          {9, 7169, "", false},
+                          {9, 8192, "", false},
+                          {5, 16384, "", false},
+                          {3, 16383, "", false},
+                          {5, 65536, "", true},
+                          {3, 20000, "", true},
+                          {7, 8192, "cpt=4,tpr=128,ctas=2", true},
+                          {4, 32768, "cpt=4,tpr=256,ctas=4", true}};
+    const bool clusters = fl_test::gpu_device().cc_major >= 9;
+    uint64_t seed = 2301;
+    for (DType t : kernels::kAllDTypes)
+        for (const Case& c : cases) {
+            if (c.cluster && !clusters) continue;  // clusters need compute capability 9.0 (the other cases still run)
+            const Params p = make("chain", t, c.rows, c.hidden, seed++, 0.2);
+            const ScopedEnv config("FUSIONLAB_ROW_CONFIG", c.config);
+            const kernels::elementwise::RowConfig rc = kernels::elementwise::row_config(p);
+            INFO(kernels::to_string(t) << " " << c.rows << " x " << c.hidden << " " << kernels::elementwise::config_text(rc));
+            REQUIRE((rc.threads_per_row > 32 || rc.ctas_per_row > 1));  // a row of one warp has no partials to hand over
+            for (const char* variant : {"fused", "unfused"}) {
+                INFO(variant);
+                kernels::Measurement leader, every;
+                {
+                    const ScopedEnv reduction("FUSIONLAB_ROW_REDUCTION", "leader");
+                    leader = fl_test::check_on_gpu(to_params(p), variant);
+                }
+                {
+                    const ScopedEnv reduction("FUSIONLAB_ROW_REDUCTION", "every_warp");
+                    every = fl_test::check_on_gpu(to_params(p), variant);
+                }
+                REQUIRE(leader.checked_elements == every.checked_elements);
+                CHECK(leader.max_abs_error == every.max_abs_error);
+                CHECK(leader.rel_l2_error == every.rel_l2_error);
+            }
+        }
+}
+
+TEST_CASE("an unknown FUSIONLAB_ROW_REDUCTION is refused with the reason", "[gpu][elementwise][config]") {
+    const Params p = make("chain", DType::bf16, 4, 8192, 3);
+    const ScopedEnv env("FUSIONLAB_ROW_REDUCTION", "leaders");
+    const kernels::Measurement r = fl_test::run_gpu_job(to_params(p), "fused", 1);
+    INFO(r.error);
+    CHECK_FALSE(r.ok);
+    CHECK(r.error.find("FUSIONLAB_ROW_REDUCTION=leaders") != std::string::npos);
+}
+
 TEST_CASE("rows in sequence compute the bits of one row per block", "[gpu][elementwise][config]") {
     // v8: a block (or cluster) runs seq rows in turn, the next row's x prefetched into shared memory (cp.async),
     // its reductions alternating two scratch sets (clusters: two sets of slots and mbarriers, re-armed per use).

@@ -102,6 +102,16 @@
 //       constant bank (an IMAD; a shift by an immediate is an SHF on the half-rate ALU pipe). ncu (H200,
 //       65536 x 1024): bf16 and fp16 issued the same 35.9 instructions per element, but bf16's ALU pipe was 54 %
 //       busy against fp16's 38 % and it ran 3.5 % longer (fp16 unpacks with HADD2.F32, an FMA-pipe instruction).
+//   v9  the row's leader warp reduces (row_sums_leader): after v8 ruled out latency a prefetch hides, what grows with
+//       the warps of a row is the reduction itself. In v8's row_sum every warp, after the block barrier, loads and
+//       adds all the row's W partials (two sums in 16-bit: 4 W instructions a thread of 32 elements, W / 8 per
+//       element; 2.0 at 16 warps) and in a cluster every warp polls the mbarrier and adds the 8 blocks' partials
+//       too (~1 per element more); ncu had 38.5 per element at 8 warps a row, 40.0 at 16 and 41.0 in a cluster
+//       against 36.0 at one warp. Now the row's first warp alone waits for the partials (named barrier 1: the
+//       others arrive without waiting), adds them in the same order (lanes 0 and 1 the two sums side by side),
+//       pushes and adds the cluster's, and hands the totals over through shared memory (named barrier 2): the
+//       other warps load two floats. Same sums, same order, same bits. FUSIONLAB_ROW_REDUCTION=every_warp keeps
+//       v8's form (rows in sequence and pulled clusters keep it always).
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -627,6 +637,122 @@ __device__ __forceinline__ void cluster_exit(bool pull) {
     if (pull) cluster_wait();
 }
 
+// v9: the row's leader warp reduces (FUSIONLAB_ROW_REDUCTION=leader, the default; every_warp keeps v8's form).
+// In row_sum / row_sum2 every warp of a row, after the block barrier, loads and adds all warps_per_row partials
+// itself: 2 instructions a warp and a sum, in every warp, so W / 8 per element (one sum) or W / 4 (two) for W
+// warps a row of 32-element threads, and in a cluster every warp also polls the mbarrier and adds the ctas
+// blocks' partials (ncu, H200: 38.5 instructions per element at 8 warps a row, 40.0 at 16, 41.0 in a cluster of
+// 8 blocks of 8 warps, against 36.0 at one warp a row). Here only the row's first warp (the leader) waits for
+// the partials and adds them, in the same order (row_sum's, then cluster_sum's rank order: the same bits); the
+// others arrive at named barrier 1 without waiting, and wait at named barrier 2 for the leader's totals, one
+// load. Lanes 0 and 1 of the leader add the two sums of the 16-bit statistics side by side. In a cluster the
+// leader warp alone pushes, waits on the mbarrier and adds the ranks' partials.
+// Named barriers 1 and 2 (0 is __syncthreads) with the block's thread count: every thread of the block meets
+// each once per reduction (a row past the tensor too), the leaders with bar.sync on 1 and bar.arrive on 2, the
+// others the other way round. A phase of 1 cannot begin before the one before it ends: a warp arrives at 1 again
+// only after passing 2, which the leader reaches only after 1 completed; so the partials and the totals are
+// never rewritten while read.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+// The leader warp's cluster step (warp 0 of each block: one row a cluster, so lane = threadIdx.x): kN sums, lane
+// k holding sum k of its block. Pushes them to every block (lanes < ctas), waits until every block's have landed
+// in this block's slots, adds them in rank order (lane k sum k), re-arms the mbarrier. which (kN == 1): 0 the
+// mean's slots and mbarrier, 1 the squared deviations'; kN == 2 takes the sum's mbarrier for both (cluster_push_begin
+// with sum_floats 2).
+template <int kN>
+__device__ __forceinline__ float cluster_sums_leader(float lane_total, ClusterReduction& cr, int which, int rank, int ctas,
+                                                     ClusterStep st) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const int lane = static_cast<int>(threadIdx.x);
+    float* slots[kN];
+    slots[0] = kN == 2 || which == 0 ? cr.sum_slots[st.set] : cr.sq_slots[st.set];
+    if constexpr (kN == 2) slots[kN - 1] = cr.sq_slots[st.set];
+    unsigned long long* bar = kN == 2 || which == 0 ? &cr.sum_bar[st.set] : &cr.sq_bar[st.set];
+    float block_total[kN];
+#pragma unroll
+    for (int k = 0; k < kN; ++k) block_total[k] = __shfl_sync(0xFFFFFFFFu, lane_total, k);
+    if (lane < ctas) {
+        // this block's partials -> block `lane`'s slots [rank] (registers -> a peer's shared memory, st.async)
+        uint32_t remote_bar;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(shared_address(bar)), "r"(lane));
+#pragma unroll
+        for (int k = 0; k < kN; ++k) {
+            uint32_t remote_slot;
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_slot) : "r"(shared_address(slots[k] + rank)), "r"(lane));
+            asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];\n" ::"r"(remote_slot),
+                         "f"(block_total[k]), "r"(remote_bar)
+                         : "memory");
+        }
+    }
+    mbarrier_wait(bar, st.parity);  // every block's partials have landed in this block's slots
+    const float* mine = kN == 2 && lane == 1 ? slots[kN - 1] : slots[0];  // a select: an indexed array would be local memory
+    float sum = 0.0f;
+#pragma unroll 4
+    for (int r = 0; r < ctas; ++r) sum += mine[r];  // own shared memory -> registers, rank order (cluster_sum's)
+    if (st.rearm && lane == 0) mbarrier_expect(bar, static_cast<uint32_t>(kN * ctas) * static_cast<uint32_t>(sizeof(float)));
+    return sum;
+#else
+    (void)cr;
+    (void)which;
+    (void)rank;
+    (void)ctas;
+    (void)st;
+    __trap();  // the launcher runs clusters on compute capability 9.0 and later only
+    return lane_total;
+#endif
+}
+// kN sums of one row (1: an fp32 row's mean, then its squared deviations; 2: a 16-bit row's shifted
+// statistics) over its warps and, in a cluster (push form only), its blocks; every thread of the row gets the
+// totals. scratch[k]: one float per warp; totals: kN floats per row of the block, where the leader hands them
+// over (rows of several warps: at most 512 / 64 = 8 a block). which, st: as cluster_sum's (st.first: the
+// kernel's first cluster reduction, which waits for every peer to have begun).
+template <int kN>
+__device__ __forceinline__ void row_sums_leader(float (&v)[kN], float* const (&scratch)[kN], float* totals, int warps_per_row,
+                                                int first_warp, int local_row, ClusterReduction& cr, int which, int rank,
+                                                int ctas, ClusterStep st) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1)
+#pragma unroll
+        for (int k = 0; k < kN; ++k) v[k] += __shfl_xor_sync(0xFFFFFFFFu, v[k], offset);
+    if (warps_per_row == 1 && ctas == 1) {
+#pragma unroll
+        for (int k = 0; k < kN; ++k) v[k] = 0.0f + v[k];  // row_sum's order: 0 + the one warp's sum
+        return;
+    }
+    const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+    const int threads = static_cast<int>(blockDim.x);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // every thread met the cluster barrier's arrival at its start (cluster_push_begin): it waits once, here
+    if (ctas > 1 && st.first) asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");
+#endif
+    if (lane == 0)
+#pragma unroll
+        for (int k = 0; k < kN; ++k) scratch[k][warp] = v[k];  // this warp's partials -> shared
+    float* row_totals = totals + kN * local_row;
+    if (warp != first_warp) {
+        named_barrier_arrive(1, threads);  // this warp's partials are written; it does not wait for the others'
+        named_barrier_sync(2, threads);    // the leader has written the row's totals
+#pragma unroll
+        for (int k = 0; k < kN; ++k) v[k] = row_totals[k];  // shared -> registers
+        return;
+    }
+    named_barrier_sync(1, threads);  // every warp's partials are written
+    // lane k adds sum k over the row's warps from its first (row_sum's order); the other lanes repeat lane 0's
+    const float* mine = kN == 2 && lane == 1 ? scratch[kN - 1] : scratch[0];  // a select: an indexed array would be local memory
+    float total = 0.0f;
+#pragma unroll 4
+    for (int w = 0; w < warps_per_row; ++w) total += mine[first_warp + w];
+    if (ctas > 1) total = cluster_sums_leader<kN>(total, cr, which, rank, ctas, st);
+    if (lane < kN) row_totals[lane] = total;  // registers -> shared, for the row's other warps
+    named_barrier_arrive(2, threads);
+#pragma unroll
+    for (int k = 0; k < kN; ++k) v[k] = __shfl_sync(0xFFFFFFFFu, total, k);
+}
+
 // =============================================================================================
 // [SECTION] Kernels: row kernels (layernorm, fused_chain)
 // =============================================================================================
@@ -669,6 +795,8 @@ struct RowExtras {
     // v7: the dropout scale folded into the 16-bit GELU (gelu_logistic.h's gelu_scale_fold of keep_scale)
     float scale_inverse, scale_log2_inverse;
     int rows_in_sequence;     // v8: rows a block (cluster) runs one after another, the next one's x prefetched (row_kernel)
+    int leader_reduction;     // v9: the row's leader warp alone adds the partials (row_sums_leader); 0: every warp (v8),
+                              // FUSIONLAB_ROW_REDUCTION=every_warp
 };
 static_assert(kMaxRowThreads <= 1024, "RowExtras::tpr_reciprocal divides exactly only below 1024 threads");
 
@@ -866,6 +994,10 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
     const int t = static_cast<int>(threadIdx.x) - local_row * tpr;
     const int rank = static_cast<int>(blockIdx.x) & (ctas - 1);  // the block's rank in its cluster
     const bool pull = m.cluster_pull != 0;
+    // v9: the row's leader warp reduces (row_sums_leader), one row a block (cluster) at a time and clusters that push;
+    // its totals go through the second scratch set, which only rows in sequence use
+    const bool leader = !kSeq && m.leader_reduction != 0 && !(ctas > 1 && pull);
+    float* const totals = sum_scratch + kMaxRowThreads / 32;
     // push: ready this block's mbarriers and arrive at the cluster barrier (waited on at the first push)
     if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas, kShiftedStatistics ? 2 : 1);
     // the block's (cluster's) first row of step s is (unit steps + s) rows_per_step; a thread's adds local_row
@@ -983,10 +1115,18 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                     }
                 }
             }
-            row_sum2(s, q, step_sum_scratch, step_sq_scratch, warps_per_row, first_warp);
-            if (ctas > 1) {
-                cluster_sum2(s, q, cluster_reduction, rank, ctas, pull, cstep);
-                cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
+            if (leader) {
+                float sums[2] = {s, q};
+                float* const scratch[2] = {step_sum_scratch, step_sq_scratch};
+                row_sums_leader<2>(sums, scratch, totals, warps_per_row, first_warp, local_row, cluster_reduction, 0, rank, ctas, cstep);
+                s = sums[0];
+                q = sums[1];
+            } else {
+                row_sum2(s, q, step_sum_scratch, step_sq_scratch, warps_per_row, first_warp);
+                if (ctas > 1) {
+                    cluster_sum2(s, q, cluster_reduction, rank, ctas, pull, cstep);
+                    cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
+                }
             }
             const float mean_shifted = s * inv_hidden;
             mean = shift + mean_shifted;
@@ -1001,8 +1141,16 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
 #pragma unroll
                 for (int i = 0; i < kChunk; ++i) sum += v[i];
             }
-            float row_total = row_sum(sum, step_sum_scratch, warps_per_row, first_warp);
-            if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull, cstep);
+            float row_total;
+            if (leader) {
+                float sums[1] = {sum};
+                float* const scratch[1] = {step_sum_scratch};
+                row_sums_leader<1>(sums, scratch, totals, warps_per_row, first_warp, local_row, cluster_reduction, 0, rank, ctas, cstep);
+                row_total = sums[0];
+            } else {
+                row_total = row_sum(sum, step_sum_scratch, warps_per_row, first_warp);
+                if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull, cstep);
+            }
             mean = row_total * inv_hidden;
             // Each pass unpacks the packed row again (one instruction per element): hiding the packed
             // words from the compiler here keeps it from holding the previous pass's unpacked floats
@@ -1026,10 +1174,20 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                     if (kVector || col0 + i < limit) sq = fmaf(d, d, sq);
                 }
             }
-            float sq_total = row_sum(sq, step_sq_scratch, warps_per_row, first_warp);
-            if (ctas > 1) {
-                sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull, cstep);
-                cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
+            float sq_total;
+            if (leader) {
+                float sums[1] = {sq};
+                float* const scratch[1] = {step_sq_scratch};
+                ClusterStep second = cstep;
+                second.first = false;  // the mean's reduction waited for the peers
+                row_sums_leader<1>(sums, scratch, totals, warps_per_row, first_warp, local_row, cluster_reduction, 1, rank, ctas, second);
+                sq_total = sums[0];
+            } else {
+                sq_total = row_sum(sq, step_sq_scratch, warps_per_row, first_warp);
+                if (ctas > 1) {
+                    sq_total = cluster_sum(sq_total, cluster_reduction, 1, rank, ctas, pull, cstep);
+                    cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
+                }
             }
             rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
         }
@@ -1502,6 +1660,16 @@ void require_clusters(const elementwise::RowConfig& c, int64_t hidden, const cha
                                     std::to_string(major) + "." + std::to_string(minor));
 }
 
+// FUSIONLAB_ROW_REDUCTION: "leader" (v9, the default) or "every_warp" (v8's row_sum, to compare the two in one
+// process); anything else is refused with the reason.
+bool leader_reduction() {
+    const char* reduction = std::getenv("FUSIONLAB_ROW_REDUCTION");
+    if (reduction == nullptr || *reduction == '\0' || std::strcmp(reduction, "leader") == 0) return true;
+    if (std::strcmp(reduction, "every_warp") == 0) return false;
+    throw std::invalid_argument(std::string("FUSIONLAB_ROW_REDUCTION=") + reduction +
+                                ": expected leader (the row's first warp adds the partials, v9) or every_warp (each warp adds them, v8)");
+}
+
 template <typename T, bool kFused, bool kSpill = false>
 void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, const char* name) {
     const elementwise::RowKernel kind = kSpill ? elementwise::RowKernel::spill : elementwise::RowKernel::picked;
@@ -1542,7 +1710,8 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
                            !(bounds != nullptr && std::strcmp(bounds, "checked") == 0);
     const elementwise::GeluScaleFold fold = elementwise::gelu_scale_fold(a.keep_scale);
     RowExtras m{threshold_high(a.threshold), philox_round_keys(a.seed), pull ? 1 : 0, tpr_reciprocal, c.rows_per_block, ctas_log2,
-                full_rows ? 1 : 0, fold.inverse, fold.log2_inverse, kSpill ? 1 : c.rows_in_sequence};
+                full_rows ? 1 : 0, fold.inverse, fold.log2_inverse, kSpill ? 1 : c.rows_in_sequence,
+                leader_reduction() ? 1 : 0};
     void* params[] = {&a, &m};  // spill_row_kernel takes a alone (the second pointer is not read)
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(shape.blocks));
