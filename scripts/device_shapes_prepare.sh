@@ -35,8 +35,9 @@ for c in ${CUBIN_NOW:-} ${CUBIN_BEFORE:-}; do [ -f "$c" ] && xz -9 -c "$c" > "$d
 # environment setting); STALL_PROFILES="rows:hidden:dtype[:NAME=VALUE] ...": the fused chain's stalls by SASS line
 cp "scripts/device_shapes_${RUN:+${RUN}_}run.sh" "$dest/run.sh"
 cp scripts/device_shapes_preamble.sh "$dest/"
-rm -f "$dest/sanitize" "$dest/sweep_seconds" "$dest/profiles" "$dest/stall_profiles"
+rm -f "$dest/sanitize" "$dest/sanitize_late" "$dest/sweep_seconds" "$dest/profiles" "$dest/stall_profiles"
 [ -n "${SANITIZE:-}" ] && echo "$SANITIZE" > "$dest/sanitize"
+[ -n "${SANITIZE_LATE:-}" ] && echo "$SANITIZE_LATE" > "$dest/sanitize_late"  # run last, with the time left
 [ -n "${PROFILES:-}" ] && echo "$PROFILES" > "$dest/profiles"
 [ -n "${STALL_PROFILES:-}" ] && echo "$STALL_PROFILES" > "$dest/stall_profiles"
 [ -n "${SWEEP_SECONDS:-}" ] && echo "$SWEEP_SECONDS" > "$dest/sweep_seconds"

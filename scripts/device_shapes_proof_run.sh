@@ -112,8 +112,12 @@ if [ -f "$HERE/compile_dtypes" ] && [ "$(left)" -gt 25 ]; then
   log "torch.compile rc=$? $(grep -c . "$OUT/torch/torch_compile.csv" 2>/dev/null) lines"
 fi
 
-# 5. the forced layouts under memcheck and initcheck, while time allows
-[ "$(left)" -gt 35 ] && san memcheck forced $(( $(left) - 5 > 40 ? 40 : $(left) - 5 )) "$FORCED"
-[ "$(left)" -gt 35 ] && san initcheck forced $(( $(left) - 5 > 40 ? 40 : $(left) - 5 )) "$FORCED"
+# 5. the late sanitizer runs (the bundle's sanitize_late; default the forced layouts under memcheck and
+# initcheck), each with what is left, at most 45 s
+for item in $(cat "$HERE/sanitize_late" 2>/dev/null || echo "memcheck:forced initcheck:forced"); do
+  tool=${item%%:*}; which=${item#*:}
+  case $which in picked) test=$PICKED;; forced) test=$FORCED;; leader) test=$LEADER;; sequence) test=$SEQUENCE;; *) continue;; esac
+  [ "$(left)" -gt 20 ] && san "$tool" "$which" $(( $(left) - 5 > 45 ? 45 : $(left) - 5 )) "$test"
+done
 log "done"
 rm -rf "$WORK"

@@ -159,6 +159,7 @@ def jobs(phases):
                                     forced="reduction: %s (%d)" % (reduction, rep), kernels=False, counters=False))
     if "alts9" in phases:  # v9 round 1: layouts that lost while every warp reduced, again with the leader's reduction
         for hidden, rows, cfg in ((65536, 4096, "cpt=4,tpr=512,ctas=4"), (16384, 8192, "cpt=4,tpr=256,ctas=2"),
+                                  (16384, 8192, "cpt=4,tpr=128,ctas=4"), (8192, 8192, "cpt=4,tpr=128,ctas=2"),
                                   (7168, 8192, "cpt=3"), (3072, 16384, "cpt=3"), (768, 65536, "rpb=8"),
                                   (768, 65536, "rpb=2")):
             out.append(dict(name="alt9_%s_h%d" % (cfg.replace("=", "").replace(",", "_"), hidden), workload="chain",
