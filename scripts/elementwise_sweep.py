@@ -161,7 +161,7 @@ def jobs(phases):
         for hidden, rows, cfg in ((65536, 4096, "cpt=4,tpr=512,ctas=4"), (16384, 8192, "cpt=4,tpr=256,ctas=2"),
                                   (16384, 8192, "cpt=4,tpr=128,ctas=4"), (8192, 8192, "cpt=4,tpr=128,ctas=2"),
                                   (7168, 8192, "cpt=3"), (3072, 16384, "cpt=3"), (768, 65536, "rpb=8"),
-                                  (768, 65536, "rpb=2")):
+                                  (768, 65536, "rpb=2"), (3072, 16384, "rpb=2"), (7168, 8192, "rpb=2")):
             out.append(dict(name="alt9_%s_h%d" % (cfg.replace("=", "").replace(",", "_"), hidden), workload="chain",
                             variant="fused", dtype="bf16,fp16", rows=str(rows), hidden=hidden,
                             env={"FUSIONLAB_ROW_CONFIG": cfg}, forced="row " + cfg, kernels=False, counters=False))

@@ -129,6 +129,7 @@
 #include "kernels/core/philox.h"
 #include "kernels/elementwise/gelu_logistic.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/elementwise/row_reduction.h"
 #include "kernels/core/registry.h"
 
 #include <cuda_bf16.h>
@@ -1660,16 +1661,6 @@ void require_clusters(const elementwise::RowConfig& c, int64_t hidden, const cha
                                     std::to_string(major) + "." + std::to_string(minor));
 }
 
-// FUSIONLAB_ROW_REDUCTION: "leader" (v9, the default) or "every_warp" (v8's row_sum, to compare the two in one
-// process); anything else is refused with the reason.
-bool leader_reduction() {
-    const char* reduction = std::getenv("FUSIONLAB_ROW_REDUCTION");
-    if (reduction == nullptr || *reduction == '\0' || std::strcmp(reduction, "leader") == 0) return true;
-    if (std::strcmp(reduction, "every_warp") == 0) return false;
-    throw std::invalid_argument(std::string("FUSIONLAB_ROW_REDUCTION=") + reduction +
-                                ": expected leader (the row's first warp adds the partials, v9) or every_warp (each warp adds them, v8)");
-}
-
 template <typename T, bool kFused, bool kSpill = false>
 void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, const char* name) {
     const elementwise::RowKernel kind = kSpill ? elementwise::RowKernel::spill : elementwise::RowKernel::picked;
@@ -1711,7 +1702,7 @@ void launch_row(const ElementwiseParams& p, RowArgs a, cudaStream_t stream, cons
     const elementwise::GeluScaleFold fold = elementwise::gelu_scale_fold(a.keep_scale);
     RowExtras m{threshold_high(a.threshold), philox_round_keys(a.seed), pull ? 1 : 0, tpr_reciprocal, c.rows_per_block, ctas_log2,
                 full_rows ? 1 : 0, fold.inverse, fold.log2_inverse, kSpill ? 1 : c.rows_in_sequence,
-                leader_reduction() ? 1 : 0};
+                elementwise::row_reduction_leader() ? 1 : 0};  // FUSIONLAB_ROW_REDUCTION (row_reduction.h)
     void* params[] = {&a, &m};  // spill_row_kernel takes a alone (the second pointer is not read)
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(shape.blocks));
