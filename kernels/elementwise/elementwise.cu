@@ -112,6 +112,13 @@
 //       pushes and adds the cluster's, and hands the totals over through shared memory (named barrier 2): the
 //       other warps load two floats. Same sums, same order, same bits. FUSIONLAB_ROW_REDUCTION=every_warp keeps
 //       v8's form (rows in sequence and pulled clusters keep it always).
+//       (H200, round 1: 36.8 instructions per element at 8192 x 16384 against 39.8 for every warp in the same call,
+//       37.6 against 40.7 at 4096 x 65536; 16-bit chain 84.2 -> 87.5 % of copy at 16384, 76.4 -> 79.6 at 65536,
+//       89.6 -> 91.3 at 8192^2, 86.3 -> 88.0 at 7168 (bf16, same call))
+//   v9b 16-bit rows load the statistics' shift x[0] between x's chunks and the residual's instead of after both: its
+//       conversion was the most stalled instruction at hidden 768 (14.5 % of ncu's stall samples) and the second at
+//       1024 and 16384 (5.5 %). The statistics' roundings spelled out (__fmul_rn: never fused by ptxas), each
+//       reduction's totals a place of their own (racecheck, round 1).
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -651,8 +658,9 @@ __device__ __forceinline__ void cluster_exit(bool pull) {
 // Named barriers 1 and 2 (0 is __syncthreads) with the block's thread count: every thread of the block meets
 // each once per reduction (a row past the tensor too), the leaders with bar.sync on 1 and bar.arrive on 2, the
 // others the other way round. A phase of 1 cannot begin before the one before it ends: a warp arrives at 1 again
-// only after passing 2, which the leader reaches only after 1 completed; so the partials and the totals are
-// never rewritten while read.
+// only after passing 2, which the leader reaches only after 1 completed. Each reduction of a row has partials and
+// totals of its own all the same (row_kernel_body): racecheck does not take a bar.arrive as ordering the reads
+// before it against the leader's next write (round 1, fp32's second reduction).
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
@@ -996,9 +1004,13 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
     const int rank = static_cast<int>(blockIdx.x) & (ctas - 1);  // the block's rank in its cluster
     const bool pull = m.cluster_pull != 0;
     // v9: the row's leader warp reduces (row_sums_leader), one row a block (cluster) at a time and clusters that push;
-    // its totals go through the second scratch set, which only rows in sequence use
+    // its totals go through the second scratch sets, which only rows in sequence use: the mean's (and the 16-bit
+    // statistics') through sum_scratch's, an fp32 row's squared deviations' through sq_scratch's. One place for
+    // both was a write-after-read hazard to racecheck (H200, v9 round 1): the leader's second total written
+    // where the other warps had read the first, ordered only by their bar.arrive.
     const bool leader = !kSeq && m.leader_reduction != 0 && !(ctas > 1 && pull);
     float* const totals = sum_scratch + kMaxRowThreads / 32;
+    float* const sq_totals = sq_scratch + kMaxRowThreads / 32;
     // push: ready this block's mbarriers and arrive at the cluster barrier (waited on at the first push)
     if (ctas > 1 && !pull) cluster_push_begin(cluster_reduction, ctas, kShiftedStatistics ? 2 : 1);
     // the block's (cluster's) first row of step s is (unit steps + s) rows_per_step; a thread's adds local_row
@@ -1061,6 +1073,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
         const Index limit = row < a.rows ? hidden : 0;
         const int64_t row_start = static_cast<int64_t>(row < a.rows ? row : 0) * hidden;
         const T* x = static_cast<const T*>(a.x) + row_start;
+        float shift = 0.0f;  // 16-bit rows: the statistics' shift, the row's first element (v9b: loaded below)
         if constexpr (kSeq) {
             // This row's residual -> buffer 2 (its last reads, row s - 1's last pass, are done), then the next
             // row's x (its buffer's last reads, row s - 1's, are done); each a group, empty when nothing was
@@ -1077,6 +1090,13 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
             for (int c = 0; c < kCpt; ++c)
                 load_row_chunk_or_zero<T, kVector, kFull>(x, first_col + c * stride, limit, x_raw[c], a.streaming != 0);
         }
+        // v9b, 16-bit rows: the shift (HBM -> registers; L1 for the row's other threads) loaded between x's chunks and
+        // the residual's, so it waits behind x's alone. Loaded after the residual (v6-v9), its conversion was the
+        // first or second most stalled instruction of the kernel (ncu, H200, v9 round 1: 14.5 % of the stall samples
+        // at hidden 768, 5.5 % at 1024 and 16384, all long-scoreboard, after the wait for x's first chunk): the
+        // statistics waited on the residual's bytes. Loaded before x's chunks, it held a register across their
+        // address arithmetic, and the 16-bit 4-chunk instance spilled 20 B a thread instead of v9's 4-8.
+        if constexpr (kShiftedStatistics) shift = to_float(x[0]);
         if constexpr (kFused && !kSeq) {
             // load residual row into registers now (kept packed), so its latency hides behind the reductions
             const T* residual = static_cast<const T*>(a.residual) + row_start;
@@ -1099,7 +1119,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
             // K is a sample of the row, so (mean - K)^2 is about one variance and the subtraction loses
             // about one bit, far below the 8 or 11 bits the output keeps. One unpack and one FADD per
             // element fewer than two passes, and one block (and cluster) reduction fewer.
-            const float shift = to_float(x[0]);  // the row's first element (L1: every thread of the row reads it)
+            // the shift: the row's first element, loaded above before the row's chunks (v9b)
             float s = 0.0f, q = 0.0f;
 #pragma unroll
             for (int c = 0; c < kCpt; ++c) {
@@ -1129,8 +1149,12 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                     cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
                 }
             }
-            const float mean_shifted = s * inv_hidden;
-            mean = shift + mean_shifted;
+            // v9b: the statistics' roundings spelled out (mul.rn, add.rn: never fused). A plain product feeding an
+            // add may be fused into one FMA by ptxas where it chooses, and v9's new code moved one such choice: fp32
+            // rows at 768 (one warp a row) came out one rounding apart from rows in sequence (round 1's GPU test).
+            // These are the roundings elementwise_emulate.cpp follows: mean rounded, then x - mean.
+            const float mean_shifted = __fmul_rn(s, inv_hidden);
+            mean = __fadd_rn(shift, mean_shifted);
             rstd = rsqrtf(fmaf(fmaxf(fmaf(-mean_shifted, s, q), 0.0f), inv_hidden, elementwise::kLayerNormEps));
         } else {
             // compute mean (block reduction; out-of-row elements were loaded as 0)
@@ -1152,7 +1176,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                 row_total = row_sum(sum, step_sum_scratch, warps_per_row, first_warp);
                 if (ctas > 1) row_total = cluster_sum(row_total, cluster_reduction, 0, rank, ctas, pull, cstep);
             }
-            mean = row_total * inv_hidden;
+            mean = __fmul_rn(row_total, inv_hidden);  // v9b: rounded, never fused into x - mean (above)
             // Each pass unpacks the packed row again (one instruction per element): hiding the packed
             // words from the compiler here keeps it from holding the previous pass's unpacked floats
             // instead (twice the registers in 16-bit: bf16 rows of 4 chunks spilled 124 B per thread).
@@ -1181,7 +1205,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                 float* const scratch[1] = {step_sq_scratch};
                 ClusterStep second = cstep;
                 second.first = false;  // the mean's reduction waited for the peers
-                row_sums_leader<1>(sums, scratch, totals, warps_per_row, first_warp, local_row, cluster_reduction, 1, rank, ctas, second);
+                row_sums_leader<1>(sums, scratch, sq_totals, warps_per_row, first_warp, local_row, cluster_reduction, 1, rank, ctas, second);
                 sq_total = sums[0];
             } else {
                 sq_total = row_sum(sq, step_sq_scratch, warps_per_row, first_warp);
@@ -1190,7 +1214,7 @@ __device__ __forceinline__ void row_kernel_body(const RowArgs& a, const RowExtra
                     cluster_reductions_done(pull);  // pull: done reading the peers' shared memory (cluster_exit waits)
                 }
             }
-            rstd = rsqrtf(sq_total * inv_hidden + elementwise::kLayerNormEps);
+            rstd = rsqrtf(__fmaf_rn(sq_total, inv_hidden, elementwise::kLayerNormEps));  // v9b: one FMA, as the emulation
         }
         if constexpr (kSeq) cp_async_wait<1>();  // this row's residual has landed too (the next row's x may still be in flight)
         else keep_packed(x_raw);

@@ -19,6 +19,7 @@
 //   layernorm 7 (sum 1, squared deviation 2, normalise and affine 4), gelu 5 (scale, erf, add,
 //   two multiplies), dropout 1 (scale), add 1, bias add 1.
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/elementwise/row_reduction.h"
 #include "kernels/core/registry.h"
 
 #include <algorithm>
@@ -152,12 +153,20 @@ void add_row_kernel(Schedule& s, const ElementwiseParams& p, const std::string& 
         if (name == "fused_chain_spill") compute.instructions = 54.0 * static_cast<double>(g.elements);
         // v8's rows in sequence (forced only: FUSIONLAB_ROW_CONFIG=seq=N): 16-bit 41.25 (ncu, H200, bf16 8192 x 16384,
         // 4 rows in sequence, shapes round 1, 2026-11-28 16:48 UTC); fp32 (a cluster of 8, 4096 x 65536) 47.0.
+        // v9 (the row's leader warp alone adds the partials; ncu, H200, bf16, shapes round 1, 2026-11-28 19:47 UTC,
+        // PERF.md "v9 round 1 measured"): 36.85 at 8192^2, 36.79 at 8192 x 16384, 36.93 at 8192 x 7168, 37.16 at
+        // 16384 x 3072 (rows of several warps: 36.9), 37.62 in a cluster (4096 x 65536), 36.16 at one warp a row of
+        // 4 chunks (65536 x 1024) and 37.29 of 3 (65536 x 768). FUSIONLAB_ROW_REDUCTION=every_warp (v8's form)
+        // keeps v7's counts above (39.84 and 40.65 measured in the same call at 16384 and 65536).
         if (name == "fused_chain") {
+            const bool leader = row_reduction_leader();
             const double per_element = seq > 1                  ? (p.dtype == DType::f32 ? 47.0 : 41.25)
                                        : p.dtype == DType::f32    ? 48.0
-                                       : config.ctas_per_row > 1 ? 41.0
-                                       : tpr >= 512             ? 40.0
-                                                                : 38.5;
+                                       : !leader                 ? (config.ctas_per_row > 1 ? 41.0 : tpr >= 512 ? 40.0 : 38.5)
+                                       : config.ctas_per_row > 1 ? 37.6
+                                       : tpr > 32               ? 36.9
+                                       : config.chunks_per_thread == 3 ? 37.3
+                                                                       : 36.2;
             compute.instructions = per_element * static_cast<double>(g.elements);
         }
         s.events.push_back(compute);
