@@ -66,7 +66,10 @@ void cell_text(const std::string& text) {
     const float w = ImGui::CalcTextSize(text.c_str()).x;
     const float free = ImGui::GetContentRegionAvail().x - w;
     if (free > 0) ImGui::SetCursorPosX(ImGui::GetCursorPosX() + free);
+    // Wider than its cell (projector fonts): wrapped at its spaces ("shared / memory"), never cut.
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
 }
 
 using CellFn = std::function<void(const Measurement&)>;
@@ -76,7 +79,9 @@ void metric_row(const char* name, const std::string& help, const std::vector<con
                 const std::vector<bool>& stale, const CellFn& cell) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
+    ImGui::PushTextWrapPos(0.0f);  // a narrow table (projector fonts) wraps the names, never the values
     ImGui::TextUnformatted(name);
+    ImGui::PopTextWrapPos();
     tooltip(help);
     for (size_t i = 0; i < shown.size(); ++i) {
         ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
@@ -350,9 +355,13 @@ void draw_results_table(const AppState& state, const ResolvedBackend& backend) {
     for (const Measurement* m : shown) stale.push_back(is_stale(*m, state.settings, backend));
 
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
-    const float metric_w = ImGui::CalcTextSize(kWidestMetric).x + em();
-    // On wide screens a full-width table puts values a screen away from their labels.
-    const float table_w = std::min(ImGui::GetContentRegionAvail().x, metric_w + em() * 16 * static_cast<float>(shown.size()));
+    // On wide screens a full-width table puts values a screen away from their labels. On narrow ones
+    // (projector fonts beside a lesson) the values keep ~7 em each ("13.4 us", "2.00 GiB") and the
+    // metric names wrap into what is left: a number cut to "13." is worse than a name on two lines.
+    const float avail = ImGui::GetContentRegionAvail().x, value_w = em() * 7;
+    const float metric_w = std::clamp(avail - value_w * static_cast<float>(shown.size()), em() * 6,
+                                      ImGui::CalcTextSize(kWidestMetric).x + em());
+    const float table_w = std::min(avail, metric_w + em() * 16 * static_cast<float>(shown.size()));
     if (!ImGui::BeginTable("results", static_cast<int>(shown.size()) + 1, flags, ImVec2(table_w, 0))) return;
     ImGui::TableSetupColumn("metric", ImGuiTableColumnFlags_WidthFixed, metric_w);
     for (const Measurement* m : shown) ImGui::TableSetupColumn(m->job.variant.c_str(), ImGuiTableColumnFlags_WidthStretch);
