@@ -119,6 +119,11 @@
 //       conversion was the most stalled instruction at hidden 768 (14.5 % of ncu's stall samples) and the second at
 //       1024 and 16384 (5.5 %). The statistics' roundings spelled out (__fmul_rn: never fused by ptxas), each
 //       reduction's totals a place of their own (racecheck, round 1).
+//       (H200, round 2: no change at 768, 14.6 % of the stall samples on the same conversion: it is the first
+//       instruction to use the row's bytes, and waits for them, not for the residual's; kept, it costs nothing)
+//   v9c an fp32 row's second reduction takes named barriers 3 and 4 instead of 1 and 2 again: racecheck (round 2)
+//       still reported the other warps' read of a total against the leader's write where fp32's two reductions met
+//       the same named barriers (16-bit rows, which reduce once, reported nothing). Not yet run on a GPU.
 //
 // [SECTION] Element types and chunk moves
 // [SECTION] Math: GELU, dropout mask, block reduction
@@ -657,10 +662,11 @@ __device__ __forceinline__ void cluster_exit(bool pull) {
 // leader warp alone pushes, waits on the mbarrier and adds the ranks' partials.
 // Named barriers 1 and 2 (0 is __syncthreads) with the block's thread count: every thread of the block meets
 // each once per reduction (a row past the tensor too), the leaders with bar.sync on 1 and bar.arrive on 2, the
-// others the other way round. A phase of 1 cannot begin before the one before it ends: a warp arrives at 1 again
-// only after passing 2, which the leader reaches only after 1 completed. Each reduction of a row has partials and
-// totals of its own all the same (row_kernel_body): racecheck does not take a bar.arrive as ordering the reads
-// before it against the leader's next write (round 1, fp32's second reduction).
+// others the other way round. An fp32 row's second reduction (the squared deviations') takes named barriers 3 and
+// 4 and totals of its own (row_kernel_body): every named barrier is met once a kernel, each shared float written
+// once. With barriers 1 and 2 and one place for both totals (v9, round 1), racecheck reported the other warps' read
+// of a total against the leader's write (H200, fp32 rows only, whose reductions reused them; 16-bit rows, one
+// reduction, none); with the totals apart but the barriers shared (v9b, round 2), it still did.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
@@ -723,6 +729,8 @@ template <int kN>
 __device__ __forceinline__ void row_sums_leader(float (&v)[kN], float* const (&scratch)[kN], float* totals, int warps_per_row,
                                                 int first_warp, int local_row, ClusterReduction& cr, int which, int rank,
                                                 int ctas, ClusterStep st) {
+    // named barriers 1 and 2 for the row's first reduction, 3 and 4 for an fp32 row's second (which): each met once
+    const int partials_ready = 1 + 2 * which, totals_ready = 2 + 2 * which;
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1)
 #pragma unroll
@@ -743,13 +751,13 @@ __device__ __forceinline__ void row_sums_leader(float (&v)[kN], float* const (&s
         for (int k = 0; k < kN; ++k) scratch[k][warp] = v[k];  // this warp's partials -> shared
     float* row_totals = totals + kN * local_row;
     if (warp != first_warp) {
-        named_barrier_arrive(1, threads);  // this warp's partials are written; it does not wait for the others'
-        named_barrier_sync(2, threads);    // the leader has written the row's totals
+        named_barrier_arrive(partials_ready, threads);  // this warp's partials are written; it does not wait for the others'
+        named_barrier_sync(totals_ready, threads);      // the leader has written the row's totals
 #pragma unroll
         for (int k = 0; k < kN; ++k) v[k] = row_totals[k];  // shared -> registers
         return;
     }
-    named_barrier_sync(1, threads);  // every warp's partials are written
+    named_barrier_sync(partials_ready, threads);  // every warp's partials are written
     // lane k adds sum k over the row's warps from its first (row_sum's order); the other lanes repeat lane 0's
     const float* mine = kN == 2 && lane == 1 ? scratch[kN - 1] : scratch[0];  // a select: an indexed array would be local memory
     float total = 0.0f;
@@ -757,7 +765,7 @@ __device__ __forceinline__ void row_sums_leader(float (&v)[kN], float* const (&s
     for (int w = 0; w < warps_per_row; ++w) total += mine[first_warp + w];
     if (ctas > 1) total = cluster_sums_leader<kN>(total, cr, which, rank, ctas, st);
     if (lane < kN) row_totals[lane] = total;  // registers -> shared, for the row's other warps
-    named_barrier_arrive(2, threads);
+    named_barrier_arrive(totals_ready, threads);
 #pragma unroll
     for (int k = 0; k < kN; ++k) v[k] = __shfl_sync(0xFFFFFFFFu, total, k);
 }
