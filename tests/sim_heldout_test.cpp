@@ -193,8 +193,9 @@ TEST_CASE("simulated times on the held-out points per card", "[sim][heldout]") {
     // Elementwise v9 (the row's leader warp reduces; 2026-11-28 evening): the model prices the fused chain at v9's
     // measured 36.2-37.6 instructions an element (38.5-41.0 before), while the recording's chain points are v8b's
     // (every warp reducing, 3 points of copy slower at 16 warps a row): H200 6.806 % (chain 9.9 % on 23 points,
-    // 9.3 % priced as v8), so 6.81 % until the H200 is re-taken on v9.
-    const std::map<std::string, double> mean_bound{{"H100", 0.079}, {"H200", 0.0681}};
+    // 9.3 % priced as v8), so 6.81 % until the H200 is re-taken on v9. v9 stayed opt-in (racecheck's reports on its
+    // handover, docs/RELIABILITY.md): the default is v8's every-warp form again, priced as the recording ran it.
+    const std::map<std::string, double> mean_bound{{"H100", 0.079}, {"H200", 0.068}};
     const std::map<std::string, int> least_points{{"H100", 120}, {"H200", 440}};
     for (const auto& [card, bound] : mean_bound) {
         REQUIRE(held.count(card));

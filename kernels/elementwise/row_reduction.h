@@ -11,16 +11,20 @@
 
 namespace kernels::elementwise {
 
-// FUSIONLAB_ROW_REDUCTION: "leader" (v9, the default: the row's first warp alone adds the warps' partials and
-// hands the totals over) or "every_warp" (v8: every warp adds them itself after the block barrier); the same
-// sums in the same order either way. Anything else is refused with the reason.
+// FUSIONLAB_ROW_REDUCTION: "every_warp" (v8, the default: every warp adds the row's partials itself after the
+// block barrier) or "leader" (v9: the row's first warp alone adds them and hands the totals over through named
+// barriers); the same sums in the same order either way. Anything else is refused with the reason.
+// v9 measured 1.5-3 points of the copy ceiling faster on wide rows (PERF.md), but racecheck reports 144 hazards on
+// its handover (the other warps' read of a total against the leader's store of the next one, which the named
+// barriers order: 2026-11-28 20:28 UTC, H200) and the lead would not ship a default the tools do not pass: it
+// stays opt-in until racecheck is clean or the reports are shown to be the tool's.
 inline bool row_reduction_leader() {
     const char* reduction = std::getenv("FUSIONLAB_ROW_REDUCTION");
-    if (reduction == nullptr || *reduction == '\0' || std::strcmp(reduction, "leader") == 0) return true;
-    if (std::strcmp(reduction, "every_warp") == 0) return false;
+    if (reduction == nullptr || *reduction == '\0' || std::strcmp(reduction, "every_warp") == 0) return false;
+    if (std::strcmp(reduction, "leader") == 0) return true;
     throw std::invalid_argument(std::string("FUSIONLAB_ROW_REDUCTION=") + reduction +
-                                ": expected leader (the row's first warp adds the partials, v9) or every_warp (each "
-                                "warp adds them, v8)");
+                                ": expected every_warp (each warp adds the partials, v8, the default) or leader (the "
+                                "row's first warp adds them, v9)");
 }
 
 }  // namespace kernels::elementwise
