@@ -25,6 +25,7 @@
 // [SECTION] Schedule
 // [SECTION] Totals
 #include "kernels/attention/attention.h"
+#include "kernels/attention/attention_split.h"
 #include "kernels/core/env.h"
 
 #include <algorithm>
@@ -139,6 +140,7 @@ std::string validate(Variant variant, const AttentionParams& p) {
             return "flash_wgmma at Br = 192, Bc = 128, d = 128 would need ~200 registers per consumer thread (Sij 64 + Oi 64 + "
                    "Pij 32), and its 512 threads leave 160 (setmaxnreg): ptxas spills 272 bytes a thread. Choose Bc = 64 or "
                    "Br = 128";
+        if (std::string bad = flash_wgmma_switch_problem(); !bad.empty()) return bad;
     }
     return "";
 }
@@ -178,6 +180,129 @@ bool flash_wgmma_softmax_v6() { return env_is("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "
 bool flash_wgmma_release_per_warp() { return !env_is("FUSIONLAB_FLASH_WGMMA_RELEASE", "thread"); }
 bool flash_wgmma_claim_late() { return !env_is("FUSIONLAB_FLASH_WGMMA_CLAIM", "ahead"); }
 bool flash_wgmma_ragged_section_first() { return !env_is("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_last"); }
+// flash_wgmma's comparison switches and the values each takes (README, "diagnostic switches"); the first value is
+// the default's name. Anything else is refused by validate() with this list, so a typo never runs the default silently.
+namespace {
+struct WgmmaSwitch {
+    const char* name;
+    std::vector<const char*> values;
+    const char* what;
+};
+const std::vector<WgmmaSwitch>& wgmma_switches() {
+    static const std::vector<WgmmaSwitch> switches = {
+        {"FUSIONLAB_FLASH_WGMMA_GRID", {"persistent", "waves"}, "v5's persistent grid or v4's waves"},
+        {"FUSIONLAB_FLASH_WGMMA_SOFTMAX", {"v5", "v6"}, "v5's softmax or v6's"},
+        {"FUSIONLAB_FLASH_WGMMA_RELEASE", {"warp", "thread"}, "a ring slot released by one arrival per warp (v7) or per thread (v6)"},
+        {"FUSIONLAB_FLASH_WGMMA_CLAIM", {"late", "ahead"}, "the next item claimed as the last tile is issued (v8) or an item ahead (v5)"},
+        {"FUSIONLAB_FLASH_WGMMA_SECTIONS", {"ragged_first", "ragged_last"}, "causal: the ragged L2 section first (v9) or last (v5)"},
+        {"FUSIONLAB_FLASH_WGMMA_RESCALE", {"auto", "in_turn", "after_wait"},
+         "Oi's rescale: the measured default per tile, v14's order (in the turn) or v13's (after the wait)"},
+        {"FUSIONLAB_FLASH_WGMMA_REGS", {"v13", "v12"}, "the producer's registers after setmaxnreg: v13's 40 / 32 or v12's 24"},
+        {"FUSIONLAB_FLASH_WGMMA_STALE_MAX", {"8", "0"}, "v6's softmax: m moves when the max grows by 2^8, or at every growth"},
+    };
+    return switches;
+}
+// FUSIONLAB_FLASH_WGMMA_SPLIT: "auto", "off" or a part count; parts = 0 for auto, 1 for off. False: not a value it takes.
+bool split_switch(int& parts) {
+    parts = 0;
+    const char* v = std::getenv("FUSIONLAB_FLASH_WGMMA_SPLIT");
+    if (v == nullptr || std::string(v) == "auto") return true;
+    if (std::string(v) == "off") return parts = 1, true;
+    int n = 0;
+    char extra = 0;
+    if (std::sscanf(v, "%d%c", &n, &extra) != 1 || n < 2 || n > kWgmmaMaxSplitParts) return false;
+    parts = n;
+    return true;
+}
+}  // namespace
+
+std::string flash_wgmma_switch_problem() {
+    for (const WgmmaSwitch& sw : wgmma_switches()) {
+        const char* v = std::getenv(sw.name);
+        if (v == nullptr) continue;
+        const auto takes = std::find_if(sw.values.begin(), sw.values.end(), [&](const char* x) { return std::string(x) == v; });
+        if (takes != sw.values.end()) continue;
+        std::string list;
+        for (size_t i = 0; i < sw.values.size(); ++i)
+            list += std::string(i == 0 ? "" : (i + 1 == sw.values.size() ? " or " : ", ")) + sw.values[i] + (i == 0 ? " (the default)" : "");
+        return std::string(sw.name) + "='" + v + "' is not a value it takes: " + list + " (" + sw.what + "); unset it for the default";
+    }
+    int parts = 0;
+    if (!split_switch(parts))
+        return std::string("FUSIONLAB_FLASH_WGMMA_SPLIT='") + std::getenv("FUSIONLAB_FLASH_WGMMA_SPLIT") +
+               "' is not a value it takes: auto (the default: the last round's items split by keys where the schedule says it "
+               "helps), off, or a part count 2-" + std::to_string(kWgmmaMaxSplitParts) +
+               " (the last round's items each cut into that many key ranges); unset it for the default";
+    return "";
+}
+
+WgmmaSplitPlan flash_wgmma_split_plan(const AttentionParams& p, int64_t blocks, bool skip_epilogue) {
+    WgmmaSplitPlan plan;
+    const int64_t Br = std::max(1, p.Br), Bc = std::max(1, p.Bc);
+    plan.items = (p.N + Br - 1) / Br * p.batch_heads;
+    plan.key_tiles = (p.N + Bc - 1) / Bc;
+    plan.blocks = blocks;
+    plan.first_split = plan.items;
+    int asked = 0;
+    if (!split_switch(asked)) {
+        plan.refused = flash_wgmma_switch_problem();
+        return plan;
+    }
+    plan.forced = asked >= 2;
+    const auto cannot = [&](const std::string& reason) {
+        if (plan.forced)
+            plan.refused = "FUSIONLAB_FLASH_WGMMA_SPLIT=" + std::to_string(asked) + " cannot run here: " + reason +
+                           " (auto or off run it)";
+        plan.why = "no split: " + reason;
+        return plan;
+    };
+    if (asked == 1) return plan.why = "no split: FUSIONLAB_FLASH_WGMMA_SPLIT=off", plan;
+    if (p.causal) return cannot("causal items differ in length, and the causal order already ends on the shortest row blocks");
+    if (blocks <= 0) return cannot("the waves grid (FUSIONLAB_FLASH_WGMMA_GRID=waves) has no last round to split");
+    if (skip_epilogue) return cannot("skip's epilogue brings its x tile for a whole item");
+    const int64_t rounds = (plan.items + blocks - 1) / blocks;
+    plan.tail = plan.items - (rounds - 1) * blocks;
+    const double Tc = static_cast<double>(plan.key_tiles), item = Tc + kWgmmaItemFixedTiles;
+    plan.whole_tiles = static_cast<double>(rounds) * item;
+    // The tail's items cut into s parts of ceil(Tc / s) tiles: the part rounds they take on the blocks, after the whole rounds.
+    const auto with_parts = [&](int64_t s) {
+        const int64_t part_rounds = (plan.tail * s + blocks - 1) / blocks;
+        const double part = static_cast<double>((plan.key_tiles + s - 1) / s) + kWgmmaItemFixedTiles + kWgmmaSplitMergeTiles;
+        return static_cast<double>(rounds - 1) * item + static_cast<double>(part_rounds) * part;
+    };
+    int64_t best = 1;
+    double best_tiles = plan.whole_tiles;
+    const int64_t most = std::min<int64_t>(kWgmmaMaxSplitParts, plan.key_tiles);
+    if (plan.forced) {
+        if (asked > plan.key_tiles)
+            return cannot(std::to_string(plan.key_tiles) + " key tile" + (plan.key_tiles == 1 ? "" : "s") + " of " +
+                          std::to_string(Bc) + " (N = " + std::to_string(p.N) + ") cannot make " + std::to_string(asked) +
+                          " parts of at least one tile");
+        best = asked;
+        best_tiles = with_parts(asked);
+    } else {
+        for (int64_t s = 2; s <= most; ++s)
+            if (const double t = with_parts(s); t < best_tiles) best = s, best_tiles = t;
+        if (best_tiles > plan.whole_tiles * (1.0 - kWgmmaSplitMinGain)) best = 1, best_tiles = plan.whole_tiles;
+    }
+    plan.split_tiles = best_tiles;
+    char line[320];
+    std::snprintf(line, sizeof line, "%lld items on %lld blocks: %lld whole rounds and %lld items in the last; %s",
+                  static_cast<long long>(plan.items), static_cast<long long>(blocks), static_cast<long long>(rounds - 1),
+                  static_cast<long long>(plan.tail),
+                  best > 1 ? "" : "no split (it would save less than 3 %)");
+    plan.why = line;
+    if (best > 1) {
+        plan.parts = static_cast<int>(best);
+        plan.first_split = plan.items - plan.tail;
+        std::snprintf(line, sizeof line, "those cut into %lld key ranges (%s): %.0f key-tile times against %.0f whole",
+                      static_cast<long long>(best), plan.forced ? "FUSIONLAB_FLASH_WGMMA_SPLIT" : "auto", best_tiles,
+                      plan.whole_tiles);
+        plan.why += line;
+    }
+    return plan;
+}
+
 int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes) {
     const int64_t per_head = std::max<int64_t>(1, 2 * p.N * p.d * static_cast<int64_t>(es_of(p)));
     return std::clamp<int64_t>(l2_bytes / 2 / per_head, 1, std::max<int64_t>(1, p.batch_heads));

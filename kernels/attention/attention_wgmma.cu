@@ -184,14 +184,26 @@
 //       the default, cuDNN in the same call): the 64-row tiles 2.0-2.4 % faster than round 1's v13 order; the best
 //       d = 128 tile >= 1.10x cuDNN at 5 of 21 busy shapes (causal, and N = 16384 with 16 heads), non-causal still
 //       0.96-1.06x (kernels/PERF.md, "Round 2 measured").
-//   Left for later: storing Oi (or out) through shared memory with TMA; splitting the last round's work
-//       items where few items a block leave a tail (16 heads at non-causal N = 4096-8192).
+//   v15 The last round's items split by keys (non-causal, persistent grid; kernels/attention/attention_split.h
+//       plans it). On the persistent grid every non-causal item costs the same, so `items` on G blocks take
+//       ceil(items / G) item times: at d = 64, 16 heads, 192 x 128 on 132 SMs N = 4096 is 352 items (2.67 rounds
+//       in 3) and N = 8192 688 (5.21 in 6), 11-13 % of the launch on idle SMs (kernels/PERF.md). Now the tail
+//       items are each cut into `parts` ranges of key tiles (parts chosen per shape from the item count, none
+//       where the tail is small), which the blocks claim after the whole items as any other position. A part
+//       runs the same turns over its range; at its end each consumer warpgroup stores its partial Oi (not
+//       divided by l), m and l in fp32 and counts itself on the item's counter; the warpgroup that completes
+//       the count merges the other parts' partials into its registers (Flash-Decoding's merge, as decode.cu's
+//       split_kv_fused: the last to finish merges, nothing waits) and stores Oi. FUSIONLAB_FLASH_WGMMA_SPLIT=off
+//       never splits, =2..16 forces that many parts (refused with the reason where it cannot run: causal, the
+//       waves grid, skip's epilogue, fewer key tiles than parts).
+//   Left for later: storing Oi (or out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_epilogue.cuh"
+#include "kernels/attention/attention_split.h"
 #include "kernels/attention/attention_wgmma.cuh"
 #include "kernels/core/env.h"
 #include "kernels/cuda/gpu_check.cuh"
@@ -485,13 +497,26 @@ struct WgmmaGrid {
     unsigned* counter;  // persistent: [0] items claimed beyond the first G, [1] blocks done; nullptr: waves (v4)
     int release_per_warp;  // v7: one arrival per consumer warp on a slot's empty barrier (0: every consumer thread, v6)
     int claim_late;        // v8: the next item is claimed as the current one's last tile is issued (0: one item ahead, v5)
+    // v15, the last round's items split by keys (non-causal, persistent; kernels/attention/attention_split.h):
+    int positions;    // what the blocks claim: split_first whole items, then split_parts parts of each later item
+    int split_first;  // the first split item (positions == Tr x heads and split_parts == 1: none)
+    int split_parts;  // key ranges a split item is cut into
+    int Tc;           // key tiles of a whole item, ceil(N / Bc)
+    float* split_partial;   // [split item][part][warpgroup] records of (d / 2 + 4) x 128 floats: Oi, m, l per thread
+    unsigned* split_count;  // [split item][warpgroup] parts whose partials are stored (the last one merges and resets it)
 };
 struct WorkItem {
     int head, i;
+    int split, part;  // v15: split item number and its part (part -1: the whole item)
 };
 // The item at position pos of the order above.
 __device__ __forceinline__ WorkItem item_at(const WgmmaGrid& s, int pos) {
-    if (!s.causal) return {pos / s.Tr, pos % s.Tr};
+    if (!s.causal) {
+        if (pos < s.split_first) return {pos / s.Tr, pos % s.Tr, 0, -1};
+        // v15: the parts of one split item are neighbours in the order (they read the same head's K and V).
+        const int q = pos - s.split_first, split = q / s.split_parts, item = s.split_first + split;
+        return {item / s.Tr, item % s.Tr, split, q - split * s.split_parts};
+    }
     int first_head = 0, hs = s.first_section_heads, k = pos;  // v9: the ragged section first
     const int first_items = s.first_section_heads * s.Tr;
     if (pos >= first_items) {
@@ -502,7 +527,7 @@ __device__ __forceinline__ WorkItem item_at(const WgmmaGrid& s, int pos) {
         hs = min(s.section_heads, s.heads - first_head);  // v5's order: the last section may hold fewer heads
     }
     const int level = k / hs;  // 0: the longest row blocks
-    return {first_head + (k - level * hs), s.Tr - 1 - level};
+    return {first_head + (k - level * hs), s.Tr - 1 - level, 0, -1};
 }
 // The producer's next item position (>= Tr x heads: none left).
 __device__ __forceinline__ int claim_item(const WgmmaGrid& s) {
@@ -601,11 +626,17 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         const int kv_end = causal ? min(N, row0 + kBr) : N;
         return (kv_end + kBc - 1) / kBc;
     };
-    const int items = grid.Tr * grid.heads;
+    // v15: the first key tile of an item's range, and how many it takes (a whole item: 0 and tiles_of).
+    auto first_tile = [&](const WorkItem& it) { return it.part < 0 ? 0 : it.part * grid.Tc / grid.split_parts; };
+    auto tiles_in = [&](const WorkItem& it, int row0) {
+        return it.part < 0 ? tiles_of(row0) : (it.part + 1) * grid.Tc / grid.split_parts - first_tile(it);
+    };
+    const int items = grid.positions;  // positions claimed (v15: the split items' parts each count)
     const bool persistent = grid.counter != nullptr;
     // v4: this block's one item (causal: the longest row blocks start first).
-    const WorkItem waves_item{static_cast<int>(blockIdx.y), causal ? grid.Tr - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x)};
+    const WorkItem waves_item{static_cast<int>(blockIdx.y), causal ? grid.Tr - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x), 0, -1};
     __shared__ volatile int item_slot[2];  // persistent: the position of the item being loaded and of the next one
+    __shared__ unsigned split_ticket[kWG];  // v15: parts of a split item stored before this warpgroup's (kWgmma: the last merges)
 
     if (tid == 0) {
         for (int s = 0; s < kStages; ++s) {
@@ -642,7 +673,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             int pos = persistent ? static_cast<int>(blockIdx.x) : 0, next = persistent && !late ? claim_item(grid) : items;
             for (int r = 0;; ++r) {
                 const WorkItem item = persistent ? item_at(grid, pos) : waves_item;
-                const int row0 = item.i * kBr, head = item.head, tiles = tiles_of(row0);
+                const int row0 = item.i * kBr, head = item.head, tiles = tiles_in(item, row0), j0 = first_tile(item);
                 if (r > 0) mbar_wait(q_empty, (r - 1) & 1);  // every consumer is done with the previous Qi (and x tile)
                 item_slot[0] = pos;  // for the consumers, who read it once q_full completes (the arrive releases it)
                 if (!late) item_slot[1] = next;  // v5: known at the item's start
@@ -664,16 +695,16 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                         // own (free once the Pij Vj two tiles back is done).
                         mbar_arrive_expect_tx(&full[stage], L::kKVBytes);
                         for (int s = 0; s < L::kSlabs; ++s)
-                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
+                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, (j0 + j) * kBc, head);  // HBM -> SRAM (TMA): Kj
                         if (kv >= kStages) mbar_wait(&empty_v[stage], ((kv / kStages) - 1) & 1);  // Vj's slot: its previous tile is consumed
                         mbar_arrive_expect_tx(&full_v[stage], L::kKVBytes);
                         for (int s = 0; s < L::kSlabs; ++s)
-                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full_v[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full_v[stage], s * 64, (j0 + j) * kBc, head);  // HBM -> SRAM (TMA): Vj
                     } else {
                         mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
                         for (int s = 0; s < L::kSlabs; ++s) {
-                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
-                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
+                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, (j0 + j) * kBc, head);  // HBM -> SRAM (TMA): Kj
+                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, (j0 + j) * kBc, head);  // HBM -> SRAM (TMA): Vj
                         }
                     }
                 }
@@ -772,7 +803,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         const WorkItem item = persistent ? item_at(grid, item_slot[0]) : waves_item;
         bool more = false;  // another item follows this one: read once the item's last tile has landed (item_slot[1])
         auto learn_more = [&]() { more = persistent && item_slot[1] < items; };
-        const int head = item.head, row0 = item.i * kBr, tiles = tiles_of(row0);
+        const int head = item.head, row0 = item.i * kBr, tiles = tiles_in(item, row0), j0 = first_tile(item);
         const int wg_row0 = row0 + 64 * w;
         const int q_row = wg_row0 + warp * 16 + g;  // this thread's first row (second: + 8)
         const int phases = tiles + 1;
@@ -793,7 +824,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         // more than kStaleMaxLog2 in log2 units (FlashAttention-4's conditional rescaling): Pij <= 2^8
         // then, held in fp16 and bf16 as any other value, and O / l is the same function whichever m both use.
         auto softmax = [&](int j) {
-            const int col0 = j * kBc;
+            const int col0 = (j0 + j) * kBc;  // v15: a part's tiles start at key tile j0
             if (col0 + kBc > N || (causal && col0 + kBc - 1 > wg_row0)) {  // keys past N, or after the query
 #pragma unroll
                 for (int n = 0; n < kBc / 8; ++n)
@@ -820,7 +851,8 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 }
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                // Tile 0 holds key 0, which every row sees (rows past N too): mx is finite from tile 0 on.
+                // Tile 0 holds key 0, which every row sees (rows past N too): mx is finite from tile 0 on. v15: a part's
+                // first tile holds key j0 Bc < N, which every row sees (parts are non-causal only).
                 float mx_scaled;
                 if constexpr (kV6) {
                     // m_run = -inf (tile 0) gives +inf here: tile 0 always sets m.
@@ -881,6 +913,62 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         auto last_s_done = [&]() {
             if constexpr (kSkip) mbar_arrive(&q_free[w]);  // the producer may put the x tile in Qi's place
             else mbar_arrive(q_empty);                      // the producer may load the next item's Qi
+        };
+
+        // v15: this part's partial Oi (not divided by l), m and l, registers -> HBM in fp32, in the thread's
+        // fragment order (register c of consumer thread lt at [c][lt], so a warp's stores are 128 contiguous
+        // bytes); then one count per warpgroup (after a fence and the warpgroup's barrier, as decode.cu's
+        // split_kv_fused counts its splits). The warpgroup whose count completes the item's parts merges:
+        //   M = max over parts of m_p,  Oi = sum_p Oi_p 2^((m_p - M) scale),  l = sum_p l_p 2^((m_p - M) scale)
+        // (scale in log2 units, the softmax's own: Pij = 2^(Sij scale - m scale)), and returns true to store Oi / l.
+        // Parts count in any order and nothing waits: whichever finishes last merges.
+        auto merge_split = [&](const WorkItem& it, int thread) {
+            constexpr int kRecord = (kORegs + 4) * 128;
+            const int parts = grid.split_parts;
+            const auto record = [&](int part) {
+                return grid.split_partial + (static_cast<size_t>(it.split) * parts + part) * kWG * kRecord + static_cast<size_t>(w) * kRecord;
+            };
+            float* mine = record(it.part);
+#pragma unroll
+            for (int c = 0; c < kORegs; ++c) __stcg(mine + c * 128 + thread, acc_o[c]);  // registers -> HBM (through L2): partial Oi
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                __stcg(mine + (kORegs + half) * 128 + thread, m_run[half]);      // registers -> HBM: partial m
+                __stcg(mine + (kORegs + 2 + half) * 128 + thread, l_run[half]);  // registers -> HBM: partial l (this thread's columns)
+            }
+            __threadfence();  // this thread's partials before the warpgroup's count
+            named_bar_sync(4 + w, 128);
+            unsigned* count = grid.split_count + static_cast<size_t>(it.split) * kWG + w;
+            if (thread == 0) split_ticket[w] = atomicAdd(count, 1u);
+            named_bar_sync(4 + w, 128);
+            if (split_ticket[w] + 1u != static_cast<unsigned>(parts)) return false;  // another part finishes the item
+            __threadfence();  // every other part's partials, counted before ours, are read after the count
+            if (thread == 0) *count = 0u;  // the item's count back to 0 for the next launch (nothing else touches it now)
+            float m_all[2] = {m_run[0], m_run[1]};
+            for (int q = 0; q < parts; ++q)
+                if (q != it.part)
+#pragma unroll
+                    for (int half = 0; half < 2; ++half) m_all[half] = fmaxf(m_all[half], __ldcg(record(q) + (kORegs + half) * 128 + thread));
+            float weight[2];
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                weight[half] = fast_exp2((m_run[half] - m_all[half]) * scale_log2);
+                l_run[half] *= weight[half];
+            }
+#pragma unroll
+            for (int c = 0; c < kORegs; ++c) acc_o[c] *= weight[(c / 2) % 2];  // register c is row half (c / 2) % 2
+            for (int q = 0; q < parts; ++q) {
+                if (q == it.part) continue;
+                const float* other = record(q);
+#pragma unroll
+                for (int half = 0; half < 2; ++half) {
+                    weight[half] = fast_exp2((__ldcg(other + (kORegs + half) * 128 + thread) - m_all[half]) * scale_log2);  // HBM (L2) -> registers
+                    l_run[half] = fmaf(weight[half], __ldcg(other + (kORegs + 2 + half) * 128 + thread), l_run[half]);
+                }
+#pragma unroll
+                for (int c = 0; c < kORegs; ++c) acc_o[c] = fmaf(weight[(c / 2) % 2], __ldcg(other + c * 128 + thread), acc_o[c]);  // HBM (L2) -> registers: partial Oi
+            }
+            return true;
         };
 
         // Tile 0: Sij alone (nothing to accumulate yet).
@@ -972,9 +1060,12 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             }
             mbar_arrive(q_empty);  // this thread has read its x tile: the producer may load the next item's Qi there
         } else {
+            // v15: a part of a split item stores its partial Oi (not divided by l), m and l; the last of the item's
+            // parts to finish merges the others' into its registers and stores Oi as a whole item does.
+            const bool whole = item.part < 0 || merge_split(item, lt);
             // store Oi = Oi / l (l summed over the quad that shares each row): registers -> HBM
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
+            for (int half = 0; half < 2 && whole; ++half) {
                 const float inv = quad_sum_reciprocal(l_run[half]);  // every lane: the shuffles
                 const int query = q_row + half * 8;
                 if (query >= N) continue;
@@ -1110,6 +1201,32 @@ unsigned* item_counter(cudaStream_t stream) {
     return base + 2 * used;
 }
 
+// v15: the split items' counts and partials (WgmmaGrid::split_count, split_partial), one buffer per (device,
+// stream) as the item counters: launches on one stream run in order, and each leaves every count at 0 (the
+// merging part resets its item's). Grown when a launch needs more (cudaFree of the old one waits for the
+// device) and zeroed when allocated; kept until the process ends, as the module's counters are.
+void* split_workspace(cudaStream_t stream, size_t bytes) {
+    struct Buffer {
+        void* base = nullptr;
+        size_t bytes = 0;
+    };
+    static std::mutex mutex;
+    static std::map<std::pair<int, cudaStream_t>, Buffer> buffers;
+    int device = 0;
+    check(cudaGetDevice(&device), "flash_wgmma: cudaGetDevice");
+    std::lock_guard<std::mutex> lock(mutex);
+    Buffer& b = buffers[{device, stream}];
+    if (b.bytes < bytes) {
+        if (b.base != nullptr) check(cudaFree(b.base), "flash_wgmma: freeing the split items' smaller buffer");
+        b = Buffer{};
+        void* base = nullptr;
+        check(cudaMalloc(&base, bytes), "flash_wgmma: " + std::to_string(bytes) + " bytes for the split items' partial Oi, m and l");
+        b = Buffer{base, bytes};
+        check(cudaMemsetAsync(base, 0, bytes, stream), "flash_wgmma: zeroing the split items' counts");
+    }
+    return b.base;
+}
+
 template <typename T, int D, int kBc, int kWG>
 void launch_typed(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
                   const SkipEpilogue& ep) {
@@ -1167,15 +1284,34 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     if (items > std::numeric_limits<int>::max())
         throw std::invalid_argument("flash_wgmma: " + std::to_string(items) + " row blocks are more than one launch indexes");
     WgmmaGrid g{static_cast<int>(Tr), static_cast<int>(p.batch_heads), 1, 0, p.causal ? 1 : 0, nullptr,
-                flash_wgmma_release_per_warp() ? 1 : 0, flash_wgmma_claim_late() ? 1 : 0};
+                flash_wgmma_release_per_warp() ? 1 : 0, flash_wgmma_claim_late() ? 1 : 0,
+                static_cast<int>(items), static_cast<int>(items), 1, static_cast<int>((p.N + kBc - 1) / kBc), nullptr, nullptr};
     dim3 grid(static_cast<unsigned>(Tr), static_cast<unsigned>(p.batch_heads));
+    const PersistentShape shape =
+        persistent ? persistent_shape(reinterpret_cast<const void*>(kernel), L::kThreads, L::kBytes) : PersistentShape{};
+    // v15: the last round's items split by keys where the schedule says it helps (attention_split.h), or as
+    // FUSIONLAB_FLASH_WGMMA_SPLIT asks; refused with the reason where a forced split cannot run.
+    const WgmmaSplitPlan split = flash_wgmma_split_plan(p, shape.blocks, skip);
+    if (!split.refused.empty()) throw std::invalid_argument("flash_wgmma: " + split.refused);
+    if (split.parts > 1) {
+        if (split.positions() > std::numeric_limits<int>::max())
+            throw std::invalid_argument("flash_wgmma: " + std::to_string(split.positions()) + " split parts are more than one launch indexes");
+        g.positions = static_cast<int>(split.positions());
+        g.split_first = static_cast<int>(split.first_split);
+        g.split_parts = split.parts;
+        const size_t counts = static_cast<size_t>(split.split_items()) * kWG * sizeof(unsigned);
+        const size_t counts_aligned = (counts + 255) / 256 * 256;
+        const size_t partial = static_cast<size_t>(split.split_items()) * split.parts * kWG * (D / 2 + 4) * 128 * sizeof(float);
+        unsigned char* ws = static_cast<unsigned char*>(split_workspace(stream, counts_aligned + partial));
+        g.split_count = reinterpret_cast<unsigned*>(ws);
+        g.split_partial = reinterpret_cast<float*>(ws + counts_aligned);
+    }
     if (persistent) {
         // One block per SM slot (as many as fit at once), each walking row blocks (the tile scheduler).
-        const PersistentShape shape = persistent_shape(reinterpret_cast<const void*>(kernel), L::kThreads, L::kBytes);
         g.section_heads = static_cast<int>(flash_wgmma_section_heads(p, shape.l2_bytes));
         if (flash_wgmma_ragged_section_first()) g.first_section_heads = g.heads % g.section_heads;  // v9
         g.counter = item_counter(stream);
-        grid = dim3(static_cast<unsigned>(std::min<int64_t>(items, shape.blocks)));
+        grid = dim3(static_cast<unsigned>(std::min<int64_t>(g.positions, shape.blocks)));
     }
     kernel<<<grid, L::kThreads, L::kBytes, stream>>>(mq, mk, mv, mx, static_cast<T*>(O), static_cast<int>(p.N), g,
                                                      kLog2e / std::sqrt(static_cast<float>(p.d)), stale_max_log2(), ep);
