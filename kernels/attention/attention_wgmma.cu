@@ -673,7 +673,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             int pos = persistent ? static_cast<int>(blockIdx.x) : 0, next = persistent && !late ? claim_item(grid) : items;
             for (int r = 0;; ++r) {
                 const WorkItem item = persistent ? item_at(grid, pos) : waves_item;
-                const int row0 = item.i * kBr, head = item.head, tiles = tiles_in(item, row0), j0 = first_tile(item);
+                const int row0 = item.i * kBr, head = item.head, j0 = first_tile(item), j_end = j0 + tiles_in(item, row0);  // key tiles j0 .. j_end - 1
                 if (r > 0) mbar_wait(q_empty, (r - 1) & 1);  // every consumer is done with the previous Qi (and x tile)
                 item_slot[0] = pos;  // for the consumers, who read it once q_full completes (the arrive releases it)
                 if (!late) item_slot[1] = next;  // v5: known at the item's start
@@ -681,10 +681,10 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 for (int w = 0; w < kWG; ++w)
                     for (int s = 0; s < L::kSlabs; ++s)
                         tma_load(smem + (w * L::kSlabs + s) * L::kQSlab, &map_q, q_full, s * 64, row0 + w * 64, head);  // HBM -> SRAM (TMA): Qi
-                for (int j = 0; j < tiles; ++j, ++kv) {
+                for (int j = j0; j < j_end; ++j, ++kv) {
                     const int stage = kv % kStages;
                     if (kv >= kStages) mbar_wait(&empty[stage], ((kv / kStages) - 1) & 1);  // the slot's previous tile is consumed
-                    if (late && j + 1 == tiles) {
+                    if (late && j + 1 == j_end) {
                         // v8: the next item is claimed now, a few tiles before this one ends; the consumers
                         // read item_slot[1] once this tile's full barrier completes (the arrive releases it).
                         next = persistent ? claim_item(grid) : items;
@@ -695,16 +695,16 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                         // own (free once the Pij Vj two tiles back is done).
                         mbar_arrive_expect_tx(&full[stage], L::kKVBytes);
                         for (int s = 0; s < L::kSlabs; ++s)
-                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, (j0 + j) * kBc, head);  // HBM -> SRAM (TMA): Kj
+                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
                         if (kv >= kStages) mbar_wait(&empty_v[stage], ((kv / kStages) - 1) & 1);  // Vj's slot: its previous tile is consumed
                         mbar_arrive_expect_tx(&full_v[stage], L::kKVBytes);
                         for (int s = 0; s < L::kSlabs; ++s)
-                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full_v[stage], s * 64, (j0 + j) * kBc, head);  // HBM -> SRAM (TMA): Vj
+                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full_v[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
                     } else {
                         mbar_arrive_expect_tx(&full[stage], 2 * L::kKVBytes);
                         for (int s = 0; s < L::kSlabs; ++s) {
-                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, (j0 + j) * kBc, head);  // HBM -> SRAM (TMA): Kj
-                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, (j0 + j) * kBc, head);  // HBM -> SRAM (TMA): Vj
+                            tma_load(smem + L::kK + stage * L::kKVBytes + s * L::kKVSlab, &map_k, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Kj
+                            tma_load(smem + L::kV + stage * L::kKVBytes + s * L::kKVSlab, &map_v, &full[stage], s * 64, j * kBc, head);  // HBM -> SRAM (TMA): Vj
                         }
                     }
                 }
@@ -800,16 +800,22 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     int kv = 0;  // the ring position of this item's tile 0 (Kj, Vj tiles consumed so far)
     for (int r = 0;; ++r) {
         mbar_wait(q_full, r & 1);  // Qi has landed in SRAM, and the producer's item_slot says which item it is
-        const WorkItem item = persistent ? item_at(grid, item_slot[0]) : waves_item;
+        const int pos = persistent ? item_slot[0] : 0;
+        const WorkItem item = persistent ? item_at(grid, pos) : waves_item;
         bool more = false;  // another item follows this one: read once the item's last tile has landed (item_slot[1])
         auto learn_more = [&]() { more = persistent && item_slot[1] < items; };
-        const int head = item.head, row0 = item.i * kBr, tiles = tiles_in(item, row0), j0 = first_tile(item);
+        const int row0 = item.i * kBr;
+        // The item's key tiles j0 .. j_end - 1 (v15: a part's range), indexed absolutely below, and the ring position
+        // of tile j, kv_base + j (no value more than v14's live across the loop: consumers of 192 x 80, 192 x 128 and
+        // 128 x 176 are within a few registers of their share).
+        const int j0 = first_tile(item), j_end = j0 + tiles_in(item, row0), kv_base = kv - j0;
         const int wg_row0 = row0 + 64 * w;
         const int q_row = wg_row0 + warp * 16 + g;  // this thread's first row (second: + 8)
-        const int phases = tiles + 1;
-        auto hand_over = [&](int phase) {
+        // Hands the turn on after a turn of this item; after its last turn only where another item follows (or to a
+        // warpgroup that still has this item's last turn).
+        auto hand_over = [&](bool last_turn) {
             if constexpr (kWG > 1)
-                if (w + 1 < kWG || phase + 1 < phases || more) named_bar_arrive(1 + (w + 1) % kWG, 256);
+                if (w + 1 < kWG || !last_turn || more) named_bar_arrive(1 + (w + 1) % kWG, 256);
         };
 #pragma unroll
         for (int c = 0; c < kORegs; ++c) acc_o[c] = 0.0f;
@@ -824,7 +830,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         // more than kStaleMaxLog2 in log2 units (FlashAttention-4's conditional rescaling): Pij <= 2^8
         // then, held in fp16 and bf16 as any other value, and O / l is the same function whichever m both use.
         auto softmax = [&](int j) {
-            const int col0 = (j0 + j) * kBc;  // v15: a part's tiles start at key tile j0
+            const int col0 = j * kBc;
             if (col0 + kBc > N || (causal && col0 + kBc - 1 > wg_row0)) {  // keys past N, or after the query
 #pragma unroll
                 for (int n = 0; n < kBc / 8; ++n)
@@ -915,14 +921,17 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             else mbar_arrive(q_empty);                      // the producer may load the next item's Qi
         };
 
-        // v15: this part's partial Oi (not divided by l), m and l, registers -> HBM in fp32, in the thread's
-        // fragment order (register c of consumer thread lt at [c][lt], so a warp's stores are 128 contiguous
-        // bytes); then one count per warpgroup (after a fence and the warpgroup's barrier, as decode.cu's
-        // split_kv_fused counts its splits). The warpgroup whose count completes the item's parts merges:
-        //   M = max over parts of m_p,  Oi = sum_p Oi_p 2^((m_p - M) scale),  l = sum_p l_p 2^((m_p - M) scale)
-        // (scale in log2 units, the softmax's own: Pij = 2^(Sij scale - m scale)), and returns true to store Oi / l.
-        // Parts count in any order and nothing waits: whichever finishes last merges.
-        auto merge_split = [&](const WorkItem& it, int thread) {
+        // v15: the end of a part of a split item. Its partial Oi (not divided by l), m and l, registers -> HBM in fp32,
+        // in the thread's fragment order (register c of consumer thread lt at [c][lt], so a warp's stores are 128
+        // contiguous bytes); then one count per warpgroup (after a fence and the warpgroup's barrier, as decode.cu's
+        // split_kv_fused counts its splits). The warpgroup whose count completes the item's parts merges every part's
+        // record (its own included, read back) and stores Oi:
+        //   M = max over parts of m_p,  Oi = sum_p Oi_p 2^((m_p - M) scale) / sum_p l_p 2^((m_p - M) scale)
+        // (scale in log2 units, the softmax's own: Pij = 2^(Sij scale - m scale)). Nothing waits: whichever part
+        // finishes last merges. The merge runs four registers of Oi at a time from memory (the weights recomputed for
+        // each), in a loop that is not unrolled, so Oi's registers are dead once stored: merging in registers made the
+        // consumers of 192 x 80, 192 x 128 and 128 x 176 spill 8-40 bytes (ptxas), the unrolled loop 192 x 80's.
+        auto store_split_part = [&](const WorkItem& it, int thread) {
             constexpr int kRecord = (kORegs + 4) * 128;
             const int parts = grid.split_parts;
             const auto record = [&](int part) {
@@ -941,58 +950,65 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             unsigned* count = grid.split_count + static_cast<size_t>(it.split) * kWG + w;
             if (thread == 0) split_ticket[w] = atomicAdd(count, 1u);
             named_bar_sync(4 + w, 128);
-            if (split_ticket[w] + 1u != static_cast<unsigned>(parts)) return false;  // another part finishes the item
+            if (split_ticket[w] + 1u != static_cast<unsigned>(parts)) return;  // another part finishes the item
             __threadfence();  // every other part's partials, counted before ours, are read after the count
             if (thread == 0) *count = 0u;  // the item's count back to 0 for the next launch (nothing else touches it now)
-            float m_all[2] = {m_run[0], m_run[1]};
+            float m_all[2] = {-INFINITY, -INFINITY}, l_all[2] = {0.0f, 0.0f};
             for (int q = 0; q < parts; ++q)
-                if (q != it.part)
 #pragma unroll
-                    for (int half = 0; half < 2; ++half) m_all[half] = fmaxf(m_all[half], __ldcg(record(q) + (kORegs + half) * 128 + thread));
-            float weight[2];
+                for (int half = 0; half < 2; ++half) m_all[half] = fmaxf(m_all[half], __ldcg(record(q) + (kORegs + half) * 128 + thread));  // HBM (L2) -> registers: m
+            for (int q = 0; q < parts; ++q)
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                weight[half] = fast_exp2((m_run[half] - m_all[half]) * scale_log2);
-                l_run[half] *= weight[half];
-            }
+                for (int half = 0; half < 2; ++half)
+                    l_all[half] = fmaf(fast_exp2((__ldcg(record(q) + (kORegs + half) * 128 + thread) - m_all[half]) * scale_log2),
+                                       __ldcg(record(q) + (kORegs + 2 + half) * 128 + thread), l_all[half]);  // HBM (L2) -> registers: l
+            const float inv[2] = {quad_sum_reciprocal(l_all[0]), quad_sum_reciprocal(l_all[1])};  // every lane: the shuffles
+            T* out[2];
 #pragma unroll
-            for (int c = 0; c < kORegs; ++c) acc_o[c] *= weight[(c / 2) % 2];  // register c is row half (c / 2) % 2
-            for (int q = 0; q < parts; ++q) {
-                if (q == it.part) continue;
-                const float* other = record(q);
+            for (int half = 0; half < 2; ++half)
+                out[half] = O + (static_cast<size_t>(it.head) * static_cast<size_t>(N) + static_cast<size_t>(q_row + half * 8)) * D;
+#pragma unroll 1
+            for (int n = 0; n < D / 8; ++n) {  // not unrolled: no register of Oi is named here, and unrolled it spilled at 192 x 80
+                float o[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // registers n * 4 .. n * 4 + 3 of Oi: columns 8 n + 2 t, + 1 of both rows
+                for (int q = 0; q < parts; ++q) {
+                    const float* rec = record(q);
 #pragma unroll
-                for (int half = 0; half < 2; ++half) {
-                    weight[half] = fast_exp2((__ldcg(other + (kORegs + half) * 128 + thread) - m_all[half]) * scale_log2);  // HBM (L2) -> registers
-                    l_run[half] = fmaf(weight[half], __ldcg(other + (kORegs + 2 + half) * 128 + thread), l_run[half]);
+                    for (int half = 0; half < 2; ++half) {
+                        const float weight = fast_exp2((__ldcg(rec + (kORegs + half) * 128 + thread) - m_all[half]) * scale_log2);
+#pragma unroll
+                        for (int e = 0; e < 2; ++e)
+                            o[2 * half + e] = fmaf(weight, __ldcg(rec + (n * 4 + 2 * half + e) * 128 + thread), o[2 * half + e]);  // HBM (L2) -> registers: partial Oi
+                    }
                 }
 #pragma unroll
-                for (int c = 0; c < kORegs; ++c) acc_o[c] = fmaf(weight[(c / 2) % 2], __ldcg(other + c * 128 + thread), acc_o[c]);  // HBM (L2) -> registers: partial Oi
+                for (int half = 0; half < 2; ++half)
+                    if (q_row + half * 8 < N)
+                        *reinterpret_cast<uint32_t*>(out[half] + n * 8 + 2 * t) = pack2<T>(o[2 * half] * inv[half], o[2 * half + 1] * inv[half]);  // registers -> HBM: Oi
             }
-            return true;
         };
 
-        // Tile 0: Sij alone (nothing to accumulate yet).
+        // Tile j0 (0 but for a part of a split item): Sij alone (nothing to accumulate yet).
         mbar_wait(&full[kv % kStages], (kv / kStages) & 1);  // K0, V0 have landed in SRAM
-        if (tiles == 1) learn_more();
+        if (j0 + 1 == j_end) learn_more();
         my_turn();
         fence_regs(acc_s);
         wgmma_fence();
         issue_s(kv % kStages);
-        hand_over(0);
+        hand_over(false);
         wgmma_wait<0>();
         fence_regs(acc_s);
-        if (tiles == 1) last_s_done();
+        if (j0 + 1 == j_end) last_s_done();
         if constexpr (kSplitKV) release(&empty[kv % kStages]);  // v12: K0 is read no more
-        softmax(0);
+        softmax(j0);
         rescale_after_wait();  // v14: Oi is all zeros here; turn 1 applies tile 0's factor (0) before P0 V0
         pack_p();
         // Tile j: Sij of tile j and Pij Vj of tile j - 1 go to the tensor cores together; the softmax of
         // tile j runs while the products of tile j - 1 finish.
-        for (int j = 1; j < tiles; ++j) {
-            const int stage = (kv + j) % kStages, prev = (kv + j - 1) % kStages;
-            mbar_wait(&full[stage], ((kv + j) / kStages) & 1);  // Kj, Vj have landed in SRAM (v12: Kj)
-            wait_v(kv + j - 1);                                  // v12: Vj-1 has landed
-            if (j + 1 == tiles) learn_more();
+        for (int j = j0 + 1; j < j_end; ++j) {
+            const int stage = (kv_base + j) % kStages, prev = (kv_base + j - 1) % kStages;
+            mbar_wait(&full[stage], ((kv_base + j) / kStages) & 1);  // Kj, Vj have landed in SRAM (v12: Kj)
+            wait_v(kv_base + j - 1);                                  // v12: Vj-1 has landed
+            if (j + 1 == j_end) learn_more();
             my_turn();
             fence_regs(acc_s);
             fence_regs(acc_o);
@@ -1007,10 +1023,10 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 wgmma_fence();  // Oi's registers were written since the last fence: ordered before the wgmma that accumulates into them
             }
             issue_pv(prev);
-            hand_over(j);
+            hand_over(false);
             wgmma_wait<1>();  // Sij is done; Pij-1 Vj-1 may still run
             fence_regs(acc_s);
-            if (j + 1 == tiles) last_s_done();
+            if (j + 1 == j_end) last_s_done();
             if constexpr (kSplitKV) release(&empty[stage]);  // v12: Kj is read no more
             softmax(j);
             wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
@@ -1022,21 +1038,24 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         }
         // The last tile's Pij Vj.
         {
-            const int last = (kv + tiles - 1) % kStages;
-            wait_v(kv + tiles - 1);  // v12: the last Vj has landed
+            const int last = (kv_base + j_end - 1) % kStages;
+            wait_v(kv_base + j_end - 1);  // v12: the last Vj has landed
             my_turn();
             if constexpr (kV14) rescale_o();  // v14: the last tile's factor, in the turn (no Sij to hide it under)
             fence_regs(acc_o);
             wgmma_fence();
             issue_pv(last);
-            hand_over(tiles);
+            hand_over(true);
             wgmma_wait<0>();
             fence_regs(acc_o);
             keep_p_frag();
             release_slot(last);
         }
-        kv += tiles;
+        kv = kv_base + j_end;
 
+        // The item again from its position: its head and (v15) its split and part are not kept live across the loop.
+        const WorkItem done = persistent ? item_at(grid, pos) : waves_item;
+        const int head = done.head;
         if constexpr (kSkip) {
             // Skip epilogue: out = c_skip x + c_out Oi / l from the registers and the x tile in SRAM; O never stored.
             mbar_wait(&x_full[w], r & 1);  // the x tile has landed in SRAM, in Qi's place
@@ -1060,12 +1079,12 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             }
             mbar_arrive(q_empty);  // this thread has read its x tile: the producer may load the next item's Qi there
         } else {
-            // v15: a part of a split item stores its partial Oi (not divided by l), m and l; the last of the item's
-            // parts to finish merges the others' into its registers and stores Oi as a whole item does.
-            const bool whole = item.part < 0 || merge_split(item, lt);
+            // v15: a part of a split item stores its partial Oi, m and l; the last of the item's parts to finish merges
+            // them all and stores Oi (store_split_part).
+            if (done.part >= 0) store_split_part(done, lt);
             // store Oi = Oi / l (l summed over the quad that shares each row): registers -> HBM
 #pragma unroll
-            for (int half = 0; half < 2 && whole; ++half) {
+            for (int half = 0; half < 2 && done.part < 0; ++half) {
                 const float inv = quad_sum_reciprocal(l_run[half]);  // every lane: the shuffles
                 const int query = q_row + half * 8;
                 if (query >= N) continue;
