@@ -260,6 +260,9 @@ WgmmaSplitPlan flash_wgmma_split_plan(const AttentionParams& p, int64_t blocks, 
     if (p.causal) return cannot("causal items differ in length, and the causal order already ends on the shortest row blocks");
     if (blocks <= 0) return cannot("the waves grid (FUSIONLAB_FLASH_WGMMA_GRID=waves) has no last round to split");
     if (skip_epilogue) return cannot("skip's epilogue brings its x tile for a whole item");
+    if (!wgmma_split_built(p.Br, p.d))
+        return cannot("192 x " + std::to_string(p.Bc) + " at d = 128 is built without the split (three consumer warpgroups of 160 "
+                      "registers: the merge made ptxas spill in them)");
     const int64_t rounds = (plan.items + blocks - 1) / blocks;
     plan.tail = plan.items - (rounds - 1) * blocks;
     const double Tc = static_cast<double>(plan.key_tiles), item = Tc + kWgmmaItemFixedTiles;

@@ -53,6 +53,12 @@ inline constexpr double kWgmmaSplitMergeTiles = 1.0;
 // The least gain (share of the whole-item estimate) for which `auto` splits.
 inline constexpr double kWgmmaSplitMinGain = 0.03;
 
+// Tiles whose kernel has the split built: not three consumer warpgroups at d = 128 (192 x 64, 192 x 80), whose
+// consumers hold Oi's 64 registers beside Sij and Pij in 160: with the merge's loops in the kernel ptxas spilled
+// 8-40 bytes a thread there (none without them), and spills cost those tiles ~5 % everywhere (round 1 of the eighth
+// session, kernels/PERF.md). Their instances are compiled without it and the plan never splits them.
+constexpr bool wgmma_split_built(int Br, int64_t d) { return !(Br == 192 && d == 128); }
+
 // The plan for attention problem p on a persistent grid of `blocks` blocks (0: not persistent, the
 // waves grid), with or without skip's epilogue (which is never split: its x tile arrives for a whole item).
 WgmmaSplitPlan flash_wgmma_split_plan(const AttentionParams& p, int64_t blocks, bool skip_epilogue);

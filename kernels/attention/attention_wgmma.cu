@@ -195,7 +195,12 @@
 //       the count merges the other parts' partials into its registers (Flash-Decoding's merge, as decode.cu's
 //       split_kv_fused: the last to finish merges, nothing waits) and stores Oi. FUSIONLAB_FLASH_WGMMA_SPLIT=off
 //       never splits, =2..16 forces that many parts (refused with the reason where it cannot run: causal, the
-//       waves grid, skip's epilogue, fewer key tiles than parts).
+//       waves grid, skip's epilogue, fewer key tiles than parts, three consumer warpgroups at d = 128). The merge
+//       runs from memory, four registers of Oi at a time, so Oi's registers die once stored; even so its loops made
+//       ptxas spill 8-40 bytes a thread in the consumers of 192 x 64 and 192 x 80 at d = 128 (160 registers, Oi 64 of
+//       them), so those instances are built without it (wgmma_split_built). Round 1 of the eighth session (H200,
+//       kernels/PERF.md): split against whole items in one call, 1.25x at 16 heads N = 2048 (192 x 128, d = 64),
+//       1.04x at 4096, 1.13x at 8192, 1.03x at 16384, 1.07x at 64 heads N = 2048.
 //   Left for later: storing Oi (or out) through shared memory with TMA.
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
@@ -1081,7 +1086,11 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         } else {
             // v15: a part of a split item stores its partial Oi, m and l; the last of the item's parts to finish merges
             // them all and stores Oi (store_split_part).
-            if (done.part >= 0) store_split_part(done, lt);
+            if constexpr (wgmma_split_built(kBr, D)) {
+                if (done.part >= 0) store_split_part(done, lt);
+            } else {
+                (void)store_split_part;  // never split (attention_split.h): its loops made these consumers spill
+            }
             // store Oi = Oi / l (l summed over the quad that shares each row): registers -> HBM
 #pragma unroll
             for (int half = 0; half < 2 && done.part < 0; ++half) {
@@ -1223,7 +1232,11 @@ unsigned* item_counter(cudaStream_t stream) {
 // v15: the split items' counts and partials (WgmmaGrid::split_count, split_partial), one buffer per (device,
 // stream) as the item counters: launches on one stream run in order, and each leaves every count at 0 (the
 // merging part resets its item's). Grown when a launch needs more (cudaFree of the old one waits for the
-// device) and zeroed when allocated; kept until the process ends, as the module's counters are.
+// device) and zeroed when allocated (the counts' region with it); kept until the process ends, as the module's
+// counters are.
+// The counts' region at the buffer's start: split items are the last round's, at most one per block of the
+// persistent grid, so kWG counts each (at most 3) fit 4096 slots up to 1365 blocks.
+constexpr int64_t kSplitCountSlots = 4096;
 void* split_workspace(cudaStream_t stream, size_t bytes) {
     struct Buffer {
         void* base = nullptr;
@@ -1318,12 +1331,18 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
         g.positions = static_cast<int>(split.positions());
         g.split_first = static_cast<int>(split.first_split);
         g.split_parts = split.parts;
-        const size_t counts = static_cast<size_t>(split.split_items()) * kWG * sizeof(unsigned);
-        const size_t counts_aligned = (counts + 255) / 256 * 256;
+        // The counts have a region of their own at the buffer's start, the same for every launch: every launch leaves
+        // its counts at 0 there, and the partials (whatever a launch left) never overlap a later launch's counts.
+        // (Round 1 of the eighth session placed the partials right after this launch's counts: a later launch with
+        // more split items then counted from an earlier one's partial Oi, and its items were never or wrongly merged.)
+        if (split.split_items() * kWG > kSplitCountSlots)
+            throw std::invalid_argument("flash_wgmma: " + std::to_string(split.split_items()) + " split items x " + std::to_string(kWG) +
+                                        " warpgroups are more counts than the " + std::to_string(kSplitCountSlots) + " kept for them");
+        const size_t counts = kSplitCountSlots * sizeof(unsigned);
         const size_t partial = static_cast<size_t>(split.split_items()) * split.parts * kWG * (D / 2 + 4) * 128 * sizeof(float);
-        unsigned char* ws = static_cast<unsigned char*>(split_workspace(stream, counts_aligned + partial));
+        unsigned char* ws = static_cast<unsigned char*>(split_workspace(stream, counts + partial));
         g.split_count = reinterpret_cast<unsigned*>(ws);
-        g.split_partial = reinterpret_cast<float*>(ws + counts_aligned);
+        g.split_partial = reinterpret_cast<float*>(ws + counts);
     }
     if (persistent) {
         // One block per SM slot (as many as fit at once), each walking row blocks (the tile scheduler).
