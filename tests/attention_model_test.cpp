@@ -1,7 +1,6 @@
 // The attention model's byte and FLOP totals (summed from the tile schedule) against closed forms,
 // parameter checks, and the shared-memory refusal message.
 #include "kernels/attention/attention.h"
-#include "kernels/attention/attention_split.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
 #include "tests/scoped_env.h"
@@ -411,22 +410,17 @@ TEST_CASE("flash_wgmma's ptxas table covers every built tile and its spills stay
                             } else {
                                 CHECK(row->registers <= 255);
                             }
-                            if (regs == producer && !skip && !v6 && v14 == default_v14) {
-                                // Since v13 no default instance without the epilogue spills (v15's merge is left out of the
-                                // three-warpgroup d = 128 tiles, whose consumers spilled with it: attention_split.h).
+                            if (regs == producer && !skip) {
+                                // Since v13 no instance without the epilogue spills.
                                 CHECK(row->spill_store_bytes == 0);
                                 CHECK(row->spill_load_bytes == 0);
                             } else if (!skip) {
-                                // The comparison builds (v6's softmax, the other order, v12's split): v12's producer at 24
-                                // registers 8-32 bytes of spill stores before v15, up to 100 with it (v15's item decode
-                                // and merge), v6's 0-16. Comparison builds only: the defaults above spill nothing.
-                                CHECK(row->spill_store_bytes <= 128);
-                                CHECK(row->spill_load_bytes <= 160);
+                                // v12's split, kept for the comparison: the producer's 8-32 bytes.
+                                CHECK(row->spill_store_bytes <= 32);
+                                CHECK(row->spill_load_bytes <= 32);
                             } else {
-                                // skip's epilogue (its own x tile and coefficients): 192 x 80 at 208 / 240 since v15 (176 /
-                                // 188 before).
-                                CHECK(row->spill_store_bytes <= 208);
-                                CHECK(row->spill_load_bytes <= 240);
+                                CHECK(row->spill_store_bytes <= 176);
+                                CHECK(row->spill_load_bytes <= 200);
                             }
                         }
                     }
@@ -446,62 +440,6 @@ TEST_CASE("flash_wgmma's grid: persistent - or v4's waves when set - and the mod
     CHECK_FALSE(persistent_blocks(192, 128, 64));
 }
 
-// v15 (attention_split.h): on the persistent grid the last round's non-causal items are cut into key ranges where that
-// shortens the launch's estimate by 3 % or more. 16 heads, d = 64, 192 x 128 on 132 blocks: N = 4096 is 352 items,
-// 88 in the last round, cut in 3 (264 parts, two part rounds of 11 of the 32 key tiles); N = 8192 688 items, 28 in the
-// last round, cut in 4 (112 parts, one round of 16 of 64 tiles); N = 16384 1376 items, 56 last, cut in 7 (392 parts,
-// three rounds of 19 of 128 tiles: 1353 key-tile times, against 1356 cut in 2 and 1419 whole).
-TEST_CASE("flash_wgmma's split plan cuts the last round's items by keys where the tail leaves SMs idle", "[attention][schedule]") {
-    const auto plan = [](int64_t N, bool causal = false, int64_t blocks = 132, bool skip = false, int64_t heads = 16) {
-        return flash_wgmma_split_plan(make(heads, N, 64, DType::f16, causal, 192, 128), blocks, skip);
-    };
-    const WgmmaSplitPlan n4k = plan(4096);
-    CHECK(n4k.items == 352);
-    CHECK(n4k.tail == 88);
-    CHECK(n4k.parts == 3);
-    CHECK(n4k.first_split == 264);
-    CHECK(n4k.positions() == 264 + 88 * 3);
-    CHECK(n4k.split_tiles < n4k.whole_tiles);
-    CHECK(n4k.refused.empty());
-    CHECK_THAT(n4k.why, Catch::Contains("cut into 3 key ranges"));
-    const WgmmaSplitPlan n8k = plan(8192);
-    CHECK(n8k.tail == 28);
-    CHECK(n8k.parts == 4);
-    CHECK(plan(16384).parts == 7);
-    // Nothing to gain: a last round that is full (33 heads of 4 row blocks = 132 items), or causal, the waves grid, skip.
-    CHECK(flash_wgmma_split_plan(make(33, 768, 64, DType::f16, false, 192, 128), 132, false).parts == 1);
-    CHECK(plan(4096, true).parts == 1);
-    CHECK(plan(4096, false, 0).parts == 1);
-    CHECK(plan(4096, false, 132, true).parts == 1);
-    for (const WgmmaSplitPlan& none : {plan(4096, true), plan(4096, false, 0), plan(4096, false, 132, true)}) {
-        CHECK(none.first_split == none.items);
-        CHECK(none.positions() == none.items);
-        CHECK(none.refused.empty());
-    }
-    {
-        ScopedEnv off("FUSIONLAB_FLASH_WGMMA_SPLIT", "off");
-        CHECK(plan(4096).parts == 1);
-        CHECK(plan(4096).refused.empty());
-    }
-    ScopedEnv forced("FUSIONLAB_FLASH_WGMMA_SPLIT", "5");
-    const WgmmaSplitPlan five = plan(4096);
-    CHECK(five.parts == 5);
-    CHECK(five.forced);
-    CHECK(five.positions() == 264 + 88 * 5);
-    // A forced split where it cannot run is refused with the reason.
-    CHECK_THAT(plan(4096, true).refused, Catch::Contains("FUSIONLAB_FLASH_WGMMA_SPLIT=5 cannot run here: causal"));
-    CHECK_THAT(plan(4096, false, 0).refused, Catch::Contains("waves"));
-    CHECK_THAT(plan(4096, false, 132, true).refused, Catch::Contains("skip's epilogue"));
-    CHECK_THAT(plan(400).refused, Catch::Contains("4 key tiles of 128 (N = 400) cannot make 5 parts"));
-    // Three consumer warpgroups at d = 128 are built without the split (their consumers spilled with its merge).
-    const AttentionParams d128 = make(16, 8192, 128, DType::f16, false, 192, 80);
-    CHECK_THAT(flash_wgmma_split_plan(d128, 132, false).refused, Catch::Contains("192 x 80 at d = 128 is built without the split"));
-    ScopedEnv auto_split("FUSIONLAB_FLASH_WGMMA_SPLIT", "auto");
-    CHECK(flash_wgmma_split_plan(d128, 132, false).parts == 1);
-    CHECK(flash_wgmma_split_plan(d128, 132, false).refused.empty());
-    CHECK(flash_wgmma_split_plan(make(16, 8192, 128, DType::f16, false, 128, 128), 132, false).refused.empty());
-}
-
 // Every FUSIONLAB_FLASH_WGMMA_* switch refuses a value it does not take (a typo used to run the default without a
 // word), naming the values it takes; validate() refuses flash_wgmma with it, and the values it takes pass.
 TEST_CASE("flash_wgmma's switches refuse an unknown value with the values they take", "[attention]") {
@@ -511,15 +449,13 @@ TEST_CASE("flash_wgmma's switches refuse an unknown value with the values they t
         {"FUSIONLAB_FLASH_WGMMA_GRID", "wave"},           {"FUSIONLAB_FLASH_WGMMA_SOFTMAX", "V6"},
         {"FUSIONLAB_FLASH_WGMMA_RELEASE", "threads"},     {"FUSIONLAB_FLASH_WGMMA_CLAIM", "ahed"},
         {"FUSIONLAB_FLASH_WGMMA_SECTIONS", "last"},       {"FUSIONLAB_FLASH_WGMMA_RESCALE", "inturn"},
-        {"FUSIONLAB_FLASH_WGMMA_REGS", "12"},             {"FUSIONLAB_FLASH_WGMMA_STALE_MAX", ""},
-        {"FUSIONLAB_FLASH_WGMMA_SPLIT", "on"},            {"FUSIONLAB_FLASH_WGMMA_SPLIT", "17"},
-        {"FUSIONLAB_FLASH_WGMMA_SPLIT", "1"},             {"FUSIONLAB_FLASH_WGMMA_SPLIT", "3x"}};
+        {"FUSIONLAB_FLASH_WGMMA_REGS", "12"},             {"FUSIONLAB_FLASH_WGMMA_STALE_MAX", ""}};
     for (const auto& [name, value] : typos) {
         ScopedEnv typo(name, value);
         INFO(name << "='" << value << "'");
         const std::string why = validate(Variant::flash_wgmma, p);
         CHECK_THAT(why, Catch::Contains(std::string(name) + "='" + value + "' is not a value it takes"));
-        CHECK_THAT(why, Catch::Contains("(the default"));
+        CHECK_THAT(why, Catch::Contains("(the default)"));
         CHECK(validate(Variant::flash_tc, p).empty());  // flash_wgmma's switches are flash_wgmma's alone
     }
     {
@@ -534,8 +470,7 @@ TEST_CASE("flash_wgmma's switches refuse an unknown value with the values they t
         {"FUSIONLAB_FLASH_WGMMA_GRID", "persistent"}, {"FUSIONLAB_FLASH_WGMMA_GRID", "waves"},
         {"FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v5"},      {"FUSIONLAB_FLASH_WGMMA_RESCALE", "auto"},
         {"FUSIONLAB_FLASH_WGMMA_REGS", "v13"},        {"FUSIONLAB_FLASH_WGMMA_STALE_MAX", "8"},
-        {"FUSIONLAB_FLASH_WGMMA_SPLIT", "auto"},      {"FUSIONLAB_FLASH_WGMMA_SPLIT", "off"},
-        {"FUSIONLAB_FLASH_WGMMA_SPLIT", "2"},         {"FUSIONLAB_FLASH_WGMMA_SPLIT", "16"}};
+        {"FUSIONLAB_FLASH_WGMMA_RELEASE", "warp"},    {"FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_first"}};
     for (const auto& [name, value] : taken) {
         ScopedEnv ok(name, value);
         INFO(name << "='" << value << "'");

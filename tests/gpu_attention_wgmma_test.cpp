@@ -5,7 +5,6 @@
 // without sm_90a code, the variant must be refused with the reason, nothing runs, and the cases that
 // need it are skipped with that reason.
 #include "kernels/attention/attention.h"
-#include "kernels/attention/attention_split.h"
 #include "tests/gpu_attention_check.h"
 #include "tests/gpu_backend_fixture.h"
 #include "tests/scoped_env.h"
@@ -336,101 +335,24 @@ TEST_CASE("flash_wgmma small rescale orders: every tile once, for the sanitizers
     }
 }
 
-// v15, the last round's items split by keys (attention_wgmma.cu; attention_split.h plans it): forced to 2, 3 and 5
-// parts (FUSIONLAB_FLASH_WGMMA_SPLIT) at every tile built with it (refused at the others: three consumer warpgroups at
-// d = 128), d 64 and 128, fp16 and bf16, ragged N (1000: the last key tile
-// ragged at every Bc, so the last part masks keys past N). 3 heads: every item is in the last round, so every item
-// is split and merged; 40 heads: several items a block, the whole ones first and the last round's split (Oi, m, l
-// merged across parts that ran on different blocks), with the merged and the whole items' rows both checked. The
-// tests run in one process, so later launches reuse the buffer earlier ones left partials in (round 1 of the eighth
-// session caught its counts overlapping them there).
-TEST_CASE("flash_wgmma split of the last round's items (FUSIONLAB_FLASH_WGMMA_SPLIT) matches the reference", "[gpu][attention][wgmma]") {
+// Every FUSIONLAB_FLASH_WGMMA_* comparison switch refuses a value it does not take, naming the values it takes (a
+// typo used to run the default without a word): the job is refused with that reason and nothing runs.
+TEST_CASE("flash_wgmma switches: an unknown value is refused with the values it takes", "[gpu][attention][wgmma]") {
     if (!wgmma_runs()) return;
-    uint64_t seed = 9300;
-    for (const char* parts : {"2", "3", "5"}) {
-        ScopedEnv split("FUSIONLAB_FLASH_WGMMA_SPLIT", parts);
-        INFO("FUSIONLAB_FLASH_WGMMA_SPLIT=" << parts);
-        for (int64_t d : {64, 128})
-            for (int Br : kWgmmaRowTiles)
-                for (int Bc : kWgmmaColTiles)
-                    if (wgmma_tile_built(Br, Bc, d) && wgmma_split_built(Br, d)) {
-                        const DType t = (seed % 2) != 0 ? DType::bf16 : DType::f16;
-                        check_on_gpu(make(3, 1000, d, t, false, Br, Bc, seed++), "flash_wgmma");
-                        check_on_gpu(make(40, 1000, d, t, false, Br, Bc, seed++), "flash_wgmma");
-                    } else if (wgmma_tile_built(Br, Bc, d)) {
-                        // 192 x 64 and 192 x 80 at d = 128 are built without the split (attention_split.h): refused.
-                        const kernels::Measurement m = fl_test::run_gpu_job(make(3, 1000, d, DType::f16, false, Br, Bc, seed++), "flash_wgmma");
-                        CHECK_FALSE(m.ok);
-                        CHECK_THAT(m.error, Catch::Contains("is built without the split"));
-                    }
-    }
-}
-
-// The default (`auto`) splits where the plan says so on this device, and `off` never: both right at a shape the plan
-// splits on a 132-SM card (16 heads of N = 4096 at d = 64, 192 x 128: 352 items, 88 in the last round, cut in 3),
-// beside a ragged one (4097).
-TEST_CASE("flash_wgmma split: the default plan and FUSIONLAB_FLASH_WGMMA_SPLIT=off match the reference", "[gpu][attention][wgmma]") {
-    if (!wgmma_runs()) return;
-    const kernels::DeviceInfo& dev = fl_test::gpu_device();
-    uint64_t seed = 9350;
-    for (int64_t N : {4096, 4097}) {
-        const kernels::Params p = make(16, N, 64, DType::f16, false, 192, 128, seed++);
-        const WgmmaSplitPlan plan = flash_wgmma_split_plan(to_attention(p), dev.sm_count, false);
-        INFO(plan.why);
-        if (dev.sm_count == 132) CHECK(plan.parts == 3);
-        check_on_gpu(p, "flash_wgmma");
-        ScopedEnv off("FUSIONLAB_FLASH_WGMMA_SPLIT", "off");
-        check_on_gpu(make(16, N, 64, DType::bf16, false, 192, 128, seed++), "flash_wgmma");
-    }
-    check_on_gpu(make(16, 4097, 128, DType::f16, false, 128, 176, seed++), "flash_wgmma");
-}
-
-// A forced split that cannot run is refused with the reason, and nothing runs; so is a value the switch does not
-// take, and any flash_wgmma switch's unknown value (a typo used to run the default without a word).
-TEST_CASE("flash_wgmma split and switches: refused with the reason where they cannot run", "[gpu][attention][wgmma]") {
-    if (!wgmma_runs()) return;
-    const auto refused = [](const kernels::Params& p) {
+    for (const auto& [name, value] : {std::pair<const char*, const char*>{"FUSIONLAB_FLASH_WGMMA_GRID", "wave"},
+                                      {"FUSIONLAB_FLASH_WGMMA_RESCALE", "in-turn"},
+                                      {"FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v7"}}) {
+        ScopedEnv typo(name, value);
+        const kernels::Params p = make(2, 1000, 64, DType::f16, false, 128, 128, 1);
+        const std::string why = gpu_refusal(p, "flash_wgmma");
+        CHECK_THAT(why, Catch::Contains(std::string(name) + "='" + value + "' is not a value it takes"));
         const kernels::Measurement m = fl_test::run_gpu_job(p, "flash_wgmma");
         CHECK_FALSE(m.ok);
-        return m.error;
-    };
-    {
-        ScopedEnv split("FUSIONLAB_FLASH_WGMMA_SPLIT", "3");
-        CHECK_THAT(refused(make(2, 1000, 64, DType::f16, true, 128, 128, 1)), Catch::Contains("FUSIONLAB_FLASH_WGMMA_SPLIT=3 cannot run here: causal"));
-        CHECK_THAT(refused(make(2, 129, 64, DType::f16, false, 128, 128, 1)), Catch::Contains("cannot make 3 parts"));
-        ScopedEnv waves("FUSIONLAB_FLASH_WGMMA_GRID", "waves");
-        CHECK_THAT(refused(make(2, 1000, 64, DType::f16, false, 128, 128, 1)), Catch::Contains("waves grid"));
+        CHECK(m.refused);
+        CHECK(m.error == why);
     }
-    for (const auto& [name, value] : {std::pair<const char*, const char*>{"FUSIONLAB_FLASH_WGMMA_SPLIT", "on"},
-                                      {"FUSIONLAB_FLASH_WGMMA_GRID", "wave"},
-                                      {"FUSIONLAB_FLASH_WGMMA_RESCALE", "in-turn"}}) {
-        ScopedEnv typo(name, value);
-        const std::string why = gpu_refusal(make(2, 1000, 64, DType::f16, false, 128, 128, 1), "flash_wgmma");
-        CHECK_THAT(why, Catch::Contains(std::string(name) + "='" + value + "' is not a value it takes"));
-        CHECK(refused(make(2, 1000, 64, DType::f16, false, 128, 128, 1)) == why);
-    }
-}
-
-// The split under the sanitizers: two parts at every tile once (N = 300: a ragged last key tile at every Bc, at
-// least two key tiles), every item split (2 heads); small enough for racecheck.
-TEST_CASE("flash_wgmma small split: every tile once, for the sanitizers", "[gpu][attention][wgmma]") {
-    if (!wgmma_runs()) return;
-    ScopedEnv split("FUSIONLAB_FLASH_WGMMA_SPLIT", "2");
-    uint64_t seed = 9380;
-    for (int64_t d : {64, 128})
-        for (int Br : kWgmmaRowTiles)
-            for (int Bc : kWgmmaColTiles)
-                if (wgmma_tile_built(Br, Bc, d) && wgmma_split_built(Br, d))
-                    check_on_gpu(make(2, 300, d, d == 64 ? DType::f16 : DType::bf16, false, Br, Bc, seed++), "flash_wgmma");
-}
-
-// The same with several items a block (300 heads): whole items first, the last round's split into 3 parts that run
-// on different blocks and merge through the counts; for memcheck and synccheck.
-TEST_CASE("flash_wgmma small split persistent: several items a block, for the sanitizers", "[gpu][attention][wgmma]") {
-    if (!wgmma_runs()) return;
-    ScopedEnv split("FUSIONLAB_FLASH_WGMMA_SPLIT", "3");
-    uint64_t seed = 9390;
-    check_on_gpu(make(300, 300, 64, DType::f16, false, 192, 128, seed++), "flash_wgmma");
-    check_on_gpu(make(300, 400, 128, DType::bf16, false, 128, 176, seed++), "flash_wgmma");
-    check_on_gpu(make(300, 300, 128, DType::f16, false, 64, 64, seed++), "flash_wgmma");
+    // The values each takes, the defaults' names included, still run and match the reference.
+    ScopedEnv grid("FUSIONLAB_FLASH_WGMMA_GRID", "persistent");
+    ScopedEnv rescale("FUSIONLAB_FLASH_WGMMA_RESCALE", "auto");
+    check_on_gpu(make(3, 1000, 64, DType::f16, false, 128, 128, 9999), "flash_wgmma");
 }

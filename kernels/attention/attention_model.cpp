@@ -25,7 +25,7 @@
 // [SECTION] Schedule
 // [SECTION] Totals
 #include "kernels/attention/attention.h"
-#include "kernels/attention/attention_split.h"
+#include "kernels/attention/attention_switches.h"
 #include "kernels/core/env.h"
 
 #include <algorithm>
@@ -202,18 +202,6 @@ const std::vector<WgmmaSwitch>& wgmma_switches() {
     };
     return switches;
 }
-// FUSIONLAB_FLASH_WGMMA_SPLIT: "auto", "off" or a part count; parts = 0 for auto, 1 for off. False: not a value it takes.
-bool split_switch(int& parts) {
-    parts = 0;
-    const char* v = std::getenv("FUSIONLAB_FLASH_WGMMA_SPLIT");
-    if (v == nullptr || std::string(v) == "auto") return true;
-    if (std::string(v) == "off") return parts = 1, true;
-    int n = 0;
-    char extra = 0;
-    if (std::sscanf(v, "%d%c", &n, &extra) != 1 || n < 2 || n > kWgmmaMaxSplitParts) return false;
-    parts = n;
-    return true;
-}
 }  // namespace
 
 std::string flash_wgmma_switch_problem() {
@@ -227,83 +215,7 @@ std::string flash_wgmma_switch_problem() {
             list += std::string(i == 0 ? "" : (i + 1 == sw.values.size() ? " or " : ", ")) + sw.values[i] + (i == 0 ? " (the default)" : "");
         return std::string(sw.name) + "='" + v + "' is not a value it takes: " + list + " (" + sw.what + "); unset it for the default";
     }
-    int parts = 0;
-    if (!split_switch(parts))
-        return std::string("FUSIONLAB_FLASH_WGMMA_SPLIT='") + std::getenv("FUSIONLAB_FLASH_WGMMA_SPLIT") +
-               "' is not a value it takes: auto (the default: the last round's items split by keys where the schedule says it "
-               "helps), off, or a part count 2-" + std::to_string(kWgmmaMaxSplitParts) +
-               " (the last round's items each cut into that many key ranges); unset it for the default";
     return "";
-}
-
-WgmmaSplitPlan flash_wgmma_split_plan(const AttentionParams& p, int64_t blocks, bool skip_epilogue) {
-    WgmmaSplitPlan plan;
-    const int64_t Br = std::max(1, p.Br), Bc = std::max(1, p.Bc);
-    plan.items = (p.N + Br - 1) / Br * p.batch_heads;
-    plan.key_tiles = (p.N + Bc - 1) / Bc;
-    plan.blocks = blocks;
-    plan.first_split = plan.items;
-    int asked = 0;
-    if (!split_switch(asked)) {
-        plan.refused = flash_wgmma_switch_problem();
-        return plan;
-    }
-    plan.forced = asked >= 2;
-    const auto cannot = [&](const std::string& reason) {
-        if (plan.forced)
-            plan.refused = "FUSIONLAB_FLASH_WGMMA_SPLIT=" + std::to_string(asked) + " cannot run here: " + reason +
-                           " (auto or off run it)";
-        plan.why = "no split: " + reason;
-        return plan;
-    };
-    if (asked == 1) return plan.why = "no split: FUSIONLAB_FLASH_WGMMA_SPLIT=off", plan;
-    if (p.causal) return cannot("causal items differ in length, and the causal order already ends on the shortest row blocks");
-    if (blocks <= 0) return cannot("the waves grid (FUSIONLAB_FLASH_WGMMA_GRID=waves) has no last round to split");
-    if (skip_epilogue) return cannot("skip's epilogue brings its x tile for a whole item");
-    if (!wgmma_split_built(p.Br, p.d))
-        return cannot("192 x " + std::to_string(p.Bc) + " at d = 128 is built without the split (three consumer warpgroups of 160 "
-                      "registers: the merge made ptxas spill in them)");
-    const int64_t rounds = (plan.items + blocks - 1) / blocks;
-    plan.tail = plan.items - (rounds - 1) * blocks;
-    const double Tc = static_cast<double>(plan.key_tiles), item = Tc + kWgmmaItemFixedTiles;
-    plan.whole_tiles = static_cast<double>(rounds) * item;
-    // The tail's items cut into s parts of ceil(Tc / s) tiles: the part rounds they take on the blocks, after the whole rounds.
-    const auto with_parts = [&](int64_t s) {
-        const int64_t part_rounds = (plan.tail * s + blocks - 1) / blocks;
-        const double part = static_cast<double>((plan.key_tiles + s - 1) / s) + kWgmmaItemFixedTiles + kWgmmaSplitMergeTiles;
-        return static_cast<double>(rounds - 1) * item + static_cast<double>(part_rounds) * part;
-    };
-    int64_t best = 1;
-    double best_tiles = plan.whole_tiles;
-    const int64_t most = std::min<int64_t>(kWgmmaMaxSplitParts, plan.key_tiles);
-    if (plan.forced) {
-        if (asked > plan.key_tiles)
-            return cannot(std::to_string(plan.key_tiles) + " key tile" + (plan.key_tiles == 1 ? "" : "s") + " of " +
-                          std::to_string(Bc) + " (N = " + std::to_string(p.N) + ") cannot make " + std::to_string(asked) +
-                          " parts of at least one tile");
-        best = asked;
-        best_tiles = with_parts(asked);
-    } else {
-        for (int64_t s = 2; s <= most; ++s)
-            if (const double t = with_parts(s); t < best_tiles) best = s, best_tiles = t;
-        if (best_tiles > plan.whole_tiles * (1.0 - kWgmmaSplitMinGain)) best = 1, best_tiles = plan.whole_tiles;
-    }
-    plan.split_tiles = best_tiles;
-    char line[320];
-    std::snprintf(line, sizeof line, "%lld items on %lld blocks: %lld whole rounds and %lld items in the last; %s",
-                  static_cast<long long>(plan.items), static_cast<long long>(blocks), static_cast<long long>(rounds - 1),
-                  static_cast<long long>(plan.tail),
-                  best > 1 ? "" : "no split (it would save less than 3 %)");
-    plan.why = line;
-    if (best > 1) {
-        plan.parts = static_cast<int>(best);
-        plan.first_split = plan.items - plan.tail;
-        std::snprintf(line, sizeof line, "those cut into %lld key ranges (%s): %.0f key-tile times against %.0f whole",
-                      static_cast<long long>(best), plan.forced ? "FUSIONLAB_FLASH_WGMMA_SPLIT" : "auto", best_tiles,
-                      plan.whole_tiles);
-        plan.why += line;
-    }
-    return plan;
 }
 
 int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes) {

@@ -184,31 +184,23 @@
 //       the default, cuDNN in the same call): the 64-row tiles 2.0-2.4 % faster than round 1's v13 order; the best
 //       d = 128 tile >= 1.10x cuDNN at 5 of 21 busy shapes (causal, and N = 16384 with 16 heads), non-causal still
 //       0.96-1.06x (kernels/PERF.md, "Round 2 measured").
-//   v15 The last round's items split by keys (non-causal, persistent grid; kernels/attention/attention_split.h
-//       plans it). On the persistent grid every non-causal item costs the same, so `items` on G blocks take
-//       ceil(items / G) item times: at d = 64, 16 heads, 192 x 128 on 132 SMs N = 4096 is 352 items (2.67 rounds
-//       in 3) and N = 8192 688 (5.21 in 6), 11-13 % of the launch on idle SMs (kernels/PERF.md). Now the tail
-//       items are each cut into `parts` ranges of key tiles (parts chosen per shape from the item count, none
-//       where the tail is small), which the blocks claim after the whole items as any other position. A part
-//       runs the same turns over its range; at its end each consumer warpgroup stores its partial Oi (not
-//       divided by l), m and l in fp32 and counts itself on the item's counter; the warpgroup that completes
-//       the count merges the other parts' partials into its registers (Flash-Decoding's merge, as decode.cu's
-//       split_kv_fused: the last to finish merges, nothing waits) and stores Oi. FUSIONLAB_FLASH_WGMMA_SPLIT=off
-//       never splits, =2..16 forces that many parts (refused with the reason where it cannot run: causal, the
-//       waves grid, skip's epilogue, fewer key tiles than parts, three consumer warpgroups at d = 128). The merge
-//       runs from memory, four registers of Oi at a time, so Oi's registers die once stored; even so its loops made
-//       ptxas spill 8-40 bytes a thread in the consumers of 192 x 64 and 192 x 80 at d = 128 (160 registers, Oi 64 of
-//       them), so those instances are built without it (wgmma_split_built). Round 1 of the eighth session (H200,
-//       kernels/PERF.md): split against whole items in one call, 1.25x at 16 heads N = 2048 (192 x 128, d = 64),
-//       1.04x at 4096, 1.13x at 8192, 1.03x at 16384, 1.07x at 64 heads N = 2048.
-//   Left for later: storing Oi (or out) through shared memory with TMA.
+//   v15 (dropped) The last round's non-causal items split by keys (written and measured in the eighth session, the
+//       code in commit 61d1de9): the tail items (items - (rounds - 1) x blocks) cut into ranges of key tiles that the
+//       idle blocks claim, each part storing its partial Oi, m and l in fp32 and the last part to finish merging them
+//       (Flash-Decoding's merge, as decode.cu's split_kv_fused). Against whole items in the same binary it was
+//       1.12-1.25x at 16 heads of N = 2048 and 8192 (d = 64, 192 x 128), 1.02-1.07x at N = 16384 and 64 heads of
+//       N = 2048, 0.97-1.04x at N = 4096 (H200, two rounds, kernels/PERF.md "Eighth session"). But the build with it
+//       ran its whole items 3-7 % slower against cuDNN in the same call than this code does (128 x 128 and
+//       192 x 128 at d = 64, where ptxas reported no spills; at 192 x 64 / 192 x 80, d = 128, the merge's loops made
+//       the 160-register consumers spill 8-40 bytes), so net it lost at most shapes, and it is not kept.
+//   Left for later: storing Oi (or out) through shared memory with TMA; the last round's tail (v15's split, with
+//       its merge in a kernel of its own, or the next item's first Sij issued in the current one's last turn).
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_device.cuh"
 #include "kernels/attention/attention_epilogue.cuh"
-#include "kernels/attention/attention_split.h"
 #include "kernels/attention/attention_wgmma.cuh"
 #include "kernels/core/env.h"
 #include "kernels/cuda/gpu_check.cuh"
@@ -502,26 +494,13 @@ struct WgmmaGrid {
     unsigned* counter;  // persistent: [0] items claimed beyond the first G, [1] blocks done; nullptr: waves (v4)
     int release_per_warp;  // v7: one arrival per consumer warp on a slot's empty barrier (0: every consumer thread, v6)
     int claim_late;        // v8: the next item is claimed as the current one's last tile is issued (0: one item ahead, v5)
-    // v15, the last round's items split by keys (non-causal, persistent; kernels/attention/attention_split.h):
-    int positions;    // what the blocks claim: split_first whole items, then split_parts parts of each later item
-    int split_first;  // the first split item (positions == Tr x heads and split_parts == 1: none)
-    int split_parts;  // key ranges a split item is cut into
-    int Tc;           // key tiles of a whole item, ceil(N / Bc)
-    float* split_partial;   // [split item][part][warpgroup] records of (d / 2 + 4) x 128 floats: Oi, m, l per thread
-    unsigned* split_count;  // [split item][warpgroup] parts whose partials are stored (the last one merges and resets it)
 };
 struct WorkItem {
     int head, i;
-    int split, part;  // v15: split item number and its part (part -1: the whole item)
 };
 // The item at position pos of the order above.
 __device__ __forceinline__ WorkItem item_at(const WgmmaGrid& s, int pos) {
-    if (!s.causal) {
-        if (pos < s.split_first) return {pos / s.Tr, pos % s.Tr, 0, -1};
-        // v15: the parts of one split item are neighbours in the order (they read the same head's K and V).
-        const int q = pos - s.split_first, split = q / s.split_parts, item = s.split_first + split;
-        return {item / s.Tr, item % s.Tr, split, q - split * s.split_parts};
-    }
+    if (!s.causal) return {pos / s.Tr, pos % s.Tr};
     int first_head = 0, hs = s.first_section_heads, k = pos;  // v9: the ragged section first
     const int first_items = s.first_section_heads * s.Tr;
     if (pos >= first_items) {
@@ -532,7 +511,7 @@ __device__ __forceinline__ WorkItem item_at(const WgmmaGrid& s, int pos) {
         hs = min(s.section_heads, s.heads - first_head);  // v5's order: the last section may hold fewer heads
     }
     const int level = k / hs;  // 0: the longest row blocks
-    return {first_head + (k - level * hs), s.Tr - 1 - level, 0, -1};
+    return {first_head + (k - level * hs), s.Tr - 1 - level};
 }
 // The producer's next item position (>= Tr x heads: none left).
 __device__ __forceinline__ int claim_item(const WgmmaGrid& s) {
@@ -631,17 +610,11 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         const int kv_end = causal ? min(N, row0 + kBr) : N;
         return (kv_end + kBc - 1) / kBc;
     };
-    // v15: the first key tile of an item's range, and how many it takes (a whole item: 0 and tiles_of).
-    auto first_tile = [&](const WorkItem& it) { return it.part < 0 ? 0 : it.part * grid.Tc / grid.split_parts; };
-    auto tiles_in = [&](const WorkItem& it, int row0) {
-        return it.part < 0 ? tiles_of(row0) : (it.part + 1) * grid.Tc / grid.split_parts - first_tile(it);
-    };
-    const int items = grid.positions;  // positions claimed (v15: the split items' parts each count)
+    const int items = grid.Tr * grid.heads;
     const bool persistent = grid.counter != nullptr;
     // v4: this block's one item (causal: the longest row blocks start first).
-    const WorkItem waves_item{static_cast<int>(blockIdx.y), causal ? grid.Tr - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x), 0, -1};
+    const WorkItem waves_item{static_cast<int>(blockIdx.y), causal ? grid.Tr - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x)};
     __shared__ volatile int item_slot[2];  // persistent: the position of the item being loaded and of the next one
-    __shared__ unsigned split_ticket[kWG];  // v15: parts of a split item stored before this warpgroup's (kWgmma: the last merges)
 
     if (tid == 0) {
         for (int s = 0; s < kStages; ++s) {
@@ -678,7 +651,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             int pos = persistent ? static_cast<int>(blockIdx.x) : 0, next = persistent && !late ? claim_item(grid) : items;
             for (int r = 0;; ++r) {
                 const WorkItem item = persistent ? item_at(grid, pos) : waves_item;
-                const int row0 = item.i * kBr, head = item.head, j0 = first_tile(item), j_end = j0 + tiles_in(item, row0);  // key tiles j0 .. j_end - 1
+                const int row0 = item.i * kBr, head = item.head, tiles = tiles_of(row0);
                 if (r > 0) mbar_wait(q_empty, (r - 1) & 1);  // every consumer is done with the previous Qi (and x tile)
                 item_slot[0] = pos;  // for the consumers, who read it once q_full completes (the arrive releases it)
                 if (!late) item_slot[1] = next;  // v5: known at the item's start
@@ -686,10 +659,10 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 for (int w = 0; w < kWG; ++w)
                     for (int s = 0; s < L::kSlabs; ++s)
                         tma_load(smem + (w * L::kSlabs + s) * L::kQSlab, &map_q, q_full, s * 64, row0 + w * 64, head);  // HBM -> SRAM (TMA): Qi
-                for (int j = j0; j < j_end; ++j, ++kv) {
+                for (int j = 0; j < tiles; ++j, ++kv) {
                     const int stage = kv % kStages;
                     if (kv >= kStages) mbar_wait(&empty[stage], ((kv / kStages) - 1) & 1);  // the slot's previous tile is consumed
-                    if (late && j + 1 == j_end) {
+                    if (late && j + 1 == tiles) {
                         // v8: the next item is claimed now, a few tiles before this one ends; the consumers
                         // read item_slot[1] once this tile's full barrier completes (the arrive releases it).
                         next = persistent ? claim_item(grid) : items;
@@ -805,22 +778,16 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
     int kv = 0;  // the ring position of this item's tile 0 (Kj, Vj tiles consumed so far)
     for (int r = 0;; ++r) {
         mbar_wait(q_full, r & 1);  // Qi has landed in SRAM, and the producer's item_slot says which item it is
-        const int pos = persistent ? item_slot[0] : 0;
-        const WorkItem item = persistent ? item_at(grid, pos) : waves_item;
+        const WorkItem item = persistent ? item_at(grid, item_slot[0]) : waves_item;
         bool more = false;  // another item follows this one: read once the item's last tile has landed (item_slot[1])
         auto learn_more = [&]() { more = persistent && item_slot[1] < items; };
-        const int row0 = item.i * kBr;
-        // The item's key tiles j0 .. j_end - 1 (v15: a part's range), indexed absolutely below, and the ring position
-        // of tile j, kv_base + j (no value more than v14's live across the loop: consumers of 192 x 80, 192 x 128 and
-        // 128 x 176 are within a few registers of their share).
-        const int j0 = first_tile(item), j_end = j0 + tiles_in(item, row0), kv_base = kv - j0;
+        const int head = item.head, row0 = item.i * kBr, tiles = tiles_of(row0);
         const int wg_row0 = row0 + 64 * w;
         const int q_row = wg_row0 + warp * 16 + g;  // this thread's first row (second: + 8)
-        // Hands the turn on after a turn of this item; after its last turn only where another item follows (or to a
-        // warpgroup that still has this item's last turn).
-        auto hand_over = [&](bool last_turn) {
+        const int phases = tiles + 1;
+        auto hand_over = [&](int phase) {
             if constexpr (kWG > 1)
-                if (w + 1 < kWG || !last_turn || more) named_bar_arrive(1 + (w + 1) % kWG, 256);
+                if (w + 1 < kWG || phase + 1 < phases || more) named_bar_arrive(1 + (w + 1) % kWG, 256);
         };
 #pragma unroll
         for (int c = 0; c < kORegs; ++c) acc_o[c] = 0.0f;
@@ -862,8 +829,7 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 }
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                // Tile 0 holds key 0, which every row sees (rows past N too): mx is finite from tile 0 on. v15: a part's
-                // first tile holds key j0 Bc < N, which every row sees (parts are non-causal only).
+                // Tile 0 holds key 0, which every row sees (rows past N too): mx is finite from tile 0 on.
                 float mx_scaled;
                 if constexpr (kV6) {
                     // m_run = -inf (tile 0) gives +inf here: tile 0 always sets m.
@@ -926,94 +892,28 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             else mbar_arrive(q_empty);                      // the producer may load the next item's Qi
         };
 
-        // v15: the end of a part of a split item. Its partial Oi (not divided by l), m and l, registers -> HBM in fp32,
-        // in the thread's fragment order (register c of consumer thread lt at [c][lt], so a warp's stores are 128
-        // contiguous bytes); then one count per warpgroup (after a fence and the warpgroup's barrier, as decode.cu's
-        // split_kv_fused counts its splits). The warpgroup whose count completes the item's parts merges every part's
-        // record (its own included, read back) and stores Oi:
-        //   M = max over parts of m_p,  Oi = sum_p Oi_p 2^((m_p - M) scale) / sum_p l_p 2^((m_p - M) scale)
-        // (scale in log2 units, the softmax's own: Pij = 2^(Sij scale - m scale)). Nothing waits: whichever part
-        // finishes last merges. The merge runs four registers of Oi at a time from memory (the weights recomputed for
-        // each), in a loop that is not unrolled, so Oi's registers are dead once stored: merging in registers made the
-        // consumers of 192 x 80, 192 x 128 and 128 x 176 spill 8-40 bytes (ptxas), the unrolled loop 192 x 80's.
-        auto store_split_part = [&](const WorkItem& it, int thread) {
-            constexpr int kRecord = (kORegs + 4) * 128;
-            const int parts = grid.split_parts;
-            const auto record = [&](int part) {
-                return grid.split_partial + (static_cast<size_t>(it.split) * parts + part) * kWG * kRecord + static_cast<size_t>(w) * kRecord;
-            };
-            float* mine = record(it.part);
-#pragma unroll
-            for (int c = 0; c < kORegs; ++c) __stcg(mine + c * 128 + thread, acc_o[c]);  // registers -> HBM (through L2): partial Oi
-#pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                __stcg(mine + (kORegs + half) * 128 + thread, m_run[half]);      // registers -> HBM: partial m
-                __stcg(mine + (kORegs + 2 + half) * 128 + thread, l_run[half]);  // registers -> HBM: partial l (this thread's columns)
-            }
-            __threadfence();  // this thread's partials before the warpgroup's count
-            named_bar_sync(4 + w, 128);
-            unsigned* count = grid.split_count + static_cast<size_t>(it.split) * kWG + w;
-            if (thread == 0) split_ticket[w] = atomicAdd(count, 1u);
-            named_bar_sync(4 + w, 128);
-            if (split_ticket[w] + 1u != static_cast<unsigned>(parts)) return;  // another part finishes the item
-            __threadfence();  // every other part's partials, counted before ours, are read after the count
-            if (thread == 0) *count = 0u;  // the item's count back to 0 for the next launch (nothing else touches it now)
-            float m_all[2] = {-INFINITY, -INFINITY}, l_all[2] = {0.0f, 0.0f};
-            for (int q = 0; q < parts; ++q)
-#pragma unroll
-                for (int half = 0; half < 2; ++half) m_all[half] = fmaxf(m_all[half], __ldcg(record(q) + (kORegs + half) * 128 + thread));  // HBM (L2) -> registers: m
-            for (int q = 0; q < parts; ++q)
-#pragma unroll
-                for (int half = 0; half < 2; ++half)
-                    l_all[half] = fmaf(fast_exp2((__ldcg(record(q) + (kORegs + half) * 128 + thread) - m_all[half]) * scale_log2),
-                                       __ldcg(record(q) + (kORegs + 2 + half) * 128 + thread), l_all[half]);  // HBM (L2) -> registers: l
-            const float inv[2] = {quad_sum_reciprocal(l_all[0]), quad_sum_reciprocal(l_all[1])};  // every lane: the shuffles
-            T* out[2];
-#pragma unroll
-            for (int half = 0; half < 2; ++half)
-                out[half] = O + (static_cast<size_t>(it.head) * static_cast<size_t>(N) + static_cast<size_t>(q_row + half * 8)) * D;
-#pragma unroll 1
-            for (int n = 0; n < D / 8; ++n) {  // not unrolled: no register of Oi is named here, and unrolled it spilled at 192 x 80
-                float o[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // registers n * 4 .. n * 4 + 3 of Oi: columns 8 n + 2 t, + 1 of both rows
-                for (int q = 0; q < parts; ++q) {
-                    const float* rec = record(q);
-#pragma unroll
-                    for (int half = 0; half < 2; ++half) {
-                        const float weight = fast_exp2((__ldcg(rec + (kORegs + half) * 128 + thread) - m_all[half]) * scale_log2);
-#pragma unroll
-                        for (int e = 0; e < 2; ++e)
-                            o[2 * half + e] = fmaf(weight, __ldcg(rec + (n * 4 + 2 * half + e) * 128 + thread), o[2 * half + e]);  // HBM (L2) -> registers: partial Oi
-                    }
-                }
-#pragma unroll
-                for (int half = 0; half < 2; ++half)
-                    if (q_row + half * 8 < N)
-                        *reinterpret_cast<uint32_t*>(out[half] + n * 8 + 2 * t) = pack2<T>(o[2 * half] * inv[half], o[2 * half + 1] * inv[half]);  // registers -> HBM: Oi
-            }
-        };
-
-        // Tile j0 (0 but for a part of a split item): Sij alone (nothing to accumulate yet).
+        // Tile 0: Sij alone (nothing to accumulate yet).
         mbar_wait(&full[kv % kStages], (kv / kStages) & 1);  // K0, V0 have landed in SRAM
-        if (j0 + 1 == j_end) learn_more();
+        if (tiles == 1) learn_more();
         my_turn();
         fence_regs(acc_s);
         wgmma_fence();
         issue_s(kv % kStages);
-        hand_over(false);
+        hand_over(0);
         wgmma_wait<0>();
         fence_regs(acc_s);
-        if (j0 + 1 == j_end) last_s_done();
+        if (tiles == 1) last_s_done();
         if constexpr (kSplitKV) release(&empty[kv % kStages]);  // v12: K0 is read no more
-        softmax(j0);
+        softmax(0);
         rescale_after_wait();  // v14: Oi is all zeros here; turn 1 applies tile 0's factor (0) before P0 V0
         pack_p();
         // Tile j: Sij of tile j and Pij Vj of tile j - 1 go to the tensor cores together; the softmax of
         // tile j runs while the products of tile j - 1 finish.
-        for (int j = j0 + 1; j < j_end; ++j) {
-            const int stage = (kv_base + j) % kStages, prev = (kv_base + j - 1) % kStages;
-            mbar_wait(&full[stage], ((kv_base + j) / kStages) & 1);  // Kj, Vj have landed in SRAM (v12: Kj)
-            wait_v(kv_base + j - 1);                                  // v12: Vj-1 has landed
-            if (j + 1 == j_end) learn_more();
+        for (int j = 1; j < tiles; ++j) {
+            const int stage = (kv + j) % kStages, prev = (kv + j - 1) % kStages;
+            mbar_wait(&full[stage], ((kv + j) / kStages) & 1);  // Kj, Vj have landed in SRAM (v12: Kj)
+            wait_v(kv + j - 1);                                  // v12: Vj-1 has landed
+            if (j + 1 == tiles) learn_more();
             my_turn();
             fence_regs(acc_s);
             fence_regs(acc_o);
@@ -1028,10 +928,10 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
                 wgmma_fence();  // Oi's registers were written since the last fence: ordered before the wgmma that accumulates into them
             }
             issue_pv(prev);
-            hand_over(false);
+            hand_over(j);
             wgmma_wait<1>();  // Sij is done; Pij-1 Vj-1 may still run
             fence_regs(acc_s);
-            if (j + 1 == j_end) last_s_done();
+            if (j + 1 == tiles) last_s_done();
             if constexpr (kSplitKV) release(&empty[stage]);  // v12: Kj is read no more
             softmax(j);
             wgmma_wait<0>();  // Pij-1 Vj-1 is done: p_frag and slot j - 1 are free
@@ -1043,24 +943,21 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
         }
         // The last tile's Pij Vj.
         {
-            const int last = (kv_base + j_end - 1) % kStages;
-            wait_v(kv_base + j_end - 1);  // v12: the last Vj has landed
+            const int last = (kv + tiles - 1) % kStages;
+            wait_v(kv + tiles - 1);  // v12: the last Vj has landed
             my_turn();
             if constexpr (kV14) rescale_o();  // v14: the last tile's factor, in the turn (no Sij to hide it under)
             fence_regs(acc_o);
             wgmma_fence();
             issue_pv(last);
-            hand_over(true);
+            hand_over(tiles);
             wgmma_wait<0>();
             fence_regs(acc_o);
             keep_p_frag();
             release_slot(last);
         }
-        kv = kv_base + j_end;
+        kv += tiles;
 
-        // The item again from its position: its head and (v15) its split and part are not kept live across the loop.
-        const WorkItem done = persistent ? item_at(grid, pos) : waves_item;
-        const int head = done.head;
         if constexpr (kSkip) {
             // Skip epilogue: out = c_skip x + c_out Oi / l from the registers and the x tile in SRAM; O never stored.
             mbar_wait(&x_full[w], r & 1);  // the x tile has landed in SRAM, in Qi's place
@@ -1084,16 +981,9 @@ __global__ void __launch_bounds__(128 * (kWG + 1), 1)
             }
             mbar_arrive(q_empty);  // this thread has read its x tile: the producer may load the next item's Qi there
         } else {
-            // v15: a part of a split item stores its partial Oi, m and l; the last of the item's parts to finish merges
-            // them all and stores Oi (store_split_part).
-            if constexpr (wgmma_split_built(kBr, D)) {
-                if (done.part >= 0) store_split_part(done, lt);
-            } else {
-                (void)store_split_part;  // never split (attention_split.h): its loops made these consumers spill
-            }
             // store Oi = Oi / l (l summed over the quad that shares each row): registers -> HBM
 #pragma unroll
-            for (int half = 0; half < 2 && done.part < 0; ++half) {
+            for (int half = 0; half < 2; ++half) {
                 const float inv = quad_sum_reciprocal(l_run[half]);  // every lane: the shuffles
                 const int query = q_row + half * 8;
                 if (query >= N) continue;
@@ -1229,36 +1119,6 @@ unsigned* item_counter(cudaStream_t stream) {
     return base + 2 * used;
 }
 
-// v15: the split items' counts and partials (WgmmaGrid::split_count, split_partial), one buffer per (device,
-// stream) as the item counters: launches on one stream run in order, and each leaves every count at 0 (the
-// merging part resets its item's). Grown when a launch needs more (cudaFree of the old one waits for the
-// device) and zeroed when allocated (the counts' region with it); kept until the process ends, as the module's
-// counters are.
-// The counts' region at the buffer's start: split items are the last round's, at most one per block of the
-// persistent grid, so kWG counts each (at most 3) fit 4096 slots up to 1365 blocks.
-constexpr int64_t kSplitCountSlots = 4096;
-void* split_workspace(cudaStream_t stream, size_t bytes) {
-    struct Buffer {
-        void* base = nullptr;
-        size_t bytes = 0;
-    };
-    static std::mutex mutex;
-    static std::map<std::pair<int, cudaStream_t>, Buffer> buffers;
-    int device = 0;
-    check(cudaGetDevice(&device), "flash_wgmma: cudaGetDevice");
-    std::lock_guard<std::mutex> lock(mutex);
-    Buffer& b = buffers[{device, stream}];
-    if (b.bytes < bytes) {
-        if (b.base != nullptr) check(cudaFree(b.base), "flash_wgmma: freeing the split items' smaller buffer");
-        b = Buffer{};
-        void* base = nullptr;
-        check(cudaMalloc(&base, bytes), "flash_wgmma: " + std::to_string(bytes) + " bytes for the split items' partial Oi, m and l");
-        b = Buffer{base, bytes};
-        check(cudaMemsetAsync(base, 0, bytes, stream), "flash_wgmma: zeroing the split items' counts");
-    }
-    return b.base;
-}
-
 template <typename T, int D, int kBc, int kWG>
 void launch_typed(const AttentionParams& p, const void* Q, const void* K, const void* V, void* O, cudaStream_t stream,
                   const SkipEpilogue& ep) {
@@ -1316,40 +1176,15 @@ void launch_typed(const AttentionParams& p, const void* Q, const void* K, const 
     if (items > std::numeric_limits<int>::max())
         throw std::invalid_argument("flash_wgmma: " + std::to_string(items) + " row blocks are more than one launch indexes");
     WgmmaGrid g{static_cast<int>(Tr), static_cast<int>(p.batch_heads), 1, 0, p.causal ? 1 : 0, nullptr,
-                flash_wgmma_release_per_warp() ? 1 : 0, flash_wgmma_claim_late() ? 1 : 0,
-                static_cast<int>(items), static_cast<int>(items), 1, static_cast<int>((p.N + kBc - 1) / kBc), nullptr, nullptr};
+                flash_wgmma_release_per_warp() ? 1 : 0, flash_wgmma_claim_late() ? 1 : 0};
     dim3 grid(static_cast<unsigned>(Tr), static_cast<unsigned>(p.batch_heads));
-    const PersistentShape shape =
-        persistent ? persistent_shape(reinterpret_cast<const void*>(kernel), L::kThreads, L::kBytes) : PersistentShape{};
-    // v15: the last round's items split by keys where the schedule says it helps (attention_split.h), or as
-    // FUSIONLAB_FLASH_WGMMA_SPLIT asks; refused with the reason where a forced split cannot run.
-    const WgmmaSplitPlan split = flash_wgmma_split_plan(p, shape.blocks, skip);
-    if (!split.refused.empty()) throw std::invalid_argument("flash_wgmma: " + split.refused);
-    if (split.parts > 1) {
-        if (split.positions() > std::numeric_limits<int>::max())
-            throw std::invalid_argument("flash_wgmma: " + std::to_string(split.positions()) + " split parts are more than one launch indexes");
-        g.positions = static_cast<int>(split.positions());
-        g.split_first = static_cast<int>(split.first_split);
-        g.split_parts = split.parts;
-        // The counts have a region of their own at the buffer's start, the same for every launch: every launch leaves
-        // its counts at 0 there, and the partials (whatever a launch left) never overlap a later launch's counts.
-        // (Round 1 of the eighth session placed the partials right after this launch's counts: a later launch with
-        // more split items then counted from an earlier one's partial Oi, and its items were never or wrongly merged.)
-        if (split.split_items() * kWG > kSplitCountSlots)
-            throw std::invalid_argument("flash_wgmma: " + std::to_string(split.split_items()) + " split items x " + std::to_string(kWG) +
-                                        " warpgroups are more counts than the " + std::to_string(kSplitCountSlots) + " kept for them");
-        const size_t counts = kSplitCountSlots * sizeof(unsigned);
-        const size_t partial = static_cast<size_t>(split.split_items()) * split.parts * kWG * (D / 2 + 4) * 128 * sizeof(float);
-        unsigned char* ws = static_cast<unsigned char*>(split_workspace(stream, counts + partial));
-        g.split_count = reinterpret_cast<unsigned*>(ws);
-        g.split_partial = reinterpret_cast<float*>(ws + counts);
-    }
     if (persistent) {
         // One block per SM slot (as many as fit at once), each walking row blocks (the tile scheduler).
+        const PersistentShape shape = persistent_shape(reinterpret_cast<const void*>(kernel), L::kThreads, L::kBytes);
         g.section_heads = static_cast<int>(flash_wgmma_section_heads(p, shape.l2_bytes));
         if (flash_wgmma_ragged_section_first()) g.first_section_heads = g.heads % g.section_heads;  // v9
         g.counter = item_counter(stream);
-        grid = dim3(static_cast<unsigned>(std::min<int64_t>(g.positions, shape.blocks)));
+        grid = dim3(static_cast<unsigned>(std::min<int64_t>(items, shape.blocks)));
     }
     kernel<<<grid, L::kThreads, L::kBytes, stream>>>(mq, mk, mv, mx, static_cast<T*>(O), static_cast<int>(p.N), g,
                                                      kLog2e / std::sqrt(static_cast<float>(p.d)), stale_max_log2(), ep);
