@@ -440,6 +440,44 @@ TEST_CASE("flash_wgmma's grid: persistent - or v4's waves when set - and the mod
     CHECK_FALSE(persistent_blocks(192, 128, 64));
 }
 
+// Every FUSIONLAB_FLASH_WGMMA_* switch refuses a value it does not take (a typo used to run the default without a
+// word), naming the values it takes; validate() refuses flash_wgmma with it, and the values it takes pass.
+TEST_CASE("flash_wgmma's switches refuse an unknown value with the values they take", "[attention]") {
+    const AttentionParams p = make(16, 1024, 64, DType::f16, false, 128, 128);
+    CHECK(validate(Variant::flash_wgmma, p).empty());
+    const std::vector<std::pair<const char*, const char*>> typos = {
+        {"FUSIONLAB_FLASH_WGMMA_GRID", "wave"},           {"FUSIONLAB_FLASH_WGMMA_SOFTMAX", "V6"},
+        {"FUSIONLAB_FLASH_WGMMA_RELEASE", "threads"},     {"FUSIONLAB_FLASH_WGMMA_CLAIM", "ahed"},
+        {"FUSIONLAB_FLASH_WGMMA_SECTIONS", "last"},       {"FUSIONLAB_FLASH_WGMMA_RESCALE", "inturn"},
+        {"FUSIONLAB_FLASH_WGMMA_REGS", "12"},             {"FUSIONLAB_FLASH_WGMMA_STALE_MAX", ""}};
+    for (const auto& [name, value] : typos) {
+        ScopedEnv typo(name, value);
+        INFO(name << "='" << value << "'");
+        const std::string why = validate(Variant::flash_wgmma, p);
+        CHECK_THAT(why, Catch::Contains(std::string(name) + "='" + value + "' is not a value it takes"));
+        CHECK_THAT(why, Catch::Contains("(the default)"));
+        CHECK(validate(Variant::flash_tc, p).empty());  // flash_wgmma's switches are flash_wgmma's alone
+    }
+    {
+        ScopedEnv grid("FUSIONLAB_FLASH_WGMMA_GRID", "wave");
+        CHECK_THAT(validate(Variant::flash_wgmma, p), Catch::Contains("persistent (the default) or waves"));
+    }
+    {
+        ScopedEnv rescale("FUSIONLAB_FLASH_WGMMA_RESCALE", "inturn");
+        CHECK_THAT(validate(Variant::flash_wgmma, p), Catch::Contains("auto (the default), in_turn or after_wait"));
+    }
+    const std::vector<std::pair<const char*, const char*>> taken = {
+        {"FUSIONLAB_FLASH_WGMMA_GRID", "persistent"}, {"FUSIONLAB_FLASH_WGMMA_GRID", "waves"},
+        {"FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v5"},      {"FUSIONLAB_FLASH_WGMMA_RESCALE", "auto"},
+        {"FUSIONLAB_FLASH_WGMMA_REGS", "v13"},        {"FUSIONLAB_FLASH_WGMMA_STALE_MAX", "8"},
+        {"FUSIONLAB_FLASH_WGMMA_RELEASE", "warp"},    {"FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_first"}};
+    for (const auto& [name, value] : taken) {
+        ScopedEnv ok(name, value);
+        INFO(name << "='" << value << "'");
+        CHECK(validate(Variant::flash_wgmma, p).empty());
+    }
+}
+
 // flash_wgmma's turn (attention_model.cpp, flash_wgmma_sfu_hidden_share): the exposed share of a tile's exp2 time is
 // 1 + 36 / Bc (the softmax's fixed steps a key tile) less 0.18 of each partner warpgroup's products, T / X = 4 d / 174.
 TEST_CASE("flash_wgmma's turn: the softmax's fixed steps a key tile, and what the partners' products hide", "[attention][schedule]") {

@@ -334,3 +334,25 @@ TEST_CASE("flash_wgmma small rescale orders: every tile once, for the sanitizers
                     if (wgmma_tile_built(Br, Bc, d)) check_on_gpu(make(2, 300, d, DType::f16, Bc == 64, Br, Bc, seed++), "flash_wgmma");
     }
 }
+
+// Every FUSIONLAB_FLASH_WGMMA_* comparison switch refuses a value it does not take, naming the values it takes (a
+// typo used to run the default without a word): the job is refused with that reason and nothing runs.
+TEST_CASE("flash_wgmma switches: an unknown value is refused with the values it takes", "[gpu][attention][wgmma]") {
+    if (!wgmma_runs()) return;
+    for (const auto& [name, value] : {std::pair<const char*, const char*>{"FUSIONLAB_FLASH_WGMMA_GRID", "wave"},
+                                      {"FUSIONLAB_FLASH_WGMMA_RESCALE", "in-turn"},
+                                      {"FUSIONLAB_FLASH_WGMMA_SOFTMAX", "v7"}}) {
+        ScopedEnv typo(name, value);
+        const kernels::Params p = make(2, 1000, 64, DType::f16, false, 128, 128, 1);
+        const std::string why = gpu_refusal(p, "flash_wgmma");
+        CHECK_THAT(why, Catch::Contains(std::string(name) + "='" + value + "' is not a value it takes"));
+        const kernels::Measurement m = fl_test::run_gpu_job(p, "flash_wgmma");
+        CHECK_FALSE(m.ok);
+        CHECK(m.refused);
+        CHECK(m.error == why);
+    }
+    // The values each takes, the defaults' names included, still run and match the reference.
+    ScopedEnv grid("FUSIONLAB_FLASH_WGMMA_GRID", "persistent");
+    ScopedEnv rescale("FUSIONLAB_FLASH_WGMMA_RESCALE", "auto");
+    check_on_gpu(make(3, 1000, 64, DType::f16, false, 128, 128, 9999), "flash_wgmma");
+}

@@ -25,6 +25,7 @@
 // [SECTION] Schedule
 // [SECTION] Totals
 #include "kernels/attention/attention.h"
+#include "kernels/attention/attention_switches.h"
 #include "kernels/core/env.h"
 
 #include <algorithm>
@@ -139,6 +140,7 @@ std::string validate(Variant variant, const AttentionParams& p) {
             return "flash_wgmma at Br = 192, Bc = 128, d = 128 would need ~200 registers per consumer thread (Sij 64 + Oi 64 + "
                    "Pij 32), and its 512 threads leave 160 (setmaxnreg): ptxas spills 272 bytes a thread. Choose Bc = 64 or "
                    "Br = 128";
+        if (std::string bad = flash_wgmma_switch_problem(); !bad.empty()) return bad;
     }
     return "";
 }
@@ -178,6 +180,44 @@ bool flash_wgmma_softmax_v6() { return env_is("FUSIONLAB_FLASH_WGMMA_SOFTMAX", "
 bool flash_wgmma_release_per_warp() { return !env_is("FUSIONLAB_FLASH_WGMMA_RELEASE", "thread"); }
 bool flash_wgmma_claim_late() { return !env_is("FUSIONLAB_FLASH_WGMMA_CLAIM", "ahead"); }
 bool flash_wgmma_ragged_section_first() { return !env_is("FUSIONLAB_FLASH_WGMMA_SECTIONS", "ragged_last"); }
+// flash_wgmma's comparison switches and the values each takes (README, "diagnostic switches"); the first value is
+// the default's name. Anything else is refused by validate() with this list, so a typo never runs the default silently.
+namespace {
+struct WgmmaSwitch {
+    const char* name;
+    std::vector<const char*> values;
+    const char* what;
+};
+const std::vector<WgmmaSwitch>& wgmma_switches() {
+    static const std::vector<WgmmaSwitch> switches = {
+        {"FUSIONLAB_FLASH_WGMMA_GRID", {"persistent", "waves"}, "v5's persistent grid or v4's waves"},
+        {"FUSIONLAB_FLASH_WGMMA_SOFTMAX", {"v5", "v6"}, "v5's softmax or v6's"},
+        {"FUSIONLAB_FLASH_WGMMA_RELEASE", {"warp", "thread"}, "a ring slot released by one arrival per warp (v7) or per thread (v6)"},
+        {"FUSIONLAB_FLASH_WGMMA_CLAIM", {"late", "ahead"}, "the next item claimed as the last tile is issued (v8) or an item ahead (v5)"},
+        {"FUSIONLAB_FLASH_WGMMA_SECTIONS", {"ragged_first", "ragged_last"}, "causal: the ragged L2 section first (v9) or last (v5)"},
+        {"FUSIONLAB_FLASH_WGMMA_RESCALE", {"auto", "in_turn", "after_wait"},
+         "Oi's rescale: the measured default per tile, v14's order (in the turn) or v13's (after the wait)"},
+        {"FUSIONLAB_FLASH_WGMMA_REGS", {"v13", "v12"}, "the producer's registers after setmaxnreg: v13's 40 / 32 or v12's 24"},
+        {"FUSIONLAB_FLASH_WGMMA_STALE_MAX", {"8", "0"}, "v6's softmax: m moves when the max grows by 2^8, or at every growth"},
+    };
+    return switches;
+}
+}  // namespace
+
+std::string flash_wgmma_switch_problem() {
+    for (const WgmmaSwitch& sw : wgmma_switches()) {
+        const char* v = std::getenv(sw.name);
+        if (v == nullptr) continue;
+        const auto takes = std::find_if(sw.values.begin(), sw.values.end(), [&](const char* x) { return std::string(x) == v; });
+        if (takes != sw.values.end()) continue;
+        std::string list;
+        for (size_t i = 0; i < sw.values.size(); ++i)
+            list += std::string(i == 0 ? "" : (i + 1 == sw.values.size() ? " or " : ", ")) + sw.values[i] + (i == 0 ? " (the default)" : "");
+        return std::string(sw.name) + "='" + v + "' is not a value it takes: " + list + " (" + sw.what + "); unset it for the default";
+    }
+    return "";
+}
+
 int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes) {
     const int64_t per_head = std::max<int64_t>(1, 2 * p.N * p.d * static_cast<int64_t>(es_of(p)));
     return std::clamp<int64_t>(l2_bytes / 2 / per_head, 1, std::max<int64_t>(1, p.batch_heads));

@@ -184,8 +184,17 @@
 //       the default, cuDNN in the same call): the 64-row tiles 2.0-2.4 % faster than round 1's v13 order; the best
 //       d = 128 tile >= 1.10x cuDNN at 5 of 21 busy shapes (causal, and N = 16384 with 16 heads), non-causal still
 //       0.96-1.06x (kernels/PERF.md, "Round 2 measured").
-//   Left for later: storing Oi (or out) through shared memory with TMA; splitting the last round's work
-//       items where few items a block leave a tail (16 heads at non-causal N = 4096-8192).
+//   v15 (dropped) The last round's non-causal items split by keys (written and measured in the eighth session, the
+//       code in commit 61d1de9): the tail items (items - (rounds - 1) x blocks) cut into ranges of key tiles that the
+//       idle blocks claim, each part storing its partial Oi, m and l in fp32 and the last part to finish merging them
+//       (Flash-Decoding's merge, as decode.cu's split_kv_fused). Against whole items in the same binary it was
+//       1.12-1.25x at 16 heads of N = 2048 and 8192 (d = 64, 192 x 128), 1.02-1.07x at N = 16384 and 64 heads of
+//       N = 2048, 0.97-1.04x at N = 4096 (H200, two rounds, kernels/PERF.md "Eighth session"). But the build with it
+//       ran its whole items 3-7 % slower against cuDNN in the same call than this code does (128 x 128 and
+//       192 x 128 at d = 64, where ptxas reported no spills; at 192 x 64 / 192 x 80, d = 128, the merge's loops made
+//       the 160-register consumers spill 8-40 bytes), so net it lost at most shapes, and it is not kept.
+//   Left for later: storing Oi (or out) through shared memory with TMA; the last round's tail (v15's split, with
+//       its merge in a kernel of its own, or the next item's first Sij issued in the current one's last turn).
 //
 // Every move between memory levels has a one-line comment: "HBM -> SRAM (TMA)", "SRAM -> tensor
 // cores", "registers -> HBM".
