@@ -25,6 +25,7 @@
 // [SECTION] Schedule
 // [SECTION] Totals
 #include "kernels/attention/attention.h"
+#include "kernels/attention/wgmma_registers.h"
 #include "kernels/core/env.h"
 
 #include <algorithm>
@@ -161,7 +162,33 @@ struct FlashTcRegisters {
     int registers, stack_bytes, spill_store_bytes, spill_load_bytes;
 };
 #include "kernels/attention/flash_tc_registers.inc"
+struct FlashWgmmaRegisters {
+    DType dtype;
+    int d, Bc, Br, stages;
+    bool skip, v6, v14;
+    int producer_registers, registers, stack_bytes, spill_store_bytes, spill_load_bytes;
+};
+#include "kernels/attention/flash_wgmma_registers.inc"
 }  // namespace
+
+RegisterUse flash_wgmma_launch_registers(const AttentionParams& p, bool skip_epilogue) {
+    const Tile t = flash_tile(Variant::flash_wgmma, p);
+    const int threads = flash_wgmma_threads(t.Br);
+    RegisterUse share{std::min(255, 65536 / threads / 8 * 8), 0, 0, 0,
+                      "__launch_bounds__(" + std::to_string(threads) + ", 1): the whole register file"};
+    // The default build: v6's softmax off, Oi's rescale in the turn but at three consumer warpgroups and d = 64
+    // (attention_wgmma.cu, v14_order); of the producer's register splits the one with the most registers.
+    const bool v14 = !(t.Br == 192 && p.d == 64);
+    const FlashWgmmaRegisters* found = nullptr;
+    for (const FlashWgmmaRegisters& r : kFlashWgmmaRegisters)
+        if (r.dtype == p.dtype && r.d == p.d && r.Bc == t.Bc && r.Br == t.Br && r.skip == skip_epilogue && !r.v6 &&
+            (skip_epilogue || r.v14 == v14) && (!found || r.registers > found->registers))
+            found = &r;
+    if (!found) return share;
+    return RegisterUse{found->registers, found->stack_bytes, found->spill_store_bytes, found->spill_load_bytes,
+                       std::string(kFlashWgmmaRegistersSource) + (t.Br == 64 ? "" : "; __launch_bounds__(" +
+                                                                                          std::to_string(threads) + ", 1)")};
+}
 
 RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue) {
     if (!validate(Variant::flash_tc, p).empty()) return {};
@@ -209,8 +236,8 @@ int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes) {
 // 0.18 on v13's tables) the turn hid 81 % of the exp2 time at 192 x 80, d = 128, and priced that tile 13 % faster
 // than 128 x 128 where v14 measured them level: `auto` picked it at N = 1024-2048 with 64-128 heads, 7-10 % behind.
 inline constexpr double kTurnFixedExp2PerRow = 33;
-inline constexpr double kTurnHiddenUnderPartner = 0.33;
-inline constexpr double kTurnRescaleExp2PerElement = 0.25;
+inline constexpr double kTurnHiddenUnderPartner = 0.35;
+inline constexpr double kTurnRescaleExp2PerElement = 0.20;
 // The tensor FLOPs one exp2 costs in time: the H200's measured GEMM rate against the SFUs' 16 exp2 a clock an SM at
 // 1.98 GHz on 132 SMs (774 TFLOP/s against 4.18 G exp2/s, the bound the fit holds the exp2 rate to; the fitted rate,
 // kernels/sim/sim_backend.cpp, is 0.98 of it; 174 while the fitted rate was 4.46 G/s). Only its product with
@@ -602,11 +629,10 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     // with setmaxnreg (a consumer thread 240 with two consumer warpgroups, 160 with three; a producer
     // thread 24): it takes the register file, one block per SM by design (kernels/PERF.md, "What
     // bounds v2": 12 warps per SM; 16 at Br = 192).
-    if (wgmma) {
-        const int threads = flash_wgmma_threads(t.Br);
-        kernel.registers.registers = std::min(255, 65536 / threads / 8 * 8);
-        kernel.registers.source = "__launch_bounds__(" + std::to_string(threads) + ", 1): the whole register file";
-    }
+    // With one consumer warpgroup ptxas uses what the instance needs (flash_wgmma_launch_registers): 64 x 64 at d = 64
+    // holds 119 a thread, and two blocks share an SM (kernels/PERF.md, "Held out, eighth pass": priced as one, that tile
+    // read 12-20 % slow on v14's table).
+    if (wgmma) kernel.registers = flash_wgmma_launch_registers(p, false);
     // flash_wgmma's exp2s mostly do not hide under its products (H100: 0.631 ms at d = 64 against
     // 0.357 + 0.257 ms of tensor and exp2 floors, kernels/PERF.md); flash_tc's calibrated mma.sync
     // rate already includes its softmax.

@@ -191,17 +191,17 @@ static SimCalibration h200_calibration(const DeviceInfo& d) {
     c.first_launch_us = 6.1;
     c.host_launch_us = 5.7;
     c.host_library_us = 14.1;
-    c.gpu_gap_us = 3.9;
+    c.gpu_gap_us = 3.75;
     c.queued_gap_us = 3.0;
-    c.graph_launch_us = 12.05;
+    c.graph_launch_us = 11.95;
     c.graph_node_us = 1.15;
     c.shared_gbps = 22600;
-    c.mma_sync_tflops = 403;
-    c.issue_per_s = 2.33e13;  // 0.71 of the issue slots (ncu: 0.70-0.76 issued a scheduler cycle): the chain priced at v7's 38.5-41.0 instructions (2.44e13 at v6's 44.9)
+    c.mma_sync_tflops = 399;
+    c.issue_per_s = 2.29e13;  // 0.68 of the issue slots (ncu: 0.70-0.76 issued a scheduler cycle): the chain priced at v7's 38.5-41.0 instructions (2.44e13 at v6's 44.9)
     c.sfu_per_s = 4.1e12;  // 0.98 of the fit's bound, the SFUs' 16 a clock an SM (sfu_peak_per_s: 4.18e12 /s)
-    c.l2_gbps = 6420;
+    c.l2_gbps = 6480;
     c.dram_read_gbps = 4390;  // 1.084 x the copy rate: decode's cache and ffn's weights read faster than a copy moves
-    c.memory_latency_us = 1.45;
+    c.memory_latency_us = 1.48;
     c.source = "calibrated on an H200, 2026-11-22 and 2026-11-27 (kernels/PERF.md, assets/recordings/h200-2026-11-27); "
                "host costs and unmeasured rates fitted on two thirds of its recorded (2026-11-28, re-taken at 17:31 UTC) and bench points "
                "(kernels/PERF.md, \"Held out, seventh pass\")";
@@ -363,11 +363,15 @@ private:
 // longest row blocks first). With `resident` blocks sharing an SM, an item of work w (over the mean
 // item's) takes resident x per_block x w. A block's first item starts in lockstep with the others and
 // pays its pipeline's fill as one block alone does (the blend with `lone`, as a first wave); its later
-// items stream: the next item's Qi, K0 and V0 load under the current one's last products (v5's
-// q_empty), so no memory trip and no wave is paid again, and the tail is the last items', not a
-// wave's. Returns the time the last block ends.
+// items stream, no wave paid again, and the tail is the last items', not a wave's. But each later item pays one
+// memory trip (`item_trip_ms`, the calibration's dependent DRAM trip): the producer issues the next item's Qi, K0 and
+// V0 only once every consumer is done with the current Qi (attention_wgmma.cu: the wait on q_empty at the top of its
+// item loop, after the item's last Sij), so they land a trip later, where only the item's last softmax, Pij Vj and
+// store of Oi run (kernels/PERF.md, "Held out, eighth pass": v14's table read 0.7-1.3 us an item beyond the
+// model, 11-18 % at N = 1024 with 64-128 heads, whose items are 1-8 key tiles); where blocks share an SM (64 x 64 at
+// d = 64: two), the other block's products run through it. Returns the time the last block ends.
 double price_persistent(const KernelModel& k, const DeviceInfo& device, int resident, double per_block, double lone,
-                        bool& latency_bound) {
+                        double item_trip_ms, bool& latency_bound) {
     const uint64_t grid = std::min<uint64_t>(k.blocks, static_cast<uint64_t>(resident) * static_cast<uint64_t>(device.sm_count));
     if (grid == 0) return 0;
     std::vector<std::pair<double, uint64_t>> runs = k.block.item_runs;
@@ -384,7 +388,8 @@ double price_persistent(const KernelModel& k, const DeviceInfo& device, int resi
                 if (alone > t) latency_bound = true;
                 blocks.start(soft_max(t, alone));
             } else {
-                blocks.follow(t);
+                // With blocks sharing the SM, the others' products run through one block's trip.
+                blocks.follow(t + (resident > 1 ? 0.0 : item_trip_ms));
             }
         }
     }
@@ -467,16 +472,16 @@ WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const Devic
     // alone and 21-22 us per block at 8-32 blocks an SM, H100 recording of 2026-11-27).
     double sm_ms = 0;
     if (k.block.persistent) {
-        sm_ms = price_persistent(k, device, resident, per_block, lone, p.latency_bound);
+        sm_ms = price_persistent(k, device, resident, per_block, lone, c.memory_latency_us * 1e-3, p.latency_bound);
         p.resident = resident;
         p.waves = static_cast<int>(on_busiest);
         p.ms = sm_ms;
         const uint64_t grid = std::min<uint64_t>(k.blocks, static_cast<uint64_t>(resident) * static_cast<uint64_t>(device.sm_count));
         std::snprintf(text, sizeof text,
                       " on %llu work items claimed by a persistent grid of %llu blocks (%d per SM): the last block's "
-                      "items, its first one with its pipeline's fill (%s)",
+                      "items, its first one with its pipeline's fill (%s), each later one a memory trip (%s)",
                       static_cast<unsigned long long>(k.blocks), static_cast<unsigned long long>(grid), resident,
-                      ms_text(lone - per_block).c_str());
+                      ms_text(lone - per_block).c_str(), ms_text(c.memory_latency_us * 1e-3).c_str());
         p.what = slowest_what + text + " = " + ms_text(sm_ms);
         p.latency_bound = false;
         return p;
