@@ -6,6 +6,7 @@
 #include "app/recordings/recording_file.h"
 #include "app/core/runner.h"
 #include "app/recordings/auto_pick.h"
+#include "app/recordings/sim_heldout.h"
 #include "kernels/attention/attention.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
@@ -16,6 +17,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -277,13 +279,26 @@ TEST_CASE("the model's own tile pick against the recordings' fastest tile", "[au
             fl_test::skip(std::string("no recording ") + key);
             return;
         }
+        // Variants the recording measured with kernels rewritten since (its superseded.txt: the H100's flash_wgmma v5
+        // and skip's wgmma variants on it) time another kernel than the one the model prices: left out, as the held-out
+        // study leaves them out.
+        std::vector<std::string> errors;
+        const std::vector<app::SupersededPoints> superseded = app::read_superseded(
+            (std::filesystem::path(rec->path).parent_path() / "superseded.txt").string(), errors);
+        CHECK(errors.empty());
+        const auto rewritten = [&](const Measurement& m) {
+            return std::any_of(superseded.begin(), superseded.end(), [&](const app::SupersededPoints& s) {
+                return s.workload == m.job.params.workload &&
+                       std::find(s.variants.begin(), s.variants.end(), m.job.variant) != s.variants.end();
+            });
+        };
         std::set<std::string> seen;
-        int shapes = 0, same = 0;
+        int shapes = 0, same = 0, wgmma_br64_picks = 0;
         double worst = 1, sum = 0, wgmma_br64_worst = 1;
         std::string worst_at;
         for (const Measurement& m : rec->measurements) {
             const std::string& v = m.job.variant;
-            if (!m.ok || !find_param_spec(m.job.params.workload, "br")) continue;
+            if (!m.ok || !find_param_spec(m.job.params.workload, "br") || rewritten(m)) continue;
             Params p = m.job.params;
             p.set("br", kAutoValue).set("bc", kAutoValue);
             if (!seen.insert(v + " " + app::point_key(p, v)).second) continue;
@@ -302,12 +317,14 @@ TEST_CASE("the model's own tile pick against the recordings' fastest tile", "[au
             const double loss = picked->time.median_ms / best;
             same += loss == 1.0;
             sum += loss;
-            // flash_wgmma v5 at Br = 64 (one consumer warpgroup) measured 1.58x v4 at the same key, a cost the
-            // schedule does not carry (kernels/PERF.md, "Held out, third pass"): the model picks it where v4
-            // was fastest. Listed, and held apart.
+            // One consumer warpgroup (Br = 64): its lone block's latency is not in the schedule (v5 measured 1.58x v4 at
+            // the same key on the H100's recording, whose flash_wgmma points are now left out as superseded), and the model
+            // picks 64 x 64 for skip's wgmma_fused at 4 x 4 heads, N = 1024 on the H200 (16 heads, 256 items of 64 rows
+            // on 132 SMs against 128 of 128 rows) where 64 x 128 measured 0.70x of it. Listed, and held apart.
             if (model_only.params.get("br") == 64 && (v == "flash_wgmma" || v.rfind("wgmma_", 0) == 0)) {
                 INFO(key << " " << v << " " << describe(p) << ": the model picks " << model_only.label << ", " << loss
                           << "x the fastest recorded");
+                ++wgmma_br64_picks;
                 wgmma_br64_worst = std::max(wgmma_br64_worst, loss);
                 continue;
             }
@@ -321,9 +338,12 @@ TEST_CASE("the model's own tile pick against the recordings' fastest tile", "[au
         // 1.107 on the H200's re-take since the turn is priced per key tile: flash_wgmma at 16 heads, N = 4096, d = 64
         // picks 128 x 128 where 192 x 128 measured 0.90x of it (the same shape as the simulated H200's listed miss in
         // "the simulated H200's auto tile against attn's measured tiles").
+        // 1.035 on the H200's re-take of 17:31 UTC since the eighth pass (whole tiles, the item's memory trip, the turn's
+        // rescale; flash_wgmma's 64-row picks held with the rest), the H100's with its superseded variants left out.
         CHECK(worst <= 1.11);
-        WARN(key << ": flash_wgmma's 64-row picks, held apart: up to " << wgmma_br64_worst << "x the fastest recorded");
-        CHECK(wgmma_br64_worst > 1.10);  // 1.72 (H100), 1.25 (H200): fixed, the exception goes
+        WARN(key << ": flash_wgmma's 64-row picks, held apart: " << wgmma_br64_picks << ", up to " << wgmma_br64_worst
+                  << "x the fastest recorded");
+        if (wgmma_br64_picks > 0) CHECK(wgmma_br64_worst > 1.10);  // 1.43 (H200): fixed, the exception goes
     }
 }
 
@@ -373,9 +393,9 @@ TEST_CASE("the simulated H200's auto tile against attn's measured tiles", "[auto
         {16384, 128, 128, 0, {{64, 64, 47.1349}, {64, 128, 40.2908}, {128, 64, 34.5669}, {128, 128, 29.6816}, {192, 64, 29.6836}, {192, 80, 28.5103}, {128, 176, 30.2067}}},
         {16384, 128, 128, 1, {{64, 64, 24.6308}, {64, 128, 21.5946}, {128, 64, 17.6865}, {128, 128, 15.6339}, {192, 64, 15.4226}, {192, 80, 15.0899}, {128, 176, 15.0116}}},
     };
-    // The listed misses, each with why; see the v14 table's test below for the turn they follow.
-    const std::vector<KnownMiss> misses{
-    };
+    // No shape further than 5 % since the eighth pass (the seventh's three listed misses fall within: 192 x 80 at N =
+    // 1024, 128 heads, d = 128, and 128 x 128 at 16 heads, N = 4096 and 8192, d = 64). A new miss is listed with why.
+    const std::vector<KnownMiss> misses{};
     CHECK(check_auto_picks("attn's round 1 (v13 / v12)", shapes, misses) == 36);
 }
 
@@ -394,12 +414,21 @@ TEST_CASE("the simulated H200's auto tile against the v14 tile table and the 64-
         "assets/measurements/h200-bench-2026-11-28-v14/v14_h128_d64.json", "assets/measurements/h200-bench-2026-11-28-v14/v14_h128_d128.json"});
     REQUIRE(v14.size() == 60);
     const std::vector<KnownMiss> v14_misses{
+        {1024, 64, 64, 1, "192 x 128 measured 1.07x 128 x 128 (0.0384 against 0.0358 ms; 1.06x in the 64-head table too): "
+                          "384 causal items of 1-6 key tiles on 132 SMs, where the model prices the three warpgroups' "
+                          "longer turn level with the two's (0.0351 ms both)"},
+        {8192, 64, 128, 1, "192 x 80 measured 1.056x 128 x 176 (1.792 against 1.697 ms), where the 64-head table of "
+                           "14:26 UTC measured the two and 128 x 128 within 0.5 % (1.6953, 1.6865, 1.6924 ms) and v14 "
+                           "changed them by 0.6-1.7 %: the calls' spread at this shape"},
     };
     CHECK(check_auto_picks("v14 table", v14, v14_misses) == 56);
     const std::vector<MeasuredShape> h64 = measured_shapes({"assets/measurements/h200-bench-2026-11-28-h64/h64_d64.json",
                                                             "assets/measurements/h200-bench-2026-11-28-h64/h64_d128.json"});
     REQUIRE(h64.size() == 20);
     const std::vector<KnownMiss> h64_misses{
+        {1024, 64, 64, 1, "192 x 128 measured 1.06x 128 x 128 (0.0383 against 0.0360 ms), as in the v14 table"},
+        {8192, 64, 128, 0, "192 x 80 measured 1.10x 128 x 176 (3.526 against 3.194 ms), where the v14 table measured the "
+                           "reverse (3.217 against 3.556 ms: 192 x 80 the fastest tile): the calls' spread at this shape"},
     };
     CHECK(check_auto_picks("64-head table (v13)", h64, h64_misses) == 20);
 }
