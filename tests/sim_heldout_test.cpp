@@ -122,9 +122,10 @@ TEST_CASE("the held-out split is a fixed third of the points chosen by their key
         held += pt.held_out;
         ++split;
     }
-    // The 64-head table of 2026-11-28 (150 measured points on the H200) and the 9 points of its keys in the H200's
-    // bench tables of 2026-11-27 (flash_tc at 64 heads).
-    CHECK(by_table >= 159);
+    // The 64-head table of 2026-11-28's flash_tc points (60 on the H200; its flash_wgmma points, v13, are superseded by
+    // the v14 table, which the hash splits) and the 9 points of its keys in the H200's bench tables of 2026-11-27
+    // (flash_tc at 64 heads). 159 before the eighth pass, with v13's flash_wgmma points.
+    CHECK(by_table >= 69);
     for (const SimPoint& pt : points)
         if (table_keys.count(pt.card + " " + point_key(pt.measured.job.params, pt.variant))) CHECK(pt.held_out);
     const double share = double(held) / double(split);
