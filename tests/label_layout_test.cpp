@@ -351,7 +351,7 @@ TEST_CASE("legible in class: every lesson step in classroom mode at 1280x720 and
     REQUIRE_FALSE(state.lesson.lessons.empty());
     Problems problems;
     problems.min_px = kClassroomMinLabelPx;
-    size_t recorded = 0;
+    size_t recorded = 0, sweep_frames = 0;
     std::vector<std::vector<kernels::Measurement>> measured;  // by step, in order: shared by both sizes
     for (const Classroom& room : kLessonScreens) {
         const float scale = room.scale();
@@ -363,8 +363,26 @@ TEST_CASE("legible in class: every lesson step in classroom mode at 1280x720 and
                 app::open_lesson(state, static_cast<int>(l), static_cast<int>(s), 0);
                 measure_in_class(state, runner, scale, &measured, slot, room.font_scale <= 0);
                 if (state.requested_view == "memory") state.memory.pending_step = middle_step(state);
+                if (state.sweep_requested) {  // the step's own sweep, as a lesson shot runs it
+                    state.sweep_requested = false;
+                    REQUIRE(app::run_sweep_blocking(state.sweep, state.settings, app::resolve_backend(state.settings, runner),
+                                                    runner) == "");
+                }
+                state.picture_rects.clear();
                 const Headless::Recorded labels = ui.frame(state, runner);
                 recorded += labels.labels.empty() ? 0 : 1;
+                if (state.requested_view == "sweep") {
+                    // At least one chart, each with a plot a student can read (its titles are labels above).
+                    ++sweep_frames;
+                    size_t charts = 0;
+                    for (const char* id : {"sweep", "sweep_bytes"})
+                        if (const auto it = state.picture_rects.find(id); it != state.picture_rects.end() && !it->second.cut) {
+                            ++charts;
+                            CHECK(it->second.y1 - it->second.y0 >= ImGui::GetFontSize() * 6);
+                        }
+                    INFO(state.lesson.lessons[l].name << " step " << s + 1 << " at font " << scale);
+                    CHECK(charts >= 1);
+                }
                 char where[160];
                 std::snprintf(where, sizeof where, "%.0fx%.0f font %.1f %s step %zu (%s)", static_cast<double>(room.width),
                               static_cast<double>(room.height), static_cast<double>(scale), state.lesson.lessons[l].name.c_str(), s + 1,
@@ -375,6 +393,7 @@ TEST_CASE("legible in class: every lesson step in classroom mode at 1280x720 and
     INFO(problems.text());
     std::printf("classroom lesson steps: %s\n", problems.text().substr(0, problems.text().find('\n')).c_str());
     CHECK(recorded > 10);  // the lessons' memory and roofline steps, at both sizes
+    CHECK(sweep_frames >= 8);  // lesson 1's and lesson 9's sweep steps on every screen
     CHECK(problems.count == 0);
 }
 

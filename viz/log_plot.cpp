@@ -2,6 +2,7 @@
 // [SECTION] Series
 #include "viz/log_plot.h"
 
+#include "viz/label_layout.h"
 #include "viz/theme.h"
 
 #include <algorithm>
@@ -43,42 +44,64 @@ float text_w(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
 
 }  // namespace
 
-LogPlotArea draw_log_frame(ImDrawList* draw, ImVec2 origin, ImVec2 size, const LogPlotFrame& frame, double x_lo,
-                           double x_hi, double y_lo, double y_hi) {
-    const ChartColors colors = chart_colors(frame.theme);
+LogPlotArea layout_log_frame(ImVec2 origin, ImVec2 size, const LogPlotFrame& frame, double x_lo, double x_hi,
+                             double y_lo, double y_hi) {
     const float font = ImGui::GetFontSize(), pad = std::round(font * 0.5f);
     LogPlotArea a;
     a.x = log_ticks_125(x_lo, x_hi);
     a.y = log_ticks_125(y_lo, y_hi);  // vertical room is scarce at projector font sizes
     float top = origin.y;
-    bool y_title_placed = false;
     if (!frame.title.empty()) {
         ImFont* h = heading_font();
-        draw->AddText(h, h->FontSize, origin, colors.text, frame.title.c_str());
         // The y-axis title shares the title's line, right-aligned, when both fit.
         const float title_w = h->CalcTextSizeA(h->FontSize, 1e9f, 0.0f, frame.title.c_str()).x;
-        const float y_w = text_w(frame.y_title);
-        if (!frame.y_title.empty() && title_w + y_w + font * 2 < size.x) {
-            draw->AddText(ImVec2(origin.x + size.x - y_w - pad, origin.y + (h->FontSize - font)), colors.text_dim,
-                          frame.y_title.c_str());
-            y_title_placed = true;
-        }
+        a.y_title_beside_title = !frame.y_title.empty() && title_w + text_w(frame.y_title) + font * 2 < size.x;
+        top += h->FontSize + pad;
+    }
+    auto fy = [&](double v) { return frame.format_y ? frame.format_y(v) : si_tick(v); };
+    float y_label_w = 0;
+    for (double v : a.y.major) y_label_w = std::max(y_label_w, text_w(fy(v)));
+    if (!frame.y_title.empty() && !a.y_title_beside_title) top += font + pad * 0.5f;  // its own line above the plot
+    a.plot_min = ImVec2(std::round(origin.x + y_label_w + pad * 1.5f), std::round(top + pad * 0.5f));
+    const float bottom_h = font + pad + (frame.x_title.empty() ? 0 : font + pad * 0.5f);
+    a.plot_max = ImVec2(std::round(origin.x + size.x - pad * 2), std::round(origin.y + size.y - bottom_h));
+    a.fits = a.plot_max.x - a.plot_min.x >= font * 6 && a.plot_max.y - a.plot_min.y >= font * 2.5f;
+    return a;
+}
+
+LogPlotArea draw_log_frame(ImDrawList* draw, ImVec2 origin, ImVec2 size, const LogPlotFrame& frame, double x_lo,
+                           double x_hi, double y_lo, double y_hi) {
+    const ChartColors colors = chart_colors(frame.theme);
+    const float font = ImGui::GetFontSize(), pad = std::round(font * 0.5f);
+    const LogPlotArea a = layout_log_frame(origin, size, frame, x_lo, x_hi, y_lo, y_hi);
+    // The frame's titles are labels of the chart's rectangle: a test sees one that runs past it
+    // (into the chart beside) or covers another.
+    LabelLayout labels("chart");
+    const LabelRect chart{origin.x, origin.y, origin.x + size.x, origin.y + size.y};
+    const auto title_label = [&](ImFont* f, ImVec2 at, ImU32 col, const std::string& s, const char* where) {
+        draw->AddText(f, f->FontSize, at, col, s.c_str());
+        const ImVec2 sz = f->CalcTextSizeA(f->FontSize, 1e9f, 0.0f, s.c_str());
+        labels.add(s, {at.x, at.y, at.x + sz.x, at.y + sz.y}, chart, where, "", f->FontSize);
+    };
+    float top = origin.y;
+    if (!frame.title.empty()) {
+        ImFont* h = heading_font();
+        title_label(h, origin, colors.text, frame.title, "title");
+        if (a.y_title_beside_title)
+            title_label(ImGui::GetFont(), ImVec2(origin.x + size.x - text_w(frame.y_title) - pad, origin.y + (h->FontSize - font)),
+                        colors.text_dim, frame.y_title, "y title");
         top += h->FontSize + pad;
     }
     auto fx = [&](double v) { return frame.format_x ? frame.format_x(v) : si_tick(v); };
     auto fy = [&](double v) { return frame.format_y ? frame.format_y(v) : si_tick(v); };
-    float y_label_w = 0;
-    for (double v : a.y.major) y_label_w = std::max(y_label_w, text_w(fy(v)));
     // Left: y-axis title (one line above the plot, left-aligned) and tick labels.
-    if (!frame.y_title.empty() && !y_title_placed) {
-        draw->AddText(ImVec2(origin.x, top), colors.text_dim, frame.y_title.c_str());
-        top += font + pad * 0.5f;
-    }
-    a.plot_min = ImVec2(std::round(origin.x + y_label_w + pad * 1.5f), std::round(top + pad * 0.5f));
-    const float bottom_h = font + pad + (frame.x_title.empty() ? 0 : font + pad * 0.5f);
-    a.plot_max = ImVec2(std::round(origin.x + size.x - pad * 2), std::round(origin.y + size.y - bottom_h));
-    if (a.plot_max.x - a.plot_min.x < font * 6 || a.plot_max.y - a.plot_min.y < font * 2.5f) return a;
-    a.fits = true;
+    if (!frame.y_title.empty() && !a.y_title_beside_title)
+        title_label(ImGui::GetFont(), ImVec2(origin.x, top), colors.text_dim, frame.y_title, "y title");
+    if (!frame.x_title.empty() && a.fits)
+        title_label(ImGui::GetFont(), ImVec2(std::round(std::max(origin.x, a.plot_max.x - text_w(frame.x_title))), a.plot_max.y + font + pad),
+                    colors.text_dim, frame.x_title, "x title");
+    record_labels(labels);
+    if (!a.fits) return a;
 
     draw->AddRectFilled(a.plot_min, a.plot_max, colors.background);
     const float line = std::max(1.0f, font / 14.0f);
@@ -115,11 +138,6 @@ LogPlotArea draw_log_frame(ImDrawList* draw, ImVec2 origin, ImVec2 size, const L
                       t.c_str());
     }
     draw->AddRect(a.plot_min, a.plot_max, colors.axis, 0, 0, line * 1.5f);
-    if (!frame.x_title.empty()) {
-        const float w = text_w(frame.x_title);
-        draw->AddText(ImVec2(std::round(a.plot_max.x - w), a.plot_max.y + font + pad), colors.text_dim,
-                      frame.x_title.c_str());
-    }
     return a;
 }
 

@@ -24,12 +24,16 @@ struct LogPlotFrame {
 
 struct LogPlotArea {
     bool fits = false;            // false: too small; only the title was drawn
+    bool y_title_beside_title = false;  // the y title shares the title's line (else a line of its own)
     ImVec2 plot_min, plot_max;
     LogTicks x, y;
     ImVec2 to_screen(double xv, double yv) const;
     bool contains(ImVec2 p) const;
 };
 
+// Where the plot of a frame of `size` goes, without drawing: a panel asks before choosing a layout.
+LogPlotArea layout_log_frame(ImVec2 origin, ImVec2 size, const LogPlotFrame& frame, double x_lo, double x_hi,
+                             double y_lo, double y_hi);
 // Draws the frame for data in [x_lo, x_hi] x [y_lo, y_hi] (widened to decades) inside
 // [origin, origin + size) and returns where the plot is.
 LogPlotArea draw_log_frame(ImDrawList* draw, ImVec2 origin, ImVec2 size, const LogPlotFrame& frame, double x_lo,

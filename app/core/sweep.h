@@ -35,6 +35,8 @@ struct SweepState {
     std::vector<kernels::Measurement> results;
     std::string message;              // export result or why the sweep could not start
     bool message_error = false;
+    // Where only one chart is readable (projector fonts on a short screen): the bytes chart, not time.
+    bool bytes_chart_alone = false;
 };
 
 // The size parameters a sweep can vary for w (integer, log-scaled sliders), the main one first:

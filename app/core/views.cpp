@@ -4,11 +4,11 @@ namespace app {
 
 const std::vector<ViewInfo>& views() {
     static const std::vector<ViewInfo> table = {
-        {"results", "Measurements", "time, bytes and FLOPs of each variant: charts and the results table"},
-        {"memory", "Memory animation", "the tile schedule played over HBM, L2 and the SMs' shared memory"},
-        {"timeline", "Timeline", "every kernel of one run on the GPU clock: the gaps between kernels are launch overhead"},
-        {"roofline", "Roofline", "each variant at (arithmetic intensity, achieved FLOP/s) under the memory and compute roofs"},
-        {"sweep", "Sweep", "time and bytes of every variant against a size parameter, on log axes"},
+        {"results", "Measurements", "Results", "time, bytes and FLOPs of each variant: charts and the results table"},
+        {"memory", "Memory animation", "Memory", "the tile schedule played over HBM, L2 and the SMs' shared memory"},
+        {"timeline", "Timeline", "Timeline", "every kernel of one run on the GPU clock: the gaps between kernels are launch overhead"},
+        {"roofline", "Roofline", "Roofline", "each variant at (arithmetic intensity, achieved FLOP/s) under the memory and compute roofs"},
+        {"sweep", "Sweep", "Sweep", "time and bytes of every variant against a size parameter, on log axes"},
     };
     return table;
 }

@@ -10,6 +10,7 @@ namespace app {
 struct ViewInfo {
     const char* id;     // "results": what --view and lesson files say
     const char* label;  // the tab's title: "Measurements"
+    const char* short_label;  // where the titles do not all fit (projector fonts): "Results"
     const char* help;   // one line: what the view shows
 };
 

@@ -8,6 +8,7 @@
 
 #include "app/files/export.h"
 #include "app/core/panels_state.h"
+#include "app/gui/panel_banner.h"
 #include "app/gui/panel_helpers.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/profiling/dram_counters.h"
@@ -17,6 +18,7 @@
 #include "kernels/core/registry.h"
 #include "viz/bar_chart.h"
 #include "viz/imgui_helpers.h"
+#include "viz/label_layout.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -62,11 +64,42 @@ std::string scientific_text(double value) {
 // ---------------------------------------------------------------------------------------------
 
 // Right-aligns a value in its table cell so digits line up down a column.
+// The table's values as labels of their cells, while a table is drawn: a test sees a value cut by
+// its column ("13." for "13.028 ms" at projector fonts).
+viz::LabelLayout* g_cells = nullptr;
+
 void cell_text(const std::string& text) {
-    const float w = ImGui::CalcTextSize(text.c_str()).x;
-    const float free = ImGui::GetContentRegionAvail().x - w;
+    const float room = ImGui::GetContentRegionAvail().x;
+    const float free = room - ImGui::CalcTextSize(text.c_str()).x;
+    const ImVec2 cell = ImGui::GetCursorScreenPos();
     if (free > 0) ImGui::SetCursorPosX(ImGui::GetCursorPosX() + free);
+    // Wider than its cell (projector fonts): wrapped at its spaces ("shared / memory"), never cut.
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+    if (g_cells) {
+        const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+        float widest_line = 0;  // the item is as wide as the wrap width; its longest line is what shows
+        for (size_t at = 0; at <= text.size();) {
+            const size_t end = std::min(text.find(' ', at), text.size());
+            widest_line = std::max(widest_line, ImGui::CalcTextSize(text.c_str() + at, text.c_str() + end).x);
+            at = end + 1;
+        }
+        g_cells->add(text, {lo.x, lo.y, lo.x + widest_line, hi.y}, {cell.x, lo.y, cell.x + room, hi.y}, "value", "",
+                     ImGui::GetFontSize());
+    }
+}
+
+// A name (a kernel's) on a line of its own: shortened with "..." where the cell is narrower.
+void cell_name(const std::string& name) {
+    const float room = ImGui::GetContentRegionAvail().x;
+    const std::string shown = elide_to_width(name, room);
+    ImGui::TextUnformatted(shown.c_str());
+    if (g_cells) {
+        const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+        g_cells->add(shown, {lo.x, lo.y, hi.x, hi.y}, {lo.x, lo.y, lo.x + room, hi.y}, "name", shown == name ? "" : name,
+                     ImGui::GetFontSize());
+    }
 }
 
 using CellFn = std::function<void(const Measurement&)>;
@@ -76,7 +109,9 @@ void metric_row(const char* name, const std::string& help, const std::vector<con
                 const std::vector<bool>& stale, const CellFn& cell) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
+    ImGui::PushTextWrapPos(0.0f);  // a narrow table (projector fonts) wraps the names, never the values
     ImGui::TextUnformatted(name);
+    ImGui::PopTextWrapPos();
     tooltip(help);
     for (size_t i = 0; i < shown.size(); ++i) {
         ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
@@ -141,8 +176,6 @@ void per_kernel_cell(const Measurement& m) {
     for (size_t k = 0; k < m.kernels.size(); ++k) {
         const kernels::KernelTime& kt = m.kernels[k];
         ImGui::PushID(static_cast<int>(k));
-        const std::string line = kt.name + "  " + kernels::format_time_ms(kt.time.median_ms);
-        cell_text(line);
         const double gbps = kt.time.median_ms > 0 ? static_cast<double>(kt.bytes) / (kt.time.median_ms * 1e6) : 0;
         std::string detail = kt.name + "\nmedian " + kernels::format_time_ms(kt.time.median_ms) + ", min " +
                              kernels::format_time_ms(kt.time.min_ms) + ", max " +
@@ -150,6 +183,15 @@ void per_kernel_cell(const Measurement& m) {
                              kernels::format_bytes(static_cast<double>(kt.bytes)) + "\nachieved " +
                              kernels::format_gbps(gbps);
         if (ceiling.gbps > 0) detail += " = " + percent_text(percent_of_ceiling(gbps, ceiling)) + " of " + ceiling.source;
+        const std::string time = kernels::format_time_ms(kt.time.median_ms);
+        const std::string line = kt.name + "  " + time;
+        if (ImGui::CalcTextSize(line.c_str()).x <= ImGui::GetContentRegionAvail().x) {
+            cell_text(line);
+        } else {  // a narrow column: the name on a line of its own, shortened where longer than the cell
+            cell_name(kt.name);
+            tooltip(detail);
+            cell_text(time);
+        }
         tooltip(detail);
         ImGui::PopID();
     }
@@ -350,17 +392,36 @@ void draw_results_table(const AppState& state, const ResolvedBackend& backend) {
     for (const Measurement* m : shown) stale.push_back(is_stale(*m, state.settings, backend));
 
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
-    const float metric_w = ImGui::CalcTextSize(kWidestMetric).x + em();
-    // On wide screens a full-width table puts values a screen away from their labels.
-    const float table_w = std::min(ImGui::GetContentRegionAvail().x, metric_w + em() * 16 * static_cast<float>(shown.size()));
-    if (!ImGui::BeginTable("results", static_cast<int>(shown.size()) + 1, flags, ImVec2(table_w, 0))) return;
-    ImGui::TableSetupColumn("metric", ImGuiTableColumnFlags_WidthFixed, metric_w);
-    for (const Measurement* m : shown) ImGui::TableSetupColumn(m->job.variant.c_str(), ImGuiTableColumnFlags_WidthStretch);
+    // On wide screens a full-width table puts values a screen away from their labels. On narrow ones
+    // (projector fonts beside a lesson) the values keep ~7 em each ("13.4 us", "2.00 GiB") and the
+    // metric names wrap into what is left, down to 6 em: a number cut to "13." is worse than a name
+    // on two lines. Where even then a value would get less than the 5 em its longest word needs
+    // ("1.64e-05", "13.028" over "ms"), the variants go into several tables, one under the other.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float metric_w = std::clamp(avail - em() * 7 * static_cast<float>(shown.size()), em() * 6,
+                                      ImGui::CalcTextSize(kWidestMetric).x + em());
+    const size_t per_table = std::max<size_t>(1, static_cast<size_t>((avail - metric_w) / (em() * 5)));
     const bool invalid = !params_error(state).empty();
-    variant_header_row(shown, stale, invalid ? "earlier parameters" : "updating");
-    error_row(shown);
-    results_rows(shown, stale, backend);
-    ImGui::EndTable();
+    viz::LabelLayout cells("results table");
+    g_cells = &cells;
+    for (size_t first = 0; first < shown.size(); first += per_table) {
+        const size_t last = std::min(shown.size(), first + per_table);
+        const std::vector<const Measurement*> part(shown.begin() + static_cast<std::ptrdiff_t>(first),
+                                                   shown.begin() + static_cast<std::ptrdiff_t>(last));
+        const std::vector<bool> part_stale(stale.begin() + static_cast<std::ptrdiff_t>(first),
+                                           stale.begin() + static_cast<std::ptrdiff_t>(last));
+        const float table_w = std::min(avail, metric_w + em() * 16 * static_cast<float>(part.size()));
+        const std::string id = first == 0 ? std::string("results") : "results " + std::to_string(first);
+        if (!ImGui::BeginTable(id.c_str(), static_cast<int>(part.size()) + 1, flags, ImVec2(table_w, 0))) break;
+        ImGui::TableSetupColumn("metric", ImGuiTableColumnFlags_WidthFixed, metric_w);
+        for (const Measurement* m : part) ImGui::TableSetupColumn(m->job.variant.c_str(), ImGuiTableColumnFlags_WidthStretch);
+        variant_header_row(part, part_stale, invalid ? "earlier parameters" : "updating");
+        error_row(part);
+        results_rows(part, part_stale, backend);
+        ImGui::EndTable();
+    }
+    g_cells = nullptr;
+    viz::record_labels(cells);
 }
 
 // ---------------------------------------------------------------------------------------------

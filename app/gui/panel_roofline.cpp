@@ -335,6 +335,12 @@ void draw_roofline_panel(AppState& state, const ResolvedBackend& backend) {
                                                "FLOP/s (y) against FLOP/byte (x)"},
                                               ImGui::GetContentRegionAvail().x);
         in.data.frame.x_title.clear();
+    } else {
+        // Right-aligned under the plot, which the y tick labels leave ~5 em short of the view.
+        const std::string dram = kernels::level_name(kernels::TrafficLevel::dram), l2sm = kernels::level_name(kernels::TrafficLevel::l2_sm);
+        in.data.frame.x_title = viz::first_fitting_text({in.data.frame.x_title, "FLOP per byte: circles " + dram + ", squares " + l2sm,
+                                                         "FLOP per byte: circles " + dram + ", squares L2", "FLOP per byte"},
+                                                        ImGui::GetContentRegionAvail().x - em() * 5);
     }
     draw_controls(state, in, shown, short_of_height);
     const ImVec2 avail = ImGui::GetContentRegionAvail();

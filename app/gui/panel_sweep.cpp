@@ -203,39 +203,66 @@ std::string point_text(const SweepState& s, const Measurement& m) {
     return t;
 }
 
-void draw_curve_plot(AppState& state, const char* id, const char* label, const std::string& title, const std::string& y_title,
-                     std::function<std::string(double)> format_y, const std::vector<viz::LogSeries>& series,
-                     const std::vector<std::vector<const Measurement*>>& src, double y_lo, double y_hi,
-                     const Curves& c, ImVec2 size) {
-    const SweepState& s = state.sweep;
+// One of the sweep's two charts: what it plots and how its axes read.
+struct SweepChart {
+    const char* id;                  // picture and highlight id ("sweep", "sweep_bytes")
+    const char* label;               // "sweep's time chart", for the export menu
+    std::string title, short_title;  // "Time vs size (simulated)", "Time (simulated)"
+    std::string y_title;
+    std::function<std::string(double)> format_y;
+    const std::vector<viz::LogSeries>* series;
+    const std::vector<std::vector<const Measurement*>>* src;
+    double y_lo, y_hi;
+};
+
+// The chart's frame at `size`. Short (projector fonts): the titles share one line above the plot,
+// worded to fit its width, and the x axis keeps its ticks only.
+viz::LogPlotFrame chart_frame(const SweepState& s, const SweepChart& chart, ImVec2 size) {
     viz::LogPlotFrame frame;
-    frame.title = title;
-    frame.y_title = y_title;
+    frame.title = chart.title;
+    frame.y_title = chart.y_title;
     frame.x_title = spec_of(s.workload, s.swept)->label;
-    if (size.y < em() * 14) {  // short (projector fonts): one line of titles, no x title
-        frame.y_title = title + " (x: " + spec_of(s.workload, s.swept)->name + ")";
+    if (size.y < em() * 14) {
+        const std::string x = " (x: " + spec_of(s.workload, s.swept)->name + ")";
+        frame.y_title = viz::first_fitting_text({chart.title + x, chart.title, chart.short_title + x, chart.short_title}, size.x);
         frame.title.clear();
         frame.x_title.clear();
     }
-    frame.format_y = std::move(format_y);
+    frame.format_y = chart.format_y;
     frame.theme = viz::current_theme();
+    return frame;
+}
+
+// A plot a student can read from the back row: room for a few decades each way, not just a frame.
+bool chart_readable(const SweepState& s, const SweepChart& chart, const Curves& c, ImVec2 size) {
+    const viz::LogPlotArea a = viz::layout_log_frame(ImVec2(0, 0), size, chart_frame(s, chart, size), c.x_lo, c.x_hi,
+                                                     chart.y_lo, chart.y_hi);
+    return a.fits && a.plot_max.x - a.plot_min.x >= em() * 8 && a.plot_max.y - a.plot_min.y >= em() * 4;
+}
+
+void draw_curve_plot(AppState& state, const SweepChart& chart, const Curves& c, ImVec2 size) {
+    const SweepState& s = state.sweep;
+    const char* id = chart.id;
+    const auto& series = *chart.series;
+    const auto& src = *chart.src;
+    viz::LogPlotFrame frame = chart_frame(s, chart, size);
     frame.watermark = state.capturing ? "" : c.watermark;  // exports: the title says "(simulated)" instead
     service_svg_request(state, id, [&] {
         viz::LogPlotFrame f = frame;
-        f.title = title;
-        f.y_title = y_title;
+        f.title = chart.title;
+        f.y_title = chart.y_title;
         f.x_title = spec_of(s.workload, s.swept)->label;
         f.watermark.clear();
         return viz::log_series_svg(f, series);
     });
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton(id, size);
-    chart_export_menu(state, id, label);
+    chart_export_menu(state, id, chart.label);
     record_chart_rect(state, id, origin.x, origin.y, origin.x + size.x, origin.y + size.y);
     const bool hovered = state.interactive && !state.capturing && ImGui::IsItemHovered();
     const ImVec2 mouse = hovered ? ImGui::GetIO().MousePos : ImVec2(-FLT_MAX, -FLT_MAX);
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    const viz::LogPlotArea area = viz::draw_log_frame(draw, origin, size, frame, c.x_lo, c.x_hi, y_lo, y_hi);
+    const viz::LogPlotArea area = viz::draw_log_frame(draw, origin, size, frame, c.x_lo, c.x_hi, chart.y_lo, chart.y_hi);
     int point = -1;
     const int hit = viz::draw_log_series(draw, area, series, frame.theme, mouse, &point);
     if (!frame.watermark.empty()) viz::draw_log_watermark(draw, area, frame);
@@ -256,6 +283,44 @@ std::string ms_tick(double ms) {
 std::string byte_tick(double b) { return viz::si_tick(b) + "B"; }
 
 }  // namespace
+
+// Both charts side by side or stacked, whichever leaves each plot nearer the 2:1 a log chart reads
+// best at (wide windows side by side; a narrow view stacked); where neither leaves both readable
+// (projector fonts on a short screen), one chart at a time with a switch. A picture or a lesson
+// highlight asking for one chart shows that one.
+void draw_sweep_charts(AppState& state, const SweepChart (&charts)[2], const Curves& c) {
+    SweepState& s = state.sweep;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float gap = em();
+    const ImVec2 beside((avail.x - gap) * 0.5f, avail.y), stacked(avail.x, (avail.y - gap) * 0.5f);
+    const auto off_shape = [](ImVec2 plot) { return std::abs(std::log(std::max(plot.x, 1.0f) / std::max(plot.y, 1.0f) / 2.0f)); };
+    const auto both_readable = [&](ImVec2 size) {
+        return chart_readable(s, charts[0], c, size) && chart_readable(s, charts[1], c, size);
+    };
+    const bool prefer_beside = off_shape(beside) <= off_shape(stacked);
+    const ImVec2 first = prefer_beside ? beside : stacked, second = prefer_beside ? stacked : beside;
+    if (both_readable(first) || both_readable(second)) {
+        const bool side_by_side = both_readable(first) ? prefer_beside : !prefer_beside;
+        const ImVec2 size = side_by_side ? beside : stacked;
+        draw_curve_plot(state, charts[0], c, size);
+        if (side_by_side) ImGui::SameLine(0, gap);
+        draw_curve_plot(state, charts[1], c, size);
+        return;
+    }
+    const std::string wanted = state.picture && !state.picture->done ? state.picture->target : state.highlight;
+    if (wanted == charts[0].id) s.bytes_chart_alone = false;
+    if (wanted == charts[1].id) s.bytes_chart_alone = true;
+    int shown = s.bytes_chart_alone ? 1 : 0;
+    if (ImGui::RadioButton("time", &shown, 0)) s.bytes_chart_alone = false;
+    tooltip("Only one chart is readable at this window and font size: this one shows the time chart.");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("bytes", &shown, 1)) s.bytes_chart_alone = true;
+    tooltip("Only one chart is readable at this window and font size: this one shows the bytes chart.");
+    const char* why = "one chart fits at this size";
+    if (viz::same_line_if_fits(ImGui::CalcTextSize(why).x)) ImGui::TextDisabled("%s", why);
+    const ImVec2 rest = ImGui::GetContentRegionAvail();
+    draw_curve_plot(state, charts[shown], c, ImVec2(rest.x, std::max(em() * 6, rest.y)));
+}
 
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Panel
@@ -298,23 +363,17 @@ void draw_sweep_panel(AppState& state, const ResolvedBackend& backend) {
         tooltip(why);
     }
     if (c.time.empty()) return;
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    // Side by side or stacked, whichever leaves each plot nearer the 2:1 a log chart reads best at
-    // (wide windows side by side; projector fonts on a short screen too; a narrow view stacked).
-    const auto off_shape = [](float plot_w, float plot_h) { return std::abs(std::log(std::max(plot_w, 1.0f) / std::max(plot_h, 1.0f) / 2.0f)); };
-    const bool side_by_side = off_shape(avail.x * 0.5f, avail.y) <= off_shape(avail.x, avail.y * 0.5f);
-    const ImVec2 size = side_by_side ? ImVec2((avail.x - em()) * 0.5f, std::max(em() * 6, avail.y))
-                                     : ImVec2(avail.x, std::max(em() * 6, (avail.y - em()) * 0.5f));
     std::vector<const Measurement*> all;
     for (const Measurement& m : s.results) all.push_back(&m);
     const std::string source = results_source_caption(all);
     const std::string dev = source.empty() ? "" : " (" + (source == "model estimate" ? std::string("simulated") : source) + ")";
-    draw_curve_plot(state, "sweep", "sweep's time chart", "Time vs size" + dev, "median time per run", ms_tick, c.time, c.time_src,
-                    c.t_lo, c.t_hi, c, size);
-    if (side_by_side) ImGui::SameLine();
-    draw_curve_plot(state, "sweep_bytes", "sweep's bytes chart", "Bytes vs size" + dev,
-                    std::string(kernels::level_name(kernels::TrafficLevel::dram)) + " bytes per run (model; counters dashed)",
-                    byte_tick, c.bytes, c.bytes_src, c.b_lo, c.b_hi, c, size);
+    const SweepChart charts[2] = {
+        {"sweep", "sweep's time chart", "Time vs size" + dev, "Time" + dev, "median time per run", ms_tick, &c.time,
+         &c.time_src, c.t_lo, c.t_hi},
+        {"sweep_bytes", "sweep's bytes chart", "Bytes vs size" + dev, "Bytes" + dev,
+         std::string(kernels::level_name(kernels::TrafficLevel::dram)) + " bytes per run (model; counters dashed)",
+         byte_tick, &c.bytes, &c.bytes_src, c.b_lo, c.b_hi}};
+    draw_sweep_charts(state, charts, c);
 }
 
 }  // namespace app

@@ -13,6 +13,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -54,6 +55,26 @@ void export_menu(AppState& state) {
     ImGui::EndPopup();
 }
 
+// The tab bar's width taken by every view's title (full or short) and the export button when shown,
+// at side padding `pad`.
+float tab_titles_width(const AppState& state, bool short_labels, float pad) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float width = 0;
+    for (const ViewInfo& view : views())
+        width += ImGui::CalcTextSize(short_labels ? view.short_label : view.label).x + pad * 2 + style.ItemInnerSpacing.x;
+    if (state.interactive && !state.capturing) width += ImGui::CalcTextSize("Export...").x + pad * 2 + style.ItemInnerSpacing.x;
+    return width;
+}
+
+// The side padding that lets the short titles fit whole (ImGui elides what does not fit), at most
+// the style's and at least a fifth of it.
+float short_tab_padding(const AppState& state) {
+    const float pad = ImGui::GetStyle().FramePadding.x, room = ImGui::GetContentRegionAvail().x;
+    const float spare = room - tab_titles_width(state, true, 0);
+    const size_t tabs = views().size() + (state.interactive && !state.capturing ? 1 : 0);  // and "Export..."
+    return std::clamp(std::floor(spare / (2.0f * static_cast<float>(tabs))) - 1.0f, std::round(pad * 0.2f), pad);
+}
+
 }  // namespace
 
 std::string highlight_key(const AppState& state) {
@@ -63,21 +84,30 @@ std::string highlight_key(const AppState& state) {
 }
 
 void draw_view_tabs(AppState& state, const ResolvedBackend& backend) {
+    const ImVec2 padding = ImGui::GetStyle().FramePadding;
+    // Where the full titles do not fit (projector fonts beside a lesson), the short ones, with as
+    // much side padding as leaves them whole: ImGui would elide "Measurements" to "Meas...".
+    const bool short_labels = tab_titles_width(state, false, padding.x) > ImGui::GetContentRegionAvail().x;
     // The presenter layout's tabs are a third shorter: the views below need the height more.
     const bool compact = presenter_layout(state);
-    const ImVec2 padding = ImGui::GetStyle().FramePadding;
-    if (compact) ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(padding.x, std::round(padding.y * 0.4f)));
+    const ImVec2 tab_padding(short_labels ? short_tab_padding(state) : padding.x,
+                             compact ? std::round(padding.y * 0.4f) : padding.y);
+    // The tab bar keeps the padding it begins with, for every tab it draws; each page gets the usual.
+    const bool own_padding = short_labels || compact;
+    if (own_padding) ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, tab_padding);
     const bool bar = ImGui::BeginTabBar("views");
     if (!bar) {
-        if (compact) ImGui::PopStyleVar();
+        if (own_padding) ImGui::PopStyleVar();
         return;
     }
     export_menu(state);
     for (const ViewInfo& view : views()) {
         const bool requested = state.requested_view == view.id;
         const ImGuiTabItemFlags flags = requested ? ImGuiTabItemFlags_SetSelected : 0;
-        const bool open = ImGui::BeginTabItem(view.label, nullptr, flags);
-        if (compact && open) ImGui::PopStyleVar();  // the page keeps the usual padding
+        // "###id": the tab keeps its identity (and selection) whichever title it shows.
+        const std::string title = std::string(short_labels ? view.short_label : view.label) + "###" + view.id;
+        const bool open = ImGui::BeginTabItem(title.c_str(), nullptr, flags);
+        if (own_padding && open) ImGui::PopStyleVar();  // the page keeps the usual padding
         if (state.interactive && !state.capturing && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", view.help);
         if (!open) continue;
         state.active_view = view.id;
@@ -86,10 +116,10 @@ void draw_view_tabs(AppState& state, const ResolvedBackend& backend) {
         const ImVec2 at = ImGui::GetCursorScreenPos(), room = ImGui::GetContentRegionAvail();
         record_picture_rect(state, "view:" + std::string(view.id), at.x, at.y, at.x + room.x, at.y + room.y);
         draw_view(view.id, state, backend);
-        if (compact) ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(padding.x, std::round(padding.y * 0.4f)));
+        if (own_padding) ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, tab_padding);
         ImGui::EndTabItem();
     }
-    if (compact) ImGui::PopStyleVar();
+    if (own_padding) ImGui::PopStyleVar();
     if (state.interactive) state.requested_view.clear();  // shots keep it for every frame
     ImGui::EndTabBar();
 }
