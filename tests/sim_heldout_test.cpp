@@ -72,7 +72,7 @@ const char* known_heldout_miss(const SimPoint& p) {
     // order's tail is priced (sim_backend.cpp, launch_order_tail: the longest row blocks of the last heads start last).
     // flash_wgmma's three-warpgroup tiles causal at N = 1024 with 64 and 128 heads (v13's tables of 2026-11-28 14:26-14:27
     // UTC: 0.71-0.75x), listed here before, are superseded by v14's table (split by the hash), whose points at those
-    // keys read 0.80-0.97x since the eighth pass (whole tiles, the item's memory trip).
+    // keys read 0.90-0.98x since the eighth pass (whole tiles, the item's memory trip).
     if (p.workload == "launch" && has("K=100, n=256") && !h100)
         return "the H200 re-take of 2026-11-28 17:31 UTC: 100 launches of 256-element kernels took 0.440 ms as a stream and "
                "0.101 ms as a graph, where the host constants fitted on the recording's launch points (K = 1-512, n = 256 to "
