@@ -618,8 +618,10 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
             std::snprintf(text, sizeof text, ", %.0f %% of them hidden", 100.0 * k.sfu_hidden_share);
             tensor_what += text;
         } else if (k.sfu_hidden_share < 0) {
-            // flash_wgmma's per-tile softmax steps outweigh what hides under its partners (flash_wgmma_sfu_hidden_share).
-            std::snprintf(text, sizeof text, ", + %.0f %% of their time for the softmax's fixed steps", -100.0 * k.sfu_hidden_share);
+            // flash_wgmma's per-tile softmax steps and Oi's rescale outweigh what hides under its partners
+            // (flash_wgmma_sfu_hidden_share).
+            std::snprintf(text, sizeof text, ", + %.0f %% of their time for the softmax's fixed steps and Oi's rescale",
+                          -100.0 * k.sfu_hidden_share);
             tensor_what += text;
         }
     }
