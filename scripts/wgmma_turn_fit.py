@@ -18,16 +18,16 @@ the turn moves. That is the v14 tile table (assets/measurements/h200-bench-2026-
 variants. The held-out third is priced too and printed beside, never fitted.
 
 How: the simulated time of every point is close to linear in the exposed share (it adds to the tensor time,
-which sets these compute-bound kernels' time), so two runs of the study with FUSIONLAB_SIM_WGMMA_TURN set to
-"0 0 0" (exposed 1) and "64 0 0" (exposed 1 + 64 / Bc) give each point's line, and a third, "0 0.05 0", how much of
-its softmax the partners' products can hide as the model counts them (blocks sharing an SM included); FIXED (whole exp2s), PARTNER and
-RESCALE (steps of 0.01) are then fitted on those lines by coordinate descent from the built-in three, as
-fit_calibration fits the calibration (a coarse grid first, so no local step traps it). The objective is fit_calibration's: the sum
-of |log(simulated / measured)| over the fitted points (the points the turn does not move add a constant), so the
-two fits, taken in turn, descend one objective. Prints the best pair, the error by tile before and after, and
-the auto pick's misses beyond 5 % on the v14 table (tests/auto_tile_test.cpp's bound).
-Put the three in attention_model.cpp (kTurnFixedExp2PerRow, kTurnHiddenUnderPartner, kTurnRescaleExp2PerElement), rebuild, refit the
-calibration (`fusionlab info --sim-heldout --repository .`), and run this again until neither moves.
+which sets these compute-bound kernels' time), so three runs of the study with FUSIONLAB_SIM_WGMMA_TURN set give
+each point's line and what its partners can hide: "0 0 0" (exposed 1), "64 0 0" (exposed 1 + 64 / Bc) and
+"0 0.05 0" (the partners' products over the exp2 time as the model counts them, read rather than recomputed here).
+FIXED (whole exp2s), PARTNER and RESCALE (steps of 0.01) are then fitted on those lines: a coarse grid, then
+coordinate descent, as fit_calibration fits the calibration. The objective is fit_calibration's, the sum of
+|log(simulated / measured)| over the fitted points (the points the turn does not move add a constant), so the two
+fits, taken in turn, descend one objective. Prints the best three, the error by tile before and after, and the auto
+pick's misses beyond 5 % on the v14 table (tests/auto_tile_test.cpp's bound). Put the three in attention_model.cpp
+(kTurnFixedExp2PerRow, kTurnHiddenUnderPartner, kTurnRescaleExp2PerElement), rebuild, refit the calibration
+(`fusionlab info --sim-heldout --repository .`), and run this again until neither moves.
 """
 import argparse
 import csv
