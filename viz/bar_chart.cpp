@@ -4,6 +4,8 @@
 // [SECTION] Stacked bars (one segment per series)
 #include "viz/bar_chart.h"
 
+#include "viz/imgui_helpers.h"
+
 #include "viz/axis.h"
 #include "viz/theme.h"
 
@@ -135,11 +137,11 @@ void draw_reference(ImDrawList* draw, const Layout& L, const ChartFrame& frame, 
 
 void draw_row_label(ImDrawList* draw, const Layout& L, size_t row, const std::string& label, const ChartColors& colors,
                     bool dim = false) {
-    const float w = text_width(label);
-    const ImVec2 pos(std::max(L.title_pos.x, L.plot_min.x - L.pad - w), L.row_center(row) - L.font * 0.5f);
-    draw->PushClipRect(ImVec2(L.title_pos.x, L.plot_min.y), ImVec2(L.plot_min.x - L.pad * 0.5f, L.plot_max.y), true);
-    draw->AddText(pos, dim ? colors.text_dim : colors.text, label.c_str());
-    draw->PopClipRect();
+    // A variant's name longer than the label column ("fused_elementwise" at projector fonts) is
+    // shortened with "...", not cut at the column's edge; the chart's tooltip names it whole.
+    const std::string shown = elide_to_fit(label, L.plot_min.x - L.pad - L.title_pos.x, text_width);
+    const ImVec2 pos(L.plot_min.x - L.pad - text_width(shown), L.row_center(row) - L.font * 0.5f);
+    draw->AddText(pos, dim ? colors.text_dim : colors.text, shown.c_str());
 }
 
 void draw_value_text(ImDrawList* draw, const Layout& L, size_t row, double at, const std::string& text,

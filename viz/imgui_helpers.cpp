@@ -73,4 +73,15 @@ std::string first_fitting_text(const std::vector<std::string>& texts, float widt
     return texts.back();
 }
 
+std::string elide_to_fit(std::string s, float max_w, const std::function<float(const std::string&)>& width_of) {
+    if (width_of(s) <= max_w) return s;
+    while (!s.empty()) {
+        s.pop_back();
+        while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();  // whole UTF-8
+        while (!s.empty() && s.back() == ' ') s.pop_back();
+        if (!s.empty() && width_of(s + "...") <= max_w) return s + "...";
+    }
+    return "";
+}
+
 }  // namespace viz

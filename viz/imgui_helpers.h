@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,5 +48,8 @@ bool same_line_if_fits(float width);
 // The first of `texts` (the longest wording first) that fits `width` in the UI font; the last when
 // none does.
 std::string first_fitting_text(const std::vector<std::string>& texts, float width);
+// `s` shortened with "..." (whole UTF-8 characters, no trailing space) until `width_of` it is at most
+// max_w; "" when not even one character does. width_of measures in the caller's font and size.
+std::string elide_to_fit(std::string s, float max_w, const std::function<float(const std::string&)>& width_of);
 
 }  // namespace viz

@@ -13,6 +13,7 @@
 #include "kernels/core/format.h"
 #include "kernels/core/levels.h"
 #include "viz/highlight.h"
+#include "viz/imgui_helpers.h"
 #include "viz/label_layout.h"
 #include "viz/palette.h"
 #include "viz/theme.h"
@@ -92,14 +93,7 @@ struct Pen {
     }
     // `s` shortened with "..." until it fits max_w ("" when not even one character does).
     std::string elide(std::string s, float max_w, ImFont* font = nullptr) const {
-        if (width(s, font) <= max_w) return s;
-        while (!s.empty()) {
-            s.pop_back();
-            while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();  // whole UTF-8
-            while (!s.empty() && s.back() == ' ') s.pop_back();
-            if (!s.empty() && width(s + "...", font) <= max_w) return s + "...";
-        }
-        return "";
+        return elide_to_fit(std::move(s), max_w, [&](const std::string& t) { return width(t, font); });
     }
     // A label that must stay within max_w: shortened with "..." (the whole text recorded as `full`).
     LabelRect label_fit(ImVec2 at, ImU32 col, const std::string& s, float max_w, ImVec2 box_min, ImVec2 box_max,

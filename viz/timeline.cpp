@@ -4,9 +4,12 @@
 #include "viz/timeline.h"
 
 #include "viz/axis.h"
+#include "viz/imgui_helpers.h"
+#include "viz/label_layout.h"
 #include "viz/theme.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 
@@ -83,6 +86,50 @@ float preferred_timeline_height(int rows) {
     return font * (1.6f + 2.4f * static_cast<float>(std::max(rows, 1)) + 1.6f);
 }
 
+namespace {
+
+// The label column: as wide as the widest label or summary, at most 38 % of the chart.
+float label_column_width(const std::vector<TimelineRow>& rows, float width) {
+    float w = 0;
+    for (const TimelineRow& r : rows)
+        w = std::max({w, ImGui::CalcTextSize(r.label.c_str()).x, ImGui::CalcTextSize(r.summary.c_str()).x});
+    return std::min(w + ImGui::GetFontSize(), width * 0.38f);
+}
+
+// A row's summary as it is drawn in a column `width` wide: one line when it fits, else one line
+// per clause ("100 kernels," / "71 % idle"), each shortened with "..." if still too wide.
+std::vector<std::string> summary_lines(const std::string& summary, float width) {
+    if (summary.empty()) return {};
+    if (ImGui::CalcTextSize(summary.c_str()).x <= width) return {summary};
+    std::vector<std::string> lines;
+    for (size_t at = 0; at < summary.size();) {
+        const size_t comma = summary.find(", ", at);
+        std::string part = summary.substr(at, comma == std::string::npos ? std::string::npos : comma + 1 - at);
+        at = comma == std::string::npos ? summary.size() : comma + 2;
+        while (part.size() > 1 && ImGui::CalcTextSize(part.c_str()).x > width) {
+            part.pop_back();
+            while (!part.empty() && (static_cast<unsigned char>(part.back()) & 0xC0) == 0x80) part.pop_back();
+            if (ImGui::CalcTextSize((part + "...").c_str()).x <= width) {
+                part += "...";
+                break;
+            }
+        }
+        lines.push_back(part);
+    }
+    return lines;
+}
+
+}  // namespace
+
+float preferred_timeline_height(const std::vector<TimelineRow>& rows, float width) {
+    const float font = ImGui::GetFontSize();
+    const float column_w = label_column_width(rows, width) - font * 0.4f;
+    size_t lines = 1;
+    for (const TimelineRow& r : rows) lines = std::max(lines, summary_lines(r.summary, column_w).size());
+    const float row_h = std::max(2.4f, 1.15f + static_cast<float>(lines) + 0.35f);  // the label, then the summary
+    return font * (1.6f + row_h * static_cast<float>(std::max<size_t>(rows.size(), 1)) + 1.6f);
+}
+
 // =============================================================================================
 // [SECTION] Drawing pieces: axis, row label, bars and gaps, watermark
 // =============================================================================================
@@ -121,16 +168,28 @@ void draw_axis(ImDrawList* draw, const Layout& L, const ChartColors& c) {
     draw->AddLine(ImVec2(L.plot_min.x, L.plot_max.y), L.plot_max, c.axis, line * 1.5f);
 }
 
-void draw_row_label(ImDrawList* draw, const Layout& L, const TimelineRow& row, float y, const ChartColors& c) {
-    // Label and summary centred as a two-line block in the row.
-    const float block = row.summary.empty() ? L.font : L.font * 2.15f;
+void draw_row_label(ImDrawList* draw, const Layout& L, const TimelineRow& row, float y, const ChartColors& c,
+                    LabelLayout& labels) {
+    // Label and summary centred as a block in the row; the summary takes a line per clause within
+    // the label column where one line is too wide, rather than being cut at the plot.
+    const float column_w = std::max(L.plot_min.x - L.font * 0.4f - L.label_x, 1.0f);
+    const std::vector<std::string> lines = summary_lines(row.summary, column_w);
+    const float block = L.font * (lines.empty() ? 1.0f : 1.15f + static_cast<float>(lines.size()));
     const float top = y + std::max(0.0f, (L.row_h - block) * 0.5f);
-    draw->AddText(bold_font(), L.font, ImVec2(L.label_x, top), c.text, row.label.c_str());
-    if (!row.summary.empty()) {
-        // Clip the summary to the label column: the plot starts right after it.
-        draw->PushClipRect(ImVec2(L.label_x, y), ImVec2(L.plot_min.x - L.font * 0.4f, y + L.row_h), true);
-        draw->AddText(ImVec2(L.label_x, top + L.font * 1.15f), c.text_dim, row.summary.c_str());
-        draw->PopClipRect();
+    const LabelRect box{L.label_x, y, L.label_x + column_w, y + L.row_h};
+    // A variant's name longer than the column ("fused_elementwise" at projector fonts) is shortened;
+    // the hover tooltip names it whole.
+    const auto bold_w = [&](const std::string& s) { return bold_font()->CalcTextSizeA(L.font, FLT_MAX, 0.0f, s.c_str()).x; };
+    const std::string name = elide_to_fit(row.label, column_w, bold_w);
+    draw->AddText(bold_font(), L.font, ImVec2(L.label_x, top), c.text, name.c_str());
+    labels.add(name, {L.label_x, top, L.label_x + bold_w(name), top + L.font}, box, "row label", name == row.label ? "" : row.label,
+               L.font);
+    float ly = top + L.font * 1.15f;
+    for (const std::string& line : lines) {
+        draw->AddText(ImVec2(L.label_x, ly), c.text_dim, line.c_str());
+        labels.add(line, {L.label_x, ly, L.label_x + text_size(line).x, ly + L.font}, box, "row summary",
+                   line == row.summary ? "" : row.summary, L.font);
+        ly += L.font;
     }
 }
 
@@ -245,15 +304,16 @@ TimelineHover draw_timeline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
     L.t1 = v.t1;
     draw->PushClipRect(L.min, L.max, true);
 
+    LabelLayout labels("timeline");
+    const LabelRect chart{L.min.x, L.min.y, L.max.x, L.max.y};
     float top = origin.y;
     if (!frame.title.empty()) {
         draw->AddText(bold_font(), L.font, ImVec2(origin.x, top), c.text, frame.title.c_str());
+        const float title_w = bold_font()->CalcTextSizeA(L.font, FLT_MAX, 0.0f, frame.title.c_str()).x;
+        labels.add(frame.title, {origin.x, top, origin.x + title_w, top + L.font}, chart, "title", "", L.font);
         top += L.font * 1.6f;
     }
-    float label_w = 0;
-    for (const TimelineRow& r : rows)
-        label_w = std::max({label_w, text_size(r.label).x, text_size(r.summary).x});
-    label_w = std::min(label_w + L.font, size.x * 0.38f);
+    const float label_w = label_column_width(rows, size.x);
     L.label_x = origin.x;
     L.plot_min = ImVec2(origin.x + label_w, top);
     L.plot_max = ImVec2(L.max.x - L.font * 0.5f, L.max.y - L.font * 1.5f);
@@ -262,6 +322,7 @@ TimelineHover draw_timeline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
     if (L.plot_max.x - L.plot_min.x < L.font * 4 || L.row_h < L.font) {
         draw->AddText(origin, c.text_dim, "(window too small for the timeline)");
         draw->PopClipRect();
+        record_labels(labels);
         return hover;
     }
     draw->AddRectFilled(L.plot_min, L.plot_max, c.background);
@@ -278,8 +339,9 @@ TimelineHover draw_timeline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
     }
     draw->PopClipRect();
     for (size_t r = 0; r < rows.size(); ++r)
-        draw_row_label(draw, L, rows[r], L.plot_min.y + L.row_h * static_cast<float>(r), c);
+        draw_row_label(draw, L, rows[r], L.plot_min.y + L.row_h * static_cast<float>(r), c, labels);
     draw->PopClipRect();
+    record_labels(labels);
     return hover;
 }
 

@@ -75,5 +75,8 @@ TimelineHover draw_timeline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
 
 // Height for `rows` rows at the current font size (axis included).
 float preferred_timeline_height(int rows);
+// Height for these rows in a chart `width` wide: taller where a row's summary takes more than one
+// line in the label column (projector fonts).
+float preferred_timeline_height(const std::vector<TimelineRow>& rows, float width);
 
 }  // namespace viz

@@ -42,16 +42,7 @@ bool presenter_layout(const AppState& state) { return state.lesson.classroom || 
 
 std::string elide_to_width(const std::string& text, float width, ImFont* font) {
     ImFont* f = font ? font : ImGui::GetFont();
-    const auto fits = [&](const std::string& s) { return f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, s.c_str()).x <= width; };
-    if (fits(text)) return text;
-    std::string s = text;
-    while (!s.empty()) {
-        s.pop_back();
-        while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();  // whole UTF-8
-        while (!s.empty() && s.back() == ' ') s.pop_back();
-        if (!s.empty() && fits(s + "...")) return s + "...";
-    }
-    return "";
+    return viz::elide_to_fit(text, width, [&](const std::string& s) { return f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, s.c_str()).x; });
 }
 
 void draw_banner(const AppState& state, const Runner& runner, const ResolvedBackend& backend) {

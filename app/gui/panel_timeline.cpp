@@ -23,6 +23,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <string>
+#include <vector>
 
 namespace app {
 
@@ -133,30 +136,63 @@ void intro_text() {
     ImGui::PopTextWrapPos();
 }
 
-void summary_table(const std::vector<ShownRun>& runs) {
-    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
-    if (!ImGui::BeginTable("timeline_summary", 7, flags)) return;
-    for (const char* h : {"variant", "kernels", "run (first start .. last end)", "GPU busy", "GPU idle", "median gap", "mean gap"})
-        ImGui::TableSetupColumn(h);
-    ImGui::TableHeadersRow();
+// The table's cells as text: one row per run, one column per figure.
+std::vector<std::vector<std::string>> summary_cells(const std::vector<ShownRun>& runs) {
+    std::vector<std::vector<std::string>> cells;
     for (const ShownRun& r : runs) {
         const kernels::TimelineStats& s = r.stats;
+        const double pct = s.span_ms > 0 ? 100.0 * s.idle_ms / s.span_ms : 0.0;
+        const bool gaps = s.kernels > 1;
+        cells.push_back({r.m->job.variant, std::to_string(s.kernels), viz::duration_text(s.span_ms),
+                         viz::duration_text(s.busy_ms), gaps ? viz::duration_text(s.idle_ms) + printf_text(" (%.0f %%)", pct) : "-",
+                         gaps ? viz::duration_text(s.median_gap_us * 1e-3) : "-", gaps ? viz::duration_text(s.mean_gap_us * 1e-3) : "-"});
+    }
+    return cells;
+}
+
+// A run per row where the seven columns fit the width; else turned over (a figure per row, a run
+// per column, the figures' names wrapping) so that no number is cut at projector fonts.
+void summary_table(const std::vector<ShownRun>& runs) {
+    static constexpr const char* kHeads[] = {"variant", "kernels", "run (first start .. last end)", "GPU busy", "GPU idle",
+                                             "median gap", "mean gap"};
+    const std::vector<std::vector<std::string>> cells = summary_cells(runs);
+    const float pad = ImGui::GetStyle().CellPadding.x * 2 + 1;
+    float wide_w = 0;
+    for (size_t col = 0; col < std::size(kHeads); ++col) {
+        float w = ImGui::CalcTextSize(kHeads[col]).x;
+        for (const auto& row : cells) w = std::max(w, ImGui::CalcTextSize(row[col].c_str()).x);
+        wide_w += w + pad;
+    }
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg;
+    if (wide_w <= ImGui::GetContentRegionAvail().x) {
+        if (!ImGui::BeginTable("timeline_summary", static_cast<int>(std::size(kHeads)), flags | ImGuiTableFlags_SizingFixedFit)) return;
+        for (const char* h : kHeads) ImGui::TableSetupColumn(h);
+        ImGui::TableHeadersRow();
+        for (const auto& row : cells) {
+            ImGui::TableNextRow();
+            for (const std::string& cell : row) {
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(cell.c_str());
+            }
+        }
+        ImGui::EndTable();
+        return;
+    }
+    if (!ImGui::BeginTable("timeline_summary_turned", static_cast<int>(cells.size()) + 1, flags | ImGuiTableFlags_SizingStretchSame)) return;
+    ImGui::TableSetupColumn(kHeads[0], ImGuiTableColumnFlags_WidthStretch, 1.2f);
+    for (const auto& row : cells) ImGui::TableSetupColumn(row[0].c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableHeadersRow();
+    for (size_t col = 1; col < std::size(kHeads); ++col) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(r.m->job.variant.c_str());
-        ImGui::TableNextColumn();
-        ImGui::Text("%lld", static_cast<long long>(s.kernels));
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(viz::duration_text(s.span_ms).c_str());
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(viz::duration_text(s.busy_ms).c_str());
-        ImGui::TableNextColumn();
-        const double pct = s.span_ms > 0 ? 100.0 * s.idle_ms / s.span_ms : 0.0;
-        ImGui::TextUnformatted(s.kernels > 1 ? (viz::duration_text(s.idle_ms) + printf_text(" (%.0f %%)", pct)).c_str() : "-");
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(s.kernels > 1 ? viz::duration_text(s.median_gap_us * 1e-3).c_str() : "-");
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(s.kernels > 1 ? viz::duration_text(s.mean_gap_us * 1e-3).c_str() : "-");
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(col == 2 ? "run" : kHeads[col]);  // "run (first start .. last end)": the tooltip
+        if (col == 2 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kHeads[col]);
+        for (const auto& row : cells) {
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(row[col].c_str());
+        }
+        ImGui::PopTextWrapPos();
     }
     ImGui::EndTable();
 }
@@ -242,9 +278,13 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
     }
     viz::TimelineFrame frame;
     const kernels::Measurement& first = *runs.front().m;
-    frame.title = first.job.params.workload + " on " + plain_device_name(first.device) +
-                  (first.recorded() ? " (recorded " + first.recorded_date + ")" : "") +
-                  (simulated ? " (simulated: modeled kernels and gaps)" : "");
+    // The longest wording that fits (bold is a little wider than the font it is measured in).
+    const std::string on = first.job.params.workload + " on " + plain_device_name(first.device);
+    const std::string recorded = first.recorded() ? " (recorded " + first.recorded_date + ")" : "";
+    frame.title = viz::first_fitting_text({on + recorded + (simulated ? " (simulated: modeled kernels and gaps)" : ""),
+                                           on + recorded + (simulated ? " (simulated)" : ""),
+                                           first.job.params.workload + recorded + (simulated ? " (simulated)" : "")},
+                                          ImGui::GetContentRegionAvail().x * 0.92f);
     // An exported picture keeps the bars clear: the title already says "(simulated ...)" or "(recorded ...)".
     frame.watermark = state.capturing ? "" : results_watermark(shown_runs);
     frame.theme = current_theme();
@@ -256,7 +296,7 @@ void draw_timeline_panel(AppState& state, const ResolvedBackend& backend) {
     const float avail_h = ImGui::GetContentRegionAvail().y;
     const kernels::BlockTimeline block = find_block_lanes(visible_results(state));
     // Never squeezed below its preferred height (the panel scrolls instead): rows must stay readable.
-    const float chart_h = std::max(viz::preferred_timeline_height(static_cast<int>(rows.size())),
+    const float chart_h = std::max(viz::preferred_timeline_height(rows, ImGui::GetContentRegionAvail().x),
                                    avail_h - table_h - block_lanes_height(block));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 size(ImGui::GetContentRegionAvail().x, chart_h);

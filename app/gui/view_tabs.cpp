@@ -94,10 +94,16 @@ void draw_view_tabs(AppState& state, const ResolvedBackend& backend) {
                              compact ? std::round(padding.y * 0.4f) : padding.y);
     // The tab bar keeps the padding it begins with, for every tab it draws; each page gets the usual.
     const bool own_padding = short_labels || compact;
+    // Where the short titles do not fit even so (a scroll bar beside, a fourth of the screen), the
+    // titles, not the pages, take a smaller font: never below three quarters of it.
+    const float bar_w = ImGui::GetContentRegionAvail().x, needed = short_labels ? tab_titles_width(state, true, tab_padding.x) : 0;
+    const float tab_font = needed > bar_w ? std::max(0.75f, bar_w / needed) : 1.0f;
+    if (tab_font < 1.0f) ImGui::SetWindowFontScale(tab_font);
     if (own_padding) ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, tab_padding);
     const bool bar = ImGui::BeginTabBar("views");
     if (!bar) {
         if (own_padding) ImGui::PopStyleVar();
+        if (tab_font < 1.0f) ImGui::SetWindowFontScale(1.0f);
         return;
     }
     export_menu(state);
@@ -107,7 +113,8 @@ void draw_view_tabs(AppState& state, const ResolvedBackend& backend) {
         // "###id": the tab keeps its identity (and selection) whichever title it shows.
         const std::string title = std::string(short_labels ? view.short_label : view.label) + "###" + view.id;
         const bool open = ImGui::BeginTabItem(title.c_str(), nullptr, flags);
-        if (own_padding && open) ImGui::PopStyleVar();  // the page keeps the usual padding
+        if (own_padding && open) ImGui::PopStyleVar();  // the page keeps the usual padding and font
+        if (tab_font < 1.0f && open) ImGui::SetWindowFontScale(1.0f);
         if (state.interactive && !state.capturing && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", view.help);
         if (!open) continue;
         state.active_view = view.id;
@@ -117,9 +124,11 @@ void draw_view_tabs(AppState& state, const ResolvedBackend& backend) {
         record_picture_rect(state, "view:" + std::string(view.id), at.x, at.y, at.x + room.x, at.y + room.y);
         draw_view(view.id, state, backend);
         if (own_padding) ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, tab_padding);
+        if (tab_font < 1.0f) ImGui::SetWindowFontScale(tab_font);
         ImGui::EndTabItem();
     }
     if (own_padding) ImGui::PopStyleVar();
+    if (tab_font < 1.0f) ImGui::SetWindowFontScale(1.0f);
     if (state.interactive) state.requested_view.clear();  // shots keep it for every frame
     ImGui::EndTabBar();
 }
