@@ -2,9 +2,11 @@
 // default of Br and Bc, resolved per variant and device to the fastest candidate by the model and the
 // card's recording, said with its numbers; a tile the user sets is run as set.
 #include "app/cli/cli.h"
+#include "app/files/results_import.h"
 #include "app/recordings/recording_file.h"
 #include "app/core/runner.h"
 #include "app/recordings/auto_pick.h"
+#include "app/recordings/sim_heldout.h"
 #include "kernels/attention/attention.h"
 #include "kernels/sim/sim_backend.h"
 #include "kernels/core/registry.h"
@@ -15,8 +17,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 using namespace kernels;
 
@@ -37,6 +42,76 @@ double simulated_ms(const SimGpu& gpu, const std::string& variant, const Params&
     const Measurement m = make_sim_backend(gpu)->run(job, {});
     REQUIRE(m.ok);
     return m.time.median_ms;
+}
+
+// One measured shape of flash_wgmma: every tile `auto` may pick, with its measured median.
+struct TileTime {
+    int br, bc;
+    double ms;
+};
+struct MeasuredShape {
+    int N, heads, d, causal;
+    std::vector<TileTime> tiles;
+};
+// A shape where the model's pick is further than 5 % from the fastest measured tile, with why.
+struct KnownMiss {
+    int N, heads, d, causal;
+    const char* why;
+};
+
+// The simulated H200's own pick (no recording) against a table's measured tiles, at its busy shapes: N >= 2048, and
+// N = 1024 from 64 heads (at N = 1024 with 16 heads every tile takes 17-34 us, a few microseconds apart). Within 5 %
+// of the fastest measured tile but at the listed misses, which must still miss (a fixed one leaves its list).
+// Returns the shapes held.
+int check_auto_picks(const char* table, const std::vector<MeasuredShape>& shapes, const std::vector<KnownMiss>& misses) {
+    const SimGpu& h200 = *find_sim_gpu("H200");
+    int held = 0;
+    for (const MeasuredShape& s : shapes) {
+        if (s.N == 1024 && s.heads < 64) continue;
+        const auto miss = std::find_if(misses.begin(), misses.end(), [&](const KnownMiss& m) {
+            return m.N == s.N && m.heads == s.heads && m.d == s.d && m.causal == s.causal;
+        });
+        const AutoPick pick = pick_auto("flash_wgmma", attention_at(s.heads, s.N, s.d, s.causal != 0), h200.info);
+        REQUIRE(pick.resolved);
+        double best = 1e30, picked = 0;
+        for (const TileTime& t : s.tiles) {
+            best = std::min(best, t.ms);
+            if (pick.params.get("br") == t.br && pick.params.get("bc") == t.bc) picked = t.ms;
+        }
+        INFO(table << ": N = " << s.N << ", " << s.heads << " heads, d = " << s.d << (s.causal ? ", causal" : "")
+                   << ": auto picked " << pick.label << " (measured " << picked << " ms), the fastest measured " << best << " ms");
+        REQUIRE(picked > 0);
+        if (miss != misses.end()) {
+            INFO("known: " << miss->why);
+            CHECK(picked / best > 1.05);  // a fixed miss leaves the list
+        } else {
+            CHECK(picked / best <= 1.05);
+        }
+        ++held;
+    }
+    return held;
+}
+
+// flash_wgmma's shapes of bench tables in the export format (assets/measurements), every tile measured at each.
+std::vector<MeasuredShape> measured_shapes(const std::vector<std::string>& files) {
+    std::map<std::tuple<int, int, int, int>, std::vector<TileTime>> by_shape;
+    for (const std::string& file : files) {
+        std::vector<Measurement> ms;
+        const std::string error = app::load_measurements_json(std::string(FL_SOURCE_DIR) + "/" + file, ms);
+        INFO(file);
+        REQUIRE(error.empty());
+        for (const Measurement& m : ms) {
+            if (!m.ok || m.job.variant != "flash_wgmma" || !(m.time.median_ms > 0)) continue;
+            const Params& p = m.job.params;
+            by_shape[{static_cast<int>(p.get_int("N")), static_cast<int>(p.get_int("heads")), static_cast<int>(p.get_int("d")),
+                      static_cast<int>(p.get_int("causal"))}]
+                .push_back({static_cast<int>(p.get_int("br")), static_cast<int>(p.get_int("bc")), m.time.median_ms});
+        }
+    }
+    std::vector<MeasuredShape> shapes;
+    for (const auto& [key, tiles] : by_shape)
+        if (tiles.size() >= 2) shapes.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), tiles});
+    return shapes;
 }
 
 }  // namespace
@@ -204,13 +279,26 @@ TEST_CASE("the model's own tile pick against the recordings' fastest tile", "[au
             fl_test::skip(std::string("no recording ") + key);
             return;
         }
+        // Variants the recording measured with kernels rewritten since (its superseded.txt: the H100's flash_wgmma v5
+        // and skip's wgmma variants on it) time another kernel than the one the model prices: left out, as the held-out
+        // study leaves them out.
+        std::vector<std::string> errors;
+        const std::vector<app::SupersededPoints> superseded = app::read_superseded(
+            (std::filesystem::path(rec->path).parent_path() / "superseded.txt").string(), errors);
+        CHECK(errors.empty());
+        const auto rewritten = [&](const Measurement& m) {
+            return std::any_of(superseded.begin(), superseded.end(), [&](const app::SupersededPoints& s) {
+                return s.workload == m.job.params.workload &&
+                       std::find(s.variants.begin(), s.variants.end(), m.job.variant) != s.variants.end();
+            });
+        };
         std::set<std::string> seen;
-        int shapes = 0, same = 0;
+        int shapes = 0, same = 0, wgmma_br64_picks = 0;
         double worst = 1, sum = 0, wgmma_br64_worst = 1;
         std::string worst_at;
         for (const Measurement& m : rec->measurements) {
             const std::string& v = m.job.variant;
-            if (!m.ok || !find_param_spec(m.job.params.workload, "br")) continue;
+            if (!m.ok || !find_param_spec(m.job.params.workload, "br") || rewritten(m)) continue;
             Params p = m.job.params;
             p.set("br", kAutoValue).set("bc", kAutoValue);
             if (!seen.insert(v + " " + app::point_key(p, v)).second) continue;
@@ -229,12 +317,14 @@ TEST_CASE("the model's own tile pick against the recordings' fastest tile", "[au
             const double loss = picked->time.median_ms / best;
             same += loss == 1.0;
             sum += loss;
-            // flash_wgmma v5 at Br = 64 (one consumer warpgroup) measured 1.58x v4 at the same key, a cost the
-            // schedule does not carry (kernels/PERF.md, "Held out, third pass"): the model picks it where v4
-            // was fastest. Listed, and held apart.
+            // One consumer warpgroup (Br = 64): its lone block's latency is not in the schedule (v5 measured 1.58x v4 at
+            // the same key on the H100's recording, whose flash_wgmma points are now left out as superseded), and the model
+            // picks 64 x 64 for skip's wgmma_fused at 4 x 4 heads, N = 1024 on the H200 (16 heads, 256 items of 64 rows
+            // on 132 SMs against 128 of 128 rows) where 64 x 128 measured 0.70x of it. Listed, and held apart.
             if (model_only.params.get("br") == 64 && (v == "flash_wgmma" || v.rfind("wgmma_", 0) == 0)) {
                 INFO(key << " " << v << " " << describe(p) << ": the model picks " << model_only.label << ", " << loss
                           << "x the fastest recorded");
+                ++wgmma_br64_picks;
                 wgmma_br64_worst = std::max(wgmma_br64_worst, loss);
                 continue;
             }
@@ -248,26 +338,20 @@ TEST_CASE("the model's own tile pick against the recordings' fastest tile", "[au
         // 1.107 on the H200's re-take since the turn is priced per key tile: flash_wgmma at 16 heads, N = 4096, d = 64
         // picks 128 x 128 where 192 x 128 measured 0.90x of it (the same shape as the simulated H200's listed miss in
         // "the simulated H200's auto tile against attn's measured tiles").
+        // 1.035 on the H200's re-take of 17:31 UTC since the eighth pass (whole tiles, the item's memory trip, the turn's
+        // rescale; flash_wgmma's 64-row picks held with the rest), the H100's with its superseded variants left out.
         CHECK(worst <= 1.11);
-        WARN(key << ": flash_wgmma's 64-row picks, held apart: up to " << wgmma_br64_worst << "x the fastest recorded");
-        CHECK(wgmma_br64_worst > 1.10);  // 1.72 (H100), 1.25 (H200): fixed, the exception goes
+        WARN(key << ": flash_wgmma's 64-row picks, held apart: " << wgmma_br64_picks << ", up to " << wgmma_br64_worst
+                  << "x the fastest recorded");
+        if (wgmma_br64_picks > 0) CHECK(wgmma_br64_worst > 1.10);  // 1.43 (H200): fixed, the exception goes
     }
 }
 
 // attn's round 1 (flash_wgmma v13 at d = 64, v12 at d = 128; H200, 2026-11-28 13:20 UTC; kernels/PERF.md's tables "d = 64"
-// and "d = 128", fp16, ms, median of 20): every tile `auto` may pick at the goal shapes. The simulated H200's own pick
-// (no recording) is held within 5 % of the fastest measured tile at the busy shapes: N >= 2048, and N = 1024 with 128
-// heads (at N = 1024 with 16 heads every tile takes 17-34 us, a few microseconds apart).
+// and "d = 128", fp16, ms, median of 20): every tile `auto` may pick at the goal shapes. Since the eighth pass the turn is
+// fitted on v14's table (below), so this one is a table the model was not fitted on.
 TEST_CASE("the simulated H200's auto tile against attn's measured tiles", "[auto]") {
-    struct Tile {
-        int br, bc;
-        double ms;
-    };
-    struct Shape {
-        int N, heads, d, causal;
-        std::vector<Tile> tiles;
-    };
-    const std::vector<Shape> shapes{
+    const std::vector<MeasuredShape> shapes{
         {1024, 16, 64, 0, {{64, 64, 0.0199}, {64, 128, 0.0225}, {128, 64, 0.0197}, {128, 128, 0.0190}, {192, 64, 0.0226}, {192, 128, 0.0210}}},
         {1024, 16, 64, 1, {{64, 64, 0.0181}, {64, 128, 0.0174}, {128, 64, 0.0198}, {128, 128, 0.0190}, {192, 64, 0.0225}, {192, 128, 0.0217}}},
         {1024, 128, 64, 0, {{64, 64, 0.1069}, {64, 128, 0.1289}, {128, 64, 0.1035}, {128, 128, 0.0966}, {192, 64, 0.1007}, {192, 128, 0.0888}}},
@@ -309,49 +393,42 @@ TEST_CASE("the simulated H200's auto tile against attn's measured tiles", "[auto
         {16384, 128, 128, 0, {{64, 64, 47.1349}, {64, 128, 40.2908}, {128, 64, 34.5669}, {128, 128, 29.6816}, {192, 64, 29.6836}, {192, 80, 28.5103}, {128, 176, 30.2067}}},
         {16384, 128, 128, 1, {{64, 64, 24.6308}, {64, 128, 21.5946}, {128, 64, 17.6865}, {128, 128, 15.6339}, {192, 64, 15.4226}, {192, 80, 15.0899}, {128, 176, 15.0116}}},
     };
-    // The shapes where the pick is further than 5 % from the fastest measured tile, each with why (a fixed one
-    // leaves the list). Since flash_wgmma's turn is priced per key tile (flash_wgmma_sfu_hidden_share: the softmax's
-    // fixed steps a tile, the share hidden under the partners' products; kernels/PERF.md, "Held out, seventh pass")
-    // four of the five listed before fall within: N = 1024, 128 heads, d = 64 causal (192 x 128, 1.07x), N = 2048, 16
-    // heads, d = 64 (64 x 128, 1.31x, and causal 64 x 64, 1.05x), N = 8192, 128 heads, d = 128 causal (192 x 64,
-    // 1.07x). Two are new: the least-error fit of the turn's two constants on these 260 tiles (36 exp2s a row, 0.18
-    // of a partner's turn; scripts/wgmma_turn_fit.py) hides less of a softmax under two partners at d = 64 than these
-    // 16-head grids show (a pair that picks them, 56 and 0.22, reads 9.5 % mean error on the tiles against 8.4 %).
-    struct Miss {
-        int N, heads, d, causal;
-        const char* why;
+    // No shape further than 5 % since the eighth pass (the seventh's three listed misses fall within: 192 x 80 at N =
+    // 1024, 128 heads, d = 128, and 128 x 128 at 16 heads, N = 4096 and 8192, d = 64). A new miss is listed with why.
+    const std::vector<KnownMiss> misses{};
+    CHECK(check_auto_picks("attn's round 1 (v13 / v12)", shapes, misses) == 36);
+}
+
+// flash_wgmma v14 at every tile it builds (H200, 2026-11-28 17:51 UTC, assets/measurements/h200-bench-2026-11-28-v14:
+// N = 1k-16k, d = 64 and 128, 16, 64 and 128 heads, causal and not; two thirds of its points are in the turn's fit,
+// scripts/wgmma_turn_fit.py), and the 64-head table of the sixth session's final call (v13, 14:26 UTC,
+// assets/measurements/h200-bench-2026-11-28-h64), never fitted on. Before the eighth pass the model picked 192 x 80 at
+// d = 128 from N = 1024 with 64-128 heads, 7-10 % behind the best v14 tile (N = 1024, 128 heads: 0.1413 ms against
+// 0.1322 at 128 x 128; N = 2048, 64 heads: 0.2494 against 0.2288 at 128 x 176): the turn hid 81 % of three
+// warpgroups' exp2 time at d = 128, where v14 measured 192 x 80 level with 128 x 128. Priced since: whole tiles
+// (the ragged row block of 192 rows computes all of them) and the rescale of Oi in the turn, which no partner hides.
+TEST_CASE("the simulated H200's auto tile against the v14 tile table and the 64-head table", "[auto]") {
+    const std::vector<MeasuredShape> v14 = measured_shapes({
+        "assets/measurements/h200-bench-2026-11-28-v14/v14_h16_d64.json", "assets/measurements/h200-bench-2026-11-28-v14/v14_h16_d128.json",
+        "assets/measurements/h200-bench-2026-11-28-v14/v14_h64_d64.json", "assets/measurements/h200-bench-2026-11-28-v14/v14_h64_d128.json",
+        "assets/measurements/h200-bench-2026-11-28-v14/v14_h128_d64.json", "assets/measurements/h200-bench-2026-11-28-v14/v14_h128_d128.json"});
+    REQUIRE(v14.size() == 60);
+    const std::vector<KnownMiss> v14_misses{
+        {1024, 64, 64, 1, "192 x 128 measured 1.07x 128 x 128 (0.0384 against 0.0358 ms; 1.06x in the 64-head table too): "
+                          "384 causal items of 1-6 key tiles on 132 SMs, where the model prices the three warpgroups' "
+                          "longer turn level with the two's (0.0351 ms both)"},
+        {8192, 64, 128, 1, "192 x 80 measured 1.056x 128 x 176 (1.792 against 1.697 ms), where the 64-head table of "
+                           "14:26 UTC measured the two and 128 x 128 within 0.5 % (1.6953, 1.6865, 1.6924 ms) and v14 "
+                           "changed them by 0.6-1.7 %: the calls' spread at this shape"},
     };
-    const std::vector<Miss> misses{
-        {1024, 128, 128, 0, "192 x 80 measured 1.06x 128 x 176 (0.1416 against 0.1330 ms); the model prices 192 x 80 "
-                            "faster at 128 heads from N = 1024, where it measured faster only from N = 8192"},
-        {4096, 16, 64, 0, "128 x 128 measured 1.11x 192 x 128 (0.1683 against 0.1517 ms); the turn prices the three-"
-                          "warpgroup tile level with it on this 16-head grid (its 2.7 items a block pay the longer tail)"},
-        {8192, 16, 64, 0, "128 x 128 measured 1.12x 192 x 128 (0.6371 against 0.5678 ms), as at N = 4096"},
+    CHECK(check_auto_picks("v14 table", v14, v14_misses) == 56);
+    const std::vector<MeasuredShape> h64 = measured_shapes({"assets/measurements/h200-bench-2026-11-28-h64/h64_d64.json",
+                                                            "assets/measurements/h200-bench-2026-11-28-h64/h64_d128.json"});
+    REQUIRE(h64.size() == 20);
+    const std::vector<KnownMiss> h64_misses{
+        {1024, 64, 64, 1, "192 x 128 measured 1.06x 128 x 128 (0.0383 against 0.0360 ms), as in the v14 table"},
+        {8192, 64, 128, 0, "192 x 80 measured 1.10x 128 x 176 (3.526 against 3.194 ms), where the v14 table measured the "
+                           "reverse (3.217 against 3.556 ms: 192 x 80 the fastest tile): the calls' spread at this shape"},
     };
-    const SimGpu& h200 = *find_sim_gpu("H200");
-    int held = 0;
-    for (const Shape& s : shapes) {
-        if (s.N == 1024 && s.heads == 16) continue;
-        const auto miss = std::find_if(misses.begin(), misses.end(), [&](const Miss& m) {
-            return m.N == s.N && m.heads == s.heads && m.d == s.d && m.causal == s.causal;
-        });
-        const AutoPick pick = pick_auto("flash_wgmma", attention_at(s.heads, s.N, s.d, s.causal != 0), h200.info);
-        REQUIRE(pick.resolved);
-        double best = 1e30, picked = 0;
-        for (const Tile& t : s.tiles) {
-            best = std::min(best, t.ms);
-            if (pick.params.get("br") == t.br && pick.params.get("bc") == t.bc) picked = t.ms;
-        }
-        INFO("N = " << s.N << ", " << s.heads << " heads, d = " << s.d << (s.causal ? ", causal" : "") << ": auto picked "
-                    << pick.label << " (measured " << picked << " ms), the fastest measured " << best << " ms");
-        REQUIRE(picked > 0);
-        if (miss != misses.end()) {
-            INFO("known: " << miss->why);
-            CHECK(picked / best > 1.05);  // a fixed miss leaves the list
-        } else {
-            CHECK(picked / best <= 1.05);
-        }
-        ++held;
-    }
-    CHECK(held == 36);
+    CHECK(check_auto_picks("64-head table (v13)", h64, h64_misses) == 20);
 }

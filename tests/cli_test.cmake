@@ -171,6 +171,16 @@ fl_cli_test(info_sim_heldout CODE 0 ARGS info --sim-heldout --repository ${PROJE
 fl_cli_test(info_sim_heldout_no_repository CODE 2 ARGS info --sim-heldout --repository ${CMAKE_CURRENT_SOURCE_DIR}
             STDERR "--repository '.*': no assets/measurements folder there")
 fl_cli_test(info_repository_alone CODE 2 ARGS info --repository ${PROJECT_SOURCE_DIR} STDERR "--repository goes with --sim-heldout")
+# --points-csv: every point of the study as CSV (scripts/wgmma_turn_fit.py reads it); alone it is a usage error, and a
+# file that cannot be written fails the command, naming the file and why.
+set(_fl_points ${CMAKE_CURRENT_BINARY_DIR}/heldout_points.csv)
+fl_cli_test(info_sim_heldout_points_csv CODE 0 ARGS info --sim-heldout --repository ${PROJECT_SOURCE_DIR} --points-csv ${_fl_points}
+            STDOUT "points written to .*heldout_points.csv.*fit_calibration, H200"
+            DEFS "-DFL_REMOVE=${_fl_points}" "-DFL_FILES=${_fl_points}")
+fl_cli_test(info_points_csv_alone CODE 2 ARGS info --points-csv ${_fl_points} STDERR "--points-csv goes with --sim-heldout")
+fl_cli_test(info_points_csv_unwritable CODE 1
+            ARGS info --sim-heldout --repository ${PROJECT_SOURCE_DIR} --points-csv ${CMAKE_CURRENT_BINARY_DIR}/no-such-folder/p.csv
+            STDOUT "--points-csv: cannot write '.*no-such-folder/p.csv': No such file or directory")
 # --backend and recordings of real GPUs (assets/recordings; tests/data/recordings* are hand-made test
 # data, not measurements). A broken recording is named with its field and left out; the rest goes on.
 set(_fl_recordings ${CMAKE_CURRENT_SOURCE_DIR}/data/recordings)

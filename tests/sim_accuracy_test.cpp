@@ -371,8 +371,10 @@ TEST_CASE("simulated flash_wgmma follows its H100 measurements", "[sim][accuracy
     // The H200's re-take of 2026-11-28 17:31 UTC (flash_wgmma v14's order at 128 x 128, v13's at 192 x 128) measured
     // 0.150928 against 0.159088 ms (0.949; 0.898 with v13 at both in the re-take of 14:28); its refit (the exp2 rate
     // 4.77e12 -> 5.32e12 /s) reads 1.032.
-    CHECK(simulated("H200", 192) / simulated("H200", 128) == Approx(0.150928 / 0.159088).margin(0.13));
-    CHECK(simulated("H100", 192) / simulated("H100", 128) == Approx(0.1552 / 0.163152).margin(0.08));
+    // The eighth pass (the turn refitted on v14's table with the rescale of Oi, whole tiles, an item's memory trip, the
+    // exp2 rate held to the SFUs; kernels/PERF.md): 0.892 (H200) and 0.896 (H100), so `auto` picks 192 x 128 here again.
+    CHECK(simulated("H200", 192) / simulated("H200", 128) == Approx(0.150928 / 0.159088).margin(0.07));
+    CHECK(simulated("H100", 192) / simulated("H100", 128) == Approx(0.1552 / 0.163152).margin(0.06));
     // d = 128: v11's 192 x 80 against 128 x 128 in one call (H200, 2026-11-28 10:41 UTC, kernels/PERF.md, fp16, non-
     // causal): 16 heads at N = 1024 and 2048 1.203 and 1.383 (the three-warpgroup tile's few items a block), 64 and
     // 128 heads at N = 16384 0.964 and 0.962 (its time under the products). 0.3 priced all four 1.09-1.56.
@@ -390,9 +392,10 @@ TEST_CASE("simulated flash_wgmma follows its H100 measurements", "[sim][accuracy
     CHECK(ratio_192x80(16, 1024) == Approx(0.02936 / 0.0244).margin(0.10));
     CHECK(ratio_192x80(16, 2048) == Approx(0.089072 / 0.0644).margin(0.10));
     // 0.909 and 0.905 since the turn is priced per key tile (two partners' products hide more of the softmax at
-    // d = 128): 0.055 below v11's measurement; v12's at 128 heads, N = 16384 (attn's round 1) is 0.961.
-    CHECK(ratio_192x80(64, 16384) == Approx(14.286768 / 14.8248158).margin(0.06));
-    CHECK(ratio_192x80(128, 16384) == Approx(28.5544157 / 29.6873283).margin(0.06));
+    // d = 128): 0.055 below v11's measurement; v12's at 128 heads, N = 16384 (attn's round 1) is 0.961. 0.948 and 0.955
+    // since the eighth pass (the rescale of Oi in the turn, which no partner hides; kernels/PERF.md).
+    CHECK(ratio_192x80(64, 16384) == Approx(14.286768 / 14.8248158).margin(0.025));
+    CHECK(ratio_192x80(128, 16384) == Approx(28.5544157 / 29.6873283).margin(0.025));
     // Where 192 x 80 measured faster, the model prices it faster too: `auto` may pick it there.
     CHECK(ratio_192x80(64, 16384) < 1.0);
     CHECK(ratio_192x80(128, 16384) < 1.0);

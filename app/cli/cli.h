@@ -33,6 +33,9 @@ struct InfoOptions {
     // repository on the installed recordings alone.
     bool sim_heldout = false;
     std::string repository;
+    // --points-csv FILE (with --sim-heldout): every point of the study, fitted and held out, with its simulated time
+    // on the built-in constants, as CSV (scripts/wgmma_turn_fit.py reads it).
+    std::string points_csv;
 };
 
 // The values given for one spec'd parameter (--rows 64,128 / --N 4096 / --causal 0,1).

@@ -158,7 +158,12 @@ int run_info(const InfoOptions& o, std::ostream& out) {
         out << "SIMULATOR ON HELD-OUT POINTS (issue 34; a third of each recording's and bench table's points, chosen by a "
                "hash of the point's key before any fit):\n";
         if (dir.empty()) out << "  no recordings: " << why << "\n";
-        for (const std::string& line : heldout_study(dir, o.repository)) out << line << "\n";
+        std::string csv_error;
+        for (const std::string& line : heldout_study(dir, o.repository, o.points_csv, &csv_error)) out << line << "\n";
+        if (!csv_error.empty()) {
+            out << "--points-csv: " << csv_error << "\n";
+            return kExitFailure;
+        }
         return kExitOk;
     }
     if (!o.sim_gpu.empty()) {

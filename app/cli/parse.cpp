@@ -416,6 +416,7 @@ struct RawArgs {
     std::string info_sim;
     bool info_sim_heldout = false;
     std::string info_repository;
+    std::string info_points_csv;
     struct {
         std::vector<std::string> workload{"all"}, variant{"all"}, dtype;
         std::map<std::string, std::vector<std::string>> params;  // spec name -> words given
@@ -943,6 +944,10 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
     info->add_option("--repository", raw.info_repository,
                      "with --sim-heldout: a source tree whose assets/recordings and bench tables (assets/measurements) to use")
         ->type_name("DIR");
+    info->add_option("--points-csv", raw.info_points_csv,
+                     "with --sim-heldout: write every point of the study (card, source, variant, parameters, held out or "
+                     "fitted, measured and simulated ms on the built-in constants) to FILE as CSV")
+        ->type_name("FILE");
     define_bench(app, raw);
     define_shot(app, raw);
     define_lessons(app, raw);
@@ -998,6 +1003,9 @@ ParsedCommand parse_command_line(const std::vector<std::string>& args, std::ostr
         cmd.info.repository = raw.info_repository;
         if (problem.empty() && !raw.info_repository.empty() && !raw.info_sim_heldout)
             problem = "--repository goes with --sim-heldout";
+        cmd.info.points_csv = raw.info_points_csv;
+        if (problem.empty() && !raw.info_points_csv.empty() && !raw.info_sim_heldout)
+            problem = "--points-csv goes with --sim-heldout";
         if (problem.empty() && raw.info_sim_heldout && !raw.info_sim.empty()) problem = "--sim and --sim-heldout: give one of them";
         if (problem.empty() && !raw.info_repository.empty() &&
             !std::filesystem::is_directory(std::filesystem::path(raw.info_repository) / "assets" / "measurements"))

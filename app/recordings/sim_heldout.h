@@ -130,6 +130,9 @@ std::vector<std::string> heldout_report_lines(const std::vector<SimPoint>& point
 //   l2_gbps; memory_latency_us; dram_read_gbps, the rate of a stream that only reads), by steps of 1 %, kept to
 //   3 significant digits; each but the latency only when some fitted point has a kernel that spends at least
 //   half its time on its resource (else not_fitted).
+// A rate the hardware bounds stays within that bound: the exp2 rate (sfu_per_s) at most the SFUs' issue rate, 16 a
+// clock an SM at the clock the simulated GPU carries (kernels/sim/measured_ceilings.h, sfu_peak_per_s); a start
+// above it starts at it (capped).
 // The measured ceilings (copy, GEMM, FMA) are not fitted: they are measured.
 struct CalibrationFit {
     kernels::SimCalibration cal;
@@ -137,6 +140,8 @@ struct CalibrationFit {
     int evaluations = 0;
     // Rates left as they started: no fitted point has a kernel that spends half its time on their resource.
     std::vector<double kernels::SimCalibration::*> not_fitted;
+    // Rates that end at the hardware's bound (the fit would take them beyond it, or they started beyond it).
+    std::vector<double kernels::SimCalibration::*> capped;
 };
 CalibrationFit fit_calibration(const std::vector<const SimPoint*>& training, const kernels::SimCalibration& start);
 
@@ -154,7 +159,14 @@ void reprice(std::vector<SimPoint>& points, const std::map<std::string, kernels:
 // constants (per card and workload: n, mean, median, worst, and the fitted points' mean), every
 // held-out point outside 25 %; then fit_calibration per card on its fitted two thirds, each constant
 // beside the built-in one (the lines to put in kernels/sim/sim_backend.cpp when any moved), and the
-// held-out error with the fitted constants.
-std::vector<std::string> heldout_study(const std::string& recordings_folder, const std::string& repository);
+// held-out error with the fitted constants. With `points_csv`, every point (fitted and held out, superseded ones
+// flagged) is written there as CSV with its simulated time on the built-in constants (write_points_csv); a file
+// that cannot be written is said in *csv_error.
+std::vector<std::string> heldout_study(const std::string& recordings_folder, const std::string& repository,
+                                       const std::string& points_csv = "", std::string* csv_error = nullptr);
+// The points as CSV: card, source, workload, variant, the tile and shape parameters scripts read (N, heads, d,
+// causal, br, bc; empty where the workload has none), held_out, superseded, measured_ms, simulated_ms, the key.
+// "" when written, else why not.
+std::string write_points_csv(const std::vector<SimPoint>& points, const std::string& path);
 
 }  // namespace app

@@ -26,6 +26,7 @@
 // [SECTION] Totals
 #include "kernels/attention/attention.h"
 #include "kernels/attention/attention_switches.h"
+#include "kernels/attention/wgmma_registers.h"
 #include "kernels/core/env.h"
 
 #include <algorithm>
@@ -163,7 +164,33 @@ struct FlashTcRegisters {
     int registers, stack_bytes, spill_store_bytes, spill_load_bytes;
 };
 #include "kernels/attention/flash_tc_registers.inc"
+struct FlashWgmmaRegisters {
+    DType dtype;
+    int d, Bc, Br, stages;
+    bool skip, v6, v14;
+    int producer_registers, registers, stack_bytes, spill_store_bytes, spill_load_bytes;
+};
+#include "kernels/attention/flash_wgmma_registers.inc"
 }  // namespace
+
+RegisterUse flash_wgmma_launch_registers(const AttentionParams& p, bool skip_epilogue) {
+    const Tile t = flash_tile(Variant::flash_wgmma, p);
+    const int threads = flash_wgmma_threads(t.Br);
+    RegisterUse share{std::min(255, 65536 / threads / 8 * 8), 0, 0, 0,
+                      "__launch_bounds__(" + std::to_string(threads) + ", 1): the whole register file"};
+    // The default build: v6's softmax off, Oi's rescale in the turn but at three consumer warpgroups and d = 64
+    // (attention_wgmma.cu, v14_order); of the producer's register splits the one with the most registers.
+    const bool v14 = !(t.Br == 192 && p.d == 64);
+    const FlashWgmmaRegisters* found = nullptr;
+    for (const FlashWgmmaRegisters& r : kFlashWgmmaRegisters)
+        if (r.dtype == p.dtype && r.d == p.d && r.Bc == t.Bc && r.Br == t.Br && r.skip == skip_epilogue && !r.v6 &&
+            (skip_epilogue || r.v14 == v14) && (!found || r.registers > found->registers))
+            found = &r;
+    if (!found) return share;
+    return RegisterUse{found->registers, found->stack_bytes, found->spill_store_bytes, found->spill_load_bytes,
+                       std::string(kFlashWgmmaRegistersSource) + (t.Br == 64 ? "" : "; __launch_bounds__(" +
+                                                                                          std::to_string(threads) + ", 1)")};
+}
 
 RegisterUse flash_tc_registers(const AttentionParams& p, bool skip_epilogue) {
     if (!validate(Variant::flash_tc, p).empty()) return {};
@@ -229,50 +256,63 @@ int64_t flash_wgmma_section_heads(const AttentionParams& p, int64_t l2_bytes) {
 // the quad's shuffles, m, l and the rescale factor, the wait for Sij and the barrier hand-offs to the partners.
 // That part is kTurnFixedExp2PerRow exp2s' worth a row, so the softmax takes X (1 + fixed / Bc). While one
 // warpgroup runs its softmax its Br / 64 - 1 partners' products run, and kTurnHiddenUnderPartner of each
-// partner's turn T hides it. The schedule adds the rest to the tensor time (ScheduleKernel::sfu_hidden_share):
-//   exposed / X = max(0, 1 + fixed / Bc - partner (Br / 64 - 1) T / X),   T / X = 4 d / kWgmmaFlopsPerExp2,
-// and the hidden share is 1 - exposed / X (below 0 where the fixed part outweighs what hides: one warpgroup,
-// or small Bc). So the share follows the tile: more partners and a longer turn (larger d) hide more, a shorter
-// Bc pays its fixed steps more often. It replaces the per-tile shares (0 at one or two warpgroups and d = 64,
-// 0.6 at two and d = 128, 0.5 / 0.25 / 0.7 at three; 128 x 176 priced at its measured ratio to 128 x 128) of the
-// fifth and sixth passes (kernels/PERF.md, "Held out, seventh pass").
-// Fitted on attn's round-1 tables (H200, v13 / v12, 2026-11-28 13:20 UTC, every tile at N = 1k-16k, 16 and 128
-// heads, d = 64 and 128, causal and not: 260 points, tests/auto_tile_test.cpp holds them), by
-// scripts/wgmma_turn_fit.py (the two constants at the least mean |log(simulated / measured)|, the calibration
-// as built): mean |error| 10.8 -> 8.5 %, the auto pick's misses beyond 5 % 5 -> 3. The 64-head table of 14:26 UTC
-// stays held out (assets/measurements/h200-bench-2026-11-28-h64).
-inline constexpr double kTurnFixedExp2PerRow = 36;
-inline constexpr double kTurnHiddenUnderPartner = 0.18;
-// The tensor FLOPs one exp2 costs in time: the H200's measured GEMM rate against its fitted exp2 rate (774
-// TFLOP/s, 4.46 G exp2/s: kernels/sim/sim_backend.cpp's calibration when the constants above were fitted).
-inline constexpr double kWgmmaFlopsPerExp2 = 174;
+// partner's turn T hides it. Then the rescale of Oi by e^(m - m_new): d multiplies a row every key tile, which grows
+// with d, not Bc, and which no partner hides: v14 runs it between issuing Sij and issuing Pij-1 Vj-1, behind a
+// second wgmma.fence (v13's order, kept at three warpgroups and d = 64, after the wait for Pij-1 Vj-1: on the
+// warpgroup's path to its next product either way); kTurnRescaleExp2PerElement exp2s' worth an element. The
+// schedule adds the exposed part to the tensor time (ScheduleKernel::sfu_hidden_share):
+//   exposed / X = max(0, 1 + fixed / Bc - partner (Br / 64 - 1) T / X) + rescale d / Bc,   T / X = 4 d / kWgmmaFlopsPerExp2,
+// and the hidden share is 1 - exposed / X (below 0 where the fixed parts outweigh what hides: one warpgroup,
+// or small Bc). So the share follows the tile: more partners and a longer turn (larger d) hide more of the softmax, a
+// shorter Bc pays its fixed steps and its rescale more often. It replaces the per-tile shares (0 at one or two
+// warpgroups and d = 64, 0.6 at two and d = 128, 0.5 / 0.25 / 0.7 at three; 128 x 176 priced at its measured ratio
+// to 128 x 128) of the fifth and sixth passes (kernels/PERF.md, "Held out, seventh pass" and "eighth pass").
+// Fitted (the eighth pass) by scripts/wgmma_turn_fit.py on the held-out study's fitted points the turn prices: the two
+// thirds of the v14 tile table (H200, 2026-11-28 17:51 UTC, assets/measurements/h200-bench-2026-11-28-v14: every tile
+// at N = 1k-16k, d = 64 and 128, 16, 64 and 128 heads, causal and not) the FNV-1a split leaves in, and the
+// recording's flash_wgmma and skip's wgmma points, each priced with its machine's measured ceilings and the
+// calibration as built, the exp2 rate held to the SFUs' 16 a clock an SM (the least sum of |log(simulated /
+// measured)|, fit_calibration's objective). Without the rescale term (the seventh pass's two constants, 36 and
+// 0.18 on v13's tables) the turn hid 81 % of the exp2 time at 192 x 80, d = 128, and priced that tile 13 % faster
+// than 128 x 128 where v14 measured them level: `auto` picked it at N = 1024-2048 with 64-128 heads, 7-10 % behind.
+inline constexpr double kTurnFixedExp2PerRow = 33;
+inline constexpr double kTurnHiddenUnderPartner = 0.35;
+inline constexpr double kTurnRescaleExp2PerElement = 0.20;
+// The tensor FLOPs one exp2 costs in time: the H200's measured GEMM rate against the SFUs' 16 exp2 a clock an SM at
+// 1.98 GHz on 132 SMs (774 TFLOP/s against 4.18 G exp2/s, the bound the fit holds the exp2 rate to; the fitted rate,
+// kernels/sim/sim_backend.cpp, is 0.98 of it; 174 while the fitted rate was 4.46 G/s). Only its product with
+// kTurnHiddenUnderPartner matters: a different ratio is the same fit with another share.
+inline constexpr double kWgmmaFlopsPerExp2 = 185;
 
 namespace {
 
-// FUSIONLAB_SIM_WGMMA_TURN="FIXED PARTNER" replaces the two constants: scripts/wgmma_turn_fit.py's candidates, which
-// nothing else sets. False where it is set but is not two numbers >= 0 (add_flash_kernel refuses the job, naming it).
-bool turn_constants(double& fixed, double& partner) {
-    fixed = kTurnFixedExp2PerRow;
-    partner = kTurnHiddenUnderPartner;
+struct TurnConstants {
+    double fixed = kTurnFixedExp2PerRow, partner = kTurnHiddenUnderPartner, rescale = kTurnRescaleExp2PerElement;
+};
+
+// FUSIONLAB_SIM_WGMMA_TURN="FIXED PARTNER RESCALE" replaces the three constants: scripts/wgmma_turn_fit.py's
+// candidates, which nothing else sets. False where it is set but is not three numbers >= 0 (add_flash_kernel refuses
+// the job, naming it).
+bool turn_constants(TurnConstants& c) {
+    c = TurnConstants{};
     const char* v = std::getenv("FUSIONLAB_SIM_WGMMA_TURN");
     if (v == nullptr) return true;
-    double f = -1, k = -1;
+    double f = -1, k = -1, r = -1;
     char extra = 0;
-    if (std::sscanf(v, "%lf %lf %c", &f, &k, &extra) != 2 || !(f >= 0) || !(k >= 0)) return false;
-    fixed = f;
-    partner = k;
+    if (std::sscanf(v, "%lf %lf %lf %c", &f, &k, &r, &extra) != 3 || !(f >= 0) || !(k >= 0) || !(r >= 0)) return false;
+    c = TurnConstants{f, k, r};
     return true;
 }
 
 }  // namespace
 
 double flash_wgmma_sfu_hidden_share(int Br, int Bc, int64_t d) {
-    double fixed = 0, partner = 0;
-    turn_constants(fixed, partner);  // malformed: the fitted constants (the job that prices it is refused)
-    const double partners = std::max(0, Br / 64 - 1);
+    TurnConstants c;
+    turn_constants(c);  // malformed: the fitted constants (the job that prices it is refused)
+    const double partners = std::max(0, Br / 64 - 1), keys = std::max(1, Bc);
     const double turn_over_exp2 = 4.0 * static_cast<double>(d) / kWgmmaFlopsPerExp2;
-    const double exposed = std::max(0.0, 1.0 + fixed / std::max(1, Bc) - partner * partners * turn_over_exp2);
-    return 1.0 - exposed;
+    const double softmax = std::max(0.0, 1.0 + c.fixed / keys - c.partner * partners * turn_over_exp2);
+    return 1.0 - (softmax + c.rescale * static_cast<double>(d) / keys);
 }
 
 std::vector<Params> auto_tile_candidates(const std::string& kernel_variant, const Params& p) {
@@ -479,12 +519,17 @@ void add_kv_iterations(Schedule& s, int k, const AttentionParams& p, const Tile&
     const std::string jj = n == 1 ? "j = " + std::to_string(j_begin)
                                   : "j = " + std::to_string(j_begin) + ".." + std::to_string(j_end - 1) + ": " +
                                         std::to_string(n) + " tiles, one after another";
-    const double mults = static_cast<double>(c.rows) * static_cast<double>(cols) * static_cast<double>(d);
+    const bool tc = s.kernels[static_cast<size_t>(k)].mma_sync;
+    const bool wgmma = s.kernels[static_cast<size_t>(k)].name == "flash_wgmma";
+    // flash_wgmma computes whole tiles (attention_wgmma.cu: the copy engine zero-fills rows and keys past N, and every
+    // consumer warpgroup runs its m64 products and softmax on them, masked only at the store and by -inf): a ragged
+    // row block (N not a multiple of Br: 192-row tiles at every power-of-two N) costs Br rows, a ragged key tile Bc
+    // keys. The others' loops stop at N.
+    const uint64_t computed_rows = wgmma ? u(t.Br) : c.rows, computed_cols = wgmma ? n * Bc : cols;
+    const double mults = static_cast<double>(computed_rows) * static_cast<double>(computed_cols) * static_cast<double>(d);
     const std::string diag = (p.causal && j_end == c.tiles) ? "; causal mask on the diagonal tile" : "";
     // Shared memory, in 128-byte wavefronts (one per conflict-free or broadcast warp access):
     const uint64_t rows = c.rows, W = 128;
-    const bool tc = s.kernels[static_cast<size_t>(k)].mma_sync;
-    const bool wgmma = s.kernels[static_cast<size_t>(k)].name == "flash_wgmma";
     uint64_t kv_smem = 0, s_smem = 0, softmax_smem = 0, pv_smem = 0;
     if (wgmma) {
         // flash_wgmma: TMA stores Kj, Vj once (whole boxes of Bc rows, zero-filled past N); each
@@ -511,7 +556,7 @@ void add_kv_iterations(Schedule& s, int k, const AttentionParams& p, const Tile&
         softmax_smem = ceil_div(rows * cols, 32) * 3 * W;
         pv_smem = ceil_div(rows * d, 32) * (2 * cols + 3 * n) * W;
     }
-    const double exps = static_cast<double>(rows) * static_cast<double>(cols) + static_cast<double>(rows * n);
+    const double exps = static_cast<double>(computed_rows) * static_cast<double>(computed_cols) + static_cast<double>(computed_rows * n);
     if (wgmma) {
         // The producer warp's TMA copies into the ring: the first `stages` tiles fill it without
         // waiting; every later one waits until the consumers free its slot (the ring drains at the end).
@@ -624,11 +669,10 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     // with setmaxnreg (a consumer thread 240 with two consumer warpgroups, 160 with three; a producer
     // thread 24): it takes the register file, one block per SM by design (kernels/PERF.md, "What
     // bounds v2": 12 warps per SM; 16 at Br = 192).
-    if (wgmma) {
-        const int threads = flash_wgmma_threads(t.Br);
-        kernel.registers.registers = std::min(255, 65536 / threads / 8 * 8);
-        kernel.registers.source = "__launch_bounds__(" + std::to_string(threads) + ", 1): the whole register file";
-    }
+    // With one consumer warpgroup ptxas uses what the instance needs (flash_wgmma_launch_registers): 64 x 64 at d = 64
+    // holds 119 a thread, and two blocks share an SM (kernels/PERF.md, "Held out, eighth pass": priced as one, that tile
+    // read 12-20 % slow on v14's table).
+    if (wgmma) kernel.registers = flash_wgmma_launch_registers(p, false);
     // flash_wgmma's exp2s mostly do not hide under its products (H100: 0.631 ms at d = 64 against
     // 0.357 + 0.257 ms of tensor and exp2 floors, kernels/PERF.md); flash_tc's calibrated mma.sync
     // rate already includes its softmax.
@@ -636,10 +680,10 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     // Other warpgroups' turns fill part of the gap where one softmax outlasts a partner's products
     // (attention_wgmma.cu v2 and v4).
     if (wgmma) {
-        double fixed = 0, partner = 0;
-        if (!turn_constants(fixed, partner))
+        TurnConstants turn;
+        if (!turn_constants(turn))
             throw std::invalid_argument(std::string("FUSIONLAB_SIM_WGMMA_TURN='") + std::getenv("FUSIONLAB_SIM_WGMMA_TURN") +
-                                        "': expected two numbers >= 0, \"FIXED PARTNER\" (scripts/wgmma_turn_fit.py's "
+                                        "': expected three numbers >= 0, \"FIXED PARTNER RESCALE\" (scripts/wgmma_turn_fit.py's "
                                         "candidates for flash_wgmma's turn); unset it for the fitted constants");
         kernel.sfu_hidden_share = flash_wgmma_sfu_hidden_share(t.Br, t.Bc, p.d);
     }
@@ -654,7 +698,11 @@ void add_flash_kernel(Schedule& s, Variant variant, const AttentionParams& p) {
     // prices (sim_backend.cpp, launch_order_tail: the longest row blocks of the last heads start last).
     // A row block's work (rows x the key columns it visits), and the classes in an order as runs of (that work over the
     // mean row block's, count x `repeat`).
-    const auto work = [&](const BlockClass& c) { return static_cast<double>(c.rows * ((c.tiles - 1) * u(t.Bc) + c.last_cols)); };
+    // flash_wgmma's whole tiles (add_kv_iterations): Br rows and whole key tiles, ragged or not.
+    const auto work = [&](const BlockClass& c) {
+        return wgmma ? static_cast<double>(u(t.Br) * c.tiles * u(t.Bc))
+                     : static_cast<double>(c.rows * ((c.tiles - 1) * u(t.Bc) + c.last_cols));
+    };
     const auto work_runs = [&](const std::vector<BlockClass>& order, uint64_t repeat) {
         double total = 0, items = 0;
         for (const BlockClass& c : order) total += work(c) * static_cast<double>(c.count), items += static_cast<double>(c.count);

@@ -65,8 +65,8 @@ static SimGpu make(const char* key, const char* name, int ccM, int ccm, int sms,
 // Programming Guide, "Shared Memory" of compute capabilities 5.x-9.0).
 static double shared_peak_gbps(const DeviceInfo& d) { return 128.0 * d.sm_count * d.sm_clock_mhz * 1e6 / 1e9; }
 // SFU: 16 exp2 / rsqrt / ... results per clock per SM (Programming Guide, "Arithmetic
-// Instructions" throughput table, cc 7.0-9.0).
-static double sfu_peak_per_s(const DeviceInfo& d) { return 16.0 * d.sm_count * d.sm_clock_mhz * 1e6; }
+// Instructions" throughput table, cc 7.0-9.0); the fit holds the exp2 rate to it (measured_ceilings.h).
+double sfu_peak_per_s(const DeviceInfo& d) { return 16.0 * d.sm_count * d.sm_clock_mhz * 1e6; }
 // Issue: 4 schedulers per SM, one warp-instruction (32 thread instructions) per clock each; a
 // streaming kernel keeps 70-73 % of the slots busy (ncu on the fused chain, H200, PERF.md "Measured
 // (step 5, ncu)"): 0.72 of the peak.
@@ -151,8 +151,9 @@ static SimCalibration h100_calibration(const DeviceInfo& d) {
     c.shared_gbps = 23000;       // 0.688 of the shared-memory peak (0.66 before any fit)
     c.mma_sync_tflops = 416;     // 420 before any fit (flash_tc v7's 32-row tiles)
     c.issue_per_s = 2.32e13;     // 0.69 of the issue slots (0.72 before any fit: ncu on the fused chain, 70-73 % busy)
-    c.sfu_per_s = 4.56e12;       // the H200's fitted rate (the same SMs at the same clock): since the recording's flash_wgmma
-                                 // points are superseded no H100 kernel left is bound by exp2, so the fit leaves it (PERF.md)
+    c.sfu_per_s = sfu_peak_per_s(d);  // the SFUs' 16 a clock an SM, as the H200's (the same SMs at the same clock), where the
+                                 // fit holds it: since the recording's flash_wgmma points are superseded no H100 kernel left is
+                                 // bound by exp2, so the fit leaves it (PERF.md; 4.56e12 /s before the bound, above it)
     c.l2_gbps = 6260;            // 2.3 x the copy rate before any fit (an assumption)
     c.dram_read_gbps = 2930;     // a stream that only reads: 0.98 of the copy rate (the copy rate before any fit)
     c.memory_latency_us = 1.43;  // 0.8 before any fit (bias_gelu fused, 4 MiB: events 5.4 us = 3.0 gap + 1.4 + ~1 of latency)
@@ -183,22 +184,24 @@ static SimCalibration h200_calibration(const DeviceInfo& d) {
     // charged in exp2 time, and the recording's flash_wgmma and skip points see that time and the rate only together.
     // The refit on the re-take of 17:31 UTC (main 2344526: flash_wgmma v14's order, elementwise v8b; a new lent host)
     // moved the host's constants (a launch 5.0 -> 5.7 us, the queued gap 1.95 -> 3.0) and the exp2 rate 4.77e12 ->
-    // 5.32e12 /s, 20 a cycle an SM where the SFUs issue 16: the turn's constants (F, K) are fitted on v13's tiles, and
-    // v14's faster two-warpgroup turn shows up in this rate until they are refitted on v14's (kernels/PERF.md).
+    // 5.32e12 /s, 20 a cycle an SM where the SFUs issue 16: the turn's constants were fitted on v13's tiles, and
+    // v14's faster two-warpgroup turn showed up in this rate. The eighth pass (kernels/PERF.md) holds the rate to the
+    // SFUs' bound in the fit (sim_heldout.cpp, fit_calibration: sfu_peak_per_s), puts v14's tile table in the fit and
+    // refits the turn on it (attention_model.cpp, its rescale term): the two fits' common fixed point is 4.1e12 /s.
     c.first_launch_us = 6.1;
     c.host_launch_us = 5.7;
     c.host_library_us = 14.1;
-    c.gpu_gap_us = 3.9;
+    c.gpu_gap_us = 3.75;
     c.queued_gap_us = 3.0;
-    c.graph_launch_us = 12.05;
+    c.graph_launch_us = 11.95;
     c.graph_node_us = 1.15;
     c.shared_gbps = 22600;
-    c.mma_sync_tflops = 403;
-    c.issue_per_s = 2.33e13;  // 0.71 of the issue slots (ncu: 0.70-0.76 issued a scheduler cycle): the chain priced at v7's 38.5-41.0 instructions (2.44e13 at v6's 44.9)
-    c.sfu_per_s = 5.32e12;
-    c.l2_gbps = 6420;
+    c.mma_sync_tflops = 399;
+    c.issue_per_s = 2.29e13;  // 0.68 of the issue slots (ncu: 0.70-0.76 issued a scheduler cycle): the chain priced at v7's 38.5-41.0 instructions (2.44e13 at v6's 44.9)
+    c.sfu_per_s = 4.1e12;  // 0.98 of the fit's bound, the SFUs' 16 a clock an SM (sfu_peak_per_s: 4.18e12 /s)
+    c.l2_gbps = 6480;
     c.dram_read_gbps = 4390;  // 1.084 x the copy rate: decode's cache and ffn's weights read faster than a copy moves
-    c.memory_latency_us = 1.45;
+    c.memory_latency_us = 1.48;
     c.source = "calibrated on an H200, 2026-11-22 and 2026-11-27 (kernels/PERF.md, assets/recordings/h200-2026-11-27); "
                "host costs and unmeasured rates fitted on two thirds of its recorded (2026-11-28, re-taken at 17:31 UTC) and bench points "
                "(kernels/PERF.md, \"Held out, seventh pass\")";
@@ -360,11 +363,17 @@ private:
 // longest row blocks first). With `resident` blocks sharing an SM, an item of work w (over the mean
 // item's) takes resident x per_block x w. A block's first item starts in lockstep with the others and
 // pays its pipeline's fill as one block alone does (the blend with `lone`, as a first wave); its later
-// items stream: the next item's Qi, K0 and V0 load under the current one's last products (v5's
-// q_empty), so no memory trip and no wave is paid again, and the tail is the last items', not a
-// wave's. Returns the time the last block ends.
+// items stream, no wave paid again, and the tail is the last items', not a wave's. But each later item pays one
+// memory trip (`item_trip_ms`, the calibration's dependent DRAM trip): the producer issues the next item's Qi, K0 and
+// V0 only once every consumer is done with the current Qi (attention_wgmma.cu: the wait on q_empty at the top of its
+// item loop, after the item's last Sij), so they land a trip later, where only the item's last softmax, Pij Vj and
+// store of Oi run (kernels/PERF.md, "Held out, eighth pass": v14's table read 0.7-1.3 us an item beyond the
+// model, 11-18 % at N = 1024 with 64-128 heads, whose items are 1-8 key tiles). Where blocks share an SM (64 x 64 at
+// d = 64: two) they pay it too: they start in lockstep on items alike, so they reach their trips together and neither
+// has products to run through the other's (priced as hidden, 64 x 64 read 3 points faster on v14's table and `auto`
+// picked it at short causal shapes where it measured 5-8 % behind). Returns the time the last block ends.
 double price_persistent(const KernelModel& k, const DeviceInfo& device, int resident, double per_block, double lone,
-                        bool& latency_bound) {
+                        double item_trip_ms, bool& latency_bound) {
     const uint64_t grid = std::min<uint64_t>(k.blocks, static_cast<uint64_t>(resident) * static_cast<uint64_t>(device.sm_count));
     if (grid == 0) return 0;
     std::vector<std::pair<double, uint64_t>> runs = k.block.item_runs;
@@ -381,7 +390,7 @@ double price_persistent(const KernelModel& k, const DeviceInfo& device, int resi
                 if (alone > t) latency_bound = true;
                 blocks.start(soft_max(t, alone));
             } else {
-                blocks.follow(t);
+                blocks.follow(t + item_trip_ms);
             }
         }
     }
@@ -464,16 +473,16 @@ WavePrice price_waves(const SimCalibration& c, const KernelModel& k, const Devic
     // alone and 21-22 us per block at 8-32 blocks an SM, H100 recording of 2026-11-27).
     double sm_ms = 0;
     if (k.block.persistent) {
-        sm_ms = price_persistent(k, device, resident, per_block, lone, p.latency_bound);
+        sm_ms = price_persistent(k, device, resident, per_block, lone, c.memory_latency_us * 1e-3, p.latency_bound);
         p.resident = resident;
         p.waves = static_cast<int>(on_busiest);
         p.ms = sm_ms;
         const uint64_t grid = std::min<uint64_t>(k.blocks, static_cast<uint64_t>(resident) * static_cast<uint64_t>(device.sm_count));
         std::snprintf(text, sizeof text,
                       " on %llu work items claimed by a persistent grid of %llu blocks (%d per SM): the last block's "
-                      "items, its first one with its pipeline's fill (%s)",
+                      "items, its first one with its pipeline's fill (%s), each later one a memory trip (%s)",
                       static_cast<unsigned long long>(k.blocks), static_cast<unsigned long long>(grid), resident,
-                      ms_text(lone - per_block).c_str());
+                      ms_text(lone - per_block).c_str(), ms_text(c.memory_latency_us * 1e-3).c_str());
         p.what = slowest_what + text + " = " + ms_text(sm_ms);
         p.latency_bound = false;
         return p;
@@ -609,8 +618,10 @@ KernelPrice price_kernel(const SimCalibration& c, const KernelModel& k, const De
             std::snprintf(text, sizeof text, ", %.0f %% of them hidden", 100.0 * k.sfu_hidden_share);
             tensor_what += text;
         } else if (k.sfu_hidden_share < 0) {
-            // flash_wgmma's per-tile softmax steps outweigh what hides under its partners (flash_wgmma_sfu_hidden_share).
-            std::snprintf(text, sizeof text, ", + %.0f %% of their time for the softmax's fixed steps", -100.0 * k.sfu_hidden_share);
+            // flash_wgmma's per-tile softmax steps and Oi's rescale outweigh what hides under its partners
+            // (flash_wgmma_sfu_hidden_share).
+            std::snprintf(text, sizeof text, ", + %.0f %% of their time for the softmax's fixed steps and Oi's rescale",
+                          -100.0 * k.sfu_hidden_share);
             tensor_what += text;
         }
     }

@@ -17,6 +17,7 @@
 // [SECTION] Schedule
 // [SECTION] Totals
 #include "kernels/skip/skip.h"
+#include "kernels/attention/wgmma_registers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -259,6 +260,9 @@ Schedule schedule(const std::string& variant, const SkipParams& p) {
     Schedule s = attention::schedule(base_kernel(v), p.attn);
     // fused runs flash_tc's instance with the epilogue, which has its own register report.
     if (v == Variant::fused) s.kernels[0].registers = attention::flash_tc_registers(p.attn, true);
+    // wgmma_fused likewise (flash_wgmma's epilogue instance: at 64 x 64, d = 64, 149 registers a thread, one block an
+    // SM, where wgmma_two_pass's attention kernel holds 119 and runs two).
+    if (v == Variant::wgmma_fused) s.kernels[0].registers = attention::flash_wgmma_launch_registers(p.attn, true);
     // The teaching kernel with the epilogue runs the same compiled j-loop, registers, shared memory and
     // grid as without it, yet each warp waits 6.56 cycles per issued instruction against 4.55 (ncu,
     // H100, 2026-11-25, kernels/PERF.md "The teaching kernel's j-loop as one shared function"), for a
