@@ -57,10 +57,7 @@ const char* known_heldout_miss(const SimPoint& p) {
     // its stream K = 100 at n = 256 (0.73x then) on the re-take of 14:28 UTC (0.82x: host launch 5.7 -> 5.0 us).
     // The H200's unfused chain at 256 x 8192 (re-take of 14:28 UTC): four dependent launches of 1-4 MiB kernels,
     // 38.6 us where 512 x 8192, twice the work, took 37.1 in the same call: the host's launch rate, as above.
-    if (p.workload == "chain" && p.variant == "unfused" && has("256 x 8192") && !h100)
-        return "four dependent launches of 1-4 MiB kernels: 38.6 us where twice the rows took 37.1 us in the same call "
-               "(H200 re-take of 2026-11-28 14:28 UTC; its own repetitions within 25 %): the lent host's launch rate, "
-               "not the GPU (0.74x; 0.66x before the refit on this re-take)";
+    // It falls within (0.82x) on the re-take of 2026-11-28 20:38 UTC and its refit.
     if (p.variant == "split_kv_fused" && has("batch 1, 32 heads / 4 KV heads, kv_len 32768"))
         return "decode v7's split_kv_fused at batch 1, 4 KV heads, 32k (H200 bench): 65 MiB in 29.6-31.8 us where the "
                "read rate gives 15.4: 256 blocks of 8 steps and the last block's merge of 64 splits, a tail the model "
@@ -73,11 +70,14 @@ const char* known_heldout_miss(const SimPoint& p) {
     // flash_wgmma's three-warpgroup tiles causal at N = 1024 with 64 and 128 heads (v13's tables of 2026-11-28 14:26-14:27
     // UTC: 0.71-0.75x), listed here before, are superseded by v14's table (split by the hash), whose points at those
     // keys read 0.90-0.98x since the eighth pass (whole tiles, the item's memory trip).
-    if (p.workload == "launch" && has("K=100, n=256") && !h100)
-        return "the H200 re-take of 2026-11-28 17:31 UTC: 100 launches of 256-element kernels took 0.440 ms as a stream and "
-               "0.101 ms as a graph, where the host constants fitted on the recording's launch points (K = 1-512, n = 256 to "
-               "64k: 5.7 us a launch, 1.15 us a graph node) price 0.572 and 0.128; the lent host's launch rate moves within "
-               "a call (its stream points spread 4.4-7.4 us a launch)";
+    // The stream of that point falls within (1.01x) on the re-take of 20:38 UTC; its graph does not.
+    if (p.workload == "launch" && p.variant == "graph" && has("K=100, n=256") && !h100)
+        return "100 graph nodes of 256-element kernels: 0.101 ms in the H200 re-takes of 2026-11-28 17:31 and 20:38 UTC, "
+               "where the constants fitted on the recording's launch points (K = 1-512, n = 256 to 64k: 12.4 us a graph "
+               "launch, 1.2 us a node) price 0.133: this host replays short nodes faster than its longer graphs say";
+    if (p.workload == "launch" && p.variant == "fused" && has("K=100, n=512") && !h100)
+        return "one kernel of 100 steps from idle: 11.7 us in the re-take of 2026-11-28 20:38 UTC where the same kernel at "
+               "n = 256-16384 took 7.9-9.7 us in the same call: the lent host's launch from idle, not the GPU";
     // wgmma_fused at 64 x 64 on the H200 (0.59x: 1.25-1.34x wgmma_two_pass at the same tile), listed here before, falls
     // within since flash_wgmma's launch registers come from ptxas (kernels/attention/wgmma_registers.h): its epilogue
     // instance holds 149 a thread, one block an SM, where wgmma_two_pass's attention kernel holds 119 and runs two.
@@ -195,7 +195,10 @@ TEST_CASE("simulated times on the held-out points per card", "[sim][heldout]") {
     // every table (the H200's held-out points 459 -> 404; 6.8 % on them with the seventh pass's model), the exp2 rate held
     // to the SFUs' 16 a clock an SM, flash_wgmma on whole tiles with one memory trip an item, its launch registers from
     // ptxas and its turn refitted on v14's table with the rescale of Oi: H200 6.2 %.
-    const std::map<std::string, double> mean_bound{{"H100", 0.079}, {"H200", 0.0625}};
+    // The H200 re-taken at 20:38 UTC on the eighth session's merged main (elementwise v8's every-warp reduction the
+    // default, flash_wgmma v14) and refitted (host constants only: a launch 5.7 -> 4.45 us): 6.35 % before the refit,
+    // 6.11 % after on 407 points; 11 outside 25 % and 1 noise-bound (12 and 3 before).
+    const std::map<std::string, double> mean_bound{{"H100", 0.079}, {"H200", 0.062}};
     const std::map<std::string, int> least_points{{"H100", 120}, {"H200", 400}};
     for (const auto& [card, bound] : mean_bound) {
         REQUIRE(held.count(card));
