@@ -147,7 +147,8 @@ struct ScheduleKernel {
     // rate (SimCalibration::gemm_bf16_tflops: 804.8 against 770.7 TFLOP/s fp16 on the H100), not the fp16 one.
     bool bf16_operands = false;
     // With sfu_between_mma: the share of the exp2 time that does hide, under other warpgroups'
-    // products (flash_wgmma: flash_wgmma_sfu_hidden_share, measured per warpgroup count and d).
+    // products (flash_wgmma: flash_wgmma_sfu_hidden_share, the per-key-tile turn: a fixed softmax part
+    // a row, a share of each partner warpgroup's products and Oi's rescale, fitted by scripts/wgmma_turn_fit.py).
     double sfu_hidden_share = 0;
     // Bytes each thread moves per global load or store (16: 128-bit vectors). Narrow accesses keep
     // fewer bytes in flight and reach less DRAM bandwidth (SimCalibration::narrow_dram_gbps).
