@@ -91,6 +91,8 @@ LabelRecording::~LabelRecording() {
     if (g_recording == this) g_recording = nullptr;
 }
 
+bool recording_labels() { return g_recording != nullptr; }
+
 void record_labels(const LabelLayout& layout) {
     if (!g_recording) return;
     g_recording->labels.insert(g_recording->labels.end(), layout.labels().begin(), layout.labels().end());

@@ -96,5 +96,7 @@ public:
     std::vector<PlacedPart> parts;
 };
 void record_labels(const LabelLayout& layout);
+// True while a LabelRecording is open: views whose labels only a test reads build them only then.
+bool recording_labels();
 
 }  // namespace viz

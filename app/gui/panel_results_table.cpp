@@ -403,7 +403,7 @@ void draw_results_table(const AppState& state, const ResolvedBackend& backend) {
     const size_t per_table = std::max<size_t>(1, static_cast<size_t>((avail - metric_w) / (em() * 5)));
     const bool invalid = !params_error(state).empty();
     viz::LabelLayout cells("results table");
-    g_cells = &cells;
+    g_cells = viz::recording_labels() ? &cells : nullptr;  // only a test reads them: no per-frame strings otherwise
     for (size_t first = 0; first < shown.size(); first += per_table) {
         const size_t last = std::min(shown.size(), first + per_table);
         const std::vector<const Measurement*> part(shown.begin() + static_cast<std::ptrdiff_t>(first),
