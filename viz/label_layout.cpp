@@ -19,11 +19,12 @@ bool label_inside(const LabelRect& inner, const LabelRect& outer) {
 
 void LabelLayout::add(const std::string& text, LabelRect rect, LabelRect box, const std::string& where,
                       const std::string& full, float px) {
-    if (text.empty() || rect.empty()) return;
+    if (!keep_ || text.empty() || rect.empty()) return;
     labels_.push_back({text, full, rect, box, view_.empty() ? where : view_ + ": " + where, px > 0 ? px : rect.height()});
 }
 
 void LabelLayout::add_part(const std::string& where, LabelRect rect, LabelRect view) {
+    if (!keep_) return;
     parts_.push_back({rect, view, view_.empty() ? where : view_ + ": " + where});
 }
 

@@ -15,6 +15,9 @@
 
 namespace viz {
 
+// True while a LabelRecording is open (below): LabelLayout::for_recording keeps labels only then.
+bool recording_labels();
+
 struct LabelRect {
     float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     float width() const { return x1 - x0; }
@@ -50,6 +53,13 @@ struct PlacedPart {
 class LabelLayout {
 public:
     explicit LabelLayout(std::string view = "") : view_(std::move(view)) {}
+    // A layout whose labels only a test reads (no label looks for room among them): it keeps
+    // nothing unless a LabelRecording is open, so a view pays no strings per frame in normal use.
+    static LabelLayout for_recording(std::string view) {
+        LabelLayout l(std::move(view));
+        l.keep_ = recording_labels();
+        return l;
+    }
 
     // Records a drawn label; `where` names its part of the view (prefixed with the view's name).
     // `px`: the font's pixel height (0: the rectangle's height, one line of text).
@@ -71,6 +81,7 @@ public:
 
 private:
     std::string view_;
+    bool keep_ = true;  // false: for_recording() while nothing records
     std::vector<PlacedLabel> labels_;
     std::vector<PlacedPart> parts_;
     std::vector<LabelRect> blocked_;
@@ -96,7 +107,6 @@ public:
     std::vector<PlacedPart> parts;
 };
 void record_labels(const LabelLayout& layout);
-// True while a LabelRecording is open: views whose labels only a test reads build them only then.
-bool recording_labels();
+
 
 }  // namespace viz

@@ -76,7 +76,7 @@ LogPlotArea draw_log_frame(ImDrawList* draw, ImVec2 origin, ImVec2 size, const L
     const LogPlotArea a = layout_log_frame(origin, size, frame, x_lo, x_hi, y_lo, y_hi);
     // The frame's titles are labels of the chart's rectangle: a test sees one that runs past it
     // (into the chart beside) or covers another.
-    LabelLayout labels("chart");
+    LabelLayout labels = LabelLayout::for_recording("chart");
     const LabelRect chart{origin.x, origin.y, origin.x + size.x, origin.y + size.y};
     const auto title_label = [&](ImFont* f, ImVec2 at, ImU32 col, const std::string& s, const char* where) {
         draw->AddText(f, f->FontSize, at, col, s.c_str());

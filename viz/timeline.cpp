@@ -304,7 +304,7 @@ TimelineHover draw_timeline(ImDrawList* draw, ImVec2 origin, ImVec2 size, const 
     L.t1 = v.t1;
     draw->PushClipRect(L.min, L.max, true);
 
-    LabelLayout labels("timeline");
+    LabelLayout labels = LabelLayout::for_recording("timeline");
     const LabelRect chart{L.min.x, L.min.y, L.max.x, L.max.y};
     float top = origin.y;
     if (!frame.title.empty()) {
